@@ -1,0 +1,164 @@
+"""Wheel certification end to end: log → per-table battery → verdict → report data.
+
+This module wires the layers together for ``rngcert certify``; it holds no statistics and does
+no terminal I/O (the CLI prints). It returns the report dictionary and the figures so that tests
+and the store can use the same path as the command.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import scipy
+
+from rngcert import __version__
+from rngcert.battery import POLICY_TEXT, BatteryOutcome, power_statement, run_battery, wheel_specs, worst
+from rngcert.collect.sources import versions
+from rngcert.collect.spinlog import SpinLog, read_spin_log
+from rngcert.equipment.wheel import Wheel
+from rngcert.report import plots
+
+REQUIREMENT_TEXT = (
+    "Requirement (money-wheel rules, rule 2.4; the same words in the NZ, US-federal and many state RNG "
+    "standards): outcomes must be statistically independent, uniformly distributed over their range, "
+    "and unpredictable. Every test below is filed under one of the three."
+)
+
+
+@dataclass
+class Certification:
+    """The result of :func:`certify_log`."""
+
+    report: dict
+    figures: list[list[plots.Figure]]
+    log: SpinLog
+    outcomes: list[BatteryOutcome]
+
+    @property
+    def verdict(self) -> str:
+        return self.report["verdict"]
+
+
+def certify_log(
+    paths: Sequence[str | Path],
+    wheel: Wheel,
+    *,
+    columns: Mapping[str, str] | None = None,
+    fmt: str = "auto",
+    pool: bool = False,
+    alpha: float = 0.01,
+    seed: int | None = None,
+    n_resamples: int = 9999,
+    required_bias: float | None = None,
+    power: float = 0.9,
+    command: str | None = None,
+    figures: bool = True,
+    progress: Callable[[str], None] | None = None,
+    notes: Sequence[str] = (),
+) -> Certification:
+    """Read ``paths`` for ``wheel`` and certify each table.
+
+    Parameters
+    ----------
+    paths : sequence of path
+        Spin logs (CSV, JSON Lines or permanence lists).
+    wheel : Wheel
+        Equipment definition.
+    columns, fmt, pool
+        Passed to :func:`rngcert.collect.spinlog.read_spin_log`.
+    alpha : float
+        Certification level (default 0.01).
+    seed : int, optional
+        Root seed; fresh OS entropy (recorded) when None.
+    n_resamples : int
+        Monte Carlo replicates per test.
+    required_bias : float, optional
+        Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
+        too small to detect it with ``power`` makes the verdict INCONCLUSIVE.
+    """
+    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
+    ss = np.random.SeedSequence(seed)
+    entropy = int(ss.entropy)
+    table_reports, figs, outcomes = [], [], []
+    for ti, (name, t) in enumerate(log.tables.items()):
+        if progress:
+            progress(f"table {name}: {t.n} spins")
+        specs = wheel_specs(
+            t.outcomes,
+            log.space,
+            release=t.release,
+            dealer=t.dealer,
+            dealer_labels=t.dealer_labels,
+            direction=t.direction,
+            n_resamples=n_resamples,
+            alpha=alpha,
+        )
+        pw, inconclusive = power_statement(t.n, log.space.m, alpha, power, required_bias)
+        if t.n < 2 * log.space.m:
+            inconclusive = list(inconclusive) + [f"only {t.n} spins for {log.space.m} outcomes: too few to certify"]
+        out = run_battery(specs, entropy=entropy, group=ti, alpha=alpha, inconclusive=inconclusive)
+        out.power = pw
+        outcomes.append(out)
+        bd = out.to_dict()
+        table_reports.append(
+            {
+                "table": name,
+                "n": t.n,
+                "void": t.void,
+                "notes": t.notes,
+                "dealers": list(t.dealer_labels),
+                "counts": np.bincount(t.outcomes, minlength=log.space.m).tolist(),
+                "labels": list(log.space.labels),
+                "min_holm": min(out.adjusted.values()) if out.adjusted else None,
+                "battery": bd,
+            }
+        )
+        figs.append(_figures(t.outcomes, log.space, out) if figures else [])
+    verdict = worst([o.verdict for o in outcomes])
+    report = {
+        "report_format": 1,
+        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
+        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": command or "",
+        "inputs": [s.to_dict() for s in log.sources],
+        "rows": {
+            "accepted": log.accepted,
+            "void": log.void,
+            "rejected": len(log.rejected),
+        },
+        "rejected_count": len(log.rejected),
+        "rejected_sample": [r.to_dict() for r in log.rejected[:10]],
+        "equipment": wheel.describe(),
+        "level": log.level,
+        "policy": {"alpha": alpha, "correction": "holm (per table, over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
+        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
+        "notes": list(notes) + list(log.notes),
+        "tables": table_reports,
+        "verdict": verdict,
+    }
+    return Certification(report, figs, log, outcomes)
+
+
+def _figures(x, space, out: BatteryOutcome) -> list[plots.Figure]:
+    counts = np.bincount(x, minlength=space.m)
+    figs = []
+    if space.circular:
+        title = "Pocket frequencies in wheel order"
+        figs.append(plots.frequency_figure(counts, space.probs, list(space.labels), title=title, xlabel="pocket (wheel order)"))
+        best = None
+        for r in out.results:
+            if r.name == "sector_scan" and r.applicable:
+                best = r.details.get("best_arc")
+        figs.append(plots.sector_figure(counts, space.probs, list(space.labels), best if isinstance(best, dict) else None))
+        if x.size > 1:
+            figs.append(plots.distance_figure(x, space.m, space.probs))
+    else:
+        figs.append(plots.frequency_figure(counts, space.probs, list(space.labels), title="Symbol frequencies", xlabel="symbol"))
+    if out.applicable:
+        figs.append(plots.pvalue_figure(out.results, out.alpha, out.adjusted))
+    return figs

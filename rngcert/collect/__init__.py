@@ -1,0 +1,1 @@
+"""Collectors: logs from hardware, simulated sources and shuffler implementations."""

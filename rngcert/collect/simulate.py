@@ -1,0 +1,211 @@
+"""Simulated wheels: fair or deliberately biased spin sequences, for calibration and planning.
+
+Every draw comes from a named bit generator seeded from one recorded seed
+(:mod:`rngcert.collect.sources`), so a simulated log is reproducible from its seed.
+
+Bias models (all relative to a fair wheel with probability 1/k per position):
+
+* **pocket bias** ``(position, factor)`` — that pocket's weight is multiplied by ``factor``
+  (``1.2`` = "+20%") and all weights renormalised;
+* **sector bias** ``(start, width, factor)`` — ``width`` contiguous positions from ``start`` in wheel
+  order get weight ``factor`` (worn frets, shallow pockets);
+* **harmonic bias** ``(amplitude, phase)`` — weight ``1 + amplitude·cos(θ − phase)`` with
+  ``θ = 2π·position/k`` (an unbalanced or off-level rotor);
+* **dealer signature** ``(offset, width, factor)`` — the landing position *relative to the
+  reference* (the release pocket when simulated, else the previous result) falls in the
+  ``width``-pocket sector centred ``offset`` pockets past the reference ``factor`` times as often
+  as fair. Because each offset is drawn independently, positions are a cumulative sum of
+  offsets (mod k) and the whole sequence is drawn vectorised. It cannot be combined with the
+  marginal biases above (the two would define different marginals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from rngcert.equipment.wheel import Wheel
+from rngcert.errors import InputError
+
+
+@dataclass(frozen=True)
+class WheelBias:
+    """A planted bias; see the module docstring for the models."""
+
+    pockets: tuple[tuple[int, float], ...] = ()
+    sectors: tuple[tuple[int, int, float], ...] = ()
+    harmonic: tuple[float, float] | None = None
+    signature: tuple[int, int, float] | None = None
+    signature_dealer: int | None = None
+
+    def describe(self, wheel: Wheel) -> dict:
+        lab = wheel.position_space().labels if wheel.order_known else ()
+        d: dict = {}
+        if self.pockets:
+            d["pockets"] = [{"pocket": lab[p], "factor": f} for p, f in self.pockets]
+        if self.sectors:
+            d["sectors"] = [{"start": lab[s], "width": w, "factor": f} for s, w, f in self.sectors]
+        if self.harmonic:
+            d["harmonic"] = {"amplitude": self.harmonic[0], "phase_radians": self.harmonic[1]}
+        if self.signature:
+            d["signature"] = {"offset": self.signature[0], "width": self.signature[1], "factor": self.signature[2]}
+            if self.signature_dealer is not None:
+                d["signature"]["dealer"] = self.signature_dealer
+        return d
+
+
+def position_probabilities(k: int, bias: WheelBias) -> np.ndarray:
+    """(k,) null-or-biased probabilities of each wheel position under the marginal biases."""
+    w = np.ones(k)
+    for p, f in bias.pockets:
+        w[p % k] *= f
+    for s, width, f in bias.sectors:
+        w[(s + np.arange(width)) % k] *= f
+    if bias.harmonic:
+        a, phi = bias.harmonic
+        if not 0 <= a < 1:
+            raise InputError(f"harmonic amplitude must be in [0, 1), got {a!r}")
+        w *= 1 + a * np.cos(2 * np.pi * np.arange(k) / k - phi)
+    if np.any(w < 0):
+        raise InputError("bias factors must be non-negative")
+    return w / w.sum()
+
+
+def offset_probabilities(k: int, offset: int, width: int, factor: float) -> np.ndarray:
+    """(k,) probabilities of the landing offset for a dealer signature centred at ``offset``."""
+    if not 1 <= width <= k:
+        raise InputError(f"signature width must be in 1..{k}, got {width}")
+    w = np.ones(k)
+    w[(offset - width // 2 + np.arange(width)) % k] *= factor
+    return w / w.sum()
+
+
+@dataclass
+class SimulatedSpins:
+    """Arrays of a simulated log (length n each)."""
+
+    positions: np.ndarray
+    void: np.ndarray
+    release: np.ndarray | None
+    dealer: np.ndarray
+    direction: np.ndarray
+    revolutions: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+
+def simulate_spins(
+    wheel: Wheel,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    bias: WheelBias = WheelBias(),
+    void_rate: float = 0.0,
+    dealers: int = 1,
+    with_release: bool = False,
+    first_spin: int = 0,
+    start: int | None = None,
+) -> SimulatedSpins:
+    """Draw ``n`` spins of ``wheel``.
+
+    Parameters
+    ----------
+    wheel : Wheel
+        A wheel whose arrangement is known (positions are simulated).
+    n : int
+        Number of spins including void ones.
+    rng : numpy.random.Generator
+        Source of randomness (from :func:`rngcert.collect.sources.generator`).
+    bias : WheelBias
+        Planted bias; the default is a fair wheel.
+    void_rate : float
+        Probability that a spin is void (fewer than 3 revolutions, rule 4.2). Void spins still get
+        a drawn result, which the collector must exclude.
+    dealers : int
+        Number of dealers; spins are dealt in shifts of 50 spins in turn.
+    with_release : bool
+        Also simulate the release pocket (uniform), and measure the signature from it.
+    first_spin : int
+        Index of the first spin (for chunked simulation: shifts of dealers continue).
+    start : int, optional
+        Previous result, for a chunk that continues a dealer-signature sequence.
+
+    Returns
+    -------
+    SimulatedSpins
+    """
+    if not wheel.order_known:
+        raise InputError(f"wheel {wheel.id!r} has no known arrangement; simulation needs one")
+    if n < 1:
+        raise InputError(f"number of spins must be positive, got {n}")
+    if not 0 <= void_rate < 1:
+        raise InputError(f"void rate must be in [0, 1), got {void_rate}")
+    k = wheel.k
+    shift = (first_spin + np.arange(n)) // 50
+    dealer = (shift % max(1, dealers)).astype(np.int32)
+    direction = (shift % 2).astype(np.int8)  # rule 4.1: direction alternates between shifts
+    release = rng.integers(0, k, size=n, dtype=np.int32) if with_release else None
+    marginal = bias.pockets or bias.sectors or bias.harmonic
+    if bias.signature is not None:
+        if marginal:
+            raise InputError("a dealer signature cannot be combined with pocket/sector/harmonic biases")
+        off, width, factor = bias.signature
+        p_sig = offset_probabilities(k, off, width, factor)
+        fair = np.full(k, 1.0 / k)
+        d_sig = rng.choice(k, size=n, p=p_sig)
+        d_fair = rng.choice(k, size=n, p=fair)
+        if bias.signature_dealer is not None:
+            d = np.where(dealer == bias.signature_dealer, d_sig, d_fair)
+        else:
+            d = d_sig
+        if with_release:
+            pos = (release + d) % k
+        else:
+            if start is None:
+                start = int(rng.integers(0, k))
+            pos = (start + np.cumsum(d)) % k
+    else:
+        pos = rng.choice(k, size=n, p=position_probabilities(k, bias))
+    void = rng.random(n) < void_rate if void_rate > 0 else np.zeros(n, dtype=bool)
+    revolutions = np.where(void, rng.integers(1, 3, size=n), rng.integers(3, 9, size=n)).astype(np.int32)
+    return SimulatedSpins(pos.astype(np.int32), void, release, dealer, direction, revolutions)
+
+
+def write_spin_log(
+    out,
+    wheel: Wheel,
+    sim: SimulatedSpins,
+    *,
+    table: str = "SIM-1",
+    start_time: str = "2026-01-01T00:00:00Z",
+    first_spin: int = 0,
+    header: bool = True,
+) -> int:
+    """Write simulated spins as a CSV spin log in the DESIGN §3 format.
+
+    Columns: ``spin_id, timestamp, table, dealer, direction, release_pocket, revolutions, void,
+    result``; one spin every 40 seconds from ``start_time``. ``out`` is a path or a binary file
+    object (chunks are appended with ``header=False``). Returns the number of rows written.
+    """
+    labels = np.array(wheel.position_space().labels if wheel.kind == "roulette" else [str(i) for i in range(wheel.k)], dtype=object)
+    n = sim.positions.size
+    t0 = np.datetime64(start_time.replace("Z", ""), "s")
+    ids = first_spin + np.arange(n)
+    ts = (t0 + ids * np.timedelta64(40, "s")).astype("datetime64[s]").astype(str)
+    cols = {
+        "spin_id": pa.array(ids + 1),
+        "timestamp": pa.array(np.char.add(ts, "Z")),
+        "table": pa.array(np.full(n, table, dtype=object)),
+        "dealer": pa.array(np.char.add("D", (sim.dealer + 1).astype(str))),
+        "direction": pa.array(np.where(sim.direction == 0, "cw", "ccw")),
+    }
+    if sim.release is not None:
+        cols["release_pocket"] = pa.array(labels[sim.release])
+    cols["revolutions"] = pa.array(sim.revolutions)
+    cols["void"] = pa.array(np.where(sim.void, "true", "false"))
+    cols["result"] = pa.array(labels[sim.positions])
+    opts = pacsv.WriteOptions(include_header=header, quoting_style="none")
+    pacsv.write_csv(pa.table(cols), out if not isinstance(out, (str, bytes)) and hasattr(out, "write") else str(out), write_options=opts)
+    return n

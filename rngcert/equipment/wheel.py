@@ -1,0 +1,342 @@
+"""Wheels: roulette wheels and money (segment) wheels, loaded from packaged or lab TOML files.
+
+A wheel is a circle of k pockets (roulette) or sections (money wheel) in **wheel order**: position 0
+is the layout's reference pocket (the zero on a roulette wheel, section 0 on a money wheel) and
+positions i and i+1 (mod k) are physically adjacent. Tests that use geometry (sector scan, first
+harmonic, wheel distance, dealer signature) work on positions; frequency tests may also work on
+symbols.
+
+Formats
+-------
+Roulette (``kind = "roulette"``)::
+
+    id = "european"
+    name = "European single-zero roulette wheel"
+    kind = "roulette"
+    wheel_order = ["0", "32", "15", ...]     # labels clockwise from the reference pocket
+    red = ["1", "3", ...]                    # the rest are black, except
+    green = ["0"]                            # zero pockets
+
+Money wheel with known arrangement (``kind = "money-wheel"``)::
+
+    sections = ["F", "A", "B", ...]          # symbol of each section clockwise from section 0
+
+Money wheel whose arrangement is not known (only symbol frequencies and sequences can be
+tested)::
+
+    [segment_counts]
+    "1" = 21
+    "2" = 13
+
+An optional ``[aliases]`` table maps other spellings of a label to the label.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from rngcert.errors import EquipmentError
+
+#: Labels a log may carry for a spin that is void (rules 5.1-5.4 of the money-wheel rules).
+VOID_TOKENS = frozenset({"void", "no spin", "nospin", "no-spin", "peg"})
+
+
+@dataclass(frozen=True)
+class OutcomeSpace:
+    """What the battery tests: outcome ids ``0..m-1`` with their null probabilities.
+
+    Attributes
+    ----------
+    labels : tuple of str, length m
+        Label of each outcome id.
+    probs : (m,) ndarray of float
+        Null probability of each outcome (sums to 1).
+    circular : bool
+        True when outcome ids are wheel positions, so that ids i and i+1 (mod m) are adjacent
+        sections of the wheel; False for symbol-level outcomes (no geometry).
+    categories : mapping of str to (ids, names)
+        Named partitions of the outcomes, e.g. ``"colour"``: ``((m,) int array, ("red",
+        "black", "zero"))``. An id of -1 means "in no category" (zero for odd/even).
+    """
+
+    labels: tuple[str, ...]
+    probs: np.ndarray
+    circular: bool
+    categories: Mapping[str, tuple[np.ndarray, tuple[str, ...]]] = field(default_factory=dict)
+
+    @property
+    def m(self) -> int:
+        """Number of outcomes."""
+        return len(self.labels)
+
+
+@dataclass(frozen=True)
+class Wheel:
+    """A wheel definition (validated).
+
+    Attributes
+    ----------
+    id, name, kind, source : str
+        Identifier, human name, ``"roulette"`` or ``"money-wheel"``, and where the layout comes
+        from.
+    labels : tuple of str, length k
+        For a roulette wheel the pocket labels in wheel order; for a money wheel with known
+        arrangement the symbol of each section in wheel order. Empty when the order is unknown.
+    symbols : tuple of str
+        Distinct symbols (money wheel): most sections first, ties in wheel order (``sections``)
+        or in file order (``segment_counts``); for roulette, empty.
+    symbol_counts : tuple of int
+        Sections per symbol (money wheel).
+    colours : tuple of str, length k
+        ``"red"``, ``"black"`` or ``"green"`` per position (roulette only).
+    aliases : mapping of str to str
+        Other spellings of labels (case-insensitive).
+    path : str
+        The TOML file it was loaded from.
+    """
+
+    id: str
+    name: str
+    kind: str
+    source: str
+    labels: tuple[str, ...]
+    symbols: tuple[str, ...]
+    symbol_counts: tuple[int, ...]
+    colours: tuple[str, ...]
+    aliases: Mapping[str, str]
+    path: str
+
+    @property
+    def order_known(self) -> bool:
+        """Whether the arrangement of sections around the wheel is known."""
+        return len(self.labels) > 0
+
+    @property
+    def k(self) -> int:
+        """Number of pockets/sections on the wheel."""
+        return len(self.labels) if self.labels else int(sum(self.symbol_counts))
+
+    def symbol_of_position(self) -> np.ndarray:
+        """(k,) int array: symbol id of each position (money wheel with known order)."""
+        index = {s: i for i, s in enumerate(self.symbols)}
+        return np.array([index[s] for s in self.labels], dtype=np.int64)
+
+    # ------------------------------------------------------------------ outcome spaces
+    def position_space(self) -> OutcomeSpace:
+        """Outcome space of wheel positions (requires a known arrangement)."""
+        if not self.order_known:
+            raise EquipmentError(f"{self.id}: the arrangement of sections is not known")
+        k = self.k
+        probs = np.full(k, 1.0 / k)
+        cats: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
+        if self.kind == "roulette":
+            cats.update(_roulette_categories(self.labels, self.colours))
+            labels = self.labels
+        else:
+            sym = self.symbol_of_position()
+            cats["symbol"] = (sym, self.symbols)
+            labels = tuple(f"{i}:{s}" for i, s in enumerate(self.labels))
+        return OutcomeSpace(labels=labels, probs=probs, circular=True, categories=cats)
+
+    def symbol_space(self) -> OutcomeSpace:
+        """Outcome space of symbols, with probabilities sections/k (money wheel)."""
+        counts = np.asarray(self.symbol_counts, dtype=float)
+        return OutcomeSpace(labels=self.symbols, probs=counts / counts.sum(), circular=False)
+
+    # ------------------------------------------------------------------ label resolution
+    def token_table(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Maps from normalised (lower-case) tokens to position ids and to symbol ids.
+
+        Returns
+        -------
+        positions : dict
+            Token → wheel position. Roulette: pocket labels. Money wheel with known order:
+            section indices ``"0"``..``"k-1"``.
+        symbols : dict
+            Token → symbol id (money wheels only).
+        """
+        positions: dict[str, int] = {}
+        symbols: dict[str, int] = {}
+        if self.kind == "roulette":
+            for i, lab in enumerate(self.labels):
+                positions[lab.lower()] = i
+        else:
+            if self.order_known:
+                for i in range(self.k):
+                    positions[str(i)] = i
+            for j, s in enumerate(self.symbols):
+                symbols[s.lower()] = j
+        for alias, target in self.aliases.items():
+            t = target.lower()
+            if t in positions:
+                positions[alias.lower()] = positions[t]
+            elif t in symbols:
+                symbols[alias.lower()] = symbols[t]
+        return positions, symbols
+
+    def describe(self) -> dict:
+        """JSON-able description for reports."""
+        d = {
+            "id": self.id,
+            "name": self.name,
+            "kind": self.kind,
+            "source": self.source,
+            "k": self.k,
+            "order_known": self.order_known,
+            "file": self.path,
+        }
+        if self.labels:
+            d["wheel_order"] = list(self.labels)
+        if self.symbols:
+            d["symbol_sections"] = dict(zip(self.symbols, self.symbol_counts))
+        return d
+
+
+def _roulette_categories(labels, colours):
+    """Outside-bet partitions of a roulette wheel (rule 3.2 of 003_099d15f6604b638d.txt).
+
+    Zero pockets belong to no even-money/dozen/column category (id -1); the colour partition
+    keeps zero as its own category so that its share is tested too.
+    """
+    k = len(labels)
+    colour = np.array([{"red": 0, "black": 1, "green": 2}[c] for c in colours])
+    num = np.array([int(lab) if lab.isdigit() and lab not in ("0", "00") else 0 for lab in labels])
+    zero = num == 0
+    parity = np.where(zero, -1, (num % 2 == 0).astype(int))  # 0 odd, 1 even
+    lowhigh = np.where(zero, -1, (num > 18).astype(int))  # 0 low 1-18, 1 high 19-36
+    dozen = np.where(zero, -1, (num - 1) // 12)
+    column = np.where(zero, -1, (num - 1) % 3)
+    assert colour.shape == (k,)
+    return {
+        "colour": (colour, ("red", "black", "zero")),
+        "parity": (parity, ("odd", "even")),
+        "low_high": (lowhigh, ("low 1-18", "high 19-36")),
+        "dozen": (dozen, ("1st 12", "2nd 12", "3rd 12")),
+        "column": (column, ("column 1", "column 2", "column 3")),
+    }
+
+
+# ---------------------------------------------------------------------- loading
+def packaged_wheels() -> list[str]:
+    """Ids of the wheel definitions shipped with rngcert."""
+    folder = resources.files("rngcert.equipment") / "data"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_wheel(spec: str | Path) -> Wheel:
+    """Load a wheel by packaged id (``european``, ``american``, ``money-wheel-52``,
+    ``crazy-time``) or from a TOML file path.
+
+    Raises
+    ------
+    EquipmentError
+        Unknown id, unreadable file, or a definition that does not validate (the message names
+        the file and the key).
+    """
+    spec = str(spec)
+    path = Path(spec)
+    if path.suffix == ".toml" or path.exists():
+        if not path.is_file():
+            raise EquipmentError(f"equipment file {spec!r} does not exist")
+        text = path.read_text(encoding="utf-8")
+        where = str(path)
+    else:
+        ids = packaged_wheels()
+        if spec not in ids:
+            raise EquipmentError(f"unknown equipment {spec!r}; packaged wheels: {', '.join(ids)}; or give a .toml file")
+        res = resources.files("rngcert.equipment") / "data" / f"{spec}.toml"
+        text = res.read_text(encoding="utf-8")
+        where = f"rngcert/equipment/data/{spec}.toml"
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise EquipmentError(f"{where}: not valid TOML: {exc}") from None
+    return wheel_from_dict(doc, where)
+
+
+def _req(doc: dict, key: str, where: str, typ=str):
+    if key not in doc:
+        raise EquipmentError(f"{where}: missing key {key!r}")
+    val = doc[key]
+    if not isinstance(val, typ):
+        raise EquipmentError(f"{where}: key {key!r} must be {typ.__name__}, got {type(val).__name__}")
+    return val
+
+
+def _label_list(doc, key, where) -> list[str]:
+    vals = _req(doc, key, where, list)
+    out = []
+    for i, v in enumerate(vals):
+        if isinstance(v, bool) or not isinstance(v, (str, int)):
+            raise EquipmentError(f"{where}: {key}[{i}] must be a string label, got {v!r}")
+        s = str(v).strip()
+        if not s:
+            raise EquipmentError(f"{where}: {key}[{i}] is empty")
+        out.append(s)
+    return out
+
+
+def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
+    """Validate a parsed TOML document and build a :class:`Wheel` (see module docstring)."""
+    wid = _req(doc, "id", where)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", wid):
+        raise EquipmentError(f"{where}: id {wid!r} may only hold letters, digits, '_', '.', '-'")
+    kind = _req(doc, "kind", where)
+    name = doc.get("name", wid)
+    source = doc.get("source", "")
+    aliases_raw = doc.get("aliases", {})
+    if not isinstance(aliases_raw, dict):
+        raise EquipmentError(f"{where}: [aliases] must be a table")
+    aliases = {str(a).strip(): str(t).strip() for a, t in aliases_raw.items()}
+    if kind == "roulette":
+        labels = _label_list(doc, "wheel_order", where)
+        if len(labels) < 3:
+            raise EquipmentError(f"{where}: wheel_order has {len(labels)} pockets; a wheel needs at least 3")
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup}")
+        red = _label_list(doc, "red", where)
+        green = _label_list(doc, "green", where) if "green" in doc else []
+        unknown = sorted(set(red + green) - set(labels))
+        if unknown:
+            raise EquipmentError(f"{where}: red/green name pockets not on the wheel: {unknown}")
+        both = sorted(set(red) & set(green))
+        if both:
+            raise EquipmentError(f"{where}: pockets both red and green: {both}")
+        for lab in labels:
+            if lab not in green and not lab.isdigit():
+                raise EquipmentError(f"{where}: pocket label {lab!r} is not a number; roulette pockets are 0-36 and 00")
+        colours = tuple("red" if x in red else "green" if x in green else "black" for x in labels)
+        return Wheel(wid, name, kind, source, tuple(labels), (), (), colours, aliases, where)
+    if kind == "money-wheel":
+        if "sections" in doc:
+            labels = _label_list(doc, "sections", where)
+            if len(labels) < 3:
+                raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
+            symbols: list[str] = []
+            for s in labels:
+                if s not in symbols:
+                    symbols.append(s)
+            symbols.sort(key=lambda s: -labels.count(s))  # most sections first; ties keep wheel order
+            counts = tuple(labels.count(s) for s in symbols)
+            return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)
+        if "segment_counts" in doc:
+            sc = _req(doc, "segment_counts", where, dict)
+            symbols, counts = [], []
+            for s, c in sc.items():
+                if isinstance(c, bool) or not isinstance(c, int) or c <= 0:
+                    raise EquipmentError(f"{where}: segment_counts[{s!r}] must be a positive integer, got {c!r}")
+                symbols.append(str(s).strip())
+                counts.append(c)
+            if len(symbols) < 2:
+                raise EquipmentError(f"{where}: segment_counts needs at least two symbols")
+            return Wheel(wid, name, kind, source, (), tuple(symbols), tuple(counts), (), aliases, where)
+        raise EquipmentError(f"{where}: a money wheel needs 'sections' (arrangement) or [segment_counts]")
+    raise EquipmentError(f"{where}: kind {kind!r} is not one of 'roulette', 'money-wheel'")

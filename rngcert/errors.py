@@ -1,0 +1,23 @@
+"""Exception tree of rngcert.
+
+Every error a user can cause derives from :class:`RngcertError`; the input errors also derive
+from :class:`ValueError` so callers may catch either (the pattern of Honno/coinflip).
+"""
+
+from __future__ import annotations
+
+
+class RngcertError(Exception):
+    """Base class of every rngcert error."""
+
+
+class InputError(RngcertError, ValueError):
+    """An input (log file, option, equipment file) that cannot be used as given."""
+
+
+class EquipmentError(InputError):
+    """An equipment definition (wheel layout, pay table, procedure) that is not valid."""
+
+
+class NoDataError(InputError):
+    """An input in which no row at all could be read."""

@@ -1,0 +1,1 @@
+"""Certification reports: JSON for machines, one self-contained HTML file with plots for people."""

@@ -1,0 +1,148 @@
+"""Figures for certification reports (matplotlib, Agg backend), returned as embeddable PNGs.
+
+Plotting only draws what the statistics and collectors computed; the only arithmetic here is
+for display (bands, z-scores of arcs for a picture).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from scipy import stats as sps  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A titled PNG figure (base64) with a caption for the HTML report."""
+
+    id: str
+    title: str
+    png_base64: str
+    caption: str
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "title": self.title, "caption": self.caption}
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def simultaneous_band(n: int, probs: np.ndarray, level: float = 0.99) -> tuple[np.ndarray, np.ndarray]:
+    """Per-outcome binomial quantiles at (1-level)/(2m) each side: a Bonferroni band that holds
+    for all m outcomes at once with probability at least ``level``."""
+    m = probs.size
+    a = (1 - level) / (2 * m)
+    return sps.binom.ppf(a, n, probs), sps.binom.isf(a, n, probs)
+
+
+def frequency_figure(counts, probs, labels, *, title: str, xlabel: str, fig_id: str = "frequencies") -> Figure:
+    counts = np.asarray(counts)
+    probs = np.asarray(probs)
+    n = int(counts.sum())
+    lo, hi = simultaneous_band(n, probs)
+    exp = n * probs
+    m = counts.size
+    fig, ax = plt.subplots(figsize=(max(6, 0.22 * m + 2), 3.4))
+    x = np.arange(m)
+    out = (counts < lo) | (counts > hi)
+    ax.bar(x, counts, color=np.where(out, "#c0392b", "#4a7ab5"), width=0.8)
+    ax.step(np.r_[x - 0.5, m - 0.5], np.r_[exp, exp[-1]], where="post", color="k", lw=1, label="expected")
+    ax.fill_between(np.r_[x - 0.5, m - 0.5], np.r_[lo, lo[-1]], np.r_[hi, hi[-1]], step="post", color="grey", alpha=0.25, label="simultaneous 99% band")
+    ax.set_xticks(x)
+    ax.set_xticklabels(labels, rotation=90 if m > 12 else 0, fontsize=7 if m > 40 else 8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("count")
+    pad = max(1.0, 0.15 * (hi.max() - lo.min()))
+    ax.set_ylim(max(0, min(lo.min(), counts.min()) - pad), max(hi.max(), counts.max()) + pad)
+    ax.legend(fontsize=7, loc="upper right")
+    ax.set_title(title, fontsize=10)
+    cap = (
+        f"{n} spins. Bars outside the grey band (red) lie outside the simultaneous 99% band "
+        f"(Bonferroni over {m} outcomes): a single red bar is unlikely (< 1%) on a fair wheel."
+    )
+    return Figure(fig_id, title, _png(fig), cap)
+
+
+def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
+    """Heat map of the z-score of every arc (start position × length) in wheel order."""
+    counts = np.asarray(counts, dtype=float)
+    probs = np.asarray(probs, dtype=float)
+    k = counts.size
+    n = counts.sum()
+    lengths = np.arange(1, k // 2 + 1)
+    c2 = np.concatenate([[0.0], np.cumsum(np.r_[counts, counts])])
+    p2 = np.concatenate([[0.0], np.cumsum(np.r_[probs, probs])])
+    starts = np.arange(k)
+    obs = c2[starts[None, :] + lengths[:, None]] - c2[starts[None, :]]
+    p = p2[starts[None, :] + lengths[:, None]] - p2[starts[None, :]]
+    z = (obs - n * p) / np.sqrt(np.maximum(n * p * (1 - p), 1e-12))
+    fig, ax = plt.subplots(figsize=(max(6, 0.2 * k + 2), 3.6))
+    lim = max(3.0, float(np.abs(z).max()))
+    im = ax.imshow(z, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, origin="lower", extent=(-0.5, k - 0.5, 0.5, lengths[-1] + 0.5))
+    fig.colorbar(im, ax=ax, label="z of the arc")
+    ax.set_xticks(np.arange(k))
+    ax.set_xticklabels(labels, rotation=90, fontsize=7)
+    ax.set_xlabel("first pocket of the arc (wheel order)")
+    ax.set_ylabel("arc length (pockets)")
+    title = "Sector scan: excess of every arc of adjacent pockets"
+    if best:
+        ax.plot([best.get("start", 0)], [best.get("length", 1)], marker="o", mfc="none", mec="k", ms=10)
+    ax.set_title(title, fontsize=10)
+    cap = (
+        "Each cell is the standardised excess (observed − expected)/sd of the arc starting at that pocket "
+        "with that length. Worn frets or shallow pockets show as a hot patch; the circled cell is the "
+        "largest |z|, whose family-wise p-value is the sector_scan test."
+    )
+    return Figure("sector_scan", title, _png(fig), cap)
+
+
+def distance_figure(positions, k: int, probs=None) -> Figure:
+    d = (np.diff(np.asarray(positions)) % k).astype(np.int64)
+    counts = np.bincount(d, minlength=k)
+    if probs is None:
+        pd = np.full(k, 1.0 / k)
+    else:
+        pr = np.asarray(probs, dtype=float)
+        # law of (Y - X) mod k for independent X, Y ~ probs
+        pd = np.real(np.fft.ifft(np.conj(np.fft.fft(pr)) * np.fft.fft(pr)))
+        pd = np.clip(pd, 0, None)
+        pd /= pd.sum()
+    f = frequency_figure(counts, pd, [str(i) for i in range(k)], title="Wheel distance between consecutive results", xlabel="pockets clockwise from the previous result", fig_id="wheel_distance")
+    cap = (
+        f"{d.size} consecutive pairs. On an independent wheel the distance from one result to the next is "
+        "spread evenly; a dealer who releases the ball the same way each time piles it up on a few distances. "
+        + f.caption.split(". ", 1)[1]
+    )
+    return Figure(f.id, f.title, f.png_base64, cap)
+
+
+def pvalue_figure(results, alpha: float, adjusted: dict) -> Figure:
+    app = [r for r in results if r.applicable]
+    names = [r.name for r in app]
+    p = np.array([max(r.pvalue, 1e-300) for r in app])
+    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.22 * len(app) + 1)))
+    y = np.arange(len(app))
+    colours = ["#c0392b" if adjusted.get(nm, 1) < alpha else "#e67e22" if pv < alpha else "#4a7ab5" for nm, pv in zip(names, p)]
+    ax.barh(y, -np.log10(p), color=colours)
+    ax.axvline(-np.log10(alpha), color="#e67e22", ls="--", lw=1, label=f"raw alpha = {alpha}")
+    if app:
+        ax.axvline(-np.log10(alpha / len(app)), color="#c0392b", ls=":", lw=1, label="Holm's first threshold")
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("−log10(p-value)")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("Every test's p-value", fontsize=10)
+    cap = "Longer bars are stronger evidence against randomness. Red: rejected after Holm's correction; orange: raw p below alpha."
+    return Figure("pvalues", "Every test's p-value", _png(fig), cap)

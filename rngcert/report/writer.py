@@ -1,0 +1,107 @@
+"""Write certification reports: ``report.json``, a self-contained ``report.html`` and
+``rejects.csv`` in ``reports/<equipment>-<UTC timestamp>/`` (DESIGN §3 "Reports")."""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import math
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from rngcert.stats.result import jsonable
+
+
+def utc_stamp() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def report_dir(base: str | Path, equipment_id: str) -> Path:
+    """A new folder ``base/<equipment>-<UTC timestamp>`` (suffixed if it already exists)."""
+    base = Path(base)
+    stem = f"{equipment_id}-{utc_stamp()}"
+    d = base / stem
+    i = 1
+    while d.exists():
+        i += 1
+        d = base / f"{stem}-{i}"
+    d.mkdir(parents=True)
+    return d
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "–"
+        if x == int(x) and abs(x) < 1e9:
+            return str(int(x))
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _fmtp(p: Any) -> str:
+    if p is None:
+        return "–"
+    p = float(p)
+    if p < 1e-4:
+        return f"{p:.2e}"
+    return f"{p:.4f}"
+
+
+def _finding(t: dict) -> str:
+    """One line saying what the test saw, from its details (only for the common keys)."""
+    d = t.get("details") or {}
+    best = d.get("best_arc") or d.get("best")
+    if isinstance(best, dict):
+        parts = [f"{k}={_fmt(v)}" for k, v in best.items() if not isinstance(v, (list, dict))][:6]
+        return "best arc: " + ", ".join(parts)
+    for key in ("rejected_positions", "rejected", "flagged"):
+        if d.get(key):
+            return f"{key.replace('_', ' ')}: {d[key]}"
+    for key in ("longest_run", "direction_pockets", "mean_resultant_length", "position", "label"):
+        if key in d:
+            return f"{key.replace('_', ' ')} = {_fmt(d[key])}"
+    return ""
+
+
+def render_html(report: dict, figures_by_table: list[list]) -> str:
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: (resources.files("rngcert.report") / "templates" / name).read_text(encoding="utf-8")),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+    )
+    tpl = env.get_template("report.html.j2")
+    tables = []
+    for t, figs in zip(report["tables"], figures_by_table):
+        t = dict(t)
+        t["figures"] = figs
+        tables.append(t)
+    r = dict(report)
+    r["tables"] = tables
+    r["rejected_sample"] = report.get("rejected_sample", [])
+    return tpl.render(r=r, fmt=_fmt, fmtp=_fmtp, finding=_finding)
+
+
+def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path) -> dict[str, Path]:
+    """Write report.json, report.html and rejects.csv (always, possibly empty) into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "report.json", "html": out / "report.html", "rejects": out / "rejects.csv"}
+    with open(paths["rejects"], "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "line", "column", "reason", "text"])
+        for r in rejected:
+            w.writerow([r.file, r.line, r.column, r.reason, r.text])
+    report = dict(report)
+    report["rejects_file"] = str(paths["rejects"])
+    for t, figs in zip(report["tables"], figures_by_table):
+        t["figures"] = [f.to_dict() for f in figs]
+    paths["json"].write_text(json.dumps(jsonable(report), indent=1, allow_nan=False), encoding="utf-8")
+    paths["html"].write_text(render_html(report, figures_by_table), encoding="utf-8")
+    return paths

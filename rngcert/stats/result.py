@@ -1,0 +1,164 @@
+"""One result type for every test (DESIGN §4).
+
+A test returns either a :class:`TestResult` (with a p-value in (0, 1]) or a
+:class:`NotApplicable` (no p-value at all, and the reason). Both are frozen dataclasses whose
+``details`` are JSON-able, so a report can serialise them without knowing the test.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+
+class Requirement(str, enum.Enum):
+    """The regulatory requirement a test serves (money-wheel rules, rule 2.4)."""
+
+    INDEPENDENCE = "independence"
+    UNIFORMITY = "uniformity"
+    UNPREDICTABILITY = "unpredictability"
+
+
+def jsonable(value: Any) -> Any:
+    """Convert numpy scalars/arrays and nested containers into plain JSON types."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """Outcome of one applicable hypothesis test.
+
+    Attributes
+    ----------
+    name : str
+        Stable identifier, e.g. ``"pocket_chisquare"``.
+    requirement : Requirement
+        Which of the three regulatory requirements the test serves.
+    statistic : float
+        The test statistic.
+    df : float or None
+        Degrees of freedom where the reference law has them.
+    pvalue : float
+        In (0, 1]. Monte Carlo p-values are ``(b + 1) / (R + 1)`` and never 0.
+    n : int
+        Sample size the statistic was computed from (spins, pairs, bits, shoes).
+    method : str
+        ``"asymptotic"``, ``"exact"`` or ``"monte-carlo, R=…"``.
+    details : mapping
+        JSON-able supporting numbers (observed, expected, residuals, …).
+    """
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    requirement: Requirement
+    statistic: float
+    df: float | None
+    pvalue: float
+    n: int
+    method: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    applicable = True
+
+    def __post_init__(self) -> None:
+        p = float(self.pvalue)
+        if not (math.isfinite(p) and 0.0 <= p <= 1.0):
+            raise ValueError(f"{self.name}: p-value {self.pvalue!r} is not in [0, 1]")
+        object.__setattr__(self, "pvalue", p)
+        object.__setattr__(self, "statistic", float(self.statistic))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able dictionary of every field."""
+        return {
+            "name": self.name,
+            "requirement": self.requirement.value,
+            "applicable": True,
+            "statistic": jsonable(self.statistic),
+            "df": jsonable(self.df),
+            "pvalue": self.pvalue,
+            "n": int(self.n),
+            "method": self.method,
+            "details": jsonable(dict(self.details)),
+        }
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A test that could not be applied to these data; it carries no p-value.
+
+    Attributes
+    ----------
+    name, requirement, n
+        As in :class:`TestResult`.
+    reason : str
+        Why the test could not be applied (too few data for its approximation, a constant
+        sequence, a stream shorter than the test needs, ...).
+    """
+
+    name: str
+    requirement: Requirement
+    n: int
+    reason: str
+
+    applicable = False
+    pvalue = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able dictionary of every field."""
+        return {
+            "name": self.name,
+            "requirement": self.requirement.value,
+            "applicable": False,
+            "n": int(self.n),
+            "reason": self.reason,
+        }
+
+
+def clip_pvalue(p: float) -> float:
+    """Clamp a numerically computed p-value into [0, 1] (survival functions can overshoot)."""
+    p = float(p)
+    if math.isnan(p):
+        raise ValueError("p-value is NaN")
+    return min(1.0, max(0.0, p))
+
+
+def monte_carlo_pvalue(observed: float, null: np.ndarray) -> float:
+    """Upper-tail Monte Carlo p-value ``(b + 1) / (R + 1)``, never 0.
+
+    Parameters
+    ----------
+    observed : float
+        Observed statistic (large values are evidence against H0).
+    null : (R,) ndarray of float
+        Statistics of R samples drawn under H0.
+
+    Notes
+    -----
+    Davison & Hinkley (1997), *Bootstrap Methods and their Application*, eq. (4.11); the same
+    rule as ``scipy.stats.monte_carlo_test``. A relative tolerance of 1e-12 counts ties as
+    exceedances so floating-point noise never makes an identical sample look extreme.
+    """
+    null = np.asarray(null, dtype=float)
+    tol = 1e-12 * max(1.0, abs(float(observed)))
+    b = int(np.count_nonzero(null >= observed - tol))
+    return (b + 1) / (null.size + 1)

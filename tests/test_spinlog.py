@@ -1,0 +1,211 @@
+"""Spin-log collector: formats, real-export quirks, voids, rejects with file/line/column/reason."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rngcert.collect.spinlog import read_spin_log
+from rngcert.equipment.wheel import load_wheel
+from rngcert.errors import InputError, NoDataError
+
+EU = load_wheel("european")
+ORDER = list(EU.labels)
+
+
+def pos(label):
+    return ORDER.index(str(label))
+
+
+def write(tmp_path, name, text, mode="w"):
+    p = tmp_path / name
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text, encoding="utf-8", newline="")
+    return p
+
+
+def test_csv_basic_positions_and_counts(tmp_path):
+    p = write(tmp_path, "a.csv", "spin_id,result\n1,0\n2,32\n3,26\n4,17\n")
+    log = read_spin_log(p, EU)
+    t = log.tables["(all)"]
+    assert t.outcomes.tolist() == [0, 1, 36, pos(17)]
+    assert log.sources[0].accepted == 4 and log.sources[0].rejected == 0
+    assert log.level == "position"
+
+
+def test_bom_crlf_quotes_spaces_case(tmp_path):
+    data = b'\xef\xbb\xbfSpin_ID,RESULT\r\n1, "7" \r\n2,\'12\'\r\n3,  0\r\n'
+    log = read_spin_log(write(tmp_path, "b.csv", data), EU)
+    assert log.tables["(all)"].outcomes.tolist() == [pos(7), pos(12), 0]
+
+
+def test_float_labels_from_spreadsheets_but_00_stays_distinct(tmp_path):
+    us = load_wheel("american")
+    log = read_spin_log(write(tmp_path, "c.csv", "result\n7.0\n00\n0\n"), us)
+    labels = us.labels
+    got = [labels[i] for i in log.tables["(all)"].outcomes]
+    assert got == ["7", "00", "0"]
+
+
+def test_rejects_keep_file_line_column_reason(tmp_path):
+    text = "spin_id,result\n1,5\n2,37\n\n3,\n4,abc\n5,1,extra\n6,36\n"
+    p = write(tmp_path, "d.csv", text)
+    log = read_spin_log(p, EU)
+    rej = {(r.line, r.reason.split(" ")[0]) for r in log.rejected}
+    assert log.sources[0].accepted == 2
+    assert log.sources[0].rejected == 4
+    assert log.sources[0].blank_lines == 1
+    lines = sorted(r.line for r in log.rejected)
+    assert lines == [3, 5, 6, 7]  # physical line numbers, blank line 4 counted
+    by_line = {r.line: r for r in log.rejected}
+    assert "not a pocket" in by_line[3].reason and by_line[3].column.startswith("result")
+    assert by_line[5].reason == "empty result"
+    assert "expected 2 fields" in by_line[7].reason
+    assert all(r.file == str(p) for r in log.rejected)
+    assert len(rej) == 4
+    # nothing lost: accepted + void + rejected = data rows
+    s = log.sources[0]
+    assert s.accepted + s.void + s.rejected == 6
+
+
+def test_void_spins_excluded_and_counted(tmp_path):
+    text = "result,revolutions,void\n5,5,false\n6,2,false\n7,4,true\n,1,\nno spin,,\n8,3,\n"
+    log = read_spin_log(write(tmp_path, "e.csv", text), EU)
+    t = log.tables["(all)"]
+    assert t.outcomes.tolist() == [pos(5), pos(8)]
+    assert t.void == 4 and log.void == 4
+    assert log.rejected == []
+
+
+def test_bad_revolutions_and_void_values_are_rejected(tmp_path):
+    text = "result,revolutions,void\n5,x,false\n6,4,maybe\n7,4,false\n"
+    log = read_spin_log(write(tmp_path, "f.csv", text), EU)
+    reasons = sorted(r.reason for r in log.rejected)
+    assert reasons == ["revolutions is not a non-negative number", "void must be true/false"]
+    assert log.tables["(all)"].n == 1
+
+
+def test_sorted_by_timestamp_and_duplicates_reported(tmp_path):
+    text = (
+        "spin_id,timestamp,result\n"
+        "3,2024-12-01T10:02:00Z,3\n1,2024-12-01T10:00:00Z,1\n2,2024-12-01T10:01:00Z,2\n2,2024-12-01T10:01:30Z,4\n"
+    )
+    log = read_spin_log(write(tmp_path, "g.csv", text), EU)
+    t = log.tables["(all)"]
+    assert t.outcomes.tolist() == [pos(1), pos(2), pos(4), pos(3)]
+    assert any("sorted by timestamp" in n for n in t.notes)
+    assert any("duplicated spin_id" in n for n in t.notes)
+
+
+def test_bad_timestamp_rejected(tmp_path):
+    text = "timestamp,result\n2024-12-01T10:00:00Z,1\nyesterday,2\n"
+    log = read_spin_log(write(tmp_path, "h.csv", text), EU)
+    assert [r.reason for r in log.rejected] == ["timestamp is not ISO 8601"]
+    assert log.rejected[0].line == 3
+
+
+def test_multi_table_split_and_pool(tmp_path):
+    text = "table,result\nT1,1\nT2,2\nT1,3\nT2,4\nT2,5\n"
+    p = write(tmp_path, "i.csv", text)
+    log = read_spin_log(p, EU)
+    assert {k: v.n for k, v in log.tables.items()} == {"T1": 2, "T2": 3}
+    assert log.tables["T2"].outcomes.tolist() == [pos(2), pos(4), pos(5)]
+    pooled = read_spin_log(p, EU, pool=True)
+    assert list(pooled.tables) == ["(all)"] and pooled.tables["(all)"].n == 5
+
+
+def test_column_mapping_and_errors(tmp_path):
+    p = write(tmp_path, "j.csv", "Number,Croupier\n1,ann\n2,bob\n")
+    log = read_spin_log(p, EU, columns={"result": "number", "dealer": "Croupier"})
+    t = log.tables["(all)"]
+    assert t.dealer_labels == ("ann", "bob") and t.dealer.tolist() == [0, 1]
+    with pytest.raises(InputError, match="no 'result' column"):
+        read_spin_log(p, EU)
+    with pytest.raises(InputError, match="'Nope'"):
+        read_spin_log(p, EU, columns={"result": "Nope"})
+    with pytest.raises(InputError, match="not spin-log columns"):
+        read_spin_log(p, EU, columns={"colour": "Number"})
+
+
+def test_jsonl(tmp_path):
+    lines = [json.dumps({"result": 5, "dealer": "a"}), "", "{broken", json.dumps({"result": "00"}), json.dumps({"result": 36, "void": True})]
+    log = read_spin_log(write(tmp_path, "k.jsonl", "\n".join(lines) + "\n"), EU)
+    assert log.tables["(all)"].outcomes.tolist() == [pos(5)]
+    reasons = sorted((r.line, r.reason[:12]) for r in log.rejected)
+    assert reasons[0] == (3, "not a JSON o")
+    assert reasons[1][0] == 4  # 00 is not on a European wheel
+    assert log.void == 1
+
+
+def test_permanence_list_lines_and_fields(tmp_path):
+    text = "27,22,28\n5, 20 ,25\n\n1;31 x 17\n36\n"
+    log = read_spin_log(write(tmp_path, "p.txt", text), EU)
+    t = log.tables["(all)"]
+    assert t.n == 10
+    assert t.outcomes[:3].tolist() == [pos(27), pos(22), pos(28)]
+    (r,) = log.rejected
+    assert (r.line, r.column, r.text) == (4, "field 3", "x")
+    assert log.sources[0].format == "permanence"
+
+
+def test_money_wheel_symbols_and_sections(tmp_path):
+    mw = load_wheel("money-wheel-52")
+    log = read_spin_log(write(tmp_path, "m.csv", "result\n0\n1\n51\n"), mw)
+    assert log.level == "position" and log.tables["(all)"].outcomes.tolist() == [0, 1, 51]
+    log = read_spin_log(write(tmp_path, "n.csv", "result\nA\nb\nG\npeg\n"), mw)
+    assert log.level == "symbol"
+    assert [mw.symbols[i] for i in log.tables["(all)"].outcomes] == ["A", "B", "G"]
+    assert log.void == 1
+
+
+def test_crazy_time_quoted_labels(tmp_path):
+    ct = load_wheel("crazy-time")
+    text = 'DateTime,WheelResult\n2024-12-01T10:22:57.476Z,"""Pachinko"""\n2024-12-01T10:20:00Z,"""1"""\n2024-12-01T10:21:00Z,"""Crazy Time"""\n'
+    log = read_spin_log(write(tmp_path, "ct.csv", text), ct, columns={"result": "WheelResult", "timestamp": "DateTime"})
+    sym = [ct.symbols[i] for i in log.tables["(all)"].outcomes]
+    assert sym == ["1", "CrazyBonus", "Pachinko"]
+
+
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ("", "empty"),
+        ("\n\n  \n", "empty"),
+        ("spin_id,result\n", "no readable spin"),
+        ("result\nfoo\nbar\n", "no readable spin"),
+        (b"\x00\x01\x02garbage\xff\xfe", "no readable spin|not a readable"),
+    ],
+)
+def test_nothing_readable_is_a_clear_error(tmp_path, content, match):
+    p = write(tmp_path, "bad.csv", content)
+    with pytest.raises(NoDataError if match != "no readable spin|not a readable" else InputError, match=match):
+        read_spin_log(p, EU)
+
+
+def test_money_wheel_log_given_roulette_layout(tmp_path):
+    p = write(tmp_path, "mw.csv", "result\nA\nB\nA\nC\n")
+    with pytest.raises(NoDataError, match="is not a pocket"):
+        read_spin_log(p, EU)
+
+
+def test_five_percent_bad_rows_counted(tmp_path):
+    rng = np.random.default_rng(5)
+    vals = rng.integers(0, 37, 2000).astype(str).astype(object)
+    bad = rng.choice(2000, 100, replace=False)
+    vals[bad] = "X"
+    p = write(tmp_path, "five.csv", "result\n" + "\n".join(vals) + "\n")
+    log = read_spin_log(p, EU)
+    assert log.sources[0].rejected == 100 and log.sources[0].accepted == 1900
+    assert sorted(r.line for r in log.rejected) == sorted((bad + 2).tolist())
+
+
+def test_input_arrays_not_shared_between_tables(tmp_path):
+    p = write(tmp_path, "t.csv", "table,result,release_pocket,direction\nA,1,5,cw\nB,2,,ccw\nA,3,7,ccw\n")
+    log = read_spin_log(p, EU)
+    a = log.tables["A"]
+    assert a.release.tolist() == [pos(5), pos(7)] and a.direction.tolist() == [0, 1]
+    assert log.tables["B"].release.tolist() == [-1]
