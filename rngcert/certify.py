@@ -82,6 +82,36 @@ def certify_log(
         too small to detect it with ``power`` makes the verdict INCONCLUSIVE.
     """
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
+    return certify_spins(
+        log,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=n_resamples,
+        required_bias=required_bias,
+        power=power,
+        command=command,
+        figures=figures,
+        progress=progress,
+        notes=notes,
+    )
+
+
+def certify_spins(
+    log: SpinLog,
+    *,
+    alpha: float = 0.01,
+    seed: int | None = None,
+    n_resamples: int = 9999,
+    required_bias: float | None = None,
+    power: float = 0.9,
+    command: str | None = None,
+    figures: bool = True,
+    progress: Callable[[str], None] | None = None,
+    notes: Sequence[str] = (),
+) -> Certification:
+    """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
+    (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
+    wheel = log.wheel
     ss = np.random.SeedSequence(seed)
     entropy = int(ss.entropy)
     table_reports, figs, outcomes = [], [], []

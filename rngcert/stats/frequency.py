@@ -1,0 +1,587 @@
+"""Pocket-frequency (uniformity) tests for wheels.
+
+Inputs are pocket counts in wheel order: ``counts[j]`` is the number of spins that landed on wheel
+position ``j`` (position 0 is the reference pocket). ``probs`` is the null probability of each
+position (default ``1/k``). Every function returns a :class:`~rngcert.stats.result.TestResult` or a
+:class:`~rngcert.stats.result.NotApplicable`.
+
+Monte Carlo p-values draw multinomial count vectors (never spin sequences), so their cost does not
+grow with the number of spins.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import fft as sp_fft
+from scipy import special, stats
+
+from rngcert.errors import InputError
+from rngcert.stats.multiple import holm
+from rngcert.stats.result import (
+    NotApplicable,
+    Requirement,
+    TestResult,
+    clip_pvalue,
+    monte_carlo_pvalue,
+)
+
+__all__ = [
+    "pocket_chisquare",
+    "g_test",
+    "max_count",
+    "pocket_binomial",
+    "category_frequency",
+]
+
+_METHODS = ("auto", "asymptotic", "monte-carlo")
+_PROB_ATOL = 1e-9
+#: Memory bound (number of float64 cells) of one Monte Carlo batch.
+_BATCH_CELLS = 2_000_000
+
+
+# ----------------------------------------------------------------------------------------------
+# shared validation helpers (also used by sector.py, serial.py and signature.py)
+# ----------------------------------------------------------------------------------------------
+def _as_counts(counts, name: str, ndim=(1,)) -> np.ndarray:
+    """Validate a count array: integers >= 0, of the allowed dimensions; returns an int64 copy."""
+    arr = np.asarray(counts)
+    if arr.ndim not in ndim:
+        raise InputError(
+            f"{name}: counts must have {' or '.join(str(d) for d in ndim)} dimension(s), "
+            f"got shape {arr.shape}"
+        )
+    if arr.size == 0:
+        raise InputError(f"{name}: counts is empty")
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise InputError(f"{name}: counts must be integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            bad = arr[~np.isfinite(arr) | (arr != np.round(arr))].ravel()[0]
+            raise InputError(f"{name}: counts must be whole numbers, found {bad!r}")
+    if np.any(arr < 0):
+        raise InputError(f"{name}: counts must be >= 0, found {arr[arr < 0].ravel()[0]!r}")
+    return np.array(arr, dtype=np.int64)
+
+
+def _as_probs(probs, k: int, name: str) -> np.ndarray:
+    """Validate null probabilities: shape (k,), all > 0, summing to 1 within 1e-9."""
+    if probs is None:
+        return np.full(k, 1.0 / k)
+    p = np.array(probs, dtype=float)
+    if p.shape != (k,):
+        raise InputError(f"{name}: probs must have shape ({k},) like the counts, got {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p <= 0):
+        bad = p[~np.isfinite(p) | (p <= 0)][0]
+        raise InputError(
+            f"{name}: every null probability must be finite and > 0, found {bad!r} "
+            "(a position that cannot occur under H0 does not belong in the wheel definition)"
+        )
+    s = float(p.sum())
+    if abs(s - 1.0) > _PROB_ATOL:
+        raise InputError(f"{name}: probs must sum to 1 (tolerance {_PROB_ATOL}), they sum to {s!r}")
+    return p / s
+
+
+def _method_iv(method: str, name: str) -> str:
+    if method not in _METHODS:
+        raise InputError(f"{name}: method {method!r} is not one of {_METHODS}")
+    return method
+
+
+def _rng_iv(rng, name: str) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(
+            f"{name}: a Monte Carlo p-value needs rng=numpy.random.Generator (derived from the "
+            f"run's seed), got {rng!r}"
+        )
+    return rng
+
+
+def _n_resamples_iv(n_resamples, name: str) -> int:
+    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
+        raise InputError(f"{name}: n_resamples must be an integer >= 1, got {n_resamples!r}")
+    return int(n_resamples)
+
+
+def _multinomial_batches(n: int, p: np.ndarray, n_resamples: int, rng: np.random.Generator):
+    """Yield (b, k) int64 multinomial(n, p) draws, in batches totalling ``n_resamples`` rows."""
+    batch = max(1, _BATCH_CELLS // max(1, p.size))
+    done = 0
+    while done < n_resamples:
+        b = min(batch, n_resamples - done)
+        yield rng.multinomial(n, p, size=b)
+        done += b
+
+
+# ----------------------------------------------------------------------------------------------
+# goodness-of-fit statistics
+# ----------------------------------------------------------------------------------------------
+def _pearson(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Pearson X^2 along the last axis."""
+    return np.sum((obs - expected) ** 2 / expected, axis=-1)
+
+
+def _g_stat(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Likelihood-ratio G = 2 sum O log(O/E) along the last axis (0 log 0 = 0)."""
+    obs = np.asarray(obs, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(obs > 0, obs * np.log(obs / expected), 0.0)
+    return 2.0 * np.sum(terms, axis=-1)
+
+
+def _gof(
+    counts: np.ndarray,
+    p: np.ndarray,
+    statfun,
+    method: str,
+    n_resamples: int,
+    rng,
+    name: str,
+    requirement: Requirement,
+    details: dict,
+) -> TestResult | NotApplicable:
+    """Common body of the Pearson/G tests of a multinomial with known cell probabilities."""
+    n = int(counts.sum())
+    k = counts.size
+    if n == 0:
+        return NotApplicable(name, requirement, 0, "no observations (all counts are 0)")
+    expected = n * p
+    stat = float(statfun(counts.astype(float), expected))
+    df = k - 1
+    sparse = bool(np.min(expected) < 5.0)
+    if method == "auto":
+        method = "monte-carlo" if sparse else "asymptotic"
+    details = dict(details)
+    details.update(
+        observed=counts,
+        expected=expected,
+        residuals=(counts - expected) / np.sqrt(expected),
+        min_expected=float(np.min(expected)),
+    )
+    if method == "asymptotic":
+        pvalue = clip_pvalue(stats.chi2.sf(stat, df))
+        mlabel = "asymptotic"
+        if sparse:
+            details["warning"] = "some expected counts < 5; the chi-square approximation is rough"
+    else:
+        rng = _rng_iv(rng, name)
+        null = np.concatenate(
+            [statfun(x.astype(float), expected) for x in _multinomial_batches(n, p, n_resamples, rng)]
+        )
+        pvalue = monte_carlo_pvalue(stat, null)
+        mlabel = f"monte-carlo, R={n_resamples}"
+    return TestResult(name, requirement, stat, df, pvalue, n, mlabel, details)
+
+
+def pocket_chisquare(
+    counts,
+    probs=None,
+    *,
+    method: str = "auto",
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+    name: str = "pocket_chisquare",
+) -> TestResult | NotApplicable:
+    r"""Pearson chi-square test that the pockets follow their null probabilities.
+
+    Parameters
+    ----------
+    counts : (k,) array_like of int
+        Spins per wheel position, in wheel order; void spins already excluded.
+    probs : (k,) array_like of float, optional
+        Null probability of each position (all > 0, summing to 1). Default ``1/k``.
+    method : {"auto", "asymptotic", "monte-carlo"}
+        ``"auto"`` uses the chi-square law with ``k - 1`` degrees of freedom when every expected
+        count is at least 5 and a Monte Carlo p-value otherwise.
+    n_resamples : int
+        Monte Carlo replicates R (multinomial count vectors drawn under H0).
+    rng : numpy.random.Generator
+        Required when the Monte Carlo branch is used.
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` is :math:`X^2`, ``df = k - 1``; ``details`` has observed, expected, Pearson
+        residuals and the smallest expected count. NotApplicable when there are no spins.
+
+    Raises
+    ------
+    InputError
+        Negative or non-integer counts, bad probs, unknown method, missing rng for Monte Carlo.
+
+    Notes
+    -----
+    H0: the counts are multinomial(n, probs). Statistic
+    :math:`X^2 = \sum_j (O_j - n p_j)^2 / (n p_j)`, asymptotically :math:`\chi^2_{k-1}` [1]_.
+    The Monte Carlo p-value is :math:`(b+1)/(R+1)` over R multinomial samples [2]_.
+
+    References
+    ----------
+    .. [1] Pearson, K. (1900), Phil. Mag. (5) 50, 157-175; Cochran, W. G. (1954) Biometrics 10,
+           417-451 (the "expected >= 5" rule).
+    .. [2] Davison, A. C. & Hinkley, D. V. (1997), *Bootstrap Methods and their Application*,
+           eq. (4.11).
+    """
+    counts = _as_counts(counts, name)
+    p = _as_probs(probs, counts.size, name)
+    method = _method_iv(method, name)
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    return _gof(counts, p, _pearson, method, n_resamples, rng, name, Requirement.UNIFORMITY, {})
+
+
+def g_test(
+    counts,
+    probs=None,
+    *,
+    method: str = "auto",
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+    name: str = "g_test",
+) -> TestResult | NotApplicable:
+    r"""Likelihood-ratio (G) test that the pockets follow their null probabilities.
+
+    Parameters and returns as :func:`pocket_chisquare`.
+
+    Notes
+    -----
+    :math:`G = 2 \sum_j O_j \log(O_j / (n p_j))` (terms with :math:`O_j = 0` are 0),
+    asymptotically :math:`\chi^2_{k-1}` under H0 (Wilks 1938); it is the Cressie-Read power
+    divergence with :math:`\lambda = 0` [1]_ (``scipy.stats.power_divergence``,
+    ``lambda_="log-likelihood"``). Monte Carlo branch as in :func:`pocket_chisquare`.
+
+    References
+    ----------
+    .. [1] Cressie, N. & Read, T. R. C. (1984), JRSS B 46, 440-464, eq. (2.1) with lambda = 0.
+    """
+    counts = _as_counts(counts, name)
+    p = _as_probs(probs, counts.size, name)
+    method = _method_iv(method, name)
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    return _gof(counts, p, _g_stat, method, n_resamples, rng, name, Requirement.UNIFORMITY, {})
+
+
+# ----------------------------------------------------------------------------------------------
+# maximum count
+# ----------------------------------------------------------------------------------------------
+#: Lower cut of the Poisson pmfs in Levin's representation, in standard deviations; the mass
+#: below it is < 1e-30 and does not affect the result.
+_LEVIN_LOW_SD = 13.0
+#: Above this FFT length the exact computation is replaced by Monte Carlo.
+_LEVIN_MAX_LEN = 4_000_000
+
+
+def _levin_cdf(n: int, p: np.ndarray, a: np.ndarray) -> float | None:
+    """P(N_j <= a_j for all j) for (N_j) ~ multinomial(n, p), by Levin's (1981) formula.
+
+    ``P = n! / (s^n e^{-s}) * P(X_1 <= a_1, ..., X_k <= a_k, sum X = n)`` with independent
+    ``X_j ~ Poisson(s p_j)`` and ``s = n``; the last factor is the convolution of the Poisson pmfs
+    restricted to ``[lo_j, a_j]``, evaluated at ``n``. Returns None if the FFT would be too long.
+    """
+    if np.any(a < 0):
+        return 0.0
+    a = np.minimum(a, n)
+    if int(a.sum()) < n:
+        return 0.0
+    mu = n * p
+    lo = np.maximum(0, np.floor(mu - _LEVIN_LOW_SD * np.sqrt(mu) - 1)).astype(np.int64)
+    lo = np.minimum(lo, a)
+    target = n - int(lo.sum())
+    if target < 0:
+        return 0.0
+    lengths = a - lo + 1
+    total = int(lengths.sum() - lengths.size + 1)
+    if total > _LEVIN_MAX_LEN:
+        return None
+    nfft = sp_fft.next_fast_len(total, real=True)
+    prod = None
+    for j in range(p.size):  # loop over pockets (k <= a few dozen)
+        x = np.arange(lo[j], a[j] + 1)
+        pmf = stats.poisson.pmf(x, mu[j])
+        f = sp_fft.rfft(pmf, nfft)
+        prod = f if prod is None else prod * f
+    conv = sp_fft.irfft(prod, nfft)
+    pw = max(float(conv[target]), 0.0)
+    # n! / (n^n e^{-n}) computed in logs
+    log_norm = special.gammaln(n + 1) - n * math.log(n) + n if n > 0 else 0.0
+    return min(1.0, pw * math.exp(log_norm))
+
+
+def max_count(
+    counts,
+    probs=None,
+    *,
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+    name: str = "max_count",
+) -> TestResult | NotApplicable:
+    r"""Maximum-count ("favourable number") test: is one pocket coming up too often?
+
+    Parameters
+    ----------
+    counts : (k,) array_like of int
+        Spins per wheel position, in wheel order.
+    probs : (k,) array_like of float, optional
+        Null probability of each position; default ``1/k``.
+    n_resamples : int
+        Monte Carlo replicates, used only when the exact computation would be too large
+        (FFT length above 4 million, i.e. hundreds of millions of spins).
+    rng : numpy.random.Generator, optional
+        Needed only in that Monte Carlo fallback.
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` is :math:`\max_j z_j`; ``df`` is None; ``method`` is ``"exact (Levin 1981)"``
+        or ``"monte-carlo, R=…"``. ``details``: the position, its count and expectation, and all
+        z-scores.
+
+    Notes
+    -----
+    H0: counts are multinomial(n, probs). With :math:`e_j = n p_j` the standardized excess is
+    :math:`z_j = (O_j - e_j)/\sqrt{e_j (1-p_j)}` and the statistic is :math:`M = \max_j z_j`
+    (one-sided: only an excess is a favourable number). For equal probabilities this orders
+    samples exactly like the maximum count. The p-value
+    :math:`P(M \ge m) = 1 - P(O_j < e_j + m\,\mathrm{sd}_j\ \forall j)` is exact, from Levin's
+    representation of a multinomial rectangle probability as a conditional Poisson probability
+    [1]_ eq. (1), the convolution evaluated by FFT. Because the subtraction can lose relative
+    precision for tiny p-values, the reported p-value is the maximum of that value and the exact
+    single-pocket tail :math:`\max_j P(O_j \ge \lceil e_j + m\,\mathrm{sd}_j \rceil)`, which is a
+    lower bound of the true p-value.
+
+    References
+    ----------
+    .. [1] Levin, B. (1981), "A representation for multinomial cumulative distribution
+           functions", Ann. Statist. 9, 1123-1126.
+    """
+    counts = _as_counts(counts, name)
+    k = counts.size
+    p = _as_probs(probs, k, name)
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    n = int(counts.sum())
+    req = Requirement.UNIFORMITY
+    if n == 0:
+        return NotApplicable(name, req, 0, "no observations (all counts are 0)")
+    e = n * p
+    sd = np.sqrt(e * (1.0 - p))
+    z = (counts - e) / sd
+    j = int(np.argmax(z))
+    m = float(z[j])
+    # thresholds: pocket j "exceeds" iff O_j >= e_j + m sd_j (with a small tolerance for ties)
+    tol = 1e-9 * max(1.0, abs(m))
+    thr = e + (m - tol) * sd
+    a = np.ceil(thr).astype(np.int64) - 1  # O_j <= a_j  <=>  O_j < thr_j
+    cdf = _levin_cdf(n, p, a)
+    details = dict(
+        position=j,
+        count=int(counts[j]),
+        expected=float(e[j]),
+        relative_excess=float(counts[j] / e[j] - 1.0),
+        z=z,
+    )
+    if cdf is not None:
+        single = float(np.max(stats.binom.sf(a, n, p)))  # P(O_j >= a_j + 1)
+        pvalue = clip_pvalue(max(1.0 - cdf, single))
+        mlabel = "exact (Levin 1981)"
+    else:
+        rng = _rng_iv(rng, name)
+        null = np.concatenate(
+            [np.max((x - e) / sd, axis=1) for x in _multinomial_batches(n, p, n_resamples, rng)]
+        )
+        pvalue = monte_carlo_pvalue(m, null)
+        mlabel = f"monte-carlo, R={n_resamples}"
+    return TestResult(name, req, m, None, pvalue, n, mlabel, details)
+
+
+# ----------------------------------------------------------------------------------------------
+# per-pocket binomial tests with Holm
+# ----------------------------------------------------------------------------------------------
+def _binom_two_sided(k: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
+    """Vectorised two-sided exact binomial p-values, the "minimum likelihood" rule of
+    ``scipy.stats.binomtest`` (sum of pmf(i) over all i with pmf(i) <= pmf(k) (1 + 1e-7)).
+
+    The pmf is non-increasing on [ceil(np), n] and non-decreasing on [0, floor(np)], so the other
+    tail's boundary is found by a binary search run for all pockets at once.
+    """
+    k = np.asarray(k, dtype=np.int64)
+    p = np.asarray(p, dtype=float)
+    thr = stats.binom.pmf(k, n, p) * (1 + 1e-7)
+    mean = n * p
+    out = np.ones(k.shape)
+    left = k < mean
+    right = k > mean
+    if np.any(left):
+        # smallest b in [ceil(np), n] with pmf(b) <= thr (n + 1 if none)
+        lo = np.ceil(mean[left]).astype(np.int64)
+        hi = np.full(lo.shape, n + 1, dtype=np.int64)
+        while np.any(lo < hi):  # O(log n) iterations
+            mid = (lo + hi) // 2
+            cond = stats.binom.pmf(mid, n, p[left]) <= thr[left]
+            act = lo < hi
+            hi = np.where(act & cond, mid, hi)
+            lo = np.where(act & ~cond, mid + 1, lo)
+        out[left] = stats.binom.cdf(k[left], n, p[left]) + stats.binom.sf(lo - 1, n, p[left])
+    if np.any(right):
+        # largest a in [0, floor(np)] with pmf(a) <= thr (-1 if none)
+        lo = np.full(int(right.sum()), -1, dtype=np.int64)
+        hi = np.floor(mean[right]).astype(np.int64)
+        while np.any(lo < hi):
+            mid = (lo + hi + 1) // 2
+            cond = stats.binom.pmf(mid, n, p[right]) <= thr[right]
+            act = lo < hi
+            lo = np.where(act & cond, mid, lo)
+            hi = np.where(act & ~cond, mid - 1, hi)
+        out[right] = stats.binom.cdf(lo, n, p[right]) + stats.binom.sf(k[right] - 1, n, p[right])
+    return np.clip(out, 0.0, 1.0)
+
+
+def pocket_binomial(
+    counts,
+    probs=None,
+    *,
+    alpha: float = 0.01,
+    name: str = "pocket_binomial_holm",
+) -> TestResult | NotApplicable:
+    r"""Two-sided exact binomial test per pocket, Holm-adjusted across pockets.
+
+    Parameters
+    ----------
+    counts : (k,) array_like of int
+        Spins per wheel position, in wheel order.
+    probs : (k,) array_like of float, optional
+        Null probability of each position; default ``1/k``.
+    alpha : float
+        Family-wise level at which positions are listed as rejected (0 < alpha < 1).
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` and ``pvalue`` are the smallest Holm-adjusted p-value (a valid p-value of the
+        global null); ``details``: raw and adjusted p per position, positions rejected at ``alpha``.
+
+    Notes
+    -----
+    H0 for position j: :math:`O_j \sim \mathrm{Bin}(n, p_j)`; the two-sided p-value is the
+    "minimum likelihood" one of ``scipy.stats.binomtest`` [2]_ (computed for all pockets
+    at once with the same rule and tolerance). Holm's step-down procedure [1]_
+    controls the family-wise error rate, so the smallest adjusted p-value is a p-value for the
+    intersection (global) null.
+
+    References
+    ----------
+    .. [1] Holm, S. (1979), Scand. J. Statist. 6, 65-70.
+    .. [2] scipy.stats.binomtest; Clopper, C. J. & Pearson, E. S. (1934), Biometrika 26, 404-413.
+    """
+    counts = _as_counts(counts, name)
+    k = counts.size
+    p = _as_probs(probs, k, name)
+    if not (0.0 < float(alpha) < 1.0):
+        raise InputError(f"{name}: alpha must be in (0, 1), got {alpha!r}")
+    n = int(counts.sum())
+    req = Requirement.UNIFORMITY
+    if n == 0:
+        return NotApplicable(name, req, 0, "no observations (all counts are 0)")
+    raw = _binom_two_sided(counts, n, p)
+    reject, adjusted = holm(raw, alpha)
+    pmin = clip_pvalue(float(np.min(adjusted)))
+    details = dict(
+        raw_pvalues=raw,
+        adjusted_pvalues=adjusted,
+        rejected_positions=np.flatnonzero(reject),
+        alpha=float(alpha),
+        observed=counts,
+        expected=n * p,
+    )
+    return TestResult(name, req, pmin, None, pmin, n, "exact binomial, Holm", details)
+
+
+# ----------------------------------------------------------------------------------------------
+# category (outside-bet / symbol) frequencies
+# ----------------------------------------------------------------------------------------------
+def category_frequency(
+    counts,
+    categories,
+    probs=None,
+    *,
+    name: str,
+    method: str = "auto",
+    n_resamples: int = 9999,
+    rng: np.random.Generator | None = None,
+    requirement: Requirement = Requirement.UNIFORMITY,
+) -> TestResult | NotApplicable:
+    r"""Pearson chi-square test of category frequencies (colours, parity, dozens, symbols).
+
+    Parameters
+    ----------
+    counts : (k,) array_like of int
+        Spins per wheel position, in wheel order.
+    categories : (k,) array_like of int
+        Category id of each position (ids >= 0); -1 marks a position that belongs to no category
+        (e.g. zero for low/high): it is excluded from the test and from n.
+    probs : (k,) array_like of float, optional
+        Null probability of each position; default ``1/k``. Renormalised over included positions.
+    name : str
+        Identifier carried by the result (e.g. ``"red_black"``, ``"dozens"``).
+    method, n_resamples, rng
+        As in :func:`pocket_chisquare` (Monte Carlo when an expected category count is < 5).
+    requirement : Requirement
+        Defaults to UNIFORMITY.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``df`` = number of categories - 1; ``details`` has ``category_ids``, observed and expected
+        per category and the number of excluded spins.
+
+    Notes
+    -----
+    H0: the category counts, given n, are multinomial with
+    :math:`\pi_c = \sum_{j \in c} p_j / \sum_{j: c_j \ge 0} p_j`. Pearson's statistic is
+    asymptotically :math:`\chi^2_{m-1}` with m categories [1]_.
+
+    References
+    ----------
+    .. [1] Pearson, K. (1900), Phil. Mag. (5) 50, 157-175.
+    """
+    counts = _as_counts(counts, name)
+    k = counts.size
+    p = _as_probs(probs, k, name)
+    method = _method_iv(method, name)
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    cat = np.asarray(categories)
+    if cat.shape != (k,):
+        raise InputError(f"{name}: categories must have shape ({k},), got {cat.shape}")
+    if cat.dtype.kind not in "iu":
+        raise InputError(f"{name}: categories must be integer ids, got dtype {cat.dtype}")
+    if np.any(cat < -1):
+        raise InputError(
+            f"{name}: category ids must be >= 0 or -1 (no category), found {cat[cat < -1][0]!r}"
+        )
+    incl = cat >= 0
+    ids = np.unique(cat[incl])
+    if ids.size < 2:
+        raise InputError(f"{name}: need at least 2 categories, got ids {ids.tolist()}")
+    idx = np.searchsorted(ids, cat[incl])
+    obs = np.bincount(idx, weights=counts[incl], minlength=ids.size).astype(np.int64)
+    pi = np.bincount(idx, weights=p[incl], minlength=ids.size)
+    pi = pi / pi.sum()
+    excluded = int(counts[~incl].sum())
+    res = _gof(
+        obs,
+        pi,
+        _pearson,
+        method,
+        n_resamples,
+        rng,
+        name,
+        requirement,
+        dict(category_ids=ids, excluded_spins=excluded, category_probs=pi),
+    )
+    return res

@@ -1,0 +1,295 @@
+"""Wheel-geometry uniformity tests: sector (arc) scan and first harmonic.
+
+Counts are in wheel order, so consecutive positions are physically adjacent and position k-1 is
+adjacent to position 0. Worn frets and shallow pockets bias neighbouring pockets together (sector
+scan); an unbalanced or off-level rotor gives a smooth one-sided bias (first harmonic).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from rngcert.errors import InputError
+from rngcert.stats.frequency import (
+    _BATCH_CELLS,
+    _as_counts,
+    _as_probs,
+    _n_resamples_iv,
+    _rng_iv,
+)
+from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
+
+__all__ = ["sector_scan", "first_harmonic"]
+
+
+def _sector_scan_iv(counts, probs, min_len, max_len, n_resamples, rng, name):
+    c = _as_counts(counts, name, ndim=(1, 2))
+    c2 = c[None, :] if c.ndim == 1 else c
+    g, k = c2.shape
+    if k < 3:
+        raise InputError(f"{name}: a wheel needs k >= 3 positions, got k={k}")
+    if probs is None:
+        p2 = np.full((g, k), 1.0 / k)
+    else:
+        parr = np.asarray(probs, dtype=float)
+        if parr.ndim == 1:
+            p2 = np.tile(_as_probs(parr, k, name), (g, 1))
+        elif parr.shape == (g, k):
+            p2 = np.stack([_as_probs(parr[i], k, name) for i in range(g)])
+        else:
+            raise InputError(f"{name}: probs must have shape ({k},) or ({g}, {k}), got {parr.shape}")
+    if max_len is None:
+        max_len = k // 2
+    for label, v in (("min_len", min_len), ("max_len", max_len)):
+        if isinstance(v, bool) or int(v) != v:
+            raise InputError(f"{name}: {label} must be an integer, got {v!r}")
+    min_len, max_len = int(min_len), int(max_len)
+    if not (1 <= min_len <= max_len <= k - 1):
+        raise InputError(
+            f"{name}: need 1 <= min_len <= max_len <= k-1 = {k - 1}, "
+            f"got min_len={min_len}, max_len={max_len}"
+        )
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    rng = _rng_iv(rng, name)
+    return c2, p2, min_len, max_len, n_resamples, rng
+
+
+def _arc_tables(p2: np.ndarray, n: np.ndarray, lengths):
+    """Per length: (g, k) arc probabilities, expected counts and null SDs for every start."""
+    g, k = p2.shape
+    cp = np.concatenate([np.zeros((g, 1)), np.cumsum(np.concatenate([p2, p2], axis=1), axis=1)], axis=1)
+    out = []
+    for L in lengths:  # loop over arc lengths (<= k/2)
+        pa = cp[:, L : L + k] - cp[:, :k]
+        e = n[:, None] * pa
+        sd = np.sqrt(n[:, None] * pa * (1.0 - pa))
+        out.append((pa, e, sd))
+    return out
+
+
+def _scan(x: np.ndarray, tables, lengths):
+    """Max |z| over arcs for count arrays ``x`` of shape (..., g, k).
+
+    Returns (max over everything (...,), per-length max (..., L), argmax info for the observed).
+    """
+    k = x.shape[-1]
+    xd = np.concatenate([x, x], axis=-1).astype(np.float64)
+    cx = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(xd, axis=-1)], axis=-1)
+    zs = []
+    for L, (pa, e, sd) in zip(lengths, tables):
+        s = cx[..., L : L + k] - cx[..., :k]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(sd > 0, (s - e) / np.where(sd > 0, sd, 1.0), 0.0)
+        zs.append(z)
+    return zs
+
+
+def sector_scan(
+    counts,
+    probs=None,
+    *,
+    min_len: int = 2,
+    max_len: int | None = None,
+    n_resamples: int = 9999,
+    rng: np.random.Generator,
+    name: str = "sector_scan",
+    requirement: Requirement = Requirement.UNIFORMITY,
+) -> TestResult | NotApplicable:
+    r"""Scan every circular arc of adjacent wheel positions for an excess or deficit.
+
+    Parameters
+    ----------
+    counts : (k,) or (g, k) array_like of int
+        Spins per wheel position in wheel order; with two dimensions, one row per group (e.g.
+        dealer x direction), each scanned, with a family-wise p-value over groups and arcs.
+    probs : (k,) or (g, k) array_like of float, optional
+        Null probability per position (per group); default ``1/k``.
+    min_len, max_len : int
+        Arc lengths scanned, in positions; default 2 .. k//2 (``1 <= min_len <= max_len <= k-1``).
+    n_resamples : int
+        Monte Carlo replicates R.
+    rng : numpy.random.Generator
+        Required (the family-wise p-value is Monte Carlo).
+    name : str
+        Identifier carried by the result.
+    requirement : Requirement
+        UNIFORMITY by default; the dealer-signature test files it under UNPREDICTABILITY.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` = max over groups, starts and lengths of :math:`|z|`; ``df`` None; ``details``:
+        best arc (group, start, length, observed, expected, z, relative excess), the observed
+        per-length maximum :math:`|z|` and, per group, n and its best arc. NotApplicable when no
+        group has any spin.
+
+    Notes
+    -----
+    H0: group i's counts are multinomial(:math:`n_i`, probs), independently across groups. For the
+    arc A of length L starting at position s (positions s, s+1, ..., s+L-1 mod k) with null
+    probability :math:`p_A`, :math:`z_A = (O_A - n p_A)/\sqrt{n p_A (1-p_A)}`. The statistic is
+    :math:`\max |z_A|` over all arcs (and groups); it is a discrete circular scan statistic [1]_
+    [2]_. Its family-wise p-value is a Monte Carlo p-value :math:`(b+1)/(R+1)` over R multinomial
+    draws per group (each with its own :math:`n_i`), so the multiplicity of the overlapping arcs
+    and groups is accounted for exactly; the cost does not depend on n. Arc sums are differences
+    of cumulative sums over the doubled count vector.
+
+    References
+    ----------
+    .. [1] Kulldorff, M. (1997), "A spatial scan statistic", Comm. Statist. Theory Methods 26,
+           1481-1496 (Monte Carlo inference for scan statistics).
+    .. [2] Glaz, J., Naus, J. & Wallenstein, S. (2001), *Scan Statistics*, Springer, ch. 13
+           (circular scan).
+    """
+    c2, p2, min_len, max_len, n_resamples, rng = _sector_scan_iv(
+        counts, probs, min_len, max_len, n_resamples, rng, name
+    )
+    g, k = c2.shape
+    n = c2.sum(axis=1)
+    ntot = int(n.sum())
+    if ntot == 0:
+        return NotApplicable(name, requirement, 0, "no observations (all counts are 0)")
+    active = np.flatnonzero(n > 0)
+    lengths = list(range(min_len, max_len + 1))
+    tables = _arc_tables(p2[active], n[active].astype(float), lengths)
+    zs = _scan(c2[active], tables, lengths)  # list over lengths of (ga, k)
+    Zs = np.stack(zs)  # (nL, ga, k) signed z
+    Z = np.abs(Zs)
+    li, gi, si = np.unravel_index(int(np.argmax(Z)), Z.shape)
+    stat = float(Z[li, gi, si])
+    L = lengths[li]
+    obs_arc = float(np.sum(np.take(c2[active[gi]], np.arange(si, si + L) % k)))
+    exp_arc = float(tables[li][1][gi, si])
+    best = dict(
+        group=int(active[gi]),
+        start=int(si),
+        length=int(L),
+        positions=(np.arange(si, si + L) % k),
+        observed=obs_arc,
+        expected=exp_arc,
+        z=float(Zs[li, gi, si]),
+        relative_excess=obs_arc / exp_arc - 1.0,
+    )
+    per_group = []
+    for a, gidx in enumerate(active):  # loop over groups
+        zg = Z[:, a, :]
+        lj, sj = np.unravel_index(int(np.argmax(zg)), zg.shape)
+        per_group.append(
+            dict(
+                group=int(gidx),
+                n=int(n[gidx]),
+                best_start=int(sj),
+                best_length=int(lengths[lj]),
+                z=float(Zs[lj, a, sj]),
+            )
+        )
+
+    # Monte Carlo. Groups are independent under H0, so the null maximum over groups is the
+    # element-wise maximum of independent per-group replicate vectors; each group is simulated
+    # on its own (multinomial with its own n), batched to bound memory.
+    cells = k * (2 * k + 2 + 2 * len(lengths))
+    batch = max(1, _BATCH_CELLS // max(1, cells))
+    null = np.zeros(n_resamples)
+    for a, gidx in enumerate(active):  # loop over groups
+        tab_g = [(pa[a : a + 1], e[a : a + 1], sd[a : a + 1]) for pa, e, sd in tables]
+        done = 0
+        while done < n_resamples:
+            b = min(batch, n_resamples - done)
+            x = rng.multinomial(int(n[gidx]), p2[gidx], size=b)[:, None, :]  # (b, 1, k)
+            m = null[done : done + b]
+            for z in _scan(x, tab_g, lengths):
+                np.maximum(m, np.max(np.abs(z), axis=(-2, -1)), out=m)
+            done += b
+    pvalue = monte_carlo_pvalue(stat, null)
+    details = dict(
+        best_arc=best,
+        per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},
+        groups=per_group,
+        n_groups=int(g),
+        lengths=[min_len, max_len],
+    )
+    return TestResult(
+        name, requirement, stat, None, pvalue, ntot, f"monte-carlo, R={n_resamples}", details
+    )
+
+
+def first_harmonic(
+    counts,
+    probs=None,
+    *,
+    name: str = "first_harmonic",
+) -> TestResult | NotApplicable:
+    r"""Rayleigh-type test of the first circular harmonic of the pocket angle.
+
+    Parameters
+    ----------
+    counts : (k,) array_like of int
+        Spins per wheel position in wheel order (k >= 3).
+    probs : (k,) array_like of float, optional
+        Null probability per position; default ``1/k``.
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` ~ :math:`\chi^2_2` under H0, ``df = 2``. ``details``: mean resultant length
+        :math:`\bar R`, its direction in pockets, the estimated amplitude ``a`` and phase (in
+        pockets) of a :math:`1 + a\cos(\theta - \phi)` bias. NotApplicable when n < 10 (the
+        chi-square law is asymptotic).
+
+    Notes
+    -----
+    Position j has angle :math:`\theta_j = 2\pi j/k`. Let :math:`v = (\cos\theta, \sin\theta)` and
+    :math:`\bar v` its sample mean over n spins. Under H0 with uniform probabilities and
+    :math:`k \ge 3`, :math:`E\cos\theta = E\sin\theta = 0` (the k-th roots of unity sum to 0),
+    :math:`E\cos^2\theta = E\sin^2\theta = 1/2` and :math:`E\cos\theta\sin\theta = 0` (because
+    :math:`\cos^2 = (1+\cos 2\theta)/2`, :math:`\cos\sin = \sin(2\theta)/2` and the sums of
+    :math:`e^{2i\theta_j}` vanish for :math:`k \ge 3`). So :math:`\mathrm{Cov}(v) = I/2` and by the
+    CLT the Rayleigh statistic :math:`2 n \bar R^2 = 2|\sum_t e^{i\theta_t}|^2/n \to \chi^2_2`
+    [1]_ §6.3.1. For non-uniform probs the statistic is the Hotelling-type form
+    :math:`n (\bar v - \mu)^T \Sigma^{-1} (\bar v - \mu)` with the exact null mean
+    :math:`\mu = \sum_j p_j v_j` and covariance :math:`\Sigma = \sum_j p_j v_j v_j^T - \mu\mu^T`,
+    also :math:`\to \chi^2_2`; it reduces to the Rayleigh statistic when probs are uniform. Under
+    the alternative :math:`p_j \propto p^0_j (1 + a\cos(\theta_j-\phi))` (small a),
+    :math:`E\bar v - \mu \approx a\,\Sigma (\cos\phi, \sin\phi)`, giving the reported estimate
+    :math:`a\,(\cos\phi, \sin\phi) = \Sigma^{-1}(\bar v - \mu)` (:math:`= 2\bar v` for uniform).
+
+    References
+    ----------
+    .. [1] Mardia, K. V. & Jupp, P. E. (2000), *Directional Statistics*, Wiley, §6.3.1 (Rayleigh
+           test), eq. (6.3.5); Rayleigh, Lord (1880), Phil. Mag. 10, 73-78.
+    """
+    counts = _as_counts(counts, name)
+    k = counts.size
+    if k < 3:
+        raise InputError(f"{name}: needs k >= 3 positions, got k={k}")
+    p = _as_probs(probs, k, name)
+    n = int(counts.sum())
+    req = Requirement.UNIFORMITY
+    if n < 10:
+        return NotApplicable(name, req, n, f"n={n} spins; the chi-square(2) law needs n >= 10")
+    theta = 2.0 * np.pi * np.arange(k) / k
+    V = np.stack([np.cos(theta), np.sin(theta)], axis=1)  # (k, 2)
+    vbar = counts @ V / n
+    mu = p @ V
+    sigma = (V * p[:, None]).T @ V - np.outer(mu, mu)
+    d = vbar - mu
+    w = np.linalg.solve(sigma, d)
+    stat = float(n * d @ w)
+    pvalue = clip_pvalue(stats.chi2.sf(stat, 2))
+    rbar = float(np.hypot(*vbar))
+    direction = float((math.atan2(vbar[1], vbar[0]) / (2 * np.pi) * k) % k)
+    amp = float(np.hypot(*w))
+    phase = float((math.atan2(w[1], w[0]) / (2 * np.pi) * k) % k)
+    details = dict(
+        mean_resultant_length=rbar,
+        direction_pockets=direction,
+        amplitude=amp,
+        phase_pockets=phase,
+        null_mean=mu,
+    )
+    return TestResult(name, req, stat, 2, pvalue, n, "asymptotic", details)

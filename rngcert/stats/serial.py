@@ -1,0 +1,441 @@
+"""Independence tests on the sequence of wheel positions.
+
+``positions`` is an (n,) int array of wheel positions 0..k-1 in spin order (void spins removed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from rngcert.errors import InputError
+from rngcert.stats.frequency import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
+from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
+
+__all__ = ["pair_counts", "serial_pair", "wheel_distance", "serial_correlation", "gap_test"]
+
+_REQ = Requirement.INDEPENDENCE
+#: Memory bound (cells) of one permutation batch.
+_PERM_BATCH_CELLS = 4_000_000
+
+
+def _positions_iv(positions, k, name: str) -> tuple[np.ndarray, int]:
+    if isinstance(k, bool) or int(k) != k or k < 2:
+        raise InputError(f"{name}: k must be an integer >= 2, got {k!r}")
+    k = int(k)
+    pos = np.asarray(positions)
+    if pos.ndim != 1:
+        raise InputError(f"{name}: positions must be one-dimensional, got shape {pos.shape}")
+    if pos.dtype.kind not in "iu":
+        raise InputError(f"{name}: positions must be integers, got dtype {pos.dtype}")
+    if pos.size and (pos.min() < 0 or pos.max() >= k):
+        bad = pos[(pos < 0) | (pos >= k)][0]
+        raise InputError(f"{name}: positions must be in 0..{k - 1}, found {bad!r}")
+    return pos.astype(np.int64), k
+
+
+def pair_counts(positions, k: int) -> np.ndarray:
+    """Counts of consecutive (overlapping) pairs of wheel positions.
+
+    Parameters
+    ----------
+    positions : (n,) array_like of int
+        Wheel positions 0..k-1 in spin order.
+    k : int
+        Number of wheel positions.
+
+    Returns
+    -------
+    (k, k) ndarray of int64
+        ``out[i, j]`` = number of t with ``positions[t] == i`` and ``positions[t+1] == j``;
+        the total is ``n - 1`` (0 if n < 2).
+    """
+    pos, k = _positions_iv(positions, k, "pair_counts")
+    if pos.size < 2:
+        return np.zeros((k, k), dtype=np.int64)
+    return np.bincount(pos[:-1] * k + pos[1:], minlength=k * k).reshape(k, k).astype(np.int64)
+
+
+def _contingency_x2(tab: np.ndarray) -> np.ndarray:
+    """Pearson independence X^2 of (..., r, c) tables (cells with zero margins contribute 0)."""
+    tab = tab.astype(float)
+    N = tab.sum(axis=(-2, -1), keepdims=True)
+    e = tab.sum(axis=-1, keepdims=True) * tab.sum(axis=-2, keepdims=True) / N
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(e > 0, (tab - e) ** 2 / np.where(e > 0, e, 1.0), 0.0)
+    return t.sum(axis=(-2, -1))
+
+
+def serial_pair(
+    pair_counts,
+    *,
+    method: str = "auto",
+    n_resamples: int = 999,
+    rng: np.random.Generator | None = None,
+    positions=None,
+    name: str = "serial_pair",
+) -> TestResult | NotApplicable:
+    r"""Transition (serial-pair) chi-square test: independence against a first-order Markov chain.
+
+    Parameters
+    ----------
+    pair_counts : (k, k) array_like of int
+        Counts of consecutive pairs (from :func:`pair_counts`), row = earlier result.
+    method : {"auto", "asymptotic", "permutation"}
+        ``"auto"`` uses the chi-square law unless the expected counts are sparse (Cochran's rule:
+        any expected count < 1, or more than 20% of them < 5), then a permutation p-value.
+    n_resamples : int
+        Permutations R for the permutation p-value.
+    rng : numpy.random.Generator
+        Required for the permutation p-value.
+    positions : (n,) array_like of int, optional
+        The sequence the pair counts come from; required for the permutation p-value (it is checked
+        against ``pair_counts``).
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` :math:`X^2`, ``df = (r-1)(c-1)`` with r, c the non-empty rows/columns.
+        NotApplicable when fewer than 2 rows or columns are non-empty, or when the counts are
+        sparse and ``positions`` were not given.
+
+    Notes
+    -----
+    H0: the results are i.i.d. Anderson & Goodman's statistic for order 0 against order 1 [1]_
+    eq. (3.6), :math:`\sum_{i,j} n_{i\cdot}(\hat p_{ij} - \hat p_{\cdot j})^2/\hat p_{\cdot j}`
+    with :math:`\hat p_{ij} = n_{ij}/n_{i\cdot}`, :math:`\hat p_{\cdot j} = n_{\cdot j}/N`, is the
+    Pearson independence statistic of the pair table and is asymptotically
+    :math:`\chi^2_{(k-1)^2}` although the pairs overlap ([1]_ §3.3; Billingsley 1961). The
+    permutation p-value :math:`(b+1)/(R+1)` permutes the sequence, which keeps the marginal counts
+    exactly and is exact for any n under exchangeability (implied by i.i.d.).
+
+    References
+    ----------
+    .. [1] Anderson, T. W. & Goodman, L. A. (1957), "Statistical inference about Markov chains",
+           Ann. Math. Statist. 28, 89-110.
+    .. [2] Cochran, W. G. (1954), Biometrics 10, 417-451.
+    """
+    tab = _as_counts(pair_counts, name, ndim=(2,))
+    if tab.shape[0] != tab.shape[1]:
+        raise InputError(f"{name}: pair_counts must be square (k, k), got shape {tab.shape}")
+    k = tab.shape[0]
+    if method not in ("auto", "asymptotic", "permutation"):
+        raise InputError(
+            f"{name}: method {method!r} is not one of ('auto', 'asymptotic', 'permutation')"
+        )
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    N = int(tab.sum())
+    rows = tab.sum(axis=1) > 0
+    cols = tab.sum(axis=0) > 0
+    r, c = int(rows.sum()), int(cols.sum())
+    if r < 2 or c < 2:
+        return NotApplicable(name, _REQ, N, f"only {r} non-empty rows and {c} non-empty columns")
+    sub = tab[np.ix_(rows, cols)]
+    e = sub.sum(axis=1, keepdims=True) * sub.sum(axis=0, keepdims=True) / N
+    stat = float(_contingency_x2(sub))
+    df = (r - 1) * (c - 1)
+    sparse = bool(e.min() < 1.0 or np.mean(e < 5.0) > 0.2)
+    if method == "auto":
+        method = "permutation" if sparse else "asymptotic"
+    details = dict(min_expected=float(e.min()), frac_expected_below_5=float(np.mean(e < 5.0)),
+                   nonempty_rows=r, nonempty_cols=c)
+    if method == "asymptotic":
+        pvalue = clip_pvalue(stats.chi2.sf(stat, df))
+        return TestResult(name, _REQ, stat, df, pvalue, N, "asymptotic", details)
+    if positions is None:
+        return NotApplicable(
+            name, _REQ, N,
+            "expected pair counts are sparse (Cochran's rule) and no positions were given for "
+            "the permutation p-value",
+        )
+    rng = _rng_iv(rng, name)
+    pos, _ = _positions_iv(positions, k, name)
+    if not np.array_equal(pair_counts_fn(pos, k), tab):
+        raise InputError(f"{name}: positions do not reproduce the given pair_counts")
+    n = pos.size
+    batch = max(1, _PERM_BATCH_CELLS // max(n, k * k))
+    null = np.empty(n_resamples)
+    done = 0
+    while done < n_resamples:
+        b = min(batch, n_resamples - done)
+        perm = rng.permuted(np.broadcast_to(pos, (b, n)), axis=1)
+        codes = perm[:, :-1] * k + perm[:, 1:] + (np.arange(b) * k * k)[:, None]
+        tabs = np.bincount(codes.ravel(), minlength=b * k * k).reshape(b, k, k)
+        null[done : done + b] = _contingency_x2(tabs)
+        done += b
+    pvalue = monte_carlo_pvalue(stat, null)
+    return TestResult(name, _REQ, stat, df, pvalue, N, f"permutation, R={n_resamples}", details)
+
+
+pair_counts_fn = pair_counts
+
+
+def _distance_law(p: np.ndarray) -> np.ndarray:
+    """q_d = sum_j p_j p_{(j+d) mod k}: the law of (X' - X) mod k for i.i.d. X, X' ~ p."""
+    k = p.size
+    idx = (np.arange(k)[:, None] + np.arange(k)[None, :]) % k  # [j, d] -> j + d
+    return (p[:, None] * p[idx]).sum(axis=0)
+
+
+def wheel_distance(
+    positions,
+    k: int,
+    *,
+    lag: int = 1,
+    probs=None,
+    name: str = "wheel_distance",
+) -> TestResult | NotApplicable:
+    r"""Chi-square test of the wheel distance between results ``lag`` spins apart.
+
+    Parameters
+    ----------
+    positions : (n,) array_like of int
+        Wheel positions in spin order.
+    k : int
+        Number of wheel positions.
+    lag : int
+        Distance in spins (>= 1).
+    probs : (k,) array_like of float, optional
+        Null probability per position; default ``1/k``.
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` as below, ``df = k - 1``; details: observed and expected counts of each
+        distance 0..k-1. NotApplicable when an expected count is below 5.
+
+    Notes
+    -----
+    :math:`d_t = (x_{t+\ell} - x_t) \bmod k`, :math:`t = 1..N`, :math:`N = n - \ell`. H0: the
+    results are i.i.d. with law p; then :math:`P(d = a) = q_a = \sum_j p_j p_{j+a}` (circular
+    autoconvolution). With uniform p the map from :math:`(x_1..x_\ell, d_1..d_N)` to the sequence
+    is a bijection, so the :math:`d_t` are i.i.d. uniform and Pearson's
+    :math:`X^2 = \sum_a (O_a - N/k)^2/(N/k) \sim \chi^2_{k-1}` asymptotically [1]_. With
+    non-uniform p, :math:`d_t` and :math:`d_{t+\ell}` share :math:`x_{t+\ell}` and are dependent,
+    which inflates the variance of Pearson's statistic; we then use the Wald form
+    :math:`(O - Nq)^T V^{-} (O - Nq)` (any generalised inverse; computed by dropping the last
+    class) with the exact covariance
+    :math:`V = N(\mathrm{diag}(q) - qq^T) + (N-\ell)(C + C^T)`,
+    :math:`C_{ab} = \sum_x p_{x-a} p_x p_{x+b} - q_a q_b`, and df = rank V = k - 1. It equals
+    Pearson's statistic when p is uniform (C = 0).
+
+    References
+    ----------
+    .. [1] Pearson, K. (1900), Phil. Mag. (5) 50, 157-175. For the Wald form with a generalised
+           inverse: Moore, D. S. (1977), "Generalized inverses, Wald's method, and the
+           construction of chi-squared tests of fit", JASA 72, 131-137.
+    """
+    pos, k = _positions_iv(positions, k, name)
+    if isinstance(lag, bool) or int(lag) != lag or lag < 1:
+        raise InputError(f"{name}: lag must be an integer >= 1, got {lag!r}")
+    lag = int(lag)
+    p = _as_probs(probs, k, name)
+    N = pos.size - lag
+    if N < 1:
+        return NotApplicable(name, _REQ, max(N, 0), f"n={pos.size} spins is not more than lag={lag}")
+    d = pos[lag:] - pos[:-lag]
+    d[d < 0] += k
+    obs = np.bincount(d, minlength=k)
+    q = _distance_law(p)
+    e = N * q
+    if e.min() < 5.0:
+        return NotApplicable(
+            name, _REQ, N, f"smallest expected distance count {e.min():.3g} < 5 (N={N} distances)"
+        )
+    uniform = bool(np.allclose(p, 1.0 / k, rtol=0, atol=1e-15))
+    details = dict(observed=obs, expected=e, lag=lag)
+    if uniform:
+        stat = float(np.sum((obs - e) ** 2 / e))
+        mlabel = "asymptotic"
+    else:
+        j = np.arange(k)
+        # triple[a, b] = sum_x p[x-a] p[x] p[x+b]
+        pa = p[(j[None, :] - j[:, None]) % k]  # [a, x] -> p[x - a]
+        pb = p[(j[:, None] + j[None, :]) % k]  # [x, b] -> p[x + b]
+        C = (pa * p[None, :]) @ pb - np.outer(q, q)
+        V = N * (np.diag(q) - np.outer(q, q)) + max(N - lag, 0) * (C + C.T)
+        r = obs - e
+        # r lies in the column space of V (sum r = 0, V 1 = 0), so any generalised inverse gives
+        # the same form; dropping the last class and solving the (k-1) system is one of them.
+        stat = float(r[:-1] @ np.linalg.solve(V[:-1, :-1], r[:-1]))
+        mlabel = "asymptotic (Wald, dependence-corrected)"
+    pvalue = clip_pvalue(stats.chi2.sf(stat, k - 1))
+    return TestResult(name, _REQ, stat, k - 1, pvalue, N, mlabel, details)
+
+
+def serial_correlation(
+    positions,
+    k: int,
+    *,
+    lags=range(1, 11),
+    name: str = "serial_correlation",
+) -> TestResult | NotApplicable:
+    r"""Circular serial correlation of the pocket angle at several lags (portmanteau test).
+
+    Parameters
+    ----------
+    positions : (n,) array_like of int
+        Wheel positions in spin order.
+    k : int
+        Number of wheel positions (>= 3).
+    lags : iterable of int
+        Lags h >= 1 (default 1..10).
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` Q ~ :math:`\chi^2_{4L}` with L lags; ``details`` per lag: the statistic
+        (4 df), its p-value and the complex lag correlation
+        :math:`\rho_h = \sum w_{t+h}\bar w_t / \sum |w_t|^2`. NotApplicable when n < 10·max lag + 10
+        or when the positions observed lie on a line (degenerate covariance).
+
+    Notes
+    -----
+    Each result is represented by the unit vector :math:`u_t = (\cos\theta_t, \sin\theta_t)`,
+    :math:`\theta_t = 2\pi x_t/k` (the circular time-series representation of Fisher & Lee [2]_),
+    centred by the sample mean. With :math:`\hat\Gamma_h = N^{-1}\sum_t u_{t+h} u_t^T` (2x2),
+    H0 (i.i.d. results, any marginal law with non-degenerate covariance) gives
+    :math:`\sqrt{N}\,\mathrm{vec}\,\hat\Gamma_h \to N(0, \Gamma_0 \otimes \Gamma_0)`, independently
+    over lags, so the multivariate portmanteau statistic of Hosking [1]_ eq. (2.5), in its
+    Ljung–Box-weighted form,
+
+    .. math:: Q = N^2 \sum_{h} \frac{1}{N-h}
+              \mathrm{tr}(\hat\Gamma_h^T \hat\Gamma_0^{-1} \hat\Gamma_h \hat\Gamma_0^{-1})
+
+    is asymptotically :math:`\chi^2` with 4 df per lag. The 4 components per lag cover both the
+    rotational (:math:`\theta_{t+h} - \theta_t`) and reflectional (:math:`\theta_{t+h} +
+    \theta_t`) circular correlation of Fisher & Lee; centring by the sample mean and scaling by
+    :math:`\hat\Gamma_0^{-1}` keep the test calibrated when the marginal law is not uniform.
+
+    References
+    ----------
+    .. [1] Hosking, J. R. M. (1980), "The multivariate portmanteau statistic", JASA 75, 602-608.
+    .. [2] Fisher, N. I. & Lee, A. J. (1994), "Time series analysis of circular data", JRSS B 56,
+           327-339.
+    .. [3] Mardia, K. V. & Jupp, P. E. (2000), *Directional Statistics*, §11.5.
+    """
+    pos, k = _positions_iv(positions, k, name)
+    if k < 3:
+        raise InputError(f"{name}: needs k >= 3 positions, got k={k}")
+    lag_arr = np.asarray(list(lags))
+    if lag_arr.ndim != 1 or lag_arr.size == 0 or lag_arr.dtype.kind not in "iu" or lag_arr.min() < 1:
+        raise InputError(f"{name}: lags must be a non-empty list of integers >= 1, got {list(lags)!r}")
+    if np.unique(lag_arr).size != lag_arr.size:
+        raise InputError(f"{name}: lags must be distinct, got {lag_arr.tolist()}")
+    N = pos.size
+    hmax = int(lag_arr.max())
+    if N < 10 * hmax + 10:
+        return NotApplicable(name, _REQ, N, f"n={N} spins; need at least {10 * hmax + 10} for lag {hmax}")
+    ang = 2.0 * np.pi * np.arange(k) / k
+    cs = np.cos(ang)[pos]
+    sn = np.sin(ang)[pos]
+    cs -= cs.mean()
+    sn -= sn.mean()
+    comps = (cs, sn)
+    G0 = np.array([[np.dot(a, b) for b in comps] for a in comps]) / N
+    if np.linalg.cond(G0) > 1e8:
+        return NotApplicable(name, _REQ, N, "positions lie on a line through the centre; covariance is singular")
+    G0inv = np.linalg.inv(G0)
+    denom = float(np.dot(cs, cs) + np.dot(sn, sn))
+    per_lag = []
+    Q = 0.0
+    for h in lag_arr.tolist():  # loop over a handful of lags
+        # Gh[i, j] = N^-1 sum_t u_{t+h, i} u_{t, j}
+        Gh = np.array([[np.dot(a[h:], b[:-h]) for b in comps] for a in comps]) / N
+        qh = float(N * N / (N - h) * np.trace(Gh.T @ G0inv @ Gh @ G0inv))
+        # complex lag correlation sum w_{t+h} conj(w_t) / sum |w_t|^2, w = cos + i sin
+        rho = complex(Gh[0, 0] + Gh[1, 1], Gh[1, 0] - Gh[0, 1]) * N / denom
+        per_lag.append(
+            dict(lag=int(h), statistic=qh, df=4, pvalue=clip_pvalue(stats.chi2.sf(qh, 4)),
+                 rho_abs=float(abs(rho)), rho_arg_pockets=float((np.angle(rho) / (2 * np.pi) * k) % k))
+        )
+        Q += qh
+    df = 4 * lag_arr.size
+    pvalue = clip_pvalue(stats.chi2.sf(Q, df))
+    return TestResult(name, _REQ, Q, df, pvalue, N, "asymptotic", dict(lags=per_lag))
+
+
+def gap_test(
+    positions,
+    target,
+    *,
+    max_gap: int | None = None,
+    probs=None,
+    name: str = "gap_test",
+) -> TestResult | NotApplicable:
+    r"""Knuth's gap test: are the gaps between hits of a target set geometric?
+
+    Parameters
+    ----------
+    positions : (n,) array_like of int
+        Wheel positions in spin order.
+    target : (k,) array_like of bool
+        Target set over wheel positions (e.g. the red pockets, or a single pocket); k = its length.
+    max_gap : int, optional
+        Upper bound on t (the last class is "gap >= t"); default: as large as the expected-count
+        rule allows.
+    probs : (k,) array_like of float, optional
+        Null probability per position; default ``1/k``.
+    name : str
+        Identifier carried by the result.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        ``statistic`` Pearson :math:`X^2`, ``df = t``; details: t, hit probability, observed and
+        expected counts per class. NotApplicable when fewer than 2 classes have expected count
+        >= 5.
+
+    Notes
+    -----
+    H0: i.i.d. results. Let :math:`\pi = P(\text{target})`. The gap after a hit is the number of
+    non-target results before the next hit; gaps between successive hits are i.i.d. geometric,
+    :math:`P(r) = \pi(1-\pi)^r` [1]_ §3.3.2 D. Classes 0..t-1 and ">= t" (probability
+    :math:`(1-\pi)^t`), with t the largest value for which every expected count is >= 5.
+    Pearson's statistic is asymptotically :math:`\chi^2_t`. Only complete gaps (between two hits)
+    are used; the incomplete ones before the first and after the last hit are dropped.
+
+    References
+    ----------
+    .. [1] Knuth, D. E. (1997), *The Art of Computer Programming*, vol. 2, 3rd ed., §3.3.2 D.
+    """
+    tgt = np.asarray(target)
+    if tgt.ndim != 1 or tgt.dtype.kind != "b":
+        raise InputError(f"{name}: target must be a (k,) boolean mask, got dtype {tgt.dtype} shape {tgt.shape}")
+    k = tgt.size
+    pos, k = _positions_iv(positions, k, name)
+    p = _as_probs(probs, k, name)
+    pi = float(p[tgt].sum())
+    if tgt.all() or not tgt.any():
+        raise InputError(f"{name}: target must contain some but not all positions (P(target)={pi})")
+    if max_gap is not None and (isinstance(max_gap, bool) or int(max_gap) != max_gap or max_gap < 1):
+        raise InputError(f"{name}: max_gap must be an integer >= 1, got {max_gap!r}")
+    hits = np.flatnonzero(tgt[pos])
+    gaps = np.diff(hits) - 1
+    m = gaps.size
+    if m == 0:
+        return NotApplicable(name, _REQ, 0, f"{hits.size} target hits; no complete gap")
+    q = 1.0 - pi
+    # largest t with m*pi*q^(t-1) >= 5 and m*q^t >= 5
+    t = 0
+    while True:  # at most a few hundred steps (geometric decay)
+        t1 = t + 1
+        if m * pi * q ** (t1 - 1) >= 5.0 and m * q**t1 >= 5.0 and (max_gap is None or t1 <= max_gap):
+            t = t1
+        else:
+            break
+    if t < 1:
+        return NotApplicable(name, _REQ, m, f"{m} gaps are too few for two classes with expected count >= 5")
+    obs = np.bincount(np.minimum(gaps, t), minlength=t + 1)
+    probs_cls = np.append(pi * q ** np.arange(t), q**t)
+    e = m * probs_cls
+    stat = float(np.sum((obs - e) ** 2 / e))
+    pvalue = clip_pvalue(stats.chi2.sf(stat, t))
+    details = dict(t=t, hit_probability=pi, observed=obs, expected=e, n_hits=int(hits.size))
+    return TestResult(name, _REQ, stat, t, pvalue, m, "asymptotic", details)
