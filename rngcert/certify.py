@@ -128,6 +128,13 @@ def certify_spins(
             n_resamples=n_resamples,
             alpha=alpha,
         )
+        floor = 1.0 / (n_resamples + 1)
+        if floor >= alpha / len(specs) and ti == 0:
+            notes = list(notes) + [
+                f"with {n_resamples} Monte Carlo replicates the smallest Monte Carlo p-value is {floor:.2g}, "
+                f"not below Holm's first threshold alpha/m = {alpha / len(specs):.2g}: a Monte Carlo test alone "
+                f"cannot make the verdict FAIL; use --resamples {int(np.ceil(len(specs) / alpha * 2))} or more"
+            ]
         pw, inconclusive = power_statement(t.n, log.space.m, alpha, power, required_bias)
         if t.n < 2 * log.space.m:
             inconclusive = list(inconclusive) + [f"only {t.n} spins for {log.space.m} outcomes: too few to certify"]

@@ -1,0 +1,120 @@
+"""Battery runner: verdict policy of DESIGN §4, Holm, seeds, errors kept, power statement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from rngcert.battery import (
+    Spec,
+    chisquare_min_detectable_pocket_bias,
+    chisquare_spins_needed,
+    grade,
+    power_statement,
+    run_battery,
+    wheel_specs,
+    worst,
+)
+from rngcert.equipment.wheel import load_wheel
+from rngcert.stats.result import NotApplicable, Requirement, TestResult
+
+U = Requirement.UNIFORMITY
+
+
+def fixed(name, p):
+    return Spec(name, lambda rng: TestResult(name, U, 1.0, 1, p, 100, "asymptotic"), U)
+
+
+def test_pass_suspect_fail():
+    assert run_battery([fixed("a", 0.5), fixed("b", 0.2)], entropy=1).verdict == "PASS"
+    # raw p below alpha but not after Holm (2 tests: first threshold 0.005)
+    out = run_battery([fixed("a", 0.008), fixed("b", 0.2)], entropy=1)
+    assert out.verdict == "SUSPECT" and out.raw_below_alpha == ["a"] and out.rejected == []
+    out = run_battery([fixed("a", 0.004), fixed("b", 0.2)], entropy=1)
+    assert out.verdict == "FAIL" and out.rejected == ["a"]
+    assert out.adjusted["a"] == pytest.approx(0.008)
+
+
+def test_inconclusive_from_power_and_from_errors():
+    out = run_battery([fixed("a", 0.5)], entropy=1, inconclusive=["too few spins"])
+    assert out.verdict == "INCONCLUSIVE" and "too few spins" in out.reasons
+
+    def boom(rng):
+        raise RuntimeError("kaput")
+
+    out = run_battery([fixed("a", 0.5), Spec("b", boom, U)], entropy=1)
+    assert out.verdict == "INCONCLUSIVE"
+    assert out.errors == ["b: RuntimeError: kaput"]
+    assert any(not r.applicable and "kaput" in r.reason for r in out.results)
+    # a FAIL still wins over an error
+    out = run_battery([fixed("a", 1e-9), Spec("b", boom, U)], entropy=1)
+    assert out.verdict == "FAIL"
+
+
+def test_not_applicable_tests_excluded_from_holm():
+    na = Spec("n", lambda rng: NotApplicable("n", U, 3, "too few"), U)
+    out = run_battery([fixed("a", 0.004), fixed("b", 0.3), na], entropy=1)
+    assert set(out.adjusted) == {"a", "b"} and out.verdict == "FAIL"
+    only_na = run_battery([na], entropy=1)
+    assert only_na.verdict == "INCONCLUSIVE"
+
+
+def test_streams_are_per_test_and_reproducible():
+    draw = lambda name: Spec(name, lambda rng: TestResult(name, U, rng.random(), None, 0.5, 1, "x"), U)  # noqa: E731
+    a = run_battery([draw("t1"), draw("t2")], entropy=99)
+    b = run_battery([draw("t2")], entropy=99)  # removing t1 does not change t2's stream
+    assert a.results[1].statistic == b.results[0].statistic
+    c = run_battery([draw("t1")], entropy=99, group=1)
+    assert c.results[0].statistic != a.results[0].statistic
+
+
+def test_worst_and_grade():
+    assert worst(["PASS", "SUSPECT", "FAIL", "INCONCLUSIVE"]) == "FAIL"
+    assert worst(["PASS", "INCONCLUSIVE"]) == "INCONCLUSIVE"
+    assert grade(0.5, 20) == "normal"
+    assert grade(1e-9, 20) == "FAIL (overwhelming)"
+
+
+def test_power_noncentral_chisquare_against_simulation():
+    # closed form: the minimal detectable bias is where simulated power ~ 0.9
+    k, n, alpha = 37, 20000, 0.01
+    d = chisquare_min_detectable_pocket_bias(n, k, alpha, 0.9)
+    assert 0.2 < d < 0.4
+    rng = np.random.default_rng(3)
+    p = np.full(k, 1.0 / (k + d))
+    p[0] = (1 + d) / (k + d)
+    counts = rng.multinomial(n, p, size=2000)
+    x2 = ((counts - n / k) ** 2 / (n / k)).sum(axis=1)
+    sim_power = np.mean(x2 > sps.chi2.isf(alpha, k - 1))
+    assert abs(sim_power - 0.9) < 0.03
+    assert chisquare_spins_needed(d, k, alpha, 0.9) == pytest.approx(n, rel=0.01)
+
+
+def test_power_statement_inconclusive():
+    st, reasons = power_statement(500, 37, 0.01, 0.9, required_bias=0.2)
+    assert reasons and "needs" in reasons[0] and st["spins_needed_for_required_bias"] > 500
+    st, reasons = power_statement(10**6, 37, 0.01, 0.9, required_bias=0.2)
+    assert reasons == []
+
+
+def test_wheel_specs_cover_the_three_requirements():
+    sp = load_wheel("european").position_space()
+    x = np.random.default_rng(0).integers(0, 37, 3000)
+    specs = wheel_specs(x, sp, n_resamples=199)
+    reqs = {s.requirement for s in specs}
+    assert reqs == set(Requirement)
+    names = [s.name for s in specs]
+    assert len(names) == len(set(names))
+    for want in ("pocket_chisquare", "sector_scan", "first_harmonic", "runs_colour", "longest_colour_run", "serial_correlation", "wheel_distance", "serial_pair", "gap_test", "dealer_signature", "outside_dozen"):
+        assert want in names
+    out = run_battery(specs, entropy=5)
+    assert all(r.requirement == s.requirement for r, s in zip(out.results, specs))
+
+
+def test_symbol_level_battery_has_no_geometry():
+    sp = load_wheel("crazy-time").symbol_space()
+    x = np.random.default_rng(0).choice(sp.m, size=3000, p=sp.probs)
+    names = [s.name for s in wheel_specs(x, sp, n_resamples=199)]
+    assert "sector_scan" not in names and "wheel_distance" not in names
+    assert "runs_top_symbol" in names and "pocket_chisquare" in names
