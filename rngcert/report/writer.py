@@ -54,19 +54,40 @@ def _fmtp(p: Any) -> str:
     return f"{p:.4f}"
 
 
-def _finding(t: dict) -> str:
-    """One line saying what the test saw, from its details (only for the common keys)."""
+def _finding(t: dict, labels: list | None = None) -> str:
+    """One line saying what the test saw, in the field's words, from the test's details."""
     d = t.get("details") or {}
-    best = d.get("best_arc") or d.get("best")
-    if isinstance(best, dict):
-        parts = [f"{k}={_fmt(v)}" for k, v in best.items() if not isinstance(v, (list, dict))][:6]
-        return "best arc: " + ", ".join(parts)
-    for key in ("rejected_positions", "rejected", "flagged"):
-        if d.get(key):
-            return f"{key.replace('_', ' ')}: {d[key]}"
-    for key in ("longest_run", "direction_pockets", "mean_resultant_length", "position", "label"):
-        if key in d:
-            return f"{key.replace('_', ' ')} = {_fmt(d[key])}"
+    labels = labels or []
+
+    def lab(i):
+        try:
+            return labels[int(i) % len(labels)] if labels else str(i)
+        except (TypeError, ValueError):
+            return str(i)
+
+    name = t.get("name", "")
+    best = d.get("best_arc")
+    if isinstance(best, dict) and "start" in best:
+        L = int(best.get("length", 1))
+        exc = best.get("relative_excess")
+        exc_s = f" ({exc:+.1%})" if isinstance(exc, (int, float)) else ""
+        obs = f"{_fmt(best.get('observed'))} vs {_fmt(best.get('expected'))} expected{exc_s}"
+        if name == "dealer_signature":
+            who = best.get("label", "")
+            return f"{who}: landing {int(best['start'])}..{int(best['start']) + L - 1} pockets past the reference: {obs}"
+        return f"arc of {L} pockets {lab(best['start'])}…{lab(int(best['start']) + L - 1)}: {obs}"
+    if name == "max_count" and "position" in d:
+        exc = d.get("relative_excess")
+        return f"pocket {lab(d['position'])}: {_fmt(d.get('count'))} vs {_fmt(d.get('expected'))} expected" + (f" ({exc:+.1%})" if isinstance(exc, (int, float)) else "")
+    if d.get("rejected_positions"):
+        return "pockets rejected: " + ", ".join(lab(i) for i in d["rejected_positions"])
+    if "longest_run" in d:
+        col = {1: "red", 2: "black"}.get(d.get("colour"), "")
+        return f"longest run {d['longest_run']} {col} (expected {_fmt(d.get('expected_longest'))}), from spin {_fmt(d.get('start_index'))}"
+    if "direction_pockets" in d:
+        return f"mean direction near pocket {lab(round(d['direction_pockets']))}, amplitude {_fmt(d.get('amplitude'))}"
+    if "observed" in d and isinstance(d["observed"], list) and len(d["observed"]) <= 4:
+        return "observed " + " / ".join(_fmt(x) for x in d["observed"]) + " vs expected " + " / ".join(_fmt(x) for x in d.get("expected", []))
     return ""
 
 
