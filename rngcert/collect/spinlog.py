@@ -156,23 +156,6 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _line_table(data: bytes) -> tuple[int, np.ndarray]:
-    """Number of physical lines and the 1-based numbers of the blank (whitespace-only) ones.
-
-    Only lines of at most 16 bytes are inspected; a longer whitespace-only line is treated as a
-    row and rejected by the reader like any other unreadable row (nothing is lost either way).
-    """
-    arr = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(arr == 10)
-    starts = np.concatenate(([0], nl + 1))
-    ends = np.concatenate((nl, [arr.size]))
-    if data.endswith(b"\n"):
-        starts, ends = starts[:-1], ends[:-1]
-    short = np.flatnonzero(ends - starts <= 16)
-    blank = [i + 1 for i in short.tolist() if not data[starts[i] : ends[i]].strip()]
-    return int(starts.size), np.asarray(blank, dtype=np.int64)
-
-
 def _norm_tokens(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     """Trim spaces and surrounding quotes, lower-case; null stays null."""
     if isinstance(col, pa.ChunkedArray):
@@ -194,6 +177,24 @@ def _decode(col: pa.Array) -> tuple[np.ndarray, list]:
     return idx, enc.dictionary.to_pylist()
 
 
+def _norm_text(t) -> str | None:
+    """Trim spaces and surrounding quotes, lower-case (one distinct value at a time)."""
+    if t is None:
+        return None
+    return t.strip().strip("\"'").strip().lower()
+
+
+def _decode_norm(col) -> tuple[np.ndarray, list]:
+    """Dictionary-encode the raw column, then normalise only its distinct values (fast: the
+    per-row work is one hash pass in C++)."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
+        col = pc.cast(col, pa.string())
+    idx, uniq = _decode(col)
+    return idx, [_norm_text(u) for u in uniq]
+
+
 _FLOAT_INT = re.compile(r"^(\d+)\.0*$")
 
 
@@ -207,7 +208,7 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
     bad : (n,) object array of reason strings or None
     """
     positions, symbols = wheel.token_table()
-    idx, uniq = _decode(col)
+    idx, uniq = _decode_norm(col)
     m = len(uniq)
     pos_u = np.full(m + 1, -1, dtype=np.int64)  # last slot: null
     sym_u = np.full(m + 1, -1, dtype=np.int64)
@@ -241,7 +242,7 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
 
 def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse a boolean column: (values, bad mask)."""
-    idx, uniq = _decode(_norm_tokens(col))
+    idx, uniq = _decode_norm(col)
     m = len(uniq)
     val = np.zeros(m + 1, dtype=bool)
     bad = np.zeros(m + 1, dtype=bool)
@@ -256,7 +257,7 @@ def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse a numeric column: (float values with nan for empty, bad mask)."""
-    idx, uniq = _decode(_norm_tokens(col))
+    idx, uniq = _decode_norm(col)
     m = len(uniq)
     val = np.full(m + 1, np.nan)
     bad = np.zeros(m + 1, dtype=bool)
@@ -319,48 +320,6 @@ def _detect_format(path: Path, data: bytes) -> str:
     if suf in (".csv", ".tsv") and re.search(rb"[A-Za-z_]", first):
         return "csv"
     return "permanence"
-
-
-def _read_csv(data: bytes, name: str):
-    """CSV → (dict of column name → pa.Array of strings, line numbers, rejected rows, header)."""
-    text_start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
-    n_lines, blank_lines = _line_table(data)
-    isblank = np.zeros(n_lines + 1, dtype=bool)
-    isblank[blank_lines[blank_lines <= n_lines]] = True
-    nonblank_lines = np.flatnonzero(~isblank[1:]) + 1  # 1-based physical line numbers
-    if nonblank_lines.size == 0:
-        raise NoDataError(f"{name}: the file is empty")
-    header_line = data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].decode("utf-8", "replace")
-    delim = "\t" if header_line.count("\t") > header_line.count(",") else ","
-    header = [h.strip().strip('"').strip() for h in next(iter(__import__("csv").reader([header_line.lstrip("\ufeff")], delimiter=delim)))]
-    invalid: list[tuple[int, str, str]] = []
-
-    def handler(row):
-        invalid.append((row.number, row.text, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
-        return "skip"
-
-    try:
-        tbl = pacsv.read_csv(
-            io.BytesIO(data[text_start:]),
-            read_options=pacsv.ReadOptions(use_threads=False, column_names=None, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delim, invalid_row_handler=handler, newlines_in_values=False),
-            convert_options=pacsv.ConvertOptions(column_types={h: pa.string() for h in header}, strings_can_be_null=False, quoted_strings_can_be_null=False),
-        )
-    except pa.ArrowInvalid as exc:
-        raise InputError(f"{name}: not a readable CSV file: {exc}") from None
-    # Map records (non-blank lines; record 1 = header) to physical lines.
-    bad_records = np.array(sorted(r[0] for r in invalid if r[0] is not None), dtype=np.int64)
-    rec = np.arange(2, nonblank_lines.size + 1)
-    keep = ~np.isin(rec, bad_records)
-    good_lines = nonblank_lines[rec[keep] - 1]
-    if good_lines.size != tbl.num_rows:  # quoted newlines or unknown record numbering: fall back
-        good_lines = np.arange(2, tbl.num_rows + 2)
-    rejects = []
-    for number, text, reason in invalid:
-        line = int(nonblank_lines[number - 1]) if number is not None and 0 < number <= nonblank_lines.size else -1
-        rejects.append(RejectedRow(name, line, "*", reason, text[:200]))
-    cols = {c: tbl.column(c).combine_chunks() for c in tbl.column_names}
-    return cols, good_lines, rejects, int(isblank.sum()), tbl.column_names
 
 
 def _read_jsonl(data: bytes, name: str):
@@ -462,25 +421,8 @@ def read_spin_log(
     rejected: list[RejectedRow] = []
     notes: list[str] = []
     for p in paths:
-        p = Path(p)
-        if not p.is_file():
-            raise InputError(f"{p}: no such file")
-        data = p.read_bytes()
-        name = str(p)
-        f = fmt if fmt != "auto" else _detect_format(p, data)
-        if not data.strip(b"\xef\xbb\xbf \t\r\n"):
-            raise NoDataError(f"{name}: the file is empty: no spins to certify")
-        fieldpos = None
-        if f == "csv":
-            cols, lines, rej, blank, header = _read_csv(data, name)
-        elif f == "jsonl":
-            cols, lines, rej, blank, header = _read_jsonl(data, name)
-        else:
-            cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name)
-        part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header)
-        part["format"] = f
-        part["sha256"] = sha256_of(data)
-        part["blank"] = blank
+        part = _read_file(p, wheel, columns, fmt)
+        name, f, blank = part["name"], part["format"], part["blank"]
         if part["accepted_mask"].sum() == 0 and part["void_count"] == 0:
             reasons = {}
             for r in part["rejected"]:
@@ -507,7 +449,206 @@ def read_spin_log(
     return SpinLog(wheel, level, space, tables, sources, rejected, notes)
 
 
-def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header) -> dict:
+def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes: bool = True) -> dict:
+    """Read and resolve one file (``data`` instead of reading ``p`` when given).
+
+    CSV files are streamed in record batches (bounded memory, see
+    :mod:`rngcert.collect.csvstream`); JSON Lines and permanence lists are read whole.
+    """
+    p = Path(p)
+    if data is None:
+        if not p.is_file():
+            raise InputError(f"{p}: no such file")
+        with open(p, "rb") as fh:
+            head = fh.read(4096)
+        f = fmt if fmt != "auto" else _detect_format(p, head)
+        if f == "csv":
+            return _read_csv_streaming(p, wheel, columns, text_codes=text_codes)
+        data = p.read_bytes()
+    name = str(p)
+    f = fmt if fmt != "auto" else _detect_format(p, data)
+    if not data.strip(b"\xef\xbb\xbf \t\r\n"):
+        raise NoDataError(f"{name}: the file is empty: no spins to certify")
+    fieldpos = None
+    if f == "csv":
+        return _read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes)
+    if f == "jsonl":
+        cols, lines, rej, blank, header = _read_jsonl(data, name)
+    else:
+        cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name)
+    part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
+    part["format"] = f
+    part["sha256"] = sha256_of(data)
+    part["blank"] = blank
+    part["size"] = len(data)
+    return part
+
+
+def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True) -> dict:
+    """Stream a CSV log batch by batch through :func:`_process` and join the parts."""
+    from rngcert.collect import csvstream
+
+    name = str(p)
+    with csvstream.open_source(p, data) as fh:
+        scan = csvstream.scan_lines(fh)
+    if scan.size == 0 or not scan.first_line.strip(b" \t\r\n"):
+        raise NoDataError(f"{name}: the file is empty: no spins to certify")
+    header, _ = csvstream.header_fields(scan)
+    parts = []
+    with csvstream.open_source(p, data) as fh:
+        for cols, lines, bad in csvstream.iter_csv_batches(fh, name, scan, block_size=csvstream.BLOCK_SIZE):
+            rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
+            parts.append(_process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes))
+    if not parts:  # header only
+        parts.append(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes))
+    part = _concat_parts(parts)
+    part["format"] = "csv"
+    part["sha256"] = scan.sha256
+    part["blank"] = int(scan.blank_lines.size)
+    part["size"] = scan.size
+    return part
+
+
+def _concat_parts(parts: list[dict]) -> dict:
+    """Join the per-batch results of one file, in order."""
+    if len(parts) == 1:
+        return parts[0]
+    out = dict(parts[0])
+    out["rows"] = sum(pt["rows"] for pt in parts)
+    out["void_count"] = sum(pt["void_count"] for pt in parts)
+    out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
+    out["notes"] = [n for pt in parts for n in pt["notes"]]
+    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "ts", "direction", "release"):
+        out[key] = None if parts[0][key] is None else np.concatenate([pt[key] for pt in parts])
+    for key in ("table", "dealer", "spin_id"):
+        vals = [pt[key] for pt in parts]
+        if vals[0] is None:
+            out[key] = None
+        elif isinstance(vals[0], (pa.Array, pa.ChunkedArray)):
+            out[key] = pa.concat_arrays([v.combine_chunks() if isinstance(v, pa.ChunkedArray) else v for v in vals])
+        else:
+            out[key] = _merge_codes(vals)
+    return out
+
+
+@dataclass
+class SpinRows:
+    """Every row of one log file, in file order, for the store (:mod:`rngcert.store`).
+
+    Rows are the readable records of the file (for permanence lists: each number). A row is
+    either accepted, void, or rejected (then also listed in ``rejected``); ``line`` gives its
+    1-based physical line. Rows the CSV reader could not split into fields (wrong number of
+    fields) are not rows here; they are only in ``rejected``.
+
+    Attributes
+    ----------
+    path, sha256, format : str
+        Source file, SHA-256 of its bytes, detected format.
+    size : int
+        Bytes read.
+    line : (n,) int64
+        Physical line of each row.
+    pos, sym : (n,) int64
+        Wheel position / symbol id of the result, -1 where none.
+    accepted, void : (n,) bool
+        Row status (rejected rows are neither).
+    timestamp : (n,) int64 or None
+        Microseconds since the epoch, UTC (meaningless where the row is rejected).
+    table, dealer, spin_id : pyarrow string Array or None
+        The trimmed text of these columns ("" where empty), None when the file has no such column.
+    direction : (n,) int8 or None
+        0 cw, 1 ccw, -1 unknown.
+    release : (n,) int64 or None
+        Release position, -1 unknown.
+    rejected : list of RejectedRow
+    blank_lines : int
+    """
+
+    path: str
+    sha256: str
+    format: str
+    size: int
+    line: np.ndarray
+    pos: np.ndarray
+    sym: np.ndarray
+    accepted: np.ndarray
+    void: np.ndarray
+    timestamp: np.ndarray | None
+    table: pa.Array | None
+    dealer: pa.Array | None
+    spin_id: pa.Array | None
+    direction: np.ndarray | None
+    release: np.ndarray | None
+    rejected: list[RejectedRow]
+    blank_lines: int
+
+    @property
+    def n(self) -> int:
+        return int(self.line.size)
+
+
+def read_spin_rows(
+    path: str | Path,
+    wheel: Wheel,
+    *,
+    columns: Mapping[str, str] | None = None,
+    fmt: str = "auto",
+    data: bytes | None = None,
+) -> SpinRows:
+    """Read every row of one spin log with its status and line (the arrays :func:`read_spin_log`
+    is built on), for the store.
+
+    Parameters
+    ----------
+    path : path
+        The log file (its name is used in rejects; it is read unless ``data`` is given).
+    wheel : Wheel
+        The wheel the log was recorded on.
+    columns, fmt
+        As in :func:`read_spin_log`.
+    data : bytes, optional
+        The file's bytes, when already read (e.g. a tail of a growing log prefixed by its header).
+
+    Returns
+    -------
+    SpinRows
+
+    Raises
+    ------
+    InputError
+        Unknown format, missing ``result`` column, a mapped column that is not in the file.
+    NoDataError
+        The file is empty. (A file whose rows are all rejected is returned, not raised.)
+    """
+    if fmt not in ("auto", "csv", "jsonl", "permanence"):
+        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
+    columns = {k.lower(): v for k, v in (columns or {}).items()}
+    unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
+    if unknown:
+        raise InputError(f"--column names {unknown} are not spin-log columns; known: {', '.join(KNOWN_COLUMNS)}")
+    pt = _read_file(path, wheel, columns, fmt, data=data, text_codes=False)
+    return SpinRows(
+        path=pt["name"],
+        sha256=pt["sha256"],
+        format=pt["format"],
+        size=pt["size"],
+        line=np.asarray(pt["lines"], dtype=np.int64),
+        pos=pt["pos"],
+        sym=pt["sym"],
+        accepted=pt["accepted_mask"],
+        void=pt["void_mask"],
+        timestamp=pt["ts"],
+        table=pt["table"],
+        dealer=pt["dealer"],
+        spin_id=pt["spin_id"],
+        direction=pt["direction"],
+        release=pt["release"],
+        rejected=pt["rejected"],
+        blank_lines=pt["blank"],
+    )
+
+
+def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True) -> dict:
     """Resolve columns, validate, and return arrays for one file."""
     lower = {}
     for c in cols:
@@ -534,8 +675,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header) -> di
             reason[new] = why if isinstance(why, str) else why[new]
             column[new] = col
 
-    res = _norm_tokens(cols[resolved["result"]])
-    pos, sym, void_tok, bad = _resolve_labels(res, wheel)
+    pos, sym, void_tok, bad = _resolve_labels(cols[resolved["result"]], wheel)
     void = void_tok.copy()
     flag(bad != None, resolved["result"], bad)  # noqa: E711
     notes = []
@@ -556,14 +696,15 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header) -> di
         flag(badt & ~void, resolved["timestamp"], "timestamp is not ISO 8601")
     release = None
     if "release_pocket" in resolved:
-        rcol = _norm_tokens(cols[resolved["release_pocket"]])
+        rcol = cols[resolved["release_pocket"]]
         rpos, _, _, rbad = _resolve_labels(rcol, wheel)
-        empty = pc.equal(pc.fill_null(rcol, ""), "").to_numpy(zero_copy_only=False)
+        ridx, runiq = _decode_norm(rcol)
+        empty = np.array([u in ("", None) for u in runiq] + [True])[np.where(ridx < 0, len(runiq), ridx)]
         flag((rpos < 0) & ~empty & ~void, resolved["release_pocket"], "release_pocket is not a pocket of this wheel")
         release = np.where(empty, -1, rpos)
     direction = None
     if "direction" in resolved:
-        idx, uniq = _decode(_norm_tokens(cols[resolved["direction"]]))
+        idx, uniq = _decode_norm(cols[resolved["direction"]])
         m = len(uniq)
         dir_u = np.full(m + 1, -1, dtype=np.int8)
         bad_u = np.zeros(m + 1, dtype=bool)
@@ -592,10 +733,18 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header) -> di
     out_rejects.sort(key=lambda r: r.line)
 
     def textcol(key):
-        """(codes, labels) of a text column: codes index labels; None if the column is absent."""
+        """(codes, labels) of a text column: codes index labels; None if the column is absent.
+        Whole-number spin ids come back as :class:`IntIds` (no Python object per row)."""
         if key not in resolved:
             return None
         col = pc.utf8_trim_whitespace(pc.fill_null(cols[resolved[key]], ""))
+        if not text_codes:
+            return col
+        if key == "spin_id":
+            try:
+                return IntIds(pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
         idx, uniq = _decode(col)
         return idx.astype(np.int64), [("" if u is None else u) for u in uniq]
 
@@ -619,8 +768,22 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header) -> di
     }
 
 
+@dataclass
+class IntIds:
+    """Whole-number spin ids of a file (kept as int64, not as text codes)."""
+
+    values: np.ndarray
+
+    def as_codes(self):
+        uniq, inv = np.unique(self.values, return_inverse=True)
+        return inv.astype(np.int64), [str(u) for u in uniq]
+
+
 def _merge_codes(items):
     """Concatenate per-file (codes, labels) into global codes and one label list."""
+    if all(isinstance(it, IntIds) for it in items):
+        return IntIds(np.concatenate([it.values for it in items]))
+    items = [it.as_codes() if isinstance(it, IntIds) else it for it in items]
     if len(items) == 1:
         return items[0]
     offsets = np.cumsum([0] + [len(labs) for _, labs in items])
@@ -675,7 +838,18 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
             used, inv = np.unique(codes[keep], return_inverse=True)
             ts_.dealer = inv.astype(np.int32)
             ts_.dealer_labels = tuple(labels[u] if labels[u] else "(none)" for u in used)
-        if has["spin_id"]:
+        if has["spin_id"] and isinstance(cat["spin_id"], IntIds):
+            vals = cat["spin_id"].values
+            ts_.spin_ids = vals[keep]
+            u, c = np.unique(vals[idx], return_counts=True)  # void spins carry spin ids too
+            dup = u[c > 1]
+            if dup.size:
+                first = ", ".join(str(d) for d in dup[:5])
+                tnotes.append(f"{dup.size} duplicated spin_id(s) (first: {first}); each row is kept and counted")
+            gaps = int(np.sum(np.diff(u) - 1)) if u.size > 1 else 0
+            if gaps:
+                tnotes.append(f"{gaps} spin_id(s) missing between {u[0]} and {u[-1]} (gaps in the sequence)")
+        elif has["spin_id"]:
             codes, labels = cat["spin_id"]
             ts_.spin_ids = codes[keep]
             sid = codes[idx]  # void spins carry spin ids too
