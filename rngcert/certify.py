@@ -157,6 +157,13 @@ def certify_spins(
         )
         figs.append(_figures(t.outcomes, log.space, out) if figures else [])
     verdict = worst([o.verdict for o in outcomes])
+    if len(outcomes) > 1:
+        m = len(outcomes)
+        notes = list(notes) + [
+            f"{m} tables certified separately: each table's verdict controls its own family-wise error at alpha = {alpha}; "
+            f"the overall verdict is the worst of them, so with {m} fair tables the chance that at least one is FAIL "
+            f"is up to {1 - (1 - alpha) ** m:.0%}. Judge each table on its own line."
+        ]
     report = {
         "report_format": 1,
         "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},

@@ -75,6 +75,13 @@ def _parse_columns(items) -> dict[str, str]:
     return out
 
 
+def _command_line() -> str:
+    """The command as typed (for the report's provenance)."""
+    ctx = click.get_current_context()
+    args = sys.argv[1:] if ctx.info_name in sys.argv else []
+    return " ".join(["rngcert"] + [shlex.quote(a) for a in args]) if args else ctx.command_path
+
+
 class _Group(click.Group):
     def invoke(self, ctx):
         try:
@@ -143,7 +150,7 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         notes.append(msg)
         click.echo(msg, err=True)
     wheel = load_wheel(equipment)
-    cmd = "rngcert " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv and sys.argv[0].endswith("rngcert") else "rngcert certify " + " ".join(shlex.quote(str(x)) for x in logs)
+    cmd = _command_line()
     bar = None
     if interactive():
         from tqdm import tqdm
