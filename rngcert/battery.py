@@ -77,6 +77,7 @@ class BatteryOutcome:
     alpha: float
     seeds: dict[str, Any] = field(default_factory=dict)
     power: dict[str, Any] = field(default_factory=dict)
+    suspect_rule: str = ""
 
     @property
     def applicable(self) -> list[TestResult]:
@@ -100,6 +101,7 @@ class BatteryOutcome:
                 "tests_applicable": len(self.applicable),
                 "rejected_familywise": self.rejected,
                 "raw_pvalues_below_alpha": self.raw_below_alpha,
+                "suspect_rule": self.suspect_rule,
                 "expected_share_of_fair_sources_with_a_raw_p_below_alpha": 1 - (1 - self.alpha) ** len(self.applicable),
                 "errors": self.errors,
                 "power": self.power,
@@ -138,6 +140,8 @@ def run_battery(
     group: int = 0,
     alpha: float = 0.01,
     inconclusive: Sequence[str] = (),
+    suspect: Sequence[str] | None = None,
+    suspect_rule: str = "",
 ) -> BatteryOutcome:
     """Run every spec, correct for multiplicity (Holm) and decide the verdict.
 
@@ -153,6 +157,11 @@ def run_battery(
         Certification (family-wise) significance level, default 0.01 (labs' 99% level).
     inconclusive : sequence of str
         Reasons, established by the caller (power analysis), why the sample cannot certify.
+    suspect : sequence of str, optional
+        Replaces the "some raw p-value < alpha" rule for SUSPECT by the caller's own second-level
+        check (e.g. SP 800-22's proportion and uniformity rules over m sequences, where hundreds of
+        p-values make a raw p < alpha certain); SUSPECT when non-empty. ``suspect_rule`` says in
+        words which rule was used, for the report.
 
     Returns
     -------
@@ -181,6 +190,7 @@ def run_battery(
     rejected = [r.name for r, rj in zip(app, reject) if rj]
     raw = [r.name for r in app if r.pvalue < alpha]
     reasons: list[str] = []
+    flagged = raw if suspect is None else list(suspect)
     if rejected:
         verdict = "FAIL"
         reasons.append(f"{len(rejected)} test(s) reject at family-wise level {alpha} (Holm): {', '.join(rejected)}")
@@ -190,13 +200,18 @@ def run_battery(
         reasons.extend(f"test could not be run: {e}" for e in errors)
         if not app:
             reasons.append("no test was applicable to these data")
-    elif raw:
+    elif flagged:
         verdict = "SUSPECT"
-        reasons.append(f"no family-wise rejection, but raw p < {alpha} in: {', '.join(raw)}; re-test with more data")
+        if suspect is None:
+            reasons.append(f"no family-wise rejection, but raw p < {alpha} in: {', '.join(raw)}; re-test with more data")
+        else:
+            reasons.append(f"no family-wise rejection, but {suspect_rule or 'the second-level check'} flags: {', '.join(flagged)}; re-test with more data")
     else:
         verdict = "PASS"
         reasons.append(f"all {len(app)} applicable tests have raw p >= {alpha}")
-    return BatteryOutcome(results, adjusted, rejected, raw, errors, verdict, reasons, alpha, seeds={"entropy": str(entropy), "spawn_keys": keys})
+    out = BatteryOutcome(results, adjusted, rejected, raw, errors, verdict, reasons, alpha, seeds={"entropy": str(entropy), "spawn_keys": keys})
+    out.suspect_rule = suspect_rule if suspect is not None else ""
+    return out
 
 
 def worst(verdicts: Sequence[str]) -> str:
@@ -206,83 +221,36 @@ def worst(verdicts: Sequence[str]) -> str:
 
 
 # ----------------------------------------------------------------------------- power
+# The power computations live in rngcert.stats.power (issue 5); these thin wrappers keep the
+# signatures the rest of the package uses.
 def chisquare_min_detectable_pocket_bias(n: int, k: int, alpha: float = 0.01, power: float = 0.9) -> float:
     """Smallest relative single-pocket excess the pocket chi-square detects with ``power``.
 
-    One pocket has probability ``(1+δ)/(k+δ)`` and the others ``1/(k+δ)``; the Pearson statistic
-    is then non-central chi-square with ``k-1`` df and non-centrality
-    ``λ = n Σ (p1_i − p0_i)² / p0_i`` (Cochran 1952; Cohen 1988 §7.2). Solves for δ by
-    bisection. Returns ``inf`` when no δ ≤ 100 reaches the power.
+    See :func:`rngcert.stats.power.chisquare_min_detectable_pocket_bias`.
     """
-    if n <= 0:
-        return float("inf")
-    crit = sps.chi2.isf(alpha, k - 1)
+    from rngcert.stats import power as _power
 
-    def pw(d):
-        p1 = np.full(k, 1.0 / (k + d))
-        p1[0] = (1 + d) / (k + d)
-        lam = n * np.sum((p1 - 1.0 / k) ** 2 * k)
-        return sps.ncx2.sf(crit, k - 1, lam)
-
-    lo, hi = 0.0, 100.0
-    if pw(hi) < power:
-        return float("inf")
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if pw(mid) >= power:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return _power.chisquare_min_detectable_pocket_bias(n, k, alpha, power)
 
 
 def chisquare_spins_needed(delta: float, k: int, alpha: float = 0.01, power: float = 0.9) -> int:
-    """Spins the pocket chi-square needs to detect a relative single-pocket excess ``delta``."""
-    crit = sps.chi2.isf(alpha, k - 1)
-    p1 = np.full(k, 1.0 / (k + delta))
-    p1[0] = (1 + delta) / (k + delta)
-    per_spin = np.sum((p1 - 1.0 / k) ** 2 * k)
-    lo, hi = 1, 1
-    while sps.ncx2.sf(crit, k - 1, hi * per_spin) < power:
-        hi *= 2
-        if hi > 10**13:
-            raise ValueError("effect too small")
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if sps.ncx2.sf(crit, k - 1, mid * per_spin) >= power:
-            hi = mid
-        else:
-            lo = mid + 1
-    return int(lo)
+    """Spins the pocket chi-square needs to detect a relative single-pocket excess ``delta``.
+
+    See :func:`rngcert.stats.power.chisquare_spins_needed`.
+    """
+    from rngcert.stats import power as _power
+
+    return _power.chisquare_spins_needed(delta, k, alpha, power)
 
 
 def power_statement(n: int, k: int, alpha: float, power: float = 0.9, required_bias: float | None = None) -> tuple[dict, list[str]]:
-    """Power of the sample for the report, and INCONCLUSIVE reasons when it falls short."""
-    mdb = chisquare_min_detectable_pocket_bias(n, k, alpha, power)
-    st: dict[str, Any] = {
-        "method": f"non-central chi-square, pocket chi-square test, {k - 1} df",
-        "alpha": alpha,
-        "power": power,
-        "n": n,
-        "min_detectable_single_pocket_bias": mdb,
-        "statement": (
-            f"With {n} spins the pocket chi-square test detects a single pocket that comes up "
-            f"{mdb:.1%} more often than fair with probability {power:.0%} at alpha = {alpha}."
-            if np.isfinite(mdb)
-            else f"With {n} spins no single-pocket bias up to +10000% is detected with probability {power:.0%}."
-        ),
-    }
-    reasons: list[str] = []
-    if required_bias is not None:
-        st["required_min_detectable_bias"] = required_bias
-        need = chisquare_spins_needed(required_bias, k, alpha, power)
-        st["spins_needed_for_required_bias"] = need
-        if n < need:
-            reasons.append(
-                f"{n} spins cannot detect the declared minimum bias of {required_bias:.1%} with {power:.0%} power "
-                f"(needs {need} spins)"
-            )
-    return st, reasons
+    """Power of the sample for the report, and INCONCLUSIVE reasons when it falls short.
+
+    See :func:`rngcert.stats.power.power_statement`.
+    """
+    from rngcert.stats import power as _power
+
+    return _power.power_statement(n, k, alpha, power, required_bias)
 
 
 # ----------------------------------------------------------------------------- wheels

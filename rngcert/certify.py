@@ -169,7 +169,14 @@ def certify_spins(
         "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
         "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "command": command or "",
-        "inputs": [s.to_dict() for s in log.sources],
+        "inputs": [
+            {
+                **s.to_dict(),
+                "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
+                + (f"; {s.blank_lines} blank lines" if s.blank_lines else ""),
+            }
+            for s in log.sources
+        ],
         "rows": {
             "accepted": log.accepted,
             "void": log.void,
@@ -178,6 +185,13 @@ def certify_spins(
         "rejected_count": len(log.rejected),
         "rejected_sample": [r.to_dict() for r in log.rejected[:10]],
         "equipment": wheel.describe(),
+        "subject": wheel.name,
+        "unit": "spins",
+        "section_word": "Table",
+        "equipment_line": (
+            f"{wheel.name} ({wheel.id}, {wheel.k} {'pockets' if wheel.kind == 'roulette' else 'sections'}); "
+            f"source: {wheel.source}; tested at the level of {log.level}s"
+        ),
         "level": log.level,
         "policy": {"alpha": alpha, "correction": "holm (per table, over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
         "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},

@@ -196,14 +196,19 @@ def summary_text(report: dict) -> str:
     eq = report["equipment"]
     lines.append(f"rngcert {report['software']['rngcert']} · {eq['name']} · alpha {report['policy']['alpha']} · Holm · seed {report['seed']['entropy']}")
     for f in report["inputs"]:
-        lines.append(f"  {f['path']}: {f['rows']} rows, {f['accepted']} accepted, {f['void']} void, {f['rejected']} rejected  sha256 {f['sha256'][:16]}…")
+        sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
+        lines.append(f"  {f['path']}: {f['summary']}{sha}")
     for n in report["notes"]:
         lines.append(f"  note: {n}")
     for t in report["tables"]:
         b = t["battery"]
-        lines.append(f"table {t['table']}: {t['n']} spins, {t['void']} void → {b['verdict']}")
+        void = f", {t['void']} void" if report.get("unit", "spins") == "spins" else ""
+        lines.append(f"{report.get('section_word', 'Table').lower().rstrip(':')} {t['table']}: {t['n']} {report.get('unit', 'spins')}{void} → {b['verdict']}")
         for n in t["notes"]:
             lines.append(f"    note: {n}")
+        if b["verdict"] != "PASS":
+            for reason in b["reasons"]:
+                lines.append(f"    why: {reason[:300]}{'…' if len(reason) > 300 else ''}")
         flagged = [x for x in b["tests"] if x["applicable"] and x["pvalue"] < b["alpha"]]
         for x in flagged:
             tag = "REJECTED (Holm)" if x["rejected_familywise"] else "raw p < alpha"
@@ -211,7 +216,8 @@ def summary_text(report: dict) -> str:
         na = [x for x in b["tests"] if not x["applicable"]]
         rest = b["tests_applicable"] - len(flagged)
         lines.append(f"    …and {rest} test(s) without anomalies" + (f"; {len(na)} not applicable" if na else ""))
-        lines.append(f"    power: {b['power'].get('statement', '')}")
+        if b["power"].get("statement"):
+            lines.append(f"    power: {b['power']['statement']}")
     lines.append(f"VERDICT: {report['verdict']}")
     return "\n".join(lines)
 
@@ -237,6 +243,7 @@ Examples:
   rngcert simulate wheel --spins 50000 --pocket-bias 17:1.2 --out pocket17.csv
   rngcert simulate wheel --spins 50000 --sector-bias 32:5:1.1 --out sector.csv
   rngcert simulate wheel --spins 20000 --signature 10:7:1.15 --out dealer.csv
+  rngcert simulate wheel --spins 100000 --source pcg64 --mapping modulo --word-bits 8 --out byte-mod37.csv
 """,
 )
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (arrangement must be known).")
@@ -252,8 +259,10 @@ Examples:
 @click.option("--release", is_flag=True, help="Also log the release pocket (signature measured from it).")
 @click.option("--void-rate", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True, help="Share of void spins (< 3 revolutions).")
 @click.option("--table", default="SIM-1", show_default=True, help="Table id written in the log.")
+@click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
+@click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping: bits per raw word (8 = a byte).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
-def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, out):
+def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits, out):
     """Write a spin log from a fair or deliberately biased simulated wheel.
 
     Draws come from the named bit generator seeded from one SeedSequence; the seed, source and
@@ -290,6 +299,8 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     bias = WheelBias(pockets, sectors, harm, sig, None if signature_dealer is None else signature_dealer - 1)
     ss = seed_sequence(seed)
     rng = generator(source, ss)
+    if mapping is not None and bias != WheelBias():
+        raise click.BadParameter("--mapping simulates an electronic wheel from raw words; it takes no planted bias", param_hint="--mapping")
     chunk = 1_000_000
     bar = None
     if interactive() and spins > chunk:
@@ -301,6 +312,11 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
         for first in range(0, spins, chunk):
             m = min(chunk, spins - first)
             sim = simulate_spins(wheel, m, rng, bias=bias, void_rate=void_rate, dealers=dealers, with_release=release, first_spin=first, start=prev)
+            if mapping is not None:
+                from rngcert.collect.bits import BIT_GENERATORS as _BG
+                from rngcert.collect.simulate import mapped_positions
+
+                sim.positions, _rej = mapped_positions(wheel, m, rng.bit_generator, method=mapping, word_bits=word_bits, native_bits=_BG[source.lower()][1])
             prev = int(sim.positions[-1])
             write_spin_log(fh, wheel, sim, table=table, first_spin=first, header=first == 0)
             if bar is not None:
@@ -317,6 +333,7 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
         "void_rate": void_rate,
         "dealers": dealers,
         "release": release,
+        "mapping": None if mapping is None else {"method": mapping, "word_bits": word_bits},
         **versions(),
     }
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
@@ -337,6 +354,11 @@ def equipment_cmd(wheel):
         return
     click.echo(json.dumps(load_wheel(wheel).describe(), indent=1))
 
+
+from rngcert.commands.rng import bits as _bits_cmd, scaling as _scaling_cmd  # noqa: E402
+
+main.add_command(_bits_cmd)
+main.add_command(_scaling_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -209,3 +209,36 @@ def write_spin_log(
     opts = pacsv.WriteOptions(include_header=header, quoting_style="none")
     pacsv.write_csv(pa.table(cols), out if not isinstance(out, (str, bytes)) and hasattr(out, "write") else str(out), write_options=opts)
     return n
+
+
+def mapped_positions(wheel: Wheel, n: int, bitgen: np.random.BitGenerator, *, method: str, word_bits: int, native_bits: int = 64) -> tuple[np.ndarray, int]:
+    """Outcomes of an electronic wheel that maps raw RNG words to pockets.
+
+    Each raw word of ``bitgen`` (``native_bits`` wide) is cut to its top ``word_bits`` bits and
+    mapped to a wheel position by ``method`` (:func:`rngcert.equipment.scaling.map_words`:
+    ``modulo``, ``multiply-shift`` or ``rejection``). This is the path from the RNG's raw output
+    to the final outcome that the scaling check (``rngcert scaling``) computes exactly, so the
+    wheel battery can test it. Rejection draws more words until ``n`` outcomes are accepted.
+
+    Returns
+    -------
+    positions : (n,) int32
+    rejected : int
+        Words discarded (rejection only).
+    """
+    from rngcert.equipment.scaling import map_words
+
+    if not 1 <= word_bits <= native_bits:
+        raise InputError(f"word bits must be in 1..{native_bits}, got {word_bits}")
+    out: list[np.ndarray] = []
+    have = 0
+    rejected = 0
+    shift = np.uint64(native_bits - word_bits)
+    while have < n:
+        need = n - have
+        words = bitgen.random_raw(need + need // 8 + 16).astype(np.uint64) >> shift
+        pos, rej = map_words(words, wheel.k, method, bits=word_bits)
+        rejected += rej
+        out.append(pos[:need])
+        have += min(need, pos.size)
+    return np.concatenate(out).astype(np.int32), rejected

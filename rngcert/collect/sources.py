@@ -12,32 +12,12 @@ from __future__ import annotations
 import numpy as np
 import randomgen
 
+from rngcert.collect.bits import BIT_GENERATORS as _BITS_TABLE
 from rngcert.errors import InputError
 
-#: name → bit-generator class. Lower-case names are what the CLI accepts (``--source``).
-BIT_GENERATORS = {
-    "pcg64": np.random.PCG64,
-    "pcg64dxsm": np.random.PCG64DXSM,
-    "philox": np.random.Philox,
-    "mt19937": np.random.MT19937,
-    "sfc64": np.random.SFC64,
-    "chacha": randomgen.ChaCha,
-    "aes": randomgen.AESCounter,
-    "threefry": randomgen.ThreeFry,
-    "xoshiro256": randomgen.Xoshiro256,
-    "xoshiro512": randomgen.Xoshiro512,
-    "xoroshiro128": randomgen.Xoroshiro128,
-    "hc128": randomgen.HC128,
-    "speck128": randomgen.SPECK128,
-    "jsf": randomgen.JSF,
-    "sfmt": randomgen.SFMT,
-    "dsfmt": randomgen.DSFMT,
-    "lxm": randomgen.LXM,
-    "romu": randomgen.Romu,
-    "efiix64": randomgen.EFIIX64,
-    "pcg32": randomgen.PCG32,
-    "mt64": randomgen.MT64,
-}
+#: name → bit-generator class (the table of :mod:`rngcert.collect.bits`, which also records each
+#: generator's raw word width). Lower-case names are what the CLI accepts (``--source``).
+BIT_GENERATORS = {name: cls for name, (cls, _width) in _BITS_TABLE.items()}
 
 
 def seed_sequence(seed: int | None) -> np.random.SeedSequence:

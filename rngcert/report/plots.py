@@ -146,3 +146,56 @@ def pvalue_figure(results, alpha: float, adjusted: dict) -> Figure:
     ax.set_title("Every test's p-value", fontsize=10)
     cap = "Longer bars are stronger evidence against randomness. Red: rejected after Holm's correction; orange: raw p below alpha."
     return Figure("pvalues", "Every test's p-value", _png(fig), cap)
+
+
+def _family(name: str) -> str:
+    return name.split("[", 1)[0].split(":", 1)[0]
+
+
+def nist_histograms(two_level: dict) -> Figure:
+    """Small multiples: the 10-bin histogram of first-level p-values per SP 800-22 test family
+    (names of a family, e.g. the 148 templates, are pooled for the picture only)."""
+    rows = two_level["rows"]
+    fams: dict[str, np.ndarray] = {}
+    for r in rows:
+        h = np.asarray(r["histogram"], dtype=float)
+        f = _family(r["name"]).replace("nist_", "")
+        fams[f] = fams.get(f, np.zeros(10)) + h
+    k = len(fams)
+    ncol = 5
+    nrow = int(np.ceil(k / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(12, 2.0 * nrow), squeeze=False)
+    for ax, (f, h) in zip(axes.ravel(), fams.items()):
+        ax.bar(np.arange(10) / 10 + 0.05, h, width=0.09, color="#4a7ab5")
+        ax.axhline(h.sum() / 10, color="k", lw=0.8)
+        ax.set_title(f, fontsize=8)
+        ax.set_xticks([0, 0.5, 1])
+        ax.tick_params(labelsize=6)
+    for ax in axes.ravel()[k:]:
+        ax.axis("off")
+    fig.tight_layout()
+    cap = (
+        f"Histogram of the first-level p-values over the {two_level['m']} streams, per test (names of one test pooled). "
+        "For a good generator every histogram is flat (the line); a pile near 0 is failure, a pile near 1 is too-good-to-be-true."
+    )
+    return Figure("nist_histograms", "P-value histograms per test", _png(fig), cap)
+
+
+def nist_proportions(two_level: dict) -> Figure:
+    """Proportion of passing sequences per test name with SP 800-22's 3-sigma interval."""
+    rows = [r for r in two_level["rows"] if r.get("m")]
+    prop = np.array([r["proportion"] for r in rows], dtype=float)
+    lo = np.array([r["interval"][0] for r in rows], dtype=float)
+    hi = np.array([r["interval"][1] for r in rows], dtype=float)
+    fig, ax = plt.subplots(figsize=(11, 3))
+    x = np.arange(len(rows))
+    bad = (prop < lo) | (prop > hi)
+    ax.scatter(x[~bad], prop[~bad], s=6, color="#4a7ab5")
+    ax.scatter(x[bad], prop[bad], s=14, color="#c0392b")
+    ax.fill_between(x, lo, hi, color="grey", alpha=0.25, step="mid")
+    ax.set_xlim(-1, len(rows))
+    ax.set_ylabel("proportion passing")
+    ax.set_xlabel("test name (in SP 800-22 order; the long flat run is the 148 templates)")
+    ax.set_title("Proportion of sequences passing each test", fontsize=10)
+    cap = "Each dot is one test name; the grey band is SP 800-22's interval p̂ ± 3·sqrt(p̂(1−p̂)/m). Red dots lie outside it."
+    return Figure("nist_proportions", "Proportion passing", _png(fig), cap)

@@ -1,0 +1,120 @@
+"""CLI commands for electronic RNGs: ``rngcert bits`` (SP 800-22) and ``rngcert scaling``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command(
+    "bits",
+    epilog="""\b
+Examples:
+  rngcert bits --source pcg64 --streams 100 --length 1000000 --seed 1
+  rngcert bits data.e --format ascii --streams 1 --length 1000000
+  rngcert bits dump.bin --format binary --bit-order big --streams 50 --length 1000000
+  rngcert bits --source philox --streams 200 --seed 7 --json > report.json
+
+\b
+Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
+3 input error · 2 usage error · 1 internal error.""",
+)
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--source", default=None, help="A named bit generator instead of FILE: pcg64, philox, chacha, aes, sfc64, mt19937, ...")
+@click.option("--format", "fmt", type=click.Choice(["ascii", "binary"]), default=None, help="FILE format (required with FILE): ASCII 0/1 with whitespace ignored, or raw bytes.")
+@click.option("--bit-order", type=click.Choice(["big", "little"]), default="big", show_default=True, help="Binary FILE: most (big) or least (little) significant bit of each byte first.")
+@click.option("--streams", "-m", type=click.IntRange(min=1), default=None, help="Number of sequences m (default: 100 for --source; for FILE as many whole streams as it holds).")
+@click.option("--length", "-n", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="Bits per sequence n.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for --source (recorded; default fresh entropy).")
+@click.option("--constants", type=click.Choice(["reference", "corrected"]), default="reference", show_default=True, help="sts-2.1.2 constants (reproduce Appendix B) or the corrected ones.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level (also SP 800-22's pass level).")
+@click.option("--processes", type=click.IntRange(min=1), default=2, show_default=True, help="Worker processes (results do not depend on it).")
+@click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/bits-<UTC time>/.")
+@click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
+@click.option("--no-plots", is_flag=True, help="Skip the figures.")
+def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, processes, outdir, as_json, no_plots):
+    """Certify an RNG's raw output with NIST SP 800-22 rev1a and its two-level analysis.
+
+    Give either FILE (a device's raw dump) or --source NAME (a bit generator). The battery's 15
+    tests run on each of m sequences of n bits; over m >= 2 sequences the two-level analysis
+    (proportion of passes, uniformity of p-values) decides, with Holm across all of it for FAIL.
+    A dump shorter than m × n bits is an error: it is never rewound or replayed.
+    """
+    import numpy as np
+
+    from rngcert.certify_bits import certify_streams
+    from rngcert.cli import EXIT, _command_line, summary_text
+    from rngcert.collect import bits as bitsmod
+    from rngcert.errors import InputError
+    from rngcert.report.writer import report_dir, write_report
+
+    if (file is None) == (source is None):
+        raise click.UsageError("give exactly one of FILE or --source NAME")
+    if file is not None:
+        if fmt is None:
+            raise click.UsageError("--format ascii|binary is required with FILE (a text file is never guessed to be bits)")
+        if streams is None:
+            dump = bitsmod.read_bits(file, fmt=fmt, bit_order=bit_order)
+            streams = dump.n_bits // length
+            if streams < 1:
+                raise InputError(f"{file}: holds {dump.n_bits} bits, fewer than one stream of {length} bits; use a smaller --length")
+        arr, dump = bitsmod.read_bit_streams(file, streams, length, fmt=fmt, bit_order=bit_order)
+        prov = dump.provenance()
+        entropy = None
+    else:
+        ss = np.random.SeedSequence(seed)
+        entropy = int(ss.entropy)
+        streams = streams or 100
+        arr = bitsmod.generate_bits(source, length, seed=ss, streams=streams)
+        prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
+    cert = certify_streams(arr, source=prov, alpha=alpha, constants=constants, processes=processes, command=_command_line(), figures=not no_plots, seed_entropy=entropy)
+    out = report_dir(outdir, "bits")
+    paths = write_report(cert.report, cert.figures, [], out)
+    if as_json:
+        click.echo(paths["json"].read_text(encoding="utf-8"))
+    else:
+        click.echo(summary_text(cert.report))
+        click.echo(f"report: {paths['html']}\n        {paths['json']}")
+    sys.exit(EXIT[cert.verdict])
+
+
+@click.command(
+    "scaling",
+    epilog="""\b
+Examples:
+  rngcert scaling --bits 8 --outcomes 37 --method modulo
+  rngcert scaling --bits 32 --outcomes 37 --method multiply-shift
+  rngcert scaling --bits 32 --outcomes 52 --method rejection --json""",
+)
+@click.option("--bits", "nbits", type=click.IntRange(1, 64), required=True, help="Bits per raw word.")
+@click.option("--outcomes", type=click.IntRange(min=2), required=True, help="Number of outcomes (37 pockets, 52 cards, ...).")
+@click.option("--method", type=click.Choice(["modulo", "multiply-shift", "rejection"]), required=True, help="How a word becomes an outcome.")
+@click.option("--json", "as_json", is_flag=True, help="Print the exact distribution as JSON.")
+def scaling(nbits, outcomes, method, as_json):
+    """Exact outcome probabilities of a raw-word → outcome mapping, and its largest bias.
+
+    Computed with integers and fractions, not simulated. Modulo and multiply-shift give some
+    outcomes one word more than others whenever the outcomes do not divide 2^bits; rejection is
+    exactly uniform at the cost of discarded words.
+    """
+    from rngcert.equipment.scaling import outcome_probabilities
+
+    res = outcome_probabilities(nbits, outcomes, method)
+    d = res.to_dict()
+    if as_json:
+        click.echo(json.dumps(d, indent=1))
+        return
+    counts = [int(c) for c in d["counts"]]
+    click.echo(f"{method} of a {nbits}-bit word onto {outcomes} outcomes (denominator {d['denominator']} words):")
+    groups: dict[int, list[int]] = {}
+    for j, c in enumerate(counts):
+        groups.setdefault(c, []).append(j)
+    for c, js in sorted(groups.items(), reverse=True):
+        shown = ", ".join(map(str, js[:20])) + (" …" if len(js) > 20 else "")
+        click.echo(f"  {len(js):>6} outcome(s) at {c}/{d['denominator']}: {shown}")
+    click.echo(f"largest bias |p - 1/k| = {d['max_bias']} ({d['max_bias_float']:.3g}); relative {d['max_relative_bias']:.3%}")
+    if method == "rejection":
+        click.echo(f"rejection probability per word: {d['rejection_probability']}")

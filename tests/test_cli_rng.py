@@ -1,0 +1,105 @@
+"""Electronic RNG commands end to end: bits (SP 800-22 report), scaling, mapped wheel simulation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rngcert.cli import EXIT, EXIT_INPUT, main
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+    return lambda *a: runner.invoke(main, [str(x) for x in a], catch_exceptions=False)
+
+
+def test_help(run):
+    for cmd in (["bits"], ["scaling"]):
+        res = run(*cmd, "--help")
+        assert res.exit_code == 0 and "Examples" in res.output
+
+
+def test_scaling_byte_mod_37(run):
+    res = run("scaling", "--bits", 8, "--outcomes", 37, "--method", "modulo", "--json")
+    d = json.loads(res.output)
+    counts = [int(c) for c in d["counts"]]
+    assert counts[:34] == [7] * 34 and counts[34:] == [6, 6, 6]
+    assert d["denominator"] == "256" and d["disfavoured"] == [34, 35, 36]
+    text = run("scaling", "--bits", 32, "--outcomes", 37, "--method", "rejection").output
+    assert "rejection probability" in text and "largest bias |p - 1/k| = 0" in text
+
+
+def test_modulo_byte_mapping_fails_the_wheel_battery(run, tmp_path):
+    # issue 6, done means 2: a byte reduced modulo 37 fails the wheel battery at 100,000 spins
+    log = tmp_path / "mod37.csv"
+    res = run("simulate", "wheel", "--spins", 100000, "--seed", 1, "--mapping", "modulo", "--word-bits", 8, "--out", log)
+    assert res.exit_code == 0
+    rep = run("certify", log, "--seed", 1, "--no-plots", "--json", "--out", tmp_path / "r")
+    d = json.loads(rep.output)
+    assert rep.exit_code == EXIT["FAIL"] and d["verdict"] == "FAIL"
+    # the same source through rejection sampling is exactly uniform: no family-wise rejection
+    fair = tmp_path / "rej.csv"
+    run("simulate", "wheel", "--spins", 100000, "--seed", 1, "--mapping", "rejection", "--word-bits", 8, "--out", fair)
+    d2 = json.loads(run("certify", fair, "--seed", 1, "--no-plots", "--json", "--out", tmp_path / "r").output)
+    assert d2["tables"][0]["battery"]["rejected_familywise"] == []
+
+
+def test_bits_from_generator_two_level_report(run, tmp_path):
+    res = run("bits", "--source", "pcg64", "--streams", 8, "--length", 100000, "--seed", 3, "--json", "--processes", 1, "--out", tmp_path)
+    d = json.loads(res.output)
+    assert res.exit_code == EXIT[d["verdict"]]
+    t = d["tables"][0]
+    assert t["n"] == 8 and t["two_level"]["m"] == 8
+    names = {x["name"] for x in t["battery"]["tests"]}
+    assert "nist_frequency:proportion" in names and "nist_linear_complexity:uniformity" in names
+    html = next(tmp_path.glob("bits-*/report.html")).read_text()
+    assert "P-value histograms per test" in html and "data:image/png;base64," in html
+
+
+def test_bits_biased_source_fails(run, tmp_path, monkeypatch):
+    # a dump of biased bits, P(1) = 0.51, written as ASCII
+    import numpy as np
+
+    from rngcert.collect.bits import biased_bits
+
+    b = biased_bits(20 * 100000, 0.51, rng=np.random.default_rng(1))
+    f = tmp_path / "biased.txt"
+    f.write_text("".join(map(str, b.tolist())))
+    res = run("bits", f, "--format", "ascii", "--length", 100000, "--no-plots", "--processes", 1, "--out", tmp_path / "r")
+    assert res.exit_code == EXIT["FAIL"], res.output
+    assert "nist_frequency" in res.output
+
+
+def test_bits_file_errors(run, tmp_path):
+    f = tmp_path / "short.txt"
+    f.write_text("0101")
+    assert run("bits", f).exit_code == 2  # --format required
+    res = run("bits", f, "--format", "ascii", "--length", 1000)
+    assert res.exit_code == EXIT_INPUT and "fewer than one stream" in res.output
+    res = run("bits", f, "--format", "ascii", "--streams", 2, "--length", 3)
+    assert res.exit_code == EXIT_INPUT and "never rewound" in res.output
+    g = tmp_path / "text.txt"
+    g.write_text("hello world")
+    assert run("bits", g, "--format", "ascii").exit_code == EXIT_INPUT
+    e = tmp_path / "empty.txt"
+    e.write_text("")
+    assert run("bits", e, "--format", "ascii").exit_code == EXIT_INPUT
+    assert run("bits", "--source", "nope", "--streams", 2, "--length", 100).exit_code == EXIT_INPUT
+    assert run("bits").exit_code == 2
+
+
+def test_bits_data_e_single_stream(run, tmp_path):
+    f = SHARED / "nist-sts" / "data.e"
+    if not f.exists():
+        pytest.skip("../shared/data/nist-sts not available")
+    d = json.loads(run("bits", f, "--format", "ascii", "--streams", 1, "--json", "--no-plots", "--out", tmp_path).output)
+    tests = {x["name"]: x for x in d["tables"][0]["battery"]["tests"]}
+    # SP 800-22 Appendix B, data.e: frequency 0.953749
+    assert tests["nist_frequency"]["pvalue"] == pytest.approx(0.953749, abs=1e-6)
+    assert d["inputs"][0]["sha256"] and "1,004,882 bits" in d["inputs"][0]["summary"]

@@ -1,0 +1,171 @@
+"""Two-level analysis (SP 800-22 section 4.2) and bad inputs of the SP 800-22 battery.
+
+Runtime: about 2 s.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from rngcert.errors import InputError
+from rngcert.stats import nist
+from rngcert.stats.nist.twolevel import two_level
+from rngcert.stats.result import NotApplicable, Requirement, TestResult
+
+
+def _fake(name, pvals, req=Requirement.INDEPENDENCE):
+    out = []
+    for p in pvals:
+        if p is None:
+            out.append([NotApplicable(name, req, 100, "J = 3 cycles < 500")])
+        else:
+            out.append([TestResult(name, req, 0.0, None, p, 100, "asymptotic")])
+    return out
+
+
+def test_uniform_pvalues_pass_and_match_scipy_chisquare():
+    p = (np.arange(200) + 0.5) / 200                       # perfectly uniform
+    res = two_level(_fake("t", p))
+    row = res.row("t")
+    assert row.m == 200 and row.passes == 198 and row.verdict == "pass"
+    assert row.histogram == (20,) * 10
+    assert row.uniformity_pvalue == pytest.approx(1.0)
+    lo, hi = row.interval
+    assert lo == pytest.approx(0.99 - 3 * np.sqrt(0.99 * 0.01 / 200))
+    rng = np.random.default_rng(1)
+    p = rng.random(300)
+    row = two_level(_fake("t", p)).row("t")
+    hist = np.histogram(p, bins=10, range=(0, 1))[0]
+    ref = stats.chisquare(hist)
+    assert row.uniformity_statistic == pytest.approx(ref.statistic)
+    assert row.uniformity_pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+
+
+def test_too_many_small_pvalues_fail_proportion():
+    p = np.r_[np.full(10, 0.001), np.linspace(0.02, 1, 90)]
+    row = two_level(_fake("t", p)).row("t")
+    assert row.passes == 90 and not row.proportion_ok and row.verdict == "fail"
+
+
+def test_nonuniform_pvalues_fail_uniformity():
+    p = np.linspace(0.5, 1.0, 200)                         # all in the upper half
+    row = two_level(_fake("t", p)).row("t")
+    assert row.proportion_ok and row.uniformity_pvalue < 1e-4
+    assert not row.uniformity_ok and row.verdict == "fail"
+
+
+def test_small_m_skips_uniformity_with_reason():
+    row = two_level(_fake("t", [0.3, 0.5, 0.7, 0.9, 0.2])).row("t")
+    assert row.uniformity_pvalue is None and row.uniformity_ok is None
+    assert "55" in row.uniformity_reason and row.verdict == "pass"
+
+
+def test_m_equal_one_is_not_applicable():
+    r = two_level(_fake("t", [0.3]))
+    assert isinstance(r, NotApplicable) and "m = 1" in r.reason
+
+
+def test_m_zero_raises():
+    with pytest.raises(InputError, match="m = 0"):
+        two_level([])
+
+
+def test_not_applicable_sequences_are_excluded_and_counted():
+    p = [None] * 30 + list(np.linspace(0.01, 0.99, 70))
+    row = two_level(_fake("t", p)).row("t")
+    assert row.m == 70 and row.not_applicable == 30 and row.m_total == 100
+    assert row.reasons == ("J = 3 cycles < 500",)
+    allna = two_level(_fake("t", [None, None])).row("t")
+    assert allna.verdict == "not applicable" and allna.m == 0
+
+
+def test_to_test_results():
+    rng = np.random.default_rng(2)
+    res = two_level(_fake("nist_runs", rng.random(100)) and
+                    [a + b for a, b in zip(_fake("nist_runs", rng.random(100)),
+                                           _fake("nist_dft", rng.random(100)))])
+    out = res.to_test_results()
+    assert [r.name for r in out] == ["nist_runs:uniformity", "nist_runs:proportion",
+                                    "nist_dft:uniformity", "nist_dft:proportion"]
+    for r in out:
+        assert r.applicable and 0 <= r.pvalue <= 1
+    prop = out[1]
+    assert prop.pvalue == pytest.approx(stats.binomtest(int(prop.statistic), 100, 0.99).pvalue)
+    assert "interval" in prop.details and len(prop.details["histogram"]) == 10
+    small = two_level(_fake("t", [0.5, 0.6])).to_test_results()
+    assert not small[0].applicable and small[1].applicable
+    assert res.to_dict()["rows"][0]["name"] == "nist_runs"
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad,match", [
+    (np.array([0, 1, 2, 1]), r"bits\[2\] = 2"),
+    (np.array([[0, 1], [1, 0]]), "one-dimensional"),
+    (np.array([], dtype=np.uint8), "empty"),
+    (np.array([0.0, 0.5]), r"bits\[1\] = 0.5"),
+    (np.array(["0", "1"]), "dtype"),
+])
+def test_bad_bits_raise(bad, match):
+    with pytest.raises(InputError, match=match):
+        nist.run_sp800_22(bad)
+    with pytest.raises(InputError, match=match):
+        nist.frequency(bad)
+
+
+def test_bad_options_raise():
+    x = np.zeros(1000, dtype=np.uint8)
+    with pytest.raises(InputError, match="constants='exact'"):
+        nist.run_sp800_22(x, constants="exact")
+    with pytest.raises(InputError, match="unknown test 'foo'"):
+        nist.run_sp800_22(x, params={"foo": {}})
+    with pytest.raises(InputError, match="unknown parameter 'Q'"):
+        nist.run_sp800_22(x, params={"serial": {"Q": 3}})
+    with pytest.raises(InputError, match="periodic"):
+        nist.non_overlapping_template(x, m=3, N=2, templates=["010"])
+    with pytest.raises(InputError, match="M=0"):
+        nist.block_frequency(x, M=0)
+
+
+def test_short_sequence_gives_not_applicable_per_name_and_no_replay():
+    x = np.random.default_rng(3).integers(0, 2, 5000, dtype=np.uint8)
+    res = nist.run_sp800_22(x)
+    names = [nm for v in nist.test_names().values() for nm in v]
+    assert [r.name for r in res] == names
+    na = {r.name: r for r in res if not r.applicable}
+    assert set(na) >= {"nist_rank", "nist_linear_complexity", "nist_universal",
+                       "nist_overlapping_template", "nist_serial[1]", "nist_serial[2]",
+                       "nist_random_excursions[x=-4]", "nist_approximate_entropy"}
+    assert "n = 5000 < 38912" in na["nist_rank"].reason
+    for r in res:
+        if r.applicable:
+            assert r.n == 5000 and 0 <= r.pvalue <= 1
+    assert res[0].applicable                                    # frequency applies
+
+
+def test_tiny_inputs_never_crash():
+    for n in (1, 2, 3, 7, 99, 100, 101, 127, 128, 1001):
+        x = np.random.default_rng(n).integers(0, 2, n, dtype=np.uint8)
+        for r in nist.run_sp800_22(x):
+            assert (not r.applicable) or 0 <= r.pvalue <= 1
+    # constant sequences
+    for v in (0, 1):
+        res = {r.name: r for r in nist.run_sp800_22(np.full(2000, v, dtype=np.uint8))}
+        assert res["nist_frequency"].pvalue < 1e-10
+        assert not res["nist_runs"].applicable
+
+
+def test_odd_length_sequences():
+    x = np.random.default_rng(4).integers(0, 2, 1_000_001, dtype=np.uint8)
+    res = {r.name: r for r in nist.run_sp800_22(x)}
+    assert all(r.applicable or r.name.startswith("nist_random_excursions") for r in res.values())
+    assert res["nist_dft"].details["N0"] == pytest.approx(0.95 * 1_000_001 / 2)
+
+
+def test_inputs_not_modified_and_bool_accepted():
+    x = np.random.default_rng(5).integers(0, 2, 50_000).astype(bool)
+    y = x.copy()
+    a = nist.run_sp800_22(x)
+    np.testing.assert_array_equal(x, y)
+    b = nist.run_sp800_22(x.astype(np.int64))
+    assert [r.pvalue for r in a if r.applicable] == [r.pvalue for r in b if r.applicable]
