@@ -212,7 +212,8 @@ def summary_text(report: dict) -> str:
         flagged = [x for x in b["tests"] if x["applicable"] and x["pvalue"] < b["alpha"]]
         for x in flagged:
             tag = "REJECTED (Holm)" if x["rejected_familywise"] else "raw p < alpha"
-            lines.append(f"    {x['requirement']:<16} {x['name']:<22} p = {x['pvalue']:.3g}  Holm p = {x['pvalue_holm']:.3g}  {tag}")
+            p, ph = (f"{v:.3g}" if v >= 1e-300 else "< 1e-300" for v in (x["pvalue"], x["pvalue_holm"]))
+            lines.append(f"    {x['requirement']:<16} {x['name']:<22} p = {p}  Holm p = {ph}  {tag}")
         na = [x for x in b["tests"] if not x["applicable"]]
         rest = b["tests_applicable"] - len(flagged)
         lines.append(f"    …and {rest} test(s) without anomalies" + (f"; {len(na)} not applicable" if na else ""))
@@ -357,8 +358,11 @@ def equipment_cmd(wheel):
 
 from rngcert.commands.rng import bits as _bits_cmd, scaling as _scaling_cmd  # noqa: E402
 
+from rngcert.commands.shuffle import shuffle as _shuffle_grp  # noqa: E402
+
 main.add_command(_bits_cmd)
 main.add_command(_scaling_cmd)
+main.add_command(_shuffle_grp)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -199,3 +199,69 @@ def nist_proportions(two_level: dict) -> Figure:
     ax.set_title("Proportion of sequences passing each test", fontsize=10)
     cap = "Each dot is one test name; the grey band is SP 800-22's interval p̂ ± 3·sqrt(p̂(1−p̂)/m). Red dots lie outside it."
     return Figure("nist_proportions", "Proportion passing", _png(fig), cap)
+
+
+def position_heatmap(hm: dict) -> Figure:
+    """Observed/expected counts of cards moving from zone i of the pre-shuffle order to zone j."""
+    r = np.asarray(hm["observed_over_expected"], dtype=float)
+    b = r.shape[0]
+    fig, ax = plt.subplots(figsize=(4.8, 4))
+    lim = max(0.25, float(np.nanmax(np.abs(r - 1))))
+    im = ax.imshow(r, cmap="RdBu_r", vmin=1 - lim, vmax=1 + lim, origin="upper")
+    fig.colorbar(im, ax=ax, label="observed / expected")
+    ax.set_xlabel(f"zone after the shuffle (1..{b}, top of shoe first)")
+    ax.set_ylabel("zone before the shuffle")
+    ax.set_xticks(range(b))
+    ax.set_xticklabels(range(1, b + 1))
+    ax.set_yticks(range(b))
+    ax.set_yticklabels(range(1, b + 1))
+    ax.set_title("Where cards go: zone-to-zone heat map", fontsize=10)
+    cap = (
+        "A perfect shuffle sends a card from any zone to every zone equally often (all cells 1, white). "
+        "A hot diagonal means cards stay near where they were: the structure a shuffle tracker follows."
+    )
+    return Figure("position_heatmap", "Zone-to-zone heat map", _png(fig), cap)
+
+
+def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
+    """Rising sequences per shoe against their law under a uniform shuffle (and GSR riffles)."""
+    r = np.asarray(rs["r"])
+    obs = np.asarray(rs["observed"], dtype=float)
+    null = np.asarray(rs["null"], dtype=float)
+    keep = (obs > 0) | (null > obs.sum() * 1e-4)
+    for v in (rs.get("gsr") or {}).values():
+        keep |= np.asarray(v, dtype=float) > obs.sum() * 1e-4
+    idx = np.flatnonzero(keep)
+    lo, hi = (idx.min(), idx.max()) if idx.size else (0, r.size - 1)
+    sl = slice(lo, hi + 1)
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    ax.bar(r[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
+    ax.plot(r[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
+    for k, v in (rs.get("gsr") or {}).items():
+        ax.plot(r[sl], np.asarray(v, dtype=float)[sl], lw=0.8, ls="--", label=f"{k} GSR riffle(s)")
+    ax.set_xlabel("rising sequences in the shuffled shoe")
+    ax.set_ylabel("shoes")
+    ax.legend(fontsize=7)
+    ax.set_title("Rising sequences", fontsize=10)
+    cap = "Too few rising sequences means the shoe still holds long runs of the pre-shuffle order (riffles interleave, they do not scramble)."
+    if gsr and gsr.get("riffles") is not None:
+        cap += f" The observed mean matches about {gsr['riffles']:.1f} GSR riffles of the whole shoe."
+    return Figure("rising_sequences", "Rising sequences", _png(fig), cap)
+
+
+def guessing_histogram(g: dict) -> Figure:
+    """Correct guesses per shoe with feedback, against the uniform-shuffle law."""
+    c = np.asarray(g["correct"])
+    obs = np.asarray(g["observed"], dtype=float)
+    null = np.asarray(g["null"], dtype=float)
+    keep = np.flatnonzero((obs > 0) | (null > obs.sum() * 1e-4))
+    sl = slice(keep.min(), keep.max() + 1) if keep.size else slice(None)
+    fig, ax = plt.subplots(figsize=(8, 3))
+    ax.bar(c[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
+    ax.plot(c[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
+    ax.set_xlabel("cards guessed right, guessing each next card with feedback")
+    ax.set_ylabel("shoes")
+    ax.legend(fontsize=7)
+    ax.set_title("Guess-the-next-card test", fontsize=10)
+    cap = "A player who knows the pre-shuffle order and sees each card guesses the next one; on a uniform shuffle the count follows the black line."
+    return Figure("guessing", "Guess-the-next-card test", _png(fig), cap)

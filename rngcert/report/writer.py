@@ -49,6 +49,8 @@ def _fmtp(p: Any) -> str:
     if p is None:
         return "–"
     p = float(p)
+    if p < 1e-300:
+        return "< 1e-300"
     if p < 1e-4:
         return f"{p:.2e}"
     return f"{p:.4f}"

@@ -1,0 +1,111 @@
+"""Benchmark and reference figures for the card side of rngcert (prints; not a pytest test).
+
+Run:  python benchmarks/bench_shuffle.py [--shoes 100000]
+
+Figures printed:
+* exact Bayer–Diaconis TV table (52 cards), H_52, the 10-shelf guessing figure, exact 8-deck
+  baccarat probabilities;
+* throughput of the packaged baccarat procedure (shuffle steps alone, and with the deal and
+  pickup of 004 §2 3.4/3.6), eight-deck shoes per second on one core (target >= 20,000);
+* wall time of shuffle_battery over N eight-deck shoes (target: 100,000 in under 30 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from numpy.random import PCG64, Generator  # noqa: E402
+
+from rngcert.collect import shufflers as S  # noqa: E402
+from rngcert.equipment.cards import baccarat_exact, new_shoe, value_composition  # noqa: E402
+from rngcert.equipment.procedure import load_procedure  # noqa: E402
+from rngcert.stats import shuffle as SS  # noqa: E402
+
+
+def best_of(fn, repeat=3):
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return min(ts), out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shoes", type=int, default=100_000)
+    ap.add_argument("--chunk", type=int, default=20_000)
+    ap.add_argument("--log-shoes", type=int, default=10_000)
+    args = ap.parse_args()
+
+    print("== reference values")
+    print("TV after k GSR riffles, 52 cards:", " ".join(f"{r['tv']:.3f}" for r in SS.riffle_tv_table(52)))
+    print(f"H_52 (uniform deck, expected correct guesses): {SS.guessing_law(52) @ np.arange(53):.6f}")
+    x = np.tile(np.arange(52, dtype=np.int16), (20_000, 1))
+    perm, _ = SS.card_permutation(x, S.shelf(x, Generator(PCG64(1)), shelves=10))
+    g = SS.guess_count(perm)
+    print(f"10-shelf, one pass, ordered 52-card deck: {g.mean():.3f} correct (sd of mean {g.std() / np.sqrt(g.size):.3f}, 20,000 decks)")
+    print("8-deck baccarat exact (banker, player, tie):", " ".join(f"{p:.6f}" for p in baccarat_exact(value_composition(8, "baccarat"))))
+
+    print("== packaged baccarat procedure, one core")
+    proc = load_procedure("baccarat-004")
+    rng = Generator(PCG64(2))
+    n = args.chunk
+    start = proc.deal_pickup(proc.shuffle(np.tile(new_shoe(8), (n, 1)), rng))
+    t, _ = best_of(lambda: proc.shuffle(start, rng))
+    print(f"shuffle steps only: {n} shoes in {t:.3f} s = {n / t:,.0f} shoes/s")
+    t2, _ = best_of(lambda: proc.deal_pickup(proc.shuffle(start, rng)))
+    print(f"shuffle + deal + pickup: {n} shoes in {t2:.3f} s = {n / t2:,.0f} shoes/s")
+    for st in proc.steps:
+        ts, _ = best_of(lambda st=st: st.apply(start, rng))
+        print(f"   step {st.op:12s} {ts:.3f} s")
+    td, _ = best_of(lambda: proc.deal_pickup(start))
+    print(f"   deal+pickup    {td:.3f} s")
+
+    print(f"== shuffle_battery over {args.shoes:,} eight-deck shoes (Fisher-Yates, serialised)")
+    rng = Generator(PCG64(3))
+    before = np.tile(new_shoe(8), (args.shoes, 1))
+    after = S.fisher_yates(before, rng)
+    t = time.perf_counter()
+    res = SS.shuffle_battery(before, after, decks=8, rng=rng, game="baccarat", usable=409)
+    dt = time.perf_counter() - t
+    print(f"battery: {dt:.2f} s")
+    for r in res:
+        print(f"   {r.name:24s} " + (f"p={r.pvalue:.4f} {r.method}" if r.applicable else f"n/a: {r.reason}"))
+    t = time.perf_counter()
+    res = SS.shuffle_battery(before, proc.shuffle(before, rng), decks=8, rng=rng, game="baccarat", usable=409)
+    print(f"battery on the baccarat procedure's shoes: {time.perf_counter() - t:.2f} s")
+    for r in res:
+        print(f"   {r.name:24s} " + (f"p={r.pvalue:.3g} stat={r.statistic:.6g}" if r.applicable else f"n/a: {r.reason}"))
+    bench_log(args.log_shoes)
+
+
+def bench_log(n_shoes: int = 10_000) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from rngcert.collect.shoelog import read_shoe_log, write_shoe_log
+
+    print(f"== shoe log round trip, {n_shoes:,} eight-deck shoes before+after ({2 * 416 * n_shoes:,} rows)")
+    proc = load_procedure("baccarat-004")
+    before, after = proc.simulate(n_shoes, Generator(PCG64(4)))
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "log.csv"
+        t = time.perf_counter()
+        write_shoe_log(f, after, before=before, table="T1")
+        tw = time.perf_counter() - t
+        t = time.perf_counter()
+        log = read_shoe_log(f, decks=8)
+        tr = time.perf_counter() - t
+        print(f"write {tw:.2f} s, read+validate {tr:.2f} s ({f.stat().st_size / 1e6:.0f} MB); "
+              f"{log.n_shoes} shoes, {len(log.pair_ids)} pairs, {len(log.rejected)} rejected rows, {len(log.problems)} problems")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""Shuffle certification end to end: shoes before/after a shuffle → shuffle battery → verdict →
+report, with the same verdict machinery and report writer as the wheel (DESIGN §4).
+
+Two sources of shoes: a shuffle procedure (packaged or a lab's TOML) simulated for N tables, or
+a card-scanner shoe log. Both end in :func:`certify_shoes`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import scipy
+
+from rngcert import __version__
+from rngcert.battery import POLICY_TEXT, BatteryOutcome, Spec, run_battery
+from rngcert.collect.sources import versions
+from rngcert.report import plots
+from rngcert.stats.shuffle import shuffle_battery, shuffle_plot_data
+
+REQUIREMENT_TEXT = (
+    "Requirement: a shuffle must leave every order of the shoe equally likely — the dealt cards statistically "
+    "independent of the order they were picked up in, uniformly distributed over positions, and unpredictable "
+    "to a player who saw the previous shoe (the shuffle-tracking threat)."
+)
+
+
+@dataclass
+class ShuffleCertification:
+    report: dict
+    figures: list[list]
+    outcome: BatteryOutcome
+
+    @property
+    def verdict(self) -> str:
+        return self.report["verdict"]
+
+
+def certify_shoes(
+    before: np.ndarray | None,
+    after: np.ndarray | None,
+    *,
+    decks: int,
+    game: str | None,
+    rule: str = "S17",
+    usable: int | None = None,
+    dealt: np.ndarray | None = None,
+    subject: str,
+    equipment: dict,
+    inputs: Sequence[dict],
+    seed: int | None = None,
+    alpha: float = 0.01,
+    command: str = "",
+    figures: bool = True,
+    notes: Sequence[str] = (),
+    rejected_count: int = 0,
+) -> ShuffleCertification:
+    """Run the shuffle battery on shoes and build the report.
+
+    Parameters
+    ----------
+    before, after : (n_shoes, 52·decks) int arrays or None
+        Card orders before and after the shuffle under test (None when a log has no ``before``
+        stage; then only tests on the dealt order run).
+    decks : int
+        Decks per shoe.
+    game : {"baccarat", "blackjack"} or None
+        Adds the game-level tests.
+    dealt : (n_shoes, L) int array, optional
+        Dealt prefixes from a scanner log (to the cut card).
+    seed : int, optional
+        Root seed of the Monte Carlo p-values (fresh entropy, recorded, when None).
+    """
+    ss = np.random.SeedSequence(seed)
+    entropy = int(ss.entropy)
+    test_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(0, 0x5F))))
+    results = shuffle_battery(before, after, decks=decks, rng=test_rng, game=game, rule=rule, usable=usable, dealt=dealt)
+    out = run_battery([Spec(r.name, lambda rng, r=r: r, r.requirement) for r in results], entropy=entropy, alpha=alpha)
+    n_shoes = int((after if after is not None else dealt).shape[0])
+    section = {
+        "table": subject,
+        "n": n_shoes,
+        "void": 0,
+        "notes": list(notes),
+        "labels": [],
+        "min_holm": min(out.adjusted.values()) if out.adjusted else None,
+        "battery": out.to_dict(),
+    }
+    figs: list = []
+    if figures and before is not None and after is not None:
+        pdata = shuffle_plot_data(before, after)
+        section["plot_data"] = {"gsr_equivalent": pdata.get("gsr_equivalent")}
+        figs = _figures(pdata, out)
+    elif figures and out.applicable:
+        figs = [plots.pvalue_figure(out.results, alpha, out.adjusted)]
+    report = {
+        "report_format": 1,
+        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
+        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": command,
+        "inputs": list(inputs),
+        "rejected_count": rejected_count,
+        "equipment": equipment,
+        "subject": subject,
+        "unit": "shoes",
+        "section_word": "Shoes:",
+        "equipment_line": f"{equipment.get('name', subject)} — {decks} deck(s), game {game or 'none'}"
+        + (f", dealer rule {rule}" if game == "blackjack" else ""),
+        "level": "cards",
+        "policy": {"alpha": alpha, "correction": "holm (over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
+        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": 199},
+        "notes": list(notes),
+        "tables": [section],
+        "verdict": out.verdict,
+    }
+    return ShuffleCertification(report, [figs], out)
+
+
+def _figures(pdata: dict, out: BatteryOutcome) -> list:
+    figs = [plots.position_heatmap(pdata["heatmap"]), plots.rising_histogram(pdata["rising"], pdata.get("gsr_equivalent")), plots.guessing_histogram(pdata["guessing"])]
+    if out.applicable:
+        figs.append(plots.pvalue_figure(out.results, out.alpha, out.adjusted))
+    return figs

@@ -1,0 +1,588 @@
+"""Card-scanner shoe logs (DESIGN §3 "Shoe log"), their writer, and the Shinn riffle data.
+
+Format: CSV with a header, one row per card in dealing order; columns (case-insensitive)
+``shoe_id``, ``position`` (1-based), ``card`` required; ``table``, ``timestamp``, ``stage``
+(``before`` / ``after`` a shuffle) optional. Card tokens ``A 2-9 T|10 J Q K`` + ``S H D C`` +
+optional ``#k`` deck serial (``QH#3``). Without a ``stage`` column every shoe is a dealt shoe
+(``after``).
+
+Validation (never silently fixed):
+
+* a row that cannot be read (unknown card token, position not a positive integer, wrong
+  number of fields, unknown stage) is **rejected**: kept as a ``RejectedRow`` (file, line,
+  column, reason, text) and counted;
+* a shoe (one ``table``, ``shoe_id``, ``stage``) must be a legal multiset of ``decks`` decks: all
+  52·decks cards, or — for a dealt shoe — a prefix of one (dealing stops at the cutting card).
+  A missing position, a duplicated position, a card present more often than the decks hold,
+  a duplicated serial (``QH#3`` twice), a serial above ``decks``, a mix of serialised and
+  unserialised tokens, or a missing card in a complete shoe is a :class:`ShoeProblem` naming
+  file, line, shoe, position and reason; the shoe is excluded from the tests and counted.
+
+:func:`write_shoe_log` writes the same format, so ``rngcert shuffle simulate`` output and real
+scanner logs take the same path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
+from rngcert.errors import InputError, NoDataError
+
+__all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe_log", "ShinnRiffles", "read_shinn_riffles"]
+
+REQUIRED = ("shoe_id", "position", "card")
+OPTIONAL = ("table", "timestamp", "stage")
+STAGES = ("before", "after")
+
+
+@dataclass(frozen=True)
+class RejectedRow:
+    """A row that could not be read: kept, counted, reported (same fields as the spin-log's)."""
+
+    file: str
+    line: int
+    column: str
+    reason: str
+    text: str = ""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ShoeProblem:
+    """A shoe that is not a legal multiset of its decks (or a dealt prefix of one)."""
+
+    file: str
+    line: int
+    table: str
+    shoe: str
+    stage: str
+    position: int
+    reason: str
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line > 0 else self.file
+        tbl = f"table {self.table}, " if self.table else ""
+        pos = f", position {self.position}" if self.position > 0 else ""
+        return f"{where}: {tbl}shoe {self.shoe} ({self.stage}){pos}: {self.reason}"
+
+
+@dataclass
+class ShoeLog:
+    """The accepted shoes of one or more shoe-log files.
+
+    Attributes
+    ----------
+    decks : int
+    serialised : bool
+        Every token carried a deck serial, so card codes are unique within a shoe
+        (``code = (serial-1)*52 + face``); otherwise ``code = face`` (0..51, repeated per deck).
+    after_ids : list of (table, shoe_id)
+        Accepted dealt shoes.
+    after : (n_shoes, L) ndarray of int16
+        Their cards, truncated to the common dealt length L = min(lengths) so the tests get a
+        rectangular array (use ``lengths`` for the full prefixes).
+    lengths : (n_shoes,) ndarray of int
+    pair_ids : list of (table, shoe_id)
+        Shoes with a complete accepted order both before and after the shuffle.
+    pair_before, pair_after : (n_pairs, 52·decks) ndarray of int16 or None
+    rejected : list of RejectedRow
+    problems : list of ShoeProblem
+    sources : list of dict
+        path, sha256, rows, rejected rows, shoes accepted/rejected per file.
+    """
+
+    decks: int
+    serialised: bool
+    after_ids: list
+    after: np.ndarray
+    lengths: np.ndarray
+    pair_ids: list
+    pair_before: np.ndarray | None
+    pair_after: np.ndarray | None
+    rejected: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+    sources: list = field(default_factory=list)
+
+    @property
+    def n_shoes(self) -> int:
+        return len(self.after_ids)
+
+
+def _line_numbers(data: bytes) -> np.ndarray:
+    """1-based physical line numbers of the non-blank lines (pyarrow skips blank lines)."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    starts = np.r_[0, nl + 1]
+    ends = np.r_[nl, buf.size]
+    keep = starts < buf.size
+    starts, ends = starts[keep], ends[keep]
+    # only lines that are empty or start with a blank can be blank: check those few directly
+    first = buf[np.minimum(starts, buf.size - 1)] if buf.size else np.zeros(0, np.uint8)
+    cand = np.flatnonzero((starts == ends) | (first == 9) | (first == 13) | (first == 32))
+    blank = np.zeros(starts.size, dtype=bool)
+    for i in cand.tolist():  # lines starting with whitespace (normally none or a handful)
+        blank[i] = not data[starts[i]:ends[i]].strip()
+    return np.flatnonzero(~blank) + 1
+
+
+def _read_table(path: Path, data: bytes):
+    name = str(path)
+    lines = _line_numbers(data)
+    if lines.size == 0:
+        raise NoDataError(f"{name}: the file is empty")
+    invalid = []
+
+    def handler(row):
+        invalid.append((row.number, row.text, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
+        return "skip"
+
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    header_line = data[start:].lstrip(b" \t\r\n").split(b"\n", 1)[0].decode("utf-8", "replace")
+    header = [h.strip().strip('"') for h in header_line.rstrip("\r").split(",")]
+    try:
+        tbl = pacsv.read_csv(
+            io.BytesIO(data[start:]),
+            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(invalid_row_handler=handler),
+            convert_options=pacsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                 column_types={h: pa.string() for h in header}),
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"{name}: not a readable CSV file: {exc}") from None
+    cols = {c.strip().lower(): tbl.column(c).cast(pa.string()).combine_chunks() for c in tbl.column_names}
+    missing = [c for c in REQUIRED if c not in cols]
+    if missing:
+        raise InputError(f"{name}: line 1: missing column(s) {missing}; a shoe log needs {list(REQUIRED)} "
+                         f"and may have {list(OPTIONAL)}, found {tbl.column_names}")
+    bad_rec = sorted(r[0] for r in invalid if r[0] is not None)
+    rec = np.arange(2, lines.size + 1)
+    good = rec[~np.isin(rec, bad_rec)]
+    row_lines = lines[good - 1] if good.size == tbl.num_rows else np.arange(2, tbl.num_rows + 2)
+    rejects = [RejectedRow(name, int(lines[n - 1]) if n and n <= lines.size else -1, "*", reason, text[:200])
+               for n, text, reason in invalid]
+    return cols, row_lines, rejects
+
+
+def _encode(arr: pa.Array, lower: bool = False) -> tuple[np.ndarray, list]:
+    """Trimmed (and optionally lower-cased) strings → (int64 codes per row, distinct values)."""
+    arr = pc.utf8_trim_whitespace(arr)
+    if lower:
+        arr = pc.utf8_lower(arr)
+    d = arr.dictionary_encode()
+    return d.indices.to_numpy(zero_copy_only=False).astype(np.int64), d.dictionary.to_pylist()
+
+
+def _global_ids(local_codes: np.ndarray, names: list, table: dict) -> np.ndarray:
+    """Map per-file dictionary codes to ids shared by all files (``table``: name → id)."""
+    lut = np.array([table.setdefault(nm, len(table)) for nm in names], dtype=np.int64)
+    return lut[local_codes] if lut.size else np.zeros(0, dtype=np.int64)
+
+
+def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
+    """Read and validate card-scanner shoe logs.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        CSV shoe logs (DESIGN §3).
+    decks : int
+        Decks per shoe (1..8).
+    min_prefix : int
+        Shortest dealt shoe accepted as a prefix (e.g. the cards in front of the cutting card);
+        shorter dealt shoes are reported as problems. ``before`` shoes must be complete.
+
+    Returns
+    -------
+    ShoeLog
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read as CSV or lacks a required column (naming file and line).
+    NoDataError
+        No shoe at all could be accepted.
+
+    Notes
+    -----
+    Parsing is vectorised: each column is dictionary-encoded by pyarrow and only the distinct
+    tokens are parsed in Python; shoes are checked with sorted-array group operations, and the
+    per-shoe messages are built only for shoes that fail.
+    """
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or not 1 <= decks <= MAX_DECKS:
+        raise InputError(f"decks must be an integer in 1..{MAX_DECKS}, got {decks!r}")
+    decks = int(decks)
+    N = 52 * decks
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    paths = [Path(p) for p in paths]
+    rejected: list[RejectedRow] = []
+    sources = []
+    tables: dict = {}
+    shoes_ids: dict = {}
+    parts = []  # per file: accepted-row arrays
+    rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
+    for fi, path in enumerate(paths):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc}") from None
+        name = str(path)
+        cols, lines, rej = _read_table(path, data)
+        n = lines.size
+        file_rej = list(rej)
+        pos_c, pos_names = _encode(cols["position"])
+        pos_lut = np.array([int(t) if t.isdigit() else -1 for t in pos_names], dtype=np.int64)
+        pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
+        card_c, card_names = _encode(cols["card"])
+        f_lut, s_lut, ok_lut = parse_cards(card_names)
+        face, serial, good_card = f_lut[card_c], s_lut[card_c], ok_lut[card_c]
+        if "stage" in cols:
+            st_c, st_names = _encode(cols["stage"], lower=True)
+            st_lut = np.array([STAGES.index(t) if t in STAGES else -1 for t in st_names], dtype=np.int64)
+            stage = st_lut[st_c]
+        else:
+            stage = np.ones(n, dtype=np.int64)
+        sh_c, sh_names = _encode(cols["shoe_id"])
+        sid = _global_ids(sh_c, sh_names, shoes_ids)
+        if "table" in cols:
+            tb_c, tb_names = _encode(cols["table"])
+            tid = _global_ids(tb_c, tb_names, tables)
+        else:
+            tid = np.full(n, tables.setdefault("", len(tables)), dtype=np.int64)
+        inv_shoe = {v: k for k, v in shoes_ids.items()}
+        badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[sid] if n else np.zeros(0, bool)
+        ok = np.ones(n, dtype=bool)
+        for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
+                                  (pos < 1, "position", "position is not a positive integer"),
+                                  (~good_card, "card", "unknown card token (expected e.g. QH, 10S, QH#3)"),
+                                  (stage < 0, "stage", "stage must be 'before' or 'after'")):
+            bad = np.flatnonzero(mask & ok)
+            if bad.size:
+                texts = cols[col].take(pa.array(bad)).to_pylist()
+                file_rej.extend(RejectedRow(name, int(lines[i]), col, f"{reason}: {t!r}", str(t)[:200])
+                                for i, t in zip(bad, texts))
+            ok &= ~mask
+        bad = np.flatnonzero(~ok & ~badshoe)
+        if bad.size:
+            rej_keys.append(np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad],
+                                      np.full(bad.size, fi)], axis=1))
+        keep = np.flatnonzero(ok)
+        parts.append({"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
+                      "stage": stage[keep], "pos": pos[keep], "face": face[keep].astype(np.int64),
+                      "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64)})
+        sources.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
+                        "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej)})
+        rejected.extend(file_rej)
+    R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    table_names = {v: k for k, v in tables.items()}
+    shoe_names = {v: k for k, v in shoes_ids.items()}
+    S_ = max(len(shoes_ids), 1)
+    gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
+    any_serial = bool(np.any(R["serial"] > 0))
+    any_unserial = bool(np.any(R["serial"] == 0))
+    serialised = any_serial and not any_unserial
+    # sort rows by shoe, then position; group boundaries
+    order = np.lexsort((R["pos"], gkey))
+    R = {k: v[order] for k, v in R.items()}
+    gkey = gkey[order]
+    M = gkey.size
+    starts = np.flatnonzero(np.r_[True, gkey[1:] != gkey[:-1]]) if M else np.zeros(0, np.int64)
+    G = starts.size
+    length = np.diff(np.r_[starts, M])
+    grp = np.repeat(np.arange(G), length)
+    rank = np.arange(M) - starts[grp] if M else np.zeros(0, np.int64)
+    keys = gkey[starts] if G else np.zeros(0, np.int64)
+    g_stage = keys % 2
+    bad = np.zeros(G, dtype=bool)
+    bad |= np.bincount(grp, weights=(R["pos"] != rank + 1), minlength=G) > 0  # gaps, duplicates
+    bad |= length > N
+    bad |= np.bincount(grp, weights=(R["serial"] > decks), minlength=G) > 0
+    nser = np.bincount(grp, weights=(R["serial"] > 0), minlength=G)
+    bad |= (nser > 0) & (nser < length)  # mixed serialised / unserialised in one shoe
+    bad |= (np.minimum.reduceat(R["file"], starts) != np.maximum.reduceat(R["file"], starts)) if G else bad
+    # card multiplicities, in chunks of shoes to bound memory
+    chunk = max(1, 4_000_000 // N)
+    for g0 in range(0, G, chunk):  # loop over chunks of shoes, vectorised inside
+        g1 = min(G, g0 + chunk)
+        r0, r1 = starts[g0], (starts[g1] if g1 < G else M)
+        local = grp[r0:r1] - g0
+        fc = np.bincount(local * 52 + R["face"][r0:r1], minlength=(g1 - g0) * 52).reshape(g1 - g0, 52)
+        bad[g0:g1] |= (fc > decks).any(axis=1)
+        if serialised:
+            code = (R["serial"][r0:r1] - 1) * 52 + R["face"][r0:r1]
+            sc = np.bincount(local * N + np.clip(code, 0, N - 1), minlength=(g1 - g0) * N).reshape(g1 - g0, N)
+            bad[g0:g1] |= (sc > 1).any(axis=1)
+    complete = length == N
+    bad |= ~complete & ((g_stage == 0) | (length < min_prefix))
+    # shoes with rejected rows
+    rej_first: dict = {}
+    if rej_keys:
+        rk = np.concatenate(rej_keys)
+        rej_file: dict = {}
+        for t, s_, st, ln, fi in rk.tolist():  # rejected rows only (few)
+            rej_first.setdefault(((t * S_ + s_) * 2 + st), []).append(ln)
+            rej_file.setdefault(((t * S_ + s_) * 2 + st), fi)
+    key_index = {int(k): i for i, k in enumerate(keys.tolist())}
+    extra_problem_keys = []
+    for k in rej_first:
+        if k in key_index:
+            bad[key_index[k]] = True
+        else:
+            extra_problem_keys.append(k)
+    problems: list[ShoeProblem] = []
+
+    def label(k):
+        st = k % 2
+        ts = k // 2
+        return table_names[ts // S_], shoe_names[ts % S_], STAGES[st]
+
+    for gi in np.flatnonzero(bad):  # messages only for shoes that fail
+        r0, r1 = starts[gi], starts[gi] + length[gi]
+        t, s_, st = label(int(keys[gi]))
+        files = np.unique(R["file"][r0:r1])
+        fname = str(paths[int(files[0])])
+        if files.size > 1:
+            problems.append(ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0,
+                                        f"shoe spans files {[str(paths[int(f)]) for f in files]}; shoes must not span files"))
+        d = {"file": fname, "pos": R["pos"][r0:r1], "lines": R["line"][r0:r1], "face": R["face"][r0:r1],
+             "serial": R["serial"][r0:r1], "rejected_lines": rej_first.get(int(keys[gi]), [])}
+        probs = _check_shoe(d, t, s_, st, N, decks, min_prefix, serialised, any_serial and any_unserial)
+        problems.extend(probs or [ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0, "shoe rejected")])
+    for k in extra_problem_keys:  # shoes whose every row was rejected
+        t, s_, st = label(k)
+        ln = rej_first[k]
+        problems.append(ShoeProblem(str(paths[rej_file[k]]), ln[0], t, s_, st, 0,
+                                    f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]})"))
+    for src in sources:
+        src["shoe_problems"] = sum(1 for p in problems if p.file == src["path"])
+    good = ~bad
+    codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]
+    codes = codes.astype(np.int16)
+    names = [label(int(k)) for k in keys.tolist()]
+    after_g = sorted((g for g in np.flatnonzero(good & (g_stage == 1))), key=lambda g: names[g][:2])
+    if not after_g:
+        raise NoDataError(f"no shoe could be accepted from {[str(p) for p in paths]}: "
+                          f"{len(rejected)} rows rejected, {len(problems)} shoe problems"
+                          + (f"; first: {problems[0]}" if problems else ""))
+    after_g = np.array(after_g)
+    lengths = length[after_g]
+    L = int(lengths.min())
+    after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
+    before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
+    pair_a = [g for g in after_g if complete[g] and names[g][:2] in before_of]
+    if pair_a:
+        pair_b = np.array([before_of[names[g][:2]] for g in pair_a])
+        pair_a = np.array(pair_a)
+        pb = codes[starts[pair_b][:, None] + np.arange(N)[None, :]]
+        pa_ = codes[starts[pair_a][:, None] + np.arange(N)[None, :]]
+        pair_ids = [names[g][:2] for g in pair_a]
+    else:
+        pb = pa_ = None
+        pair_ids = []
+    return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
+                   pair_ids, pb, pa_, rejected, problems, sources)
+
+
+def _fmt(face: int, serial: int = 0) -> str:
+    tok = token_table(False)[face]
+    return f"{tok}#{serial}" if serial > 0 else tok
+
+
+def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
+    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
+    f = d["file"]
+    out = []
+    P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
+    pos, lines, face, serial = d["pos"], d["lines"], d["face"], d["serial"]
+    rej_lines = d.get("rejected_lines", [])
+    k = pos.size
+    if rej_lines:
+        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}); "
+                                      "the shoe cannot be checked as a whole"))
+    if k == 0:
+        return out
+    o = np.argsort(pos, kind="stable")
+    ps, ls = pos[o], lines[o]
+    dup = np.flatnonzero(ps[1:] == ps[:-1]) + 1
+    for i in dup[:5]:
+        out.append(P(ls[i], ps[i], f"position {ps[i]} appears twice (also line {ls[i - 1]})"))
+    up = np.unique(ps)
+    top = int(up.max())
+    if top > N:
+        out.append(P(ls[-1], top, f"extra cards: position {top} but {decks} deck(s) hold {N} cards"))
+    gaps = np.setdiff1d(np.arange(1, min(top, N) + 1), up)
+    for g in gaps[:5]:
+        out.append(P(-1, g, f"position {g} missing"))
+    if gaps.size > 5:
+        out.append(P(-1, 0, f"{gaps.size} positions missing in all"))
+    if mixed and not serialised:
+        if np.any(serial > 0) and np.any(serial == 0):
+            out.append(P(ls[0], 0, "mix of serialised (#k) and unserialised card tokens"))
+    if np.any(serial > decks):
+        i = int(np.flatnonzero(serial > decks)[0])
+        out.append(P(lines[i], pos[i], f"deck serial #{serial[i]} but the shoe has {decks} deck(s)"))
+    if serialised:
+        code = (serial.astype(np.int64) - 1) * 52 + face
+        oc = np.argsort(code, kind="stable")
+        dpos = np.flatnonzero(code[oc][1:] == code[oc][:-1]) + 1
+        for i in dpos[:5]:
+            a, b = oc[i - 1], oc[i]
+            out.append(P(lines[b], pos[b], f"duplicated serial card {_fmt(face[b], serial[b])} (also at line {lines[a]}, position {pos[a]})"))
+    counts = np.bincount(face, minlength=52)
+    for fc in np.flatnonzero(counts > decks)[:5]:
+        where = np.flatnonzero(face == fc)
+        i = where[decks]
+        out.append(P(lines[i], pos[i], f"card {_fmt(fc)} appears {counts[fc]} times; {decks} deck(s) hold {decks}"))
+    complete = k == N
+    if complete:
+        for fc in np.flatnonzero(counts < decks)[:5]:
+            out.append(P(-1, 0, f"missing card {_fmt(fc)}: {counts[fc]} of {decks}"))
+        if serialised:
+            have = np.zeros(N, dtype=bool)
+            code = (serial.astype(np.int64) - 1) * 52 + face
+            have[code[(code >= 0) & (code < N)]] = True
+            for c in np.flatnonzero(~have)[:5]:
+                out.append(P(-1, 0, f"missing card {_fmt(c % 52, c // 52 + 1)}"))
+    if not complete and not out:
+        if stage == "before":
+            out.append(P(-1, k + 1, f"order before the shuffle has {k} of {N} cards; it must hold the whole shoe"))
+        elif k < min_prefix:
+            out.append(P(-1, k + 1, f"dealt shoe has {k} cards, fewer than the {min_prefix} in front of the cutting card: "
+                                    f"missing card(s) from position {k + 1}"))
+    return out
+
+
+def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table: str | None = None,
+                   serial: bool = True) -> int:
+    """Write shoes in the scanner format (DESIGN §3), the inverse of :func:`read_shoe_log`.
+
+    Parameters
+    ----------
+    path : str or Path
+        Output CSV.
+    after : (n_shoes, n) array_like of int
+        Card codes after the shuffle, dealing order (stage ``after``).
+    before : (n_shoes, 52·decks) array_like of int, optional
+        Orders before the shuffle (stage ``before``); when given a ``stage`` column is written.
+    shoe_ids : sequence of str, optional
+        Default ``"1" .. "n_shoes"``.
+    table : str, optional
+        Written as a ``table`` column.
+    serial : bool
+        Write ``#k`` deck serials (codes must then be unique serialised codes).
+
+    Returns
+    -------
+    int
+        Rows written.
+    """
+    a = np.asarray(after)
+    if a.ndim != 2:
+        raise InputError(f"after must be 2-D (n_shoes, n_cards), got shape {a.shape}")
+    m, n = a.shape
+    ids = np.array([str(i + 1) for i in range(m)] if shoe_ids is None else [str(s) for s in shoe_ids], dtype=object)
+    if ids.size != m:
+        raise InputError(f"{ids.size} shoe ids for {m} shoes")
+    for v in list(ids[:]) + ([str(table)] if table is not None else []):
+        if any(ch in v for ch in ',"\n\r') or v != v.strip() or not v:
+            raise InputError(f"shoe id / table {v!r} must be non-empty and free of commas, quotes, newlines and edge blanks")
+    tok = pa.array(token_table(serial).tolist(), type=pa.string())
+    id_arr = pa.array(ids.tolist(), type=pa.string())
+    blocks = []
+    stages = [("after", a)] if before is None else [("before", np.asarray(before)), ("after", a)]
+    for st, arr in stages:
+        mm, nn = arr.shape
+        cols = {"shoe_id": pc.take(id_arr, pa.array(np.repeat(np.arange(mm, dtype=np.int32), nn))),
+                "position": pa.array(np.tile(np.arange(1, nn + 1, dtype=np.int32), mm)),
+                "card": pc.take(tok, pa.array(arr.ravel().astype(np.int32)))}
+        if table is not None:
+            cols = {"table": pc.take(pa.array([str(table)]), pa.array(np.zeros(mm * nn, dtype=np.int32)))} | cols
+        if before is not None:
+            cols["stage"] = pc.take(pa.array([st]), pa.array(np.zeros(mm * nn, dtype=np.int32)))
+        blocks.append(pa.table(cols))
+    tbl = pa.concat_tables(blocks)
+    with open(path, "wb") as fh:
+        fh.write((",".join(tbl.column_names) + "\n").encode())
+        pacsv.write_csv(tbl, fh, write_options=pacsv.WriteOptions(include_header=False, quoting_style="none"))
+    return tbl.num_rows
+
+
+# ----------------------------------------------------------------------------- Shinn riffles
+@dataclass(frozen=True)
+class ShinnRiffles:
+    """Max Shinn's recorded hand riffles (shared/data/shuffles-shinn/).
+
+    Attributes
+    ----------
+    drops : (n_riffles, n_cards) ndarray of int8
+        The file's strings as 0/1 digits: ``drops[i, t]`` = packet (hand) of the t-th card
+        dropped in riffle i.
+    perms : (n_riffles, n_cards) ndarray of int32
+        ``perms[i, j]`` = position before the riffle (0 = top) of the card at position j after it.
+    cuts : (n_riffles,) ndarray of int
+        Cards in packet "1" (the file's ``sum(line)``), taken as the top packet.
+    path, sha256 : str
+    """
+
+    drops: np.ndarray
+    perms: np.ndarray
+    cuts: np.ndarray
+    path: str
+    sha256: str
+
+
+def read_shinn_riffles(path: str | Path) -> ShinnRiffles:
+    """Load Shinn's packet-of-origin riffle records and turn each into a permutation.
+
+    Mapping (documented assumption). Each line is a string of '0'/'1' of length n; character t
+    is the packet the t-th *dropped* card came from. In a riffle the first card dropped lands at
+    the bottom of the new deck, and each packet drops from its own bottom up. Packet '1' is
+    taken to be the top packet (its size ``sum(line)`` is the author's "cut fraction"), i.e.
+    the original cards 0..c-1, packet '0' the cards c..n-1. Reading the string backwards gives
+    the new deck from the top; the positions marked '1' receive cards 0, 1, ..., c-1 in order
+    and those marked '0' receive c, ..., n-1 in order. The rising-sequence count (2 unless the
+    string is constant), the cut sizes and the drop-run statistics do not depend on which
+    packet is called the top.
+
+    Raises
+    ------
+    InputError
+        A line that is not a 0/1 string, or lines of different lengths (naming file and line).
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    rows = []
+    for i, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        s = raw.strip()
+        if not s:
+            continue
+        if set(s) - {"0", "1"}:
+            raise InputError(f"{path}:{i}: expected a string of 0 and 1, got {s[:60]!r}")
+        if rows and len(s) != rows[0][1].size:
+            raise InputError(f"{path}:{i}: riffle of {len(s)} cards, previous lines have {rows[0][1].size}")
+        rows.append((i, np.frombuffer(s.encode(), dtype=np.uint8) - ord("0")))
+    if not rows:
+        raise NoDataError(f"{path}: no riffle lines")
+    drops = np.stack([r[1] for r in rows]).astype(np.int8)
+    m, n = drops.shape
+    top_down = drops[:, ::-1]
+    c = drops.sum(axis=1).astype(np.int64)
+    ones = np.cumsum(top_down, axis=1)
+    zeros = np.cumsum(1 - top_down, axis=1)
+    perms = np.where(top_down == 1, ones - 1, c[:, None] + zeros - 1).astype(np.int32)
+    return ShinnRiffles(drops, perms, c, str(path), hashlib.sha256(data).hexdigest())

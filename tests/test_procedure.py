@@ -1,0 +1,113 @@
+"""Shuffle procedures as TOML (rngcert.equipment.procedure): packaged seeds, validation errors."""
+
+import numpy as np
+import pytest
+from numpy.random import PCG64, Generator
+
+from rngcert.equipment.procedure import STEPS, load_procedure, packaged_procedures
+from rngcert.errors import EquipmentError
+from rngcert.stats.multiple import holm
+from rngcert.stats.shuffle import shuffle_battery
+
+
+def test_packaged_procedures_load():
+    pk = packaged_procedures()
+    assert {"baccarat-004", "blackjack-004"} <= set(pk)
+    b = load_procedure("baccarat-004")
+    assert b.game == "baccarat" and b.decks == 8 and b.cut_card_from_back == 7 and b.cut_position == 409
+    assert [s.op for s in b.steps] == ["wash", "grab_riffle", "cut"]
+    j = load_procedure(pk["blackjack-004"])
+    assert j.game == "blackjack" and j.cut_card_from_back == 208 and j.deal["rule"] == "S17"
+    assert j.to_dict()["steps"][0]["op"] == "wash"
+
+
+def test_simulate_is_reproducible_and_permutes():
+    p = load_procedure("baccarat-004")
+    b1, a1 = p.simulate(20, Generator(PCG64(1)))
+    b2, a2 = p.simulate(20, Generator(PCG64(1)))
+    assert np.array_equal(a1, a2) and np.array_equal(b1, b2)
+    assert np.array_equal(np.sort(a1, axis=1), np.tile(np.arange(416), (20, 1)))
+    nb, _ = p.simulate(3, Generator(PCG64(1)), start="new-deck")
+    assert np.array_equal(nb[0], np.arange(416))
+
+
+@pytest.mark.parametrize("pid", ["baccarat-004", "blackjack-004"])
+def test_seed_procedures_fail_and_say_which_tests(pid):
+    # the weak seed procedures must be rejected (Holm at 0.01) by the order-memory tests
+    p = load_procedure(pid)
+    rng = Generator(PCG64(2))
+    before, after = p.simulate(300, rng)
+    res = shuffle_battery(before, after, decks=p.decks, rng=rng, game=p.game, usable=p.cut_position, guess_shoes=100)
+    app = [r for r in res if r.applicable]
+    reject, _ = holm([r.pvalue for r in app], 0.01)
+    failed = {r.name for r, rej in zip(app, reject) if rej}
+    assert {"adjacent_pairs", "guessing", "position_chisquare", "rising_sequences"} <= failed
+
+
+def _write(tmp_path, text, name="proc.toml"):
+    f = tmp_path / name
+    f.write_text(text)
+    return f
+
+
+BASE = 'id = "x"\ndecks = 1\ngame = "none"\n'
+
+
+def test_unknown_step_names_file_and_step(tmp_path):
+    f = _write(tmp_path, BASE + '[[steps]]\nop = "riffle"\n[[steps]]\nop = "faro"\n')
+    with pytest.raises(EquipmentError) as e:
+        load_procedure(f)
+    msg = str(e.value)
+    assert str(f) in msg and "step 2" in msg and "'faro'" in msg and "riffle" in msg
+
+
+def test_negative_parameter_names_step_and_parameter(tmp_path):
+    f = _write(tmp_path, BASE + '[[steps]]\nop = "wash"\nintensity = -0.5\n')
+    with pytest.raises(EquipmentError) as e:
+        load_procedure(f)
+    msg = str(e.value)
+    assert str(f) in msg and "step 1" in msg and "'intensity'" in msg and "-0.5" in msg and "negative" in msg
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('[[steps]]\nop = "riffle"\nswitches = 0.4\n', "unknown parameter 'switches'"),
+    ('[[steps]]\nop = "riffle"\ntimes = 1.5\n', "integer"),
+    ('[[steps]]\nop = "shelf"\nshelves = "ten"\n', "number"),
+    ('[[steps]]\nop = "grab_riffle"\ngrab = 50\n', "divide"),
+    ('[[steps]]\nop = "cut"\nlo = 30\nhi = 10\n', "lo <= hi"),
+    ('[[steps]]\nop = "overhand"\np = 2\n', "[1e-09, 1.0]"),
+    ('[[steps]]\nop = "wash"\nclump = 0.5\n', "'clump'"),
+])
+def test_bad_parameters(tmp_path, body, needle):
+    f = _write(tmp_path, BASE + body)
+    with pytest.raises(EquipmentError, match="step 1") as e:
+        load_procedure(f)
+    assert needle in str(e.value)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('id = "x"\ndecks = 9\n[[steps]]\nop = "riffle"\n', "'decks'"),
+    ('id = "x"\ndecks = 1\n', "'steps'"),
+    ('id = "x"\ndecks = 1\ncolour = 1\n[[steps]]\nop = "riffle"\n', "unknown top-level"),
+    ('id = "x"\ndecks = 1\ngame = "poker"\n[[steps]]\nop = "riffle"\n', "'game'"),
+    ('id = "x"\ndecks = 1\ngame = "baccarat"\n[deal]\npickup = "sideways"\n[[steps]]\nop = "riffle"\n', "pickup"),
+    ('id = "x"\ndecks = 1\ncut_card_from_back = -3\n[[steps]]\nop = "riffle"\n', "cut_card_from_back"),
+    ('id = "x"\ndecks = [\n', "not valid TOML"),
+])
+def test_bad_procedure_files(tmp_path, text, needle):
+    f = _write(tmp_path, text)
+    with pytest.raises(EquipmentError) as e:
+        load_procedure(f)
+    assert str(f) in str(e.value) and needle in str(e.value)
+
+
+def test_missing_procedure():
+    with pytest.raises(EquipmentError, match="neither a file nor a packaged procedure"):
+        load_procedure("no-such-procedure")
+
+
+def test_every_step_op_runs_from_toml(tmp_path):
+    text = BASE + "".join(f'[[steps]]\nop = "{op}"\n' for op in sorted(STEPS))
+    p = load_procedure(_write(tmp_path, text))
+    out = p.shuffle(np.tile(np.arange(52), (4, 1)), Generator(PCG64(3)))
+    assert np.array_equal(np.sort(out, axis=1), np.tile(np.arange(52), (4, 1)))

@@ -1,0 +1,237 @@
+"""Shuffle-quality statistics (rngcert.stats.shuffle): exact laws, cross-checks, calibration."""
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.random import PCG64, Generator
+from scipy import stats
+
+from rngcert.collect import shufflers as S
+from rngcert.errors import InputError
+from rngcert.stats import shuffle as SS
+from rngcert.stats.multiple import holm
+
+REF = Path("/work/shared/reference")
+DECK = np.arange(52, dtype=np.int16)
+
+
+def test_bayer_diaconis_tv_table_reproduced():
+    ref = json.loads((REF / "bayer_diaconis_tv.json").read_text())
+    got = [row["tv"] for row in SS.riffle_tv_table(ref["n"], ref["riffles"])]
+    assert [round(x, 3) for x in got] == ref["total_variation"]
+
+
+def test_guessing_uniform_deck_is_h52():
+    ref = json.loads((REF / "guessing_test.json").read_text())
+    law = SS.guessing_law(52)
+    assert law @ np.arange(53) == pytest.approx(ref["uniform_52_expected_correct"], abs=1e-6)
+    # simulated: Fisher-Yates decks against the direction guesser
+    x = np.tile(DECK, (20_000, 1))
+    perm, _ = SS.card_permutation(x, S.fisher_yates(x, Generator(PCG64(1))))
+    assert SS.guess_count(perm).mean() == pytest.approx(4.538, abs=0.05)
+
+
+def test_eulerian_numbers_and_rising_laws():
+    assert SS.eulerian_numbers(4) == (1, 11, 11, 1)
+    assert sum(SS.eulerian_numbers(10)) == math.factorial(10)
+    for k in (None, 1, 3, 7):
+        assert SS.rising_sequence_law(52, k).sum() == pytest.approx(1, abs=1e-12)
+    assert SS.rising_sequence_law(52, 1)[2:].sum() == 0  # one riffle: at most 2 rising sequences
+
+
+def _all_perms(n):
+    return np.array(list(itertools.permutations(range(n))), dtype=np.int32)
+
+
+def test_exact_laws_by_enumeration():
+    n = 6
+    P = _all_perms(n)
+    pos = np.argsort(P, axis=1)
+    # successions (adjacent pairs kept)
+    k = np.count_nonzero(pos[:, 1:] == pos[:, :-1] + 1, axis=1)
+    assert np.allclose(np.bincount(k, minlength=n) / P.shape[0], SS._succession_law(n))
+    # rising sequences: Eulerian law
+    r = 1 + np.count_nonzero(pos[:, 1:] < pos[:, :-1], axis=1)
+    assert np.allclose(np.bincount(r - 1, minlength=n) / P.shape[0], SS.rising_sequence_law(n))
+    # footrule moments of Diaconis & Graham (1977)
+    d = np.abs(P - np.arange(n)).sum(axis=1)
+    assert d.mean() == pytest.approx((n * n - 1) / 3) and d.var() == pytest.approx((n + 1) * (2 * n * n + 7) / 45)
+    # any feedback guesser: correct-guess law is the product of Bernoulli(1/m)
+    c = SS.guess_count(P)
+    assert np.allclose(np.bincount(c, minlength=n + 1) / P.shape[0], SS.guessing_law(n))
+
+
+def test_spearman_matches_scipy():
+    x = np.tile(DECK, (3, 1))
+    y = S.riffle(x, Generator(PCG64(2)), times=2)
+    perm, _ = SS.card_permutation(x, y)
+    res = SS.rank_correlation(perm)
+    rhos = [stats.spearmanr(np.arange(52), perm[i]).statistic for i in range(3)]
+    assert res.statistic == pytest.approx(np.mean(rhos))
+
+
+def test_position_chisquare_matches_scipy_on_table():
+    x = np.tile(DECK, (400, 1))
+    perm, _ = SS.card_permutation(x, S.fisher_yates(x, Generator(PCG64(3))))
+    res = SS.position_chisquare(perm, bins=4)
+    x2 = stats.chi2_contingency(res.details["observed"], correction=False).statistic
+    assert res.statistic == pytest.approx(x2 * 51 / 52) and res.df == 9
+
+
+def test_card_permutation_with_repeats_and_errors():
+    b = np.array([[3, 1, 3, 2]])
+    a = np.array([[3, 3, 2, 1]])
+    perm, unique = SS.card_permutation(b, a)
+    assert not unique and perm.tolist() == [[0, 2, 3, 1]]  # k-th copy matched to k-th copy
+    with pytest.raises(InputError, match="shoe 0"):
+        SS.card_permutation(b, np.array([[3, 3, 2, 2]]))
+    with pytest.raises(InputError, match="equal shape"):
+        SS.card_permutation(b, a[:, :3])
+    with pytest.raises(InputError, match="not a permutation"):
+        SS.rising_sequences(np.array([[0, 0, 1]]))
+
+
+def _fy_pvalues(test, reps, shoes, n, seed):
+    rng = Generator(PCG64(seed))
+    x = np.tile(np.arange(n), (shoes, 1))
+    out = []
+    for _ in range(reps):  # replicates of the test harness
+        perm, _ = SS.card_permutation(x, S.fisher_yates(x, rng))
+        out.append(test(perm).pvalue)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("test", [SS.displacement, SS.rank_correlation, SS.position_chisquare, SS.rising_sequences])
+def test_calibration_uniform_pvalues(test):
+    p = _fy_pvalues(test, 300, 100, 52, 10)  # 100 shoes: asymptotic branches; rising uses normal sums
+    assert stats.kstest(p, "uniform").pvalue > 0.001
+    assert np.mean(p < 0.01) <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 300)
+
+
+@pytest.mark.parametrize("test", [SS.adjacent_pairs, SS.rising_sequences, lambda p: SS.guessing_test(p, max_shoes=10)])
+def test_calibration_exact_branches_are_valid(test):
+    # small samples use the exact (discrete) laws: P(p <= u) <= u within binomial tolerance
+    p = _fy_pvalues(test, 300, 20, 20, 11)
+    for u in (0.01, 0.05, 0.2, 0.5):
+        assert np.mean(p <= u) <= u + 3 * math.sqrt(u * (1 - u) / 300)
+    assert np.mean(p <= 0.5) >= 0.3  # not degenerate
+
+
+def test_fisher_yates_battery_passes_8_decks():
+    rng = Generator(PCG64(12))
+    x = np.tile(np.arange(416, dtype=np.int16), (300, 1))
+    res = SS.shuffle_battery(x, S.fisher_yates(x, rng), decks=8, rng=rng, game="baccarat", guess_shoes=100)
+    app = [r for r in res if r.applicable]
+    assert len(app) == 8
+    reject, _ = holm([r.pvalue for r in app], 0.01)
+    assert not reject.any()
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_few_gsr_riffles_fail(k):
+    rng = Generator(PCG64(13 + k))
+    x = np.tile(DECK, (300, 1))
+    res = SS.shuffle_battery(x, S.riffle(x, rng, times=k), decks=1, rng=rng, guess_shoes=300)
+    app = [r for r in res if r.applicable]
+    reject, adj = holm([r.pvalue for r in app], 0.01)
+    failed = {r.name for r, rej in zip(app, reject) if rej}
+    assert {"rising_sequences", "adjacent_pairs", "guessing"} <= failed
+
+
+def test_planted_bias_detected_at_stated_size():
+    # a wash of intensity 0.3 on one deck (cards travel about 16 positions): 200 shoes must fail
+    rng = Generator(PCG64(14))
+    x = np.tile(DECK, (200, 1))
+    perm, _ = SS.card_permutation(x, S.wash(x, rng, intensity=0.3))
+    assert SS.displacement(perm).pvalue < 1e-6 and SS.rank_correlation(perm).pvalue < 1e-6
+
+
+def test_monte_carlo_branch_without_serials():
+    # 2-deck shoes without serials (codes = faces): identity ambiguous -> Monte Carlo p-values
+    rng = Generator(PCG64(15))
+    x = np.tile(np.arange(104, dtype=np.int16) % 52, (60, 1))
+    fair = SS.shuffle_battery(x, rng.permuted(x, axis=1), decks=2, rng=rng, n_resamples=99, mc_shoes=60)
+    mc = [r for r in fair if r.applicable and r.method.startswith("monte-carlo")]
+    assert len(mc) == 4 and all(0 < r.pvalue <= 1 for r in mc) and min(r.pvalue for r in mc) > 0.01 / 4
+    na = {r.name for r in fair if not r.applicable}
+    assert na == {"position_chisquare", "guessing", "position_rank_chisquare"}  # 60 shoes < 65 for ranks
+    weak = SS.shuffle_battery(x, S.riffle(x, rng), decks=2, rng=rng, n_resamples=99, mc_shoes=60)
+    assert {r.name: r.pvalue for r in weak}["rising_sequences"] == pytest.approx(0.01)
+
+
+def test_not_applicable_and_input_errors():
+    x = np.tile(DECK, (2, 1))
+    perm, _ = SS.card_permutation(x, x)
+    na = SS.position_chisquare(perm[:1, :8])
+    assert not na.applicable and "expected" in na.reason
+    assert not SS.position_rank_chisquare(x, decks=1).applicable
+    with pytest.raises(InputError, match="bins"):
+        SS.position_chisquare(perm, bins=1)
+    with pytest.raises(InputError, match="alternative"):
+        SS.rising_sequences(perm, alternative="bigger")
+    with pytest.raises(InputError, match="Generator"):
+        SS.shuffle_battery(x, x, decks=1, rng=None)
+
+
+def test_plot_data_shapes():
+    rng = Generator(PCG64(16))
+    x = np.tile(DECK, (100, 1))
+    d = SS.shuffle_plot_data(x, S.riffle(x, rng, times=2), bins=4, guess_shoes=50)
+    assert d["heatmap"]["observed_over_expected"].shape == (4, 4)
+    assert d["rising"]["observed"].sum() == 100 and d["rising"]["null"].sum() == pytest.approx(100)
+    assert d["rising"]["gsr"][2][4:].sum() == 0 and d["guessing"]["observed"].sum() == 50
+
+
+def test_battery_false_fail_rate_at_most_alpha():
+    # DESIGN §4: under a fair source the battery's family-wise (Holm) false-FAIL rate is <= alpha
+    rng = Generator(PCG64(17))
+    x = np.tile(DECK, (150, 1))
+    fails, raw_p = 0, []
+    reps = 100
+    for _ in range(reps):  # replicates of the whole battery
+        res = SS.shuffle_battery(x, S.fisher_yates(x, rng), decks=1, rng=rng, game="blackjack", guess_shoes=30)
+        app = [r for r in res if r.applicable]
+        raw_p += [r.pvalue for r in app]
+        fails += bool(holm([r.pvalue for r in app], 0.01)[0].any())
+    assert fails <= 0.01 * reps + 3 * math.sqrt(0.01 * 0.99 * reps)
+    assert 0.3 < np.mean(np.array(raw_p) > 0.5) < 0.7
+
+
+@pytest.mark.parametrize("decks, cols", [(1, 52), (8, 409)])
+def test_position_rank_chisquare_calibration(decks, cols):
+    rng = Generator(PCG64(18 + decks))
+    x = np.tile(np.arange(52 * decks, dtype=np.int16), (100, 1))
+    p = np.array([SS.position_rank_chisquare(rng.permuted(x, axis=1)[:, :cols], decks=decks).pvalue for _ in range(200)])
+    assert stats.kstest(p, "uniform").pvalue > 0.001
+    assert np.mean(p < 0.01) <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 200)
+
+
+def test_monte_carlo_branch_is_valid_under_h0():
+    # no serials (2 decks, codes = faces): the matched-identity tests use Monte Carlo p-values,
+    # which must satisfy P(p <= u) <= u under Fisher-Yates shoes
+    rng = Generator(PCG64(19))
+    x = np.tile(np.arange(104, dtype=np.int16) % 52, (20, 1))
+    ps = {k: [] for k in ("rising_sequences", "adjacent_pairs", "displacement", "rank_correlation")}
+    reps = 300
+    for _ in range(reps):  # replicates of the test harness
+        for r in SS._mc_perm_tests(x, rng.permuted(x, axis=1), rng, 49, 20):
+            ps[r.name].append(r.pvalue)
+    for name, p in ps.items():
+        p = np.array(p)
+        for u in (0.02, 0.1, 0.5):
+            assert np.mean(p <= u) <= u + 3 * math.sqrt(u * (1 - u) / reps), name
+
+
+def test_gsr_equivalent_riffles_recovers_k():
+    rng = Generator(PCG64(21))
+    x = np.tile(DECK, (2000, 1))
+    for k in (1, 3, 6):
+        perm, _ = SS.card_permutation(x, S.riffle(x, rng, times=k))
+        fit = SS.gsr_equivalent_riffles(perm)
+        assert fit["riffles"] == pytest.approx(k) and fit["tv_distance"] == pytest.approx(SS.riffle_tv_distance(52, k))
+    perm, _ = SS.card_permutation(x, S.fisher_yates(x, rng))
+    assert SS.gsr_equivalent_riffles(perm)["riffles"] > 12
