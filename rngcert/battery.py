@@ -11,7 +11,7 @@ Holm's step-down correction to the applicable p-values, and states the verdict o
   declared power (or a test could not be run);
 * **PASS** — otherwise.
 
-Seeds: each test draws from ``SeedSequence(entropy, spawn_key=(group, TEST_IDS[name]))`` with a
+Seeds: each test draws from ``SeedSequence(entropy, spawn_key=(group, test_id(name)))`` with a
 fixed integer per test name, so adding a test never changes another test's stream, and the same
 seed gives the same report.
 """
@@ -339,12 +339,22 @@ def wheel_specs(
                 P,
             )
         )
+        specs.append(Spec("out_of_sample_predictor", lambda rng: _predictor(x, m, release, dealer, dealer_labels, direction), P))
     return specs
 
 
-def _dealer_signature(x, k, release, dealer, dealer_labels, direction, R, rng):
-    from rngcert.stats import signature
+def signature_groups(x, release, dealer, dealer_labels, direction):
+    """Landing positions, their references and the dealer × direction groups of the signature
+    tests: the release pocket when the log has it for at least half the spins, else the
+    previous result.
 
+    Returns
+    -------
+    pos, ref : (m,) int arrays
+    groups : (m,) int array of group ids
+    labels : list of str, one per group
+    ref_name : str
+    """
     if release is not None and np.mean(release >= 0) >= 0.5:
         ok = release >= 0
         pos, ref, ref_name = x[ok], release[ok], "release pocket"
@@ -363,10 +373,27 @@ def _dealer_signature(x, k, release, dealer, dealer_labels, direction, R, rng):
         used, g = np.unique(code, return_inverse=True)
         dnames = list(dealer_labels) if dealer_labels else ["all dealers"]
         labels = [f"dealer {dnames[c // 3] if d is not None else 'all'}, {('cw', 'ccw', 'direction unknown')[c % 3]}" for c in used]
-    oc = signature.offset_counts(pos, ref, k, groups=g, n_groups=len(labels))
-    res = signature.dealer_signature(oc, group_labels=labels, n_resamples=R, rng=rng)
+    return pos, ref, g, labels, ref_name
+
+
+def _with_reference(res, ref_name):
     if res.applicable:
         det = dict(res.details)
         det["reference"] = ref_name
         res = TestResult(res.name, res.requirement, res.statistic, res.df, res.pvalue, res.n, res.method, det)
     return res
+
+
+def _dealer_signature(x, k, release, dealer, dealer_labels, direction, R, rng):
+    from rngcert.stats import signature
+
+    pos, ref, g, labels, ref_name = signature_groups(x, release, dealer, dealer_labels, direction)
+    oc = signature.offset_counts(pos, ref, k, groups=g, n_groups=len(labels))
+    return _with_reference(signature.dealer_signature(oc, group_labels=labels, n_resamples=R, rng=rng), ref_name)
+
+
+def _predictor(x, k, release, dealer, dealer_labels, direction):
+    from rngcert.stats import predict
+
+    pos, ref, g, labels, ref_name = signature_groups(x, release, dealer, dealer_labels, direction)
+    return _with_reference(predict.out_of_sample_predictor(pos, ref, k, groups=g, group_labels=labels), ref_name)

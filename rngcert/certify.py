@@ -17,7 +17,7 @@ import numpy as np
 import scipy
 
 from rngcert import __version__
-from rngcert.battery import POLICY_TEXT, BatteryOutcome, power_statement, run_battery, wheel_specs, worst
+from rngcert.battery import POLICY_TEXT, BatteryOutcome, run_battery, wheel_specs, worst
 from rngcert.collect.sources import versions
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.wheel import Wheel
@@ -135,13 +135,23 @@ def certify_spins(
                 f"not below Holm's first threshold alpha/m = {alpha / len(specs):.2g}: a Monte Carlo test alone "
                 f"cannot make the verdict FAIL; use --resamples {int(np.ceil(len(specs) / alpha * 2))} or more"
             ]
-        pw, inconclusive = power_statement(t.n, log.space.m, alpha, power, required_bias)
+        from rngcert.battery import test_id
+        from rngcert.stats.exploit import power_and_exploitability
+
+        counts = np.bincount(t.outcomes, minlength=log.space.m)
+        prng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(test_id(f"table:{name}"), test_id("power_and_exploitability")))))
+        pe = power_and_exploitability(counts, log.space, wheel, alpha, rng=prng, power=power, required_bias=required_bias)
+        pw, inconclusive = pe["power"], list(pe["inconclusive_reasons"])
         if t.n < 2 * log.space.m:
             inconclusive = list(inconclusive) + [f"only {t.n} spins for {log.space.m} outcomes: too few to certify"]
-        out = run_battery(specs, entropy=entropy, group=ti, alpha=alpha, inconclusive=inconclusive)
+        # the table's random streams are keyed by its name, so a table gets the same Monte Carlo
+        # p-values whether it is certified alone, within a multi-table log, or audited from the store
+        out = run_battery(specs, entropy=entropy, group=test_id(f"table:{name}"), alpha=alpha, inconclusive=inconclusive)
         out.power = pw
         outcomes.append(out)
         bd = out.to_dict()
+        bd["exploitability"] = pe.get("exploitability")
+        bd["exploitability_line"] = pe.get("line", "")
         table_reports.append(
             {
                 "table": name,

@@ -9,6 +9,7 @@ code  meaning
 10    SUSPECT: no family-wise rejection, but some raw p-value < alpha
 11    INCONCLUSIVE: sample too small for the declared bias, or a test could not run
 12    FAIL: some test rejects after Holm's correction at alpha
+13    ALARM: ``rngcert watch`` saw the evidence cross its threshold
 3     input error: unreadable or empty log, nothing readable, bad option value
 4     equipment error: unknown or invalid wheel/procedure definition
 1     unexpected internal error (a bug: please report it with the command line)
@@ -35,7 +36,7 @@ EXIT_INPUT = 3
 EXIT_EQUIPMENT = 4
 
 EXIT_TABLE = """\b
-Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
+Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL · 13 ALARM (watch) ·
 3 input error · 4 equipment error · 2 usage error · 1 internal error."""
 
 DEFAULT_LOG = "default-european-spins.csv"
@@ -219,6 +220,8 @@ def summary_text(report: dict) -> str:
         lines.append(f"    …and {rest} test(s) without anomalies" + (f"; {len(na)} not applicable" if na else ""))
         if b["power"].get("statement"):
             lines.append(f"    power: {b['power']['statement']}")
+        if b.get("exploitability_line"):
+            lines.append(f"    exploitable? {b['exploitability_line']}")
     lines.append(f"VERDICT: {report['verdict']}")
     return "\n".join(lines)
 
@@ -358,11 +361,18 @@ def equipment_cmd(wheel):
 
 from rngcert.commands.rng import bits as _bits_cmd, scaling as _scaling_cmd  # noqa: E402
 
+from rngcert.commands.power import house_edge as _house_edge_cmd, power as _power_cmd  # noqa: E402
 from rngcert.commands.shuffle import shuffle as _shuffle_grp  # noqa: E402
 
 main.add_command(_bits_cmd)
 main.add_command(_scaling_cmd)
 main.add_command(_shuffle_grp)
+main.add_command(_power_cmd)
+main.add_command(_house_edge_cmd)
+from rngcert.commands.store import audit as _audit_cmd, ingest as _ingest_cmd, rejects as _rejects_cmd, watch as _watch_cmd  # noqa: E402
+
+for _c in (_ingest_cmd, _rejects_cmd, _audit_cmd, _watch_cmd):
+    main.add_command(_c)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -47,7 +47,9 @@ def test_fair_wheel_passes_and_report_is_complete(tmp_path):
         if x["applicable"]:
             assert 0 < x["pvalue"] <= 1 and x["method"] and x["n"] > 0
             assert x["pvalue_holm"] >= x["pvalue"]
-    assert b["power"]["min_detectable_single_pocket_bias"] > 0
+    assert 0 < b["power"]["single_pocket"]["effect"] < 1 and b["power"]["sector"]["effect"] > 0
+    assert "pocket chi-square" in b["power"]["statement"]
+    assert "No evidence" in b["exploitability_line"]
     sig = [x for x in b["tests"] if x["name"] == "dealer_signature"][0]
     assert sig["details"]["reference"] == "release pocket"
     paths = write_report(r, cert.figures, cert.log.rejected, tmp_path / "rep")

@@ -19,6 +19,13 @@ def pos(label):
     return ORDER.index(str(label))
 
 
+def only(log):
+    """The one table of a log without a table column (named after the file)."""
+    (t,) = log.tables.values()
+    assert t.table == next(iter(log.tables))
+    return t
+
+
 def write(tmp_path, name, text, mode="w"):
     p = tmp_path / name
     if isinstance(text, bytes):
@@ -31,7 +38,7 @@ def write(tmp_path, name, text, mode="w"):
 def test_csv_basic_positions_and_counts(tmp_path):
     p = write(tmp_path, "a.csv", "spin_id,result\n1,0\n2,32\n3,26\n4,17\n")
     log = read_spin_log(p, EU)
-    t = log.tables["(all)"]
+    t = only(log)
     assert t.outcomes.tolist() == [0, 1, 36, pos(17)]
     assert log.sources[0].accepted == 4 and log.sources[0].rejected == 0
     assert log.level == "position"
@@ -40,14 +47,14 @@ def test_csv_basic_positions_and_counts(tmp_path):
 def test_bom_crlf_quotes_spaces_case(tmp_path):
     data = b'\xef\xbb\xbfSpin_ID,RESULT\r\n1, "7" \r\n2,\'12\'\r\n3,  0\r\n'
     log = read_spin_log(write(tmp_path, "b.csv", data), EU)
-    assert log.tables["(all)"].outcomes.tolist() == [pos(7), pos(12), 0]
+    assert only(log).outcomes.tolist() == [pos(7), pos(12), 0]
 
 
 def test_float_labels_from_spreadsheets_but_00_stays_distinct(tmp_path):
     us = load_wheel("american")
     log = read_spin_log(write(tmp_path, "c.csv", "result\n7.0\n00\n0\n"), us)
     labels = us.labels
-    got = [labels[i] for i in log.tables["(all)"].outcomes]
+    got = [labels[i] for i in only(log).outcomes]
     assert got == ["7", "00", "0"]
 
 
@@ -75,7 +82,7 @@ def test_rejects_keep_file_line_column_reason(tmp_path):
 def test_void_spins_excluded_and_counted(tmp_path):
     text = "result,revolutions,void\n5,5,false\n6,2,false\n7,4,true\n,1,\nno spin,,\n8,3,\n"
     log = read_spin_log(write(tmp_path, "e.csv", text), EU)
-    t = log.tables["(all)"]
+    t = only(log)
     assert t.outcomes.tolist() == [pos(5), pos(8)]
     assert t.void == 4 and log.void == 4
     assert log.rejected == []
@@ -86,7 +93,7 @@ def test_bad_revolutions_and_void_values_are_rejected(tmp_path):
     log = read_spin_log(write(tmp_path, "f.csv", text), EU)
     reasons = sorted(r.reason for r in log.rejected)
     assert reasons == ["revolutions is not a non-negative number", "void must be true/false"]
-    assert log.tables["(all)"].n == 1
+    assert only(log).n == 1
 
 
 def test_sorted_by_timestamp_and_duplicates_reported(tmp_path):
@@ -95,7 +102,7 @@ def test_sorted_by_timestamp_and_duplicates_reported(tmp_path):
         "3,2024-12-01T10:02:00Z,3\n1,2024-12-01T10:00:00Z,1\n2,2024-12-01T10:01:00Z,2\n2,2024-12-01T10:01:30Z,4\n"
     )
     log = read_spin_log(write(tmp_path, "g.csv", text), EU)
-    t = log.tables["(all)"]
+    t = only(log)
     assert t.outcomes.tolist() == [pos(1), pos(2), pos(4), pos(3)]
     assert any("sorted by timestamp" in n for n in t.notes)
     assert any("duplicated spin_id" in n for n in t.notes)
@@ -115,13 +122,13 @@ def test_multi_table_split_and_pool(tmp_path):
     assert {k: v.n for k, v in log.tables.items()} == {"T1": 2, "T2": 3}
     assert log.tables["T2"].outcomes.tolist() == [pos(2), pos(4), pos(5)]
     pooled = read_spin_log(p, EU, pool=True)
-    assert list(pooled.tables) == ["(all)"] and pooled.tables["(all)"].n == 5
+    assert list(pooled.tables) == ["(all)"] and pooled.tables["(all)"].n == 5  # pooled
 
 
 def test_column_mapping_and_errors(tmp_path):
     p = write(tmp_path, "j.csv", "Number,Croupier\n1,ann\n2,bob\n")
     log = read_spin_log(p, EU, columns={"result": "number", "dealer": "Croupier"})
-    t = log.tables["(all)"]
+    t = only(log)
     assert t.dealer_labels == ("ann", "bob") and t.dealer.tolist() == [0, 1]
     with pytest.raises(InputError, match="no 'result' column"):
         read_spin_log(p, EU)
@@ -134,7 +141,7 @@ def test_column_mapping_and_errors(tmp_path):
 def test_jsonl(tmp_path):
     lines = [json.dumps({"result": 5, "dealer": "a"}), "", "{broken", json.dumps({"result": "00"}), json.dumps({"result": 36, "void": True})]
     log = read_spin_log(write(tmp_path, "k.jsonl", "\n".join(lines) + "\n"), EU)
-    assert log.tables["(all)"].outcomes.tolist() == [pos(5)]
+    assert only(log).outcomes.tolist() == [pos(5)]
     reasons = sorted((r.line, r.reason[:12]) for r in log.rejected)
     assert reasons[0] == (3, "not a JSON o")
     assert reasons[1][0] == 4  # 00 is not on a European wheel
@@ -144,7 +151,7 @@ def test_jsonl(tmp_path):
 def test_permanence_list_lines_and_fields(tmp_path):
     text = "27,22,28\n5, 20 ,25\n\n1;31 x 17\n36\n"
     log = read_spin_log(write(tmp_path, "p.txt", text), EU)
-    t = log.tables["(all)"]
+    t = only(log)
     assert t.n == 10
     assert t.outcomes[:3].tolist() == [pos(27), pos(22), pos(28)]
     (r,) = log.rejected
@@ -155,10 +162,10 @@ def test_permanence_list_lines_and_fields(tmp_path):
 def test_money_wheel_symbols_and_sections(tmp_path):
     mw = load_wheel("money-wheel-52")
     log = read_spin_log(write(tmp_path, "m.csv", "result\n0\n1\n51\n"), mw)
-    assert log.level == "position" and log.tables["(all)"].outcomes.tolist() == [0, 1, 51]
+    assert log.level == "position" and only(log).outcomes.tolist() == [0, 1, 51]
     log = read_spin_log(write(tmp_path, "n.csv", "result\nA\nb\nG\npeg\n"), mw)
     assert log.level == "symbol"
-    assert [mw.symbols[i] for i in log.tables["(all)"].outcomes] == ["A", "B", "G"]
+    assert [mw.symbols[i] for i in only(log).outcomes] == ["A", "B", "G"]
     assert log.void == 1
 
 
@@ -166,7 +173,7 @@ def test_crazy_time_quoted_labels(tmp_path):
     ct = load_wheel("crazy-time")
     text = 'DateTime,WheelResult\n2024-12-01T10:22:57.476Z,"""Pachinko"""\n2024-12-01T10:20:00Z,"""1"""\n2024-12-01T10:21:00Z,"""Crazy Time"""\n'
     log = read_spin_log(write(tmp_path, "ct.csv", text), ct, columns={"result": "WheelResult", "timestamp": "DateTime"})
-    sym = [ct.symbols[i] for i in log.tables["(all)"].outcomes]
+    sym = [ct.symbols[i] for i in only(log).outcomes]
     assert sym == ["1", "CrazyBonus", "Pachinko"]
 
 

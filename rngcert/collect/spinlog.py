@@ -99,7 +99,8 @@ class TableSpins:
     Attributes
     ----------
     table : str
-        Table/wheel id (``"(all)"`` when the log names no table or tables are pooled).
+        Table/wheel id: the ``table`` column, the file name without extension when the file has
+        no such column, or ``"(all)"`` when tables are pooled.
     outcomes : (n,) ndarray of int32
         Outcome ids in ``space``: wheel positions when ``level == "position"``, symbol ids when
         ``level == "symbol"``.
@@ -795,6 +796,11 @@ def _merge_codes(items):
 
 def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
     """Concatenate files, split per table, sort by timestamp, report duplicate spin ids."""
+    # a file without a table column is one table, named after the file (as the store names it)
+    parts = [dict(pt) for pt in parts]
+    for pt in parts:
+        if pt["table"] is None:
+            pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int64), [Path(pt["name"]).stem])
     has = {c: all(pt[c] is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release")}
     cat = {}
     for c in ("ts", "direction", "release"):
@@ -811,7 +817,7 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
         tab_labels = [t if t != "" else "(no table)" for t in tab_labels]
     else:
         tab, tab_labels = np.zeros(outcome.size, dtype=np.int64), ["(all)"]
-        if has["table"] and pool:
+        if pool and (len(parts) > 1 or len(cat["table"][1]) > 1):
             notes.append("tables pooled on request (--pool): tested as one sequence")
     order = np.argsort(tab, kind="stable")
     bounds = np.searchsorted(tab[order], np.arange(len(tab_labels) + 1))

@@ -15,10 +15,14 @@ Alternatives (effect sizes exactly as planted by :mod:`rngcert.collect.simulate`
 
 How power is computed (stated in every result's ``method``):
 
-* **non-central chi-square** (Cochran 1952; Cohen 1988 §7.2) for the tests whose statistic is
-  chi-square: ``pocket_chisquare`` (df k-1, :math:`\lambda = n\sum_j (p_{1j}-p_{0j})^2/p_{0j}`) and
-  ``first_harmonic`` (df 2, :math:`\lambda = n(\mu_1-\mu_0)^T\Sigma_0^{-1}(\mu_1-\mu_0)`, which is
-  :math:`n a^2/2` for the harmonic alternative on a uniform wheel);
+* **non-central chi-square** for the tests whose statistic is chi-square: ``pocket_chisquare``
+  and category tests (df k-1; Pearson's :math:`X^2 \approx s\,\chi'^2_{k-1}(\lambda')` with s and
+  :math:`\lambda'` fitted to the exact mean and variance of :math:`X^2` under the alternative,
+  Broffitt & Randles 1977, Patnaik 1949 — the local law :math:`\lambda = n w^2` of Cochran 1952
+  and Cohen 1988 §7.2 overstates the power against a concentrated bias, see
+  :func:`chisquare_power`) and ``first_harmonic`` (df 2, local law
+  :math:`\lambda = n(\mu_1-\mu_0)^T\Sigma_0^{-1}(\mu_1-\mu_0)`, which is :math:`n a^2/2` for the
+  harmonic alternative on a uniform wheel);
 * **seeded simulation** for the max and scan statistics ``max_count``, ``sector_scan`` and
   ``dealer_signature``: the critical value is taken from simulated null replicates exactly as the
   battery's Monte Carlo decision ``(b+1)/(R+1) <= alpha`` would, and power is the share of
@@ -652,10 +656,20 @@ def spins_needed(
 
     Notes
     -----
-    Non-central chi-square: solve :math:`P(\chi'^2_{df}(\lambda) > c_\alpha) = \text{power}` for
-    :math:`\lambda^*` and take :math:`n = \lceil \lambda^*/\lambda_1 \rceil` (:math:`\lambda_1` the
-    non-centrality per spin). Simulation: bisection over n on the common-random-number power
-    curve (doubling to bracket, then to a relative precision of 0.5%).
+    Non-central chi-square: the smallest n whose power (:func:`chisquare_power`) reaches the
+    target, by bracketing from the local-law guess :math:`\lceil \lambda^*/\lambda_1 \rceil` and
+    integer bisection (power increases with n). Simulation: bisection over n on the
+    common-random-number power curve (bracketing, then to a relative precision of 0.5%).
+
+    Examples
+    --------
+    >>> from rngcert.stats.power import spins_needed
+    >>> r = spins_needed(37, "single-pocket", 0.1, alpha=0.01, power=0.9)
+    >>> r.n, round(r.achieved_power, 4)
+    (162443, 0.9)
+
+    A pocket that comes up 10% more often than fair (probability 1.1/37.1) needs about 162,000
+    spins for the pocket chi-square to flag it nine times out of ten at the 99% level.
     """
     kind, width, k, test, method, groups, sim = _setup(k, alternative, alpha, power, test, method, groups, n_null, n_alt, rng)
     _effect_iv(kind, width, effect, k)
@@ -891,7 +905,7 @@ def power_statement(n: int, k: int, alpha: float, power: float = 0.9, required_b
     """
     mdb = chisquare_min_detectable_pocket_bias(n, k, alpha, power)
     st: dict[str, Any] = {
-        "method": f"non-central chi-square, pocket chi-square test, {k - 1} df",
+        "method": f"non-central chi-square fitted to the exact mean and variance of X^2 (two moments), pocket chi-square test, {k - 1} df",
         "alpha": alpha,
         "power": power,
         "n": n,

@@ -1,0 +1,198 @@
+"""``rngcert power`` and ``rngcert house-edge`` (registered in :mod:`rngcert.cli` with
+``main.add_command(power)`` and ``main.add_command(house_edge)``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from fractions import Fraction
+
+import click
+import numpy as np
+
+from rngcert.errors import EquipmentError, InputError
+
+EXIT_INPUT = 3  # same codes as rngcert.cli
+EXIT_EQUIPMENT = 4
+
+
+def _fail(code: int, msg: str):
+    click.echo(f"rngcert: error: {msg}", err=True)
+    sys.exit(code)
+
+
+POWER_EPILOG = """\b
+Examples:
+  rngcert power --equipment european --alternative single-pocket --effect 0.1
+  rngcert power -e european --alternative sector:5 --effect 0.2 --alpha 0.01 --power 0.9 --seed 1
+  rngcert power -e european --alternative single-pocket --test max_count --effect 0.3 --seed 1
+  rngcert power -e european --alternative harmonic --spins 5000
+  rngcert power -e american --alternative dealer-signature:3 --groups 4 --spins 20000 --seed 7 --json
+  rngcert power -e money-wheel-52 --alternative single-pocket --spins 5000 --effect 0.5
+
+\b
+Effect sizes are those of `rngcert simulate wheel`: 0.1 = the biased pocket(s) or offset
+sector come up 10% more often (weight 1.1, then renormalised); for harmonic, the amplitude a of
+1 + a*cos(angle). Chi-square tests use the non-central chi-square law; max/scan tests
+(max_count, sector_scan, dealer_signature) are simulated with a seed (recorded)."""
+
+
+@click.command("power", epilog=POWER_EPILOG)
+@click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or wheel TOML file (sets k).")
+@click.option("--alternative", "-a", default="single-pocket", show_default=True,
+              help="single-pocket | sector:K | harmonic | dealer-signature[:K].")
+@click.option("--effect", type=float, default=None, help="Effect size (0.1 = +10%; harmonic: amplitude). With --spins: print the power.")
+@click.option("--spins", "-n", type=click.IntRange(min=1), default=None, help="Sample size: print the minimum detectable effect (or, with --effect, the power).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Level of the test.")
+@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Required power.")
+@click.option("--test", "test", default=None, help="Test to plan (default per alternative: pocket_chisquare, sector_scan, first_harmonic, dealer_signature; also max_count).")
+@click.option("--method", type=click.Choice(["auto", "noncentral", "simulation"]), default="auto", show_default=True, help="Force simulation for a chi-square test (validation).")
+@click.option("--groups", type=click.IntRange(min=1), default=1, show_default=True, help="Dealer/direction groups the spins are split over (dealer-signature).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the simulation (default fresh entropy, printed).")
+@click.option("--resamples", type=click.IntRange(min=100), default=10000, show_default=True, help="Simulated null replicates (critical value).")
+@click.option("--alt-samples", type=click.IntRange(min=100), default=2000, show_default=True, help="Simulated samples under the alternative (power estimate).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def power(equipment, alternative, effect, spins, alpha, target, test, method, groups, seed, resamples, alt_samples, as_json):
+    """Spins needed to detect a bias, or the minimum detectable bias of a sample size.
+
+    With --effect: the spins the test needs to detect that bias with the required power at
+    level alpha. With --spins: the smallest effect it detects. With both: the power.
+    The output says whether the power comes from the non-central chi-square law or from a
+    seeded simulation.
+    """
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.stats import power as pw
+
+    try:
+        wheel = load_wheel(equipment)
+        k = wheel.k
+        if effect is None and spins is None:
+            raise click.UsageError("give --effect (spins needed), --spins (minimum detectable effect), or both (power)")
+        entropy = seed if seed is not None else np.random.SeedSequence().entropy
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+        kw = dict(alpha=alpha, test=test, method=method, groups=groups, n_null=resamples, n_alt=alt_samples, rng=rng)
+        if not wheel.order_known:
+            # symbols only (arrangement unknown): one section biased, symbol chi-square
+            if alternative != "single-pocket" or (spins is not None and effect is not None):
+                raise InputError(
+                    f"wheel {wheel.id!r} has no known arrangement: only --alternative single-pocket with either "
+                    "--effect or --spins can be planned (a single section, tested by the symbol chi-square)"
+                )
+            cats = np.repeat(np.arange(len(wheel.symbols)), wheel.symbol_counts)
+            sec = int(np.flatnonzero(cats == int(np.argmin(wheel.symbol_counts)))[0])
+            if effect is not None:
+                res = pw.spins_needed_section_bias_categories(effect, cats, sec, alpha=alpha, power=target)
+            else:
+                res = pw.min_detectable_section_bias_categories(spins, cats, sec, alpha=alpha, power=target)
+        elif spins is not None and effect is not None:
+            res = pw.power_at(spins, k, alternative, effect, **kw)
+        elif effect is not None:
+            res = pw.spins_needed(k, alternative, effect, power=target, **kw)
+        else:
+            res = pw.min_detectable_effect(spins, k, alternative, power=target, **kw)
+    except EquipmentError as exc:
+        _fail(EXIT_EQUIPMENT, str(exc))
+    except InputError as exc:
+        _fail(EXIT_INPUT, str(exc))
+    d = res.to_dict()
+    d["equipment"] = wheel.id
+    simulated = res.method.startswith("simulation")
+    if simulated:
+        d["seed"] = str(entropy)
+    if as_json:
+        click.echo(json.dumps(d, indent=2))
+        return
+    click.echo(f"equipment: {wheel.id} (k={k})   alternative: {res.alternative}   test: {res.test}")
+    click.echo(f"method: {res.method}" + (f"   seed: {entropy}" if simulated else ""))
+    if res.solved_for == "n":
+        if res.n is None:
+            click.echo(f"spins needed: more than {d['details'].get('max_n')}")
+        else:
+            click.echo(f"spins needed: {res.n}   (power at that n: {res.achieved_power:.4f})")
+    elif res.solved_for == "effect":
+        click.echo("minimum detectable effect: " + ("none up to the search bound" if not math.isfinite(res.effect) else f"{res.effect:.6g}"))
+    else:
+        click.echo(f"power: {res.power:.4f}" + (f" (standard error {d['details']['se']:.4f})" if simulated else ""))
+    click.echo(res.text())
+
+
+HOUSE_EDGE_EPILOG = """\b
+Examples:
+  rngcert house-edge roulette
+  rngcert house-edge roulette --paytable roulette-double-zero
+  rngcert house-edge money-wheel --paytable money-wheel-option-three
+  rngcert house-edge roulette-rage --paytable roulette-rage-minimum-odds
+  rngcert house-edge baccarat --decks 8 --json
+  rngcert house-edge roulette --paytable my-casino.toml
+
+\b
+GAME is roulette (single-zero by default), european, american, money-wheel, roulette-rage or
+baccarat. Without --paytable every packaged pay table of the game is printed."""
+
+
+@click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
+@click.argument("game")
+@click.option("--paytable", "-p", "paytable_name", default=None, help="Packaged pay table id or a pay-table TOML file.")
+@click.option("--equipment", "-e", default=None, help="Wheel id or TOML file (default: the pay table's wheel).")
+@click.option("--decks", type=click.IntRange(min=1), default=8, show_default=True, help="Baccarat: decks in the shoe (exact probabilities by enumeration).")
+@click.option("--json", "as_json", is_flag=True, help="Print the house edges as JSON.")
+def house_edge(game, paytable_name, equipment, decks, as_json):
+    """Each bet's house edge (expected loss per unit staked) from the exact probabilities.
+
+    Roulette and money wheel: fair-wheel probabilities; Roulette Rage: the exact law of the
+    run length after the establishing spin, capped at 14 (rules 3.26-3.27); baccarat: exact
+    banker/player/tie probabilities of a full shoe of --decks decks (ties push banker and
+    player wagers).
+    """
+    from rngcert.equipment import paytables as pt
+    from rngcert.equipment.wheel import load_wheel
+
+    try:
+        candidates = list(pt.paytables_for_game(game))  # validates GAME
+        ids = [paytable_name] if paytable_name else candidates
+        wheel = load_wheel(equipment) if equipment else None
+        out = []
+        for pid in ids:
+            table = pt.load_paytable(pid)
+            want = {"european": "roulette", "american": "roulette"}.get(game, game)
+            if table.game != want:
+                raise InputError(f"pay table {table.id!r} is for {table.game!r}, not {game!r}")
+            probs = None
+            note = ""
+            if table.game == "baccarat":
+                from rngcert.equipment.cards import baccarat_exact, value_composition
+
+                p = baccarat_exact(value_composition(decks, "baccarat"))
+                probs = dict(zip(("banker", "player", "tie"), (float(x) for x in p)))
+                note = f"exact {decks}-deck probabilities: " + ", ".join(f"{o} {v:.6f}" for o, v in probs.items())
+            edges = pt.house_edges(table, wheel=wheel, probs=probs)
+            out.append((table, edges, note))
+    except EquipmentError as exc:
+        _fail(EXIT_EQUIPMENT, str(exc))
+    except InputError as exc:
+        _fail(EXIT_INPUT, str(exc))
+    if as_json:
+        doc = []
+        for table, edges, note in out:
+            doc.append({
+                "paytable": table.describe(),
+                "probabilities": note or ("fair wheel" if table.game != "roulette-rage" else "run-length law, fair single-zero wheel"),
+                "house_edge": {
+                    b: {"value": float(e), **({"fraction": f"{e.numerator}/{e.denominator}"} if isinstance(e, Fraction) else {})}
+                    for b, e in edges.items()
+                },
+            })
+        click.echo(json.dumps(doc, indent=2))
+        return
+    for table, edges, note in out:
+        click.echo(f"{table.id}: {table.name}")
+        click.echo(f"  source: {table.source}")
+        if note:
+            click.echo(f"  {note}")
+        width = max(len(b) for b in edges)
+        for b, e in edges.items():
+            bet = table.bet(b)
+            odds = f"{bet.odds.numerator}:{bet.odds.denominator}"
+            frac = f"  = {e.numerator}/{e.denominator}" if isinstance(e, Fraction) and e.denominator < 10**6 else ""
+            click.echo(f"  {b:<{width}}  odds {odds:>7}  house edge {float(e):8.4%}  ({float(e):.6f}){frac}")

@@ -1,0 +1,410 @@
+"""Pay tables and exact house edges.
+
+A pay table is packaged data (TOML, ``rngcert/equipment/paytables/*.toml``) or a lab's own file.
+Four games are understood:
+
+``game = "roulette"``
+    ``wheel`` (a wheel id), ``zero`` (labels of the zero pockets), ``zero_rule`` (``"half-back"``:
+    rule 3.3 b of 003_099d15f6604b638d.txt, half of each even-money wager returned when a zero
+    wins; ``"lose"``: all wagers not covering the zero lose), and ``[[bets]]`` with ``name``,
+    ``odds = "a:b"`` (pays a for every b staked, plus the stake) and ``numbers`` (one placement of
+    the bet), ``even_money = true`` for the rule-3.3 b bets.
+``game = "money-wheel"``
+    ``wheel`` and ``[[bets]]`` with ``name``, ``symbol`` and ``odds``.
+``game = "roulette-rage"``
+    ``wheel`` (single-zero), ``min_run``, ``max_run`` and an ``[odds]`` table keyed by the run
+    length after the establishing spin (rules 3.18-3.31).
+``game = "baccarat"``
+    ``outcomes`` and ``[[bets]]`` with ``wins_on``, ``odds`` and optional ``push_on``; outcome
+    probabilities are supplied by the caller.
+
+Every bet is reduced to a map *outcome → net return per unit staked* (``fractions.Fraction``), and
+the house edge is ``-sum_o P(o) * net(o)``, exact when the probabilities are fractions.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from rngcert.errors import EquipmentError, InputError
+
+__all__ = [
+    "Bet",
+    "PayTable",
+    "packaged_paytables",
+    "load_paytable",
+    "paytable_from_dict",
+    "parse_odds",
+    "rage_run_length_law",
+    "outcome_probabilities",
+    "house_edges",
+    "default_paytable_id",
+    "GAMES",
+]
+
+GAMES = ("roulette", "money-wheel", "roulette-rage", "baccarat")
+
+#: Packaged pay table ids per game (for ``rngcert house-edge GAME``); the first is the default.
+GAME_PAYTABLES = {
+    "roulette": ("roulette-single-zero", "roulette-double-zero"),
+    "european": ("roulette-single-zero",),
+    "american": ("roulette-double-zero",),
+    "money-wheel": ("money-wheel-option-one", "money-wheel-option-two", "money-wheel-option-three"),
+    "roulette-rage": ("roulette-rage-minimum-odds", "roulette-rage-pay-table-1", "roulette-rage-pay-table-2"),
+    "baccarat": ("baccarat",),
+}
+
+
+@dataclass(frozen=True)
+class Bet:
+    """One wager: its net return per unit staked on each outcome.
+
+    Attributes
+    ----------
+    name : str
+        Bet name (``"straight-up"``, ``"A"``, ``"banker"``, ``"rage"``).
+    odds : Fraction
+        Winnings per unit staked on a win (35 for 35 to 1, 19/20 for 1 to 1 less 5%).
+    net : mapping of str to Fraction
+        Net return per unit staked for each outcome label that is not a plain loss; every other
+        outcome returns -1.
+    covers : tuple of str
+        Outcome labels on which the bet wins.
+    """
+
+    name: str
+    odds: Fraction
+    net: Mapping[str, Fraction]
+    covers: tuple[str, ...] = ()
+
+    def net_return(self, outcome: str) -> Fraction:
+        """Net return per unit staked when ``outcome`` occurs."""
+        return self.net.get(outcome, Fraction(-1))
+
+
+@dataclass(frozen=True)
+class PayTable:
+    """A validated pay table (see the module docstring for the file format)."""
+
+    id: str
+    name: str
+    game: str
+    source: str
+    wheel: str | None
+    bets: tuple[Bet, ...]
+    outcomes: tuple[str, ...] = ()
+    params: Mapping[str, object] = field(default_factory=dict)
+    path: str = ""
+
+    def bet(self, name: str) -> Bet:
+        for b in self.bets:
+            if b.name == name:
+                return b
+        raise InputError(f"pay table {self.id!r} has no bet {name!r}; bets: {', '.join(b.name for b in self.bets)}")
+
+    def describe(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "game": self.game,
+            "source": self.source,
+            "wheel": self.wheel,
+            "bets": {b.name: f"{b.odds.numerator}:{b.odds.denominator}" for b in self.bets},
+            "file": self.path,
+        }
+
+
+_ODDS = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")
+
+
+def parse_odds(text, where: str = "odds") -> Fraction:
+    """Parse ``"35:1"`` / ``"35 to 1"`` / ``35`` into winnings per unit staked (a Fraction).
+
+    Raises
+    ------
+    EquipmentError
+        Malformed odds or a zero denominator.
+    """
+    if isinstance(text, bool):
+        raise EquipmentError(f"{where}: odds must be 'a:b' or an integer, got {text!r}")
+    if isinstance(text, int):
+        if text <= 0:
+            raise EquipmentError(f"{where}: odds must be positive, got {text!r}")
+        return Fraction(text)
+    m = _ODDS.match(str(text))
+    if not m or int(m.group(2)) == 0 or int(m.group(1)) == 0:
+        raise EquipmentError(f"{where}: odds must look like '35:1' or '1 to 2' with positive numbers, got {text!r}")
+    return Fraction(int(m.group(1)), int(m.group(2)))
+
+
+# ----------------------------------------------------------------------------- loading
+def packaged_paytables() -> list[str]:
+    """Ids of the pay tables shipped with rngcert."""
+    folder = resources.files("rngcert.equipment") / "paytables"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_paytable(spec: str | Path) -> PayTable:
+    """Load a pay table by packaged id (see :func:`packaged_paytables`) or from a TOML file.
+
+    Raises
+    ------
+    EquipmentError
+        Unknown id, unreadable file, or a table that does not validate.
+    """
+    spec = str(spec)
+    path = Path(spec)
+    if path.suffix == ".toml" or path.exists():
+        if not path.is_file():
+            raise EquipmentError(f"pay table file {spec!r} does not exist")
+        text, where = path.read_text(encoding="utf-8"), str(path)
+    else:
+        ids = packaged_paytables()
+        if spec not in ids:
+            raise EquipmentError(f"unknown pay table {spec!r}; packaged pay tables: {', '.join(ids)}; or give a .toml file")
+        text = (resources.files("rngcert.equipment") / "paytables" / f"{spec}.toml").read_text(encoding="utf-8")
+        where = f"rngcert/equipment/paytables/{spec}.toml"
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise EquipmentError(f"{where}: not valid TOML: {exc}") from None
+    return paytable_from_dict(doc, where)
+
+
+def _get(doc, key, where, typ):
+    if key not in doc:
+        raise EquipmentError(f"{where}: missing key {key!r}")
+    v = doc[key]
+    if not isinstance(v, typ) or isinstance(v, bool):
+        raise EquipmentError(f"{where}: key {key!r} must be {getattr(typ, '__name__', typ)}, got {v!r}")
+    return v
+
+
+def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
+    """Validate a parsed TOML document and build a :class:`PayTable`."""
+    pid = _get(doc, "id", where, str)
+    game = _get(doc, "game", where, str)
+    if game not in GAMES:
+        raise EquipmentError(f"{where}: game {game!r} is not one of {', '.join(GAMES)}")
+    name = str(doc.get("name", pid))
+    source = str(doc.get("source", ""))
+    wheel = doc.get("wheel")
+    bets: list[Bet] = []
+    params: dict[str, object] = {}
+    outcomes: tuple[str, ...] = ()
+    if game == "roulette":
+        zero = tuple(str(z) for z in _get(doc, "zero", where, list))
+        rule = doc.get("zero_rule", "lose")
+        if rule not in ("lose", "half-back"):
+            raise EquipmentError(f"{where}: zero_rule must be 'lose' or 'half-back', got {rule!r}")
+        params.update(zero=zero, zero_rule=rule)
+        for i, b in enumerate(_get(doc, "bets", where, list)):
+            w = f"{where}: bets[{i}]"
+            bname = _get(b, "name", w, str)
+            odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
+            nums = tuple(str(x) for x in _get(b, "numbers", w, list))
+            if not nums or len(set(nums)) != len(nums):
+                raise EquipmentError(f"{w} ({bname}): numbers must be a non-empty list without repeats, got {list(nums)}")
+            even = bool(b.get("even_money", False))
+            net = {x: odds for x in nums}
+            if even and rule == "half-back":
+                for z in zero:
+                    if z not in net:
+                        net[z] = Fraction(-1, 2)  # rule 3.3 b
+            bets.append(Bet(bname, odds, net, nums))
+    elif game == "money-wheel":
+        for i, b in enumerate(_get(doc, "bets", where, list)):
+            w = f"{where}: bets[{i}]"
+            bname = _get(b, "name", w, str)
+            sym = str(_get(b, "symbol", w, str))
+            odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
+            bets.append(Bet(bname, odds, {sym: odds}, (sym,)))
+    elif game == "roulette-rage":
+        lo = _get(doc, "min_run", where, int)
+        hi = _get(doc, "max_run", where, int)
+        if not 1 <= lo <= hi:
+            raise EquipmentError(f"{where}: need 1 <= min_run <= max_run, got {lo}, {hi}")
+        table = _get(doc, "odds", where, dict)
+        keys = {str(j) for j in range(lo, hi + 1)}
+        if set(table) != keys:
+            raise EquipmentError(f"{where}: [odds] must have keys {lo}..{hi}, got {sorted(table, key=lambda s: int(s) if s.isdigit() else -1)}")
+        net = {str(j): parse_odds(table[str(j)], f"{where}: odds[{j}]") for j in range(lo, hi + 1)}
+        params.update(min_run=lo, max_run=hi)
+        outcomes = tuple(str(j) for j in range(hi + 1))
+        bets.append(Bet("rage", net[str(lo)], net, tuple(net)))
+    else:  # baccarat
+        outcomes = tuple(str(x) for x in _get(doc, "outcomes", where, list))
+        for i, b in enumerate(_get(doc, "bets", where, list)):
+            w = f"{where}: bets[{i}]"
+            bname = _get(b, "name", w, str)
+            win = _get(b, "wins_on", w, str)
+            odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
+            push = [str(x) for x in b.get("push_on", [])]
+            bad = sorted(set([win] + push) - set(outcomes))
+            if bad:
+                raise EquipmentError(f"{w} ({bname}): outcomes {bad} are not in outcomes {list(outcomes)}")
+            net = {win: odds}
+            net.update({p: Fraction(0) for p in push})
+            bets.append(Bet(bname, odds, net, (win,)))
+    if not bets:
+        raise EquipmentError(f"{where}: no bets")
+    return PayTable(pid, name, game, source, None if wheel is None else str(wheel), tuple(bets), outcomes, params, where)
+
+
+# ----------------------------------------------------------------------------- probabilities
+def rage_run_length_law(p_same, max_run: int = 14) -> list:
+    r"""Exact law of the Roulette Rage run length after the establishing spin.
+
+    Parameters
+    ----------
+    p_same : Fraction or float
+        Probability that a spin shows the establishing colour (18/37 on a fair single-zero wheel;
+        zero and the other colour both break the run, rules 3.17 and 3.24).
+    max_run : int
+        Cap on the counted run length after the establishing spin: 14 (rule 3.27, at most 15
+        including the establishing spin).
+
+    Returns
+    -------
+    list, length ``max_run + 1``
+        ``law[j] = P(L = j)``, of the same type as ``p_same`` (exact with a Fraction).
+
+    Notes
+    -----
+    Spins are independent with probability p of the establishing colour, so the number L of
+    further spins of that colour before the first other colour or zero is geometric:
+    :math:`P(L = j) = p^j (1 - p)` for :math:`j < m` and, with the cap m of rule 3.27,
+    :math:`P(L = m) = p^m` (all longer runs are paid as m).
+    """
+    if isinstance(max_run, bool) or int(max_run) != max_run or max_run < 1:
+        raise InputError(f"max_run must be a positive integer, got {max_run!r}")
+    if not 0 <= p_same <= 1:
+        raise InputError(f"p_same must be in [0, 1], got {p_same!r}")
+    q = 1 - p_same
+    law = [p_same**j * q for j in range(max_run)]
+    law.append(p_same**max_run)
+    return law
+
+
+def outcome_probabilities(paytable: PayTable, wheel=None, probs: Mapping[str, object] | None = None) -> dict[str, object]:
+    """Exact null probability of each outcome label the pay table's bets refer to.
+
+    Parameters
+    ----------
+    paytable : PayTable
+    wheel : rngcert.equipment.wheel.Wheel, optional
+        The fair wheel (default: ``paytable.wheel`` loaded from the packaged wheels). Roulette:
+        1/k per pocket; money wheel: sections/k per symbol; Rage: the run-length law with
+        ``p = red pockets / k``.
+    probs : mapping, optional
+        Baccarat (required): probabilities of ``banker``, ``player``, ``tie``. For the other
+        games, overrides the wheel-derived probabilities (e.g. a biased wheel); for Rage give
+        ``{"p_same": p}``.
+
+    Returns
+    -------
+    dict of str to Fraction (or float when float probabilities were given)
+    """
+    if paytable.game == "baccarat":
+        if probs is None:
+            raise InputError("baccarat house edges need the outcome probabilities (banker, player, tie)")
+        missing = sorted(set(paytable.outcomes) - set(probs))
+        if missing:
+            raise InputError(f"probabilities missing for outcomes {missing}")
+        return {o: probs[o] for o in paytable.outcomes}
+    if paytable.game == "roulette-rage" and probs is not None and "p_same" in probs:
+        law = rage_run_length_law(probs["p_same"], int(paytable.params["max_run"]))
+        return {str(j): v for j, v in enumerate(law)}
+    if probs is not None:
+        return dict(probs)
+    if wheel is None:
+        from rngcert.equipment.wheel import load_wheel
+
+        if paytable.wheel is None:
+            raise InputError(f"pay table {paytable.id!r} names no wheel; pass wheel=")
+        wheel = load_wheel(paytable.wheel)
+    k = wheel.k
+    if paytable.game == "roulette":
+        return {lab: Fraction(1, k) for lab in wheel.labels}
+    if paytable.game == "money-wheel":
+        return {s: Fraction(c, k) for s, c in zip(wheel.symbols, wheel.symbol_counts)}
+    # roulette-rage: same-colour probability of a fair wheel (red and black have equal counts)
+    if wheel.kind != "roulette":
+        raise InputError(f"Roulette Rage needs a roulette wheel, got {wheel.id!r}")
+    p = Fraction(sum(c == "red" for c in wheel.colours), k)
+    law = rage_run_length_law(p, int(paytable.params["max_run"]))
+    return {str(j): v for j, v in enumerate(law)}
+
+
+def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | None = None) -> dict[str, object]:
+    r"""House edge of every bet of a pay table.
+
+    Parameters
+    ----------
+    paytable : PayTable
+    wheel, probs
+        As in :func:`outcome_probabilities`.
+
+    Returns
+    -------
+    dict of str to Fraction (float if float probabilities were given)
+        Bet name → house edge, the expected loss per unit staked.
+
+    Notes
+    -----
+    :math:`\text{edge} = -\sum_o P(o)\, r(o)` where :math:`r(o)` is the bet's net return per unit
+    staked on outcome o (odds on a win, 0 on a push, -1/2 for an even-money bet when a zero wins
+    under rule 3.3 b, -1 otherwise). Pushes count as resolved hands (edge per hand, the usual
+    convention for baccarat).
+
+    Raises
+    ------
+    InputError
+        A bet refers to an outcome that has no probability, or probabilities do not sum to 1.
+
+    Examples
+    --------
+    >>> from rngcert.equipment.paytables import house_edges, load_paytable
+    >>> house_edges(load_paytable("roulette-single-zero"))["red"]
+    Fraction(1, 74)
+    >>> round(float(house_edges(load_paytable("roulette-rage-minimum-odds"))["rage"]), 6)
+    0.170011
+
+    Rule 3.30 of the UK roulette rules quotes 17.0% for the Roulette Rage minimum odds.
+    """
+    pr = outcome_probabilities(paytable, wheel, probs)
+    total = sum(pr.values())
+    if abs(float(total) - 1.0) > 1e-9:
+        raise InputError(f"outcome probabilities sum to {float(total)!r}, not 1")
+    out: dict[str, object] = {}
+    for b in paytable.bets:
+        unknown = sorted(set(b.net) - set(pr))
+        if unknown:
+            raise InputError(f"bet {b.name!r} of {paytable.id!r} refers to outcomes {unknown} not on the wheel/game")
+        ev = sum(pr[o] * b.net_return(o) for o in pr)
+        out[b.name] = -ev
+    return out
+
+
+def default_paytable_id(wheel) -> str | None:
+    """Packaged pay table for a wheel: single/double-zero roulette by zero count, money-wheel
+    option one for a 52-section A-G wheel; None when nothing fits."""
+    if wheel.kind == "roulette":
+        zeros = sum(c == "green" for c in wheel.colours)
+        return {1: "roulette-single-zero", 2: "roulette-double-zero"}.get(zeros)
+    if wheel.kind == "money-wheel" and set(wheel.symbols) <= set("ABCDEFG") and wheel.k == 52:
+        return "money-wheel-option-one"
+    return None
+
+
+def paytables_for_game(game: str) -> Sequence[str]:
+    """Packaged pay table ids for ``rngcert house-edge GAME`` (first = default)."""
+    if game not in GAME_PAYTABLES:
+        raise InputError(f"unknown game {game!r}; known: {', '.join(GAME_PAYTABLES)}")
+    return GAME_PAYTABLES[game]

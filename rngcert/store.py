@@ -1,0 +1,837 @@
+"""The rngcert store: spins of every table accumulated over months, in one DuckDB file.
+
+Default location ``data/rngcert.duckdb`` (CLI ``--db``). What it holds (schema version
+:data:`SCHEMA_VERSION`):
+
+``meta``
+    ``schema_version`` and the rngcert version that created the store.
+``sources``
+    One row per ingested file version: path, SHA-256, format, size, equipment, row counts
+    (accepted / void / rejected) and what the ingest did (inserted / duplicates / conflicts).
+``tables``
+    Table id and the equipment (wheel) it runs; a table keeps one wheel.
+``spins``
+    One row per spin, void spins included: ``table_id``, the spin id as ``spin_no`` (BIGINT,
+    when the id is a whole number written canonically, e.g. ``17``) or ``spin_label`` (its text
+    otherwise; ``''`` for numeric ids), ``seq`` (global
+    ingest order), ``ts`` (UTC), ``pos`` (wheel position, NULL when the result is a symbol only),
+    ``sym`` (symbol id, money wheels), ``dealer``, ``direction`` (0 cw, 1 ccw), ``release``,
+    ``void``, and provenance ``source_id`` (→ ``sources``: file and SHA-256) and ``line``.
+``rejects``
+    Rows that could not be read: file, line, column, reason, text.
+``conflicts``
+    Rows whose (table, spin_id) was already stored with a different result: both versions,
+    never overwritten.
+``audits`` / ``audit_tests``
+    Audit records (window, verdict, every p-value, bias estimates, report path).
+``alarms``
+    Alarms raised by ``rngcert watch``.
+
+Rules of ingest
+---------------
+* **Identity of a spin** is (table, spin_id). Logs without a ``spin_id`` column (permanence
+  lists, bare CSV) are numbered by position: the k-th row of a table in the file gets spin_id
+  ``k`` (1-based, counting every row the reader could split, rejected ones included), so a log
+  that grows by appending keeps its numbers. Logs without a ``table`` column go to the table
+  given by ``table=`` (CLI ``--table``), by default the file's name without extension.
+* **Idempotent.** A file whose SHA-256 is already in ``sources`` adds nothing. Otherwise only
+  rows whose (table, spin_id) is new are inserted: a grown log adds exactly its new rows; rows
+  already stored with the same result are counted as duplicates; rows stored with a *different*
+  result (or void flag) are conflicts, recorded in ``conflicts`` and reported, never overwritten.
+  Within one file, the first row of a repeated spin_id is kept and the later ones are duplicates
+  or conflicts in the same way.
+* **Atomic.** One file is one transaction (spins, rejects, conflicts and the ``sources`` row
+  commit together), so an ingest killed at any point leaves the store as it was before that
+  file; running it again ingests the file exactly once.
+* **Vectorised.** Rows go from the pyarrow arrays of :func:`rngcert.collect.spinlog.read_spin_rows`
+  into DuckDB as one Arrow table; de-duplication and conflict detection are set operations (joins)
+  inside DuckDB, never a Python loop over rows.
+* Shoe logs (card scanners) are not stored yet: the card side lives in
+  :mod:`rngcert.collect.shoelog`; this store holds spins only.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert import __version__
+from rngcert.errors import InputError, NoDataError
+
+#: Version of the store's schema. Bump when the tables change; older rngcert versions refuse a
+#: store with a higher version (they would misread it), newer ones migrate older stores.
+SCHEMA_VERSION = 1
+
+DEFAULT_DB = Path("data") / "rngcert.duckdb"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS sources (
+    source_id INTEGER, path VARCHAR, sha256 VARCHAR, format VARCHAR, size_bytes BIGINT,
+    equipment VARCHAR, spin_id_rule VARCHAR, default_table VARCHAR,
+    rows BIGINT, accepted BIGINT, void BIGINT, rejected BIGINT,
+    inserted BIGINT, duplicates BIGINT, conflicts BIGINT,
+    ingested_utc TIMESTAMP, rngcert VARCHAR);
+CREATE TABLE IF NOT EXISTS tables (table_id VARCHAR, equipment VARCHAR, wheel_id VARCHAR, created_utc TIMESTAMP);
+CREATE TABLE IF NOT EXISTS spins (
+    table_id VARCHAR, spin_no BIGINT, spin_label VARCHAR, seq BIGINT, ts TIMESTAMP,
+    pos SMALLINT, sym SMALLINT, dealer VARCHAR, direction TINYINT, release SMALLINT,
+    void BOOLEAN, source_id INTEGER, line INTEGER);
+CREATE TABLE IF NOT EXISTS rejects (
+    source_id INTEGER, file VARCHAR, line INTEGER, "column" VARCHAR, reason VARCHAR, text VARCHAR);
+CREATE TABLE IF NOT EXISTS conflicts (
+    table_id VARCHAR, spin_id VARCHAR,
+    stored_pos SMALLINT, stored_sym SMALLINT, stored_void BOOLEAN, stored_source_id INTEGER, stored_line INTEGER,
+    new_pos SMALLINT, new_sym SMALLINT, new_void BOOLEAN, source_id INTEGER, line INTEGER,
+    detected_utc TIMESTAMP);
+CREATE TABLE IF NOT EXISTS audits (
+    audit_id INTEGER, table_id VARCHAR, equipment VARCHAR, created_utc TIMESTAMP,
+    since VARCHAR, until VARCHAR, last_n BIGINT,
+    first_seq BIGINT, last_seq BIGINT, first_ts TIMESTAMP, last_ts TIMESTAMP,
+    n BIGINT, void BIGINT, verdict VARCHAR, seed VARCHAR, alpha DOUBLE, n_resamples INTEGER,
+    report_path VARCHAR, pvalues VARCHAR, bias VARCHAR, homogeneity VARCHAR, rngcert VARCHAR);
+CREATE TABLE IF NOT EXISTS audit_tests (
+    audit_id INTEGER, name VARCHAR, requirement VARCHAR, applicable BOOLEAN, statistic DOUBLE, df DOUBLE,
+    pvalue DOUBLE, pvalue_holm DOUBLE, method VARCHAR, reason VARCHAR);
+CREATE TABLE IF NOT EXISTS alarms (
+    alarm_id INTEGER, table_id VARCHAR, source VARCHAR, created_utc TIMESTAMP,
+    spin_count BIGINT, spin_id VARCHAR, ts TIMESTAMP, log_evidence DOUBLE, log_threshold DOUBLE,
+    alternative VARCHAR, guarantee VARCHAR, rngcert VARCHAR);
+"""
+
+
+class StoreVersionError(InputError):
+    """The store was written by a newer rngcert (higher schema version) or is not a store."""
+
+
+def _before_commit() -> None:
+    """Hook called just before an ingest commits (tests replace it to kill the process there)."""
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+
+
+@dataclass
+class IngestResult:
+    """What one file's ingest did."""
+
+    path: str
+    sha256: str
+    status: str  # "ingested" | "already ingested" | "empty"
+    rows: int = 0
+    accepted: int = 0
+    void: int = 0
+    rejected: int = 0
+    inserted: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    conflict_sample: list[dict] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    spin_id_rule: str = "column"
+
+    def summary(self) -> str:
+        if self.status != "ingested":
+            return f"{self.path}: {self.status} (sha256 {self.sha256[:16]}…): nothing added"
+        s = (
+            f"{self.path}: {self.rows} rows → {self.inserted} new spins stored, {self.duplicates} already stored, "
+            f"{self.conflicts} conflicting, {self.rejected} rejected ({self.void} void among the rows); "
+            f"tables: {', '.join(self.tables[:6])}{' …' if len(self.tables) > 6 else ''}"
+        )
+        if self.spin_id_rule == "position":
+            s += "; no spin_id column: spins numbered by position in the file"
+        return s
+
+
+@dataclass
+class StoredSpins:
+    """Spins of one table read back from the store, in spin order (void spins included)."""
+
+    table: str
+    equipment: str
+    spin_id: pa.Array  # text
+    seq: np.ndarray  # int64
+    ts: np.ndarray | None  # int64 microseconds, or None when no row has a timestamp
+    pos: np.ndarray  # int64, -1 none
+    sym: np.ndarray  # int64, -1 none
+    dealer: np.ndarray | None  # int64 codes into dealer_labels, None when no row names a dealer
+    direction: np.ndarray | None  # int8, -1 unknown
+    release: np.ndarray | None  # int64, -1 unknown
+    void: np.ndarray  # bool
+    dealer_labels: list[str] = field(default_factory=list)  # "" = not named
+    source_ids: list[int] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return int(self.seq.size)
+
+
+class Store:
+    """An open rngcert store (a DuckDB database file).
+
+    Parameters
+    ----------
+    path : path
+        The database file; created (with its folder) unless ``read_only``.
+    read_only : bool
+        Open for reading only (several readers may share the file; a writer excludes others).
+
+    Raises
+    ------
+    StoreVersionError
+        The store's schema version is newer than this rngcert understands, or the file is a
+        DuckDB database that is not an rngcert store.
+    InputError
+        The file cannot be opened (locked by another process, not a DuckDB file, missing in
+        read-only mode).
+    """
+
+    def __init__(self, path: str | Path = DEFAULT_DB, *, read_only: bool = False):
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.is_file():
+            raise InputError(f"store {self.path} does not exist; create it with: rngcert ingest LOG --db {self.path}")
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            msg = str(exc)
+            if "lock" in msg.lower():
+                raise InputError(f"store {self.path} is in use by another process (DuckDB allows one writer): {msg}") from None
+            raise InputError(f"store {self.path} cannot be opened: {msg}") from None
+        except duckdb.Error as exc:
+            raise InputError(f"store {self.path} cannot be opened (not a DuckDB file of a supported version?): {exc}") from None
+        self.read_only = read_only
+        self._check_schema()
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if getattr(self, "con", None) is not None:
+            self.con.close()
+            self.con = None
+
+    def _check_schema(self) -> None:
+        names = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "meta" not in names:
+            if names:
+                raise StoreVersionError(f"{self.path} is a DuckDB database but not an rngcert store (tables: {', '.join(sorted(names))})")
+            if self.read_only:
+                raise StoreVersionError(f"{self.path} is an empty database, not an rngcert store")
+            self.con.execute("BEGIN TRANSACTION")
+            self.con.execute(_SCHEMA)
+            self.con.execute(
+                "INSERT INTO meta VALUES ('schema_version', ?), ('created_by', ?), ('created_utc', ?)",
+                [str(SCHEMA_VERSION), f"rngcert {__version__}", _now().isoformat(timespec="seconds")],
+            )
+            self.con.execute("COMMIT")
+            self.schema_version = SCHEMA_VERSION
+            return
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        try:
+            version = int(row[0][0]) if row else None
+        except ValueError:
+            version = None
+        if version is None:
+            raise StoreVersionError(f"{self.path}: the store has no readable schema version; it is not an rngcert store")
+        if version > SCHEMA_VERSION:
+            by = self.con.execute("SELECT value FROM meta WHERE key = 'written_by'").fetchall() or self.con.execute("SELECT value FROM meta WHERE key = 'created_by'").fetchall()
+            raise StoreVersionError(
+                f"store {self.path} has schema version {version} (written by {by[0][0] if by else 'a newer rngcert'}), "
+                f"but this rngcert {__version__} reads schema versions up to {SCHEMA_VERSION}: upgrade rngcert to use this store "
+                "(the store was not modified)"
+            )
+        self.schema_version = version
+        # (version < SCHEMA_VERSION: migrations go here; none yet.)
+        if not self.read_only:
+            self.con.execute("INSERT OR REPLACE INTO meta VALUES ('written_by', ?)", [f"rngcert {__version__}"])
+
+    # ------------------------------------------------------------------ ingest
+    def ingest(
+        self,
+        paths: Sequence[str | Path] | str | Path,
+        equipment: str = "european",
+        *,
+        columns: Mapping[str, str] | None = None,
+        fmt: str = "auto",
+        table: str | None = None,
+    ) -> list[IngestResult]:
+        """Ingest spin logs (one transaction per file).
+
+        Parameters
+        ----------
+        paths : path or sequence of paths
+            CSV, JSON Lines or permanence-list spin logs (every format ``certify`` reads), in
+            time order.
+        equipment : str
+            Packaged wheel id or wheel TOML file the logs were recorded on.
+        columns, fmt
+            As in :func:`rngcert.collect.spinlog.read_spin_log`.
+        table : str, optional
+            Table id for logs without a ``table`` column (default: the file name without
+            extension).
+
+        Returns
+        -------
+        list of IngestResult
+            One per file, in order.
+
+        Raises
+        ------
+        InputError
+            Unreadable file or options; a table already stored with another wheel.
+        """
+        from rngcert.equipment.wheel import load_wheel
+
+        if self.read_only:
+            raise InputError(f"store {self.path} is open read-only")
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        wheel = load_wheel(equipment)
+        paths = [Path(p) for p in paths]
+        for p in paths:
+            if not p.is_file():
+                raise InputError(f"{p}: no such file")
+        reader = self.con.cursor()  # the prefetch thread's own connection (reads committed state)
+
+        def known(sha: str) -> bool:
+            return bool(reader.execute("SELECT 1 FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall())
+
+        def prepare(p: Path):
+            return self._prepare(p, wheel, columns, fmt, table, known)
+
+        out: list[IngestResult] = []
+        # Pipeline: the next file is read and parsed (pyarrow, numpy: GIL released) while DuckDB
+        # stores the current one; files are still committed one by one, in order.
+        from concurrent.futures import ThreadPoolExecutor
+
+        try:
+            with ThreadPoolExecutor(max_workers=1) as ex:
+                nxt = ex.submit(prepare, paths[0]) if paths else None
+                for i in range(len(paths)):
+                    prep = nxt.result()
+                    nxt = ex.submit(prepare, paths[i + 1]) if i + 1 < len(paths) else None
+                    out.append(prep if isinstance(prep, IngestResult) else self._store_prepared(prep, wheel, str(equipment)))
+        finally:
+            reader.close()
+        return out
+
+    def _prepare(self, path: Path, wheel, columns, fmt, table, known) -> "IngestResult | dict":
+        """Read, hash and parse one file into the Arrow tables to store (no store writes)."""
+        from rngcert.collect.spinlog import read_spin_rows, sha256_of
+
+        clock = [time.perf_counter()]
+        timing: dict[str, float] = {}
+
+        def lap(what):
+            now_ = time.perf_counter()
+            timing[what] = timing.get(what, 0.0) + now_ - clock[0]
+            clock[0] = now_
+
+        data = path.read_bytes()
+        sha = sha256_of(data)
+        lap("read+sha256")
+        if known(sha):
+            return IngestResult(str(path), sha, "already ingested")
+        try:
+            rows = read_spin_rows(path, wheel, columns=columns, fmt=fmt, data=data)
+        except NoDataError:
+            return IngestResult(str(path), sha, "empty")
+        del data
+        lap("parse")
+        n = rows.n
+        keep = rows.accepted | rows.void  # rejected rows go to `rejects` only
+        default_table = table if table is not None else path.stem
+        if rows.table is not None:
+            tab = rows.table
+            tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
+        else:
+            tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        tab_enc = pc.dictionary_encode(tab)
+        tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        tab_labels = tab_enc.dictionary.to_pylist()
+        if rows.spin_id is not None:
+            sid = rows.spin_id.combine_chunks() if isinstance(rows.spin_id, pa.ChunkedArray) else rows.spin_id
+            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+            spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+            spin_label = pc.if_else(canon, pa.scalar(""), sid)
+            rule = "column"
+        else:
+            # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
+            order = np.argsort(tab_codes, kind="stable")
+            sorted_codes = tab_codes[order]
+            starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
+            ordinal = np.empty(n, dtype=np.int64)
+            ordinal[order] = np.arange(n) - starts + 1
+            spin_no = pa.array(ordinal)
+            spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+            rule = "position"
+        m = int(keep.sum())
+        sel = pa.array(keep)
+
+        def kept(a):  # rows to store (all of them, usually: no copy then)
+            return a if m == n else a.filter(sel)
+
+        pos = np.where(rows.pos >= 0, rows.pos, -1)
+        sym = np.where(rows.sym >= 0, rows.sym, -1)
+        ts = pa.nulls(m, pa.int64())
+        if rows.timestamp is not None:
+            tsv = rows.timestamp[keep]
+            ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+        ts = ts.cast(pa.timestamp("us"))
+        incoming = pa.table(
+            {
+                "table_id": kept(tab),
+                "spin_no": kept(spin_no),
+                "spin_label": kept(spin_label),
+                "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
+                "ts": ts,
+                "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
+                "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
+                "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
+                "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
+                "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
+                "void": pa.array(rows.void[keep]),
+                "line": pa.array(rows.line[keep].astype(np.int32)),
+            }
+        )
+        rej = rows.rejected
+        rej_tbl = pa.table(
+            {
+                "file": pa.array([r.file for r in rej], type=pa.string()),
+                "line": pa.array([r.line for r in rej], type=pa.int32()),
+                "column": pa.array([r.column for r in rej], type=pa.string()),
+                "reason": pa.array([r.reason for r in rej], type=pa.string()),
+                "text": pa.array([r.text for r in rej], type=pa.string()),
+            }
+        )
+        used_tables = sorted({tab_labels[c] for c in np.unique(tab_codes[keep])}) if keep.any() else []
+        lap("arrow")
+        return {
+            "path": path, "sha": sha, "rows": rows, "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
+            "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
+        }
+
+    def _store_prepared(self, prep: dict, wheel, equipment: str) -> IngestResult:
+        """Store one prepared file in one transaction (see the module docstring)."""
+        path, sha, rows, n, m = prep["path"], prep["sha"], prep["rows"], prep["n"], prep["m"]
+        incoming, rej_tbl, rej, used_tables, rule = prep["incoming"], prep["rej_tbl"], prep["rej"], prep["used_tables"], prep["rule"]
+        default_table = prep["default_table"]
+        timing = prep["timing"]
+        self.last_timing = timing
+        clock = [time.perf_counter()]
+
+        def lap(what):
+            now_ = time.perf_counter()
+            timing[what] = timing.get(what, 0.0) + now_ - clock[0]
+            clock[0] = now_
+
+        con = self.con
+        if con.execute("SELECT 1 FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall():
+            return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
+        con.execute("BEGIN TRANSACTION")
+        try:
+            # equipment of every table is fixed once
+            stored_before = 0
+            for t in used_tables:  # loop over tables (a handful)
+                found = con.execute("SELECT equipment, wheel_id FROM tables WHERE table_id = ?", [t]).fetchall()
+                row = found[0] if found else None
+                if row is None:
+                    con.execute("INSERT INTO tables VALUES (?, ?, ?, ?)", [t, equipment, wheel.id, _now()]).fetchall()
+                elif row[1] != wheel.id:
+                    raise InputError(f"{path}: table {t!r} is stored as wheel {row[1]!r}, not {wheel.id!r}; give --equipment {row[0]}")
+                else:
+                    stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
+            source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
+            base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
+            con.register("incoming_arrow", incoming)
+            repeated = _repeated_keys(incoming, con)
+            now = _now()
+            if stored_before == 0 and repeated == 0:
+                # fast path: new tables, no repeated id in the file: every row is new
+                con.execute(
+                    """INSERT INTO spins
+                       SELECT table_id, spin_no, spin_label, ? + ord, ts, pos, sym, dealer, direction,
+                              release, void, ?, line
+                       FROM incoming_arrow""",
+                    [base, source_id],
+                ).fetchall()
+                n_new, n_conf = m, 0
+            else:
+                con.execute(
+                    """CREATE OR REPLACE TEMP TABLE inc AS
+                       SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
+                              direction, release, void, line,
+                              row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn
+                       FROM incoming_arrow""",
+                    [base],
+                ).fetchall()
+                key = "s.table_id = i.table_id AND s.spin_no = i.spin_no AND s.spin_label = i.spin_label"
+                differ = "(s.pos IS DISTINCT FROM i.pos OR s.sym IS DISTINCT FROM i.sym OR s.void IS DISTINCT FROM i.void)"
+                sid_text = "CASE WHEN i.spin_label = '' THEN CAST(i.spin_no AS VARCHAR) ELSE i.spin_label END"
+                # conflicts with spins already stored
+                n_conf_old = con.execute(
+                    f"""INSERT INTO conflicts
+                        SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, s.source_id, s.line,
+                               i.pos, i.sym, i.void, ?, i.line, ?
+                        FROM inc i JOIN spins s ON {key} WHERE {differ}""",
+                    [source_id, now],
+                ).fetchall()[0][0]
+                # conflicts inside the file (a repeated spin_id with a different result)
+                n_conf_in = con.execute(
+                    f"""INSERT INTO conflicts
+                        SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, ?, s.line,
+                               i.pos, i.sym, i.void, ?, i.line, ?
+                        FROM inc i JOIN inc s ON {key} AND s.rn = 1
+                        WHERE i.rn > 1 AND {differ}
+                          AND NOT EXISTS (SELECT 1 FROM spins x WHERE x.table_id = i.table_id AND x.spin_no = i.spin_no
+                                          AND x.spin_label = i.spin_label)""",
+                    [source_id, source_id, now],
+                ).fetchall()[0][0]
+                n_new = con.execute(
+                    """INSERT INTO spins
+                       SELECT i.table_id, i.spin_no, i.spin_label, i.seq, i.ts, i.pos, i.sym, i.dealer, i.direction,
+                              i.release, i.void, ?, i.line
+                       FROM inc i
+                       WHERE i.rn = 1
+                         AND NOT EXISTS (SELECT 1 FROM spins s WHERE s.table_id = i.table_id AND s.spin_no = i.spin_no
+                                         AND s.spin_label = i.spin_label)""",
+                    [source_id],
+                ).fetchall()[0][0]
+                n_conf = int(n_conf_old) + int(n_conf_in)
+                con.execute("DROP TABLE inc").fetchall()
+            con.unregister("incoming_arrow")
+            n_dup = m - int(n_new) - n_conf
+            # rejects: a grown log re-reads its old bad lines; keep each (file, line, column, reason) once
+            con.register("rej_arrow", rej_tbl)
+            con.execute(
+                """INSERT INTO rejects
+                   SELECT DISTINCT ?, r.file, r.line, r."column", r.reason, r.text FROM rej_arrow r
+                   WHERE NOT EXISTS (SELECT 1 FROM rejects x WHERE x.file = r.file AND x.line = r.line
+                                     AND x."column" = r."column" AND x.reason = r.reason AND x.text = r.text)""",
+                [source_id],
+            ).fetchall()
+            con.unregister("rej_arrow")
+            sample = con.execute(
+                """SELECT table_id, spin_id, stored_pos, stored_sym, stored_void, stored_line, new_pos, new_sym, new_void, line
+                   FROM conflicts WHERE source_id = ? ORDER BY line LIMIT 10""",
+                [source_id],
+            ).fetchall()
+            n_split_rejects = sum(1 for r in rej if r.column == "*")
+            con.execute(
+                "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    source_id, str(path), sha, rows.format, rows.size, equipment, rule, default_table,
+                    n + n_split_rejects, int(rows.accepted.sum()), int(rows.void.sum()), len(rej),
+                    int(n_new), n_dup, n_conf, now, __version__,
+                ],
+            ).fetchall()
+            lap("insert")
+            _before_commit()
+            con.execute("COMMIT")
+            lap("commit")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except Exception:  # pragma: no cover - connection already unusable
+                pass
+            raise
+        labels = wheel.position_space().labels
+        conflict_sample = [
+            {
+                "table": r[0],
+                "spin_id": r[1],
+                "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None else f"symbol {r[3]}"),
+                "stored_line": r[5],
+                "new": "void" if r[8] else (labels[r[6]] if r[6] is not None else f"symbol {r[7]}"),
+                "line": r[9],
+            }
+            for r in sample
+        ]
+        return IngestResult(
+            str(path), sha, "ingested", rows=n + n_split_rejects, accepted=int(rows.accepted.sum()),
+            void=int(rows.void.sum()), rejected=len(rej), inserted=int(n_new), duplicates=n_dup, conflicts=n_conf,
+            conflict_sample=conflict_sample, tables=used_tables, spin_id_rule=rule,
+        )
+
+    # ------------------------------------------------------------------ queries
+    def tables(self) -> list[dict]:
+        """Every table with its wheel and spin counts."""
+        q = """SELECT t.table_id, t.equipment, t.wheel_id,
+                      count(s.seq) FILTER (WHERE NOT s.void), count(s.seq) FILTER (WHERE s.void),
+                      min(s.ts), max(s.ts), max(s.seq)
+               FROM tables t LEFT JOIN spins s USING (table_id)
+               GROUP BY ALL ORDER BY t.table_id"""
+        return [
+            {"table": r[0], "equipment": r[1], "wheel": r[2], "spins": r[3], "void": r[4], "first_ts": r[5], "last_ts": r[6], "last_seq": r[7]}
+            for r in self.con.execute(q).fetchall()
+        ]
+
+    def equipment_of(self, table: str) -> str:
+        found = self.con.execute("SELECT equipment FROM tables WHERE table_id = ?", [table]).fetchall()
+        row = found[0] if found else None
+        if row is None:
+            known = [r[0] for r in self.con.execute("SELECT table_id FROM tables ORDER BY 1 LIMIT 20").fetchall()]
+            raise InputError(f"table {table!r} is not in store {self.path}; tables: {', '.join(known) or '(none: ingest a log first)'}")
+        return row[0]
+
+    def sources(self) -> list[dict]:
+        cur = self.con.execute("SELECT * FROM sources ORDER BY source_id")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def rejects(self, *, file: str | None = None, limit: int | None = None) -> list[dict]:
+        """Rejected rows (file, line, column, reason, text), optionally of one file."""
+        q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
+        args: list = []
+        if file is not None:
+            q += " WHERE file = ? OR file LIKE ?"
+            args += [file, f"%{file}"]
+        q += " ORDER BY source_id, file, line"
+        if limit is not None:
+            q += f" LIMIT {int(limit)}"
+        return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in self.con.execute(q, args).fetchall()]
+
+    def conflicts(self, *, table: str | None = None) -> list[dict]:
+        q = "SELECT * FROM conflicts" + (" WHERE table_id = ?" if table else "") + " ORDER BY source_id, line"
+        cur = self.con.execute(q, [table] if table else [])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def count_spins(self, table: str | None = None) -> int:
+        if table is None:
+            return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
+        return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
+
+    def spins(
+        self,
+        table: str,
+        *,
+        since: str | _dt.datetime | None = None,
+        until: str | _dt.datetime | None = None,
+        last: int | None = None,
+        after_seq: int | None = None,
+        before_seq: int | None = None,
+        with_ids: bool = True,
+    ) -> StoredSpins:
+        """The spins of ``table`` in a window, in spin order, void spins included.
+
+        Spin order is ingest order (``seq``); when the window's timestamps are not
+        non-decreasing in that order, rows are sorted by timestamp (stably), as ``certify`` does.
+
+        Parameters
+        ----------
+        since, until : ISO 8601 date/time or datetime, optional
+            Keep spins with ``since <= ts < until`` (UTC; a bare date means midnight).
+            Spins without a timestamp are excluded when either bound is given.
+        last : int, optional
+            Keep only the last ``last`` non-void spins of the window (and the void spins among them).
+        after_seq, before_seq : int, optional
+            Keep ``after_seq < seq < before_seq`` (incremental reads by ``watch``).
+        with_ids : bool
+            Also return the spin ids as text (``spin_id``; otherwise an empty array).
+        """
+        equipment = self.equipment_of(table)
+        where, args = ["table_id = ?"], [table]
+        if since is not None:
+            where.append("ts >= ?")
+            args.append(_parse_when(since, "since"))
+        if until is not None:
+            where.append("ts < ?")
+            args.append(_parse_when(until, "until"))
+        if after_seq is not None:
+            where.append("seq > ?")
+            args.append(int(after_seq))
+        if before_seq is not None:
+            where.append("seq < ?")
+            args.append(int(before_seq))
+        sid = "CASE WHEN spin_label = '' THEN CAST(spin_no AS VARCHAR) ELSE spin_label END" if with_ids else "NULL::VARCHAR"
+        q = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, dealer,
+                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, void, source_id
+                FROM spins WHERE {' AND '.join(where)} ORDER BY seq"""
+        rel = self.con.sql(q, params=args)
+        tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+        ts_col = tbl.column("ts")
+        has_ts = ts_col.null_count < len(tbl) and len(tbl) > 0
+        order = None
+        if has_ts:
+            tsv = ts_col.fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+            if np.any(np.diff(tsv) < 0):
+                order = np.argsort(tsv, kind="stable")
+
+        def col(name, dtype=None):
+            a = tbl.column(name).to_numpy(zero_copy_only=False)
+            if dtype is not None:
+                a = a.astype(dtype)
+            return a[order] if order is not None else a
+
+        void = col("void", bool)
+        sel = None
+        if last is not None:
+            if last < 1:
+                raise InputError(f"--last must be a positive number of spins, got {last}")
+            good = np.flatnonzero(~void)
+            if good.size > last:
+                sel = np.arange(good[-last], void.size)
+        dealer = tbl.column("dealer")
+        dealer_codes, dealer_labels = None, []
+        if len(tbl) and dealer.null_count < len(tbl):
+            enc = pc.dictionary_encode(pc.fill_null(dealer, "")).combine_chunks()
+            dealer_codes = col_of(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), order)
+            dealer_labels = enc.dictionary.to_pylist()
+        direction = col("direction", np.int8)
+        release = col("release", np.int64)
+        sid = tbl.column("spin_id").combine_chunks()
+        out = StoredSpins(
+            table=table,
+            equipment=equipment,
+            spin_id=sid.take(pa.array(order)) if order is not None else sid,
+            seq=col("seq", np.int64),
+            ts=col("ts", np.float64) if has_ts else None,
+            pos=col("pos", np.int64),
+            sym=col("sym", np.int64),
+            dealer=dealer_codes,
+            dealer_labels=dealer_labels,
+            direction=direction if np.any(direction >= 0) else None,
+            release=release if np.any(release >= 0) else None,
+            void=void,
+            source_ids=sorted(int(x) for x in pc.unique(tbl.column("source_id")).to_pylist() if x is not None) if len(tbl) else [],
+        )
+        if out.ts is not None:
+            out.ts = np.where(np.isnan(out.ts), np.iinfo(np.int64).min, out.ts).astype(np.int64)
+        if sel is not None:
+            for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
+                v = getattr(out, name)
+                if v is not None:
+                    setattr(out, name, v[sel])
+            out.spin_id = out.spin_id.slice(int(sel[0]))
+        return out
+
+    def source_infos(self, source_ids: Sequence[int]) -> list:
+        from rngcert.collect.spinlog import SourceInfo
+
+        if not source_ids:
+            return []
+        q = f"SELECT path, sha256, format, rows, accepted, void, rejected FROM sources WHERE source_id IN ({','.join(str(int(s)) for s in source_ids)}) ORDER BY source_id"
+        return [SourceInfo(r[0], r[1], r[2], int(r[3]), int(r[4]), int(r[5]), int(r[6]), 0) for r in self.con.execute(q).fetchall()]
+
+    def rejected_rows(self, source_ids: Sequence[int]) -> list:
+        from rngcert.collect.spinlog import RejectedRow
+
+        if not source_ids:
+            return []
+        q = f'SELECT file, line, "column", reason, text FROM rejects WHERE source_id IN ({",".join(str(int(s)) for s in source_ids)}) ORDER BY source_id, line'
+        return [RejectedRow(*r) for r in self.con.execute(q).fetchall()]
+
+    # ------------------------------------------------------------------ audits and alarms
+    def record_audit(self, rec: dict, tests: list[dict]) -> int:
+        """Insert an audit record and its per-test rows; returns the audit id."""
+        if self.read_only:
+            raise InputError(f"store {self.path} is open read-only")
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            aid = con.execute("SELECT coalesce(max(audit_id), 0) + 1 FROM audits").fetchall()[0][0]
+            cols = [
+                "table_id", "equipment", "created_utc", "since", "until", "last_n", "first_seq", "last_seq", "first_ts", "last_ts",
+                "n", "void", "verdict", "seed", "alpha", "n_resamples", "report_path", "pvalues", "bias", "homogeneity",
+            ]
+            vals = [aid] + [rec.get(c) for c in cols] + [__version__]
+            con.execute(f"INSERT INTO audits VALUES ({','.join('?' * len(vals))})", vals)
+            if tests:
+                con.executemany(
+                    "INSERT INTO audit_tests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[aid, t["name"], t["requirement"], t["applicable"], t.get("statistic"), t.get("df"), t.get("pvalue"), t.get("pvalue_holm"), t.get("method"), t.get("reason")] for t in tests],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return int(aid)
+
+    def audits(self, table: str | None = None) -> list[dict]:
+        """Audit records (oldest first), with ``pvalues``/``bias``/``homogeneity`` decoded."""
+        q = "SELECT * FROM audits" + (" WHERE table_id = ?" if table else "") + " ORDER BY audit_id"
+        cur = self.con.execute(q, [table] if table else [])
+        names = [d[0] for d in cur.description]
+        out = []
+        for r in cur.fetchall():
+            d = dict(zip(names, r))
+            for k in ("pvalues", "bias", "homogeneity"):
+                d[k] = json.loads(d[k]) if d[k] else None
+            out.append(d)
+        return out
+
+    def record_alarm(self, rec: dict) -> int:
+        if self.read_only:
+            raise InputError(f"store {self.path} is open read-only")
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            aid = con.execute("SELECT coalesce(max(alarm_id), 0) + 1 FROM alarms").fetchall()[0][0]
+            cols = ["table_id", "source", "created_utc", "spin_count", "spin_id", "ts", "log_evidence", "log_threshold", "alternative", "guarantee"]
+            vals = [aid] + [rec.get(c) for c in cols] + [__version__]
+            con.execute(f"INSERT INTO alarms VALUES ({','.join('?' * len(vals))})", vals)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return int(aid)
+
+    def alarms(self, table: str | None = None) -> list[dict]:
+        q = "SELECT * FROM alarms" + (" WHERE table_id = ?" if table else "") + " ORDER BY alarm_id"
+        cur = self.con.execute(q, [table] if table else [])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def _repeated_keys(incoming: pa.Table, con) -> int:
+    """Number of rows whose (table, spin id) repeats an earlier row of the same file.
+
+    Fast exact answer for the usual log (one table, numeric ids strictly increasing); otherwise
+    counted by DuckDB."""
+    m = len(incoming)
+    if m == 0:
+        return 0
+    tab = incoming.column("table_id")
+    labels = incoming.column("spin_label")
+    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, "")).as_py():
+        no = incoming.column("spin_no").to_numpy()
+        if np.all(np.diff(no) > 0):
+            return 0
+    return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
+
+
+def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    return a[order] if order is not None else a
+
+
+def _parse_when(value, what: str) -> _dt.datetime:
+    """ISO 8601 date or date-time → naive UTC datetime."""
+    if isinstance(value, _dt.datetime):
+        d = value
+    elif isinstance(value, _dt.date):
+        d = _dt.datetime(value.year, value.month, value.day)
+    else:
+        try:
+            d = _dt.datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"--{what} {value!r} is not an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T18:00:00Z)") from None
+    if d.tzinfo is not None:
+        d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    return d

@@ -1,0 +1,164 @@
+"""Audits of stored spins: same p-values as `certify`, audit records, trend and homogeneity.
+
+Runtime budget: about 25 s (the two Wiesbaden permanence lists, 1.5 M spins, are ingested,
+audited and certified once per session).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import duckdb
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+from rngcert.audit import audit_all, audit_table
+from rngcert.certify import certify_log, certify_spins
+from rngcert.cli import EXIT
+from rngcert.collect.simulate import simulate_spins, write_spin_log
+from rngcert.collect.spinlog import SpinLog, read_spin_log
+from rngcert.commands.store import audit
+from rngcert.equipment.wheel import load_wheel
+from rngcert.store import Store
+
+EU = load_wheel("european")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+WIESBADEN = sorted((DATA / "roulette-wiesbaden").glob("spielbank-wiesbaden_*.txt"))
+LIVE = DATA / "roulette-live-dealer" / "live_roulette_spins.csv"
+LIVE_COLUMNS = {"result": "number", "table": "file", "spin_id": "seq_in_file"}
+R = 199  # Monte Carlo replicates: small, the comparison is exact whatever R
+
+
+def pvalues(report, i=0):
+    return {t["name"]: t.get("pvalue") for t in report["tables"][i]["battery"]["tests"]}
+
+
+@pytest.mark.skipif(not WIESBADEN, reason="shared Wiesbaden data not present")
+def test_wiesbaden_ingest_audit_equals_certify(tmp_path):
+    db = tmp_path / "s.duckdb"
+    with Store(db) as st:
+        res = st.ingest(WIESBADEN)
+        assert all(r.spin_id_rule == "position" for r in res)  # permanence lists: numbered by position
+        for path in WIESBADEN:
+            a = audit_table(st, path.stem, seed=11, n_resamples=R, figures=False, outdir=tmp_path / "rep")
+            c = certify_log([path], EU, seed=11, n_resamples=R, figures=False)
+            assert a.report["tables"][0]["n"] == c.report["tables"][0]["n"] > 700_000
+            assert a.report["tables"][0]["counts"] == c.report["tables"][0]["counts"]
+            assert pvalues(a.report) == pvalues(c.report)
+            assert a.verdict == c.verdict
+            assert a.report["inputs"][0]["sha256"] == c.report["inputs"][0]["sha256"]
+            assert a.audit_id is not None and Path(a.paths["json"]).is_file()
+
+
+def test_live_dealer_every_table_equals_certify(tmp_path):
+    db = tmp_path / "s.duckdb"
+    whole = read_spin_log(LIVE, EU, columns=LIVE_COLUMNS)
+    full = certify_log([LIVE], EU, columns=LIVE_COLUMNS, seed=5, n_resamples=R, figures=False)
+    with Store(db) as st:
+        (res,) = st.ingest([LIVE], columns=LIVE_COLUMNS)
+        assert res.inserted == 16808 and len(res.tables) == 18
+        audits = audit_all(st, seed=5, n_resamples=R, figures=False, outdir=None)
+        recs = st.audits()
+    assert len(audits) == 18 == len(recs)
+    for a in audits:
+        one = SpinLog(EU, whole.level, whole.space, {a.table: whole.tables[a.table]}, whole.sources, whole.rejected)
+        c = certify_spins(one, seed=5, n_resamples=R, figures=False)
+        assert pvalues(a.report) == pvalues(c.report), a.table
+        # certify on the whole file: table i draws Monte Carlo stream (i, test); the deterministic
+        # (asymptotic / exact) p-values are identical, table by table
+        i = [t["table"] for t in full.report["tables"]].index(a.table)
+        det = {t["name"]: t["pvalue"] for t in full.report["tables"][i]["battery"]["tests"] if t.get("applicable") and "R=" not in str(t.get("method", ""))}
+        assert det and all(pvalues(a.report)[k] == v for k, v in det.items())
+    # the audit record holds every applicable p-value
+    rec = next(r for r in recs if r["table_id"] == audits[0].table)
+    assert rec["pvalues"] == {k: v for k, v in pvalues(audits[0].report).items() if v is not None}
+    con = duckdb.connect(str(db), read_only=True)
+    n_tests = con.execute("SELECT count(*) FROM audit_tests WHERE audit_id = ?", [rec["audit_id"]]).fetchall()[0][0]
+    con.close()
+    assert n_tests == len(audits[0].report["tables"][0]["battery"]["tests"])
+
+
+def _dealer_log(path, n, seed, first=0, header=True, mode="wb"):
+    sim = simulate_spins(EU, n, np.random.default_rng(seed), dealers=4, first_spin=first)
+    with open(path, mode) as fh:
+        write_spin_log(fh, EU, sim, table="T", first_spin=first, header=header)
+    return sim
+
+
+def test_trend_earlier_audits_and_homogeneity_cross_checked(tmp_path):
+    log = tmp_path / "t.csv"
+    sim1 = _dealer_log(log, 6000, 1)
+    db = tmp_path / "s.duckdb"
+    with Store(db) as st:
+        st.ingest([log])
+        a1 = audit_table(st, "T", seed=1, n_resamples=R, figures=False, outdir=tmp_path / "rep")
+        assert a1.trend["window_homogeneity"]["applicable"] is False
+        sim2 = _dealer_log(log, 4000, 2, first=6000, header=False, mode="ab")
+        st.ingest([log])
+        a2 = audit_table(st, "T", seed=1, n_resamples=R, figures=False, outdir=tmp_path / "rep", since="2026-01-03T18:40:00Z")
+    # window 2 = spins from 6001 on (40 s apart from 2026-01-01T00:00:00Z)
+    assert a2.window["n"] == 4000 and a2.window["first_ts"] == "2026-01-03T18:40:00"
+    (earlier,) = a2.trend["earlier_audits"]
+    assert earlier["audit_id"] == a1.audit_id and earlier["verdict"] == a1.verdict and earlier["pvalues"]["pocket_chisquare"] == pytest.approx(pvalues(a1.report)["pocket_chisquare"])
+    h = a2.trend["window_homogeneity"]
+    assert a2.trend["previous_window"]["kind"] == f"window of audit {a1.audit_id}"
+    tab = np.stack([np.bincount(sim1.positions, minlength=37), np.bincount(sim2.positions, minlength=37)])
+    chi2, p, dof, _ = stats.chi2_contingency(tab, correction=False)
+    assert h["statistic"] == pytest.approx(chi2, rel=1e-12) and h["pvalue"] == pytest.approx(p, rel=1e-9) and h["df"] == dof
+    d = a2.trend["dealer_homogeneity"]
+    dtab = np.zeros((4, 37), dtype=int)
+    np.add.at(dtab, (sim2.dealer, sim2.positions), 1)
+    chi2, p, dof, _ = stats.chi2_contingency(dtab, correction=False)
+    assert d["statistic"] == pytest.approx(chi2, rel=1e-12) and d["df"] == dof and d["details"]["groups"] == ["D1", "D2", "D3", "D4"]
+    html = Path(a2.paths["html"]).read_text()
+    assert "Audit trend" in html and "Earlier audits of this table" in html
+    assert json.loads(Path(a2.paths["json"]).read_text())["audit"]["window_homogeneity"]["pvalue"] == pytest.approx(h["pvalue"])
+    assert a2.trend["bias"]["n"] == 4000 and "best_arc" in a2.trend["bias"]
+
+
+def test_windows_last_since_until(tmp_path):
+    log = tmp_path / "t.csv"
+    sim = _dealer_log(log, 3000, 3)
+    with Store(tmp_path / "s.duckdb") as st:
+        st.ingest([log])
+        sp = st.spins("T", last=500)
+        assert sp.n == 500 and sp.seq[0] == 2501
+        sp = st.spins("T", since="2026-01-01T00:10:00Z", until="2026-01-01T01:00:00")
+        assert sp.n == (3600 - 600) // 40 and sp.seq[0] == 16
+        a = audit_table(st, "T", last=1000, seed=2, n_resamples=R, figures=False, outdir=None)
+        assert a.report["tables"][0]["counts"] == np.bincount(sim.positions[-1000:], minlength=37).tolist()
+        # the previous window of a first audit: the 1000 spins just before
+        assert a.trend["previous_window"]["first_seq"] == 1001 and a.trend["previous_window"]["n"] == 1000
+
+
+def test_audit_cli_exit_code_report_and_all_parallel(tmp_path):
+    g = click.Group()
+    g.add_command(audit)
+    log = tmp_path / "t.csv"
+    _dealer_log(log, 3000, 4)
+    db = tmp_path / "s.duckdb"
+    with Store(db) as st:
+        st.ingest([log])
+        st.ingest([LIVE], columns=LIVE_COLUMNS)
+    r = CliRunner().invoke(g, ["audit", "--db", str(db), "--table", "T", "--seed", "3", "--resamples", "199", "--no-plots", "--out", str(tmp_path / "rep")])
+    assert "VERDICT:" in r.output and "trend: homogeneity across dealers: X²" in r.output
+    with Store(db, read_only=True) as st:
+        (rec,) = st.audits("T")
+    assert r.exit_code == EXIT[rec["verdict"]]
+    assert Path(rec["report_path"]).is_file()
+    r1 = CliRunner().invoke(g, ["audit", "--db", str(db), "--all", "--seed", "3", "--resamples", "199", "--no-plots", "--out", str(tmp_path / "r1")])
+    r2 = CliRunner().invoke(g, ["audit", "--db", str(db), "--all", "--jobs", "2", "--seed", "3", "--resamples", "199", "--no-plots", "--out", str(tmp_path / "r2")])
+    assert r1.exit_code == r2.exit_code
+    with Store(db, read_only=True) as st:
+        recs = st.audits()
+    assert len(recs) == 1 + 2 * 19
+    first, second = recs[1:20], recs[20:]
+    assert [(a["table_id"], a["pvalues"]) for a in first] == [(a["table_id"], a["pvalues"]) for a in second]
+    r = CliRunner().invoke(g, ["audit", "--db", str(db), "--table", "nope"])
+    assert r.exit_code == 3 and "not in store" in r.output
+    r = CliRunner().invoke(g, ["audit", "--db", str(db)])
+    assert r.exit_code == 2

@@ -1,0 +1,245 @@
+"""Pay tables and exact house edges (issue 5). Runtime ~1 s."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from rngcert.equipment.paytables import (
+    house_edges,
+    load_paytable,
+    packaged_paytables,
+    parse_odds,
+    paytable_from_dict,
+    rage_run_length_law,
+)
+from rngcert.errors import EquipmentError, InputError
+
+REF = Path(__file__).resolve().parents[2] / "shared" / "reference"
+
+
+def _ref(name):
+    return json.loads((REF / f"{name}.json").read_text())
+
+
+def test_packaged_tables_load():
+    ids = packaged_paytables()
+    for want in ("roulette-single-zero", "roulette-double-zero", "money-wheel-option-one", "money-wheel-option-two",
+                 "money-wheel-option-three", "roulette-rage-minimum-odds", "roulette-rage-pay-table-1",
+                 "roulette-rage-pay-table-2", "baccarat"):
+        assert want in ids
+        assert load_paytable(want).bets
+
+
+# ----------------------------------------------------------------------------- roulette
+def test_single_zero_house_edges_exact():
+    ref = _ref("roulette")["house_edge"]
+    t = load_paytable("roulette-single-zero")
+    edges = house_edges(t)
+    even = {"red", "black", "odd", "even", "low", "high"}
+    assert set(edges) >= even | {"straight-up", "split", "street", "corner", "first-four", "six-line", "column",
+                                 "dozen", "split-columns", "split-dozens"}
+    for bet, e in edges.items():
+        if bet in even:  # rule 3.3 b: half back on zero
+            assert e == Fraction(1, 74)
+            assert round(float(e), 6) == ref["single_zero_even_money_half_back_on_zero"]
+        else:
+            assert e == Fraction(1, 37)
+            assert round(float(e), 6) == ref["single_zero_any_bet"]
+
+
+def test_double_zero_house_edges_exact():
+    ref = _ref("roulette")["house_edge"]
+    edges = house_edges(load_paytable("roulette-double-zero"))
+    for bet, e in edges.items():
+        if bet == "five-number":
+            assert e == Fraction(3, 38)  # 6 to 1 on 5 of 38 pockets
+        else:
+            assert e == Fraction(2, 38)
+            assert round(float(e), 6) == ref["double_zero_any_bet_except_five_number"]
+    assert "first-four" not in edges
+
+
+def test_roulette_bets_cover_pockets_of_the_wheel():
+    from rngcert.equipment.wheel import load_wheel
+
+    for pid, wid in (("roulette-single-zero", "european"), ("roulette-double-zero", "american")):
+        labels = set(load_wheel(wid).labels)
+        for b in load_paytable(pid).bets:
+            assert set(b.covers) <= labels
+            # fair-wheel edge identity: (odds + 1) * covered / k (+ half-back) = 1 - edge
+            assert b.odds * len(b.covers) + len(b.covers) <= len(labels)
+
+
+# ----------------------------------------------------------------------------- money wheel
+@pytest.mark.parametrize("option", ["one", "two", "three"])
+def test_money_wheel_options(option):
+    ref = _ref("money_wheel")["payout_options"][option]
+    t = load_paytable(f"money-wheel-option-{option}")
+    edges = house_edges(t)
+    for sym, d in ref.items():
+        assert t.bet(sym).odds == d["odds_to_1"]
+        assert round(float(edges[sym]), 6) == d["house_edge"]
+        # closed form 1 - P(win) * (odds + 1)
+        sec = _ref("money_wheel")["symbol_sections"][sym]
+        assert edges[sym] == 1 - Fraction(sec, 52) * (d["odds_to_1"] + 1)
+    if option == "one":
+        assert set(edges.values()) == {Fraction(4, 52)}
+
+
+# ----------------------------------------------------------------------------- Roulette Rage
+def test_rage_minimum_odds_published_edge():
+    ref = _ref("roulette_rage")
+    e = house_edges(load_paytable("roulette-rage-minimum-odds"))["rage"]
+    assert isinstance(e, Fraction)
+    assert round(float(e), 6) == ref["derived_house_edge"]["minimum_odds"]  # 0.170011
+    assert round(float(e), 3) == ref["published"]["minimum_odds_house_edge"]  # rule 3.30: 17.0%
+
+
+@pytest.mark.parametrize("table", ["minimum_odds", "pay_table_1", "pay_table_2"])
+def test_rage_tables_match_rules(table):
+    ref = _ref("roulette_rage")["odds_to_1"][table]
+    t = load_paytable("roulette-rage-" + table.replace("_", "-"))
+    net = t.bets[0].net
+    assert {int(j): int(v) for j, v in net.items()} == {int(j): v for j, v in ref.items()}
+    # closed form: sum_j P(L=j) (o_j + 1) - 1 with P(L=j) = p^j (1-p), capped at 14
+    p = Fraction(18, 37)
+    ev = sum((p**j * (1 - p) if j < 14 else p**14) * (o + 1) for j, o in ((int(a), b) for a, b in ref.items())) - 1
+    assert house_edges(t)["rage"] == -ev
+
+
+def test_rage_pay_tables_are_better_than_minimum():
+    e = {n: float(house_edges(load_paytable(f"roulette-rage-{n}"))["rage"]) for n in ("minimum-odds", "pay-table-1", "pay-table-2")}
+    assert e["pay-table-1"] < e["pay-table-2"] < e["minimum-odds"]
+    assert round(e["pay-table-1"], 6) == 0.046109 and round(e["pay-table-2"], 6) == 0.088865
+
+
+def test_rage_run_length_law_exact_and_capped():
+    law = rage_run_length_law(Fraction(18, 37), 14)
+    assert len(law) == 15 and sum(law) == 1
+    assert law[14] == Fraction(18, 37) ** 14
+    with pytest.raises(InputError):
+        rage_run_length_law(1.5)
+
+
+def test_rage_law_matches_simulated_game():
+    """Play the rules on a simulated fair wheel: every non-zero spin of a colour different from
+    the previous spin is an establishing spin (rules 3.15-3.18; after a zero, the next number,
+    rule 3.17); L = following spins of the same colour, capped at 14 (rule 3.27)."""
+    rng = np.random.default_rng(20261130)
+    n = 400_000
+    col = rng.choice(3, size=n, p=[18 / 37, 18 / 37, 1 / 37])  # 0 red, 1 black, 2 zero
+    prev = np.concatenate([[2], col[:-1]])
+    est = np.flatnonzero((col != 2) & (col != prev))
+    est = est[est < n - 20]
+    # run length after t: first index > t whose colour differs
+    change = np.flatnonzero(col[1:] != col[:-1]) + 1  # indices where colour changes
+    nxt = change[np.searchsorted(change, est, side="right")]
+    L = np.minimum(nxt - est - 1, 14)
+    obs = np.bincount(L, minlength=15)
+    law = np.array([float(x) for x in rage_run_length_law(Fraction(18, 37), 14)])
+    # pool the tail 8..14 for expected counts >= 5
+    o = np.concatenate([obs[:8], [obs[8:].sum()]])
+    e = np.concatenate([law[:8], [law[8:].sum()]]) * L.size
+    assert sps.chisquare(o, e).pvalue > 0.001
+
+
+# ----------------------------------------------------------------------------- baccarat
+def test_baccarat_with_reference_probabilities():
+    ref = _ref("baccarat")
+    t = load_paytable("baccarat")
+    edges = house_edges(t, probs=ref["probabilities"])
+    for bet, want in ref["house_edge"].items():
+        # reference probabilities are rounded to 6 decimals, which moves the edge by < 2e-6
+        assert abs(float(edges[bet]) - want) < 2e-6
+    # cross-check against the closed form of rngcert.equipment.cards
+    from rngcert.equipment.cards import baccarat_house_edge
+
+    p = ref["probabilities"]
+    cf = baccarat_house_edge([p["banker"], p["player"], p["tie"]])
+    for bet in cf:
+        assert float(edges[bet]) == pytest.approx(cf[bet], abs=1e-12)
+
+
+def test_baccarat_with_exact_probabilities():
+    from rngcert.equipment.cards import baccarat_exact, value_composition
+
+    ref = _ref("baccarat")
+    p = baccarat_exact(value_composition(8, "baccarat"))
+    edges = house_edges(load_paytable("baccarat"), probs=dict(zip(("banker", "player", "tie"), p)))
+    for bet, want in ref["house_edge"].items():
+        assert round(float(edges[bet]), 6) == want
+
+
+def test_baccarat_needs_probabilities():
+    with pytest.raises(InputError, match="probabilities"):
+        house_edges(load_paytable("baccarat"))
+    with pytest.raises(InputError, match="sum"):
+        house_edges(load_paytable("baccarat"), probs={"banker": 0.5, "player": 0.5, "tie": 0.5})
+
+
+# ----------------------------------------------------------------------------- parsing / validation
+def test_parse_odds():
+    assert parse_odds("35:1") == 35
+    assert parse_odds("1 to 2") == Fraction(1, 2)
+    assert parse_odds("19:20") == Fraction(19, 20)
+    assert parse_odds(8) == 8
+    for bad in ("35", "0:1", "1:0", "x:y", True, -3):
+        with pytest.raises(EquipmentError):
+            parse_odds(bad)
+
+
+def test_bad_tables_are_rejected(tmp_path):
+    with pytest.raises(EquipmentError, match="unknown pay table"):
+        load_paytable("no-such-table")
+    p = tmp_path / "bad.toml"
+    p.write_text('id = "x"\ngame = "poker"\n')
+    with pytest.raises(EquipmentError, match="game"):
+        load_paytable(p)
+    p.write_text("id = [")
+    with pytest.raises(EquipmentError, match="TOML"):
+        load_paytable(p)
+    with pytest.raises(EquipmentError, match="numbers"):
+        paytable_from_dict({"id": "x", "game": "roulette", "zero": ["0"], "bets": [{"name": "s", "odds": "35:1", "numbers": []}]})
+    with pytest.raises(EquipmentError, match="keys"):
+        paytable_from_dict({"id": "x", "game": "roulette-rage", "min_run": 4, "max_run": 5, "odds": {"4": "5:1"}})
+
+
+def test_lab_table_from_file(tmp_path):
+    p = tmp_path / "la-partage.toml"
+    p.write_text(
+        'id = "lab"\ngame = "roulette"\nwheel = "european"\nzero = ["0"]\nzero_rule = "lose"\n'
+        '[[bets]]\nname = "red"\nodds = "1:1"\neven_money = true\nnumbers = ["1", "3"]\n'
+    )
+    t = load_paytable(p)
+    # covers only 2 pockets at 1:1: edge = 1 - 2 * 2/37
+    assert house_edges(t)["red"] == 1 - Fraction(4, 37)
+
+
+# ----------------------------------------------------------------------------- CLI
+def test_cli_house_edge():
+    from click.testing import CliRunner
+
+    from rngcert.commands.power import house_edge
+
+    run = CliRunner()
+    res = run.invoke(house_edge, ["roulette-rage", "--paytable", "roulette-rage-minimum-odds"])
+    assert res.exit_code == 0 and "17.0011%" in res.output and "(0.170011)" in res.output
+    res = run.invoke(house_edge, ["roulette"])
+    assert res.exit_code == 0 and "= 1/37" in res.output and "= 1/74" in res.output and "= 3/38" in res.output
+    res = run.invoke(house_edge, ["money-wheel", "--json"])
+    doc = json.loads(res.output)
+    assert [d["paytable"]["id"] for d in doc] == ["money-wheel-option-one", "money-wheel-option-two", "money-wheel-option-three"]
+    assert doc[2]["house_edge"]["F"]["fraction"] == "3/26"
+    res = run.invoke(house_edge, ["baccarat"])
+    assert res.exit_code == 0 and "(0.010579)" in res.output and "(0.143596)" in res.output
+    res = run.invoke(house_edge, ["roulette", "--paytable", "baccarat"])
+    assert res.exit_code == 3 and "not 'roulette'" in res.output
+    res = run.invoke(house_edge, ["poker"])
+    assert res.exit_code == 3 and "unknown game" in res.output
+    assert "Examples" in run.invoke(house_edge, ["--help"]).output

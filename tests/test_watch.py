@@ -1,0 +1,123 @@
+"""Live monitoring: the watch's e-detector verified by simulation, and `rngcert watch`.
+
+Runtime budget: about 35 s, almost all in the two 200-run simulations (issue 4): a fair wheel
+watched for 100,000 spins, and a wheel fair for 30,000 spins that then gets a 5-pocket sector
+bias of +15%, watched for 30,000 further spins. (The benchmark runs the change scenario with
+100,000 spins after the change, 200 x 130,000, to report the full delay distribution.)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rngcert.audit import Watcher, simulate_watch
+from rngcert.collect.simulate import WheelBias, simulate_spins, write_spin_log
+from rngcert.commands.store import EXIT_ALARM, ingest, watch
+from rngcert.equipment.wheel import load_wheel
+from rngcert.stats import sequential as sq
+from rngcert.store import Store
+
+EU = load_wheel("european")
+ALPHA, HORIZON, BLOCK = 0.01, 100_000, 100
+
+
+def test_fair_wheel_stays_within_the_false_alarm_guarantee():
+    alarms = simulate_watch(EU, runs=200, n_fair=100_000, seed=20261130, alpha=ALPHA, horizon=HORIZON, block=BLOCK)
+    false = int((alarms > 0).sum())
+    print(f"\nfair wheel, 200 runs x 100,000 spins: {false} false alarm(s) (guarantee: P <= {ALPHA} per run)")
+    # Guarantee P(alarm within 100,000 spins) <= 0.01 per run; P(Binomial(200, 0.01) >= 6) = 0.016
+    assert false <= 5
+
+
+def test_sector_bias_after_30000_fair_spins_is_detected_within_30000_spins():
+    bias = WheelBias(sectors=((10, 5, 1.15),))
+    alarms = simulate_watch(EU, runs=200, n_fair=30_000, n_biased=30_000, bias=bias, seed=4, alpha=ALPHA, horizon=HORIZON, block=BLOCK)
+    early = int(((alarms > 0) & (alarms <= 30_000)).sum())
+    detected = alarms > 30_000
+    delay = alarms[detected] - 30_000
+    share = detected.mean()
+    print(f"\n+15% on 5 pockets after 30,000 fair spins: detected within 30,000 spins in {share:.1%} of 200 runs; "
+          f"median delay {np.median(delay):.0f} spins (10%-90%: {np.percentile(delay, 10):.0f}-{np.percentile(delay, 90):.0f}); "
+          f"{early} alarm(s) before the change")
+    assert share >= 0.90
+    assert np.median(delay) < 30_000
+
+
+def test_watcher_in_pieces_equals_one_pass():
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 37, 5_432)
+    w1 = Watcher(EU.position_space(), block=BLOCK)
+    st1 = w1.update(x)
+    w2 = Watcher(EU.position_space(), block=BLOCK)
+    for a, b in ((0, 17), (17, 1000), (1000, 1001), (1001, 5_432)):
+        st2 = w2.update(x[a:b])
+    assert st1.spins == st2.spins == 5_432 and st1.blocks == st2.blocks == 54
+    assert st1.log_evidence == pytest.approx(st2.log_evidence, rel=1e-12)
+    fam = sq.wheel_alternatives(np.full(37, 1 / 37))
+    fv = sq.feature_values(x[:5400], 37)
+    path = sq.e_detector({f: sq.block_counts(v, 37, BLOCK) for f, v in fv.items()}, fam, w1.log_threshold)
+    assert path.log_m[-1] == pytest.approx(st1.log_evidence, rel=1e-12)
+    assert "P(any false alarm within the first 100000 spins of a fair wheel) <= 0.01" in w1.guarantee()
+
+
+def _group():
+    g = click.Group()
+    g.add_command(watch)
+    g.add_command(ingest)
+    return g
+
+
+def _write(path, n, seed, *, bias=WheelBias(), first=0, header=True, mode="wb"):
+    sim = simulate_spins(EU, n, np.random.default_rng(seed), bias=bias, first_spin=first)
+    with open(path, mode) as fh:
+        write_spin_log(fh, EU, sim, table="W1", first_spin=first, header=header)
+
+
+def test_watch_log_alarm_exit_code_and_record(tmp_path):
+    log = tmp_path / "live.csv"
+    _write(log, 20_000, 1, bias=WheelBias(sectors=((3, 5, 1.5),)))
+    db = tmp_path / "s.duckdb"
+    r = CliRunner().invoke(_group(), ["watch", str(log), "--db", str(db)])
+    assert r.exit_code == EXIT_ALARM, r.output
+    assert "ALARM table W1" in r.output and "guarantee: P(any false alarm" in r.output
+    with Store(db, read_only=True) as st:
+        (al,) = st.alarms()
+    assert al["table_id"] == "W1" and al["log_evidence"] >= al["log_threshold"]
+    assert al["spin_count"] % BLOCK == 0 and al["spin_id"] == str(al["spin_count"])  # simulated ids 1..n, no void
+    assert "positions" in al["alternative"] or "position" in al["alternative"]
+
+
+def test_watch_follow_tails_a_growing_log(tmp_path):
+    log = tmp_path / "live.csv"
+    _write(log, 1_000, 2)
+    db = tmp_path / "s.duckdb"
+
+    def grow():
+        time.sleep(0.6)
+        _write(log, 1_000, 3, first=1_000, header=False, mode="ab")
+
+    th = threading.Thread(target=grow)
+    th.start()
+    r = CliRunner().invoke(_group(), ["watch", str(log), "--follow", "--interval", "0.1", "--max-idle", "1.5", "--db", str(db)])
+    th.join()
+    assert r.exit_code == 0, r.output
+    status = [ln for ln in r.output.splitlines() if ln.startswith("[W1]")]
+    assert status[0].startswith("[W1] 1000 spins") and status[-1].startswith("[W1] 2000 spins")
+
+
+def test_watch_stored_table(tmp_path):
+    log = tmp_path / "t.csv"
+    _write(log, 3_000, 5)
+    db = tmp_path / "s.duckdb"
+    g = _group()
+    assert CliRunner().invoke(g, ["ingest", str(log), "--db", str(db)]).exit_code == 0
+    r = CliRunner().invoke(g, ["watch", "--table", "W1", "--db", str(db)])
+    assert r.exit_code == 0 and "[W1] 3000 spins" in r.output and " ok" in r.output
+    r = CliRunner().invoke(g, ["watch", "--db", str(db)])
+    assert r.exit_code == 2 and "exactly one of LOG or --table" in r.output
