@@ -21,10 +21,9 @@ from __future__ import annotations
 import traceback
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy import stats as sps
 
 from rngcert.stats.multiple import holm
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, jsonable
@@ -90,7 +89,7 @@ class BatteryOutcome:
             if r.applicable:
                 d["pvalue_holm"] = self.adjusted.get(r.name)
                 d["rejected_familywise"] = r.name in self.rejected
-                d["grade"] = grade(r.pvalue, len(self.applicable))
+                d["grade"] = grade(r.pvalue, len(self.applicable), r.name in self.rejected)
             tests.append(d)
         return jsonable(
             {
@@ -111,7 +110,7 @@ class BatteryOutcome:
         )
 
 
-def grade(p: float, m: int) -> str:
+def grade(p: float, m: int, rejected: bool = False) -> str:
     """Plain-words grade of a raw p-value among ``m`` results (after PractRand's ladder).
 
     The grade scales with the number of results: with m tests, a p-value near α/m is
@@ -119,6 +118,8 @@ def grade(p: float, m: int) -> str:
     because every rngcert statistic puts evidence against H0 in its upper tail.
     """
     m = max(1, m)
+    if rejected:
+        return "FAIL (rejected by Holm)"
     q = min(1.0, p * m)  # Bonferroni-scaled
     if q < 1e-6:
         return "FAIL (overwhelming)"
@@ -279,7 +280,7 @@ def wheel_specs(
     n_resamples : int
         Monte Carlo replicates for the tests that need them.
     """
-    from rngcert.stats import frequency, runs, sector, serial, signature
+    from rngcert.stats import frequency, runs, sector, serial
 
     U, I, P = Requirement.UNIFORMITY, Requirement.INDEPENDENCE, Requirement.UNPREDICTABILITY
     x = np.asarray(outcomes)
@@ -315,7 +316,7 @@ def wheel_specs(
             nm = f"runs_{cname}"
             specs.append(Spec(nm, lambda rng, b=b, nm=nm: runs.runs_test(b, name=nm), I))
         target = cats["colour"][0] == 0
-        specs.append(Spec("gap_test", lambda rng: serial.gap_test(x, target, name="gap_test"), I))
+        specs.append(Spec("gap_test", lambda rng: serial.gap_test(x, target, probs=probs, name="gap_test"), I))
     else:
         # money wheels: the most likely symbol against the rest
         sym = cats["symbol"][0] if "symbol" in cats else np.arange(m)
@@ -324,9 +325,9 @@ def wheel_specs(
         target = sym == top
         b = target[x].astype(int)
         specs.append(Spec("runs_top_symbol", lambda rng: runs.runs_test(b, name="runs_top_symbol"), I))
-        specs.append(Spec("gap_test", lambda rng: serial.gap_test(x, target, name="gap_test"), I))
+        specs.append(Spec("gap_test", lambda rng: serial.gap_test(x, target, probs=probs, name="gap_test"), I))
     pairs = serial.pair_counts(x, m)
-    specs.append(Spec("serial_pair", lambda rng: serial.serial_pair(pairs, n_resamples=min(R, 999), rng=rng, positions=x), I))
+    specs.append(Spec("serial_pair", lambda rng: serial.serial_pair(pairs, n_resamples=R, rng=rng, positions=x), I))
     if space.circular:
         specs.append(Spec("serial_correlation", lambda rng: serial.serial_correlation(x, m), I))
         specs.append(Spec("wheel_distance", lambda rng: serial.wheel_distance(x, m, probs=probs), I))

@@ -60,6 +60,7 @@ def certify_log(
     figures: bool = True,
     progress: Callable[[str], None] | None = None,
     notes: Sequence[str] = (),
+    max_rejected_share: float = 0.05,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -80,6 +81,10 @@ def certify_log(
     required_bias : float, optional
         Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
         too small to detect it with ``power`` makes the verdict INCONCLUSIVE.
+    max_rejected_share : float
+        When more than this share of a log's data rows cannot be read, every verdict is
+        INCONCLUSIVE: a wrong ``--equipment`` or ``--column`` can leave a readable remainder that
+        is not the wheel's results (default 5%).
     """
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
     return certify_spins(
@@ -93,6 +98,7 @@ def certify_log(
         figures=figures,
         progress=progress,
         notes=notes,
+        max_rejected_share=max_rejected_share,
     )
 
 
@@ -108,11 +114,20 @@ def certify_spins(
     figures: bool = True,
     progress: Callable[[str], None] | None = None,
     notes: Sequence[str] = (),
+    max_rejected_share: float = 0.05,
 ) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
     wheel = log.wheel
     ss = np.random.SeedSequence(seed)
+    data_rows = sum(s.accepted + s.void + s.rejected for s in log.sources)
+    rejected_share = len(log.rejected) / data_rows if data_rows else 0.0
+    log_reasons = []
+    if rejected_share > max_rejected_share:
+        log_reasons.append(
+            f"{len(log.rejected)} of {data_rows} data rows ({rejected_share:.1%}) could not be read, more than "
+            f"{max_rejected_share:.0%}: check --equipment and --column; a verdict cannot stand on what is left"
+        )
     entropy = int(ss.entropy)
     table_reports, figs, outcomes = [], [], []
     for ti, (name, t) in enumerate(log.tables.items()):
@@ -140,14 +155,24 @@ def certify_spins(
 
         counts = np.bincount(t.outcomes, minlength=log.space.m)
         prng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(test_id(f"table:{name}"), test_id("power_and_exploitability")))))
-        pe = power_and_exploitability(counts, log.space, wheel, alpha, rng=prng, power=power, required_bias=required_bias)
+        if t.n >= 2 * log.space.m:
+            pe = power_and_exploitability(counts, log.space, wheel, alpha, rng=prng, power=power, required_bias=required_bias)
+        else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
+            pe = {"power": {"statement": f"{t.n} spins: too few to state a power."}, "inconclusive_reasons": []}
         pw, inconclusive = pe["power"], list(pe["inconclusive_reasons"])
         if t.n < 2 * log.space.m:
             inconclusive = list(inconclusive) + [f"only {t.n} spins for {log.space.m} outcomes: too few to certify"]
+        inconclusive = list(inconclusive) + log_reasons
         # the table's random streams are keyed by its name, so a table gets the same Monte Carlo
         # p-values whether it is certified alone, within a multi-table log, or audited from the store
         out = run_battery(specs, entropy=entropy, group=test_id(f"table:{name}"), alpha=alpha, inconclusive=inconclusive)
         out.power = pw
+        mdb = (pw.get("single_pocket") or {}).get("effect") if isinstance(pw.get("single_pocket"), dict) else None
+        if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
+            out.reasons.append(
+                f"low power: only a single-pocket bias above {mdb:.0%} would have been detected with "
+                f"{power:.0%} probability; PASS here means no evidence at this sample size, not a fair wheel"
+            )
         outcomes.append(out)
         bd = out.to_dict()
         bd["exploitability"] = pe.get("exploitability")

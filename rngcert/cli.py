@@ -72,7 +72,10 @@ def _parse_columns(items) -> dict[str, str]:
         if "=" not in it:
             raise click.BadParameter(f"{it!r} is not OURS=THEIRS, e.g. result=Number", param_hint="--column")
         a, b = it.split("=", 1)
-        out[a.strip().lower()] = b.strip()
+        key = a.strip().lower()
+        if key in out:
+            raise click.BadParameter(f"{key!r} is mapped twice ({out[key]!r} and {b.strip()!r})", param_hint="--column")
+        out[key] = b.strip()
     return out
 
 
@@ -93,6 +96,12 @@ class _Group(click.Group):
             _fail(EXIT_INPUT, str(exc))
         except (OSError, UnicodeDecodeError) as exc:
             _fail(EXIT_INPUT, str(exc))
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: one line for the user, the traceback on request
+            if os.environ.get("RNGCERT_DEBUG"):
+                raise
+            _fail(1, f"internal error ({type(exc).__name__}: {exc}); please report it with the command line (RNGCERT_DEBUG=1 shows the traceback)")
 
 
 @click.group(cls=_Group, help=f"rngcert {__version__}: certify the randomness of casino gaming equipment.\n\n{EXIT_TABLE}")
@@ -125,10 +134,11 @@ Examples:
 @click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
 @click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE.")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement and --min-bias.")
+@click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
-def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, outdir, as_json, no_plots):
+def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
     LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
@@ -141,7 +151,6 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
     """
     from rngcert.certify import certify_log
     from rngcert.equipment.wheel import load_wheel
-    from rngcert.report.writer import report_dir, write_report
 
     notes = []
     if not logs:
@@ -178,17 +187,25 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         figures=not no_plots,
         progress=progress,
         notes=notes,
+        max_rejected_share=max_rejected,
     )
     if bar is not None:
         bar.close()
-    out = report_dir(outdir, wheel.id)
-    paths = write_report(cert.report, cert.figures, cert.log.rejected, out)
+    emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json)
+
+
+def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str, as_json: bool) -> None:
+    """Write the report folder, print the summary (or report.json with --json), and exit with
+    the verdict's code. Shared by every certifying command."""
+    from rngcert.report.writer import report_dir, write_report
+
+    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id))
     if as_json:
         click.echo(paths["json"].read_text(encoding="utf-8"))
     else:
-        click.echo(summary_text(cert.report))
-        click.echo(f"report: {paths['html']}\n        {paths['json']}\nrejects: {paths['rejects']} ({cert.report['rejected_count']} rows)")
-    sys.exit(EXIT[cert.verdict])
+        click.echo(summary_text(report))
+        click.echo(f"report: {paths['html']}\n        {paths['json']}\nrejects: {paths['rejects']} ({report.get('rejected_count', 0)} rows)")
+    sys.exit(EXIT[report["verdict"]])
 
 
 def summary_text(report: dict) -> str:

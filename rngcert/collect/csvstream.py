@@ -118,22 +118,39 @@ def _map_lines(targets: np.ndarray, skipped: np.ndarray) -> np.ndarray:
     return targets + np.searchsorted(u, targets, side="right")
 
 
-def header_fields(scan: LineScan) -> tuple[list[str], str]:
-    """Column names and delimiter from the first non-blank line."""
-    line = scan.first_line.decode("utf-8", "replace").rstrip("\r\n")
-    delim = "\t" if line.count("\t") > line.count(",") else ","
-    fields = next(iter(_csv.reader([line], delimiter=delim)), [])
+def header_fields(scan: LineScan, name: str = "<log>", encoding: str = "utf-8") -> tuple[list[str], str]:
+    """Column names and delimiter (comma, tab or semicolon, whichever the header uses most)."""
+    line = scan.first_line.decode(encoding, "replace").rstrip("\r\n")
+    if "\r" in line:
+        raise InputError(f"{name}: line 1: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
+    delim = max(("\t", ";", ","), key=line.count) if any(d in line for d in "\t;,") else ","
+    try:
+        fields = next(iter(_csv.reader([line], delimiter=delim)), [])
+    except _csv.Error as exc:
+        raise InputError(f"{name}: line {scan.first_line_no}: not a CSV header: {exc}") from None
     return [f.strip().strip('"').strip() for f in fields], delim
 
 
-def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int = 16 << 20) -> Iterator[tuple[dict, np.ndarray, list]]:
+def detect_encoding(scan: LineScan, head: bytes) -> str:
+    """UTF-8 (default), UTF-16 by its BOM; Latin-1 when the first 64 KiB are not valid UTF-8."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a character cut at the end of the sample
+            return "latin-1"
+    return "utf-8"
+
+
+def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int = 16 << 20, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
     """Yield ``(columns, lines, rejected)`` per record batch.
 
     ``columns`` maps each header name to a pyarrow string array; ``lines`` are the physical line
     numbers of the batch's rows; ``rejected`` lists ``(line, text, reason)`` of malformed rows
     found so far that were not yet reported.
     """
-    header, delim = header_fields(scan)
+    header, delim = header_fields(scan, name, encoding)
     if not header:
         raise NoDataError(f"{name}: the file is empty")
     if len(set(h.lower() for h in header)) != len(header):
@@ -149,7 +166,7 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
     try:
         reader = pacsv.open_csv(
             fh,
-            read_options=pacsv.ReadOptions(use_threads=False, block_size=block_size),
+            read_options=pacsv.ReadOptions(use_threads=False, block_size=block_size, encoding=encoding),
             parse_options=pacsv.ParseOptions(delimiter=delim, invalid_row_handler=handler, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={h: pa.string() for h in header}, strings_can_be_null=False, quoted_strings_can_be_null=False
@@ -193,3 +210,12 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
 def open_source(path, data: bytes | None = None) -> BinaryIO:
     """A binary stream over ``data`` if given, else over the file."""
     return io.BytesIO(data) if data is not None else open(path, "rb")
+
+
+def release_arrow_memory() -> None:
+    """Return freed Arrow buffers to the operating system (mimalloc/jemalloc keep them by default),
+    so that peak memory of a streamed read stays near the size of its result."""
+    try:
+        pa.default_memory_pool().release_unused()
+    except AttributeError:  # older pyarrow
+        pass

@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from rngcert.collect.spinlog import RejectedRow
 from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
 from rngcert.errors import InputError, NoDataError
 
@@ -43,20 +44,6 @@ __all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe
 REQUIRED = ("shoe_id", "position", "card")
 OPTIONAL = ("table", "timestamp", "stage")
 STAGES = ("before", "after")
-
-
-@dataclass(frozen=True)
-class RejectedRow:
-    """A row that could not be read: kept, counted, reported (same fields as the spin-log's)."""
-
-    file: str
-    line: int
-    column: str
-    reason: str
-    text: str = ""
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ per-row work is done in C++, and Python only sees the distinct labels.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -38,7 +37,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from rngcert.equipment.wheel import VOID_TOKENS, OutcomeSpace, Wheel
 from rngcert.errors import InputError, NoDataError
@@ -223,10 +221,8 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
         t = tok
         if t not in positions and t not in symbols:
             mm = _FLOAT_INT.match(t)
-            if mm:  # "7.0" from a spreadsheet export means pocket 7 (but "00" stays "00")
-                t = mm.group(1)
-                if len(t) > 1:
-                    t = t.lstrip("0") or "0"
+            if mm and (mm.group(1) == "0" or not mm.group(1).startswith("0")):
+                t = mm.group(1)  # "7.0" from a spreadsheet export means pocket 7; "00.0" is not read
         if t in positions:
             pos_u[j] = positions[t]
             if wheel.kind != "roulette":
@@ -491,18 +487,27 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
 
     name = str(p)
     with csvstream.open_source(p, data) as fh:
+        head = fh.read(1 << 16)
+        fh.seek(0)
         scan = csvstream.scan_lines(fh)
+    encoding = csvstream.detect_encoding(scan, head)
+    if encoding == "utf-16":
+        raise InputError(f"{name}: the file is UTF-16; save it as UTF-8 (or ASCII) CSV and certify that")
     if scan.size == 0 or not scan.first_line.strip(b" \t\r\n"):
         raise NoDataError(f"{name}: the file is empty: no spins to certify")
-    header, _ = csvstream.header_fields(scan)
+    header, _ = csvstream.header_fields(scan, name, encoding)
     parts = []
     with csvstream.open_source(p, data) as fh:
-        for cols, lines, bad in csvstream.iter_csv_batches(fh, name, scan, block_size=csvstream.BLOCK_SIZE):
+        for cols, lines, bad in csvstream.iter_csv_batches(fh, name, scan, block_size=csvstream.BLOCK_SIZE, encoding=encoding):
             rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
             parts.append(_process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes))
+            del cols
+            csvstream.release_arrow_memory()
     if not parts:  # header only
         parts.append(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes))
     part = _concat_parts(parts)
+    if encoding != "utf-8":
+        part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as {encoding}"]
     part["format"] = "csv"
     part["sha256"] = scan.sha256
     part["blank"] = int(scan.blank_lines.size)
@@ -521,6 +526,8 @@ def _concat_parts(parts: list[dict]) -> dict:
     out["notes"] = [n for pt in parts for n in pt["notes"]]
     for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "ts", "direction", "release"):
         out[key] = None if parts[0][key] is None else np.concatenate([pt[key] for pt in parts])
+        for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
+            pt[key] = None
     for key in ("table", "dealer", "spin_id"):
         vals = [pt[key] for pt in parts]
         if vals[0] is None:
@@ -720,10 +727,16 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
     accepted = (reason == None) & ~void  # noqa: E711
     void_final = void & (reason == None)  # noqa: E711
     rej_idx = np.flatnonzero(reason != None)  # noqa: E711
-    raw_result = cols[resolved["result"]]
     out_rejects = list(rejects)
     if rej_idx.size:
-        texts = raw_result.take(pa.array(rej_idx)).to_pylist()
+        # the text of the cell that was wrong (not always the result)
+        texts = [None] * rej_idx.size
+        rej_cols = column[rej_idx]
+        for colname in set(rej_cols.tolist()):
+            where = np.flatnonzero(rej_cols == colname)
+            vals = cols[colname].take(pa.array(rej_idx[where])).to_pylist()
+            for w, v in zip(where.tolist(), vals):
+                texts[w] = v
         for i, t in zip(rej_idx.tolist(), texts):
             col = column[i]
             if fieldpos is not None:
@@ -747,13 +760,13 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
         idx, uniq = _decode(col)
-        return idx.astype(np.int64), [("" if u is None else u) for u in uniq]
+        return idx.astype(np.int32), [("" if u is None else u) for u in uniq]
 
     return {
         "name": name,
         "rows": int(n + len(rejects)),
-        "pos": pos,
-        "sym": sym,
+        "pos": pos.astype(np.int32),  # compact dtypes: a 10 M-spin log must fit in memory
+        "sym": sym.astype(np.int32),
         "accepted_mask": accepted,
         "void_mask": void_final,
         "void_count": int(void_final.sum()),
@@ -764,7 +777,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "dealer": textcol("dealer"),
         "spin_id": textcol("spin_id"),
         "direction": direction,
-        "release": release,
+        "release": None if release is None else release.astype(np.int32),
         "notes": notes,
     }
 
@@ -800,18 +813,21 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
     parts = [dict(pt) for pt in parts]
     for pt in parts:
         if pt["table"] is None:
-            pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int64), [Path(pt["name"]).stem])
+            pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [Path(pt["name"]).stem])
     has = {c: all(pt[c] is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release")}
     cat = {}
+    def joined(key):  # no copy for a single file
+        return parts[0][key] if len(parts) == 1 else np.concatenate([pt[key] for pt in parts])
+
     for c in ("ts", "direction", "release"):
         if has[c]:
-            cat[c] = np.concatenate([pt[c] for pt in parts])
+            cat[c] = joined(c)
     for c in ("table", "dealer", "spin_id"):
         if has[c]:
             cat[c] = _merge_codes([pt[c] for pt in parts])
-    outcome = np.concatenate([pt[key] for pt in parts])
-    acc = np.concatenate([pt["accepted_mask"] for pt in parts])
-    void = np.concatenate([pt["void_mask"] for pt in parts])
+    outcome = joined(key)
+    acc = joined("accepted_mask")
+    void = joined("void_mask")
     if has["table"] and not pool:
         tab, tab_labels = cat["table"]
         tab_labels = [t if t != "" else "(no table)" for t in tab_labels]
@@ -819,12 +835,16 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
         tab, tab_labels = np.zeros(outcome.size, dtype=np.int64), ["(all)"]
         if pool and (len(parts) > 1 or len(cat["table"][1]) > 1):
             notes.append("tables pooled on request (--pool): tested as one sequence")
-    order = np.argsort(tab, kind="stable")
-    bounds = np.searchsorted(tab[order], np.arange(len(tab_labels) + 1))
+    if len(tab_labels) == 1:  # one table: no sort needed
+        order, bounds = None, (0, tab.size)
+    else:
+        order = np.argsort(tab, kind="stable")
+        bounds = np.searchsorted(tab[order], np.arange(len(tab_labels) + 1))
     tables: dict[str, TableSpins] = {}
     for ti, t in enumerate(tab_labels):
-        idx = order[bounds[ti] : bounds[ti + 1]]
-        idx = idx[acc[idx] | void[idx]]
+        idx = np.flatnonzero(acc | void) if order is None else order[bounds[ti] : bounds[ti + 1]]
+        if order is not None:
+            idx = idx[acc[idx] | void[idx]]
         if idx.size == 0:
             continue
         tnotes = []
@@ -841,14 +861,20 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
             ts_.direction = cat["direction"][keep]
         if has["dealer"]:
             codes, labels = cat["dealer"]
-            used, inv = np.unique(codes[keep], return_inverse=True)
-            ts_.dealer = inv.astype(np.int32)
+            sel = codes[keep]
+            used = np.flatnonzero(np.bincount(sel, minlength=len(labels))) if sel.size else np.zeros(0, np.int64)
+            lookup = np.zeros(len(labels), dtype=np.int32)
+            lookup[used] = np.arange(used.size, dtype=np.int32)
+            ts_.dealer = lookup[sel]
             ts_.dealer_labels = tuple(labels[u] if labels[u] else "(none)" for u in used)
         if has["spin_id"] and isinstance(cat["spin_id"], IntIds):
             vals = cat["spin_id"].values
             ts_.spin_ids = vals[keep]
-            u, c = np.unique(vals[idx], return_counts=True)  # void spins carry spin ids too
-            dup = u[c > 1]
+            srt = np.sort(vals[idx])  # void spins carry spin ids too
+            same = srt[1:] == srt[:-1]
+            dup = np.unique(srt[1:][same])
+            u = srt[np.r_[True, ~same]] if srt.size else srt
+            del srt, same
             if dup.size:
                 first = ", ".join(str(d) for d in dup[:5])
                 tnotes.append(f"{dup.size} duplicated spin_id(s) (first: {first}); each row is kept and counted")

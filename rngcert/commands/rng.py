@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -46,10 +45,9 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     import numpy as np
 
     from rngcert.certify_bits import certify_streams
-    from rngcert.cli import EXIT, _command_line, summary_text
+    from rngcert.cli import _command_line, emit_report
     from rngcert.collect import bits as bitsmod
     from rngcert.errors import InputError
-    from rngcert.report.writer import report_dir, write_report
 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
@@ -71,14 +69,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         arr = bitsmod.generate_bits(source, length, seed=ss, streams=streams)
         prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
     cert = certify_streams(arr, source=prov, alpha=alpha, constants=constants, processes=processes, command=_command_line(), figures=not no_plots, seed_entropy=entropy)
-    out = report_dir(outdir, "bits")
-    paths = write_report(cert.report, cert.figures, [], out)
-    if as_json:
-        click.echo(paths["json"].read_text(encoding="utf-8"))
-    else:
-        click.echo(summary_text(cert.report))
-        click.echo(f"report: {paths['html']}\n        {paths['json']}")
-    sys.exit(EXIT[cert.verdict])
+    emit_report(cert.report, cert.figures, [], outdir, "bits", as_json)
 
 
 @click.command(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -60,8 +59,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, alpha, outdir
     import numpy as np
 
     from rngcert.certify_shuffle import certify_shoes
-    from rngcert.cli import EXIT, _command_line, summary_text
-    from rngcert.report.writer import report_dir, write_report
+    from rngcert.cli import _command_line, emit_report
 
     cmd = _command_line()
     ss = np.random.SeedSequence(seed)
@@ -123,14 +121,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, alpha, outdir
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
-    out = report_dir(outdir, eq_id)
-    paths = write_report(cert.report, cert.figures, rejected, out)
-    if as_json:
-        click.echo(paths["json"].read_text(encoding="utf-8"))
-    else:
-        click.echo(summary_text(cert.report))
-        click.echo(f"report: {paths['html']}\n        {paths['json']}")
-    sys.exit(EXIT[cert.verdict])
+    emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json)
 
 
 @shuffle.command(

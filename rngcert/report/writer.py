@@ -76,7 +76,9 @@ def _finding(t: dict, labels: list | None = None) -> str:
         obs = f"{_fmt(best.get('observed'))} vs {_fmt(best.get('expected'))} expected{exc_s}"
         if name == "dealer_signature":
             who = best.get("label", "")
-            return f"{who}: landing {int(best['start'])}..{int(best['start']) + L - 1} pockets past the reference: {obs}"
+            ref = d.get("reference", "reference")
+            what = " (repeats of the same number)" if int(best["start"]) == 0 and L == 1 and ref == "previous result" else ""
+            return f"{who}: landing {int(best['start'])}..{int(best['start']) + L - 1} pockets past the {ref}{what}: {obs}"
         return f"arc of {L} pockets {lab(best['start'])}…{lab(int(best['start']) + L - 1)}: {obs}"
     if name == "max_count" and "position" in d:
         exc = d.get("relative_excess")

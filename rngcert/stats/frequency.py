@@ -567,7 +567,7 @@ def category_frequency(
     incl = cat >= 0
     ids = np.unique(cat[incl])
     if ids.size < 2:
-        raise InputError(f"{name}: need at least 2 categories, got ids {ids.tolist()}")
+        return NotApplicable(name, requirement, int(counts.sum()), f"the wheel has {ids.size} category of this kind (ids {ids.tolist()}); at least 2 are needed")
     idx = np.searchsorted(ids, cat[incl])
     obs = np.bincount(idx, weights=counts[incl], minlength=ids.size).astype(np.int64)
     pi = np.bincount(idx, weights=p[incl], minlength=ids.size)

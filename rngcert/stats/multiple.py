@@ -36,8 +36,8 @@ def holm(pvalues, alpha: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
     Notes
     -----
     Holm, S. (1979) "A simple sequentially rejective multiple test procedure", *Scand. J.
-    Statist.* 6, 65-70. A hypothesis is rejected when its adjusted p-value is below ``alpha``,
-    exactly as statsmodels' ``multipletests(method="holm")``.
+    Statist.* 6, 65-70. A hypothesis is rejected when its adjusted p-value is at most ``alpha``
+    (p_(i) <= alpha / (m - i + 1) step-down), exactly as statsmodels' ``multipletests(method="holm")``.
     """
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1:
@@ -52,4 +52,4 @@ def holm(pvalues, alpha: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
     adj_sorted = np.maximum.accumulate(stepped)
     adjusted = np.empty(m)
     adjusted[order] = adj_sorted
-    return adjusted < alpha, adjusted
+    return adjusted <= alpha, adjusted

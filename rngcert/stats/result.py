@@ -15,6 +15,10 @@ from typing import Any, Mapping
 import numpy as np
 
 
+#: The smallest p-value reported: tail probabilities that underflow to 0 are floored here.
+P_FLOOR = float(np.finfo(float).tiny)
+
+
 class Requirement(str, enum.Enum):
     """The regulatory requirement a test serves (money-wheel rules, rule 2.4)."""
 
@@ -58,7 +62,8 @@ class TestResult:
     df : float or None
         Degrees of freedom where the reference law has them.
     pvalue : float
-        In (0, 1]. Monte Carlo p-values are ``(b + 1) / (R + 1)`` and never 0.
+        In (0, 1]. Monte Carlo p-values are ``(b + 1) / (R + 1)`` and never 0; an asymptotic tail
+        that underflows is floored at :data:`P_FLOOR`.
     n : int
         Sample size the statistic was computed from (spins, pairs, bits, shoes).
     method : str
@@ -84,7 +89,9 @@ class TestResult:
         p = float(self.pvalue)
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
             raise ValueError(f"{self.name}: p-value {self.pvalue!r} is not in [0, 1]")
-        object.__setattr__(self, "pvalue", p)
+        # A p-value of 0 is an underflow of the tail probability, never an exact value: report the
+        # smallest positive double instead (shown as "< 1e-300"), so that p is always in (0, 1].
+        object.__setattr__(self, "pvalue", max(p, P_FLOOR))
         object.__setattr__(self, "statistic", float(self.statistic))
 
     def to_dict(self) -> dict[str, Any]:

@@ -30,7 +30,6 @@ reproduced), the DFT variance n(.95)(.05)/4 of rev1a.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
