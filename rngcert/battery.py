@@ -370,8 +370,12 @@ def signature_groups(x, release, dealer, dealer_labels, direction):
     if d is not None or dr is not None:
         dd = d if d is not None else np.zeros(pos.size, dtype=np.int64)
         rr = np.where(dr < 0, 2, dr) if dr is not None else np.zeros(pos.size, dtype=np.int64)
-        code = dd.astype(np.int64) * 3 + rr
-        used, g = np.unique(code, return_inverse=True)
+        code = dd.astype(np.int32) * 3 + rr  # small non-negative ints: group by counting, not sorting
+        used = np.flatnonzero(np.bincount(code))
+        lookup = np.zeros(int(code.max()) + 1 if code.size else 1, dtype=np.int32)
+        lookup[used] = np.arange(used.size, dtype=np.int32)
+        g = lookup[code]
+        del code
         dnames = list(dealer_labels) if dealer_labels else ["all dealers"]
         labels = [f"dealer {dnames[c // 3] if d is not None else 'all'}, {('cw', 'ccw', 'direction unknown')[c % 3]}" for c in used]
     return pos, ref, g, labels, ref_name

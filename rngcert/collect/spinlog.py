@@ -195,6 +195,7 @@ def _decode_norm(col) -> tuple[np.ndarray, list]:
 
 
 _FLOAT_INT = re.compile(r"^(\d+)\.0*$")
+_ID_DTYPE = np.int16  # wheel positions and symbol ids (a wheel has at most 32,767 pockets)
 
 
 def _resolve_labels(col: pa.Array, wheel: Wheel):
@@ -765,13 +766,13 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
     return {
         "name": name,
         "rows": int(n + len(rejects)),
-        "pos": pos.astype(np.int32),  # compact dtypes: a 10 M-spin log must fit in memory
-        "sym": sym.astype(np.int32),
+        "pos": pos.astype(_ID_DTYPE),  # compact dtypes: a 10 M-spin log must fit in memory
+        "sym": sym.astype(_ID_DTYPE),
         "accepted_mask": accepted,
         "void_mask": void_final,
         "void_count": int(void_final.sum()),
         "rejected": out_rejects,
-        "lines": lines,
+        "lines": lines if not text_codes else None,  # per-row lines only for the store; rejects carry theirs
         "ts": ts,
         "table": textcol("table"),
         "dealer": textcol("dealer"),
@@ -850,9 +851,10 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
         tnotes = []
         if has["ts"]:
             tsv = cat["ts"][idx]
-            if np.any(np.diff(tsv) < 0):
+            if np.any(tsv[1:] < tsv[:-1]):
                 idx = idx[np.argsort(tsv, kind="stable")]
                 tnotes.append("rows were not in time order; sorted by timestamp")
+            del tsv
         keep = idx[acc[idx]]
         ts_ = TableSpins(table=str(t), outcomes=outcome[keep].astype(np.int32), void=int(void[idx].sum()), notes=tnotes)
         if has["release"]:
@@ -873,14 +875,15 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
             srt = np.sort(vals[idx])  # void spins carry spin ids too
             same = srt[1:] == srt[:-1]
             dup = np.unique(srt[1:][same])
-            u = srt[np.r_[True, ~same]] if srt.size else srt
+            n_unique = int(srt.size - np.count_nonzero(same))
+            lo_id, hi_id = (int(srt[0]), int(srt[-1])) if srt.size else (0, 0)
             del srt, same
             if dup.size:
                 first = ", ".join(str(d) for d in dup[:5])
                 tnotes.append(f"{dup.size} duplicated spin_id(s) (first: {first}); each row is kept and counted")
-            gaps = int(np.sum(np.diff(u) - 1)) if u.size > 1 else 0
+            gaps = (hi_id - lo_id + 1 - n_unique) if n_unique > 1 else 0
             if gaps:
-                tnotes.append(f"{gaps} spin_id(s) missing between {u[0]} and {u[-1]} (gaps in the sequence)")
+                tnotes.append(f"{gaps} spin_id(s) missing between {lo_id} and {hi_id} (gaps in the sequence)")
         elif has["spin_id"]:
             codes, labels = cat["spin_id"]
             ts_.spin_ids = codes[keep]

@@ -283,8 +283,18 @@ def _label_list(doc, key, where) -> list[str]:
     return out
 
 
+MAX_POSITIONS = 32767  #: pockets/sections a wheel may have (positions are stored as int16)
+
+
 def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     """Validate a parsed TOML document and build a :class:`Wheel` (see module docstring)."""
+    w = _wheel_from_dict(doc, where)
+    if w.k > MAX_POSITIONS:
+        raise EquipmentError(f"{where}: {w.k} pockets/sections; rngcert handles at most {MAX_POSITIONS}")
+    return w
+
+
+def _wheel_from_dict(doc: dict, where: str) -> Wheel:
     wid = _req(doc, "id", where)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", wid):
         raise EquipmentError(f"{where}: id {wid!r} may only hold letters, digits, '_', '.', '-'")
