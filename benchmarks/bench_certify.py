@@ -46,6 +46,9 @@ def stats_only(paths: list[Path]) -> tuple[int, float, float]:
     from rngcert.equipment.wheel import load_wheel
 
     wheel = load_wheel("european")
+    # warm-up: first calls import and initialise scipy/numpy internals; not part of the rate
+    x0 = np.random.default_rng(0).integers(0, 37, 5000)
+    run_battery(wheel_specs(x0, wheel.position_space(), n_resamples=99), entropy=0)
     t = time.perf_counter()
     log = read_spin_log(paths, wheel)
     t_read = time.perf_counter() - t

@@ -238,7 +238,7 @@ def summary_text(report: dict) -> str:
         if b["power"].get("statement"):
             lines.append(f"    power: {b['power']['statement']}")
         if b.get("exploitability_line"):
-            lines.append(f"    exploitable? {b['exploitability_line']}")
+            lines.append(f"    {b['exploitability_line']}")
     lines.append(f"VERDICT: {report['verdict']}")
     return "\n".join(lines)
 
