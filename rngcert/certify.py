@@ -21,7 +21,6 @@ from rngcert.battery import POLICY_TEXT, BatteryOutcome, run_battery, wheel_spec
 from rngcert.collect.sources import versions
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.wheel import Wheel
-from rngcert.report import plots
 
 REQUIREMENT_TEXT = (
     "Requirement (money-wheel rules, rule 2.4; the same words in the NZ, US-federal and many state RNG "
@@ -35,7 +34,7 @@ class Certification:
     """The result of :func:`certify_log`."""
 
     report: dict
-    figures: list[list[plots.Figure]]
+    figures: list[list]  # of rngcert.report.plots.Figure
     log: SpinLog
     outcomes: list[BatteryOutcome]
 
@@ -237,7 +236,9 @@ def certify_spins(
     return Certification(report, figs, log, outcomes)
 
 
-def _figures(x, space, out: BatteryOutcome) -> list[plots.Figure]:
+def _figures(x, space, out: BatteryOutcome) -> list:
+    from rngcert.report import plots  # matplotlib is imported only when figures are drawn
+
     counts = np.bincount(x, minlength=space.m)
     figs = []
     if space.circular:
