@@ -17,10 +17,11 @@ import numpy as np
 import scipy
 
 from rngcert import __version__
-from rngcert.battery import POLICY_TEXT, BatteryOutcome, run_battery, wheel_specs, worst
+from rngcert.battery import POLICY_TEXT, BatteryOutcome, run_battery, test_id, wheel_specs, worst
 from rngcert.collect.sources import versions
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.wheel import Wheel
+from rngcert.stats.exploit import power_and_exploitability
 
 REQUIREMENT_TEXT = (
     "Requirement (money-wheel rules, rule 2.4; the same words in the NZ, US-federal and many state RNG "
@@ -128,67 +129,24 @@ def certify_spins(
             f"{max_rejected_share:.0%}: check --equipment and --column; a verdict cannot stand on what is left"
         )
     entropy = int(ss.entropy)
+    m_specs = len(wheel_specs(np.zeros(0, dtype=np.int32), log.space))
+    floor = 1.0 / (n_resamples + 1)
+    if floor >= alpha / m_specs:
+        notes = list(notes) + [
+            f"with {n_resamples} Monte Carlo replicates the smallest Monte Carlo p-value is {floor:.2g}, "
+            f"not below Holm's first threshold alpha/m = {alpha / m_specs:.2g}: a Monte Carlo test alone "
+            f"cannot make the verdict FAIL; use --resamples {int(np.ceil(m_specs / alpha * 2))} or more"
+        ]
     table_reports, figs, outcomes = [], [], []
-    for ti, (name, t) in enumerate(log.tables.items()):
+    for name, t in log.tables.items():
         if progress:
             progress(f"table {name}: {t.n} spins")
-        specs = wheel_specs(
-            t.outcomes,
-            log.space,
-            release=t.release,
-            dealer=t.dealer,
-            dealer_labels=t.dealer_labels,
-            direction=t.direction,
-            n_resamples=n_resamples,
-            alpha=alpha,
+        out, report = _certify_table(
+            name, t, log, entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power,
+            required_bias=required_bias, extra_reasons=log_reasons,
         )
-        floor = 1.0 / (n_resamples + 1)
-        if floor >= alpha / len(specs) and ti == 0:
-            notes = list(notes) + [
-                f"with {n_resamples} Monte Carlo replicates the smallest Monte Carlo p-value is {floor:.2g}, "
-                f"not below Holm's first threshold alpha/m = {alpha / len(specs):.2g}: a Monte Carlo test alone "
-                f"cannot make the verdict FAIL; use --resamples {int(np.ceil(len(specs) / alpha * 2))} or more"
-            ]
-        from rngcert.battery import test_id
-        from rngcert.stats.exploit import power_and_exploitability
-
-        counts = np.bincount(t.outcomes, minlength=log.space.m)
-        prng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(test_id(f"table:{name}"), test_id("power_and_exploitability")))))
-        if t.n >= 2 * log.space.m:
-            pe = power_and_exploitability(counts, log.space, wheel, alpha, rng=prng, power=power, required_bias=required_bias)
-        else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
-            pe = {"power": {"statement": f"{t.n} spins: too few to state a power."}, "inconclusive_reasons": []}
-        pw, inconclusive = pe["power"], list(pe["inconclusive_reasons"])
-        if t.n < 2 * log.space.m:
-            inconclusive = list(inconclusive) + [f"only {t.n} spins for {log.space.m} outcomes: too few to certify"]
-        inconclusive = list(inconclusive) + log_reasons
-        # the table's random streams are keyed by its name, so a table gets the same Monte Carlo
-        # p-values whether it is certified alone, within a multi-table log, or audited from the store
-        out = run_battery(specs, entropy=entropy, group=test_id(f"table:{name}"), alpha=alpha, inconclusive=inconclusive)
-        out.power = pw
-        mdb = (pw.get("single_pocket") or {}).get("effect") if isinstance(pw.get("single_pocket"), dict) else None
-        if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
-            out.reasons.append(
-                f"low power: only a single-pocket bias above {mdb:.0%} would have been detected with "
-                f"{power:.0%} probability; PASS here means no evidence at this sample size, not a fair wheel"
-            )
         outcomes.append(out)
-        bd = out.to_dict()
-        bd["exploitability"] = pe.get("exploitability")
-        bd["exploitability_line"] = pe.get("line", "")
-        table_reports.append(
-            {
-                "table": name,
-                "n": t.n,
-                "void": t.void,
-                "notes": t.notes,
-                "dealers": list(t.dealer_labels),
-                "counts": np.bincount(t.outcomes, minlength=log.space.m).tolist(),
-                "labels": list(log.space.labels),
-                "min_holm": min(out.adjusted.values()) if out.adjusted else None,
-                "battery": bd,
-            }
-        )
+        table_reports.append(report)
         figs.append(_figures(t.outcomes, log.space, out) if figures else [])
     verdict = worst([o.verdict for o in outcomes])
     if len(outcomes) > 1:
@@ -234,6 +192,50 @@ def certify_spins(
         "verdict": verdict,
     }
     return Certification(report, figs, log, outcomes)
+
+
+def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons) -> tuple[BatteryOutcome, dict]:
+    """Battery, power and exploitability of one table. Its random streams are keyed by the table's
+    name, so a table gets the same Monte Carlo p-values whether it is certified alone, within a
+    multi-table log, or audited from the store."""
+    space = log.space
+    key = test_id(f"table:{name}")
+    specs = wheel_specs(
+        t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels,
+        direction=t.direction, n_resamples=n_resamples, alpha=alpha,
+    )
+    counts = np.bincount(t.outcomes, minlength=space.m)
+    if t.n >= 2 * space.m:
+        prng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(key, test_id("power_and_exploitability")))))
+        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=prng, power=power, required_bias=required_bias)
+        inconclusive = list(pe["inconclusive_reasons"])
+    else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
+        pe = {"power": {"statement": f"{t.n} spins: too few to state a power."}}
+        inconclusive = [f"only {t.n} spins for {space.m} outcomes: too few to certify"]
+    out = run_battery(specs, entropy=entropy, group=key, alpha=alpha, inconclusive=inconclusive + list(extra_reasons))
+    out.power = pe["power"]
+    sp = out.power.get("single_pocket")
+    mdb = sp.get("effect") if isinstance(sp, dict) else None
+    if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
+        out.reasons.append(
+            f"low power: only a single-pocket bias above {mdb:.0%} would have been detected with "
+            f"{power:.0%} probability; PASS here means no evidence at this sample size, not a fair wheel"
+        )
+    bd = out.to_dict()
+    bd["exploitability"] = pe.get("exploitability")
+    bd["exploitability_line"] = pe.get("line", "")
+    report = {
+        "table": name,
+        "n": t.n,
+        "void": t.void,
+        "notes": t.notes,
+        "dealers": list(t.dealer_labels),
+        "counts": counts.tolist(),
+        "labels": list(space.labels),
+        "min_holm": min(out.adjusted.values()) if out.adjusted else None,
+        "battery": bd,
+    }
+    return out, report
 
 
 def _figures(x, space, out: BatteryOutcome) -> list:
