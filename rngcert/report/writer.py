@@ -80,6 +80,12 @@ def _finding(t: dict, labels: list | None = None) -> str:
             what = " (repeats of the same number)" if int(best["start"]) == 0 and L == 1 and ref == "previous result" else ""
             return f"{who}: landing {int(best['start'])}..{int(best['start']) + L - 1} pockets past the {ref}{what}: {obs}"
         return f"arc of {L} pockets {lab(best['start'])}…{lab(int(best['start']) + L - 1)}: {obs}"
+    if "proportion" in d and d.get("interval") and name.endswith(":proportion"):
+        lo, hi = d["interval"]
+        flag = "" if d.get("proportion_ok", True) else " — OUTSIDE the interval"
+        return f"{d.get('passes')}/{d.get('m')} sequences pass; SP 800-22 interval {lo:.3f}–{min(hi, 1):.3f}{flag}"
+    if name.endswith(":uniformity") and "histogram" in d:
+        return "p-value histogram " + " ".join(str(int(h)) for h in d["histogram"])
     if name == "max_count" and "position" in d:
         exc = d.get("relative_excess")
         return f"pocket {lab(d['position'])}: {_fmt(d.get('count'))} vs {_fmt(d.get('expected'))} expected" + (f" ({exc:+.1%})" if isinstance(exc, (int, float)) else "")
