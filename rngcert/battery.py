@@ -143,6 +143,7 @@ def run_battery(
     inconclusive: Sequence[str] = (),
     suspect: Sequence[str] | None = None,
     suspect_rule: str = "",
+    required: Sequence[str] = (),
 ) -> BatteryOutcome:
     """Run every spec, correct for multiplicity (Holm) and decide the verdict.
 
@@ -163,6 +164,10 @@ def run_battery(
         check (e.g. SP 800-22's proportion and uniformity rules over m sequences, where hundreds of
         p-values make a raw p < alpha certain); SUSPECT when non-empty. ``suspect_rule`` says in
         words which rule was used, for the report.
+    required : sequence of str
+        Test families (name before ``[`` or ``:``) without which the battery cannot certify: when
+        none of a required family's results is applicable, the verdict is INCONCLUSIVE (a test
+        that could not be run), not PASS.
 
     Returns
     -------
@@ -192,6 +197,13 @@ def run_battery(
     raw = [r.name for r in app if r.pvalue < alpha]
     reasons: list[str] = []
     flagged = raw if suspect is None else list(suspect)
+    inconclusive = list(inconclusive)
+    for fam in required:
+        mine = [r for r in results if r.name.split("[", 1)[0].split(":", 1)[0] == fam]
+        if mine and not any(r.applicable for r in mine):
+            inconclusive.append(f"{fam} could not be run: {mine[0].reason}")
+        elif not mine:
+            inconclusive.append(f"{fam} could not be run: no result")
     if rejected:
         verdict = "FAIL"
         reasons.append(f"{len(rejected)} test(s) reject at family-wise level {alpha} (Holm): {', '.join(rejected)}")

@@ -5,12 +5,18 @@ machinery and report as the wheel. The verdict policy (DESIGN §4) is applied as
 
 * **m ≥ 2 streams** — the battery's results are the two-level results, two per test name
   (``<name>:uniformity``, the chi-square of the p-value histogram, and ``<name>:proportion``, an
-  exact binomial test of the pass count). FAIL when Holm across all of them rejects at α;
-  SUSPECT when no family-wise rejection but some name fails SP 800-22's own rules (proportion
-  outside p̂ ± 3·sqrt(p̂(1−p̂)/m), or uniformity p < 0.0001): the second-level check of DESIGN §4.
-  A raw p < α among hundreds of second-level p-values is expected by chance and is not used.
-* **m = 1** — the first-level p-values of the one stream; FAIL by Holm; SUSPECT by a raw p < α,
-  whose expected frequency for a fair source the report prints beside it.
+  exact binomial test of the pass count). FAIL when Holm across all of them rejects at α.
+  SUSPECT when more test names fail SP 800-22's own rules (proportion outside
+  p̂ ± 3·sqrt(p̂(1−p̂)/m), or uniformity p < 0.0001) than a good generator would fail by chance:
+  with 188 names, a fair generator fails one or two of them in most runs, so one flagged name is
+  no evidence. Each name's chance of failing under H0 is computed exactly (binomial for the
+  proportion, 0.0001 for uniformity); their sum E is the expected count, and the run is SUSPECT
+  when P(Poisson(E) ≥ observed) < α.
+* **m = 1** — the first-level p-values of the one stream; FAIL by Holm; SUSPECT when the number of
+  p-values below α is improbably large for N independent tests (P(Binomial(N, α) ≥ count) < α).
+* Either way the verdict is INCONCLUSIVE when a test family (other than the two random-excursion
+  tests, which SP 800-22 itself makes conditional on the number of cycles) could not run on any
+  sequence, e.g. because n is shorter than the test needs.
 """
 
 from __future__ import annotations
@@ -27,6 +33,35 @@ from rngcert.battery import POLICY_TEXT, BatteryOutcome, Spec, run_battery
 from rngcert.collect.sources import versions
 from rngcert.report import plots
 from rngcert.stats.nist import twolevel
+
+
+#: Families that must run for a verdict (random excursions are conditional in SP 800-22 itself).
+REQUIRED_FAMILIES = (
+    "nist_frequency", "nist_block_frequency", "nist_runs", "nist_longest_run", "nist_rank", "nist_dft",
+    "nist_non_overlapping_template", "nist_overlapping_template", "nist_universal", "nist_linear_complexity",
+    "nist_serial", "nist_approximate_entropy", "nist_cumulative_sums",
+)
+
+
+def _flag_count_rule(summary, alpha: float) -> tuple[list[str], str, float]:
+    """Names failing SP 800-22's rules, and whether that count is improbable for a good source."""
+    from scipy import stats as sps
+
+    failed = summary.failed
+    expected = 0.0
+    for r in summary.rows:
+        if not r.m:
+            continue
+        lo, hi = r.interval
+        p_prop = sps.binom.cdf(np.ceil(lo * r.m) - 1, r.m, 1 - alpha) + (sps.binom.sf(np.floor(hi * r.m), r.m, 1 - alpha) if hi < 1 else 0.0)
+        p_unif = 1e-4 if r.uniformity_pvalue is not None else 0.0
+        expected += 1 - (1 - p_prop) * (1 - p_unif)
+    p = float(sps.poisson.sf(len(failed) - 1, expected)) if failed else 1.0
+    text = (
+        f"{len(failed)} test name(s) fail SP 800-22's second-level rules, against {expected:.2f} expected for a good "
+        f"generator (P = {p:.3g})"
+    )
+    return failed, text, p
 
 
 @dataclass
@@ -74,17 +109,30 @@ def certify_streams(
     """
     m, n = streams.shape
     per_seq, summary = twolevel.run_many(streams, constants=constants, processes=processes, alpha=alpha)
+    from scipy import stats as sps
+
     if isinstance(summary, twolevel.TwoLevelResult):
         results = summary.to_test_results()
-        suspect = summary.failed
+        failed, text, p_count = _flag_count_rule(summary, alpha)
+        suspect = failed if p_count < alpha else []
         rule = (
-            "SP 800-22's second-level rules (proportion of passing sequences outside "
-            "p̂ ± 3·sqrt(p̂(1−p̂)/m), or uniformity of p-values below 0.0001)"
+            "more test names failing SP 800-22's second-level rules (proportion outside p̂ ± 3·sqrt(p̂(1−p̂)/m), "
+            "or uniformity below 0.0001) than a good generator fails by chance (Poisson, at alpha); here " + text
         )
-        out = run_battery([_fixed(r) for r in results], entropy=seed_entropy or 0, alpha=alpha, suspect=suspect, suspect_rule=rule)
     else:
         results = per_seq[0]
-        out = run_battery([_fixed(r) for r in results], entropy=seed_entropy or 0, alpha=alpha)
+        app = [r for r in results if r.applicable]
+        low = [r.name for r in app if r.pvalue < alpha]
+        p_count = float(sps.binom.sf(len(low) - 1, len(app), alpha)) if low else 1.0
+        suspect = low if p_count < alpha else []
+        rule = (
+            f"more p-values below alpha than {len(app)} independent tests give by chance; here {len(low)} "
+            f"against {alpha * len(app):.1f} expected (P = {p_count:.3g})"
+        )
+    out = run_battery(
+        [_fixed(r) for r in results], entropy=seed_entropy or 0, alpha=alpha, suspect=suspect, suspect_rule=rule,
+        required=REQUIRED_FAMILIES,
+    )
     bd = out.to_dict()
     section = {
         "table": f"{m} stream(s) × {n:,} bits",

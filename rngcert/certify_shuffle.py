@@ -57,6 +57,7 @@ def certify_shoes(
     figures: bool = True,
     notes: Sequence[str] = (),
     rejected_count: int = 0,
+    n_resamples: int = 1999,
 ) -> ShuffleCertification:
     """Run the shuffle battery on shoes and build the report.
 
@@ -77,8 +78,21 @@ def certify_shoes(
     ss = np.random.SeedSequence(seed)
     entropy = int(ss.entropy)
     test_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(0, 0x5F))))
-    results = shuffle_battery(before, after, decks=decks, rng=test_rng, game=game, rule=rule, usable=usable, dealt=dealt)
-    out = run_battery([Spec(r.name, lambda rng, r=r: r, r.requirement) for r in results], entropy=entropy, alpha=alpha)
+    results = shuffle_battery(before, after, decks=decks, rng=test_rng, game=game, rule=rule, usable=usable, dealt=dealt, n_resamples=n_resamples)
+    # without the order before the shuffle, the tests that track it cannot run: no PASS then
+    out = run_battery(
+        [Spec(r.name, lambda rng, r=r: r, r.requirement) for r in results], entropy=entropy, alpha=alpha,
+        required=("rising_sequences", "adjacent_pairs"),
+    )
+    notes = list(notes)
+    mc = [r for r in results if r.applicable and r.method.startswith("monte-carlo")]
+    n_app = max(1, len(out.applicable))
+    if mc and 1.0 / (n_resamples + 1) >= alpha / n_app:
+        notes.append(
+            f"{len(mc)} test(s) use Monte Carlo p-values with R = {n_resamples}: their smallest p-value "
+            f"{1 / (n_resamples + 1):.2g} is not below Holm's first threshold {alpha / n_app:.2g}, so they cannot reject "
+            f"alone; use --resamples {int(2 * n_app / alpha)} or more"
+        )
     n_shoes = int((after if after is not None else dealt).shape[0])
     section = {
         "table": subject,
@@ -111,7 +125,7 @@ def certify_shoes(
         + (f", dealer rule {rule}" if game == "blackjack" else ""),
         "level": "cards",
         "policy": {"alpha": alpha, "correction": "holm (over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
-        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": 199},
+        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
         "notes": list(notes),
         "tables": [section],
         "verdict": out.verdict,

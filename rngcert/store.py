@@ -551,14 +551,14 @@ class Store:
             except Exception:  # pragma: no cover - connection already unusable
                 pass
             raise
-        labels = wheel.position_space().labels
+        labels = wheel.position_space().labels if wheel.order_known else ()
         conflict_sample = [
             {
                 "table": r[0],
                 "spin_id": r[1],
-                "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None else f"symbol {r[3]}"),
+                "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None and labels else f"symbol {wheel.symbols[r[3]] if r[3] is not None else '?'}"),
                 "stored_line": r[5],
-                "new": "void" if r[8] else (labels[r[6]] if r[6] is not None else f"symbol {r[7]}"),
+                "new": "void" if r[8] else (labels[r[6]] if r[6] is not None and labels else f"symbol {wheel.symbols[r[7]] if r[7] is not None else '?'}"),
                 "line": r[9],
             }
             for r in sample

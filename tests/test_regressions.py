@@ -137,3 +137,51 @@ def test_00_point_0_is_not_pocket_0(tmp_path):
     log = read_spin_log(p, us)
     (t,) = log.tables.values()
     assert [us.labels[i] for i in t.outcomes] == ["0", "7"] and log.rejected[0].text == "00.0"
+
+
+# ----------------------------------------------------------- second break test (shuffle, bits, store)
+def test_shoe_log_without_before_stage_is_inconclusive(run, tmp_path):
+    log = tmp_path / "b.csv"
+    run("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 3, "--out", log)
+    after = tmp_path / "after.csv"
+    after.write_text("".join(line for line in log.read_text().splitlines(True) if not line.rstrip().endswith(",before")))
+    res = run("shuffle", "certify", after, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == EXIT["INCONCLUSIVE"] and "no order before the shuffle" in res.output
+
+
+def test_procedure_typos_and_log_options(run, tmp_path):
+    res = run("shuffle", "certify", "baccarat-05")
+    assert res.exit_code == 4 and "neither a file nor a packaged procedure" in res.output
+    assert run("shuffle", "certify", "baccarat-004", "--decks", 2).exit_code == 2
+
+
+def test_bits_too_short_for_the_battery_is_inconclusive(run, tmp_path):
+    res = run("bits", "--source", "pcg64", "--streams", 1, "--length", 100, "--seed", 1, "--no-plots", "--out", tmp_path)
+    assert res.exit_code == EXIT["INCONCLUSIVE"] and "could not be run" in res.output
+
+
+def test_bits_reference_expansion_of_e_is_not_suspect(run, tmp_path):
+    from pathlib import Path
+
+    f = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "nist-sts" / "data.e"
+    if not f.exists():
+        pytest.skip("../shared/data/nist-sts not available")
+    d = json.loads(run("bits", f, "--format", "ascii", "--streams", 1, "--json", "--no-plots", "--out", tmp_path).output)
+    assert d["verdict"] == "PASS"  # 188 p-values, about two below 0.01 by chance: not evidence
+
+
+def test_ingest_of_nothing_readable_exits_3(run, tmp_path):
+    e = tmp_path / "empty.bin"
+    e.write_bytes(b"")
+    t = tmp_path / "text.txt"
+    t.write_text("hello world\n")
+    for f in (e, t):
+        res = run("ingest", f, "--db", tmp_path / "s.duckdb")
+        assert res.exit_code == EXIT_INPUT
+
+
+def test_ingest_symbol_level_money_wheel(run, tmp_path):
+    p = tmp_path / "ct.csv"
+    p.write_text('WheelResult\n"1"\n"2"\n"CoinFlip"\n"1"\n')
+    res = run("ingest", p, "--equipment", "crazy-time", "--column", "result=WheelResult", "--db", tmp_path / "s.duckdb")
+    assert res.exit_code == 0 and "4 new spins stored" in res.output

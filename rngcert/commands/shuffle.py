@@ -18,9 +18,16 @@ def shuffle():
 
 
 def _is_procedure(arg: str) -> bool:
+    """A packaged procedure id or a .toml file; a name that is neither an existing file nor a
+    packaged id is an equipment error that lists the packaged ids."""
     from rngcert.equipment.procedure import packaged_procedures
+    from rngcert.errors import EquipmentError
 
-    return arg.endswith(".toml") or arg in packaged_procedures()
+    if arg.endswith(".toml") or arg in packaged_procedures():
+        return True
+    if not Path(arg).exists():
+        raise EquipmentError(f"{arg!r} is neither a file nor a packaged procedure ({', '.join(packaged_procedures())})")
+    return False
 
 
 @shuffle.command(
@@ -42,11 +49,12 @@ Examples:
 @click.option("--game", type=click.Choice(["baccarat", "blackjack", "none"]), default=None, help="SHOELOG: adds the game-level tests (a procedure names its game).")
 @click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (rule 4.15): stand or hit on soft 17.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
+@click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<id>-<UTC time>/.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
-def shuffle_certify(source, shoes, start, decks, game, rule, seed, alpha, outdir, as_json, no_plots):
+def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, alpha, outdir, as_json, no_plots):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
     A procedure is simulated for --shoes tables through one shuffle, starting from the previous
@@ -67,6 +75,8 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, alpha, outdir
         from rngcert.equipment.procedure import load_procedure
 
         proc = load_procedure(source)
+        if decks is not None or game is not None:
+            raise click.UsageError("--decks and --game describe a shoe log; a procedure names its own decks and game")
         sim_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=(1,))))
         before, after = proc.simulate(shoes, sim_rng, start=start)
         g = None if proc.game == "none" else proc.game
@@ -85,6 +95,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, alpha, outdir
             command=cmd,
             figures=not no_plots,
             notes=[f"simulation seed entropy {ss.entropy}, spawn key (1,)"],
+            n_resamples=resamples,
         )
         rejected = []
         eq_id = proc.id
@@ -117,6 +128,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, alpha, outdir
             figures=not no_plots,
             notes=notes,
             rejected_count=len(log.rejected),
+            n_resamples=resamples,
         )
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected

@@ -76,6 +76,8 @@ def ingest(logs, db, equipment, columns, fmt, table):
             for p in logs:
                 (res,) = st.ingest([p], equipment, columns=_parse_columns(columns), fmt=fmt, table=table)
                 click.echo(res.summary())
+                if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0):
+                    unreadable.append(str(p))
                 for c in res.conflict_sample:
                     click.echo(
                         f"  conflict: table {c['table']} spin {c['spin_id']}: stored {c['stored']} (line {c['stored_line']}), "
@@ -85,8 +87,19 @@ def ingest(logs, db, equipment, columns, fmt, table):
                 if res.conflicts > len(res.conflict_sample):
                     click.echo(f"  … {res.conflicts - len(res.conflict_sample)} more conflict(s) in the store's conflicts table", err=True)
             click.echo(f"store {db}: {st.count_spins()} spins in {len(st.tables())} table(s)")
+            return unreadable
 
-    _run(go)
+    unreadable = []
+
+    def go_checked():
+        bad = go()
+        if bad:
+            from rngcert.cli import EXIT_INPUT
+
+            click.echo(f"rngcert: error: nothing readable in {', '.join(bad)}", err=True)
+            sys.exit(EXIT_INPUT)
+
+    _run(go_checked)
 
 
 # --------------------------------------------------------------------------- rejects
