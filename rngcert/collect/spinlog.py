@@ -155,18 +155,6 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _norm_tokens(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """Trim spaces and surrounding quotes, lower-case; null stays null."""
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    if not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
-        col = pc.cast(col, pa.string())
-    col = pc.utf8_trim_whitespace(col)
-    col = pc.utf8_trim(col, characters="\"'")
-    col = pc.utf8_trim_whitespace(col)
-    return pc.utf8_lower(col)
-
-
 def _decode(col: pa.Array) -> tuple[np.ndarray, list]:
     """Dictionary-encode a string column: (indices with -1 for null, list of distinct values)."""
     enc = pc.dictionary_encode(col)
