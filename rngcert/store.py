@@ -137,10 +137,11 @@ class IngestResult:
     conflict_sample: list[dict] = field(default_factory=list)
     tables: list[str] = field(default_factory=list)
     spin_id_rule: str = "column"
+    note: str = ""
 
     def summary(self) -> str:
         if self.status != "ingested":
-            return f"{self.path}: {self.status} (sha256 {self.sha256[:16]}…): nothing added"
+            return f"{self.path}: {self.status} (sha256 {self.sha256[:16]}…): nothing added" + (f"; {self.note}" if self.note else "")
         s = (
             f"{self.path}: {self.rows} rows → {self.inserted} new spins stored, {self.duplicates} already stored, "
             f"{self.conflicts} conflicting, {self.rejected} rejected ({self.void} void among the rows); "
@@ -303,14 +304,17 @@ class Store:
         if isinstance(paths, (str, Path)):
             paths = [paths]
         wheel = load_wheel(equipment)
+        self._equipment_arg = str(equipment)
         paths = [Path(p) for p in paths]
         for p in paths:
             if not p.is_file():
                 raise InputError(f"{p}: no such file")
         reader = self.con.cursor()  # the prefetch thread's own connection (reads committed state)
 
-        def known(sha: str) -> bool:
-            return bool(reader.execute("SELECT 1 FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall())
+        def known(sha: str):
+            """(equipment, default table) of the first ingest of these bytes, or None."""
+            rows = reader.execute("SELECT equipment, default_table FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall()
+            return rows[0] if rows else None
 
         def prepare(p: Path):
             return self._prepare(p, wheel, columns, fmt, table, known)
@@ -346,8 +350,20 @@ class Store:
         data = path.read_bytes()
         sha = sha256_of(data)
         lap("read+sha256")
-        if known(sha):
-            return IngestResult(str(path), sha, "already ingested")
+        first = known(sha)
+        if first:
+            eq0, tab0 = first
+            differs = []
+            if str(eq0) != str(self._equipment_arg):
+                differs.append(f"equipment {eq0!r}, now {self._equipment_arg!r}")
+            if table is not None and table != tab0:
+                differs.append(f"table {tab0!r}, now {table!r}")
+            note = (
+                "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
+                if differs
+                else "options of this call (e.g. --column) are not applied to bytes already stored"
+            )
+            return IngestResult(str(path), sha, "already ingested", note=note)
         try:
             rows = read_spin_rows(path, wheel, columns=columns, fmt=fmt, data=data)
         except NoDataError:

@@ -185,3 +185,17 @@ def test_ingest_symbol_level_money_wheel(run, tmp_path):
     p.write_text('WheelResult\n"1"\n"2"\n"CoinFlip"\n"1"\n')
     res = run("ingest", p, "--equipment", "crazy-time", "--column", "result=WheelResult", "--db", tmp_path / "s.duckdb")
     assert res.exit_code == 0 and "4 new spins stored" in res.output
+
+
+def test_audit_all_on_an_empty_store_is_an_input_error(run, tmp_path):
+    res = run("audit", "--all", "--db", tmp_path / "empty.duckdb", "--out", tmp_path / "r")
+    assert res.exit_code == EXIT_INPUT and "no table with spins" in res.output
+
+
+def test_reingest_with_other_options_says_they_are_not_applied(run, tmp_path):
+    p = tmp_path / "s.txt"
+    p.write_text("1,2,3,4,5\n")
+    db = tmp_path / "s.duckdb"
+    assert run("ingest", p, "--db", db).exit_code == 0
+    res = run("ingest", p, "--db", db, "--equipment", "american", "--table", "ZZ")
+    assert res.exit_code == 0 and "already ingested" in res.output and "not applied" in res.output and "'american'" in res.output

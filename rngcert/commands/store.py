@@ -200,9 +200,11 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                 else:
                     click.echo(f"    trend: homogeneity {title}: not applicable ({d.get('reason', '')})")
             click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; audit id {r.audit_id}; report {r.paths.get('html')}")
-        if not results:
-            click.echo("no table with spins in the store", err=True)
-            sys.exit(EXIT["INCONCLUSIVE"])
+        if not results:  # nothing to audit is an input error, as an empty window of --table is
+            from rngcert.cli import EXIT_INPUT
+
+            click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
+            sys.exit(EXIT_INPUT)
         sys.exit(EXIT[worst([r.verdict for r in results])])
 
     _run(go)
