@@ -359,6 +359,17 @@ def _read_permanence(data: bytes, name: str):
 
 
 # ---------------------------------------------------------------------------- main entry
+def _options_iv(fmt: str, columns) -> dict[str, str]:
+    """Validate the format name and the column mapping; returns the mapping with lower-case keys."""
+    if fmt not in ("auto", "csv", "jsonl", "permanence"):
+        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
+    columns = {k.lower(): v for k, v in (columns or {}).items()}
+    unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
+    if unknown:
+        raise InputError(f"--column names {unknown} are not spin-log columns; known: {', '.join(KNOWN_COLUMNS)}")
+    return columns
+
+
 def read_spin_log(
     paths: Sequence[str | Path] | str | Path,
     wheel: Wheel,
@@ -395,12 +406,7 @@ def read_spin_log(
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    if fmt not in ("auto", "csv", "jsonl", "permanence"):
-        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
-    columns = {k.lower(): v for k, v in (columns or {}).items()}
-    unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
-    if unknown:
-        raise InputError(f"--column names {unknown} are not spin-log columns; known: {', '.join(KNOWN_COLUMNS)}")
+    columns = _options_iv(fmt, columns)
 
     parts = []
     sources = []
@@ -617,12 +623,7 @@ def read_spin_rows(
     NoDataError
         The file is empty. (A file whose rows are all rejected is returned, not raised.)
     """
-    if fmt not in ("auto", "csv", "jsonl", "permanence"):
-        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
-    columns = {k.lower(): v for k, v in (columns or {}).items()}
-    unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
-    if unknown:
-        raise InputError(f"--column names {unknown} are not spin-log columns; known: {', '.join(KNOWN_COLUMNS)}")
+    columns = _options_iv(fmt, columns)
     pt = _read_file(path, wheel, columns, fmt, data=data, text_codes=False)
     return SpinRows(
         path=pt["name"],

@@ -14,6 +14,7 @@ from scipy import stats as sps
 
 from rngcert.errors import InputError
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
+from rngcert.stats.signature import offsets_iv
 
 __all__ = ["out_of_sample_predictor"]
 
@@ -24,25 +25,7 @@ def _predict_iv(positions, reference, k, groups, group_labels, width, name):
     k = int(k)
     if isinstance(width, bool) or int(width) != width or not 1 <= width < k:
         raise InputError(f"{name}: width must be an integer in 1..{k - 1}, got {width!r}")
-    pos = np.asarray(positions)
-    ref = np.asarray(reference)
-    arrays = [("positions", pos), ("reference", ref)]
-    if groups is not None:
-        grp = np.asarray(groups)
-        arrays.append(("groups", grp))
-    for label, a in arrays:
-        if a.ndim != 1 or a.shape != pos.shape:
-            raise InputError(f"{name}: {label} must be one-dimensional of length {pos.size}, got shape {a.shape}")
-        if a.size and a.dtype.kind not in "iu":
-            raise InputError(f"{name}: {label} must be integers, got dtype {a.dtype}")
-    for label, a in arrays[:2]:
-        if a.size and (a.min() < 0 or a.max() >= k):
-            bad = a[(a < 0) | (a >= k)][0]
-            raise InputError(f"{name}: {label} must be wheel positions 0..{k - 1}, found {bad!r}")
-    if groups is None:
-        grp = np.zeros(pos.size, dtype=np.int64)
-    elif grp.size and grp.min() < 0:
-        raise InputError(f"{name}: group ids must be >= 0, found {grp[grp < 0][0]!r}")
+    pos, ref, grp = offsets_iv(positions, reference, groups, k, name)
     g = int(grp.max()) + 1 if grp.size else 1
     if group_labels is not None:
         labels = [str(s) for s in group_labels]
@@ -50,7 +33,7 @@ def _predict_iv(positions, reference, k, groups, group_labels, width, name):
             raise InputError(f"{name}: {len(labels)} group_labels for group ids up to {g - 1}")
     else:
         labels = [str(i) for i in range(g)]
-    return pos.astype(np.int64), ref.astype(np.int64), k, grp.astype(np.int64), labels, int(width)
+    return pos, ref, k, grp, labels, int(width)
 
 
 def out_of_sample_predictor(

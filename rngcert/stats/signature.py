@@ -11,6 +11,29 @@ from rngcert.stats.sector import sector_scan
 __all__ = ["offset_counts", "dealer_signature"]
 
 
+def offsets_iv(positions, reference, groups, k: int, name: str, ref_label: str = "reference"):
+    """Validate landing positions, their references (both 0..k-1) and optional group ids (>= 0),
+    all one-dimensional integer arrays of one length. Returns int64 ``(pos, ref, groups)``, groups
+    all 0 when not given. Shared by the dealer-signature and predictor tests."""
+    pos = np.asarray(positions)
+    ref = np.asarray(reference)
+    arrays = [("positions", pos), (ref_label, ref)]
+    if groups is not None:
+        arrays.append(("groups", np.asarray(groups)))
+    for label, a in arrays:
+        if a.ndim != 1 or a.shape != pos.shape:
+            raise InputError(f"{name}: {label} must be one-dimensional of length {pos.size}, got shape {a.shape}")
+        if a.size and a.dtype.kind not in "iu":
+            raise InputError(f"{name}: {label} must be integers, got dtype {a.dtype}")
+    for label, a in arrays[:2]:
+        if a.size and (a.min() < 0 or a.max() >= k):
+            raise InputError(f"{name}: {label} must be wheel positions 0..{k - 1}, found {a[(a < 0) | (a >= k)][0]!r}")
+    grp = arrays[2][1] if groups is not None else np.zeros(pos.size, dtype=np.int64)
+    if grp.size and grp.min() < 0:
+        raise InputError(f"{name}: group ids must be >= 0, found {grp[grp < 0][0]!r}")
+    return pos.astype(np.int64), ref.astype(np.int64), grp.astype(np.int64)
+
+
 def offset_counts(positions, reference_positions, k: int, groups=None, n_groups: int | None = None) -> np.ndarray:
     """Counts of landing offsets ``(pos - ref) mod k`` per group.
 
@@ -41,26 +64,10 @@ def offset_counts(positions, reference_positions, k: int, groups=None, n_groups:
     if isinstance(k, bool) or int(k) != k or k < 2:
         raise InputError(f"{name}: k must be an integer >= 2, got {k!r}")
     k = int(k)
-    pos = np.asarray(positions)
-    ref = np.asarray(reference_positions)
-    arrays = [("positions", pos), ("reference_positions", ref)]
-    if groups is not None:
-        grp = np.asarray(groups)
-        arrays.append(("groups", grp))
-    for label, a in arrays:
-        if a.ndim != 1 or a.shape != pos.shape:
-            raise InputError(f"{name}: {label} must be one-dimensional of length {pos.size}, got shape {a.shape}")
-        if a.size and a.dtype.kind not in "iu":
-            raise InputError(f"{name}: {label} must be integers, got dtype {a.dtype}")
-    for label, a in arrays[:2]:
-        if a.size and (a.min() < 0 or a.max() >= k):
-            raise InputError(f"{name}: {label} must be in 0..{k - 1}, found {a[(a < 0) | (a >= k)][0]!r}")
+    pos, ref, grp = offsets_iv(positions, reference_positions, groups, k, name, ref_label="reference_positions")
     if groups is None:
-        grp = np.zeros(pos.size, dtype=np.int64)
         g = 1 if n_groups is None else int(n_groups)
     else:
-        if grp.size and grp.min() < 0:
-            raise InputError(f"{name}: group ids must be >= 0, found {grp[grp < 0][0]!r}")
         gmax = int(grp.max()) + 1 if grp.size else 0
         g = gmax if n_groups is None else int(n_groups)
         if g < max(gmax, 1):
