@@ -41,22 +41,22 @@ def run_command(args: list[str]) -> tuple[float, float, int]:
 
 def stats_only(paths: list[Path]) -> tuple[int, float, float]:
     """(spins, read seconds, statistics seconds) in-process with R = 9999, no figures."""
-    from rngcert.battery import run_battery, wheel_specs
+    from rngcert.battery.wheel import WHEEL, WheelData
     from rngcert.collect.spinlog import read_spin_log
     from rngcert.equipment.wheel import load_wheel
 
     wheel = load_wheel("european")
     # warm-up: first calls import and initialise scipy/numpy internals; not part of the rate
     x0 = np.random.default_rng(0).integers(0, 37, 5000)
-    run_battery(wheel_specs(x0, wheel.position_space(), n_resamples=99), entropy=0)
+    WHEEL.run(WheelData(x0, wheel.position_space()), entropy=0, n_resamples=99)
     t = time.perf_counter()
     log = read_spin_log(paths, wheel)
     t_read = time.perf_counter() - t
     n = 0
     t = time.perf_counter()
     for i, tab in enumerate(log.tables.values()):
-        specs = wheel_specs(tab.outcomes, log.space, release=tab.release, dealer=tab.dealer, dealer_labels=tab.dealer_labels, direction=tab.direction)
-        run_battery(specs, entropy=1, group=i)
+        data = WheelData(tab.outcomes, log.space, release=tab.release, dealer=tab.dealer, dealer_labels=tab.dealer_labels, direction=tab.direction)
+        WHEEL.run(data, entropy=1, group=i)
         n += tab.n
     return n, t_read, time.perf_counter() - t
 

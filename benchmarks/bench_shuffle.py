@@ -22,9 +22,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from numpy.random import PCG64, Generator  # noqa: E402
 
-from rngcert.collect import shufflers as S  # noqa: E402
+from rngcert.battery.shuffle import shuffle_results
 from rngcert.equipment.cards import baccarat_exact, new_shoe, value_composition  # noqa: E402
 from rngcert.equipment.procedure import load_procedure  # noqa: E402
+from rngcert.simulate import shufflers as S  # noqa: E402
 from rngcert.stats import shuffle as SS  # noqa: E402
 
 
@@ -73,13 +74,13 @@ def main() -> None:
     before = np.tile(new_shoe(8), (args.shoes, 1))
     after = S.fisher_yates(before, rng)
     t = time.perf_counter()
-    res = SS.shuffle_battery(before, after, decks=8, rng=rng, game="baccarat", usable=409)
+    res = shuffle_results(before, after, decks=8, entropy=int(rng.integers(2**31)), game="baccarat", usable=409)
     dt = time.perf_counter() - t
     print(f"battery: {dt:.2f} s")
     for r in res:
         print(f"   {r.name:24s} " + (f"p={r.pvalue:.4f} {r.method}" if r.applicable else f"n/a: {r.reason}"))
     t = time.perf_counter()
-    res = SS.shuffle_battery(before, proc.shuffle(before, rng), decks=8, rng=rng, game="baccarat", usable=409)
+    res = shuffle_results(before, proc.shuffle(before, rng), decks=8, entropy=int(rng.integers(2**31)), game="baccarat", usable=409)
     print(f"battery on the baccarat procedure's shoes: {time.perf_counter() - t:.2f} s")
     for r in res:
         print(f"   {r.name:24s} " + (f"p={r.pvalue:.3g} stat={r.statistic:.6g}" if r.applicable else f"n/a: {r.reason}"))

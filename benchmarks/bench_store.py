@@ -22,11 +22,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from rngcert.audit import audit_table, simulate_watch
-from rngcert.collect.simulate import WheelBias, simulate_spins, write_spin_log
 from rngcert.collect.spinlog import read_spin_rows
+from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
-from rngcert.store import Store
+from rngcert.pipeline.audit import audit_table, simulate_watch
+from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 
 EU = load_wheel("european")
 

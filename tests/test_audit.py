@@ -16,14 +16,14 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from rngcert.audit import audit_all, audit_table
-from rngcert.certify import certify_log, certify_spins
 from rngcert.cli import EXIT
-from rngcert.collect.simulate import simulate_spins, write_spin_log
+from rngcert.cli.store import audit
 from rngcert.collect.spinlog import SpinLog, read_spin_log
-from rngcert.commands.store import audit
+from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
-from rngcert.store import Store
+from rngcert.pipeline.audit import audit_all, audit_table
+from rngcert.pipeline.certify_wheel import certify_log, certify_spins
+from rngcert.simulate.wheel import simulate_spins, write_spin_log
 
 EU = load_wheel("european")
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

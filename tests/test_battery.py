@@ -6,24 +6,17 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from rngcert.battery import (
-    Spec,
-    chisquare_min_detectable_pocket_bias,
-    chisquare_spins_needed,
-    grade,
-    power_statement,
-    run_battery,
-    wheel_specs,
-    worst,
-)
+from rngcert.battery.core import Spec, grade, run_battery, worst
+from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.equipment.wheel import load_wheel
+from rngcert.stats.power import chisquare_min_detectable_pocket_bias, chisquare_spins_needed, power_statement
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 
 U = Requirement.UNIFORMITY
 
 
 def fixed(name, p):
-    return Spec(name, lambda rng: TestResult(name, U, 1.0, 1, p, 100, "asymptotic"), U)
+    return Spec(name, lambda d, ctx: TestResult(name, U, 1.0, 1, p, 100, "asymptotic"), U)
 
 
 def test_pass_suspect_fail():
@@ -40,7 +33,7 @@ def test_inconclusive_from_power_and_from_errors():
     out = run_battery([fixed("a", 0.5)], entropy=1, inconclusive=["too few spins"])
     assert out.verdict == "INCONCLUSIVE" and "too few spins" in out.reasons
 
-    def boom(rng):
+    def boom(d, ctx):
         raise RuntimeError("kaput")
 
     out = run_battery([fixed("a", 0.5), Spec("b", boom, U)], entropy=1)
@@ -53,7 +46,7 @@ def test_inconclusive_from_power_and_from_errors():
 
 
 def test_not_applicable_tests_excluded_from_holm():
-    na = Spec("n", lambda rng: NotApplicable("n", U, 3, "too few"), U)
+    na = Spec("n", lambda d, ctx: NotApplicable("n", U, 3, "too few"), U)
     out = run_battery([fixed("a", 0.004), fixed("b", 0.3), na], entropy=1)
     assert set(out.adjusted) == {"a", "b"} and out.verdict == "FAIL"
     only_na = run_battery([na], entropy=1)
@@ -61,7 +54,7 @@ def test_not_applicable_tests_excluded_from_holm():
 
 
 def test_streams_are_per_test_and_reproducible():
-    draw = lambda name: Spec(name, lambda rng: TestResult(name, U, rng.random(), None, 0.5, 1, "x"), U)  # noqa: E731
+    draw = lambda name: Spec(name, lambda d, ctx: TestResult(name, U, ctx.rng.random(), None, 0.5, 1, "x"), U)  # noqa: E731
     a = run_battery([draw("t1"), draw("t2")], entropy=99)
     b = run_battery([draw("t2")], entropy=99)  # removing t1 does not change t2's stream
     assert a.results[1].statistic == b.results[0].statistic
@@ -101,20 +94,20 @@ def test_power_statement_inconclusive():
 def test_wheel_specs_cover_the_three_requirements():
     sp = load_wheel("european").position_space()
     x = np.random.default_rng(0).integers(0, 37, 3000)
-    specs = wheel_specs(x, sp, n_resamples=199)
+    specs = WHEEL.members(WheelData(x, sp))
     reqs = {s.requirement for s in specs}
     assert reqs == set(Requirement)
     names = [s.name for s in specs]
     assert len(names) == len(set(names))
     for want in ("pocket_chisquare", "sector_scan", "first_harmonic", "runs_colour", "longest_colour_run", "serial_correlation", "wheel_distance", "serial_pair", "gap_test", "dealer_signature", "outside_dozen"):
         assert want in names
-    out = run_battery(specs, entropy=5)
+    out = WHEEL.run(WheelData(x, sp), entropy=5, n_resamples=199)
     assert all(r.requirement == s.requirement for r, s in zip(out.results, specs))
 
 
 def test_symbol_level_battery_has_no_geometry():
     sp = load_wheel("crazy-time").symbol_space()
     x = np.random.default_rng(0).choice(sp.m, size=3000, p=sp.probs)
-    names = [s.name for s in wheel_specs(x, sp, n_resamples=199)]
+    names = [s.name for s in WHEEL.members(WheelData(x, sp))]
     assert "sector_scan" not in names and "wheel_distance" not in names
     assert "runs_top_symbol" in names and "pocket_chisquare" in names

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from rngcert.battery import run_battery, wheel_specs
+from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.equipment.wheel import load_wheel
 
 N_WHEELS = 1000
@@ -49,8 +49,8 @@ def fair_runs():
     verdicts, pvals = [], {}
     for i in range(N_WHEELS):
         x = rng.integers(0, 37, N_SPINS)
-        specs = wheel_specs(x, space, dealer=dealer, dealer_labels=("a", "b", "c"), n_resamples=199, alpha=ALPHA)
-        out = run_battery(specs, entropy=10_000 + i, alpha=ALPHA)
+        data = WheelData(x, space, dealer=dealer, dealer_labels=("a", "b", "c"))
+        out = WHEEL.run(data, entropy=10_000 + i, alpha=ALPHA, n_resamples=199)
         assert not out.errors
         verdicts.append(out.verdict)
         for r in out.results:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from rngcert.certify import certify_log
-from rngcert.collect.simulate import WheelBias, simulate_spins, write_spin_log
-from rngcert.collect.sources import generator, seed_sequence
 from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.certify_wheel import certify_log
 from rngcert.report.writer import write_report
+from rngcert.simulate.sources import generator, seed_sequence
+from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 from rngcert.stats.result import jsonable
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -8,9 +8,9 @@ from numpy.random import PCG64, Generator
 from scipy import stats
 from statsmodels.sandbox.stats.runs import runstest_1samp
 
-from rngcert.collect import shufflers as S
 from rngcert.equipment.cards import new_shoe
 from rngcert.errors import InputError
+from rngcert.simulate import shufflers as S
 from rngcert.stats import games as G
 
 

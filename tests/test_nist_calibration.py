@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rngcert.collect.bits import (biased_bits, generate_bits, markov_bits,
-                                  short_period_bit_generator, words_to_bits)
+from rngcert.collect.bits import biased_bits, generate_bits, markov_bits, short_period_bit_generator, words_to_bits
 from rngcert.stats import nist
 from rngcert.stats.multiple import holm
 from rngcert.stats.nist.twolevel import run_many

@@ -225,7 +225,7 @@ def test_lab_table_from_file(tmp_path):
 def test_cli_house_edge():
     from click.testing import CliRunner
 
-    from rngcert.commands.power import house_edge
+    from rngcert.cli.power import house_edge
 
     run = CliRunner()
     res = run.invoke(house_edge, ["roulette-rage", "--paytable", "roulette-rage-minimum-odds"])

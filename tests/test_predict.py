@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from rngcert.collect.simulate import WheelBias, simulate_spins
 from rngcert.equipment.wheel import load_wheel
 from rngcert.errors import InputError
+from rngcert.simulate.wheel import WheelBias, simulate_spins
 from rngcert.stats.predict import out_of_sample_predictor
 from rngcert.stats.result import NotApplicable, Requirement
 

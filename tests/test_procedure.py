@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from numpy.random import PCG64, Generator
 
+from rngcert.battery.shuffle import shuffle_results
 from rngcert.equipment.procedure import STEPS, load_procedure, packaged_procedures
 from rngcert.errors import EquipmentError
 from rngcert.stats.multiple import holm
-from rngcert.stats.shuffle import shuffle_battery
 
 
 def test_packaged_procedures_load():
@@ -37,7 +37,7 @@ def test_seed_procedures_fail_and_say_which_tests(pid):
     p = load_procedure(pid)
     rng = Generator(PCG64(2))
     before, after = p.simulate(300, rng)
-    res = shuffle_battery(before, after, decks=p.decks, rng=rng, game=p.game, usable=p.cut_position, guess_shoes=100)
+    res = shuffle_results(before, after, decks=p.decks, entropy=int(rng.integers(2**31)), game=p.game, usable=p.cut_position, guess_shoes=100)
     app = [r for r in res if r.applicable]
     reject, _ = holm([r.pvalue for r in app], 0.01)
     failed = {r.name for r, rej in zip(app, reject) if rej}

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 from statsmodels.stats.multitest import multipletests
 
-from rngcert.certify import certify_log
 from rngcert.cli import EXIT, EXIT_INPUT, main
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.certify_wheel import certify_log
 from rngcert.stats.multiple import holm
 from rngcert.stats.result import Requirement, TestResult
 

@@ -154,7 +154,7 @@ def test_shinn_bad_line(tmp_path):
 def test_log_to_battery_path(tmp_path):
     # simulated shoes written without serials take the real-log path: rank/game tests on all
     # dealt shoes, identity tests by Monte Carlo on the before/after pairs
-    from rngcert.stats.shuffle import shuffle_battery
+    from rngcert.battery.shuffle import shuffle_results
 
     p = load_procedure("baccarat-004")
     rng = Generator(PCG64(3))
@@ -163,10 +163,10 @@ def test_log_to_battery_path(tmp_path):
     write_shoe_log(f, after, before=before, serial=False)
     log = read_shoe_log(f, decks=8)
     assert not log.serialised and log.pair_before.shape == (70, 416)
-    res = shuffle_battery(log.pair_before, log.pair_after, dealt=log.after, decks=8, rng=rng, game="baccarat",
+    res = shuffle_results(log.pair_before, log.pair_after, dealt=log.after, decks=8, entropy=int(rng.integers(2**31)), game="baccarat",
                           n_resamples=19, mc_shoes=20)
     by = {r.name: r for r in res}
     assert by["adjacent_pairs"].method == "monte-carlo, R=19" and by["adjacent_pairs"].pvalue == pytest.approx(0.05)
     assert by["position_rank_chisquare"].applicable and by["baccarat_outcomes"].applicable
-    only_dealt = shuffle_battery(None, None, dealt=log.after, decks=8, rng=rng, game="baccarat")
+    only_dealt = shuffle_results(None, None, dealt=log.after, decks=8, entropy=int(rng.integers(2**31)), game="baccarat")
     assert sum(r.applicable for r in only_dealt) == 2

@@ -10,8 +10,9 @@ import pytest
 from numpy.random import PCG64, Generator
 from scipy import stats
 
-from rngcert.collect import shufflers as S
+from rngcert.battery.shuffle import shuffle_results
 from rngcert.errors import InputError
+from rngcert.simulate import shufflers as S
 from rngcert.stats import shuffle as SS
 from rngcert.stats.multiple import holm
 
@@ -124,7 +125,7 @@ def test_calibration_exact_branches_are_valid(test):
 def test_fisher_yates_battery_passes_8_decks():
     rng = Generator(PCG64(12))
     x = np.tile(np.arange(416, dtype=np.int16), (300, 1))
-    res = SS.shuffle_battery(x, S.fisher_yates(x, rng), decks=8, rng=rng, game="baccarat", guess_shoes=100)
+    res = shuffle_results(x, S.fisher_yates(x, rng), decks=8, entropy=int(rng.integers(2**31)), game="baccarat", guess_shoes=100)
     app = [r for r in res if r.applicable]
     assert len(app) == 8
     reject, _ = holm([r.pvalue for r in app], 0.01)
@@ -135,7 +136,7 @@ def test_fisher_yates_battery_passes_8_decks():
 def test_few_gsr_riffles_fail(k):
     rng = Generator(PCG64(13 + k))
     x = np.tile(DECK, (300, 1))
-    res = SS.shuffle_battery(x, S.riffle(x, rng, times=k), decks=1, rng=rng, guess_shoes=300)
+    res = shuffle_results(x, S.riffle(x, rng, times=k), decks=1, entropy=int(rng.integers(2**31)), guess_shoes=300)
     app = [r for r in res if r.applicable]
     reject, adj = holm([r.pvalue for r in app], 0.01)
     failed = {r.name for r, rej in zip(app, reject) if rej}
@@ -154,12 +155,12 @@ def test_monte_carlo_branch_without_serials():
     # 2-deck shoes without serials (codes = faces): identity ambiguous -> Monte Carlo p-values
     rng = Generator(PCG64(15))
     x = np.tile(np.arange(104, dtype=np.int16) % 52, (60, 1))
-    fair = SS.shuffle_battery(x, rng.permuted(x, axis=1), decks=2, rng=rng, n_resamples=99, mc_shoes=60)
+    fair = shuffle_results(x, rng.permuted(x, axis=1), decks=2, entropy=int(rng.integers(2**31)), n_resamples=99, mc_shoes=60)
     mc = [r for r in fair if r.applicable and r.method.startswith("monte-carlo")]
     assert len(mc) == 4 and all(0 < r.pvalue <= 1 for r in mc) and min(r.pvalue for r in mc) > 0.01 / 4
     na = {r.name for r in fair if not r.applicable}
     assert na == {"position_chisquare", "guessing", "position_rank_chisquare"}  # 60 shoes < 65 for ranks
-    weak = SS.shuffle_battery(x, S.riffle(x, rng), decks=2, rng=rng, n_resamples=99, mc_shoes=60)
+    weak = shuffle_results(x, S.riffle(x, rng), decks=2, entropy=int(rng.integers(2**31)), n_resamples=99, mc_shoes=60)
     assert {r.name: r.pvalue for r in weak}["rising_sequences"] == pytest.approx(0.01)
 
 
@@ -173,8 +174,8 @@ def test_not_applicable_and_input_errors():
         SS.position_chisquare(perm, bins=1)
     with pytest.raises(InputError, match="alternative"):
         SS.rising_sequences(perm, alternative="bigger")
-    with pytest.raises(InputError, match="Generator"):
-        SS.shuffle_battery(x, x, decks=1, rng=None)
+    with pytest.raises(InputError, match="game"):
+        shuffle_results(x, x, decks=1, game="poker")
 
 
 def test_plot_data_shapes():
@@ -193,7 +194,7 @@ def test_battery_false_fail_rate_at_most_alpha():
     fails, raw_p = 0, []
     reps = 100
     for _ in range(reps):  # replicates of the whole battery
-        res = SS.shuffle_battery(x, S.fisher_yates(x, rng), decks=1, rng=rng, game="blackjack", guess_shoes=30)
+        res = shuffle_results(x, S.fisher_yates(x, rng), decks=1, entropy=int(rng.integers(2**31)), game="blackjack", guess_shoes=30)
         app = [r for r in res if r.applicable]
         raw_p += [r.pvalue for r in app]
         fails += bool(holm([r.pvalue for r in app], 0.01)[0].any())

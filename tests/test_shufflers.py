@@ -1,4 +1,4 @@
-"""Shuffler models (rngcert.collect.shufflers): permutation property, known laws, worked cases."""
+"""Shuffler models (rngcert.simulate.shufflers): permutation property, known laws, worked cases."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,9 @@ import randomgen
 from numpy.random import PCG64, Generator, SeedSequence
 from scipy import stats
 
-from rngcert.collect import shufflers as S
 from rngcert.equipment.cards import baccarat_coup, baccarat_value, new_shoe
 from rngcert.errors import InputError
+from rngcert.simulate import shufflers as S
 from rngcert.stats.shuffle import card_permutation, guess_count, rising_sequence_law
 
 DECK = np.arange(52, dtype=np.int16)

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from rngcert.collect.simulate import simulate_spins, write_spin_log
+from rngcert.cli.store import ingest, rejects
 from rngcert.collect.spinlog import read_spin_log, sha256_of
-from rngcert.commands.store import ingest, rejects
+from rngcert.collect.store import SCHEMA_VERSION, Store, StoreVersionError
 from rngcert.equipment.wheel import load_wheel
 from rngcert.errors import InputError
-from rngcert.store import SCHEMA_VERSION, Store, StoreVersionError
+from rngcert.simulate.wheel import simulate_spins, write_spin_log
 
 EU = load_wheel("european")
 LABELS = list(EU.labels)
@@ -172,7 +172,7 @@ def test_unreadable_rows_go_to_rejects_once(tmp_path):
 _KILL_SCRIPT = textwrap.dedent(
     """
     import sys, time
-    import rngcert.store as s
+    import rngcert.collect.store as s
     if sys.argv[3] == "hook":
         def hook():
             print("PAUSED", flush=True)
@@ -311,7 +311,7 @@ def test_every_certify_format_ingests_like_certify_reads_it(tmp_path, fmt):
 
 
 def test_money_wheel_symbol_log_ingests_and_audits(tmp_path):
-    from rngcert.audit import audit_table
+    from rngcert.pipeline.audit import audit_table
 
     mw = load_wheel("money-wheel-52")
     rng = np.random.default_rng(9)
@@ -323,6 +323,6 @@ def test_money_wheel_symbol_log_ingests_and_audits(tmp_path):
         sp = st.spins("mw")
         assert np.all(sp.pos == -1) and np.all(sp.sym >= 0)
         a = audit_table(st, "mw", seed=1, n_resamples=99, figures=False, outdir=None)
-    c = __import__("rngcert.certify", fromlist=["certify_log"]).certify_log([p], mw, seed=1, n_resamples=99, figures=False)
+    c = __import__("rngcert.pipeline.certify_wheel", fromlist=["certify_log"]).certify_log([p], mw, seed=1, n_resamples=99, figures=False)
     assert a.report["level"] == "symbol"
     assert {t["name"]: t.get("pvalue") for t in a.report["tables"][0]["battery"]["tests"]} == {t["name"]: t.get("pvalue") for t in c.report["tables"][0]["battery"]["tests"]}

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from rngcert.audit import Watcher, simulate_watch
-from rngcert.collect.simulate import WheelBias, simulate_spins, write_spin_log
-from rngcert.commands.store import EXIT_ALARM, ingest, watch
+from rngcert.cli.store import EXIT_ALARM, ingest, watch
+from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.audit import Watcher, simulate_watch
+from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 from rngcert.stats import sequential as sq
-from rngcert.store import Store
 
 EU = load_wheel("european")
 ALPHA, HORIZON, BLOCK = 0.01, 100_000, 100

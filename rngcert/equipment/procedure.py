@@ -20,7 +20,7 @@ A procedure file (see ``procedures/*.toml``, packaged with rngcert) looks like::
     clump = 4
     note = "rule 3.2.1: mixed by a wash or chemmy shuffle"
 
-Each step's ``op`` names a shuffler of :mod:`rngcert.collect.shufflers`; its other keys are that
+Each step's ``op`` names a shuffler of :mod:`rngcert.simulate.shufflers`; its other keys are that
 shuffler's parameters (``note`` is free text). Every problem is reported as an
 :class:`~rngcert.errors.EquipmentError` naming the file, the step number (1-based) and the
 parameter, with the value found and what is allowed.
@@ -35,9 +35,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from rngcert.collect import shufflers as sh
 from rngcert.equipment.cards import MAX_DECKS, new_shoe
 from rngcert.errors import EquipmentError
+from rngcert.simulate import shufflers as sh
 
 PROCEDURE_DIR = Path(__file__).with_name("procedures")
 

@@ -1,6 +1,6 @@
 r"""Power and sample size of the wheel tests against named bias alternatives.
 
-Alternatives (effect sizes exactly as planted by :mod:`rngcert.collect.simulate`):
+Alternatives (effect sizes exactly as planted by :mod:`rngcert.simulate.wheel`):
 
 ``single-pocket``
     one pocket's weight is multiplied by ``1 + effect`` (``effect = 0.1`` is "+10%"), then all
@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
-from scipy import optimize, stats as sps
+from scipy import optimize
+from scipy import stats as sps
 
 from rngcert.errors import InputError
 from rngcert.stats.result import jsonable
@@ -205,11 +206,11 @@ def _canonical(kind: str, width: int) -> str:
 def alternative_probs(k: int, alternative: str, effect: float) -> np.ndarray:
     """(k,) cell probabilities under an alternative (positions, or offsets for dealer-signature).
 
-    Uses :func:`rngcert.collect.simulate.position_probabilities` and
-    :func:`~rngcert.collect.simulate.offset_probabilities`, so the effect means exactly what
+    Uses :func:`rngcert.simulate.wheel.position_probabilities` and
+    :func:`~rngcert.simulate.wheel.offset_probabilities`, so the effect means exactly what
     the simulator plants (biased block starting at position 0; harmonic phase 0).
     """
-    from rngcert.collect.simulate import WheelBias, offset_probabilities, position_probabilities
+    from rngcert.simulate.wheel import WheelBias, offset_probabilities, position_probabilities
 
     kind, width = parse_alternative(alternative)
     k = _k_iv(k)
@@ -808,7 +809,7 @@ def min_detectable_section_bias_categories(
     For outcomes recorded only as categories (e.g. money-wheel symbols when the arrangement is
     unknown): section ``section`` of a wheel with ``k = len(categories)`` equally likely sections
     has its weight multiplied by ``1 + effect`` (the ``single-pocket`` alternative of
-    :mod:`rngcert.collect.simulate`), and the test is Pearson's chi-square on the category
+    :mod:`rngcert.simulate.wheel`), and the test is Pearson's chi-square on the category
     counts (df = categories - 1), as :func:`rngcert.stats.frequency.category_frequency`. Power
     from the two-moment non-central chi-square of :func:`chisquare_power`.
 
@@ -870,7 +871,7 @@ def chisquare_min_detectable_pocket_bias(n: int, k: int, alpha: float = 0.01, po
     """Smallest relative single-pocket excess the pocket chi-square detects with ``power``.
 
     Non-central chi-square (see :func:`min_detectable_effect`); ``inf`` when n <= 0 or no excess
-    up to +10,000% reaches the power. Kept with the signature :mod:`rngcert.battery` uses.
+    up to +10,000% reaches the power. Kept with the signature :mod:`rngcert.battery.core` uses.
     """
     if n <= 0:
         return float("inf")

@@ -31,7 +31,7 @@ def _seq_iv(seq, allowed, name: str) -> np.ndarray:
 def runs_test(
     categories_seq,
     *,
-    name: str,
+    name: str = "runs",
     correction: bool = True,
 ) -> TestResult | NotApplicable:
     r"""Wald–Wolfowitz runs test of a two-category sequence.
@@ -69,12 +69,31 @@ def runs_test(
     """
     x = _seq_iv(categories_seq, [-1, 0, 1], name)
     x = x[x >= 0].astype(np.int8)
-    N = x.size
     n1 = int(np.count_nonzero(x))
-    n0 = N - n1
+    runs = int(1 + np.count_nonzero(x[1:] != x[:-1])) if x.size else 0
+    return runs_test_from_counts(runs, x.size - n1, n1, name=name, correction=correction)
+
+
+def runs_test_from_counts(runs: int, n0: int, n1: int, *, name: str = "runs", correction: bool = True) -> TestResult | NotApplicable:
+    """Wald–Wolfowitz runs test from its sufficient statistics (a tally's run boundaries).
+
+    Parameters
+    ----------
+    runs : int
+        Number of runs of the 0/1 sequence (after removing -1 entries).
+    n0, n1 : int
+        Counts of 0 and 1.
+    name, correction
+        As in :func:`runs_test`, which this function backs: ``runs_test(seq)`` equals
+        ``runs_test_from_counts(*counts of seq)`` exactly.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+    """
+    N = int(n0) + int(n1)
     if n0 == 0 or n1 == 0:
         return NotApplicable(name, _REQ, N, f"constant sequence (n0={n0}, n1={n1}); runs are undefined")
-    runs = int(1 + np.count_nonzero(x[1:] != x[:-1]))
     npn = float(n0) * float(n1)
     mean = 2.0 * npn / N + 1.0
     var = 2.0 * npn * (2.0 * npn - N) / (N * N * (N - 1.0))

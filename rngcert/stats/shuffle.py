@@ -14,7 +14,7 @@ single deck, or serialised multi-deck test decks (``QH#3``), identity is unique 
 null laws below apply. In a multi-deck shoe without serials a card's identity is ambiguous; the
 k-th copy of a card after the shuffle is then matched to the k-th copy before it, and because
 that matching changes the null law the battery switches those tests to Monte Carlo p-values
-under the same matching (:func:`shuffle_battery`).
+under the same matching (:mod:`rngcert.battery.shuffle`).
 
 Nothing here does I/O; randomness (Monte Carlo) comes only from the ``rng`` argument.
 """
@@ -45,7 +45,7 @@ def _pv(p: float) -> float:
 __all__ = [
     "card_permutation", "eulerian_numbers", "rising_sequence_law", "riffle_tv_distance", "riffle_tv_table",
     "rising_sequences", "adjacent_pairs", "displacement", "position_chisquare", "rank_correlation",
-    "position_rank_chisquare", "guessing_test", "guess_count", "guessing_law", "shuffle_battery",
+    "position_rank_chisquare", "guessing_test", "guess_count", "guessing_law",
     "shuffle_plot_data", "riffle_fit", "gsr_equivalent_riffles",
 ]
 
@@ -742,86 +742,6 @@ def _mc_perm_tests(before, after, rng, n_resamples, max_shoes):
     return out
 
 
-def shuffle_battery(before, after, *, decks: int, rng: np.random.Generator, game: str | None = None,
-                    rule: str = "S17", usable: int | None = None, guess_shoes: int = 2000,
-                    n_resamples: int = 199, mc_shoes: int = 500, dealt=None) -> list:
-    """Run every applicable shuffle-quality test on shoes before and after a shuffle.
-
-    Parameters
-    ----------
-    before : (n_shoes, n_cards) array_like of int or None
-        Card codes before the shuffle (the discard order); None when only dealt shoes are
-        known (then only the rank and game-level tests run).
-    after : (n_shoes, n_cards) array_like of int or None
-        Card codes after the shuffle, in dealing order (None: only ``dealt`` shoes are known).
-    decks : int
-        Decks per shoe.
-    rng : numpy.random.Generator
-        Used only for Monte Carlo p-values (repeated cards without serials); required.
-    game : {None, "baccarat", "blackjack"}
-        Adds the game-level tests of :mod:`rngcert.stats.games`.
-    rule : {"S17", "H17"}
-        Blackjack dealer rule (003 rule 4.15 a/b).
-    usable : int, optional
-        Positions dealt in every shoe (cards in front of the cutting card) for the game tests;
-        default all columns.
-    guess_shoes : int
-        Shoes played by the guessing test.
-    n_resamples, mc_shoes : int
-        Monte Carlo replicates and shoes used when card identity is ambiguous.
-    dealt : (n_dealt, L) array_like of int, optional
-        Dealt shoes for the rank and game-level tests when they differ from ``after`` (a shoe
-        log has complete before/after pairs for some shoes and dealt prefixes for many more:
-        pass the pairs as ``before``/``after`` and every dealt shoe here). Default ``after``.
-
-    Returns
-    -------
-    list of TestResult or NotApplicable
-        In a fixed order; the battery (``rngcert/battery.py``) applies Holm and the verdict.
-    """
-    from rngcert.stats import games
-
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    a = np.asarray(after) if after is not None else np.asarray(dealt)
-    if a.ndim != 2:
-        raise InputError(f"after must be 2-D (n_shoes, n_cards), got shape {a.shape}")
-    m, n = a.shape
-    out: list = []
-    if before is None or after is None:
-        for name, (_, _, _, req) in _PERM_TESTS.items():
-            out.append(NotApplicable(name, req, m, "no order before the shuffle was given"))
-        out.append(NotApplicable("position_chisquare", Requirement.INDEPENDENCE, m, "no order before the shuffle was given"))
-        out.append(NotApplicable("guessing", Requirement.UNPREDICTABILITY, m, "no order before the shuffle was given"))
-    else:
-        perm, unique = card_permutation(before, a)
-        if unique:
-            for name, (fn, _, alt, _) in _PERM_TESTS.items():
-                out.append(fn(perm, alternative=alt))
-            out.append(position_chisquare(perm))
-            out.append(guessing_test(perm, max_shoes=guess_shoes))
-        else:
-            out.extend(_mc_perm_tests(np.asarray(before), a, rng, n_resamples, mc_shoes))
-            out.append(NotApplicable("position_chisquare", Requirement.INDEPENDENCE, m,
-                                     "card identity ambiguous (repeated cards, no deck serials)"))
-            out.append(NotApplicable("guessing", Requirement.UNPREDICTABILITY, m,
-                                     "card identity ambiguous (repeated cards, no deck serials)"))
-    if dealt is not None:
-        a = np.asarray(dealt)
-        if a.ndim != 2:
-            raise InputError(f"dealt must be 2-D (n_shoes, n_cards), got shape {a.shape}")
-        m = a.shape[0]
-    out.append(position_rank_chisquare(a, decks=decks))
-    if game == "baccarat":
-        out.append(games.baccarat_outcomes(a, decks=decks, usable=usable))
-    elif game == "blackjack":
-        out.append(games.ten_clumping(a))
-        out.append(games.dealer_totals(a, decks=decks, rule=rule, usable=usable))
-    elif game is not None:
-        raise InputError(f"game must be None, 'baccarat' or 'blackjack', got {game!r}")
-    return out
-
-
 def shuffle_plot_data(before, after, *, bins: int = 8, guess_shoes: int = 2000) -> dict:
     """Plot-ready numbers for the shuffle report (no plotting here).
 
@@ -880,7 +800,7 @@ def riffle_fit(drops) -> list:
         binomial test, ``scipy.stats.binomtest``); ``riffle_cut_dispersion``: the spread of cut
         sizes, X² = Σ (c_i - n/2)² / (n/4) against χ²(m), two-sided (GSR cuts vary with
         variance n/4; hand cuts are usually far more even); ``riffle_drop_lrt``: likelihood
-        ratio of the Markov drop model (switch probability λ, :func:`rngcert.collect.shufflers.riffle`)
+        ratio of the Markov drop model (switch probability λ, :func:`rngcert.simulate.shufflers.riffle`)
         against GSR (λ = 1/2, i.i.d. fair drops), 2ΔlogL ~ χ²(1), with λ̂ = switches /
         transitions and both AICs in ``details``.
 

@@ -1,7 +1,7 @@
 """Simulated wheels: fair or deliberately biased spin sequences, for calibration and planning.
 
 Every draw comes from a named bit generator seeded from one recorded seed
-(:mod:`rngcert.collect.sources`), so a simulated log is reproducible from its seed.
+(:mod:`rngcert.simulate.sources`), so a simulated log is reproducible from its seed.
 
 Bias models (all relative to a fair wheel with probability 1/k per position):
 
@@ -117,7 +117,7 @@ def simulate_spins(
     n : int
         Number of spins including void ones.
     rng : numpy.random.Generator
-        Source of randomness (from :func:`rngcert.collect.sources.generator`).
+        Source of randomness (from :func:`rngcert.simulate.sources.generator`).
     bias : WheelBias
         Planted bias; the default is a fair wheel.
     void_rate : float

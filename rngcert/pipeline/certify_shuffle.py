@@ -16,10 +16,12 @@ import numpy as np
 import scipy
 
 from rngcert import __version__
-from rngcert.battery import POLICY_TEXT, BatteryOutcome, Spec, run_battery
-from rngcert.collect.sources import versions
+from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, decide
+from rngcert.battery.shuffle import SHUFFLE, ShoeData, evaluate_shuffle
 from rngcert.report import plots
-from rngcert.stats.shuffle import shuffle_battery, shuffle_plot_data
+from rngcert.seeding import root
+from rngcert.simulate.sources import versions
+from rngcert.stats.shuffle import shuffle_plot_data
 
 REQUIREMENT_TEXT = (
     "Requirement: a shuffle must leave every order of the shoe equally likely — the dealt cards statistically "
@@ -75,15 +77,11 @@ def certify_shoes(
     seed : int, optional
         Root seed of the Monte Carlo p-values (fresh entropy, recorded, when None).
     """
-    ss = np.random.SeedSequence(seed)
-    entropy = int(ss.entropy)
-    test_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(0, 0x5F))))
-    results = shuffle_battery(before, after, decks=decks, rng=test_rng, game=game, rule=rule, usable=usable, dealt=dealt, n_resamples=n_resamples)
+    entropy = int(root(seed).entropy)
+    data = ShoeData(before, after, decks, game, rule, usable, dealt)
+    results, errors, keys = evaluate_shuffle(data, entropy=entropy, n_resamples=n_resamples, alpha=alpha)
     # without the order before the shuffle, the tests that track it cannot run: no PASS then
-    out = run_battery(
-        [Spec(r.name, lambda rng, r=r: r, r.requirement) for r in results], entropy=entropy, alpha=alpha,
-        required=("rising_sequences", "adjacent_pairs"),
-    )
+    out = decide(results, alpha=alpha, errors=errors, required=SHUFFLE.required, seeds={"entropy": str(entropy), "spawn_keys": keys})
     notes = list(notes)
     mc = [r for r in results if r.applicable and r.method.startswith("monte-carlo")]
     n_app = max(1, len(out.applicable))

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from rngcert.cli._common import command_line, emit_report
+
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 3 input error · 4 procedure error · 2 usage error · 1 internal error."""
@@ -66,10 +68,9 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
     """
     import numpy as np
 
-    from rngcert.certify_shuffle import certify_shoes
-    from rngcert.cli import _command_line, emit_report
+    from rngcert.pipeline.certify_shuffle import certify_shoes
 
-    cmd = _command_line()
+    cmd = command_line()
     ss = np.random.SeedSequence(seed)
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
@@ -158,8 +159,8 @@ def shuffle_simulate(procedure, shoes, start, seed, out):
     import numpy as np
 
     from rngcert.collect.shoelog import write_shoe_log
-    from rngcert.collect.sources import versions
     from rngcert.equipment.procedure import load_procedure
+    from rngcert.simulate.sources import versions
 
     proc = load_procedure(procedure)
     ss = np.random.SeedSequence(seed)

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from fractions import Fraction
 
 import click
 import numpy as np
 
+from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail
 from rngcert.errors import EquipmentError, InputError
-
-EXIT_INPUT = 3  # same codes as rngcert.cli
-EXIT_EQUIPMENT = 4
-
-
-def _fail(code: int, msg: str):
-    click.echo(f"rngcert: error: {msg}", err=True)
-    sys.exit(code)
-
 
 POWER_EPILOG = """\b
 Examples:
@@ -92,9 +83,9 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
         else:
             res = pw.min_detectable_effect(spins, k, alternative, power=target, **kw)
     except EquipmentError as exc:
-        _fail(EXIT_EQUIPMENT, str(exc))
+        fail(EXIT_EQUIPMENT, str(exc))
     except InputError as exc:
-        _fail(EXIT_INPUT, str(exc))
+        fail(EXIT_INPUT, str(exc))
     d = res.to_dict()
     d["equipment"] = wheel.id
     simulated = res.method.startswith("simulation")
@@ -169,9 +160,9 @@ def house_edge(game, paytable_name, equipment, decks, as_json):
             edges = pt.house_edges(table, wheel=wheel, probs=probs)
             out.append((table, edges, note))
     except EquipmentError as exc:
-        _fail(EXIT_EQUIPMENT, str(exc))
+        fail(EXIT_EQUIPMENT, str(exc))
     except InputError as exc:
-        _fail(EXIT_INPUT, str(exc))
+        fail(EXIT_INPUT, str(exc))
     if as_json:
         doc = []
         for table, edges, note in out:

@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from rngcert.store import DEFAULT_DB
+from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, summary_text
+from rngcert.collect.store import DEFAULT_DB
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
 EXIT_ALARM = 13
@@ -26,15 +27,14 @@ _DB_OPTION = click.option(
 
 def _run(fn):
     """Map rngcert errors to the documented exit codes when the command runs outside cli.main."""
-    from rngcert.cli import EXIT_EQUIPMENT, EXIT_INPUT, _fail
     from rngcert.errors import EquipmentError, InputError, RngcertError
 
     try:
         return fn()
     except EquipmentError as exc:
-        _fail(EXIT_EQUIPMENT, str(exc))
+        fail(EXIT_EQUIPMENT, str(exc))
     except (InputError, RngcertError, OSError, UnicodeDecodeError) as exc:
-        _fail(EXIT_INPUT, str(exc))
+        fail(EXIT_INPUT, str(exc))
 
 
 def _cmdline(name: str) -> str:
@@ -68,13 +68,12 @@ def ingest(logs, db, equipment, columns, fmt, table):
     the rejects table (see `rngcert rejects`). Logs without spin_id (permanence lists) are
     numbered by position in the file. Shoe logs are not stored yet (spins only).
     """
-    from rngcert.cli import _parse_columns
-    from rngcert.store import Store
+    from rngcert.collect.store import Store
 
     def go():
         with Store(db) as st:
             for p in logs:
-                (res,) = st.ingest([p], equipment, columns=_parse_columns(columns), fmt=fmt, table=table)
+                (res,) = st.ingest([p], equipment, columns=parse_columns(columns), fmt=fmt, table=table)
                 click.echo(res.summary())
                 if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0):
                     unreadable.append(str(p))
@@ -94,7 +93,6 @@ def ingest(logs, db, equipment, columns, fmt, table):
     def go_checked():
         bad = go()
         if bad:
-            from rngcert.cli import EXIT_INPUT
 
             click.echo(f"rngcert: error: nothing readable in {', '.join(bad)}", err=True)
             sys.exit(EXIT_INPUT)
@@ -118,7 +116,7 @@ Examples:
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV (file, line, column, reason, text).")
 def rejects(db, file, limit, as_csv):
     """List the rows the store rejected on ingest: file, line, column and reason."""
-    from rngcert.store import Store
+    from rngcert.collect.store import Store
 
     def go():
         with Store(db, read_only=True) as st:
@@ -172,10 +170,9 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     across dealers) and an audit record in the store (window, verdict, every p-value, bias
     estimates, report path). Exits with the verdict's code (the worst table's with --all).
     """
-    from rngcert.audit import audit_all, audit_table
-    from rngcert.battery import worst
-    from rngcert.cli import EXIT, summary_text
-    from rngcert.store import Store
+    from rngcert.battery.core import worst
+    from rngcert.collect.store import Store
+    from rngcert.pipeline.audit import audit_all, audit_table
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
@@ -201,7 +198,6 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                     click.echo(f"    trend: homogeneity {title}: not applicable ({d.get('reason', '')})")
             click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; audit id {r.audit_id}; report {r.paths.get('html')}")
         if not results:  # nothing to audit is an input error, as an empty window of --table is
-            from rngcert.cli import EXIT_INPUT
 
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
@@ -290,10 +286,9 @@ def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, a
     least horizon/alpha spins. Prints a status line per update; on alarm, writes an alarm record
     in the store and exits with code 13. Each table of a log is watched separately.
     """
-    from rngcert.audit import Watcher
-    from rngcert.cli import _parse_columns
+    from rngcert.collect.store import Store
     from rngcert.equipment.wheel import load_wheel
-    from rngcert.store import Store
+    from rngcert.pipeline.audit import Watcher
 
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
@@ -323,7 +318,7 @@ def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, a
     def go_log():
         wheel = load_wheel(equipment)
         space = wheel.position_space()
-        tail = _LogTail(log, wheel, _parse_columns(columns), fmt)
+        tail = _LogTail(log, wheel, parse_columns(columns), fmt)
         watchers: dict[str, Watcher] = {}
         idle_since = time.monotonic()
         announced = False

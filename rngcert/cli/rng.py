@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from rngcert.cli._common import command_line, emit_report
+
 
 @click.command(
     "bits",
@@ -44,10 +46,9 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     """
     import numpy as np
 
-    from rngcert.certify_bits import certify_streams
-    from rngcert.cli import _command_line, emit_report
     from rngcert.collect import bits as bitsmod
     from rngcert.errors import InputError
+    from rngcert.pipeline.certify_bits import certify_streams
 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
@@ -68,7 +69,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         streams = streams or 100
         arr = bitsmod.generate_bits(source, length, seed=ss, streams=streams)
         prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
-    cert = certify_streams(arr, source=prov, alpha=alpha, constants=constants, processes=processes, command=_command_line(), figures=not no_plots, seed_entropy=entropy)
+    cert = certify_streams(arr, source=prov, alpha=alpha, constants=constants, processes=processes, command=command_line(), figures=not no_plots, seed_entropy=entropy)
     emit_report(cert.report, cert.figures, [], outdir, "bits", as_json)
 
 

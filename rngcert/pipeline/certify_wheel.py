@@ -17,10 +17,12 @@ import numpy as np
 import scipy
 
 from rngcert import __version__
-from rngcert.battery import POLICY_TEXT, BatteryOutcome, run_battery, test_id, wheel_specs, worst
-from rngcert.collect.sources import versions
+from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, worst
+from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.wheel import Wheel
+from rngcert.seeding import root, stream
+from rngcert.simulate.sources import versions
 from rngcert.stats.exploit import power_and_exploitability
 
 REQUIREMENT_TEXT = (
@@ -119,7 +121,7 @@ def certify_spins(
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
     wheel = log.wheel
-    ss = np.random.SeedSequence(seed)
+    ss = root(seed)
     data_rows = sum(s.accepted + s.void + s.rejected for s in log.sources)
     rejected_share = len(log.rejected) / data_rows if data_rows else 0.0
     log_reasons = []
@@ -129,7 +131,7 @@ def certify_spins(
             f"{max_rejected_share:.0%}: check --equipment and --column; a verdict cannot stand on what is left"
         )
     entropy = int(ss.entropy)
-    m_specs = len(wheel_specs(np.zeros(0, dtype=np.int32), log.space))
+    m_specs = WHEEL.size(WheelData(np.zeros(0, dtype=np.int16), log.space))
     floor = 1.0 / (n_resamples + 1)
     if floor >= alpha / m_specs:
         notes = list(notes) + [
@@ -199,20 +201,17 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     name, so a table gets the same Monte Carlo p-values whether it is certified alone, within a
     multi-table log, or audited from the store."""
     space = log.space
-    key = test_id(f"table:{name}")
-    specs = wheel_specs(
-        t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels,
-        direction=t.direction, n_resamples=n_resamples, alpha=alpha,
-    )
-    counts = np.bincount(t.outcomes, minlength=space.m)
+    group = f"table:{name}"
+    data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction)
+    counts = data.counts
     if t.n >= 2 * space.m:
-        prng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(key, test_id("power_and_exploitability")))))
+        prng = stream(entropy, group, "power_and_exploitability")
         pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=prng, power=power, required_bias=required_bias)
         inconclusive = list(pe["inconclusive_reasons"])
     else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
         pe = {"power": {"statement": f"{t.n} spins: too few to state a power."}}
         inconclusive = [f"only {t.n} spins for {space.m} outcomes: too few to certify"]
-    out = run_battery(specs, entropy=entropy, group=key, alpha=alpha, inconclusive=inconclusive + list(extra_reasons))
+    out = WHEEL.run(data, entropy=entropy, group=group, alpha=alpha, n_resamples=n_resamples, inconclusive=inconclusive + list(extra_reasons))
     out.power = pe["power"]
     sp = out.power.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None

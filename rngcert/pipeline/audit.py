@@ -1,6 +1,6 @@
 """Periodic wheel-bias audits on stored spins, and the live watch.
 
-An audit runs exactly the ``certify`` battery (:func:`rngcert.certify.certify_spins`) on a window
+An audit runs exactly the ``certify`` battery (:func:`rngcert.pipeline.certify_wheel.certify_spins`) on a window
 of one table's stored spins, so its p-values equal ``certify``'s on the same spins with the same
 seed, then adds the trend: the table's earlier audits and chi-square tests of homogeneity of
 pocket frequencies between this window and the previous one, and between dealers. Tables are
@@ -125,7 +125,7 @@ def compute_audit(
     -------
     (Certification, trend dict)
     """
-    from rngcert.certify import certify_spins
+    from rngcert.pipeline.certify_wheel import certify_spins
 
     cert = certify_spins(
         log, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
@@ -308,7 +308,7 @@ def audit_all(store, *, jobs: int = 1, progress: Callable[[str], None] | None = 
         with ThreadPoolExecutor(max_workers=jobs) as ex:
             computed = list(ex.map(lambda w: run(w, False), works))
         if figures:
-            from rngcert.certify import _figures
+            from rngcert.pipeline.certify_wheel import _figures
 
             for cert, _ in computed:
                 (t,) = cert.log.tables.values()
@@ -468,8 +468,8 @@ def simulate_watch(
     """Spin at which the watch's detector alarms in ``runs`` simulated streams (-1: no alarm).
 
     Each run is ``n_fair`` fair spins followed by ``n_biased`` spins with ``bias``
-    (:class:`rngcert.collect.simulate.WheelBias`), drawn with
-    :func:`rngcert.collect.simulate.simulate_spins` from its own generator spawned from
+    (:class:`rngcert.simulate.wheel.WheelBias`), drawn with
+    :func:`rngcert.simulate.wheel.simulate_spins` from its own generator spawned from
     ``SeedSequence(seed)``. The detector is the one :class:`Watcher` uses, run on all runs of a
     chunk at once (array operations over runs x blocks x alternatives; no loop over spins).
 
@@ -478,7 +478,7 @@ def simulate_watch(
     (runs,) ndarray of int64
         1-based spin index of the alarm (a multiple of ``block``), or -1.
     """
-    from rngcert.collect.simulate import WheelBias, simulate_spins
+    from rngcert.simulate.wheel import WheelBias, simulate_spins
 
     space = wheel.position_space()
     k = space.m

@@ -1,0 +1,5 @@
+"""``python -m rngcert`` runs the command line."""
+
+from rngcert.cli.app import main
+
+main()

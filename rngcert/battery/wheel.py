@@ -1,0 +1,277 @@
+"""The wheel battery (roulette and money wheels; issue 2, DESIGN §5) as data.
+
+:data:`WHEEL` is a module-level :class:`~rngcert.battery.core.Battery`; :class:`WheelData` is what
+it runs on: one table's :class:`~rngcert.collect.tally.SpinTally` (counts, pairs, run boundaries),
+the outcome sequence for the tests that need the order, and the optional dealer, direction and
+release columns. Adding a test to the battery is one :class:`Spec` line here and its function in
+:mod:`rngcert.stats`.
+
+Needs used here:
+
+=============================  ==========================================================
+``equipment:circular``         the wheel order is known (pocket ids are positions)
+``equipment:colour``           the wheel has red/black pockets (roulette)
+``equipment:no-colour``        it has not (money wheels: top symbol against the rest)
+``equipment:category:NAME``    the outcome space has the partition NAME (outside bets)
+=============================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from rngcert.battery.core import Battery, Context, Spec
+from rngcert.collect.tally import SpinTally
+from rngcert.stats import frequency, predict, runs, sector, serial, signature
+from rngcert.stats.result import Requirement, TestResult
+
+U, I, P = Requirement.UNIFORMITY, Requirement.INDEPENDENCE, Requirement.UNPREDICTABILITY
+
+#: Binary partitions of a roulette wheel whose runs are tested (zero is in neither category).
+RUN_PARTITIONS = ("colour", "parity", "low_high")
+
+
+@dataclass
+class WheelData:
+    """One table's spins as the wheel battery sees them.
+
+    Attributes
+    ----------
+    outcomes : (n,) int array
+        Outcome ids in ``space`` (wheel positions, or symbols when the order is unknown).
+    space : rngcert.equipment.wheel.OutcomeSpace
+        Labels, null probabilities, whether ids are positions on a circle, and partitions.
+    release, dealer, direction : (n,) int arrays, optional
+        Release pocket (-1 unknown), dealer index into ``dealer_labels``, direction (0 cw,
+        1 ccw, -1 unknown).
+    tally : SpinTally, optional
+        The table's tally; computed from ``outcomes`` when not given (a chunked reader passes
+        the sum of its chunks' tallies, which is the same).
+    """
+
+    outcomes: np.ndarray
+    space: object
+    release: np.ndarray | None = None
+    dealer: np.ndarray | None = None
+    dealer_labels: Sequence[str] = ()
+    direction: np.ndarray | None = None
+    tally: SpinTally | None = field(default=None)
+
+    def __post_init__(self):
+        self.outcomes = np.asarray(self.outcomes)
+        if self.tally is None:
+            self.tally = SpinTally.of(self.outcomes, self.space.m, partitions=self.run_partitions)
+
+    # ------------------------------------------------------------------ derived data
+    @property
+    def m(self) -> int:
+        return int(self.space.m)
+
+    @property
+    def probs(self) -> np.ndarray:
+        return np.asarray(self.space.probs)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.tally.counts
+
+    @property
+    def categories(self) -> dict:
+        return dict(self.space.categories)
+
+    @property
+    def run_partitions(self) -> dict[str, np.ndarray]:
+        """0/1/-1 partitions whose runs are tested: colour (red 0, black 1, zero -1), parity and
+        low/high on roulette; the most likely symbol against the rest on a money wheel."""
+        cats = self.categories
+        if "colour" in cats:
+            col = cats["colour"][0]
+            return {"colour": np.where(col == 2, -1, col), "parity": cats["parity"][0], "low_high": cats["low_high"][0]}
+        return {"top_symbol": self.top_symbol_target.astype(int)}
+
+    @cached_property
+    def top_symbol_target(self) -> np.ndarray:
+        """(m,) bool: outcomes of the most likely symbol (money wheels)."""
+        cats = self.categories
+        sym = cats["symbol"][0] if "symbol" in cats else np.arange(self.m)
+        sym_p = np.bincount(sym, weights=self.probs)
+        return sym == int(np.argmax(sym_p))
+
+    @property
+    def gap_target(self) -> np.ndarray:
+        """(m,) bool: the outcomes whose gaps the gap test counts (red on roulette, the most
+        likely symbol on a money wheel)."""
+        cats = self.categories
+        return cats["colour"][0] == 0 if "colour" in cats else self.top_symbol_target
+
+    def lacks(self, need: str) -> str | None:
+        """Reason why ``need`` does not hold for these data, or None."""
+        cats = self.categories
+        if need == "equipment:circular":
+            return None if self.space.circular else "the wheel order is not known (tested at the level of symbols)"
+        if need == "equipment:colour":
+            return None if "colour" in cats else "the wheel has no red/black pockets"
+        if need == "equipment:no-colour":
+            return None if "colour" not in cats else "the wheel has red/black pockets"
+        if need.startswith("equipment:category:"):
+            name = need.split(":", 2)[2]
+            return None if name in cats else f"the wheel has no {name} partition"
+        return f"unknown need {need!r}"
+
+
+# ---------------------------------------------------------------------- test functions
+def _pocket_chisquare(d: WheelData, ctx: Context):
+    return frequency.pocket_chisquare(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _g_test(d: WheelData, ctx: Context):
+    return frequency.g_test(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _max_count(d: WheelData, ctx: Context):
+    return frequency.max_count(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _pocket_binomial(d: WheelData, ctx: Context):
+    return frequency.pocket_binomial(d.counts, d.probs, alpha=ctx.alpha)
+
+
+def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str):
+    ids = d.categories[category][0]
+    return frequency.category_frequency(d.counts, ids, d.probs, name=name, n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _sector_scan(d: WheelData, ctx: Context):
+    return sector.sector_scan(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _first_harmonic(d: WheelData, ctx: Context):
+    return sector.first_harmonic(d.counts, d.probs)
+
+
+def _runs(d: WheelData, ctx: Context, *, partition: str, name: str):
+    rt = d.tally.runs[partition]
+    return runs.runs_test_from_counts(rt.runs, rt.n0, rt.n1, name=name)
+
+
+def _longest_colour_run(d: WheelData, ctx: Context):
+    col = d.categories["colour"][0][d.outcomes]  # 0 red, 1 black, 2 zero
+    seq3 = np.where(col == 2, 0, col + 1)  # 0 zero, 1 red, 2 black
+    p_col = np.array([d.probs[d.categories["colour"][0] == c].sum() for c in (2, 0, 1)])
+    return runs.longest_run(seq3, p_col, name="longest_colour_run")
+
+
+def _gap_test(d: WheelData, ctx: Context):
+    return serial.gap_test(d.outcomes, d.gap_target, probs=d.probs, name="gap_test")
+
+
+def _serial_pair(d: WheelData, ctx: Context):
+    return serial.serial_pair(d.tally.pairs, n_resamples=ctx.n_resamples, rng=ctx.rng, positions=d.outcomes)
+
+
+def _serial_correlation(d: WheelData, ctx: Context):
+    return serial.serial_correlation(d.outcomes, d.m)
+
+
+def _wheel_distance(d: WheelData, ctx: Context):
+    return serial.wheel_distance(d.outcomes, d.m, probs=d.probs)
+
+
+def signature_groups(x, release, dealer, dealer_labels, direction):
+    """Landing positions, their references and the dealer × direction groups of the signature
+    tests: the release pocket when the log has it for at least half the spins, else the
+    previous result.
+
+    Returns
+    -------
+    pos, ref : (m,) int arrays
+    groups : (m,) int array of group ids
+    labels : list of str, one per group
+    ref_name : str
+    """
+    if release is not None and np.mean(release >= 0) >= 0.5:
+        ok = release >= 0
+        pos, ref, ref_name = x[ok], release[ok], "release pocket"
+        d = dealer[ok] if dealer is not None else None
+        dr = direction[ok] if direction is not None else None
+    else:
+        pos, ref, ref_name = x[1:], x[:-1], "previous result"
+        d = dealer[1:] if dealer is not None else None
+        dr = direction[1:] if direction is not None else None
+    g = np.zeros(pos.size, dtype=np.int64)
+    labels = ["all spins"]
+    if d is not None or dr is not None:
+        dd = d if d is not None else np.zeros(pos.size, dtype=np.int64)
+        rr = np.where(dr < 0, 2, dr) if dr is not None else np.zeros(pos.size, dtype=np.int64)
+        code = dd.astype(np.int32) * 3 + rr  # small non-negative ints: group by counting, not sorting
+        used = np.flatnonzero(np.bincount(code))
+        lookup = np.zeros(int(code.max()) + 1 if code.size else 1, dtype=np.int32)
+        lookup[used] = np.arange(used.size, dtype=np.int32)
+        g = lookup[code]
+        del code
+        dnames = list(dealer_labels) if dealer_labels else ["all dealers"]
+        labels = [f"dealer {dnames[c // 3] if d is not None else 'all'}, {('cw', 'ccw', 'direction unknown')[c % 3]}" for c in used]
+    return pos, ref, g, labels, ref_name
+
+
+def _with_reference(res, ref_name):
+    if res.applicable:
+        det = dict(res.details)
+        det["reference"] = ref_name
+        res = TestResult(res.name, res.requirement, res.statistic, res.df, res.pvalue, res.n, res.method, det)
+    return res
+
+
+def _dealer_signature(d: WheelData, ctx: Context):
+    pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction)
+    oc = signature.offset_counts(pos, ref, d.m, groups=g, n_groups=len(labels))
+    return _with_reference(signature.dealer_signature(oc, group_labels=labels, n_resamples=ctx.n_resamples, rng=ctx.rng), ref_name)
+
+
+def _predictor(d: WheelData, ctx: Context):
+    pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction)
+    return _with_reference(predict.out_of_sample_predictor(pos, ref, d.m, groups=g, group_labels=labels), ref_name)
+
+
+# ---------------------------------------------------------------------- the battery
+def _outside(category: str) -> Spec:
+    name = f"outside_{category}"
+    return Spec(name, _category_frequency, U, needs=(f"equipment:category:{category}",), params={"category": category, "name": name})
+
+
+WHEEL = Battery(
+    "wheel",
+    (
+        # uniformity
+        Spec("pocket_chisquare", _pocket_chisquare, U),
+        Spec("g_test", _g_test, U),
+        Spec("max_count", _max_count, U),
+        Spec("pocket_binomial_holm", _pocket_binomial, U),
+        _outside("colour"),
+        _outside("parity"),
+        _outside("low_high"),
+        _outside("dozen"),
+        _outside("column"),
+        Spec("symbol_frequency", _category_frequency, U, needs=("equipment:category:symbol",), params={"category": "symbol", "name": "symbol_frequency"}),
+        Spec("sector_scan", _sector_scan, U, needs=("equipment:circular",)),
+        Spec("first_harmonic", _first_harmonic, U, needs=("equipment:circular",)),
+        # independence
+        Spec("runs_colour", _runs, I, needs=("equipment:colour",), params={"partition": "colour", "name": "runs_colour"}),
+        Spec("longest_colour_run", _longest_colour_run, I, needs=("equipment:colour",)),
+        Spec("runs_parity", _runs, I, needs=("equipment:colour",), params={"partition": "parity", "name": "runs_parity"}),
+        Spec("runs_low_high", _runs, I, needs=("equipment:colour",), params={"partition": "low_high", "name": "runs_low_high"}),
+        Spec("runs_top_symbol", _runs, I, needs=("equipment:no-colour",), params={"partition": "top_symbol", "name": "runs_top_symbol"}),
+        Spec("gap_test", _gap_test, I),
+        Spec("serial_pair", _serial_pair, I),
+        Spec("serial_correlation", _serial_correlation, I, needs=("equipment:circular",)),
+        Spec("wheel_distance", _wheel_distance, I, needs=("equipment:circular",)),
+        # unpredictability: landing offset from the release pocket (or the previous result), per
+        # dealer and direction
+        Spec("dealer_signature", _dealer_signature, P, needs=("equipment:circular",)),
+        Spec("out_of_sample_predictor", _predictor, P, needs=("equipment:circular",)),
+    ),
+)

@@ -1,0 +1,5 @@
+"""``python -m rngcert.cli`` runs the command line."""
+
+from rngcert.cli.app import main
+
+main()

@@ -1,0 +1,44 @@
+"""Command-line interface (click).
+
+Exit codes (one table, documented in the README and in ``rngcert --help``):
+
+====  =========================================================================
+code  meaning
+====  =========================================================================
+0     PASS (or a command that certifies nothing finished normally)
+10    SUSPECT: no family-wise rejection, but some raw p-value < alpha
+11    INCONCLUSIVE: sample too small for the declared bias, or a test could not run
+12    FAIL: some test rejects after Holm's correction at alpha
+13    ALARM: ``rngcert watch`` saw the evidence cross its threshold
+3     input error: unreadable or empty log, nothing readable, bad option value
+4     equipment error: unknown or invalid wheel/procedure definition
+1     unexpected internal error (a bug: please report it with the command line)
+2     usage error (click: unknown option, missing argument)
+====  =========================================================================
+"""
+
+from __future__ import annotations
+
+import click
+
+from rngcert import __version__
+from rngcert.cli import certify, equipment, power, rng, shuffle, simulate, store
+from rngcert.cli._common import EXIT_TABLE, Group
+
+
+@click.group(cls=Group, help=f"rngcert {__version__}: certify the randomness of casino gaming equipment.\n\n{EXIT_TABLE}")
+@click.version_option(__version__, prog_name="rngcert")
+def main():
+    pass
+
+
+
+
+for _cmd in (
+    certify.certify, simulate.simulate, equipment.equipment_cmd, rng.bits, rng.scaling, shuffle.shuffle,
+    power.power, power.house_edge, store.ingest, store.rejects, store.audit, store.watch,
+):
+    main.add_command(_cmd)
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

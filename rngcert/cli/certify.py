@@ -1,0 +1,103 @@
+"""rngcert certify: wheel certification from spin logs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from rngcert.cli._common import (
+    DEFAULT_LOG_COMMAND,
+    EXIT_TABLE,
+    command_line,
+    default_log_path,
+    emit_report,
+    interactive,
+    parse_columns,
+)
+
+
+@click.command(
+    epilog="""\b
+Examples:
+  rngcert certify                      # the bundled default log (a simulated fair wheel)
+  rngcert certify spins.csv --equipment european
+  rngcert certify permanence_t5.txt --seed 1 --json > report.json
+  rngcert certify live.csv --column result=number --column table=file
+  rngcert certify CleanData.csv --equipment crazy-time \\
+      --column result=WheelResult --column timestamp=DateTime
+"""
+    + "\n"
+    + EXIT_TABLE
+)
+@click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--equipment", "-e", default="european", show_default=True, help="Packaged wheel id (european, american, money-wheel-52, crazy-time) or a wheel TOML file.")
+@click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
+@click.option("--pool", is_flag=True, help="Pool all tables of the log into one sequence (default: certify each table).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
+@click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
+@click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE.")
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement and --min-bias.")
+@click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
+@click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
+@click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
+@click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
+def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots):
+    """Certify a wheel from spin logs: run the wheel battery per table and write a report.
+
+    LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
+    table, dealer, direction, release_pocket, revolutions, void) or permanence lists (numbers
+    separated by commas/whitespace). With no LOGS, the bundled default log is certified: a fair
+    European wheel simulated by rngcert itself.
+
+    Writes report.json, report.html and rejects.csv to reports/<equipment>-<UTC time>/ and exits
+    with the verdict's code.
+    """
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    notes = []
+    if not logs:
+        p = default_log_path()
+        logs = (p,)
+        msg = f"no log given: certifying the bundled default log {p} (a fair European wheel simulated by rngcert; regenerate with: {DEFAULT_LOG_COMMAND})"
+        notes.append(msg)
+        click.echo(msg, err=True)
+    wheel = load_wheel(equipment)
+    cmd = command_line()
+    bar = None
+    if interactive():
+        from tqdm import tqdm
+
+        bar = tqdm(desc="certifying", unit=" table", file=sys.stderr)
+
+    def progress(msg):
+        if bar is not None:
+            bar.set_postfix_str(msg[:60])
+            bar.update(1)
+
+    cert = certify_log(
+        logs,
+        wheel,
+        columns=parse_columns(columns),
+        fmt=fmt,
+        pool=pool,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=resamples,
+        required_bias=min_bias,
+        power=power,
+        command=cmd,
+        figures=not no_plots,
+        progress=progress,
+        notes=notes,
+        max_rejected_share=max_rejected,
+    )
+    if bar is not None:
+        bar.close()
+    emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json)
+
+

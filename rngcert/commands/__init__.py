@@ -1,1 +1,0 @@
-"""Sub-command groups of the CLI that live outside cli.py (registered there)."""
