@@ -37,6 +37,7 @@ def pvalues(report, i=0):
     return {t["name"]: t.get("pvalue") for t in report["tables"][i]["battery"]["tests"]}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not WIESBADEN, reason="shared Wiesbaden data not present")
 def test_wiesbaden_ingest_audit_equals_certify(tmp_path):
     db = tmp_path / "s.duckdb"
@@ -54,6 +55,7 @@ def test_wiesbaden_ingest_audit_equals_certify(tmp_path):
             assert a.audit_id is not None and Path(a.paths["json"]).is_file()
 
 
+@pytest.mark.slow
 def test_live_dealer_every_table_equals_certify(tmp_path):
     db = tmp_path / "s.duckdb"
     whole = read_spin_log(LIVE, EU, columns=LIVE_COLUMNS)
@@ -135,6 +137,7 @@ def test_windows_last_since_until(tmp_path):
         assert a.trend["previous_window"]["first_seq"] == 1001 and a.trend["previous_window"]["n"] == 1000
 
 
+@pytest.mark.slow
 def test_audit_cli_exit_code_report_and_all_parallel(tmp_path):
     g = click.Group()
     g.add_command(audit)

@@ -7,26 +7,28 @@ import hashlib
 
 import numpy as np
 import pytest
+from _support import shared_file
 
 from rngcert.collect import bits as cb
 from rngcert.errors import InputError, NoDataError
+from rngcert.simulate import sources as src_
 from rngcert.stats import nist
 
 
 def test_unknown_name_lists_valid_names():
     with pytest.raises(InputError, match=r"'nosuch' is not a known bit generator; valid names: .*pcg64"):
-        cb.bit_generator("nosuch", 1)
+        src_.bit_generator("nosuch", 1)
 
 
 def test_seed_is_required():
     with pytest.raises(InputError, match="seed is required"):
-        cb.generate_bits("pcg64", 10, seed=None)
+        src_.generate_bits("pcg64", 10, seed=None)
 
 
-@pytest.mark.parametrize("name", sorted(cb.BIT_GENERATORS))
+@pytest.mark.parametrize("name", sorted(src_.BIT_GENERATORS))
 def test_every_generator_gives_balanced_bits_in_every_word_position(name):
-    cls, width = cb.BIT_GENERATORS[name]
-    x = cb.generate_bits(name, 4096 * width, seed=1)
+    cls, width = src_.BIT_GENERATORS[name]
+    x = src_.generate_bits(name, 4096 * width, seed=1)
     assert x.dtype == np.uint8 and set(np.unique(x)) <= {0, 1}
     per_pos = x.reshape(-1, width).mean(axis=0)          # P(1) of each bit of the word
     # 4096 words: sd 0.0078; 6 sd bound catches a 32-bit generator read as 64
@@ -37,32 +39,33 @@ def test_every_generator_gives_balanced_bits_in_every_word_position(name):
 def test_msb_first_word_order():
     bg = np.random.PCG64(np.random.SeedSequence(5))
     w = bg.random_raw(2)
-    x = cb.generate_bits("pcg64", 128, seed=np.random.SeedSequence(5))
+    x = src_.generate_bits("pcg64", 128, seed=np.random.SeedSequence(5))
     assert "".join(map(str, x[:64])) == format(int(w[0]), "064b")
     assert "".join(map(str, x[64:])) == format(int(w[1]), "064b")
-    m = cb.generate_bits("mt19937", 64, seed=3)
+    m = src_.generate_bits("mt19937", 64, seed=3)
     w = np.random.MT19937(np.random.SeedSequence(3)).random_raw(2)
     assert "".join(map(str, m)) == format(int(w[0]), "032b") + format(int(w[1]), "032b")
 
 
 def test_streams_are_spawned_children_and_reproducible():
-    a = cb.generate_bits("philox", 1000, seed=42, streams=3)
-    b = cb.generate_bits("philox", 1000, seed=42, streams=3)
+    a = src_.generate_bits("philox", 1000, seed=42, streams=3)
+    b = src_.generate_bits("philox", 1000, seed=42, streams=3)
     assert a.shape == (3, 1000)
     np.testing.assert_array_equal(a, b)
     child = np.random.SeedSequence(42).spawn(3)[1]
-    np.testing.assert_array_equal(a[1], cb.generate_bits("philox", 1000, seed=child))
+    np.testing.assert_array_equal(a[1], src_.generate_bits("philox", 1000, seed=child))
     assert not np.array_equal(a[0], a[1])
-    p = cb.generate_bits("philox", 1001, seed=42, streams=3, packed=True)
+    p = src_.generate_bits("philox", 1001, seed=42, streams=3, packed=True)
     assert p.shape == (3, 126)
     np.testing.assert_array_equal(cb.unpack_bits(p, 1000), a)
 
 
 def test_ascii_dump_reads_data_e():
-    d = cb.read_bits("/work/shared/data/nist-sts/data.e", fmt="ascii", n=1_000_000)
+    f = shared_file("data", "nist-sts", "data.e")
+    d = cb.read_bits(f, fmt="ascii", n=1_000_000)
     assert d.bits.size == 1_000_000 and d.n_bits == 1_004_882
     assert d.bits[:10].tolist() == [1, 0, 1, 0, 1, 1, 0, 1, 1, 1]   # e = 10.1011011111...
-    with open("/work/shared/data/nist-sts/data.e", "rb") as fh:
+    with open(f, "rb") as fh:
         assert d.sha256 == hashlib.sha256(fh.read()).hexdigest()
     assert d.provenance()["bit_order"] is None and not d.bits.flags.writeable
 
@@ -125,13 +128,13 @@ def test_wrap_callable_feeds_numpy_generator():
         state["x"] = (state["x"] * 6364136223846793005 + 1442695040888963407) % 2 ** 64
         return state["x"]
 
-    g = np.random.Generator(cb.wrap_callable(nxt, 64))
+    g = np.random.Generator(src_.wrap_callable(nxt, 64))
     v = g.integers(0, 37, size=1000)
     assert v.min() >= 0 and v.max() <= 36 and len(set(v.tolist())) == 37
 
 
 def test_finite_word_source_detects_exhaustion():
-    src = cb.FiniteWordSource(np.arange(1, 11, dtype=np.uint64), bits=64)
+    src = src_.FiniteWordSource(np.arange(1, 11, dtype=np.uint64), bits=64)
     assert src.bit_generator.random_raw(4).tolist() == [1, 2, 3, 4]
     assert src.remaining == 6
     src.check()
@@ -139,9 +142,9 @@ def test_finite_word_source_detects_exhaustion():
         with src:
             src.bit_generator.random_raw(9)
     with pytest.raises(NoDataError):
-        cb.FiniteWordSource(np.array([], dtype=np.uint64))
+        src_.FiniteWordSource(np.array([], dtype=np.uint64))
     # a rejection sampler fed from an exhausted source terminates, and the overrun is caught
-    src = cb.FiniteWordSource(np.zeros(4, dtype=np.uint64), bits=64)
+    src = src_.FiniteWordSource(np.zeros(4, dtype=np.uint64), bits=64)
     g = np.random.Generator(src.bit_generator)
     with pytest.raises(InputError, match="exhausted"):
         with src:
@@ -150,9 +153,9 @@ def test_finite_word_source_detects_exhaustion():
 
 def test_defective_sources():
     rng = np.random.default_rng(0)
-    assert cb.biased_bits(100_000, 0.51, rng=rng).mean() == pytest.approx(0.51, abs=0.005)
-    m = cb.markov_bits(100_000, 0.51, rng=rng)
+    assert src_.biased_bits(100_000, 0.51, rng=rng).mean() == pytest.approx(0.51, abs=0.005)
+    m = src_.markov_bits(100_000, 0.51, rng=rng)
     assert np.mean(m[1:] == m[:-1]) == pytest.approx(0.51, abs=0.005)
-    bg = cb.short_period_bit_generator(8, seed=1)
+    bg = src_.short_period_bit_generator(8, seed=1)
     w = bg.random_raw(24)
     np.testing.assert_array_equal(w[:8], w[8:16])

@@ -19,6 +19,8 @@ from scipy import stats as sps
 from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.equipment.wheel import load_wheel
 
+pytestmark = pytest.mark.slow  # 1,000 fair wheels through the whole battery
+
 N_WHEELS = 1000
 N_SPINS = 1000
 ALPHA = 0.01

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from _support import shared_file
 
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.certify_wheel import certify_log
@@ -14,15 +14,11 @@ from rngcert.simulate.sources import generator, seed_sequence
 from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 from rngcert.stats.result import jsonable
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 EU = load_wheel("european")
 
 
 def shared(*parts):
-    p = SHARED.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"{p} not available (../shared is only on lab machines and CI)")
-    return p
+    return shared_file("data", *parts)
 
 
 def simulated_log(tmp_path, n, bias=WheelBias(), seed=1, **kw):
@@ -137,6 +133,7 @@ def test_wiesbaden_permanence_lists():
         assert len([x for x in t["battery"]["tests"] if x["applicable"]]) >= 18
 
 
+@pytest.mark.slow
 def test_live_dealer_tables():
     f = shared("roulette-live-dealer", "live_roulette_spins.csv")
     cert = certify_log([f], EU, columns={"result": "number", "table": "file", "spin_id": "seq_in_file"}, seed=1, n_resamples=999, figures=False)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from _support import shared_file
 from click.testing import CliRunner
 
 from rngcert.cli import EXIT, EXIT_INPUT, main
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 @pytest.fixture
@@ -66,7 +64,7 @@ def test_bits_biased_source_fails(run, tmp_path, monkeypatch):
     # a dump of biased bits, P(1) = 0.51, written as ASCII
     import numpy as np
 
-    from rngcert.collect.bits import biased_bits
+    from rngcert.simulate.sources import biased_bits
 
     b = biased_bits(20 * 100000, 0.51, rng=np.random.default_rng(1))
     f = tmp_path / "biased.txt"
@@ -95,9 +93,7 @@ def test_bits_file_errors(run, tmp_path):
 
 
 def test_bits_data_e_single_stream(run, tmp_path):
-    f = SHARED / "nist-sts" / "data.e"
-    if not f.exists():
-        pytest.skip("../shared/data/nist-sts not available")
+    f = shared_file("data", "nist-sts", "data.e")
     d = json.loads(run("bits", f, "--format", "ascii", "--streams", 1, "--json", "--no-plots", "--out", tmp_path).output)
     tests = {x["name"]: x for x in d["tables"][0]["battery"]["tests"]}
     # SP 800-22 Appendix B, data.e: frequency 0.953749

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_file
 
 from rngcert.equipment.wheel import load_wheel, packaged_wheels
 from rngcert.errors import EquipmentError
 
-REF = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
-
 
 def _ref(name):
-    p = REF / name
-    if not p.exists():
-        pytest.skip(f"{p} not available (../shared is only on lab machines and CI)")
-    return json.loads(p.read_text())
+    return json.loads(shared_file("reference", name).read_text())
 
 
 def test_packaged_ids():

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rngcert.collect.bits import biased_bits, generate_bits, markov_bits, short_period_bit_generator, words_to_bits
+from rngcert.collect.bits import words_to_bits
+from rngcert.simulate.sources import biased_bits, generate_bits, markov_bits, short_period_bit_generator
 from rngcert.stats import nist
 from rngcert.stats.multiple import holm
 from rngcert.stats.nist.twolevel import run_many
@@ -26,6 +27,7 @@ def fair(request):
     return request.param, per, summary
 
 
+@pytest.mark.slow
 def test_fair_source_passes_two_level(fair):
     name, per, summary = fair
     assert summary.m == M_STREAMS and len(summary.rows) == 188
@@ -41,6 +43,7 @@ def test_fair_source_passes_two_level(fair):
     assert all(r.uniformity_ok for r in summary.rows if r.uniformity_pvalue is not None)
 
 
+@pytest.mark.slow
 def test_fair_source_first_level_pvalues_uniform(fair):
     """KS test of the first-level p-values of each single-p-value test (fixed seeds)."""
     name, per, summary = fair
@@ -61,6 +64,7 @@ def test_fair_source_first_level_pvalues_uniform(fair):
     assert abs(p.mean() - 0.5) < 0.02
 
 
+@pytest.mark.slow
 def test_fair_source_results_deterministic(fair):
     name, per, _ = fair
     again = nist.run_sp800_22(generate_bits(name, N_BITS, seed=20261130,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_file
 from scipy import stats as sps
 
 from rngcert.equipment.paytables import (
@@ -20,11 +20,9 @@ from rngcert.equipment.paytables import (
 )
 from rngcert.errors import EquipmentError, InputError
 
-REF = Path(__file__).resolve().parents[2] / "shared" / "reference"
-
 
 def _ref(name):
-    return json.loads((REF / f"{name}.json").read_text())
+    return json.loads(shared_file("reference", f"{name}.json").read_text())
 
 
 def test_packaged_tables_load():

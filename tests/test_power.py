@@ -206,13 +206,13 @@ def test_inconclusive_when_sample_too_small():
     from rngcert.stats.result import Requirement
 
     counts = _gen(4).multinomial(2000, np.full(K, 1 / K))
-    d = power_and_exploitability(counts, EURO.position_space(), EURO, 0.01, rng=_gen(5), required_bias=0.2,
+    d = power_and_exploitability(counts, EURO.position_space(), EURO, 0.01, rng=_gen(5), required_bias=0.2, **_tables(EURO),
                                  n_null=1000, n_alt=300, n_draws=500)
     assert d["inconclusive_reasons"] and "needs" in d["inconclusive_reasons"][0]
     spec = Spec("pocket_chisquare", lambda d, ctx: frequency.pocket_chisquare(counts), Requirement.UNIFORMITY)
     out = run_battery([spec], entropy=1, inconclusive=d["inconclusive_reasons"])
     assert out.verdict == "INCONCLUSIVE"
-    big = power_and_exploitability(counts * 30, EURO.position_space(), EURO, 0.01, rng=_gen(5), required_bias=0.2,
+    big = power_and_exploitability(counts * 30, EURO.position_space(), EURO, 0.01, rng=_gen(5), required_bias=0.2, **_tables(EURO),
                                    n_null=1000, n_alt=300, n_draws=500)
     assert big["inconclusive_reasons"] == []
 
@@ -293,3 +293,10 @@ def test_cli_power_symbol_only_wheel():
     assert res.exit_code == 0 and "category_chisquare" in res.output and "spins needed" in res.output
     res = run.invoke(power, ["-e", "crazy-time", "-a", "sector:3", "--spins", "1000"])
     assert res.exit_code == 3 and "no known arrangement" in res.output
+
+
+def _tables(wheel):
+    from rngcert.equipment.paytables import paytables_for_wheel
+
+    pt, rage = paytables_for_wheel(wheel)
+    return {"paytable": pt, "rage_paytable": rage}

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from _support import shared_file
 from click.testing import CliRunner
 from statsmodels.stats.multitest import multipletests
 
@@ -161,11 +162,7 @@ def test_bits_too_short_for_the_battery_is_inconclusive(run, tmp_path):
 
 
 def test_bits_reference_expansion_of_e_is_not_suspect(run, tmp_path):
-    from pathlib import Path
-
-    f = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "nist-sts" / "data.e"
-    if not f.exists():
-        pytest.skip("../shared/data/nist-sts not available")
+    f = shared_file("data", "nist-sts", "data.e")
     d = json.loads(run("bits", f, "--format", "ascii", "--streams", 1, "--json", "--no-plots", "--out", tmp_path).output)
     assert d["verdict"] == "PASS"  # 188 p-values, about two below 0.01 by chance: not evidence
 

@@ -211,6 +211,7 @@ def test_position_rank_chisquare_calibration(decks, cols):
     assert np.mean(p < 0.01) <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 200)
 
 
+@pytest.mark.slow
 def test_monte_carlo_branch_is_valid_under_h0():
     # no serials (2 decks, codes = faces): the matched-identity tests use Monte Carlo p-values,
     # which must satisfy P(p <= u) <= u under Fisher-Yates shoes

@@ -27,6 +27,7 @@ EU = load_wheel("european")
 ALPHA, HORIZON, BLOCK = 0.01, 100_000, 100
 
 
+@pytest.mark.slow
 def test_fair_wheel_stays_within_the_false_alarm_guarantee():
     alarms = simulate_watch(EU, runs=200, n_fair=100_000, seed=20261130, alpha=ALPHA, horizon=HORIZON, block=BLOCK)
     false = int((alarms > 0).sum())
@@ -35,6 +36,7 @@ def test_fair_wheel_stays_within_the_false_alarm_guarantee():
     assert false <= 5
 
 
+@pytest.mark.slow
 def test_sector_bias_after_30000_fair_spins_is_detected_within_30000_spins():
     bias = WheelBias(sectors=((10, 5, 1.15),))
     alarms = simulate_watch(EU, runs=200, n_fair=30_000, n_biased=30_000, bias=bias, seed=4, alpha=ALPHA, horizon=HORIZON, block=BLOCK)

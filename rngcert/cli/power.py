@@ -12,6 +12,7 @@ import numpy as np
 
 from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail
 from rngcert.errors import EquipmentError, InputError
+from rngcert.seeding import root, stream
 
 POWER_EPILOG = """\b
 Examples:
@@ -60,8 +61,8 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
         k = wheel.k
         if effect is None and spins is None:
             raise click.UsageError("give --effect (spins needed), --spins (minimum detectable effect), or both (power)")
-        entropy = seed if seed is not None else np.random.SeedSequence().entropy
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+        entropy = root(seed).entropy
+        rng = stream(entropy)
         kw = dict(alpha=alpha, test=test, method=method, groups=groups, n_null=resamples, n_alt=alt_samples, rng=rng)
         if not wheel.order_known:
             # symbols only (arrangement unknown): one section biased, symbol chi-square

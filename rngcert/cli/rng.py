@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from rngcert.cli._common import command_line, emit_report
+from rngcert.seeding import root
 
 
 @click.command(
@@ -44,11 +45,11 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     (proportion of passes, uniformity of p-values) decides, with Holm across all of it for FAIL.
     A dump shorter than m × n bits is an error: it is never rewound or replayed.
     """
-    import numpy as np
 
     from rngcert.collect import bits as bitsmod
     from rngcert.errors import InputError
     from rngcert.pipeline.certify_bits import certify_streams
+    from rngcert.simulate.sources import generate_bits
 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
@@ -64,10 +65,10 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         prov = dump.provenance()
         entropy = None
     else:
-        ss = np.random.SeedSequence(seed)
+        ss = root(seed)
         entropy = int(ss.entropy)
         streams = streams or 100
-        arr = bitsmod.generate_bits(source, length, seed=ss, streams=streams)
+        arr = generate_bits(source, length, seed=ss, streams=streams)
         prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
     cert = certify_streams(arr, source=prov, alpha=alpha, constants=constants, processes=processes, command=command_line(), figures=not no_plots, seed_entropy=entropy)
     emit_report(cert.report, cert.figures, [], outdir, "bits", as_json)

@@ -106,7 +106,7 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
             m = min(chunk, spins - first)
             sim = simulate_spins(wheel, m, rng, bias=bias, void_rate=void_rate, dealers=dealers, with_release=release, first_spin=first, start=prev)
             if mapping is not None:
-                from rngcert.collect.bits import BIT_GENERATORS as _BG
+                from rngcert.simulate.sources import BIT_GENERATORS as _BG
                 from rngcert.simulate.wheel import mapped_positions
 
                 sim.positions, _rej = mapped_positions(wheel, m, rng.bit_generator, method=mapping, word_bits=word_bits, native_bits=_BG[source.lower()][1])

@@ -217,7 +217,7 @@ class _LogTail:
         self.lines_before = 0
 
     def poll(self):
-        from rngcert.collect.spinlog import _detect_format, read_spin_rows
+        from rngcert.collect.spinlog import detect_format, read_spin_rows
         from rngcert.errors import InputError, NoDataError
 
         size = self.path.stat().st_size
@@ -235,7 +235,7 @@ class _LogTail:
         first = self.offset == 0
         if first:
             if self.fmt == "auto":
-                self.fmt = _detect_format(self.path, chunk)
+                self.fmt = detect_format(self.path, chunk)
             if self.fmt == "csv":
                 self.header = chunk.split(b"\n", 1)[0] + b"\n"
         payload = chunk if first or not self.header else self.header + chunk

@@ -293,7 +293,7 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------- readers
-def _detect_format(path: Path, data: bytes) -> str:
+def detect_format(path: Path, data: bytes) -> str:
     suf = path.suffix.lower()
     if suf in (".jsonl", ".ndjson"):
         return "jsonl"
@@ -453,12 +453,12 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
             raise InputError(f"{p}: no such file")
         with open(p, "rb") as fh:
             head = fh.read(4096)
-        f = fmt if fmt != "auto" else _detect_format(p, head)
+        f = fmt if fmt != "auto" else detect_format(p, head)
         if f == "csv":
             return _read_csv_streaming(p, wheel, columns, text_codes=text_codes)
         data = p.read_bytes()
     name = str(p)
-    f = fmt if fmt != "auto" else _detect_format(p, data)
+    f = fmt if fmt != "auto" else detect_format(p, data)
     if not data.strip(b"\xef\xbb\xbf \t\r\n"):
         raise NoDataError(f"{name}: the file is empty: no spins to certify")
     fieldpos = None

@@ -403,6 +403,28 @@ def default_paytable_id(wheel) -> str | None:
     return None
 
 
+def paytables_for_wheel(wheel, *, rage: bool = True):
+    """The pay tables an exploitability analysis of ``wheel`` uses by default.
+
+    Parameters
+    ----------
+    wheel : Wheel
+        The certified wheel.
+    rage : bool
+        Include the Roulette Rage side wager (pay table 1, the most generous permitted, rule 3.31)
+        on single-zero roulette wheels.
+
+    Returns
+    -------
+    paytable : PayTable or None
+        :func:`default_paytable_id`'s table, None when nothing fits.
+    rage_paytable : PayTable or None
+    """
+    pid = default_paytable_id(wheel)
+    single_zero = wheel.kind == "roulette" and sum(c == "green" for c in wheel.colours) == 1
+    return (load_paytable(pid) if pid else None), (load_paytable("roulette-rage-pay-table-1") if rage and single_zero else None)
+
+
 def paytables_for_game(game: str) -> Sequence[str]:
     """Packaged pay table ids for ``rngcert house-edge GAME`` (first = default)."""
     if game not in GAME_PAYTABLES:

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
 from rngcert.stats.result import jsonable
 
@@ -133,7 +134,7 @@ def compute_audit(
     )
     (name, t), = log.tables.items()
     entropy = int(cert.report["seed"]["entropy"])
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(0, _HOMOGENEITY_KEY))))
+    rng = stream(entropy, 0, _HOMOGENEITY_KEY)
     m = log.space.m
     counts = np.bincount(t.outcomes, minlength=m)
     trend: dict = {"earlier_audits": [_audit_summary(a) for a in earlier]}
@@ -308,11 +309,11 @@ def audit_all(store, *, jobs: int = 1, progress: Callable[[str], None] | None = 
         with ThreadPoolExecutor(max_workers=jobs) as ex:
             computed = list(ex.map(lambda w: run(w, False), works))
         if figures:
-            from rngcert.pipeline.certify_wheel import _figures
+            from rngcert.pipeline.certify_wheel import wheel_figures
 
             for cert, _ in computed:
                 (t,) = cert.log.tables.values()
-                cert.figures = [_figures(t.outcomes, cert.log.space, cert.outcomes[0])]
+                cert.figures = [wheel_figures(t.outcomes, cert.log.space, cert.outcomes[0])]
     else:
         computed = [run(w, figures) for w in works]
     out = []

@@ -20,6 +20,7 @@ from rngcert import __version__
 from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, worst
 from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.collect.spinlog import SpinLog, read_spin_log
+from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.seeding import root, stream
 from rngcert.simulate.sources import versions
@@ -149,7 +150,7 @@ def certify_spins(
         )
         outcomes.append(out)
         table_reports.append(report)
-        figs.append(_figures(t.outcomes, log.space, out) if figures else [])
+        figs.append(wheel_figures(t.outcomes, log.space, out) if figures else [])
     verdict = worst([o.verdict for o in outcomes])
     if len(outcomes) > 1:
         m = len(outcomes)
@@ -206,7 +207,9 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     counts = data.counts
     if t.n >= 2 * space.m:
         prng = stream(entropy, group, "power_and_exploitability")
-        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=prng, power=power, required_bias=required_bias)
+        paytable, rage = paytables_for_wheel(log.wheel)
+        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=prng, power=power, required_bias=required_bias,
+                                      paytable=paytable, rage_paytable=rage)
         inconclusive = list(pe["inconclusive_reasons"])
     else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
         pe = {"power": {"statement": f"{t.n} spins: too few to state a power."}}
@@ -237,7 +240,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     return out, report
 
 
-def _figures(x, space, out: BatteryOutcome) -> list:
+def wheel_figures(x, space, out: BatteryOutcome) -> list:
     from rngcert.report import plots  # matplotlib is imported only when figures are drawn
 
     counts = np.bincount(x, minlength=space.m)

@@ -3,7 +3,7 @@
 Every draw comes from a named bit generator seeded from one recorded seed
 (:mod:`rngcert.simulate.sources`), so a simulated log is reproducible from its seed.
 
-Bias models (all relative to a fair wheel with probability 1/k per position):
+Bias models (defined in :mod:`rngcert.stats.alternatives`; all relative to a fair wheel with probability 1/k per position):
 
 * **pocket bias** ``(position, factor)`` — that pocket's weight is multiplied by ``factor``
   (``1.2`` = "+20%") and all weights renormalised;
@@ -29,58 +29,9 @@ import pyarrow.csv as pacsv
 
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import InputError
+from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
 
-
-@dataclass(frozen=True)
-class WheelBias:
-    """A planted bias; see the module docstring for the models."""
-
-    pockets: tuple[tuple[int, float], ...] = ()
-    sectors: tuple[tuple[int, int, float], ...] = ()
-    harmonic: tuple[float, float] | None = None
-    signature: tuple[int, int, float] | None = None
-    signature_dealer: int | None = None
-
-    def describe(self, wheel: Wheel) -> dict:
-        lab = wheel.position_space().labels if wheel.order_known else ()
-        d: dict = {}
-        if self.pockets:
-            d["pockets"] = [{"pocket": lab[p], "factor": f} for p, f in self.pockets]
-        if self.sectors:
-            d["sectors"] = [{"start": lab[s], "width": w, "factor": f} for s, w, f in self.sectors]
-        if self.harmonic:
-            d["harmonic"] = {"amplitude": self.harmonic[0], "phase_radians": self.harmonic[1]}
-        if self.signature:
-            d["signature"] = {"offset": self.signature[0], "width": self.signature[1], "factor": self.signature[2]}
-            if self.signature_dealer is not None:
-                d["signature"]["dealer"] = self.signature_dealer
-        return d
-
-
-def position_probabilities(k: int, bias: WheelBias) -> np.ndarray:
-    """(k,) null-or-biased probabilities of each wheel position under the marginal biases."""
-    w = np.ones(k)
-    for p, f in bias.pockets:
-        w[p % k] *= f
-    for s, width, f in bias.sectors:
-        w[(s + np.arange(width)) % k] *= f
-    if bias.harmonic:
-        a, phi = bias.harmonic
-        if not 0 <= a < 1:
-            raise InputError(f"harmonic amplitude must be in [0, 1), got {a!r}")
-        w *= 1 + a * np.cos(2 * np.pi * np.arange(k) / k - phi)
-    if np.any(w < 0):
-        raise InputError("bias factors must be non-negative")
-    return w / w.sum()
-
-
-def offset_probabilities(k: int, offset: int, width: int, factor: float) -> np.ndarray:
-    """(k,) probabilities of the landing offset for a dealer signature centred at ``offset``."""
-    if not 1 <= width <= k:
-        raise InputError(f"signature width must be in 1..{k}, got {width}")
-    w = np.ones(k)
-    w[(offset - width // 2 + np.arange(width)) % k] *= factor
-    return w / w.sum()
+__all__ = ["SimulatedSpins", "WheelBias", "mapped_positions", "offset_probabilities", "position_probabilities", "simulate_spins", "write_spin_log"]
 
 
 @dataclass

@@ -1,6 +1,6 @@
 r"""Power and sample size of the wheel tests against named bias alternatives.
 
-Alternatives (effect sizes exactly as planted by :mod:`rngcert.simulate.wheel`):
+Alternatives (effect sizes exactly as planted by :mod:`rngcert.stats.alternatives` (the models the simulator plants)):
 
 ``single-pocket``
     one pocket's weight is multiplied by ``1 + effect`` (``effect = 0.1`` is "+10%"), then all
@@ -45,6 +45,9 @@ from scipy import optimize
 from scipy import stats as sps
 
 from rngcert.errors import InputError
+from rngcert.seeding import stream
+from rngcert.stats._arcs import _arc_tables, _scan
+from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
 from rngcert.stats.result import jsonable
 
 __all__ = [
@@ -206,11 +209,10 @@ def _canonical(kind: str, width: int) -> str:
 def alternative_probs(k: int, alternative: str, effect: float) -> np.ndarray:
     """(k,) cell probabilities under an alternative (positions, or offsets for dealer-signature).
 
-    Uses :func:`rngcert.simulate.wheel.position_probabilities` and
-    :func:`~rngcert.simulate.wheel.offset_probabilities`, so the effect means exactly what
+    Uses :func:`rngcert.stats.alternatives.position_probabilities` and
+    :func:`~rngcert.stats.alternatives.offset_probabilities`, so the effect means exactly what
     the simulator plants (biased block starting at position 0; harmonic phase 0).
     """
-    from rngcert.simulate.wheel import WheelBias, offset_probabilities, position_probabilities
 
     kind, width = parse_alternative(alternative)
     k = _k_iv(k)
@@ -445,7 +447,6 @@ def _scan_lengths(test: str, k: int):
 def _statistics(test: str, x: np.ndarray, n_per_group: np.ndarray, k: int) -> np.ndarray:
     """Statistic of ``test`` for count arrays ``x`` of shape (b, g, k) (uniform null)."""
     if test in ("sector_scan", "dealer_signature"):
-        from rngcert.stats.sector import _arc_tables, _scan
 
         lengths = _scan_lengths(test, k)
         g = x.shape[1]
@@ -507,7 +508,7 @@ class _Simulator:
         self._null_cache: dict[int, np.ndarray] = {}
 
     def _gen(self, role: int) -> np.random.Generator:
-        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.entropy, spawn_key=(role,))))
+        return stream(self.entropy, role)
 
     def null(self, n: int):
         if not self.use_null:

@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from rngcert.errors import InputError
-from rngcert.stats.frequency import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
+from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 __all__ = ["pair_counts", "serial_pair", "wheel_distance", "serial_correlation", "gap_test"]

@@ -30,21 +30,18 @@ reproduced), the DFT variance n(.95)(.05)/4 of rev1a.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats.nist._common import _bits_iv, _constants_iv, not_applicable, windows
 from rngcert.stats.nist.complexity import berlekamp_massey_blocks, linear_complexity
 from rngcert.stats.nist.dft import dft
-from rngcert.stats.nist.excursions import (excursion_state_probabilities, random_excursions,
-                                           random_excursions_variant)
+from rngcert.stats.nist.excursions import excursion_state_probabilities, random_excursions, random_excursions_variant
 from rngcert.stats.nist.frequency import block_frequency, cumulative_sums, frequency
 from rngcert.stats.nist.rank import binary_matrix_rank, rank_probabilities
 from rngcert.stats.nist.runs import longest_run, longest_run_class_probabilities, runs
 from rngcert.stats.nist.serial import approximate_entropy, serial
-from rngcert.stats.nist.templates import (aperiodic_templates, non_overlapping_template,
-                                          overlapping_class_probabilities, overlapping_template)
+from rngcert.stats.nist.templates import aperiodic_templates, non_overlapping_template, overlapping_class_probabilities, overlapping_template
 from rngcert.stats.nist.universal import universal
 from rngcert.stats.result import NotApplicable, Requirement
 
@@ -202,7 +199,7 @@ def run_sp800_22(bits, *, params=None, constants: str = "reference", tests=None)
 
     Examples
     --------
-    >>> from rngcert.collect.bits import generate_bits
+    >>> from rngcert.simulate.sources import generate_bits
     >>> res = run_sp800_22(generate_bits("pcg64", 1_000_000, seed=1))
     >>> len(res), res[0].name
     (188, 'nist_frequency')

@@ -1,0 +1,47 @@
+"""What every test module shares: where the shared data are, and how to run the command line.
+
+The shared folder (``../shared`` beside the checkout: real data, published reference values,
+the regulations and the cases) is found once, here: ``$RNGCERT_SHARED`` when set, else the
+``shared`` folder next to the repository. Tests that need it skip with a message when it is
+absent; small known answers live in ``tests/data/`` and never depend on the checkout location.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+def shared_dir() -> Path | None:
+    """The shared folder, or None when it is not on this machine."""
+    env = os.environ.get("RNGCERT_SHARED")
+    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared"]:
+        if cand.is_dir():
+            return cand
+    return None
+
+
+SHARED = shared_dir()
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under the shared folder (it may not exist; see :func:`shared_file`)."""
+    return (SHARED or REPO.parent / "shared").joinpath(*parts)
+
+
+def shared_file(*parts: str) -> Path:
+    """A path under the shared folder; skips the calling test when it is absent."""
+    p = shared_path(*parts)
+    if not p.exists():
+        pytest.skip(f"{p} not available (the shared folder is on lab machines and CI; set RNGCERT_SHARED)")
+    return p
+
+
+def has_shared(*parts: str) -> bool:
+    """Whether a shared path exists (for ``skipif``)."""
+    return shared_path(*parts).exists()
