@@ -27,7 +27,6 @@ ALPHA = 0.01
 
 CONTINUOUS = {
     "pocket_chisquare",
-    "g_test",
     "outside_colour",
     "outside_parity",
     "outside_low_high",

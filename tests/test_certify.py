@@ -43,7 +43,7 @@ def test_fair_wheel_passes_and_report_is_complete(tmp_path):
             assert 0 < x["pvalue"] <= 1 and x["method"] and x["n"] > 0
             assert x["pvalue_holm"] >= x["pvalue"]
     assert 0 < b["power"]["single_pocket"]["effect"] < 1 and b["power"]["sector"]["effect"] > 0
-    assert "pocket chi-square" in b["power"]["statement"]
+    assert "the battery returns FAIL" in b["power"]["statement"]  # the power of the verdict, not of one test
     assert "No evidence" in b["exploitability_line"]
     sig = [x for x in b["tests"] if x["name"] == "dealer_signature"][0]
     assert sig["details"]["reference"] == "release pocket"
@@ -130,7 +130,7 @@ def test_wiesbaden_permanence_lists():
         assert t["n"] == expected[key] and t["void"] == 0 and cert.report["rejected_count"] == 0
         assert sum(t["counts"]) == expected[key]
         assert cert.report["verdict"] in ("PASS", "SUSPECT", "FAIL", "INCONCLUSIVE")
-        assert len([x for x in t["battery"]["tests"] if x["applicable"]]) >= 18
+        assert len([x for x in t["battery"]["tests"] if x["applicable"]]) >= 17  # no dealer data: no dealer signature
 
 
 @pytest.mark.slow

@@ -43,11 +43,18 @@ Result = TestResult | NotApplicable
 
 VERDICTS = ("PASS", "SUSPECT", "INCONCLUSIVE", "FAIL")
 
+#: The looser family-wise level of SUSPECT (DESIGN §4): weighted Holm at 0.05, so that at most 5%
+#: of fair sources are SUSPECT or FAIL whatever the dependence between the tests.
+SUSPECT_LEVEL = 0.05
+
 POLICY_TEXT = {
-    "FAIL": "some test rejects after Holm's family-wise correction at the certification level alpha",
-    "SUSPECT": "no family-wise rejection, but some raw p-value < alpha: re-test with more data",
-    "INCONCLUSIVE": "the sample is too small to detect the declared minimum bias with the declared power, or a test could not be run",
-    "PASS": "no test rejects and no raw p-value is below alpha",
+    "INCONCLUSIVE": "the data cannot carry a verdict (too few outcomes, too many unreadable rows, labels of another wheel, "
+    "a data-integrity finding large enough to change a conclusion, a core test that cannot run, or too little power for "
+    "the declared minimum bias); this takes precedence over every other verdict",
+    "FAIL": "some test rejects after the family-wise correction (weighted Holm) at the certification level alpha",
+    "SUSPECT": "no rejection at alpha, but a rejection at the looser family-wise level 0.05 (at most 5% of fair sources): "
+    "re-test with more data",
+    "PASS": "no test rejects at either family-wise level; with low power, PASS means no evidence at this sample size",
 }
 
 
@@ -96,6 +103,9 @@ class Spec:
         What the test requires (see the module docstring).
     params : mapping
         Fixed keyword arguments of ``func``.
+    weight : float
+        Holm weight (default 1): the spec's share of alpha in the weighted Holm procedure, given
+        to the tests with the most power against the physical faults the battery is for.
     """
 
     name: str
@@ -103,6 +113,7 @@ class Spec:
     requirement: Requirement
     needs: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    weight: float = 1.0
 
     @classmethod
     def fixed(cls, result: Result) -> "Spec":
@@ -134,11 +145,19 @@ class Battery:
     required : tuple of str
         Test families (name before ``[`` or ``:``) that must give at least one applicable result;
         otherwise the verdict is INCONCLUSIVE (a test that could not be run), not PASS.
+    suspect_level : float or None
+        The looser family-wise level of SUSPECT (None: SUSPECT on a raw p < alpha, the old rule).
     """
 
     name: str
     specs: tuple[Spec, ...]
     required: tuple[str, ...] = ()
+    suspect_level: float | None = SUSPECT_LEVEL
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Holm weight of each spec by name (results of a multi-result spec share it)."""
+        return {s.name: s.weight for s in self.specs}
 
     def __post_init__(self):
         names = [s.name for s in self.specs]
@@ -198,6 +217,7 @@ class Battery:
         inconclusive: Sequence[str] = (),
         suspect: Sequence[str] | None = None,
         suspect_rule: str = "",
+        suspect_level: float | None = None,
     ) -> "BatteryOutcome":
         """Evaluate the battery on ``data`` and decide the verdict (:func:`decide`).
 
@@ -221,13 +241,32 @@ class Battery:
         results, errors, keys = self.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
         return decide(
             results, alpha=alpha, errors=errors, inconclusive=inconclusive, suspect=suspect, suspect_rule=suspect_rule,
-            required=self.required, seeds={"entropy": str(entropy), "spawn_keys": keys},
+            suspect_level=self.suspect_level if suspect_level is None else suspect_level, required=self.required,
+            weights=self.weights, seeds={"entropy": str(entropy), "spawn_keys": keys},
         )
 
 
 @dataclass
 class BatteryOutcome:
-    """Results of one battery run, with the family-wise analysis and the verdict."""
+    """Results of one battery run, with the family-wise analysis and the verdict.
+
+    Attributes
+    ----------
+    results : list of TestResult or NotApplicable
+    adjusted : dict
+        Weighted-Holm adjusted p-value of each applicable test, by name.
+    rejected : list of str
+        Tests rejected at the family-wise level ``alpha`` (FAIL).
+    raw_below_alpha : list of str
+        Tests whose raw p-value is below ``alpha`` (shown, not a verdict by itself).
+    suspect_rejected : list of str
+        Tests rejected at the looser family-wise level ``suspect_level`` but not at ``alpha``.
+    weights : dict
+        Holm weight of each applicable test.
+    overridden : list of str
+        Family-wise rejections that the verdict could not stand on because the data cannot carry
+        a verdict (INCONCLUSIVE takes precedence, DESIGN §4).
+    """
 
     results: list[Result]
     adjusted: dict[str, float]
@@ -240,6 +279,11 @@ class BatteryOutcome:
     seeds: dict[str, Any] = field(default_factory=dict)
     power: dict[str, Any] = field(default_factory=dict)
     suspect_rule: str = ""
+    suspect_rejected: list[str] = field(default_factory=list)
+    suspect_level: float | None = None
+    weights: dict[str, float] = field(default_factory=dict)
+    overridden: list[str] = field(default_factory=list)
+    calibration: dict[str, Any] = field(default_factory=dict)
 
     @property
     def applicable(self) -> list[TestResult]:
@@ -251,20 +295,26 @@ class BatteryOutcome:
             d = r.to_dict()
             if r.applicable:
                 d["pvalue_holm"] = self.adjusted.get(r.name)
+                d["holm_weight"] = self.weights.get(r.name, 1.0)
                 d["rejected_familywise"] = r.name in self.rejected
-                d["grade"] = grade(r.pvalue, len(self.applicable), r.name in self.rejected)
+                d["rejected_at_suspect_level"] = r.name in self.suspect_rejected
+                d["grade"] = grade(r.pvalue, len(self.applicable), r.name in self.rejected, r.name in self.suspect_rejected)
             tests.append(d)
         return jsonable(
             {
                 "verdict": self.verdict,
                 "reasons": self.reasons,
                 "alpha": self.alpha,
+                "correction": "weighted Holm" if len(set(self.weights.values())) > 1 else "Holm",
                 "tests_run": len(self.results),
                 "tests_applicable": len(self.applicable),
                 "rejected_familywise": self.rejected,
+                "rejected_at_suspect_level": self.suspect_rejected,
+                "suspect_level": self.suspect_level,
                 "raw_pvalues_below_alpha": self.raw_below_alpha,
+                "overridden_rejections": self.overridden,
                 "suspect_rule": self.suspect_rule,
-                "expected_share_of_fair_sources_with_a_raw_p_below_alpha": 1 - (1 - self.alpha) ** len(self.applicable),
+                "calibration": self.calibration,
                 "errors": self.errors,
                 "power": self.power,
                 "seeds": self.seeds,
@@ -273,7 +323,7 @@ class BatteryOutcome:
         )
 
 
-def grade(p: float, m: int, rejected: bool = False) -> str:
+def grade(p: float, m: int, rejected: bool = False, suspect: bool = False) -> str:
     """Plain-words grade of a raw p-value among ``m`` results (after PractRand's ladder).
 
     The grade scales with the number of results: with m tests, a p-value near α/m is
@@ -283,6 +333,8 @@ def grade(p: float, m: int, rejected: bool = False) -> str:
     m = max(1, m)
     if rejected:
         return "FAIL (rejected by Holm)"
+    if suspect:
+        return "SUSPECT (rejected at the looser family-wise level)"
     q = min(1.0, p * m)  # Bonferroni-scaled
     if q < 1e-6:
         return "FAIL (overwhelming)"
@@ -309,9 +361,10 @@ def run_battery(
     suspect: Sequence[str] | None = None,
     suspect_rule: str = "",
     required: Sequence[str] = (),
+    suspect_level: float | None = SUSPECT_LEVEL,
 ) -> BatteryOutcome:
-    """Run an ad-hoc list of specs as a battery (``Battery("ad hoc", specs, required).run``)."""
-    return Battery("ad hoc", tuple(specs), tuple(required)).run(
+    """Run an ad-hoc list of specs as a battery (``Battery("ad hoc", specs, required, suspect_level).run``)."""
+    return Battery("ad hoc", tuple(specs), tuple(required), suspect_level).run(
         data if data is not None else _NoData(), entropy=entropy, group=group, alpha=alpha, n_resamples=n_resamples,
         inconclusive=inconclusive, suspect=suspect, suspect_rule=suspect_rule,
     )
@@ -325,10 +378,20 @@ def decide(
     inconclusive: Sequence[str] = (),
     suspect: Sequence[str] | None = None,
     suspect_rule: str = "",
+    suspect_level: float | None = SUSPECT_LEVEL,
     required: Sequence[str] = (),
+    weights: Mapping[str, float] | None = None,
     seeds: Mapping[str, Any] | None = None,
 ) -> BatteryOutcome:
-    """Correct for multiplicity (Holm) and decide the verdict of a battery's results.
+    """Correct for multiplicity (weighted Holm) and decide the verdict of a battery's results.
+
+    Precedence (DESIGN §4): INCONCLUSIVE when the data cannot carry a verdict (the caller's
+    ``inconclusive`` reasons) — even when a test rejects: the rejection is then reported as
+    overridden; otherwise FAIL when weighted Holm rejects at ``alpha`` (a grossly non-random
+    source can make a core test inapplicable, e.g. SP 800-22's runs test after the frequency
+    prerequisite fails: that does not undo a rejection); otherwise INCONCLUSIVE when a required
+    family could not run or a test raised; otherwise SUSPECT when weighted Holm rejects at
+    ``suspect_level`` (or the caller's ``suspect`` rule flags something); otherwise PASS.
 
     Parameters
     ----------
@@ -337,15 +400,21 @@ def decide(
     alpha : float
         Certification (family-wise) significance level.
     errors : sequence of str
-        Tests that raised (each makes the verdict INCONCLUSIVE unless a test rejects).
+        Tests that raised.
     inconclusive : sequence of str
         Reasons, established by the caller, why the data cannot carry a verdict.
     suspect : sequence of str, optional
-        Replaces the "some raw p-value < alpha" rule for SUSPECT by the caller's own second-level
-        check (e.g. SP 800-22's proportion and uniformity rules over m sequences); SUSPECT when
-        non-empty. ``suspect_rule`` says in words which rule was used, for the report.
+        Replaces the SUSPECT rule by the caller's own second-level check (e.g. SP 800-22's
+        proportion and uniformity rules over m sequences); SUSPECT when non-empty.
+        ``suspect_rule`` says in words which rule was used, for the report.
+    suspect_level : float or None
+        The looser family-wise level of SUSPECT (default :data:`SUSPECT_LEVEL` = 0.05, so that at
+        most 5% of fair sources are SUSPECT or FAIL). None: SUSPECT when some raw p < alpha (the
+        rule of rngcert <= 0.1, kept for comparison).
     required : sequence of str
         Test families without which the battery cannot certify.
+    weights : mapping of str to float, optional
+        Holm weight per test name (name before ``[``); default 1.
     seeds : mapping, optional
         Recorded in the outcome (entropy and spawn keys).
 
@@ -356,40 +425,72 @@ def decide(
     results = list(results)
     errors = list(errors)
     app = [r for r in results if r.applicable]
-    reject, adj = holm([r.pvalue for r in app], alpha=alpha)
+    w = np.array([float((weights or {}).get(r.name, (weights or {}).get(r.name.split("[", 1)[0], 1.0))) for r in app])
+    reject, adj = holm([r.pvalue for r in app], alpha=alpha, weights=w if app else None)
     adjusted = {r.name: float(a) for r, a in zip(app, adj)}
     rejected = [r.name for r, rj in zip(app, reject) if rj]
     raw = [r.name for r in app if r.pvalue < alpha]
+    if suspect is None and suspect_level is not None:
+        loose = [r.name for r, a in zip(app, adj) if a <= suspect_level and r.name not in rejected]
+        flagged = loose
+    elif suspect is None:
+        loose, flagged = [], [n for n in raw if n not in rejected]
+    else:
+        loose, flagged = [], list(suspect)
     reasons: list[str] = []
-    flagged = raw if suspect is None else list(suspect)
     inconclusive = list(inconclusive)
+    missing: list[str] = []  # required families that could not run: no PASS, but a rejection still stands
     for fam in required:
         mine = [r for r in results if r.name.split("[", 1)[0].split(":", 1)[0] == fam]
         if mine and not any(r.applicable for r in mine):
-            inconclusive.append(f"{fam} could not be run: {mine[0].reason}")
+            missing.append(f"{fam} could not be run: {mine[0].reason}")
         elif not mine:
-            inconclusive.append(f"{fam} could not be run: no result")
-    if rejected:
-        verdict = "FAIL"
-        reasons.append(f"{len(rejected)} test(s) reject at family-wise level {alpha} (Holm): {', '.join(rejected)}")
-    elif errors or inconclusive or not app:
+            missing.append(f"{fam} could not be run: no result")
+    overridden: list[str] = []
+    corr = "weighted Holm" if len(set(w.tolist())) > 1 else "Holm"
+    if inconclusive:
         verdict = "INCONCLUSIVE"
         reasons.extend(inconclusive)
+        if rejected:
+            overridden = list(rejected)
+            reasons.append(
+                f"{len(rejected)} test(s) reject at family-wise level {alpha} ({corr}: {', '.join(rejected)}), but a verdict "
+                f"cannot stand on these data: see the reasons above"
+            )
+    elif rejected:
+        verdict = "FAIL"
+        reasons.append(f"{len(rejected)} test(s) reject at family-wise level {alpha} ({corr}): {', '.join(rejected)}")
+    elif missing or errors or not app:
+        verdict = "INCONCLUSIVE"
+        reasons.extend(missing)
         reasons.extend(f"test could not be run: {e}" for e in errors)
         if not app:
             reasons.append("no test was applicable to these data")
     elif flagged:
         verdict = "SUSPECT"
-        if suspect is None:
-            reasons.append(f"no family-wise rejection, but raw p < {alpha} in: {', '.join(raw)}; re-test with more data")
-        else:
+        if suspect is not None:
             reasons.append(f"no family-wise rejection, but {suspect_rule or 'the second-level check'} flags: {', '.join(flagged)}; re-test with more data")
+        elif suspect_level is not None:
+            reasons.append(
+                f"no rejection at family-wise level {alpha}, but {', '.join(flagged)} reject(s) at the looser family-wise level "
+                f"{suspect_level} ({corr}); re-test with more data"
+            )
+        else:
+            reasons.append(f"no family-wise rejection, but raw p < {alpha} in: {', '.join(flagged)}; re-test with more data")
     else:
         verdict = "PASS"
-        reasons.append(f"all {len(app)} applicable tests have raw p >= {alpha}")
-    out = BatteryOutcome(results, adjusted, rejected, raw, errors, verdict, reasons, alpha, seeds=dict(seeds or {}))
-    out.suspect_rule = suspect_rule if suspect is not None else ""
-    return out
+        reasons.append(f"no test rejects at family-wise level {alpha}" + (f" nor at the looser level {suspect_level}" if suspect is None and suspect_level else "") + f" ({len(app)} applicable tests)")
+    if suspect is not None:
+        rule = suspect_rule
+    elif suspect_level is not None:
+        rule = f"{corr} at the looser family-wise level {suspect_level}: at most {suspect_level:.0%} of fair sources are SUSPECT or FAIL"
+    else:
+        rule = f"some raw p-value < {alpha}"
+    return BatteryOutcome(
+        results, adjusted, rejected, raw, errors, verdict, reasons, alpha, seeds=dict(seeds or {}), suspect_rule=rule,
+        suspect_rejected=loose, suspect_level=suspect_level if suspect is None else None,
+        weights={r.name: float(x) for r, x in zip(app, w)}, overridden=overridden,
+    )
 
 
 def worst(verdicts: Sequence[str]) -> str:

@@ -21,6 +21,8 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL · 13 ALARM (watc
 3 input error · 4 equipment error · 2 usage error · 1 internal error."""
 
 DEFAULT_LOG = "default-european-spins.csv"
+#: The wheel of the bundled default log.
+DEFAULT_LOG_WHEEL = "european"
 DEFAULT_LOG_COMMAND = (
     "rngcert simulate wheel --equipment european --spins 20000 --seed 2026 --dealers 4 "
     "--release --void-rate 0.01 --table DEMO-1 --out data/default-european-spins.csv"

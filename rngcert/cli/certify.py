@@ -9,6 +9,7 @@ import click
 
 from rngcert.cli._common import (
     DEFAULT_LOG_COMMAND,
+    DEFAULT_LOG_WHEEL,
     EXIT_TABLE,
     command_line,
     default_log_path,
@@ -16,6 +17,7 @@ from rngcert.cli._common import (
     interactive,
     parse_columns,
 )
+from rngcert.errors import InputError
 
 
 @click.command(
@@ -60,6 +62,12 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
     from rngcert.pipeline.certify_wheel import certify_log
 
     notes = []
+    if not logs and load_wheel(equipment).id != DEFAULT_LOG_WHEEL:
+        # the bundled log is a European wheel's: certifying it as another wheel would be a verdict on the wrong data
+        raise InputError(
+            f"no log given, and rngcert bundles a default log only for the {DEFAULT_LOG_WHEEL} wheel: name the spin log of "
+            f"the {equipment} wheel to certify, e.g. rngcert certify spins.csv --equipment {equipment}"
+        )
     if not logs:
         p = default_log_path()
         logs = (p,)

@@ -112,6 +112,9 @@ class TableSpins:
         Void spins of this table (excluded from ``outcomes``).
     spin_ids : (n,) ndarray of object or None
         The ``spin_id`` of each accepted spin, as text.
+    line_start : (n,) ndarray of bool or None
+        Permanence lists (many spins per line): True where a spin is the first accepted spin of
+        its line of the file (for the data-integrity checks); None for one-row-per-spin formats.
     """
 
     table: str
@@ -123,6 +126,7 @@ class TableSpins:
     void: int = 0
     spin_ids: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    line_start: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -519,8 +523,8 @@ def _concat_parts(parts: list[dict]) -> dict:
     out["void_count"] = sum(pt["void_count"] for pt in parts)
     out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
     out["notes"] = [n for pt in parts for n in pt["notes"]]
-    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "ts", "direction", "release"):
-        out[key] = None if parts[0][key] is None else np.concatenate([pt[key] for pt in parts])
+    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release"):
+        out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
         for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
             pt[key] = None
     for key in ("table", "dealer", "spin_id"):
@@ -762,6 +766,8 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "void_count": int(void_final.sum()),
         "rejected": out_rejects,
         "lines": lines if not text_codes else None,  # per-row lines only for the store; rejects carry theirs
+        # permanence lists hold many spins per line: the line of each spin, for the data-integrity checks
+        "line_no": np.asarray(lines, dtype=np.int64) if fieldpos is not None else None,
         "ts": ts,
         "table": textcol("table"),
         "dealer": textcol("dealer"),
@@ -804,12 +810,12 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
     for pt in parts:
         if pt["table"] is None:
             pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [Path(pt["name"]).stem])
-    has = {c: all(pt[c] is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release")}
+    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no")}
     cat = {}
     def joined(key):  # no copy for a single file
         return parts[0][key] if len(parts) == 1 else np.concatenate([pt[key] for pt in parts])
 
-    for c in ("ts", "direction", "release"):
+    for c in ("ts", "direction", "release", "line_no"):
         if has[c]:
             cat[c] = joined(c)
     for c in ("table", "dealer", "spin_id"):
@@ -848,6 +854,9 @@ def _assemble_tables(parts, key, pool, notes) -> dict[str, TableSpins]:
         ts_ = TableSpins(table=str(t), outcomes=outcome[keep].astype(np.int32), void=int(void[idx].sum()), notes=tnotes)
         if has["release"]:
             ts_.release = cat["release"][keep].astype(np.int32)
+        if has["line_no"] and keep.size:
+            ln = cat["line_no"][keep]
+            ts_.line_start = np.r_[True, ln[1:] != ln[:-1]]
         if has["direction"]:
             ts_.direction = cat["direction"][keep]
         if has["dealer"]:

@@ -215,7 +215,7 @@ class SpinTally:
             and np.array_equal(self.counts, other.counts)
             and np.array_equal(self.pairs, other.pairs)
             and (self.first, self.last) == (other.first, other.last)
-            and dict(self.runs) == dict(other.runs)
+            and _nonempty_runs(self.runs) == _nonempty_runs(other.runs)
             and _maps_equal(self.group_counts, other.group_counts)
             and _maps_equal(self.release_offsets, other.release_offsets)
         )
@@ -297,4 +297,11 @@ def _add_maps(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> dict[
 
 
 def _maps_equal(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> bool:
+    a = {key: v for key, v in a.items() if np.any(v)}
+    b = {key: v for key, v in b.items() if np.any(v)}
     return a.keys() == b.keys() and all(np.array_equal(a[key], b[key]) for key in a)
+
+
+def _nonempty_runs(r: Mapping[str, RunTally]) -> dict[str, RunTally]:
+    """Run tallies without the empty ones (a partition of no spins equals a missing one)."""
+    return {key: v for key, v in r.items() if v != RunTally()}

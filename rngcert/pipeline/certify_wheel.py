@@ -17,14 +17,18 @@ import numpy as np
 import scipy
 
 from rngcert import __version__
-from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, worst
+from rngcert.battery.core import POLICY_TEXT, SUSPECT_LEVEL, BatteryOutcome, decide, worst
+from rngcert.battery.findings import table_findings
+from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
+from rngcert.pipeline import checks
 from rngcert.seeding import root, stream
 from rngcert.simulate.sources import versions
 from rngcert.stats.exploit import power_and_exploitability
+from rngcert.stats.result import jsonable
 
 REQUIREMENT_TEXT = (
     "Requirement (money-wheel rules, rule 2.4; the same words in the NZ, US-federal and many state RNG "
@@ -123,22 +127,20 @@ def certify_spins(
     (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
     wheel = log.wheel
     ss = root(seed)
-    data_rows = sum(s.accepted + s.void + s.rejected for s in log.sources)
-    rejected_share = len(log.rejected) / data_rows if data_rows else 0.0
-    log_reasons = []
-    if rejected_share > max_rejected_share:
-        log_reasons.append(
-            f"{len(log.rejected)} of {data_rows} data rows ({rejected_share:.1%}) could not be read, more than "
-            f"{max_rejected_share:.0%}: check --equipment and --column; a verdict cannot stand on what is left"
-        )
+    log_reasons, per_table_reasons = checks.unreadable_reasons(log, max_rejected_share)
+    hint = checks.other_wheel_hint(log) if log_reasons else None
+    if hint:
+        log_reasons.append(hint)
     entropy = int(ss.entropy)
-    m_specs = WHEEL.size(WheelData(np.zeros(0, dtype=np.int16), log.space))
+    members = WHEEL.members(WheelData(np.zeros(0, dtype=np.int16), log.space))
+    W = sum(s.weight for s in members)
+    first = alpha * min(s.weight for s in members) / W
     floor = 1.0 / (n_resamples + 1)
-    if floor >= alpha / m_specs:
+    if floor >= first:
         notes = list(notes) + [
             f"with {n_resamples} Monte Carlo replicates the smallest Monte Carlo p-value is {floor:.2g}, "
-            f"not below Holm's first threshold alpha/m = {alpha / m_specs:.2g}: a Monte Carlo test alone "
-            f"cannot make the verdict FAIL; use --resamples {int(np.ceil(m_specs / alpha * 2))} or more"
+            f"not below the first threshold of weighted Holm, {first:.2g}: a Monte Carlo test alone "
+            f"may not make the verdict FAIL; use --resamples {int(np.ceil(2 / first))} or more"
         ]
     table_reports, figs, outcomes = [], [], []
     for name, t in log.tables.items():
@@ -146,7 +148,7 @@ def certify_spins(
             progress(f"table {name}: {t.n} spins")
         out, report = _certify_table(
             name, t, log, entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power,
-            required_bias=required_bias, extra_reasons=log_reasons,
+            required_bias=required_bias, extra_reasons=log_reasons + per_table_reasons.get(name, []),
         )
         outcomes.append(out)
         table_reports.append(report)
@@ -188,7 +190,9 @@ def certify_spins(
             f"source: {wheel.source}; tested at the level of {log.level}s"
         ),
         "level": log.level,
-        "policy": {"alpha": alpha, "correction": "holm (per table, over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
+        "policy": {"alpha": alpha, "correction": "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)",
+                   "suspect_level": SUSPECT_LEVEL, "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT,
+                   "integrity": checks.INTEGRITY_RULE, "min_spins_per_outcome": checks.MIN_PER_OUTCOME},
         "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
         "notes": list(notes) + list(log.notes),
         "tables": table_reports,
@@ -198,34 +202,69 @@ def certify_spins(
 
 
 def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons) -> tuple[BatteryOutcome, dict]:
-    """Battery, power and exploitability of one table. Its random streams are keyed by the table's
-    name, so a table gets the same Monte Carlo p-values whether it is certified alone, within a
-    multi-table log, or audited from the store."""
+    """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
+
+    Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
+    p-values whether it is certified alone, within a multi-table log, or audited from the store.
+    Precedence (DESIGN §4): the reasons why the data cannot carry a verdict (``extra_reasons``,
+    too few spins, a large data-integrity artefact, too little power for ``--min-bias``) make the
+    verdict INCONCLUSIVE whatever the tests say.
+    """
     space = log.space
     group = f"table:{name}"
-    data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction)
+    reasons = list(extra_reasons) + checks.too_few_reasons(t, space.m)
+    integrity = checks.integrity_findings(t, space) if t.n >= 2 else {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
+    reasons += integrity["inconclusive"]
+    mask = integrity["pair_mask"]
+    data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
+                     pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
-    if t.n >= 2 * space.m:
-        prng = stream(entropy, group, "power_and_exploitability")
+    results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
+    seeds = {"entropy": str(entropy), "spawn_keys": keys}
+    out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
+    first_reasons = list(reasons)
+    if mask is not None:
+        touched = [r for r in checks.UNMASKABLE if r in out.rejected or r in out.suspect_rejected]
+        if touched:
+            reasons.append(
+                f"data integrity: {', '.join(touched)} reject(s), but these tests see whole sequences and the record has a "
+                f"transcription artefact at its line starts (see the data-integrity section): the wheel and the artefact cannot "
+                f"be told apart"
+            )
+    if t.n >= checks.MIN_PER_OUTCOME * space.m:
+        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
+        reasons += pw_reasons
         paytable, rage = paytables_for_wheel(log.wheel)
-        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=prng, power=power, required_bias=required_bias,
-                                      paytable=paytable, rage_paytable=rage)
-        inconclusive = list(pe["inconclusive_reasons"])
+        symbol_level = not space.circular
+        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
+                                      required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
+                                      with_power=symbol_level)
+        if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
+            reasons += pe["inconclusive_reasons"]
+            pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
+                      statement="Power of the symbol chi-square alone (the battery's verdict has at most this power): " + pe["power"].get("statement", ""))
     else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
-        pe = {"power": {"statement": f"{t.n} spins: too few to state a power."}}
-        inconclusive = [f"only {t.n} spins for {space.m} outcomes: too few to certify"]
-    out = WHEEL.run(data, entropy=entropy, group=group, alpha=alpha, n_resamples=n_resamples, inconclusive=inconclusive + list(extra_reasons))
-    out.power = pe["power"]
-    sp = out.power.get("single_pocket")
+        pw = {"statement": f"{t.n} spins: too few to state a power."}
+        pe = {}
+    if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
+        out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
+    out.power = pw
+    sp = pw.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None
     if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
         out.reasons.append(
-            f"low power: only a single-pocket bias above {mdb:.0%} would have been detected with "
-            f"{power:.0%} probability; PASS here means no evidence at this sample size, not a fair wheel"
+            f"low power: the battery would FAIL a single pocket {mdb:+.0%} more likely than fair with only {power:.0%} "
+            f"probability; PASS here means no evidence at this sample size, not a fair wheel"
         )
     bd = out.to_dict()
     bd["exploitability"] = pe.get("exploitability")
     bd["exploitability_line"] = pe.get("line", "")
+    unit = "pocket" if log.wheel.kind == "roulette" else ("section" if space.circular else "symbol")
+    key_findings, next_steps = table_findings(bd, n=t.n, labels=list(space.labels), power=pw, unit=unit)
+    for f in integrity["findings"]:
+        key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
+    integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
+             "summary": (f"{len(integrity['findings'])} data-integrity finding(s)" if integrity["findings"] else "no data-integrity finding")}
     report = {
         "table": name,
         "n": t.n,
@@ -235,6 +274,9 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         "counts": counts.tolist(),
         "labels": list(space.labels),
         "min_holm": min(out.adjusted.values()) if out.adjusted else None,
+        "integrity": jsonable(integ),
+        "key_findings": key_findings,
+        "next_steps": next_steps,
         "battery": bd,
     }
     return out, report

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def holm(pvalues, alpha: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
-    """Holm step-down adjustment controlling the family-wise error rate.
+def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.ndarray]:
+    """Holm step-down adjustment controlling the family-wise error rate, optionally weighted.
 
     Parameters
     ----------
@@ -20,24 +20,33 @@ def holm(pvalues, alpha: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
         Raw p-values, each in [0, 1].
     alpha : float
         Family-wise significance level.
+    weights : (m,) array_like of float, optional
+        Positive weights (default all 1: Holm's procedure). Hypothesis i is tested at
+        ``alpha * w_i / W`` at the first step, where W is the total weight of the hypotheses not yet
+        rejected, so tests with a larger weight get a larger share of alpha.
 
     Returns
     -------
     reject : (m,) ndarray of bool
         Which hypotheses are rejected at family-wise level ``alpha``.
     adjusted : (m,) ndarray of float
-        Holm-adjusted p-values ``max_{j<=i} min(1, (m - j + 1) p_(j))`` in the original order.
+        Adjusted p-values in the original order: with the hypotheses ordered by ``p_i / w_i``,
+        ``max_{j<=i} min(1, W_j p_(j) / w_(j))`` where ``W_j`` is the weight of hypotheses
+        ``j..m``; unweighted, ``max_{j<=i} min(1, (m - j + 1) p_(j))``.
 
     Raises
     ------
     ValueError
-        p-values not one-dimensional, NaN or outside [0, 1].
+        p-values not one-dimensional, NaN or outside [0, 1]; weights not positive or of another
+        length.
 
     Notes
     -----
     Holm, S. (1979) "A simple sequentially rejective multiple test procedure", *Scand. J.
-    Statist.* 6, 65-70. A hypothesis is rejected when its adjusted p-value is at most ``alpha``
-    (p_(i) <= alpha / (m - i + 1) step-down), exactly as statsmodels' ``multipletests(method="holm")``.
+    Statist.* 6, 65-70, which gives the weighted form too (its section 4). A hypothesis is rejected
+    when its adjusted p-value is at most ``alpha`` (p_(i) <= alpha / (m - i + 1) step-down),
+    exactly as statsmodels' ``multipletests(method="holm")`` for unit weights. The family-wise
+    error rate is at most alpha for any dependence between the tests and any fixed weights.
     """
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1:
@@ -47,8 +56,16 @@ def holm(pvalues, alpha: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
     if np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("p-values must lie in [0, 1]")
     m = p.size
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    if weights is None:
+        w = np.ones(m)
+    else:
+        w = np.asarray(weights, dtype=float)
+        if w.shape != p.shape or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise ValueError("weights must be positive, one per p-value")
+    order = np.argsort(p / w, kind="stable")
+    ws = w[order]
+    remaining = np.cumsum(ws[::-1])[::-1]  # W_j: weight of hypotheses j..m in step-down order
+    stepped = np.minimum(1.0, remaining * p[order] / ws)
     adj_sorted = np.maximum.accumulate(stepped)
     adjusted = np.empty(m)
     adjusted[order] = adj_sorted

@@ -189,6 +189,7 @@ def longest_run(
     p,
     *,
     name: str = "longest_colour_run",
+    mid_p: bool = False,
 ) -> TestResult | NotApplicable:
     r"""Exact test of the longest run of one colour (zero breaks a run).
 
@@ -201,13 +202,18 @@ def longest_run(
         single-zero roulette: (1/37, 18/37, 18/37).
     name : str
         Identifier carried by the result.
+    mid_p : bool
+        Use Lancaster's mid-p, :math:`\min(1, 2\min(P(L > l) + P(L = l)/2, P(L < l) + P(L = l)/2))`.
+        L takes a dozen likely values, so the exact p-value is far from uniform and a test at level
+        alpha/m almost never rejects; the mid-p is close to uniform (its size is checked by
+        calibration) and is what the wheel battery uses.
 
     Returns
     -------
     TestResult or NotApplicable
         ``statistic`` = the longest run L; two-sided exact p-value
-        :math:`\min(1, 2\min(P(L \ge l), P(L \le l)))`; details: the run's colour and start
-        index, :math:`E L`, both tails. NotApplicable for an empty sequence.
+        :math:`\min(1, 2\min(P(L \ge l), P(L \le l)))` (or the mid-p); details: the run's colour
+        and start index, :math:`E L`, both tails. NotApplicable for an empty sequence.
 
     Notes
     -----
@@ -248,7 +254,11 @@ def longest_run(
         L, colour, start = 0, 0, -1
     p_ge = _prob_longest_exceeds(L - 1, n, pr)  # P(L >= l)
     p_le = 1.0 - _prob_longest_exceeds(L, n, pr)  # P(L <= l)
-    pvalue = clip_pvalue(min(1.0, 2.0 * min(p_ge, p_le)))
+    if mid_p:
+        p_eq = max(0.0, p_ge + p_le - 1.0)  # P(L = l)
+        pvalue = clip_pvalue(min(1.0, 2.0 * min(p_ge - 0.5 * p_eq, p_le - 0.5 * p_eq)))
+    else:
+        pvalue = clip_pvalue(min(1.0, 2.0 * min(p_ge, p_le)))
     # expected value
     mean = 0.0
     m = 0
@@ -259,5 +269,6 @@ def longest_run(
             break
         m += 1
     details = dict(longest_run=L, colour=colour, start_index=start, expected_longest=mean,
-                   p_upper=p_ge, p_lower=p_le)
-    return TestResult(name, _REQ, L, None, pvalue, n, "exact (Markov-chain transfer matrix)", details)
+                   p_upper=p_ge, p_lower=p_le, pvalue_rule="mid-p" if mid_p else "exact")
+    method = "exact mid-p (Markov-chain transfer matrix)" if mid_p else "exact (Markov-chain transfer matrix)"
+    return TestResult(name, _REQ, L, None, pvalue, n, method, details)

@@ -186,6 +186,7 @@ def wheel_distance(
     lag: int = 1,
     probs=None,
     name: str = "wheel_distance",
+    pair_mask=None,
 ) -> TestResult | NotApplicable:
     r"""Chi-square test of the wheel distance between results ``lag`` spins apart.
 
@@ -201,6 +202,11 @@ def wheel_distance(
         Null probability per position; default ``1/k``.
     name : str
         Identifier carried by the result.
+    pair_mask : (n - lag,) array_like of bool, optional
+        Distances to use (default all): a data-integrity check can exclude the pairs that
+        straddle the lines of a transcribed list. Any subset of the distances of an i.i.d.
+        sequence has the same law, so the test stays exact in form; the dependence term below
+        counts only the adjacent distances that are both kept.
 
     Returns
     -------
@@ -239,6 +245,16 @@ def wheel_distance(
         return NotApplicable(name, _REQ, max(N, 0), f"n={pos.size} spins is not more than lag={lag}")
     d = pos[lag:] - pos[:-lag]
     d[d < 0] += k
+    n_overlap = max(N - lag, 0)
+    if pair_mask is not None:
+        mask = np.asarray(pair_mask, dtype=bool)
+        if mask.shape != d.shape:
+            raise InputError(f"{name}: pair_mask must have n - lag = {d.size} entries, got shape {mask.shape}")
+        d = d[mask]
+        N = int(d.size)
+        n_overlap = int(np.count_nonzero(mask[lag:] & mask[:-lag])) if mask.size > lag else 0
+        if N < 1:
+            return NotApplicable(name, _REQ, 0, "no distance left after the excluded pairs")
     obs = np.bincount(d, minlength=k)
     q = _distance_law(p)
     e = N * q
@@ -257,7 +273,7 @@ def wheel_distance(
         pa = p[(j[None, :] - j[:, None]) % k]  # [a, x] -> p[x - a]
         pb = p[(j[:, None] + j[None, :]) % k]  # [x, b] -> p[x + b]
         C = (pa * p[None, :]) @ pb - np.outer(q, q)
-        V = N * (np.diag(q) - np.outer(q, q)) + max(N - lag, 0) * (C + C.T)
+        V = N * (np.diag(q) - np.outer(q, q)) + n_overlap * (C + C.T)
         r = obs - e
         # r lies in the column space of V (sum r = 0, V 1 = 0), so any generalised inverse gives
         # the same form; dropping the last class and solving the (k-1) system is one of them.

@@ -1,0 +1,170 @@
+"""Findings in words: one plain sentence for every FAIL or SUSPECT test of a wheel battery.
+
+Each sentence says what was observed (in the field's words: pocket, sector, neighbours, dealer),
+the physical causes a wheel technician would check, and the next step, with the number of spins
+a re-test needs: the sample at which the battery would FAIL the *observed* effect with 90%
+probability (from the report's power of the verdict, which scales as ``n ** -0.5``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+#: Causes a technician checks, per test family (DESIGN §5; rules 4.1-4.2 of the roulette rules).
+CAUSES = {
+    "pocket": "a worn, shallow or loose pocket, a damaged or mis-sized pocket separator (fret), or a pocket liner that deadens the ball",
+    "sector": "loose or worn frets in that sector, a dip or bump in the wheel head, or a wheel that is not level",
+    "harmonic": "a wheel that is tilted or not level, a rotor out of balance, or a worn spindle bearing",
+    "outside": "pocket defects concentrated on those numbers (check the pockets of that group)",
+    "runs": "results that depend on the previous spin (a habitual release, a rotor speed that is never varied) or records out of order",
+    "pairs": "a dealer releasing the ball at a habitual rotor position and speed, a rotor whose speed and direction are not varied (rule 4.1), or repeated or reordered records in the log",
+    "dealer": "a dealer signature: a habitual release (same ball speed, same launch point, same rotor speed)",
+    "symbol": "a section that is larger, looser or more worn than the others, or a pointer or flapper that catches",
+}
+FAMILY = {
+    "pocket_chisquare": "pocket", "max_count": "pocket", "symbol_frequency": "symbol", "sector_scan": "sector",
+    "first_harmonic": "harmonic", "runs_colour": "runs", "runs_parity": "runs", "runs_low_high": "runs",
+    "runs_top_symbol": "runs", "longest_colour_run": "runs", "gap_test": "runs", "serial_pair": "pairs",
+    "serial_correlation": "pairs", "wheel_distance": "pairs", "dealer_signature": "dealer",
+    "out_of_sample_predictor": "dealer",
+}
+
+
+def _pct(x: float) -> str:
+    return f"{x:+.0%}" if abs(x) >= 0.095 else f"{x:+.1%}"
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _lab(labels: Sequence[str], i: int) -> str:
+    try:
+        return str(labels[int(i) % len(labels)]).split(":", 1)[-1] if labels else str(i)
+    except (TypeError, ValueError):
+        return str(i)
+
+
+def _retest(n: int, observed: float | None, mde90: float | None) -> int | None:
+    """Spins at which the battery FAILs the observed effect with 90% probability."""
+    if not observed or not mde90 or not math.isfinite(mde90) or observed <= 0:
+        return None
+    return int(math.ceil(max(n, n * (mde90 / observed) ** 2)))
+
+
+def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> tuple[str, float | None, str]:
+    """(what was observed, relative effect or None, which power alternative it is) for one test dict."""
+    d = test.get("details") or {}
+    name = test["name"]
+    if name in ("max_count", "pocket_chisquare"):
+        if "position" in d:
+            pos, c, e = d["position"], d["count"], d["expected"]
+        else:
+            obs, exp = d.get("observed"), d.get("expected")
+            if not obs:
+                return "the outcome frequencies are uneven", None, ""
+            z = [(o - x) / math.sqrt(x) for o, x in zip(obs, exp)]
+            pos = max(range(len(z)), key=lambda i: abs(z[i]))
+            c, e = obs[pos], exp[pos]
+        rel = c / e - 1
+        return f"{unit} {_lab(labels, pos)} came up {_n(c)} times against {_n(e)} expected ({_pct(rel)})", rel, "single_pocket"
+    if name == "sector_scan" and isinstance(d.get("best_arc"), dict):
+        b = d["best_arc"]
+        pos = b.get("positions") or [b["start"] + i for i in range(int(b["length"]))]
+        nb = "-".join(_lab(labels, p) for p in pos)
+        rel = b.get("relative_excess")
+        return (f"the {int(b['length'])} neighbouring pockets {nb} (in wheel order) came up {_n(b['observed'])} times "
+                f"against {_n(b['expected'])} expected ({_pct(rel)})"), rel, "sector"
+    if name == "first_harmonic":
+        amp, ph = d.get("amplitude"), d.get("phase_pockets")
+        toward = _lab(labels, int(round(ph))) if ph is not None else "?"
+        return (f"results lean smoothly towards pocket {toward} and away from the opposite side of the wheel "
+                f"(amplitude {amp:.1%})") if amp is not None else "results lean towards one side of the wheel", None, ""
+    if name.startswith("outside_") or name == "symbol_frequency":
+        obs, exp = d.get("observed"), d.get("expected")
+        ids = d.get("category_names") or d.get("categories") or None
+        if obs and exp:
+            i = max(range(len(obs)), key=lambda j: abs(obs[j] - exp[j]) / math.sqrt(exp[j]))
+            cat = ids[i] if ids and i < len(ids) else f"category {i + 1}"
+            rel = obs[i] / exp[i] - 1
+            return f"{name.replace('outside_', '').replace('_', '/')} bets: {cat} came up {_n(obs[i])} times against {_n(exp[i])} expected ({_pct(rel)})", None, ""
+    if name.startswith("runs_"):
+        r, er = d.get("runs"), d.get("expected_runs")
+        if r is not None and er:
+            more = "more" if r > er else "fewer"
+            return f"{name[5:].replace('_', '/')} changed {more} often than chance ({_n(r)} runs against {_n(er)} expected)", None, ""
+    if name == "longest_colour_run":
+        return f"the longest run of one colour was {d.get('longest_run')} spins against about {d.get('expected_longest', 0):.1f} expected", None, ""
+    if name == "wheel_distance":
+        obs, exp = d.get("observed"), d.get("expected")
+        if obs and exp:
+            i = max(range(len(obs)), key=lambda j: (obs[j] - exp[j]) / math.sqrt(exp[j]))
+            what = "the same number twice in a row" if i == 0 else f"a result {i} pockets further on the wheel than the previous one"
+            return f"{what} came up {_n(obs[i])} times against {_n(exp[i])} expected ({_pct(obs[i] / exp[i] - 1)})", None, ""
+    if name == "dealer_signature" and isinstance(d.get("best_arc"), dict):
+        b = d["best_arc"]
+        ref = d.get("reference", "reference")
+        L = int(b["length"])
+        span = f"{int(b['start'])}" if L == 1 else f"{int(b['start'])}-{int(b['start']) + L - 1}"
+        return (f"{b.get('label', 'the spins')}: the ball landed {span} pockets past the {ref} {_n(b['observed'])} times against "
+                f"{_n(b['expected'])} expected ({_pct(b.get('relative_excess') or 0)})"), None, ""
+    if name == "out_of_sample_predictor":
+        return f"a predictor fitted on half the spins hit {d.get('hit_rate', 0):.1%} of the other half against {d.get('share', 0):.1%} by chance", None, ""
+    return f"{name.replace('_', ' ')} rejects (p = {test.get('pvalue'):.2g})" if test.get("pvalue") is not None else name, None, ""
+
+
+def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[str], power: dict, unit: str = "pocket") -> str:
+    """The plain sentence of one FAIL or SUSPECT test: observation, causes, next step."""
+    what, rel, alt = observed_effect(test, labels, unit)
+    fam = FAMILY.get(test["name"], "outside" if test["name"].startswith("outside_") else "pairs")
+    causes = CAUSES[fam]
+    mde = (power.get(alt) or {}).get("effect") if alt else None
+    need = _retest(n, rel, mde)
+    if fam in ("pocket", "sector", "harmonic", "symbol", "outside"):
+        check = "inspect the wheel: " + causes
+    elif fam == "dealer":
+        check = "review the dealer's procedure (" + causes + "); vary ball speed, release point and rotor direction"
+    else:
+        check = "check " + causes
+    retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with 90% probability)" if need else (
+        f"re-test with at least {2 * n:,} spins")
+    lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
+    return f"{lead}: {what}. Possible causes to {check}. Next step: {retest}."
+
+
+def table_findings(battery: dict, *, n: int, labels: Sequence[str], power: dict, unit: str = "pocket") -> tuple[list[str], list[str]]:
+    """Key findings and next steps of one table, from its battery dict (``BatteryOutcome.to_dict``).
+
+    Also sets ``plain`` on every FAIL or SUSPECT test dict.
+
+    Returns
+    -------
+    key_findings, next_steps : list of str
+    """
+    keys: list[str] = []
+    steps: list[str] = []
+    for t in battery["tests"]:
+        if not t.get("applicable"):
+            continue
+        word = "FAIL" if t.get("rejected_familywise") else "SUSPECT" if t.get("rejected_at_suspect_level") else None
+        if word is None:
+            continue
+        s = finding_sentence(t, verdict_word=word, n=n, labels=labels, power=power, unit=unit)
+        t["plain"] = s
+        keys.append(s)
+    v = battery["verdict"]
+    if v == "PASS":
+        keys.append("No test rejects: the spins are consistent with a fair wheel at this sample size.")
+        steps.append("Keep auditing: repeat the audit at the interval your rules require.")
+    elif v == "INCONCLUSIVE":
+        keys.extend(f"No verdict: {r}." for r in battery["reasons"])
+        steps.append("Correct the input or collect more spins (see the reasons), then certify again.")
+    elif v == "FAIL":
+        steps.append("Take the wheel out of play until it has been inspected; after repair, re-test with the number of spins stated above.")
+    elif v == "SUSPECT":
+        steps.append("Not a failure: collect the number of spins stated above and re-test before drawing a conclusion.")
+    return keys, steps
+
+
+

@@ -1,0 +1,144 @@
+"""The power statement of a wheel report: the probability that *the battery* returns FAIL.
+
+The levels come from the battery run itself: each applicable count-based test i is judged at
+``alpha * w_i / W`` by the first step of weighted Holm (W the total weight of the applicable
+tests), and the battery FAILs exactly when one of them (or another test) rejects there
+(:mod:`rngcert.stats.verdict_power`). Results are computed at n rounded to two significant digits
+and scaled by ``sqrt(n0 / n)`` (the detectable effect of a fixed-power test scales as
+``n**-0.5``; the error of this step is below 1% for n >= 1,000), and cached per (n0, wheel, levels)
+so that a report of many tables stays fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from rngcert.battery.core import BatteryOutcome
+from rngcert.battery.wheel import WheelData, signature_groups
+from rngcert.stats import verdict_power as vp
+
+#: Sector width of the stated sector alternative (a number and two neighbours each side).
+SECTOR_WIDTH = 5
+METHOD = (
+    "probability that the battery returns FAIL (weighted Holm at alpha), by simulation of its count-based tests "
+    "at their first-step levels alpha*w/W with the Monte Carlo rule of the battery; a lower bound (the order-based "
+    "tests are left out)"
+)
+
+
+def _round2(n: int) -> int:
+    if n < 100:
+        return int(n)
+    e = 10 ** (int(math.log10(n)) - 1)
+    return int(round(n / e) * e)
+
+
+@functools.lru_cache(maxsize=512)
+def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups: int, n_resamples: int) -> float:
+    return vp.min_detectable_verdict_effect(n0, k, alternative, dict(levels), power=power, groups=groups, n_resamples=n_resamples)
+
+
+def _levels(out: BatteryOutcome, alpha: float) -> dict[str, float]:
+    W = sum(out.weights.values())
+    return {t: alpha * w / W for t, w in out.weights.items() if t in vp.COUNT_TESTS + ("dealer_signature",)}
+
+
+def verdict_power_statement(
+    out: BatteryOutcome,
+    data: WheelData,
+    *,
+    alpha: float,
+    power: float = 0.9,
+    n_resamples: int = 9999,
+    required_bias: float | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Power of the verdict for one table, and INCONCLUSIVE reasons when it falls short.
+
+    Parameters
+    ----------
+    out : BatteryOutcome
+        The table's battery run (its applicable tests and weights fix the levels).
+    data : WheelData
+        The table's data (n, the wheel, dealer groups).
+    alpha : float
+        Certification level.
+    power : float
+        Power of the statement (default 0.9).
+    n_resamples : int
+        Monte Carlo resamples of the battery's scan tests.
+    required_bias : float, optional
+        The lab's declared minimum single-pocket bias (``--min-bias``): INCONCLUSIVE when the
+        battery would FAIL a wheel with that bias with less than ``power`` probability.
+
+    Returns
+    -------
+    power : dict
+        ``statement``, ``method``, ``alpha``, ``power``, ``n``, ``single_pocket``, ``sector``,
+        ``dealer_signature`` (each ``{"alternative", "effect"}`` or ``{"applicable": False,
+        "reason"}``), and with ``required_bias`` the spins needed.
+    reasons : list of str
+        INCONCLUSIVE reasons.
+    """
+    n, k = int(data.tally.n), data.m
+    P: dict[str, Any] = {"alpha": alpha, "power": power, "n": n, "method": METHOD}
+    reasons: list[str] = []
+    uniform = bool(np.allclose(data.probs, 1.0 / k))
+    levels = _levels(out, alpha)
+    if not data.space.circular or not uniform or n < 2 * k:
+        why = ("the outcomes are symbols (wheel order unknown)" if not data.space.circular else
+               "the null probabilities are not uniform" if not uniform else f"only {n} spins")
+        for key in ("single_pocket", "sector", "dealer_signature"):
+            P[key] = {"applicable": False, "reason": f"the power of the verdict is not modelled here: {why}"}
+        P["statement"] = f"Power of the verdict not stated: {why}."
+        return P, reasons
+    n0 = _round2(n)
+    scale = math.sqrt(n0 / n)
+    lev = tuple(sorted(levels.items()))
+    count_levels = tuple((t, a) for t, a in lev if t in vp.COUNT_TESTS)
+    sentences = []
+    if count_levels:
+        e1 = _mde(n0, k, "single-pocket", count_levels, power, 1, n_resamples) * scale
+        es = _mde(n0, k, f"sector:{SECTOR_WIDTH}", count_levels, power, 1, n_resamples) * scale
+        P["single_pocket"] = {"alternative": "single-pocket", "effect": e1}
+        P["sector"] = {"alternative": f"sector:{SECTOR_WIDTH}", "effect": es}
+        sentences.append(
+            f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which one pocket comes "
+            f"up {_pct(e1)} more often than fair, or {SECTOR_WIDTH} neighbouring pockets each {_pct(es)} more often."
+        )
+    else:
+        P["single_pocket"] = P["sector"] = {"applicable": False, "reason": "no count-based test was applicable"}
+    if "dealer_signature" in levels:
+        _, _, _, labels, ref = signature_groups(data.outcomes, data.release, data.dealer, data.dealer_labels, data.direction)
+        g = len(labels)
+        ed = _mde(n0, k, "dealer-signature:3", (("dealer_signature", levels["dealer_signature"]),), power, g, n_resamples) * scale
+        P["dealer_signature"] = {"alternative": "dealer-signature:3", "effect": ed, "groups": g, "reference": ref}
+        sentences.append(
+            f"A dealer signature — landing 3 neighbouring pockets from the {ref} {_pct(ed)} more often than fair, for every "
+            f"one of the {g} dealer/direction groups — is caught with the same probability."
+        )
+    else:
+        P["dealer_signature"] = {"applicable": False, "reason": "no dealer ids or release pockets in the log"}
+    sentences.append("(Simulated through the battery's own decision rule; a lower bound.)")
+    if required_bias is not None and "effect" in P["single_pocket"]:
+        e1 = P["single_pocket"]["effect"]
+        need = int(math.ceil(n * (e1 / required_bias) ** 2)) if math.isfinite(e1) else None
+        P["required_min_detectable_bias"] = required_bias
+        P["spins_needed_for_required_bias"] = need
+        if e1 > required_bias:
+            reasons.append(
+                f"{n:,} spins cannot carry a verdict on the declared minimum bias of +{required_bias:.0%} on one pocket: the "
+                f"battery would FAIL such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
+                f"about {need:,} spins are needed" if need else "; no sample size reaches it"
+            )
+    P["statement"] = " ".join(sentences)
+    return P, reasons
+
+
+def _pct(e: float) -> str:
+    if not math.isfinite(e):
+        return "more than +5000%"
+    return f"+{e:.0%}" if e >= 0.1 else f"+{e:.1%}"

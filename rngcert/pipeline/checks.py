@@ -1,0 +1,174 @@
+"""Checks that decide whether the data can carry a verdict at all (DESIGN §4, precedence).
+
+Each returns plain-words reasons; the pipeline passes them to the battery's decision as
+INCONCLUSIVE reasons, which take precedence over FAIL and PASS:
+
+* :func:`unreadable_reasons` — more than ``--max-rejected`` of a file's data rows could not be
+  read; in a multi-file run the file is named and only its tables are affected;
+* :func:`other_wheel_hint` — the labels read better as another packaged wheel's (a wrong
+  ``--equipment``): says which wheel and the option to use;
+* :func:`too_few_reasons` — fewer than :data:`MIN_PER_OUTCOME` spins per outcome;
+* :func:`integrity_findings` — the data-integrity section (repeats at line starts, duplicated
+  blocks, time order), with the pairs the order-dependent tests must leave out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from rngcert.collect.spinlog import SpinLog, TableSpins
+from rngcert.equipment.wheel import VOID_TOKENS, load_wheel, packaged_wheels
+from rngcert.stats import integrity as integ
+
+#: Fewer spins per outcome than this cannot carry a verdict: the frequency tests need an expected
+#: count of 5 per pocket (Cochran's rule), i.e. 185 spins on a single-zero wheel.
+MIN_PER_OUTCOME = 5
+#: A duplicated-block finding covering at least this share of the spins makes the verdict INCONCLUSIVE.
+MAX_COPIED_SHARE = 0.01
+
+#: Order-dependent tests that cannot be restricted to the pairs within lines: they see whole sequences.
+UNMASKABLE = ("runs_colour", "runs_parity", "runs_low_high", "runs_top_symbol", "longest_colour_run", "gap_test", "serial_correlation")
+
+INTEGRITY_RULE = (
+    "Data-integrity findings never FAIL a wheel. Repeats in excess at the line starts of a transcribed list: the pair-based "
+    "tests (serial pairs, wheel distance, dealer signature, predictor) use only the pairs within lines. The tests that see "
+    "whole sequences (runs, longest run, gap, serial correlation) cannot be restricted so; if one of them rejects at the "
+    "SUSPECT level or beyond, the verdict is INCONCLUSIVE, because the wheel and the artefact cannot be told apart. "
+    f"Duplicated blocks covering at least {MAX_COPIED_SHARE:.0%} of the spins make the verdict INCONCLUSIVE. Timestamps out "
+    "of order are reported in the notes."
+)
+
+
+def _norm(tok: str) -> str:
+    return tok.strip().strip('"').strip("'").strip().lower()
+
+
+def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[str, list[str]]]:
+    """Reasons for every table, and per table, from files with too many unreadable rows.
+
+    Returns
+    -------
+    all_tables : list of str
+        Reasons that apply to every table (one file, or a file whose tables are not known).
+    per_table : dict of str to list of str
+        Reasons for the tables named after a bad file (a file without a ``table`` column is one
+        table named after it) in a multi-file run.
+    """
+    all_tables: list[str] = []
+    per_table: dict[str, list[str]] = {}
+    multi = len(log.sources) > 1
+    for s in log.sources:
+        rows = s.accepted + s.void + s.rejected
+        share = s.rejected / rows if rows else 0.0
+        if share <= max_share:
+            continue
+        what = f"{s.rejected:,} of {rows:,} data rows ({share:.0%}) of {Path(s.path).name} could not be read" if multi else (
+            f"{s.rejected:,} of {rows:,} data rows ({share:.0%}) could not be read")
+        reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
+        stem = Path(s.path).stem
+        if multi and stem in log.tables:
+            per_table.setdefault(stem, []).append(reason)
+        else:
+            all_tables.append(reason)
+    return all_tables, per_table
+
+
+def other_wheel_hint(log: SpinLog) -> str | None:
+    """A reason naming the packaged wheel whose labels fit the log better, or None.
+
+    The log's result tokens (accepted labels and the cells of rejected result rows) are read with
+    every packaged wheel's token table; when another wheel reads at least 99% of them and more than
+    the declared wheel does, the labels are another wheel's.
+    """
+    tokens: Counter = Counter()
+    labels = list(log.space.labels)
+    for t in log.tables.values():
+        cnt = np.bincount(t.outcomes, minlength=len(labels)) if t.n else np.zeros(len(labels), int)
+        for i in np.flatnonzero(cnt):
+            tokens[_norm(str(labels[i]).split(":", 1)[-1])] += int(cnt[i])
+    for r in log.rejected:  # the result cells that the declared wheel could not read
+        if r.text and "is not a pocket/section" in r.reason:
+            tokens[_norm(r.text)] += 1
+    total = sum(tokens.values())
+    if total == 0 or not log.rejected:
+        return None
+
+    def readable(w) -> float:
+        pos, sym = w.token_table()
+        ok = 0
+        for tok, c in tokens.items():
+            t = tok[:-2] if tok.endswith(".0") and tok[:-2] in pos else tok
+            if t in pos or t in sym or t in VOID_TOKENS:
+                ok += c
+        return ok / total
+
+    mine = readable(log.wheel)
+    if mine >= 0.95:
+        return None
+    best, best_share = None, mine
+    for wid in packaged_wheels():
+        if wid == log.wheel.id:
+            continue
+        share = readable(load_wheel(wid))
+        if share >= 0.99 and share > best_share:
+            best, best_share = wid, share
+    if best is None:
+        return None
+    return (
+        f"the labels look like the {best} wheel's ({best_share:.1%} of the results read as {best}, {mine:.1%} as "
+        f"{log.wheel.id}): certify with --equipment {best}"
+    )
+
+
+def too_few_reasons(t: TableSpins, m: int) -> list[str]:
+    """INCONCLUSIVE when a table has fewer than :data:`MIN_PER_OUTCOME` spins per outcome."""
+    need = MIN_PER_OUTCOME * m
+    if t.n < need:
+        return [f"only {t.n:,} spins for {m} outcomes: too few to certify (at least {need:,}, {MIN_PER_OUTCOME} per outcome)"]
+    return []
+
+
+def integrity_findings(t: TableSpins, space) -> dict:
+    """The data-integrity section of one table.
+
+    Returns
+    -------
+    dict
+        ``findings``: list of ``{"name", "text", "evidence"}``; ``checks``: what ran; ``rule``;
+        ``pair_mask``: (n-1,) bool of the pairs the pair-based tests may use, or None;
+        ``inconclusive``: reasons that already make the verdict INCONCLUSIVE.
+    """
+    out: dict = {"findings": [], "checks": [], "rule": INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
+    x = t.outcomes
+    probs = np.asarray(space.probs)
+    if t.line_start is not None and t.n > 1 and 0 < int(t.line_start[1:].sum()) < t.n - 1:
+        ev = integ.boundary_repeats(x, t.line_start, space.m, probs)
+        out["checks"].append("repeats at line starts against within lines")
+        if ev["finding"]:
+            out["pair_mask"] = ~ev["boundary_pairs"]
+            out["findings"].append({
+                "name": "repeats_at_line_starts",
+                "text": "Transcription artefact: " + integ.excess_text(ev) + ". A wheel does not know where a line of the "
+                "file begins: the excess comes from how the list was written or scraped. The pair-based tests use only "
+                f"the {int((~ev['boundary_pairs']).sum()):,} pairs within lines.",
+                "evidence": {kk: vv for kk, vv in ev.items() if kk != "boundary_pairs"},
+            })
+    dup = integ.duplicated_blocks(x, space.m)
+    out["checks"].append(f"duplicated blocks of {dup['length']} spins")
+    if dup["repeated_blocks"]:
+        where = ", ".join(f"spins {a + 1}–{a + dup['length']} again at {b + 1}" for a, b in dup["first"])
+        out["findings"].append({
+            "name": "duplicated_blocks",
+            "text": f"{dup['repeated_blocks']:,} block(s) of {dup['length']} consecutive spins occur twice ({where}); "
+            f"{dup['spins_in_copies']:,} spins ({dup['share']:.2%}) are in the copies. A fair wheel repeats such a block "
+            f"with probability below {dup['chance_bound']:.0e}: the record was copied.",
+            "evidence": dup,
+        })
+        if dup["share"] >= MAX_COPIED_SHARE:
+            out["inconclusive"].append(
+                f"data integrity: {dup['share']:.1%} of the spins are in duplicated blocks; the record is not a list of distinct spins"
+            )
+    return out

@@ -1,0 +1,225 @@
+"""Data-integrity checks of a spin record, run before the battery (DESIGN §4).
+
+They ask whether the *record* is a faithful list of distinct spins in order — not whether the
+wheel is fair. A finding here is reported with its evidence and never FAILs a wheel; the
+pipeline then keeps the battery off the data the finding touches, and makes the verdict
+INCONCLUSIVE only when the artefact is large enough to change a conclusion (the rule is stated
+in :mod:`rngcert.pipeline.certify_wheel`).
+
+* :func:`boundary_repeats` — the same number twice in a row, counted where a new line (record)
+  of a transcribed permanence list begins and where it does not. A copying or scraping fault
+  repeats the last number of a line at the start of the next; a wheel cannot know where a
+  transcriber broke the line.
+* :func:`duplicated_blocks` — runs of consecutive spins that appear twice (a block pasted twice).
+* :func:`time_order` — timestamps that go backwards or repeat exactly.
+* :func:`id_order` — spin ids that go backwards.
+
+All functions are pure (arrays in, a dict of evidence out).
+
+Examples
+--------
+>>> import numpy as np
+>>> from rngcert.stats.integrity import boundary_repeats
+>>> x = np.array([1, 2, 3, 3, 4, 5, 5, 6])
+>>> line_start = np.array([True, False, False, True, False, False, True, False])
+>>> boundary_repeats(x, line_start, 37)["boundary"]["repeats"]
+2
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as sps
+
+from rngcert.errors import InputError
+
+__all__ = ["boundary_repeats", "duplicated_blocks", "time_order", "id_order", "FINDING_P"]
+
+#: p-value below which an integrity check reports a finding (stated in every report).
+FINDING_P = 1e-3
+#: Smallest relative excess of repeats at line starts that is reported (10%).
+MIN_EXCESS = 0.10
+
+
+def _binom_upper(k: int, n: int, p: float) -> float:
+    return float(sps.binom.sf(k - 1, n, p)) if n > 0 else 1.0
+
+
+def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
+    """Repeats of the same result at line starts against within lines.
+
+    Parameters
+    ----------
+    outcomes : (n,) array_like of int
+        Outcome ids in spin order.
+    line_start : (n,) array_like of bool
+        True where a spin is the first of its line (record) in the file.
+    k : int
+        Number of outcome ids.
+    probs : (k,) array_like of float, optional
+        Null probabilities (default 1/k); a repeat has probability ``sum(p**2)``.
+
+    Returns
+    -------
+    dict
+        ``boundary`` and ``within``: pairs, repeats, expected repeats, relative excess and the
+        one-sided binomial p-value of the excess; ``difference_pvalue``: Fisher's exact test that
+        repeats are more frequent at line starts than within lines; ``finding``: True when that
+        p-value is below :data:`FINDING_P` and the excess at line starts is at least
+        :data:`MIN_EXCESS`; ``boundary_pairs``: (n-1,) bool, the pairs that straddle a line start.
+
+    Raises
+    ------
+    InputError
+        Arrays of different lengths.
+    """
+    x = np.asarray(outcomes)
+    ls = np.asarray(line_start, dtype=bool)
+    if x.shape != ls.shape:
+        raise InputError("line_start must have one entry per spin")
+    p = np.full(k, 1.0 / k) if probs is None else np.asarray(probs, dtype=float)
+    q = float(np.sum(p**2))
+    rep = x[1:] == x[:-1]
+    at = ls[1:]
+    out = {"repeat_probability": q}
+    for name, sel in (("boundary", at), ("within", ~at)):
+        npairs = int(sel.sum())
+        r = int(np.count_nonzero(rep & sel))
+        e = npairs * q
+        out[name] = {
+            "pairs": npairs,
+            "repeats": r,
+            "expected": e,
+            "relative_excess": (r / e - 1.0) if e > 0 else None,
+            "pvalue_excess": _binom_upper(r, npairs, q),
+        }
+    b, w = out["boundary"], out["within"]
+    table = [[b["repeats"], b["pairs"] - b["repeats"]], [w["repeats"], w["pairs"] - w["repeats"]]]
+    diff_p = float(sps.fisher_exact(table, alternative="greater")[1]) if b["pairs"] and w["pairs"] else 1.0
+    out["difference_pvalue"] = diff_p
+    exc = b["relative_excess"]
+    out["finding"] = bool(b["pairs"] > 0 and w["pairs"] > 0 and diff_p < FINDING_P and exc is not None and exc >= MIN_EXCESS)
+    out["boundary_pairs"] = at
+    return out
+
+
+def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
+    """Blocks of ``length`` consecutive spins that occur more than once.
+
+    Parameters
+    ----------
+    outcomes : (n,) array_like of int
+        Outcome ids in spin order.
+    k : int
+        Number of outcome ids.
+    length : int
+        Block length L. Under i.i.d. uniform spins the chance that any two of the n - L + 1
+        blocks coincide is at most ``n**2 / 2 * k**-L`` (below 1e-18 for n = 10**7, k = 37, L = 20).
+
+    Returns
+    -------
+    dict
+        ``length``; ``repeated_blocks``: blocks that occur again later; ``spins_in_copies``: spins
+        covered by the later copies; ``share``: that count over n; ``first``: up to five
+        ``(first position, copy position)`` pairs (0-based spin indices); ``chance_bound``.
+    """
+    x = np.asarray(outcomes).astype(np.uint64)
+    n = x.size
+    L = int(length)
+    if L < 2:
+        raise InputError(f"block length must be >= 2, got {length!r}")
+    res = {"length": L, "repeated_blocks": 0, "spins_in_copies": 0, "share": 0.0, "first": [],
+           "chance_bound": min(1.0, n * n / 2.0 * float(k) ** (-L)) if n else 0.0}
+    if n < 2 * L:
+        return res
+    # polynomial hash mod 2**64 of every window (numpy integer arithmetic wraps), verified below
+    base = np.uint64(1_000_003)
+    powers = np.ones(L, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i in range(L - 2, -1, -1):  # L multiplications (mod 2**64)
+            powers[i] = powers[i + 1] * base
+    win = np.lib.stride_tricks.sliding_window_view(x + np.uint64(1), L)
+    with np.errstate(over="ignore"):
+        h = np.zeros(win.shape[0], dtype=np.uint64)
+        for j in range(L):  # loop over the L columns, vectorised over the n windows
+            h += win[:, j] * powers[j]
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    same = np.flatnonzero(hs[1:] == hs[:-1])
+    if same.size == 0:
+        return res
+    a, b = order[same], order[same + 1]
+    first, later = np.minimum(a, b), np.maximum(a, b)
+    ok = np.all(win[first] == win[later], axis=1) & (later - first >= L)  # true copies, not overlapping runs
+    first, later = first[ok], later[ok]
+    if later.size == 0:
+        return res
+    covered = np.zeros(n, dtype=bool)
+    for off in range(L):  # mark the spins of the later copies
+        covered[later + off] = True
+    srt = np.argsort(later)
+    res.update(
+        repeated_blocks=int(later.size),
+        spins_in_copies=int(covered.sum()),
+        share=float(covered.sum() / n),
+        first=[(int(f), int(c)) for f, c in zip(first[srt][:5], later[srt][:5])],
+    )
+    return res
+
+
+def time_order(timestamps) -> dict:
+    """Timestamps (in record order) that go backwards or repeat exactly.
+
+    Parameters
+    ----------
+    timestamps : (n,) array_like of int or datetime64
+        In the order the records were written.
+
+    Returns
+    -------
+    dict
+        ``backwards``: steps to an earlier time; ``repeats``: steps to the same time;
+        ``steps``: n - 1; ``first_backwards``: up to five 0-based indices.
+    """
+    t = np.asarray(timestamps)
+    if t.size < 2:
+        return {"steps": 0, "backwards": 0, "repeats": 0, "first_backwards": []}
+    d = t[1:] - t[:-1]
+    zero = np.zeros((), dtype=d.dtype)
+    back = np.flatnonzero(d < zero)
+    return {"steps": int(d.size), "backwards": int(back.size), "repeats": int(np.count_nonzero(d == zero)),
+            "first_backwards": [int(i + 1) for i in back[:5]]}
+
+
+def id_order(spin_ids) -> dict:
+    """Numeric spin ids (in the order used for the tests) that go backwards or repeat.
+
+    Returns
+    -------
+    dict
+        ``steps``, ``backwards``, ``repeats``, ``first_backwards`` as in :func:`time_order`.
+    """
+    s = np.asarray(spin_ids)
+    if s.dtype.kind not in "iu":
+        raise InputError("spin ids must be integers for the order check")
+    return time_order(s)
+
+
+def excess_text(ev: dict) -> str:
+    """One sentence stating a boundary-repeat finding's evidence."""
+    b, w = ev["boundary"], ev["within"]
+    pct = lambda v: "n/a" if v is None else f"{v:+.1%}"  # noqa: E731
+    return (
+        f"the same number twice in a row occurs {b['repeats']:,} times where a new line of the file begins against "
+        f"{b['expected']:,.0f} expected ({pct(b['relative_excess'])}), but {w['repeats']:,} times within lines against "
+        f"{w['expected']:,.0f} ({pct(w['relative_excess'])}); Fisher's exact test that repeats are more frequent at line "
+        f"starts: p = {_p(ev['difference_pvalue'])}"
+    )
+
+
+def _p(p: float) -> str:
+    if p < 1e-300:
+        return "< 1e-300"
+    if p < 1e-4:
+        return f"{p:.1e}"
+    return f"{p:.4f}".rstrip("0").rstrip(".") if p < 1 else "1"
