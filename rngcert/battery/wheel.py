@@ -18,8 +18,11 @@ Needs used here:
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from importlib import resources
 from typing import Sequence
 
 import numpy as np
@@ -370,3 +373,28 @@ def _legacy() -> Battery:
 
 
 WHEEL_0_1 = _legacy()
+
+
+@lru_cache(maxsize=1)
+def calibration() -> dict:
+    """The measured verdict shares of fair wheels (``battery/calibration.json``, written by
+    ``benchmarks/calibrate_verdict.py --write-package``): what a report prints as the share of fair
+    wheels that are SUSPECT or FAIL, instead of a formula that assumes independent tests."""
+    try:
+        return json.loads((resources.files("rngcert.battery") / "calibration.json").read_text(encoding="utf-8"))
+    except (FileNotFoundError, ModuleNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def calibration_line(n: int) -> dict:
+    """The calibration entry nearest to ``n`` spins, with a sentence for the report."""
+    cal = calibration().get("wheel") or {}
+    if not cal:
+        return {"statement": "The share of fair wheels that are SUSPECT has not been measured for this build."}
+    key = min(cal, key=lambda s: abs(math.log(int(s)) - math.log(max(n, 1))))
+    c = dict(cal[key])
+    c["statement"] = (
+        f"Measured on {c['fair_wheels']:,} simulated fair European wheels of {c['spins']:,} spins: {c['suspect_share']:.1%} were "
+        f"SUSPECT and {c['fail_share']:.1%} FAIL (limits: 5% and alpha = {c['alpha']})."
+    )
+    return c

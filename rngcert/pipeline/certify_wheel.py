@@ -20,7 +20,7 @@ from rngcert import __version__
 from rngcert.battery.core import POLICY_TEXT, SUSPECT_LEVEL, BatteryOutcome, decide, worst
 from rngcert.battery.findings import table_findings
 from rngcert.battery.power import verdict_power_statement
-from rngcert.battery.wheel import WHEEL, WheelData
+from rngcert.battery.wheel import WHEEL, WheelData, calibration_line
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
@@ -249,6 +249,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
         out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
     out.power = pw
+    out.calibration = calibration_line(t.n) if space.circular and log.wheel.kind == "roulette" else {}
     sp = pw.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None
     if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
