@@ -38,6 +38,7 @@ import pyarrow.csv as pacsv
 from rngcert.collect.spinlog import RejectedRow
 from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
 from rngcert.errors import InputError, NoDataError
+from rngcert.report.csvsafe import safe_column
 
 __all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe_log", "ShinnRiffles", "read_shinn_riffles"]
 
@@ -501,7 +502,7 @@ def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table
             cols = {"table": pc.take(pa.array([str(table)]), pa.array(np.zeros(mm * nn, dtype=np.int32)))} | cols
         if before is not None:
             cols["stage"] = pc.take(pa.array([st]), pa.array(np.zeros(mm * nn, dtype=np.int32)))
-        blocks.append(pa.table(cols))
+        blocks.append(pa.table({k: safe_column(v) for k, v in cols.items()}))  # no cell runs as a formula
     tbl = pa.concat_tables(blocks)
     with open(path, "wb") as fh:
         fh.write((",".join(tbl.column_names) + "\n").encode())

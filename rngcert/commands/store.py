@@ -124,9 +124,9 @@ def rejects(db, file, limit, as_csv):
         with Store(db, read_only=True) as st:
             rows = st.rejects(file=file, limit=limit)
         if as_csv:
-            import csv
+            from rngcert.report import csvsafe
 
-            w = csv.writer(sys.stdout)
+            w = csvsafe.writer(sys.stdout)  # cells a spreadsheet would run as formulas are neutralised
             w.writerow(["file", "line", "column", "reason", "text"])
             for r in rows:
                 w.writerow([r["file"], r["line"], r["column"], r["reason"], r["text"]])

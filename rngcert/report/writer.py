@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
 import json
 import math
@@ -13,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from rngcert.report import csvsafe
 from rngcert.stats.result import jsonable
 
 
@@ -125,7 +125,7 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "html": out / "report.html", "rejects": out / "rejects.csv"}
     with open(paths["rejects"], "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = csvsafe.writer(fh)  # cells a spreadsheet would run as formulas are neutralised
         w.writerow(["file", "line", "column", "reason", "text"])
         for r in rejected:
             w.writerow([r.file, r.line, r.column, r.reason, r.text])
