@@ -337,7 +337,7 @@ class Store:
 
     def _prepare(self, path: Path, wheel, columns, fmt, table, known) -> "IngestResult | dict":
         """Read, hash and parse one file into the Arrow tables to store (no store writes)."""
-        from rngcert.collect.spinlog import read_spin_rows, sha256_of
+        from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
 
         clock = [time.perf_counter()]
         timing: dict[str, float] = {}
@@ -397,6 +397,13 @@ class Store:
             spin_no = pa.array(ordinal)
             spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
             rule = "position"
+        # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
+        # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
+        lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
+        status, _ = repeat_status(
+            [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
+            outcome_key(rows.pos, rows.sym, rows.void), keep,
+        )
         m = int(keep.sum())
         sel = pa.array(keep)
 
@@ -424,6 +431,7 @@ class Store:
                 "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
                 "void": pa.array(rows.void[keep]),
                 "line": pa.array(rows.line[keep].astype(np.int32)),
+                "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
             }
         )
         rej = rows.rejected
@@ -476,7 +484,7 @@ class Store:
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             con.register("incoming_arrow", incoming)
-            repeated = _repeated_keys(incoming, con)
+            repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
             now = _now()
             if stored_before == 0 and repeated == 0:
                 # fast path: new tables, no repeated id in the file: every row is new
@@ -492,8 +500,7 @@ class Store:
                 con.execute(
                     """CREATE OR REPLACE TEMP TABLE inc AS
                        SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
-                              direction, release, void, line,
-                              row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn
+                              direction, release, void, line, rn
                        FROM incoming_arrow""",
                     [base],
                 ).fetchall()
@@ -814,23 +821,6 @@ class Store:
         cur = self.con.execute(q, [table] if table else [])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
-def _repeated_keys(incoming: pa.Table, con) -> int:
-    """Number of rows whose (table, spin id) repeats an earlier row of the same file.
-
-    Fast exact answer for the usual log (one table, numeric ids strictly increasing); otherwise
-    counted by DuckDB."""
-    m = len(incoming)
-    if m == 0:
-        return 0
-    tab = incoming.column("table_id")
-    labels = incoming.column("spin_label")
-    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, "")).as_py():
-        no = incoming.column("spin_no").to_numpy()
-        if np.all(np.diff(no) > 0):
-            return 0
-    return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
 
 
 def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:
