@@ -262,3 +262,38 @@ def test_reader_zero_padded_pockets(tmp_path):
     (ta,) = read_spin_log(p, am).tables.values()
     apos = {lab: i for i, lab in enumerate(am.labels)}
     assert ta.outcomes.tolist() == [apos["5"], apos["7"], apos["7"], apos["00"], apos["0"]]
+
+
+# ------------------------------------------------------------------------------------ c05
+def test_c05_one_deck_shoes_with_decks_2_is_an_input_error(run, tmp_path):
+    """c05: 300 shoes of 52 cards (each card once) certified as --decks 2: exit 3, naming the shoes
+    and what is missing."""
+    res = run("shuffle", "certify", case("c05-one-deck-shoes.csv"), "--decks", 2, "--game", "blackjack", "--out", tmp_path, "--no-plots")
+    assert res.exit_code == EXIT_INPUT, res.output
+    msg = res.output.strip().splitlines()[-1]
+    assert msg.startswith("rngcert: error:") and "shoe 1" in msg and "104" in msg and "52 cards" in msg and "missing" in msg
+    assert not any(tmp_path.iterdir())  # no report on data that do not fit the declared decks
+    # the same log with its real deck count is certified
+    res = run("shuffle", "certify", case("c05-one-deck-shoes.csv"), "--decks", 1, "--game", "blackjack", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1)
+    assert res.exit_code in (0, 10, 11, 12), res.output
+
+
+def test_c05_kind_deck_count_checked_both_ways(tmp_path):
+    """Dealt prefixes that never repeat a card (impossible for the declared decks) and shoes that hold
+    a card more often than the declared decks can are input errors; realistic prefixes are not."""
+    from rngcert.collect.shoelog import read_shoe_log, write_shoe_log
+    from rngcert.equipment.cards import new_shoe
+    from rngcert.errors import InputError
+
+    rng = np.random.default_rng(5)
+    one = np.stack([rng.permutation(new_shoe(1)) for _ in range(40)])
+    two = np.stack([rng.permutation(new_shoe(2)) for _ in range(40)])
+    f = tmp_path / "p.csv"
+    write_shoe_log(f, one[:, :40], serial=False)  # 40-card prefixes of one-deck shoes
+    with pytest.raises(InputError, match="no shoe holds any card more than 1 time.*--decks 2"):
+        read_shoe_log(f, decks=2)
+    write_shoe_log(f, two, serial=False)  # complete two-deck shoes declared as one deck
+    with pytest.raises(InputError, match="40 of 40 shoes hold some card more often than --decks 1"):
+        read_shoe_log(f, decks=1)
+    write_shoe_log(f, two[:, :70], serial=False)  # a realistic cut-card prefix of the declared decks
+    assert read_shoe_log(f, decks=2).n_shoes == 40
