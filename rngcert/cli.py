@@ -10,7 +10,8 @@ code  meaning
 11    INCONCLUSIVE: sample too small for the declared bias, or a test could not run
 12    FAIL: some test rejects after Holm's correction at alpha
 13    ALARM: ``rngcert watch`` saw the evidence cross its threshold
-3     input error: unreadable or empty log, nothing readable, bad option value
+3     input or storage error: unreadable or empty log, nothing readable, bad option value;
+      a store or report folder that cannot be read or written (corrupt, read-only, disk full)
 4     equipment error: unknown or invalid wheel/procedure definition
 1     unexpected internal error (a bug: please report it with the command line)
 2     usage error (click: unknown option, missing argument)
@@ -37,7 +38,7 @@ EXIT_EQUIPMENT = 4
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL · 13 ALARM (watch) ·
-3 input error · 4 equipment error · 2 usage error · 1 internal error."""
+3 input or storage error · 4 equipment error · 2 usage error · 1 internal error."""
 
 DEFAULT_LOG = "default-european-spins.csv"
 DEFAULT_LOG_COMMAND = (
@@ -94,11 +95,16 @@ class _Group(click.Group):
             _fail(EXIT_EQUIPMENT, str(exc))
         except (InputError, RngcertError) as exc:
             _fail(EXIT_INPUT, str(exc))
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:  # a file the command reads or writes (input or storage error)
+            where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+            _fail(EXIT_INPUT, f"{where}{exc.strerror or exc}")
+        except UnicodeDecodeError as exc:
             _fail(EXIT_INPUT, str(exc))
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: one line for the user, the traceback on request
+            if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):  # a store fault not caught by rngcert.store
+                _fail(EXIT_INPUT, f"storage error: {exc}")
             if os.environ.get("RNGCERT_DEBUG"):
                 raise
             _fail(1, f"internal error ({type(exc).__name__}: {exc}); please report it with the command line (RNGCERT_DEBUG=1 shows the traceback)")

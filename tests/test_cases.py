@@ -297,3 +297,182 @@ def test_c05_kind_deck_count_checked_both_ways(tmp_path):
         read_shoe_log(f, decks=1)
     write_shoe_log(f, two[:, :70], serial=False)  # a realistic cut-card prefix of the declared decks
     assert read_shoe_log(f, decks=2).n_shoes == 40
+
+
+# ------------------------------------------------------------------------------------ c11
+def test_c11_many_pockets_is_an_equipment_error_within_a_second(run, tmp_path, monkeypatch):
+    """c11: a 40,000-pocket wheel file is refused at once (size limits before per-pocket work)."""
+    import runpy
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(case("c11-many-pockets.py")))
+    t0 = time.perf_counter()
+    res = run("equipment", tmp_path / "c11-many-pockets.toml")
+    assert res.exit_code == EXIT_EQUIPMENT and "40,000" in res.output
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_c11_kind_validation_is_linear_and_deep_toml_is_an_equipment_error(run, tmp_path):
+    import time
+
+    k = 30000  # just under the limit: every check must be linear
+    big = tmp_path / "big.toml"
+    big.write_text(
+        'id="big"\nkind="roulette"\nwheel_order=[' + ",".join(f'"{i}"' for i in range(k)) + "]\n"
+        "red=[" + ",".join(f'"{i}"' for i in range(1, k, 2)) + ']\ngreen=["0"]\n'
+    )
+    t0 = time.perf_counter()
+    assert load_wheel(big).k == k
+    assert time.perf_counter() - t0 < 2.0
+    mw = tmp_path / "mw.toml"
+    mw.write_text('id="mw"\nkind="money-wheel"\nsections=[' + ",".join(f'"S{i % 5000}"' for i in range(k)) + "]\n")
+    t0 = time.perf_counter()
+    assert load_wheel(mw).k == k and time.perf_counter() - t0 < 2.0
+    for n, text in (
+        ("arrays", 'id="x"\nkind="roulette"\nwheel_order=' + "[" * 100000 + "]" * 100000 + "\n"),
+        ("tables", 'id="x"\nkind="roulette"\nname=' + "{a=" * 5000 + "1" + "}" * 5000 + "\n"),
+    ):
+        f = tmp_path / f"deep-{n}.toml"
+        f.write_text(text)
+        for args in (("equipment", f), ("certify", "--equipment", f), ("house-edge", "roulette", "--paytable", f), ("shuffle", "certify", f)):
+            res = run(*args)
+            assert res.exit_code == EXIT_EQUIPMENT and "nested too deeply" in res.output, (args, res.output)
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"#" * (9 << 20))
+    res = run("equipment", huge)
+    assert res.exit_code == EXIT_EQUIPMENT and "MiB" in res.output
+
+
+# ------------------------------------------------------------------- storage faults (item 5)
+def _corrupt_store_found_by_a_query(tmp_path):
+    """A store whose header and schema read fine but whose data are corrupt (searched for: DuckDB
+    decides where its blocks go)."""
+    import os
+    import shutil
+
+    from rngcert.errors import StorageError
+    from rngcert.store import Store
+
+    good = tmp_path / "good.duckdb"
+    log = tmp_path / "T9.csv"
+    rng = np.random.default_rng(1)
+    log.write_text("spin_id,result\n" + "".join(f"{i},{r}\n" for i, r in enumerate(rng.integers(0, 37, 20000), 1)))
+    with Store(good) as st:
+        st.ingest([log])
+    size = os.path.getsize(good)
+    for off in range(4096 * 3, size, 4096 * 8):
+        bad = tmp_path / "bad.duckdb"
+        shutil.copy(good, bad)
+        with open(bad, "r+b") as fh:
+            fh.seek(off)
+            fh.write(b"\xaa" * 4096)
+        try:
+            st = Store(bad, read_only=True)
+        except StorageError:
+            continue
+        try:
+            st.tables()
+            st.spins("T9")
+        except StorageError:
+            return bad
+        finally:
+            st.close()
+    return None
+
+
+def test_storage_corrupt_store_found_during_a_query_exits_3_naming_the_path(run, tmp_path):
+    bad = _corrupt_store_found_by_a_query(tmp_path)
+    if bad is None:
+        pytest.skip("no block of this DuckDB version's store is read only by a query")
+    for args in (("audit", "--table", "T9", "--db", bad, "--no-plots", "--resamples", 99, "--out", tmp_path / "r"), ("audit", "--all", "--db", bad, "--no-plots", "--resamples", 99, "--out", tmp_path / "r")):
+        res = run(*args)
+        assert res.exit_code == EXIT_INPUT, res.output
+        assert str(bad) in res.output and "corrupt" in res.output and "internal error" not in res.output
+
+
+def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, monkeypatch):
+    import errno
+
+    import duckdb
+
+    import rngcert.store as store_mod
+
+    log = tmp_path / "T1.csv"
+    log.write_text("spin_id,result\n1,5\n2,6\n")
+    db = tmp_path / "s.duckdb"
+
+    def full(*a):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store_mod, "_before_commit", full)
+    res = run("ingest", log, "--db", db)
+    assert res.exit_code == EXIT_INPUT and str(db) in res.output and "no space left" in res.output, res.output
+    monkeypatch.undo()
+    with store_mod.Store(db, read_only=True) as st:
+        assert st.count_spins() == 0  # the failed ingest left the store as it was
+    # a store on a read-only file system: opening for writing fails, named
+    real = duckdb.connect
+
+    def ro(path, read_only=False, **k):
+        if not read_only:
+            raise duckdb.IOException(f'IO Error: Cannot open file "{path}": Read-only file system')
+        return real(path, read_only=read_only, **k)
+
+    monkeypatch.setattr(duckdb, "connect", ro)
+    res = run("ingest", log, "--db", db)
+    assert res.exit_code == EXIT_INPUT and str(db) in res.output and "Read-only" in res.output
+    monkeypatch.undo()
+
+    def ro_dir(self, *a, **k):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", ro_dir)
+    res = run("ingest", log, "--db", tmp_path / "new" / "s.duckdb")
+    assert res.exit_code == EXIT_INPUT and "s.duckdb" in res.output and "read-only" in res.output
+    res = run("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
+    assert res.exit_code == EXIT_INPUT and "reports" in res.output and "cannot be written" in res.output
+    monkeypatch.undo()
+    # a report folder on a full disk
+    def full_write(self, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full_write)
+    res = run("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
+    assert res.exit_code == EXIT_INPUT and "report.json" in res.output and "No space left" in res.output
+
+
+# ------------------------------------------------------------------- pipes and FIFOs (item 5)
+def test_ingest_reads_a_pipe_and_certify_never_blocks_on_a_fifo(run, tmp_path, monkeypatch):
+    import os
+    import threading
+    import time
+
+    from rngcert.collect import csvstream
+
+    db = tmp_path / "s.duckdb"
+    r, w = os.pipe()
+    body = b"spin_id,result\n" + b"".join(b"%d,%d\n" % (i, i % 37) for i in range(1, 501))
+    threading.Thread(target=lambda: (os.write(w, body), os.close(w)), daemon=True).start()
+    res = run("ingest", f"/dev/fd/{r}", "--db", db, "--table", "PIPE")
+    os.close(r)
+    assert res.exit_code == 0, res.output
+    assert "500 new spins" in res.output
+    # a missing log: a clear error, and no empty store is created
+    res = run("ingest", tmp_path / "nope.csv", "--db", tmp_path / "other.duckdb")
+    assert res.exit_code == EXIT_INPUT and "no such file" in res.output and not (tmp_path / "other.duckdb").exists()
+    # a FIFO that no process writes to: certify returns at once with a clear error
+    fifo = tmp_path / "spins.fifo"
+    os.mkfifo(fifo)
+    t0 = time.perf_counter()
+    res = run("certify", fifo, "--out", tmp_path / "r", "--no-plots")
+    assert res.exit_code == EXIT_INPUT and "FIFO" in res.output and time.perf_counter() - t0 < 5
+    # a writer that stays silent is given up after the idle time
+    monkeypatch.setattr(csvstream, "STREAM_IDLE_SECONDS", 0.5)
+    r, w = os.pipe()
+    res = run("certify", f"/dev/fd/{r}", "--out", tmp_path / "r", "--no-plots")
+    os.close(w)
+    os.close(r)
+    assert res.exit_code == EXIT_INPUT and "no data for 0.5 s" in res.output
+    res = run("certify", tmp_path, "--out", tmp_path / "r")
+    assert res.exit_code in (2, EXIT_INPUT)  # a folder: click or rngcert refuses it by name

@@ -92,6 +92,10 @@ def ingest(logs, db, equipment, columns, fmt, table):
     unreadable = []
 
     def go_checked():
+        from rngcert.collect.csvstream import is_stream
+
+        for p in logs:  # before the store is opened (or created): a missing log leaves no empty store
+            is_stream(p)
         bad = go()
         if bad:
             from rngcert.cli import EXIT_INPUT
