@@ -21,3 +21,8 @@ class EquipmentError(InputError):
 
 class NoDataError(InputError):
     """An input in which no row at all could be read."""
+
+
+class StorageError(InputError):
+    """The store or an output folder cannot be read or written (corrupt, read-only, disk full):
+    exit code 3, like an input error, with the path named."""

@@ -97,15 +97,17 @@ def test_bad_revolutions_and_void_values_are_rejected(tmp_path):
 
 
 def test_sorted_by_timestamp_and_duplicates_reported(tmp_path):
+    """Spin 2 has two different results (a conflict, c07): neither is used, both rows rejected."""
     text = (
         "spin_id,timestamp,result\n"
         "3,2024-12-01T10:02:00Z,3\n1,2024-12-01T10:00:00Z,1\n2,2024-12-01T10:01:00Z,2\n2,2024-12-01T10:01:30Z,4\n"
     )
     log = read_spin_log(write(tmp_path, "g.csv", text), EU)
     t = only(log)
-    assert t.outcomes.tolist() == [pos(1), pos(2), pos(4), pos(3)]
+    assert t.outcomes.tolist() == [pos(1), pos(3)]
     assert any("sorted by timestamp" in n for n in t.notes)
-    assert any("duplicated spin_id" in n for n in t.notes)
+    assert any("conflicting results (2)" in n for n in t.notes)
+    assert [r.line for r in log.rejected] == [4, 5] and all("conflict" in r.reason for r in log.rejected)
 
 
 def test_bad_timestamp_rejected(tmp_path):
@@ -184,12 +186,12 @@ def test_crazy_time_quoted_labels(tmp_path):
         ("\n\n  \n", "empty"),
         ("spin_id,result\n", "no readable spin"),
         ("result\nfoo\nbar\n", "no readable spin"),
-        (b"\x00\x01\x02garbage\xff\xfe", "no readable spin|not a readable"),
+        (b"\x00\x01\x02garbage\xff\xfe", "no readable spin|not a readable|binary data|no 'result' column"),
     ],
 )
 def test_nothing_readable_is_a_clear_error(tmp_path, content, match):
     p = write(tmp_path, "bad.csv", content)
-    with pytest.raises(NoDataError if match != "no readable spin|not a readable" else InputError, match=match):
+    with pytest.raises(NoDataError if "|" not in match else InputError, match=match):
         read_spin_log(p, EU)
 
 

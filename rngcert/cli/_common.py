@@ -18,7 +18,7 @@ EXIT_EQUIPMENT = 4
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL · 13 ALARM (watch) ·
-3 input error · 4 equipment error · 2 usage error · 1 internal error."""
+3 input or storage error · 4 equipment error · 2 usage error · 1 internal error."""
 
 DEFAULT_LOG = "default-european-spins.csv"
 #: The wheel of the bundled default log.
@@ -77,11 +77,19 @@ class Group(click.Group):
             fail(EXIT_EQUIPMENT, str(exc))
         except (InputError, RngcertError) as exc:
             fail(EXIT_INPUT, str(exc))
-        except (OSError, UnicodeDecodeError) as exc:
+        except BrokenPipeError:  # the reader of our output went away (rngcert ... | head): not an error
+            sys.stderr.close()
+            sys.exit(0)
+        except OSError as exc:  # a file the command reads or writes (input or storage error)
+            where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+            fail(EXIT_INPUT, f"{where}{exc.strerror or exc}")
+        except UnicodeDecodeError as exc:
             fail(EXIT_INPUT, str(exc))
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: one line for the user, the traceback on request
+            if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):  # a store fault not caught by the store layer
+                fail(EXIT_INPUT, f"storage error: {exc}")
             if os.environ.get("RNGCERT_DEBUG"):
                 raise
             fail(1, f"internal error ({type(exc).__name__}: {exc}); please report it with the command line (RNGCERT_DEBUG=1 shows the traceback)")

@@ -91,6 +91,10 @@ def ingest(logs, db, equipment, columns, fmt, table):
     unreadable = []
 
     def go_checked():
+        from rngcert.collect.csvstream import is_stream
+
+        for p in logs:  # before the store is opened (or created): a missing log leaves no empty store
+            is_stream(p)
         bad = go()
         if bad:
 
@@ -122,9 +126,9 @@ def rejects(db, file, limit, as_csv):
         with Store(db, read_only=True) as st:
             rows = st.rejects(file=file, limit=limit)
         if as_csv:
-            import csv
+            from rngcert.collect import csvsafe
 
-            w = csv.writer(sys.stdout)
+            w = csvsafe.writer(sys.stdout)  # cells a spreadsheet would run as formulas are neutralised
             w.writerow(["file", "line", "column", "reason", "text"])
             for r in rows:
                 w.writerow([r["file"], r["line"], r["column"], r["reason"], r["text"]])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv as _csv
 import hashlib
 import io
+import os
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
@@ -47,6 +48,7 @@ class LineScan:
     first_line: bytes  # first non-blank line (BOM removed), for the header
     first_line_no: int
     bom: bool
+    bare_cr: int = 0  # carriage returns not followed by LF (pyarrow would end a record there)
 
 
 def scan_lines(fh: BinaryIO) -> LineScan:
@@ -60,11 +62,19 @@ def scan_lines(fh: BinaryIO) -> LineScan:
     first_line_no = 0
     bom = False
     line_no = 1  # 1-based number of the line that starts at the beginning of prev_tail
+    bare_cr = 0
+    last_byte = b""
     while True:
         chunk = fh.read(_CHUNK)
         if not chunk:
             break
         h.update(chunk)
+        if last_byte == b"\r" and not chunk.startswith(b"\n"):
+            bare_cr += 1
+        last_byte = chunk[-1:]
+        cr = chunk.count(b"\r")
+        if cr:
+            bare_cr += cr - chunk.count(b"\r\n") - (1 if chunk.endswith(b"\r") else 0)
         if size == 0 and chunk.startswith(b"\xef\xbb\xbf"):
             bom = True
             size += 3
@@ -77,22 +87,22 @@ def scan_lines(fh: BinaryIO) -> LineScan:
             continue
         # the line continuing from the previous chunk ends at nl[0]
         first_len = len(prev_tail) + int(nl[0])
-        if first_len <= _SHORT and not (prev_tail + chunk[: nl[0]]).strip(b"\r"):
+        if first_len <= _SHORT and (prev_tail + chunk[: nl[0]]) in (b"", b"\r"):
             blanks.append(line_no)
-        elif first_line is None and (prev_tail + chunk[: nl[0]]).strip(b"\xef\xbb\xbf \t\r\n"):
+        elif first_line is None:
             first_line, first_line_no = (prev_tail + chunk[: nl[0]]), line_no
         starts = nl[:-1] + 1
         ends = nl[1:]
         short = np.flatnonzero(ends - starts <= _SHORT)
         base = line_no + 1
         for i in short.tolist():
-            if not chunk[starts[i] : ends[i]].strip(b"\r"):
+            if chunk[starts[i] : ends[i]] in (b"", b"\r"):
                 blanks.append(base + i)
         if first_line is None and starts.size:
             # first non-blank line among the complete lines of this chunk
             for i in range(min(starts.size, 1000)):
                 seg = chunk[starts[i] : ends[i]]
-                if seg.strip():
+                if seg not in (b"", b"\r"):  # the header is the first line pyarrow does not skip
                     first_line, first_line_no = seg, base + i
                     break
         n_nl += nl.size
@@ -101,13 +111,13 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         if len(prev_tail) > _SHORT + 1:
             prev_tail = prev_tail[: _SHORT + 1] if first_line is not None else prev_tail
     n_lines = n_nl + (1 if prev_tail else 0)
-    if prev_tail and len(prev_tail) <= _SHORT and not prev_tail.strip(b"\r"):
-        blanks.append(line_no)
-    if first_line is None and prev_tail.strip(b"\xef\xbb\xbf \t\r\n"):
+    if prev_tail == b"\r":
+        blanks.append(line_no)  # a last line of just a CR (pyarrow ends a line at a CR at the end of the file)
+    if first_line is None and prev_tail not in (b"", b"\r"):
         first_line, first_line_no = prev_tail, line_no
     if first_line is not None and first_line.startswith(b"\xef\xbb\xbf"):
         first_line = first_line[3:]
-    return LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom)
+    return LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom, bare_cr)
 
 
 def _map_lines(targets: np.ndarray, skipped: np.ndarray) -> np.ndarray:
@@ -120,15 +130,21 @@ def _map_lines(targets: np.ndarray, skipped: np.ndarray) -> np.ndarray:
 
 def header_fields(scan: LineScan, name: str = "<log>", encoding: str = "utf-8") -> tuple[list[str], str]:
     """Column names and delimiter (comma, tab or semicolon, whichever the header uses most)."""
+    fields, delim = _raw_header(scan, name, encoding)
+    return [f.strip().strip('"').strip() for f in fields], delim
+
+
+def _raw_header(scan: LineScan, name: str, encoding: str) -> tuple[list[str], str]:
+    """The header's fields as written (spaces kept) and the delimiter."""
     line = scan.first_line.decode(encoding, "replace").rstrip("\r\n")
     if "\r" in line:
-        raise InputError(f"{name}: line 1: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
+        raise InputError(f"{name}: line {scan.first_line_no}: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
     delim = max(("\t", ";", ","), key=line.count) if any(d in line for d in "\t;,") else ","
     try:
         fields = next(iter(_csv.reader([line], delimiter=delim)), [])
     except _csv.Error as exc:
         raise InputError(f"{name}: line {scan.first_line_no}: not a CSV header: {exc}") from None
-    return [f.strip().strip('"').strip() for f in fields], delim
+    return fields, delim
 
 
 def detect_encoding(scan: LineScan, head: bytes) -> str:
@@ -143,18 +159,133 @@ def detect_encoding(scan: LineScan, head: bytes) -> str:
     return "utf-8"
 
 
+# ---------------------------------------------------------------------------- what a file is
+_MAGIC = (
+    (b"\x1f\x8b", "gzip-compressed", "decompress it first (gunzip -k FILE) and certify the .csv inside"),
+    (b"PK\x03\x04", "a ZIP archive (an .xlsx workbook is one)", "extract the log (unzip), or export the sheet as CSV"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first (unxz -k FILE)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first (unzstd FILE)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document (.xls)", "export the sheet as CSV"),
+    (b"%PDF-", "a PDF document", "export the data as CSV"),
+    (b"SQLite format 3\x00", "an SQLite database", "export the table as CSV"),
+)
+_TEXT_CONTROLS = frozenset(b"\t\n\r\x0c\x1a")  # tab, LF, CR, form feed, DOS end-of-file
+
+
+def sniff_content(head: bytes, name: str) -> None:
+    """Refuse, with what the file is, bytes that are not a text log: compressed or archived data,
+    UTF-16 without a byte-order mark, or binary data. ``head`` is the start of the file.
+
+    Raises
+    ------
+    InputError
+        Naming the kind of content and what to do.
+    """
+    for magic, what, todo in _MAGIC:
+        if head.startswith(magic) and (magic != b"\x1f\x8b" or len(head) > 2):
+            raise InputError(f"{name}: the file is {what}, not a text log: {todo}")
+    if head.startswith(b"BZh") and head[3:4].isdigit() and head[4:10] == b"1AY&SY":
+        raise InputError(f"{name}: the file is bzip2-compressed, not a text log: decompress it first (bunzip2 -k FILE)")
+    sample = head[:8192]
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return  # UTF-16 with its BOM: the readers name it
+    even = sample[0::2]
+    odd = sample[1::2]
+    if len(sample) >= 4:
+        z_even, z_odd = even.count(0) / max(len(even), 1), odd.count(0) / max(len(odd), 1)
+        if max(z_even, z_odd) > 0.3 and min(z_even, z_odd) < 0.05:
+            order = "LE" if z_odd > z_even else "BE"
+            raise InputError(
+                f"{name}: the file looks like UTF-16-{order} text without a byte-order mark (every other byte is 0); "
+                "save it as UTF-8 (or ASCII) CSV and certify that"
+            )
+    body = sample.rstrip(b"\x00")  # NUL padding at the end of a log cut short is not the content
+    if body:
+        ctrl = sum(1 for c in body if c < 32 and c not in _TEXT_CONTROLS) + body.count(0x7F)
+        if ctrl >= 8 and ctrl / len(body) > 0.05:  # (a few stray control bytes in a short text are not binary)
+            raise InputError(
+                f"{name}: binary data, not a text log ({ctrl / len(body):.0%} of the first {len(body)} bytes are control bytes); "
+                "if it is compressed or a spreadsheet, decompress it or export it as CSV first"
+            )
+
+
+# ---------------------------------------------------------------------------- parsing
+class LinesMerged(Exception):
+    """pyarrow's records and the file's lines disagree (a quoted field ran past its line, or a
+    block boundary fell inside one huge line): the file is parsed again line by line."""
+
+
+class _CRFilter:
+    """A binary stream that shows pyarrow a bare CR (one not followed by LF) as the visible
+    character U+240D (or a space in a non-UTF-8 file): pyarrow would end a record at it, and one
+    physical line must stay one record so that line numbers stay right."""
+
+    def __init__(self, fh: BinaryIO, utf8: bool):
+        self._fh = fh
+        self._carry = b""
+        self._mark = "\u240d".encode() if utf8 else b" "
+        self.closed = False
+
+    def read(self, n: int = -1) -> bytes:
+        chunk = self._fh.read(n if n and n > 0 else -1)
+        if not chunk:  # end of file: a CR left over ends the last line (as pyarrow reads it)
+            data, self._carry = self._carry, b""
+            return data
+        data = self._carry + chunk
+        self._carry = b""
+        if data.endswith(b"\r"):
+            self._carry, data = b"\r", data[:-1]  # a CR at the end: is an LF next?
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", self._mark)
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _arrow_names(scan: LineScan, delim: str, encoding: str, fallback: list[str]) -> list[str]:
+    """The column names exactly as pyarrow reads them from the header (spaces, quotes), so that
+    every column can be typed as text whatever pyarrow would infer."""
+    try:
+        t = pacsv.read_csv(
+            io.BytesIO(scan.first_line.rstrip(b"\r\n") + b"\n"),
+            read_options=pacsv.ReadOptions(use_threads=False, encoding=encoding),
+            parse_options=pacsv.ParseOptions(delimiter=delim, newlines_in_values=False),
+        )
+        return t.column_names
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        return fallback
+
+
+def _check_header(header: list[str], name: str) -> None:
+    if not header:
+        raise NoDataError(f"{name}: the file is empty")
+    if len(set(h.lower() for h in header)) != len(header):
+        raise InputError(f"{name}: the header names a column twice: {header}")
+
+
 def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int = 16 << 20, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
     """Yield ``(columns, lines, rejected)`` per record batch.
 
     ``columns`` maps each header name to a pyarrow string array; ``lines`` are the physical line
     numbers of the batch's rows; ``rejected`` lists ``(line, text, reason)`` of malformed rows
     found so far that were not yet reported.
+
+    Every column is read as text, whatever its values look like (no type inference). Raises
+    :class:`LinesMerged` (after the last batch, or at the block that fails) when pyarrow's
+    records do not match the file's lines one to one; :func:`read_csv_parts` then parses the
+    file again with :func:`iter_csv_lines`.
     """
-    header, delim = header_fields(scan, name, encoding)
-    if not header:
-        raise NoDataError(f"{name}: the file is empty")
-    if len(set(h.lower() for h in header)) != len(header):
-        raise InputError(f"{name}: the header names a column twice: {header}")
+    raw, delim = _raw_header(scan, name, encoding)
+    header = [f.strip().strip('"').strip() for f in raw]
+    _check_header(header, name)
+    names = _arrow_names(scan, delim, encoding, raw)
     invalid: list[tuple[int, str, str]] = []
 
     def handler(row):
@@ -163,17 +294,18 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
 
     if scan.bom:
         fh.read(3)
+    src = _CRFilter(fh, encoding == "utf-8") if scan.bare_cr else fh
     try:
         reader = pacsv.open_csv(
-            fh,
+            src,
             read_options=pacsv.ReadOptions(use_threads=False, block_size=block_size, encoding=encoding),
             parse_options=pacsv.ParseOptions(delimiter=delim, invalid_row_handler=handler, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
-                column_types={h: pa.string() for h in header}, strings_can_be_null=False, quoted_strings_can_be_null=False
+                column_types={h: pa.string() for h in names}, strings_can_be_null=False, quoted_strings_can_be_null=False
             ),
         )
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-        raise InputError(f"{name}: not a readable CSV file: {exc}") from None
+        raise LinesMerged(f"{exc}") from None
     blank = scan.blank_lines
     # record number r (non-blank lines, header = 1) → physical line
     rec_to_line = lambda r: _map_lines(np.asarray(r, dtype=np.int64), blank)  # noqa: E731
@@ -186,14 +318,15 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         except StopIteration:
             break
         except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-            raise InputError(f"{name}: not a readable CSV file: {exc}") from None
+            raise LinesMerged(f"{exc}") from None
         if len(invalid) > reported:
             bad_lines = rec_to_line([r for r, _, _ in invalid if r is not None])
             skipped_lines = np.unique(np.concatenate([blank, bad_lines]))
         new = []
         for r, text, reason in invalid[reported:]:
-            line = int(rec_to_line([r])[0]) if r is not None else -1
-            new.append((line, text, reason))
+            if r is None or "\n" in text:
+                raise LinesMerged("a malformed record spans lines")
+            new.append((int(rec_to_line([r])[0]), text, reason))
         reported = len(invalid)
         n = batch.num_rows
         # targets: lines these rows would have with nothing skipped after the header
@@ -201,10 +334,162 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         lines = _map_lines(targets, skipped_lines[skipped_lines > scan.first_line_no])
         done += n
         cols = {h: batch.column(i) for i, h in enumerate(batch.schema.names)}
+        if any(not pa.types.is_string(c.type) for c in cols.values()):
+            cols = {h: c.cast(pa.string()) for h, c in cols.items()}  # (never expected: every column is typed as text)
         yield cols, lines, new
+    for r, text, _ in invalid[reported:]:
+        if r is None or "\n" in text:
+            raise LinesMerged("a malformed record spans lines")
+    # every non-blank line after the header is one record, or the parse merged lines
+    records = scan.n_lines - int(np.count_nonzero(blank > scan.first_line_no)) - scan.first_line_no
+    if done + len(invalid) != records:
+        raise LinesMerged(f"{done + len(invalid)} records in {records} lines")  # a quoted field ran over lines
     if len(invalid) > reported:
-        new = [(int(rec_to_line([r])[0]) if r is not None else -1, t, why) for r, t, why in invalid[reported:]]
-        yield {h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, dtype=np.int64), new
+        new = [(int(rec_to_line([r])[0]), t, why) for r, t, why in invalid[reported:]]
+        yield {h: pa.array([], type=pa.string()) for h in names}, np.zeros(0, dtype=np.int64), new
+
+
+def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int = 100_000, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
+    """Like :func:`iter_csv_batches`, parsing each physical line on its own (Python's csv
+    module, strict quoting). Slower; used when pyarrow's records do not match the lines: a line
+    whose quotes do not close, or whose bytes are not text in ``encoding``, or whose field count
+    is wrong, is rejected with its line and reason, and no other line is affected."""
+    raw, delim = _raw_header(scan, name, encoding)
+    header = [f.strip().strip('"').strip() for f in raw]
+    _check_header(header, name)
+    k = len(raw)
+    blank = set(scan.blank_lines.tolist())
+    cols: list[list[str]] = [[] for _ in range(k)]
+    lines: list[int] = []
+    rejected: list[tuple[int, str, str]] = []
+
+    def flush():
+        out = ({h: pa.array(c, type=pa.string()) for h, c in zip(raw, cols)}, np.asarray(lines, dtype=np.int64), list(rejected))
+        for c in cols:
+            c.clear()
+        lines.clear()
+        rejected.clear()
+        return out
+
+    if scan.bom:
+        fh.read(3)
+    mark = "\u240d" if encoding == "utf-8" else " "  # as _CRFilter shows a bare CR
+    for no, b in enumerate(fh, start=1):
+        if no <= scan.first_line_no or no in blank:
+            continue
+        b = b[:-1] if b.endswith(b"\n") else b
+        b = b[:-1] if b.endswith(b"\r") else b
+        try:
+            text = b.decode(encoding)
+        except UnicodeDecodeError as exc:
+            rejected.append((no, b[:200].decode(encoding, "replace"), f"not valid {encoding} text ({exc.reason} at byte {exc.start})"))
+            continue
+        text = text.replace("\r", mark)
+        try:
+            fields = next(_csv.reader([text], delimiter=delim, strict=True), [""])
+        except _csv.Error as exc:
+            rejected.append((no, text[:200], f"quoting is not valid CSV ({exc}); a quote must close on its line"))
+            continue
+        if len(fields) != k:
+            rejected.append((no, text[:200], f"expected {k} fields, found {len(fields)}"))
+            continue
+        for c, v in zip(cols, fields):
+            c.append(v)
+        lines.append(no)
+        if len(lines) >= batch_rows:
+            yield flush()
+    if lines or rejected:
+        yield flush()
+
+
+def read_csv_parts(open_fh, name: str, scan: LineScan, process, *, block_size: int, encoding: str) -> tuple[list, str | None]:
+    """Parse a CSV file batch by batch and return ``[process(cols, lines, rejected), ...]``.
+
+    ``open_fh()`` opens the file (binary) afresh. pyarrow parses first; when its records do not
+    match the file's lines (:class:`LinesMerged`: an unbalanced quote swallowed the next lines, a
+    line longer than a block), the file is parsed again line by line, so that no line is merged
+    into another or lost. Returns the parts and a note when the slower path was taken.
+    """
+    try:
+        with open_fh() as fh:
+            return [process(*b) for b in iter_csv_batches(fh, name, scan, block_size=block_size, encoding=encoding)], None
+    except LinesMerged as exc:
+        why = str(exc)[:160]
+    with open_fh() as fh:
+        parts = [process(*b) for b in iter_csv_lines(fh, name, scan, encoding=encoding)]
+    return parts, (
+        f"{name}: read line by line, because the fast CSV parser's records did not match the file's lines "
+        f"(an unclosed quote, a very long line, or bytes that are not text; detail: {why}): each line is one record, malformed lines are rejected"
+    )
+
+
+#: A pipe or FIFO that sends nothing for this many seconds is given up (never block forever).
+STREAM_IDLE_SECONDS = 30.0
+#: A stream is read into memory; longer ones must be saved to a file first.
+STREAM_MAX_BYTES = 2 << 30
+
+
+def is_stream(path) -> bool:
+    """True for a pipe or FIFO (``<(…)``, ``/dev/stdin`` fed by a pipe); False for a regular
+    file. Anything else (missing, a folder, a terminal or other device, a socket) is an
+    :class:`InputError` that says what the path is."""
+    import stat
+
+    p = str(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode):
+        return False
+    if stat.S_ISFIFO(st.st_mode):
+        return True
+    what = (
+        "a folder" if stat.S_ISDIR(st.st_mode)
+        else "a terminal or other character device" if stat.S_ISCHR(st.st_mode)
+        else "a block device" if stat.S_ISBLK(st.st_mode)
+        else "a socket" if stat.S_ISSOCK(st.st_mode)
+        else "not a regular file"
+    )
+    raise InputError(f"{p}: is {what}, not a log file; give a file, or pipe the log in with <(…)")
+
+
+def read_stream(path, *, idle: float | None = None) -> bytes:
+    """Read a pipe or FIFO to its end without ever blocking forever.
+
+    The FIFO is opened non-blocking: one that no process writes to reads as empty at once (the
+    caller then reports an empty log); a writer that sends nothing for ``idle`` seconds
+    (default :data:`STREAM_IDLE_SECONDS`) is given up with an :class:`InputError`."""
+    import select
+
+    idle = STREAM_IDLE_SECONDS if idle is None else idle
+    p = str(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read: {exc.strerror or exc}") from None
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            try:
+                b = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                ready, _, _ = select.select([fd], [], [], idle)
+                if not ready:
+                    raise InputError(f"{p}: no data for {idle:g} s from this pipe/FIFO (is anything writing to it?); nothing was read") from None
+                continue
+            if not b:
+                break
+            size += len(b)
+            if size > STREAM_MAX_BYTES:
+                raise InputError(f"{p}: the stream is longer than {STREAM_MAX_BYTES >> 30} GiB; save it to a file and give the file")
+            chunks.append(b)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def open_source(path, data: bytes | None = None) -> BinaryIO:

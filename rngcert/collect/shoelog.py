@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -38,6 +39,7 @@ import pyarrow.csv as pacsv
 from rngcert.collect.spinlog import RejectedRow
 from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
 from rngcert.errors import InputError, NoDataError
+from rngcert.collect.csvsafe import safe_column
 
 __all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe_log", "ShinnRiffles", "read_shinn_riffles"]
 
@@ -110,64 +112,48 @@ class ShoeLog:
         return len(self.after_ids)
 
 
-def _line_numbers(data: bytes) -> np.ndarray:
-    """1-based physical line numbers of the non-blank lines (pyarrow skips blank lines)."""
-    buf = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(buf == 10)
-    starts = np.r_[0, nl + 1]
-    ends = np.r_[nl, buf.size]
-    keep = starts < buf.size
-    starts, ends = starts[keep], ends[keep]
-    # only lines that are empty or start with a blank can be blank: check those few directly
-    first = buf[np.minimum(starts, buf.size - 1)] if buf.size else np.zeros(0, np.uint8)
-    cand = np.flatnonzero((starts == ends) | (first == 9) | (first == 13) | (first == 32))
-    blank = np.zeros(starts.size, dtype=bool)
-    for i in cand.tolist():  # lines starting with whitespace (normally none or a handful)
-        blank[i] = not data[starts[i]:ends[i]].strip()
-    return np.flatnonzero(~blank) + 1
-
-
 def _read_table(path: Path, data: bytes):
+    """Columns (trimmed lower-case names → text arrays), physical line of each row, and rejects;
+    read with the spin-log CSV reader (:mod:`rngcert.collect.csvstream`): every column as text,
+    exact physical lines, a line whose quotes do not close or whose field count is wrong rejected
+    on its own."""
+    from rngcert.collect import csvstream
+
     name = str(path)
-    lines = _line_numbers(data)
-    if lines.size == 0:
+    csvstream.sniff_content(data[: 1 << 16], name)
+    scan = csvstream.scan_lines(io.BytesIO(data))
+    if scan.size == 0 or not scan.first_line.strip(b" \t\r\n"):
         raise NoDataError(f"{name}: the file is empty")
-    invalid = []
-
-    def handler(row):
-        invalid.append((row.number, row.text, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
-        return "skip"
-
-    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
-    header_line = data[start:].lstrip(b" \t\r\n").split(b"\n", 1)[0].decode("utf-8", "replace")
-    header = [h.strip().strip('"') for h in header_line.rstrip("\r").split(",")]
-    try:
-        tbl = pacsv.read_csv(
-            io.BytesIO(data[start:]),
-            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(invalid_row_handler=handler),
-            convert_options=pacsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                                 column_types={h: pa.string() for h in header}),
-        )
-    except pa.ArrowInvalid as exc:
-        raise InputError(f"{name}: not a readable CSV file: {exc}") from None
-    cols = {c.strip().lower(): tbl.column(c).cast(pa.string()).combine_chunks() for c in tbl.column_names}
+    encoding = csvstream.detect_encoding(scan, data[: 1 << 16])
+    if encoding == "utf-16":
+        raise InputError(f"{name}: the file is UTF-16; save it as UTF-8 (or ASCII) CSV")
+    batches, how = csvstream.read_csv_parts(
+        lambda: io.BytesIO(data), name, scan, lambda c, ln, bad: (c, ln, bad), block_size=1 << 24, encoding=encoding
+    )
+    header, _ = csvstream.header_fields(scan, name, encoding)
+    raw = list(batches[0][0]) if batches else header
+    cols = {}
+    for i, c in enumerate(raw):
+        arrs = [b[0][c] for b in batches if len(b[0][c])]
+        arr = pa.concat_arrays([a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrs]) if arrs else pa.array([], type=pa.string())
+        cols[header[i].lower() if i < len(header) else str(c).strip().lower()] = arr
     missing = [c for c in REQUIRED if c not in cols]
     if missing:
-        raise InputError(f"{name}: line 1: missing column(s) {missing}; a shoe log needs {list(REQUIRED)} "
-                         f"and may have {list(OPTIONAL)}, found {tbl.column_names}")
-    bad_rec = sorted(r[0] for r in invalid if r[0] is not None)
-    rec = np.arange(2, lines.size + 1)
-    good = rec[~np.isin(rec, bad_rec)]
-    row_lines = lines[good - 1] if good.size == tbl.num_rows else np.arange(2, tbl.num_rows + 2)
-    rejects = [RejectedRow(name, int(lines[n - 1]) if n and n <= lines.size else -1, "*", reason, text[:200])
-               for n, text, reason in invalid]
-    return cols, row_lines, rejects
+        raise InputError(f"{name}: line {scan.first_line_no}: missing column(s) {missing}; a shoe log needs {list(REQUIRED)} "
+                         f"and may have {list(OPTIONAL)}, found {header}")
+    row_lines = np.concatenate([b[1] for b in batches]) if batches else np.zeros(0, np.int64)
+    rejects = [RejectedRow(name, int(line), "*", reason, text[:200]) for b in batches for line, text, reason in b[2]]
+    if how:
+        rejects = sorted(rejects, key=lambda r: r.line)
+    return cols, row_lines.astype(np.int64), rejects
 
 
 def _encode(arr: pa.Array, lower: bool = False) -> tuple[np.ndarray, list]:
     """Trimmed (and optionally lower-cased) strings → (int64 codes per row, distinct values)."""
-    arr = pc.utf8_trim_whitespace(arr)
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string())
+    arr = pc.utf8_trim_whitespace(pc.fill_null(arr, ""))
+    arr = pc.replace_substring_regex(arr, r"^'([=+\-@\t\r'])", r"\1")  # as written by write_shoe_log (csvsafe)
     if lower:
         arr = pc.utf8_lower(arr)
     d = arr.dictionary_encode()
@@ -224,8 +210,10 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     parts = []  # per file: accepted-row arrays
     rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
     for fi, path in enumerate(paths):
+        from rngcert.collect import csvstream
+
         try:
-            data = path.read_bytes()
+            data = csvstream.read_stream(path) if csvstream.is_stream(path) else path.read_bytes()
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {exc}") from None
         name = str(path)
@@ -304,12 +292,16 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     bad |= (np.minimum.reduceat(R["file"], starts) != np.maximum.reduceat(R["file"], starts)) if G else bad
     # card multiplicities, in chunks of shoes to bound memory
     chunk = max(1, 4_000_000 // N)
+    max_face = np.zeros(G, dtype=np.int64)  # most copies of one card in the shoe
+    min_face = np.zeros(G, dtype=np.int64)
     for g0 in range(0, G, chunk):  # loop over chunks of shoes, vectorised inside
         g1 = min(G, g0 + chunk)
         r0, r1 = starts[g0], (starts[g1] if g1 < G else M)
         local = grp[r0:r1] - g0
         fc = np.bincount(local * 52 + R["face"][r0:r1], minlength=(g1 - g0) * 52).reshape(g1 - g0, 52)
         bad[g0:g1] |= (fc > decks).any(axis=1)
+        max_face[g0:g1] = fc.max(axis=1) if g1 > g0 else 0
+        min_face[g0:g1] = fc.min(axis=1) if g1 > g0 else 0
         if serialised:
             code = (R["serial"][r0:r1] - 1) * 52 + R["face"][r0:r1]
             sc = np.bincount(local * N + np.clip(code, 0, N - 1), minlength=(g1 - g0) * N).reshape(g1 - g0, N)
@@ -358,6 +350,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     for src in sources:
         src["shoe_problems"] = sum(1 for p in problems if p.file == src["path"])
     good = ~bad
+    _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, [label(int(k)) for k in keys.tolist()], paths)
     codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]
     codes = codes.astype(np.int16)
     names = [label(int(k)) for k in keys.tolist()]
@@ -383,6 +376,74 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         pair_ids = []
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources)
+
+
+def _log_p_at_most(decks: int, d: int, L_max: int) -> list[float]:
+    """For L = 0..L_max, log P(every card face appears at most ``d`` times among the first L
+    cards of a shuffled shoe of ``decks`` decks) = log([x^L] (sum_{j<=d} C(decks, j) x^j)^52 /
+    C(52·decks, L)), by exact integer arithmetic (one polynomial power for every L)."""
+    from math import comb, log
+
+    poly = [comb(decks, j) for j in range(d + 1)]
+    acc = [1]
+    for _ in range(52):  # 52 faces; integer polynomial product truncated at degree L_max
+        nxt = [0] * min(len(acc) + d, L_max + 1)
+        for i, a in enumerate(acc):
+            if a:
+                for j, b in enumerate(poly):
+                    if i + j <= L_max:
+                        nxt[i + j] += a * b
+        acc = nxt
+    return [(-math.inf if L >= len(acc) or acc[L] == 0 else log(acc[L]) - log(comb(52 * decks, L))) for L in range(L_max + 1)]
+
+
+def _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, names, paths) -> None:
+    """The card multiset of the shoes against ``decks`` (a wrong ``--decks`` is an input error,
+    not a verdict): a log whose shoes never hold any card more than ``d < decks`` times, when
+    shoes of ``decks`` decks would almost surely (probability of the contrary < 1e-9, exact
+    hypergeometric count) — e.g. one complete deck in each shoe with ``--decks 2`` — or a log in
+    which most shoes hold some card more often than ``decks`` decks can."""
+    N = 52 * decks
+    G = length.size
+    where = ", ".join(str(p) for p in paths)
+    over = np.flatnonzero(max_face > decks)
+    if G >= 3 and over.size * 2 > G:  # one bad shoe is a shoe problem; most shoes: the declared decks are wrong
+        g = int(over[0])
+        t, shoe, st = names[g]
+        tbl = f"table {t}, " if t else ""
+        raise InputError(
+            f"{where}: {over.size} of {G} shoes hold some card more often than --decks {decks} allows "
+            f"({tbl}shoe {shoe}: a card {int(max_face[g])} times in {int(length[g])} cards; {decks} deck(s) hold each card {'once' if decks == 1 else f'{decks} times'}): "
+            f"the shoes have more decks than declared; check --decks"
+        )
+    ok = np.flatnonzero(good)
+    if ok.size == 0:
+        return
+    d_obs = int(max_face[ok].max())
+    if d_obs >= decks:
+        return
+    table = _log_p_at_most(decks, d_obs, int(length[ok].max()))
+    logp = float(sum(table[int(L)] for L in length[ok].tolist()))
+    if logp >= math.log(1e-9):
+        return
+    g = int(ok[0])
+    t, shoe, st = names[g]
+    tbl = f"table {t}, " if t else ""
+    L = int(length[g])
+    full = [i for i in ok.tolist() if min_face[i] == max_face[i] and length[i] == 52 * max_face[i]]
+    if full:
+        k = int(max_face[full[0]])
+        t2, shoe2, _ = names[full[0]]
+        first = ", ".join(str(names[i][1]) for i in full[:5]) + (" …" if len(full) > 5 else "")
+        raise InputError(
+            f"{where}: {len(full)} of {ok.size} shoes (shoe {first}) hold exactly {k} complete deck(s) "
+            f"({52 * k} cards, each card {'once' if k == 1 else f'{k} times'}), not the {N} cards of --decks {decks}: "
+            f"{N - 52 * k} cards ({decks - k} deck(s)) missing from every such shoe; check --decks"
+        )
+    raise InputError(
+        f"{where}: no shoe holds any card more than {d_obs} time(s) ({tbl}shoe {shoe}: {L} cards, at most {int(max_face[g])} of a card), "
+        f"which shoes of --decks {decks} would show with probability below 1e-9: the shoes look like {d_obs}-deck shoes; check --decks"
+    )
 
 
 def _fmt(face: int, serial: int = 0) -> str:
@@ -501,7 +562,7 @@ def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table
             cols = {"table": pc.take(pa.array([str(table)]), pa.array(np.zeros(mm * nn, dtype=np.int32)))} | cols
         if before is not None:
             cols["stage"] = pc.take(pa.array([st]), pa.array(np.zeros(mm * nn, dtype=np.int32)))
-        blocks.append(pa.table(cols))
+        blocks.append(pa.table({k: safe_column(v) for k, v in cols.items()}))  # no cell runs as a formula
     tbl = pa.concat_tables(blocks)
     with open(path, "wb") as fh:
         fh.write((",".join(tbl.column_names) + "\n").encode())

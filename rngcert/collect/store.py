@@ -64,7 +64,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert import __version__
-from rngcert.errors import InputError, NoDataError
+from rngcert.errors import InputError, NoDataError, RngcertError, StorageError
 
 #: Version of the store's schema. Bump when the tables change; older rngcert versions refuse a
 #: store with a higher version (they would misread it), newer ones migrate older stores.
@@ -106,6 +106,48 @@ CREATE TABLE IF NOT EXISTS alarms (
     spin_count BIGINT, spin_id VARCHAR, ts TIMESTAMP, log_evidence DOUBLE, log_threshold DOUBLE,
     alternative VARCHAR, guarantee VARCHAR, rngcert VARCHAR);
 """
+
+
+def _storage_error(path, what: str, exc: BaseException) -> StorageError:
+    """A storage fault as the user should read it: the store's path, what was being done, why."""
+    import errno
+
+    if isinstance(exc, OSError):
+        why = {errno.ENOSPC: "no space left on the device", errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied"}.get(
+            exc.errno, exc.strerror or str(exc)
+        )
+    else:
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        low = why.lower()
+        if "corrupt" in low or "checksum" in low:
+            why = f"the store is corrupt ({why}); restore it from a backup, or ingest the logs into a new store"
+        elif "read-only" in low or "read only" in low:
+            why = f"the store cannot be written ({why})"
+        elif "no space" in low:
+            why = f"no space left on the device ({why})"
+    return StorageError(f"store {path}: {what} failed: {why}")
+
+
+def _guarded(what: str):
+    """Methods of :class:`Store` report storage faults (DuckDB errors, OS errors) as
+    :class:`~rngcert.errors.StorageError` naming the store, never as internal errors."""
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *a, **k):
+            import duckdb
+
+            try:
+                return fn(self, *a, **k)
+            except RngcertError:
+                raise
+            except (duckdb.Error, OSError) as exc:
+                raise _storage_error(self.path, what, exc) from None
+
+        return wrapper
+
+    return deco
 
 
 class StoreVersionError(InputError):
@@ -202,7 +244,10 @@ class Store:
         if read_only and not self.path.is_file():
             raise InputError(f"store {self.path} does not exist; create it with: rngcert ingest LOG --db {self.path}")
         if not read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise _storage_error(self.path, "creating its folder", exc) from None
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as exc:
@@ -211,9 +256,20 @@ class Store:
                 raise InputError(f"store {self.path} is in use by another process (DuckDB allows one writer): {msg}") from None
             raise InputError(f"store {self.path} cannot be opened: {msg}") from None
         except duckdb.Error as exc:
+            if "corrupt" in str(exc).lower() or "checksum" in str(exc).lower():
+                raise _storage_error(self.path, "opening", exc) from None
             raise InputError(f"store {self.path} cannot be opened (not a DuckDB file of a supported version?): {exc}") from None
+        except OSError as exc:
+            raise _storage_error(self.path, "opening", exc) from None
         self.read_only = read_only
-        self._check_schema()
+        try:
+            self._check_schema()
+        except RngcertError:
+            self.close()
+            raise
+        except (duckdb.Error, OSError) as exc:
+            self.close()
+            raise _storage_error(self.path, "reading its schema", exc) from None
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "Store":
@@ -263,6 +319,7 @@ class Store:
             self.con.execute("INSERT OR REPLACE INTO meta VALUES ('written_by', ?)", [f"rngcert {__version__}"])
 
     # ------------------------------------------------------------------ ingest
+    @_guarded("ingest")
     def ingest(
         self,
         paths: Sequence[str | Path] | str | Path,
@@ -305,10 +362,11 @@ class Store:
             paths = [paths]
         wheel = load_wheel(equipment)
         self._equipment_arg = str(equipment)
+        from rngcert.collect.csvstream import is_stream
+
         paths = [Path(p) for p in paths]
-        for p in paths:
-            if not p.is_file():
-                raise InputError(f"{p}: no such file")
+        streams = {str(p) for p in paths if is_stream(p)}  # missing files, folders, devices: InputError here
+        self._streams = streams
         reader = self.con.cursor()  # the prefetch thread's own connection (reads committed state)
 
         def known(sha: str):
@@ -337,7 +395,7 @@ class Store:
 
     def _prepare(self, path: Path, wheel, columns, fmt, table, known) -> "IngestResult | dict":
         """Read, hash and parse one file into the Arrow tables to store (no store writes)."""
-        from rngcert.collect.spinlog import read_spin_rows, sha256_of
+        from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
 
         clock = [time.perf_counter()]
         timing: dict[str, float] = {}
@@ -347,7 +405,13 @@ class Store:
             timing[what] = timing.get(what, 0.0) + now_ - clock[0]
             clock[0] = now_
 
-        data = path.read_bytes()
+        from rngcert.collect.csvstream import read_stream
+
+        stream = str(path) in getattr(self, "_streams", ())
+        try:
+            data = read_stream(path) if stream else path.read_bytes()
+        except OSError as exc:  # the log, not the store
+            raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
         sha = sha256_of(data)
         lap("read+sha256")
         first = known(sha)
@@ -372,6 +436,8 @@ class Store:
         lap("parse")
         n = rows.n
         keep = rows.accepted | rows.void  # rejected rows go to `rejects` only
+        if stream and table is None and rows.table is None:
+            raise InputError(f"{path} is a pipe or FIFO and the log has no table column: name its table with --table")
         default_table = table if table is not None else path.stem
         if rows.table is not None:
             tab = rows.table
@@ -397,6 +463,13 @@ class Store:
             spin_no = pa.array(ordinal)
             spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
             rule = "position"
+        # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
+        # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
+        lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
+        status, _ = repeat_status(
+            [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
+            outcome_key(rows.pos, rows.sym, rows.void), keep,
+        )
         m = int(keep.sum())
         sel = pa.array(keep)
 
@@ -424,6 +497,7 @@ class Store:
                 "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
                 "void": pa.array(rows.void[keep]),
                 "line": pa.array(rows.line[keep].astype(np.int32)),
+                "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
             }
         )
         rej = rows.rejected
@@ -476,7 +550,7 @@ class Store:
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             con.register("incoming_arrow", incoming)
-            repeated = _repeated_keys(incoming, con)
+            repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
             now = _now()
             if stored_before == 0 and repeated == 0:
                 # fast path: new tables, no repeated id in the file: every row is new
@@ -492,8 +566,7 @@ class Store:
                 con.execute(
                     """CREATE OR REPLACE TEMP TABLE inc AS
                        SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
-                              direction, release, void, line,
-                              row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn
+                              direction, release, void, line, rn
                        FROM incoming_arrow""",
                     [base],
                 ).fetchall()
@@ -586,6 +659,7 @@ class Store:
         )
 
     # ------------------------------------------------------------------ queries
+    @_guarded("reading the tables")
     def tables(self) -> list[dict]:
         """Every table with its wheel and spin counts."""
         q = """SELECT t.table_id, t.equipment, t.wheel_id,
@@ -598,6 +672,7 @@ class Store:
             for r in self.con.execute(q).fetchall()
         ]
 
+    @_guarded("reading a table")
     def equipment_of(self, table: str) -> str:
         found = self.con.execute("SELECT equipment FROM tables WHERE table_id = ?", [table]).fetchall()
         row = found[0] if found else None
@@ -606,11 +681,13 @@ class Store:
             raise InputError(f"table {table!r} is not in store {self.path}; tables: {', '.join(known) or '(none: ingest a log first)'}")
         return row[0]
 
+    @_guarded("reading the sources")
     def sources(self) -> list[dict]:
         cur = self.con.execute("SELECT * FROM sources ORDER BY source_id")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
+    @_guarded("reading the rejects")
     def rejects(self, *, file: str | None = None, limit: int | None = None) -> list[dict]:
         """Rejected rows (file, line, column, reason, text), optionally of one file."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
@@ -623,17 +700,20 @@ class Store:
             q += f" LIMIT {int(limit)}"
         return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in self.con.execute(q, args).fetchall()]
 
+    @_guarded("reading the conflicts")
     def conflicts(self, *, table: str | None = None) -> list[dict]:
         q = "SELECT * FROM conflicts" + (" WHERE table_id = ?" if table else "") + " ORDER BY source_id, line"
         cur = self.con.execute(q, [table] if table else [])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
+    @_guarded("counting spins")
     def count_spins(self, table: str | None = None) -> int:
         if table is None:
             return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
         return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
 
+    @_guarded("reading spins")
     def spins(
         self,
         table: str,
@@ -738,6 +818,7 @@ class Store:
             out.spin_id = out.spin_id.slice(int(sel[0]))
         return out
 
+    @_guarded("reading the sources")
     def source_infos(self, source_ids: Sequence[int]) -> list:
         from rngcert.collect.spinlog import SourceInfo
 
@@ -746,6 +827,7 @@ class Store:
         q = f"SELECT path, sha256, format, rows, accepted, void, rejected FROM sources WHERE source_id IN ({','.join(str(int(s)) for s in source_ids)}) ORDER BY source_id"
         return [SourceInfo(r[0], r[1], r[2], int(r[3]), int(r[4]), int(r[5]), int(r[6]), 0) for r in self.con.execute(q).fetchall()]
 
+    @_guarded("reading the rejects")
     def rejected_rows(self, source_ids: Sequence[int]) -> list:
         from rngcert.collect.spinlog import RejectedRow
 
@@ -755,6 +837,7 @@ class Store:
         return [RejectedRow(*r) for r in self.con.execute(q).fetchall()]
 
     # ------------------------------------------------------------------ audits and alarms
+    @_guarded("recording the audit")
     def record_audit(self, rec: dict, tests: list[dict]) -> int:
         """Insert an audit record and its per-test rows; returns the audit id."""
         if self.read_only:
@@ -780,6 +863,7 @@ class Store:
             raise
         return int(aid)
 
+    @_guarded("reading the audits")
     def audits(self, table: str | None = None) -> list[dict]:
         """Audit records (oldest first), with ``pvalues``/``bias``/``homogeneity`` decoded."""
         q = "SELECT * FROM audits" + (" WHERE table_id = ?" if table else "") + " ORDER BY audit_id"
@@ -793,6 +877,7 @@ class Store:
             out.append(d)
         return out
 
+    @_guarded("recording the alarm")
     def record_alarm(self, rec: dict) -> int:
         if self.read_only:
             raise InputError(f"store {self.path} is open read-only")
@@ -809,28 +894,12 @@ class Store:
             raise
         return int(aid)
 
+    @_guarded("reading the alarms")
     def alarms(self, table: str | None = None) -> list[dict]:
         q = "SELECT * FROM alarms" + (" WHERE table_id = ?" if table else "") + " ORDER BY alarm_id"
         cur = self.con.execute(q, [table] if table else [])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
-def _repeated_keys(incoming: pa.Table, con) -> int:
-    """Number of rows whose (table, spin id) repeats an earlier row of the same file.
-
-    Fast exact answer for the usual log (one table, numeric ids strictly increasing); otherwise
-    counted by DuckDB."""
-    m = len(incoming)
-    if m == 0:
-        return 0
-    tab = incoming.column("table_id")
-    labels = incoming.column("spin_label")
-    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, "")).as_py():
-        no = incoming.column("spin_no").to_numpy()
-        if np.all(np.diff(no) > 0):
-            return 0
-    return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
 
 
 def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:

@@ -1,1 +1,51 @@
 """What is certified: wheels (pockets in wheel order, colours, sections, symbols), cards, shoes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: An equipment file (wheel, pay table, procedure) larger than this is refused before it is parsed.
+MAX_FILE_BYTES = 8 << 20
+
+
+def read_equipment_file(path: Path, what: str = "equipment file") -> str:
+    """The text of a lab's equipment TOML file, or an :class:`EquipmentError` that says why not
+    (missing, not a regular file, too large, not UTF-8, unreadable). The size is checked before
+    anything is read."""
+    from rngcert.errors import EquipmentError
+
+    path = Path(path)
+    if not path.exists():
+        raise EquipmentError(f"{what} {str(path)!r} does not exist")
+    if not path.is_file():
+        raise EquipmentError(f"{what} {str(path)!r} is not a regular file")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise EquipmentError(f"{path}: {size:,} bytes; an {what} may be at most {MAX_FILE_BYTES >> 20} MiB")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise EquipmentError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise EquipmentError(f"{path}: more than {MAX_FILE_BYTES >> 20} MiB; an {what} may be at most that")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EquipmentError(f"{path}: not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
+
+
+def parse_toml(text: str, where: str) -> dict:
+    """Parse an equipment TOML document; every way it can fail is an :class:`EquipmentError`
+    naming the file (invalid TOML with the parser's line and column, or nesting so deep that
+    the parser runs out of stack)."""
+    import tomllib
+
+    from rngcert.errors import EquipmentError
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise EquipmentError(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise EquipmentError(f"{where}: arrays or tables are nested too deeply to be an equipment definition") from None

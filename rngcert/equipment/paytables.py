@@ -25,13 +25,13 @@ the house edge is ``-sum_o P(o) * net(o)``, exact when the probabilities are fra
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from rngcert.equipment import parse_toml, read_equipment_file
 from rngcert.errors import EquipmentError, InputError
 
 __all__ = [
@@ -161,20 +161,14 @@ def load_paytable(spec: str | Path) -> PayTable:
     spec = str(spec)
     path = Path(spec)
     if path.suffix == ".toml" or path.exists():
-        if not path.is_file():
-            raise EquipmentError(f"pay table file {spec!r} does not exist")
-        text, where = path.read_text(encoding="utf-8"), str(path)
+        text, where = read_equipment_file(path, "pay table file"), str(path)
     else:
         ids = packaged_paytables()
         if spec not in ids:
             raise EquipmentError(f"unknown pay table {spec!r}; packaged pay tables: {', '.join(ids)}; or give a .toml file")
         text = (resources.files("rngcert.equipment") / "paytables" / f"{spec}.toml").read_text(encoding="utf-8")
         where = f"rngcert/equipment/paytables/{spec}.toml"
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise EquipmentError(f"{where}: not valid TOML: {exc}") from None
-    return paytable_from_dict(doc, where)
+    return paytable_from_dict(parse_toml(text, where), where)
 
 
 def _get(doc, key, where, typ):
@@ -186,8 +180,13 @@ def _get(doc, key, where, typ):
     return v
 
 
+MAX_BETS = 100_000  #: bets a pay table may list (checked before any bet is read)
+
+
 def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
     """Validate a parsed TOML document and build a :class:`PayTable`."""
+    if isinstance(doc.get("bets"), list) and len(doc["bets"]) > MAX_BETS:
+        raise EquipmentError(f"{where}: {len(doc['bets']):,} bets; a pay table may list at most {MAX_BETS:,}")
     pid = _get(doc, "id", where, str)
     game = _get(doc, "game", where, str)
     if game not in GAMES:

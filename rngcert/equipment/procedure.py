@@ -28,13 +28,13 @@ parameter, with the value found and what is allowed.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
+from rngcert.equipment import parse_toml, read_equipment_file
 from rngcert.equipment.cards import MAX_DECKS, new_shoe
 from rngcert.errors import EquipmentError
 from rngcert.simulate import shufflers as sh
@@ -219,6 +219,8 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
     steps_in = data["steps"]
     if not isinstance(steps_in, list) or not steps_in:
         raise _err(path, "'steps' must be a non-empty array of tables ([[steps]])")
+    if len(steps_in) > MAX_STEPS:
+        raise _err(path, f"{len(steps_in):,} steps; a procedure may have at most {MAX_STEPS:,}")
     steps = []
     for i, st in enumerate(steps_in, start=1):
         where = f"{path}: step {i}"
@@ -254,6 +256,9 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
     )
 
 
+MAX_STEPS = 1000  #: steps a procedure may have (each one is simulated for every shoe)
+
+
 def packaged_procedures() -> dict[str, Path]:
     """Packaged procedures by id (file stem): ``{"baccarat-004": Path, "blackjack-004": Path}``."""
     return {p.stem: p for p in sorted(PROCEDURE_DIR.glob("*.toml"))}
@@ -283,8 +288,5 @@ def load_procedure(source: str | Path) -> Procedure:
         p = pk[str(source)]
     if not p.exists():
         raise EquipmentError(f"procedure {str(source)!r} is neither a file nor a packaged procedure {sorted(pk)}")
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise EquipmentError(f"{p}: not valid TOML: {exc}") from None
+    data = parse_toml(read_equipment_file(p, "procedure file"), str(p))
     return parse_procedure(data, str(p))

@@ -34,7 +34,7 @@ An optional ``[aliases]`` table maps other spellings of a label to the label.
 from __future__ import annotations
 
 import re
-import tomllib
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -42,6 +42,7 @@ from typing import Mapping
 
 import numpy as np
 
+from rngcert.equipment import parse_toml, read_equipment_file
 from rngcert.errors import EquipmentError
 
 #: Labels a log may carry for a spin that is void (rules 5.1-5.4 of the money-wheel rules).
@@ -243,9 +244,7 @@ def load_wheel(spec: str | Path) -> Wheel:
     spec = str(spec)
     path = Path(spec)
     if path.suffix == ".toml" or path.exists():
-        if not path.is_file():
-            raise EquipmentError(f"equipment file {spec!r} does not exist")
-        text = path.read_text(encoding="utf-8")
+        text = read_equipment_file(path, "equipment file")
         where = str(path)
     else:
         ids = packaged_wheels()
@@ -254,11 +253,7 @@ def load_wheel(spec: str | Path) -> Wheel:
         res = resources.files("rngcert.equipment") / "data" / f"{spec}.toml"
         text = res.read_text(encoding="utf-8")
         where = f"rngcert/equipment/data/{spec}.toml"
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise EquipmentError(f"{where}: not valid TOML: {exc}") from None
-    return wheel_from_dict(doc, where)
+    return wheel_from_dict(parse_toml(text, where), where)
 
 
 def _req(doc: dict, key: str, where: str, typ=str):
@@ -286,8 +281,29 @@ def _label_list(doc, key, where) -> list[str]:
 MAX_POSITIONS = 32767  #: pockets/sections a wheel may have (positions are stored as int16)
 
 
+def _check_sizes(doc: dict, where: str) -> None:
+    """Size limits, checked before any per-pocket work (a 40,000-pocket file is refused at once)."""
+    if not isinstance(doc, dict):
+        raise EquipmentError(f"{where}: not a table of keys")
+    for key in ("wheel_order", "sections", "red", "green"):
+        v = doc.get(key)
+        if isinstance(v, list) and len(v) > MAX_POSITIONS:
+            raise EquipmentError(f"{where}: {key} has {len(v):,} entries; rngcert handles wheels of at most {MAX_POSITIONS:,} pockets/sections")
+    for key in ("segment_counts", "aliases"):
+        v = doc.get(key)
+        if isinstance(v, dict) and len(v) > MAX_POSITIONS:
+            raise EquipmentError(f"{where}: [{key}] has {len(v):,} entries; at most {MAX_POSITIONS:,}")
+    sc = doc.get("segment_counts")
+    if isinstance(sc, dict):
+        total = sum(c for c in sc.values() if isinstance(c, int) and not isinstance(c, bool) and c > 0)
+        if total > MAX_POSITIONS:
+            raise EquipmentError(f"{where}: segment_counts add up to {total:,} sections; rngcert handles at most {MAX_POSITIONS:,}")
+
+
 def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
-    """Validate a parsed TOML document and build a :class:`Wheel` (see module docstring)."""
+    """Validate a parsed TOML document and build a :class:`Wheel` (see module docstring).
+    Sizes are checked first; every check after that is linear in the number of pockets."""
+    _check_sizes(doc, where)
     w = _wheel_from_dict(doc, where)
     if w.k > MAX_POSITIONS:
         raise EquipmentError(f"{where}: {w.k} pockets/sections; rngcert handles at most {MAX_POSITIONS}")
@@ -301,25 +317,31 @@ def _wheel_from_dict(doc: dict, where: str) -> Wheel:
     kind = _req(doc, "kind", where)
     name = doc.get("name", wid)
     source = doc.get("source", "")
+    for key, val in (("name", name), ("source", source)):
+        if not isinstance(val, str):
+            raise EquipmentError(f"{where}: key {key!r} must be str, got {type(val).__name__}")
     aliases_raw = doc.get("aliases", {})
     if not isinstance(aliases_raw, dict):
         raise EquipmentError(f"{where}: [aliases] must be a table")
+    bad_alias = [a for a, t in aliases_raw.items() if not isinstance(t, (str, int)) or isinstance(t, bool)]
+    if bad_alias:
+        raise EquipmentError(f"{where}: [aliases] {bad_alias[0]!r} must name a label (a string), got {type(aliases_raw[bad_alias[0]]).__name__}")
     aliases = {str(a).strip(): str(t).strip() for a, t in aliases_raw.items()}
     if kind == "roulette":
         labels = _label_list(doc, "wheel_order", where)
         if len(labels) < 3:
             raise EquipmentError(f"{where}: wheel_order has {len(labels)} pockets; a wheel needs at least 3")
-        dup = sorted({x for x in labels if labels.count(x) > 1})
+        dup = sorted(x for x, c in Counter(labels).items() if c > 1)
         if dup:
-            raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup}")
-        red = _label_list(doc, "red", where)
-        green = _label_list(doc, "green", where) if "green" in doc else []
-        unknown = sorted(set(red + green) - set(labels))
+            raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup[:20]}{' …' if len(dup) > 20 else ''}")
+        red = set(_label_list(doc, "red", where))
+        green = set(_label_list(doc, "green", where)) if "green" in doc else set()
+        unknown = sorted((red | green) - set(labels))
         if unknown:
-            raise EquipmentError(f"{where}: red/green name pockets not on the wheel: {unknown}")
-        both = sorted(set(red) & set(green))
+            raise EquipmentError(f"{where}: red/green name pockets not on the wheel: {unknown[:20]}")
+        both = sorted(red & green)
         if both:
-            raise EquipmentError(f"{where}: pockets both red and green: {both}")
+            raise EquipmentError(f"{where}: pockets both red and green: {both[:20]}")
         for lab in labels:
             if lab not in green and not lab.isdigit():
                 raise EquipmentError(f"{where}: pocket label {lab!r} is not a number; roulette pockets are 0-36 and 00")
@@ -330,12 +352,9 @@ def _wheel_from_dict(doc: dict, where: str) -> Wheel:
             labels = _label_list(doc, "sections", where)
             if len(labels) < 3:
                 raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
-            symbols: list[str] = []
-            for s in labels:
-                if s not in symbols:
-                    symbols.append(s)
-            symbols.sort(key=lambda s: -labels.count(s))  # most sections first; ties keep wheel order
-            counts = tuple(labels.count(s) for s in symbols)
+            count = Counter(labels)  # insertion order = first appearance in wheel order
+            symbols = sorted(count, key=lambda s: -count[s])  # most sections first; ties keep wheel order (stable)
+            counts = tuple(count[s] for s in symbols)
             return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)
         if "segment_counts" in doc:
             sc = _req(doc, "segment_counts", where, dict)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
 import json
 import math
@@ -13,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from rngcert.collect import csvsafe
 from rngcert.stats.result import jsonable
 
 
@@ -29,8 +29,17 @@ def report_dir(base: str | Path, equipment_id: str) -> Path:
     while d.exists():
         i += 1
         d = base / f"{stem}-{i}"
-    d.mkdir(parents=True)
+    try:
+        d.mkdir(parents=True)
+    except OSError as exc:
+        raise _write_error(d, exc) from None
     return d
+
+
+def _write_error(path: Path, exc: OSError):
+    from rngcert.errors import StorageError
+
+    return StorageError(f"{path}: the report cannot be written: {exc.strerror or exc}")
 
 
 def _fmt(x: Any) -> str:
@@ -122,10 +131,17 @@ def render_html(report: dict, figures_by_table: list[list]) -> str:
 def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path) -> dict[str, Path]:
     """Write report.json, report.html and rejects.csv (always, possibly empty) into ``out``."""
     out = Path(out)
+    try:
+        return _write_report(report, figures_by_table, rejected, out)
+    except OSError as exc:
+        raise _write_error(Path(exc.filename) if getattr(exc, "filename", None) else out, exc) from None
+
+
+def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "html": out / "report.html", "rejects": out / "rejects.csv"}
     with open(paths["rejects"], "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = csvsafe.writer(fh)  # cells a spreadsheet would run as formulas are neutralised
         w.writerow(["file", "line", "column", "reason", "text"])
         for r in rejected:
             w.writerow([r.file, r.line, r.column, r.reason, r.text])

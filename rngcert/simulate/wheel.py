@@ -140,6 +140,8 @@ def write_spin_log(
     result``; one spin every 40 seconds from ``start_time``. ``out`` is a path or a binary file
     object (chunks are appended with ``header=False``). Returns the number of rows written.
     """
+    if not table or table != table.strip() or any(ch in table for ch in ',;"\n\r\t'):
+        raise InputError(f"table id {table!r} must be non-empty and free of commas, semicolons, quotes, tabs, newlines and edge blanks")
     labels = np.array(wheel.position_space().labels if wheel.kind == "roulette" else [str(i) for i in range(wheel.k)], dtype=object)
     n = sim.positions.size
     t0 = np.datetime64(start_time.replace("Z", ""), "s")
@@ -157,6 +159,9 @@ def write_spin_log(
     cols["revolutions"] = pa.array(sim.revolutions)
     cols["void"] = pa.array(np.where(sim.void, "true", "false"))
     cols["result"] = pa.array(labels[sim.positions])
+    from rngcert.collect.csvsafe import safe_column
+
+    cols = {k: safe_column(v) for k, v in cols.items()}  # a spreadsheet runs no cell (e.g. a table id "=A1")
     opts = pacsv.WriteOptions(include_header=header, quoting_style="none")
     pacsv.write_csv(pa.table(cols), out if not isinstance(out, (str, bytes)) and hasattr(out, "write") else str(out), write_options=opts)
     return n
