@@ -25,7 +25,8 @@ import pyarrow.csv as pacsv
 from rngcert.collect.spinlog import read_spin_rows
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
-from rngcert.pipeline.audit import audit_table, simulate_watch
+from rngcert.pipeline.audit import audit_table
+from rngcert.simulate.watch import simulate_watch
 from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 
 EU = load_wheel("european")
