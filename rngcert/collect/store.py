@@ -1056,15 +1056,14 @@ class Store:
                 if self.known_source(sha):
                     out.append(IngestResult(src["path"], sha, "already ingested", note=f"source of export {folder}"))
                     continue
-                tbl = reader.execute(
+                tbl = reader.sql(
                     f"""SELECT table_id, spin_no, spin_label, CAST(row_number() OVER (ORDER BY seq) - 1 AS BIGINT) AS ord, ts,
                                CAST(pos AS SMALLINT) AS pos, CAST(sym AS SMALLINT) AS sym, dealer, CAST(direction AS TINYINT) AS direction,
                                CAST(release AS SMALLINT) AS release, void, CAST(line AS INTEGER) AS line, equipment
-                        FROM read_parquet('{glob}', hive_partitioning = true) WHERE source_sha256 = ? ORDER BY seq""",
-                    [sha],
-                ).arrow()
-                if hasattr(tbl, "read_all"):
-                    tbl = tbl.read_all()
+                        FROM read_parquet('{glob}', hive_partitioning = true) WHERE source_sha256 = $sha ORDER BY seq""",
+                    params={"sha": sha},
+                )
+                tbl = tbl.to_arrow_table() if hasattr(tbl, "to_arrow_table") else tbl.arrow()
                 eqs = set(tbl.column("equipment").to_pylist()) or {src.get("equipment")}
                 if len(eqs) != 1:
                     raise InputError(f"{folder}: source {src['path']} holds spins of several wheels ({sorted(map(str, eqs))}); cannot ingest it as one")
