@@ -123,6 +123,9 @@ def _client(plan: Plan, n_items: int):
     cluster = LocalCluster(
         n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
         dashboard_address=None, silence_logs=quiet, scheduler_port=0,
+        # no dashboard, and the scheduler's small HTTP server on a free port (never 8787, which
+        # another user's cluster may hold: that would print a warning)
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
     )
     try:
         client = Client(cluster)
