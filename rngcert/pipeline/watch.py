@@ -318,17 +318,18 @@ class LogFollower:
     def _restart(self, fs: _FileState, why: str) -> list[Chunk]:
         """The file was truncated or rewritten: the lines after the offset from its copy (if one
         is found beside it), then the file is read again from its first byte."""
+        read_before = fs.lines
         recovered = self._from_copy(fs)
         if recovered is None:
             self.notes.append(
-                f"{self.path} was {why} after {fs.lines} line(s): reading it again from its beginning (any lines written between "
+                f"{self.path} was {why} after {read_before} line(s): reading it again from its beginning (any lines written between "
                 "the last poll and the truncation are only in a copy, and no copy starting with the lines already read was found beside it)"
             )
             out: list[Chunk] = []
         else:
             name, out = recovered
             n = sum(c.data.count(b"\n") - c.header_lines for c in out)
-            self.notes.append(f"{self.path} was {why} after {fs.lines} line(s): read {n} further line(s) from its copy {name}; reading it again from its beginning")
+            self.notes.append(f"{self.path} was {why} after {read_before} line(s): read {n} further line(s) from its copy {name}; reading it again from its beginning")
         fs.offset = fs.lines = 0
         fs.header = b""
         fs.fmt = None
