@@ -1,7 +1,12 @@
-"""Benchmark of the store, audits and the watch (issue 4). Prints the figures; asserts nothing.
+"""Benchmark of the store, audits and the watch (issues 4 and 11). Prints the figures; asserts nothing.
 
-    python benchmarks/bench_store.py            # everything (about 2-3 minutes on 2 cores)
+    python benchmarks/bench_store.py            # everything (about 5-8 minutes on 2 cores)
     python benchmarks/bench_store.py --quick    # skip the 10 M-spin store and the watch runs
+
+Issue 11 rows: ingest of a 10 M-spin CSV by the console script (wall time, peak memory) beside the
+floor (DuckDB's own ``read_csv`` + ``INSERT`` of the same file, in its own process); an audit
+started while an ingest holds the write lock (how long it waits, that it succeeds); ``export
+--parquet`` of the 10 M spins and ``ingest`` of that folder.
 
 Targets (issue 4, "Done means" 3): ingest >= 1 M spins/s from CSV; an audit of a 1 M-spin table
 in <= 2 s; the store for 10 M spins under 200 MB. Also the full watch simulation: 200 runs x
@@ -14,6 +19,8 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,10 +32,37 @@ import pyarrow.csv as pacsv
 from rngcert.collect.spinlog import read_spin_rows
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
-from rngcert.pipeline.audit import audit_table, simulate_watch
+from rngcert.pipeline.audit import audit_table
+from rngcert.simulate.watch import simulate_watch
 from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 
 EU = load_wheel("european")
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), CI="1")
+EXE = [sys.executable, "-m", "rngcert"]
+
+
+def run_cmd(args, ok=(0, 10, 11, 12)) -> tuple[float, float]:
+    """(wall s, peak RSS MB) of a command in its own process (GNU time %M)."""
+    out = Path(tempfile.mktemp(suffix=".time"))
+    t = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-o", str(out), "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=ENV)
+    wall = time.perf_counter() - t
+    peak = float(out.read_text().strip().splitlines()[-1]) / 1024
+    out.unlink()
+    if p.returncode not in ok:
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}\n{p.stderr[-2000:]}")
+    return wall, peak
+
+
+DUCKDB_FLOOR = r"""
+import sys, duckdb
+con = duckdb.connect(sys.argv[2])
+con.execute("CREATE TABLE spins AS SELECT * FROM read_csv(?, header = true) LIMIT 0", [sys.argv[1]])
+con.execute("INSERT INTO spins SELECT * FROM read_csv(?, header = true)", [sys.argv[1]])
+print(con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
+con.close()
+"""
 
 
 def full_csv(path: Path, n: int, seed: int, table: str, first: int = 0, header: bool = True, mode: str = "wb"):
@@ -130,6 +164,35 @@ def run(tmp: Path, quick: bool):
         print(f"store of {total:,} spins (10 tables, 8-column logs with timestamps, dealers, provenance): {size / 1e6:.1f} MB "
               f"({size / total:.1f} bytes/spin)")
         print(f"ingest of the 10 files (480 MB of CSV) in one call, parse and store pipelined: {t_total:.1f} s = {total / t_total / 1e6:.2f} M spins/s")
+
+        # ------------------------------------------------------------ issue 11: ingest 10 M vs the DuckDB floor
+        print(f"-- issue 11 (load average {os.getloadavg()[0]:.1f})")
+        big = tmp / "ten-m.csv"
+        full_csv(big, 10 * n, 99, "BIG")
+        mb = big.stat().st_size / 1e6
+        w, pk = run_cmd(EXE + ["ingest", big, "--db", tmp / "ten-m.duckdb"])
+        fw, fpk = run_cmd([sys.executable, "-c", DUCKDB_FLOOR, big, tmp / "floor.duckdb"], ok=(0,))
+        print(f"ingest 10 M spins ({mb:.0f} MB, 8 columns), console script: {w:.1f} s, peak {pk:.0f} MB | floor, DuckDB read_csv + INSERT: "
+              f"{fw:.1f} s, peak {fpk:.0f} MB | ratio {w / fw:.2f}x time, {pk / fpk:.2f}x memory")
+        # an audit started while an ingest holds the write lock
+        small = tmp / "small.csv"
+        full_csv(small, 200_000, 5, "SMALL")
+        hold = subprocess.Popen([sys.executable, "-c", (
+            "import sys, time, rngcert.collect.store as s\n"
+            "def hook():\n    print('HOLD', flush=True); time.sleep(5)\n"
+            "s._before_commit = hook\n"
+            "s.ingest_files(sys.argv[1], [sys.argv[2]], wait=60)\n"), str(tmp / "ten-m.duckdb"), str(small)], stdout=subprocess.PIPE, text=True, env=ENV)
+        hold.stdout.readline()
+        w, pk = run_cmd(EXE + ["audit", "--table", "BIG", "--db", tmp / "ten-m.duckdb", "--seed", "1", "--no-plots", "--out", tmp / "rep-c", "--last", "1000000"])
+        hold.wait()
+        print(f"audit of the last 1 M spins started while an ingest held the write lock for 5 s: finished in {w:.1f} s "
+              f"(it waited for the writer, then ran; before issue 11 it failed at once with 'in use')")
+        # export and read back
+        w, pk = run_cmd(EXE + ["export", "--db", tmp / "ten-m.duckdb", "--parquet", tmp / "pq"])
+        size = sum(p.stat().st_size for p in (tmp / "pq").rglob("*.parquet"))
+        print(f"export --parquet of {10 * n + 200_000:,} spins (partitioned by table and day): {w:.1f} s, {size / 1e6:.0f} MB of Parquet, peak {pk:.0f} MB")
+        w, pk = run_cmd(EXE + ["ingest", tmp / "pq", "--db", tmp / "back.duckdb"])
+        print(f"ingest of that export folder into a new store: {w:.1f} s, peak {pk:.0f} MB")
 
         # ------------------------------------------------------------ watch simulation
         t, al = timed(lambda: simulate_watch(EU, runs=200, n_fair=100_000, seed=20261130))

@@ -349,8 +349,8 @@ def _corrupt_store_found_by_a_query(tmp_path):
     import os
     import shutil
 
-    from rngcert.errors import StorageError
     from rngcert.collect.store import Store
+    from rngcert.errors import StorageError
 
     good = tmp_path / "good.duckdb"
     log = tmp_path / "T9.csv"
@@ -405,7 +405,7 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, m
 
     monkeypatch.setattr(store_mod, "_before_commit", full)
     res = run("ingest", log, "--db", db)
-    assert res.exit_code == EXIT_INPUT and str(db) in res.output and "no space left" in res.output, res.output
+    assert res.exit_code == EXIT_INPUT and str(db) in res.output and "no space left" in res.output.lower(), res.output
     monkeypatch.undo()
     with store_mod.Store(db, read_only=True) as st:
         assert st.count_spins() == 0  # the failed ingest left the store as it was

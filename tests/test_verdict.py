@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 import pytest
-
 from _support import has_shared, shared_file
+
 from rngcert.battery.core import Spec, decide, run_battery
 from rngcert.battery.wheel import WHEEL, WHEEL_0_1, WheelData
 from rngcert.cli import EXIT, EXIT_INPUT
@@ -207,7 +207,7 @@ def test_power_statement_is_the_power_of_the_verdict(tmp_path):
 @pytest.mark.parametrize("alternative", ["single-pocket", "sector:5"])
 def test_fail_rate_at_the_stated_90_percent_point(alternative):
     """At the effect the report states, the real battery FAILs 90% +- 4 points of simulated wheels."""
-    from rngcert.battery.power import _mde, _levels
+    from rngcert.battery.power import _levels, _mde
 
     n, reps = 10_000, 200
     x0 = np.random.default_rng(0).integers(0, 37, n).astype(np.int16)

@@ -19,7 +19,8 @@ from click.testing import CliRunner
 from rngcert.cli.store import EXIT_ALARM, ingest, watch
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
-from rngcert.pipeline.audit import Watcher, simulate_watch
+from rngcert.pipeline.watch import Watcher
+from rngcert.simulate.watch import simulate_watch
 from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 from rngcert.stats import sequential as sq
 

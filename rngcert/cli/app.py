@@ -37,7 +37,7 @@ def main():
 
 for _cmd in (
     certify.certify, simulate.simulate, equipment.equipment_cmd, rng.bits, rng.scaling, shuffle.shuffle,
-    power.power, power.house_edge, store.ingest, store.rejects, store.audit, store.watch,
+    power.power, power.house_edge, store.ingest, store.rejects, store.audit, store.watch, store.export,
 ):
     main.add_command(_cmd)
 

@@ -1,27 +1,39 @@
-"""CLI commands of the store: ``ingest``, ``rejects``, ``audit``, ``watch``.
+"""CLI commands of the store: ``ingest``, ``rejects``, ``audit``, ``watch``, ``export``.
 
-Standalone click commands; ``rngcert/cli.py`` registers them with ``main.add_command(...)``.
+Standalone click commands; ``rngcert/cli/app.py`` registers them with ``main.add_command(...)``.
 Exit codes follow the table in :mod:`rngcert.cli`; ``watch`` adds :data:`EXIT_ALARM`.
+
+Every command holds the store file only briefly and waits for it, at most ``--wait`` seconds,
+when another process holds it (see :mod:`rngcert.collect.store`, "Many readers, one writer").
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import stat
 import sys
 import time
 from pathlib import Path
 
 import click
-import numpy as np
 
-from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, summary_text
-from rngcert.collect.store import DEFAULT_DB
+from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, interactive, parse_columns, summary_text
+from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
 EXIT_ALARM = 13
 
+#: Seconds a watch of a FIFO waits for its writer when neither --follow nor --max-idle is given.
+FIFO_WAIT = 60.0
+
 _DB_OPTION = click.option(
     "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True, help="The store (a DuckDB file)."
+)
+_WAIT_OPTION = click.option(
+    "--wait", "wait", type=click.FloatRange(min=0), default=DEFAULT_WAIT, show_default=True, metavar="SECONDS",
+    help="When another process holds the store (DuckDB: one writer or many readers), retry for up to this long before giving up (exit 3).",
 )
 
 
@@ -41,6 +53,15 @@ def _cmdline(name: str) -> str:
     return "rngcert " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv and sys.argv[0].endswith("rngcert") else f"rngcert {name}"
 
 
+def _waiting(db):
+    """The ``on_wait`` callback: tell the user once per open that the command is waiting."""
+
+    def on_wait(msg):
+        click.echo(f"store {db} is held by another process ({msg}); waiting for it…", err=True)
+
+    return on_wait
+
+
 # --------------------------------------------------------------------------- ingest
 @click.command(
     "ingest",
@@ -51,57 +72,59 @@ Examples:
   rngcert ingest live_roulette_spins.csv --column result=number \\
       --column table=file --column spin_id=seq_in_file
   rngcert ingest live.csv --db /srv/rngcert/casino.duckdb   # a grown export adds only new rows
+  rngcert ingest exported/ --db copy.duckdb                  # an `rngcert export --parquet` folder
 """,
 )
-@click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_DB_OPTION
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--table", default=None, help="Table id for logs without a table column (default: the file name without extension).")
-def ingest(logs, db, equipment, columns, fmt, table):
+@_WAIT_OPTION
+def ingest(logs, db, equipment, columns, fmt, table, wait):
     """Load spin logs into the store (idempotent, one transaction per file).
 
     Every row is kept with its source file's SHA-256 and line. A file already ingested adds
     nothing; a log that grew adds only its new rows; a row whose (table, spin_id) is stored with
     a different result is reported as a conflict and never overwritten; unreadable rows go to
     the rejects table (see `rngcert rejects`). Logs without spin_id (permanence lists) are
-    numbered by position in the file. Shoe logs are not stored yet (spins only).
+    numbered by position in the file. A folder written by `rngcert export --parquet` is read
+    back source by source with the same rules. Each file is parsed before the store is opened,
+    and the store is held for writing only while that file is stored, so audits and watches
+    of the same store run between files. Shoe logs are not stored yet (spins only).
     """
-    from rngcert.collect.store import Store
-
-    def go():
-        with Store(db) as st:
-            for p in logs:
-                (res,) = st.ingest([p], equipment, columns=parse_columns(columns), fmt=fmt, table=table)
-                click.echo(res.summary())
-                if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0):
-                    unreadable.append(str(p))
-                for c in res.conflict_sample:
-                    click.echo(
-                        f"  conflict: table {c['table']} spin {c['spin_id']}: stored {c['stored']} (line {c['stored_line']}), "
-                        f"this file says {c['new']} (line {c['line']}): kept the stored row",
-                        err=True,
-                    )
-                if res.conflicts > len(res.conflict_sample):
-                    click.echo(f"  … {res.conflicts - len(res.conflict_sample)} more conflict(s) in the store's conflicts table", err=True)
-            click.echo(f"store {db}: {st.count_spins()} spins in {len(st.tables())} table(s)")
-            return unreadable
+    from rngcert.collect.store import Store, ingest_files
 
     unreadable = []
 
-    def go_checked():
+    def show(res):
+        click.echo(res.summary())
+        if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0 and not res.note.startswith("from export")):
+            unreadable.append(res.path)
+        for c in res.conflict_sample:
+            click.echo(
+                f"  conflict: table {c['table']} spin {c['spin_id']}: stored {c['stored']} (line {c['stored_line']}), "
+                f"this file says {c['new']} (line {c['line']}): kept the stored row",
+                err=True,
+            )
+        if res.conflicts > len(res.conflict_sample):
+            click.echo(f"  … {res.conflicts - len(res.conflict_sample)} more conflict(s) in the store's conflicts table", err=True)
+
+    def go():
         from rngcert.collect.csvstream import is_stream
 
         for p in logs:  # before the store is opened (or created): a missing log leaves no empty store
-            is_stream(p)
-        bad = go()
-        if bad:
-
-            click.echo(f"rngcert: error: nothing readable in {', '.join(bad)}", err=True)
+            if not p.is_dir():
+                is_stream(p)
+        ingest_files(db, logs, equipment, columns=parse_columns(columns), fmt=fmt, table=table, wait=wait, on_wait=_waiting(db), on_result=show)
+        with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
+            click.echo(f"store {db}: {st.count_spins()} spins in {len(st.tables())} table(s)")
+        if unreadable:
+            click.echo(f"rngcert: error: nothing readable in {', '.join(unreadable)}", err=True)
             sys.exit(EXIT_INPUT)
 
-    _run(go_checked)
+    _run(go)
 
 
 # --------------------------------------------------------------------------- rejects
@@ -118,12 +141,13 @@ Examples:
 @click.option("--file", "file", default=None, help="Only rows of this file (path or its ending).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many rows.")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV (file, line, column, reason, text).")
-def rejects(db, file, limit, as_csv):
-    """List the rows the store rejected on ingest: file, line, column and reason."""
+@_WAIT_OPTION
+def rejects(db, file, limit, as_csv, wait):
+    """List the rows the store rejected on ingest: file, line, column and reason (read-only)."""
     from rngcert.collect.store import Store
 
     def go():
-        with Store(db, read_only=True) as st:
+        with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
             rows = st.rejects(file=file, limit=limit)
         if as_csv:
             from rngcert.collect import csvsafe
@@ -148,7 +172,9 @@ Examples:
   rngcert audit --table wiesbaden-5
   rngcert audit --table T7 --since 2026-01-01 --until 2026-07-01 --seed 1
   rngcert audit --table T7 --last 20000
-  rngcert audit --all --jobs 2 --no-plots
+  rngcert audit --all --no-plots                    # every table, on every core
+  rngcert audit --all --scheduler tcp://10.0.0.5:8786   # on a Dask cluster (shared store path)
+  rngcert audit --all --db /archive/2025.duckdb --no-record   # a read-only or archived store
 """,
 )
 @_DB_OPTION
@@ -163,31 +189,57 @@ Examples:
 @click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%).")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<equipment>-<table>-<UTC time>/.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tables audited in parallel (with --all).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, hidden=True, help="Older name of --workers.")
+@click.option("--no-record", is_flag=True, help="Do not record the audit in the store: the store is only read (archived or read-only stores).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON(s) instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
-def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, as_json, no_plots):
+@_WAIT_OPTION
+@parallel_options
+def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler):
     """Audit stored spins of a table with the certify battery, and record the audit.
 
     Writes the same report as `rngcert certify` (plus an audit-trend section: earlier audits of
     the table, homogeneity of pocket frequencies between this window and the previous one and
     across dealers) and an audit record in the store (window, verdict, every p-value, bias
-    estimates, report path). Exits with the verdict's code (the worst table's with --all).
+    estimates, report path). The spins are read in a read-only session and the record is
+    written in its own short transaction, so an audit runs while an ingest writes (each waits
+    for the other at most --wait seconds); --no-record never opens the store for writing. With
+    --all, tables are independent work items on every core (a local Dask cluster) or on the
+    cluster given by --scheduler; each reads only its own table. Exits with the verdict's code
+    (the worst table's with --all).
     """
     from rngcert.battery.core import worst
-    from rngcert.collect.store import Store
     from rngcert.pipeline.audit import audit_all, audit_table
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
 
     def go():
+        from rngcert.collect.store import Store
+
+        if not db.is_file():
+            Store(db, read_only=True)  # the "does not exist" input error, with the command to create it
         kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"))
-        with Store(db) as st:
-            if all_tables:
-                results = audit_all(st, since=since, until=until, last=last, jobs=jobs, **kw)
-            else:
-                results = [audit_table(st, table, since=since, until=until, last=last, **kw)]
+        if all_tables:
+            bar = None
+            if interactive():
+                from tqdm import tqdm
+
+                bar = tqdm(desc="auditing", unit=" table", file=sys.stderr)
+
+            def progress(msg):
+                if bar is not None:
+                    bar.set_postfix_str(msg[:60])
+                    bar.update(1)
+
+            try:
+                results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler), progress=progress,
+                                    record=not no_record, wait=wait, on_wait=_waiting(db), **kw)
+            finally:
+                if bar is not None:
+                    bar.close()
+        else:
+            results = [audit_table(db, table, since=since, until=until, last=last, record=not no_record, wait=wait, on_wait=_waiting(db), **kw)]
         for r in results:
             if as_json:
                 click.echo(r.paths["json"].read_text(encoding="utf-8"))
@@ -200,9 +252,9 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                     click.echo(f"    trend: homogeneity {title}: X² = {d['statistic']:.4g}, df {d['df']}, p = {d['pvalue']:.4g}")
                 else:
                     click.echo(f"    trend: homogeneity {title}: not applicable ({d.get('reason', '')})")
-            click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; audit id {r.audit_id}; report {r.paths.get('html')}")
+            rec = f"audit id {r.audit_id}" if r.audit_id is not None else "not recorded (--no-record)"
+            click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; {rec}; report {r.paths.get('html')}")
         if not results:  # nothing to audit is an input error, as an empty window of --table is
-
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
         sys.exit(EXIT[worst([r.verdict for r in results])])
@@ -210,56 +262,49 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     _run(go)
 
 
+# --------------------------------------------------------------------------- export
+@click.command(
+    "export",
+    epilog="""\b
+Examples:
+  rngcert export --parquet spins-parquet/
+  rngcert export --parquet t7/ --table T7 --db /srv/rngcert/casino.duckdb
+  duckdb -c "SELECT table_id, count(*) FROM read_parquet('spins-parquet/*/*/*.parquet', hive_partitioning=true) GROUP BY 1"
+  rngcert ingest spins-parquet/ --db copy.duckdb    # read it back
+""",
+)
+@_DB_OPTION
+@click.option("--parquet", "folder", type=click.Path(path_type=Path), required=True, help="New folder for the Parquet data set (partitioned by table and day).")
+@click.option("--table", "tables", multiple=True, help="Only this table (repeatable; default every table).")
+@_WAIT_OPTION
+def export(db, folder, tables, wait):
+    """Write the stored spins as Parquet, partitioned by table and day, for Spark, Dask or DuckDB.
+
+    The folder holds DIR/table_id=<table>/day=<YYYY-MM-DD>/*.parquet (Hive layout) with every
+    spin's id, time, result, dealer, direction, release, void flag, wheel and provenance (source
+    file, SHA-256, line), and DIR/_rngcert/ with the manifest, the sources and the rejected rows.
+    `rngcert ingest DIR` reads it back. The store is only read; the folder appears complete or
+    not at all.
+    """
+    from rngcert.collect.store import Store
+
+    def go():
+        with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
+            man = st.export_parquet(folder, tables=list(tables) or None)
+        click.echo(f"exported {man['spins']:,} spins of {len(man['tables'])} table(s) from {man['sources']} source(s) to {folder} "
+                   f"({man['rejects']} rejected row(s) in {folder / '_rngcert' / 'rejects.jsonl'})")
+
+    _run(go)
+
+
 # --------------------------------------------------------------------------- watch
-class _LogTail:
-    """Reads the complete new lines of a growing log and returns them as SpinRows."""
-
-    def __init__(self, path: Path, wheel, columns, fmt):
-        self.path, self.wheel, self.columns, self.fmt = path, wheel, columns, fmt
-        self.offset = 0
-        self.header = b""
-        self.lines_before = 0
-
-    def poll(self):
-        from rngcert.collect.spinlog import detect_format, read_spin_rows
-        from rngcert.errors import InputError, NoDataError
-
-        size = self.path.stat().st_size
-        if size < self.offset:
-            raise InputError(f"{self.path} shrank from {self.offset} to {size} bytes while watched (log rotated?): restart the watch")
-        if size == self.offset:
-            return None
-        with open(self.path, "rb") as fh:
-            fh.seek(self.offset)
-            data = fh.read(size - self.offset)
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            return None  # no complete line yet
-        chunk = data[: cut + 1]
-        first = self.offset == 0
-        if first:
-            if self.fmt == "auto":
-                self.fmt = detect_format(self.path, chunk)
-            if self.fmt == "csv":
-                self.header = chunk.split(b"\n", 1)[0] + b"\n"
-        payload = chunk if first or not self.header else self.header + chunk
-        shift = self.lines_before - (0 if first or not self.header else 1)
-        self.offset += len(chunk)
-        self.lines_before += chunk.count(b"\n")
-        try:
-            rows = read_spin_rows(self.path, self.wheel, columns=self.columns, fmt=self.fmt, data=payload)
-        except NoDataError:
-            return None
-        rows.line = rows.line + shift
-        return rows
-
-
 @click.command(
     "watch",
     epilog="""\b
 Examples:
-  rngcert watch live.csv --follow                    # tail a growing export
+  rngcert watch live.csv --follow                    # tail a growing export (rotation-safe)
   rngcert watch live.csv --follow --interval 5 --max-idle 3600
+  mkfifo spins.pipe; rngcert watch spins.pipe        # a stream: read until the writer closes it
   rngcert watch --table T7                           # replay a stored table once
   rngcert watch --table T7 --follow --alpha 0.001 --horizon 1000000
 
@@ -269,9 +314,11 @@ Exit codes: 0 no alarm · 13 ALARM · 3 input error · 2 usage error.
 @click.argument("log", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--table", default=None, help="Watch this stored table instead of a log file (new rows as they are ingested).")
 @_DB_OPTION
-@click.option("--follow", is_flag=True, help="Keep watching for new rows (like tail -f); without it, process what is there and exit.")
+@click.option("--follow", is_flag=True, help="Keep watching for new rows (like tail -F: across truncation and rotation); without it, read what is there and exit.")
 @click.option("--interval", type=click.FloatRange(min=0.05), default=2.0, show_default=True, help="Seconds between polls with --follow.")
 @click.option("--max-idle", type=click.FloatRange(min=0), default=None, help="With --follow, stop after this many seconds without new rows.")
+@click.option("--settle", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
+              help="A final line without a newline is counted once the log has not changed for this long; a rotated-away file is finished after this long without change.")
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (LOG only; a stored table knows its wheel).")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
@@ -279,7 +326,8 @@ Exit codes: 0 no alarm · 13 ALARM · 3 input error · 2 usage error.
 @click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="Spins over which --alpha bounds false alarms (mean spins to a false alarm >= horizon/alpha).")
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="The detector is updated and checked after every block of this many spins.")
 @click.option("--no-record", is_flag=True, help="Do not write the alarm record into the store.")
-def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, alpha, horizon, block, no_record):
+@_WAIT_OPTION
+def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, wait):
     """Watch a growing spin log (or a stored table) with an anytime-valid change detector.
 
     Keeps a mixture Shiryaev-Roberts e-detector (Shin, Ramdas & Rinaldo 2022) over structured
@@ -289,10 +337,19 @@ def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, a
     spins) <= --alpha (Doob/Ville maximal inequality), and the mean time to a false alarm is at
     least horizon/alpha spins. Prints a status line per update; on alarm, writes an alarm record
     in the store and exits with code 13. Each table of a log is watched separately.
+
+    Every spin is counted exactly once: the log is followed by identity (device, inode) and
+    size. On rotation (rename and a new file) the old file is finished first, then the new one
+    is read from its beginning; on truncation or a rewrite in place (copy-truncate) the file is
+    read again from its beginning, after the lines past the old offset are read from the copy
+    when it lies beside the log (LOG.1, LOG-DATE). A final line without a newline counts once the
+    log has not changed for --settle seconds, or when the watch ends. A FIFO is read as a stream
+    until its writer closes it; a FIFO that delivers no spin is an input error.
     """
     from rngcert.collect.store import Store
     from rngcert.equipment.wheel import load_wheel
-    from rngcert.pipeline.audit import Watcher
+    from rngcert.errors import InputError
+    from rngcert.pipeline.watch import LogWatch, Watcher
 
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
@@ -302,7 +359,7 @@ def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, a
             return None
         import datetime as _dt
 
-        with Store(db) as st:
+        with Store(db, wait=wait, on_wait=_waiting(db)) as st:
             return st.record_alarm(
                 {
                     "table_id": tname, "source": source, "created_utc": _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None),
@@ -321,64 +378,68 @@ def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, a
 
     def go_log():
         wheel = load_wheel(equipment)
-        space = wheel.position_space()
-        tail = _LogTail(log, wheel, parse_columns(columns), fmt)
-        watchers: dict[str, Watcher] = {}
+        if not follow and not log.exists():
+            raise InputError(f"{log}: no such file (give --follow to wait for it)")
+        lw = LogWatch(log, wheel, columns=parse_columns(columns), fmt=fmt, alpha=alpha, horizon=horizon, block=block, settle=settle)
         idle_since = time.monotonic()
         announced = False
-        while True:
-            rows = tail.poll()
-            if rows is not None and rows.n:
-                idle_since = time.monotonic()
-                ok = rows.accepted & (rows.pos >= 0)
-                if rows.table is not None:
-                    enc = rows.table.dictionary_encode()
-                    tcodes = enc.indices.to_numpy(zero_copy_only=False)
-                    tnames = enc.dictionary.to_pylist()
-                else:
-                    tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [log.stem]
-                used, first_at = np.unique(tcodes[ok], return_index=True)
-                for c in used[np.argsort(first_at)].tolist():  # tables in order of appearance (a handful)
-                    tname = tnames[c] or "(no table)"
-                    sel = np.flatnonzero(ok & (tcodes == c))
-                    w = watchers.get(tname)
-                    if w is None:
-                        w = watchers[tname] = Watcher(space, alpha=alpha, horizon=horizon, block=block)
-                        if not announced:
-                            click.echo(f"watching {log}: {w.guarantee()}", err=True)
-                            announced = True
-                    before = w.status().spins
-                    st = w.update(rows.pos[sel])
-                    click.echo(f"[{tname}] {st.line()}")
-                    if st.alarm:
-                        j = sel[w.alarm_spin - 1 - before]
-                        sid = rows.spin_id[int(j)].as_py() if rows.spin_id is not None else f"line {int(rows.line[j])}"
-                        alarm_exit(tname, w, sid, str(log))
-            if not follow:
-                break
-            if max_idle is not None and time.monotonic() - idle_since > max_idle:
-                break
-            time.sleep(interval)
-        if not watchers:
+        fifo_limit = max_idle if max_idle is not None else (None if follow else FIFO_WAIT)
+
+        def handle(events):
+            nonlocal announced, idle_since
+            for ev in events:
+                if ev.kind == "note":
+                    click.echo(f"watch: {ev.text}", err=True)
+                elif ev.kind == "start":
+                    if not announced:
+                        click.echo(f"watching {log}: {ev.text}", err=True)
+                        announced = True
+                elif ev.kind == "status":
+                    idle_since = time.monotonic()
+                    click.echo(f"[{ev.table}] {ev.status.line()}")
+                elif ev.kind == "alarm":
+                    lw.close()
+                    alarm_exit(ev.table, ev.watcher, ev.spin_id, str(log))
+
+        is_fifo = log.exists() and stat.S_ISFIFO(os.stat(log).st_mode)
+        try:
+            if not follow and not is_fifo:
+                handle(lw.step(final=True))  # a regular file read once: its last line counts
+            else:
+                limit = fifo_limit if is_fifo else max_idle
+                while True:
+                    handle(lw.step())
+                    if is_fifo and lw.follower.fifo_ended and not follow:
+                        handle(lw.step(final=True))
+                        break
+                    if limit is not None and time.monotonic() - idle_since > limit:
+                        handle(lw.step(final=True))  # the watch ends: a last line without newline counts, a rotated file is finished
+                        break
+                    lw.follower.wait(interval)
+        finally:
+            had_writer = lw.follower.fifo_had_writer
+            lw.close()
+        total = sum(lw.spins.values())
+        if is_fifo and total == 0:
+            waited = "" if fifo_limit is None else f" within {fifo_limit:g} s"
+            raise InputError(
+                f"{log} is a FIFO and {'its writer sent no readable spin' if had_writer else 'no writer opened it'}{waited}: nothing was watched "
+                "(start the writer first, or give --max-idle SECONDS to wait longer)"
+            )
+        if not lw.watchers:
             click.echo(f"{log}: no readable spin yet", err=True)
+        elif lw.rejected:
+            click.echo(f"watch: {lw.rejected} line(s) of {log} could not be read and were not counted", err=True)
 
     def go_table():
-        from rngcert.errors import InputError
-
         last_seq = 0
         w = None
         idle_since = time.monotonic()
         seen = 0
         while True:
-            got = None
-            try:
-                with Store(db, read_only=True) as st:
-                    stored = st.spins(table, after_seq=last_seq)
-                    got = stored
-            except InputError as exc:  # store busy (an ingest holds the write lock): retry later
-                if not (follow and "in use" in str(exc)):
-                    raise
-            if got is not None and got.n:
+            with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
+                got = st.spins(table, after_seq=last_seq)
+            if got.n:
                 idle_since = time.monotonic()
                 order = np.argsort(got.seq, kind="stable")
                 last_seq = int(got.seq.max())
@@ -401,5 +462,7 @@ def watch(log, table, db, follow, interval, max_idle, equipment, columns, fmt, a
             if max_idle is not None and time.monotonic() - idle_since > max_idle:
                 break
             time.sleep(interval)
+
+    import numpy as np
 
     _run(go_log if log else go_table)

@@ -35,6 +35,10 @@ from rngcert.errors import InputError, NoDataError
 _CHUNK = 64 << 20
 _SHORT = 16  # only lines this short are inspected for emptiness
 BLOCK_SIZE = 4 << 20  #: bytes per record batch (small blocks keep peak memory low; speed is the same)
+#: A line longer than this is not a spin record: it is rejected (its first bytes kept) and every
+#: other row is read (case c10: one 16 MB line made the whole log unreadable).
+MAX_LINE = 1 << 20
+_KEEP = 200  # characters of a long line kept in the rejects
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class LineScan:
     first_line_no: int
     bom: bool
     bare_cr: int = 0  # carriage returns not followed by LF (pyarrow would end a record there)
+    long_lines: tuple = ()  # (line, start byte, end byte) of lines longer than MAX_LINE
 
 
 def scan_lines(fh: BinaryIO) -> LineScan:
@@ -64,6 +69,8 @@ def scan_lines(fh: BinaryIO) -> LineScan:
     line_no = 1  # 1-based number of the line that starts at the beginning of prev_tail
     bare_cr = 0
     last_byte = b""
+    line_start = 0  # byte offset where that line starts
+    long_lines: list[tuple[int, int, int]] = []
     while True:
         chunk = fh.read(_CHUNK)
         if not chunk:
@@ -78,10 +85,18 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         if size == 0 and chunk.startswith(b"\xef\xbb\xbf"):
             bom = True
             size += 3
+            line_start = 3
             chunk = chunk[3:]  # the BOM is not content of the first line
+        at = size  # file offset of chunk[0]
         size += len(chunk)
         arr = np.frombuffer(chunk, dtype=np.uint8)
         nl = np.flatnonzero(arr == 10)
+        if nl.size:  # lines longer than MAX_LINE (vectorised over the chunk's line ends)
+            ends_abs = at + nl
+            starts_abs = np.concatenate([[line_start], ends_abs[:-1] + 1])
+            for k in np.flatnonzero(ends_abs - starts_abs > MAX_LINE).tolist():
+                long_lines.append((line_no + k, int(starts_abs[k]), int(ends_abs[k])))
+            line_start = int(ends_abs[-1]) + 1
         if nl.size == 0:
             prev_tail = (prev_tail + chunk)[-(_SHORT + 1) :] if len(prev_tail) + len(chunk) > _SHORT else prev_tail + chunk
             continue
@@ -111,13 +126,41 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         if len(prev_tail) > _SHORT + 1:
             prev_tail = prev_tail[: _SHORT + 1] if first_line is not None else prev_tail
     n_lines = n_nl + (1 if prev_tail else 0)
+    if size - line_start > MAX_LINE:
+        long_lines.append((line_no, line_start, size))
     if prev_tail == b"\r":
         blanks.append(line_no)  # a last line of just a CR (pyarrow ends a line at a CR at the end of the file)
     if first_line is None and prev_tail not in (b"", b"\r"):
         first_line, first_line_no = prev_tail, line_no
     if first_line is not None and first_line.startswith(b"\xef\xbb\xbf"):
         first_line = first_line[3:]
-    return LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom, bare_cr)
+    return LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom, bare_cr,
+                    tuple(long_lines))
+
+
+class _Blanked(io.RawIOBase):
+    """A read-only view of a binary stream in which the given byte ranges are left out (each long
+    line becomes an empty line, which the CSV reader skips)."""
+
+    def __init__(self, fh: BinaryIO, ranges, pos: int):
+        self.fh, self.ranges, self.pos = fh, sorted(ranges), pos
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        want = len(b)
+        for lo, hi in self.ranges:  # a handful of ranges at most
+            if lo <= self.pos < hi:
+                self.fh.seek(hi)
+                self.pos = hi
+            elif self.pos < lo:
+                want = min(want, lo - self.pos)
+                break
+        data = self.fh.read(want)
+        b[: len(data)] = data
+        self.pos += len(data)
+        return len(data)
 
 
 def _map_lines(targets: np.ndarray, skipped: np.ndarray) -> np.ndarray:
@@ -292,8 +335,17 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         invalid.append((row.number, row.text, f"expected {row.expected_columns} fields, found {row.actual_columns}"))
         return "skip"
 
+    long_rows = []
+    if scan.long_lines:
+        for line, lo, hi in scan.long_lines:
+            fh.seek(lo)
+            head = fh.read(_KEEP * 4).decode(encoding, "replace")[:_KEEP]
+            long_rows.append((line, head + "…", f"line of {hi - lo:,} bytes, longer than the {MAX_LINE:,} bytes a spin-log line may have: rejected unread (first {_KEEP} characters kept)"))
+        fh.seek(0)
     if scan.bom:
         fh.read(3)
+    if scan.long_lines:  # each long line becomes an empty line, which the CSV reader skips
+        fh = io.BufferedReader(_Blanked(fh, [(lo, hi) for _, lo, hi in scan.long_lines], 3 if scan.bom else 0), buffer_size=1 << 20)
     src = _CRFilter(fh, encoding == "utf-8") if scan.bare_cr else fh
     try:
         reader = pacsv.open_csv(
@@ -307,6 +359,8 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise LinesMerged(f"{exc}") from None
     blank = scan.blank_lines
+    if long_rows:  # left out: skipped like blank lines when numbering the records
+        blank = np.unique(np.concatenate([blank, np.asarray([r[0] for r in long_rows], dtype=np.int64)]))
     # record number r (non-blank lines, header = 1) → physical line
     rec_to_line = lambda r: _map_lines(np.asarray(r, dtype=np.int64), blank)  # noqa: E731
     reported = 0
@@ -322,7 +376,7 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         if len(invalid) > reported:
             bad_lines = rec_to_line([r for r, _, _ in invalid if r is not None])
             skipped_lines = np.unique(np.concatenate([blank, bad_lines]))
-        new = []
+        new, long_rows = long_rows, []
         for r, text, reason in invalid[reported:]:
             if r is None or "\n" in text:
                 raise LinesMerged("a malformed record spans lines")
@@ -340,12 +394,12 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
     for r, text, _ in invalid[reported:]:
         if r is None or "\n" in text:
             raise LinesMerged("a malformed record spans lines")
-    # every non-blank line after the header is one record, or the parse merged lines
+    # every non-blank line after the header (long lines count as blank) is one record, or the parse merged lines
     records = scan.n_lines - int(np.count_nonzero(blank > scan.first_line_no)) - scan.first_line_no
     if done + len(invalid) != records:
         raise LinesMerged(f"{done + len(invalid)} records in {records} lines")  # a quoted field ran over lines
-    if len(invalid) > reported:
-        new = [(int(rec_to_line([r])[0]), t, why) for r, t, why in invalid[reported:]]
+    if len(invalid) > reported or long_rows:
+        new = long_rows + [(int(rec_to_line([r])[0]), t, why) for r, t, why in invalid[reported:]]
         yield {h: pa.array([], type=pa.string()) for h in names}, np.zeros(0, dtype=np.int64), new
 
 

@@ -36,10 +36,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from rngcert.collect.csvsafe import safe_column
 from rngcert.collect.spinlog import RejectedRow
 from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
 from rngcert.errors import InputError, NoDataError
-from rngcert.collect.csvsafe import safe_column
 
 __all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe_log", "ShinnRiffles", "read_shinn_riffles"]
 

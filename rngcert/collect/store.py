@@ -48,12 +48,42 @@ Rules of ingest
   inside DuckDB, never a Python loop over rows.
 * Shoe logs (card scanners) are not stored yet: the card side lives in
   :mod:`rngcert.collect.shoelog`; this store holds spins only.
+
+Many readers, one writer
+------------------------
+DuckDB lets one process write a database file, or many processes read it, not both at once.
+rngcert keeps every hold on the file short: :func:`ingest_files` parses each file with no
+connection open and holds the write lock only while that file's rows are stored (one
+transaction per file); audits read each table in a read-only session and record their result in
+a separate short write transaction; ``rejects``, ``watch --table`` and ``export`` only read. A
+command that finds the file locked by another process retries with a bounded, stated wait
+(``wait`` seconds, CLI ``--wait``, default :data:`DEFAULT_WAIT`; backoff from 0.05 s up to 1 s
+between attempts) and then fails with an input/storage error (exit 3) that names the store.
+
+Storage errors
+--------------
+A full disk, an unwritable or damaged file, or any other failure of the database file is a
+:class:`StorageError` (an :class:`~rngcert.errors.InputError`: exit 3) naming the store's path,
+never an internal error. A failed transaction is rolled back: what was committed before stays.
+
+Export
+------
+:meth:`Store.export_parquet` writes the spins as Parquet partitioned by table and day
+(``DIR/table_id=T/day=YYYY-MM-DD/*.parquet``, Hive layout: Spark, Dask and DuckDB read it as one
+data set) with the provenance of every row, plus ``DIR/_rngcert/`` (manifest, sources and
+rejected rows; folders starting with ``_`` are skipped by those readers).
+:meth:`Store.ingest_parquet` reads such a folder back, source by source, with the rules of ingest
+(a source already stored adds nothing).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import errno
+import functools
 import json
+import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,13 +94,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert import __version__
-from rngcert.errors import InputError, NoDataError, RngcertError, StorageError
+from rngcert.errors import InputError, NoDataError, StorageError
 
 #: Version of the store's schema. Bump when the tables change; older rngcert versions refuse a
 #: store with a higher version (they would misread it), newer ones migrate older stores.
 SCHEMA_VERSION = 1
 
 DEFAULT_DB = Path("data") / "rngcert.duckdb"
+
+#: Seconds a command waits for a store locked by another process before it gives up (exit 3).
+DEFAULT_WAIT = 120.0
+
+#: Export layout version (``DIR/_rngcert/manifest.json``).
+EXPORT_FORMAT = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
@@ -108,50 +144,70 @@ CREATE TABLE IF NOT EXISTS alarms (
 """
 
 
-def _storage_error(path, what: str, exc: BaseException) -> StorageError:
-    """A storage fault as the user should read it: the store's path, what was being done, why."""
-    import errno
-
-    if isinstance(exc, OSError):
-        why = {errno.ENOSPC: "no space left on the device", errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied"}.get(
-            exc.errno, exc.strerror or str(exc)
-        )
-    else:
-        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        low = why.lower()
-        if "corrupt" in low or "checksum" in low:
-            why = f"the store is corrupt ({why}); restore it from a backup, or ingest the logs into a new store"
-        elif "read-only" in low or "read only" in low:
-            why = f"the store cannot be written ({why})"
-        elif "no space" in low:
-            why = f"no space left on the device ({why})"
-    return StorageError(f"store {path}: {what} failed: {why}")
-
-
-def _guarded(what: str):
-    """Methods of :class:`Store` report storage faults (DuckDB errors, OS errors) as
-    :class:`~rngcert.errors.StorageError` naming the store, never as internal errors."""
-    import functools
-
-    def deco(fn):
-        @functools.wraps(fn)
-        def wrapper(self, *a, **k):
-            import duckdb
-
-            try:
-                return fn(self, *a, **k)
-            except RngcertError:
-                raise
-            except (duckdb.Error, OSError) as exc:
-                raise _storage_error(self.path, what, exc) from None
-
-        return wrapper
-
-    return deco
-
-
 class StoreVersionError(InputError):
     """The store was written by a newer rngcert (higher schema version) or is not a store."""
+
+
+class StoreBusyError(StorageError):
+    """Another process held the store's file for longer than the stated wait."""
+
+
+_DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM, errno.EFBIG}
+
+
+def storage_error(path, exc: BaseException) -> "StorageError | None":
+    """The :class:`StorageError` for a failure of the store file at ``path``, or None when
+    ``exc`` is not a storage failure (a programming error stays what it is).
+
+    Storage failures: DuckDB's I/O, serialization, fatal, internal and out-of-memory errors, a
+    bare ``duckdb.Error`` (DuckDB's "Corrupt database file"), and ``OSError`` for a full disk,
+    quota, read-only file system, I/O or permission error.
+    """
+    import duckdb
+
+    if isinstance(exc, StorageError):
+        return exc
+    msg = str(exc)
+    low = msg.lower()
+    if isinstance(exc, OSError):
+        if exc.errno not in _DISK_ERRNOS:
+            return None
+    elif not (
+        isinstance(exc, (duckdb.IOException, duckdb.SerializationException, duckdb.FatalException, duckdb.InternalException, duckdb.OutOfMemoryException))
+        or type(exc) is duckdb.Error
+    ):
+        return None
+    if "no space left" in low or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+        what = f"the disk holding store {path} is full ({msg})"
+        tail = "; the unfinished transaction was rolled back, everything committed before it is kept: free space and run the command again"
+    elif "corrupt" in low or "not a valid duckdb" in low or "checksum" in low or isinstance(exc, duckdb.SerializationException):
+        what = f"store {path} is damaged ({msg})"
+        tail = "; restore it from a backup (or an `rngcert export`), or re-ingest the logs into a new store"
+    elif "read-only" in low or "permission" in low or (isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)):
+        what = f"store {path} cannot be written ({msg})"
+        tail = "; audit it with --no-record, or copy it somewhere writable"
+    else:
+        what = f"store {path}: storage error ({type(exc).__name__}: {msg})"
+        tail = ""
+    return StorageError(what + tail)
+
+
+def _guarded(fn):
+    """Method decorator: storage failures of the store file become :class:`StorageError`."""
+
+    @functools.wraps(fn)
+    def wrapper(self, *a, **k):
+        try:
+            return fn(self, *a, **k)
+        except InputError:
+            raise
+        except Exception as exc:
+            err = storage_error(self.path, exc)
+            if err is None:
+                raise
+            raise err from exc
+
+    return wrapper
 
 
 def _before_commit() -> None:
@@ -226,50 +282,75 @@ class Store:
         The database file; created (with its folder) unless ``read_only``.
     read_only : bool
         Open for reading only (several readers may share the file; a writer excludes others).
+    wait : float
+        Seconds to keep retrying while another process holds the file (a writer, or readers when
+        this is a writer); 0 (default for the library): fail at once. The CLI passes ``--wait``.
+    on_wait : callable, optional
+        Called once with DuckDB's message (which names the holding process) when the first
+        attempt finds the file locked, e.g. to tell the user that the command is waiting.
 
     Raises
     ------
     StoreVersionError
         The store's schema version is newer than this rngcert understands, or the file is a
         DuckDB database that is not an rngcert store.
+    StoreBusyError
+        Still locked by another process after ``wait`` seconds.
+    StorageError
+        The file is damaged, cannot be written, or the disk is full.
     InputError
-        The file cannot be opened (locked by another process, not a DuckDB file, missing in
-        read-only mode).
+        The file is missing in read-only mode.
     """
 
-    def __init__(self, path: str | Path = DEFAULT_DB, *, read_only: bool = False):
-        import duckdb
-
+    def __init__(self, path: str | Path = DEFAULT_DB, *, read_only: bool = False, wait: float = 0.0, on_wait=None):
         self.path = Path(path)
+        self.con = None
         if read_only and not self.path.is_file():
+            if self.path.is_dir():
+                raise InputError(f"store {self.path} is a folder, not a store file (an `rngcert export` folder is read back with: rngcert ingest {self.path} --db NEW.duckdb)")
             raise InputError(f"store {self.path} does not exist; create it with: rngcert ingest LOG --db {self.path}")
         if not read_only:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise _storage_error(self.path, "creating its folder", exc) from None
-        try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.IOException as exc:
-            msg = str(exc)
-            if "lock" in msg.lower():
-                raise InputError(f"store {self.path} is in use by another process (DuckDB allows one writer): {msg}") from None
-            raise InputError(f"store {self.path} cannot be opened: {msg}") from None
-        except duckdb.Error as exc:
-            if "corrupt" in str(exc).lower() or "checksum" in str(exc).lower():
-                raise _storage_error(self.path, "opening", exc) from None
-            raise InputError(f"store {self.path} cannot be opened (not a DuckDB file of a supported version?): {exc}") from None
-        except OSError as exc:
-            raise _storage_error(self.path, "opening", exc) from None
+                raise storage_error(self.path, exc) or exc from None
         self.read_only = read_only
+        self.con = self._connect(read_only, float(wait), on_wait)
         try:
             self._check_schema()
-        except RngcertError:
+        except BaseException:
             self.close()
             raise
-        except (duckdb.Error, OSError) as exc:
-            self.close()
-            raise _storage_error(self.path, "reading its schema", exc) from None
+
+    def _connect(self, read_only: bool, wait: float, on_wait):
+        import duckdb
+
+        deadline = time.monotonic() + max(0.0, wait)
+        delay, told, tries = 0.05, False, 0
+        while True:
+            tries += 1
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                msg = str(exc)
+                if "lock" not in msg.lower():
+                    raise storage_error(self.path, exc) or InputError(f"store {self.path} cannot be opened: {msg}") from None
+                now = time.monotonic()
+                if now >= deadline:
+                    waited = f"for {wait:g} s ({tries} attempts)" if wait > 0 else "(no --wait given)"
+                    raise StoreBusyError(
+                        f"store {self.path} is in use by another process {waited}: DuckDB lets one process write a store or "
+                        f"several read it, not both at once ({msg.split('. See also')[0]}); run the command again later "
+                        "or give a longer --wait SECONDS"
+                    ) from None
+                if on_wait is not None and not told:
+                    on_wait(msg.split(". See also")[0])
+                    told = True
+                time.sleep(min(delay, max(0.0, deadline - now)))
+                delay = min(2 * delay, 1.0)
+            except duckdb.Error as exc:
+                err = storage_error(self.path, exc)
+                raise err or InputError(f"store {self.path} cannot be opened (not a DuckDB file of a supported version?): {exc}") from None
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "Store":
@@ -279,10 +360,18 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        if getattr(self, "con", None) is not None:
-            self.con.close()
-            self.con = None
+        con = getattr(self, "con", None)
+        self.con = None
+        if con is not None:
+            try:
+                con.close()  # a writer's close checkpoints: it can meet a full disk too
+            except Exception as exc:
+                err = storage_error(self.path, exc)
+                if err is None:
+                    raise
+                raise err from exc
 
+    @_guarded
     def _check_schema(self) -> None:
         names = {r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         if "meta" not in names:
@@ -319,7 +408,7 @@ class Store:
             self.con.execute("INSERT OR REPLACE INTO meta VALUES ('written_by', ?)", [f"rngcert {__version__}"])
 
     # ------------------------------------------------------------------ ingest
-    @_guarded("ingest")
+    @_guarded
     def ingest(
         self,
         paths: Sequence[str | Path] | str | Path,
@@ -329,7 +418,7 @@ class Store:
         fmt: str = "auto",
         table: str | None = None,
     ) -> list[IngestResult]:
-        """Ingest spin logs (one transaction per file).
+        """Ingest spin logs (one transaction per file) through this open connection.
 
         Parameters
         ----------
@@ -353,6 +442,12 @@ class Store:
         ------
         InputError
             Unreadable file or options; a table already stored with another wheel.
+        StorageError
+            Full disk or damaged store (the file's transaction is rolled back).
+
+        See Also
+        --------
+        ingest_files : the same, holding the write lock only while each file is stored.
         """
         from rngcert.equipment.wheel import load_wheel
 
@@ -361,21 +456,17 @@ class Store:
         if isinstance(paths, (str, Path)):
             paths = [paths]
         wheel = load_wheel(equipment)
-        self._equipment_arg = str(equipment)
-        from rngcert.collect.csvstream import is_stream
-
         paths = [Path(p) for p in paths]
-        streams = {str(p) for p in paths if is_stream(p)}  # missing files, folders, devices: InputError here
-        self._streams = streams
+        for p in paths:
+            if not p.is_file():
+                raise InputError(f"{p}: no such file")
         reader = self.con.cursor()  # the prefetch thread's own connection (reads committed state)
 
         def known(sha: str):
-            """(equipment, default table) of the first ingest of these bytes, or None."""
-            rows = reader.execute("SELECT equipment, default_table FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall()
-            return rows[0] if rows else None
+            return self.known_source(sha, con=reader)
 
         def prepare(p: Path):
-            return self._prepare(p, wheel, columns, fmt, table, known)
+            return prepare_file(p, wheel, str(equipment), columns, fmt, table, known)
 
         out: list[IngestResult] = []
         # Pipeline: the next file is read and parsed (pyarrow, numpy: GIL released) while DuckDB
@@ -393,133 +484,10 @@ class Store:
             reader.close()
         return out
 
-    def _prepare(self, path: Path, wheel, columns, fmt, table, known) -> "IngestResult | dict":
-        """Read, hash and parse one file into the Arrow tables to store (no store writes)."""
-        from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
-
-        clock = [time.perf_counter()]
-        timing: dict[str, float] = {}
-
-        def lap(what):
-            now_ = time.perf_counter()
-            timing[what] = timing.get(what, 0.0) + now_ - clock[0]
-            clock[0] = now_
-
-        from rngcert.collect.csvstream import read_stream
-
-        stream = str(path) in getattr(self, "_streams", ())
-        try:
-            data = read_stream(path) if stream else path.read_bytes()
-        except OSError as exc:  # the log, not the store
-            raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-        sha = sha256_of(data)
-        lap("read+sha256")
-        first = known(sha)
-        if first:
-            eq0, tab0 = first
-            differs = []
-            if str(eq0) != str(self._equipment_arg):
-                differs.append(f"equipment {eq0!r}, now {self._equipment_arg!r}")
-            if table is not None and table != tab0:
-                differs.append(f"table {tab0!r}, now {table!r}")
-            note = (
-                "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
-                if differs
-                else "options of this call (e.g. --column) are not applied to bytes already stored"
-            )
-            return IngestResult(str(path), sha, "already ingested", note=note)
-        try:
-            rows = read_spin_rows(path, wheel, columns=columns, fmt=fmt, data=data)
-        except NoDataError:
-            return IngestResult(str(path), sha, "empty")
-        del data
-        lap("parse")
-        n = rows.n
-        keep = rows.accepted | rows.void  # rejected rows go to `rejects` only
-        if stream and table is None and rows.table is None:
-            raise InputError(f"{path} is a pipe or FIFO and the log has no table column: name its table with --table")
-        default_table = table if table is not None else path.stem
-        if rows.table is not None:
-            tab = rows.table
-            tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
-        else:
-            tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
-        tab_enc = pc.dictionary_encode(tab)
-        tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        tab_labels = tab_enc.dictionary.to_pylist()
-        if rows.spin_id is not None:
-            sid = rows.spin_id.combine_chunks() if isinstance(rows.spin_id, pa.ChunkedArray) else rows.spin_id
-            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
-            spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
-            spin_label = pc.if_else(canon, pa.scalar(""), sid)
-            rule = "column"
-        else:
-            # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
-            order = np.argsort(tab_codes, kind="stable")
-            sorted_codes = tab_codes[order]
-            starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
-            ordinal = np.empty(n, dtype=np.int64)
-            ordinal[order] = np.arange(n) - starts + 1
-            spin_no = pa.array(ordinal)
-            spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
-            rule = "position"
-        # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
-        # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
-        lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
-        status, _ = repeat_status(
-            [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
-            outcome_key(rows.pos, rows.sym, rows.void), keep,
-        )
-        m = int(keep.sum())
-        sel = pa.array(keep)
-
-        def kept(a):  # rows to store (all of them, usually: no copy then)
-            return a if m == n else a.filter(sel)
-
-        pos = np.where(rows.pos >= 0, rows.pos, -1)
-        sym = np.where(rows.sym >= 0, rows.sym, -1)
-        ts = pa.nulls(m, pa.int64())
-        if rows.timestamp is not None:
-            tsv = rows.timestamp[keep]
-            ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
-        ts = ts.cast(pa.timestamp("us"))
-        incoming = pa.table(
-            {
-                "table_id": kept(tab),
-                "spin_no": kept(spin_no),
-                "spin_label": kept(spin_label),
-                "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
-                "ts": ts,
-                "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
-                "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
-                "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
-                "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
-                "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
-                "void": pa.array(rows.void[keep]),
-                "line": pa.array(rows.line[keep].astype(np.int32)),
-                "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
-            }
-        )
-        rej = rows.rejected
-        rej_tbl = pa.table(
-            {
-                "file": pa.array([r.file for r in rej], type=pa.string()),
-                "line": pa.array([r.line for r in rej], type=pa.int32()),
-                "column": pa.array([r.column for r in rej], type=pa.string()),
-                "reason": pa.array([r.reason for r in rej], type=pa.string()),
-                "text": pa.array([r.text for r in rej], type=pa.string()),
-            }
-        )
-        used_tables = sorted({tab_labels[c] for c in np.unique(tab_codes[keep])}) if keep.any() else []
-        lap("arrow")
-        return {
-            "path": path, "sha": sha, "rows": rows, "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
-            "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
-        }
-
+    @_guarded
     def _store_prepared(self, prep: dict, wheel, equipment: str) -> IngestResult:
         """Store one prepared file in one transaction (see the module docstring)."""
-        path, sha, rows, n, m = prep["path"], prep["sha"], prep["rows"], prep["n"], prep["m"]
+        path, sha, n, m = prep["path"], prep["sha"], prep["n"], prep["m"]
         incoming, rej_tbl, rej, used_tables, rule = prep["incoming"], prep["rej_tbl"], prep["rej"], prep["used_tables"], prep["rule"]
         default_table = prep["default_table"]
         timing = prep["timing"]
@@ -550,7 +518,8 @@ class Store:
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             con.register("incoming_arrow", incoming)
-            repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
+            has_rn = "rn" in incoming.column_names  # a parsed log carries the reader's rule; an export does not
+            repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0) if has_rn else _repeated_keys(incoming, con)
             now = _now()
             if stored_before == 0 and repeated == 0:
                 # fast path: new tables, no repeated id in the file: every row is new
@@ -566,7 +535,9 @@ class Store:
                 con.execute(
                     """CREATE OR REPLACE TEMP TABLE inc AS
                        SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
-                              direction, release, void, line, rn
+                              direction, release, void, line, """
+                    + ("rn" if has_rn else "row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn")
+                    + """
                        FROM incoming_arrow""",
                     [base],
                 ).fetchall()
@@ -625,8 +596,8 @@ class Store:
             con.execute(
                 "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    source_id, str(path), sha, rows.format, rows.size, equipment, rule, default_table,
-                    n + n_split_rejects, int(rows.accepted.sum()), int(rows.void.sum()), len(rej),
+                    source_id, str(path), sha, prep["format"], prep["size"], equipment, rule, default_table,
+                    n + n_split_rejects, prep["accepted"], prep["void"], len(rej),
                     int(n_new), n_dup, n_conf, now, __version__,
                 ],
             ).fetchall()
@@ -653,13 +624,19 @@ class Store:
             for r in sample
         ]
         return IngestResult(
-            str(path), sha, "ingested", rows=n + n_split_rejects, accepted=int(rows.accepted.sum()),
-            void=int(rows.void.sum()), rejected=len(rej), inserted=int(n_new), duplicates=n_dup, conflicts=n_conf,
+            str(path), sha, "ingested", rows=n + n_split_rejects, accepted=prep["accepted"],
+            void=prep["void"], rejected=len(rej), inserted=int(n_new), duplicates=n_dup, conflicts=n_conf,
             conflict_sample=conflict_sample, tables=used_tables, spin_id_rule=rule,
         )
 
     # ------------------------------------------------------------------ queries
-    @_guarded("reading the tables")
+    @_guarded
+    def known_source(self, sha: str, *, con=None):
+        """(equipment, default table) of the first ingest of the bytes with this SHA-256, or None."""
+        rows = (con or self.con).execute("SELECT equipment, default_table FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall()
+        return tuple(rows[0]) if rows else None
+
+    @_guarded
     def tables(self) -> list[dict]:
         """Every table with its wheel and spin counts."""
         q = """SELECT t.table_id, t.equipment, t.wheel_id,
@@ -672,7 +649,7 @@ class Store:
             for r in self.con.execute(q).fetchall()
         ]
 
-    @_guarded("reading a table")
+    @_guarded
     def equipment_of(self, table: str) -> str:
         found = self.con.execute("SELECT equipment FROM tables WHERE table_id = ?", [table]).fetchall()
         row = found[0] if found else None
@@ -681,13 +658,13 @@ class Store:
             raise InputError(f"table {table!r} is not in store {self.path}; tables: {', '.join(known) or '(none: ingest a log first)'}")
         return row[0]
 
-    @_guarded("reading the sources")
+    @_guarded
     def sources(self) -> list[dict]:
         cur = self.con.execute("SELECT * FROM sources ORDER BY source_id")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
-    @_guarded("reading the rejects")
+    @_guarded
     def rejects(self, *, file: str | None = None, limit: int | None = None) -> list[dict]:
         """Rejected rows (file, line, column, reason, text), optionally of one file."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
@@ -700,20 +677,20 @@ class Store:
             q += f" LIMIT {int(limit)}"
         return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in self.con.execute(q, args).fetchall()]
 
-    @_guarded("reading the conflicts")
+    @_guarded
     def conflicts(self, *, table: str | None = None) -> list[dict]:
         q = "SELECT * FROM conflicts" + (" WHERE table_id = ?" if table else "") + " ORDER BY source_id, line"
         cur = self.con.execute(q, [table] if table else [])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
-    @_guarded("counting spins")
+    @_guarded
     def count_spins(self, table: str | None = None) -> int:
         if table is None:
             return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
         return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
 
-    @_guarded("reading spins")
+    @_guarded
     def spins(
         self,
         table: str,
@@ -758,7 +735,8 @@ class Store:
             args.append(int(before_seq))
         sid = "CASE WHEN spin_label = '' THEN CAST(spin_no AS VARCHAR) ELSE spin_label END" if with_ids else "NULL::VARCHAR"
         q = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, dealer,
-                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, void, source_id
+                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, void, source_id,
+                       spin_no, spin_label <> '' AS has_label
                 FROM spins WHERE {' AND '.join(where)} ORDER BY seq"""
         rel = self.con.sql(q, params=args)
         tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
@@ -766,9 +744,18 @@ class Store:
         has_ts = ts_col.null_count < len(tbl) and len(tbl) > 0
         order = None
         if has_ts:
+            # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
+            # of rows with equal timestamps cannot change the sequence
             tsv = ts_col.fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
-            if np.any(np.diff(tsv) < 0):
-                order = np.argsort(tsv, kind="stable")
+            d = np.diff(tsv)
+            key = tbl.column("spin_no").to_numpy(zero_copy_only=False).astype(np.int64)
+            if pc.any(tbl.column("has_label")).as_py():
+                key = self.con.sql(
+                    f"""SELECT dense_rank() OVER (ORDER BY spin_label, spin_no) FROM spins WHERE {' AND '.join(where)} ORDER BY seq""", params=args
+                ).fetchnumpy()
+                key = np.asarray(next(iter(key.values())), dtype=np.int64)
+            if np.any(d < 0) or np.any((d == 0) & (key[1:] < key[:-1])):
+                order = np.lexsort((np.arange(tsv.size), key, tsv))
 
         def col(name, dtype=None):
             a = tbl.column(name).to_numpy(zero_copy_only=False)
@@ -818,7 +805,7 @@ class Store:
             out.spin_id = out.spin_id.slice(int(sel[0]))
         return out
 
-    @_guarded("reading the sources")
+    @_guarded
     def source_infos(self, source_ids: Sequence[int]) -> list:
         from rngcert.collect.spinlog import SourceInfo
 
@@ -827,7 +814,7 @@ class Store:
         q = f"SELECT path, sha256, format, rows, accepted, void, rejected FROM sources WHERE source_id IN ({','.join(str(int(s)) for s in source_ids)}) ORDER BY source_id"
         return [SourceInfo(r[0], r[1], r[2], int(r[3]), int(r[4]), int(r[5]), int(r[6]), 0) for r in self.con.execute(q).fetchall()]
 
-    @_guarded("reading the rejects")
+    @_guarded
     def rejected_rows(self, source_ids: Sequence[int]) -> list:
         from rngcert.collect.spinlog import RejectedRow
 
@@ -837,7 +824,7 @@ class Store:
         return [RejectedRow(*r) for r in self.con.execute(q).fetchall()]
 
     # ------------------------------------------------------------------ audits and alarms
-    @_guarded("recording the audit")
+    @_guarded
     def record_audit(self, rec: dict, tests: list[dict]) -> int:
         """Insert an audit record and its per-test rows; returns the audit id."""
         if self.read_only:
@@ -863,7 +850,7 @@ class Store:
             raise
         return int(aid)
 
-    @_guarded("reading the audits")
+    @_guarded
     def audits(self, table: str | None = None) -> list[dict]:
         """Audit records (oldest first), with ``pvalues``/``bias``/``homogeneity`` decoded."""
         q = "SELECT * FROM audits" + (" WHERE table_id = ?" if table else "") + " ORDER BY audit_id"
@@ -877,7 +864,7 @@ class Store:
             out.append(d)
         return out
 
-    @_guarded("recording the alarm")
+    @_guarded
     def record_alarm(self, rec: dict) -> int:
         if self.read_only:
             raise InputError(f"store {self.path} is open read-only")
@@ -894,12 +881,481 @@ class Store:
             raise
         return int(aid)
 
-    @_guarded("reading the alarms")
+    @_guarded
     def alarms(self, table: str | None = None) -> list[dict]:
         q = "SELECT * FROM alarms" + (" WHERE table_id = ?" if table else "") + " ORDER BY alarm_id"
         cur = self.con.execute(q, [table] if table else [])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+    # ------------------------------------------------------------------ export / import (Parquet)
+    @_guarded
+    def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None) -> dict:
+        """Write the spins as Parquet partitioned by table and day, with every row's provenance.
+
+        Layout (Hive partitioning, read as one data set by Spark, Dask and DuckDB, e.g.
+        ``read_parquet('DIR/*/*/*.parquet', hive_partitioning = true)``)::
+
+            DIR/table_id=<table>/day=<YYYY-MM-DD>/data_0.parquet   (day=__HIVE_DEFAULT_PARTITION__: no timestamp)
+            DIR/_rngcert/manifest.json    format, store schema, tables and their wheels, row counts
+            DIR/_rngcert/sources.jsonl    one line per ingested source (path, SHA-256, counts)
+            DIR/_rngcert/rejects.jsonl    the rejected rows (file, line, column, reason, text)
+
+        Columns of the spins: ``spin_id`` (text), ``spin_no``, ``spin_label``, ``seq``, ``ts``
+        (UTC), ``result`` (the pocket label, or the symbol), ``pos``, ``sym``, ``dealer``,
+        ``direction`` (0 cw, 1 ccw), ``release``, ``void``, ``equipment``, ``source_sha256``,
+        ``source_path``, ``line``; the partition columns ``table_id`` and ``day`` come from the
+        folder names.
+
+        Parameters
+        ----------
+        folder : path
+            Must not exist yet, or be empty. The export is written to a sibling temporary
+            folder and renamed at the end, so a failed export leaves no partial folder.
+        tables : sequence of str, optional
+            Only these tables (default: all).
+
+        Returns
+        -------
+        dict
+            The manifest (also written to ``_rngcert/manifest.json``).
+
+        Raises
+        ------
+        InputError
+            The folder exists and is not empty; an unknown table.
+        StorageError
+            Full disk (the temporary folder is removed) or damaged store.
+        """
+        from rngcert.equipment.wheel import load_wheel
+
+        folder = Path(folder)
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise InputError(f"{folder} exists and is not an empty folder: give a new folder for the export")
+        known = {t["table"]: t for t in self.tables()}
+        chosen = list(known) if tables is None else list(tables)
+        for t in chosen:
+            if t not in known:
+                raise InputError(f"table {t!r} is not in store {self.path}; tables: {', '.join(sorted(known)[:20]) or '(none)'}")
+        tmp = folder.parent / f".{folder.name}.rngcert-export-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            tmp.mkdir(parents=True)
+            con = self.con.cursor()
+            try:
+                # labels of every wheel in use, for the readable `result` column
+                lab_rows = []
+                for t in chosen:
+                    eq = known[t]["equipment"]
+                    w = load_wheel(eq)
+                    if w.order_known:
+                        lab_rows += [(t, "pos", i, str(lab)) for i, lab in enumerate(w.position_space().labels)]
+                    lab_rows += [(t, "sym", i, str(sym)) for i, sym in enumerate(w.symbols)] if getattr(w, "symbols", None) else []
+                labels = pa.table(
+                    {
+                        "table_id": pa.array([r[0] for r in lab_rows], pa.string()), "kind": pa.array([r[1] for r in lab_rows], pa.string()),
+                        "code": pa.array([r[2] for r in lab_rows], pa.int16()), "label": pa.array([r[3] for r in lab_rows], pa.string()),
+                    }
+                )
+                con.register("labels_arrow", labels)
+                con.register("chosen_arrow", pa.table({"table_id": pa.array(chosen, pa.string())}))
+                q = """SELECT s.table_id, CAST(s.ts AS DATE) AS day,
+                              CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END AS spin_id,
+                              s.spin_no, s.spin_label, s.seq, s.ts, coalesce(lp.label, ls.label) AS result, s.pos, s.sym, s.dealer,
+                              s.direction, s.release, s.void, t.equipment, src.sha256 AS source_sha256, src.path AS source_path, s.line
+                       FROM spins s JOIN chosen_arrow c USING (table_id) JOIN tables t USING (table_id) JOIN sources src USING (source_id)
+                       LEFT JOIN labels_arrow lp ON lp.table_id = s.table_id AND lp.kind = 'pos' AND lp.code = s.pos
+                       LEFT JOIN labels_arrow ls ON ls.table_id = s.table_id AND ls.kind = 'sym' AND ls.code = s.sym
+                       ORDER BY s.seq"""
+                target = str(tmp).replace("'", "''")
+                con.execute(f"COPY ({q}) TO '{target}' (FORMAT PARQUET, PARTITION_BY (table_id, day), COMPRESSION zstd)").fetchall()
+                meta = tmp / "_rngcert"
+                meta.mkdir()
+                src_ids = [r[0] for r in con.execute("SELECT DISTINCT source_id FROM spins JOIN chosen_arrow USING (table_id) ORDER BY 1").fetchall()]
+                srcs = [r for r in self.sources() if r["source_id"] in set(src_ids)]
+                with open(meta / "sources.jsonl", "w", encoding="utf-8") as fh:
+                    for r in srcs:
+                        fh.write(json.dumps(_jsonable_row(r)) + "\n")
+                sha_of = {r["source_id"]: r["sha256"] for r in srcs}
+                rej_rows = con.execute(
+                    'SELECT source_id, file, line, "column", reason, text FROM rejects WHERE source_id IN (SELECT DISTINCT source_id FROM spins JOIN chosen_arrow USING (table_id)) ORDER BY source_id, line'
+                ).fetchall()
+                with open(meta / "rejects.jsonl", "w", encoding="utf-8") as fh:
+                    for r in rej_rows:
+                        fh.write(json.dumps({"source_sha256": sha_of.get(r[0]), "file": r[1], "line": r[2], "column": r[3], "reason": r[4], "text": r[5]}) + "\n")
+                n = int(con.execute("SELECT count(*) FROM spins JOIN chosen_arrow USING (table_id)").fetchall()[0][0])
+            finally:
+                con.close()
+            manifest = {
+                "rngcert_export": EXPORT_FORMAT,
+                "written_by": f"rngcert {__version__}",
+                "written_utc": _now().isoformat(timespec="seconds"),
+                "store": str(self.path),
+                "store_schema_version": self.schema_version,
+                "partitioning": ["table_id", "day"],
+                "spins": n,
+                "rejects": len(rej_rows),
+                "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
+                "sources": len(srcs),
+                "read_with": "duckdb: SELECT * FROM read_parquet('DIR/*/*/*.parquet', hive_partitioning = true); "
+                "spark: spark.read.parquet('DIR'); dask: dask.dataframe.read_parquet('DIR')",
+            }
+            (meta / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+            if folder.exists():
+                folder.rmdir()
+            os.replace(tmp, folder)
+        except BaseException as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError):
+                err = storage_error(folder, exc)
+                if err is not None:
+                    raise StorageError(f"export to {folder} failed, nothing was written: {err}") from exc
+            raise
+        return manifest
+
+    @_guarded
+    def ingest_parquet(self, folder: str | Path) -> list[IngestResult]:
+        """Read an :meth:`export_parquet` folder back into this store, one source at a time.
+
+        Each original source (a log file's bytes, by SHA-256) is one transaction with the rules of
+        :meth:`ingest`: a source already in this store adds nothing; spins whose (table, spin_id)
+        is stored already are duplicates or conflicts; the spin order (``seq``), timestamps,
+        dealers, provenance (file, SHA-256, line) and rejected rows are kept.
+
+        Parameters
+        ----------
+        folder : path
+            A folder written by :meth:`export_parquet`.
+
+        Returns
+        -------
+        list of IngestResult
+            One per source of the export, in the order they were first ingested.
+
+        Raises
+        ------
+        InputError
+            Not an export folder, an export format newer than this rngcert, a table stored with
+            another wheel.
+        StorageError
+            Full disk or damaged store (the source's transaction is rolled back).
+        """
+        import duckdb
+
+        from rngcert.collect.spinlog import RejectedRow
+        from rngcert.equipment.wheel import load_wheel
+
+        if self.read_only:
+            raise InputError(f"store {self.path} is open read-only")
+        folder = Path(folder)
+        mpath = folder / "_rngcert" / "manifest.json"
+        try:
+            manifest = json.loads(mpath.read_text(encoding="utf-8"))
+            fmt_version = int(manifest.get("rngcert_export", 0))
+        except (OSError, ValueError, AttributeError) as exc:
+            raise InputError(f"{folder}: not an rngcert export folder ({mpath}: {exc})") from None
+        if fmt_version > EXPORT_FORMAT or fmt_version < 1:
+            raise InputError(f"{mpath}: export format {fmt_version} is not one this rngcert {__version__} reads (1..{EXPORT_FORMAT})")
+        equipment_of = {t["table_id"]: t["equipment"] for t in manifest.get("tables", [])}
+        sources = [json.loads(line) for line in (folder / "_rngcert" / "sources.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+        rej_path = folder / "_rngcert" / "rejects.jsonl"
+        rejects_by_sha: dict[str, list[dict]] = {}
+        if rej_path.is_file():
+            with open(rej_path, encoding="utf-8") as fh:
+                for line in fh:
+                    if line.strip():
+                        r = json.loads(line)
+                        rejects_by_sha.setdefault(r.get("source_sha256"), []).append(r)
+        glob = str(folder).replace("'", "''") + "/*/*/*.parquet"
+        out: list[IngestResult] = []
+        reader = duckdb.connect()  # an in-memory connection reads the Parquet files
+        try:
+            for src in sources:
+                sha = src["sha256"]
+                if self.known_source(sha):
+                    out.append(IngestResult(src["path"], sha, "already ingested", note=f"source of export {folder}"))
+                    continue
+                tbl = reader.sql(
+                    f"""SELECT table_id, spin_no, spin_label, CAST(row_number() OVER (ORDER BY seq) - 1 AS BIGINT) AS ord, ts,
+                               CAST(pos AS SMALLINT) AS pos, CAST(sym AS SMALLINT) AS sym, dealer, CAST(direction AS TINYINT) AS direction,
+                               CAST(release AS SMALLINT) AS release, void, CAST(line AS INTEGER) AS line, equipment
+                        FROM read_parquet('{glob}', hive_partitioning = true) WHERE source_sha256 = $sha ORDER BY seq""",
+                    params={"sha": sha},
+                )
+                tbl = tbl.to_arrow_table() if hasattr(tbl, "to_arrow_table") else tbl.arrow()
+                eqs = set(tbl.column("equipment").to_pylist()) or {src.get("equipment")}
+                if len(eqs) != 1:
+                    raise InputError(f"{folder}: source {src['path']} holds spins of several wheels ({sorted(map(str, eqs))}); cannot ingest it as one")
+                (equipment,) = eqs
+                wheel = load_wheel(equipment)
+                incoming = tbl.drop_columns(["equipment"])
+                rej = [RejectedRow(r["file"], r["line"], r["column"], r["reason"], r["text"]) for r in rejects_by_sha.get(sha, [])]
+                rej_tbl = pa.table(
+                    {
+                        "file": pa.array([r.file for r in rej], type=pa.string()), "line": pa.array([r.line for r in rej], type=pa.int32()),
+                        "column": pa.array([r.column for r in rej], type=pa.string()), "reason": pa.array([r.reason for r in rej], type=pa.string()),
+                        "text": pa.array([r.text for r in rej], type=pa.string()),
+                    }
+                )
+                used = sorted(set(incoming.column("table_id").to_pylist()))
+                for t in used:
+                    if t in equipment_of and equipment_of[t] != equipment:
+                        raise InputError(f"{folder}: table {t!r} has wheel {equipment_of[t]!r} in the manifest but {equipment!r} in its spins")
+                prep = {
+                    "path": Path(src["path"]), "sha": sha, "format": src.get("format"), "size": src.get("size_bytes"),
+                    "accepted": int(src.get("accepted") or 0), "void": int(src.get("void") or 0),
+                    "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if r.column == "*"), "m": len(incoming),
+                    "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
+                    "default_table": src.get("default_table"), "timing": {},
+                }
+                res = self._store_prepared(prep, wheel, str(equipment))
+                res.note = f"from export {folder}"
+                out.append(res)
+        finally:
+            reader.close()
+        return out
+
+def ingest_files(
+    db: str | Path,
+    paths: Sequence[str | Path],
+    equipment: str = "european",
+    *,
+    columns: Mapping[str, str] | None = None,
+    fmt: str = "auto",
+    table: str | None = None,
+    wait: float = DEFAULT_WAIT,
+    on_wait=None,
+    on_result=None,
+) -> list[IngestResult]:
+    """Ingest spin logs (or ``rngcert export`` folders) into the store at ``db``, holding the
+    write lock only while each file's rows are stored.
+
+    Each file is read, hashed and parsed with no connection to the store open; a read-only
+    session checks whether its bytes are already stored; then one short write session stores it
+    in one transaction and closes (see "Many readers, one writer" in the module docstring), so
+    audits, ``rejects`` and watches of the same store run between files instead of failing.
+
+    Parameters
+    ----------
+    db : path
+        The store file (created when missing).
+    paths : sequence of path
+        Spin logs, in time order; a folder must be an ``rngcert export`` (its ``_rngcert/``
+        manifest), read back with :meth:`Store.ingest_parquet`.
+    equipment, columns, fmt, table
+        As in :meth:`Store.ingest` (ignored for export folders: they carry their wheels).
+    wait : float
+        Seconds to wait for a store held by another process at each open (default
+        :data:`DEFAULT_WAIT`).
+    on_wait : callable, optional
+        Told DuckDB's lock message once per wait (see :class:`Store`).
+    on_result : callable, optional
+        Called with each :class:`IngestResult` as soon as its file is committed.
+
+    Returns
+    -------
+    list of IngestResult
+        One per file (per source of an export folder), in order.
+
+    Raises
+    ------
+    InputError
+        Missing or unreadable file; a table already stored with another wheel.
+    StorageError
+        Full disk, damaged store, or the store still locked after ``wait`` seconds; the files
+        committed before the failure stay committed.
+    """
+    from rngcert.equipment.wheel import load_wheel
+
+    paths = [Path(p) for p in paths]
+    for p in paths:
+        if not (p.is_file() or p.is_fifo() or (p.is_dir() and (p / "_rngcert" / "manifest.json").is_file())):
+            if p.is_dir():
+                raise InputError(f"{p}: a folder is ingested only when it is an `rngcert export --parquet` folder (no {p / '_rngcert' / 'manifest.json'})")
+            raise InputError(f"{p}: no such file")
+    with Store(db, wait=wait, on_wait=on_wait):  # creates the store (and checks its schema) once
+        pass
+    wheel = load_wheel(equipment)
+    out: list[IngestResult] = []
+
+    def emit(results):
+        for r in results:
+            out.append(r)
+            if on_result is not None:
+                on_result(r)
+
+    for p in paths:
+        if p.is_dir():
+            with Store(db, wait=wait, on_wait=on_wait) as st:
+                emit(st.ingest_parquet(p))
+            continue
+
+        def known(sha: str):
+            with Store(db, read_only=True, wait=wait, on_wait=on_wait) as ro:
+                return ro.known_source(sha)
+
+        prep = prepare_file(p, wheel, str(equipment), columns, fmt, table, known)
+        if isinstance(prep, IngestResult):
+            emit([prep])
+            continue
+        with Store(db, wait=wait, on_wait=on_wait) as st:
+            res = st._store_prepared(prep, wheel, str(equipment))
+        del prep
+        emit([res])
+    return out
+
+
+def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
+    """Read, hash and parse one spin log into the Arrow tables to store (no store access).
+
+    ``known(sha256)`` returns (equipment, default table) of an earlier ingest of the same bytes,
+    or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
+    to store, else the prepared file for :meth:`Store._store_prepared`.
+    """
+    from rngcert.collect.csvstream import is_stream, read_stream
+    from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
+
+    clock = [time.perf_counter()]
+    timing: dict[str, float] = {}
+
+    def lap(what):
+        now_ = time.perf_counter()
+        timing[what] = timing.get(what, 0.0) + now_ - clock[0]
+        clock[0] = now_
+
+    stream = is_stream(path)  # a pipe or FIFO (<(…)) is read as a stream; missing files are input errors
+    try:
+        data = read_stream(path) if stream else path.read_bytes()
+    except OSError as exc:  # the log, not the store
+        raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    sha = sha256_of(data)
+    lap("read+sha256")
+    first = known(sha)
+    if first:
+        eq0, tab0 = first
+        differs = []
+        if str(eq0) != str(equipment):
+            differs.append(f"equipment {eq0!r}, now {equipment!r}")
+        if table is not None and table != tab0:
+            differs.append(f"table {tab0!r}, now {table!r}")
+        note = (
+            "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
+            if differs
+            else "options of this call (e.g. --column) are not applied to bytes already stored"
+        )
+        return IngestResult(str(path), sha, "already ingested", note=note)
+    try:
+        rows = read_spin_rows(path, wheel, columns=columns, fmt=fmt, data=data)
+    except NoDataError:
+        return IngestResult(str(path), sha, "empty")
+    del data
+    lap("parse")
+    n = rows.n
+    keep = rows.accepted | rows.void  # rejected rows go to `rejects` only
+    if stream and table is None and rows.table is None:
+        raise InputError(f"{path} is a pipe or FIFO and the log has no table column: name its table with --table")
+    default_table = table if table is not None else path.stem
+    if rows.table is not None:
+        tab = rows.table
+        tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
+    else:
+        tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+    tab_enc = pc.dictionary_encode(tab)
+    tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    tab_labels = tab_enc.dictionary.to_pylist()
+    if rows.spin_id is not None:
+        sid = rows.spin_id.combine_chunks() if isinstance(rows.spin_id, pa.ChunkedArray) else rows.spin_id
+        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+        spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+        spin_label = pc.if_else(canon, pa.scalar(""), sid)
+        rule = "column"
+    else:
+        # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
+        order = np.argsort(tab_codes, kind="stable")
+        sorted_codes = tab_codes[order]
+        starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
+        ordinal = np.empty(n, dtype=np.int64)
+        ordinal[order] = np.arange(n) - starts + 1
+        spin_no = pa.array(ordinal)
+        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        rule = "position"
+    # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
+    # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
+    lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
+    status, _ = repeat_status(
+        [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
+        outcome_key(rows.pos, rows.sym, rows.void), keep,
+    )
+    m = int(keep.sum())
+    sel = pa.array(keep)
+
+    def kept(a):  # rows to store (all of them, usually: no copy then)
+        return a if m == n else a.filter(sel)
+
+    pos = np.where(rows.pos >= 0, rows.pos, -1)
+    sym = np.where(rows.sym >= 0, rows.sym, -1)
+    ts = pa.nulls(m, pa.int64())
+    if rows.timestamp is not None:
+        tsv = rows.timestamp[keep]
+        ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+    ts = ts.cast(pa.timestamp("us"))
+    incoming = pa.table(
+        {
+            "table_id": kept(tab),
+            "spin_no": kept(spin_no),
+            "spin_label": kept(spin_label),
+            "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
+            "ts": ts,
+            "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
+            "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
+            "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
+            "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
+            "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
+            "void": pa.array(rows.void[keep]),
+            "line": pa.array(rows.line[keep].astype(np.int32)),
+            "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
+        }
+    )
+    rej = rows.rejected
+    rej_tbl = pa.table(
+        {
+            "file": pa.array([r.file for r in rej], type=pa.string()),
+            "line": pa.array([r.line for r in rej], type=pa.int32()),
+            "column": pa.array([r.column for r in rej], type=pa.string()),
+            "reason": pa.array([r.reason for r in rej], type=pa.string()),
+            "text": pa.array([r.text for r in rej], type=pa.string()),
+        }
+    )
+    used_tables = sorted({tab_labels[c] for c in np.unique(tab_codes[keep])}) if keep.any() else []
+    lap("arrow")
+    return {
+        "path": path, "sha": sha, "format": rows.format, "size": rows.size, "accepted": int(rows.accepted.sum()), "void": int(rows.void.sum()),
+        "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
+        "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
+    }
+
+
+
+def _jsonable_row(r: dict) -> dict:
+    return {k: (v.isoformat() if isinstance(v, (_dt.datetime, _dt.date)) else v) for k, v in r.items()}
+
+
+def _repeated_keys(incoming: pa.Table, con) -> int:
+    """Number of rows whose (table, spin id) repeats an earlier row of the same file.
+
+    Fast exact answer for the usual log (one table, numeric ids strictly increasing); otherwise
+    counted by DuckDB."""
+    m = len(incoming)
+    if m == 0:
+        return 0
+    tab = incoming.column("table_id")
+    labels = incoming.column("spin_label")
+    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, "")).as_py():
+        no = incoming.column("spin_no").to_numpy()
+        if np.all(np.diff(no) > 0):
+            return 0
+    return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
 
 
 def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:

@@ -1,16 +1,25 @@
-"""Periodic wheel-bias audits on stored spins, and the live watch.
+"""Periodic wheel-bias audits on stored spins (``rngcert audit``).
 
 An audit runs exactly the ``certify`` battery (:func:`rngcert.pipeline.certify_wheel.certify_spins`) on a window
 of one table's stored spins, so its p-values equal ``certify``'s on the same spins with the same
 seed, then adds the trend: the table's earlier audits and chi-square tests of homogeneity of
-pocket frequencies between this window and the previous one, and between dealers. Tables are
-independent work items (:func:`compute_audit` does no I/O), so ``audit --all`` can run them in
-parallel (``jobs``).
+pocket frequencies between this window and the previous one, and between dealers.
 
-The watch keeps the e-detector of :mod:`rngcert.stats.sequential` over a growing log or a stored
-table and raises an alarm when the evidence crosses its threshold; guarantee: with ``alpha`` and
-``horizon`` N, the probability of any false alarm during the first N spins of a fair wheel is at
-most ``alpha`` and the mean time to a false alarm is at least N/alpha spins.
+Three steps per table, so that a store serves many readers while an ingest writes
+(see :mod:`rngcert.collect.store`):
+
+1. :func:`prepare_audit` reads the window, the previous window and the earlier audits in a
+   read-only session (closed at once);
+2. :func:`compute_audit` runs the battery and the trend (no I/O);
+3. :func:`finish_audit` writes the report and records the audit in its own short write
+   transaction (skipped with ``record=False``, which never opens the store for writing: an
+   archived or read-only store can be audited).
+
+Tables are independent work items: ``audit --all`` (:func:`audit_all`) runs steps 1-2 of every
+table on Dask workers (:mod:`rngcert.pipeline.parallel`), each reading only its own table, so
+tables are never all loaded at once, and step 3 here as each table finishes.
+
+The live watch lives in :mod:`rngcert.pipeline.watch`.
 """
 
 from __future__ import annotations
@@ -18,13 +27,15 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
-from concurrent.futures import ThreadPoolExecutor
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from rngcert.errors import InputError
+from rngcert.pipeline.parallel import Plan, iter_items
 from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
 from rngcert.stats.result import jsonable
@@ -174,6 +185,28 @@ def _audit_summary(a: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- store-level audit
+def _open_read(store, wait: float, on_wait):
+    """(store, close?) for reading: an open Store as it is, a path opened read-only."""
+    from rngcert.collect.store import Store
+
+    if hasattr(store, "con"):
+        return store, False
+    return Store(store, read_only=True, wait=wait, on_wait=on_wait), True
+
+
+def _check_recordable(store, record: bool) -> None:
+    """Refuse early (before any battery runs) to record into a store this process cannot write."""
+    if not record:
+        return
+    if hasattr(store, "con"):
+        if store.read_only:
+            raise InputError(f"store {store.path} is open read-only: audit it with record=False (--no-record)")
+        return
+    p = Path(store)
+    if p.is_file() and not os.access(p, os.W_OK):
+        raise InputError(f"store {p} is read-only (no write permission): audit it with --no-record, which reads it without recording the audit")
+
+
 def audit_table(
     store,
     table: str,
@@ -190,20 +223,55 @@ def audit_table(
     figures: bool = True,
     command: str | None = None,
     record: bool = True,
+    wait: float = 0.0,
+    on_wait=None,
 ) -> AuditResult:
     """Audit one stored table: load the window, run :func:`compute_audit`, write the report
-    (when ``outdir``) and the audit record (when ``record``)."""
-    work = prepare_audit(store, table, since=since, until=until, last=last)
+    (when ``outdir``) and the audit record (when ``record``).
+
+    Parameters
+    ----------
+    store : Store or path
+        An open :class:`~rngcert.collect.store.Store` (used as it is), or the store's path: then
+        the window is read in a read-only session and the record written in a separate short
+        write session, so the audit runs beside an ingest (waiting at most ``wait`` seconds for
+        the file) and ``record=False`` never opens the store for writing.
+    since, until, last
+        The window (see :meth:`~rngcert.collect.store.Store.spins`).
+    alpha, seed, n_resamples, required_bias, power, command, figures
+        As in :func:`rngcert.pipeline.certify_wheel.certify_spins`.
+    outdir : path or None
+        Folder for ``<wheel>-<table>-<UTC time>/`` (None: no files).
+    record : bool
+        Record the audit in the store.
+
+    Raises
+    ------
+    NoDataError
+        No spin in the window.
+    InputError
+        Unknown table; ``record`` on a store that cannot be written.
+    StorageError
+        Full disk, damaged store, or the store locked past ``wait``.
+    """
+    _check_recordable(store, record)
+    st, close = _open_read(store, wait, on_wait)
+    try:
+        work = prepare_audit(st, table, since=since, until=until, last=last)
+    finally:
+        if close:
+            st.close()
     cert, trend = compute_audit(
         work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
         alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power, command=command, figures=figures,
         notes=work["notes"],
     )
-    return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples)
+    return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait)
 
 
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
-    """Load everything one audit needs from the store (window spins, previous window, earlier audits)."""
+    """Load everything one audit needs from an open store (window spins, previous window,
+    earlier audits, provenance)."""
     from rngcert.equipment.wheel import load_wheel
     from rngcert.errors import NoDataError
 
@@ -244,12 +312,15 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
         vals = vals[vals >= 0]
         prev_counts = np.bincount(vals, minlength=m)
         prev_window.update({"first_seq": int(ps.seq.min()), "last_seq": int(ps.seq.max()), "n": int(prev_counts.sum())})
-    return {"table": table, "stored": stored, "wheel": wheel, "window": window, "log": log, "earlier": earlier,
+    return {"table": table, "equipment": stored.equipment, "wheel": wheel, "window": window, "log": log, "earlier": earlier,
             "previous_counts": prev_counts, "previous_window": prev_window, "notes": notes}
 
 
-def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples) -> AuditResult:
-    """Write the report and the audit record of a computed audit."""
+def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples, wait: float = 0.0, on_wait=None) -> AuditResult:
+    """Write the report and record a computed audit (its own short write transaction).
+
+    ``store`` is an open Store (recorded through it) or the store's path (opened for writing
+    only for the record, waiting at most ``wait`` seconds for the file)."""
     from rngcert.report.writer import report_dir, write_report
 
     table, window = work["table"], work["window"]
@@ -257,70 +328,165 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
     paths = {}
     if outdir is not None:
         out = report_dir(outdir, f"{work['wheel'].id}-{_safe(table)}")
-        paths = write_report(cert.report, cert.figures, cert.log.rejected, out)
+        rejected = cert.rejected if isinstance(cert, _Computed) else cert.log.rejected
+        paths = write_report(cert.report, cert.figures, rejected, out)
         _append_trend_html(paths["html"], cert.report["audit"])
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
-        tr = cert.report["tables"][0]["battery"]
-        tests = [
-            {
-                "name": x["name"], "requirement": x["requirement"], "applicable": x["applicable"], "statistic": x.get("statistic"),
-                "df": x.get("df"), "pvalue": x.get("pvalue"), "pvalue_holm": x.get("pvalue_holm"), "method": x.get("method"), "reason": x.get("reason"),
-            }
-            for x in tr["tests"]
-        ]
-        hom = {k: trend.get(k) for k in ("window_homogeneity", "dealer_homogeneity", "previous_window")}
-        rec = {
-            "table_id": table, "equipment": work["stored"].equipment, "created_utc": _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None),
-            "since": window["since"], "until": window["until"], "last_n": window["last"], "first_seq": window["first_seq"], "last_seq": window["last_seq"],
-            "first_ts": window["first_ts"], "last_ts": window["last_ts"], "n": window["n"], "void": window["void"], "verdict": cert.report["verdict"],
-            "seed": cert.report["seed"]["entropy"], "alpha": alpha, "n_resamples": n_resamples, "report_path": str(paths.get("json", "")) or None,
-            "pvalues": json.dumps(jsonable({x["name"]: x["pvalue"] for x in tests if x["applicable"]})),
-            "bias": json.dumps(jsonable(trend["bias"])), "homogeneity": json.dumps(jsonable(hom)),
-        }
-        res.audit_id = store.record_audit(rec, tests)
+        rec, tests = _record_of(work, cert.report, trend, paths, alpha, n_resamples)
+        if hasattr(store, "con"):
+            res.audit_id = store.record_audit(rec, tests)
+        else:
+            from rngcert.collect.store import Store
+
+            with Store(store, wait=wait, on_wait=on_wait) as st:
+                res.audit_id = st.record_audit(rec, tests)
     return res
 
 
-def audit_all(store, *, jobs: int = 1, progress: Callable[[str], None] | None = None, **kw) -> list[AuditResult]:
-    """Audit every table of the store. Tables are independent: with ``jobs > 1`` their batteries
-    run in a thread pool (numpy/scipy release the GIL in the heavy parts); loading and recording
-    stay on the calling thread because one DuckDB connection serves them."""
+def _record_of(work, report, trend, paths, alpha, n_resamples) -> tuple[dict, list[dict]]:
+    window = work["window"]
+    tr = report["tables"][0]["battery"]
+    tests = [
+        {
+            "name": x["name"], "requirement": x["requirement"], "applicable": x["applicable"], "statistic": x.get("statistic"),
+            "df": x.get("df"), "pvalue": x.get("pvalue"), "pvalue_holm": x.get("pvalue_holm"), "method": x.get("method"), "reason": x.get("reason"),
+        }
+        for x in tr["tests"]
+    ]
+    hom = {k: trend.get(k) for k in ("window_homogeneity", "dealer_homogeneity", "previous_window")}
+    rec = {
+        "table_id": work["table"], "equipment": work["equipment"], "created_utc": _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None),
+        "since": window["since"], "until": window["until"], "last_n": window["last"], "first_seq": window["first_seq"], "last_seq": window["last_seq"],
+        "first_ts": window["first_ts"], "last_ts": window["last_ts"], "n": window["n"], "void": window["void"], "verdict": report["verdict"],
+        "seed": report["seed"]["entropy"], "alpha": alpha, "n_resamples": n_resamples, "report_path": str(paths.get("json", "")) or None,
+        "pvalues": json.dumps(jsonable({x["name"]: x["pvalue"] for x in tests if x["applicable"]})),
+        "bias": json.dumps(jsonable(trend["bias"])), "homogeneity": json.dumps(jsonable(hom)),
+    }
+    return rec, tests
+
+
+@dataclass
+class _Computed:
+    """What a worker sends back for one table: the report, figures and trend, the provenance for
+    rejects.csv; never the table's spins."""
+
+    report: dict
+    figures: list
+    trend: dict
+    rejected: list
+
+
+def _audit_item(item):
+    """Steps 1-2 of one table's audit (a Dask work item): read the table read-only, close the
+    store, compute. Returns ``(table, work without the spins, _Computed)``, or ``(table, None,
+    reason)`` when the window is empty."""
+    from rngcert.collect.store import Store
     from rngcert.errors import NoDataError
 
-    tables = [t["table"] for t in store.tables() if t["spins"]]
+    db, table, window, kw, wait = item
+    try:
+        with Store(db, read_only=True, wait=wait) as st:
+            work = prepare_audit(st, table, **window)
+    except NoDataError as exc:
+        return table, None, str(exc)
+    cert, trend = compute_audit(
+        work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
+        notes=work["notes"], **kw,
+    )
+    slim = {k: work[k] for k in ("table", "equipment", "wheel", "window")}
+    return table, slim, _Computed(cert.report, cert.figures, trend, list(work["log"].rejected))
+
+
+def audit_all(
+    store,
+    *,
+    plan: Plan | None = None,
+    jobs: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    wait: float = 0.0,
+    on_wait=None,
+    **kw,
+) -> list[AuditResult]:
+    """Audit every table of the store; tables are independent work items.
+
+    Parameters
+    ----------
+    store : path or Store
+        The store's path: every table is read by its own work item in a read-only session (on
+        Dask workers unless the plan is serial), and each audit is recorded here in its own short
+        write transaction as soon as it is computed. An open Store is accepted for serial plans
+        only (its connection is used for everything).
+    plan : rngcert.pipeline.parallel.Plan, optional
+        Default serial (``Plan(workers=jobs or 1)``); ``Plan()`` = a local cluster of every core.
+    jobs : int, optional
+        Older name of ``plan=Plan(workers=jobs)``.
+    progress : callable, optional
+        Told one line per table as it finishes (or is skipped).
+    wait, on_wait
+        For every open of the store file (see :class:`~rngcert.collect.store.Store`).
+    **kw
+        ``since``, ``until``, ``last`` (the window), ``outdir``, ``record``, ``figures``, and the
+        keywords of :func:`compute_audit` (``alpha``, ``seed``, ``n_resamples``, ...).
+
+    Returns
+    -------
+    list of AuditResult
+        In table order, whatever order the tables finished in; a result's ``figures`` and
+        ``certification`` are dropped once its report is written (memory stays bounded).
+        The audit of a table is the same, bit for bit, wherever it ran.
+    """
+    from rngcert.errors import NoDataError
+
+    plan = plan or Plan(workers=jobs or 1)
     window = {k: kw.pop(k, None) for k in ("since", "until", "last")}
     outdir, record = kw.pop("outdir", "reports"), kw.pop("record", True)
-    works = []
-    for t in tables:
-        try:
-            works.append(prepare_audit(store, t, **window))
-        except NoDataError:
-            if progress:
-                progress(f"table {t}: no spins in the window, skipped")
-
     figures = kw.pop("figures", True)
+    alpha, n_resamples = kw.get("alpha", 0.01), kw.get("n_resamples", 9999)
+    _check_recordable(store, record)
+    if hasattr(store, "con"):
+        if not plan.serial:
+            raise InputError("audit_all with an open Store runs serially; pass the store's path to run tables on Dask workers")
+        tables = [t["table"] for t in store.tables() if t["spins"]]
+        out = []
+        for t in tables:
+            try:
+                work = prepare_audit(store, t, **window)
+            except NoDataError:
+                if progress:
+                    progress(f"table {t}: no spins in the window, skipped")
+                continue
+            cert, trend = compute_audit(
+                work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
+                notes=work["notes"], figures=figures, **kw,
+            )
+            out.append(finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples))
+            if progress:
+                progress(f"table {t}: {out[-1].verdict}")
+        return out
+    from rngcert.collect.store import Store
 
-    def run(w, figs):
-        return compute_audit(w["log"], previous_counts=w["previous_counts"], previous_window=w["previous_window"], earlier=w["earlier"], notes=w["notes"], figures=figs, **kw)
-
-    if jobs > 1:
-        # matplotlib (pyplot) is not thread-safe: batteries in threads, figures afterwards here
-        with ThreadPoolExecutor(max_workers=jobs) as ex:
-            computed = list(ex.map(lambda w: run(w, False), works))
-        if figures:
-            from rngcert.pipeline.certify_wheel import wheel_figures
-
-            for cert, _ in computed:
-                (t,) = cert.log.tables.values()
-                cert.figures = [wheel_figures(t.outcomes, cert.log.space, cert.outcomes[0])]
-    else:
-        computed = [run(w, figures) for w in works]
-    out = []
-    for w, (cert, trend) in zip(works, computed):
-        out.append(finish_audit(store, w, cert, trend, outdir=outdir, record=record, alpha=kw.get("alpha", 0.01), n_resamples=kw.get("n_resamples", 9999)))
-        if progress:
-            progress(f"table {w['table']}: {out[-1].verdict}")
+    with Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
+        tables = [t["table"] for t in st.tables() if t["spins"]]
+    kw = dict(kw, figures=figures)
+    items = [(str(store), t, window, kw, wait) for t in tables]
+    out: list[AuditResult] = []
+    pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
+    nxt = 0
+    for i, got in iter_items(_audit_item, items, plan=plan):
+        pending[i] = got
+        while nxt in pending:  # reports and records in table order: audit ids as in a serial run
+            table, work, comp = pending.pop(nxt)
+            nxt += 1
+            if work is None:
+                if progress:
+                    progress(f"table {table}: no spins in the window, skipped")
+                continue
+            res = finish_audit(store, work, comp, comp.trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait)
+            res.figures, res.certification = [], None
+            out.append(res)
+            if progress:
+                progress(f"table {table}: {res.verdict}")
     return out
 
 
@@ -368,136 +534,3 @@ def _append_trend_html(path: Path, audit: dict) -> None:
     i = text.rfind("</body>")
     text = text[:i] + section + text[i:] if i >= 0 else text + section
     path.write_text(text, encoding="utf-8")
-
-
-# ---------------------------------------------------------------------------- watch
-@dataclass
-class WatchStatus:
-    spins: int
-    blocks: int
-    log_evidence: float
-    log_threshold: float
-    leader: str
-    alarm: bool
-    alarm_spin: int | None = None
-
-    def line(self) -> str:
-        state = "ALARM" if self.alarm else "ok"
-        return (
-            f"{self.spins} spins · evidence log M = {self.log_evidence:.2f} / threshold {self.log_threshold:.2f} "
-            f"(M/A = {np.exp(self.log_evidence - self.log_threshold):.2g}) · leading: {self.leader} · {state}"
-        )
-
-
-class Watcher:
-    """Incremental e-detector over a stream of spins (wheel positions, void spins removed).
-
-    Spins are buffered into blocks of ``block``; after each full block the mixture
-    Shiryaev–Roberts e-detector (:func:`rngcert.stats.sequential.e_detector`) is updated.
-    Guarantee: :func:`rngcert.stats.sequential.detector_threshold` (any false alarm within
-    ``horizon`` spins has probability <= ``alpha``; mean time to false alarm >= horizon/alpha).
-    """
-
-    def __init__(self, space, *, alpha: float = 0.01, horizon: int = 100_000, block: int = 100, release: bool = False):
-        self.k = space.m
-        self.block = block
-        self.family = sq.wheel_alternatives(space.probs, circular=space.circular, distance=space.circular and bool(np.allclose(space.probs, 1 / space.m)), release=release)
-        self.log_threshold = sq.detector_threshold(alpha, horizon, block)
-        self.alpha, self.horizon = alpha, horizon
-        self.state = sq.DetectorState.start(self.family)
-        self.pending = np.zeros(0, dtype=np.int64)
-        self.pending_release = np.zeros(0, dtype=np.int64)
-        self.previous: int | None = None
-        self.spins = 0
-        self.log_m = -np.inf
-        self.leader = "-"
-        self.alarm_spin: int | None = None
-        self.use_release = release
-
-    def guarantee(self) -> str:
-        return (
-            f"P(any false alarm within the first {self.horizon} spins of a fair wheel) <= {self.alpha} "
-            f"(within t spins: <= {self.alpha}*t/{self.horizon}); "
-            f"mean spins to a false alarm >= {self.horizon / self.alpha:.3g} (mixture Shiryaev-Roberts e-detector, "
-            f"Shin-Ramdas-Rinaldo 2022, checked every {self.block} spins, {self.family.size} alternatives)"
-        )
-
-    def update(self, positions, release=None) -> WatchStatus:
-        """Add spins (in order); returns the status after the last complete block."""
-        x = np.concatenate([self.pending, np.asarray(positions, dtype=np.int64)])
-        r = np.concatenate([self.pending_release, np.asarray(release if release is not None else np.full(len(positions), -1), dtype=np.int64)])
-        nfull = (x.size // self.block) * self.block
-        if nfull and self.alarm_spin is None:
-            xs, rs = x[:nfull], r[:nfull]
-            fv = sq.feature_values(xs, self.k, release=rs if self.use_release else None, previous=self.previous)
-            counts = {f: sq.block_counts(fv[f], self.k, self.block) for f in self.family.features}
-            path = sq.e_detector(counts, self.family, self.log_threshold, state=self.state)
-            if path.alarm >= 0:
-                b = int(path.alarm)
-                self.alarm_spin = self.spins + (b + 1) * self.block
-                self.log_m = float(path.log_m[b])
-                self.leader = self.family.names[int(path.leader[b])]
-                # state up to the alarm block only
-                nfull = (b + 1) * self.block
-                self.state = sq.DetectorState(self.state.log_r, self.state.blocks + b + 1)
-            else:
-                self.state = path.state
-                self.log_m = float(path.log_m[-1])
-                self.leader = self.family.names[int(path.leader[-1])]
-            self.previous = int(x[nfull - 1])
-            self.spins += nfull
-        self.pending, self.pending_release = x[nfull:], r[nfull:]
-        return self.status()
-
-    def status(self) -> WatchStatus:
-        return WatchStatus(self.spins + self.pending.size, self.state.blocks, self.log_m, self.log_threshold, self.leader, self.alarm_spin is not None, self.alarm_spin)
-
-
-def simulate_watch(
-    wheel,
-    *,
-    runs: int,
-    n_fair: int,
-    n_biased: int = 0,
-    bias=None,
-    seed: int = 0,
-    alpha: float = 0.01,
-    horizon: int = 100_000,
-    block: int = 100,
-    chunk: int = 20,
-) -> np.ndarray:
-    """Spin at which the watch's detector alarms in ``runs`` simulated streams (-1: no alarm).
-
-    Each run is ``n_fair`` fair spins followed by ``n_biased`` spins with ``bias``
-    (:class:`rngcert.simulate.wheel.WheelBias`), drawn with
-    :func:`rngcert.simulate.wheel.simulate_spins` from its own generator spawned from
-    ``SeedSequence(seed)``. The detector is the one :class:`Watcher` uses, run on all runs of a
-    chunk at once (array operations over runs x blocks x alternatives; no loop over spins).
-
-    Returns
-    -------
-    (runs,) ndarray of int64
-        1-based spin index of the alarm (a multiple of ``block``), or -1.
-    """
-    from rngcert.simulate.wheel import WheelBias, simulate_spins
-
-    space = wheel.position_space()
-    k = space.m
-    fam = sq.wheel_alternatives(space.probs, circular=True, distance=True)
-    log_a = sq.detector_threshold(alpha, horizon, block)
-    children = np.random.SeedSequence(seed).spawn(runs)
-    out = np.full(runs, -1, dtype=np.int64)
-    for c0 in range(0, runs, chunk):  # chunks of runs bound the memory
-        xs = []
-        for ss in children[c0 : c0 + chunk]:  # loop over runs: one vectorised draw each
-            rng = np.random.Generator(np.random.PCG64(ss))
-            parts = [simulate_spins(wheel, n_fair, rng).positions]
-            if n_biased:
-                parts.append(simulate_spins(wheel, n_biased, rng, bias=bias or WheelBias()).positions)
-            xs.append(np.concatenate(parts))
-        x = np.stack(xs)
-        fv = sq.feature_values(x, k)
-        counts = {f: sq.block_counts(fv[f], k, block) for f in fam.features}
-        path = sq.e_detector(counts, fam, log_a)
-        out[c0 : c0 + len(xs)] = np.where(path.alarm >= 0, (path.alarm + 1) * block, -1)
-    return out

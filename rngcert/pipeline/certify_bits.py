@@ -30,6 +30,7 @@ import scipy
 
 from rngcert import __version__
 from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, Spec, run_battery
+from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import plots
 from rngcert.simulate.sources import versions
 from rngcert.stats.nist import twolevel
@@ -79,23 +80,78 @@ def _fixed(result):
     return Spec.fixed(result)
 
 
+@dataclass(frozen=True)
+class GeneratedStreams:
+    """m streams of n bits from a named bit generator, made where they are tested.
+
+    Stream i is ``generate_bits(name, n, seed=SeedSequence(entropy).spawn(m)[i])``, i.e. the
+    same bits as row i of ``generate_bits(name, n, seed=SeedSequence(entropy), streams=m)``; a
+    Dask worker makes its own stream from (name, entropy, i), so no bits cross the network.
+    """
+
+    name: str
+    entropy: int
+    m: int
+    n: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.m, self.n)
+
+    def stream(self, i: int) -> np.ndarray:
+        """Stream ``i`` as an (n,) uint8 array of 0/1."""
+        from rngcert.collect.bits import generate_bits
+
+        return generate_bits(self.name, self.n, seed=np.random.SeedSequence(self.entropy, spawn_key=(int(i),)))
+
+
+def _stream_item(item) -> list:
+    """SP 800-22 on one stream (a Dask work item) → its 188 first-level results.
+
+    ``item`` is ``(kind, payload, n, constants)``: kind ``"bits"`` (payload the (n,) 0/1 array),
+    ``"packed"`` (``numpy.packbits`` of it, 8 times smaller for the trip to a worker) or
+    ``"generated"`` (payload ``(GeneratedStreams, i)``: the worker makes the stream itself)."""
+    from rngcert.stats.nist import run_sp800_22
+
+    kind, payload, n, constants = item
+    if kind == "generated":
+        gen, i = payload
+        bits = gen.stream(i)
+    elif kind == "packed":
+        bits = np.unpackbits(payload, count=n)
+    else:
+        bits = payload
+    return run_sp800_22(bits, constants=constants)
+
+
+def _stream_items(streams, constants: str, packed: bool) -> list:
+    if isinstance(streams, GeneratedStreams):
+        return [("generated", (streams, i), streams.n, constants) for i in range(streams.m)]
+    n = streams.shape[1]
+    if packed:
+        return [("packed", np.packbits(row), n, constants) for row in streams]
+    return [("bits", row, n, constants) for row in streams]
+
+
 def certify_streams(
-    streams: np.ndarray,
+    streams: "np.ndarray | GeneratedStreams",
     *,
     source: dict,
     alpha: float = 0.01,
     constants: str = "reference",
-    processes: int = 2,
+    processes: int | None = None,
     command: str = "",
     figures: bool = True,
     seed_entropy: int | None = None,
+    plan: Plan | None = None,
 ) -> BitsCertification:
     """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
 
     Parameters
     ----------
-    streams : (m, n) ndarray of uint8
-        m bit streams of n bits each (not modified).
+    streams : (m, n) ndarray of uint8, or GeneratedStreams
+        m bit streams of n bits each (not modified), or the name and seed of a bit generator
+        whose streams are made by the workers that test them.
     source : dict
         Provenance: ``{"path", "sha256", "format", "bit_order", ...}`` for a dump, or
         ``{"generator", "seed_entropy", ...}`` for a named bit generator.
@@ -103,11 +159,21 @@ def certify_streams(
         Certification level; also the per-sequence pass level of SP 800-22 (0.01).
     constants : {"reference", "corrected"}
         Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
-    processes : int
-        Worker processes for the m streams (results do not depend on it).
+    processes : int, optional
+        Older name of ``plan=Plan(workers=processes)`` (kept for callers of the library).
+    plan : rngcert.pipeline.parallel.Plan, optional
+        Where the m streams run (independent work items, see :mod:`rngcert.pipeline.parallel`);
+        default serial. The first-level results are collected in stream order and the two-level
+        analysis (:func:`rngcert.stats.nist.twolevel.two_level`) runs here, so the report does
+        not depend on where the streams ran.
     """
     m, n = streams.shape
-    per_seq, summary = twolevel.run_many(streams, constants=constants, processes=processes, alpha=alpha)
+    if plan is None:
+        plan = Plan(workers=processes or 1)
+    items = _stream_items(streams, constants, packed=not plan.serial and m > 1)
+    per_seq = map_items(_stream_item, items, plan=plan)
+    del items
+    summary = twolevel.two_level(per_seq, alpha=alpha)
     from scipy import stats as sps
 
     if isinstance(summary, twolevel.TwoLevelResult):

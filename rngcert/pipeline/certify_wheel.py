@@ -25,6 +25,7 @@ from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.pipeline import checks
+from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.seeding import root, stream
 from rngcert.simulate.sources import versions
 from rngcert.stats.exploit import power_and_exploitability
@@ -68,6 +69,7 @@ def certify_log(
     progress: Callable[[str], None] | None = None,
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
+    plan: Plan | None = None,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -92,6 +94,10 @@ def certify_log(
         When more than this share of a log's data rows cannot be read, every verdict is
         INCONCLUSIVE: a wrong ``--equipment`` or ``--column`` can leave a readable remainder that
         is not the wheel's results (default 5%).
+    plan : rngcert.pipeline.parallel.Plan, optional
+        Where the tables run (independent work items): default serial in this process;
+        ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
+        existing cluster. The report is the same, bit for bit, wherever the tables run.
     """
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
     return certify_spins(
@@ -106,6 +112,7 @@ def certify_log(
         progress=progress,
         notes=notes,
         max_rejected_share=max_rejected_share,
+        plan=plan,
     )
 
 
@@ -122,6 +129,7 @@ def certify_spins(
     progress: Callable[[str], None] | None = None,
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
+    plan: Plan | None = None,
 ) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
@@ -142,17 +150,22 @@ def certify_spins(
             f"not below the first threshold of weighted Holm, {first:.2g}: a Monte Carlo test alone "
             f"may not make the verdict FAIL; use --resamples {int(np.ceil(2 / first))} or more"
         ]
-    table_reports, figs, outcomes = [], [], []
-    for name, t in log.tables.items():
+    # tables are independent work items (serial, or on Dask: see rngcert.pipeline.parallel); each
+    # item carries one table's compact arrays, never the whole log
+    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, extra_reasons=log_reasons)
+    names = list(log.tables)
+    items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
+
+    def done(i, res):
         if progress:
-            progress(f"table {name}: {t.n} spins")
-        out, report = _certify_table(
-            name, t, log, entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power,
-            required_bias=required_bias, extra_reasons=log_reasons + per_table_reasons.get(name, []),
-        )
-        outcomes.append(out)
-        table_reports.append(report)
-        figs.append(wheel_figures(t.outcomes, log.space, out) if figures else [])
+            name = names[i]
+            progress(f"table {name}: {log.tables[name].n} spins → {res[0].verdict}")
+
+    results = map_items(_table_item, items, plan=plan or Plan(workers=1), progress=done)
+    outcomes = [r[0] for r in results]
+    table_reports = [r[1] for r in results]
+    figs = [r[2] for r in results]
+    del items, results
     verdict = worst([o.verdict for o in outcomes])
     if len(outcomes) > 1:
         m = len(outcomes)
@@ -199,6 +212,22 @@ def certify_spins(
         "verdict": verdict,
     }
     return Certification(report, figs, log, outcomes)
+
+
+def _table_log(log: SpinLog, name: str) -> SpinLog:
+    """The work item of one table: the log with only this table's arrays (same wheel, level,
+    space, sources and notes; no rejected rows: the log-level reasons derived from them are
+    passed to :func:`_certify_table` as ``extra_reasons``)."""
+    return SpinLog(log.wheel, log.level, log.space, {name: log.tables[name]}, list(log.sources), [], list(log.notes))
+
+
+def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
+    """Certify one table (a Dask work item): ``(name, one-table log, keywords, figures?)`` →
+    (battery outcome, the table's report section, its figures)."""
+    name, one, kw, figures = item
+    t = one.tables[name]
+    out, report = _certify_table(name, t, one, **kw)
+    return out, report, (wheel_figures(t.outcomes, one.space, out) if figures else [])
 
 
 def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons) -> tuple[BatteryOutcome, dict]:

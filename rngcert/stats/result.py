@@ -14,7 +14,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-
 #: The smallest p-value reported: tail probabilities that underflow to 0 are floored here.
 P_FLOOR = float(np.finfo(float).tiny)
 

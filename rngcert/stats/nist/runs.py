@@ -8,8 +8,7 @@ import math
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.stats.nist._common import (_bits_iv, _constants_iv, erfc, igamc, not_applicable,
-                                        result)
+from rngcert.stats.nist._common import _bits_iv, _constants_iv, erfc, igamc, not_applicable, result
 from rngcert.stats.result import Requirement
 
 __all__ = ["runs", "longest_run", "longest_run_class_probabilities"]

@@ -9,8 +9,7 @@ import numpy as np
 from scipy import special
 
 from rngcert.errors import InputError
-from rngcert.stats.nist._common import (_bits_iv, _constants_iv, _int_param_iv, igamc,
-                                        not_applicable, result, windows)
+from rngcert.stats.nist._common import _bits_iv, _constants_iv, _int_param_iv, igamc, not_applicable, result, windows
 from rngcert.stats.result import Requirement
 
 __all__ = ["aperiodic_templates", "non_overlapping_template", "overlapping_template",

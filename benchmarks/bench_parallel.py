@@ -1,0 +1,328 @@
+"""Benchmark of the Dask execution layer (issue 11, item 3), and where items 1-2 stand.
+
+    python benchmarks/bench_parallel.py             # everything (about 20-30 minutes on 2 busy cores)
+    python benchmarks/bench_parallel.py --quick     # 10 tables x 200k spins, 20 streams: a smoke run
+    python benchmarks/bench_parallel.py --huge      # also certify 100 M spins (needs about 11 GB free)
+
+Prints, measured in this one run, each figure beside its serial run, floor or peer and the ratio:
+
+A. Dask overhead: local-cluster start-up, and the per-task overhead of empty tasks.
+B. 50 tables x 1 M spins: `audit --all` (each task reads its own table from the store) and a
+   multi-table `certify`, serial (`--workers 1`) and on a 2-worker local cluster; speed-up
+   (target >= 1.8x) and the per-task overhead seen in the real run.
+C. 100 bit streams of 10^6 bits: `bits --streams 100`, serial and on 2 workers (target >= 1.8x).
+D. 1,000 tables x 10 M spins, extrapolated from the measured cost of one 10 M-spin audit task,
+   for clusters of 2..256 worker cores.
+E. Items 1-2 of issue 11 (the lead's), for reference: `certify` at 10 k, 1 M, 10 M (and 100 M
+   with --huge) spins and on the Wiesbaden t5 log beside a minimal numpy/pyarrow floor that
+   parses the same file and counts pockets, 37x37 pairs and wheel distances; `shuffle certify`
+   per extra shoe beside `Generator.permuted` and a vectorised riffle + cut.
+
+Whole commands run as subprocesses (the console script, as a user runs it); wall time and the
+peak resident memory of the largest process (GNU time's %M) are reported. The load average is
+printed before each section: other engineers share the 2 cores, so the machine is rarely quiet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), CI="1")
+EXE = [sys.executable, "-m", "rngcert"]
+
+
+def load() -> str:
+    a, b, c = os.getloadavg()
+    return f"load average {a:.1f} / {b:.1f} / {c:.1f} on {os.cpu_count()} cores"
+
+
+def run(args, *, ok=(0, 10, 11, 12)) -> tuple[float, float]:
+    """(wall s, peak RSS MB of the largest process) of a command."""
+    out = tempfile.NamedTemporaryFile(suffix=".time", delete=False)
+    out.close()
+    t = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-o", out.name, "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=ENV)
+    wall = time.perf_counter() - t
+    try:
+        peak = float(Path(out.name).read_text().strip().splitlines()[-1]) / 1024
+    except (ValueError, IndexError):
+        peak = float("nan")
+    os.unlink(out.name)
+    if p.returncode not in ok:
+        print(p.stdout[-3000:], p.stderr[-3000:], file=sys.stderr)
+        raise SystemExit(f"command failed with {p.returncode}: {' '.join(map(str, args))}")
+    return wall, peak
+
+
+def lean_csv(path: Path, n: int, seed: int, *, table: str | None = None, tables: int = 1, ids: bool = True) -> int:
+    """A lean export: [spin_id,] [table,] result; ``tables`` tables of n spins each, one after another."""
+    labels = np.array([str(i) for i in range(37)], dtype=object)  # european: label == pocket number
+    with open(path, "wb") as fh:
+        for k in range(tables):
+            x = np.random.default_rng(seed + k).integers(0, 37, n)
+            cols = {}
+            if ids:
+                cols["spin_id"] = pa.array(np.arange(1, n + 1))
+            if tables > 1 or table is not None:
+                cols["table"] = pa.array(np.full(n, table or f"T{k:03d}", dtype=object))
+            cols["result"] = pa.array(labels[x])
+            pacsv.write_csv(pa.table(cols), fh, write_options=pacsv.WriteOptions(include_header=k == 0, quoting_style="none"))
+    return path.stat().st_size
+
+
+# ------------------------------------------------------------------------------------------ A
+def _noop(x):
+    return x
+
+
+def overhead(n_tasks: int = 400) -> dict:
+    from rngcert.pipeline.parallel import Plan, iter_items
+
+    t0 = time.perf_counter()
+    timings: dict = {}
+    got = sum(1 for _ in iter_items(_noop, list(range(n_tasks)), plan=Plan(workers=2), timings=timings))
+    total = time.perf_counter() - t0
+    assert got == n_tasks
+    return {"start_s": timings["start_s"], "per_task_ms": 1e3 * timings["run_s"] / n_tasks, "total_s": total, "n": n_tasks}
+
+
+# ------------------------------------------------------------------------------------------ E floors
+FLOOR = r"""
+import sys, time, numpy as np, pyarrow as pa, pyarrow.csv as pacsv, pyarrow.compute as pc
+t = time.perf_counter()
+path, fmt = sys.argv[1], sys.argv[2]
+if fmt == "csv":
+    col = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(include_columns=["result"], column_types={"result": pa.string()})).column("result")
+else:  # a permanence list: numbers separated by commas, semicolons or whitespace
+    import re
+    col = pa.array(re.split(rb"[,;\s]+", open(path, "rb").read().strip()))
+    col = pc.cast(col, pa.string())
+enc = pc.dictionary_encode(col)
+enc = enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc
+lut = np.array([int(s) if s.isdigit() else -1 for s in enc.dictionary.to_pylist()])
+x = lut[enc.indices.to_numpy()]
+x = x[x >= 0]
+order = np.array([0, 32, 15, 19, 4, 21, 2, 25, 17, 34, 6, 27, 13, 36, 11, 30, 8, 23, 10, 5, 24, 16, 33, 1, 20, 14, 31, 9, 22, 18, 29, 7, 28, 12, 35, 3, 26])
+pos = np.empty(37, dtype=np.int64); pos[order] = np.arange(37)
+w = pos[x]
+pockets = np.bincount(x, minlength=37)
+pairs = np.bincount(x[:-1] * 37 + x[1:], minlength=37 * 37)
+dist = np.bincount((w[1:] - w[:-1]) % 37, minlength=37)
+print(len(x), pockets.sum(), pairs.sum(), dist.sum(), time.perf_counter() - t)
+"""
+
+
+def floor(path: Path, fmt: str = "csv") -> tuple[float, float]:
+    return run([sys.executable, "-c", FLOOR, path, fmt], ok=(0,))
+
+
+def shuffle_floor(n_shoes: int = 20_000, cards: int = 416, repeat: int = 3) -> tuple[float, float]:
+    """ms per shoe: Generator.permuted, and a vectorised GSR-style riffle (random bits, stable
+    sort) followed by a cut (rotation), on (n_shoes, 416) int16 shoes."""
+    from rngcert.seeding import stream
+
+    rng = stream(1, "bench", "floor")
+    shoes = np.tile(np.arange(cards, dtype=np.int16), (n_shoes, 1))
+    best_p = best_r = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        rng.permuted(shoes, axis=1)
+        best_p = min(best_p, time.perf_counter() - t)
+        t = time.perf_counter()
+        bits = rng.integers(0, 2, size=shoes.shape, dtype=np.int8)
+        order = np.argsort(bits, axis=1, kind="stable")
+        riffled = np.take_along_axis(shoes, order, axis=1)
+        cut = rng.integers(cards // 4, 3 * cards // 4, size=n_shoes)
+        idx = (np.arange(cards)[None, :] + cut[:, None]) % cards
+        np.take_along_axis(riffled, idx, axis=1)
+        best_r = min(best_r, time.perf_counter() - t)
+    return 1e3 * best_p / n_shoes, 1e3 * best_r / n_shoes
+
+
+# ------------------------------------------------------------------------------------------ main
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--huge", action="store_true", help="also certify 100 M spins (about 11 GB of memory)")
+    ap.add_argument("--skip", default="", help="comma-separated sections to skip, e.g. E")
+    ap.add_argument("--tmp", default=None, help="scratch folder (default: a new temporary folder, removed at the end)")
+    a = ap.parse_args()
+    tmp = Path(a.tmp or tempfile.mkdtemp(prefix="bench_parallel_"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    skip = set(a.skip.upper().split(",")) if a.skip else set()
+    print(f"rngcert Dask benchmark · python {sys.version.split()[0]} · numpy {np.__version__} · {load()} · scratch {tmp}")
+    try:
+        if "A" not in skip:
+            section_a()
+        if "B" not in skip:
+            section_b(tmp, a.quick)
+        if "C" not in skip:
+            section_c(tmp, a.quick)
+        if "D" not in skip:
+            section_d(tmp, a.quick)
+        if "E" not in skip:
+            section_e(tmp, a.quick, a.huge)
+    finally:
+        if a.tmp is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def section_a():
+    print(f"\n== A. Dask overhead ({load()})")
+    o = overhead()
+    print(f"local cluster of 2 worker processes: start-up {o['start_s']:.2f} s; {o['n']} empty tasks: {o['per_task_ms']:.2f} ms per task "
+          f"(scatter, schedule, gather); {o['total_s']:.2f} s in all")
+
+
+def section_b(tmp: Path, quick: bool):
+    n_tables, n = (10, 200_000) if quick else (50, 1_000_000)
+    print(f"\n== B. {n_tables} tables x {n:,} spins ({load()})")
+    db = tmp / "b.duckdb"
+    files = []
+    t = time.perf_counter()
+    for k in range(n_tables):
+        f = tmp / f"b-{k:03d}.csv"
+        lean_csv(f, n, 100 + k, table=f"T{k:03d}")
+        files.append(f)
+    print(f"generated {n_tables} lean logs (spin_id, table, result) in {time.perf_counter() - t:.0f} s")
+    wall, peak = run(EXE + ["ingest", *files, "--db", db])
+    print(f"ingest of the {n_tables} logs ({n_tables * n:,} spins): {wall:.1f} s, peak {peak:.0f} MB")
+    for f in files:
+        f.unlink()
+    rows = {}
+    for label, extra in (("serial, --workers 1", ["--workers", "1"]), ("Dask, --workers 2", ["--workers", "2"])):
+        wall, peak = run(EXE + ["audit", "--all", "--db", db, "--seed", "1", "--no-record", "--out", tmp / f"rep-{extra[1]}", *extra])
+        rows[extra[1]] = (wall, peak)
+        print(f"audit --all, figures included, {label}: {wall:.1f} s wall, peak {peak:.0f} MB (largest process) [{load()}]")
+    (ws, _), (wd, _) = rows["1"], rows["2"]
+    per_task = (2 * wd - ws) / n_tables
+    print(f"audit --all speed-up on 2 workers: {ws / wd:.2f}x (target >= 1.8x); per table {ws / n_tables:.2f} s serial; "
+          f"overhead per task in this run (2 x Dask wall - serial wall) / tables = {per_task:+.2f} s (cluster start and worker imports included)")
+    same = _same_reports(tmp / "rep-1", tmp / "rep-2")
+    print(f"audit reports serial vs Dask identical (minus timestamps, command, paths): {same}")
+    shutil.rmtree(tmp / "rep-1", ignore_errors=True)
+    shutil.rmtree(tmp / "rep-2", ignore_errors=True)
+    # one multi-table log, certified
+    big = tmp / "b-all.csv"
+    size = lean_csv(big, n, 100, tables=n_tables, ids=False)
+    print(f"one log of {n_tables} tables ({size / 1e6:.0f} MB: table, result)")
+    crow = {}
+    for w in ("1", "2"):
+        wall, peak = run(EXE + ["certify", big, "--seed", "1", "--no-plots", "--out", tmp / f"c-{w}", "--workers", w])
+        crow[w] = wall
+        print(f"certify {n_tables} tables, --workers {w}, no figures: {wall:.1f} s, peak {peak:.0f} MB [{load()}]")
+    print(f"multi-table certify speed-up on 2 workers: {crow['1'] / crow['2']:.2f}x (the log is read on the client first: item 1 is the lead's)")
+    big.unlink()
+    shutil.rmtree(tmp / "c-1", ignore_errors=True)
+    shutil.rmtree(tmp / "c-2", ignore_errors=True)
+
+
+def _same_reports(a: Path, b: Path) -> bool:
+    def load_all(d):
+        out = {}
+        for p in Path(d).glob("*/report.json"):
+            r = json.loads(p.read_text())
+            for k in ("generated_utc", "command", "rejects_file"):
+                r.pop(k, None)
+            out[r["tables"][0]["table"]] = r
+        return out
+
+    x, y = load_all(a), load_all(b)
+    return bool(x) and x == y
+
+
+def section_c(tmp: Path, quick: bool):
+    m, n = (20, 1_000_000) if quick else (100, 1_000_000)
+    print(f"\n== C. {m} bit streams of {n:,} bits ({load()})")
+    rows = {}
+    for w in ("1", "2"):
+        wall, peak = run(EXE + ["bits", "--source", "pcg64", "--streams", m, "--length", n, "--seed", "1", "--no-plots", "--out", tmp / f"bits-{w}", "--workers", w])
+        rows[w] = wall
+        print(f"bits --streams {m}, --workers {w}: {wall:.1f} s, peak {peak:.0f} MB [{load()}]")
+    print(f"bits speed-up on 2 workers: {rows['1'] / rows['2']:.2f}x (target >= 1.8x); per stream {rows['1'] / m:.3f} s serial; "
+          f"overhead per task (2 x Dask wall - serial wall) / streams = {(2 * rows['2'] - rows['1']) / m * 1e3:+.0f} ms")
+    a = json.loads(next((tmp / "bits-1").glob("*/report.json")).read_text())
+    b = json.loads(next((tmp / "bits-2").glob("*/report.json")).read_text())
+    for r in (a, b):
+        for k in ("generated_utc", "command", "rejects_file"):
+            r.pop(k, None)
+    print(f"bits reports serial vs Dask identical: {a == b}")
+
+
+def section_d(tmp: Path, quick: bool):
+    n = 1_000_000 if quick else 10_000_000
+    print(f"\n== D. one {n:,}-spin table as a work item, and 1,000 tables x 10 M spins extrapolated ({load()})")
+    f = tmp / "d.csv"
+    lean_csv(f, n, 7, table="BIG")
+    db = tmp / "d.duckdb"
+    wall_i, peak_i = run(EXE + ["ingest", f, "--db", db])
+    f.unlink()
+    wall, peak = run(EXE + ["audit", "--table", "BIG", "--db", db, "--seed", "1", "--no-record", "--out", tmp / "rep-d"])
+    from rngcert.pipeline.audit import audit_table
+
+    t = time.perf_counter()
+    audit_table(db, "BIG", seed=1, record=False, outdir=tmp / "rep-d2", wait=60)
+    task = time.perf_counter() - t  # the work item in a warm process: what a worker spends per table
+    print(f"ingest {n:,} spins: {wall_i:.1f} s; audit of the table as a command {wall:.1f} s (peak {peak:.0f} MB); "
+          f"as a work item in a warm worker {task:.1f} s")
+    scale = 10_000_000 / n
+    per = task * scale
+    ov = overhead(200)
+    print(f"1,000 tables x 10 M spins (= {1000 * 10:,} M spins), from {per:.1f} s per table"
+          + (f" (measured at {n / 1e6:g} M, scaled x{scale:g})" if scale != 1 else "")
+          + f", {ov['per_task_ms']:.1f} ms per-task overhead and {ov['start_s']:.1f} s start-up; memory per worker ≈ {peak:.0f} MB:")
+    for w in (2, 16, 64, 256):
+        t_all = ov["start_s"] + 1000 * (per + ov["per_task_ms"] / 1e3) / w
+        print(f"  {w:>4} worker cores: {t_all / 3600:6.2f} h ({t_all / 60:,.0f} min)")
+
+
+def section_e(tmp: Path, quick: bool, huge: bool):
+    print(f"\n== E. items 1-2 of issue 11 (the lead's), beside the floor ({load()})")
+    sizes = [10_000, 1_000_000] + ([] if quick else [10_000_000]) + ([100_000_000] if huge else [])
+    hdr = f"{'workload':<44} {'rngcert':>22} {'floor':>22} {'ratio':>12}"
+    print(hdr)
+    rows = []
+    for n in sizes:
+        f = tmp / f"e-{n}.csv"
+        cmd = EXE + ["simulate", "wheel", "--spins", n, "--seed", "1", "--dealers", "4", "--release", "--void-rate", "0.01", "--out", f]
+        subprocess.run([str(x) for x in cmd], check=True, capture_output=True, env=ENV)
+        rows.append((f"certify {n:,} spins (9 columns, figures)", f, "csv"))
+    t5 = SHARED / "roulette-wiesbaden" / "spielbank-wiesbaden_t5_190424.txt"
+    if t5.is_file():
+        rows.append(("certify Wiesbaden t5 (permanence list)", t5, "permanence"))
+    for name, f, fmt in rows:
+        wall, peak = run(EXE + ["certify", f, "--seed", "1", "--out", tmp / "rep-e"])
+        fw, fp = floor(f, fmt)
+        print(f"{name:<44} {wall:>8.2f} s {peak:>8.0f} MB {fw:>8.2f} s {fp:>8.0f} MB {wall / fw:>6.1f}x {peak / fp:>4.1f}x")
+        if f.parent == tmp:
+            f.unlink()
+        shutil.rmtree(tmp / "rep-e", ignore_errors=True)
+    # shuffle certify: per extra shoe, from two shoe counts
+    n1, n2 = (1000, 3000) if quick else (2000, 12000)
+    w1, _ = run(EXE + ["shuffle", "certify", "baccarat-004", "--shoes", n1, "--seed", "1", "--no-plots", "--out", tmp / "rep-s"])
+    w2, _ = run(EXE + ["shuffle", "certify", "baccarat-004", "--shoes", n2, "--seed", "1", "--no-plots", "--out", tmp / "rep-s"])
+    per = 1e3 * (w2 - w1) / (n2 - n1)
+    p_ms, r_ms = shuffle_floor()
+    print(f"{'shuffle certify baccarat-004, per extra shoe':<44} {per:>10.3f} ms {'':>10} {p_ms:>6.3f} ms permuted {per / p_ms:>5.0f}x")
+    print(f"{'':<44} {'':>21} {r_ms:>7.3f} ms riffle+cut {per / r_ms:>4.0f}x")
+    shutil.rmtree(tmp / "rep-s", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    main()

@@ -1,0 +1,29 @@
+"""The ``--workers`` / ``--scheduler`` options shared by the commands with independent work items
+(multi-table ``certify``, ``audit --all``, ``bits --streams m``)."""
+
+from __future__ import annotations
+
+import click
+
+WORKERS_HELP = (
+    "Worker processes for the independent work items (tables, streams): default every core, on a local Dask "
+    "cluster; 1 = serial in this process. The result does not depend on it."
+)
+SCHEDULER_HELP = (
+    "Run the work items on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (default: the environment "
+    "variable DASK_SCHEDULER_ADDRESS, else a local cluster)."
+)
+
+
+def parallel_options(fn):
+    """Add ``--workers N`` and ``--scheduler ADDRESS`` to a click command."""
+    fn = click.option("--scheduler", default=None, metavar="tcp://HOST:PORT", help=SCHEDULER_HELP)(fn)
+    fn = click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)(fn)
+    return fn
+
+
+def plan_of(workers, scheduler):
+    """The :class:`rngcert.pipeline.parallel.Plan` of the options."""
+    from rngcert.pipeline.parallel import Plan
+
+    return Plan(workers=workers, scheduler=scheduler)

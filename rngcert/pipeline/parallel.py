@@ -1,0 +1,216 @@
+"""Independent work items on Dask: every core by default, an existing cluster when asked, serial on request.
+
+rngcert has four kinds of independent work items: the tables of a multi-table ``certify`` and of
+``audit --all``, and the bit streams of ``bits --streams m``. Each item is a top-level function
+applied to a small, picklable argument (one table's compact arrays, a table name and the store's
+path, or one stream's generator name and index), so a worker never receives a whole log and its
+memory is bounded by the largest item.
+
+Where the items run (:class:`Plan`):
+
+* ``workers=1`` and no scheduler: serially, in this process, no cluster (the reference run);
+* a scheduler address (``scheduler="tcp://HOST:PORT"``, or the environment variable
+  ``DASK_SCHEDULER_ADDRESS``): on that existing Dask cluster, through ``distributed.Client``;
+* otherwise: on a ``distributed.LocalCluster(n_workers=N, threads_per_worker=1, processes=True)``
+  started for the run and closed after it, with N = ``workers`` or, by default, every core
+  (``os.cpu_count()``), and never more workers than items.
+
+One work item always runs serially in this process (a cluster costs about 1.5 s to start, more
+than a small table's whole certification).
+
+Reproducibility: every random stream of an item comes from :func:`rngcert.seeding.stream` keyed by
+the item's own name (table, stream index) and the run's root entropy, never from the order in
+which items run or from the worker that runs them, and results are returned in item order. So the
+result is bit-identical to the serial run for the same seed (``tests/test_parallel.py`` compares
+whole reports on a 2-worker local cluster).
+
+Examples
+--------
+>>> from rngcert.pipeline.parallel import Plan, map_items
+>>> map_items(abs, [-1, 2, -3], plan=Plan(workers=1))
+[1, 2, 3]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from rngcert.errors import InputError
+
+__all__ = ["Plan", "map_items", "iter_items", "describe"]
+
+#: Environment variable naming an existing scheduler (Dask's own name for it).
+SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where work items run.
+
+    Parameters
+    ----------
+    workers : int or None
+        Worker processes of the local cluster (``None``: every core, ``os.cpu_count()``);
+        ``1`` without a scheduler runs serially in this process.
+    scheduler : str or None
+        Address of an existing Dask scheduler (``tcp://HOST:PORT``). ``None``: the environment
+        variable ``DASK_SCHEDULER_ADDRESS`` when it is set, else a local cluster.
+
+    Raises
+    ------
+    InputError
+        ``workers`` is not a positive integer, or the address has no ``scheme://``.
+    """
+
+    workers: int | None = None
+    scheduler: str | None = None
+
+    def __post_init__(self):
+        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1):
+            raise InputError(f"workers={self.workers!r}: a positive number of worker processes is required (1 = serial)")
+        addr = self.address
+        if addr is not None and "://" not in addr:
+            raise InputError(f"scheduler address {addr!r} must look like tcp://HOST:PORT (as printed by `dask scheduler`)")
+
+    @property
+    def address(self) -> str | None:
+        """The scheduler address in effect (the argument, else ``DASK_SCHEDULER_ADDRESS``)."""
+        return self.scheduler or os.environ.get(SCHEDULER_ENV) or None
+
+    @property
+    def serial(self) -> bool:
+        return self.address is None and self.workers == 1
+
+    def n_workers(self, n_items: int) -> int:
+        """Local-cluster size for ``n_items`` items: ``workers`` or every core, at most ``n_items``."""
+        return max(1, min(self.workers or os.cpu_count() or 1, n_items))
+
+
+def describe(plan: Plan, n_items: int) -> str:
+    """One line for reports and logs: where ``n_items`` items run under ``plan``."""
+    if n_items <= 1 or plan.serial:
+        return f"{n_items} work item(s), serial in one process"
+    if plan.address:
+        return f"{n_items} work items on the Dask cluster at {plan.address}"
+    return f"{n_items} work items on a local Dask cluster of {plan.n_workers(n_items)} worker process(es), one thread each"
+
+
+@contextlib.contextmanager
+def _client(plan: Plan, n_items: int):
+    """A ``distributed.Client`` for the plan; a local cluster is started and closed here."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - dask[distributed] is a dependency
+        raise InputError(f"Dask is needed for parallel work items ({exc}); install 'dask[distributed]' or use --workers 1") from None
+    quiet = logging.ERROR
+    for name in ("distributed", "distributed.scheduler", "distributed.nanny", "distributed.worker", "distributed.core"):
+        logging.getLogger(name).setLevel(quiet)
+    if plan.address:
+        try:
+            client = Client(plan.address, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"cannot reach the Dask scheduler at {plan.address}: {exc}") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    cluster = LocalCluster(
+        n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
+        dashboard_address=None, silence_logs=quiet, scheduler_port=0,
+        # no dashboard, and the scheduler's small HTTP server on a free port (never 8787, which
+        # another user's cluster may hold: that would print a warning)
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+    )
+    try:
+        client = Client(cluster)
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
+               timings: dict | None = None) -> Iterator[tuple[int, Any]]:
+    """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
+
+    Serial plans (and a single item) yield in item order; on Dask, in completion order, so the
+    caller can write and release each result at once (memory bounded by the items in flight).
+
+    Parameters
+    ----------
+    func : callable
+        A module-level function (workers import it by name), ``func(item) -> result``.
+    items : sequence
+        Picklable, small arguments: one table's arrays, a table name, a stream index.
+    plan : Plan, optional
+        Default ``Plan()``: a local cluster of every core.
+    timings : dict, optional
+        Filled with ``start_s`` (cluster start-up, 0 when serial), ``run_s`` (wall time of the
+        items), ``workers`` and ``mode``, for benchmarks.
+
+    Raises
+    ------
+    Exception
+        The first exception raised by an item, re-raised here with its own type (an
+        :class:`~rngcert.errors.InputError` in a worker is an InputError here).
+    """
+    plan = plan or Plan()
+    items = list(items)
+    t0 = time.perf_counter()
+    if len(items) <= 1 or plan.serial:
+        if timings is not None:
+            timings.update(start_s=0.0, workers=1, mode="serial")
+        for i, it in enumerate(items):
+            yield i, func(it)
+        if timings is not None:
+            timings["run_s"] = time.perf_counter() - t0
+        return
+    from distributed import as_completed
+
+    with _client(plan, len(items)) as client:
+        t1 = time.perf_counter()
+        if timings is not None:
+            info = client.scheduler_info()
+            timings.update(start_s=t1 - t0, workers=len(info.get("workers", {})), mode="dask " + (plan.address or "local cluster"))
+        name = getattr(func, "__name__", "item")
+        tag = f"{os.getpid()}-{time.monotonic_ns()}"
+        # items go straight to the workers (scatter), not through the scheduler's task graph
+        data = client.scatter(items, hash=False)
+        futures = client.map(func, data, key=[f"rngcert-{name}-{i}-{tag}" for i in range(len(items))], pure=False)
+        del data
+        index = {f.key: i for i, f in enumerate(futures)}
+        try:
+            for fut in as_completed(futures):
+                i = index[fut.key]
+                res = fut.result()
+                fut.release()
+                yield i, res
+        finally:
+            for f in futures:
+                f.release()
+        if timings is not None:
+            timings["run_s"] = time.perf_counter() - t1
+
+
+def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
+              progress: Callable[[int, Any], None] | None = None, timings: dict | None = None) -> list:
+    """``[func(item) for item in items]`` on the plan's workers; results in item order.
+
+    ``progress(index, result)`` is called in this process as each item finishes. Other
+    parameters as in :func:`iter_items`.
+    """
+    items = list(items)
+    out: list = [None] * len(items)
+    for i, res in iter_items(func, items, plan=plan, timings=timings):
+        out[i] = res
+        if progress is not None:
+            progress(i, res)
+    return out

@@ -1,0 +1,603 @@
+"""The live watch (``rngcert watch``): an anytime-valid change detector over a growing spin log,
+following the log across truncation and rotation without losing or repeating a spin.
+
+:class:`Watcher` keeps the e-detector of :mod:`rngcert.stats.sequential` and raises an alarm
+when the evidence crosses its threshold; guarantee: with ``alpha`` and ``horizon`` N, the
+probability of any false alarm during the first N spins of a fair wheel is at most ``alpha``,
+and the mean time to a false alarm is at least N/alpha spins.
+
+:class:`LogFollower` reads a log as it grows and hands out each complete line exactly once:
+
+* **Identity.** It keeps the open file and its (device, inode). When the path names another file
+  (rotation: ``mv live.csv live.csv.1`` and a new ``live.csv``; or delete and recreate), it
+  finishes the old file first — reading it until it has not changed for ``settle`` seconds,
+  final line included — and then reads the new file from its first byte.
+* **Truncation and rewrite in place.** When the file is shorter than what was read, or when the
+  bytes already read have changed (a copy-truncate rotation that regrew past the old offset
+  between two polls, as in case c12), the file is read again from its first byte. The lines
+  written between the last poll and a copy-truncate are in the copy: a sibling whose name starts
+  with the log's name (``live.csv.1``, ``live.csv-20261201``) and whose first bytes are the bytes
+  already read is read from the old offset to its end first. Without such a copy those lines
+  cannot be seen, and the follower says so. "Changed" is checked on the first and the last
+  64 KiB before the offset (SHA-256), at every poll.
+* **A final line without a newline** is counted once the file has not changed for ``settle``
+  seconds (the writer is idle), or at once when the watch ends (``final=True``). If the writer
+  later continues that line, the follower reports it.
+* **FIFO** (named pipe): read as a stream, without offsets, as the writer sends data; the stream
+  ends when the writer closes the pipe. A FIFO on which no writer sent anything is an input error
+  (never a quiet exit 0). Directories and devices are refused.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rngcert.errors import InputError
+from rngcert.stats import sequential as sq
+
+__all__ = ["Watcher", "WatchStatus", "LogFollower", "Chunk", "DEFAULT_SETTLE"]
+
+#: Seconds without change after which a final line without a newline is counted, and after which a
+#: rotated-away file is considered finished (CLI ``--settle``).
+DEFAULT_SETTLE = 5.0
+
+_CHECK = 64 * 1024  # bytes hashed at the start and just before the offset, to see a rewrite
+_READ = 32 * 1024 * 1024  # bytes read per step (a longer line is read whole)
+
+
+@dataclass
+class WatchStatus:
+    spins: int
+    blocks: int
+    log_evidence: float
+    log_threshold: float
+    leader: str
+    alarm: bool
+    alarm_spin: int | None = None
+
+    def line(self) -> str:
+        state = "ALARM" if self.alarm else "ok"
+        return (
+            f"{self.spins} spins · evidence log M = {self.log_evidence:.2f} / threshold {self.log_threshold:.2f} "
+            f"(M/A = {np.exp(self.log_evidence - self.log_threshold):.2g}) · leading: {self.leader} · {state}"
+        )
+
+
+class Watcher:
+    """Incremental e-detector over a stream of spins (wheel positions, void spins removed).
+
+    Spins are buffered into blocks of ``block``; after each full block the mixture
+    Shiryaev–Roberts e-detector (:func:`rngcert.stats.sequential.e_detector`) is updated.
+    Guarantee: :func:`rngcert.stats.sequential.detector_threshold` (any false alarm within
+    ``horizon`` spins has probability <= ``alpha``; mean time to false alarm >= horizon/alpha).
+    """
+
+    def __init__(self, space, *, alpha: float = 0.01, horizon: int = 100_000, block: int = 100, release: bool = False):
+        self.k = space.m
+        self.block = block
+        self.family = sq.wheel_alternatives(space.probs, circular=space.circular, distance=space.circular and bool(np.allclose(space.probs, 1 / space.m)), release=release)
+        self.log_threshold = sq.detector_threshold(alpha, horizon, block)
+        self.alpha, self.horizon = alpha, horizon
+        self.state = sq.DetectorState.start(self.family)
+        self.pending = np.zeros(0, dtype=np.int64)
+        self.pending_release = np.zeros(0, dtype=np.int64)
+        self.previous: int | None = None
+        self.spins = 0
+        self.log_m = -np.inf
+        self.leader = "-"
+        self.alarm_spin: int | None = None
+        self.use_release = release
+
+    def guarantee(self) -> str:
+        return (
+            f"P(any false alarm within the first {self.horizon} spins of a fair wheel) <= {self.alpha} "
+            f"(within t spins: <= {self.alpha}*t/{self.horizon}); "
+            f"mean spins to a false alarm >= {self.horizon / self.alpha:.3g} (mixture Shiryaev-Roberts e-detector, "
+            f"Shin-Ramdas-Rinaldo 2022, checked every {self.block} spins, {self.family.size} alternatives)"
+        )
+
+    def update(self, positions, release=None) -> WatchStatus:
+        """Add spins (in order); returns the status after the last complete block."""
+        x = np.concatenate([self.pending, np.asarray(positions, dtype=np.int64)])
+        r = np.concatenate([self.pending_release, np.asarray(release if release is not None else np.full(len(positions), -1), dtype=np.int64)])
+        nfull = (x.size // self.block) * self.block
+        if nfull and self.alarm_spin is None:
+            xs, rs = x[:nfull], r[:nfull]
+            fv = sq.feature_values(xs, self.k, release=rs if self.use_release else None, previous=self.previous)
+            counts = {f: sq.block_counts(fv[f], self.k, self.block) for f in self.family.features}
+            path = sq.e_detector(counts, self.family, self.log_threshold, state=self.state)
+            if path.alarm >= 0:
+                b = int(path.alarm)
+                self.alarm_spin = self.spins + (b + 1) * self.block
+                self.log_m = float(path.log_m[b])
+                self.leader = self.family.names[int(path.leader[b])]
+                # state up to the alarm block only
+                nfull = (b + 1) * self.block
+                self.state = sq.DetectorState(self.state.log_r, self.state.blocks + b + 1)
+            else:
+                self.state = path.state
+                self.log_m = float(path.log_m[-1])
+                self.leader = self.family.names[int(path.leader[-1])]
+            self.previous = int(x[nfull - 1])
+            self.spins += nfull
+        self.pending, self.pending_release = x[nfull:], r[nfull:]
+        return self.status()
+
+    def status(self) -> WatchStatus:
+        return WatchStatus(self.spins + self.pending.size, self.state.blocks, self.log_m, self.log_threshold, self.leader, self.alarm_spin is not None, self.alarm_spin)
+
+
+
+
+# ---------------------------------------------------------------------------- following a log
+@dataclass
+class Chunk:
+    """Complete lines of one file, in order, as :class:`LogFollower` hands them out.
+
+    Attributes
+    ----------
+    data : bytes
+        The lines (each ending with a newline), preceded by the file's CSV header when the file
+        has one and this is not the chunk that starts the file.
+    first_line : int
+        Physical line number, in its file, of the first line of ``data`` after the header.
+    header_lines : int
+        0 or 1: lines of ``data`` that are the repeated header.
+    generation : int
+        0 for the first file followed, +1 at every rotation or truncation.
+    fmt : str
+        Log format of the file (detected on its first chunk unless given).
+    """
+
+    data: bytes
+    first_line: int
+    header_lines: int
+    generation: int
+    fmt: str
+
+
+@dataclass
+class _FileState:
+    fd: int
+    ident: tuple[int, int]
+    fifo: bool
+    offset: int = 0  # bytes handed out (complete lines)
+    lines: int = 0  # lines handed out
+    header: bytes = b""
+    fmt: str | None = None
+    size_seen: int = -1
+    changed_at: float = field(default_factory=time.monotonic)
+    forced_partial: bool = False  # the last line handed out had no newline (writer was idle)
+    head_hash: bytes = b""
+    tail_hash: bytes = b""
+    had_writer: bool = False  # FIFO: a writer has been connected
+    ended: bool = False  # FIFO: the writer closed the pipe
+
+
+class LogFollower:
+    """Follow a growing spin log and hand out every complete line exactly once.
+
+    Parameters
+    ----------
+    path : path
+        A regular file (may not exist yet) or a FIFO.
+    fmt : {"auto", "csv", "jsonl", "permanence"}
+        Log format; ``auto`` is detected on each file's first bytes.
+    settle : float
+        Seconds without change after which a final line without a newline is counted and a
+        rotated-away file is finished (default :data:`DEFAULT_SETTLE`).
+
+    Attributes
+    ----------
+    notes : list of str
+        What happened to the file (rotation, truncation, a continued line), for the user; the
+        caller empties it.
+
+    Raises
+    ------
+    InputError
+        The path is a directory or a device.
+    """
+
+    def __init__(self, path, *, fmt: str = "auto", settle: float = DEFAULT_SETTLE, detect=None):
+        self.path = Path(path)
+        self.fmt_arg = fmt
+        self.settle = float(settle)
+        self.detect = detect
+        self.cur: _FileState | None = None
+        self.old: _FileState | None = None  # rotated away, being finished
+        self.generation = 0
+        self.notes: list[str] = []
+        self._fifo_buf = b""
+        self._check_kind()
+
+    # ------------------------------------------------------------------ public
+    @property
+    def is_fifo(self) -> bool:
+        return self.cur is not None and self.cur.fifo
+
+    def close(self) -> None:
+        for fs in (self.old, self.cur):
+            if fs is not None:
+                os.close(fs.fd)
+        self.old = self.cur = None
+
+    def poll(self, *, final: bool = False, now: float | None = None) -> list[Chunk]:
+        """Everything new since the last poll, as chunks in reading order.
+
+        ``final=True`` (the watch ends, or the log is read once): a final line without a newline
+        is handed out, and a rotated-away file is finished at once.
+        """
+        now = time.monotonic() if now is None else now
+        out: list[Chunk] = []
+        if self.cur is None and not self._open():
+            return out
+        if self.cur.fifo:
+            out += self._read_fifo(final, now)
+            return out
+        # rotation: the path names another file (or no file) than the one open
+        if self.old is None:
+            ident = self._path_ident()
+            if ident != self.cur.ident:
+                self.old, self.cur = self.cur, None
+                what = "was renamed or deleted" if ident is None else "now names a new file"
+                self.notes.append(f"{self.path} {what} (rotation): finishing the old file, then reading the new one from its beginning")
+        if self.old is not None:
+            out += self._read_regular(self.old, final, now, finishing=True)
+            idle = now - self.old.changed_at >= self.settle
+            if final or idle:
+                self.notes.append(f"finished the rotated file after {self.old.lines} line(s)")
+                os.close(self.old.fd)
+                self.old = None
+                self.generation += 1
+            else:
+                return out  # keep the order: the new file only after the old one is finished
+        if self.cur is None and not self._open():
+            return out
+        out += self._read_regular(self.cur, final, now, finishing=False)
+        return out
+
+    # ------------------------------------------------------------------ files
+    def _check_kind(self) -> None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{self.path} is a folder: watch reads a spin log (a regular file or a FIFO)")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise InputError(f"{self.path} is a device or socket, not a regular file or a FIFO: watch cannot follow it")
+
+    def _path_ident(self):
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _open(self) -> bool:
+        self._check_kind()
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        fifo = stat.S_ISFIFO(st.st_mode)
+        flags = os.O_RDONLY | (os.O_NONBLOCK if fifo else 0)
+        try:
+            fd = os.open(self.path, flags)
+        except FileNotFoundError:
+            return False
+        fst = os.fstat(fd)
+        self.cur = _FileState(fd=fd, ident=(fst.st_dev, fst.st_ino), fifo=fifo)
+        return True
+
+    def _pread(self, fs: _FileState, start: int, n: int) -> bytes:
+        parts, got = [], 0
+        while got < n:
+            b = os.pread(fs.fd, n - got, start + got)
+            if not b:
+                break
+            parts.append(b)
+            got += len(b)
+        return b"".join(parts)
+
+    def _hashes(self, fs: _FileState, offset: int) -> tuple[bytes, bytes]:
+        head = self._pread(fs, 0, min(offset, _CHECK))
+        lo = max(0, offset - _CHECK)
+        tail = self._pread(fs, lo, offset - lo)
+        return hashlib.sha256(head).digest(), hashlib.sha256(tail).digest()
+
+    def _restart(self, fs: _FileState, why: str) -> list[Chunk]:
+        """The file was truncated or rewritten: the lines after the offset from its copy (if one
+        is found beside it), then the file is read again from its first byte."""
+        read_before = fs.lines
+        recovered = self._from_copy(fs)
+        if recovered is None:
+            self.notes.append(
+                f"{self.path} was {why} after {read_before} line(s): reading it again from its beginning (any lines written between "
+                "the last poll and the truncation are only in a copy, and no copy starting with the lines already read was found beside it)"
+            )
+            out: list[Chunk] = []
+        else:
+            name, out = recovered
+            n = sum(c.data.count(b"\n") - c.header_lines for c in out)
+            self.notes.append(f"{self.path} was {why} after {read_before} line(s): read {n} further line(s) from its copy {name}; reading it again from its beginning")
+        fs.offset = fs.lines = 0
+        fs.header = b""
+        fs.fmt = None
+        fs.forced_partial = False
+        fs.head_hash = fs.tail_hash = b""
+        self.generation += 1
+        return out
+
+    def _from_copy(self, fs: _FileState):
+        """A sibling (``<name>*``, most recent first) that starts with the bytes already read:
+        ``(its name, chunks of its lines after the offset)``, or None."""
+        try:
+            sibs = [p for p in self.path.parent.iterdir() if p.name.startswith(self.path.name) and p.name != self.path.name and p.is_file()]
+            sibs.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        except OSError:
+            return None
+        lo = max(0, fs.offset - _CHECK)
+        for p in sibs[:10]:
+            try:
+                if p.stat().st_size < fs.offset:
+                    continue
+                with open(p, "rb") as fh:
+                    head = fh.read(min(fs.offset, _CHECK))
+                    fh.seek(lo)
+                    tail = fh.read(fs.offset - lo)
+                    if (hashlib.sha256(head).digest(), hashlib.sha256(tail).digest()) != (fs.head_hash, fs.tail_hash):
+                        continue
+                    fh.seek(fs.offset)
+                    rest = fh.read()
+            except OSError:
+                continue
+            out = []
+            if rest:
+                partial = not rest.endswith(b"\n")
+                c = self._chunk(fs, rest)  # the copy is finished: its final line counts
+                if c is not None:
+                    if partial:
+                        c.data += b"\n"
+                        fs.lines += 1
+                    out.append(c)
+            return p.name, out
+        return None
+
+    def _chunk(self, fs: _FileState, data: bytes) -> Chunk | None:
+        """Hand out ``data`` (lines starting at ``fs.offset``) and advance past it."""
+        if fs.forced_partial and data:
+            fs.forced_partial = False
+            k = 1 if data.startswith(b"\n") else (2 if data.startswith(b"\r\n") else 0)
+            if k:  # the newline of a line already counted
+                fs.offset += k
+                data = data[k:]
+            else:
+                self.notes.append(
+                    f"line {fs.lines} of {self.path} was counted when the writer had been idle for {self.settle:g} s, but the writer "
+                    "then continued it: the continuation is read as a new line"
+                )
+        if not data:
+            return None
+        first = fs.offset == 0
+        if first:
+            fs.fmt = self.fmt_arg if self.fmt_arg != "auto" else (self.detect(self.path, data) if self.detect else "csv")
+            if fs.fmt == "csv":
+                fs.header = data.split(b"\n", 1)[0] + b"\n"
+        with_header = (not first) and bool(fs.header)
+        chunk = Chunk(fs.header + data if with_header else data, fs.lines + 1, 1 if with_header else 0, self.generation, fs.fmt or "csv")
+        fs.offset += len(data)
+        fs.lines += data.count(b"\n")
+        return chunk
+
+    def _read_regular(self, fs: _FileState, final: bool, now: float, *, finishing: bool) -> list[Chunk]:
+        out: list[Chunk] = []
+        size = os.fstat(fs.fd).st_size
+        if size != fs.size_seen:
+            fs.size_seen = size
+            fs.changed_at = now
+        if fs.offset and not finishing:
+            if size < fs.offset:
+                out += self._restart(fs, f"truncated (from {fs.offset} to {size} bytes)")
+            elif self._hashes(fs, fs.offset) != (fs.head_hash, fs.tail_hash):
+                out += self._restart(fs, "rewritten in place (the bytes already read changed)")
+        while fs.offset < size:
+            data = self._pread(fs, fs.offset, min(size - fs.offset, _READ))
+            if not data:
+                break
+            cut = data.rfind(b"\n")
+            while cut < 0 and fs.offset + len(data) < size:  # a line longer than one read: read it whole
+                more = self._pread(fs, fs.offset + len(data), min(size - fs.offset - len(data), _READ))
+                if not more:
+                    break
+                data += more
+                cut = data.rfind(b"\n")
+            if cut >= 0:
+                c = self._chunk(fs, data[: cut + 1])
+                if c is not None:
+                    out.append(c)
+                continue
+            # the rest is a final line without a newline: counted once the writer is idle, or at the end
+            if final or now - fs.changed_at >= self.settle:
+                c = self._chunk(fs, data)
+                if c is not None:
+                    c.data += b"\n"
+                    fs.lines += 1
+                    fs.forced_partial = True
+                    out.append(c)
+            break
+        if fs.offset:
+            fs.head_hash, fs.tail_hash = self._hashes(fs, fs.offset)
+        return out
+
+    def _read_fifo(self, final: bool, now: float) -> list[Chunk]:
+        fs = self.cur
+        out: list[Chunk] = []
+        buf = self._fifo_buf
+        while True:
+            try:
+                b = os.read(fs.fd, 1 << 20)
+            except BlockingIOError:  # a writer is connected, nothing to read now
+                fs.had_writer = True
+                break
+            except OSError as exc:  # pragma: no cover - unusual pipe errors
+                if exc.errno == errno.EAGAIN:
+                    fs.had_writer = True
+                    break
+                raise
+            if not b:  # no writer: before the first one, or the writer closed the pipe
+                if fs.had_writer or buf:
+                    fs.ended = True
+                break
+            fs.had_writer = True
+            fs.changed_at = now
+            buf += b
+        cut = buf.rfind(b"\n")
+        if (fs.ended or final) and buf and not buf.endswith(b"\n"):
+            buf += b"\n"  # the stream ended: its final line counts
+            cut = len(buf) - 1
+        if cut >= 0:
+            c = self._chunk(fs, buf[: cut + 1])
+            if c is not None:
+                out.append(c)
+            buf = buf[cut + 1 :]
+        self._fifo_buf = buf
+        return out
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until the next poll: ``timeout`` seconds, or less when a FIFO has data."""
+        if self.cur is not None and self.cur.fifo and not self.cur.ended:
+            import select
+
+            t0 = time.monotonic()
+            ready, _, _ = select.select([self.cur.fd], [], [], timeout)
+            if ready and self._fifo_buf == b"" and time.monotonic() - t0 < 1e-3 and not self.cur.had_writer:
+                time.sleep(timeout)  # readable at once without a writer: do not spin
+            return
+        time.sleep(timeout)
+
+    @property
+    def fifo_ended(self) -> bool:
+        """A FIFO whose writer closed it (the stream ended)."""
+        return self.cur is not None and self.cur.fifo and self.cur.ended
+
+    @property
+    def fifo_had_writer(self) -> bool:
+        return self.cur is not None and self.cur.fifo and self.cur.had_writer
+
+
+# ---------------------------------------------------------------------------- a watched log
+@dataclass
+class Event:
+    """What :meth:`LogWatch.step` saw: ``kind`` is ``"status"`` (a table's detector after new
+    spins), ``"alarm"`` (``spin_id`` of the spin at which the evidence crossed the threshold),
+    ``"note"`` (``text``: rotation, truncation, rejected lines) or ``"start"`` (the first spins
+    of a table: ``text`` is the guarantee)."""
+
+    kind: str
+    table: str = ""
+    status: WatchStatus | None = None
+    watcher: "Watcher | None" = None
+    spin_id: str | None = None
+    text: str = ""
+
+
+class LogWatch:
+    """The watch of one spin log: a :class:`LogFollower` and one :class:`Watcher` per table.
+
+    Parameters
+    ----------
+    path : path
+        The log (regular file or FIFO).
+    wheel : Wheel
+        The wheel the log is recorded on.
+    columns, fmt
+        As in :func:`rngcert.collect.spinlog.read_spin_rows`.
+    alpha, horizon, block
+        Of every table's :class:`Watcher`.
+    settle : float
+        See :class:`LogFollower`.
+
+    Attributes
+    ----------
+    spins : dict
+        Spins given to each table's detector (accepted spins with a wheel position, in order).
+    rejected : int
+        Lines that could not be read (each reported in a ``"note"`` event, the first 20 in full).
+    """
+
+    def __init__(self, path, wheel, *, columns=None, fmt: str = "auto", alpha: float = 0.01, horizon: int = 100_000, block: int = 100,
+                 settle: float = DEFAULT_SETTLE):
+        from rngcert.collect.spinlog import detect_format
+
+        self.path = Path(path)
+        self.wheel = wheel
+        self.space = wheel.position_space()
+        self.columns = columns
+        self.alpha, self.horizon, self.block = alpha, horizon, block
+        self.follower = LogFollower(path, fmt=fmt, settle=settle, detect=detect_format)
+        self.watchers: dict[str, Watcher] = {}
+        self.rejected = 0
+
+    @property
+    def spins(self) -> dict[str, int]:
+        return {t: w.status().spins for t, w in self.watchers.items()}
+
+    def close(self) -> None:
+        self.follower.close()
+
+    def step(self, *, final: bool = False) -> list[Event]:
+        """Read what is new and update the detectors; stops at the first alarm."""
+        from rngcert.collect.spinlog import read_spin_rows
+        from rngcert.errors import NoDataError
+
+        events: list[Event] = []
+        chunks = self.follower.poll(final=final)
+        events += [Event("note", text=t) for t in self.follower.notes]
+        self.follower.notes.clear()
+        for ch in chunks:
+            try:
+                rows = read_spin_rows(self.path, self.wheel, columns=self.columns, fmt=ch.fmt, data=ch.data)
+            except NoDataError:
+                continue
+            shift = ch.first_line - 1 - ch.header_lines
+            for r in rows.rejected:
+                self.rejected += 1
+                if self.rejected <= 20:
+                    events.append(Event("note", text=f"{self.path}:{r.line + shift}: {r.column}: {r.reason} (line not counted)"))
+            if not rows.n:
+                continue
+            line = rows.line + shift
+            ok = rows.accepted & (rows.pos >= 0)
+            if rows.table is not None:
+                enc = rows.table.dictionary_encode()
+                tcodes = enc.indices.to_numpy(zero_copy_only=False)
+                tnames = enc.dictionary.to_pylist()
+            else:
+                tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [self.path.stem]
+            used, first_at = np.unique(tcodes[ok], return_index=True)
+            for c in used[np.argsort(first_at)].tolist():  # tables in order of appearance (a handful)
+                tname = tnames[c] or "(no table)"
+                sel = np.flatnonzero(ok & (tcodes == c))
+                w = self.watchers.get(tname)
+                if w is None:
+                    w = self.watchers[tname] = Watcher(self.space, alpha=self.alpha, horizon=self.horizon, block=self.block)
+                    events.append(Event("start", tname, watcher=w, text=w.guarantee()))
+                before = w.status().spins
+                st = w.update(rows.pos[sel])
+                events.append(Event("status", tname, status=st, watcher=w))
+                if st.alarm:
+                    j = int(sel[w.alarm_spin - 1 - before])
+                    sid = rows.spin_id[j].as_py() if rows.spin_id is not None else f"line {int(line[j])}"
+                    events.append(Event("alarm", tname, status=st, watcher=w, spin_id=sid))
+                    return events
+        return events

@@ -1,0 +1,169 @@
+"""Independent work items on Dask (issue 11, item 3): a multi-table certify, audit --all and
+bits --streams m give, on a 2-worker local cluster, exactly the report of the serial run with the
+same seed (whole report.json minus its timestamp, command line and paths; figures byte for byte).
+
+One 2-worker LocalCluster serves the module (passed as --scheduler ADDRESS, the path of an
+existing cluster); one test lets `--workers 2` start its own. Runtime: about 60-90 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rngcert.cli.certify import certify
+from rngcert.cli.rng import bits
+from rngcert.cli.store import audit
+from rngcert.collect.store import Store
+from rngcert.equipment.wheel import load_wheel
+from rngcert.errors import InputError
+from rngcert.pipeline.certify_wheel import certify_log
+from rngcert.pipeline.parallel import Plan, describe, iter_items, map_items
+from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
+
+pytestmark = pytest.mark.slow
+
+EU = load_wheel("european")
+VOLATILE = ("generated_utc", "command", "rejects_file")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR, scheduler_port=0,
+                     scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+    yield c.scheduler_address
+    c.close()
+
+
+def group():
+    g = click.Group()
+    for c in (certify, bits, audit):
+        g.add_command(c)
+    return g
+
+
+def multi_table_log(path: Path) -> Path:
+    """Four tables of a live-dealer export, one of them biased, with dealers and release pockets."""
+    with open(path, "wb") as fh:
+        for k, (table, n, bias) in enumerate([("T1", 3000, WheelBias()), ("T2", 2500, WheelBias(sectors=((4, 5, 1.8),))), ("T3", 1200, WheelBias()), ("T4", 40, WheelBias())]):
+            sim = simulate_spins(EU, n, np.random.default_rng(k), bias=bias, dealers=3, with_release=True, void_rate=0.01)
+            write_spin_log(fh, EU, sim, table=table, header=k == 0)
+    return path
+
+
+def stable(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k not in VOLATILE}
+
+
+def run_json(*args) -> dict:
+    r = CliRunner().invoke(group(), [str(a) for a in args])
+    assert r.exit_code in (0, 10, 11, 12), r.output[-3000:]
+    return json.loads(r.output)
+
+
+def test_multi_table_certify_on_dask_equals_serial(tmp_path, cluster):
+    log = multi_table_log(tmp_path / "casino.csv")
+    common = ["certify", log, "--seed", 7, "--resamples", 499, "--json"]
+    serial = run_json(*common, "--workers", 1, "--out", tmp_path / "s")
+    dask = run_json(*common, "--scheduler", cluster, "--out", tmp_path / "d")
+    assert [t["table"] for t in serial["tables"]] == ["T1", "T2", "T3", "T4"]
+    assert {t["battery"]["verdict"] for t in serial["tables"]} >= {"FAIL", "INCONCLUSIVE"}  # the comparison covers a rejection and a too-small table
+    assert stable(serial) == stable(dask)
+    # the figures, byte for byte (PNG drawn on the workers)
+    a = certify_log([log], EU, seed=7, n_resamples=499, plan=Plan(workers=1))
+    b = certify_log([log], EU, seed=7, n_resamples=499, plan=Plan(scheduler=cluster))
+    assert [[f.png_base64 for f in figs] for figs in a.figures] == [[f.png_base64 for f in figs] for figs in b.figures]
+    assert sum(len(f) for f in a.figures) >= 12
+
+
+def test_certify_with_workers_2_starts_its_own_cluster_and_equals_serial(tmp_path):
+    log = multi_table_log(tmp_path / "casino.csv")
+    common = ["certify", log, "--seed", 8, "--resamples", 199, "--no-plots", "--json"]
+    assert stable(run_json(*common, "--workers", 1, "--out", tmp_path / "s")) == stable(run_json(*common, "--workers", 2, "--out", tmp_path / "d"))
+
+
+def test_bits_streams_on_dask_equal_serial(tmp_path, cluster):
+    common = ["bits", "--source", "philox", "--streams", 12, "--length", 20000, "--seed", 3, "--json", "--no-plots"]
+    serial = run_json(*common, "--workers", 1, "--out", tmp_path / "s")
+    dask = run_json(*common, "--scheduler", cluster, "--out", tmp_path / "d")
+    assert serial["tables"][0]["two_level"]["m"] == 12
+    assert stable(serial) == stable(dask)
+
+
+def test_bits_from_a_file_on_dask_equal_serial(tmp_path, cluster):
+    """A raw dump: the streams travel packed (8 bits a byte) to the workers."""
+    from rngcert.collect.bits import generate_bits
+
+    dump = tmp_path / "dump.bin"
+    dump.write_bytes(np.packbits(generate_bits("pcg64", 8 * 20001, seed=5)).tobytes())
+    common = ["bits", dump, "--format", "binary", "--streams", 8, "--length", 20001, "--json", "--no-plots"]
+    assert stable(run_json(*common, "--workers", 1, "--out", tmp_path / "s")) == stable(run_json(*common, "--scheduler", cluster, "--out", tmp_path / "d"))
+
+
+def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
+    """Two copies of one store, audited with --all serially and on the cluster: the same reports
+    (each table read by its own worker from the store) and the same audit records, in table order."""
+    log = multi_table_log(tmp_path / "casino.csv")
+    one = tmp_path / "one.duckdb"
+    with Store(one) as st:
+        st.ingest([log])
+    two = tmp_path / "two.duckdb"
+    shutil.copy(one, two)
+    args = ["--seed", "4", "--resamples", "199", "--all"]
+    r1 = CliRunner().invoke(group(), ["audit", "--db", str(one), "--workers", "1", "--out", str(tmp_path / "r1"), *args])
+    r2 = CliRunner().invoke(group(), ["audit", "--db", str(two), "--scheduler", cluster, "--out", str(tmp_path / "r2"), *args])
+    assert r1.exit_code == r2.exit_code and r1.exit_code in (0, 10, 11, 12), r1.output + r2.output
+
+    def reports(d):
+        out = {}
+        for p in sorted(Path(d).glob("*/report.json")):
+            rep = json.loads(p.read_text())
+            out[rep["tables"][0]["table"]] = {k: v for k, v in stable(rep).items() if k != "notes"} | {
+                "notes": [n.replace(str(one), "STORE").replace(str(two), "STORE") for n in rep["notes"]]
+            }
+        return out
+
+    a, b = reports(tmp_path / "r1"), reports(tmp_path / "r2")
+    assert sorted(a) == ["T1", "T2", "T3", "T4"] and a == b
+    with Store(one, read_only=True) as s1, Store(two, read_only=True) as s2:
+        k = ("audit_id", "table_id", "verdict", "pvalues", "bias", "homogeneity", "n", "first_seq", "last_seq")
+        assert [{x: r[x] for x in k} for r in s1.audits()] == [{x: r[x] for x in k} for r in s2.audits()]
+        assert [r["table_id"] for r in s1.audits()] == ["T1", "T2", "T3", "T4"]
+
+
+def _fails(x):
+    if x == 2:
+        raise InputError("item 2 is bad")
+    return x * x
+
+
+def test_worker_errors_keep_their_type_and_results_keep_item_order(cluster):
+    assert map_items(_fails, [0, 1, 3, 4], plan=Plan(scheduler=cluster)) == [0, 1, 9, 16]
+    with pytest.raises(InputError, match="item 2 is bad"):
+        map_items(_fails, [0, 1, 2, 3], plan=Plan(scheduler=cluster))
+
+
+def test_one_item_and_workers_1_stay_serial(monkeypatch):
+    t: dict = {}
+    assert map_items(abs, [-3], plan=Plan(), timings=t) == [3] and t["mode"] == "serial" and t["start_s"] == 0.0
+    t = {}
+    assert list(iter_items(abs, [-1, -2], plan=Plan(workers=1), timings=t)) == [(0, 1), (1, 2)] and t["mode"] == "serial"
+    assert describe(Plan(workers=1), 5) == "5 work item(s), serial in one process"
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://10.9.8.7:8786")
+    assert Plan().address == "tcp://10.9.8.7:8786" and not Plan(workers=1).serial
+    assert "tcp://10.9.8.7:8786" in describe(Plan(), 3)
+    with pytest.raises(InputError, match="tcp://HOST:PORT"):
+        Plan(scheduler="10.9.8.7:8786")
+    with pytest.raises(InputError):
+        Plan(workers=0)
+    os.environ.pop("DASK_SCHEDULER_ADDRESS", None)

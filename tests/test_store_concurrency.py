@@ -1,0 +1,253 @@
+"""A store for many readers (issue 11, item 4): audits and `rejects` read while an ingest writes,
+with a bounded wait instead of "in use"; `--no-record` audits a store it may not write; a full
+disk or a damaged store is exit 3 naming the path, and nothing committed is lost.
+
+The concurrency tests use real processes (the console script and a child Python process holding
+the store), as an operator's cron jobs would. Runtime: about 30 s.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import click
+import duckdb
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import rngcert.collect.store as store_mod
+from rngcert.cli.store import audit, export, ingest, rejects
+from rngcert.collect.store import StorageError, Store
+from rngcert.equipment.wheel import load_wheel
+from rngcert.simulate.wheel import simulate_spins, write_spin_log
+
+EU = load_wheel("european")
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), CI="1")
+
+
+def csv_log(path, n, seed, *, table="T1", bad_line=False):
+    sim = simulate_spins(EU, n, np.random.default_rng(seed), dealers=3, first_spin=0)
+    with open(path, "wb") as fh:
+        write_spin_log(fh, EU, sim, table=table)
+    if bad_line:
+        with open(path, "ab") as fh:
+            fh.write(f"{n + 1},2026-01-09T00:00:00Z,{table},D1,cw,3,false,99\n".encode())
+    return sim
+
+
+def group():
+    g = click.Group()
+    for c in (ingest, rejects, audit, export):
+        g.add_command(c)
+    return g
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "rngcert", *map(str, args)], capture_output=True, text=True, env=ENV, timeout=300)
+
+
+def sha(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+_HOLD = textwrap.dedent(
+    """
+    import sys, time
+    import rngcert.collect.store as s
+    mode, db, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    if mode == "ingest":  # an ingest that holds the write lock inside its transaction
+        def hook():
+            print("HOLDING", flush=True)
+            time.sleep(seconds)
+        s._before_commit = hook
+        s.ingest_files(db, [sys.argv[4]], wait=60)
+    else:  # a long reader (an audit reading a large table)
+        with s.Store(db, read_only=True):
+            print("HOLDING", flush=True)
+            time.sleep(seconds)
+    print("DONE", flush=True)
+    """
+)
+
+
+def hold(tmp_path, mode, db, seconds, *extra):
+    script = tmp_path / "hold.py"
+    script.write_text(_HOLD)
+    p = subprocess.Popen([sys.executable, str(script), mode, str(db), str(seconds), *map(str, extra)], stdout=subprocess.PIPE, text=True, env=ENV)
+    assert p.stdout.readline().strip() == "HOLDING"
+    return p
+
+
+@pytest.fixture
+def store_a(tmp_path):
+    db = tmp_path / "s.duckdb"
+    a = tmp_path / "a.csv"
+    csv_log(a, 4000, 1, table="A", bad_line=True)
+    with Store(db) as st:
+        st.ingest([a])
+    return db
+
+
+def test_audit_and_rejects_run_while_an_ingest_writes(tmp_path, store_a):
+    """Two real processes: an ingest holding the write lock for 3 s, and `rngcert audit` and
+    `rngcert rejects` started meanwhile: they wait (and say so), then succeed; the ingest
+    commits every row."""
+    db = store_a
+    big = tmp_path / "b.csv"
+    csv_log(big, 100_000, 2, table="B")
+    writer = hold(tmp_path, "ingest", db, 3.0, big)
+    t0 = time.monotonic()
+    aud = subprocess.Popen([sys.executable, "-m", "rngcert", "audit", "--db", str(db), "--table", "A", "--seed", "1", "--resamples", "199",
+                            "--no-plots", "--out", str(tmp_path / "rep")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    rej = cli("rejects", "--db", db)
+    out, err = aud.communicate(timeout=300)
+    assert writer.wait(timeout=120) == 0
+    assert rej.returncode == 0, rej.stderr
+    assert "1 rejected row(s)" in rej.stderr and "held by another process" in rej.stderr
+    assert aud.returncode in (0, 10, 11, 12), out + err
+    assert "VERDICT:" in out
+    assert time.monotonic() - t0 >= 1.0  # they did wait for the writer
+    with Store(db, read_only=True) as st:
+        assert st.count_spins("B") == 100_000 and st.count_spins("A") == 4000
+        (rec,) = st.audits("A")
+    assert rec["n"] == 4000
+
+
+@pytest.mark.slow
+def test_ingest_waits_for_a_reader_and_a_zero_wait_fails_with_exit_3(tmp_path, store_a):
+    db = store_a
+    more = tmp_path / "c.csv"
+    csv_log(more, 2000, 3, table="C")
+    reader = hold(tmp_path, "read", db, 12.0)  # longer than a loaded machine takes to start the first ingest
+    r = cli("ingest", more, "--db", db, "--wait", "0")
+    assert r.returncode == 3 and str(db) in r.stderr and "in use by another process" in r.stderr
+    r = cli("ingest", more, "--db", db, "--wait", "60")
+    assert reader.wait(timeout=60) == 0
+    assert r.returncode == 0, r.stderr
+    assert "2000 new spins stored" in r.stdout
+    with Store(db, read_only=True) as st:
+        assert st.count_spins("C") == 2000
+
+
+def test_no_record_audits_a_store_held_read_only_elsewhere_without_writing_it(tmp_path, store_a):
+    """--no-record opens the store read-only only: it runs while another process reads the file
+    (a writer would be refused), and the file's bytes do not change. A recording audit, told
+    not to wait, is refused with exit 3."""
+    db = store_a
+    before = sha(db)
+    reader = hold(tmp_path, "read", db, 120.0)  # killed below; long enough for a loaded machine
+    try:
+        r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--seed", "2", "--resamples", "199", "--no-plots",
+                                         "--no-record", "--out", str(tmp_path / "rep"), "--wait", "0"])
+        assert r.exit_code in (0, 10, 11, 12), r.output
+        assert "not recorded (--no-record)" in r.output
+        r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--seed", "2", "--resamples", "199", "--no-plots",
+                                         "--out", str(tmp_path / "rep2"), "--wait", "0"])
+        assert r.exit_code == 3 and "in use by another process" in r.output
+    finally:
+        reader.kill()
+        reader.wait()
+    assert sha(db) == before
+    with Store(db, read_only=True) as st:
+        assert st.audits() == []
+
+
+def test_no_record_on_a_read_only_file(tmp_path, store_a, monkeypatch):
+    db = store_a
+    # root can write a 0444 file anyway: make the permission check say what a non-root user sees
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if (Path(p) == db and mode == os.W_OK) else real_access(p, mode, *a, **k))
+    r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")])
+    assert r.exit_code == 3 and "read-only" in r.output and "--no-record" in r.output
+    r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--all", "--no-plots", "--resamples", "199", "--no-record", "--workers", "1", "--out", str(tmp_path / "r")])
+    assert r.exit_code in (0, 10, 11, 12), r.output
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "oserror"])
+def test_full_disk_during_ingest_is_exit_3_with_the_path_and_keeps_what_was_committed(tmp_path, store_a, monkeypatch, kind):
+    db = store_a
+    con = duckdb.connect(str(db), read_only=True)
+    before = con.execute("SELECT * FROM spins ORDER BY seq").fetchall()
+    con.close()
+
+    def enospc():
+        if kind == "duckdb":
+            raise duckdb.IOException(f'IO Error: Could not write file "{db}.wal": No space left on device')
+        raise OSError(errno.ENOSPC, "No space left on device", f"{db}.wal")
+
+    monkeypatch.setattr(store_mod, "_before_commit", enospc)
+    log = tmp_path / "d.csv"
+    csv_log(log, 3000, 4, table="D")
+    r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
+    assert r.exit_code == 3, r.output
+    assert str(db) in r.output and "full" in r.output and "rolled back" in r.output
+    assert "internal error" not in r.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT * FROM spins ORDER BY seq").fetchall() == before
+    con.close()
+    monkeypatch.setattr(store_mod, "_before_commit", lambda: None)
+    r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
+    assert r.exit_code == 0 and "3000 new spins stored" in r.output
+
+
+def test_full_disk_while_recording_an_audit_is_exit_3(tmp_path, store_a, monkeypatch):
+    db = store_a
+
+    def full(self, rec, tests):
+        raise duckdb.IOException(f'IO Error: Could not write file "{db}": No space left on device')
+
+    monkeypatch.setattr(Store, "record_audit", store_mod._guarded(full))
+    r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")])
+    assert r.exit_code == 3 and str(db) in r.output and "full" in r.output
+
+
+def test_full_disk_during_export_leaves_no_partial_folder(tmp_path, store_a, monkeypatch):
+    db = store_a
+    real = os.replace
+
+    def replace(a, b):
+        raise OSError(errno.ENOSPC, "No space left on device", str(b))
+
+    monkeypatch.setattr(os, "replace", replace)
+    out = tmp_path / "exp"
+    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)])
+    assert r.exit_code == 3 and "full" in r.output and str(out) in r.output
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if "rngcert-export" in p.name]
+    monkeypatch.setattr(os, "replace", real)
+
+
+@pytest.mark.parametrize("where", ["header", "block"])
+def test_damaged_store_is_exit_3_with_the_path(tmp_path, store_a, where):
+    db = tmp_path / "damaged.duckdb"
+    shutil.copy(store_a, db)
+    size = db.stat().st_size
+    with open(db, "r+b") as fh:
+        fh.seek(0 if where == "header" else 4096)
+        fh.write(os.urandom(8192))
+    assert size > 12288
+    g = group()
+    for args in (["audit", "--db", str(db), "--table", "A", "--no-plots"], ["rejects", "--db", str(db)], ["audit", "--db", str(db), "--all", "--workers", "1"]):
+        r = CliRunner().invoke(g, args)
+        assert r.exit_code == 3, (args, r.output)
+        assert str(db) in r.output and "internal error" not in r.output
+    r = CliRunner().invoke(g, ["ingest", str(tmp_path / "none.csv"), "--db", str(db)])
+    assert r.exit_code == 3
+
+
+def test_storage_error_mapping():
+    assert store_mod.storage_error("x.duckdb", ValueError("no")) is None
+    e = store_mod.storage_error("x.duckdb", OSError(errno.ENOSPC, "No space left on device"))
+    assert isinstance(e, StorageError) and "x.duckdb" in str(e) and "full" in str(e)
+    e = store_mod.storage_error("x.duckdb", duckdb.Error("Corrupt database file: computed checksum 1 does not match stored checksum 2"))
+    assert "damaged" in str(e)
+    assert store_mod.storage_error("x.duckdb", duckdb.BinderException("Referenced column not found")) is None  # a bug stays a bug

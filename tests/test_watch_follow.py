@@ -1,0 +1,261 @@
+"""A watch that never loses a spin (issue 11, item 5; case c12): truncation, rename-and-recreate,
+copy-truncate, a rewrite that regrows past the old offset, a final line without a newline, and
+FIFOs. Every test counts the spins the watch saw and compares them with the spins written.
+
+Most tests drive :class:`rngcert.pipeline.watch.LogWatch` poll by poll (no sleeps, no timing);
+the CLI tests run ``rngcert watch`` as a user does. Runtime: about 15 s.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rngcert.cli.store import watch
+from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.watch import LogFollower, LogWatch
+from rngcert.simulate.wheel import simulate_spins, write_spin_log
+
+EU = load_wheel("european")
+
+
+def lines(n, seed, first=0, header=False, table="W1") -> bytes:
+    """``n`` simulated spins as CSV lines (spin ids first+1..first+n), no void spins."""
+    sim = simulate_spins(EU, n, np.random.default_rng(seed), first_spin=first)
+    buf = io.BytesIO()
+    write_spin_log(buf, EU, sim, table=table, first_spin=first, header=header)
+    return buf.getvalue()
+
+
+def spins(w: LogWatch, table="W1") -> int:
+    return w.spins.get(table, 0)
+
+
+def step_all(w: LogWatch, final=False):
+    notes = []
+    for ev in w.step(final=final):
+        if ev.kind == "note":
+            notes.append(ev.text)
+        assert ev.kind != "alarm"
+    return notes
+
+
+def test_c12_truncate_and_regrow_past_the_old_offset_counts_every_spin_once(tmp_path):
+    """Case c12: 1,000 spins, then the log is truncated and rewritten in place (same inode) with a
+    header and 2,000 other spins, more bytes than before, between two polls: 3,000 spins."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(1000, 1, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.5)
+    step_all(w)
+    assert spins(w) == 1000
+    ino = os.stat(log).st_ino
+    new = lines(2000, 2, first=5000, header=True)
+    assert len(new) > log.stat().st_size
+    with open(log, "r+b") as fh:  # `cat new.tmp > live.csv`: truncate and write, same inode
+        fh.truncate(0)
+        fh.write(new)
+    assert os.stat(log).st_ino == ino
+    notes = step_all(w)
+    assert spins(w) == 3000
+    assert any("rewritten in place" in n for n in notes)
+    step_all(w, final=True)
+    assert spins(w) == 3000
+    w.close()
+
+
+def test_truncate_to_empty_then_regrow(tmp_path):
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(800, 3, header=True))
+    w = LogWatch(log, EU, block=1)
+    step_all(w)
+    with open(log, "r+b") as fh:
+        fh.truncate(0)
+    notes = step_all(w)
+    assert spins(w) == 800 and any("truncated" in n for n in notes)
+    with open(log, "ab") as fh:
+        fh.write(lines(300, 4, first=800, header=True))
+    step_all(w)
+    assert spins(w) == 1100
+    w.close()
+
+
+def test_rename_and_recreate_finishes_the_old_file_first(tmp_path):
+    """logrotate without copytruncate: rows appended before the rename and by a writer that still
+    has the old file open are counted, then the new file from its first line."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(1000, 5, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    step_all(w)
+    with open(log, "ab") as fh:
+        fh.write(lines(100, 6, first=1000))  # appended just before the rename, not yet polled
+    os.rename(log, tmp_path / "live.csv.1")
+    with open(tmp_path / "live.csv.1", "ab") as fh:
+        fh.write(lines(50, 7, first=1100))  # the writer still writes to the old file
+    log.write_bytes(lines(700, 8, first=1150, header=True))
+    notes = step_all(w)
+    assert any("rotation" in n for n in notes)
+    step_all(w)
+    assert spins(w) == 1000 + 100 + 50 + 700
+    w.close()
+
+
+def test_rename_waits_until_the_old_file_settles(tmp_path):
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(500, 9, header=True))
+    f = LogFollower(log, settle=30.0)
+    t0 = 1000.0
+    got = sum(c.data.count(b"\n") - c.header_lines for c in f.poll(now=t0))
+    os.rename(log, tmp_path / "live.csv.1")
+    log.write_bytes(lines(200, 10, first=500, header=True))
+    # the old file has changed less than 30 s ago: the new file waits (order is kept)
+    assert f.poll(now=t0 + 1) == []
+    with open(tmp_path / "live.csv.1", "ab") as fh:
+        fh.write(lines(20, 11, first=500))
+    got += sum(c.data.count(b"\n") - c.header_lines for c in f.poll(now=t0 + 2))
+    assert got == 1 + 500 + 20  # header line + 520 spins from the old file
+    chunks = f.poll(now=t0 + 40)
+    assert [c.generation for c in chunks] == [1] and chunks[0].data.count(b"\n") == 201
+    f.close()
+
+
+@pytest.mark.parametrize("with_copy", [True, False])
+def test_copy_truncate(tmp_path, with_copy):
+    """copy-truncate rotation: rows appended after the last poll are only in the copy; the watch
+    finds the copy beside the log (live.csv.1) and reads them from it. Without a copy beside it,
+    it says that such rows cannot be seen."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(1000, 12, header=True))
+    w = LogWatch(log, EU, block=1)
+    step_all(w)
+    with open(log, "ab") as fh:
+        fh.write(lines(120, 13, first=1000))
+    copy = (tmp_path / "live.csv.1") if with_copy else (tmp_path / "elsewhere" / "archived.csv")
+    copy.parent.mkdir(exist_ok=True)
+    shutil.copy(log, copy)
+    with open(log, "r+b") as fh:
+        fh.truncate(0)
+        fh.write(lines(300, 14, first=1120, header=True))
+    notes = step_all(w)
+    if with_copy:
+        assert spins(w) == 1000 + 120 + 300
+        assert any("from its copy live.csv.1" in n for n in notes)
+    else:
+        assert spins(w) == 1000 + 300
+        assert any("no copy" in n for n in notes)
+    w.close()
+
+
+def test_partial_last_line_is_counted_once_the_writer_is_idle(tmp_path):
+    log = tmp_path / "live.csv"
+    data = lines(50, 15, header=True)
+    log.write_bytes(data[:-1])  # the 50th line has no newline yet
+    f = LogFollower(log, settle=5.0)
+    n = lambda chunks: sum(c.data.count(b"\n") - c.header_lines for c in chunks)  # noqa: E731
+    assert n(f.poll(now=100.0)) == 1 + 49  # header + 49 complete lines
+    assert n(f.poll(now=103.0)) == 0  # idle 3 s < 5 s
+    assert n(f.poll(now=106.0)) == 1  # idle 6 s: the last line counts
+    assert n(f.poll(now=200.0)) == 0  # and only once
+    with open(log, "ab") as fh:  # the writer terminates it and goes on
+        fh.write(b"\n" + lines(10, 16, first=50))
+    assert n(f.poll(now=201.0)) == 10
+    assert not [x for x in f.notes if "continued" in x]
+    f.close()
+
+
+def test_partial_line_continued_after_the_idle_time_is_reported(tmp_path):
+    log = tmp_path / "live.csv"
+    log.write_bytes(b"spin_id,result\n1,17\n2,3")
+    f = LogFollower(log, settle=1.0)
+    f.poll(now=0.0)
+    f.poll(now=2.0)  # "2,3" counted
+    with open(log, "ab") as fh:
+        fh.write(b"2\n3,5\n")  # it was "2,32"
+    f.poll(now=3.0)
+    assert any("continued" in x for x in f.notes)
+    f.close()
+
+
+def test_final_line_without_newline_counted_when_read_once(tmp_path):
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(333, 17, header=True).rstrip(b"\n"))
+    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--block", "1"])
+    assert r.exit_code == 0, r.output
+    assert [ln for ln in r.output.splitlines() if ln.startswith("[W1]")][-1].startswith("[W1] 333 spins")
+
+
+def _group():
+    g = click.Group()
+    g.add_command(watch)
+    return g
+
+
+def test_fifo_is_read_as_a_stream(tmp_path):
+    fifo = tmp_path / "spins.pipe"
+    os.mkfifo(fifo)
+    data = lines(1500, 18, header=True)
+    last = data[:-1]  # the stream ends without a final newline: that line still counts
+
+    def writer():
+        time.sleep(0.3)
+        with open(fifo, "wb") as fh:
+            for i in range(0, len(last), 7000):
+                fh.write(last[i : i + 7000])
+                fh.flush()
+                time.sleep(0.01)
+
+    th = threading.Thread(target=writer)
+    th.start()
+    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1"])
+    th.join()
+    assert r.exit_code == 0, r.output
+    assert [ln for ln in r.output.splitlines() if ln.startswith("[W1]")][-1].startswith("[W1] 1500 spins")
+
+
+def test_fifo_without_writer_is_an_input_error_not_exit_0(tmp_path):
+    fifo = tmp_path / "spins.pipe"
+    os.mkfifo(fifo)
+    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--max-idle", "0.5"])
+    assert r.exit_code == 3, r.output
+    assert "FIFO" in r.output and "no writer opened it" in r.output
+
+
+def test_a_folder_is_refused(tmp_path):
+    r = CliRunner().invoke(_group(), ["watch", str(tmp_path), "--no-record"])
+    assert r.exit_code in (2, 3)
+
+
+@pytest.mark.slow
+def test_c12_script_scenario_through_the_console_script(tmp_path):
+    """Case c12 as its script runs it: `rngcert watch --follow` in its own process, the log
+    rewritten in place by the shell (`cat new.tmp > live.csv`) with more bytes than before."""
+    src = lines(8000, 19, header=True).splitlines(keepends=True)
+    log = tmp_path / "live.csv"
+    log.write_bytes(b"".join(src[:1001]))
+    out = open(tmp_path / "watch.out", "w")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rngcert", "watch", str(log), "--follow", "--interval", "0.2", "--block", "1", "--no-record", "--max-idle", "4"],
+        stdout=out, stderr=subprocess.STDOUT, env=env,
+    )
+    deadline = time.monotonic() + 60
+    while "] 1000 spins" not in (tmp_path / "watch.out").read_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    (tmp_path / "new.tmp").write_bytes(src[0] + b"".join(src[5001:7001]))
+    subprocess.run(["sh", "-c", f"cat '{tmp_path / 'new.tmp'}' > '{log}'"], check=True)
+    proc.wait(timeout=120)
+    out.close()
+    text = (tmp_path / "watch.out").read_text()
+    counts = [ln.split("] ")[1].split(" spins")[0] for ln in text.splitlines() if ln.startswith("[")]
+    assert proc.returncode == 0, text
+    assert counts[-1] == "3000", text
