@@ -16,7 +16,6 @@ most ``alpha`` and the mean time to a false alarm is at least N/alpha spins.
 from __future__ import annotations
 
 import datetime as _dt
-import html
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -129,9 +128,11 @@ def compute_audit(
 
     cert = certify_spins(
         log, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
-        command=command, figures=figures, notes=notes,
+        command=command, figures=figures, notes=notes, kind="audit",
     )
     (name, t), = log.tables.items()
+    cert.report["subject"] = f"{log.wheel.name}, table {name}"
+    _window_inputs(cert.report, name, t)
     entropy = int(cert.report["seed"]["entropy"])
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(0, _HOMOGENEITY_KEY))))
     m = log.space.m
@@ -156,6 +157,18 @@ def compute_audit(
     trend["bias"] = bias_estimates(counts, np.asarray(log.space.probs), log.space.labels, cert.outcomes[0])
     cert.report["audit"] = jsonable(trend)
     return cert, trend
+
+
+def _window_inputs(report: dict, table: str, t) -> None:
+    """The audit report's inputs and counts describe this table's window, not the whole files the
+    store read the spins from (their SHA-256 still identifies them)."""
+    n, void = int(t.n), int(t.void)
+    for f in report["inputs"]:
+        f["summary"] = (
+            f"stored file (SHA-256 below; {f.get('rows')} rows in all, every table); "
+            f"this audit reads {n} spins and {void} void spins of table {table} from the store"
+        )
+    report["rows"] = {"accepted": n, "void": void, "rejected": report.get("rejected_count", 0)}
 
 
 def _audit_summary(a: dict) -> dict:
@@ -256,8 +269,10 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
     paths = {}
     if outdir is not None:
         out = report_dir(outdir, f"{work['wheel'].id}-{_safe(table)}")
+        w = cert.report["audit"]["window"]
+        if w.get("first_ts") or w.get("last_ts"):
+            cert.report["period"] = {"first": w.get("first_ts"), "last": w.get("last_ts")}
         paths = write_report(cert.report, cert.figures, cert.log.rejected, out)
-        _append_trend_html(paths["html"], cert.report["audit"])
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
         tr = cert.report["tables"][0]["battery"]
@@ -331,42 +346,6 @@ def _ts(us) -> str | None:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:60]
-
-
-def _append_trend_html(path: Path, audit: dict) -> None:
-    """Add the trend section (earlier audits, homogeneity tests) to the written HTML report."""
-    e = html.escape
-    rows = []
-    for a in audit.get("earlier_audits", []):
-        pv = a.get("pvalues") or {}
-        minp = min(pv.values()) if pv else None
-        b = (a.get("bias") or {}).get("max_pocket") or {}
-        excess = "" if "relative_excess" not in b else f"{b['relative_excess']:+.1%}"
-        minp_s = "" if minp is None else f"{minp:.4g}"
-        rows.append(
-            f"<tr><td>{e(str(a['audit_id']))}</td><td>{e(a['created_utc'])}</td><td>{e(str(a['window']['first_ts']))} – {e(str(a['window']['last_ts']))}</td>"
-            f"<td>{e(str(a['window']['n']))}</td><td>{e(str(a['verdict']))}</td><td>{minp_s}</td>"
-            f"<td>{e(str(b.get('label', '')))} {excess}</td></tr>"
-        )
-
-    def test_line(d, title):
-        if not d or not d.get("applicable"):
-            return f"<p><b>{e(title)}</b>: not applicable ({e(str((d or {}).get('reason', '')))})</p>"
-        return f"<p><b>{e(title)}</b>: X² = {d['statistic']:.4g}, df = {d['df']}, p = {d['pvalue']:.4g} ({e(d['method'])}), n = {d['n']}</p>"
-
-    section = (
-        "<section id='audit-trend'><h2>Audit trend</h2>"
-        f"<p>Window: {e(json.dumps(audit.get('window')))}</p>"
-        + test_line(audit.get("window_homogeneity"), "Homogeneity of pocket frequencies, previous window vs this window")
-        + test_line(audit.get("dealer_homogeneity"), "Homogeneity of pocket frequencies across dealers")
-        + "<h3>Earlier audits of this table</h3>"
-        + ("<table><tr><th>audit</th><th>run (UTC)</th><th>window</th><th>spins</th><th>verdict</th><th>min raw p</th><th>most frequent pocket</th></tr>" + "".join(rows) + "</table>" if rows else "<p>none</p>")
-        + "</section>"
-    )
-    text = path.read_text(encoding="utf-8")
-    i = text.rfind("</body>")
-    text = text[:i] + section + text[i:] if i >= 0 else text + section
-    path.write_text(text, encoding="utf-8")
 
 
 # ---------------------------------------------------------------------------- watch

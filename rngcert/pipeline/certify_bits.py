@@ -21,17 +21,12 @@ machinery and report as the wheel. The verdict policy (DESIGN §4) is applied as
 
 from __future__ import annotations
 
-import datetime as _dt
-import sys
 from dataclasses import dataclass
 
 import numpy as np
-import scipy
 
-from rngcert import __version__
-from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, Spec, run_battery
-from rngcert.report import plots
-from rngcert.simulate.sources import versions
+from rngcert.battery.core import BatteryOutcome, Spec, run_battery
+from rngcert.report import cite, plots, schema
 from rngcert.stats.nist import twolevel
 
 #: Families that must run for a verdict (random excursions are conditional in SP 800-22 itself).
@@ -89,6 +84,8 @@ def certify_streams(
     command: str = "",
     figures: bool = True,
     seed_entropy: int | None = None,
+    rerun: dict | None = None,
+    progress=None,
 ) -> BitsCertification:
     """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
 
@@ -105,9 +102,22 @@ def certify_streams(
         Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
     processes : int
         Worker processes for the m streams (results do not depend on it).
+    rerun : dict, optional
+        What ``rngcert verify --rerun`` needs to regenerate or re-read the streams (recorded).
+    progress : callable, optional
+        ``progress(done, total)`` after each chunk of streams (the CLI's progress bar).
     """
     m, n = streams.shape
-    per_seq, summary = twolevel.run_many(streams, constants=constants, processes=processes, alpha=alpha)
+    if progress is None or m <= processes:
+        per_seq, summary = twolevel.run_many(streams, constants=constants, processes=processes, alpha=alpha)
+    else:  # chunks of streams, so a progress bar can move; the results are the same as in one call
+        chunk = max(processes * 2, -(-m // 20))
+        per_seq = []
+        for i in range(0, m, chunk):
+            part, _ = twolevel.run_many(streams[i : i + chunk], constants=constants, processes=processes, alpha=alpha)
+            per_seq.extend(part)
+            progress(len(per_seq), m)
+        summary = twolevel.two_level(per_seq, alpha=alpha)
     from scipy import stats as sps
 
     if isinstance(summary, twolevel.TwoLevelResult):
@@ -164,31 +174,25 @@ def certify_streams(
         )
     else:
         inputs.append({"path": f"generator:{source.get('generator')}", "sha256": "", "format": "bit generator", "summary": f"{m} stream(s) of {n:,} bits from SeedSequence({source.get('seed_entropy')}).spawn({m})"})
-    report = {
-        "report_format": 1,
-        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
-        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-        "inputs": inputs,
-        "rejected_count": 0,
-        "equipment": {"id": "bits", "name": "electronic RNG, raw output", "kind": "rng", "source": source},
-        "subject": f"electronic RNG raw output — {src_line}",
-        "unit": "streams",
-        "section_word": "Battery:",
-        "equipment_line": f"{src_line}; NIST SP 800-22 rev1a, 15 tests with its default parameters",
-        "level": "bits",
-        "policy": {
-            "alpha": alpha,
-            "correction": "holm (over every applicable p-value of the battery)",
-            "verdicts": POLICY_TEXT,
-            "requirement": "Requirement: the RNG's raw output must be statistically independent and uniformly distributed (and so unpredictable); "
-            "tested with NIST SP 800-22 rev1a and its two-level analysis over m sequences.",
-        },
-        "seed": {"entropy": str(source.get("seed_entropy", "n/a")), "how": "bit generator seed" if "generator" in source else "not used (a dump)", "n_resamples": 0},
-        "notes": [],
-        "tables": [section],
-        "verdict": out.verdict,
-    }
+    report = schema.header(
+        subject=f"electronic RNG raw output — {src_line}",
+        command=command,
+        inputs=inputs,
+        rejected_count=0,
+        equipment={"id": "bits", "name": "electronic RNG, raw output", "kind": "rng", "source": source},
+        equipment_line=f"{src_line}; NIST SP 800-22 rev1a, 15 tests with its default parameters",
+        rules=[f"{cite.SP800_22}: the 15 tests of section 2 with their default parameters, and the two-level analysis of section 4.2"],
+        declared={"certification level alpha": alpha, "streams m": m, "bits per stream n": f"{n:,}", "constants": constants},
+        unit="streams",
+        section_word="Battery",
+        level="bits",
+        policy=schema.policy(alpha, "holm (over every applicable p-value of the battery)", cite.bits_requirement()),
+        seed={"entropy": str(source.get("seed_entropy", "n/a")), "how": "bit generator seed" if "generator" in source else "not used (a dump)", "n_resamples": 0},
+        notes=[],
+        **({"rerun": dict(rerun)} if rerun else {}),
+    )
+    report["tables"] = [section]
+    report["verdict"] = out.verdict
     return BitsCertification(report, figs, out, summary)
 
 
@@ -197,6 +201,6 @@ def _figures(per_seq, summary, out):
     if isinstance(summary, twolevel.TwoLevelResult):
         figs.append(plots.nist_histograms(summary.to_dict()))
         figs.append(plots.nist_proportions(summary.to_dict()))
-    if out.applicable:
-        figs.append(plots.pvalue_figure([r for r in out.results if r.applicable][:60], out.alpha, out.adjusted))
+    elif out.applicable:  # one stream: no two-level table, so the p-values are the picture
+        figs.append(plots.pvalue_figure([r for r in out.results if r.applicable], out.alpha, out.adjusted))
     return figs

@@ -7,29 +7,30 @@ and the store can use the same path as the command.
 
 from __future__ import annotations
 
-import datetime as _dt
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
-import scipy
 
-from rngcert import __version__
-from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, worst
+from rngcert.battery.core import BatteryOutcome, worst
 from rngcert.battery.wheel import WHEEL, WheelData
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.wheel import Wheel
+from rngcert.report import cite, schema
 from rngcert.seeding import root, stream
-from rngcert.simulate.sources import versions
 from rngcert.stats.exploit import power_and_exploitability
 
-REQUIREMENT_TEXT = (
-    "Requirement (money-wheel rules, rule 2.4; the same words in the NZ, US-federal and many state RNG "
-    "standards): outcomes must be statistically independent, uniformly distributed over their range, "
-    "and unpredictable. Every test below is filed under one of the three."
-)
+
+def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share) -> dict:
+    """The lab-declared parameters of a wheel certification, as page one states them."""
+    return {
+        "certification level alpha": alpha,
+        "declared minimum bias": "none declared" if required_bias is None else f"{required_bias:.0%} on one pocket",
+        "power for the power statement": f"{power:.0%}",
+        "Monte Carlo replicates": n_resamples,
+        "largest unreadable share": f"{max_rejected_share:.0%}",
+    }
 
 
 @dataclass
@@ -60,7 +61,7 @@ def certify_log(
     power: float = 0.9,
     command: str | None = None,
     figures: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
 ) -> Certification:
@@ -83,13 +84,16 @@ def certify_log(
     required_bias : float, optional
         Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
         too small to detect it with ``power`` makes the verdict INCONCLUSIVE.
+    progress : callable, optional
+        ``progress(spins_done, spins_total, label)``, called as each table's tests and figures
+        finish (the CLI's progress bar counts spins, so a large table moves it too).
     max_rejected_share : float
         When more than this share of a log's data rows cannot be read, every verdict is
         INCONCLUSIVE: a wrong ``--equipment`` or ``--column`` can leave a readable remainder that
         is not the wheel's results (default 5%).
     """
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
-    return certify_spins(
+    cert = certify_spins(
         log,
         alpha=alpha,
         seed=seed,
@@ -102,6 +106,26 @@ def certify_log(
         notes=notes,
         max_rejected_share=max_rejected_share,
     )
+    # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
+    cert.report["rerun"] = {
+        "pipeline": "certify_wheel",
+        "equipment": wheel.path if wheel.path and not _packaged(wheel) else wheel.id,
+        "columns": dict(columns or {}),
+        "fmt": fmt,
+        "pool": pool,
+        "alpha": alpha,
+        "seed": int(cert.report["seed"]["entropy"]),
+        "n_resamples": n_resamples,
+        "required_bias": required_bias,
+        "power": power,
+        "max_rejected_share": max_rejected_share,
+    }
+    return cert
+
+
+def _packaged(wheel: Wheel) -> bool:
+    """Whether ``wheel`` is one of the packaged definitions (found again by its id)."""
+    return str(wheel.path).startswith("rngcert/equipment/data/")
 
 
 def certify_spins(
@@ -114,12 +138,14 @@ def certify_spins(
     power: float = 0.9,
     command: str | None = None,
     figures: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
+    kind: str = "certification",
 ) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
-    (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
+    (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`;
+    ``kind`` is ``"audit"`` for store audits (the report's title)."""
     wheel = log.wheel
     ss = root(seed)
     data_rows = sum(s.accepted + s.void + s.rejected for s in log.sources)
@@ -140,16 +166,23 @@ def certify_spins(
             f"cannot make the verdict FAIL; use --resamples {int(np.ceil(m_specs / alpha * 2))} or more"
         ]
     table_reports, figs, outcomes = [], [], []
+    total = sum(t.n for t in log.tables.values()) or 1
+    done = 0
     for name, t in log.tables.items():
         if progress:
-            progress(f"table {name}: {t.n} spins")
+            progress(done, total, f"table {name}")
         out, report = _certify_table(
             name, t, log, entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power,
             required_bias=required_bias, extra_reasons=log_reasons,
         )
         outcomes.append(out)
         table_reports.append(report)
+        if progress and figures:  # tests done; the figures are the rest of this table's work
+            progress(done + (7 * t.n) // 10, total, f"table {name}: figures")
         figs.append(_figures(t.outcomes, log.space, out) if figures else [])
+        done += t.n
+        if progress:
+            progress(done, total, f"table {name}: {out.verdict}")
     verdict = worst([o.verdict for o in outcomes])
     if len(outcomes) > 1:
         m = len(outcomes)
@@ -158,12 +191,11 @@ def certify_spins(
             f"the overall verdict is the worst of them, so with {m} fair tables the chance that at least one is FAIL "
             f"is up to {1 - (1 - alpha) ** m:.0%}. Judge each table on its own line."
         ]
-    report = {
-        "report_format": 1,
-        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
-        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command or "",
-        "inputs": [
+    report = schema.header(
+        kind=kind,
+        subject=wheel.name,
+        command=command,
+        inputs=[
             {
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
@@ -171,28 +203,25 @@ def certify_spins(
             }
             for s in log.sources
         ],
-        "rows": {
-            "accepted": log.accepted,
-            "void": log.void,
-            "rejected": len(log.rejected),
-        },
-        "rejected_count": len(log.rejected),
-        "rejected_sample": [r.to_dict() for r in log.rejected[:10]],
-        "equipment": wheel.describe(),
-        "subject": wheel.name,
-        "unit": "spins",
-        "section_word": "Table",
-        "equipment_line": (
+        rows={"accepted": log.accepted, "void": log.void, "rejected": len(log.rejected)},
+        rejected_count=len(log.rejected),
+        rejected_sample=[r.to_dict() for r in log.rejected[:10]],
+        equipment=wheel.describe(),
+        equipment_line=(
             f"{wheel.name} ({wheel.id}, {wheel.k} {'pockets' if wheel.kind == 'roulette' else 'sections'}); "
-            f"source: {wheel.source}; tested at the level of {log.level}s"
+            f"tested at the level of {log.level}s"
         ),
-        "level": log.level,
-        "policy": {"alpha": alpha, "correction": "holm (per table, over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
-        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
-        "notes": list(notes) + list(log.notes),
-        "tables": table_reports,
-        "verdict": verdict,
-    }
+        rules=cite.wheel_rules(wheel.kind, wheel.id),
+        declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=max_rejected_share),
+        unit="spins",
+        section_word="Table",
+        level=log.level,
+        policy=schema.policy(alpha, "holm (per table, over all applicable tests)", cite.wheel_requirement(wheel.kind, wheel.id)),
+        seed={"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
+        notes=list(dict.fromkeys(list(notes) + list(log.notes))),  # a note given twice is printed once
+    )
+    report["tables"] = table_reports
+    report["verdict"] = verdict
     return Certification(report, figs, log, outcomes)
 
 
