@@ -181,6 +181,7 @@ def _audit_summary(a: dict) -> dict:
             "pvalues": a.get("pvalues"),
             "bias": a.get("bias"),
             "report_path": a.get("report_path"),
+            "report_sha256": a.get("report_sha256"),
         }
     )
 
@@ -267,11 +268,10 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
     table, window = work["table"], work["window"]
     cert.report["audit"]["window"] = window
     paths = {}
+    if window.get("first_ts") or window.get("last_ts"):
+        cert.report["period"] = {"first": window.get("first_ts"), "last": window.get("last_ts")}
     if outdir is not None:
         out = report_dir(outdir, f"{work['wheel'].id}-{_safe(table)}")
-        w = cert.report["audit"]["window"]
-        if w.get("first_ts") or w.get("last_ts"):
-            cert.report["period"] = {"first": w.get("first_ts"), "last": w.get("last_ts")}
         paths = write_report(cert.report, cert.figures, cert.log.rejected, out)
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
@@ -289,6 +289,7 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
             "since": window["since"], "until": window["until"], "last_n": window["last"], "first_seq": window["first_seq"], "last_seq": window["last_seq"],
             "first_ts": window["first_ts"], "last_ts": window["last_ts"], "n": window["n"], "void": window["void"], "verdict": cert.report["verdict"],
             "seed": cert.report["seed"]["entropy"], "alpha": alpha, "n_resamples": n_resamples, "report_path": str(paths.get("json", "")) or None,
+            "report_sha256": (cert.report.get("integrity") or {}).get("report_sha256"),
             "pvalues": json.dumps(jsonable({x["name"]: x["pvalue"] for x in tests if x["applicable"]})),
             "bias": json.dumps(jsonable(trend["bias"])), "homogeneity": json.dumps(jsonable(hom)),
         }

@@ -46,6 +46,22 @@ class Certification:
     def verdict(self) -> str:
         return self.report["verdict"]
 
+    def write(self, outdir="reports", *, pdf: bool = False, sign_key=None) -> dict:
+        """Write the report folder as ``rngcert certify`` does; returns the paths written."""
+        from rngcert.report.writer import report_dir, write_report
+
+        return write_report(self.report, self.figures, self.log.rejected, report_dir(outdir, self.log.wheel.id), pdf=pdf, sign_key=sign_key)
+
+    def _repr_html_(self) -> str:
+        """Page one and the summary of the report, for Jupyter."""
+        from rngcert.report.writer import summary_html
+
+        return summary_html(self.report)
+
+    def __repr__(self) -> str:
+        t = self.report["tables"]
+        return f"<Certification {self.report['subject']}: {self.verdict}, {len(t)} table(s), {sum(x['n'] for x in t)} spins>"
+
 
 def certify_log(
     paths: Sequence[str | Path],

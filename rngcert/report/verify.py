@@ -249,6 +249,11 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
             continue
         got = sha256_file(f)
         v.add(name, got == want, f"SHA-256 {got[:16]}… recorded {want[:16]}…" if got != want else "SHA-256 matches")
+    html = v.folder / "report.html"
+    if html.is_file() and "report.html" in (integ.get("files") or {}):
+        rid = actual[:16]  # the id of the content as it is now, whatever the integrity block says
+        names = f"report {rid}" in html.read_text(encoding="utf-8", errors="replace")
+        v.add("report.html names this report", names, f"report id {rid}" if names else f"report.html does not carry report id {rid}: it was made from other content")
     _check_inputs(v, rep, logs)
     _check_signature(v, integ, public_key)
     return v

@@ -309,3 +309,21 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
     return paths
 
 
+
+
+def summary_html(report: dict) -> str:
+    """A small HTML block (verdict and one row per table) for notebooks."""
+    import html
+
+    colours = {"PASS": "#d5f5e3", "SUSPECT": "#fdebd0", "INCONCLUSIVE": "#e5e8e8", "FAIL": "#f5b7b1"}
+    e = html.escape
+    rows = "".join(
+        f"<tr><td>{e(str(t['table']))}</td><td style='text-align:right'>{t['n']:,}</td>"
+        f"<td style='background:{colours[t['battery']['verdict']]}'>{t['battery']['verdict']}</td><td>{e(text.headline(t))}</td></tr>"
+        for t in report["tables"]
+    )
+    return (
+        f"<div class='rngcert-report'><p><b>{e(report.get('title', 'Certification report'))}: {e(report['subject'])}</b></p>"
+        f"<p style='background:{colours[report['verdict']]};padding:4px 8px'><b>Verdict: {report['verdict']}</b> — {e(overall_line(report))}</p>"
+        f"<table><tr><th>{e(report.get('section_word', 'Table').lower())}</th><th>{e(report.get('unit', 'spins'))}</th><th>verdict</th><th>main finding</th></tr>{rows}</table></div>"
+    )
