@@ -283,3 +283,46 @@ def test_write_report_figures_listed_are_the_figures_shown(multi, tmp_path):
     assert "pvalues" not in shown and "frequencies" in shown  # multi-table reports leave out the p-value chart
     html = paths["html"].read_text()
     assert html.count("data:image/svg+xml;base64,") == sum(len(t["figures"]) for t in j["tables"])
+
+
+def test_pdf_unavailable_fails_before_the_run(tmp_path, monkeypatch):
+    import rngcert.report.pdf as pdfmod
+
+    monkeypatch.setattr(pdfmod, "available", lambda: (False, "WeasyPrint is not installed (test); " + pdfmod.INSTALL))
+    res = CliRunner().invoke(main, ["certify", "--pdf", "--out", str(tmp_path)])
+    assert res.exit_code == 3 and "--pdf: WeasyPrint is not installed" in res.output and "rngcert[pdf]" in res.output
+    assert not list(tmp_path.glob("*"))  # nothing was certified or written
+
+
+def test_progress_bar_has_total_and_rate_and_is_silent_when_piped(monkeypatch, capsys):
+    import io
+    import sys
+
+    from rngcert.cli import _common
+
+    monkeypatch.setenv("CI", "true")
+    assert not _common.interactive() and not _common.progress_bar(total=3).enabled
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    with _common.Progress(total=1000, unit="spin", desc="certifying", enabled=True, mininterval=0) as bar:
+        cb = bar.callback()
+        cb(400, 1000, "table T1")
+        cb(1000, 1000, "table T1: PASS")
+    out = buf.getvalue()
+    assert "1000/1000" in out and "spin/s" in out and "certifying" in out
+    # silent: nothing at all on a pipe
+    buf2 = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf2)
+    with _common.progress_bar(total=5, unit="stream") as bar:
+        bar.update(5)
+    assert buf2.getvalue() == ""
+
+
+def test_verify_and_keygen_have_help_with_examples():
+    for cmd in (["verify", "--help"], ["keygen", "--help"], ["bits", "--help"], ["certify", "--help"]):
+        res = CliRunner().invoke(main, cmd)
+        assert res.exit_code == 0 and "Example" in res.output, cmd
+    assert "--pdf" in CliRunner().invoke(main, ["certify", "--help"]).output
+    assert "--sign" in CliRunner().invoke(main, ["bits", "--help"]).output
+    top = CliRunner().invoke(main, ["--help"]).output
+    assert "verify" in top and "keygen" in top

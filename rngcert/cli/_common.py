@@ -213,13 +213,13 @@ class Progress:
     ``bar.callback()`` gives ``f(done, total)`` for pipelines that report absolute progress.
     """
 
-    def __init__(self, total: int | None = None, *, unit: str = "it", desc: str = "", enabled: bool | None = None, scale: bool = False):
+    def __init__(self, total: int | None = None, *, unit: str = "it", desc: str = "", enabled: bool | None = None, scale: bool = False, mininterval: float = 0.1):
         self.enabled = interactive() if enabled is None else enabled
         self._bar = None
         if self.enabled:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=True, leave=False)
+            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=True, leave=False, mininterval=mininterval)
 
     def __enter__(self) -> "Progress":
         return self

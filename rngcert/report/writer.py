@@ -140,7 +140,7 @@ def _table_view(report: dict, t: dict, figs: Sequence, index: int) -> dict:
     shown = shown_figures(report, figs)
     v["shown_figures"] = [
         {
-            "id": f.id, "title": f.title, "caption": f.caption, "short": f.caption.split(". ", 1)[0] + " (read as in the first table).",
+            "id": f.id, "title": f.title, "caption": f.caption,
             "mime": getattr(f, "mime", "image/png"), "data_base64": f.data_base64 if hasattr(f, "data_base64") else f.png_base64, "wide": f.id in _WIDE,
         }
         for f in shown
