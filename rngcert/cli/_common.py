@@ -180,14 +180,15 @@ def summary_text(report: dict) -> str:
         void = f", {t['void']} void" if unit == "spins" else ""
         lines.append(f"{word} {t['table']}: {t['n']:,} {unit}{void} → {b['verdict']}")
         for n in t["notes"]:
-            lines.append(f"    note: {_clip(n)}")
+            if n not in report["notes"]:  # a note of the run and of its one table is printed once
+                lines.append(f"    note: {_clip(n)}")
         if b["verdict"] != "PASS":
             for reason in b["reasons"]:
                 lines.append(f"    why: {_clip(reason, 300)}")
         flagged = text.flagged(b)
         for x in flagged[:12]:
             tag = "REJECTED (Holm)" if x["rejected_familywise"] else "raw p < alpha"
-            lines.append(f"    {x['requirement']:<16} {x['name']:<24} p = {text.test_p(x)}  Holm p = {text.test_p(x, 'pvalue_holm')}  {tag}")
+            lines.append(f"    {x['requirement']:<16} {x['name']:<24} p {text.p_is(x)}  Holm p {text.p_is(x, 'pvalue_holm')}  {tag}")
         if len(flagged) > 12:
             lines.append(f"    …{len(flagged) - 12} more flagged tests in the report")
         na = [x for x in b["tests"] if not x["applicable"]]

@@ -97,7 +97,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
             alpha=alpha,
             command=cmd,
             figures=not no_plots,
-            notes=[f"simulation seed entropy {ss.entropy}, spawn key (1,)"],
+            notes=[f"shoes simulated from the root seed (entropy {ss.entropy}): the same --seed gives the same shoes"],
             n_resamples=resamples,
         )
         rejected = []

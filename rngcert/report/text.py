@@ -140,6 +140,12 @@ def test_p(t: Mapping[str, Any], key: str = "pvalue") -> str:
     return pvalue(v)
 
 
+def p_is(t: Mapping[str, Any], key: str = "pvalue") -> str:
+    """``"= 0.0031"`` or ``"< 1e-300"``, for sentences (``p = 0.0031``, ``p < 1e-300``)."""
+    s = test_p(t, key)
+    return s if s.startswith("<") else f"= {s}"
+
+
 def p_float(t: Mapping[str, Any], key: str = "pvalue") -> float:
     """The p-value as a float for comparisons (an underflowed one counts as 0)."""
     v = t.get(key)
@@ -233,11 +239,11 @@ def headline(t: Mapping[str, Any]) -> str:
     fl = flagged(b)
     if b["verdict"] == "FAIL":
         rej = [x for x in fl if x.get("rejected_familywise")]
-        return "rejected after Holm's correction: " + "; ".join(f"{title(x['name'])} (p = {test_p(x)})" for x in rej[:3])
+        return "rejected after Holm's correction: " + "; ".join(f"{title(x['name'])} (p {p_is(x)})" for x in rej[:3])
     if b["verdict"] == "INCONCLUSIVE":
         return (b.get("reasons") or ["the data cannot carry a verdict"])[0]
     if b["verdict"] == "SUSPECT":
         if fl:
-            return "raw p below alpha, not rejected after the correction: " + "; ".join(f"{title(x['name'])} (p = {test_p(x)})" for x in fl[:3])
+            return "raw p below alpha, not rejected after the correction: " + "; ".join(f"{title(x['name'])} (p {p_is(x)})" for x in fl[:3])
         return (b.get("reasons") or [""])[0]
     return f"all {b.get('tests_applicable', 0)} applicable tests within what a fair source gives"
