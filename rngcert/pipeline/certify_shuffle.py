@@ -18,6 +18,7 @@ from rngcert.report import cite, plots, schema
 from rngcert.seeding import root
 from rngcert.stats.shuffle import shuffle_plot_data
 
+
 @dataclass
 class ShuffleCertification:
     report: dict

@@ -17,7 +17,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
-
 plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "rngcert", "font.size": 8})
 
 
