@@ -201,6 +201,5 @@ def _figures(per_seq, summary, out):
     if isinstance(summary, twolevel.TwoLevelResult):
         figs.append(plots.nist_histograms(summary.to_dict()))
         figs.append(plots.nist_proportions(summary.to_dict()))
-    elif out.applicable:  # one stream: no two-level table, so the p-values are the picture
-        figs.append(plots.pvalue_figure([r for r in out.results if r.applicable], out.alpha, out.adjusted))
+    # no chart of every p-value: the report's table lists them all (a chart of 188 names cannot be read)
     return figs

@@ -246,4 +246,6 @@ def headline(t: Mapping[str, Any]) -> str:
         if fl:
             return "raw p below alpha, not rejected after the correction: " + "; ".join(f"{title(x['name'])} (p {p_is(x)})" for x in fl[:3])
         return (b.get("reasons") or [""])[0]
-    return f"all {b.get('tests_applicable', 0)} applicable tests within what a fair source gives"
+    low = next((r for r in b.get("reasons", []) if r.startswith("low power")), None)
+    line = f"all {b.get('tests_applicable', 0)} applicable tests within what a fair source gives"
+    return line + (f"; {low.split(';', 1)[0]}" if low else "")
