@@ -427,7 +427,7 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, m
 
     monkeypatch.setattr(Path, "mkdir", ro_dir)
     res = run("ingest", log, "--db", tmp_path / "new" / "s.duckdb")
-    assert res.exit_code == EXIT_INPUT and "s.duckdb" in res.output and "read-only" in res.output
+    assert res.exit_code == EXIT_INPUT and "s.duckdb" in res.output and ("read-only" in res.output.lower() or "cannot be written" in res.output)
     res = run("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
     assert res.exit_code == EXIT_INPUT and "reports" in res.output and "cannot be written" in res.output
     monkeypatch.undo()

@@ -51,7 +51,7 @@ def test_fair_wheel_passes_and_report_is_complete(tmp_path):
     j = json.loads(paths["json"].read_text())
     assert j["verdict"] == r["verdict"] and j["seed"]["entropy"] == "5"
     html = paths["html"].read_text()
-    assert html.count("data:image/png;base64,") >= 4
+    assert html.count("data:image/svg+xml;base64,") >= 4  # vector figures
     assert "http://" not in html and "https://" not in html  # opens offline
     for word in ("Uniformity", "Independence", "Unpredictability", "SHA-256", "Holm"):
         assert word in html

@@ -57,7 +57,7 @@ def test_bits_from_generator_two_level_report(run, tmp_path):
     names = {x["name"] for x in t["battery"]["tests"]}
     assert "nist_frequency:proportion" in names and "nist_linear_complexity:uniformity" in names
     html = next(tmp_path.glob("bits-*/report.html")).read_text()
-    assert "P-value histograms per test" in html and "data:image/png;base64," in html
+    assert "P-value histograms per test" in html and "data:image/svg+xml;base64," in html
 
 
 def test_bits_biased_source_fails(run, tmp_path, monkeypatch):

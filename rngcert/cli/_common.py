@@ -95,44 +95,112 @@ class Group(click.Group):
             fail(1, f"internal error ({type(exc).__name__}: {exc}); please report it with the command line (RNGCERT_DEBUG=1 shows the traceback)")
 
 
-def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str, as_json: bool) -> None:
+def report_options(f):
+    """``--pdf`` and ``--sign KEY``: options of every command that writes a report."""
+    f = click.option("--sign", "sign_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, metavar="KEY",
+                     help="Sign report.json with this Ed25519 private key (PEM; make one with `rngcert keygen`).")(f)
+    f = click.option("--pdf", "pdf", is_flag=True, help="Also write report.pdf: a one-page certificate, then the report (needs the pdf extra).")(f)
+    return f
+
+
+def check_report_options(pdf: bool, sign_key) -> object | None:
+    """Fail fast (before a long run) when --pdf cannot work or --sign's key is unusable;
+    returns the loaded signing key."""
+    if pdf:
+        from rngcert.report.pdf import available
+
+        ok, why = available()
+        if not ok:
+            fail(EXIT_INPUT, f"--pdf: {why}")
+    if sign_key is not None:
+        from rngcert.report.verify import load_private_key
+
+        return load_private_key(sign_key)
+    return None
+
+
+def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str, as_json: bool, *, pdf: bool = False, sign_key=None) -> None:
     """Write the report folder, print the summary (or report.json with --json), and exit with
     the verdict's code. Shared by every certifying command."""
     from rngcert.report.writer import report_dir, write_report
 
-    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id))
+    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id), pdf=pdf, sign_key=sign_key)
     if as_json:
-        click.echo(paths["json"].read_text(encoding="utf-8"))
+        click.echo(paths["json"].read_text(encoding="utf-8"), nl=False)
     else:
         click.echo(summary_text(report))
-        click.echo(f"report: {paths['html']}\n        {paths['json']}\nrejects: {paths['rejects']} ({report.get('rejected_count', 0)} rows)")
+        lines = [f"report: {paths['html']}", f"        {paths['json']}"]
+        if "pdf" in paths:
+            lines.append(f"        {paths['pdf']}")
+        lines.append(f"rejects: {paths['rejects']} ({report.get('rejected_count', 0)} rows)")
+        integ = report.get("integrity") or {}
+        if integ:
+            lines.append(f"report id {integ['report_id']}" + (" (signed)" if integ.get("signature") else "") + f"; check it with: rngcert verify {paths['json'].parent}")
+        click.echo("\n".join(lines))
     sys.exit(EXIT[report["verdict"]])
 
 
+def _clip(s: str, n: int = 240) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
 def summary_text(report: dict) -> str:
-    """The terminal summary: header, verdict, flagged tests, and the count of the rest."""
+    """The terminal summary, in the report's order: verdict; what was certified; the data; key
+    findings and next steps; one line per table (multi-table) or the flagged tests (one table);
+    then a one-line overall result."""
+    from rngcert.report import text
+    from rngcert.report.writer import overall_line
+
     lines = []
     eq = report["equipment"]
-    lines.append(f"rngcert {report['software']['rngcert']} · {eq['name']} · alpha {report['policy']['alpha']} · Holm · seed {report['seed']['entropy']}")
+    tables = report["tables"]
+    multi = len(tables) > 1
+    lines.append(f"rngcert {report['software']['rngcert']} · {report.get('title', 'Certification report')} · {report['verdict']}")
+    lines.append(f"certified: {report.get('equipment_line') or eq['name']}")
+    for rule in (report.get("certified") or {}).get("rules", [])[:2]:
+        lines.append(f"  rule: {_clip(rule, 160)}")
     for f in report["inputs"]:
         sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
-        lines.append(f"  {f['path']}: {f['summary']}{sha}")
+        lines.append(f"data: {Path(str(f['path'])).name if not str(f['path']).startswith('generator:') else f['path']}: {f['summary']}{sha}")
+    if report.get("period"):
+        lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
     for n in report["notes"]:
-        lines.append(f"  note: {n}")
-    for t in report["tables"]:
+        lines.append(f"  note: {_clip(n)}")
+    kf = [(t["table"], k) for t in tables for k in (t.get("key_findings") or [])]
+    if kf:
+        lines.append("key findings:")
+        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in kf[:8]]
+        if len(kf) > 8:
+            lines.append(f"  …and {len(kf) - 8} more in the report")
+    ns = [(t["table"], k) for t in tables for k in (t.get("next_steps") or [])]
+    if ns:
+        lines.append("next steps:")
+        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in ns[:5]]
+    word = report.get("section_word", "Table").lower().rstrip(":")
+    unit = report.get("unit", "spins")
+    if multi:
+        wid = min(36, max(len(str(t["table"])) for t in tables))
+        lines.append(f"{word}s ({len(tables)}):")
+        for t in tables:
+            b = t["battery"]
+            lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
+    else:
+        t = tables[0]
         b = t["battery"]
-        void = f", {t['void']} void" if report.get("unit", "spins") == "spins" else ""
-        lines.append(f"{report.get('section_word', 'Table').lower().rstrip(':')} {t['table']}: {t['n']} {report.get('unit', 'spins')}{void} → {b['verdict']}")
+        void = f", {t['void']} void" if unit == "spins" else ""
+        lines.append(f"{word} {t['table']}: {t['n']:,} {unit}{void} → {b['verdict']}")
         for n in t["notes"]:
-            lines.append(f"    note: {n}")
+            if n not in report["notes"]:  # a note of the run and of its one table is printed once
+                lines.append(f"    note: {_clip(n)}")
         if b["verdict"] != "PASS":
             for reason in b["reasons"]:
-                lines.append(f"    why: {reason[:300]}{'…' if len(reason) > 300 else ''}")
-        flagged = [x for x in b["tests"] if x["applicable"] and x["pvalue"] < b["alpha"]]
-        for x in flagged:
+                lines.append(f"    why: {_clip(reason, 300)}")
+        flagged = text.flagged(b)
+        for x in flagged[:12]:
             tag = "REJECTED (Holm)" if x["rejected_familywise"] else "raw p < alpha"
-            p, ph = (f"{v:.3g}" if v >= 1e-300 else "< 1e-300" for v in (x["pvalue"], x["pvalue_holm"]))
-            lines.append(f"    {x['requirement']:<16} {x['name']:<22} p = {p}  Holm p = {ph}  {tag}")
+            lines.append(f"    {x['requirement']:<16} {x['name']:<24} p {text.p_is(x)}  Holm p {text.p_is(x, 'pvalue_holm')}  {tag}")
+        if len(flagged) > 12:
+            lines.append(f"    …{len(flagged) - 12} more flagged tests in the report")
         na = [x for x in b["tests"] if not x["applicable"]]
         rest = b["tests_applicable"] - len(flagged)
         lines.append(f"    …and {rest} test(s) without anomalies" + (f"; {len(na)} not applicable" if na else ""))
@@ -140,7 +208,67 @@ def summary_text(report: dict) -> str:
             lines.append(f"    power: {b['power']['statement']}")
         if b.get("exploitability_line"):
             lines.append(f"    {b['exploitability_line']}")
-    lines.append(f"VERDICT: {report['verdict']}")
+    lines.append(f"VERDICT: {report['verdict']} — {overall_line(report)}")
     return "\n".join(lines)
 
 
+class Progress:
+    """A progress bar with a total and a rate on a terminal (tqdm), silent when standard error is
+    not a terminal or ``CI`` is set. Use it as a context manager::
+
+        with progress_bar(total=len(tables), unit="table", desc="certifying") as bar:
+            for t in tables:
+                ...
+                bar.update(1, postfix=t.name)
+
+    ``bar.callback()`` gives ``f(done, total)`` for pipelines that report absolute progress.
+    """
+
+    def __init__(self, total: int | None = None, *, unit: str = "it", desc: str = "", enabled: bool | None = None, scale: bool = False, mininterval: float = 0.1):
+        self.enabled = interactive() if enabled is None else enabled
+        self._bar = None
+        if self.enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=True, leave=False, mininterval=mininterval)
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def update(self, n: int = 1, postfix: str | None = None) -> None:
+        if self._bar is not None:
+            if postfix:
+                self._bar.set_postfix_str(postfix[:40], refresh=False)
+            self._bar.update(n)
+
+    def set_total(self, total: int) -> None:
+        if self._bar is not None:
+            self._bar.total = total
+            self._bar.refresh()
+
+    def set_description(self, desc: str) -> None:
+        if self._bar is not None:
+            self._bar.set_description_str(desc)
+
+    def to(self, done: int, total: int | None = None, postfix: str | None = None) -> None:
+        """Move to ``done`` of ``total`` (absolute)."""
+        if self._bar is not None:
+            if total is not None and self._bar.total != total:
+                self._bar.total = total
+            self.update(done - self._bar.n, postfix)
+
+    def callback(self):
+        return lambda done, total=None, postfix=None: self.to(done, total, postfix)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def progress_bar(total: int | None = None, *, unit: str = "it", desc: str = "", scale: bool = False) -> Progress:
+    """A :class:`Progress` bar (silent when piped or in CI). ``scale=True`` prints 1.2M for big totals."""
+    return Progress(total, unit=unit, desc=desc, scale=scale)

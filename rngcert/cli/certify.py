@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,11 +10,13 @@ from rngcert.cli._common import (
     DEFAULT_LOG_COMMAND,
     DEFAULT_LOG_WHEEL,
     EXIT_TABLE,
+    check_report_options,
     command_line,
     default_log_path,
     emit_report,
-    interactive,
     parse_columns,
+    progress_bar,
+    report_options,
 )
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.errors import InputError
@@ -32,6 +33,7 @@ Examples:
       --column result=WheelResult --column timestamp=DateTime
   rngcert certify casino.csv --column table=wheel --workers 2    # tables on 2 worker processes
   rngcert certify casino.csv --scheduler tcp://10.0.0.5:8786     # tables on a Dask cluster
+  rngcert certify spins.csv --pdf --sign lab.pem   # report.pdf and a signed report.json
 """
     + "\n"
     + EXIT_TABLE
@@ -51,7 +53,8 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
 @parallel_options
-def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, workers, scheduler):
+@report_options
+def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
     LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
@@ -59,14 +62,16 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
     separated by commas/whitespace). With no LOGS, the bundled default log is certified: a fair
     European wheel simulated by rngcert itself.
 
-    Writes report.json, report.html and rejects.csv to reports/<equipment>-<UTC time>/ and exits
-    with the verdict's code. The tables of a multi-table log are independent work items: they run
-    on every core (a local Dask cluster) by default, on an existing cluster with --scheduler, or
-    serially with --workers 1; the report is the same either way.
+    Writes report.json, report.html and rejects.csv (and report.pdf with --pdf) to
+    reports/<equipment>-<UTC time>/ and exits with the verdict's code. `rngcert verify` checks
+    the folder later. The tables of a multi-table
+    log are independent work items: they run on every core (a local Dask cluster) by default, on
+    an existing cluster with --scheduler, or serially with --workers 1; the report is the same.
     """
     from rngcert.equipment.wheel import load_wheel
     from rngcert.pipeline.certify_wheel import certify_log
 
+    key = check_report_options(pdf, sign_key)
     notes = []
     if not logs and load_wheel(equipment).id != DEFAULT_LOG_WHEEL:
         # the bundled log is a European wheel's: certifying it as another wheel would be a verdict on the wrong data
@@ -78,41 +83,28 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         p = default_log_path()
         logs = (p,)
         msg = f"no log given: certifying the bundled default log {p} (a fair European wheel simulated by rngcert; regenerate with: {DEFAULT_LOG_COMMAND})"
-        notes.append(msg)
-        click.echo(msg, err=True)
+        notes.append(msg)  # printed once, with the summary (and on stderr when stdout carries --json)
+        if as_json:
+            click.echo(msg, err=True)
     wheel = load_wheel(equipment)
     cmd = command_line()
-    bar = None
-    if interactive():
-        from tqdm import tqdm
-
-        bar = tqdm(desc="certifying", unit=" table", file=sys.stderr)
-
-    def progress(msg):
-        if bar is not None:
-            bar.set_postfix_str(msg[:60])
-            bar.update(1)
-
-    cert = certify_log(
-        logs,
-        wheel,
-        columns=parse_columns(columns),
-        fmt=fmt,
-        pool=pool,
-        alpha=alpha,
-        seed=seed,
-        n_resamples=resamples,
-        required_bias=min_bias,
-        power=power,
-        command=cmd,
-        figures=not no_plots,
-        progress=progress,
-        notes=notes,
-        max_rejected_share=max_rejected,
-        plan=plan_of(workers, scheduler),
-    )
-    if bar is not None:
-        bar.close()
-    emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json)
-
-
+    with progress_bar(unit="spin", desc="certifying", scale=True) as bar:
+        cert = certify_log(
+            logs,
+            wheel,
+            columns=parse_columns(columns),
+            fmt=fmt,
+            pool=pool,
+            alpha=alpha,
+            seed=seed,
+            n_resamples=resamples,
+            required_bias=min_bias,
+            power=power,
+            command=cmd,
+            figures=not no_plots,
+            progress=bar.callback(),
+            notes=notes,
+            max_rejected_share=max_rejected,
+            plan=plan_of(workers, scheduler),
+        )
+    emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)

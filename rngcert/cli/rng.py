@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import command_line, emit_report
+from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.seeding import root
 
@@ -21,6 +21,7 @@ Examples:
   rngcert bits dump.bin --format binary --bit-order big --streams 50 --length 1000000
   rngcert bits --source philox --streams 200 --seed 7 --json > report.json
   rngcert bits --source aes --streams 1000 --seed 7 --scheduler tcp://10.0.0.5:8786
+  rngcert bits --source pcg64 --streams 20 --seed 1 --pdf --sign lab.pem
 
 \b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
@@ -40,7 +41,8 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @parallel_options
-def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, processes, outdir, as_json, no_plots, workers, scheduler):
+@report_options
+def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, processes, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify an RNG's raw output with NIST SP 800-22 rev1a and its two-level analysis.
 
     Give either FILE (a device's raw dump) or --source NAME (a bit generator). The battery's 15
@@ -59,6 +61,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
+    key = check_report_options(pdf, sign_key)
     if file is not None:
         if fmt is None:
             raise click.UsageError("--format ascii|binary is required with FILE (a text file is never guessed to be bits)")
@@ -77,9 +80,16 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         bit_generator(source, ss)  # an unknown name is an input error here, not on a worker
         arr = GeneratedStreams(source.lower(), entropy, streams, length)
         prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
-    plan = plan_of(workers or processes, scheduler)
-    cert = certify_streams(arr, source=prov, alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, seed_entropy=entropy, plan=plan)
-    emit_report(cert.report, cert.figures, [], outdir, "bits", as_json)
+    rerun = {
+        "pipeline": "certify_bits", "file": None if file is None else str(file), "format": fmt, "bit_order": bit_order,
+        "source": source, "seed": entropy, "streams": int(arr.shape[0]), "length": int(arr.shape[1]), "constants": constants, "alpha": alpha,
+    }
+    with progress_bar(total=int(arr.shape[0]), unit="stream", desc="SP 800-22") as bar:
+        cert = certify_streams(
+            arr, source=prov, alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, plan=plan_of(workers or processes, scheduler),
+            seed_entropy=entropy, rerun=rerun, progress=bar.callback() if bar.enabled else None,
+        )
+    emit_report(cert.report, cert.figures, [], outdir, "bits", as_json, pdf=pdf, sign_key=key)
 
 
 @click.command(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import command_line, emit_report
+from rngcert.cli._common import check_report_options, command_line, emit_report, report_options
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
@@ -56,7 +56,8 @@ Examples:
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<id>-<UTC time>/.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
-def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, alpha, outdir, as_json, no_plots):
+@report_options
+def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
     A procedure is simulated for --shoes tables through one shuffle, starting from the previous
@@ -70,6 +71,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
 
     from rngcert.pipeline.certify_shuffle import certify_shoes
 
+    key = check_report_options(pdf, sign_key)
     cmd = command_line()
     ss = np.random.SeedSequence(seed)
     if _is_procedure(source):
@@ -95,7 +97,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
             alpha=alpha,
             command=cmd,
             figures=not no_plots,
-            notes=[f"simulation seed entropy {ss.entropy}, spawn key (1,)"],
+            notes=[f"shoes simulated from the root seed (entropy {ss.entropy}): the same --seed gives the same shoes"],
             n_resamples=resamples,
         )
         rejected = []
@@ -134,7 +136,7 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
-    emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json)
+    emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key)
 
 
 @shuffle.command(

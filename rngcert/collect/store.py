@@ -98,7 +98,7 @@ from rngcert.errors import InputError, NoDataError, StorageError
 
 #: Version of the store's schema. Bump when the tables change; older rngcert versions refuse a
 #: store with a higher version (they would misread it), newer ones migrate older stores.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: audits.report_sha256 (the hash of the audit's report.json)
 
 DEFAULT_DB = Path("data") / "rngcert.duckdb"
 
@@ -133,7 +133,7 @@ CREATE TABLE IF NOT EXISTS audits (
     since VARCHAR, until VARCHAR, last_n BIGINT,
     first_seq BIGINT, last_seq BIGINT, first_ts TIMESTAMP, last_ts TIMESTAMP,
     n BIGINT, void BIGINT, verdict VARCHAR, seed VARCHAR, alpha DOUBLE, n_resamples INTEGER,
-    report_path VARCHAR, pvalues VARCHAR, bias VARCHAR, homogeneity VARCHAR, rngcert VARCHAR);
+    report_path VARCHAR, pvalues VARCHAR, bias VARCHAR, homogeneity VARCHAR, rngcert VARCHAR, report_sha256 VARCHAR);
 CREATE TABLE IF NOT EXISTS audit_tests (
     audit_id INTEGER, name VARCHAR, requirement VARCHAR, applicable BOOLEAN, statistic DOUBLE, df DOUBLE,
     pvalue DOUBLE, pvalue_holm DOUBLE, method VARCHAR, reason VARCHAR);
@@ -403,7 +403,10 @@ class Store:
                 "(the store was not modified)"
             )
         self.schema_version = version
-        # (version < SCHEMA_VERSION: migrations go here; none yet.)
+        if version < 2 and not self.read_only:  # 1 -> 2: audit records keep their report's hash
+            self.con.execute("ALTER TABLE audits ADD COLUMN IF NOT EXISTS report_sha256 VARCHAR")
+            self.con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+            self.schema_version = 2
         if not self.read_only:
             self.con.execute("INSERT OR REPLACE INTO meta VALUES ('written_by', ?)", [f"rngcert {__version__}"])
 
@@ -835,10 +838,11 @@ class Store:
             aid = con.execute("SELECT coalesce(max(audit_id), 0) + 1 FROM audits").fetchall()[0][0]
             cols = [
                 "table_id", "equipment", "created_utc", "since", "until", "last_n", "first_seq", "last_seq", "first_ts", "last_ts",
-                "n", "void", "verdict", "seed", "alpha", "n_resamples", "report_path", "pvalues", "bias", "homogeneity",
+                "n", "void", "verdict", "seed", "alpha", "n_resamples", "report_path", "pvalues", "bias", "homogeneity", "report_sha256",
             ]
             vals = [aid] + [rec.get(c) for c in cols] + [__version__]
-            con.execute(f"INSERT INTO audits VALUES ({','.join('?' * len(vals))})", vals)
+            names = ", ".join(["audit_id", *cols, "rngcert"])
+            con.execute(f"INSERT INTO audits ({names}) VALUES ({','.join('?' * len(vals))})", vals)
             if tests:
                 con.executemany(
                     "INSERT INTO audit_tests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -25,7 +25,6 @@ The live watch lives in :mod:`rngcert.pipeline.watch`.
 from __future__ import annotations
 
 import datetime as _dt
-import html
 import json
 import os
 from dataclasses import dataclass, field
@@ -141,9 +140,11 @@ def compute_audit(
 
     cert = certify_spins(
         log, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
-        command=command, figures=figures, notes=notes,
+        command=command, figures=figures, notes=notes, kind="audit",
     )
     (name, t), = log.tables.items()
+    cert.report["subject"] = f"{log.wheel.name}, table {name}"
+    _window_inputs(cert.report, name, t)
     entropy = int(cert.report["seed"]["entropy"])
     rng = stream(entropy, 0, _HOMOGENEITY_KEY)
     m = log.space.m
@@ -170,6 +171,18 @@ def compute_audit(
     return cert, trend
 
 
+def _window_inputs(report: dict, table: str, t) -> None:
+    """The audit report's inputs and counts describe this table's window, not the whole files the
+    store read the spins from (their SHA-256 still identifies them)."""
+    n, void = int(t.n), int(t.void)
+    for f in report["inputs"]:
+        f["summary"] = (
+            f"stored file (SHA-256 below; {f.get('rows')} rows in all, every table); "
+            f"this audit reads {n} spins and {void} void spins of table {table} from the store"
+        )
+    report["rows"] = {"accepted": n, "void": void, "rejected": report.get("rejected_count", 0)}
+
+
 def _audit_summary(a: dict) -> dict:
     return jsonable(
         {
@@ -180,6 +193,7 @@ def _audit_summary(a: dict) -> dict:
             "pvalues": a.get("pvalues"),
             "bias": a.get("bias"),
             "report_path": a.get("report_path"),
+            "report_sha256": a.get("report_sha256"),
         }
     )
 
@@ -326,11 +340,12 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
     table, window = work["table"], work["window"]
     cert.report["audit"]["window"] = window
     paths = {}
+    if window.get("first_ts") or window.get("last_ts"):
+        cert.report["period"] = {"first": window.get("first_ts"), "last": window.get("last_ts")}
     if outdir is not None:
         out = report_dir(outdir, f"{work['wheel'].id}-{_safe(table)}")
         rejected = cert.rejected if isinstance(cert, _Computed) else cert.log.rejected
         paths = write_report(cert.report, cert.figures, rejected, out)
-        _append_trend_html(paths["html"], cert.report["audit"])
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
         rec, tests = _record_of(work, cert.report, trend, paths, alpha, n_resamples)
@@ -360,6 +375,7 @@ def _record_of(work, report, trend, paths, alpha, n_resamples) -> tuple[dict, li
         "since": window["since"], "until": window["until"], "last_n": window["last"], "first_seq": window["first_seq"], "last_seq": window["last_seq"],
         "first_ts": window["first_ts"], "last_ts": window["last_ts"], "n": window["n"], "void": window["void"], "verdict": report["verdict"],
         "seed": report["seed"]["entropy"], "alpha": alpha, "n_resamples": n_resamples, "report_path": str(paths.get("json", "")) or None,
+        "report_sha256": (report.get("integrity") or {}).get("report_sha256"),
         "pvalues": json.dumps(jsonable({x["name"]: x["pvalue"] for x in tests if x["applicable"]})),
         "bias": json.dumps(jsonable(trend["bias"])), "homogeneity": json.dumps(jsonable(hom)),
     }
@@ -500,37 +516,3 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:60]
 
 
-def _append_trend_html(path: Path, audit: dict) -> None:
-    """Add the trend section (earlier audits, homogeneity tests) to the written HTML report."""
-    e = html.escape
-    rows = []
-    for a in audit.get("earlier_audits", []):
-        pv = a.get("pvalues") or {}
-        minp = min(pv.values()) if pv else None
-        b = (a.get("bias") or {}).get("max_pocket") or {}
-        excess = "" if "relative_excess" not in b else f"{b['relative_excess']:+.1%}"
-        minp_s = "" if minp is None else f"{minp:.4g}"
-        rows.append(
-            f"<tr><td>{e(str(a['audit_id']))}</td><td>{e(a['created_utc'])}</td><td>{e(str(a['window']['first_ts']))} – {e(str(a['window']['last_ts']))}</td>"
-            f"<td>{e(str(a['window']['n']))}</td><td>{e(str(a['verdict']))}</td><td>{minp_s}</td>"
-            f"<td>{e(str(b.get('label', '')))} {excess}</td></tr>"
-        )
-
-    def test_line(d, title):
-        if not d or not d.get("applicable"):
-            return f"<p><b>{e(title)}</b>: not applicable ({e(str((d or {}).get('reason', '')))})</p>"
-        return f"<p><b>{e(title)}</b>: X² = {d['statistic']:.4g}, df = {d['df']}, p = {d['pvalue']:.4g} ({e(d['method'])}), n = {d['n']}</p>"
-
-    section = (
-        "<section id='audit-trend'><h2>Audit trend</h2>"
-        f"<p>Window: {e(json.dumps(audit.get('window')))}</p>"
-        + test_line(audit.get("window_homogeneity"), "Homogeneity of pocket frequencies, previous window vs this window")
-        + test_line(audit.get("dealer_homogeneity"), "Homogeneity of pocket frequencies across dealers")
-        + "<h3>Earlier audits of this table</h3>"
-        + ("<table><tr><th>audit</th><th>run (UTC)</th><th>window</th><th>spins</th><th>verdict</th><th>min raw p</th><th>most frequent pocket</th></tr>" + "".join(rows) + "</table>" if rows else "<p>none</p>")
-        + "</section>"
-    )
-    text = path.read_text(encoding="utf-8")
-    i = text.rfind("</body>")
-    text = text[:i] + section + text[i:] if i >= 0 else text + section
-    path.write_text(text, encoding="utf-8")

@@ -21,18 +21,13 @@ machinery and report as the wheel. The verdict policy (DESIGN §4) is applied as
 
 from __future__ import annotations
 
-import datetime as _dt
-import sys
 from dataclasses import dataclass
 
 import numpy as np
-import scipy
 
-from rngcert import __version__
-from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, Spec, run_battery
+from rngcert.battery.core import BatteryOutcome, Spec, run_battery
 from rngcert.pipeline.parallel import Plan, map_items
-from rngcert.report import plots
-from rngcert.simulate.sources import versions
+from rngcert.report import cite, plots, schema
 from rngcert.stats.nist import twolevel
 
 #: Families that must run for a verdict (random excursions are conditional in SP 800-22 itself).
@@ -144,6 +139,8 @@ def certify_streams(
     figures: bool = True,
     seed_entropy: int | None = None,
     plan: Plan | None = None,
+    rerun: dict | None = None,
+    progress=None,
 ) -> BitsCertification:
     """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
 
@@ -166,12 +163,22 @@ def certify_streams(
         default serial. The first-level results are collected in stream order and the two-level
         analysis (:func:`rngcert.stats.nist.twolevel.two_level`) runs here, so the report does
         not depend on where the streams ran.
+    rerun : dict, optional
+        What ``rngcert verify --rerun`` needs to regenerate or re-read the streams (recorded).
+    progress : callable, optional
+        ``progress(done, total)`` as streams finish (the CLI's progress bar).
     """
     m, n = streams.shape
     if plan is None:
         plan = Plan(workers=processes or 1)
     items = _stream_items(streams, constants, packed=not plan.serial and m > 1)
-    per_seq = map_items(_stream_item, items, plan=plan)
+    finished = [0]
+
+    def done(i, res):
+        finished[0] += 1
+        progress(finished[0], m)
+
+    per_seq = map_items(_stream_item, items, plan=plan, progress=done if progress else None)
     del items
     summary = twolevel.two_level(per_seq, alpha=alpha)
     from scipy import stats as sps
@@ -230,31 +237,25 @@ def certify_streams(
         )
     else:
         inputs.append({"path": f"generator:{source.get('generator')}", "sha256": "", "format": "bit generator", "summary": f"{m} stream(s) of {n:,} bits from SeedSequence({source.get('seed_entropy')}).spawn({m})"})
-    report = {
-        "report_format": 1,
-        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
-        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-        "inputs": inputs,
-        "rejected_count": 0,
-        "equipment": {"id": "bits", "name": "electronic RNG, raw output", "kind": "rng", "source": source},
-        "subject": f"electronic RNG raw output — {src_line}",
-        "unit": "streams",
-        "section_word": "Battery:",
-        "equipment_line": f"{src_line}; NIST SP 800-22 rev1a, 15 tests with its default parameters",
-        "level": "bits",
-        "policy": {
-            "alpha": alpha,
-            "correction": "holm (over every applicable p-value of the battery)",
-            "verdicts": POLICY_TEXT,
-            "requirement": "Requirement: the RNG's raw output must be statistically independent and uniformly distributed (and so unpredictable); "
-            "tested with NIST SP 800-22 rev1a and its two-level analysis over m sequences.",
-        },
-        "seed": {"entropy": str(source.get("seed_entropy", "n/a")), "how": "bit generator seed" if "generator" in source else "not used (a dump)", "n_resamples": 0},
-        "notes": [],
-        "tables": [section],
-        "verdict": out.verdict,
-    }
+    report = schema.header(
+        subject=f"electronic RNG raw output — {src_line}",
+        command=command,
+        inputs=inputs,
+        rejected_count=0,
+        equipment={"id": "bits", "name": "electronic RNG, raw output", "kind": "rng", "source": source},
+        equipment_line=f"{src_line}; NIST SP 800-22 rev1a, 15 tests with its default parameters",
+        rules=[f"{cite.SP800_22}: the 15 tests of section 2 with their default parameters, and the two-level analysis of section 4.2"],
+        declared={"certification level alpha": alpha, "streams m": m, "bits per stream n": f"{n:,}", "constants": constants},
+        unit="streams",
+        section_word="Battery",
+        level="bits",
+        policy=schema.policy(alpha, "holm (over every applicable p-value of the battery)", cite.bits_requirement()),
+        seed={"entropy": str(source.get("seed_entropy", "n/a")), "how": "bit generator seed" if "generator" in source else "not used (a dump)", "n_resamples": 0},
+        notes=[],
+        **({"rerun": dict(rerun)} if rerun else {}),
+    )
+    report["tables"] = [section]
+    report["verdict"] = out.verdict
     return BitsCertification(report, figs, out, summary)
 
 
@@ -263,6 +264,5 @@ def _figures(per_seq, summary, out):
     if isinstance(summary, twolevel.TwoLevelResult):
         figs.append(plots.nist_histograms(summary.to_dict()))
         figs.append(plots.nist_proportions(summary.to_dict()))
-    if out.applicable:
-        figs.append(plots.pvalue_figure([r for r in out.results if r.applicable][:60], out.alpha, out.adjusted))
+    # no chart of every p-value: the report's table lists them all (a chart of 188 names cannot be read)
     return figs

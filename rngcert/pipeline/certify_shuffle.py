@@ -7,27 +7,16 @@ a card-scanner shoe log. Both end in :func:`certify_shoes`.
 
 from __future__ import annotations
 
-import datetime as _dt
-import sys
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-import scipy
 
-from rngcert import __version__
-from rngcert.battery.core import POLICY_TEXT, BatteryOutcome, decide
+from rngcert.battery.core import BatteryOutcome, decide
 from rngcert.battery.shuffle import SHUFFLE, ShoeData, evaluate_shuffle
-from rngcert.report import plots
+from rngcert.report import cite, plots, schema
 from rngcert.seeding import root
-from rngcert.simulate.sources import versions
 from rngcert.stats.shuffle import shuffle_plot_data
-
-REQUIREMENT_TEXT = (
-    "Requirement: a shuffle must leave every order of the shoe equally likely — the dealt cards statistically "
-    "independent of the order they were picked up in, uniformly distributed over positions, and unpredictable "
-    "to a player who saw the previous shoe (the shuffle-tracking threat)."
-)
 
 
 @dataclass
@@ -108,26 +97,25 @@ def certify_shoes(
         figs = _figures(pdata, out)
     elif figures and out.applicable:
         figs = [plots.pvalue_figure(out.results, alpha, out.adjusted)]
-    report = {
-        "report_format": 1,
-        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
-        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-        "inputs": list(inputs),
-        "rejected_count": rejected_count,
-        "equipment": equipment,
-        "subject": subject,
-        "unit": "shoes",
-        "section_word": "Shoes:",
-        "equipment_line": f"{equipment.get('name', subject)} — {decks} deck(s), game {game or 'none'}"
+    report = schema.header(
+        subject=subject,
+        command=command,
+        inputs=inputs,
+        rejected_count=rejected_count,
+        equipment=equipment,
+        equipment_line=f"{equipment.get('name', subject)} — {decks} deck(s), game {game or 'none'}"
         + (f", dealer rule {rule}" if game == "blackjack" else ""),
-        "level": "cards",
-        "policy": {"alpha": alpha, "correction": "holm (over all applicable tests)", "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT},
-        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
-        "notes": list(notes),
-        "tables": [section],
-        "verdict": out.verdict,
-    }
+        rules=[str(equipment["source"])] if equipment.get("kind") == "shuffle-procedure" and equipment.get("source") else [],
+        declared={"certification level alpha": alpha, "decks per shoe": decks, "Monte Carlo replicates": n_resamples},
+        unit="shoes",
+        section_word="Shoes",
+        level="cards",
+        policy=schema.policy(alpha, "holm (over all applicable tests)", cite.shuffle_requirement()),
+        seed={"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
+        notes=list(notes),
+    )
+    report["tables"] = [section]
+    report["verdict"] = out.verdict
     return ShuffleCertification(report, [figs], out)
 
 

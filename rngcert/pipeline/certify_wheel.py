@@ -7,17 +7,13 @@ and the store can use the same path as the command.
 
 from __future__ import annotations
 
-import datetime as _dt
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
-import scipy
 
-from rngcert import __version__
-from rngcert.battery.core import POLICY_TEXT, SUSPECT_LEVEL, BatteryOutcome, decide, worst
+from rngcert.battery.core import SUSPECT_LEVEL, BatteryOutcome, decide, worst
 from rngcert.battery.findings import table_findings
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line
@@ -26,16 +22,21 @@ from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.pipeline import checks
 from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.report import cite, schema
 from rngcert.seeding import root, stream
-from rngcert.simulate.sources import versions
 from rngcert.stats.exploit import power_and_exploitability
 from rngcert.stats.result import jsonable
 
-REQUIREMENT_TEXT = (
-    "Requirement (money-wheel rules, rule 2.4; the same words in the NZ, US-federal and many state RNG "
-    "standards): outcomes must be statistically independent, uniformly distributed over their range, "
-    "and unpredictable. Every test below is filed under one of the three."
-)
+
+def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share) -> dict:
+    """The lab-declared parameters of a wheel certification, as page one states them."""
+    return {
+        "certification level alpha": alpha,
+        "declared minimum bias": "none declared" if required_bias is None else f"{required_bias:.0%} on one pocket",
+        "power for the power statement": f"{power:.0%}",
+        "Monte Carlo replicates": n_resamples,
+        "largest unreadable share": f"{max_rejected_share:.0%}",
+    }
 
 
 @dataclass
@@ -50,6 +51,22 @@ class Certification:
     @property
     def verdict(self) -> str:
         return self.report["verdict"]
+
+    def write(self, outdir="reports", *, pdf: bool = False, sign_key=None) -> dict:
+        """Write the report folder as ``rngcert certify`` does; returns the paths written."""
+        from rngcert.report.writer import report_dir, write_report
+
+        return write_report(self.report, self.figures, self.log.rejected, report_dir(outdir, self.log.wheel.id), pdf=pdf, sign_key=sign_key)
+
+    def _repr_html_(self) -> str:
+        """Page one and the summary of the report, for Jupyter."""
+        from rngcert.report.writer import summary_html
+
+        return summary_html(self.report)
+
+    def __repr__(self) -> str:
+        t = self.report["tables"]
+        return f"<Certification {self.report['subject']}: {self.verdict}, {len(t)} table(s), {sum(x['n'] for x in t)} spins>"
 
 
 def certify_log(
@@ -66,7 +83,7 @@ def certify_log(
     power: float = 0.9,
     command: str | None = None,
     figures: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
     plan: Plan | None = None,
@@ -90,6 +107,9 @@ def certify_log(
     required_bias : float, optional
         Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
         too small to detect it with ``power`` makes the verdict INCONCLUSIVE.
+    progress : callable, optional
+        ``progress(spins_done, spins_total, label)``, called as each table's tests and figures
+        finish (the CLI's progress bar counts spins, so a large table moves it too).
     max_rejected_share : float
         When more than this share of a log's data rows cannot be read, every verdict is
         INCONCLUSIVE: a wrong ``--equipment`` or ``--column`` can leave a readable remainder that
@@ -100,7 +120,7 @@ def certify_log(
         existing cluster. The report is the same, bit for bit, wherever the tables run.
     """
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
-    return certify_spins(
+    cert = certify_spins(
         log,
         alpha=alpha,
         seed=seed,
@@ -114,6 +134,26 @@ def certify_log(
         max_rejected_share=max_rejected_share,
         plan=plan,
     )
+    # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
+    cert.report["rerun"] = {
+        "pipeline": "certify_wheel",
+        "equipment": wheel.path if wheel.path and not _packaged(wheel) else wheel.id,
+        "columns": dict(columns or {}),
+        "fmt": fmt,
+        "pool": pool,
+        "alpha": alpha,
+        "seed": int(cert.report["seed"]["entropy"]),
+        "n_resamples": n_resamples,
+        "required_bias": required_bias,
+        "power": power,
+        "max_rejected_share": max_rejected_share,
+    }
+    return cert
+
+
+def _packaged(wheel: Wheel) -> bool:
+    """Whether ``wheel`` is one of the packaged definitions (found again by its id)."""
+    return str(wheel.path).startswith("rngcert/equipment/data/")
 
 
 def certify_spins(
@@ -126,13 +166,15 @@ def certify_spins(
     power: float = 0.9,
     command: str | None = None,
     figures: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
     plan: Plan | None = None,
+    kind: str = "certification",
 ) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
-    (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`."""
+    (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`;
+    ``kind`` is ``"audit"`` for store audits (the report's title)."""
     wheel = log.wheel
     ss = root(seed)
     log_reasons, per_table_reasons = checks.unreadable_reasons(log, max_rejected_share)
@@ -152,15 +194,20 @@ def certify_spins(
         ]
     # tables are independent work items (serial, or on Dask: see rngcert.pipeline.parallel); each
     # item carries one table's compact arrays, never the whole log
-    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, extra_reasons=log_reasons)
+    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias)
     names = list(log.tables)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
+    total = sum(t.n for t in log.tables.values()) or 1
+    finished = [0]
 
     def done(i, res):
         if progress:
             name = names[i]
-            progress(f"table {name}: {log.tables[name].n} spins → {res[0].verdict}")
+            finished[0] += log.tables[name].n
+            progress(finished[0], total, f"table {name}: {res[0].verdict}")
 
+    if progress:
+        progress(0, total, f"{len(names)} table(s)")
     results = map_items(_table_item, items, plan=plan or Plan(workers=1), progress=done)
     outcomes = [r[0] for r in results]
     table_reports = [r[1] for r in results]
@@ -174,12 +221,11 @@ def certify_spins(
             f"the overall verdict is the worst of them, so with {m} fair tables the chance that at least one is FAIL "
             f"is up to {1 - (1 - alpha) ** m:.0%}. Judge each table on its own line."
         ]
-    report = {
-        "report_format": 1,
-        "software": {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()},
-        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command or "",
-        "inputs": [
+    report = schema.header(
+        kind=kind,
+        subject=wheel.name,
+        command=command,
+        inputs=[
             {
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
@@ -187,30 +233,29 @@ def certify_spins(
             }
             for s in log.sources
         ],
-        "rows": {
-            "accepted": log.accepted,
-            "void": log.void,
-            "rejected": len(log.rejected),
-        },
-        "rejected_count": len(log.rejected),
-        "rejected_sample": [r.to_dict() for r in log.rejected[:10]],
-        "equipment": wheel.describe(),
-        "subject": wheel.name,
-        "unit": "spins",
-        "section_word": "Table",
-        "equipment_line": (
+        rows={"accepted": log.accepted, "void": log.void, "rejected": len(log.rejected)},
+        rejected_count=len(log.rejected),
+        rejected_sample=[r.to_dict() for r in log.rejected[:10]],
+        equipment=wheel.describe(),
+        equipment_line=(
             f"{wheel.name} ({wheel.id}, {wheel.k} {'pockets' if wheel.kind == 'roulette' else 'sections'}); "
-            f"source: {wheel.source}; tested at the level of {log.level}s"
+            f"tested at the level of {log.level}s"
         ),
-        "level": log.level,
-        "policy": {"alpha": alpha, "correction": "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)",
-                   "suspect_level": SUSPECT_LEVEL, "verdicts": POLICY_TEXT, "requirement": REQUIREMENT_TEXT,
-                   "integrity": checks.INTEGRITY_RULE, "min_spins_per_outcome": checks.MIN_PER_OUTCOME},
-        "seed": {"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
-        "notes": list(notes) + list(log.notes),
-        "tables": table_reports,
-        "verdict": verdict,
-    }
+        rules=cite.wheel_rules(wheel.kind, wheel.id),
+        declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=max_rejected_share),
+        unit="spins",
+        section_word="Table",
+        level=log.level,
+        policy=dict(
+            schema.policy(alpha, "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)",
+                          cite.wheel_requirement(wheel.kind, wheel.id)),
+            suspect_level=SUSPECT_LEVEL, integrity=checks.INTEGRITY_RULE, min_spins_per_outcome=checks.MIN_PER_OUTCOME,
+        ),
+        seed={"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
+        notes=list(dict.fromkeys(list(notes) + list(log.notes))),  # a note given twice is printed once
+    )
+    report["tables"] = table_reports
+    report["verdict"] = verdict
     return Certification(report, figs, log, outcomes)
 
 

@@ -17,25 +17,35 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
+plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "rngcert", "font.size": 8})
+
 
 @dataclass(frozen=True)
 class Figure:
-    """A titled PNG figure (base64) with a caption for the HTML report."""
+    """A titled figure for the HTML report: an SVG (vector, so it prints sharp at any size),
+    base64-encoded, with a caption."""
 
     id: str
     title: str
-    png_base64: str
+    data_base64: str
     caption: str
+    mime: str = "image/svg+xml"
+
+    @property
+    def png_base64(self) -> str:  # the name of the field before figures became SVG
+        return self.data_base64
 
     def to_dict(self) -> dict:
         return {"id": self.id, "title": self.title, "caption": self.caption}
 
 
 def _png(fig) -> str:
+    """The figure as base64 SVG (the name is historical: figures were 90-dpi PNGs)."""
     buf = io.BytesIO()
     fig.tight_layout()  # cheaper than bbox_inches="tight", which draws the figure twice
-    fig.savefig(buf, format="png", dpi=90)
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
+    # (matplotlib writes unresampled images with image-rendering: pixelated: sharp cells in print)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -54,23 +64,26 @@ def frequency_figure(counts, probs, labels, *, title: str, xlabel: str, fig_id: 
     lo, hi = simultaneous_band(n, probs)
     exp = n * probs
     m = counts.size
-    fig, ax = plt.subplots(figsize=(max(6, 0.22 * m + 2), 3.4))
+    fig, ax = plt.subplots(figsize=(max(6, 0.22 * m + 2), 2.1))
     x = np.arange(m)
     out = (counts < lo) | (counts > hi)
-    ax.bar(x, counts, color=np.where(out, "#c0392b", "#4a7ab5"), width=0.8)
-    ax.step(np.r_[x - 0.5, m - 0.5], np.r_[exp, exp[-1]], where="post", color="k", lw=1, label="expected")
-    ax.fill_between(np.r_[x - 0.5, m - 0.5], np.r_[lo, lo[-1]], np.r_[hi, hi[-1]], step="post", color="grey", alpha=0.25, label="simultaneous 99% band")
+    edges = np.r_[x - 0.5, m - 0.5]
+    # the band behind the bars, the bars, then the expected line on top; the axis starts at zero
+    ax.fill_between(edges, np.r_[lo, lo[-1]], np.r_[hi, hi[-1]], step="post", color="#bbbbbb", alpha=0.6, lw=0, zorder=1, label="simultaneous 99% band")
+    ax.bar(x, counts, color=np.where(out, "#c0392b", "#4a7ab5"), width=0.7, zorder=2)
+    ax.step(edges, np.r_[exp, exp[-1]], where="post", color="k", lw=1, zorder=3, label="expected")
     ax.set_xticks(x)
-    ax.set_xticklabels(labels, rotation=90 if m > 12 else 0, fontsize=7 if m > 40 else 8)
+    long = max((len(str(v)) for v in labels), default=1) > 3
+    ax.set_xticklabels(labels, rotation=90 if (m > 12 or long) else 0, fontsize=7 if m > 40 else 8)
+    ax.set_xlim(-0.6, m - 0.4)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("count")
-    pad = max(1.0, 0.15 * (hi.max() - lo.min()))
-    ax.set_ylim(max(0, min(lo.min(), counts.min()) - pad), max(hi.max(), counts.max()) + pad)
-    ax.legend(fontsize=7, loc="upper right")
-    ax.set_title(title, fontsize=10)
+    ax.set_ylim(0, max(hi.max(), counts.max()) * 1.08)
+    ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, frameon=False, borderaxespad=0.1)
+    ax.set_title(title, fontsize=9, loc="left")
     cap = (
-        f"{n} spins. Bars outside the grey band (red) lie outside the simultaneous 99% band "
-        f"(Bonferroni over {m} outcomes): a single red bar is unlikely (< 1%) on a fair wheel."
+        f"{n:,} spins. Bars outside the grey band (red) lie outside the simultaneous 99% band "
+        f"(Bonferroni over {m} outcomes): a single red bar is unlikely (< 1%) on a fair wheel. The axis starts at zero."
     )
     return Figure(fig_id, title, _png(fig), cap)
 
@@ -88,9 +101,10 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     obs = c2[starts[None, :] + lengths[:, None]] - c2[starts[None, :]]
     p = p2[starts[None, :] + lengths[:, None]] - p2[starts[None, :]]
     z = (obs - n * p) / np.sqrt(np.maximum(n * p * (1 - p), 1e-12))
-    fig, ax = plt.subplots(figsize=(max(6, 0.2 * k + 2), 3.6))
+    fig, ax = plt.subplots(figsize=(max(6, 0.2 * k + 2), 2.3))
     lim = max(3.0, float(np.abs(z).max()))
-    im = ax.imshow(z, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, origin="lower", extent=(-0.5, k - 0.5, 0.5, lengths[-1] + 0.5))
+    # the cells as an unresampled image (one pixel per cell, drawn with sharp edges: _png)
+    im = ax.imshow(z, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, origin="lower", interpolation="none", extent=(-0.5, k - 0.5, 0.5, lengths[-1] + 0.5))
     fig.colorbar(im, ax=ax, label="z of the arc")
     ax.set_xticks(np.arange(k))
     ax.set_xticklabels(labels, rotation=90, fontsize=7)
@@ -99,7 +113,7 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     title = "Sector scan: excess of every arc of adjacent pockets"
     if best:
         ax.plot([best.get("start", 0)], [best.get("length", 1)], marker="o", mfc="none", mec="k", ms=10)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=9)
     cap = (
         "Each cell is the standardised excess (observed − expected)/sd of the arc starting at that pocket "
         "with that length. Worn frets or shallow pockets show as a hot patch; the circled cell is the "
@@ -132,7 +146,7 @@ def pvalue_figure(results, alpha: float, adjusted: dict) -> Figure:
     app = [r for r in results if r.applicable]
     names = [r.name for r in app]
     p = np.array([max(r.pvalue, 1e-300) for r in app])
-    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.22 * len(app) + 1)))
+    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.16 * len(app) + 1)))
     y = np.arange(len(app))
     colours = ["#c0392b" if adjusted.get(nm, 1) < alpha else "#e67e22" if pv < alpha else "#4a7ab5" for nm, pv in zip(names, p)]
     ax.barh(y, -np.log10(p), color=colours)
@@ -141,10 +155,11 @@ def pvalue_figure(results, alpha: float, adjusted: dict) -> Figure:
         ax.axvline(-np.log10(alpha / len(app)), color="#c0392b", ls=":", lw=1, label="Holm's first threshold")
     ax.set_yticks(y)
     ax.set_yticklabels(names, fontsize=7)
+    ax.set_xlim(0, max(float(-np.log10(p).max()) if app else 1.0, -np.log10(alpha / max(1, len(app)))) * 1.1)
     ax.invert_yaxis()
     ax.set_xlabel("−log10(p-value)")
     ax.legend(fontsize=7, loc="lower right")
-    ax.set_title("Every test's p-value", fontsize=10)
+    ax.set_title("Every test's p-value", fontsize=9)
     cap = "Longer bars are stronger evidence against randomness. Red: rejected after Holm's correction; orange: raw p below alpha."
     return Figure("pvalues", "Every test's p-value", _png(fig), cap)
 
@@ -191,14 +206,20 @@ def nist_proportions(two_level: dict) -> Figure:
     fig, ax = plt.subplots(figsize=(11, 3))
     x = np.arange(len(rows))
     bad = (prop < lo) | (prop > hi)
-    ax.scatter(x[~bad], prop[~bad], s=6, color="#4a7ab5")
-    ax.scatter(x[bad], prop[bad], s=14, color="#c0392b")
-    ax.fill_between(x, lo, hi, color="grey", alpha=0.25, step="mid")
+    ax.fill_between(x, lo, np.minimum(hi, 1.0), color="#bbbbbb", alpha=0.6, lw=0, step="mid", zorder=1, label="SP 800-22 interval")
+    ax.scatter(x[~bad], prop[~bad], s=6, color="#4a7ab5", zorder=2, label="inside")
+    if bad.any():
+        ax.scatter(x[bad], prop[bad], s=14, color="#e67e22", zorder=3, label=f"outside ({int(bad.sum())})")
+    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
     ax.set_xlim(-1, len(rows))
     ax.set_ylabel("proportion passing")
     ax.set_xlabel("test name (in SP 800-22 order; the long flat run is the 148 templates)")
-    ax.set_title("Proportion of sequences passing each test", fontsize=10)
-    cap = "Each dot is one test name; the grey band is SP 800-22's interval p̂ ± 3·sqrt(p̂(1−p̂)/m). Red dots lie outside it."
+    ax.set_title("Proportion of sequences passing each test", fontsize=9)
+    cap = (
+        "Each dot is one test name; the grey band is SP 800-22's interval p̂ ± 3·sqrt(p̂(1−p̂)/m). Orange dots lie outside it. "
+        "A good generator puts a few of the 188 names outside by chance; the verdict counts them against that expectation "
+        "(the SUSPECT rule), so an orange dot under a PASS is not a finding."
+    )
     return Figure("nist_proportions", "Proportion passing", _png(fig), cap)
 
 
@@ -216,7 +237,7 @@ def position_heatmap(hm: dict) -> Figure:
     ax.set_xticklabels(range(1, b + 1))
     ax.set_yticks(range(b))
     ax.set_yticklabels(range(1, b + 1))
-    ax.set_title("Where cards go: zone-to-zone heat map", fontsize=10)
+    ax.set_title("Where cards go: zone-to-zone heat map", fontsize=9)
     cap = (
         "A perfect shuffle sends a card from any zone to every zone equally often (all cells 1, white). "
         "A hot diagonal means cards stay near where they were: the structure a shuffle tracker follows."
@@ -229,8 +250,16 @@ def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
     r = np.asarray(rs["r"])
     obs = np.asarray(rs["observed"], dtype=float)
     null = np.asarray(rs["null"], dtype=float)
+    curves = dict(rs.get("gsr") or {})
+    eq = (gsr or {}).get("riffles")
+    if eq is not None and np.isfinite(eq) and r.size <= 520:
+        # the legend shows the riffle counts on either side of the caption's equivalent, not 1..4
+        from rngcert.stats.shuffle import rising_sequence_law
+
+        ks = sorted({max(1, int(np.floor(eq))), max(1, int(np.ceil(eq)))})
+        curves = {k: obs.sum() * rising_sequence_law(r.size, k) for k in ks}
     keep = (obs > 0) | (null > obs.sum() * 1e-4)
-    for v in (rs.get("gsr") or {}).values():
+    for v in curves.values():
         keep |= np.asarray(v, dtype=float) > obs.sum() * 1e-4
     idx = np.flatnonzero(keep)
     lo, hi = (idx.min(), idx.max()) if idx.size else (0, r.size - 1)
@@ -238,12 +267,13 @@ def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
     fig, ax = plt.subplots(figsize=(8, 3.2))
     ax.bar(r[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
     ax.plot(r[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
-    for k, v in (rs.get("gsr") or {}).items():
+    for k, v in curves.items():
         ax.plot(r[sl], np.asarray(v, dtype=float)[sl], lw=0.8, ls="--", label=f"{k} GSR riffle(s)")
     ax.set_xlabel("rising sequences in the shuffled shoe")
     ax.set_ylabel("shoes")
+    ax.set_ylim(bottom=0)
     ax.legend(fontsize=7)
-    ax.set_title("Rising sequences", fontsize=10)
+    ax.set_title("Rising sequences", fontsize=9)
     cap = "Too few rising sequences means the shoe still holds long runs of the pre-shuffle order (riffles interleave, they do not scramble)."
     if gsr and gsr.get("riffles") is not None:
         cap += f" The observed mean matches about {gsr['riffles']:.1f} GSR riffles of the whole shoe."
@@ -263,6 +293,6 @@ def guessing_histogram(g: dict) -> Figure:
     ax.set_xlabel("cards guessed right, guessing each next card with feedback")
     ax.set_ylabel("shoes")
     ax.legend(fontsize=7)
-    ax.set_title("Guess-the-next-card test", fontsize=10)
+    ax.set_title("Guess-the-next-card test", fontsize=9)
     cap = "A player who knows the pre-shuffle order and sees each card guesses the next one; on a uniform shuffle the count follows the black line."
     return Figure("guessing", "Guess-the-next-card test", _png(fig), cap)

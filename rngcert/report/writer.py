@@ -1,19 +1,32 @@
-"""Write certification reports: ``report.json``, a self-contained ``report.html`` and
-``rejects.csv`` in ``reports/<equipment>-<UTC timestamp>/`` (DESIGN §3 "Reports")."""
+"""Write certification reports: ``report.json``, a self-contained ``report.html``, ``rejects.csv``
+and on request ``report.pdf`` in ``reports/<equipment>-<UTC timestamp>/`` (DESIGN §3 "Reports").
+
+The HTML has three layers: page one (verdict, what was certified, the data, key findings, next
+steps, the policy in two sentences), a summary table (one row per table, or per SP 800-22 test
+name), then the detail per table with a contents list, and a closing part (how to read the
+report, the grade legend, provenance). It opens offline, has no JavaScript, and prints on A4 with
+a footer carrying the report id, the first input's SHA-256 and "page x of y".
+
+report.json is sealed by :func:`rngcert.report.verify.seal`: its ``integrity`` field holds the
+SHA-256 of its canonical content (the report id is the first 16 hex digits), the SHA-256 of every
+file written with it, and optionally an Ed25519 signature.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
-import json
-import math
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import jinja2
 
 from rngcert.collect import csvsafe
+from rngcert.report import text
 from rngcert.stats.result import jsonable
+
+#: Figures drawn full width (the others share a row two by two).
+_WIDE = {"frequencies", "sector_scan", "wheel_distance", "nist_histograms", "nist_proportions"}
 
 
 def utc_stamp() -> str:
@@ -42,102 +55,248 @@ def _write_error(path: Path, exc: OSError):
     return StorageError(f"{path}: the report cannot be written: {exc.strerror or exc}")
 
 
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "–"
-        if x == int(x) and abs(x) < 1e9:
-            return str(int(x))
-        return f"{x:.4g}"
-    return str(x)
-
-
-def _fmtp(p: Any) -> str:
-    if p is None:
-        return "–"
-    p = float(p)
-    if p < 1e-300:
-        return "< 1e-300"
-    if p < 1e-4:
-        return f"{p:.2e}"
-    return f"{p:.4f}"
-
-
-def _finding(t: dict, labels: list | None = None) -> str:
-    """One line saying what the test saw, in the field's words, from the test's details."""
-    d = t.get("details") or {}
-    labels = labels or []
-
-    def lab(i):
-        try:
-            return labels[int(i) % len(labels)] if labels else str(i)
-        except (TypeError, ValueError):
-            return str(i)
-
-    name = t.get("name", "")
-    best = d.get("best_arc")
-    if isinstance(best, dict) and "start" in best:
-        L = int(best.get("length", 1))
-        exc = best.get("relative_excess")
-        exc_s = f" ({exc:+.1%})" if isinstance(exc, (int, float)) else ""
-        obs = f"{_fmt(best.get('observed'))} vs {_fmt(best.get('expected'))} expected{exc_s}"
-        if name == "dealer_signature":
-            who = best.get("label", "")
-            ref = d.get("reference", "reference")
-            what = " (repeats of the same number)" if int(best["start"]) == 0 and L == 1 and ref == "previous result" else ""
-            return f"{who}: landing {int(best['start'])}..{int(best['start']) + L - 1} pockets past the {ref}{what}: {obs}"
-        return f"arc of {L} pockets {lab(best['start'])}…{lab(int(best['start']) + L - 1)}: {obs}"
-    if "proportion" in d and d.get("interval") and name.endswith(":proportion"):
-        lo, hi = d["interval"]
-        flag = "" if d.get("proportion_ok", True) else " — OUTSIDE the interval"
-        return f"{d.get('passes')}/{d.get('m')} sequences pass; SP 800-22 interval {lo:.3f}–{min(hi, 1):.3f}{flag}"
-    if name.endswith(":uniformity") and "histogram" in d:
-        return "p-value histogram " + " ".join(str(int(h)) for h in d["histogram"])
-    if name == "max_count" and "position" in d:
-        exc = d.get("relative_excess")
-        return f"pocket {lab(d['position'])}: {_fmt(d.get('count'))} vs {_fmt(d.get('expected'))} expected" + (f" ({exc:+.1%})" if isinstance(exc, (int, float)) else "")
-    if d.get("rejected_positions"):
-        return "pockets rejected: " + ", ".join(lab(i) for i in d["rejected_positions"])
-    if "longest_run" in d:
-        col = {1: "red", 2: "black"}.get(d.get("colour"), "")
-        return f"longest run {d['longest_run']} {col} (expected {_fmt(d.get('expected_longest'))}), from spin {_fmt(d.get('start_index'))}"
-    if "direction_pockets" in d:
-        return f"mean direction near pocket {lab(round(d['direction_pockets']))}, amplitude {_fmt(d.get('amplitude'))}"
-    if "observed" in d and isinstance(d["observed"], list) and len(d["observed"]) <= 4:
-        return "observed " + " / ".join(_fmt(x) for x in d["observed"]) + " vs expected " + " / ".join(_fmt(x) for x in d.get("expected", []))
-    return ""
-
-
-def render_html(report: dict, figures_by_table: list[list]) -> str:
+def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: (resources.files("rngcert.report") / "templates" / name).read_text(encoding="utf-8")),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
     )
-    tpl = env.get_template("report.html.j2")
-    tables = []
-    for t, figs in zip(report["tables"], figures_by_table):
-        t = dict(t)
-        t["figures"] = figs
-        tables.append(t)
+    env.filters["basename"] = lambda p: Path(str(p)).name if p and not str(p).startswith("generator:") else str(p)
+    env.filters["short_method"] = lambda m: str(m or "").split(";", 1)[0].split(" (", 1)[0]
+    return env
+
+
+def shown_figures(report: dict, figures: Sequence) -> list:
+    """The figures a table section shows. Multi-table reports leave out the chart of every
+    p-value: the test table beside it has the same numbers, and 18 tables must print in 25 pages."""
+    if len(report.get("tables", [])) > 1:
+        return [f for f in figures if f.id != "pvalues"]
+    return list(figures)
+
+
+def _collapse_na(tests: list[dict]) -> list[dict]:
+    """Not-applicable tests, one line per reason."""
+    by: dict[str, list[str]] = {}
+    for x in tests:
+        if not x.get("applicable", True):
+            by.setdefault(x.get("reason", ""), []).append(x["name"])
+    out = []
+    for reason, names in by.items():
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        out.append({"reason": reason, "names": shown, "count": len(names)})
+    return out
+
+
+def _nist_view(t: dict) -> dict | None:
+    """The finalAnalysisReport-style table of a bits report: one row per SP 800-22 test name."""
+    tl = t.get("two_level")
+    if not tl:
+        return None
+    rows, na_by = [], {}
+    flagged = 0
+    interval = ""
+    for row in tl["rows"]:
+        if not row.get("m"):
+            na_by.setdefault(row.get("uniformity_reason") or "no applicable sequence", []).append(row["name"])
+            continue
+        lo, hi = row["interval"]
+        interval = f"{lo:.3f} to {min(hi, 1.0):.3f}" if not interval else interval
+        flags = []
+        if row.get("proportion_ok") is False:
+            flags.append("proportion outside")
+        if row.get("uniformity_ok") is False:
+            flags.append("uniformity < 0.0001")
+        flagged += bool(flags)
+        upv = row.get("uniformity_pvalue")
+        rows.append(
+            {
+                "histogram": [int(h) for h in row["histogram"]],
+                "upv": text.pvalue(upv) if upv is not None else "n/a",
+                "passing": f"{row['passes']}/{row['m']}",
+                "title": text.title(row["name"]),
+                "flag": ", ".join(flags),
+            }
+        )
+    unif_na = sorted({row.get("uniformity_reason") for row in tl["rows"] if row.get("m") and row.get("uniformity_pvalue") is None and row.get("uniformity_reason")})
+    na = [{"reason": r, "count": len(v)} for r, v in na_by.items()]
+    for r in unif_na:
+        na.append({"reason": f"uniformity p: {r}", "count": sum(1 for row in tl["rows"] if row.get("uniformity_reason") == r and row.get("m"))})
+    b = t["battery"]
+    flag_line = (
+        f"{flagged} of {len(rows)} names fall outside SP 800-22's rules here. "
+        + (b.get("suspect_rule") or "")
+    ).strip()
+    return {"m": tl["m"], "alpha": tl.get("alpha", 0.01), "interval": interval or "–", "rows": rows, "na": na, "flag_line": flag_line}
+
+
+def _table_view(report: dict, t: dict, figs: Sequence, index: int) -> dict:
+    v = dict(t)
+    b = t["battery"]
+    v["anchor"] = f"t{index}"
+    v["headline"] = text.headline(t)
+    v["flagged"] = text.flagged(b)
+    tests = b.get("tests", [])
+    v["na"] = _collapse_na(tests)
+    v["na_count"] = sum(n["count"] for n in v["na"])
+    app = [x for x in tests if x.get("applicable")]
+    if t.get("two_level"):  # bits: the summary table is the detail; here only what is flagged
+        v["detail_tests"] = v["flagged"]
+        v["rest_count"] = len(app) - len(v["flagged"])
+        v["na"] = []  # collapsed in the summary
+    else:
+        v["detail_tests"] = app
+        v["rest_count"] = 0
+    shown = shown_figures(report, figs)
+    v["shown_figures"] = [
+        {
+            "id": f.id, "title": f.title, "caption": f.caption,
+            "mime": getattr(f, "mime", "image/png"), "data_base64": f.data_base64 if hasattr(f, "data_base64") else f.png_base64, "wide": f.id in _WIDE,
+        }
+        for f in shown
+    ]
+    return v
+
+
+def _collect(tables: list[dict], key: str, multi: bool) -> list[dict]:
+    out = []
+    for t in tables:
+        for s in t.get(key) or []:
+            out.append({"table": t["table"] if multi else "", "anchor": t["anchor"], "text": s})
+    return out
+
+
+def _integrity_findings(tables: list[dict], multi: bool) -> list[dict]:
+    out = []
+    for t in tables:
+        integ = t.get("integrity") or {}
+        for f in integ.get("findings") or []:
+            out.append({"table": t["table"] if multi else "", "anchor": t["anchor"], "text": f"{f.get('name', '')}: {f.get('text', '')}"})
+    return out
+
+
+def overall_line(report: dict) -> str:
+    """One line on the whole report: the verdict and how it comes about."""
+    tables = report["tables"]
+    word = report.get("section_word", "Table").lower()
+    if len(tables) > 1:
+        worst = [t["table"] for t in tables if t["battery"]["verdict"] == report["verdict"]]
+        names = ", ".join(worst[:3]) + (f" and {len(worst) - 3} more" if len(worst) > 3 else "")
+        return f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
+    return text.headline(tables[0]).rstrip(".") + "."
+
+
+def seed_line(report: dict) -> str:
+    s = report["seed"]
+    unit = report.get("unit")
+    if unit == "spins":
+        return (
+            f"entropy {s['entropy']} ({s['how']}); each Monte Carlo test draws from SeedSequence(entropy, spawn_key=(CRC-32 of the "
+            f"table name, CRC-32 of the test name)); the same command with --seed {s['entropy']} gives the same report on the same "
+            f"numpy and randomgen versions"
+        )
+    if unit == "shoes":
+        return (
+            f"entropy {s['entropy']} ({s['how']}); each Monte Carlo test draws from its own stream of SeedSequence(entropy), keyed by "
+            f"the test's name; the same command with --seed {s['entropy']} gives the same report on the same numpy and randomgen versions"
+        )
+    return f"{s['how']}" + (f": entropy {s['entropy']}" if s.get("entropy") not in (None, "", "n/a") else "")
+
+
+def _tested_line(report: dict) -> str:
+    tables = report["tables"]
+    unit = report.get("unit", "spins")
+    n = sum(int(t.get("n", 0)) for t in tables)
+    if len(tables) > 1:
+        return f"{text.num(n)} {unit} in {len(tables)} {report.get('section_word', 'Table').lower()}s, each certified on its own"
+    return f"{text.num(n)} {unit}"
+
+
+def _audit_view(audit: dict) -> dict:
+    a = dict(audit)
+    rows = []
+    for e in audit.get("earlier_audits", []):
+        e = dict(e)
+        pv = [v for v in (e.get("pvalues") or {}).values() if v is not None]
+        e["min_p"] = min(pv) if pv else None
+        e["max_pocket"] = (e.get("bias") or {}).get("max_pocket")
+        rows.append(e)
+    a["earlier_audits"] = rows
+    return a
+
+
+def render_html(report: dict, figures_by_table: list[list], *, report_id: str = "", content_sha: str = "", certificate: bool = False, signer: str = "") -> str:
+    """The HTML of a report (``certificate=True`` adds the one-page certificate of the PDF)."""
+    tpl = _env().get_template("report.html.j2")
+    multi = len(report["tables"]) > 1
+    tables = [_table_view(report, t, figs, i + 1) for i, (t, figs) in enumerate(zip(report["tables"], figures_by_table))]
     r = dict(report)
-    r["tables"] = tables
-    r["rejected_sample"] = report.get("rejected_sample", [])
-    return tpl.render(r=r, fmt=_fmt, fmtp=_fmtp, finding=_finding)
+    if "audit" in r:
+        r["audit"] = _audit_view(r["audit"])
+    first_sha = next((f["sha256"] for f in report.get("inputs", []) if f.get("sha256")), "")
+    nist = _nist_view(report["tables"][0]) if len(report["tables"]) == 1 else None
+    return tpl.render(
+        r=r,
+        tables=tables,
+        nist=nist,
+        report_id=report_id or "(not sealed)",
+        content_sha=content_sha or "(not sealed)",
+        first_sha=first_sha,
+        certificate=certificate,
+        signer=signer,
+        overall=overall_line(report),
+        tested_line=_tested_line(report),
+        seed_line=seed_line(report),
+        key_findings=_collect(tables, "key_findings", multi),
+        next_steps=_collect(tables, "next_steps", multi),
+        integrity_findings=_integrity_findings(tables, multi),
+        grades=text.GRADE_LEGEND,
+        wheel_kind=(report.get("equipment") or {}).get("kind"),
+        x_alpha=report["policy"]["alpha"],
+        num=text.num,
+        pv=text.pvalue,
+        tp=text.test_p,
+        pf=text.p_float,
+        pct=text.pct,
+        title=text.title,
+        finding=text.finding,
+    )
 
 
-def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path) -> dict[str, Path]:
-    """Write report.json, report.html and rejects.csv (always, possibly empty) into ``out``."""
+def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any = None, pdf: bool = False) -> dict[str, Path]:
+    """Write rejects.csv (always, possibly empty), report.html, report.pdf (with ``pdf``) and the
+    sealed report.json into ``out``.
+
+    Parameters
+    ----------
+    report : dict
+        The report (its ``integrity`` block is set here, in place, so the caller sees the hash).
+    figures_by_table : list of list of Figure
+        One list per table section.
+    rejected : list of RejectedRow
+        Written to rejects.csv, formula-like cells neutralised by the collector's rules.
+    out : Path
+        Folder (created if needed).
+    sign_key : Ed25519 private key or path, optional
+        Adds an Ed25519 signature (:func:`rngcert.report.verify.seal`).
+    pdf : bool
+        Also write report.pdf (WeasyPrint; :mod:`rngcert.report.pdf`).
+
+    Returns
+    -------
+    dict of str to Path
+        ``json``, ``html``, ``rejects`` and, with ``pdf``, ``pdf``.
+    """
+
     out = Path(out)
     try:
-        return _write_report(report, figures_by_table, rejected, out)
+        return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf)
     except OSError as exc:
         raise _write_error(Path(exc.filename) if getattr(exc, "filename", None) else out, exc) from None
 
 
-def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path) -> dict[str, Path]:
+def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any, pdf: bool) -> dict[str, Path]:
+    from rngcert.report import verify
+
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "html": out / "report.html", "rejects": out / "rejects.csv"}
     with open(paths["rejects"], "w", newline="", encoding="utf-8") as fh:
@@ -145,10 +304,43 @@ def _write_report(report: dict, figures_by_table: list[list], rejected: list, ou
         w.writerow(["file", "line", "column", "reason", "text"])
         for r in rejected:
             w.writerow([r.file, r.line, r.column, r.reason, r.text])
-    report = dict(report)
+    report.pop("integrity", None)
     report["rejects_file"] = str(paths["rejects"])
     for t, figs in zip(report["tables"], figures_by_table):
-        t["figures"] = [f.to_dict() for f in figs]
-    paths["json"].write_text(json.dumps(jsonable(report), indent=1, allow_nan=False), encoding="utf-8")
-    paths["html"].write_text(render_html(report, figures_by_table), encoding="utf-8")
+        t["figures"] = [f.to_dict() for f in shown_figures(report, figs)]
+    clean = jsonable(report)
+    content = verify.content_sha256(clean)
+    key = verify.load_private_key(sign_key) if sign_key is not None and not hasattr(sign_key, "sign") else sign_key
+    signer = verify.fingerprint(key.public_key()) if key is not None else ""
+    rid = content[:16]
+    paths["html"].write_text(render_html(clean, figures_by_table, report_id=rid, content_sha=content, signer=signer), encoding="utf-8")
+    if pdf:
+        from rngcert.report import pdf as pdfmod
+
+        paths["pdf"] = out / "report.pdf"
+        html = render_html(clean, figures_by_table, report_id=rid, content_sha=content, certificate=True, signer=signer)
+        pdfmod.write_pdf(html, paths["pdf"])
+    clean["integrity"] = verify.seal(clean, {name: p for name, p in paths.items() if name != "json"}, key=key)
+    report["integrity"] = clean["integrity"]
+    paths["json"].write_text(verify.serialise(clean), encoding="utf-8")
     return paths
+
+
+
+
+def summary_html(report: dict) -> str:
+    """A small HTML block (verdict and one row per table) for notebooks."""
+    import html
+
+    colours = {"PASS": "#d5f5e3", "SUSPECT": "#fdebd0", "INCONCLUSIVE": "#e5e8e8", "FAIL": "#f5b7b1"}
+    e = html.escape
+    rows = "".join(
+        f"<tr><td>{e(str(t['table']))}</td><td style='text-align:right'>{t['n']:,}</td>"
+        f"<td style='background:{colours[t['battery']['verdict']]}'>{t['battery']['verdict']}</td><td>{e(text.headline(t))}</td></tr>"
+        for t in report["tables"]
+    )
+    return (
+        f"<div class='rngcert-report'><p><b>{e(report.get('title', 'Certification report'))}: {e(report['subject'])}</b></p>"
+        f"<p style='background:{colours[report['verdict']]};padding:4px 8px'><b>Verdict: {report['verdict']}</b> — {e(overall_line(report))}</p>"
+        f"<table><tr><th>{e(report.get('section_word', 'Table').lower())}</th><th>{e(report.get('unit', 'spins'))}</th><th>verdict</th><th>main finding</th></tr>{rows}</table></div>"
+    )

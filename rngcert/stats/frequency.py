@@ -155,6 +155,18 @@ def pocket_chisquare(
            417-451 (the "expected >= 5" rule).
     .. [2] Davison, A. C. & Hinkley, D. V. (1997), *Bootstrap Methods and their Application*,
            eq. (4.11).
+
+    Examples
+    --------
+    Five outcomes, 50 spins: :math:`X^2 = (0 + 4 + 1 + 1 + 4)/10 = 1` on 4 df (the same as
+    ``scipy.stats.chisquare``):
+
+    >>> from rngcert.stats import pocket_chisquare
+    >>> stat, p = pocket_chisquare([10, 12, 9, 11, 8])
+    >>> print(f"{stat:.1f} {p:.4f}")
+    1.0 0.9098
+
+    A p-value this large is what a fair wheel gives: no evidence against equal pockets.
     """
     counts = _as_counts(counts, name)
     p = _as_probs(probs, counts.size, name)

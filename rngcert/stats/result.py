@@ -93,6 +93,42 @@ class TestResult:
         object.__setattr__(self, "pvalue", max(p, P_FLOOR))
         object.__setattr__(self, "statistic", float(self.statistic))
 
+    # -- scipy-like conveniences: ``stat, p = result``, a short repr, a table in notebooks --
+    def __iter__(self):
+        """Unpack as ``(statistic, pvalue)``, like scipy.stats results.
+
+        Examples
+        --------
+        >>> from rngcert.stats import pocket_chisquare
+        >>> stat, p = pocket_chisquare([10, 12, 9, 11, 8])  # X2 = (0 + 4 + 1 + 1 + 4) / 10
+        >>> round(stat, 4), round(p, 4)
+        (1.0, 0.9098)
+        """
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i):
+        return (self.statistic, self.pvalue)[i]
+
+    def __repr__(self) -> str:
+        p = "< 1e-300" if self.pvalue < 1e-300 else f"{self.pvalue:.4g}"
+        df = "" if self.df is None else f", df={float(self.df):g}"
+        return f"TestResult({self.name}: statistic={self.statistic:.6g}{df}, pvalue={p}, n={int(self.n)}, method={self.method!r})"
+
+    def _repr_html_(self) -> str:
+        """A small table for Jupyter (details left out; see ``result.details``)."""
+        import html
+
+        p = "&lt; 1e-300" if self.pvalue < 1e-300 else f"{self.pvalue:.4g}"
+        rows = [
+            ("test", html.escape(self.name)), ("requirement", self.requirement.value), ("statistic", f"{self.statistic:.6g}"),
+            ("df", "–" if self.df is None else f"{float(self.df):g}"), ("p-value", p), ("n", f"{int(self.n):,}"), ("method", html.escape(self.method)),
+        ]
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td>{v}</td></tr>" for k, v in rows)
+        return f"<table class='rngcert-result'>{body}</table>"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dictionary of every field."""
         return {
@@ -128,6 +164,19 @@ class NotApplicable:
 
     applicable = False
     pvalue = None
+
+    def __iter__(self):
+        """A test that was not applied has no ``(statistic, pvalue)`` to unpack: this raises
+        ValueError with the reason (never a made-up p-value)."""
+        raise ValueError(f"{self.name} is not applicable ({self.reason}): it has no statistic or p-value")
+
+    def __repr__(self) -> str:
+        return f"NotApplicable({self.name}: n={int(self.n)}, reason={self.reason!r})"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<table class='rngcert-result'><tr><th style='text-align:left'>test</th><td>{html.escape(self.name)}</td></tr><tr><th style='text-align:left'>not applicable</th><td>{html.escape(self.reason)}</td></tr></table>"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dictionary of every field."""

@@ -114,6 +114,22 @@ def sector_scan(
            1481-1496 (Monte Carlo inference for scan statistics).
     .. [2] Glaz, J., Naus, J. & Wallenstein, S. (2001), *Scan Statistics*, Springer, ch. 13
            (circular scan).
+
+    Examples
+    --------
+    Three adjacent pockets (wheel positions 10-12) each 30% over their expected 100 spins:
+
+    >>> import numpy as np
+    >>> from rngcert.seeding import stream
+    >>> from rngcert.stats import sector_scan
+    >>> counts = np.full(37, 100)
+    >>> counts[10:13] += 30
+    >>> res = sector_scan(counts, rng=stream(2026, "doc", "sector_scan"), n_resamples=999)
+    >>> res.details["best_arc"]["start"], res.details["best_arc"]["length"], res.pvalue
+    (10, 3, 0.001)
+
+    No arc of a fair wheel was as extreme in 999 simulated wheels, so the Monte Carlo p-value is
+    its floor 1/(R+1): the scan found the worn sector.
     """
     c2, p2, min_len, max_len, n_resamples, rng = _sector_scan_iv(
         counts, probs, min_len, max_len, n_resamples, rng, name

@@ -1,0 +1,170 @@
+"""``rngcert verify``: check a report folder (content hash, files, inputs, signature, rerun);
+``rngcert keygen``: make the Ed25519 key pair that ``--sign`` and ``verify --key`` use."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from rngcert.cli._common import EXIT, progress_bar
+
+#: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."):
+VERIFY_EXIT = {"VERIFIED": EXIT["PASS"], "INCOMPLETE": EXIT["INCONCLUSIVE"], "NOT VERIFIED": EXIT["FAIL"]}
+
+
+@click.command(
+    "verify",
+    epilog="""\b
+Examples:
+  rngcert verify reports/european-20261201T101500Z
+  rngcert verify reports/european-20261201T101500Z spins.csv          # the log, wherever it is now
+  rngcert verify reports/european-20261201T101500Z spins.csv --rerun  # and recompute every statistic
+  rngcert verify reports/bits-20261201T101500Z --key lab.pub          # the lab's signature
+
+\b
+Exit codes: 0 VERIFIED · 11 INCOMPLETE (something could not be checked: an input not
+found, or --rerun on a report without a rerun recipe) · 12 NOT VERIFIED (a hash, the signature
+or a recomputed statistic differs) · 3 no report there · 2 usage error · 1 internal error.""",
+)
+@click.argument("report_dir", type=click.Path(path_type=Path))
+@click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--key", "public_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, metavar="PUB",
+              help="The lab's Ed25519 public key (PEM): the report must be signed by it.")
+@click.option("--rerun", is_flag=True, help="Recompute the report from its inputs (LOGS or the recorded paths) and compare every statistic.")
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+def verify(report_dir, logs, public_key, rerun, as_json):
+    """Check that a report folder is what rngcert wrote, for the inputs it names.
+
+    Checks the SHA-256 of report.json's canonical content (and that the file is in the layout
+    rngcert writes, so any changed byte is caught), the SHA-256 of report.html, report.pdf and
+    rejects.csv, the SHA-256 of every input (LOGS given here, matched by hash or name, else the
+    path recorded in the report), and the Ed25519 signature when there is one (against --key when
+    given). With --rerun, the report is recomputed from the inputs with the recorded options and
+    seed, and every test's statistic, df, p-value, Holm p-value and n, and every verdict, must
+    be the same.
+    """
+    from rngcert.report import verify as vmod
+
+    key = vmod.load_public_key(public_key) if public_key is not None else None
+    v = vmod.verify_report(report_dir, logs, public_key=key)
+    if rerun:
+        _rerun(v, logs)
+    if as_json:
+        click.echo(json.dumps(v.to_dict(), indent=1))
+    else:
+        rep = v.report or {}
+        integ = rep.get("integrity") or {}
+        click.echo(f"rngcert verify {v.folder}")
+        if rep:
+            click.echo(f"  {rep.get('title', 'report')}: {rep.get('subject', '')} · verdict {rep.get('verdict')} · report id {integ.get('report_id', '–')}")
+        for line in vmod.iter_lines(v):
+            click.echo(line)
+        click.echo(f"RESULT: {v.result} ({len(v.checks) - len(v.failed) - len(v.unchecked)} ok, {len(v.failed)} failed, {len(v.unchecked)} not checked)")
+    sys.exit(VERIFY_EXIT[v.result])
+
+
+def _input_files(v, logs) -> list[Path] | None:
+    """The input files of the report, as verified (None when one is missing or differs)."""
+    from rngcert.report.schema import sha256_file
+
+    given = {sha256_file(p): Path(p) for p in logs if Path(p).is_file()}
+    out = []
+    for inp in v.report.get("inputs", []):
+        want = inp.get("sha256")
+        if not want:
+            continue
+        if want in given:
+            out.append(given[want])
+        elif inp.get("path") and Path(inp["path"]).is_file() and sha256_file(inp["path"]) == want:
+            out.append(Path(inp["path"]))
+        else:
+            return None
+    return out
+
+
+def _rerun(v, logs) -> None:
+    from rngcert.report.verify import compare_statistics
+
+    rep = v.report
+    recipe = (rep or {}).get("rerun")
+    if not rep or not recipe:
+        v.add("rerun", None, "this report records no rerun recipe (audits and shuffle reports are checked by hash only)")
+        return
+    files = _input_files(v, logs)
+    if files is None:
+        v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
+        return
+    with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
+        if recipe["pipeline"] == "certify_wheel":
+            new = _rerun_wheel(recipe, files, bar)
+        elif recipe["pipeline"] == "certify_bits":
+            new = _rerun_bits(recipe, files, bar)
+        else:
+            v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
+            return
+    count, diffs = compare_statistics(rep, new)
+    v.add("rerun", not diffs, f"{count} values recomputed, all equal" if not diffs else f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
+
+
+def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    cert = certify_log(
+        files, load_wheel(r["equipment"]), columns=r.get("columns") or None, fmt=r.get("fmt", "auto"), pool=bool(r.get("pool")),
+        alpha=r["alpha"], seed=int(r["seed"]), n_resamples=int(r["n_resamples"]), required_bias=r.get("required_bias"),
+        power=r.get("power", 0.9), figures=False, max_rejected_share=r.get("max_rejected_share", 0.05), progress=bar.callback(),
+    )
+    return cert.report
+
+
+def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
+    import numpy as np
+
+    from rngcert.collect import bits as bitsmod
+    from rngcert.pipeline.certify_bits import certify_streams
+
+    if r.get("source"):
+        ss = np.random.SeedSequence(int(r["seed"]))
+        arr = bitsmod.generate_bits(r["source"], int(r["length"]), seed=ss, streams=int(r["streams"]))
+        prov = {"generator": r["source"].lower(), "seed_entropy": str(ss.entropy)}
+        entropy = int(ss.entropy)
+    else:
+        arr, dump = bitsmod.read_bit_streams(files[0], int(r["streams"]), int(r["length"]), fmt=r["format"], bit_order=r.get("bit_order", "big"))
+        prov = dump.provenance()
+        entropy = None
+    bar.set_total(int(arr.shape[0]))
+    cert = certify_streams(arr, source=prov, alpha=r["alpha"], constants=r["constants"], figures=False, seed_entropy=entropy, progress=bar.callback() if bar.enabled else None)
+    return cert.report
+
+
+@click.command(
+    "keygen",
+    epilog="""\b
+Example:
+  rngcert keygen lab.pem        # writes lab.pem (private, mode 600) and lab.pub
+  rngcert certify spins.csv --sign lab.pem
+  rngcert verify reports/european-20261201T101500Z --key lab.pub""",
+)
+@click.argument("private_key", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--public", "public_key", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where the public key goes (default: PRIVATE_KEY with .pub).")
+@click.option("--force", is_flag=True, help="Overwrite existing key files.")
+def keygen(private_key, public_key, force):
+    """Make an Ed25519 key pair (PEM) for signing reports.
+
+    Keep the private key with the lab; give the public key to whoever checks the reports
+    (`rngcert verify --key`). The same files work with OpenSSL (`openssl genpkey -algorithm
+    ed25519` makes an equivalent private key).
+    """
+    from rngcert.cli._common import EXIT_INPUT, fail
+    from rngcert.report.verify import generate_key
+
+    pub = public_key or private_key.with_suffix(".pub")
+    for p in (private_key, pub):
+        if p.exists() and not force:
+            fail(EXIT_INPUT, f"{p} exists; use --force to overwrite it")
+    priv, pub = generate_key(private_key, pub)
+    click.echo(f"private key: {priv} (keep it secret)\npublic key:  {pub}")

@@ -1,0 +1,271 @@
+"""The one schema of ``report.json`` and the builder of its header, shared by every pipeline
+(``certify_wheel``, ``certify_shuffle``, ``certify_bits`` and ``audit``).
+
+A report is a JSON object. Its header (everything but ``tables``, ``verdict`` and the
+pipeline-specific sections) is built by :func:`header`, so the four pipelines cannot drift
+apart. :data:`FIELDS` lists every top-level field with its meaning; ``tests/test_report_schema.py``
+checks that the reports of every pipeline use only these fields and carry the required ones.
+
+Top-level fields
+----------------
+See :data:`FIELDS` (printed as a table in the README's "report.json" section). Per table section
+(``tables[i]``) see :data:`TABLE_FIELDS`; per test (``tables[i].battery.tests[j]``) see
+:data:`TEST_FIELDS`.
+
+P-values below the smallest representable double are stored as ``null`` with
+``"pvalue_bound": "< 1e-300"`` beside them, and printed as "< 1e-300".
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+#: Version of the report format. 2: integrity block, ``kind``, ``title``, ``certified``, ``rerun``.
+REPORT_FORMAT = 2
+
+#: Every top-level field of report.json: name -> (required, meaning).
+FIELDS: dict[str, tuple[bool, str]] = {
+    "report_format": (True, "version of this schema (2)"),
+    "kind": (True, '"certification" or "audit"'),
+    "title": (True, 'document title, e.g. "Certification report" or "Audit report"'),
+    "software": (True, "versions: rngcert, python, scipy, numpy, randomgen"),
+    "generated_utc": (True, "when the report was made (ISO 8601, UTC)"),
+    "command": (True, "the command line as typed (empty when made from Python)"),
+    "inputs": (True, "input files: path, sha256 (of the file's bytes), format, counts and a one-line summary"),
+    "rows": (False, "spin logs: accepted / void / rejected rows over all inputs"),
+    "rejected_count": (True, "rows that could not be read (kept in rejects.csv)"),
+    "rejected_sample": (False, "the first rejected rows (file, line, column, reason, text)"),
+    "rejects_file": (False, "path of rejects.csv when it was written"),
+    "equipment": (True, "the equipment definition certified (id, name, kind, source, ...)"),
+    "subject": (True, "what was certified, in one line"),
+    "equipment_line": (True, "the equipment in one sentence"),
+    "certified": (True, "rules cited (document title and rule number) and the lab-declared parameters"),
+    "unit": (True, "what n counts: spins, shoes or streams"),
+    "section_word": (True, 'heading word of a table section ("Table", "Shoes", "Battery")'),
+    "level": (True, "position, symbol, cards or bits"),
+    "period": (False, "first and last timestamp of the data, when the data have timestamps"),
+    "policy": (True, "alpha, correction, verdict rules, the requirement and a two-sentence summary"),
+    "seed": (True, "root entropy and how it was chosen; Monte Carlo replicates"),
+    "notes": (True, "notes on the whole run"),
+    "tables": (True, "one section per table (or stream set, or shoe set); see TABLE_FIELDS"),
+    "verdict": (True, "PASS, SUSPECT, INCONCLUSIVE or FAIL (the worst table's)"),
+    "audit": (False, "audits: the window, earlier audits, homogeneity tests and bias estimates"),
+    "shoe_problems": (False, "shoe logs: every shoe that is not a legal multiset of its decks"),
+    "rerun": (False, "what `rngcert verify --rerun` needs to recompute the report from its inputs"),
+    "integrity": (False, "SHA-256 of the canonical content, report id, hashes of the written files, signature"),
+}
+
+#: Fields of one table section (``tables[i]``).
+TABLE_FIELDS: dict[str, str] = {
+    "table": "table, wheel, stream set or shoe set id",
+    "n": "outcomes tested (spins, streams, shoes)",
+    "void": "void spins excluded",
+    "notes": "notes on this table",
+    "labels": "outcome labels in wheel order",
+    "counts": "outcome counts in wheel order",
+    "dealers": "dealer ids seen",
+    "min_holm": "smallest Holm-adjusted p-value",
+    "battery": "verdict, reasons, alpha, tests, power (with statement), seeds, ...",
+    "figures": "id, title and caption of each figure drawn in report.html",
+    "two_level": "SP 800-22: the two-level analysis per test name",
+    "plot_data": "shuffles: numbers behind the figures",
+    "key_findings": "plain sentences: what was observed, causes to check, next step",
+    "next_steps": "plain sentences",
+    "integrity": "data-integrity checks run before the battery: findings and summary",
+    "parameters": "shuffles: procedure parameters, measured or assumed",
+    "trackers": "shuffles: realistic trackers' edge",
+    "sensitivity": "shuffles: sensitivity of the verdict to assumed parameters",
+    "first_shoe": "shuffles: the first shoe from new decks",
+}
+
+#: Fields of one test (``tables[i].battery.tests[j]``).
+TEST_FIELDS: dict[str, str] = {
+    "name": "stable test id",
+    "requirement": "independence, uniformity or unpredictability",
+    "applicable": "false: not applicable, with the reason and no p-value",
+    "statistic": "test statistic",
+    "df": "degrees of freedom, where the law has them",
+    "pvalue": "raw p-value in (0, 1]; null with pvalue_bound when below the representable floor",
+    "pvalue_bound": '"< 1e-300" when pvalue is null because it underflowed',
+    "pvalue_holm": "Holm-adjusted p-value",
+    "rejected_familywise": "rejected by Holm at alpha",
+    "grade": "plain-words grade of the raw p-value (legend in the report)",
+    "method": "asymptotic, exact or monte-carlo, R=...",
+    "n": "sample size of the statistic",
+    "details": "supporting numbers",
+    "reason": "why the test is not applicable",
+    "plain": "one plain sentence on the finding",
+}
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """SHA-256 (hex) of a file's bytes, read in 1 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def software() -> dict[str, str]:
+    """Versions of everything a result depends on (streams are reproducible only on the same
+    numpy/randomgen)."""
+    import scipy
+
+    from rngcert import __version__
+    from rngcert.simulate.sources import versions
+
+    return {"rngcert": __version__, "python": sys.version.split()[0], "scipy": scipy.__version__, **versions()}
+
+
+def policy(alpha: float, correction: str, requirement: str) -> dict[str, Any]:
+    """The verdict policy block: alpha, the correction, the four verdict rules (DESIGN §4), the
+    requirement the battery answers, and the policy in two sentences for page one."""
+    from rngcert.battery.core import POLICY_TEXT
+
+    return {
+        "alpha": alpha,
+        "correction": correction,
+        "verdicts": dict(POLICY_TEXT),
+        "requirement": requirement,
+        "summary": (
+            f"FAIL when some test rejects randomness after Holm's correction for the number of tests, at the "
+            f"certification level alpha = {alpha:g}; SUSPECT when no test rejects after the correction but the "
+            f"battery's looser rule flags one (re-test with more data). INCONCLUSIVE when the data cannot carry a "
+            f"verdict (too few outcomes, unreadable rows, too little power or a test that could not run), "
+            f"PASS otherwise: no evidence of non-randomness at this sample size."
+        ),
+    }
+
+
+def normalise_inputs(inputs: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """Inputs with a SHA-256 each: an input file given without one (a procedure TOML) is hashed
+    here; a named generator has no file and keeps ``sha256 = ""``."""
+    out = []
+    for f in inputs:
+        d = dict(f)
+        p = d.get("path") or ""
+        if not d.get("sha256") and p and not str(p).startswith("generator:") and Path(p).is_file():
+            d["sha256"] = sha256_file(p)
+        d.setdefault("sha256", "")
+        d.setdefault("format", "")
+        d.setdefault("summary", "")
+        out.append(d)
+    return out
+
+
+def header(
+    *,
+    kind: str = "certification",
+    subject: str,
+    command: str | None,
+    inputs: Sequence[Mapping[str, Any]],
+    equipment: Mapping[str, Any],
+    equipment_line: str,
+    unit: str,
+    section_word: str,
+    level: str,
+    policy: Mapping[str, Any],
+    seed: Mapping[str, Any],
+    notes: Sequence[str] = (),
+    rejected_count: int = 0,
+    rules: Sequence[str] = (),
+    declared: Mapping[str, Any] | None = None,
+    period: Mapping[str, Any] | None = None,
+    title: str | None = None,
+    **extra: Any,
+) -> dict:
+    """The header of a report, in the documented field order (:data:`FIELDS`).
+
+    Parameters
+    ----------
+    kind : {"certification", "audit"}
+        Sets the default ``title``.
+    subject : str
+        What was certified, in one line.
+    command : str or None
+        The command line as typed.
+    inputs : sequence of mapping
+        One per input: ``path``, ``sha256``, ``format``, ``summary`` (and counts); files without a
+        SHA-256 are hashed here (:func:`normalise_inputs`).
+    equipment, equipment_line, unit, section_word, level
+        See :data:`FIELDS`.
+    policy : mapping
+        From :func:`policy`.
+    seed : mapping
+        ``entropy`` (str), ``how``, ``n_resamples``.
+    notes : sequence of str
+        Notes on the whole run.
+    rejected_count : int
+        Rows that could not be read.
+    rules : sequence of str
+        Rules cited, each as "document title, rule number" (never a file name).
+    declared : mapping, optional
+        Lab-declared parameters (label -> value), e.g. ``{"certification level alpha": 0.01}``.
+    period : mapping, optional
+        ``{"first": ..., "last": ...}`` timestamps of the data.
+    title : str, optional
+        Default "Certification report" or "Audit report".
+    **extra
+        Pipeline-specific header fields that are in :data:`FIELDS` (``rows``, ``rejected_sample``).
+
+    Returns
+    -------
+    dict
+        Without ``tables`` and ``verdict``, which the pipeline adds.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind`` or an extra field that :data:`FIELDS` does not document.
+    """
+    if kind not in ("certification", "audit"):
+        raise ValueError(f"kind must be 'certification' or 'audit', got {kind!r}")
+    unknown = sorted(set(extra) - set(FIELDS))
+    if unknown:
+        raise ValueError(f"report fields {unknown} are not in rngcert.report.schema.FIELDS")
+    h: dict[str, Any] = {
+        "report_format": REPORT_FORMAT,
+        "kind": kind,
+        "title": title or ("Audit report" if kind == "audit" else "Certification report"),
+        "software": software(),
+        "generated_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": command or "",
+        "inputs": normalise_inputs(inputs),
+    }
+    if "rows" in extra:
+        h["rows"] = extra.pop("rows")
+    h["rejected_count"] = int(rejected_count)
+    if "rejected_sample" in extra:
+        h["rejected_sample"] = extra.pop("rejected_sample")
+    h.update(
+        {
+            "equipment": dict(equipment),
+            "subject": subject,
+            "equipment_line": equipment_line,
+            "certified": {"rules": list(rules), "declared": dict(declared or {})},
+            "unit": unit,
+            "section_word": section_word,
+            "level": level,
+        }
+    )
+    if period:
+        h["period"] = dict(period)
+    h.update({"policy": dict(policy), "seed": dict(seed), "notes": list(notes)})
+    h.update(extra)
+    return h
+
+
+def check_report(report: Mapping[str, Any]) -> list[str]:
+    """Problems of a report against the schema (missing required or undocumented fields)."""
+    problems = [f"missing field {k!r}" for k, (req, _) in FIELDS.items() if req and k not in report]
+    problems += [f"undocumented field {k!r}" for k in report if k not in FIELDS]
+    for i, t in enumerate(report.get("tables", [])):
+        problems += [f"tables[{i}]: undocumented field {k!r}" for k in t if k not in TABLE_FIELDS]
+        for x in (t.get("battery") or {}).get("tests", []):
+            problems += [f"tables[{i}] test {x.get('name')!r}: undocumented field {k!r}" for k in x if k not in TEST_FIELDS]
+    return problems

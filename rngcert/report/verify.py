@@ -1,0 +1,376 @@
+"""Tamper evidence for reports: canonical hashing, Ed25519 signatures and verification.
+
+The **canonical content** of a report is its JSON without the ``integrity`` field, serialised
+with sorted keys, separators ``,`` and ``:``, UTF-8 and no NaN (:func:`canonical_bytes`); its
+SHA-256 is the report's content hash and its first 16 hex digits the **report id** printed in
+every page footer. ``integrity`` (written by :func:`seal`) holds::
+
+    {"algorithm": "sha256", "canonical": "<the rule above>", "report_sha256": "<hex>",
+     "report_id": "<16 hex>", "files": {"report.html": "<hex>", "rejects.csv": "<hex>", ...},
+     "signature": {"algorithm": "Ed25519", "public_key": "<base64 raw 32 bytes>",
+                   "key_fingerprint": "<hex SHA-256 of the raw key>", "value": "<base64>"}}
+
+The signature covers the canonical JSON of ``{"report_sha256", "files"}``, so it binds the
+content, the HTML, the PDF and rejects.csv at once. ``report.json`` itself is written in one
+deterministic layout (:func:`serialise`), so :func:`verify_report` also catches an edit that
+leaves the JSON's meaning unchanged (a space, a line end).
+
+Key files are PEM (PKCS#8 private, SubjectPublicKeyInfo public), as written by
+:func:`generate_key` or by ``openssl genpkey -algorithm ed25519``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from rngcert.errors import InputError
+from rngcert.report.schema import sha256_file
+
+CANONICAL = "JSON without the integrity field; keys sorted; separators ',' and ':'; UTF-8; no NaN"
+
+
+def canonical_bytes(report: Mapping[str, Any]) -> bytes:
+    """The canonical bytes of a report's content (everything but ``integrity``)."""
+    body = {k: v for k, v in report.items() if k != "integrity"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def content_sha256(report: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of :func:`canonical_bytes`."""
+    return hashlib.sha256(canonical_bytes(report)).hexdigest()
+
+
+def serialise(report: Mapping[str, Any]) -> str:
+    """report.json's text: the one layout rngcert writes (indent 1, ASCII, trailing newline)."""
+    return json.dumps(report, indent=1, allow_nan=False) + "\n"
+
+
+def _signed_payload(report_sha256: str, files: Mapping[str, str]) -> bytes:
+    return json.dumps({"files": dict(files), "report_sha256": report_sha256}, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+# ------------------------------------------------------------------------------------ keys
+def _crypto():
+    try:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ed25519
+    except ImportError as exc:  # pragma: no cover - cryptography is a dependency
+        raise InputError("signatures need the 'cryptography' package: pip install cryptography") from exc
+    return serialization, ed25519
+
+
+def generate_key(private_path: str | Path, public_path: str | Path | None = None) -> tuple[Path, Path]:
+    """Write a new Ed25519 key pair as PEM files (private key readable by the owner only).
+
+    Returns
+    -------
+    (private path, public path)
+    """
+    serialization, ed25519 = _crypto()
+    private_path = Path(private_path)
+    public_path = Path(public_path) if public_path else private_path.with_suffix(".pub")
+    key = ed25519.Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    private_path.write_bytes(pem)
+    private_path.chmod(0o600)
+    public_path.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return private_path, public_path
+
+
+def load_private_key(path: str | Path):
+    """An Ed25519 private key from a PEM file (InputError naming the file otherwise)."""
+    serialization, ed25519 = _crypto()
+    try:
+        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise InputError(f"{path}: not a readable unencrypted PEM private key ({exc})") from None
+    if not isinstance(key, ed25519.Ed25519PrivateKey):
+        raise InputError(f"{path}: the key is {type(key).__name__}, not Ed25519")
+    return key
+
+
+def load_public_key(path: str | Path):
+    """An Ed25519 public key from a PEM file (InputError naming the file otherwise)."""
+    serialization, ed25519 = _crypto()
+    try:
+        key = serialization.load_pem_public_key(Path(path).read_bytes())
+    except (OSError, ValueError, TypeError) as exc:
+        raise InputError(f"{path}: not a readable PEM public key ({exc})") from None
+    if not isinstance(key, ed25519.Ed25519PublicKey):
+        raise InputError(f"{path}: the key is {type(key).__name__}, not Ed25519")
+    return key
+
+
+def _raw(public_key) -> bytes:
+    serialization, _ = _crypto()
+    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def fingerprint(public_key) -> str:
+    """SHA-256 (hex) of the raw 32-byte public key."""
+    return hashlib.sha256(_raw(public_key)).hexdigest()
+
+
+# ------------------------------------------------------------------------------------ seal
+def seal(report: Mapping[str, Any], files: Mapping[str, str | Path], key=None) -> dict:
+    """The ``integrity`` block of a report whose other fields are final.
+
+    Parameters
+    ----------
+    report : mapping
+        The JSON-able report (its own ``integrity`` is ignored).
+    files : mapping
+        Files written with the report (any name -> path); hashed by file name.
+    key : Ed25519PrivateKey, optional
+        Signs the content hash and the file hashes.
+    """
+    content = content_sha256(report)
+    hashes = {Path(p).name: sha256_file(p) for p in files.values()}
+    out: dict[str, Any] = {"algorithm": "sha256", "canonical": CANONICAL, "report_sha256": content, "report_id": content[:16], "files": hashes}
+    if key is not None:
+        sig = key.sign(_signed_payload(content, hashes))
+        pub = key.public_key()
+        out["signature"] = {
+            "algorithm": "Ed25519",
+            "signed": "canonical JSON of {report_sha256, files}",
+            "public_key": base64.b64encode(_raw(pub)).decode("ascii"),
+            "key_fingerprint": fingerprint(pub),
+            "value": base64.b64encode(sig).decode("ascii"),
+        }
+    return out
+
+
+# ------------------------------------------------------------------------------------ verify
+@dataclass
+class Check:
+    """One verification step: ``status`` is "ok", "FAILED" or "not checked"."""
+
+    item: str
+    status: str
+    detail: str = ""
+
+    def line(self) -> str:
+        return f"{self.status:<11} {self.item}" + (f": {self.detail}" if self.detail else "")
+
+
+@dataclass
+class Verification:
+    """Every check of one report folder."""
+
+    folder: Path
+    report: dict | None
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.status == "FAILED"]
+
+    @property
+    def unchecked(self) -> list[Check]:
+        return [c for c in self.checks if c.status == "not checked"]
+
+    @property
+    def result(self) -> str:
+        """VERIFIED, NOT VERIFIED (something failed) or INCOMPLETE (something could not be checked)."""
+        if self.failed:
+            return "NOT VERIFIED"
+        if self.unchecked:
+            return "INCOMPLETE"
+        return "VERIFIED"
+
+    def add(self, item: str, ok: bool | None, detail: str = "") -> None:
+        self.checks.append(Check(item, "not checked" if ok is None else ("ok" if ok else "FAILED"), detail))
+
+    def to_dict(self) -> dict:
+        return {"folder": str(self.folder), "result": self.result, "checks": [c.__dict__ for c in self.checks]}
+
+
+def _find_report_json(folder: Path) -> Path:
+    folder = Path(folder)
+    p = folder / "report.json" if folder.is_dir() else folder
+    if not p.is_file():
+        raise InputError(f"{folder}: no report.json there (give the report folder rngcert wrote)")
+    return p
+
+
+def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public_key=None) -> Verification:
+    """Check a report folder: the content hash of report.json, its layout, the files written with
+    it, every input's SHA-256 (against ``logs`` or the recorded paths) and the signature.
+
+    Parameters
+    ----------
+    folder : path
+        The report folder (or its report.json).
+    logs : sequence of path
+        Input files to check (matched by SHA-256, then by file name); inputs not given are looked
+        for at their recorded path.
+    public_key : Ed25519PublicKey, optional
+        The lab's key: the signature must exist and verify with it.
+
+    Raises
+    ------
+    InputError
+        No report.json in ``folder``.
+    """
+    p = _find_report_json(folder)
+    v = Verification(p.parent, None)
+    raw = p.read_bytes()
+    try:
+        rep = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        v.add("report.json", False, f"not valid JSON any more ({exc})")
+        return v
+    if not isinstance(rep, dict):
+        v.add("report.json", False, "not a report (a JSON object was expected)")
+        return v
+    v.report = rep
+    integ = rep.get("integrity")
+    if not isinstance(integ, dict) or "report_sha256" not in integ:
+        v.add("report.json content hash", False, "the report carries no integrity block (written by rngcert before 0.2, or removed)")
+        return v
+    try:
+        actual = content_sha256(rep)
+    except (TypeError, ValueError) as exc:
+        v.add("report.json content hash", False, f"cannot be serialised canonically ({exc})")
+        return v
+    v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {integ['report_sha256'][:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
+    same_layout = raw.decode("utf-8") == serialise(rep)
+    v.add("report.json layout", same_layout, "" if same_layout else "the file's bytes differ from what rngcert writes for this content (an edit that keeps the meaning)")
+    for name, want in (integ.get("files") or {}).items():
+        f = v.folder / name
+        if not f.is_file():
+            v.add(name, None, "missing from the folder")
+            continue
+        got = sha256_file(f)
+        v.add(name, got == want, f"SHA-256 {got[:16]}… recorded {want[:16]}…" if got != want else "SHA-256 matches")
+    html = v.folder / "report.html"
+    if html.is_file() and "report.html" in (integ.get("files") or {}):
+        rid = actual[:16]  # the id of the content as it is now, whatever the integrity block says
+        names = f"report {rid}" in html.read_text(encoding="utf-8", errors="replace")
+        v.add("report.html names this report", names, f"report id {rid}" if names else f"report.html does not carry report id {rid}: it was made from other content")
+    _check_inputs(v, rep, logs)
+    _check_signature(v, integ, public_key)
+    return v
+
+
+def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> None:
+    given = [Path(x) for x in logs]
+    hashes = {}
+    for g in given:
+        if not g.is_file():
+            v.add(f"log {g}", False, "not a readable file")
+            continue
+        hashes[g] = sha256_file(g)
+    used = set()
+    for inp in rep.get("inputs", []):
+        want = inp.get("sha256")
+        path = inp.get("path", "")
+        if not want:
+            v.add(f"input {path}", None, "no file (a named generator or simulation): nothing to hash")
+            continue
+        match = next((g for g, h in hashes.items() if h == want), None)
+        if match is not None:
+            used.add(match)
+            v.add(f"input {Path(path).name}", True, f"{match}: SHA-256 matches")
+            continue
+        same_name = next((g for g in hashes if g.name == Path(path).name), None)
+        if same_name is not None:
+            used.add(same_name)
+            v.add(f"input {Path(path).name}", False, f"{same_name}: SHA-256 {hashes[same_name][:16]}…, the report recorded {want[:16]}…")
+            continue
+        if path and Path(path).is_file():
+            got = sha256_file(path)
+            v.add(f"input {Path(path).name}", got == want, f"{path}: SHA-256 matches" if got == want else f"{path}: SHA-256 {got[:16]}…, the report recorded {want[:16]}…")
+            continue
+        v.add(f"input {Path(path).name}", None, f"not found at {path}; give the file as LOG to check it")
+    for g in given:
+        if g in hashes and g not in used:
+            v.add(f"log {g}", False, "is not an input of this report (its SHA-256 matches none recorded)")
+
+
+def _check_signature(v: Verification, integ: dict, public_key) -> None:
+    sig = integ.get("signature")
+    if not sig:
+        if public_key is not None:
+            v.add("signature", False, "the report is not signed, but a key was given")
+        return
+    _, ed25519 = _crypto()
+    try:
+        embedded = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(sig["public_key"]))
+        value = base64.b64decode(sig["value"])
+    except (KeyError, ValueError, TypeError) as exc:
+        v.add("signature", False, f"malformed ({exc})")
+        return
+    key = public_key or embedded
+    from cryptography.exceptions import InvalidSignature
+
+    try:
+        key.verify(value, _signed_payload(integ["report_sha256"], integ.get("files") or {}))
+        ok = True
+    except InvalidSignature:
+        ok = False
+    fp = fingerprint(key)
+    if public_key is None:
+        v.add("signature", ok, f"Ed25519 by the key in the report, fingerprint {fp[:16]}…: " + ("intact; give --key PUB to check it is the lab's key" if ok else "does NOT verify (the report or a file changed)"))
+    else:
+        v.add("signature", ok, f"Ed25519 with the given key {fp[:16]}…" + ("" if ok else ": does NOT verify (wrong key, or the report or a file changed)"))
+
+
+# ------------------------------------------------------------------------------------ rerun
+_COMPARED = ("statistic", "df", "pvalue", "pvalue_holm", "n", "applicable")
+
+
+def _close(a, b, rel: float) -> bool:
+    if a is None or b is None or isinstance(a, (str, bool)) or isinstance(b, (str, bool)):
+        return a == b
+    a, b = float(a), float(b)
+    return a == b or (math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * max(abs(a), abs(b)))
+
+
+def compare_statistics(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], *, rel: float = 1e-9) -> tuple[int, list[str]]:
+    """Compare every test of two reports (statistic, df, p-value, Holm p, n) and every verdict.
+
+    Returns
+    -------
+    (number of values compared, list of differences in words)
+    """
+    diffs: list[str] = []
+    count = 0
+    if recorded.get("verdict") != recomputed.get("verdict"):
+        diffs.append(f"verdict: recorded {recorded.get('verdict')}, recomputed {recomputed.get('verdict')}")
+    count += 1
+    a_tabs = {t["table"]: t for t in recorded.get("tables", [])}
+    b_tabs = {t["table"]: t for t in recomputed.get("tables", [])}
+    for name in sorted(set(a_tabs) | set(b_tabs)):
+        if name not in a_tabs or name not in b_tabs:
+            diffs.append(f"table {name}: only in the {'recorded' if name in a_tabs else 'recomputed'} report")
+            continue
+        ta, tb = a_tabs[name], b_tabs[name]
+        count += 2
+        if ta.get("n") != tb.get("n"):
+            diffs.append(f"table {name}: n recorded {ta.get('n')}, recomputed {tb.get('n')}")
+        if ta["battery"]["verdict"] != tb["battery"]["verdict"]:
+            diffs.append(f"table {name}: verdict recorded {ta['battery']['verdict']}, recomputed {tb['battery']['verdict']}")
+        xa = {x["name"]: x for x in ta["battery"].get("tests", [])}
+        xb = {x["name"]: x for x in tb["battery"].get("tests", [])}
+        for tn in list(xa) + [k for k in xb if k not in xa]:
+            if tn not in xa or tn not in xb:
+                diffs.append(f"table {name}, {tn}: only in the {'recorded' if tn in xa else 'recomputed'} report")
+                continue
+            for k in _COMPARED:
+                va, vb = xa[tn].get(k), xb[tn].get(k)
+                count += 1
+                if not _close(va, vb, rel):
+                    diffs.append(f"table {name}, {tn}, {k}: recorded {va}, recomputed {vb}")
+    return count, diffs
+
+
+def iter_lines(v: Verification) -> Iterable[str]:
+    for c in v.checks:
+        yield "  " + c.line()

@@ -1,0 +1,178 @@
+"""Tamper evidence: `rngcert verify` catches a one-byte change in report.json, in each file written
+with it and in each input; Ed25519 signatures; --rerun recomputes every statistic."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rngcert.cli import EXIT, main
+from rngcert.cli.verify import VERIFY_EXIT
+from rngcert.report import verify as vmod
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def _run(*args):
+        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+    return _run
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A certified simulated log with two tables, 5% bad rows written to rejects.csv, and its report."""
+    d = tmp_path_factory.mktemp("v")
+    runner = CliRunner()
+    log = d / "spins.csv"
+    assert runner.invoke(main, ["simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", str(log)]).exit_code == 0
+    lines = log.read_text().splitlines()
+    lines[5] = lines[5].rsplit(",", 1)[0] + ",99"  # one unreadable pocket: rejects.csv is not empty
+    log.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--out", str(d / "rep")], catch_exceptions=False)
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = (d / "rep").glob("european-*")
+    return log, rep
+
+
+def _copy(made, tmp_path):
+    log, rep = made
+    shutil.copytree(rep, tmp_path / "rep")
+    shutil.copy(log, tmp_path / log.name)
+    return tmp_path / log.name, tmp_path / "rep"
+
+
+def _flip(path: Path, offset: int) -> None:
+    b = bytearray(path.read_bytes())
+    old = b[offset]
+    b[offset] = ord("7") if old != ord("7") else ord("3")
+    path.write_bytes(bytes(b))
+
+
+def test_untouched_report_verifies(made, run):
+    log, rep = made
+    res = run("verify", rep, log)
+    assert res.exit_code == VERIFY_EXIT["VERIFIED"] == 0, res.output
+    assert "RESULT: VERIFIED" in res.output
+    j = json.loads((rep / "report.json").read_text())
+    integ = j["integrity"]
+    assert integ["report_sha256"] == vmod.content_sha256(j) and integ["report_id"] == integ["report_sha256"][:16]
+    assert set(integ["files"]) == {"report.html", "rejects.csv"}
+    assert integ["report_id"] in (rep / "report.html").read_text()  # the page footer names the report
+
+
+def test_one_byte_change_anywhere_in_report_json_is_caught(made, tmp_path, run):
+    log, rep = _copy(made, tmp_path)
+    p = rep / "report.json"
+    size = p.stat().st_size
+    raw = p.read_bytes()
+    # a digit of a p-value, a space of the layout, the verdict, and bytes spread over the file
+    offsets = [raw.index(b'"pvalue": ') + 12, raw.index(b"\n ") + 1, raw.index(b'"verdict": "') + 13]
+    offsets += [size * k // 9 for k in range(1, 9)]
+    original = p.read_bytes()
+    for off in offsets:
+        p.write_bytes(original)
+        _flip(p, off)
+        if p.read_bytes() == original:
+            continue
+        res = run("verify", rep, log)
+        assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] == EXIT["FAIL"], (off, res.output)
+        assert "FAILED" in res.output
+    p.write_bytes(original)
+    assert run("verify", rep, log).exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["report.html", "rejects.csv"])
+def test_one_byte_change_in_a_written_file_is_caught(made, tmp_path, run, name):
+    log, rep = _copy(made, tmp_path)
+    f = rep / name
+    _flip(f, f.stat().st_size // 2)
+    res = run("verify", rep, log)
+    assert res.exit_code == 12 and f"FAILED      {name}" in res.output, res.output
+
+
+def test_one_byte_change_in_the_input_is_caught(made, tmp_path, run):
+    log, rep = _copy(made, tmp_path)
+    _flip(log, log.stat().st_size - 3)
+    res = run("verify", rep, log)
+    assert res.exit_code == 12 and "FAILED      input spins.csv" in res.output, res.output
+    # an input that cannot be found is reported as not checked, not as verified
+    log.unlink()
+    j = json.loads((rep / "report.json").read_text())
+    if not Path(j["inputs"][0]["path"]).exists():
+        res = run("verify", rep)
+        assert res.exit_code == VERIFY_EXIT["INCOMPLETE"] == 11 and "not checked" in res.output
+
+
+def test_a_log_that_is_not_an_input_fails(made, tmp_path, run):
+    _, rep = made
+    other = tmp_path / "other.csv"
+    other.write_text("result\n1\n2\n")
+    res = run("verify", rep, other)
+    assert res.exit_code == 12 and "is not an input of this report" in res.output
+
+
+def test_signature_made_and_checked(made, tmp_path, run):
+    log, _ = made
+    assert run("keygen", tmp_path / "lab.pem").exit_code == 0
+    assert run("keygen", tmp_path / "other.pem").exit_code == 0
+    assert run("keygen", tmp_path / "lab.pem").exit_code == 3  # never overwrites a key by accident
+    res = run("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", tmp_path / "lab.pem", "--out", tmp_path / "rep")
+    assert "(signed)" in res.output
+    (rep,) = (tmp_path / "rep").glob("european-*")
+    sig = json.loads((rep / "report.json").read_text())["integrity"]["signature"]
+    assert sig["algorithm"] == "Ed25519" and len(sig["key_fingerprint"]) == 64
+    assert run("verify", rep, log, "--key", tmp_path / "lab.pub").exit_code == 0
+    res = run("verify", rep, log, "--key", tmp_path / "other.pub")
+    assert res.exit_code == 12 and "does NOT verify" in res.output
+    # an attacker who edits the report and recomputes its hash cannot re-sign it
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    j["verdict"] = "PASS" if j["verdict"] != "PASS" else "FAIL"
+    j["integrity"]["report_sha256"] = vmod.content_sha256(j)
+    p.write_text(vmod.serialise(j))
+    res = run("verify", rep, log, "--key", tmp_path / "lab.pub")
+    assert res.exit_code == 12 and "signature" in res.output and "does NOT verify" in res.output
+    # an unsigned report checked against a key fails
+    _, unsigned = made
+    assert run("verify", unsigned, log, "--key", tmp_path / "lab.pub").exit_code == 12
+
+
+def test_rerun_recomputes_every_statistic(made, tmp_path, run):
+    log, rep = _copy(made, tmp_path)
+    res = run("verify", rep, log, "--rerun")
+    assert res.exit_code == 0, res.output
+    assert "values recomputed, all equal" in res.output
+    # a statistic changed and the hash recomputed (no signature): only the rerun can see it
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    x = next(t for t in j["tables"][0]["battery"]["tests"] if t["name"] == "pocket_chisquare")
+    x["statistic"] = x["statistic"] * 0.5
+    j["integrity"]["report_sha256"] = vmod.content_sha256(j)
+    p.write_text(vmod.serialise(j))
+    res = run("verify", rep, log)
+    assert res.exit_code == 12 and "does not carry report id" in res.output  # the HTML was made from other content
+    res = run("verify", rep, log, "--rerun", "--json")
+    d = json.loads(res.output)
+    rerun = next(c for c in d["checks"] if c["item"] == "rerun")
+    assert rerun["status"] == "FAILED" and "pocket_chisquare, statistic" in rerun["detail"]
+
+
+def test_bits_report_reruns(tmp_path, run):
+    res = run("bits", "--source", "pcg64", "--streams", 2, "--length", 20000, "--seed", 3, "--processes", 1, "--no-plots", "--out", tmp_path)
+    assert res.exit_code in (0, 10, 11), res.output
+    (rep,) = tmp_path.glob("bits-*")
+    res = run("verify", rep, "--rerun")
+    assert res.exit_code == VERIFY_EXIT["INCOMPLETE"], res.output  # a generator has no input file to hash
+    assert "values recomputed, all equal" in res.output and "no file (a named generator" in res.output
+
+
+def test_not_a_report_folder(tmp_path, run):
+    res = run("verify", tmp_path)
+    assert res.exit_code == 3 and "no report.json" in res.output
