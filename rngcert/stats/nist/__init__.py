@@ -20,7 +20,10 @@ Constants. Where the publication's constants were later corrected, ``constants="
 * overlapping template (section 3.8): sts-2.1.2 overwrites its table with the compound-Poisson
   approximation ``Pr(u, eta)`` of rev1; corrected = exact probabilities (Hamano & Kaneko 2007,
   those printed in rev1a section 3.8), computed here by dynamic programming;
-* random excursions (section 3.14): sts table to 10 digits; corrected = closed form.
+* random excursions (section 3.14): both tables are derived from the closed form; reference =
+  rounded to the 10/11 decimals sts-2.1.2 tabulates (with its one deviation, pi_5(3)),
+  corrected = the closed form in double precision (see
+  :func:`~rngcert.stats.nist.excursions.excursion_state_probabilities`).
 
 Errata of the publication handled here (see the tests): the serial worked example's step-5
 values (0.9057, 0.8805 are misprints; 0.808792, 0.670320 follow from its own formulas), the
