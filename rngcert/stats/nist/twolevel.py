@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from rngcert.errors import InputError
 from rngcert.stats.nist._common import ALPHA
@@ -128,6 +128,8 @@ class TwoLevelResult:
           details carry the proportion, the 3-sigma interval of SP 800-22 and its verdict.
           NotApplicable when the test was applicable on no sequence.
         """
+        from scipy import stats  # imported here: over 1 s, and only needed for m >= 2
+
         out: list[TestResult | NotApplicable] = []
         for r in self.rows:
             common = {"m": r.m, "m_total": r.m_total, "passes": r.passes,
