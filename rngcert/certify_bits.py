@@ -5,7 +5,9 @@ machinery and report as the wheel. The verdict policy (DESIGN §4) is applied as
 
 * **m ≥ 2 streams** — the battery's results are the two-level results, two per test name
   (``<name>:uniformity``, the chi-square of the p-value histogram, and ``<name>:proportion``, an
-  exact binomial test of the pass count). FAIL when Holm across all of them rejects at α.
+  exact binomial test of the pass count), both against the law of that test's p-value under H0
+  at the streams' n (:mod:`rngcert.stats.nist.nulllaw`; case c02: at small n the p-values are
+  discrete and SP 800-22's flat expectation fails a perfect generator). FAIL when Holm across all of them rejects at α.
   SUSPECT when more test names fail SP 800-22's own rules (proportion outside
   p̂ ± 3·sqrt(p̂(1−p̂)/m), or uniformity p < 0.0001) than a good generator would fail by chance:
   with 188 names, a fair generator fails one or two of them in most runs, so one flagged name is
@@ -76,7 +78,8 @@ def _flag_count_rule(summary, alpha: float) -> tuple[list[str], str, float]:
         if not r.m:
             continue
         lo, hi = r.interval
-        p_prop = _binom_cdf(np.ceil(lo * r.m) - 1, r.m, 1 - alpha) + (_binom_sf(np.floor(hi * r.m), r.m, 1 - alpha) if hi < 1 else 0.0)
+        q = r.pass_probability  # P(pass) under H0: 1 - alpha, or from the p-value's discrete law
+        p_prop = _binom_cdf(np.ceil(lo * r.m) - 1, r.m, q) + (_binom_sf(np.floor(hi * r.m), r.m, q) if hi < 1 else 0.0)
         p_unif = 1e-4 if r.uniformity_pvalue is not None else 0.0
         expected += 1 - (1 - p_prop) * (1 - p_unif)
     p = float(special.pdtrc(len(failed) - 1, expected)) if failed else 1.0
@@ -103,35 +106,31 @@ def _fixed(result):
     return Spec(result.name, lambda rng, r=result: r, result.requirement)
 
 
-def certify_streams(
-    streams: np.ndarray,
-    *,
-    source: dict,
-    alpha: float = 0.01,
-    constants: str = "reference",
-    processes: int = 2,
-    command: str = "",
-    figures: bool = True,
-    seed_entropy: int | None = None,
-) -> BitsCertification:
-    """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
+def bits_verdict(per_seq, summary, *, alpha: float = 0.01, seed_entropy: int | None = None) -> BatteryOutcome:
+    """Verdict of an SP 800-22 run from its first-level results and two-level summary.
 
     Parameters
     ----------
-    streams : (m, n) ndarray of uint8
-        m bit streams of n bits each (not modified).
-    source : dict
-        Provenance: ``{"path", "sha256", "format", "bit_order", ...}`` for a dump, or
-        ``{"generator", "seed_entropy", ...}`` for a named bit generator.
-    alpha : float
-        Certification level; also the per-sequence pass level of SP 800-22 (0.01).
-    constants : {"reference", "corrected"}
-        Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
-    processes : int
-        Worker processes for the m streams (results do not depend on it).
+    per_seq : list of m lists of TestResult / NotApplicable
+        First-level results per stream (:func:`rngcert.stats.nist.twolevel.run_many`).
+    summary : TwoLevelResult or NotApplicable
+        :func:`rngcert.stats.nist.twolevel.two_level` of ``per_seq`` (NotApplicable for m = 1).
+    alpha : float, default 0.01
+        Certification level.
+    seed_entropy : int, optional
+        Recorded in the outcome.
+
+    Returns
+    -------
+    BatteryOutcome
+        The verdict policy of the module docstring (Holm for FAIL, the flag-count rule for
+        SUSPECT, INCONCLUSIVE when a required family never ran).
+
+    Raises
+    ------
+    ValueError
+        From :func:`rngcert.battery.run_battery` for an invalid alpha.
     """
-    m, n = streams.shape
-    per_seq, summary = twolevel.run_many(streams, constants=constants, processes=processes, alpha=alpha)
     if isinstance(summary, twolevel.TwoLevelResult):
         results = summary.to_test_results()
         failed, text, p_count = _flag_count_rule(summary, alpha)
@@ -150,10 +149,59 @@ def certify_streams(
             f"more p-values below alpha than {len(app)} independent tests give by chance; here {len(low)} "
             f"against {alpha * len(app):.1f} expected (P = {p_count:.3g})"
         )
-    out = run_battery(
+    return run_battery(
         [_fixed(r) for r in results], entropy=seed_entropy or 0, alpha=alpha, suspect=suspect, suspect_rule=rule,
         required=REQUIRED_FAMILIES,
     )
+
+
+def certify_streams(
+    streams: np.ndarray,
+    *,
+    source: dict,
+    alpha: float = 0.01,
+    constants: str = "reference",
+    processes: int = 2,
+    command: str = "",
+    figures: bool = True,
+    seed_entropy: int | None = None,
+    null_law: str = "exact",
+) -> BitsCertification:
+    """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
+
+    Parameters
+    ----------
+    streams : (m, n) ndarray of uint8
+        m bit streams of n bits each (not modified).
+    source : dict
+        Provenance: ``{"path", "sha256", "format", "bit_order", ...}`` for a dump, or
+        ``{"generator", "seed_entropy", ...}`` for a named bit generator.
+    alpha : float
+        Certification level; also the per-sequence pass level of SP 800-22 (0.01).
+    constants : {"reference", "corrected"}
+        Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
+    processes : int
+        Worker processes for the m streams (results do not depend on it).
+    command : str
+        Command line, recorded in the report.
+    figures : bool
+        Draw the figures (imports matplotlib).
+    seed_entropy : int, optional
+        Seed of a bit generator, recorded.
+    null_law : {"exact", "uniform"}
+        Law of the p-values in the two-level analysis: "exact" (default; the law of each
+        test's p-value at this n, case c02) or "uniform" (SP 800-22 as published); see
+        :func:`rngcert.stats.nist.twolevel.two_level`.
+
+    Returns
+    -------
+    BitsCertification
+        Report, figures, battery outcome and the two-level summary.
+    """
+    m, n = streams.shape
+    per_seq, summary = twolevel.run_many(streams, constants=constants, processes=processes, alpha=alpha,
+                                         null_law=null_law)
+    out = bits_verdict(per_seq, summary, alpha=alpha, seed_entropy=seed_entropy)
     bd = out.to_dict()
     section = {
         "table": f"{m} stream(s) × {n:,} bits",
@@ -166,6 +214,12 @@ def certify_streams(
     }
     if isinstance(summary, twolevel.TwoLevelResult):
         section["two_level"] = summary.to_dict()
+        kinds = sorted({k for r in summary.rows if r.m for k in r.law_kind.split("+") if k})
+        section["notes"].append(
+            "two-level analysis: expected bin counts and pass probabilities from the law of each test's p-value "
+            f"under H0 at this n ({', '.join(kinds)}; per name in the details), not SP 800-22's flat 1/10 and "
+            "1 - alpha, which fail a perfect generator when the p-values are discrete" if null_law == "exact" else
+            "two-level analysis: SP 800-22 as published (every p-value taken as continuous and uniform)")
     else:
         section["notes"].append(f"two-level analysis not applicable: {summary.reason}")
     figs = [_figures(per_seq, summary, out)] if figures else [[]]
