@@ -2,7 +2,7 @@
 
 Exact laws are checked against enumeration of all 2^n sequences run through the battery's own
 test functions; the laws that are tabulated by Monte Carlo or enumeration of multinomial outcomes
-are checked against each other and against simulated bits. Runtime: about 15 s.
+are checked against each other and against simulated bits. Runtime: about 40 s.
 """
 
 import math
@@ -60,7 +60,7 @@ def test_runs_law_exact_by_enumeration_conditional_on_prerequisite(n):
     assert law.pass_probability == pytest.approx(passp, abs=1e-14)
 
 
-@pytest.mark.parametrize("n", [9, 12, 15])
+@pytest.mark.parametrize("n", [9, 12, 13])
 def test_cusum_law_exact_by_enumeration_both_modes(n):
     for mode in ("forward", "reverse"):
         b, passp = _law_of([nist.cumulative_sums(x, mode)[0].pvalue for x in _all_sequences(n)])
@@ -69,7 +69,7 @@ def test_cusum_law_exact_by_enumeration_both_modes(n):
         assert law.pass_probability == pytest.approx(passp, abs=1e-14)
 
 
-@pytest.mark.parametrize("M,m", [(12, 3), (14, 4), (16, 5)])
+@pytest.mark.parametrize("M,m", [(12, 3), (14, 4), (15, 5)])
 def test_template_count_law_same_for_every_aperiodic_template(M, m):
     law = L._template_count_law(M, m)
     s = ["".join(map(str, x)) for x in _all_sequences(M)]

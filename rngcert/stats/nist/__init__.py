@@ -1,7 +1,8 @@
 """NIST SP 800-22 rev1a statistical test suite for random bit generators.
 
-One module per test family (sections 2.1-2.15 of the publication) and :mod:`.twolevel` for the
-analysis over many sequences (section 4.2). :func:`run_sp800_22` runs all 15 tests with the
+One module per test family (sections 2.1-2.15 of the publication), :mod:`.twolevel` for the
+analysis over many sequences (section 4.2) and :mod:`.nulllaw` for the law of each test's
+p-value under H0 at a given n, against which that analysis judges discrete p-values (case c02). :func:`run_sp800_22` runs all 15 tests with the
 default parameters of the publication and of its reference implementation sts-2.1.2.
 
 Requirement mapping (DESIGN §4): the two frequency-type tests, ``nist_frequency`` and

@@ -433,7 +433,16 @@ def run_many(streams: Iterable, *, params=None, constants: str = "reference",
         per = [_run_one(j) for j in jobs]
     else:
         with ProcessPoolExecutor(max_workers=processes) as ex:
-            per = list(ex.map(_run_one, jobs, chunksize=max(1, len(jobs) // (4 * processes))))
+            rest = ex.map(_run_one, jobs[1:],
+                          chunksize=max(1, (len(jobs) - 1) // (4 * processes)))
+            # while the workers run the other streams, this process runs the first one and
+            # computes (and caches) the laws of its p-values, which two_level needs next
+            first = _run_one(jobs[0])
+            if null_law == "exact":
+                for r in first:
+                    if r.applicable:
+                        nulllaw.law_for_result(r, alpha)
+            per = [first] + list(rest)
     if not per:
         raise InputError("run_many: no streams given")
     return per, two_level(per, alpha=alpha, null_law=null_law)
