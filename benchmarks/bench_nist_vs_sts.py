@@ -36,7 +36,6 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,6 +65,19 @@ STS_FOLDER = {
 
 def run_sts(sts: Path, templates: Path, path: Path, n: int, m: int, binary: bool):
     """Run sts-2.1.2 on m streams of n bits of ``path``; p-value strings by stream and name.
+
+    Parameters
+    ----------
+    sts : Path
+        sts-2.1.2's ``assess`` binary (run in a temporary folder with the experiments tree).
+    templates : Path
+        sts's ``templates`` folder (symlinked into the working folder).
+    path : Path
+        The bits: ASCII 0/1 (``binary=False``) or bytes, most significant bit first.
+    n, m : int
+        Bits per stream, number of streams.
+    binary : bool
+        sts input mode 1 (binary) or 0 (ASCII).
 
     Returns
     -------
@@ -101,7 +113,24 @@ def run_sts(sts: Path, templates: Path, path: Path, n: int, m: int, binary: bool
 
 
 def compare(mine, theirs, label: str, mismatches: list) -> tuple[int, int, int]:
-    """Compare one stream's results; returns (compared, identical, both not applicable)."""
+    """Compare one stream's results with sts's printed p-values.
+
+    Parameters
+    ----------
+    mine : list of TestResult / NotApplicable
+        rngcert's 188 results for the stream.
+    theirs : dict of str
+        sts's p-values as printed (``%f``), by rngcert result name.
+    label : str
+        Stream name for the mismatch list.
+    mismatches : list
+        Appended with (label, name, rngcert value, sts value, detail) per mismatch.
+
+    Returns
+    -------
+    (int, int, int)
+        p-values compared, identical to 6 decimals, and not applicable in both.
+    """
     compared = identical = both_na = 0
     for r in mine:
         s = theirs[r.name]
@@ -122,7 +151,27 @@ def compare(mine, theirs, label: str, mismatches: list) -> tuple[int, int, int]:
 
 
 def rngcert_cli(path: Path, n: int, m: int, processes: int) -> float:
-    """Wall time of ``rngcert bits`` on a binary dump (report written to a temporary folder)."""
+    """Wall time of ``rngcert bits`` on a binary dump (report written to a temporary folder).
+
+    Parameters
+    ----------
+    path : Path
+        Binary dump (most significant bit first).
+    n, m : int
+        Bits per stream, number of streams.
+    processes : int
+        rngcert worker processes.
+
+    Returns
+    -------
+    float
+        Seconds from start to exit of the ``python -m rngcert.cli bits`` process.
+
+    Raises
+    ------
+    RuntimeError
+        If rngcert exits with an error code (not a verdict).
+    """
     with tempfile.TemporaryDirectory(prefix="rngcert-run-") as out:
         cmd = [sys.executable, "-m", "rngcert.cli", "bits", str(path), "--format", "binary",
                "--streams", str(m), "--length", str(n), "--no-plots", "--processes",
@@ -136,6 +185,7 @@ def rngcert_cli(path: Path, n: int, m: int, processes: int) -> float:
 
 
 def _ascii_files(sts: Path, extra) -> list[Path]:
+    """data.e, data.pi, data.sqrt2, data.sqrt3 from the shared folder or sts's, plus extras."""
     found = {}
     for d in (SHARED, sts.parent / "data"):
         for nm in ("data.e", "data.pi", "data.sqrt2", "data.sqrt3"):
@@ -145,6 +195,7 @@ def _ascii_files(sts: Path, extra) -> list[Path]:
 
 
 def main(argv=None) -> int:
+    """Command-line entry point; exit status 1 when any p-value differs, else 0."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sts", default=os.environ.get("STS_BIN"),
                     help="path of sts-2.1.2's assess binary (default: $STS_BIN)")
