@@ -90,8 +90,9 @@ def test_good_generators_never_fail_at_n_1e6(gen):
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [128, 1000, 10_000])
 def test_false_fail_rate_at_small_n_over_seeds(n):
-    """Eight seeds per generator: no FAIL (P(any FAIL in 16) <= 0.15 at a true rate of 1%);
-    second-level p-values spread as a uniform sample would (share below 0.01 near 0.01)."""
+    """Eight seeds per generator: at most one FAIL in 16 runs (P(>= 2) = 0.011 at a false-FAIL
+    rate of exactly alpha = 1%); second-level p-values spread as a uniform sample would (share
+    below 0.01 near 0.01)."""
     fails, low, total = 0, 0, 0
     for gen in ("pcg64", "philox"):
         for s in range(8):
@@ -100,5 +101,5 @@ def test_false_fail_rate_at_small_n_over_seeds(n):
             p = np.array([r.pvalue for r in summary.to_test_results() if r.applicable])
             low += int(np.sum(p < 0.01))
             total += p.size
-    assert fails == 0
+    assert fails <= 1
     assert low / total < 0.03, (low, total)
