@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from rngcert.collect.bits import generate_bits
+from rngcert.simulate.sources import generate_bits
 from rngcert.stats import nist
 from rngcert.stats.multiple import holm
 from rngcert.stats.nist.twolevel import run_many

@@ -154,6 +154,108 @@ def test_excursions_need_500_cycles_by_default():
     assert not r.applicable and "J = 3" in r.reason
 
 
+# ---- random excursions: visit probabilities and the c13 regression -----------------------------
+
+def _pi_exact(a):
+    """SP 800-22 section 3.14 closed form, as exact fractions (independent of the module)."""
+    from fractions import Fraction as F
+    q = 1 - F(1, 2 * a)
+    return [q] + [F(1, 4 * a * a) * q ** (k - 1) for k in range(1, 5)] + [F(1, 2 * a) * q ** 4]
+
+
+@pytest.mark.parametrize("x", [s for s in range(-9, 10) if s])
+def test_excursion_probabilities_closed_form_rows_sum_to_one(x):
+    """Every row of the corrected table is the closed form (exact rationals, rounded once to
+    double) and sums to 1; the reference rows are within 1.04e-10 of it and sum to 1 within
+    1.3e-10 (the 10/11 decimals of sts-2.1.2)."""
+    exact = _pi_exact(abs(x))
+    assert sum(exact) == 1
+    cor = nist.excursion_state_probabilities(x, "corrected")
+    assert cor.tolist() == [float(v) for v in exact]
+    assert cor.sum() == pytest.approx(1.0, abs=1e-15)
+    ref = nist.excursion_state_probabilities(x, "reference")
+    np.testing.assert_allclose(ref, cor, rtol=0, atol=1.04e-10)
+    assert ref.sum() == pytest.approx(1.0, abs=1.3e-10)
+    if abs(x) > 4:                                 # sts-2.1.2 tabulates |x| <= 4 only
+        assert ref.tolist() == cor.tolist()
+
+
+# sts-2.1.2 randomExcursions.c, array pi[|x|][k] (k = 0..4, >= 5), transcribed digit for digit
+# to check the reference table against it; the old rngcert table had 0.0878906250 for
+# P(>= 5 visits to |x| = 2), a row summing to 1.0088 (case c13).
+STS_PI_TABLE = {
+    1: [0.5000000000, 0.25000000000, 0.12500000000, 0.06250000000, 0.03125000000, 0.0312500000],
+    2: [0.7500000000, 0.06250000000, 0.04687500000, 0.03515625000, 0.02636718750, 0.0791015625],
+    3: [0.8333333333, 0.02777777778, 0.02314814815, 0.01929012346, 0.01607510288, 0.0803755143],
+    4: [0.8750000000, 0.01562500000, 0.01367187500, 0.01196289063, 0.01046752930, 0.0732727051],
+}
+
+
+@pytest.mark.parametrize("a", [1, 2, 3, 4])
+def test_c13_excursion_reference_table_equals_sts_2_1_2(a):
+    assert nist.excursion_state_probabilities(a, "reference").tolist() == STS_PI_TABLE[a]
+    assert nist.excursion_state_probabilities(-a, "reference").tolist() == STS_PI_TABLE[a]
+    assert nist.excursion_state_probabilities(2, "reference")[5] == 0.0791015625
+
+
+def test_excursion_probabilities_bad_state_raises():
+    from rngcert.errors import InputError
+    for bad in (0, 2.5, "x"):
+        with pytest.raises(InputError, match="state x="):
+            nist.excursion_state_probabilities(bad)
+    with pytest.raises(InputError, match="constants='exact'"):
+        nist.excursion_state_probabilities(1, "exact")
+
+
+# Output of NIST sts-2.1.2 (unmodified sts-2_1-2.zip, github terrillmoore/NIST-Statistical-
+# Test-Suite commit 07cd577, built with gcc -O2) on the first 10^6 bits of data.e, all tests,
+# default parameters: experiments/AlgorithmTesting/RandomExcursions[Variant]/results.txt.
+# The eight excursion values are also those of case c13 (/work/shared/cases/README.md).
+STS_DATA_E_EXCURSIONS = {
+    -4: "0.573306", -3: "0.197996", -2: "0.164011", -1: "0.007779",
+    1: "0.786868", 2: "0.440912", 3: "0.797854", 4: "0.778186",
+}
+STS_DATA_E_VARIANT = {
+    -9: "0.858946", -8: "0.794755", -7: "0.576249", -6: "0.493417", -5: "0.633873",
+    -4: "0.917283", -3: "0.934708", -2: "0.816012", -1: "0.826009",
+    1: "0.137861", 2: "0.200642", 3: "0.441254", 4: "0.939291", 5: "0.505683",
+    6: "0.445935", 7: "0.512207", 8: "0.538635", 9: "0.593930",
+}
+
+
+def test_c13_random_excursions_data_e_all_states_equal_sts():
+    """Case c13: x = -2 gave 0.111373 and x = +2 0.279909 with the wrong |x| = 2 row."""
+    res = nist.random_excursions(_load("e"))
+    assert [r.details["x"] for r in res] == [-4, -3, -2, -1, 1, 2, 3, 4]
+    assert {r.details["x"]: f"{r.pvalue:.6f}" for r in res} == STS_DATA_E_EXCURSIONS
+    assert all(r.details["J"] == 1490 for r in res)
+    corrected = nist.random_excursions(_load("e"), constants="corrected")
+    for r, c in zip(res, corrected):                # the two tables differ by <= 1.04e-10
+        assert c.pvalue == pytest.approx(r.pvalue, abs=1e-7)
+        assert "corrected" in c.method and "reference" in r.method
+
+
+def test_c13_random_excursions_variant_data_e_all_states_equal_sts():
+    res = nist.random_excursions_variant(_load("e"))
+    assert {r.details["x"]: f"{r.pvalue:.6f}" for r in res} == STS_DATA_E_VARIANT
+
+
+def test_c13_cli_data_e_excursions(tmp_path):
+    """The case's own command: rngcert bits data.e --format ascii --streams 1 --length 10^6."""
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+    res = CliRunner().invoke(main, ["bits", str(DATA / "data.e"), "--format", "ascii",
+                                    "--streams", "1", "--length", "1000000", "--json",
+                                    "--no-plots", "--processes", "1", "--out", str(tmp_path)],
+                             catch_exceptions=False)
+    tests = {t["name"]: t for t in _json.loads(res.output)["tables"][0]["battery"]["tests"]}
+    for x, want in STS_DATA_E_EXCURSIONS.items():
+        assert f"{tests[f'nist_random_excursions[x={x}]']['pvalue']:.6f}" == want
+
+
 # ---- Appendix B --------------------------------------------------------------------------------
 
 APPB_NAMES = {

@@ -102,7 +102,7 @@ def test_bits_streams_on_dask_equal_serial(tmp_path, cluster):
 
 def test_bits_from_a_file_on_dask_equal_serial(tmp_path, cluster):
     """A raw dump: the streams travel packed (8 bits a byte) to the workers."""
-    from rngcert.collect.bits import generate_bits
+    from rngcert.simulate.sources import generate_bits
 
     dump = tmp_path / "dump.bin"
     dump.write_bytes(np.packbits(generate_bits("pcg64", 8 * 20001, seed=5)).tobytes())

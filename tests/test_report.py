@@ -59,10 +59,10 @@ def single(tmp_path_factory):
 
 
 def _bits_report():
-    from rngcert.collect import bits as bitsmod
     from rngcert.pipeline.certify_bits import certify_streams
+    from rngcert.simulate import sources
 
-    arr = bitsmod.generate_bits("pcg64", 20_000, seed=np.random.SeedSequence(1), streams=3)
+    arr = sources.generate_bits("pcg64", 20_000, seed=np.random.SeedSequence(1), streams=3)
     return certify_streams(arr, source={"generator": "pcg64", "seed_entropy": "1"}, seed_entropy=1, processes=1, figures=False).report
 
 

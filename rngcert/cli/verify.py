@@ -126,10 +126,11 @@ def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
 
     from rngcert.collect import bits as bitsmod
     from rngcert.pipeline.certify_bits import certify_streams
+    from rngcert.simulate import sources
 
     if r.get("source"):
         ss = np.random.SeedSequence(int(r["seed"]))
-        arr = bitsmod.generate_bits(r["source"], int(r["length"]), seed=ss, streams=int(r["streams"]))
+        arr = sources.generate_bits(r["source"], int(r["length"]), seed=ss, streams=int(r["streams"]))
         prov = {"generator": r["source"].lower(), "seed_entropy": str(ss.entropy)}
         entropy = int(ss.entropy)
     else:

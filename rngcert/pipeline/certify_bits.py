@@ -5,7 +5,9 @@ machinery and report as the wheel. The verdict policy (DESIGN §4) is applied as
 
 * **m ≥ 2 streams** — the battery's results are the two-level results, two per test name
   (``<name>:uniformity``, the chi-square of the p-value histogram, and ``<name>:proportion``, an
-  exact binomial test of the pass count). FAIL when Holm across all of them rejects at α.
+  exact binomial test of the pass count), both against the law of that test's p-value under H0
+  at the streams' n (:mod:`rngcert.stats.nist.nulllaw`; case c02: at small n the p-values are
+  discrete and SP 800-22's flat expectation fails a perfect generator). FAIL when Holm across all of them rejects at α.
   SUSPECT when more test names fail SP 800-22's own rules (proportion outside
   p̂ ± 3·sqrt(p̂(1−p̂)/m), or uniformity p < 0.0001) than a good generator would fail by chance:
   with 188 names, a fair generator fails one or two of them in most runs, so one flagged name is
@@ -21,14 +23,21 @@ machinery and report as the wheel. The verdict policy (DESIGN §4) is applied as
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.stats.nist import twolevel
+
+# Start-up cost matters for one stream (sts-2.1.2 takes about 2 s for all 15 tests): the plots
+# (matplotlib) are imported only when figures are drawn, and scipy.stats (over 1 s to import)
+# not at all; binomial and Poisson tails come from scipy.special.
+
 
 #: Families that must run for a verdict (random excursions are conditional in SP 800-22 itself).
 REQUIRED_FAMILIES = (
@@ -38,20 +47,39 @@ REQUIRED_FAMILIES = (
 )
 
 
+def _binom_cdf(k, n: int, p: float) -> float:
+    """P(Binomial(n, p) <= k) for any real k (0 below 0, 1 from n on)."""
+    k = math.floor(k)
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return float(special.bdtr(k, n, p))
+
+
+def _binom_sf(k, n: int, p: float) -> float:
+    """P(Binomial(n, p) > k) for any real k (1 below 0, 0 from n on)."""
+    k = math.floor(k)
+    if k < 0:
+        return 1.0
+    if k >= n:
+        return 0.0
+    return float(special.bdtrc(k, n, p))
+
+
 def _flag_count_rule(summary, alpha: float) -> tuple[list[str], str, float]:
     """Names failing SP 800-22's rules, and whether that count is improbable for a good source."""
-    from scipy import stats as sps
-
     failed = summary.failed
     expected = 0.0
     for r in summary.rows:
         if not r.m:
             continue
         lo, hi = r.interval
-        p_prop = sps.binom.cdf(np.ceil(lo * r.m) - 1, r.m, 1 - alpha) + (sps.binom.sf(np.floor(hi * r.m), r.m, 1 - alpha) if hi < 1 else 0.0)
+        q = r.pass_probability  # P(pass) under H0: 1 - alpha, or from the p-value's discrete law
+        p_prop = _binom_cdf(np.ceil(lo * r.m) - 1, r.m, q) + (_binom_sf(np.floor(hi * r.m), r.m, q) if hi < 1 else 0.0)
         p_unif = 1e-4 if r.uniformity_pvalue is not None else 0.0
         expected += 1 - (1 - p_prop) * (1 - p_unif)
-    p = float(sps.poisson.sf(len(failed) - 1, expected)) if failed else 1.0
+    p = float(special.pdtrc(len(failed) - 1, expected)) if failed else 1.0
     text = (
         f"{len(failed)} test name(s) fail SP 800-22's second-level rules, against {expected:.2f} expected for a good "
         f"generator (P = {p:.3g})"
@@ -95,7 +123,7 @@ class GeneratedStreams:
 
     def stream(self, i: int) -> np.ndarray:
         """Stream ``i`` as an (n,) uint8 array of 0/1."""
-        from rngcert.collect.bits import generate_bits
+        from rngcert.simulate.sources import generate_bits
 
         return generate_bits(self.name, self.n, seed=np.random.SeedSequence(self.entropy, spawn_key=(int(i),)))
 
@@ -128,6 +156,55 @@ def _stream_items(streams, constants: str, packed: bool) -> list:
     return [("bits", row, n, constants) for row in streams]
 
 
+def bits_verdict(per_seq, summary, *, alpha: float = 0.01, seed_entropy: int | None = None) -> BatteryOutcome:
+    """Verdict of an SP 800-22 run from its first-level results and two-level summary.
+
+    Parameters
+    ----------
+    per_seq : list of m lists of TestResult / NotApplicable
+        First-level results per stream (:func:`rngcert.stats.nist.twolevel.run_many`).
+    summary : TwoLevelResult or NotApplicable
+        :func:`rngcert.stats.nist.twolevel.two_level` of ``per_seq`` (NotApplicable for m = 1).
+    alpha : float, default 0.01
+        Certification level.
+    seed_entropy : int, optional
+        Recorded in the outcome.
+
+    Returns
+    -------
+    BatteryOutcome
+        The verdict policy of the module docstring (Holm for FAIL, the flag-count rule for
+        SUSPECT, INCONCLUSIVE when a required family never ran).
+
+    Raises
+    ------
+    ValueError
+        From :func:`rngcert.battery.core.run_battery` for an invalid alpha.
+    """
+    if isinstance(summary, twolevel.TwoLevelResult):
+        results = summary.to_test_results()
+        failed, text, p_count = _flag_count_rule(summary, alpha)
+        suspect = failed if p_count < alpha else []
+        rule = (
+            "more test names failing SP 800-22's second-level rules (proportion outside p̂ ± 3·sqrt(p̂(1−p̂)/m), "
+            "or uniformity below 0.0001) than a good generator fails by chance (Poisson, at alpha); here " + text
+        )
+    else:
+        results = per_seq[0]
+        app = [r for r in results if r.applicable]
+        low = [r.name for r in app if r.pvalue < alpha]
+        p_count = _binom_sf(len(low) - 1, len(app), alpha) if low else 1.0
+        suspect = low if p_count < alpha else []
+        rule = (
+            f"more p-values below alpha than {len(app)} independent tests give by chance; here {len(low)} "
+            f"against {alpha * len(app):.1f} expected (P = {p_count:.3g})"
+        )
+    return run_battery(
+        [_fixed(r) for r in results], entropy=seed_entropy or 0, alpha=alpha, suspect=suspect, suspect_rule=rule,
+        required=REQUIRED_FAMILIES,
+    )
+
+
 def certify_streams(
     streams: "np.ndarray | GeneratedStreams",
     *,
@@ -141,6 +218,7 @@ def certify_streams(
     plan: Plan | None = None,
     rerun: dict | None = None,
     progress=None,
+    null_law: str = "exact",
 ) -> BitsCertification:
     """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
 
@@ -156,6 +234,10 @@ def certify_streams(
         Certification level; also the per-sequence pass level of SP 800-22 (0.01).
     constants : {"reference", "corrected"}
         Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
+    null_law : {"exact", "uniform"}
+        Law of the p-values in the two-level analysis: "exact" (default; the law of each
+        test's p-value at this n, case c02) or "uniform" (SP 800-22 as published); see
+        :func:`rngcert.stats.nist.twolevel.two_level`.
     processes : int, optional
         Older name of ``plan=Plan(workers=processes)`` (kept for callers of the library).
     plan : rngcert.pipeline.parallel.Plan, optional
@@ -180,31 +262,8 @@ def certify_streams(
 
     per_seq = map_items(_stream_item, items, plan=plan, progress=done if progress else None)
     del items
-    summary = twolevel.two_level(per_seq, alpha=alpha)
-    from scipy import stats as sps
-
-    if isinstance(summary, twolevel.TwoLevelResult):
-        results = summary.to_test_results()
-        failed, text, p_count = _flag_count_rule(summary, alpha)
-        suspect = failed if p_count < alpha else []
-        rule = (
-            "more test names failing SP 800-22's second-level rules (proportion outside p̂ ± 3·sqrt(p̂(1−p̂)/m), "
-            "or uniformity below 0.0001) than a good generator fails by chance (Poisson, at alpha); here " + text
-        )
-    else:
-        results = per_seq[0]
-        app = [r for r in results if r.applicable]
-        low = [r.name for r in app if r.pvalue < alpha]
-        p_count = float(sps.binom.sf(len(low) - 1, len(app), alpha)) if low else 1.0
-        suspect = low if p_count < alpha else []
-        rule = (
-            f"more p-values below alpha than {len(app)} independent tests give by chance; here {len(low)} "
-            f"against {alpha * len(app):.1f} expected (P = {p_count:.3g})"
-        )
-    out = run_battery(
-        [_fixed(r) for r in results], entropy=seed_entropy or 0, alpha=alpha, suspect=suspect, suspect_rule=rule,
-        required=REQUIRED_FAMILIES,
-    )
+    summary = twolevel.two_level(per_seq, alpha=alpha, null_law=null_law)
+    out = bits_verdict(per_seq, summary, alpha=alpha, seed_entropy=seed_entropy)
     bd = out.to_dict()
     section = {
         "table": f"{m} stream(s) × {n:,} bits",
@@ -217,6 +276,12 @@ def certify_streams(
     }
     if isinstance(summary, twolevel.TwoLevelResult):
         section["two_level"] = summary.to_dict()
+        kinds = sorted({k for r in summary.rows if r.m for k in r.law_kind.split("+") if k})
+        section["notes"].append(
+            "two-level analysis: expected bin counts and pass probabilities from the law of each test's p-value "
+            f"under H0 at this n ({', '.join(kinds)}; per name in the details), not SP 800-22's flat 1/10 and "
+            "1 - alpha, which fail a perfect generator when the p-values are discrete" if null_law == "exact" else
+            "two-level analysis: SP 800-22 as published (every p-value taken as continuous and uniform)")
     else:
         section["notes"].append(f"two-level analysis not applicable: {summary.reason}")
     figs = [_figures(per_seq, summary, out)] if figures else [[]]
@@ -260,6 +325,7 @@ def certify_streams(
 
 
 def _figures(per_seq, summary, out):
+
     figs = []
     if isinstance(summary, twolevel.TwoLevelResult):
         figs.append(plots.nist_histograms(summary.to_dict()))

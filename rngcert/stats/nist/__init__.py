@@ -1,7 +1,8 @@
 """NIST SP 800-22 rev1a statistical test suite for random bit generators.
 
-One module per test family (sections 2.1-2.15 of the publication) and :mod:`.twolevel` for the
-analysis over many sequences (section 4.2). :func:`run_sp800_22` runs all 15 tests with the
+One module per test family (sections 2.1-2.15 of the publication), :mod:`.twolevel` for the
+analysis over many sequences (section 4.2) and :mod:`.nulllaw` for the law of each test's
+p-value under H0 at a given n, against which that analysis judges discrete p-values (case c02). :func:`run_sp800_22` runs all 15 tests with the
 default parameters of the publication and of its reference implementation sts-2.1.2.
 
 Requirement mapping (DESIGN §4): the two frequency-type tests, ``nist_frequency`` and
@@ -20,7 +21,10 @@ Constants. Where the publication's constants were later corrected, ``constants="
 * overlapping template (section 3.8): sts-2.1.2 overwrites its table with the compound-Poisson
   approximation ``Pr(u, eta)`` of rev1; corrected = exact probabilities (Hamano & Kaneko 2007,
   those printed in rev1a section 3.8), computed here by dynamic programming;
-* random excursions (section 3.14): sts table to 10 digits; corrected = closed form.
+* random excursions (section 3.14): both tables are derived from the closed form; reference =
+  rounded to the 10/11 decimals sts-2.1.2 tabulates (with its one deviation, pi_5(3)),
+  corrected = the closed form in double precision (see
+  :func:`~rngcert.stats.nist.excursions.excursion_state_probabilities`).
 
 Errata of the publication handled here (see the tests): the serial worked example's step-5
 values (0.9057, 0.8805 are misprints; 0.808792, 0.670320 follow from its own formulas), the

@@ -2,39 +2,115 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
 
+from rngcert.errors import InputError
 from rngcert.stats.nist._common import _bits_iv, _constants_iv, not_applicable, result
 from rngcert.stats.result import Requirement
 
 __all__ = ["random_excursions", "random_excursions_variant", "excursion_state_probabilities"]
 
-# sts-2.1.2 randomExcursions.c, pi[|x|][k]: P(k visits to x in a cycle), k = 0..4, >= 5.
-_STS_PI = np.array([
-    [0.5000000000, 0.25000000000, 0.12500000000, 0.06250000000, 0.03125000000, 0.0312500000],
-    [0.7500000000, 0.06250000000, 0.04687500000, 0.03515625000, 0.02636718750, 0.0878906250],
-    [0.8333333333, 0.02777777778, 0.02314814815, 0.01929012346, 0.01607510288, 0.0803755144],
-    [0.8750000000, 0.01562500000, 0.01367187500, 0.01196289063, 0.01046752930, 0.0732727051],
-])
+#: Decimals to which sts-2.1.2 (``randomExcursions.c``, array ``pi``) tabulates pi_k(x) for
+#: k = 0, 1, 2, 3, 4, >= 5 and |x| = 1..4.
+_STS_DECIMALS = (10, 11, 11, 11, 11, 10)
+#: The one entry of that table that is not the closed form rounded to those decimals:
+#: pi_5(3) = 625/7776 = 0.08037551440..., printed by sts-2.1.2 as 0.0803755143 (1.03e-10 low).
+_STS_DEVIATIONS = {(3, 5): Fraction("0.0803755143")}
+#: sts-2.1.2 tabulates the states |x| <= 4 only.
+_STS_MAX_STATE = 4
+
+
+def _closed_form(a: int) -> list[Fraction]:
+    """Exact pi_k(x), k = 0..4 and >= 5, for |x| = a >= 1 (SP 800-22 section 3.14), as fractions."""
+    q = 1 - Fraction(1, 2 * a)
+    return ([q] + [Fraction(1, 4 * a * a) * q ** (k - 1) for k in range(1, 5)]
+            + [Fraction(1, 2 * a) * q ** 4])
+
+
+def _round_half_up(v: Fraction, decimals: int) -> Fraction:
+    scale = 10 ** decimals
+    return Fraction(math.floor(v * scale + Fraction(1, 2)), scale)
+
+
+def _state_iv(x) -> int:
+    try:
+        a = abs(int(x))
+    except (TypeError, ValueError):
+        raise InputError(f"state x={x!r} is not an integer") from None
+    if a != abs(x) or a == 0:
+        raise InputError(f"state x={x!r}; a non-zero integer is required (the walk's cycles "
+                         "start and end in 0)")
+    return a
+
+
+@functools.lru_cache(maxsize=None)
+def _probabilities(a: int, constants: str) -> tuple[float, ...]:
+    exact = _closed_form(a)
+    if constants == "reference" and a <= _STS_MAX_STATE:
+        vals = [_STS_DEVIATIONS.get((a, k), _round_half_up(v, d))
+                for k, (v, d) in enumerate(zip(exact, _STS_DECIMALS))]
+        # float(Fraction) is correctly rounded, as a C compiler reads a decimal constant
+        return tuple(float(v) for v in vals)
+    return tuple(float(v) for v in exact)
 
 
 def excursion_state_probabilities(x: int, constants: str = "reference") -> np.ndarray:
-    """P(k visits to state x during one cycle of a fair walk), k = 0, 1, 2, 3, 4, >= 5.
+    r"""P(k visits to state x during one cycle of a fair walk), k = 0, 1, 2, 3, 4, >= 5.
 
-    Closed form (SP 800-22 section 3.14): :math:`\\pi_0 = 1 - 1/(2|x|)`,
-    :math:`\\pi_k = (4x^2)^{-1}(1 - 1/(2|x|))^{k-1}` for k = 1..4,
-    :math:`\\pi_5 = (2|x|)^{-1}(1 - 1/(2|x|))^4`. "reference" returns the 10-digit table of
-    sts-2.1.2 (|x| <= 4), "corrected" the closed form in double precision.
+    Parameters
+    ----------
+    x : int
+        The state, a non-zero integer (the test uses -4..-1, 1..4); only |x| matters.
+    constants : {"reference", "corrected"}
+        "corrected": the closed form in double precision (each entry the double nearest the
+        exact rational; every row sums to 1 to rounding). "reference": the values of
+        sts-2.1.2 for |x| <= 4, i.e. the closed form rounded half-up to 10 decimals (k = 0
+        and k >= 5) and 11 decimals (k = 1..4), which is how that program tabulates them,
+        except pi_5(3), which sts-2.1.2 prints as 0.0803755143 (closed form 0.08037551440...);
+        for |x| > 4, which sts-2.1.2 does not tabulate, the closed form.
+
+    Returns
+    -------
+    (6,) ndarray of float64
+        :math:`\pi_0(x), \ldots, \pi_4(x), \pi_5(x)` where :math:`\pi_5` is P(>= 5 visits).
+        A fresh array (the caller may modify it).
+
+    Raises
+    ------
+    InputError
+        If x is 0 or not an integer, or ``constants`` is not one of the two names.
+
+    Notes
+    -----
+    Closed form (SP 800-22 section 3.14): :math:`\pi_0(x) = 1 - 1/(2|x|)`,
+    :math:`\pi_k(x) = (4x^2)^{-1}(1 - 1/(2|x|))^{k-1}` for k = 1..4,
+    :math:`\pi_5(x) = (2|x|)^{-1}(1 - 1/(2|x|))^4`. The number of visits to x in one cycle is
+    0 with probability :math:`\pi_0` and otherwise geometric, so every row sums to 1. The
+    whole table is derived from this formula (computed in exact rational arithmetic); no
+    value is typed in by hand except the one documented deviation of sts-2.1.2 above. In
+    double precision the reference and corrected rows differ by at most 1.04e-10 (at |x| = 3;
+    rows |x| = 1, 2 are identical), which moves a p-value by a few 1e-9: enough to change
+    the 6th printed decimal now and then, hence the separate reference table.
+
+    References
+    ----------
+    .. [1] Rukhin A. et al. (2010) NIST SP 800-22 rev1a, section 3.14.
+    .. [2] Baron M., Rukhin A. L. (1999) Distribution of the number of visits of a random walk.
+       Comm. Statist. Stochastic Models 15, 593-597.
+    .. [3] NIST sts-2.1.2, ``randomExcursions.c`` (the tabulated ``pi``).
+
+    Examples
+    --------
+    >>> excursion_state_probabilities(2, "corrected").tolist()
+    [0.75, 0.0625, 0.046875, 0.03515625, 0.0263671875, 0.0791015625]
     """
-    a = abs(int(x))
-    if _constants_iv(constants) == "reference" and 1 <= a <= 4:
-        return _STS_PI[a - 1].copy()
-    q = 1.0 - 1.0 / (2 * a)
-    k = np.arange(1, 5)
-    return np.concatenate([[q], q ** (k - 1) / (4.0 * a * a), [q ** 4 / (2.0 * a)]])
+    a = _state_iv(x)
+    return np.array(_probabilities(a, _constants_iv(constants)), dtype=np.float64)
 
 
 def _walk(x: np.ndarray) -> np.ndarray:

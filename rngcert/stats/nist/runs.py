@@ -43,6 +43,9 @@ def runs(bits):
     name = "nist_runs"
     pi = np.count_nonzero(x) / n
     tau = 2.0 / math.sqrt(n)
+    if pi in (0.0, 1.0):
+        return not_applicable(name, Requirement.INDEPENDENCE, n,
+                              "constant sequence: a single run, no oscillation to test")
     if abs(pi - 0.5) > tau:
         return not_applicable(
             name, Requirement.INDEPENDENCE, n,

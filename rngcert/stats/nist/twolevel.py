@@ -5,12 +5,25 @@ p-values of the m sequences on which the test was applicable are examined twice:
 
 * **proportion of passing sequences** (section 4.2.1): a sequence passes at alpha = 0.01 when
   its p-value is >= alpha; the proportion must lie in
-  :math:`\\hat p \\pm 3\\sqrt{\\hat p(1-\\hat p)/m}`, :math:`\\hat p = 1 - \\alpha`;
-* **uniformity of the p-values** (section 4.2.2): chi-square over 10 equal bins of [0, 1]
-  (the last bin closed), 9 df, :math:`p_T = Q(9/2, \\chi^2/2)`; uniform when
-  :math:`p_T \\ge 0.0001`. SP 800-22 recommends at least 55 sequences for this check
-  (section 4.2.2 note); with fewer applicable sequences the uniformity check is reported as
-  not applicable (expected count per bin m/10 < 5.5), and only the proportion is judged.
+  :math:`\\hat p \\pm 3\\sqrt{\\hat p(1-\\hat p)/m}`;
+* **uniformity of the p-values** (section 4.2.2): chi-square of the counts in 10 equal bins of
+  [0, 1] (the last bin closed) against their expected counts; uniform when its P-value is
+  >= 0.0001. SP 800-22 recommends at least 55 sequences (section 4.2.2 note); with fewer
+  applicable sequences the uniformity check is reported as not applicable and only the
+  proportion is judged.
+
+**The law of the p-values under H0** (case c02). SP 800-22 takes :math:`\\hat p = 1 - \\alpha`
+and m/10 per bin, true only for a continuous, exactly uniform p-value. At small n the
+p-values are discrete (the frequency test's at n = 128 takes 65 values) and a perfect generator
+fails. By default (``null_law="exact"``) each name's expected bin counts and
+:math:`\\hat p = P(p \\ge \\alpha)` come from the law of that test's p-value at the sequences' n
+(:mod:`rngcert.stats.nist.nulllaw`: exact, Monte Carlo from the exact law of the sufficient
+statistic, or continuous, per test). Adjacent bins are merged until every expected count is at
+least 5 (Cochran's rule; SP 800-22's 55 sequences give 5.5 per bin), df = classes - 1, and a
+Monte Carlo law's chi-square is divided by 1 + m/R. Where the law is continuous this is
+SP 800-22's check exactly (10 bins, 9 df, m/10 each); where the law is unknown, or fewer than
+two classes reach 5 expected, the uniformity check is not applicable, with the reason.
+``null_law="uniform"`` gives SP 800-22's arithmetic as published for every name.
 
 With m = 1 there is no second level at all: :func:`two_level` returns a NotApplicable.
 """
@@ -20,22 +33,25 @@ from __future__ import annotations
 import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from rngcert.errors import InputError
+from rngcert.stats.nist import nulllaw
 from rngcert.stats.nist._common import ALPHA
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, jsonable
 
 __all__ = ["TwoLevelRow", "TwoLevelResult", "two_level", "run_many", "MIN_UNIFORMITY_SEQUENCES",
-           "UNIFORMITY_ALPHA"]
+           "UNIFORMITY_ALPHA", "MIN_EXPECTED"]
 
 #: SP 800-22 section 4.2.2: uniformity fails when its P-value is below 0.0001.
 UNIFORMITY_ALPHA = 1e-4
 #: SP 800-22 section 4.2.2 note: at least 55 sequences for the uniformity check.
 MIN_UNIFORMITY_SEQUENCES = 55
+#: Fewest expected p-values in a class of the uniformity chi-square (bins are merged to reach it).
+MIN_EXPECTED = 5.0
 BIN_EDGES = tuple(np.linspace(0.0, 1.0, 11).round(1).tolist())
 
 
@@ -64,10 +80,29 @@ class TwoLevelRow:
     histogram : tuple of 10 int
         Counts of p-values in [0, .1), [.1, .2), ..., [.9, 1.0].
     uniformity_statistic, uniformity_pvalue : float or None
-        Chi-square (9 df) and its P-value; None when m < 55 (see ``uniformity_reason``).
+        Chi-square and its P-value; None when the check is not applicable (see
+        ``uniformity_reason``).
     uniformity_ok : bool or None
+    uniformity_reason : str or None
+        Why the uniformity check is not applicable.
     verdict : {"pass", "fail", "not applicable"}
         "fail" when the proportion or (if applicable) the uniformity check fails.
+    reasons : tuple of str
+        Distinct reasons of the sequences on which the test was not applicable.
+    pass_probability : float or None
+        :math:`\\hat p`, the probability under H0 that a sequence passes (1 - alpha for a
+        continuous p-value; from the law of the p-value otherwise).
+    uniformity_df : int or None
+        Degrees of freedom (classes - 1) of the uniformity chi-square.
+    expected : tuple of float
+        Expected counts of the classes under H0 (m/10 per bin for a continuous law).
+    classes : tuple of (int, int)
+        First and last bin of each class (bins merged so that each expects >= 5).
+    uniformity_method : str
+        The law used and how ("continuous: ..." for SP 800-22's check as published).
+    law_kind : str
+        "exact", "monte-carlo", "approximate", "continuous", "unknown" (several joined by "+"
+        when the sequences had different lengths), or "uniform" when null_law="uniform".
     """
 
     name: str
@@ -86,6 +121,12 @@ class TwoLevelRow:
     uniformity_reason: str | None
     verdict: str
     reasons: tuple[str, ...] = ()
+    pass_probability: float | None = None
+    uniformity_df: int | None = None
+    expected: tuple[float, ...] = ()
+    classes: tuple[tuple[int, int], ...] = ()
+    uniformity_method: str = ""
+    law_kind: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -121,33 +162,42 @@ class TwoLevelResult:
     def to_test_results(self) -> list[TestResult | NotApplicable]:
         """Express every row as two results for the verdict machinery (DESIGN §4).
 
-        * ``<name>:uniformity`` — statistic the chi-square of the 10-bin histogram (9 df),
-          p-value :math:`p_T`; NotApplicable when fewer than 55 applicable sequences.
+        * ``<name>:uniformity`` — statistic the chi-square of the histogram against the
+          expected counts of the row (9 df for a continuous law), p-value :math:`p_T`;
+          NotApplicable with the row's reason when the check is not applicable.
         * ``<name>:proportion`` — the number of passing sequences against
-          Binomial(m, 1 - alpha), exact two-sided binomial test (``scipy.stats.binomtest``);
-          details carry the proportion, the 3-sigma interval of SP 800-22 and its verdict.
-          NotApplicable when the test was applicable on no sequence.
+          Binomial(m, pass probability), exact two-sided binomial test
+          (``scipy.stats.binomtest``); the pass probability is 1 - alpha for a continuous law,
+          P(p >= alpha) under H0 otherwise; details carry the proportion, the 3-sigma interval
+          of SP 800-22 and its verdict. NotApplicable when the test was applicable on no
+          sequence.
         """
+        from scipy import stats  # imported here: over 1 s, and only needed for m >= 2
+
         out: list[TestResult | NotApplicable] = []
         for r in self.rows:
             common = {"m": r.m, "m_total": r.m_total, "passes": r.passes,
                       "proportion": r.proportion, "interval": r.interval,
                       "proportion_ok": r.proportion_ok, "histogram": list(r.histogram),
                       "bin_edges": list(self.bin_edges), "uniformity_pvalue": r.uniformity_pvalue,
-                      "uniformity_ok": r.uniformity_ok, "sp800_22_verdict": r.verdict}
+                      "uniformity_ok": r.uniformity_ok, "sp800_22_verdict": r.verdict,
+                      "pass_probability": r.pass_probability, "expected": list(r.expected),
+                      "classes": [list(c) for c in r.classes], "law": r.uniformity_method}
             if r.uniformity_pvalue is None:
                 out.append(NotApplicable(f"{r.name}:uniformity", r.requirement, r.m,
                                          r.uniformity_reason or "no applicable sequences"))
             else:
                 out.append(TestResult(f"{r.name}:uniformity", r.requirement,
-                                      r.uniformity_statistic, 9, r.uniformity_pvalue, r.m,
-                                      "asymptotic; SP 800-22 4.2.2 chi-square over 10 bins",
+                                      r.uniformity_statistic, r.uniformity_df,
+                                      r.uniformity_pvalue, r.m,
+                                      f"asymptotic; SP 800-22 4.2.2 chi-square over "
+                                      f"{len(r.classes)} classes, {r.uniformity_method}",
                                       common))
             if r.m == 0:
                 out.append(NotApplicable(f"{r.name}:proportion", r.requirement, 0,
                                          "; ".join(r.reasons) or "no applicable sequences"))
             else:
-                bt = stats.binomtest(r.passes, r.m, 1.0 - self.alpha)
+                bt = stats.binomtest(r.passes, r.m, r.pass_probability)
                 out.append(TestResult(f"{r.name}:proportion", r.requirement, r.passes, None,
                                       clip_pvalue(bt.pvalue), r.m,
                                       "exact; binomial test of the pass count, SP 800-22 4.2.1 "
@@ -155,39 +205,91 @@ class TwoLevelResult:
         return out
 
 
-def _row(name, requirement, pvals: np.ndarray, reasons, m_total, alpha, ualpha, min_u):
+def _merge(expected: np.ndarray, min_expected: float) -> list[tuple[int, int]]:
+    """Adjacent bins merged left to right until each class expects >= min_expected."""
+    classes, start, acc = [], 0, 0.0
+    for i, e in enumerate(expected):
+        acc += e
+        if acc >= min_expected:
+            classes.append((start, i))
+            start, acc = i + 1, 0.0
+    if start < expected.size:                       # a short tail joins the last class
+        if classes:
+            classes[-1] = (classes[-1][0], expected.size - 1)
+        else:
+            classes.append((0, expected.size - 1))
+    return classes
+
+
+def _uniform_law(result, alpha):
+    return nulllaw.PValueLaw("uniform", (0.1,) * 10, 1.0 - alpha, alpha,
+                             "uniform: SP 800-22 section 4.2.2 as published (10 equal bins)")
+
+
+def _row(name, requirement, pvals: np.ndarray, laws, reasons, m_total, alpha, ualpha, min_u):
     m = int(pvals.size)
-    hist = np.histogram(pvals, bins=np.linspace(0.0, 1.0, 11))[0] if m else np.zeros(10, int)
+    hist = (np.bincount(nulllaw.bin_index(pvals), minlength=10) if m
+            else np.zeros(10, dtype=np.int64))
+    hist_t = tuple(int(h) for h in hist)
     if m == 0:
         return TwoLevelRow(name, requirement, m_total, 0, m_total, 0, None, None, None,
-                           tuple(int(h) for h in hist), None, None, None,
+                           hist_t, None, None, None,
                            "the test was not applicable to any sequence", "not applicable",
                            tuple(sorted(set(reasons))))
     passes = int(np.count_nonzero(pvals >= alpha))
     prop = passes / m
-    phat = 1.0 - alpha
+    # laws: list of (PValueLaw, count of sequences under it)
+    kinds = "+".join(sorted({law.kind for law, _ in laws}))
+    unknown = [law for law, _ in laws if not law.known]
+    if unknown:
+        phat = 1.0 - alpha
+    else:
+        phat = min(1.0, sum(law.pass_probability * c for law, c in laws) / m)
     half = 3.0 * math.sqrt(phat * (1.0 - phat) / m)
     lo, hi = phat - half, phat + half
     prop_ok = bool(lo <= prop <= hi) if hi < 1.0 else bool(prop >= lo)
-    if m < min_u:
-        ustat = up = uok = None
+    method = "; ".join(dict.fromkeys(law.method for law, _ in laws))
+    ustat = up = uok = df = None
+    expected: tuple = ()
+    classes: tuple = ()
+    ureason = None
+    if unknown:
+        ureason = ("the law of this p-value under H0 is not available, so the uniformity of "
+                   f"its p-values cannot be judged: {unknown[0].reason}")
+    elif m < min_u:
         ureason = (f"only m = {m} applicable sequences; the uniformity check of SP 800-22 "
                    f"section 4.2.2 needs at least {min_u} (expected {m / 10:g} per bin)")
     else:
-        e = m / 10.0
-        ustat = float(np.sum((hist - e) ** 2) / e)
-        up = clip_pvalue(special.gammaincc(4.5, ustat / 2.0))
-        uok = bool(up >= ualpha)
-        ureason = None
+        e = np.zeros(10)
+        inflate = 1.0
+        for law, c in laws:
+            e += c * np.asarray(law.bins)
+            if law.replicates:
+                inflate += c * c / (m * law.replicates)
+        cls = _merge(e, MIN_EXPECTED)
+        exp_c = np.array([e[a:b + 1].sum() for a, b in cls])
+        obs_c = np.array([hist[a:b + 1].sum() for a, b in cls])
+        if len(cls) < 2:
+            ureason = (f"the p-values of m = {m} sequences expect fewer than {MIN_EXPECTED:g} "
+                       "in every bin but one (expected per bin "
+                       + ", ".join(f"{v:.3g}" for v in e) + f" under H0; {method})")
+        else:
+            df = len(cls) - 1
+            ustat = float(np.sum((obs_c - exp_c) ** 2 / exp_c) / inflate)
+            up = clip_pvalue(special.gammaincc(df / 2.0, ustat / 2.0))
+            uok = bool(up >= ualpha)
+            expected = tuple(float(v) for v in exp_c)
+            classes = tuple((int(a), int(b)) for a, b in cls)
     verdict = "pass" if prop_ok and uok is not False else "fail"
     return TwoLevelRow(name, requirement, m_total, m, m_total - m, passes, prop, (lo, hi),
-                       prop_ok, tuple(int(h) for h in hist), ustat, up, uok, ureason, verdict,
-                       tuple(sorted(set(reasons))))
+                       prop_ok, hist_t, ustat, up, uok, ureason, verdict,
+                       tuple(sorted(set(reasons))), phat, df, expected, classes, method, kinds)
 
 
 def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha: float = ALPHA,
               uniformity_alpha: float = UNIFORMITY_ALPHA,
-              min_uniformity: int = MIN_UNIFORMITY_SEQUENCES):
+              min_uniformity: int = MIN_UNIFORMITY_SEQUENCES,
+              null_law: str | Callable = "exact"):
     """Two-level analysis (proportion of passes and uniformity of p-values) over m sequences.
 
     Parameters
@@ -199,9 +301,15 @@ def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha:
     alpha : float, default 0.01
         First-level significance level.
     uniformity_alpha : float, default 0.0001
-        Level of the uniformity check (SP 800-22 section 4.2.2).
+        Level of the uniformity check (SP 800-22 section 4.2.2), for every kind of law.
     min_uniformity : int, default 55
         Fewest applicable sequences for the uniformity check.
+    null_law : {"exact", "uniform"} or callable, default "exact"
+        Law of each p-value under H0: "exact" uses
+        :func:`rngcert.stats.nist.nulllaw.law_for_result` (per result: its name, n and
+        details; names outside the SP 800-22 battery have no known law, so their uniformity is
+        not applicable); "uniform" takes every p-value as continuous U(0, 1), SP 800-22's
+        arithmetic as published; a callable ``f(result, alpha) -> PValueLaw`` supplies laws.
 
     Returns
     -------
@@ -212,22 +320,37 @@ def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha:
     Raises
     ------
     InputError
-        If ``results`` is empty or alpha is outside (0, 1).
+        If ``results`` is empty, alpha is outside (0, 1) or ``null_law`` is unknown.
 
     Notes
     -----
-    Proportion interval :math:`\\hat p \\pm 3\\sqrt{\\hat p(1-\\hat p)/m}` with
-    :math:`\\hat p = 1-\\alpha` (section 4.2.1, from the normal approximation to the binomial);
-    uniformity :math:`\\chi^2 = \\sum_{i=1}^{10} (F_i - m/10)^2/(m/10)`,
-    :math:`p_T = Q(9/2, \\chi^2/2)` (section 4.2.2). When the interval's upper end exceeds 1
-    only the lower end is checked.
+    Proportion interval :math:`\\hat p \\pm 3\\sqrt{\\hat p(1-\\hat p)/m}` (section 4.2.1, from
+    the normal approximation to the binomial), :math:`\\hat p` the null pass probability (the
+    average over the sequences when their n differ). Uniformity
+    :math:`\\chi^2 = \\sum_c (F_c - E_c)^2/E_c` over the classes c of merged bins,
+    :math:`p_T = Q(df/2, \\chi^2/2)` (section 4.2.2); for a continuous law :math:`E_c = m/10`
+    over 10 bins, df = 9, SP 800-22's formula. When the interval's upper end exceeds 1 only
+    the lower end is checked. The laws are cached per (test, n, parameters); at n = 10^6 the
+    first call costs a few seconds.
 
     References
     ----------
     .. [1] Rukhin A. et al. (2010) NIST SP 800-22 rev1a, section 4.2.
+    .. [2] Cochran W. G. (1954) Some methods for strengthening the common chi-square tests.
+       Biometrics 10, 417-451 (expected counts of at least 5).
+    .. [3] L'Ecuyer P., Simard R. (2007) TestU01. ACM TOMS 33(4) (second-level tests need the
+       exact law of discrete statistics).
     """
     if not (0.0 < alpha < 1.0):
         raise InputError(f"alpha={alpha!r}; a level in (0, 1) is required")
+    if null_law == "exact":
+        law_of = nulllaw.law_for_result
+    elif null_law == "uniform":
+        law_of = _uniform_law
+    elif callable(null_law):
+        law_of = null_law
+    else:
+        raise InputError(f"null_law={null_law!r}; allowed: 'exact', 'uniform' or a callable")
     results = list(results)
     m_total = len(results)
     if m_total == 0:
@@ -245,16 +368,27 @@ def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha:
     idx = {nm: k for k, nm in enumerate(names)}
     P = np.full((m_total, len(names)), np.nan)
     reasons: dict[str, list[str]] = {nm: [] for nm in names}
+    groups: dict[str, dict] = {nm: {} for nm in names}     # name -> {law key: [result, count]}
     for i, seq in enumerate(results):
         for r in seq:
             if r.applicable:
                 P[i, idx[r.name]] = r.pvalue
+                g = groups[r.name]
+                try:
+                    k = (r.n,) + nulllaw.law_params(r.name, r.details)
+                except (KeyError, TypeError, ValueError):
+                    k = ("raw", id(r))
+                if k in g:
+                    g[k][1] += 1
+                else:
+                    g[k] = [r, 1]
             else:
                 reasons[r.name].append(r.reason)
     rows = []
     for nm, req in names.items():
         col = P[:, idx[nm]]
-        rows.append(_row(nm, req, col[~np.isnan(col)], reasons[nm], m_total, alpha,
+        laws = [(law_of(r, alpha), c) for r, c in groups[nm].values()]
+        rows.append(_row(nm, req, col[~np.isnan(col)], laws, reasons[nm], m_total, alpha,
                          uniformity_alpha, min_uniformity))
     return TwoLevelResult(tuple(rows), m_total, alpha, uniformity_alpha)
 
@@ -266,7 +400,7 @@ def _run_one(args):
 
 
 def run_many(streams: Iterable, *, params=None, constants: str = "reference",
-             processes: int = 1, alpha: float = ALPHA):
+             processes: int = 1, alpha: float = ALPHA, null_law: str | Callable = "exact"):
     """Run the SP 800-22 battery on every stream and the two-level analysis over them.
 
     Parameters
@@ -278,6 +412,8 @@ def run_many(streams: Iterable, *, params=None, constants: str = "reference",
     processes : int, default 1
         Worker processes (``concurrent.futures``); results are collected in stream order, so
         the output does not depend on the number of processes.
+    alpha, null_law
+        As in :func:`two_level`.
 
     Returns
     -------
@@ -297,7 +433,16 @@ def run_many(streams: Iterable, *, params=None, constants: str = "reference",
         per = [_run_one(j) for j in jobs]
     else:
         with ProcessPoolExecutor(max_workers=processes) as ex:
-            per = list(ex.map(_run_one, jobs, chunksize=max(1, len(jobs) // (4 * processes))))
+            rest = ex.map(_run_one, jobs[1:],
+                          chunksize=max(1, (len(jobs) - 1) // (4 * processes)))
+            # while the workers run the other streams, this process runs the first one and
+            # computes (and caches) the laws of its p-values, which two_level needs next
+            first = _run_one(jobs[0])
+            if null_law == "exact":
+                for r in first:
+                    if r.applicable:
+                        nulllaw.law_for_result(r, alpha)
+            per = [first] + list(rest)
     if not per:
         raise InputError("run_many: no streams given")
-    return per, two_level(per, alpha=alpha)
+    return per, two_level(per, alpha=alpha, null_law=null_law)
