@@ -25,6 +25,7 @@ from numpy.random import PCG64, Generator  # noqa: E402
 from rngcert.battery.shuffle import shuffle_results
 from rngcert.equipment.cards import baccarat_exact, new_shoe, value_composition  # noqa: E402
 from rngcert.equipment.procedure import load_procedure  # noqa: E402
+from rngcert.simulate import procedure as SP  # noqa: E402
 from rngcert.simulate import shufflers as S  # noqa: E402
 from rngcert.stats import shuffle as SS  # noqa: E402
 
@@ -58,15 +59,15 @@ def main() -> None:
     proc = load_procedure("baccarat-004")
     rng = Generator(PCG64(2))
     n = args.chunk
-    start = proc.deal_pickup(proc.shuffle(np.tile(new_shoe(8), (n, 1)), rng))
-    t, _ = best_of(lambda: proc.shuffle(start, rng))
+    start = SP.deal_pickup(proc, SP.shuffle(proc, np.tile(new_shoe(8), (n, 1)), rng)).discards
+    t, _ = best_of(lambda: SP.shuffle(proc, start, rng))
     print(f"shuffle steps only: {n} shoes in {t:.3f} s = {n / t:,.0f} shoes/s")
-    t2, _ = best_of(lambda: proc.deal_pickup(proc.shuffle(start, rng)))
+    t2, _ = best_of(lambda: SP.deal_pickup(proc, SP.shuffle(proc, start, rng)))
     print(f"shuffle + deal + pickup: {n} shoes in {t2:.3f} s = {n / t2:,.0f} shoes/s")
     for st in proc.steps:
-        ts, _ = best_of(lambda st=st: st.apply(start, rng))
+        ts, _ = best_of(lambda st=st: SP.apply_step(st, start, rng))
         print(f"   step {st.op:12s} {ts:.3f} s")
-    td, _ = best_of(lambda: proc.deal_pickup(start))
+    td, _ = best_of(lambda: SP.deal_pickup(proc, start))
     print(f"   deal+pickup    {td:.3f} s")
 
     print(f"== shuffle_battery over {args.shoes:,} eight-deck shoes (Fisher-Yates, serialised)")
@@ -80,7 +81,7 @@ def main() -> None:
     for r in res:
         print(f"   {r.name:24s} " + (f"p={r.pvalue:.4f} {r.method}" if r.applicable else f"n/a: {r.reason}"))
     t = time.perf_counter()
-    res = shuffle_results(before, proc.shuffle(before, rng), decks=8, entropy=int(rng.integers(2**31)), game="baccarat", usable=409)
+    res = shuffle_results(before, SP.shuffle(proc, before, rng) & S.CODE_MASK, decks=8, entropy=int(rng.integers(2**31)), game="baccarat", usable=409)
     print(f"battery on the baccarat procedure's shoes: {time.perf_counter() - t:.2f} s")
     for r in res:
         print(f"   {r.name:24s} " + (f"p={r.pvalue:.3g} stat={r.statistic:.6g}" if r.applicable else f"n/a: {r.reason}"))
@@ -95,7 +96,8 @@ def bench_log(n_shoes: int = 10_000) -> None:
 
     print(f"== shoe log round trip, {n_shoes:,} eight-deck shoes before+after ({2 * 416 * n_shoes:,} rows)")
     proc = load_procedure("baccarat-004")
-    before, after = proc.simulate(n_shoes, Generator(PCG64(4)))
+    t = SP.simulate_tables(proc, n_shoes, 4, burn_in=1)
+    before, after = t.before, t.after
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "log.csv"
         t = time.perf_counter()

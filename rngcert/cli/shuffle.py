@@ -78,8 +78,10 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
         proc = load_procedure(source)
         if decks is not None or game is not None:
             raise click.UsageError("--decks and --game describe a shoe log; a procedure names its own decks and game")
-        sim_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=(1,))))
-        before, after = proc.simulate(shoes, sim_rng, start=start)
+        from rngcert.simulate.procedure import simulate_tables
+
+        t = simulate_tables(proc, shoes, int(ss.entropy), burn_in=1)
+        before, after = (t.first_before, t.first_after) if start == "new-deck" else (t.before, t.after)
         g = None if proc.game == "none" else proc.game
         cert = certify_shoes(
             before,
@@ -164,8 +166,10 @@ def shuffle_simulate(procedure, shoes, start, seed, out):
 
     proc = load_procedure(procedure)
     ss = np.random.SeedSequence(seed)
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=(1,))))
-    before, after = proc.simulate(shoes, rng, start=start)
+    from rngcert.simulate.procedure import simulate_tables
+
+    t = simulate_tables(proc, shoes, int(ss.entropy), burn_in=1)
+    before, after = (t.first_before, t.first_after) if start == "new-deck" else (t.before, t.after)
     rows = write_shoe_log(out, after, before=before, table=proc.id)
     meta = {"procedure": proc.id, "file": proc.path, "shoes": shoes, "decks": proc.decks, "start": start, "seed_entropy": str(ss.entropy), **versions()}
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
