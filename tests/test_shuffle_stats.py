@@ -127,7 +127,7 @@ def test_fisher_yates_battery_passes_8_decks():
     x = np.tile(np.arange(416, dtype=np.int16), (300, 1))
     res = shuffle_results(x, S.fisher_yates(x, rng), decks=8, entropy=int(rng.integers(2**31)), game="baccarat", guess_shoes=100)
     app = [r for r in res if r.applicable]
-    assert len(app) == 8
+    assert len(app) == 10  # 4 card tracking, zones, guessing, fixed points, position correlation, ranks, baccarat
     reject, _ = holm([r.pvalue for r in app], 0.01)
     assert not reject.any()
 
@@ -159,7 +159,8 @@ def test_monte_carlo_branch_without_serials():
     mc = [r for r in fair if r.applicable and r.method.startswith("monte-carlo")]
     assert len(mc) == 4 and all(0 < r.pvalue <= 1 for r in mc) and min(r.pvalue for r in mc) > 0.01 / 4
     na = {r.name for r in fair if not r.applicable}
-    assert na == {"position_chisquare", "guessing", "position_rank_chisquare"}  # 60 shoes < 65 for ranks
+    # 60 shoes < 65 for ranks; no orientation column
+    assert na == {"position_chisquare", "guessing", "position_rank_chisquare", "orientation_share", "orientation_rank"}
     weak = shuffle_results(x, S.riffle(x, rng), decks=2, entropy=int(rng.integers(2**31)), n_resamples=99, mc_shoes=60)
     assert {r.name: r.pvalue for r in weak}["rising_sequences"] == pytest.approx(0.01)
 
