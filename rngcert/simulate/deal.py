@@ -27,7 +27,7 @@ import numpy as np
 from rngcert.equipment.cards import BACCARAT_VALUE, BLACKJACK_VALUE, baccarat_deal
 from rngcert.errors import InputError
 
-__all__ = ["Deal", "deal_pickup_baccarat", "deal_pickup_blackjack", "CODE_MASK"]
+__all__ = ["Deal", "deal_pickup_baccarat", "deal_pickup_blackjack", "rebuild_before", "complete_shoes", "CODE_MASK"]
 
 #: Strips the orientation bit (see :mod:`rngcert.simulate.shufflers`).
 CODE_MASK = 1023
@@ -228,3 +228,90 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
     key = np.where(dealt, hand_key, -big + np.arange(n, dtype=np.int32)[None, :])
     order = np.argsort(key, axis=1, kind="stable")
     return Deal(np.take_along_axis(a, order, axis=1), order, dealer_out, pos.astype(np.int64))
+
+
+def rebuild_before(deal_fn, dealt, n_dealt, **deal_params) -> np.ndarray:
+    """The order a shuffle started from, rebuilt from the previous shoe's dealt cards and the pickup.
+
+    Parameters
+    ----------
+    deal_fn : callable
+        :func:`deal_pickup_baccarat` or :func:`deal_pickup_blackjack` (or any function with their
+        signature returning a :class:`Deal`).
+    dealt : (n_shoes, N) array_like of int
+        The previous shoes' cards in dealing order, -1 beyond what was dealt (a scanner sees only
+        the dealt cards).
+    n_dealt : (n_shoes,) array_like of int
+        Cards dealt from each previous shoe.
+    **deal_params
+        The procedure's deal parameters (pickup, undealt / players, rule).
+
+    Returns
+    -------
+    (n_shoes, N) ndarray of int16
+        The discard order, -1 at the positions of the cards that stayed behind the cutting card
+        (their order is unknown).
+
+    Notes
+    -----
+    The coups (rounds) are replayed from the dealt cards up to ``n_dealt``; blackjack hands are
+    replayed with the pickup's player model, so where real players decided otherwise the rebuilt
+    order is wrong in places. Under a uniform shuffle every test stays valid whatever the order
+    before it (a uniform shuffle is independent of its input); a wrong rebuild only costs power.
+    """
+    d0 = np.asarray(dealt)
+    nd = np.asarray(n_dealt, dtype=np.int64)
+    x = np.where(d0 >= 0, d0, 0).astype(np.int16)
+    d = deal_fn(x, cut_position=np.maximum(nd, 1), **deal_params)
+    return np.where(d.order >= nd[:, None], -1, d.discards).astype(np.int16)
+
+
+def complete_shoes(partial, decks: int, rng: np.random.Generator, *, serialised: bool = False) -> np.ndarray:
+    """Fill the unknown cards (-1) of shoes with the missing cards, in a uniformly random order.
+
+    Parameters
+    ----------
+    partial : (n_shoes, N) array_like of int
+        Codes (faces 0..51, or serialised codes) with -1 where unknown.
+    decks : int
+        The shoe holds ``decks`` copies of each face (serialised: each code once).
+    rng : numpy.random.Generator
+    serialised : bool
+        Codes are ``deck * 52 + face`` (unique); otherwise faces.
+
+    Returns
+    -------
+    (n_shoes, N) ndarray of int16
+
+    Notes
+    -----
+    Under the hypothesis of a uniform shuffle the unseen cards of a shoe are a uniformly random
+    arrangement of the cards not seen, so a random fill gives exactly the null law; it dilutes
+    what a weak shuffle leaves in those positions. Raises when a shoe holds more copies of a card
+    than the decks do.
+    """
+    p = np.asarray(partial).astype(np.int64)
+    m, n = p.shape
+    if serialised:
+        full = np.arange(n)
+        width = n
+    else:
+        full = np.repeat(np.arange(52), decks)
+        width = 52
+    cnt = np.zeros((m, width + 1), dtype=np.int64)
+    np.add.at(cnt, (np.repeat(np.arange(m), n), np.where(p >= 0, p, width).ravel()), 1)
+    cnt = cnt[:, :width]
+    per = 1 if serialised else decks
+    if np.any(cnt > per):
+        i = int(np.flatnonzero((cnt > per).any(axis=1))[0])
+        raise InputError(f"shoe {i} holds a card more often than {decks} deck(s) do")
+    copy_idx = np.tile(np.arange(per), width) if not serialised else np.zeros(n, np.int64)
+    missing = copy_idx[None, :] >= cnt[:, full]  # (m, N) over the full sorted multiset
+    keys = np.where(missing, rng.random((m, n)), 2.0 + np.arange(n)[None, :])
+    miss_sorted = np.take_along_axis(np.broadcast_to(full, (m, n)), np.argsort(keys, axis=1), axis=1)
+    holes = p < 0
+    if not np.array_equal(holes.sum(axis=1), missing.sum(axis=1)):
+        raise InputError("a shoe's unknown positions do not match its missing cards")
+    hole_rank = np.cumsum(holes, axis=1) - 1
+    fill = np.take_along_axis(miss_sorted, np.maximum(hole_rank, 0), axis=1)
+    return np.where(holes, fill, p).astype(np.int16)

@@ -47,7 +47,7 @@ __all__ = [
     "rising_sequences", "adjacent_pairs", "displacement", "position_chisquare", "rank_correlation",
     "position_rank_chisquare", "guessing_test", "guess_count", "guessing_law",
     "shuffle_plot_data", "riffle_fit", "gsr_equivalent_riffles", "fixed_points", "position_correlation",
-    "orientation_share", "orientation_rank", "adjacency_share",
+    "orientation_share", "orientation_rank", "adjacency_share", "shuffle_moments",
 ]
 
 # Exact convolution of per-shoe laws is used while the support of the sum stays below this.
@@ -824,6 +824,28 @@ def position_correlation(before, after, *, alternative: str = "two-sided") -> Te
         "position_correlation", Requirement.INDEPENDENCE, float(rho.mean()), None, _pv(p), m, "asymptotic (Hoeffding)",
         {"z": z, "alternative": alternative, "uses": "identity" if bool(np.all(cnt <= 1)) else "face (mean position of its copies)"},
     )
+
+
+def shuffle_moments(perm) -> np.ndarray:
+    """Per-shoe summaries a shuffle model is fitted to (by simulated moments).
+
+    Uses card **identity** (the permutation; repeated cards matched in order).
+
+    Returns
+    -------
+    (n_shoes, 2) ndarray of float
+        column 0: share of the N-1 neighbouring pairs still neighbours, in order, after the
+        shuffle (what a clumpy wash keeps); column 1: mean circular distance after the shuffle
+        between cards that were neighbours before it, as a share of the shoe (what the travel of
+        a wash spreads; 1/4 under a uniform shuffle). Both are unchanged by a cut.
+    """
+    perm = _perm_iv(perm)
+    m, n = perm.shape
+    pos = _positions(perm).astype(np.int64)
+    d = (pos[:, 1:] - pos[:, :-1]) % n
+    kept = np.count_nonzero(d == 1, axis=1) / (n - 1)
+    circ = np.minimum(d, n - d).mean(axis=1) / n
+    return np.stack([kept, circ], axis=1)
 
 
 def adjacency_share(perm) -> dict:
