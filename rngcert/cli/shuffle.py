@@ -243,6 +243,7 @@ def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, dec
     ss = np.random.SeedSequence(seed)
     seq = simulate_log(proc, shoes, int(ss.entropy), tables=tables)
     serial = (not dealt_only) if serials is None else serials
+    turns = any(st.op == "wash" and st.full_params()["rotate"] > 0 for st in proc.steps)  # orientation is modelled only then
     rows = 0
     tmp = []
     for t in range(tables):
@@ -251,10 +252,10 @@ def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, dec
         ids = [f"{s + 1}" for s in range(shoes)]
         tname = proc.id if tables == 1 else f"{proc.id}-T{t + 1}"
         if dealt_only:
-            rows += write_shoe_log(f, seq.after[t], shoe_ids=ids, table=tname, lengths=seq.n_dealt[t], rotated=seq.rotated[t], dealer=dl,
+            rows += write_shoe_log(f, seq.after[t], shoe_ids=ids, table=tname, lengths=seq.n_dealt[t], rotated=seq.rotated[t] if turns else None, dealer=dl,
                                    serial=serial)
         else:
-            rows += write_shoe_log(f, seq.after[t], before=seq.before[t], shoe_ids=ids, table=tname, rotated=seq.rotated[t], dealer=dl,
+            rows += write_shoe_log(f, seq.after[t], before=seq.before[t], shoe_ids=ids, table=tname, rotated=seq.rotated[t] if turns else None, dealer=dl,
                                    serial=serial)
         tmp.append(f)
     if tables > 1:

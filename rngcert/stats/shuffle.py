@@ -917,33 +917,44 @@ def orientation_rank(rotated, after) -> TestResult | NotApplicable:
     Returns
     -------
     TestResult or NotApplicable
-        Pearson X² of the 13 × 2 table rank × orientation, divided by the design effect of
-        clumps (the ratio of the between-shoe variance of the rotated share to its binomial
-        value, at least 1), df 12. NotApplicable when no card (or every card) is turned.
+        Hotelling's T² (as F) that the per-shoe excess share of turned cards of ranks A..Q over
+        the shoe's own share has mean zero (the king is implied). NotApplicable with fewer than
+        30 shoes, or when no card (or every card) is turned.
+
+    Notes
+    -----
+    The shoe is the unit (cards are turned in clumps, so cards of a shoe are dependent): for
+    shoe s, x_s[r] = (turned cards of rank r)/(cards of rank r) - (turned cards)/(cards), r = A..Q;
+    T² = S x̄' C⁻¹ x̄ with C the sample covariance, F = (S - 12)/(12 (S - 1)) T² ~ F(12, S - 12)
+    (Hotelling 1931). A plain 13 × 2 chi-square would ignore the clumping.
     """
     r = np.asarray(rotated)
     a = np.asarray(after)
-    ok = r >= 0
     if r.shape != a.shape:
         raise InputError(f"rotated and after must have the same shape, got {r.shape} and {a.shape}")
+    ok = r >= 0
     m = r.shape[0]
-    rk = (a % 13)[ok]
-    rv = r[ok].astype(bool)
-    if rv.all() or not rv.any():
+    if not (r[ok] > 0).any() or (r[ok] > 0).all():
         return NotApplicable("orientation_rank", Requirement.UNPREDICTABILITY, m, "no card (or every card) is turned: nothing to associate")
-    tab = np.stack([np.bincount(rk[~rv], minlength=13), np.bincount(rk[rv], minlength=13)], axis=1).astype(float)
-    exp = tab.sum(axis=1, keepdims=True) * tab.sum(axis=0, keepdims=True) / tab.sum()
-    if exp.min() < 5:
-        return NotApplicable("orientation_rank", Requirement.UNPREDICTABILITY, m, f"smallest expected count {exp.min():.1f} < 5")
-    x2 = float(((tab - exp) ** 2 / exp).sum())
-    per = np.where(ok.sum(axis=1) > 0, (r * ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1), np.nan)
-    per = per[np.isfinite(per)]
-    share = rv.mean()
-    cards = ok.sum() / max(per.size, 1)
-    deff = max(1.0, float(per.var(ddof=1) / (share * (1 - share) / cards))) if per.size > 1 else 1.0
-    stat = x2 / deff
-    return TestResult("orientation_rank", Requirement.UNPREDICTABILITY, stat, 12.0, _pv(sps.chi2.sf(stat, 12)), m,
-                      "asymptotic (design-effect corrected)", {"table": tab, "design_effect": deff, "uses": "orientation and rank"})
+    rk = (a % 13).astype(np.int64)
+    tot = np.stack([((rk == k) & ok).sum(axis=1) for k in range(13)], axis=1).astype(float)
+    turned = np.stack([((rk == k) & ok & (r > 0)).sum(axis=1) for k in range(13)], axis=1).astype(float)
+    use = tot.min(axis=1) > 0
+    S = int(use.sum())
+    if S < 30:
+        return NotApplicable("orientation_rank", Requirement.UNPREDICTABILITY, m, f"{S} shoe(s) with every rank seen; need >= 30")
+    share = turned[use].sum(axis=1) / tot[use].sum(axis=1)
+    x = (turned[use] / tot[use] - share[:, None])[:, :12]
+    q = 12
+    xbar = x.mean(axis=0)
+    # a tiny ridge keeps the form defined when every shoe shows the same association (no spread)
+    C = np.cov(x, rowvar=False, ddof=1) + 1e-12 * np.eye(q)
+    t2 = float(S * xbar @ np.linalg.solve(C, xbar))
+    F = (S - q) / (q * (S - 1)) * t2
+    table = np.stack([tot.sum(axis=0) - turned.sum(axis=0), turned.sum(axis=0)], axis=1)
+    return TestResult("orientation_rank", Requirement.UNPREDICTABILITY, F, float(q), _pv(sps.f.sf(F, q, S - q)), S,
+                      f"asymptotic (Hotelling T², F({q}, {S - q}))", {"table": table, "hotelling_T2": t2, "ranks": list(RANKS),
+                                                                        "uses": "orientation and rank"})
 
 
 # ----------------------------------------------------------------------------- battery
