@@ -150,7 +150,9 @@ def _trackers(outcome: BatteryOutcome) -> list[dict]:
                      "sentence": (f"{100 * d['edge']:+.2f}% of the stake (95% interval {100 * d['ci95'][0]:+.2f}% to "
                                   f"{100 * d['ci95'][1]:+.2f}%, {d['units']:.0f} units over {d['n_shoes']} shoes) "
                                   + ("— BEATS the threshold" if beats else "— does not beat the threshold")
-                                  + f" of {100 * d['threshold']:+.2f}% (house edge {100 * (d.get('house_edge') or 0):.2f}%)")}
+                                  + f" of {100 * d['threshold']:+.2f}% (house edge {100 * (d.get('house_edge') or 0):.2f}%"
+                                  + (f"; flat play of the same shoes {100 * flat['edge']:+.2f}%" if (flat := (d.get("validation") or {}).get("flat"))
+                                     and flat.get("edge") is not None else "") + ")")}
         else:
             item |= {"edge": None, "reason": r.reason, "sentence": f"no edge: {r.reason}"}
         out.append(item)
