@@ -106,19 +106,19 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
                 f"{100 * ci[0]:+.2f}% to {100 * ci[1]:+.2f}%) against a threshold of {100 * d.get('threshold', 0):+.2f}%: the shuffle "
                 "leaves the order of the previous shoe readable; lengthen the wash or add riffles and re-certify")
     if name == "adjacent_pairs":
-        m = d.get("mean_per_shoe")
+        m = d.get("mean_per_shoe", t["statistic"] / max(t.get("n") or 1, 1))
         return (f"{m:.1f} of the {n_cards - 1} neighbouring pairs of a shoe stay together (a uniform shuffle keeps about 1): "
                 "clumps survive the wash; check the wash length and that the riffle interleaves single cards")
     if name in ("rising_sequences", "displacement", "rank_correlation", "position_correlation", "position_chisquare"):
         return (f"{name.replace('_', ' ')}: cards end up nearer their place before the shuffle than chance allows "
                 f"(p = {t['pvalue']:.2g}); the order of the discards is partly kept; lengthen the wash or add a riffle")
     if name == "fixed_points":
-        return (f"{d.get('mean_per_shoe', 0):.2f} cards per shoe stay in place against {d.get('null_mean_per_shoe', 0):.2f} expected: "
+        return (f"{d.get('mean_per_shoe') or 0:.2f} cards per shoe stay in place against {d.get('null_mean_per_shoe') or 0:.2f} expected: "
                 "too few means an algorithm that never leaves a card in place (Sattolo's off-by-one), too many a shuffle that "
                 "leaves cards alone; have the shuffler's algorithm inspected")
     if name == "guessing":
-        return (f"a guesser who knows the order before the shuffle names {d.get('mean_correct_per_shoe', 0):.2f} cards per shoe "
-                f"against {d.get('null_mean_per_shoe', 0):.2f} by chance: the shuffle is predictable card by card")
+        return (f"a guesser who knows the order before the shuffle names {d.get('mean_correct_per_shoe') or 0:.2f} cards per shoe "
+                f"against {d.get('null_mean_per_shoe') or 0:.2f} by chance: the shuffle is predictable card by card")
     if name in ("baccarat_outcomes", "dealer_totals", "ten_clumping", "position_rank_chisquare"):
         return (f"{name.replace('_', ' ')}: the dealt game departs from a well-shuffled shoe (p = {t['pvalue']:.2g}); residual order "
                 "of the discards (new decks, or a short wash) shows in the game itself")

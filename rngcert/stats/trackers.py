@@ -137,16 +137,16 @@ def _copies(before_faces: np.ndarray, max_copies: int):
     """copies[s, f, c]: positions of face f in shoe s before the shuffle (-1 padded); counts[s, f]."""
     m, n = before_faces.shape
     bf = before_faces.astype(np.int64)
-    key = np.where(bf >= 0, bf, 52) * n + np.arange(n)[None, :]
+    f53 = np.where(bf >= 0, bf, 52)
+    key = f53 * n + np.arange(n)[None, :]
     order = np.argsort(key, axis=1)
-    sf = np.take_along_axis(bf, order, axis=1)
-    counts = np.zeros((m, 53), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(m), n), np.where(sf >= 0, sf, 52).ravel()), 1)
+    sf = np.take_along_axis(f53, order, axis=1)
+    counts = np.bincount((np.arange(m)[:, None] * 53 + f53).ravel(), minlength=m * 53).reshape(m, 53)
     start = np.cumsum(counts, axis=1) - counts
-    rank = np.arange(n)[None, :] - np.take_along_axis(start, np.where(sf >= 0, sf, 52), axis=1)
+    rank = np.arange(n)[None, :] - np.take_along_axis(start, sf, axis=1)
     copies = np.full((m, 53, max_copies), -1, dtype=np.int64)
-    keep = (sf >= 0) & (rank < max_copies)
-    rr = np.repeat(np.arange(m), n).reshape(m, n)
+    keep = (sf < 52) & (rank < max_copies)
+    rr = np.broadcast_to(np.arange(m)[:, None], (m, n))
     copies[rr[keep], sf[keep], rank[keep]] = order[keep]
     return copies[:, :52], counts[:, :52]
 
@@ -160,26 +160,25 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     predict nothing.
     """
     m, n = before_faces.shape
-    A = anchors.shape[1]
     ok = anchors >= 0
     a = np.where(ok, anchors, 0)
     rows = np.arange(m)[:, None]
     f = after_faces[rows, a]  # (m, A)
     pos = copies[rows, f]  # (m, A, C)
-    C = pos.shape[2]
     valid = (pos >= 0) & ok[:, :, None]
-    lr = np.ones((m, A, C))
-    base = np.maximum(known_counts, 1) / n  # P(a card has face g) ~ copies/N
+    # faces twice over, so that position k - d is k - d + n without a modulo
+    flat = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel()
+    base = (np.arange(m) * 2 * n)[:, None, None] + np.where(valid, pos, 0) + n  # (m, A, C)
+    inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)  # 1 / P(a card has face g)
+    lr = np.ones(pos.shape)
     for lag in range(1, min(back, kernel.lags) + 1):  # loop over lags, vectorised over shoes, anchors and copies
         prev = a - lag
         has = ok & (prev >= 0)
-        g = after_faces[rows, np.maximum(prev, 0)]  # (m, A)
-        bg = base[rows, g][:, :, None]
+        g = after_faces[rows, np.maximum(prev, 0)].astype(np.int16)  # (m, A)
         d = kernel.top[lag]  # (M,)
         w = kernel.probs[lag, d]  # (M,)
-        src = (pos[:, :, :, None] - d[None, None, None, :]) % n  # (m, A, C, M)
-        match = before_faces[rows[:, :, None, None], src] == g[:, :, None, None]
-        term = 1.0 + (w[None, None, None, :] * (match / bg[:, :, :, None] - 1.0)).sum(axis=3)
+        match = flat.take(base[..., None] - d[None, None, None, :]) == g[:, :, None, None]  # (m, A, C, M)
+        term = 1.0 + (match.astype(np.float64) @ w) * inv_bg[rows, g][:, :, None] - w.sum()
         lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
     lr = np.where(valid, lr, 0.0)
     unseen = np.maximum(decks - known_counts[rows, f], 0)  # copies of the anchor's face the tracker cannot place
@@ -198,9 +197,10 @@ def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags) -> np.ndarr
 def _predict(fields, pos, post):
     """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V)."""
     m, T, V, n = fields.shape
-    rows = np.arange(m)[:, None, None]
-    g = fields.transpose(0, 3, 1, 2)[rows, pos]  # (m, A, C, T, V)
-    return (g * post[..., None, None]).sum(axis=2)
+    fl = np.ascontiguousarray(fields.reshape(m, T * V, n).transpose(0, 2, 1), dtype=np.float32)  # (m, N, T*V)
+    A, C = pos.shape[1:]
+    g = np.take_along_axis(fl, pos.reshape(m, A * C, 1), axis=1).reshape(m, A, C, T * V)
+    return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
 
 
 # ----------------------------------------------------------------------------- baccarat
