@@ -136,3 +136,42 @@ def test_shoe_log_errors(run, tmp_path):
     res = run("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output
     assert run("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2
+
+
+def test_declared_before_orders(run, tmp_path):
+    # an electronic game that shuffles a new-deck-ordered virtual deck every time: --before new-deck,
+    # or the same orders given in a FILE (a shoe log whose shoes are the orders before)
+    import numpy as np
+
+    from rngcert.collect.shoelog import write_shoe_log
+    from rngcert.simulate import shufflers as S
+
+    rng = np.random.default_rng(8)
+    new = np.tile(np.arange(52, dtype=np.int16), (80, 1))
+    sat = S.sattolo(new, np.random.Generator(np.random.PCG64(8)))
+    fy = rng.permuted(new, axis=1)
+    for name, shoes, want in (("fy", fy, EXIT["PASS"]), ("sat", sat, EXIT["FAIL"])):
+        log = tmp_path / f"{name}.csv"
+        write_shoe_log(log, shoes, table="G1", serial=False)
+        res = run("shuffle", "certify", log, "--decks", 1, "--before", "new-deck", "--seed", 1, "--no-plots", "--resamples", 199,
+                  "--out", tmp_path / "r")
+        assert res.exit_code == want, res.output[-800:]
+    bfile = tmp_path / "before.csv"
+    write_shoe_log(bfile, new, table="G1", serial=False)
+    res = run("shuffle", "certify", tmp_path / "sat.csv", "--decks", 1, "--before", bfile, "--seed", 1, "--no-plots", "--json",
+              "--resamples", 199, "--out", tmp_path / "r")
+    d = json.loads(res.output)
+    assert res.exit_code == EXIT["FAIL"] and "fixed_points" in d["tables"][0]["battery"]["rejected_familywise"]
+
+
+def test_one_riffle_procedure_fails_on_edge(run, tmp_path):
+    proc = tmp_path / "one.toml"
+    proc.write_text('id = "one-riffle"\nname = "One GSR riffle of the 8-deck shoe"\ngame = "baccarat"\ndecks = 8\n'
+                    'cut_card_from_back = 7\n[[steps]]\nop = "riffle"\n')
+    res = run("shuffle", "certify", proc, "--shoes", 600, "--seed", 3, "--no-plots", "--json", "--out", tmp_path / "r")
+    d = json.loads(res.output)
+    assert res.exit_code == EXIT["FAIL"] and d["policy"]["standard"] == "edge"
+    t = d["tables"][0]
+    assert "tracker_edge:baccarat_sequence" in t["battery"]["rejected_familywise"]
+    tr = t["trackers"][0]
+    assert tr["beats_threshold"] and tr["ci95"][0] > 0.01
