@@ -205,6 +205,9 @@ def _fixed_points(d: ShoeData, ctx: Context):
 
 
 def _position_correlation(d: ShoeData, ctx: Context):
+    if d.permutation[1]:  # with card identity it is Spearman's rho: rank_correlation already tests it
+        return NotApplicable("position_correlation", Requirement.INDEPENDENCE, d.n_shoes,
+                             "card identity is known: the same statistic as rank_correlation")
     return sh.position_correlation(d.before, d.after)
 
 
