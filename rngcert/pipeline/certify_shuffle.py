@@ -592,14 +592,38 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                  f"({'rebuilt from the previous shoe by the pickup rules' if before_mode == 'pickup' else before_mode}); "
                  f"{n_filled_b / max(idx.size, 1):.1f} cards per shoe before and {n_filled_a / max(idx.size, 1):.1f} after it were never "
                  "seen and are filled at random (valid under a uniform shuffle; they only dilute what a weak one leaves)")
+    extra = {}
+    measured = None
+    if fit and proc is not None and wash_parameters(proc) is not None:
+        base = proc.with_decks(decks) if proc.decks != decks else proc
+        try:
+            f = fit_procedure(base, before_c, after_c, entropy, known_before=known_before, known_after=known_after, serialised=ser)
+        except InputError as exc:
+            f = {"error": str(exc)}
+        extra["fit"] = f
+        if f and "parameters" in f:
+            vals = {k: v["value"] for k, v in f["parameters"].items()}
+            ivs = {k: v["interval"] for k, v in f["parameters"].items()}
+            measured = base.with_params(vals, status="measured", intervals=ivs, source=f"fit to {f['n_shoes']} shoes of {source}")
+            extra["parameters"] = measured.parameters()
+            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "measured", "interval": ivs[k], "value": vals[k],
+                                                           "source": f"fit to {f['n_shoes']} shoes of {source}"} for k in vals]}
     # trackers learn the shuffle from one half of the shoes and play the other (cross-fitting)
     fold = np.arange(idx.size) % 2
     kernels = []
-    for f_ in (0, 1):
-        tr = fold != f_
-        if tr.sum() >= 10:
-            k = TR.learn_kernel(before_c[tr], after_c[tr], lags=KERNEL_LAGS, known_before=known_before[tr], known_after=known_after[tr])
-            kernels.append((k, np.flatnonzero(fold == f_)))
+    if measured is not None:
+        # the tracker has studied the procedure as measured: its kernel comes from simulated tables
+        # of the measured procedure (card identity known), and it plays every shoe of the log
+        kernels.append((_kernel(measured, entropy, TRAIN_TABLES, key=("tracker-training", "measured")), np.arange(idx.size)))
+        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here")
+    else:
+        for f_ in (0, 1):
+            tr = fold != f_
+            if tr.sum() >= 10:
+                k = TR.learn_kernel(before_c[tr], after_c[tr], lags=KERNEL_LAGS, known_before=known_before[tr], known_after=known_after[tr])
+                kernels.append((k, np.flatnonzero(fold == f_)))
+        if kernels:
+            notes.append("trackers learned the shuffle from one half of the shoes and played the other, both ways (cross-fitting)")
     rot = None if log.rotated is None else log.rotated[idx]
     dealer = [log.meta[i]["dealer"] for i in idx]
     cut_pos = cut if cut is not None else int(np.median(lengths_all[idx]))
@@ -620,8 +644,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                         before_view=view[rows] if ks else None, kernel=ks or None, threshold=threshold, bj_rules=bj_rules,
                         players=int(proc.deal.get("players", 7)) if proc and proc.game == "blackjack" else 7,
                         rotated=None if rot is None else rot[rows])
-        if data.kernel is not None and len(data.kernel) == 1:
-            data.kernel = data.kernel[0][0]
+        if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
+            data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
         o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard)
         outs.append(o)
         sec = _section(title, data, o, notes=[f"family-wise level {level:g}" + ("" if len(groups) == 1 else
@@ -631,22 +655,6 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         figs.append(_figures(data, o) if figures and gi == 0 else [])
         if gi == 0:
             data_all = data
-    extra = {}
-    if fit and proc is not None and wash_parameters(proc) is not None:
-        try:
-            f = fit_procedure(proc.with_decks(decks) if proc.decks != decks else proc, before_c, after_c, entropy,
-                              known_before=known_before, known_after=known_after, serialised=ser)
-        except InputError as exc:
-            f = {"error": str(exc)}
-        extra["fit"] = f
-        if f and "parameters" in f:
-            vals = {k: v["value"] for k, v in f["parameters"].items()}
-            ivs = {k: v["interval"] for k, v in f["parameters"].items()}
-            measured = (proc.with_decks(decks) if proc.decks != decks else proc).with_params(
-                vals, status="measured", intervals=ivs, source=f"fit to {f['n_shoes']} shoes of {source}")
-            extra["parameters"] = measured.parameters()
-            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "measured", "interval": ivs[k], "value": vals[k],
-                                                           "source": f"fit to {f['n_shoes']} shoes of {source}"} for k in vals]}
     verdict = worst([o.verdict for o in outs])
     rep = _header(command=command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source} ({log.n_shoes} shoes)",
                   notes=notes, tables=sections, verdict=verdict, alpha=alpha, entropy=entropy, seed=seed, n_resamples=n_resamples,
