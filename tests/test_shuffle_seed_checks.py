@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 
-from rngcert.equipment.paytables import packaged_paytables, load_paytable, paytable_from_dict, seed_checks
+from rngcert.equipment.paytables import load_paytable, packaged_paytables, paytable_from_dict, seed_checks
 from rngcert.equipment.wheel import load_wheel, packaged_wheels, wheel_from_dict
 from rngcert.errors import EquipmentError
 

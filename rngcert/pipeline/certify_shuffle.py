@@ -173,8 +173,7 @@ def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
         mu0 = float(k @ law)
         v0 = float(((k - mu0) ** 2) @ law)
         rho = 0.0
-        for _ in range(50):  # fixed point: retention rho keeps rho (N-1) pairs besides chance
-            mu1 = rho * (n - 1) + (1 - rho) * mu0
+        for _ in range(50):  # fixed point: retention rho keeps rho (N-1) pairs besides chance (mean shift rho (N-1-mu0))
             v1 = rho * (1 - rho) * (n - 1) + v0
             rho_new = (z_a * math.sqrt(v0) + z_b * math.sqrt(v1)) / (math.sqrt(S) * (n - 1 - mu0))
             if abs(rho_new - rho) < 1e-12:
@@ -475,7 +474,6 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng):
     """Rebuild (before view, after prefix) pairs from consecutive dealt shoes of each table.
 
     Returns arrays over the shoes that can be tested and their indices into the log."""
-    N = 52 * decks
     ser = bool(log.serialised)
     dealt = _faces(log.dealt, ser)
     lengths = (dealt >= 0).sum(axis=1)
@@ -709,7 +707,7 @@ def _fold_spec(spec, folds):
     from rngcert.battery.shuffle import ShoeData as SD
 
     def run(d: SD, ctx, **params):
-        stakes, rets, parts = [], [], []
+        parts = []
         for k, rows in folds:
             sub = SD(d.before[rows], d.after[rows], d.decks, d.game, d.rule, d.usable, None if d.dealt is None else d.dealt[rows],
                      before_view=d.before_view[rows], kernel=k, threshold=d.threshold, bj_rules=d.bj_rules, players=d.players)

@@ -18,8 +18,6 @@ longer travel looks the same); an interval that reaches the grid's edge is repor
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy import stats as sps
 

@@ -29,7 +29,6 @@ returns (:mod:`rngcert.stats.trackers`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
