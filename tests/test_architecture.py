@@ -89,7 +89,6 @@ def test_every_part_has_a_layer():
     assert not unknown, f"parts of the package without a layer in DESIGN §2: {sorted(unknown)}"
 
 
-@pytest.mark.xfail(strict=True, reason="equipment/procedure.py still runs the shufflers of simulate/ (being moved to simulate/procedure.py, issue 12)")
 def test_imports_point_down():
     bad = []
     for path in _all_modules():

@@ -44,10 +44,11 @@ def run():
 
 
 def test_help(run):
-    for cmd in (["shuffle"], ["shuffle", "certify"], ["shuffle", "simulate"], ["shuffle", "riffles"]):
+    for cmd in (["shuffle"], ["shuffle", "certify"], ["shuffle", "simulate"], ["shuffle", "riffles"], ["shuffle", "house-edge"]):
         res = run(*cmd, "--help")
         assert res.exit_code == 0
-    assert "Examples" in run("shuffle", "certify", "--help").output
+        if len(cmd) > 1:
+            assert "Example" in res.output
 
 
 def test_riffles_table_reproduces_bayer_diaconis(run):
@@ -61,32 +62,66 @@ def test_ideal_procedure_passes_and_two_riffles_fail(run, tmp_path):
     ideal.write_text(IDEAL)
     res = run("shuffle", "certify", ideal, "--shoes", 1000, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
     d = json.loads(res.output)
-    assert d["verdict"] in ("PASS", "SUSPECT") and res.exit_code == EXIT[d["verdict"]]
-    assert d["tables"][0]["battery"]["rejected_familywise"] == []
+    assert d["verdict"] == "PASS" and res.exit_code == EXIT["PASS"]
+    assert d["policy"]["standard"] == "uniform"  # a machine (and no game): any rejection would fail
+    assert all(t["battery"]["rejected_familywise"] == [] for t in d["tables"])
     bad = tmp_path / "two.toml"
     bad.write_text(TWO_RIFFLES)
     res = run("shuffle", "certify", bad, "--shoes", 300, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
     d = json.loads(res.output)
-    assert res.exit_code == EXIT["FAIL"]
+    assert res.exit_code == EXIT["FAIL"]  # game "none": no edge to measure, the uniform standard applies
     assert "rising_sequences" in d["tables"][0]["battery"]["rejected_familywise"]
 
 
-def test_packaged_procedure_report_says_what_fails(run, tmp_path):
-    res = run("shuffle", "certify", "blackjack-004", "--shoes", 300, "--seed", 1, "--out", tmp_path)
-    assert res.exit_code == EXIT["FAIL"]
-    assert "REJECTED (Holm)" in res.output
-    html = next(tmp_path.glob("blackjack-004-*/report.html")).read_text()
-    for title in ("Zone-to-zone heat map", "Rising sequences", "Guess-the-next-card test"):
-        assert title in html
+def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, tmp_path):
+    res = run("shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--out", tmp_path)
+    assert res.exit_code in (EXIT["FAIL"], EXIT["SUSPECT"])
+    assert "ASSUMED" in res.output and "tracker baccarat_sequence" in res.output and "first shoe from new decks" in res.output
+    rep = next(tmp_path.glob("baccarat-004-*"))
+    d = json.loads((rep / "report.json").read_text())
+    par = {p["name"]: p for p in d["parameters"]}
+    assert par["steps[1].intensity"]["status"] == "assumed" and par["decks"]["status"] == "rule"
+    assert d["first_shoe"]["verdict"] in ("FAIL", "SUSPECT", "PASS") and d["steady_state"]["burn_in"] == 10
+    assert [t["table"] for t in d["tables"]] == ["steady state (after 10 shoes)", "first shoe from new decks"]
+    assert d["tables"][0]["trackers"][0]["name"] == "baccarat_sequence" and d["house_edge"]["banker"] == pytest.approx(0.010579, abs=1e-6)
+    html = (rep / "report.html").read_text()
+    for text in ("Zone-to-zone heat map", "Rising sequences", "what is measured, what is assumed", "ASSUMED",
+                 "The player's edge", "First shoe from new decks", "Power and effect size"):
+        assert text in html, text
+
+
+def test_blackjack_decks_and_rules_are_checked(run, tmp_path):
+    res = run("shuffle", "certify", "blackjack-004", "--rule", "H17", "--shoes", 100, "--out", tmp_path)
+    assert res.exit_code == EXIT_EQUIPMENT and "4.4 ii" in res.output
+    res = run("shuffle", "certify", "baccarat-004", "--decks", 6)
+    assert res.exit_code == 2 and "1.3.1" in res.output
+    res = run("shuffle", "house-edge", "blackjack-004", "--decks", 6, "--json")
+    d = json.loads(res.output)
+    assert d["rules"]["decks"] == 6 and 0.003 < d["house_edge"] < 0.01 and d["rules"]["hole_card"] == "peek-ace"
 
 
 def test_simulated_log_takes_the_same_path(run, tmp_path):
     log = tmp_path / "shoes.csv"
     assert run("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 4, "--out", log).exit_code == 0
-    res = run("shuffle", "certify", log, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--json", "--out", tmp_path / "r")
+    res = run("shuffle", "certify", log, "--decks", 8, "--procedure", "baccarat-004", "--seed", 1, "--no-plots", "--json",
+              "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert d["tables"][0]["n"] == 60 and d["inputs"][0]["sha256"]
-    assert res.exit_code == EXIT["FAIL"]
+    assert res.exit_code in (EXIT["FAIL"], EXIT["SUSPECT"]) and d["policy"]["standard"] == "edge"
+    assert d["fit"]["parameters"]["steps[1].clump"]["value"] > 1
+
+
+def test_dealt_only_scanner_stream_is_rebuilt(run, tmp_path):
+    log = tmp_path / "scan.csv"
+    assert run("shuffle", "simulate", "baccarat-004", "--shoes", 40, "--seed", 4, "--dealt-only", "--dealers", 2, "--out", log).exit_code == 0
+    head = log.read_text().splitlines()[:2]
+    assert head[0] == "table,shoe_id,position,card,dealer,rotated" and "#" not in head[1]  # a live scanner: no serials
+    res = run("shuffle", "certify", log, "--decks", 8, "--procedure", "baccarat-004", "--seed", 1, "--no-plots", "--json",
+              "--resamples", 99, "--out", tmp_path / "r")
+    d = json.loads(res.output)
+    assert [t["table"] for t in d["tables"]] == ["all shoes", "dealer D1", "dealer D2"]
+    assert d["reconstruction"]["shoes_tested"] == 39 and d["reconstruction"]["cards_filled_before_per_shoe"] < 8
+    assert res.exit_code in (EXIT["FAIL"], EXIT["SUSPECT"])
 
 
 def test_shoe_log_errors(run, tmp_path):
@@ -100,3 +135,43 @@ def test_shoe_log_errors(run, tmp_path):
     assert run("shuffle", "certify", log).exit_code == 2  # --decks required
     res = run("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output
+    assert run("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2
+
+
+def test_declared_before_orders(run, tmp_path):
+    # an electronic game that shuffles a new-deck-ordered virtual deck every time: --before new-deck,
+    # or the same orders given in a FILE (a shoe log whose shoes are the orders before)
+    import numpy as np
+
+    from rngcert.collect.shoelog import write_shoe_log
+    from rngcert.simulate import shufflers as S
+
+    rng = np.random.default_rng(8)
+    new = np.tile(np.arange(52, dtype=np.int16), (80, 1))
+    sat = S.sattolo(new, np.random.Generator(np.random.PCG64(8)))
+    fy = rng.permuted(new, axis=1)
+    for name, shoes, want in (("fy", fy, EXIT["PASS"]), ("sat", sat, EXIT["FAIL"])):
+        log = tmp_path / f"{name}.csv"
+        write_shoe_log(log, shoes, table="G1", serial=False)
+        res = run("shuffle", "certify", log, "--decks", 1, "--before", "new-deck", "--seed", 1, "--no-plots", "--resamples", 199,
+                  "--out", tmp_path / "r")
+        assert res.exit_code == want, res.output[-800:]
+    bfile = tmp_path / "before.csv"
+    write_shoe_log(bfile, new, table="G1", serial=False)
+    res = run("shuffle", "certify", tmp_path / "sat.csv", "--decks", 1, "--before", bfile, "--seed", 1, "--no-plots", "--json",
+              "--resamples", 199, "--out", tmp_path / "r")
+    d = json.loads(res.output)
+    assert res.exit_code == EXIT["FAIL"] and "fixed_points" in d["tables"][0]["battery"]["rejected_familywise"]
+
+
+def test_one_riffle_procedure_fails_on_edge(run, tmp_path):
+    proc = tmp_path / "one.toml"
+    proc.write_text('id = "one-riffle"\nname = "One GSR riffle of the 8-deck shoe"\ngame = "baccarat"\ndecks = 8\n'
+                    'cut_card_from_back = 7\n[[steps]]\nop = "riffle"\n')
+    res = run("shuffle", "certify", proc, "--shoes", 600, "--seed", 3, "--no-plots", "--json", "--out", tmp_path / "r")
+    d = json.loads(res.output)
+    assert res.exit_code == EXIT["FAIL"] and d["policy"]["standard"] == "edge"
+    t = d["tables"][0]
+    assert "tracker_edge:baccarat_sequence" in t["battery"]["rejected_familywise"]
+    tr = t["trackers"][0]
+    assert tr["beats_threshold"] and tr["ci95"][0] > 0.01

@@ -1,4 +1,7 @@
-"""Shuffle procedures as TOML (rngcert.equipment.procedure): packaged seeds, validation errors."""
+"""Shuffle procedures as TOML (rngcert.equipment.procedure) and their execution
+(rngcert.simulate.procedure): packaged seeds, validation errors, the step table."""
+
+import inspect
 
 import numpy as np
 import pytest
@@ -7,6 +10,8 @@ from numpy.random import PCG64, Generator
 from rngcert.battery.shuffle import shuffle_results
 from rngcert.equipment.procedure import STEPS, load_procedure, packaged_procedures
 from rngcert.errors import EquipmentError
+from rngcert.simulate import procedure as SP
+from rngcert.simulate import shufflers
 from rngcert.stats.multiple import holm
 
 
@@ -23,21 +28,52 @@ def test_packaged_procedures_load():
 
 def test_simulate_is_reproducible_and_permutes():
     p = load_procedure("baccarat-004")
-    b1, a1 = p.simulate(20, Generator(PCG64(1)))
-    b2, a2 = p.simulate(20, Generator(PCG64(1)))
-    assert np.array_equal(a1, a2) and np.array_equal(b1, b2)
-    assert np.array_equal(np.sort(a1, axis=1), np.tile(np.arange(416), (20, 1)))
-    nb, _ = p.simulate(3, Generator(PCG64(1)), start="new-deck")
-    assert np.array_equal(nb[0], np.arange(416))
+    t1 = SP.simulate_tables(p, 20, 1, burn_in=3)
+    t2 = SP.simulate_tables(p, 20, 1, burn_in=3)
+    assert np.array_equal(t1.after, t2.after) and np.array_equal(t1.before, t2.before)
+    assert not np.array_equal(SP.simulate_tables(p, 20, 1, burn_in=3, key=("other",)).after, t1.after)
+    assert np.array_equal(np.sort(t1.after, axis=1), np.tile(np.arange(416), (20, 1)))
+    assert np.array_equal(t1.first_before[0], np.arange(416))
+    # the wash turns about half the clumps; the cards a player never saw are the cut-off tail
+    assert 0.4 < t1.after_rotated.mean() < 0.6
+    # (the coup under way when the cutting card appears is completed: 0..7 cards stay behind)
+    assert np.all(t1.before_unseen.sum(axis=1) <= 7) and t1.before_unseen.sum() > 0
+
+
+def test_steps_table_matches_the_shufflers():
+    # adding a step is one entry in STEPS plus a shuffler of the same name taking those keywords
+    for op, (kind, spec) in STEPS.items():
+        fn = SP.step_function(op)
+        assert fn is getattr(shufflers, op) and kind in ("manual", "machine")
+        kw = {k for k, p in inspect.signature(fn).parameters.items() if p.kind is p.KEYWORD_ONLY}
+        assert set(spec) == kw, op
+
+
+def test_parameters_are_labelled_and_rules_enforced(tmp_path):
+    b = load_procedure("baccarat-004")
+    par = {p["name"]: p for p in b.parameters()}
+    assert par["decks"]["status"] == "rule" and "1.3.1" in par["decks"]["source"]
+    assert par["steps[1].intensity"]["status"] == "assumed" and par["steps[1].clump"]["value"] == 4
+    m = b.with_params({"steps[1].intensity": 0.3}, status="measured", source="fit", intervals={"steps[1].intensity": [0.2, 0.4]})
+    mp = {p["name"]: p for p in m.parameters()}
+    assert mp["steps[1].intensity"] == {**mp["steps[1].intensity"], "status": "measured", "value": 0.3, "interval": [0.2, 0.4]}
+    j = load_procedure("blackjack-004")
+    with pytest.raises(EquipmentError, match="4.4 ii"):
+        j.with_params({"deal.rule": "H17"})
+    six = j.with_decks(6)
+    assert six.n_cards == 312 and six.cut_position == 104 and round(six.penetration, 3) == 0.333
+    with pytest.raises(EquipmentError, match="cut_card_from_back"):
+        j.with_decks(4)
+    assert load_procedure(_write(tmp_path, BASE + '[[steps]]\nop = "fisher_yates"\n')).kind == "machine"
 
 
 @pytest.mark.parametrize("pid", ["baccarat-004", "blackjack-004"])
 def test_seed_procedures_fail_and_say_which_tests(pid):
-    # the weak seed procedures must be rejected (Holm at 0.01) by the order-memory tests
+    # the weak seed procedures (as assumed) are rejected (Holm at 0.01) by the order-memory tests
     p = load_procedure(pid)
-    rng = Generator(PCG64(2))
-    before, after = p.simulate(300, rng)
-    res = shuffle_results(before, after, decks=p.decks, entropy=int(rng.integers(2**31)), game=p.game, usable=p.cut_position, guess_shoes=100)
+    t = SP.simulate_tables(p, 300, 2, burn_in=2)
+    before, after = t.before, t.after
+    res = shuffle_results(before, after, decks=p.decks, entropy=2, game=p.game, usable=p.cut_position, guess_shoes=100)
     app = [r for r in res if r.applicable]
     reject, _ = holm([r.pvalue for r in app], 0.01)
     failed = {r.name for r, rej in zip(app, reject) if rej}
@@ -109,5 +145,5 @@ def test_missing_procedure():
 def test_every_step_op_runs_from_toml(tmp_path):
     text = BASE + "".join(f'[[steps]]\nop = "{op}"\n' for op in sorted(STEPS))
     p = load_procedure(_write(tmp_path, text))
-    out = p.shuffle(np.tile(np.arange(52), (4, 1)), Generator(PCG64(3)))
+    out = SP.shuffle(p, np.tile(np.arange(52), (4, 1)), Generator(PCG64(3)))
     assert np.array_equal(np.sort(out, axis=1), np.tile(np.arange(52), (4, 1)))

@@ -141,12 +141,19 @@ def test_00_point_0_is_not_pocket_0(tmp_path):
 
 
 # ----------------------------------------------------------- second break test (shuffle, bits, store)
-def test_shoe_log_without_before_stage_is_inconclusive(run, tmp_path):
+def test_shoe_log_without_before_stage_is_rebuilt_from_the_previous_shoe(run, tmp_path):
+    # issue 12: a log of dealt shoes only is certified by rebuilding each shoe's order before the
+    # shuffle from the previous shoe of the table; a table with a single shoe stays INCONCLUSIVE
     log = tmp_path / "b.csv"
     run("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 3, "--out", log)
     after = tmp_path / "after.csv"
-    after.write_text("".join(line for line in log.read_text().splitlines(True) if not line.rstrip().endswith(",before")))
-    res = run("shuffle", "certify", after, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--out", tmp_path / "r")
+    after.write_text("".join(line for line in log.read_text().splitlines(True) if ",before," not in line and not line.rstrip().endswith(",before")))
+    res = run("shuffle", "certify", after, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--resamples", 99, "--out", tmp_path / "r")
+    assert res.exit_code != EXIT["INCONCLUSIVE"] and "rebuilt from the previous shoe" in res.output
+    one = tmp_path / "one.csv"
+    lines = after.read_text().splitlines(True)
+    one.write_text(lines[0] + "".join(x for x in lines[1:] if x.split(",")[1] == "1"))
+    res = run("shuffle", "certify", one, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--out", tmp_path / "r")
     assert res.exit_code == EXIT["INCONCLUSIVE"] and "no order before the shuffle" in res.output
 
 

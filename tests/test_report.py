@@ -68,15 +68,10 @@ def _bits_report():
 
 def _shuffle_report():
     from rngcert.equipment.procedure import load_procedure
-    from rngcert.pipeline.certify_shuffle import certify_shoes
+    from rngcert.pipeline.certify_shuffle import certify_procedure
 
     proc = load_procedure("baccarat-004")
-    before, after = proc.simulate(40, np.random.default_rng(1))
-    return certify_shoes(
-        before, after, decks=proc.decks, game=proc.game, usable=proc.cut_position, subject="baccarat (40 shoes)",
-        equipment={"id": proc.id, "name": proc.name, "kind": "shuffle-procedure", "source": proc.source}, inputs=[{"path": proc.path, "format": "procedure"}],
-        seed=1, figures=False, n_resamples=99,
-    ).report
+    return certify_procedure(proc, tables=40, seed=1, n_resamples=99, figures=False, first_shoe=False).report
 
 
 def test_one_header_schema_for_every_pipeline(single, multi):

@@ -9,6 +9,7 @@ from numpy.random import PCG64, Generator
 from rngcert.collect.shoelog import read_shinn_riffles, read_shoe_log, write_shoe_log
 from rngcert.equipment.procedure import load_procedure
 from rngcert.errors import InputError, NoDataError
+from rngcert.simulate.procedure import simulate_tables
 from rngcert.stats.shuffle import riffle_fit, rising_sequences
 
 SHINN = Path("/work/shared/data/shuffles-shinn/riffle_data.txt")
@@ -32,8 +33,8 @@ def _one_deck_rows(shoe="1", serial=None, drop=None, replace=None):
 
 
 def test_roundtrip_simulated_shoes(tmp_path):
-    p = load_procedure("baccarat-004")
-    before, after = p.simulate(5, Generator(PCG64(1)))
+    t = simulate_tables(load_procedure("baccarat-004"), 5, 1, burn_in=1)
+    before, after = t.before, t.after
     f = tmp_path / "sim.csv"
     assert write_shoe_log(f, after, before=before, table="T1") == 2 * 5 * 416
     log = read_shoe_log(f, decks=8)
@@ -156,9 +157,9 @@ def test_log_to_battery_path(tmp_path):
     # dealt shoes, identity tests by Monte Carlo on the before/after pairs
     from rngcert.battery.shuffle import shuffle_results
 
-    p = load_procedure("baccarat-004")
     rng = Generator(PCG64(3))
-    before, after = p.simulate(70, rng)
+    t = simulate_tables(load_procedure("baccarat-004"), 70, 3, burn_in=1)
+    before, after = t.before, t.after
     f = tmp_path / "noserial.csv"
     write_shoe_log(f, after, before=before, serial=False)
     log = read_shoe_log(f, decks=8)

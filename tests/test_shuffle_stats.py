@@ -127,7 +127,7 @@ def test_fisher_yates_battery_passes_8_decks():
     x = np.tile(np.arange(416, dtype=np.int16), (300, 1))
     res = shuffle_results(x, S.fisher_yates(x, rng), decks=8, entropy=int(rng.integers(2**31)), game="baccarat", guess_shoes=100)
     app = [r for r in res if r.applicable]
-    assert len(app) == 8
+    assert len(app) == 9  # 4 card tracking, zones, guessing, fixed points, ranks, baccarat (position correlation = Spearman here)
     reject, _ = holm([r.pvalue for r in app], 0.01)
     assert not reject.any()
 
@@ -159,7 +159,8 @@ def test_monte_carlo_branch_without_serials():
     mc = [r for r in fair if r.applicable and r.method.startswith("monte-carlo")]
     assert len(mc) == 4 and all(0 < r.pvalue <= 1 for r in mc) and min(r.pvalue for r in mc) > 0.01 / 4
     na = {r.name for r in fair if not r.applicable}
-    assert na == {"position_chisquare", "guessing", "position_rank_chisquare"}  # 60 shoes < 65 for ranks
+    # 60 shoes < 65 for ranks; no orientation column
+    assert na == {"position_chisquare", "guessing", "position_rank_chisquare", "orientation_share", "orientation_rank"}
     weak = shuffle_results(x, S.riffle(x, rng), decks=2, entropy=int(rng.integers(2**31)), n_resamples=99, mc_shoes=60)
     assert {r.name: r.pvalue for r in weak}["rising_sequences"] == pytest.approx(0.01)
 
@@ -237,3 +238,51 @@ def test_gsr_equivalent_riffles_recovers_k():
         assert fit["riffles"] == pytest.approx(k) and fit["tv_distance"] == pytest.approx(SS.riffle_tv_distance(52, k))
     perm, _ = SS.card_permutation(x, S.fisher_yates(x, rng))
     assert SS.gsr_equivalent_riffles(perm)["riffles"] > 12
+
+
+# ----------------------------------------------------------------------------- issue 12: faults and orientation
+def test_fixed_points_and_position_correlation_calibrated_and_crosschecked():
+    from rngcert.stats.shuffle import fixed_points, position_correlation
+
+    rng = Generator(PCG64(31))
+    pf, pc = [], []
+    for _ in range(200):
+        b = rng.permuted(np.tile(np.arange(416, dtype=np.int16), (30, 1)), axis=1) % 52  # faces: 8 copies each
+        a = rng.permuted(b, axis=1)
+        pf.append(fixed_points(b, a).pvalue)
+        pc.append(position_correlation(b, a).pvalue)
+    assert stats.kstest(pf, "uniform").pvalue > 0.001 and stats.kstest(pc, "uniform").pvalue > 0.001
+    # with distinct cards the correlation is Spearman's rho of the permutation
+    b = np.tile(np.arange(52, dtype=np.int16), (5, 1))
+    a = rng.permuted(b, axis=1)
+    r = position_correlation(b, a)
+    rho = np.mean([stats.spearmanr(np.arange(52), np.argsort(row)).statistic for row in a])
+    assert r.statistic == pytest.approx(rho) and r.details["uses"] == "identity"
+    assert fixed_points(b, b).statistic == 5 * 52
+
+
+def test_sattolo_and_naive_swap_are_caught_on_faces():
+    from rngcert.stats.shuffle import fixed_points, position_correlation
+
+    rng = Generator(PCG64(32))
+    b = rng.permuted(np.tile(np.arange(416, dtype=np.int16), (400, 1)), axis=1)
+    sat = S.sattolo(b, rng) % 52
+    nai = S.naive_swap(b, rng) % 52
+    assert fixed_points(b % 52, sat).pvalue < 1e-8 and fixed_points(b % 52, sat).details["z"] < 0
+    assert position_correlation(b % 52, nai).pvalue < 1e-8
+
+
+def test_orientation_tests():
+    from rngcert.stats.shuffle import orientation_rank, orientation_share
+
+    rng = Generator(PCG64(33))
+    x = np.tile(np.arange(416, dtype=np.int16), (200, 1))
+    y = S.wash(S.fisher_yates(x, rng), rng, intensity=0.3, clump=4, rotate=0.5)
+    rot = ((y & S.ROTATED) > 0).astype(np.int8)
+    cards = y & S.CODE_MASK
+    assert orientation_share(rot).pvalue > 0.001 and orientation_rank(rot, cards).pvalue > 0.001
+    # edge sorting: the high cards turned before a wash that never turns anything
+    sorted_rot = ((cards % 13) >= 9).astype(np.int8)
+    assert orientation_rank(sorted_rot, cards).pvalue < 1e-10
+    assert orientation_share(np.zeros_like(rot)).pvalue < 1e-10
+    assert not orientation_rank(np.zeros_like(rot), cards).applicable

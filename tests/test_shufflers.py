@@ -17,7 +17,8 @@ ALL = [
     (S.fisher_yates, {}), (S.riffle, {}), (S.riffle, {"switch": 0.3, "times": 2}), (S.grab_riffle, {"grab": 26}),
     (S.overhand, {"p": 0.2}), (S.strip, {"packet": 5}), (S.box, {"packet": 10}), (S.cut, {"lo": 3, "hi": 40}),
     (S.wash, {"intensity": 0.2, "clump": 3}), (S.pile, {"piles": 5}), (S.pile, {"piles": 4, "random_order": True}),
-    (S.shelf, {}), (S.csm, {"compartments": 7}),
+    (S.shelf, {}), (S.csm, {"compartments": 7}), (S.sattolo, {}), (S.naive_swap, {}), (S.grab_riffle, {"grab": 26, "times": 3}),
+    (S.cut, {"lo": 3, "hi": -3}),
 ]
 
 
@@ -168,3 +169,50 @@ def test_strong_wash_tends_to_uniform():
         assert test(perm).pvalue > 0.001
     perm, _ = card_permutation(x, S.wash(x, Generator(PCG64(12)), intensity=6.0))
     assert displacement(perm).pvalue < 1e-6
+
+
+def test_sattolo_is_a_uniform_single_cycle():
+    # Sattolo (1986): a uniform random n-cycle; n = 4 has (n-1)! = 6 of them, none with a fixed point
+    n, m = 4, 60_000
+    y = S.sattolo(np.tile(np.arange(n), (m, 1)), Generator(PCG64(21)))
+    assert not np.any(y == np.arange(n))
+    x = y.copy()
+    j = np.zeros(m, dtype=int)
+    for step in range(1, n):  # follow the cycle from position 0: back at 0 only after n steps
+        j = x[np.arange(m), j]
+        assert not np.any(j == 0)
+    keys = (y * n ** np.arange(n)).sum(axis=1)
+    vals, counts = np.unique(keys, return_counts=True)
+    assert vals.size == 6 and stats.chisquare(counts).pvalue > 0.001
+
+
+def test_naive_swap_has_the_biased_law():
+    # brute force over the n**n swap sequences of "swap card i with any card" (Robbins & Bolker 1981)
+    import itertools
+
+    n, m = 3, 81_000
+    law = {}
+    for js in itertools.product(range(n), repeat=n):
+        a = list(range(n))
+        for i, j in enumerate(js):
+            a[i], a[j] = a[j], a[i]
+        law[tuple(a)] = law.get(tuple(a), 0) + 1
+    assert sorted(law.values()) == [4, 4, 4, 5, 5, 5]  # 27 sequences cannot spread evenly over 6 orders
+    y = S.naive_swap(np.tile(np.arange(n), (m, 1)), Generator(PCG64(22)))
+    perms = sorted(law)
+    keys = {p: i for i, p in enumerate(perms)}
+    counts = np.bincount([keys[tuple(r)] for r in y.tolist()], minlength=6)
+    exp = np.array([law[p] for p in perms]) / 27 * m
+    assert stats.chisquare(counts, exp).pvalue > 0.001
+    assert stats.chisquare(counts).pvalue < 1e-6  # and it is detectably not uniform
+
+
+def test_wash_rotates_clumps_and_keeps_cards():
+    x = np.tile(np.arange(416, dtype=np.int16), (200, 1))
+    y = S.wash(x, Generator(PCG64(23)), intensity=0.2, clump=4, rotate=0.5)
+    assert np.array_equal(np.sort(y & S.CODE_MASK, axis=1), x)
+    rot = (y & S.ROTATED) > 0
+    assert 0.45 < rot.mean() < 0.55
+    # clumps turn together: neighbours after the wash share their orientation more often than 1/2
+    assert np.mean(rot[:, 1:] == rot[:, :-1]) > 0.6
+    assert np.array_equal(S.wash(y, Generator(PCG64(1)), intensity=0.0, rotate=0.0), y)

@@ -1,4 +1,4 @@
-"""CLI commands for shoes and shuffles: ``rngcert shuffle certify|simulate|riffles``."""
+"""CLI commands for shoes and shuffles: ``rngcert shuffle certify|simulate|riffles|house-edge``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 
 @click.group("shuffle")
 def shuffle():
-    """Shoes and shuffle procedures: certify, simulate, exact riffle tables."""
+    """Shoes and shuffle procedures: certify, simulate, exact riffle tables, blackjack house edge."""
 
 
 def _is_procedure(arg: str) -> bool:
@@ -32,24 +32,99 @@ def _is_procedure(arg: str) -> bool:
     return False
 
 
+def _apply_decks_rule(proc, decks, rule):
+    """--decks and --rule on a procedure: allowed only where the rules leave them open."""
+    from rngcert.errors import EquipmentError
+
+    note = ""
+    par = {p["name"]: p for p in proc.parameters()}
+    if decks is not None and decks != proc.decks:
+        if par["decks"]["status"] == "rule":
+            raise click.UsageError(f"{proc.id} fixes the number of decks at {proc.decks}: {par['decks']['source']}")
+        try:
+            proc = proc.with_decks(decks)
+        except EquipmentError as exc:
+            raise click.UsageError(str(exc)) from None
+        note = (f"--decks {decks}: the cutting card stays {proc.cut_card_from_back} cards from the back, so "
+                f"{100 * proc.penetration:.0f}% of the shoe is dealt")
+    if rule is not None and proc.game == "blackjack" and rule != proc.dealer_rule:
+        proc = proc.with_params({"deal.rule": rule})  # raises EquipmentError citing the rule when not permitted
+    return proc, note
+
+
+def _shuffle_lines(report: dict) -> list[str]:
+    """The shuffle-specific lines printed before the common summary."""
+    out = []
+    par = report.get("parameters") or []
+    assumed = [p for p in par if p["status"] == "assumed"]
+    measured = [p for p in par if p["status"] == "measured"]
+    if par:
+        out.append(f"parameters: {len(measured)} measured, {sum(p['status'] == 'rule' for p in par)} fixed by the rules, "
+                   f"{len(assumed)} ASSUMED: " + ", ".join(f"{p['name']}={p['value']}" for p in assumed[:12]))
+        for p in measured:
+            out.append(f"  measured {p['name']} = {p['value']:.3g} (interval {p['interval'][0]:.3g}..{p['interval'][1]:.3g}; {p['source']})")
+    fit = report.get("fit")
+    if fit and fit.get("parameters"):
+        for k, v in fit["parameters"].items():
+            hi = "open" if v["open_high"] else f"{v['interval'][1]:.3g}"
+            lo = "open" if v["open_low"] else f"{v['interval'][0]:.3g}"
+            out.append(f"  fitted {v['label']}: {v['value']:.3g} (95% interval {lo}..{hi})")
+        out.append(f"  share of neighbouring pairs kept {100 * fit['share_adjacent_kept']:.2f}%; equivalent GSR riffles "
+                   f"{fit['gsr_equivalent_riffles']:.2f}" if fit.get("gsr_equivalent_riffles") is not None else "")
+    he = report.get("house_edge")
+    if he:
+        if he["game"] == "baccarat":
+            out.append(f"house edge ({he['decks']} decks): Banker {100 * he['banker']:.3f}%, Player {100 * he['player']:.3f}%")
+        else:
+            out.append(f"house edge, basic strategy ({he['decks']} decks, {he['rules']['dealer']}, hole card {he['rules']['hole_card']}): "
+                       f"{100 * he['basic_strategy']:.3f}%; insurance {100 * he['insurance']:.2f}%")
+    for t in report["tables"]:
+        for tr in t.get("trackers", []):
+            out.append(f"  [{t['table']}] tracker {tr['name']}: {tr['sentence']}")
+        for f in t.get("findings", [])[:6]:
+            out.append(f"  [{t['table']}] finding: {f}")
+    fs = report.get("first_shoe")
+    if fs:
+        out.append(f"first shoe from new decks: {fs['verdict']}" + (f" — {fs['needs']}" if fs.get("needs") else ""))
+    sens = report.get("sensitivity")
+    if sens:
+        axes = list(sens["axes"])
+        out.append("sensitivity (verdict, best tracker edge): " + " × ".join(axes))
+        for r in sens["rows"]:
+            e = "no bets" if r["edge"] is None else f"{100 * r['edge']:+.2f}% [{100 * r['ci95'][0]:+.1f}, {100 * r['ci95'][1]:+.1f}] ({r['tracker']})"
+            out.append("  " + ", ".join(f"{a}={r[a]}" for a in axes) + f": {r['verdict']}, {e}")
+    pe = report.get("power_effect")
+    if pe and pe.get("statement"):
+        out.append(f"power: {pe['statement']}")
+    return [x for x in out if x]
+
+
 @shuffle.command(
     "certify",
     epilog="""\b
 Examples:
   rngcert shuffle certify baccarat-004 --shoes 2000 --seed 1
+  rngcert shuffle certify blackjack-004 --decks 6 --seed 1
+  rngcert shuffle certify baccarat-004 --sensitivity --seed 1
   rngcert shuffle certify my-procedure.toml --shoes 5000
-  rngcert shuffle certify scanner.csv --decks 8 --game baccarat
-  rngcert shuffle certify scanner.csv --decks 6 --game blackjack --rule H17
+  rngcert shuffle certify scanner.csv --decks 8 --game baccarat --procedure baccarat-004
+  rngcert shuffle certify scanner.csv --decks 8 --game baccarat --standard uniform --before new-deck
 """
     + "\n"
     + EXIT_TABLE,
 )
 @click.argument("source")
-@click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated through one shuffle.")
-@click.option("--start", type=click.Choice(["pickup", "new-deck"]), default="pickup", show_default=True, help="PROCEDURE: shuffle the previous shoe's discards (pickup) or new decks.")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required for a log).")
-@click.option("--game", type=click.Choice(["baccarat", "blackjack", "none"]), default=None, help="SHOELOG: adds the game-level tests (a procedure names its game).")
-@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (rule 4.15): stand or hit on soft 17.")
+@click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each).")
+@click.option("--burn-in", type=click.IntRange(min=1), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state).")
+@click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required). PROCEDURE: decks in play where the rules leave it open (blackjack).")
+@click.option("--game", type=click.Choice(["baccarat", "blackjack", "none"]), default=None, help="SHOELOG: adds the game-level tests and the trackers (a procedure names its game).")
+@click.option("--procedure", "procedure", default=None, help="SHOELOG: the procedure the table follows (pickup rules, wash to measure, standard).")
+@click.option("--before", "before", default="pickup", show_default=True, help="SHOELOG without a before stage: pickup (rebuild from the previous shoe), previous, new-deck, or a shoe-log FILE with the orders before.")
+@click.option("--standard", type=click.Choice(["edge", "uniform"]), default=None, help="Verdict standard: edge (manual procedures: FAIL on a tracker edge) or uniform (machines: FAIL on any rejection). Default from the procedure's kind; logs without --procedure: uniform.")
+@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii).")
+@click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
+@click.option("--sensitivity", is_flag=True, help="PROCEDURE: verdict and edge over a grid of the assumed parameters (wash travel × clump × riffles).")
+@click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True, help="Tables per sensitivity grid point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
@@ -57,49 +132,38 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @report_options
-def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key):
+def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, sensitivity, sensitivity_shoes,
+                    seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
-    A procedure is simulated for --shoes tables through one shuffle, starting from the previous
-    shoe's discards as the deal and pickup leave them; a log is read, every shoe validated as a
-    legal multiset of its decks (or a dealt prefix of one). The shuffle-quality battery then runs
-    (rising sequences, adjacent pairs, displacement, zone and per-position chi-square, rank
-    correlation, guessing with feedback, and the game-level tests) and the report states the
-    verdict with Holm's correction at --alpha.
+    A procedure is simulated at --shoes tables; each deals --burn-in shoes from new decks before
+    the shoe under test (steady state), and the first shoe from new decks is judged on its own.
+    A log is read and every shoe validated; a log of dealt cards only is certified by rebuilding
+    each shoe's order before the shuffle from the previous shoe of the table and the pickup
+    rules. The battery then runs (rising sequences, adjacent pairs, displacement, correlations,
+    fixed points, zones, guessing, game-level tests, orientation) with realistic trackers that see
+    only the dealt cards; the report gives their edge in % of the stake with its interval, every
+    procedure parameter as measured, fixed by the rules or assumed, and the verdict with Holm's
+    correction at --alpha.
     """
     import numpy as np
 
-    from rngcert.pipeline.certify_shuffle import certify_shoes
+    from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
 
-    key = check_report_options(pdf, sign_key)
     cmd = command_line()
+    key = check_report_options(pdf, sign_key)
     ss = np.random.SeedSequence(seed)
+    thr = threshold / 100.0
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
+        if game is not None or procedure is not None or before != "pickup":
+            raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
         proc = load_procedure(source)
-        if decks is not None or game is not None:
-            raise click.UsageError("--decks and --game describe a shoe log; a procedure names its own decks and game")
-        sim_rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=(1,))))
-        before, after = proc.simulate(shoes, sim_rng, start=start)
-        g = None if proc.game == "none" else proc.game
-        cert = certify_shoes(
-            before,
-            after,
-            decks=proc.decks,
-            game=g,
-            rule=rule or proc.deal.get("rule", "S17"),
-            usable=proc.cut_position,
-            subject=f"{proc.name} ({shoes} simulated shoes)",
-            equipment={"id": proc.id, "name": proc.name, "kind": "shuffle-procedure", "source": proc.source, "file": proc.path, "procedure": proc.to_dict()},
-            inputs=[{"path": proc.path, "sha256": "", "format": "shuffle procedure (TOML)", "summary": f"{shoes} tables simulated through one shuffle, starting from {'the previous shoe’s pickup' if start == 'pickup' else 'new decks'}"}],
-            seed=int(ss.entropy),
-            alpha=alpha,
-            command=cmd,
-            figures=not no_plots,
-            notes=[f"shoes simulated from the root seed (entropy {ss.entropy}): the same --seed gives the same shoes"],
-            n_resamples=resamples,
-        )
+        proc, note = _apply_decks_rule(proc, decks, rule)
+        cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
+                                 n_resamples=resamples, standard=standard, sensitivity=sensitivity,
+                                 sensitivity_tables=sensitivity_shoes, figures=not no_plots, command=cmd, decks_note=note)
         rejected = []
         eq_id = proc.id
     else:
@@ -107,35 +171,40 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
 
         if decks is None:
             raise click.UsageError("--decks is required to certify a shoe log")
-        log = read_shoe_log([source], decks=decks)
+        proc = None
+        if procedure is not None:
+            from rngcert.equipment.procedure import load_procedure
+
+            proc = load_procedure(procedure)
+            proc, _ = _apply_decks_rule(proc, decks if proc.game == "blackjack" else None, rule)
+            if proc.game != "none" and game not in (None, proc.game):
+                raise click.UsageError(f"--game {game} but procedure {proc.id} is for {proc.game}")
+            game = game or proc.game
+            if proc.game == "baccarat" and decks != proc.decks:
+                raise click.UsageError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
         g = None if game in (None, "none") else game
+        before_mode, before_orders = before, None
+        if before not in ("pickup", "previous", "new-deck"):
+            blog = read_shoe_log([before], decks=decks)
+            src = blog.pair_before if blog.pair_before is not None else blog.dealt
+            ids = blog.pair_ids if blog.pair_before is not None else blog.after_ids
+            before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}
+            before_mode = "pickup"
+        log = read_shoe_log([source], decks=decks)
         notes = [str(p) for p in log.problems[:20]]
         if len(log.problems) > 20:
             notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
-        cert = certify_shoes(
-            log.pair_before,
-            log.pair_after,
-            decks=decks,
-            game=g,
-            rule=rule or "S17",
-            dealt=log.after,
-            subject=f"shoe log {Path(source).name} ({log.n_shoes} shoes)",
-            equipment={"id": "shoe-log", "name": f"card-scanner log, {decks} deck(s)", "kind": "shoe", "source": str(source)},
-            inputs=[
-                {**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, {s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe problem(s)"}
-                for s in log.sources
-            ],
-            seed=int(ss.entropy),
-            alpha=alpha,
-            command=cmd,
-            figures=not no_plots,
-            notes=notes,
-            rejected_count=len(log.rejected),
-            n_resamples=resamples,
-        )
+        inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
+                   f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe problem(s)"} for s in log.sources]
+        cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
+                           seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
+                           figures=not no_plots, command=cmd, inputs=inputs, notes=notes)
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
+    if not as_json:
+        for line in _shuffle_lines(cert.report):
+            click.echo(line)
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key)
 
 
@@ -143,35 +212,66 @@ def shuffle_certify(source, shoes, start, decks, game, rule, seed, resamples, al
     "simulate",
     epilog="""\b
 Examples:
-  rngcert shuffle simulate baccarat-004 --shoes 1000 --seed 1 --out shoes.csv
-  rngcert shuffle simulate my-procedure.toml --shoes 200 --start new-deck --out shoes.csv""",
+  rngcert shuffle simulate baccarat-004 --shoes 500 --seed 1 --out scanner.csv --dealt-only
+  rngcert shuffle simulate blackjack-004 --tables 4 --shoes 200 --dealers 3 --out shoes.csv""",
 )
 @click.argument("procedure")
-@click.option("--shoes", type=click.IntRange(min=1), default=1000, show_default=True, help="Tables simulated through one shuffle.")
-@click.option("--start", type=click.Choice(["pickup", "new-deck"]), default="pickup", show_default=True, help="Shuffle the previous shoe's discards (pickup) or new decks.")
+@click.option("--shoes", type=click.IntRange(min=1), default=1000, show_default=True, help="Consecutive shoes per table, from new decks.")
+@click.option("--tables", type=click.IntRange(min=1), default=1, show_default=True, help="Tables.")
+@click.option("--dealt-only", is_flag=True, help="Write what a card scanner sees: the dealt cards of each shoe, no 'before' stage.")
+@click.option("--dealers", type=click.IntRange(min=1), default=None, help="Write a dealer column, dealers D1..Dk taking turns shoe by shoe.")
+@click.option("--serials/--no-serials", default=None, help="Write #k deck serials (a lab's marked decks). Default: serials with both stages, none with --dealt-only (a live scanner reads rank and suit).")
+@click.option("--decks", type=click.IntRange(1, 8), default=None, help="Decks in play where the procedure's rules leave it open.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in OUT.json).")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output shoe log (scanner format, before and after stages).")
-def shuffle_simulate(procedure, shoes, start, seed, out):
-    """Write a shoe log in the card-scanner format from a simulated shuffle procedure.
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output shoe log (scanner format).")
+def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, decks, seed, out):
+    """Write a shoe log in the card-scanner format from simulated tables.
 
-    Each shoe appears twice, stage "before" (the order the shuffle starts from) and stage
-    "after" (the shuffled shoe), so simulated and real shoes take the same path through
-    ``rngcert shuffle certify LOG``.
+    Every table deals --shoes consecutive shoes from new decks, each the previous one's discards
+    shuffled by the procedure. By default every shoe appears twice, stage "before" (the order the
+    shuffle starts from) and stage "after" (the whole shuffled shoe); with --dealt-only only the
+    cards dealt to the cutting card are written, with their orientation, as a live scanner logs
+    them. Simulated and real shoes take the same path through ``rngcert shuffle certify LOG``.
     """
     import numpy as np
 
     from rngcert.collect.shoelog import write_shoe_log
     from rngcert.equipment.procedure import load_procedure
+    from rngcert.simulate.procedure import simulate_log
     from rngcert.simulate.sources import versions
 
     proc = load_procedure(procedure)
+    proc, note = _apply_decks_rule(proc, decks, None)
     ss = np.random.SeedSequence(seed)
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=(1,))))
-    before, after = proc.simulate(shoes, rng, start=start)
-    rows = write_shoe_log(out, after, before=before, table=proc.id)
-    meta = {"procedure": proc.id, "file": proc.path, "shoes": shoes, "decks": proc.decks, "start": start, "seed_entropy": str(ss.entropy), **versions()}
+    seq = simulate_log(proc, shoes, int(ss.entropy), tables=tables)
+    serial = (not dealt_only) if serials is None else serials
+    turns = any(st.op == "wash" and st.full_params()["rotate"] > 0 for st in proc.steps)  # orientation is modelled only then
+    rows = 0
+    tmp = []
+    for t in range(tables):
+        f = Path(str(out) + f".t{t}") if tables > 1 else Path(out)
+        dl = None if dealers is None else [f"D{1 + (s % dealers)}" for s in range(shoes)]
+        ids = [f"{s + 1}" for s in range(shoes)]
+        tname = proc.id if tables == 1 else f"{proc.id}-T{t + 1}"
+        if dealt_only:
+            rows += write_shoe_log(f, seq.after[t], shoe_ids=ids, table=tname, lengths=seq.n_dealt[t], rotated=seq.rotated[t] if turns else None, dealer=dl,
+                                   serial=serial)
+        else:
+            rows += write_shoe_log(f, seq.after[t], before=seq.before[t], shoe_ids=ids, table=tname, rotated=seq.rotated[t] if turns else None, dealer=dl,
+                                   serial=serial)
+        tmp.append(f)
+    if tables > 1:
+        with open(out, "w", encoding="utf-8") as fh:
+            for i, f in enumerate(tmp):
+                lines = f.read_text(encoding="utf-8").splitlines(True)
+                fh.writelines(lines if i == 0 else lines[1:])
+                f.unlink()
+    meta = {"procedure": proc.id, "file": proc.path, "shoes": shoes, "tables": tables, "decks": proc.decks, "dealt_only": dealt_only,
+            "serials": serial,
+            "seed_entropy": str(ss.entropy), "stream": "shuffle-simulation/log", "parameters": proc.parameters(), **versions()}
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-    click.echo(f"wrote {shoes} shoes ({rows} rows) of {proc.id} to {out}; seed entropy {ss.entropy}; metadata in {out}.json", err=True)
+    click.echo(f"wrote {tables} table(s) x {shoes} shoes ({rows} rows) of {proc.id} to {out}; seed entropy {ss.entropy}; "
+               f"metadata in {out}.json" + (f"; {note}" if note else ""), err=True)
 
 
 @shuffle.command("riffles", epilog="Example:\n\n  rngcert shuffle riffles --cards 52 --max 12")
@@ -194,3 +294,62 @@ def shuffle_riffles(cards, kmax, as_json):
     click.echo("riffles  distance")
     for r in rows:
         click.echo(f"{r['riffles']:>7}  {r['tv']:.3f}")
+
+
+@shuffle.command(
+    "house-edge",
+    epilog="""\b
+Examples:
+  rngcert shuffle house-edge blackjack-004
+  rngcert shuffle house-edge blackjack-004 --decks 6
+  rngcert shuffle house-edge --decks 6 --hole-card none --double 9-11 --das --split-hands 4 --resplit-aces --json""",
+)
+@click.argument("procedure", required=False)
+@click.option("--decks", type=click.IntRange(1, 8), default=None, help="Decks (default: the procedure's, else 8).")
+@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Dealer rule (003 rule 4.15).")
+@click.option("--hole-card", type=click.Choice(["none", "peek-ace", "peek-all"]), default=None, help="No hole card (003 rule 4.10), peek under an ace (004 §3 rule 3.7), or under an ace or a ten.")
+@click.option("--double", type=click.Choice(["any", "9-11", "10-11"]), default=None, help="Totals a player may double (003 rule 4.24).")
+@click.option("--das/--no-das", default=None, help="Double after split.")
+@click.option("--split-hands", type=click.IntRange(1, 4), default=None, help="Most hands from one pair (1: no split).")
+@click.option("--resplit-aces", is_flag=True, help="Aces may be resplit.")
+@click.option("--obo", is_flag=True, help="Without a peek, a dealer blackjack takes the original bet only.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def shuffle_house_edge(procedure, decks, rule, hole_card, double, das, split_hands, resplit_aces, obo, as_json):
+    """House edge of blackjack basic strategy under a procedure's rules or the options given.
+
+    003 rule 4.5: the house edge for the number of decks in play must be displayed at the table.
+    Method: first deals weighted exactly from the shoe, the dealer's outcome exact for the shoe
+    less those cards, the player's further cards from that composition (two-card
+    composition-dependent), splits by the expected hands of "split whenever allowed".
+    """
+    from dataclasses import replace
+
+    from rngcert.stats.blackjack import Rules, house_edge
+
+    if procedure:
+        from rngcert.equipment.procedure import load_procedure
+
+        proc = load_procedure(procedure)
+        if proc.game != "blackjack":
+            raise click.UsageError(f"{proc.id} is a {proc.game} procedure; the house edge here is blackjack's")
+        proc, _ = _apply_decks_rule(proc, decks, rule)
+        r = Rules.from_procedure(proc)
+    else:
+        r = Rules(decks=decks or 8)
+    kw = {k: v for k, v in {"dealer": rule, "hole_card": hole_card, "double": double, "double_after_split": das,
+                             "split_hands": split_hands}.items() if v is not None}
+    if resplit_aces:
+        kw["resplit_aces"] = True
+    if obo:
+        kw["enhc_takes_all"] = False
+    if decks and not procedure:
+        kw["decks"] = decks
+    r = replace(r, **kw)
+    h = house_edge(r)
+    if as_json:
+        click.echo(json.dumps({"house_edge": h["house_edge"], "insurance_house_edge": h["insurance_house_edge"], "rules": h["rules"],
+                               "method": h["method"], "strategy": h["strategy"].to_dict()}, indent=1))
+        return
+    click.echo(f"blackjack, {r.decks} decks, {r.dealer}, hole card {r.hole_card}, double {r.double}, DAS {r.double_after_split}, "
+               f"split to {r.split_hands} hands: house edge {100 * h['house_edge']:.3f}% (basic strategy); insurance {100 * h['insurance_house_edge']:.2f}%")
+    click.echo(f"method: {h['method']}")

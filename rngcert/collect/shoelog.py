@@ -2,9 +2,12 @@
 
 Format: CSV with a header, one row per card in dealing order; columns (case-insensitive)
 ``shoe_id``, ``position`` (1-based), ``card`` required; ``table``, ``timestamp``, ``stage``
-(``before`` / ``after`` a shuffle) optional. Card tokens ``A 2-9 T|10 J Q K`` + ``S H D C`` +
-optional ``#k`` deck serial (``QH#3``). Without a ``stage`` column every shoe is a dealt shoe
-(``after``).
+(``before`` / ``after`` a shuffle), ``dealer``, ``shift`` and ``rotated`` (the card lies turned
+end for end: ``1``/``0``, ``true``/``false``, ``yes``/``no``) optional. Card tokens
+``A 2-9 T|10 J Q K`` + ``S H D C`` + optional ``#k`` deck serial (``QH#3``). Without a ``stage``
+column every shoe is a dealt shoe (``after``). Consecutive shoes of a table are taken in the
+order of their timestamps when every shoe has one, otherwise in file order (a scanner writes
+shoes as they are dealt).
 
 Validation (never silently fixed):
 
@@ -44,8 +47,9 @@ from rngcert.errors import InputError, NoDataError
 __all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe_log", "ShinnRiffles", "read_shinn_riffles"]
 
 REQUIRED = ("shoe_id", "position", "card")
-OPTIONAL = ("table", "timestamp", "stage")
+OPTIONAL = ("table", "timestamp", "stage", "dealer", "shift", "rotated")
 STAGES = ("before", "after")
+_ROTATED = {"1": 1, "0": 0, "true": 1, "false": 0, "yes": 1, "no": 0, "y": 1, "n": 0, "": -1}
 
 
 @dataclass(frozen=True)
@@ -106,10 +110,35 @@ class ShoeLog:
     rejected: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     sources: list = field(default_factory=list)
+    dealt: np.ndarray | None = None
+    rotated: np.ndarray | None = None
+    meta: list = field(default_factory=list)
+    columns: tuple = ()
 
     @property
     def n_shoes(self) -> int:
         return len(self.after_ids)
+
+    def sequence(self) -> dict:
+        """Accepted dealt shoes grouped by table, each table's shoes in dealing order.
+
+        Returns
+        -------
+        dict
+            table -> list of indices into ``after_ids`` / ``dealt``, ordered by timestamp when
+            every shoe of the table has one, else by file and first line.
+        """
+        by: dict = {}
+        for i, m in enumerate(self.meta):
+            by.setdefault(m["table"], []).append(i)
+        out = {}
+        for t, idx in by.items():
+            if all(self.meta[i].get("timestamp") for i in idx):
+                idx = sorted(idx, key=lambda i: (self.meta[i]["timestamp"], self.meta[i]["file"], self.meta[i]["line"]))
+            else:
+                idx = sorted(idx, key=lambda i: (self.meta[i]["file"], self.meta[i]["line"]))
+            out[t] = idx
+        return out
 
 
 def _read_table(path: Path, data: bytes):
@@ -209,6 +238,8 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     shoes_ids: dict = {}
     parts = []  # per file: accepted-row arrays
     rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
+    seen_columns: set = set()
+    opt_ids: dict = {"timestamp": {}, "dealer": {}, "shift": {}}
     for fi, path in enumerate(paths):
         from rngcert.collect import csvstream
 
@@ -239,13 +270,30 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
             tid = _global_ids(tb_c, tb_names, tables)
         else:
             tid = np.full(n, tables.setdefault("", len(tables)), dtype=np.int64)
+        opt = {}
+        for oc in ("timestamp", "dealer", "shift"):
+            if oc in cols:
+                seen_columns.add(oc)
+                c_, nm_ = _encode(cols[oc])
+                opt[oc] = np.where(np.array([x == "" for x in nm_], dtype=bool)[c_] if n else np.zeros(0, bool), -1,
+                                   _global_ids(c_, nm_, opt_ids[oc]))
+            else:
+                opt[oc] = np.full(n, -1, dtype=np.int64)
+        if "rotated" in cols:
+            seen_columns.add("rotated")
+            rc_, rn_ = _encode(cols["rotated"], lower=True)
+            rlut = np.array([_ROTATED.get(t, -2) for t in rn_], dtype=np.int64)
+            rot = rlut[rc_] if n else np.zeros(0, np.int64)
+        else:
+            rot = np.full(n, -1, dtype=np.int64)
         inv_shoe = {v: k for k, v in shoes_ids.items()}
         badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[sid] if n else np.zeros(0, bool)
         ok = np.ones(n, dtype=bool)
         for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
                                   (pos < 1, "position", "position is not a positive integer"),
                                   (~good_card, "card", "unknown card token (expected e.g. QH, 10S, QH#3)"),
-                                  (stage < 0, "stage", "stage must be 'before' or 'after'")):
+                                  (stage < 0, "stage", "stage must be 'before' or 'after'"),
+                                  (rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no")):
             bad = np.flatnonzero(mask & ok)
             if bad.size:
                 texts = cols[col].take(pa.array(bad)).to_pylist()
@@ -259,11 +307,13 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         keep = np.flatnonzero(ok)
         parts.append({"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
                       "stage": stage[keep], "pos": pos[keep], "face": face[keep].astype(np.int64),
-                      "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64)})
+                      "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
+                      "rot": rot[keep], "ts": opt["timestamp"][keep], "dealer": opt["dealer"][keep], "shift": opt["shift"][keep]})
         sources.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
                         "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej)})
         rejected.extend(file_rej)
     R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
     table_names = {v: k for k, v in tables.items()}
     shoe_names = {v: k for k, v in shoes_ids.items()}
     S_ = max(len(shoes_ids), 1)
@@ -364,6 +414,19 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     L = int(lengths.min())
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
+    # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
+    dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
+    rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
+    meta = []
+    for i, g in enumerate(after_g.tolist()):  # one entry per accepted shoe (vectorised per shoe)
+        r0, ln = starts[g], length[g]
+        dealt_full[i, :ln] = codes[r0:r0 + ln]
+        rot_full[i, :ln] = R["rot"][r0:r0 + ln]
+        meta.append({"table": names[g][0], "shoe": names[g][1], "file": int(R["file"][r0]), "line": int(R["line"][r0]),
+                     "timestamp": opt_names["timestamp"].get(int(R["ts"][r0]), "") if R["ts"][r0] >= 0 else "",
+                     "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
+                     "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
+                     "length": int(ln)})
     pair_a = [g for g in after_g if complete[g] and names[g][:2] in before_of]
     if pair_a:
         pair_b = np.array([before_of[names[g][:2]] for g in pair_a])
@@ -374,8 +437,10 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     else:
         pb = pa_ = None
         pair_ids = []
+    has_rot = "rotated" in seen_columns
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
-                   pair_ids, pb, pa_, rejected, problems, sources)
+                   pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if has_rot else None, meta,
+                   tuple(sorted(seen_columns)))
 
 
 def _log_p_at_most(decks: int, d: int, L_max: int) -> list[float]:
@@ -516,7 +581,7 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
 
 
 def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table: str | None = None,
-                   serial: bool = True) -> int:
+                   serial: bool = True, lengths=None, rotated=None, dealer=None) -> int:
     """Write shoes in the scanner format (DESIGN §3), the inverse of :func:`read_shoe_log`.
 
     Parameters
@@ -533,6 +598,12 @@ def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table
         Written as a ``table`` column.
     serial : bool
         Write ``#k`` deck serials (codes must then be unique serialised codes).
+    lengths : (n_shoes,) array_like of int, optional
+        Cards of each ``after`` shoe to write (a scanner logs the dealt cards only).
+    rotated : (n_shoes, n) array_like of bool, optional
+        Orientation of the ``after`` cards, written as a ``rotated`` column (0/1).
+    dealer : sequence of str, optional
+        Dealer of each shoe, written as a ``dealer`` column.
 
     Returns
     -------
@@ -551,17 +622,35 @@ def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table
             raise InputError(f"shoe id / table {v!r} must be non-empty and free of commas, quotes, newlines and edge blanks")
     tok = pa.array(token_table(serial).tolist(), type=pa.string())
     id_arr = pa.array(ids.tolist(), type=pa.string())
+    dl = None
+    if dealer is not None:
+        dl = [str(x) for x in dealer]
+        if len(dl) != m or any(any(ch in v for ch in ',"\n\r') or not v for v in dl):
+            raise InputError(f"dealer must give {m} non-empty names free of commas, quotes and newlines")
     blocks = []
     stages = [("after", a)] if before is None else [("before", np.asarray(before)), ("after", a)]
     for st, arr in stages:
         mm, nn = arr.shape
-        cols = {"shoe_id": pc.take(id_arr, pa.array(np.repeat(np.arange(mm, dtype=np.int32), nn))),
-                "position": pa.array(np.tile(np.arange(1, nn + 1, dtype=np.int32), mm)),
-                "card": pc.take(tok, pa.array(arr.ravel().astype(np.int32)))}
+        keep = np.ones((mm, nn), dtype=bool)
+        if st == "after" and lengths is not None:
+            ln = np.asarray(lengths).astype(np.int64)
+            if ln.shape != (mm,) or np.any(ln < 1) or np.any(ln > nn):
+                raise InputError(f"lengths must give 1..{nn} cards for each of the {mm} shoes")
+            keep = np.arange(nn)[None, :] < ln[:, None]
+        si, pj = np.nonzero(keep)
+        cols = {"shoe_id": pc.take(id_arr, pa.array(si.astype(np.int32))),
+                "position": pa.array((pj + 1).astype(np.int32)),
+                "card": pc.take(tok, pa.array(arr[si, pj].astype(np.int32)))}
         if table is not None:
-            cols = {"table": pc.take(pa.array([str(table)]), pa.array(np.zeros(mm * nn, dtype=np.int32)))} | cols
+            cols = {"table": pc.take(pa.array([str(table)]), pa.array(np.zeros(si.size, dtype=np.int32)))} | cols
         if before is not None:
-            cols["stage"] = pc.take(pa.array([st]), pa.array(np.zeros(mm * nn, dtype=np.int32)))
+            cols["stage"] = pc.take(pa.array([st]), pa.array(np.zeros(si.size, dtype=np.int32)))
+        if dl is not None:
+            cols["dealer"] = pc.take(pa.array(dl), pa.array(si.astype(np.int32)))
+        if rotated is not None:
+            rv = np.asarray(rotated).astype(np.int8)
+            vals = rv[si, pj] if st == "after" else np.zeros(si.size, np.int8)
+            cols["rotated"] = pa.array(vals.astype(np.int32))
         blocks.append(pa.table({k: safe_column(v) for k, v in cols.items()}))  # no cell runs as a formula
     tbl = pa.concat_tables(blocks)
     with open(path, "wb") as fh:

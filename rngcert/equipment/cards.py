@@ -281,6 +281,66 @@ def baccarat_coup(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return outcome, used
 
 
+def baccarat_deal(values, limit) -> dict:
+    """Deal baccarat coups back to back from shoes, as the game strings them together.
+
+    Parameters
+    ----------
+    values : (n_shoes, n_cards) array_like of int
+        Baccarat values (0..9) in dealing order; entries beyond a shoe's ``limit`` are never
+        used to start a coup (they may be -1 for cards that were not dealt).
+    limit : int or (n_shoes,) array_like of int
+        A coup is dealt while it starts before this position: the cards in front of the cutting
+        card (004 §2 rules 3.2.2, 3.5.4: the hand during which the cutting card appears is
+        completed). A coup never reads past ``n_cards``.
+
+    Returns
+    -------
+    dict
+        ``starts``, ``used``, ``outcome`` (0 banker, 1 player, 2 tie), ``player_drew`` : arrays
+        of shape (n_shoes, max_coups), -1 / 0 / False where a shoe has no such coup;
+        ``n_coups`` (n_shoes,) and ``n_dealt`` (n_shoes,) cards dealt.
+
+    Notes
+    -----
+    Coups are sequential by nature: the loop runs over coups, vectorised over shoes.
+    """
+    v = np.asarray(values)
+    if v.ndim != 2 or v.shape[1] < 6:
+        raise InputError(f"values must be 2-D (n_shoes, n_cards >= 6), got shape {v.shape}")
+    m, n = v.shape
+    lim = np.broadcast_to(np.asarray(limit, dtype=np.int64), (m,)).copy()
+    if np.any(lim < 1) or np.any(lim > n):
+        raise InputError(f"limit must lie in 1..{n}, got {lim.min()}..{lim.max()}")
+    max_coups = int(lim.max()) // 4 + 1
+    starts = np.full((m, max_coups), -1, dtype=np.int32)
+    used_c = np.zeros((m, max_coups), dtype=np.int8)
+    outcomes = np.full((m, max_coups), -1, dtype=np.int8)
+    pdrew_c = np.zeros((m, max_coups), dtype=bool)
+    pos = np.zeros(m, dtype=np.int64)
+    offs = np.arange(6)
+    flat = np.asarray(v, dtype=np.int16).ravel()
+    rowbase = (np.arange(m) * n)[:, None]
+    for c in range(max_coups):  # loop over coups (sequential by nature), vectorised over shoes
+        active = pos < lim
+        if not active.any():
+            break
+        window = flat.take(rowbase + np.minimum(pos[:, None] + offs[None, :], n - 1))
+        window = np.maximum(window, 0)
+        outcome, used = baccarat_coup(window)
+        ptot = (window[:, 0] + window[:, 2]) % 10
+        btot = (window[:, 1] + window[:, 3]) % 10
+        used = np.minimum(used, n - pos).astype(np.int8)
+        starts[:, c] = np.where(active, pos, -1)
+        used_c[:, c] = np.where(active, used, 0)
+        pdrew_c[:, c] = active & (ptot <= 5) & (btot <= 7)
+        outcomes[:, c] = np.where(active, outcome, -1)
+        pos = np.where(active, pos + used, pos)
+    k = int((used_c > 0).sum(axis=1).max()) if m else 0
+    return {"starts": starts[:, :k], "used": used_c[:, :k], "outcome": outcomes[:, :k], "player_drew": pdrew_c[:, :k],
+            "n_coups": (used_c > 0).sum(axis=1), "n_dealt": pos}
+
+
 def baccarat_exact(composition) -> np.ndarray:
     """Exact banker/player/tie probabilities of the first coup dealt from a shoe.
 
@@ -336,6 +396,16 @@ def baccarat_house_edge(probs) -> dict[str, float]:
 
 
 # ----------------------------------------------------------------------------- blackjack
+#: Hi-Lo count tag of each rank index A..K (2-6: +1, 7-9: 0, T-K and A: -1); Thorp (1966),
+#: Griffin, *The Theory of Blackjack* (6th ed., 1999), ch. 4.
+HILO_TAG = np.array([-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int8)
+
+#: Dealer's hole-card rules: "none" (003 rule 4.10: one card only to the dealer, the second after
+#: the players; a dealer blackjack takes every bet), "peek-ace" (004 §3 rules 3.4 iv and 3.7: a hole
+#: card, checked for blackjack when the up card is an ace), "peek-all" (checked under an ace or a ten).
+HOLE_CARD_RULES = ("none", "peek-ace", "peek-all")
+
+
 def _check_rule(rule: str) -> str:
     r = str(rule).upper()
     if r not in DEALER_RULES:

@@ -46,6 +46,9 @@ __all__ = [
     "house_edges",
     "default_paytable_id",
     "GAMES",
+    "seed_checks",
+    "MONEY_WHEEL_OPTIONS",
+    "RAGE_MINIMUM_ODDS",
 ]
 
 GAMES = ("roulette", "money-wheel", "roulette-rage", "baccarat")
@@ -429,3 +432,112 @@ def paytables_for_game(game: str) -> Sequence[str]:
     if game not in GAME_PAYTABLES:
         raise InputError(f"unknown game {game!r}; known: {', '.join(GAME_PAYTABLES)}")
     return GAME_PAYTABLES[game]
+
+
+# ----------------------------------------------------------------------------- checks against the seeds' rules
+#: 000_eb087bb97dc5efee.txt rule 2.3: sections per symbol of the 52-section money wheel.
+MONEY_WHEEL_SECTIONS = {"A": 24, "B": 12, "C": 8, "D": 4, "E": 2, "F": 1, "G": 1}
+#: Rule 3.8: the three permitted payout options (odds to 1 per symbol).
+MONEY_WHEEL_OPTIONS = {
+    "one": {"A": 1, "B": 3, "C": 5, "D": 11, "E": 23, "F": 47, "G": 47},
+    "two": {"A": 1, "B": 3, "C": 5, "D": 10, "E": 20, "F": 47, "G": 47},
+    "three": {"A": 1, "B": 3, "C": 5, "D": 10, "E": 20, "F": 45, "G": 45},
+}
+#: 003_099d15f6604b638d.txt rule 3.28: minimum odds of Roulette Rage by run length after the
+#: establishing spin.
+RAGE_MINIMUM_ODDS = {4: 5, 5: 8, 6: 15, 7: 20, 8: 40, 9: 60, 10: 100, 11: 200, 12: 400, 13: 1000, 14: 2000}
+#: 003 rule 3.2: minimum odds of a roulette bet by the count of numbers it covers.
+ROULETTE_MINIMUM_ODDS = {1: Fraction(35), 2: Fraction(17), 3: Fraction(11), 4: Fraction(8), 6: Fraction(5), 12: Fraction(2),
+                         18: Fraction(1), 24: Fraction(1, 2)}
+
+
+def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = False) -> list[str]:
+    """Check lab-supplied equipment against the rules of the seeds it claims.
+
+    Parameters
+    ----------
+    paytable : PayTable, optional
+    wheel : rngcert.equipment.wheel.Wheel, optional
+    strict : bool
+        Raise instead of returning the warnings.
+
+    Returns
+    -------
+    list of str
+        One plain sentence per violation, citing the rule (empty: nothing to report).
+
+    Raises
+    ------
+    EquipmentError
+        With ``strict``, when there is any violation (all of them in the message).
+
+    Notes
+    -----
+    * money wheel (000 rules 2.2, 2.3, 3.8): 52 sections, 24/12/8/4/2/1/1 sections for symbols
+      A-G, and a pay table equal to one of the three payout options;
+    * Roulette Rage (003 rule 3.28): every run length paid at least the minimum odds;
+    * roulette wheel (003 rule 3.5, 004 §4 rule 3.3.2): 37 (or 38, American) pockets, the zero(s)
+      green, 18 red and 18 black numbers alternating around the wheel;
+    * roulette pay table (003 rule 3.2): each bet pays at least the minimum odds for the count of
+      numbers it covers.
+    """
+    out: list[str] = []
+    if wheel is not None and wheel.kind == "money-wheel" and set(wheel.symbols) <= set(MONEY_WHEEL_SECTIONS):
+        counts = dict(zip(wheel.symbols, wheel.symbol_counts))
+        if wheel.k != 52:
+            out.append(f"wheel {wheel.id}: {wheel.k} sections; 000 rule 2.2 requires 52 equally spaced sections")
+        bad = {s: counts.get(s, 0) for s, c in MONEY_WHEEL_SECTIONS.items() if counts.get(s, 0) != c}
+        if bad:
+            out.append(f"wheel {wheel.id}: sections per symbol " + ", ".join(f"{s} {v} (rule: {MONEY_WHEEL_SECTIONS[s]})" for s, v in bad.items())
+                       + "; 000 rule 2.3 requires 24/12/8/4/2/1/1 for A-G")
+    if wheel is not None and wheel.kind == "roulette" and wheel.colours:
+        k = wheel.k
+        zeros = [i for i, c in enumerate(wheel.colours) if c == "green"]
+        if k not in (37, 38):
+            out.append(f"wheel {wheel.id}: {k} pockets; 003 rule 3.5 requires 37 (0-36), an American wheel 38")
+        if len(zeros) != k - 36:
+            out.append(f"wheel {wheel.id}: {len(zeros)} green pocket(s) for {k} pockets; the zero(s) must be the only green pockets")
+        seq = [c for c in wheel.colours if c != "green"]
+        reds = seq.count("red")
+        if reds != 18 or seq.count("black") != 18:
+            out.append(f"wheel {wheel.id}: {reds} red and {seq.count('black')} black numbers; 004 §4 rule 3.3.2 requires 18 and 18")
+        runs = [i for i in range(len(seq)) if seq[i] == seq[(i + 1) % len(seq)] and not _zero_between(wheel.colours, i)]
+        if runs:
+            out.append(f"wheel {wheel.id}: {len(runs)} pair(s) of neighbouring pockets of the same colour; 003 rule 3.5 requires "
+                       "red and black to alternate")
+    if paytable is not None and paytable.game == "money-wheel":
+        odds = {b.name: b.odds for b in paytable.bets}
+        match = [k for k, opt in MONEY_WHEEL_OPTIONS.items() if all(odds.get(s) == Fraction(v) for s, v in opt.items())]
+        if not match:
+            best = min(MONEY_WHEEL_OPTIONS, key=lambda k: sum(odds.get(s) != Fraction(v) for s, v in MONEY_WHEEL_OPTIONS[k].items()))
+            diff = [f"{s} {odds.get(s)}:1 (option {best}: {v}:1)" for s, v in MONEY_WHEEL_OPTIONS[best].items() if odds.get(s) != Fraction(v)]
+            out.append(f"pay table {paytable.id}: not one of the payout options of 000 rule 3.8; differs from option {best} in " + ", ".join(diff))
+    if paytable is not None and paytable.game == "roulette-rage":
+        net = paytable.bets[0].net
+        low = [f"{j} spins {net.get(str(j))} (minimum {m}:1)" for j, m in RAGE_MINIMUM_ODDS.items()
+               if str(j) in net and net[str(j)] < m]
+        missing = [j for j in RAGE_MINIMUM_ODDS if str(j) not in net]
+        if low:
+            out.append(f"pay table {paytable.id}: below the minimum odds of 003 rule 3.28: " + ", ".join(low))
+        if missing:
+            out.append(f"pay table {paytable.id}: no odds for run lengths {missing} (003 rule 3.28 pays 4 to 14)")
+    if paytable is not None and paytable.game == "roulette":
+        low = []
+        for b in paytable.bets:
+            n = len(b.covers)
+            m = ROULETTE_MINIMUM_ODDS.get(n)
+            if m is not None and b.odds < m:
+                low.append(f"{b.name} ({n} numbers) {b.odds} to 1, minimum {m} to 1")
+        if low:
+            out.append(f"pay table {paytable.id}: below the minimum odds of 003 rule 3.2: " + "; ".join(low))
+    if strict and out:
+        raise EquipmentError("equipment does not meet the seeds' rules (--strict): " + " | ".join(out))
+    return out
+
+
+def _zero_between(colours, i_nonzero: int) -> bool:
+    """Whether a green pocket lies between the i-th and (i+1)-th non-green pockets around the wheel."""
+    idx = [j for j, c in enumerate(colours) if c != "green"]
+    a, b = idx[i_nonzero], idx[(i_nonzero + 1) % len(idx)]
+    span = range(a + 1, b) if b > a else list(range(a + 1, len(colours))) + list(range(0, b))
+    return any(colours[j] == "green" for j in span)

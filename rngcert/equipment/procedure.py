@@ -1,4 +1,4 @@
-"""Shuffle procedures as data: TOML files listing steps with parameters.
+"""Shuffle procedures as data: TOML files listing steps with parameters (schema and validation only).
 
 A procedure file (see ``procedures/*.toml``, packaged with rngcert) looks like::
 
@@ -6,6 +6,7 @@ A procedure file (see ``procedures/*.toml``, packaged with rngcert) looks like::
     name = "Baccarat shuffle of 004_e56c47cd813c1f96.txt §2 rule 3.2-3.3"
     source = "..."
     game = "baccarat"            # or "blackjack", or "none"
+    kind = "manual"              # "manual" (dealer's hands) or "machine"; default from the steps
     decks = 8
     cut_card_from_back = 7       # cards behind the cutting card (0: deal the whole shoe)
 
@@ -14,53 +15,88 @@ A procedure file (see ``procedures/*.toml``, packaged with rngcert) looks like::
     undealt = "top"              # baccarat: top | bottom
     # blackjack: players = 7, rule = "S17" | "H17"
 
+    [rules]                      # blackjack game rules (house edge, trackers); see RULE_KEYS
+    allowed_dealer = ["S17"]
+    allowed_dealer_source = "004 §3 rule 4.4 ii"
+
     [[steps]]
     op = "wash"
-    intensity = 0.1
+    intensity = 0.1              # travel: s.d. of a clump's move, as a share of the stack
     clump = 4
     note = "rule 3.2.1: mixed by a wash or chemmy shuffle"
 
-Each step's ``op`` names a shuffler of :mod:`rngcert.simulate.shufflers`; its other keys are that
-shuffler's parameters (``note`` is free text). Every problem is reported as an
-:class:`~rngcert.errors.EquipmentError` naming the file, the step number (1-based) and the
+    [[parameters]]               # what is known about each value (default: assumed)
+    name = "steps[1].intensity"  # or "decks", "cut_card_from_back", "deal.pickup", "rules.double", ...
+    status = "measured"          # "measured" (interval and source required), "rule", "assumed"
+    interval = [0.12, 0.18]
+    source = "fit to 500 recorded shoes of table T1 (report ...)"
+
+Each step's ``op`` names a shuffler function of the same name in :mod:`rngcert.simulate.shufflers`
+and its other keys are that shuffler's parameters (``note`` is free text). Adding a step is one
+entry in :data:`STEPS` plus the shuffler function; execution lives in
+:mod:`rngcert.simulate.procedure` (equipment never runs a simulation). Every problem is reported
+as an :class:`~rngcert.errors.EquipmentError` naming the file, the step number (1-based) and the
 parameter, with the value found and what is allowed.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
-
-import numpy as np
+from typing import Any
 
 from rngcert.equipment import parse_toml, read_equipment_file
-from rngcert.equipment.cards import MAX_DECKS, new_shoe
+from rngcert.equipment.cards import HOLE_CARD_RULES, MAX_DECKS
 from rngcert.errors import EquipmentError
-from rngcert.simulate import shufflers as sh
 
 PROCEDURE_DIR = Path(__file__).with_name("procedures")
 
-# op -> (function, {param: (kind, minimum, maximum, default)}) ; kind in {"int", "float", "bool"}
 _INF = float("inf")
-STEPS: dict[str, tuple[Callable, dict[str, tuple[str, float, float, Any]]]] = {
-    "fisher_yates": (sh.fisher_yates, {}),
-    "riffle": (sh.riffle, {"switch": ("float", 1e-9, 1.0, 0.5), "times": ("int", 1, 1000, 1)}),
-    "grab_riffle": (sh.grab_riffle, {"grab": ("int", 2, 52 * MAX_DECKS, 52)}),
-    "overhand": (sh.overhand, {"p": ("float", 1e-9, 1.0, 0.1)}),
-    "strip": (sh.strip, {"packet": ("float", 1.0, _INF, 8.0)}),
-    "box": (sh.box, {"packet": ("int", 1, 52 * MAX_DECKS, 52)}),
-    "cut": (sh.cut, {"lo": ("int", 0, 52 * MAX_DECKS, 1), "hi": ("int", 0, 52 * MAX_DECKS, None)}),
-    "wash": (sh.wash, {"intensity": ("float", 0.0, _INF, 0.5), "clump": ("float", 1.0, _INF, 1.0)}),
-    "pile": (sh.pile, {"piles": ("int", 2, 52 * MAX_DECKS, 7), "random_order": ("bool", 0, 1, False)}),
-    "shelf": (sh.shelf, {"shelves": ("int", 1, 1000, 10), "p_top": ("float", 0.0, 1.0, 0.5)}),
-    "csm": (sh.csm, {"compartments": ("int", 1, 1000, 38)}),
+_N = 52 * MAX_DECKS
+#: op -> (kind, {param: (type, minimum, maximum, default)}); type in {"int", "float", "bool"}.
+#: kind "machine": an algorithm or a device that can be exact; "manual": a dealer's hands.
+STEPS: dict[str, tuple[str, dict[str, tuple[str, float, float, Any]]]] = {
+    "fisher_yates": ("machine", {}),
+    "sattolo": ("machine", {}),
+    "naive_swap": ("machine", {}),
+    "riffle": ("manual", {"switch": ("float", 1e-9, 1.0, 0.5), "times": ("int", 1, 1000, 1)}),
+    "grab_riffle": ("manual", {"grab": ("int", 2, _N, 52), "times": ("int", 1, 100, 1)}),
+    "overhand": ("manual", {"p": ("float", 1e-9, 1.0, 0.1)}),
+    "strip": ("manual", {"packet": ("float", 1.0, _INF, 8.0)}),
+    "box": ("manual", {"packet": ("int", 1, _N, 52)}),
+    "cut": ("manual", {"lo": ("int", 0, _N, 1), "hi": ("int", -_N, _N, -1)}),
+    "wash": ("manual", {"intensity": ("float", 0.0, 100.0, 0.5), "clump": ("float", 1.0, 1000.0, 1.0),
+                        "rotate": ("float", 0.0, 1.0, 0.0)}),
+    "pile": ("manual", {"piles": ("int", 2, _N, 7), "random_order": ("bool", 0, 1, False)}),
+    "shelf": ("machine", {"shelves": ("int", 1, 1000, 10), "p_top": ("float", 0.0, 1.0, 0.5)}),
+    "csm": ("machine", {"compartments": ("int", 1, 1000, 38)}),
 }
+#: Human names of step parameters in reports.
+PARAM_LABELS = {"intensity": "travel (s.d. of a clump's move, share of the stack)", "clump": "mean clump size (cards)",
+                "rotate": "share of clumps turned end for end", "times": "repetitions", "grab": "cards per grab",
+                "switch": "drop switch probability", "lo": "smallest cut", "hi": "largest cut (negative: from the back)"}
+
 _DEAL = {
     "baccarat": {"pickup": ("banker-first", "player-first"), "undealt": ("top", "bottom")},
     "blackjack": {"players": (1, 7), "rule": ("S17", "H17")},
 }
-_TOP_KEYS = {"id", "name", "source", "game", "decks", "cut_card_from_back", "deal", "steps", "notes"}
+#: Blackjack game rules: key -> (allowed values or type, default, meaning).
+RULE_KEYS: dict[str, tuple[Any, Any, str]] = {
+    "allowed_dealer": (("S17", "H17"), ["S17", "H17"], "dealer rules the game's rules permit"),
+    "allowed_dealer_source": (str, "", "rule that fixes the permitted dealer rules"),
+    "hole_card": (HOLE_CARD_RULES, "none", "dealer's hole card and peek"),
+    "double": (("any", "9-11", "10-11"), "any", "first-two-card totals a player may double"),
+    "double_after_split": (bool, False, "doubling after a split"),
+    "split_hands": (int, 2, "most hands a player may split to (1: no split)"),
+    "split_aces_one_card": (bool, True, "split aces receive one card each"),
+    "blackjack_pays": (float, 1.5, "a player's blackjack pays this to 1"),
+    "insurance_pays": (float, 2.0, "insurance pays this to 1"),
+    "enhc_takes_all": (bool, True, "without a peek, a dealer blackjack takes doubled and split bets too"),
+}
+_TOP_KEYS = {"id", "name", "source", "game", "kind", "decks", "cut_card_from_back", "deal", "rules", "steps",
+             "parameters", "notes"}
+STATUSES = ("measured", "rule", "assumed")
 
 
 @dataclass(frozen=True)
@@ -71,14 +107,18 @@ class Step:
     params: dict
     note: str = ""
 
-    def apply(self, shoes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        fn = STEPS[self.op][0]
-        return fn(shoes, rng, **self.params)
+    @property
+    def kind(self) -> str:
+        return STEPS[self.op][0]
+
+    def full_params(self) -> dict:
+        """Parameters with the shuffler's defaults filled in."""
+        return {k: self.params.get(k, spec[3]) for k, spec in STEPS[self.op][1].items()}
 
 
 @dataclass(frozen=True)
 class Procedure:
-    """A validated shuffle procedure.
+    """A validated shuffle procedure (pure data; run it with :mod:`rngcert.simulate.procedure`).
 
     Attributes
     ----------
@@ -90,6 +130,13 @@ class Procedure:
     steps : tuple of Step
     deal : dict
         Deal/pickup parameters of the game.
+    rules : dict
+        Blackjack game rules (:data:`RULE_KEYS`, defaults filled in); empty for other games.
+    kind : {"manual", "machine"}
+        "machine" when every step is an algorithm or device (then a statistical rejection is a
+        FAIL); "manual" otherwise (a FAIL needs a player's edge; see the shuffle battery).
+    declared : dict
+        Declared status of parameters by name: ``{"status", "interval", "source"}``.
     path : str
         File it was read from (for messages and reports).
     """
@@ -103,6 +150,10 @@ class Procedure:
     steps: tuple
     deal: dict = field(default_factory=dict)
     path: str = ""
+    rules: dict = field(default_factory=dict)
+    kind: str = "manual"
+    declared: dict = field(default_factory=dict)
+    raw: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def n_cards(self) -> int:
@@ -113,53 +164,126 @@ class Procedure:
         """Cards in front of the cutting card (always dealt)."""
         return self.n_cards - self.cut_card_from_back
 
-    def shuffle(self, shoes, rng: np.random.Generator) -> np.ndarray:
-        """Apply the steps, in order, to shoes of shape (n_shoes, 52·decks); returns a new array."""
-        out = np.asarray(shoes)
-        if out.ndim != 2 or out.shape[1] != self.n_cards:
-            raise EquipmentError(f"{self.path}: procedure is for {self.decks} decks ({self.n_cards} cards), got shoes of shape {out.shape}")
-        for st in self.steps:
-            out = st.apply(out, rng)
-        return out
+    @property
+    def penetration(self) -> float:
+        """Share of the shoe in front of the cutting card."""
+        return self.cut_position / self.n_cards
 
-    def deal_pickup(self, shoes) -> np.ndarray:
-        """Deal the shoes to the cutting card and pick up: the next shuffle's starting order."""
-        if self.game == "baccarat":
-            return sh.deal_pickup_baccarat(shoes, cut_position=min(self.cut_position, self.n_cards - 6), **self.deal)[0]
-        if self.game == "blackjack":
-            return sh.deal_pickup_blackjack(shoes, cut_position=self.cut_position, **self.deal)[0]
-        return np.asarray(shoes).copy()
+    @property
+    def dealer_rule(self) -> str:
+        return str(self.deal.get("rule", "S17"))
 
-    def simulate(self, n_shoes: int, rng: np.random.Generator, *, start: str = "pickup") -> tuple[np.ndarray, np.ndarray]:
-        """Simulate ``n_shoes`` independent tables through one shuffle.
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "source": self.source, "game": self.game, "kind": self.kind, "decks": self.decks,
+                "cut_card_from_back": self.cut_card_from_back, "penetration": self.penetration, "deal": dict(self.deal),
+                "rules": dict(self.rules), "path": self.path,
+                "steps": [{"op": s.op, **s.params, "note": s.note} for s in self.steps]}
 
-        Parameters
-        ----------
-        n_shoes : int >= 1
-        rng : numpy.random.Generator
-        start : {"pickup", "new-deck"}
-            "new-deck": the shuffle starts from decks in new-deck order. "pickup" (default):
-            new decks are shuffled once, dealt to the cutting card and picked up (004 §2 3.4/3.6,
-            §3 3.4/3.6); the shuffle under test starts from that discard order, as at a live
-            table between shoes.
+    # ------------------------------------------------------------------ parameters
+    def value(self, name: str):
+        """Value of a parameter by name (``"decks"``, ``"deal.rule"``, ``"steps[2].times"``)."""
+        kind, a, b = _split_name(name, self)
+        if kind == "top":
+            return getattr(self, a)
+        if kind == "deal":
+            return self.deal.get(a)
+        if kind == "rules":
+            return self.rules.get(a)
+        return self.steps[a].full_params()[b]
+
+    def parameters(self) -> list[dict]:
+        """Every parameter of the procedure with its status: measured (with its interval and the
+        data it came from), rule (with the rule), or assumed (the default).
 
         Returns
         -------
-        before, after : (n_shoes, 52·decks) ndarray of int16
-            Card codes (with deck serials) before and after the shuffle under test.
+        list of dict
+            ``{"name", "label", "value", "status", "interval", "source"}`` in file order.
         """
-        if isinstance(n_shoes, bool) or not isinstance(n_shoes, (int, np.integer)) or n_shoes < 1:
-            raise EquipmentError(f"n_shoes must be an integer >= 1, got {n_shoes!r}")
-        if start not in ("pickup", "new-deck"):
-            raise EquipmentError(f"start must be 'pickup' or 'new-deck', got {start!r}")
-        fresh = np.tile(new_shoe(self.decks), (int(n_shoes), 1))
-        before = fresh if start == "new-deck" else self.deal_pickup(self.shuffle(fresh, rng))
-        return before, self.shuffle(before, rng)
+        names = ["decks", "cut_card_from_back"] + [f"deal.{k}" for k in self.deal]
+        if self.game == "blackjack":
+            names += [f"rules.{k}" for k in self.rules if k != "allowed_dealer_source"]
+        for i, st in enumerate(self.steps, start=1):
+            names += [f"steps[{i}].{k}" for k in STEPS[st.op][1]]
+        out = []
+        for nm in names:
+            d = self.declared.get(nm, {})
+            label = nm
+            if nm.startswith("steps["):
+                i = int(nm[6:nm.index("]")])
+                p = nm.split(".", 1)[1]
+                label = f"step {i} {self.steps[i - 1].op}: {PARAM_LABELS.get(p, p)}"
+            out.append({"name": nm, "label": label, "value": _plain(self.value(nm)), "status": d.get("status", "assumed"),
+                        "interval": d.get("interval"), "source": d.get("source", "" if d else "not given by the rules; not measured")})
+        return out
 
-    def to_dict(self) -> dict:
-        return {"id": self.id, "name": self.name, "source": self.source, "game": self.game, "decks": self.decks,
-                "cut_card_from_back": self.cut_card_from_back, "deal": dict(self.deal), "path": self.path,
-                "steps": [{"op": s.op, **s.params, "note": s.note} for s in self.steps]}
+    def with_params(self, values: dict, *, status: str | None = None, source: str = "", intervals: dict | None = None) -> "Procedure":
+        """A copy with parameters changed (validated as if read from a file).
+
+        Parameters
+        ----------
+        values : dict
+            ``{name: value}``, names as in :meth:`parameters`.
+        status : {"measured", "assumed", "rule"}, optional
+            Status recorded for the changed parameters (default: left as declared, else assumed).
+        source : str
+            Where the values come from (a fit, a sensitivity grid point).
+        intervals : dict, optional
+            ``{name: [lo, hi]}`` for measured values.
+
+        Raises
+        ------
+        EquipmentError
+            Unknown parameter name or a value out of range.
+        """
+        raw = copy.deepcopy(self.raw)
+        for nm, v in values.items():
+            kind, a, b = _split_name(nm, self)
+            if kind == "top":
+                raw[a] = v
+            elif kind in ("deal", "rules"):
+                raw.setdefault(kind, {})[a] = v
+            else:
+                raw["steps"][a][b] = v
+        if status is not None:
+            decl = [p for p in raw.get("parameters", []) if p.get("name") not in values]
+            for nm in values:
+                entry = {"name": nm, "status": status, "source": source or "changed by rngcert"}
+                if intervals and nm in intervals:
+                    entry["interval"] = list(intervals[nm])
+                decl.append(entry)
+            raw["parameters"] = decl
+        return parse_procedure(raw, self.path)
+
+    def with_decks(self, decks: int) -> "Procedure":
+        """The same procedure for another number of decks (the cutting card stays at the same
+        number of cards from the back, e.g. "4 decks from the back" of 004 §3 rule 3.3 i)."""
+        return self.with_params({"decks": decks})
+
+
+def _plain(v):
+    return list(v) if isinstance(v, tuple) else v
+
+
+def _split_name(name: str, proc: "Procedure | None" = None, n_steps: int | None = None):
+    """("top", attr, None) | ("deal"/"rules", key, None) | ("step", index0, param)."""
+    nm = str(name)
+    if nm in ("decks", "cut_card_from_back"):
+        return "top", nm, None
+    if nm.startswith("deal.") or nm.startswith("rules."):
+        kind, key = nm.split(".", 1)
+        return kind, key, None
+    if nm.startswith("steps[") and "]." in nm:
+        try:
+            i = int(nm[6:nm.index("]")])
+        except ValueError:
+            raise EquipmentError(f"parameter name {name!r}: expected steps[<1-based step number>].<parameter>") from None
+        k = n_steps if n_steps is not None else (len(proc.steps) if proc is not None else None)
+        if k is not None and not 1 <= i <= k:
+            raise EquipmentError(f"parameter name {name!r}: the procedure has {k} step(s)")
+        return "step", i - 1, nm.split("].", 1)[1]
+    raise EquipmentError(f"unknown parameter name {name!r}: use 'decks', 'cut_card_from_back', 'deal.<key>', 'rules.<key>' "
+                         "or 'steps[<n>].<parameter>'")
 
 
 def _err(where: str, msg: str) -> EquipmentError:
@@ -175,11 +299,46 @@ def _check_param(where: str, name: str, value, kind: str, lo, hi):
         raise _err(where, f"parameter {name!r} must be a number, got {value!r}")
     if kind == "int" and not float(value).is_integer():
         raise _err(where, f"parameter {name!r} must be an integer, got {value!r}")
-    if value < 0:
+    if value < 0 and lo >= 0:
         raise _err(where, f"parameter {name!r} must not be negative, got {value!r}")
     if not (lo <= value <= hi):
         raise _err(where, f"parameter {name!r} must be in [{lo}, {hi}], got {value!r}")
     return int(value) if kind == "int" else float(value)
+
+
+def _check_rules(path: str, game: str, rules_in) -> dict:
+    if game != "blackjack":
+        if rules_in:
+            raise _err(path, f"[rules] given but game is {game!r} (only blackjack has rule options)")
+        return {}
+    if not isinstance(rules_in, dict):
+        raise _err(path, "[rules] must be a table")
+    out = {}
+    for k, v in rules_in.items():
+        if k not in RULE_KEYS:
+            raise _err(path, f"[rules] unknown key {k!r}; allowed: {sorted(RULE_KEYS)}")
+    for k, (allowed, default, _) in RULE_KEYS.items():
+        v = rules_in.get(k, default)
+        if k == "allowed_dealer":
+            if not isinstance(v, list) or not v or any(x not in allowed for x in v):
+                raise _err(path, f"[rules] 'allowed_dealer' must be a non-empty list of {list(allowed)}, got {v!r}")
+        elif isinstance(allowed, tuple):
+            if v not in allowed:
+                raise _err(path, f"[rules] {k!r} must be one of {list(allowed)}, got {v!r}")
+        elif allowed is bool:
+            if not isinstance(v, bool):
+                raise _err(path, f"[rules] {k!r} must be true or false, got {v!r}")
+        elif allowed is int:
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 4:
+                raise _err(path, f"[rules] {k!r} must be an integer in 1..4, got {v!r}")
+        elif allowed is float:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 10:
+                raise _err(path, f"[rules] {k!r} must be a number in (0, 10], got {v!r}")
+            v = float(v)
+        elif allowed is str and not isinstance(v, str):
+            raise _err(path, f"[rules] {k!r} must be text, got {v!r}")
+        out[k] = v
+    return out
 
 
 def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
@@ -199,7 +358,9 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
         raise _err(path, f"'game' must be 'baccarat', 'blackjack' or 'none', got {game!r}")
     cut_back = data.get("cut_card_from_back", 0)
     if isinstance(cut_back, bool) or not isinstance(cut_back, int) or not 0 <= cut_back < n:
-        raise _err(path, f"'cut_card_from_back' must be an integer in 0..{n - 1}, got {cut_back!r}")
+        raise _err(path, f"'cut_card_from_back' must be an integer in 0..{n - 1} for {decks} deck(s), got {cut_back!r}")
+    if game == "baccarat" and n - cut_back < 6:
+        raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; a coup needs 6")
     deal = dict(data.get("deal", {}))
     if game in _DEAL:
         spec = _DEAL[game]
@@ -214,8 +375,12 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
                 raise _err(path, f"[deal] {k!r} must be one of {list(allowed)}, got {v!r}")
     elif deal:
         raise _err(path, f"[deal] given but game is {game!r}")
-    if game == "baccarat" and cut_back < 6 and cut_back != 0:
-        pass  # a coup may run past the cutting card; deal_pickup handles the shoe end
+    rules = _check_rules(path, game, data.get("rules", {}))
+    if game == "blackjack":
+        rule = deal.get("rule", "S17")
+        if rule not in rules["allowed_dealer"]:
+            src = rules.get("allowed_dealer_source") or "the procedure's [rules] allowed_dealer"
+            raise _err(path, f"dealer rule {rule!r} is not permitted: {src} allows only {rules['allowed_dealer']}")
     steps_in = data["steps"]
     if not isinstance(steps_in, list) or not steps_in:
         raise _err(path, "'steps' must be a non-empty array of tables ([[steps]])")
@@ -240,19 +405,57 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
             params[k] = _check_param(f"{where} ({op})", k, v, kind, lo, hi)
         if op == "cut":
             lo = params.get("lo", 1)
-            hi = params.get("hi", n - 1)
-            if not lo <= hi <= n:
-                raise EquipmentError(f"{where} (cut): need 0 <= lo <= hi <= {n}, got lo={lo}, hi={hi}")
-        if op in ("grab_riffle",):
+            hi = params.get("hi", -1)
+            hi_abs = n + hi if hi < 0 else hi
+            if not 0 <= lo <= hi_abs <= n:
+                raise EquipmentError(f"{where} (cut): need 0 <= lo <= hi <= {n} (a negative hi counts from the back), got lo={lo}, hi={hi}")
+        if op == "grab_riffle":
             g = params.get("grab", 52)
             if g % 2 or n % g:
                 raise EquipmentError(f"{where} (grab_riffle): parameter 'grab' must be even and divide {n}, got {g}")
         if op == "shelf" and 2 * n * params.get("shelves", 10) > 32767:
             raise EquipmentError(f"{where} (shelf): shelves * cards must be <= 16383, got {params.get('shelves', 10)} * {n}")
         steps.append(Step(op, params, str(st.get("note", ""))))
+    kinds = {STEPS[s.op][0] for s in steps}
+    kind = data.get("kind", "machine" if kinds == {"machine"} else "manual")
+    if kind not in ("manual", "machine"):
+        raise _err(path, f"'kind' must be 'manual' or 'machine', got {kind!r}")
+    declared = {}
+    params_in = data.get("parameters", [])
+    if not isinstance(params_in, list):
+        raise _err(path, "'parameters' must be an array of tables ([[parameters]])")
+    for j, p in enumerate(params_in, start=1):
+        where = f"{path}: parameters entry {j}"
+        if not isinstance(p, dict) or "name" not in p or "status" not in p:
+            raise EquipmentError(f"{where}: needs 'name' and 'status'")
+        extra = set(p) - {"name", "status", "interval", "source"}
+        if extra:
+            raise EquipmentError(f"{where}: unknown key(s) {sorted(extra)}; allowed: interval, name, source, status")
+        k, a, b = _split_name(p["name"], n_steps=len(steps))
+        if k == "step" and b not in STEPS[steps[a].op][1]:
+            raise EquipmentError(f"{where}: step {a + 1} ({steps[a].op}) has no parameter {b!r}")
+        if k == "deal" and a not in _DEAL.get(game, {}):
+            raise EquipmentError(f"{where}: no deal parameter {a!r} for game {game!r}")
+        if k == "rules" and a not in RULE_KEYS:
+            raise EquipmentError(f"{where}: no rule {a!r}")
+        if p["status"] not in STATUSES:
+            raise EquipmentError(f"{where}: status must be one of {list(STATUSES)}, got {p['status']!r}")
+        entry = {"status": p["status"], "source": str(p.get("source", ""))}
+        if p["status"] == "measured":
+            iv = p.get("interval")
+            if not (isinstance(iv, list) and len(iv) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in iv)
+                    and iv[0] <= iv[1]):
+                raise EquipmentError(f"{where}: a measured value needs interval = [low, high], got {iv!r}")
+            if not entry["source"]:
+                raise EquipmentError(f"{where}: a measured value needs a 'source' (the data it came from)")
+            entry["interval"] = [float(iv[0]), float(iv[1])]
+        elif p["status"] == "rule" and not entry["source"]:
+            raise EquipmentError(f"{where}: a value fixed by the rules needs a 'source' (the rule)")
+        declared[str(p["name"])] = entry
     return Procedure(
         id=str(data["id"]), name=str(data.get("name", data["id"])), source=str(data.get("source", "")), game=game,
-        decks=decks, cut_card_from_back=cut_back, steps=tuple(steps), deal=deal, path=path,
+        decks=decks, cut_card_from_back=cut_back, steps=tuple(steps), deal=deal, path=path, rules=rules, kind=kind,
+        declared=declared, raw=copy.deepcopy(dict(data)),
     )
 
 
@@ -260,7 +463,7 @@ MAX_STEPS = 1000  #: steps a procedure may have (each one is simulated for every
 
 
 def packaged_procedures() -> dict[str, Path]:
-    """Packaged procedures by id (file stem): ``{"baccarat-004": Path, "blackjack-004": Path}``."""
+    """Packaged procedures by id (file stem): ``{"baccarat-004": Path, "blackjack-004": Path, ...}``."""
     return {p.stem: p for p in sorted(PROCEDURE_DIR.glob("*.toml"))}
 
 
@@ -280,7 +483,8 @@ def load_procedure(source: str | Path) -> Procedure:
     ------
     EquipmentError
         File missing or not TOML (with the parser's line/column), unknown step, unknown or
-        out-of-range parameter (naming the file, the 1-based step number and the parameter).
+        out-of-range parameter (naming the file, the 1-based step number and the parameter), a
+        dealer rule the procedure's rules do not permit.
     """
     pk = packaged_procedures()
     p = Path(source)

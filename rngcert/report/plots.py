@@ -296,3 +296,41 @@ def guessing_histogram(g: dict) -> Figure:
     ax.set_title("Guess-the-next-card test", fontsize=9)
     cap = "A player who knows the pre-shuffle order and sees each card guesses the next one; on a uniform shuffle the count follows the black line."
     return Figure("guessing", "Guess-the-next-card test", _png(fig), cap)
+
+
+def sensitivity_figure(sens: dict) -> Figure:
+    """Shuffle procedures: the best tracker's edge over the grid of assumed parameters (one panel
+    per riffle count; wash travel across, clump size down), each cell labelled with its verdict."""
+    rows = sens["rows"]
+    axes = sens["axes"]
+    travels = axes.get("travel", {}).get("values", [None])
+    clumps = axes.get("clump", {}).get("values", [None])
+    riffles = axes.get("riffles", {}).get("values", [None])
+    fig, axs = plt.subplots(1, len(riffles), figsize=(3.6 * len(riffles) + 0.8, 3.4), squeeze=False)
+    vmax = max([abs(r["edge"]) for r in rows if r["edge"] is not None] + [0.01])
+    for k, rf in enumerate(riffles):
+        ax = axs[0, k]
+        grid = np.full((len(clumps), len(travels)), np.nan)
+        lab = [["" for _ in travels] for _ in clumps]
+        for r in rows:
+            if rf is not None and r.get("riffles") != rf:
+                continue
+            i = clumps.index(r["clump"]) if r.get("clump") in clumps else 0
+            j = travels.index(r["travel"]) if r.get("travel") in travels else 0
+            grid[i, j] = np.nan if r["edge"] is None else 100 * r["edge"]
+            lab[i][j] = r["verdict"][0] + ("" if r["edge"] is None else f"\n{100 * r['edge']:+.1f}%")
+        im = ax.imshow(grid, cmap="RdYlGn_r", vmin=-100 * vmax, vmax=100 * vmax, aspect="auto", origin="lower")
+        for i in range(len(clumps)):
+            for j in range(len(travels)):
+                ax.text(j, i, lab[i][j], ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(travels)), [str(t) for t in travels])
+        ax.set_yticks(range(len(clumps)), [str(c) for c in clumps])
+        ax.set_xlabel("wash travel (share of the stack)")
+        if k == 0:
+            ax.set_ylabel("wash clump size (cards)")
+        ax.set_title(f"riffles x{rf}" if rf is not None else "", fontsize=9)
+    fig.colorbar(im, ax=axs[0, -1], label="best tracker edge, % of stake")
+    cur = sens.get("current", {})
+    cap = ("Verdict (P PASS, S SUSPECT, F FAIL) and the best tracker's edge for each combination of the assumed parameters; "
+           f"the procedure as declared: {', '.join(f'{k} {v}' for k, v in cur.items())}. {sens.get('note', '')}")
+    return Figure("sensitivity", "Sensitivity to the assumed parameters", _png(fig), cap)

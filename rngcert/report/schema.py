@@ -91,8 +91,10 @@ TEST_FIELDS: dict[str, str] = {
     "df": "degrees of freedom, where the law has them",
     "pvalue": "raw p-value in (0, 1]; null with pvalue_bound when below the representable floor",
     "pvalue_bound": '"< 1e-300" when pvalue is null because it underflowed',
-    "pvalue_holm": "Holm-adjusted p-value",
-    "rejected_familywise": "rejected by Holm at alpha",
+    "pvalue_holm": "weighted-Holm adjusted p-value",
+    "holm_weight": "the test's weight in the weighted Holm procedure (its share of alpha)",
+    "rejected_familywise": "rejected by weighted Holm at alpha (FAIL)",
+    "rejected_at_suspect_level": "rejected by weighted Holm at the looser SUSPECT level only",
     "grade": "plain-words grade of the raw p-value (legend in the report)",
     "method": "asymptotic, exact or monte-carlo, R=...",
     "n": "sample size of the statistic",
@@ -133,11 +135,11 @@ def policy(alpha: float, correction: str, requirement: str) -> dict[str, Any]:
         "verdicts": dict(POLICY_TEXT),
         "requirement": requirement,
         "summary": (
-            f"FAIL when some test rejects randomness after Holm's correction for the number of tests, at the "
-            f"certification level alpha = {alpha:g}; SUSPECT when no test rejects after the correction but the "
-            f"battery's looser rule flags one (re-test with more data). INCONCLUSIVE when the data cannot carry a "
-            f"verdict (too few outcomes, unreadable rows, too little power or a test that could not run), "
-            f"PASS otherwise: no evidence of non-randomness at this sample size."
+            f"INCONCLUSIVE first, when the data cannot carry a verdict (too few outcomes, unreadable rows, labels of "
+            f"another wheel, a data-integrity artefact, too little power); otherwise FAIL when some test rejects "
+            f"randomness after the family-wise correction ({correction.split(' (')[0]}) at the certification level "
+            f"alpha = {alpha:g}. SUSPECT when a test rejects only at the battery's looser rule (re-test with more "
+            f"data), PASS otherwise: no evidence of non-randomness at this sample size."
         ),
     }
 

@@ -11,6 +11,8 @@ Models and sources
 ------------------
 =====================  =====================================================================
 ``fisher_yates``       uniform permutation (the ideal); Durstenfeld (1964), Knuth TAOCP 2 §3.4.2
+``sattolo``            uniform random *cyclic* permutation (Sattolo 1986): no card stays in place
+``naive_swap``         the "swap every card with any card" bug (Robbins & Bolker 1981): biased
 ``riffle``             Gilbert–Shannon–Reeds riffle and its Markov "clumpy" generalisation
 ``grab_riffle``        casino table riffle "once by deck": grabs from two piles, riffled
 ``overhand``/``strip`` Pemantle (1989) overhand model: random packets, packet order reversed
@@ -20,25 +22,33 @@ Models and sources
 ``pile``               pile (deal-into-piles) shuffle
 ``shelf``              Diaconis–Fulman–Holmes (2013) shelf shuffler (10 shelves)
 ``csm``                continuous shuffling machine: compartments, cards inserted at random
-``deal_pickup_*``      the deal and pickup of 004 §2 3.4/3.6 (baccarat) and §3 3.4/3.6 (blackjack)
+``deal_pickup_*``      the deal and pickup (re-exported from :mod:`rngcert.simulate.deal`)
 =====================  =====================================================================
+
+Card orientation
+----------------
+Shufflers move values and never look at them, so a card's orientation travels with it when it is
+carried in bit :data:`ROTATED` (1024) of its code: :func:`wash` with ``rotate > 0`` turns clumps
+end for end by flipping that bit. Codes handed to the statistics must have it stripped
+(``code & CODE_MASK``); :mod:`rngcert.simulate.procedure` does that.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rngcert.equipment.cards import (
-    BACCARAT_VALUE,
-    BLACKJACK_VALUE,
-    baccarat_coup,
-)
 from rngcert.errors import InputError
 
 __all__ = [
-    "fisher_yates", "riffle", "gsr_riffle", "grab_riffle", "overhand", "strip", "box", "cut", "wash",
-    "pile", "shelf", "csm", "deal_pickup_baccarat", "deal_pickup_blackjack", "inverse_permutation",
+    "fisher_yates", "sattolo", "naive_swap", "riffle", "gsr_riffle", "grab_riffle", "overhand", "strip", "box", "cut",
+    "wash", "pile", "shelf", "csm", "deal_pickup_baccarat", "deal_pickup_blackjack", "inverse_permutation",
+    "ROTATED", "CODE_MASK",
 ]
+
+#: Bit of a card code that carries its orientation (turned end for end) during a simulation.
+ROTATED = 1024
+#: Mask that strips the orientation bit: ``code & CODE_MASK`` is the card code.
+CODE_MASK = ROTATED - 1
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -137,6 +147,86 @@ def fisher_yates(shoes, rng: np.random.Generator) -> np.ndarray:
     return _rng_iv(rng).permuted(_shoes_iv(shoes), axis=1)
 
 
+def sattolo(shoes, rng: np.random.Generator) -> np.ndarray:
+    """Sattolo's algorithm: a uniformly random *cyclic* permutation of every shoe.
+
+    The classic off-by-one of Fisher–Yates (swap ``a[i]`` with ``a[j]``, ``j < i`` instead of
+    ``j <= i``) yields one of the (n-1)! permutations with a single cycle: no card is ever left
+    where it was. A held-out fault model for electronic shufflers.
+
+    Parameters
+    ----------
+    shoes : (n_shoes, n_cards) array_like of int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (n_shoes, n_cards) ndarray
+        ``out[i, j] = shoes[i, c_i[j]]`` with ``c_i`` a uniform n-cycle (``c_i[j] != j``).
+
+    Notes
+    -----
+    Vectorised by the cycle's description: with ``pi`` a uniform permutation, the map
+    ``pi[k] -> pi[k+1 mod n]`` is a uniform n-cycle, which is the law of Sattolo's output [1]_ [2]_.
+
+    References
+    ----------
+    .. [1] Sattolo, S. (1986) "An algorithm to generate a random cyclic permutation",
+       Inform. Process. Lett. 22(6), 315-317.
+    .. [2] Wilson, M. C. (2005) "Overview of Sattolo's algorithm", INRIA research report 5542.
+    """
+    a = _shoes_iv(shoes)
+    rng = _rng_iv(rng)
+    m, n = a.shape
+    pi = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (m, 1)), axis=1)
+    src = np.empty_like(pi)
+    np.put_along_axis(src, pi, np.roll(pi, -1, axis=1), axis=1)
+    return _gather(a, src)
+
+
+def naive_swap(shoes, rng: np.random.Generator) -> np.ndarray:
+    """The naive exchange shuffle: for every position i, swap card i with a card chosen anywhere.
+
+    ``for i in range(n): j = randint(0, n - 1); swap(a[i], a[j])`` gives n^n equally likely
+    swap sequences, which cannot spread evenly over the n! orders: some orders are far more
+    likely than others (the identity is the most likely for large n [2]_). A held-out fault model
+    for electronic shufflers.
+
+    Parameters
+    ----------
+    shoes : (n_shoes, n_cards) array_like of int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (n_shoes, n_cards) ndarray
+
+    Notes
+    -----
+    The swaps are sequential by nature: the loop runs over the n positions, each step
+    vectorised over shoes.
+
+    References
+    ----------
+    .. [1] Robbins, D. P. and Bolker, E. D. (1981) "The bias of three pseudo-random shuffles",
+       Aequationes Math. 22, 268-292.
+    .. [2] Goldstein, D. and Moews, D. (2003) "The identity is the most likely exchange shuffle
+       for large n", Aequationes Math. 65, 3-30.
+    """
+    a = _shoes_iv(shoes)
+    rng = _rng_iv(rng)
+    m, n = a.shape
+    out = a.copy()
+    rows = np.arange(m)
+    js = rng.integers(0, n, size=(n, m))
+    for i in range(n):  # sequential swaps (the algorithm under test), vectorised over shoes
+        j = js[i]
+        ai = out[:, i].copy()
+        out[:, i] = out[rows, j]
+        out[rows, j] = ai
+    return out
+
+
 def riffle(shoes, rng: np.random.Generator, *, switch: float = 0.5, times: int = 1) -> np.ndarray:
     """Riffle shuffle: the Gilbert–Shannon–Reeds model, or its Markov "clumpy" generalisation.
 
@@ -200,7 +290,7 @@ def gsr_riffle(shoes, rng: np.random.Generator, *, times: int = 1) -> np.ndarray
     return riffle(shoes, rng, switch=0.5, times=times)
 
 
-def grab_riffle(shoes, rng: np.random.Generator, *, grab: int = 52) -> np.ndarray:
+def grab_riffle(shoes, rng: np.random.Generator, *, grab: int = 52, times: int = 1) -> np.ndarray:
     """Casino "table riffle once by deck": riffle grabs taken from two equal piles.
 
     The shoe is split into two equal piles (top half, bottom half). The dealer repeatedly takes
@@ -216,6 +306,8 @@ def grab_riffle(shoes, rng: np.random.Generator, *, grab: int = 52) -> np.ndarra
     rng : numpy.random.Generator
     grab : int, even, default 52
         Cards per riffle (half from each pile).
+    times : int >= 1, default 1
+        How many times the whole stack is riffled this way.
 
     Returns
     -------
@@ -236,19 +328,23 @@ def grab_riffle(shoes, rng: np.random.Generator, *, grab: int = 52) -> np.ndarra
     a = _shoes_iv(shoes)
     rng = _rng_iv(rng)
     grab = _int_iv("grab", grab, 2)
+    times = _int_iv("times", times, 1)
     m, n = a.shape
     if grab % 2 or n % grab:
         raise InputError(f"grab must be even and divide the shoe size {n}, got {grab}")
     g = n // grab
     h = grab // 2
-    pattern = np.tile(np.repeat(np.array([0, 1], dtype=np.int8), h), (m * g, 1))
-    pattern = rng.permuted(pattern, axis=1).reshape(m, g, grab)  # uniform interleaving per grab
-    ones = np.cumsum(pattern, axis=2, dtype=np.int16)
-    zeros = np.arange(1, grab + 1, dtype=np.int16) - ones
-    first = (np.arange(g, dtype=np.int16) * h)[None, :, None]  # grab k: left pile cards k*h.., right n/2 + k*h..
-    src = np.where(pattern == 0, first + zeros - 1, first + (n // 2) + ones - 1)
-    # the first grab riffled is set down first, so ends at the bottom of the new stack
-    return _gather(a, src[:, ::-1, :].reshape(m, n))
+    out = a
+    for _ in range(times):
+        pattern = np.tile(np.repeat(np.array([0, 1], dtype=np.int8), h), (m * g, 1))
+        pattern = rng.permuted(pattern, axis=1).reshape(m, g, grab)  # uniform interleaving per grab
+        ones = np.cumsum(pattern, axis=2, dtype=np.int16)
+        zeros = np.arange(1, grab + 1, dtype=np.int16) - ones
+        first = (np.arange(g, dtype=np.int16) * h)[None, :, None]  # grab k: left pile cards k*h.., right n/2 + k*h..
+        src = np.where(pattern == 0, first + zeros - 1, first + (n // 2) + ones - 1)
+        # the first grab riffled is set down first, so ends at the bottom of the new stack
+        out = _gather(out, src[:, ::-1, :].reshape(m, n))
+    return out
 
 
 def _packet_reverse(a: np.ndarray, boundary: np.ndarray) -> np.ndarray:
@@ -330,8 +426,9 @@ def cut(shoes, rng: np.random.Generator, *, lo: int = 1, hi: int | None = None) 
     shoes : (n_shoes, n_cards) array_like of int
     rng : numpy.random.Generator
     lo, hi : int
-        Range of the cut point, 0 <= lo <= hi <= n_cards (default ``hi = n_cards - 1``).
-        For the baccarat cut of 004 §2 rule 3.3.3 ("take all cards in front of the cutting card
+        Range of the cut point, 0 <= lo <= hi <= n_cards (default ``hi = n_cards - 1``). A
+        negative ``hi`` counts from the back: ``hi = -52`` is one deck from the back whatever the
+        number of decks. For the baccarat cut of 004 §2 rule 3.3.3 ("take all cards in front of the cutting card
         and place them to the back").
 
     Returns
@@ -342,13 +439,15 @@ def cut(shoes, rng: np.random.Generator, *, lo: int = 1, hi: int | None = None) 
     rng = _rng_iv(rng)
     n = a.shape[1]
     hi = n - 1 if hi is None else hi
+    if isinstance(hi, (int, np.integer)) and not isinstance(hi, bool) and hi < 0:
+        hi = n + int(hi)
     lo = _int_iv("lo", lo, 0, n)
     hi = _int_iv("hi", hi, lo, n)
     c = rng.integers(lo, hi + 1, size=(a.shape[0], 1))
     return _gather(a, (np.arange(n)[None, :] + c) % n)
 
 
-def wash(shoes, rng: np.random.Generator, *, intensity: float = 0.5, clump: float = 1.0) -> np.ndarray:
+def wash(shoes, rng: np.random.Generator, *, intensity: float = 0.5, clump: float = 1.0, rotate: float = 0.0) -> np.ndarray:
     """Wash ("chemmy", "smoosh") shuffle: cards spread face down and pushed around the table.
 
     rngcert's documented model (no standard published model of the casino wash exists): the
@@ -367,6 +466,10 @@ def wash(shoes, rng: np.random.Generator, *, intensity: float = 0.5, clump: floa
         correlation of about 0.29 / intensity with the old position.
     clump : float >= 1
         Mean clump size (clump breaks between adjacent cards with probability 1/clump).
+    rotate : float in [0, 1], default 0
+        Probability that a clump is turned end for end while it is pushed around: its cards'
+        orientation bit :data:`ROTATED` is flipped (the order inside the clump is kept). 0 leaves
+        codes untouched; with ``rotate > 0`` codes must be below 1024.
 
     Returns
     -------
@@ -392,19 +495,29 @@ def wash(shoes, rng: np.random.Generator, *, intensity: float = 0.5, clump: floa
     clump = float(clump)
     if not np.isfinite(clump) or clump < 1:
         raise InputError(f"clump must be a mean clump size >= 1, got {clump!r}")
+    rotate = _prob_iv("rotate", rotate)
     m, n = a.shape
-    if intensity == 0:
+    if intensity == 0 and rotate == 0:
         return a.copy()
     if clump > 1:
         brk = rng.random(a.shape, dtype=np.float32) < 1.0 / clump
         brk[:, 0] = True
         # one normal per clump, spread over the clump's cards in stack order
         gid = np.cumsum(brk.ravel(), dtype=np.int32) - 1
-        z = rng.standard_normal(int(gid[-1]) + 1, dtype=np.float32)[gid].reshape(a.shape)
+        n_clumps = int(gid[-1]) + 1
+        z = rng.standard_normal(n_clumps, dtype=np.float32)[gid].reshape(a.shape)
         base = np.maximum.accumulate(np.where(brk, np.arange(n, dtype=np.int16), np.int16(0)), axis=1)
+        turn = (rng.random(n_clumps, dtype=np.float32) < rotate)[gid].reshape(a.shape) if rotate > 0 else None
     else:
         z = rng.standard_normal(a.shape, dtype=np.float32)
         base = np.arange(n, dtype=np.int16)[None, :]
+        turn = rng.random(a.shape, dtype=np.float32) < rotate if rotate > 0 else None
+    if turn is not None:
+        if np.any(a < 0) or np.any(a >= 2 * ROTATED):
+            raise InputError(f"wash with rotate > 0 needs card codes in 0..{2 * ROTATED - 1} (orientation in bit {ROTATED})")
+        a = np.where(turn, a ^ ROTATED, a).astype(a.dtype, copy=False)
+        if intensity == 0:
+            return a
     keys = base.astype(np.float32) * np.float32(1.0 / n) + np.float32(intensity) * z
     span = 1.0 + 12.0 * intensity  # keys lie in [-6 sd, 1 + 6 sd] except with probability 2e-9
     if span / 65535.0 < 1.0 / (20.0 * n):
@@ -531,184 +644,18 @@ def csm(shoes, rng: np.random.Generator, *, compartments: int = 38) -> np.ndarra
 
 # ----------------------------------------------------------------------------- deal and pickup
 def deal_pickup_baccarat(shoes, *, cut_position: int, pickup: str = "banker-first", undealt: str = "top"):
-    """Deal a baccarat shoe to the cutting card and pick the cards up into the discard order.
+    """Deal a baccarat shoe to the cutting card and pick it up (see
+    :func:`rngcert.simulate.deal.deal_pickup_baccarat`); returns ``(discards, outcomes)``."""
+    from rngcert.simulate.deal import deal_pickup_baccarat as _d
 
-    Parameters
-    ----------
-    shoes : (n_shoes, n_cards) array_like of int
-        Card codes in dealing order.
-    cut_position : int
-        Cards in front of the cutting card. Coups are dealt while the next coup starts in front
-        of the cutting card (004 §2 rules 3.2.2, 3.5.4: the hand during which the cutting card
-        appears is completed, then the shoe is reshuffled).
-    pickup : {"banker-first", "player-first"}
-        Which hand the dealer picks up first (it ends at the bottom of the coup's stack).
-        Rule 3.6.1: "from right to left, one by one placing one on top of the other"; which
-        hand lies on the dealer's right depends on the table, hence the parameter. Within a
-        hand, cards lie left to right in dealing order and are picked up right to left.
-    undealt : {"top", "bottom"}
-        Where the cards left in the shoe go on the discard stack.
-
-    Returns
-    -------
-    discards : (n_shoes, n_cards) ndarray
-        The next shuffle's starting order (top of the face-down discard stack first): the last
-        coup's stack on top (rule 3.6.3: each coup's stack goes on the discard rack).
-    outcomes : (n_shoes, max_coups) ndarray of int8
-        0 banker, 1 player, 2 tie, -1 no coup.
-    """
-    a = _shoes_iv(shoes)
-    if pickup not in ("banker-first", "player-first"):
-        raise InputError(f"pickup must be 'banker-first' or 'player-first', got {pickup!r}")
-    if undealt not in ("top", "bottom"):
-        raise InputError(f"undealt must be 'top' or 'bottom', got {undealt!r}")
-    m, n = a.shape
-    cut_position = _int_iv("cut_position", cut_position, 1, n - 6)
-    vals = np.tile(BACCARAT_VALUE, 4 * 8)[a]
-    max_coups = cut_position // 4 + 1
-    outcomes = np.full((m, max_coups), -1, dtype=np.int8)
-    starts = np.zeros((m, max_coups), dtype=np.int32)
-    used_c = np.zeros((m, max_coups), dtype=np.int8)  # 0 = no coup
-    pdrew_c = np.zeros((m, max_coups), dtype=bool)
-    pos = np.zeros(m, dtype=np.intp)
-    offs = np.arange(6)
-    flat = vals.ravel()
-    rowbase = (np.arange(m) * n)[:, None]
-    n_coups = 0
-    for c in range(max_coups):  # loop over coups (sequential by nature), vectorised over shoes
-        active = pos < cut_position
-        if not active.any():
-            break
-        n_coups = c + 1
-        window = flat.take(rowbase + np.minimum(pos[:, None] + offs[None, :], n - 1))
-        outcome, used = baccarat_coup(window)
-        ptot = (window[:, 0] + window[:, 2]) % 10
-        btot = (window[:, 1] + window[:, 3]) % 10
-        starts[:, c] = pos
-        used_c[:, c] = np.where(active, used, 0)
-        pdrew_c[:, c] = (ptot <= 5) & (btot <= 7)  # no natural on either side and Player on 0-5
-        outcomes[:, c] = np.where(active, outcome, -1)
-        pos = np.where(active, pos + used, pos)
-    # coup of every dealt position: mark each coup's first card with (coup, player drew) and its
-    # position, then carry both forward along the row (both marks increase with the coup)
-    C = n_coups
-    act = used_c[:, :C] > 0
-    rr = np.broadcast_to(np.arange(m)[:, None], (m, C))[act]
-    cc = starts[:, :C][act]
-    mark = np.zeros(a.shape, dtype=np.int16)
-    mark[rr, cc] = (np.broadcast_to(np.arange(C, dtype=np.int16), (m, C))[act] * 2 + pdrew_c[:, :C][act])
-    smark = np.zeros(a.shape, dtype=np.int16)
-    smark[rr, cc] = cc.astype(np.int16)
-    mark = np.maximum.accumulate(mark, axis=1)
-    coup = mark >> 1
-    pd = (mark & 1).astype(bool)
-    k = np.arange(n, dtype=np.int16)[None, :] - np.maximum.accumulate(smark, axis=1)
-    is_player = (k == 0) | (k == 2) | ((k == 4) & pd)
-    # the hand picked up first lies at the bottom of the coup stack, its last-dealt card lowest
-    hand_first = ~is_player if pickup == "banker-first" else is_player
-    rank = np.where(hand_first, 10 - k, 20 - k)
-    key = ((max_coups - coup) * 32 + (31 - rank)).astype(np.int16)  # top of the discards = smallest key
-    dealt = np.arange(n)[None, :] < pos[:, None]
-    key = np.where(dealt, key, np.int16(-32000) if undealt == "top" else np.int16(32000))
-    key = key + np.where(dealt, 0, np.arange(n, dtype=np.int16)[None, :])  # undealt keep order
-    order = _radix_argsort(key.astype(np.int16))
-    return _gather(a, order), outcomes
-
-
-def _bj_total(hard, ace):
-    soft = ace & (hard + 10 <= 21)
-    return np.where(soft, hard + 10, hard), soft
+    r = _d(shoes, cut_position=cut_position, pickup=pickup, undealt=undealt)
+    return r.discards, r.outcomes
 
 
 def deal_pickup_blackjack(shoes, *, cut_position: int, players: int = 7, rule: str = "S17"):
-    """Deal a blackjack shoe to the cutting card and pick the cards up into the discard order.
+    """Deal a blackjack shoe to the cutting card and pick it up (see
+    :func:`rngcert.simulate.deal.deal_pickup_blackjack`); returns ``(discards, dealer)``."""
+    from rngcert.simulate.deal import deal_pickup_blackjack as _d
 
-    Each round follows 004 §3 rule 3.4: one card to each player, one to the dealer, a second
-    to each player, the dealer's second card. Players then draw in seat order, modelled as
-    "mimic the dealer" (draw while under 17, standing on soft 17); the dealer draws by the
-    ``rule`` of 003 rule 4.15. Rounds are dealt while the next round starts in front of the
-    cutting card (004 §3 rule 3.2.2). Pickup (004 §3 rule 3.6): the dealer's cards at the bottom
-    of the round's stack, then the players' hands from the dealer's right (last seat) to left
-    (first seat), each hand's cards in dealing order; each round's stack on top of the discards.
-
-    Parameters
-    ----------
-    shoes : (n_shoes, n_cards) array_like of int
-    cut_position : int
-        Cards in front of the cutting card.
-    players : int in 1..7
-    rule : {"S17", "H17"}
-
-    Returns
-    -------
-    discards : (n_shoes, n_cards) ndarray
-        The next shuffle's starting order (undealt cards on top, in shoe order).
-    dealer : (n_shoes, max_rounds) ndarray of int8
-        Dealer's final category per round (0..4 = 17..21, 5 bust, -1 no round).
-    """
-    a = _shoes_iv(shoes)
-    players = _int_iv("players", players, 1, 7)
-    rule = str(rule).upper()
-    if rule not in ("S17", "H17"):
-        raise InputError(f"rule must be 'S17' or 'H17', got {rule!r}")
-    m, n = a.shape
-    cut_position = _int_iv("cut_position", cut_position, 1, n)
-    vals = BLACKJACK_VALUE[a % 13].astype(np.int16)
-    P = players
-    max_rounds = cut_position // (2 * P + 2) + 1
-    hand_key = np.full(a.shape, -1, dtype=np.int32)  # (round, hand order, index within hand)
-    dealer_out = np.full((m, max_rounds), -1, dtype=np.int8)
-    pos = np.zeros(m, dtype=np.intp)
-    rows = np.arange(m)
-
-    def take(r, p, hand_rank, idx, rnd):
-        hand_key[r, p] = ((max_rounds - rnd) * (P + 1) + (P - hand_rank)) * 32 + (31 - idx)
-
-    for rnd in range(max_rounds):  # loop over rounds and hands, vectorised over shoes
-        active = pos + 2 * P + 2 <= n
-        active &= pos < cut_position
-        if not active.any():
-            break
-        r = rows[active]
-        p0 = pos[active].copy()
-        hard = np.zeros((r.size, P + 1), dtype=np.int16)
-        ace = np.zeros((r.size, P + 1), dtype=bool)
-        ncard = np.zeros((r.size, P + 1), dtype=np.int16)
-        # initial deal: seats 0..P-1 then dealer (hand P), twice
-        order = list(range(P)) + [P]
-        for rep in range(2):
-            for h in order:
-                p = p0 + rep * (P + 1) + h
-                v = vals[r, p]
-                hard[:, h] += v
-                ace[:, h] |= v == 1
-                hand_rank = 0 if h == P else P - h  # dealer bottom; seat P-1 next; seat 0 top
-                take(r, p, hand_rank, ncard[:, h], rnd)
-                ncard[:, h] += 1
-        cur = p0 + 2 * (P + 1)
-        for h in order:
-            while True:
-                total, soft = _bj_total(hard[:, h], ace[:, h])
-                if h == P and rule == "H17":
-                    draw = (total < 17) | ((total == 17) & soft)
-                else:
-                    draw = total < 17
-                draw &= cur < n
-                if not draw.any():
-                    break
-                rr = r[draw]
-                v = vals[rr, cur[draw]]
-                hard[draw, h] += v
-                ace[draw, h] |= v == 1
-                hand_rank = 0 if h == P else P - h
-                take(rr, cur[draw], hand_rank, ncard[draw, h], rnd)
-                ncard[draw, h] += 1
-                cur[draw] += 1
-        total, _ = _bj_total(hard[:, P], ace[:, P])
-        dealer_out[r, rnd] = np.where(total > 21, 5, total - 17)
-        pos[active] = cur
-    dealt = hand_key >= 0
-    big = np.int32((max_rounds + 2) * (P + 1) * 32 + n)
-    key = np.where(dealt, hand_key, -big + np.arange(n, dtype=np.int32)[None, :])
-    order = np.argsort(key, axis=1, kind="stable")
-    return _gather(a, order), dealer_out
+    r = _d(shoes, cut_position=cut_position, players=players, rule=rule)
+    return r.discards, r.outcomes

@@ -1,0 +1,652 @@
+"""The player's edge: realistic trackers that know only what a player sees.
+
+A tracker sits at the table. It saw the previous shoe dealt (rank and suit of every card dealt,
+no deck serials) and knows how the dealer picks the cards up, so it knows the order the shuffle
+starts from except the cards that stayed behind the cutting card (``-1`` in ``before``). It
+watches the new shoe card by card. Before every coup (baccarat) or round (blackjack) it decides
+whether and how much to bet from what it has seen; the bet is then settled on the cards actually
+dealt. Its *edge* is the realised return per unit staked, with a confidence interval over shoes
+(the independent unit), and it is compared with the house edge.
+
+What the tracker knows about the shuffle is an :class:`OffsetKernel`: for a card dealt at position
+j, where the card dealt t positions before it sat in the order before the shuffle, relative to it.
+It is learned from shoes of the procedure under test whose card identity is known (a simulation,
+or shoes of a log the evaluation does not use): what a player learns by watching a procedure long
+enough. Under a uniform shuffle every offset has probability 1/(N-1) and the tracker never sees a
+positive edge.
+
+Trackers
+--------
+* :func:`baccarat_sequence_tracker`: locates the last dealt card in the order before the shuffle
+  (weighing its copies by how well the cards dealt before it fit the kernel: key-card and sequence
+  tracking), predicts the value law of the next coup's first four cards, and bets Player or Banker
+  when the predicted expected return (exact, :func:`baccarat_prefix_returns`) is positive.
+* :func:`blackjack_zone_tracker`: the same locator predicts the Hi-Lo density of the next round's
+  cards (the zone of the discards they come from) and spreads its bet 1-8 on it.
+* :func:`hilo_counter`: the Hi-Lo running count of the cards seen in this shoe, bet spread 1-8 on
+  the true count: what the cutting card's depth allows without any shuffle weakness.
+
+:func:`tracker_edge` turns stakes and returns into a :class:`~rngcert.stats.result.TestResult`
+(one-sided test of "edge <= threshold", threshold declared in advance). Nothing here does I/O;
+hot paths are vectorised over shoes, with loops over coups/rounds and lags only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import stats as sps
+
+from rngcert.equipment.cards import BACCARAT_VALUE, HILO_TAG, baccarat_coup, baccarat_deal, value_composition
+from rngcert.errors import InputError
+from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
+
+__all__ = ["OffsetKernel", "learn_kernel", "baccarat_prefix_returns", "BaccaratTrack", "baccarat_sequence_tracker",
+           "blackjack_zone_tracker", "blackjack_sequence_tracker", "hilo_counter", "tracker_edge", "SPREAD", "spread_bet",
+           "edge_summary"]
+
+_TINY = float(np.finfo(float).tiny)
+#: Bet spread of the blackjack trackers, declared in advance: (true count at least, units).
+SPREAD = ((-math.inf, 1), (2.0, 2), (3.0, 4), (4.0, 8))
+
+
+# ----------------------------------------------------------------------------- kernel
+@dataclass(frozen=True)
+class OffsetKernel:
+    """Law of the before-shuffle offset between a dealt card and the card dealt t positions earlier.
+
+    Attributes
+    ----------
+    n : int
+        Cards per shoe N.
+    probs : (T + 1, N) ndarray of float
+        ``probs[t, d]`` = P(pos_before(card j) - pos_before(card j - t) = d mod N), d = 1..N-1
+        (column 0 unused); row 0 unused.
+    top : (T + 1, M) ndarray of int
+        The M offsets of each lag with the largest probability (used to locate a card).
+    pairs : int
+        Card pairs the kernel was learned from.
+    """
+
+    n: int
+    probs: np.ndarray
+    top: np.ndarray
+    pairs: int
+
+    @property
+    def lags(self) -> int:
+        return self.probs.shape[0] - 1
+
+    def excess(self, t: int) -> np.ndarray:
+        """``probs[t] - 1/(N-1)`` on offsets 1..N-1 (0 at offset 0): what the shuffle leaves."""
+        e = self.probs[t] - 1.0 / (self.n - 1)
+        e[0] = 0.0
+        return e
+
+    def concentration(self) -> np.ndarray:
+        """Total variation distance of each lag's offset law from uniform (0 = no memory)."""
+        return 0.5 * np.abs(self.probs[1:, 1:] - 1.0 / (self.n - 1)).sum(axis=1)
+
+
+def learn_kernel(before, after, *, lags: int = 24, top: int = 6, known_before=None, known_after=None) -> OffsetKernel:
+    """Learn the :class:`OffsetKernel` of a shuffle from shoes before and after it.
+
+    Parameters
+    ----------
+    before, after : (n_shoes, N) array_like of int
+        Card codes; identical codes are matched in order (the k-th copy after the shuffle to the
+        k-th before it), which blurs the kernel when identity is ambiguous.
+    lags : int >= 1
+        Largest lag t learned.
+    top : int >= 1
+        Offsets kept per lag to locate a card.
+    known_before, known_after : (n_shoes, N) array_like of bool, optional
+        Positions whose card is really known (a log rebuilt from dealt cards fills the rest at
+        random); pairs touching an unknown position are not counted.
+
+    Returns
+    -------
+    OffsetKernel
+    """
+    from rngcert.stats.shuffle import card_permutation
+
+    perm, _ = card_permutation(before, after)
+    m, n = perm.shape
+    if isinstance(lags, bool) or not isinstance(lags, (int, np.integer)) or not 1 <= lags < n:
+        raise InputError(f"lags must be an integer in 1..{n - 1}, got {lags!r}")
+    ka = np.ones((m, n), bool) if known_after is None else np.asarray(known_after, bool)
+    kb = np.ones((m, n), bool) if known_before is None else np.asarray(known_before, bool)
+    ok = ka & np.take_along_axis(kb, perm.astype(np.intp), axis=1)  # after position j: its card known before and after
+    probs = np.zeros((lags + 1, n))
+    pairs = 0
+    for t in range(1, lags + 1):  # loop over lags, vectorised over shoes and positions
+        d = (perm[:, t:].astype(np.int64) - perm[:, :-t]) % n
+        v = ok[:, t:] & ok[:, :-t]
+        c = np.bincount(d[v], minlength=n).astype(float)
+        pairs += int(v.sum())
+        probs[t] = c / max(c.sum(), 1.0)
+    tops = np.argsort(-probs[:, 1:], axis=1, kind="stable")[:, :top] + 1
+    return OffsetKernel(n, probs, tops, pairs)
+
+
+# ----------------------------------------------------------------------------- locating a card
+def _copies(before_faces: np.ndarray, max_copies: int):
+    """copies[s, f, c]: positions of face f in shoe s before the shuffle (-1 padded); counts[s, f]."""
+    m, n = before_faces.shape
+    bf = before_faces.astype(np.int64)
+    f53 = np.where(bf >= 0, bf, 52)
+    key = f53 * n + np.arange(n)[None, :]
+    order = np.argsort(key, axis=1)
+    sf = np.take_along_axis(f53, order, axis=1)
+    counts = np.bincount((np.arange(m)[:, None] * 53 + f53).ravel(), minlength=m * 53).reshape(m, 53)
+    start = np.cumsum(counts, axis=1) - counts
+    rank = np.arange(n)[None, :] - np.take_along_axis(start, sf, axis=1)
+    copies = np.full((m, 53, max_copies), -1, dtype=np.int64)
+    keep = (sf < 52) & (rank < max_copies)
+    rr = np.broadcast_to(np.arange(m)[:, None], (m, n))
+    copies[rr[keep], sf[keep], rank[keep]] = order[keep]
+    return copies[:, :52], counts[:, :52]
+
+
+def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int):
+    """Posterior over the copies of each anchor card: which before position it came from.
+
+    anchors : (m, A) after positions (>= 0 valid, -1 none). Returns (pos (m, A, C), post (m, A, C)).
+    The weight of copy k is the likelihood ratio of the cards dealt before the anchor (lags
+    1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and
+    predict nothing.
+    """
+    m, n = before_faces.shape
+    ok = anchors >= 0
+    a = np.where(ok, anchors, 0)
+    rows = np.arange(m)[:, None]
+    f = after_faces[rows, a]  # (m, A)
+    pos = copies[rows, f]  # (m, A, C)
+    valid = (pos >= 0) & ok[:, :, None]
+    # faces twice over, so that position k - d is k - d + n without a modulo
+    flat = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel()
+    base = (np.arange(m) * 2 * n)[:, None, None] + np.where(valid, pos, 0) + n  # (m, A, C)
+    inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)  # 1 / P(a card has face g)
+    lr = np.ones(pos.shape)
+    for lag in range(1, min(back, kernel.lags) + 1):  # loop over lags, vectorised over shoes, anchors and copies
+        prev = a - lag
+        has = ok & (prev >= 0)
+        g = after_faces[rows, np.maximum(prev, 0)].astype(np.int16)  # (m, A)
+        d = kernel.top[lag]  # (M,)
+        w = kernel.probs[lag, d]  # (M,)
+        match = flat.take(base[..., None] - d[None, None, None, :]) == g[:, :, None, None]  # (m, A, C, M)
+        term = 1.0 + (match.astype(np.float64) @ w) * inv_bg[rows, g][:, :, None] - w.sum()
+        lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
+    lr = np.where(valid, lr, 0.0)
+    unseen = np.maximum(decks - known_counts[rows, f], 0)  # copies of the anchor's face the tracker cannot place
+    post = lr / (lr.sum(axis=2) + unseen + 1e-300)[:, :, None]
+    return np.where(valid, pos, 0), post
+
+
+def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags) -> np.ndarray:
+    """E[s, t, v, k] = sum_d excess_t(d) * channels[s, v, (k + d) mod N] (circular, by FFT)."""
+    n = channels.shape[-1]
+    H = np.fft.rfft(channels, axis=-1)  # (m, V, F)
+    K = np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])  # (T, F)
+    return np.fft.irfft(H[:, None, :, :] * np.conj(K)[None, :, None, :], n=n, axis=-1)
+
+
+def _predict(fields, pos, post):
+    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V)."""
+    m, T, V, n = fields.shape
+    fl = np.ascontiguousarray(fields.reshape(m, T * V, n).transpose(0, 2, 1), dtype=np.float32)  # (m, N, T*V)
+    A, C = pos.shape[1:]
+    g = np.take_along_axis(fl, pos.reshape(m, A * C, 1), axis=1).reshape(m, A, C, T * V)
+    return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
+
+
+# ----------------------------------------------------------------------------- baccarat
+@lru_cache(maxsize=8)
+def _prefix_returns(decks: int) -> tuple:
+    c = value_composition(decks, "baccarat").astype(float)
+    seq = np.indices((10,) * 6).reshape(6, -1).T
+    n = c.sum()
+    rows = np.arange(seq.shape[0])
+    used = np.zeros((seq.shape[0], 10))
+    prob_tail = np.ones(seq.shape[0])
+    prob_head = np.ones(seq.shape[0])
+    for k in range(6):
+        v = seq[:, k]
+        p = np.maximum(c[v] - used[rows, v], 0) / (n - k)
+        if k < 4:
+            prob_head *= p
+        else:
+            prob_tail *= p
+        used[rows, v] += 1
+    outcome, _ = baccarat_coup(seq)
+    ret_p = np.where(outcome == 1, 1.0, np.where(outcome == 0, -1.0, 0.0))
+    ret_b = np.where(outcome == 0, 0.95, np.where(outcome == 1, -1.0, 0.0))
+    # E[return | first four values] = sum over cards 5, 6 of P(tail | head) * return
+    rp = (prob_tail * ret_p).reshape(10, 10, 10, 10, 100).sum(axis=4)
+    rb = (prob_tail * ret_b).reshape(10, 10, 10, 10, 100).sum(axis=4)
+    head = prob_head.reshape(10, 10, 10, 10, 100)[..., 0]
+    return rp, rb, head
+
+
+def baccarat_prefix_returns(decks: int = 8) -> dict:
+    """Exact expected return of a Player and a Banker bet given the coup's first four card values.
+
+    Parameters
+    ----------
+    decks : int
+        Full shoe of ``decks`` decks; the fifth and sixth cards are drawn without replacement from
+        it less the first four.
+
+    Returns
+    -------
+    dict
+        ``player``, ``banker`` : (10, 10, 10, 10) ndarrays indexed by the values of P1, B1, P2, B2
+        (004 §2 rule 3.4.3), per unit staked, pushes on a tie (rule 2.1.5); Banker wins pay 0.95
+        (rule 2.2 ii). ``head`` : P(first four values) from the full shoe.
+        ``player_by_totals``, ``banker_by_totals`` : (10, 10) the same averaged over the prefixes
+        with Player's two-card total p and Banker's b (the drawing rules depend on the cards only
+        through these totals and the third cards): what the tracker uses.
+
+    Notes
+    -----
+    Enumerates the 10^6 ordered value sequences of a coup's six cards, plays each by the drawing
+    rules of rule 3.5.1 (:func:`rngcert.equipment.cards.baccarat_coup`), and sums out the last two
+    cards. Summed against ``head`` it gives the full-shoe house edges (8 decks: Banker 1.0579%,
+    Player 1.2351%, Thorp & Walden 1966).
+    """
+    rp, rb, head = _prefix_returns(int(decks))
+    v = np.arange(10)
+    pt = (v[:, None, None, None] + v[None, None, :, None]) % 10  # (v1 + v3) mod 10
+    bt = (v[None, :, None, None] + v[None, None, None, :]) % 10  # (v2 + v4) mod 10
+    cell = (pt * 10 + bt).ravel()
+    w = np.bincount(cell, weights=head.ravel(), minlength=100)
+    tot = {k: (np.bincount(cell, weights=(head * r).ravel(), minlength=100) / w).reshape(10, 10) for k, r in (("player", rp), ("banker", rb))}
+    return {"player": rp, "banker": rb, "head": head, "player_by_totals": tot["player"], "banker_by_totals": tot["banker"]}
+
+
+@dataclass(frozen=True)
+class BaccaratTrack:
+    """Per-coup record of a baccarat tracker over shoes.
+
+    Attributes
+    ----------
+    ev_player, ev_banker : (n_shoes, max_coups) ndarray of float
+        Predicted expected return of each bet (NaN where no coup or no prediction).
+    ret_player, ret_banker : (n_shoes, max_coups) ndarray of float
+        Realised return of a unit bet (0 where no coup).
+    coup : (n_shoes, max_coups) ndarray of bool
+        The coup was dealt.
+    """
+
+    ev_player: np.ndarray
+    ev_banker: np.ndarray
+    ret_player: np.ndarray
+    ret_banker: np.ndarray
+    coup: np.ndarray
+
+    def policy(self, threshold: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The tracker's bets: one unit on the side with the higher predicted return when it
+        exceeds ``threshold`` (0: a positive expected return, i.e. it beats the house).
+
+        Returns
+        -------
+        stake, ret : (n_shoes,) ndarrays
+            Units staked and net return per shoe.
+        side : (n_shoes, max_coups) ndarray of int8
+            0 no bet, 1 Player, 2 Banker.
+        """
+        evp = np.nan_to_num(self.ev_player, nan=-np.inf)
+        evb = np.nan_to_num(self.ev_banker, nan=-np.inf)
+        best = np.maximum(evp, evb)
+        bet = self.coup & (best > threshold)
+        side = np.where(bet, np.where(evp > evb, 1, 2), 0).astype(np.int8)
+        ret = np.where(side == 1, self.ret_player, np.where(side == 2, self.ret_banker, 0.0))
+        return bet.sum(axis=1).astype(float), ret.sum(axis=1), side
+
+    def shadow(self, side: str, reference: float) -> tuple[np.ndarray, np.ndarray]:
+        """Bets on ``side`` whenever its predicted return exceeds its full-shoe expectation
+        ``reference`` (validation: under a uniform shuffle these bets return the house edge)."""
+        ev = self.ev_player if side == "player" else self.ev_banker
+        r = self.ret_player if side == "player" else self.ret_banker
+        bet = self.coup & (np.nan_to_num(ev, nan=-np.inf) > reference)
+        return bet.sum(axis=1).astype(float), np.where(bet, r, 0.0).sum(axis=1)
+
+
+def _faces(x) -> np.ndarray:
+    a = np.asarray(x).astype(np.int64)
+    return np.where(a >= 0, a % 52, -1)
+
+
+def _iv(before_view, after, decks):
+    b = np.asarray(before_view)
+    a = np.asarray(after)
+    if a.ndim != 2 or b.shape != a.shape or not np.issubdtype(a.dtype, np.integer) or not np.issubdtype(b.dtype, np.integer):
+        raise InputError(f"before and after must be integer arrays of equal shape (n_shoes, N), got {b.shape} and {a.shape}")
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or not 1 <= decks <= 8 or a.shape[1] != 52 * decks:
+        raise InputError(f"decks must be an integer in 1..8 with N = 52*decks = {a.shape[1]}, got {decks!r}")
+    if np.any(a < 0):
+        raise InputError("after must hold the full shoe in dealing order (the tracker settles bets on the cards actually dealt)")
+    return _faces(b), _faces(a)
+
+
+def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks: int, cut_position: int, back: int = 4,
+                              chunk: int = 250) -> BaccaratTrack:
+    """Baccarat key-card / sequence tracker: predict the next coup from where the last card sat.
+
+    Parameters
+    ----------
+    before_view : (n_shoes, N) array_like of int
+        The order before the shuffle as the player knows it: card codes (faces are used), -1 for
+        the cards it never saw (left behind the previous cutting card).
+    after : (n_shoes, N) array_like of int
+        The shuffled shoe in dealing order (the coups are dealt from it to the cutting card).
+    kernel : OffsetKernel
+        What the player knows of the shuffle (lags >= 4 + ``back``).
+    decks : int
+    cut_position : int
+        Cards in front of the cutting card.
+    back : int
+        Cards before the anchor used to place it (sequence length).
+    chunk : int
+        Shoes processed at once (memory).
+
+    Returns
+    -------
+    BaccaratTrack
+
+    Notes
+    -----
+    Before coup c, the anchor is the last card dealt (none before the first coup: no bet). Its
+    before-shuffle position is one of the copies of its face; each copy is weighed by the
+    likelihood ratio of the ``back`` cards dealt before the anchor under the kernel's most likely
+    offsets. The value law of the card t places after the anchor is the shoe's value composition
+    plus the posterior-weighted kernel excess around each copy (an FFT correlation of the
+    before-shuffle values with ``probs[t] - 1/(N-1)``), clipped and renormalised. The laws of
+    P1 + P2 and B1 + B2 (mod 10) give the coup's expected Player and Banker returns through the
+    exact tables by two-card totals of :func:`baccarat_prefix_returns` (cards 5 and 6 from the
+    full shoe). Settlement uses the coup actually dealt.
+    """
+    bf, af = _iv(before_view, after, decks)
+    m, n = af.shape
+    if kernel.n != n or kernel.lags < 4 + back:
+        raise InputError(f"kernel is for {kernel.n} cards with {kernel.lags} lags; need {n} cards and >= {4 + back} lags")
+    vals = BACCARAT_VALUE[af % 13]
+    d = baccarat_deal(vals, cut_position)
+    starts, outcome = d["starts"], d["outcome"]
+    coup = starts >= 0
+    ret_p = np.where(outcome == 1, 1.0, np.where(outcome == 0, -1.0, 0.0)) * coup
+    ret_b = np.where(outcome == 0, 0.95, np.where(outcome == 1, -1.0, 0.0)) * coup
+    tables = baccarat_prefix_returns(decks)
+    bg = value_composition(decks, "baccarat") / n
+    evp = np.full(starts.shape, np.nan)
+    evb = np.full(starts.shape, np.nan)
+    copies, counts = _copies(bf, decks)
+    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals
+    summap = np.zeros((100, 10))
+    summap[np.arange(100), (np.arange(100) // 10 + np.arange(100) % 10) % 10] = 1.0
+    RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
+    for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
+        s1 = min(m, s0 + chunk)
+        bv = np.where(bf[s0:s1] >= 0, BACCARAT_VALUE[np.maximum(bf[s0:s1], 0) % 13], -1)
+        ch = (bv[:, None, :] == np.arange(10)[None, :, None]) - bg[None, :, None]
+        ch = np.where(bv[:, None, :] >= 0, ch, 0.0)
+        fields = _excess_fields(ch, kernel, range(1, 5))  # (m, 4, 10, N): P1, B1, P2, B2
+        anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
+        pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
+        q = bg[None, None, None, :] + _predict(fields, pos, post)  # (m, A, 4, 10)
+        q = np.maximum(q, 0.0)
+        q /= q.sum(axis=3, keepdims=True)
+        qp = (q[:, :, 0, :, None] * q[:, :, 2, None, :]).reshape(*q.shape[:2], 100) @ summap  # Player's two-card total
+        qb = (q[:, :, 1, :, None] * q[:, :, 3, None, :]).reshape(*q.shape[:2], 100) @ summap  # Banker's
+        evp[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RP, qb), np.nan)
+        evb[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RB, qb), np.nan)
+    return BaccaratTrack(evp, evb, ret_p, ret_b, coup)
+
+
+# ----------------------------------------------------------------------------- blackjack
+def spread_bet(true_count, spread=SPREAD) -> np.ndarray:
+    """Units bet for a (predicted) true count under a spread declared in advance."""
+    tc = np.asarray(true_count, dtype=float)
+    out = np.full(tc.shape, float(spread[0][1]))
+    for lo, units in spread[1:]:
+        out = np.where(tc >= lo, float(units), out)
+    return out
+
+
+def hilo_counter(after, starts, *, decks: int, spread=SPREAD) -> np.ndarray:
+    """Hi-Lo counter's bet before each round: the true count of the cards seen in this shoe.
+
+    Parameters
+    ----------
+    after : (n_shoes, N) array_like of int
+        Shoes in dealing order.
+    starts : (n_shoes, R) array_like of int
+        First card of each round (-1: no round).
+    decks : int
+    spread : sequence of (true count at least, units)
+
+    Returns
+    -------
+    (n_shoes, R) ndarray of float
+        Units bet per round (0 where no round).
+
+    Notes
+    -----
+    Running count = sum of Hi-Lo tags (2-6 +1, 7-9 0, tens and aces -1) of the cards dealt
+    before the round; true count = running count / decks not yet dealt (Thorp 1966; Griffin,
+    *The Theory of Blackjack*, 1999, ch. 4). A positive true count means the cards left are rich
+    in tens and aces.
+    """
+    a = np.asarray(after)
+    st = np.asarray(starts)
+    m, n = a.shape
+    tags = HILO_TAG[a % 13].astype(np.int64)
+    cum = np.concatenate([np.zeros((m, 1), np.int64), np.cumsum(tags, axis=1)], axis=1)
+    s = np.maximum(st, 0)
+    rc = np.take_along_axis(cum, s, axis=1)
+    decks_left = np.maximum((n - s) / 52.0, 0.25)
+    return np.where(st >= 0, spread_bet(rc / decks_left, spread), 0.0)
+
+
+def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, decks: int, cards_ahead: int = 20,
+                           back: int = 4, anchors: int = 4, spread=SPREAD, chunk: int = 250) -> np.ndarray:
+    """Blackjack shuffle (zone) tracker's bet before each round.
+
+    Parameters
+    ----------
+    before_view : (n_shoes, N) array_like of int
+        The order before the shuffle as the player knows it (-1 for cards it never saw).
+    after : (n_shoes, N) array_like of int
+    starts : (n_shoes, R) array_like of int
+        First card of each round (-1: none).
+    kernel : OffsetKernel
+        Lags >= ``cards_ahead``.
+    decks : int
+    cards_ahead : int
+        Cards of the coming round(s) whose Hi-Lo density is predicted.
+    back : int
+        Cards used to place each anchor.
+    anchors : int
+        The last ``anchors`` cards dealt each place a zone; their predictions are averaged (a
+        riffle interleaves two zones, a wash spreads one).
+    spread : sequence of (true count at least, units)
+
+    Returns
+    -------
+    (n_shoes, R) ndarray of float
+        Units bet per round; rounds before any card is seen bet the minimum.
+
+    Notes
+    -----
+    Each anchor is placed as in :func:`baccarat_sequence_tracker`; the summed excess kernel of
+    the lags from the anchor to the coming ``cards_ahead`` cards, correlated with the
+    before-shuffle Hi-Lo tags, gives the predicted tag sum S of those cards (the zone they come
+    from). The predicted true count is -S * 52 / cards_ahead (a tag sum below zero means tens and
+    aces ahead).
+    """
+    bf, af = _iv(before_view, after, decks)
+    st = np.asarray(starts)
+    m, n = af.shape
+    need = max(cards_ahead + anchors - 1, back)
+    if kernel.n != n or kernel.lags < need:
+        raise InputError(f"kernel is for {kernel.n} cards with {kernel.lags} lags; need {n} cards and >= {need} lags")
+    tag_bg = float(np.mean(HILO_TAG))  # 0 for a full shoe
+    out = np.zeros(st.shape)
+    copies, counts = _copies(bf, decks)
+    for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
+        s1 = min(m, s0 + chunk)
+        tg = np.where(bf[s0:s1] >= 0, HILO_TAG[np.maximum(bf[s0:s1], 0) % 13] - tag_bg, 0.0)[:, None, :]
+        # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1
+        H = np.fft.rfft(tg, axis=-1)
+        fields_j = {}
+        for j in range(1, anchors + 1):
+            e = kernel.probs[j:j + cards_ahead].sum(axis=0) - cards_ahead / (n - 1)
+            e[0] = 0.0
+            fields_j[j] = np.fft.irfft(H * np.conj(np.fft.rfft(e))[None, None, :], n=n, axis=-1)[:, None]  # (m, 1, 1, N)
+        field = fields_j[1]
+        S = np.zeros(st[s0:s1].shape)
+        for j in range(1, anchors + 1):  # the last `anchors` cards each place a zone (a riffle interleaves two)
+            anc = np.where(st[s0:s1] - j >= 0, st[s0:s1] - j, -1)
+            pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back)
+            fj = field if j == 1 else fields_j[j]
+            S += _predict(fj, pos, post)[:, :, 0, 0] / anchors
+        anchors_ok = st[s0:s1] > 0
+        tc = -S * 52.0 / cards_ahead
+        out[s0:s1] = np.where(st[s0:s1] >= 0, np.where(anchors_ok, spread_bet(tc, spread), float(spread[0][1])), 0.0)
+    return out
+
+
+def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel, ev_table, *, decks: int, players: int,
+                               back: int = 4, chunk: int = 250) -> np.ndarray:
+    """Blackjack key-card (ace-sequencing) tracker: the predicted value of the first seat's deal.
+
+    Parameters
+    ----------
+    before_view : (n_shoes, N) array_like of int
+        The order before the shuffle as the player knows it (-1 for cards it never saw).
+    after : (n_shoes, N) array_like of int
+    starts : (n_shoes, R) array_like of int
+        First card of each round (-1: none).
+    kernel : OffsetKernel
+        Lags >= ``players + 2 + back``.
+    ev_table : (10, 10, 10) array_like
+        Expected return of a first deal (player's two cards, dealer's up card; rank indices),
+        :func:`rngcert.stats.blackjack.first_deal_ev`.
+    decks, players : int
+
+    Returns
+    -------
+    (n_shoes, R) ndarray of float
+        Predicted expected return of the first seat's hand (NaN before any card is seen).
+
+    Notes
+    -----
+    The first seat's cards are dealt at ``start`` and ``start + players + 1`` and the dealer's up
+    card at ``start + players`` (004 §3 rule 3.4). The anchor (last card seen) is placed as in
+    :func:`baccarat_sequence_tracker`, the value laws of these three cards are predicted from
+    the kernel at lags 1, players + 1 and players + 2, and contracted with ``ev_table``. This is
+    the classic "ace sequencing" of a weak shuffle: a key card seen, an ace likely next.
+    """
+    bf, af = _iv(before_view, after, decks)
+    st = np.asarray(starts)
+    m, n = af.shape
+    lags = (1, players + 1, players + 2)
+    if kernel.n != n or kernel.lags < max(lags[-1], back):
+        raise InputError(f"kernel is for {kernel.n} cards with {kernel.lags} lags; need {n} cards and >= {max(lags[-1], back)} lags")
+    E = np.asarray(ev_table, dtype=float)
+    comp = np.full(10, 4.0 * decks)
+    comp[9] = 16.0 * decks
+    bg = comp / n
+    out = np.full(st.shape, np.nan)
+    copies, counts = _copies(bf, decks)
+    rank = np.minimum(np.arange(13), 9)  # A, 2..9, T J Q K -> 0..9
+    for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
+        s1 = min(m, s0 + chunk)
+        rv = np.where(bf[s0:s1] >= 0, rank[np.maximum(bf[s0:s1], 0) % 13], -1)
+        ch = (rv[:, None, :] == np.arange(10)[None, :, None]) - bg[None, :, None]
+        ch = np.where(rv[:, None, :] >= 0, ch, 0.0)
+        fields = _excess_fields(ch, kernel, lags)
+        anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
+        pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
+        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post), 0.0)
+        q /= q.sum(axis=3, keepdims=True)
+        ev = np.einsum("nma,nmu,nmb,abu->nm", q[:, :, 0], q[:, :, 1], q[:, :, 2], E)
+        out[s0:s1] = np.where(anchors >= 0, ev, np.nan)
+    return out
+
+
+# ----------------------------------------------------------------------------- the edge
+def edge_summary(stake, ret) -> dict:
+    """Realised return per unit staked over shoes, with its standard error and 95% interval.
+
+    Parameters
+    ----------
+    stake, ret : (n_shoes,) array_like of float
+        Units staked and net return of each shoe (shoes are the independent unit).
+
+    Returns
+    -------
+    dict
+        ``edge`` (return per unit staked), ``se`` (delta-method standard error of the ratio
+        estimator over shoes), ``ci95`` [low, high], ``units``, ``bets_shoes`` (shoes with a bet),
+        ``n_shoes``, ``per_unit_sd``.
+
+    Notes
+    -----
+    edge = sum(ret) / sum(stake); with e_s = ret_s - edge * stake_s,
+    Var(edge) ~ n/(n-1) * sum(e_s^2) / (sum stake)^2 (Cochran, *Sampling Techniques*, 3rd ed.,
+    1977, §6.4, the ratio estimator).
+    """
+    s = np.asarray(stake, dtype=float)
+    r = np.asarray(ret, dtype=float)
+    n = s.size
+    tot = float(s.sum())
+    out = {"n_shoes": int(n), "bets_shoes": int(np.count_nonzero(s)), "units": tot}
+    if tot <= 0 or n < 2:
+        return out | {"edge": None, "se": None, "ci95": None, "per_unit_sd": None}
+    edge = float(r.sum() / tot)
+    e = r - edge * s
+    se = math.sqrt(n / (n - 1) * float((e * e).sum())) / tot
+    return out | {"edge": edge, "se": se, "ci95": [edge - 1.96 * se, edge + 1.96 * se], "per_unit_sd": se * math.sqrt(tot)}
+
+
+def tracker_edge(name: str, stake, ret, *, threshold: float = 0.0, house_edge: float | None = None, min_units: int = 30,
+                 min_shoes: int = 10, extra: dict | None = None) -> TestResult | NotApplicable:
+    """One-sided test that a tracker's edge exceeds a threshold declared in advance.
+
+    Parameters
+    ----------
+    name : str
+        Result name (``"tracker_edge:baccarat_sequence"``).
+    stake, ret : (n_shoes,) array_like of float
+        Units staked and net return per shoe.
+    threshold : float
+        Edge (return per unit staked) the tracker must not beat; default 0: it must not beat the
+        house.
+    house_edge : float, optional
+        The game's house edge, for the report (a tracker without information returns -house_edge).
+    min_units, min_shoes : int
+        Fewer units staked or shoes with a bet: not applicable (too few bets for the normal law).
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        statistic = edge (return per unit staked); p-value = P(Z >= (edge - threshold)/se);
+        details: the :func:`edge_summary` and the threshold.
+    """
+    summ = edge_summary(stake, ret)
+    details = {"threshold": threshold, "house_edge": house_edge, **summ, **(extra or {})}
+    if summ["edge"] is None or summ["units"] < min_units or summ["bets_shoes"] < min_shoes:
+        why = ("the tracker never found a bet worth placing" if not summ["units"] else
+               f"the tracker bet {summ['units']:.0f} unit(s) in {summ['bets_shoes']} shoe(s): fewer than {min_units} units or {min_shoes} shoes")
+        return NotApplicable(name, Requirement.UNPREDICTABILITY, summ["n_shoes"], why)
+    se = summ["se"]
+    if se <= 0:
+        return NotApplicable(name, Requirement.UNPREDICTABILITY, summ["n_shoes"], "returns have no spread (a constant outcome)")
+    z = (summ["edge"] - threshold) / se
+    p = max(clip_pvalue(float(sps.norm.sf(z))), _TINY)
+    return TestResult(name, Requirement.UNPREDICTABILITY, summ["edge"], None, p, summ["n_shoes"],
+                      "asymptotic (ratio estimator over shoes)", details | {"z": z})
