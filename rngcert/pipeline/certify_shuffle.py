@@ -41,7 +41,7 @@ from rngcert.simulate import deal as D
 from rngcert.simulate.fit import fit_procedure, wash_parameters
 from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, simulate_tables
 from rngcert.stats import trackers as TR
-from rngcert.stats.shuffle import _succession_law, adjacency_share, shuffle_plot_data
+from rngcert.stats.shuffle import adjacency_share, shuffle_plot_data, succession_law
 
 REQUIREMENT_TEXT = (
     "Requirement: a shuffle must leave every order of the shoe equally likely — the dealt cards statistically "
@@ -163,7 +163,7 @@ def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
     n = data.n_cards
     if data.before is not None and data.after is not None:
         S = data.n_shoes
-        law = _succession_law(n)
+        law = succession_law(n)
         k = np.arange(law.size)
         mu0 = float(k @ law)
         v0 = float(((k - mu0) ** 2) @ law)

@@ -57,6 +57,17 @@ FIELDS: dict[str, tuple[bool, str]] = {
     "shoe_problems": (False, "shoe logs: every shoe that is not a legal multiset of its decks"),
     "rerun": (False, "what `rngcert verify --rerun` needs to recompute the report from its inputs"),
     "integrity": (False, "SHA-256 of the canonical content, report id, hashes of the written files, signature"),
+    "steady_state": (False, "shuffle procedures: burn-in shoes before the tested shoe, and the steady-state verdict"),
+    "first_shoe": (False, "shuffle procedures: the verdict on the first shoe from new decks, and remedies tried"),
+    "sensitivity": (False, "shuffle procedures: verdict and tracker edge over a grid of the assumed parameters"),
+    "parameters": (False, "shuffle procedures: every parameter, measured, given by the rules, or assumed"),
+    "assumed_parameters": (False, "shuffle procedures: names of the assumed parameters"),
+    "house_edge": (False, "shuffles: the game's house edge under the declared rules"),
+    "power_effect": (False, "shuffles: the smallest adjacency retention and tracker edge detected with 90% power"),
+    "fit": (False, "shoe logs: the wash and riffle parameters fitted to the recorded shoes, with intervals"),
+    "before_mode": (False, "shoe logs: how the order before each shuffle was obtained (pickup, previous, new-deck, file)"),
+    "dealers": (False, "shoe logs: the dealers seen"),
+    "standard": (False, "shuffles: the verdict standard (edge or uniform)"),
 }
 
 #: Fields of one table section (``tables[i]``).
@@ -80,6 +91,9 @@ TABLE_FIELDS: dict[str, str] = {
     "trackers": "shuffles: realistic trackers' edge",
     "sensitivity": "shuffles: sensitivity of the verdict to assumed parameters",
     "first_shoe": "shuffles: the first shoe from new decks",
+    "findings": "shuffles: plain sentences on statistical rejections without a practical edge",
+    "kind": "shuffles: steady_state, first_shoe, dealer or overall",
+    "burn_in": "shuffles: shoes dealt before the tested shoe",
 }
 
 #: Fields of one test (``tables[i].battery.tests[j]``).

@@ -1142,3 +1142,6 @@ def gsr_equivalent_riffles(perm) -> dict:
     k = math.log2(a)
     tv = riffle_tv_distance(n, int(round(k))) if n <= 1000 and abs(k - round(k)) < 1e-9 and k <= 60 else None
     return {"a_hat": a, "riffles": k, "tv_distance": tv, "at_grid_limit": i == grid.size - 1, "n_shoes": m}
+
+#: Public name of the law of successions (used by the shuffle pipeline's power statement).
+succession_law = _succession_law
