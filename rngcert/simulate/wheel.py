@@ -3,20 +3,8 @@
 Every draw comes from a named bit generator seeded from one recorded seed
 (:mod:`rngcert.simulate.sources`), so a simulated log is reproducible from its seed.
 
-Bias models (defined in :mod:`rngcert.stats.alternatives`; all relative to a fair wheel with probability 1/k per position):
-
-* **pocket bias** ``(position, factor)`` — that pocket's weight is multiplied by ``factor``
-  (``1.2`` = "+20%") and all weights renormalised;
-* **sector bias** ``(start, width, factor)`` — ``width`` contiguous positions from ``start`` in wheel
-  order get weight ``factor`` (worn frets, shallow pockets);
-* **harmonic bias** ``(amplitude, phase)`` — weight ``1 + amplitude·cos(θ − phase)`` with
-  ``θ = 2π·position/k`` (an unbalanced or off-level rotor);
-* **dealer signature** ``(offset, width, factor)`` — the landing position *relative to the
-  reference* (the release pocket when simulated, else the previous result) falls in the
-  ``width``-pocket sector centred ``offset`` pockets past the reference ``factor`` times as often
-  as fair. Because each offset is drawn independently, positions are a cumulative sum of
-  offsets (mod k) and the whole sequence is drawn vectorised. It cannot be combined with the
-  marginal biases above (the two would define different marginals).
+Bias models (pocket, sector, harmonic, dealer signature) are defined once, in
+:mod:`rngcert.stats.alternatives`, so that power analysis and the simulator mean the same bias.
 """
 
 from __future__ import annotations
