@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import check_report_options, command_line, emit_report, report_options
+from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
@@ -161,9 +161,11 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
             raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
         proc = load_procedure(source)
         proc, note = _apply_decks_rule(proc, decks, rule)
-        cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
-                                 n_resamples=resamples, standard=standard, sensitivity=sensitivity,
-                                 sensitivity_tables=sensitivity_shoes, figures=not no_plots, command=cmd, decks_note=note)
+        with progress_bar(unit="stage", desc=f"{proc.id}") as bar:
+            cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
+                                     n_resamples=resamples, standard=standard, sensitivity=sensitivity,
+                                     sensitivity_tables=sensitivity_shoes, figures=not no_plots, command=cmd, decks_note=note,
+                                     progress=bar.callback())
         rejected = []
         eq_id = proc.id
     else:
@@ -196,9 +198,10 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
             notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
                    f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe problem(s)"} for s in log.sources]
-        cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
-                           seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
-                           figures=not no_plots, command=cmd, inputs=inputs, notes=notes)
+        with progress_bar(unit="stage", desc=f"{log.n_shoes} shoes") as bar:
+            cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
+                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
+                               figures=not no_plots, command=cmd, inputs=inputs, notes=notes, progress=bar.callback())
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"

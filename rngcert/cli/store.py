@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, interactive, parse_columns, summary_text
+from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, progress_bar, summary_text
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
@@ -117,7 +117,15 @@ def ingest(logs, db, equipment, columns, fmt, table, wait):
         for p in logs:  # before the store is opened (or created): a missing log leaves no empty store
             if not p.is_dir():
                 is_stream(p)
-        ingest_files(db, logs, equipment, columns=parse_columns(columns), fmt=fmt, table=table, wait=wait, on_wait=_waiting(db), on_result=show)
+        with progress_bar(total=len(logs), unit="file", desc="ingesting") as bar:
+            rows = [0]
+
+            def done(res):
+                rows[0] += res.accepted + res.void + res.rejected
+                bar.update(1, postfix=f"{rows[0]:,} rows")
+                show(res)
+
+            ingest_files(db, logs, equipment, columns=parse_columns(columns), fmt=fmt, table=table, wait=wait, on_wait=_waiting(db), on_result=done)
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
             click.echo(f"store {db}: {st.count_spins()} spins in {len(st.tables())} table(s)")
         if unreadable:
@@ -221,25 +229,14 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             Store(db, read_only=True)  # the "does not exist" input error, with the command to create it
         kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"))
         if all_tables:
-            bar = None
-            if interactive():
-                from tqdm import tqdm
-
-                bar = tqdm(desc="auditing", unit=" table", file=sys.stderr)
-
-            def progress(msg):
-                if bar is not None:
-                    bar.set_postfix_str(msg[:60])
-                    bar.update(1)
-
-            try:
-                results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler), progress=progress,
+            with progress_bar(unit="table", desc="auditing") as bar:
+                results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
+                                    progress=lambda msg: bar.update(1, postfix=msg), on_start=bar.set_total,
                                     record=not no_record, wait=wait, on_wait=_waiting(db), **kw)
-            finally:
-                if bar is not None:
-                    bar.close()
         else:
-            results = [audit_table(db, table, since=since, until=until, last=last, record=not no_record, wait=wait, on_wait=_waiting(db), **kw)]
+            with progress_bar(total=1, unit="table", desc=f"auditing {table}") as bar:
+                results = [audit_table(db, table, since=since, until=until, last=last, record=not no_record, wait=wait, on_wait=_waiting(db), **kw)]
+                bar.update(1, postfix=results[0].verdict)
         for r in results:
             if as_json:
                 click.echo(r.paths["json"].read_text(encoding="utf-8"))

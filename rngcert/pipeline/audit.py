@@ -420,6 +420,7 @@ def audit_all(
     plan: Plan | None = None,
     jobs: int | None = None,
     progress: Callable[[str], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
     wait: float = 0.0,
     on_wait=None,
     **kw,
@@ -439,6 +440,8 @@ def audit_all(
         Older name of ``plan=Plan(workers=jobs)``.
     progress : callable, optional
         Told one line per table as it finishes (or is skipped).
+    on_start : callable, optional
+        Told the number of tables to audit before the first one starts (a progress bar's total).
     wait, on_wait
         For every open of the store file (see :class:`~rngcert.collect.store.Store`).
     **kw
@@ -464,6 +467,8 @@ def audit_all(
         if not plan.serial:
             raise InputError("audit_all with an open Store runs serially; pass the store's path to run tables on Dask workers")
         tables = [t["table"] for t in store.tables() if t["spins"]]
+        if on_start:
+            on_start(len(tables))
         out = []
         for t in tables:
             try:
@@ -484,6 +489,8 @@ def audit_all(
 
     with Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
         tables = [t["table"] for t in st.tables() if t["spins"]]
+    if on_start:
+        on_start(len(tables))
     kw = dict(kw, figures=figures)
     items = [(str(store), t, window, kw, wait) for t in tables]
     out: list[AuditResult] = []

@@ -360,7 +360,7 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
 def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
                       alpha: float = 0.01, threshold: float = 0.0, n_resamples: int = 1999, standard: str | None = None,
                       sensitivity: bool = False, sensitivity_tables: int = 400, first_shoe: bool = True, figures: bool = True,
-                      command: str = "", decks_note: str = "") -> ShuffleCertification:
+                      command: str = "", decks_note: str = "", progress=None) -> ShuffleCertification:
     """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
 
     Parameters
@@ -387,20 +387,35 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
         Tables per grid point.
     first_shoe : bool
         Judge the first shoe from new decks separately (and try remedies when it fails).
+    progress : callable, optional
+        ``progress(done, total, label)`` as each stage finishes (trackers trained, tables
+        simulated, steady-state battery, first-shoe battery, remedies, sensitivity grid): the
+        CLI's progress bar.
 
     Returns
     -------
     ShuffleCertification
     """
+    stages = 3 + (2 if first_shoe else 0) + (1 if sensitivity else 0)
+    step = [0]
+
+    def advance(label: str) -> None:
+        step[0] += 1
+        if progress is not None:
+            progress(step[0], stages, label)
+
     entropy = int(root(seed).entropy)
     # no game, no player's edge to measure: the uniform standard applies
     standard = standard or ("uniform" if proc.kind == "machine" or proc.game == "none" else "edge")
     game = None if proc.game == "none" else proc.game
     bj_rules = _rules(proc, proc.decks)
     kernel = _kernel(proc, entropy, min(TRAIN_TABLES, max(100, tables)))
+    advance("trackers trained")
     tab = simulate_tables(proc, tables, entropy, burn_in=burn_in)
+    advance(f"{tables} tables simulated")
     data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
     out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard)
+    advance(f"steady state: {out.verdict}")
     notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
              f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
              f"trackers learned the procedure from {min(TRAIN_TABLES, max(100, tables))} independent simulated tables and play only "
@@ -415,6 +430,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     if first_shoe:
         d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules)
         o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard)
+        advance(f"first shoe: {o1.verdict}")
         outs.append(o1)
         sec1 = _section("first shoe from new decks", d1, o1, notes=["new decks are spread face up in order for inspection "
                                                                    "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
@@ -429,10 +445,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
             fs["remedies_tried"] = tried
             fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
                            "none of the remedies tried (one or two more riffles, a wash twice as long) is enough for new decks")
+        advance("remedies tried" if o1.verdict == "FAIL" else "no remedy needed")
         report_extra["first_shoe"] = fs
     if sensitivity:
         report_extra["sensitivity"] = _sensitivity(proc, entropy, tables=sensitivity_tables, alpha=alpha, threshold=threshold,
                                                    n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+        advance("sensitivity grid")
         if figures and report_extra["sensitivity"]:
             figs[0].append(plots.sensitivity_figure(report_extra["sensitivity"]))
     verdict = worst([o.verdict for o in outs])
@@ -513,7 +531,7 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng):
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                 before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
                 n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
-                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = ()) -> ShuffleCertification:
+                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None) -> ShuffleCertification:
     """Certify a card-scanner shoe log (see the module docstring).
 
     Parameters
@@ -534,11 +552,21 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         ``{(table, shoe_id): order}`` declared orders before the shuffle (``--before FILE``).
     standard : {"edge", "uniform"}, optional
         Default: "edge" when ``proc`` is a manual procedure, else "uniform".
+    progress : callable, optional
+        ``progress(done, total, label)`` as each stage finishes (orders rebuilt, wash fitted,
+        trackers trained, one battery per section): the CLI's progress bar.
 
     Returns
     -------
     ShuffleCertification
     """
+    step = [0, 3]
+
+    def advance(label: str) -> None:
+        step[0] += 1
+        if progress is not None:
+            progress(step[0], max(step), label)
+
     if before_mode not in ("pickup", "previous", "new-deck"):
         raise InputError(f"before must be 'pickup', 'previous', 'new-deck' or a file, got {before_mode!r}")
     entropy = int(root(seed).entropy)
@@ -578,6 +606,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         rep["power_effect"] = out.power
         return ShuffleCertification(rep, [[plots.pvalue_figure(out.results, alpha, out.adjusted)] if figures and out.applicable else []], out)
     idx, view, after_prefix = built
+    advance(f"{idx.size} shoes rebuilt")
     known_before = view >= 0
     known_after = after_prefix >= 0
     before_c = D.complete_shoes(view, decks, rng, serialised=ser)
@@ -604,6 +633,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
             extra["parameters"] = measured.parameters()
             extra["measured_procedure"] = {"parameters": [{"name": k, "status": "measured", "interval": ivs[k], "value": vals[k],
                                                            "source": f"fit to {f['n_shoes']} shoes of {source}"} for k in vals]}
+    advance("wash fitted" if measured is not None else "no wash to fit")
     # trackers learn the shuffle from one half of the shoes and play the other (cross-fitting)
     fold = np.arange(idx.size) % 2
     kernels = []
@@ -628,6 +658,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     dealers = sorted({d for d in dealer if d})
     if len(dealers) > 1:
         groups += [(f"dealer {d}", np.array([j for j, x in enumerate(dealer) if x == d])) for d in dealers]
+    step[1] = 3 + len(groups)
+    advance("trackers trained")
     a_each = alpha if len(groups) == 1 else alpha / 2
     a_dealer = alpha / (2 * max(1, len(groups) - 1))
     data_all = None
@@ -643,6 +675,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
         o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard)
+        advance(f"{title}: {o.verdict}")
         outs.append(o)
         sec = _section(title, data, o, notes=[f"family-wise level {level:g}" + ("" if len(groups) == 1 else
                                               " (alpha split between all shoes and the dealers, Bonferroni)")],
