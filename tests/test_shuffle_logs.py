@@ -102,8 +102,10 @@ def test_fisher_yates_logs_pass_at_the_calibrated_rate(tmp_path):
     # >= 99% of 200 Fisher-Yates logs PASS at alpha = 0.01 (serialised marked decks: every identity
     # test runs exactly, no Monte Carlo floor); the false FAIL rate is Holm's family-wise alpha
     verdicts = []
+    seq = simulate_log(_machine("fisher_yates"), 60, 1000, tables=200)  # 200 independent tables, simulated at once
     for k in range(200):
-        f, _ = _scan(tmp_path, _machine("fisher_yates"), 60, 1000 + k, serial=True, name=f"fy{k}.csv")
+        f = tmp_path / f"fy{k}.csv"
+        write_shoe_log(f, seq.after[k], table="T1", lengths=seq.n_dealt[k], serial=True)
         log = read_shoe_log(f, decks=8)
         cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=None, seed=k, n_resamples=199, figures=False)
         verdicts.append(cert.verdict)

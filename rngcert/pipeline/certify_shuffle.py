@@ -495,6 +495,7 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng):
     lengths = (dealt >= 0).sum(axis=1)
     fn, params = _pickup(proc, game)
     idx, views = [], []
+    rebuild = []  # (slot in views, previous shoe): rebuilt by the pickup in one vectorised call
     recorded = {}
     if log.pair_ids:
         pos = {k: i for i, k in enumerate(log.after_ids)}
@@ -513,15 +514,19 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng):
                 views.append(_faces(new_shoe(decks), ser))
             elif j > 0:
                 prev = seq[j - 1]
-                if before_mode == "previous" or fn is None:
-                    v = dealt[prev].copy()
-                else:
-                    v = D.rebuild_before(fn, dealt[prev][None, :], lengths[prev][None], **params)[0]
-                    v = np.where(v >= 0, v, -1)
                 idx.append(i)
-                views.append(v.astype(np.int16))
+                if before_mode == "previous" or fn is None:
+                    views.append(dealt[prev].astype(np.int16))
+                else:
+                    rebuild.append((len(views), prev))
+                    views.append(None)
     if not idx:
         return None
+    if rebuild:
+        slots, prevs = (np.array(x) for x in zip(*rebuild))
+        rebuilt = D.rebuild_before(fn, dealt[prevs], lengths[prevs], **params)
+        for s_, v in zip(slots, np.where(rebuilt >= 0, rebuilt, -1).astype(np.int16)):
+            views[s_] = v
     idx = np.array(idx)
     view = np.stack(views)
     after_prefix = dealt[idx]
