@@ -49,3 +49,39 @@ def test_roulette_rage_below_minimum_odds_and_wheel_colours():
     doc = {**eu, "id": "lab-eu", "red": red}
     out = seed_checks(wheel=wheel_from_dict(doc, "lab-eu.toml"))
     assert any("alternate" in x for x in out)
+
+
+def _lab_wheel_file(tmp_path):
+    """A European wheel TOML whose colours no longer alternate (32 made black, 15 red)."""
+    eu = tomllib.loads(open(load_wheel("european").path).read())
+    red = sorted(set(eu["red"]) - {"32"} | {"15"}, key=int)
+
+    def arr(xs):
+        return "[" + ", ".join(f'"{x}"' for x in xs) + "]"
+
+    f = tmp_path / "lab-eu.toml"
+    f.write_text(f'id = "lab-eu"\nname = "lab wheel"\nkind = "roulette"\nsource = "lab"\n'
+                 f"wheel_order = {arr(eu['wheel_order'])}\nred = {arr(red)}\ngreen = {arr(eu['green'])}\n")
+    return f
+
+
+def test_certify_warns_on_a_lab_wheel_and_refuses_it_with_strict(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    f = _lab_wheel_file(tmp_path)
+    log = tmp_path / "spins.csv"
+    r = CliRunner().invoke(main, ["simulate", "wheel", "--spins", "3000", "--seed", "1", "--out", str(log)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["certify", str(log), "--equipment", str(f), "--seed", "1", "--resamples", "199", "--no-plots", "--json",
+                                  "--out", str(tmp_path / "r")])
+    assert r.exit_code in (0, 10, 11, 12), r.output
+    rep = json.loads(r.stdout)
+    assert any(n.startswith("equipment check (warning)") and "alternate" in n for n in rep["notes"]), rep["notes"]
+    r = CliRunner().invoke(main, ["certify", str(log), "--equipment", str(f), "--strict", "--no-plots", "--out", str(tmp_path / "s")])
+    assert r.exit_code == 4 and "--strict" in r.output and "alternate" in r.output
+    r = CliRunner().invoke(main, ["equipment", str(f)])
+    assert r.exit_code == 0 and any("alternate" in x for x in json.loads(r.output)["equipment_checks"])

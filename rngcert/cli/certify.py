@@ -52,9 +52,11 @@ Examples:
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
+@click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
+def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
+            scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
     LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
@@ -87,6 +89,13 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         if as_json:
             click.echo(msg, err=True)
     wheel = load_wheel(equipment)
+    from rngcert.equipment.paytables import seed_checks
+
+    # a lab-supplied wheel is checked against the seeds' equipment rules (the packaged ones pass)
+    for w in seed_checks(wheel=wheel, strict=strict):
+        notes.append(f"equipment check (warning): {w}")
+        if not as_json:
+            click.echo(f"rngcert: warning: {w}", err=True)
     cmd = command_line()
     with progress_bar(unit="spin", desc="certifying", scale=True) as bar:
         cert = certify_log(

@@ -10,7 +10,8 @@ import click
 @click.command("equipment", epilog="Example:\n\n  rngcert equipment european")
 @click.argument("wheel", required=False)
 def equipment_cmd(wheel):
-    """List the packaged wheels, or show one wheel's definition as JSON."""
+    """List the packaged wheels, or show one wheel's definition as JSON, with the result of its
+    check against the seeds' equipment rules (``equipment_checks``: one sentence per violation)."""
     from rngcert.equipment.wheel import load_wheel, packaged_wheels
 
     if wheel is None:
@@ -18,6 +19,9 @@ def equipment_cmd(wheel):
             d = load_wheel(w)
             click.echo(f"{w:<16} {d.k:>3} {'pockets' if d.kind == 'roulette' else 'sections'}  {d.name}")
         return
-    click.echo(json.dumps(load_wheel(wheel).describe(), indent=1))
+    from rngcert.equipment.paytables import seed_checks
+
+    w = load_wheel(wheel)
+    click.echo(json.dumps(w.describe() | {"equipment_checks": seed_checks(wheel=w)}, indent=1))
 
 

@@ -129,7 +129,8 @@ baccarat. Without --paytable every packaged pay table of the game is printed."""
 @click.option("--equipment", "-e", default=None, help="Wheel id or TOML file (default: the pay table's wheel).")
 @click.option("--decks", type=click.IntRange(min=1), default=8, show_default=True, help="Baccarat: decks in the shoe (exact probabilities by enumeration).")
 @click.option("--json", "as_json", is_flag=True, help="Print the house edges as JSON.")
-def house_edge(game, paytable_name, equipment, decks, as_json):
+@click.option("--strict", is_flag=True, help="Refuse (exit 4) a pay table or wheel that breaks the seeds' rules, instead of warning.")
+def house_edge(game, paytable_name, equipment, decks, as_json, strict):
     """Each bet's house edge (expected loss per unit staked) from the exact probabilities.
 
     Roulette and money wheel: fair-wheel probabilities; Roulette Rage: the exact law of the
@@ -159,16 +160,18 @@ def house_edge(game, paytable_name, equipment, decks, as_json):
                 probs = dict(zip(("banker", "player", "tie"), (float(x) for x in p)))
                 note = f"exact {decks}-deck probabilities: " + ", ".join(f"{o} {v:.6f}" for o, v in probs.items())
             edges = pt.house_edges(table, wheel=wheel, probs=probs)
-            out.append((table, edges, note))
+            warnings = pt.seed_checks(table, wheel, strict=strict)
+            out.append((table, edges, note, warnings))
     except EquipmentError as exc:
         fail(EXIT_EQUIPMENT, str(exc))
     except InputError as exc:
         fail(EXIT_INPUT, str(exc))
     if as_json:
         doc = []
-        for table, edges, note in out:
+        for table, edges, note, warnings in out:
             doc.append({
                 "paytable": table.describe(),
+                "equipment_checks": warnings,
                 "probabilities": note or ("fair wheel" if table.game != "roulette-rage" else "run-length law, fair single-zero wheel"),
                 "house_edge": {
                     b: {"value": float(e), **({"fraction": f"{e.numerator}/{e.denominator}"} if isinstance(e, Fraction) else {})}
@@ -177,9 +180,11 @@ def house_edge(game, paytable_name, equipment, decks, as_json):
             })
         click.echo(json.dumps(doc, indent=2))
         return
-    for table, edges, note in out:
+    for table, edges, note, warnings in out:
         click.echo(f"{table.id}: {table.name}")
         click.echo(f"  source: {table.source}")
+        for w in warnings:
+            click.echo(f"  WARNING: {w}")
         if note:
             click.echo(f"  {note}")
         width = max(len(b) for b in edges)
