@@ -5,9 +5,17 @@ Fast subset: ``pytest -m "not slow"``; calibration runs are marked ``slow``.
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 from _support import SHARED, shared_file
 from click.testing import CliRunner
+
+# the verdict-power cache of the suite lives in the temp folder, not in the user's home; the cached
+# numbers are those a fresh simulation gives (tests/test_verdict_power_cache.py), so sharing it
+# across workers and runs changes run times only
+os.environ.setdefault("RNGCERT_CACHE", os.path.join(tempfile.gettempdir(), "rngcert-test-cache"))
 
 
 @pytest.fixture(scope="session")

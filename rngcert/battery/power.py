@@ -6,13 +6,19 @@ tests), and the battery FAILs exactly when one of them (or another test) rejects
 (:mod:`rngcert.stats.verdict_power`). Results are computed at n rounded to two significant digits
 and scaled by ``sqrt(n0 / n)`` (the detectable effect of a fixed-power test scales as
 ``n**-0.5``; the error of this step is below 1% for n >= 1,000), and cached per (n0, wheel, levels)
-so that a report of many tables stays fast.
+so that a report of many tables stays fast: in memory, and on disk between runs (:func:`cache_dir`;
+a first run at a new n costs a few seconds, a repeat milliseconds).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,9 +43,52 @@ def _round2(n: int) -> int:
     return int(round(n / e) * e)
 
 
+#: Version of the cached results: bump when the verdict-power model changes.
+CACHE_VERSION = 1
+
+
+def cache_dir() -> Path | None:
+    """Where the verdict-power results persist between runs: ``$RNGCERT_CACHE``, else
+    ``$XDG_CACHE_HOME/rngcert`` (default ``~/.cache/rngcert``); ``RNGCERT_CACHE=off`` disables it.
+
+    The cached numbers are those the simulation gives for the same key (it is seeded by the key),
+    so a cache hit changes the run time, never a report."""
+    env = os.environ.get("RNGCERT_CACHE")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "no", "none") else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rngcert"
+
+
+def _cache_file(key: tuple) -> Path | None:
+    d = cache_dir()
+    if d is None:
+        return None
+    h = hashlib.sha256(json.dumps([CACHE_VERSION, *key]).encode()).hexdigest()[:32]
+    return d / "verdict-power" / f"{h}.json"
+
+
 @functools.lru_cache(maxsize=512)
 def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups: int, n_resamples: int) -> float:
-    return vp.min_detectable_verdict_effect(n0, k, alternative, dict(levels), power=power, groups=groups, n_resamples=n_resamples)
+    key = (n0, k, alternative, [list(x) for x in levels], power, groups, n_resamples)
+    f = _cache_file(key)
+    if f is not None:
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8"))
+            if doc.get("key") == json.loads(json.dumps([CACHE_VERSION, *key])):
+                return float("inf") if doc["effect"] is None else float(doc["effect"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    e = vp.min_detectable_verdict_effect(n0, k, alternative, dict(levels), power=power, groups=groups, n_resamples=n_resamples)
+    if f is not None:
+        try:  # written whole, then renamed: a concurrent reader sees the old file or the new one
+            f.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=f.parent, delete=False, suffix=".tmp", encoding="utf-8") as tmp:
+                json.dump({"key": [CACHE_VERSION, *key], "effect": e if math.isfinite(e) else None}, tmp)
+            os.replace(tmp.name, f)
+        except OSError:
+            pass  # a read-only home: no cache, same numbers
+    return e
 
 
 def _levels(out: BatteryOutcome, alpha: float) -> dict[str, float]:
