@@ -69,8 +69,8 @@ def _cache_file(key: tuple) -> Path | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups: int, n_resamples: int) -> float:
-    key = (n0, k, alternative, [list(x) for x in levels], power, groups, n_resamples)
+def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups: int, n_resamples: int, categories: tuple = ()) -> float:
+    key = (n0, k, alternative, [list(x) for x in levels], power, groups, n_resamples, [[t, list(ids)] for t, ids in categories])
     f = _cache_file(key)
     if f is not None:
         try:
@@ -79,7 +79,8 @@ def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups:
                 return float("inf") if doc["effect"] is None else float(doc["effect"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    e = vp.min_detectable_verdict_effect(n0, k, alternative, dict(levels), power=power, groups=groups, n_resamples=n_resamples)
+    e = vp.min_detectable_verdict_effect(n0, k, alternative, dict(levels), power=power, groups=groups, n_resamples=n_resamples,
+                                         categories={t: np.array(ids) for t, ids in categories})
     if f is not None:
         try:  # written whole, then renamed: a concurrent reader sees the old file or the new one
             f.parent.mkdir(parents=True, exist_ok=True)
@@ -93,7 +94,32 @@ def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups:
 
 def _levels(out: BatteryOutcome, alpha: float) -> dict[str, float]:
     W = sum(out.weights.values())
-    return {t: alpha * w / W for t, w in out.weights.items() if t in vp.COUNT_TESTS + ("dealer_signature",)}
+    return {t: alpha * w / W for t, w in out.weights.items() if t in vp.COUNT_TESTS + ("dealer_signature",) or t.startswith("outside_")}
+
+
+def stated_start(data: WheelData) -> int:
+    """Wheel position where the stated single-pocket and sector alternatives begin: the first
+    numbered pocket after the zero(s). A biased zero is its own colour category and is caught more
+    easily, so stating the power for a numbered pocket keeps the statement a lower bound."""
+    cats = data.space.categories
+    colour = cats.get("colour")
+    if colour is None:
+        return 0
+    ids, names = colour
+    zero = [i for i, nm in enumerate(names) if nm in ("zero", "green")]
+    numbered = np.flatnonzero(~np.isin(ids, zero))
+    return int(numbered[0]) if numbered.size else 0
+
+
+def _categories(out: BatteryOutcome, data: WheelData, start: int) -> tuple:
+    """The outside-bet partitions of the applicable category tests, rotated so that the model's
+    biased block (position 0) is the stated pocket ``start``."""
+    res = []
+    for t in sorted(out.weights):
+        if t.startswith("outside_") and t[len("outside_"):] in data.space.categories:
+            ids = np.asarray(data.space.categories[t[len("outside_"):]][0])
+            res.append((t, tuple(int(v) for v in np.roll(ids, -start))))
+    return tuple(res)
 
 
 def verdict_power_statement(
@@ -147,16 +173,19 @@ def verdict_power_statement(
     n0 = _round2(n)
     scale = math.sqrt(n0 / n)
     lev = tuple(sorted(levels.items()))
-    count_levels = tuple((t, a) for t, a in lev if t in vp.COUNT_TESTS)
+    start = stated_start(data)
+    cats = _categories(out, data, start)
+    count_levels = tuple((t, a) for t, a in lev if t in vp.COUNT_TESTS or t in dict(cats))
     sentences = []
     if count_levels:
-        e1 = _mde(n0, k, "single-pocket", count_levels, power, 1, n_resamples) * scale
-        es = _mde(n0, k, f"sector:{SECTOR_WIDTH}", count_levels, power, 1, n_resamples) * scale
-        P["single_pocket"] = {"alternative": "single-pocket", "effect": e1}
-        P["sector"] = {"alternative": f"sector:{SECTOR_WIDTH}", "effect": es}
+        e1 = _mde(n0, k, "single-pocket", count_levels, power, 1, n_resamples, cats) * scale
+        es = _mde(n0, k, f"sector:{SECTOR_WIDTH}", count_levels, power, 1, n_resamples, cats) * scale
+        label = data.space.labels[start]
+        P["single_pocket"] = {"alternative": "single-pocket", "effect": e1, "pocket": label, "position": start}
+        P["sector"] = {"alternative": f"sector:{SECTOR_WIDTH}", "effect": es, "first_pocket": label, "position": start}
         sentences.append(
-            f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which one pocket comes "
-            f"up {_pct(e1)} more often than fair, or {SECTOR_WIDTH} neighbouring pockets each {_pct(es)} more often."
+            f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which one numbered pocket "
+            f"comes up {_pct(e1)} more often than fair, or {SECTOR_WIDTH} neighbouring pockets each {_pct(es)} more often."
         )
     else:
         P["single_pocket"] = P["sector"] = {"applicable": False, "reason": "no count-based test was applicable"}

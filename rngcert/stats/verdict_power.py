@@ -8,8 +8,9 @@ if and only if its first step rejects, i.e. some applicable test i has :math:`p_
 
 a union of per-test rejections at fixed levels. This module estimates it by simulating count
 vectors under the alternative and computing, on the same vectors, every count-based test of the
-battery that carries power against it (pocket chi-square, max count, sector scan, first harmonic;
-for a dealer signature, the dealer-signature scan), each against its own level
+battery that carries power against it (pocket chi-square, max count, sector scan, first harmonic,
+the outside-bet category chi-squares when their partitions are given; for a dealer signature, the
+dealer-signature scan), each against its own level
 :math:`\alpha w_i/W`:
 
 * the chi-square statistics against their asymptotic critical values (as the battery computes them);
@@ -90,18 +91,40 @@ def _mc_reject_prob(null_sorted: np.ndarray, s: np.ndarray, level: float, n_resa
     return sps.binom.cdf(bmax, n_resamples, q)
 
 
-def _check(n, k, levels):
+def _check(n, k, levels, categories):
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise InputError(f"n must be a positive integer, got {n!r}")
     if isinstance(k, bool) or int(k) != k or k < 3:
         raise InputError(f"k must be an integer >= 3, got {k!r}")
     if not levels:
         raise InputError("levels must name at least one test")
+    known = COUNT_TESTS + ("dealer_signature",) + tuple(categories)
     for t, a in levels.items():
-        if t not in COUNT_TESTS + ("dealer_signature",):
-            raise InputError(f"no verdict-power model for test {t!r}; known: {COUNT_TESTS + ('dealer_signature',)}")
+        if t not in known:
+            raise InputError(f"no verdict-power model for test {t!r}; known: {known}")
         if not 0 < a < 1:
             raise InputError(f"level of {t} must be in (0, 1), got {a!r}")
+    out = {}
+    for t, ids in categories.items():
+        c = np.asarray(ids)
+        if c.shape != (int(k),) or not np.issubdtype(c.dtype, np.integer) or len(set(c[c >= 0].tolist())) < 2:
+            raise InputError(f"categories[{t!r}] must be ({k},) integer ids with at least two categories >= 0")
+        out[t] = c
+    return out
+
+
+def _category_chisquare(x: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, int]:
+    """Pearson chi-square of the category counts (uniform null over the included positions) for
+    count arrays ``x`` (b, k); positions with id -1 are excluded, as in the battery."""
+    keep = ids >= 0
+    m = int(ids[keep].max()) + 1
+    agg = np.zeros((x.shape[0], m))
+    for c in range(m):  # a handful of categories
+        agg[:, c] = x[:, ids == c].sum(axis=1)
+    n = agg.sum(axis=1, keepdims=True)
+    share = np.bincount(ids[keep], minlength=m) / keep.sum()
+    e = n * share[None, :]
+    return np.sum((agg - e) ** 2 / np.where(e > 0, e, 1.0), axis=1), m - 1
 
 
 def verdict_power(
@@ -115,6 +138,7 @@ def verdict_power(
     n_resamples: int | None = 9999,
     n_alt: int = 1000,
     entropy: int = 20261201,
+    categories: Mapping[str, np.ndarray] | None = None,
 ) -> float:
     """Probability that the battery returns FAIL under ``alternative`` at ``effect``.
 
@@ -140,6 +164,12 @@ def verdict_power(
         Simulated samples under the alternative.
     entropy : int
         Seed of the simulation (fixed: the same statement for the same n and wheel).
+    categories : mapping of str to (k,) array of int, optional
+        Outside-bet partitions of the positions (test name, e.g. ``"outside_colour"``, to
+        category ids, -1 excluded), for the battery's category chi-squares: each is judged by its
+        Pearson statistic against the chi-square law at its level in ``levels``. The biased block
+        of the alternative starts at position 0, so rotate the ids to put it where it is meant to
+        be (rngcert.battery.power puts it on a numbered pocket, not the zero).
 
     Returns
     -------
@@ -152,7 +182,7 @@ def verdict_power(
     InputError
         Invalid n, k, levels or alternative.
     """
-    _check(n, k, levels)
+    cats = _check(n, k, levels, categories or {})
     n, k = int(n), int(k)
     p1 = alternative_probs(k, alternative, float(effect))
     dealer = alternative.startswith("dealer-signature")
@@ -165,6 +195,10 @@ def verdict_power(
     size = _null_size(levels)
     for test, a in levels.items():
         if dealer != (test == "dealer_signature"):
+            continue
+        if test in cats:
+            s, df = _category_chisquare(x[:, 0, :], cats[test])
+            miss *= 1.0 - (s > sps.chi2.isf(a, df)).astype(float)
             continue
         s = _statistics(test, x, ng, k)
         if test == "pocket_chisquare":
@@ -191,6 +225,7 @@ def min_detectable_verdict_effect(
     n_alt: int = 1000,
     max_effect: float = 50.0,
     entropy: int = 20261201,
+    categories: Mapping[str, np.ndarray] | None = None,
 ) -> float:
     """Smallest effect at which the battery FAILs with probability ``power`` (bisection on
     :func:`verdict_power`, common random numbers). ``inf`` when even ``max_effect`` falls short.
@@ -199,7 +234,7 @@ def min_detectable_verdict_effect(
     """
     if not 0 < power < 1:
         raise InputError(f"power must be in (0, 1), got {power!r}")
-    kw = dict(groups=groups, n_resamples=n_resamples, n_alt=n_alt, entropy=entropy)
+    kw = dict(groups=groups, n_resamples=n_resamples, n_alt=n_alt, entropy=entropy, categories=categories)
     cap = max_effect
     if alternative == "harmonic":
         cap = 0.99
@@ -230,12 +265,13 @@ def spins_needed_for_verdict(
     n_alt: int = 1000,
     max_n: int = 10**9,
     entropy: int = 20261201,
+    categories: Mapping[str, np.ndarray] | None = None,
 ) -> int | None:
     """Smallest n at which the battery FAILs with probability ``power`` at ``effect`` (bisection
     over n on a log scale, to 1%); None above ``max_n``."""
     if not effect > 0:
         raise InputError(f"effect must be > 0, got {effect!r}")
-    kw = dict(groups=groups, n_resamples=n_resamples, n_alt=n_alt, entropy=entropy)
+    kw = dict(groups=groups, n_resamples=n_resamples, n_alt=n_alt, entropy=entropy, categories=categories)
     lo, hi = max(2 * k, 100), max(2 * k, 100)
     while verdict_power(hi, k, alternative, effect, levels, **kw) < power:
         lo, hi = hi, hi * 4
