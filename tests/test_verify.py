@@ -176,3 +176,24 @@ def test_bits_report_reruns(tmp_path, run):
 def test_not_a_report_folder(tmp_path, run):
     res = run("verify", tmp_path)
     assert res.exit_code == 3 and "no report.json" in res.output
+
+
+def test_shuffle_reports_rerun(tmp_path, run):
+    """A procedure report and a scanner-log report recompute from their recorded recipe; a changed
+    shoe log is caught by its hash before anything is recomputed."""
+    res = run("shuffle", "certify", "baccarat-004", "--shoes", 150, "--seed", 5, "--no-plots", "--out", tmp_path / "p")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = (tmp_path / "p").glob("*-*")
+    res = run("verify", rep, "--rerun")
+    assert "values recomputed, all equal" in res.output, res.output
+    log = tmp_path / "scan.csv"
+    res = run("shuffle", "simulate", "baccarat-004", "--shoes", 40, "--dealt-only", "--seed", 2, "--out", log)
+    assert res.exit_code == 0, res.output
+    res = run("shuffle", "certify", log, "--decks", 8, "--game", "baccarat", "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "l")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = (tmp_path / "l").glob("*-*")
+    res = run("verify", rep, log, "--rerun")
+    assert res.exit_code == 0 and "values recomputed, all equal" in res.output, res.output
+    log.write_text(log.read_text().replace(",", ";", 1))
+    res = run("verify", rep, log, "--rerun")
+    assert res.exit_code == 12 and "nothing to recompute from" in res.output, res.output

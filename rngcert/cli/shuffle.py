@@ -99,6 +99,77 @@ def _shuffle_lines(report: dict) -> list[str]:
     return [x for x in out if x]
 
 
+def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
+                     threshold=0.0, sensitivity=False, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
+                     command="", progress=True):
+    """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
+    what `rngcert verify --rerun` calls with a report's recorded recipe."""
+    import numpy as np
+
+    from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
+
+    ss = np.random.SeedSequence(seed)
+    thr = threshold / 100.0
+    if _is_procedure(source):
+        from rngcert.equipment.procedure import load_procedure
+
+        if game is not None or procedure is not None or before != "pickup":
+            raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
+        proc = load_procedure(source)
+        proc, note = _apply_decks_rule(proc, decks, rule)
+        with progress_bar(enabled=progress, unit="stage", desc=f"{proc.id}") as bar:
+            cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
+                                     n_resamples=resamples, standard=standard, sensitivity=sensitivity,
+                                     sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
+                                     progress=bar.callback())
+        rejected = []
+        eq_id = proc.id
+    else:
+        from rngcert.collect.shoelog import read_shoe_log
+
+        if decks is None:
+            raise click.UsageError("--decks is required to certify a shoe log")
+        proc = None
+        if procedure is not None:
+            from rngcert.equipment.procedure import load_procedure
+
+            proc = load_procedure(procedure)
+            proc, _ = _apply_decks_rule(proc, decks if proc.game == "blackjack" else None, rule)
+            if proc.game != "none" and game not in (None, proc.game):
+                raise click.UsageError(f"--game {game} but procedure {proc.id} is for {proc.game}")
+            game = game or proc.game
+            if proc.game == "baccarat" and decks != proc.decks:
+                raise click.UsageError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
+        g = None if game in (None, "none") else game
+        before_mode, before_orders = before, None
+        if before not in ("pickup", "previous", "new-deck"):
+            blog = read_shoe_log([before], decks=decks)
+            src = blog.pair_before if blog.pair_before is not None else blog.dealt
+            ids = blog.pair_ids if blog.pair_before is not None else blog.after_ids
+            before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}
+            before_mode = "pickup"
+        log = read_shoe_log([source], decks=decks)
+        notes = [str(p) for p in log.problems[:20]]
+        if len(log.problems) > 20:
+            notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
+        inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
+                   f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe problem(s)"} for s in log.sources]
+        with progress_bar(enabled=progress, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
+            cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
+                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
+                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback())
+        cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
+        rejected = log.rejected
+        eq_id = "shoe-log"
+    cert.report["rerun"] = {
+        "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
+        "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
+        "sensitivity_shoes": sensitivity_shoes, "seed": int(ss.entropy),
+        "resamples": resamples, "alpha": alpha,
+    }
+    return cert, rejected, eq_id
+
+
 @shuffle.command(
     "certify",
     epilog="""\b
@@ -146,65 +217,12 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     procedure parameter as measured, fixed by the rules or assumed, and the verdict with Holm's
     correction at --alpha.
     """
-    import numpy as np
-
-    from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
-
     cmd = command_line()
     key = check_report_options(pdf, sign_key)
-    ss = np.random.SeedSequence(seed)
-    thr = threshold / 100.0
-    if _is_procedure(source):
-        from rngcert.equipment.procedure import load_procedure
-
-        if game is not None or procedure is not None or before != "pickup":
-            raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
-        proc = load_procedure(source)
-        proc, note = _apply_decks_rule(proc, decks, rule)
-        with progress_bar(unit="stage", desc=f"{proc.id}") as bar:
-            cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
-                                     n_resamples=resamples, standard=standard, sensitivity=sensitivity,
-                                     sensitivity_tables=sensitivity_shoes, figures=not no_plots, command=cmd, decks_note=note,
-                                     progress=bar.callback())
-        rejected = []
-        eq_id = proc.id
-    else:
-        from rngcert.collect.shoelog import read_shoe_log
-
-        if decks is None:
-            raise click.UsageError("--decks is required to certify a shoe log")
-        proc = None
-        if procedure is not None:
-            from rngcert.equipment.procedure import load_procedure
-
-            proc = load_procedure(procedure)
-            proc, _ = _apply_decks_rule(proc, decks if proc.game == "blackjack" else None, rule)
-            if proc.game != "none" and game not in (None, proc.game):
-                raise click.UsageError(f"--game {game} but procedure {proc.id} is for {proc.game}")
-            game = game or proc.game
-            if proc.game == "baccarat" and decks != proc.decks:
-                raise click.UsageError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
-        g = None if game in (None, "none") else game
-        before_mode, before_orders = before, None
-        if before not in ("pickup", "previous", "new-deck"):
-            blog = read_shoe_log([before], decks=decks)
-            src = blog.pair_before if blog.pair_before is not None else blog.dealt
-            ids = blog.pair_ids if blog.pair_before is not None else blog.after_ids
-            before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}
-            before_mode = "pickup"
-        log = read_shoe_log([source], decks=decks)
-        notes = [str(p) for p in log.problems[:20]]
-        if len(log.problems) > 20:
-            notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
-        inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
-                   f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe problem(s)"} for s in log.sources]
-        with progress_bar(unit="stage", desc=f"{log.n_shoes} shoes") as bar:
-            cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
-                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
-                               figures=not no_plots, command=cmd, inputs=inputs, notes=notes, progress=bar.callback())
-        cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
-        rejected = log.rejected
-        eq_id = "shoe-log"
+    cert, rejected, eq_id = _certify_shuffle(
+        source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
+        threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
+        figures=not no_plots, command=cmd)
     if not as_json:
         for line in _shuffle_lines(cert.report):
             click.echo(line)

@@ -91,11 +91,16 @@ def _rerun(v, logs) -> None:
     rep = v.report
     recipe = (rep or {}).get("rerun")
     if not rep or not recipe:
-        v.add("rerun", None, "this report records no rerun recipe (audits and shuffle reports are checked by hash only)")
+        v.add("rerun", None, "this report records no rerun recipe (audit reports are checked by hash only: re-audit the store instead)")
         return
     files = _input_files(v, logs)
     if files is None:
         v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
+        return
+    if recipe["pipeline"] == "certify_shuffle":
+        new = _rerun_shuffle(recipe, files)
+        count, diffs = compare_statistics(rep, new)
+        v.add("rerun", not diffs, f"{count} values recomputed, all equal" if not diffs else f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
         return
     with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
         if recipe["pipeline"] == "certify_wheel":
@@ -118,6 +123,17 @@ def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
         alpha=r["alpha"], seed=int(r["seed"]), n_resamples=int(r["n_resamples"]), required_bias=r.get("required_bias"),
         power=r.get("power", 0.9), figures=False, max_rejected_share=r.get("max_rejected_share", 0.05), progress=bar.callback(),
     )
+    return cert.report
+
+
+def _rerun_shuffle(r: dict, files: list[Path]) -> dict:
+    from rngcert.cli.shuffle import _certify_shuffle
+
+    # a shoe log is read from the verified copy (its hash was checked); a procedure by its id or TOML path
+    source = str(files[0]) if files else r["source"]
+    keys = ("shoes", "burn_in", "decks", "game", "procedure", "before", "standard", "rule", "threshold", "sensitivity", "sensitivity_shoes",
+            "seed", "resamples", "alpha")
+    cert, _, _ = _certify_shuffle(source, **{k: r.get(k) for k in keys}, figures=False)
     return cert.report
 
 
