@@ -20,9 +20,12 @@ than a small table's whole certification).
 
 Reproducibility: every random stream of an item comes from :func:`rngcert.seeding.stream` keyed by
 the item's own name (table, stream index) and the run's root entropy, never from the order in
-which items run or from the worker that runs them, and results are returned in item order. So the
-result is bit-identical to the serial run for the same seed (``tests/test_parallel.py`` compares
-whole reports on a 2-worker local cluster).
+which items run or from the worker that runs them, and results are returned in item order. Every
+item runs with its BLAS thread pool limited to one thread (:func:`pinned`, threadpoolctl),
+serially or on a worker: a multi-threaded ``numpy.dot`` over a million spins sums in a
+thread-count-dependent order and changes the last bits of a statistic. So the result is
+bit-identical to the serial run for the same seed (``tests/test_parallel.py`` compares whole
+reports on a 2-worker local cluster).
 
 Examples
 --------
@@ -34,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -42,7 +46,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from rngcert.errors import InputError
 
-__all__ = ["Plan", "map_items", "iter_items", "describe"]
+__all__ = ["Plan", "map_items", "iter_items", "describe", "pinned"]
 
 #: Environment variable naming an existing scheduler (Dask's own name for it).
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
@@ -98,6 +102,26 @@ def describe(plan: Plan, n_items: int) -> str:
     if plan.address:
         return f"{n_items} work items on the Dask cluster at {plan.address}"
     return f"{n_items} work items on a local Dask cluster of {plan.n_workers(n_items)} worker process(es), one thread each"
+
+
+@contextlib.contextmanager
+def pinned():
+    """Limit the BLAS (and OpenMP) thread pools to one thread inside the block.
+
+    Work items run inside it wherever they run, so that a statistic computed with BLAS (a dot
+    product over a million spins) sums in the same order serially and on any worker, whatever
+    the number of cores of the machine.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _run_pinned(func, item):
+    """``func(item)`` with one BLAS thread (the function a worker runs for each item)."""
+    with pinned():
+        return func(item)
 
 
 @contextlib.contextmanager
@@ -169,7 +193,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         if timings is not None:
             timings.update(start_s=0.0, workers=1, mode="serial")
         for i, it in enumerate(items):
-            yield i, func(it)
+            yield i, _run_pinned(func, it)
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t0
         return
@@ -184,7 +208,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         tag = f"{os.getpid()}-{time.monotonic_ns()}"
         # items go straight to the workers (scatter), not through the scheduler's task graph
         data = client.scatter(items, hash=False)
-        futures = client.map(func, data, key=[f"rngcert-{name}-{i}-{tag}" for i in range(len(items))], pure=False)
+        futures = client.map(functools.partial(_run_pinned, func), data, key=[f"rngcert-{name}-{i}-{tag}" for i in range(len(items))], pure=False)
         del data
         index = {f.key: i for i, f in enumerate(futures)}
         try:
