@@ -107,6 +107,17 @@ def describe(plan: Plan, n_items: int) -> str:
     return f"{n_items} work items on a local Dask cluster of {plan.n_workers(n_items)} worker process(es), one thread each"
 
 
+#: Dask settings of the local cluster: its background work (a statistical profiler sampling every
+#: 10 ms, a 20 ms event-loop tick monitor, memory and system monitors polling 10 times a second)
+#: competes with the work items for the cores; on 2 cores it cost a fifth of the speed-up.
+QUIET_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
 @contextlib.contextmanager
 def pinned():
     """Limit the BLAS (and OpenMP) thread pools to one thread inside the block.
@@ -152,7 +163,7 @@ def _client(plan: Plan, n_items: int):
     # Workers are forked from this process, which has already imported numpy, scipy and the
     # battery: no worker pays the 2-4 s of imports a fresh ("spawn") interpreter would.
     method = os.environ.get("RNGCERT_DASK_START", "fork")
-    cfg = dask.config.set({"distributed.worker.multiprocessing-method": method})
+    cfg = dask.config.set({"distributed.worker.multiprocessing-method": method, **QUIET_CONFIG})
     cfg.__enter__()
     cluster = LocalCluster(
         n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
@@ -173,7 +184,7 @@ def _client(plan: Plan, n_items: int):
 
 
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
-               timings: dict | None = None) -> Iterator[tuple[int, Any]]:
+               timings: dict | None = None, preload: Sequence[str] = ()) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
 
     Serial plans (and a single item) yield in item order; on Dask, in completion order, so the
@@ -190,6 +201,9 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     timings : dict, optional
         Filled with ``start_s`` (cluster start-up, 0 when serial), ``run_s`` (wall time of the
         items), ``workers`` and ``mode``, for benchmarks.
+    preload : sequence of str
+        Modules the items import (e.g. ``"rngcert.report.plots"``): imported here before a local
+        cluster forks its workers, so that each worker does not import them again.
 
     Raises
     ------
@@ -210,6 +224,11 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         return
     from distributed import as_completed
 
+    if not plan.address:
+        import importlib
+
+        for mod in preload:
+            importlib.import_module(mod)
     with _client(plan, len(items)) as client:
         t1 = time.perf_counter()
         if timings is not None:
@@ -236,7 +255,8 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
 
 
 def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
-              progress: Callable[[int, Any], None] | None = None, timings: dict | None = None) -> list:
+              progress: Callable[[int, Any], None] | None = None, timings: dict | None = None,
+              preload: Sequence[str] = ()) -> list:
     """``[func(item) for item in items]`` on the plan's workers; results in item order.
 
     ``progress(index, result)`` is called in this process as each item finishes. Other
@@ -244,7 +264,7 @@ def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | 
     """
     items = list(items)
     out: list = [None] * len(items)
-    for i, res in iter_items(func, items, plan=plan, timings=timings):
+    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload):
         out[i] = res
         if progress is not None:
             progress(i, res)
