@@ -181,7 +181,9 @@ def _raw_header(scan: LineScan, name: str, encoding: str) -> tuple[list[str], st
     """The header's fields as written (spaces kept) and the delimiter."""
     line = scan.first_line.decode(encoding, "replace").rstrip("\r\n")
     if "\r" in line:
-        raise InputError(f"{name}: line {scan.first_line_no}: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
+        if scan.n_lines <= 1 or line.count("\r") >= 2:
+            raise InputError(f"{name}: line {scan.first_line_no}: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
+        raise InputError(f"{name}: line {scan.first_line_no}: the header has a carriage return (CR) inside it; remove it from the header line")
     delim = max(("\t", ";", ","), key=line.count) if any(d in line for d in "\t;,") else ","
     try:
         fields = next(iter(_csv.reader([line], delimiter=delim)), [])
