@@ -226,7 +226,11 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         from rngcert.collect.store import Store
 
         if not db.is_file():
-            Store(db, read_only=True)  # the "does not exist" input error, with the command to create it
+            from rngcert.errors import InputError
+
+            if db.is_dir():
+                Store(db, read_only=True)  # "a folder, not a store file"
+            raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
         kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"))
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
