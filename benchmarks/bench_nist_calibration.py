@@ -102,8 +102,11 @@ def main(argv=None) -> int:
                 print(f"{'':<26}laws: " + ", ".join(f"{kk} {v // k}" for kk, v in
                                                     sorted(kinds.items())))
                 sys.stdout.flush()
-    print(f"\nexact law: {total_fail} FAIL in {total_runs} runs of good generators "
-          f"(at most {0.01 * total_runs:.1f} allowed at alpha = 0.01)")
+    from scipy import stats
+    tail = float(stats.binom.sf(total_fail - 1, total_runs, 0.01)) if total_fail else 1.0
+    print(f"\nexact law: {total_fail} FAIL in {total_runs} runs of good generators; "
+          f"{0.01 * total_runs:.2f} expected at a false-FAIL rate of alpha = 0.01, "
+          f"P(>= {total_fail} | Binomial({total_runs}, 0.01)) = {tail:.3g}")
     return 0
 
 

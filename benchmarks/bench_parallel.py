@@ -213,6 +213,13 @@ def section_b(tmp: Path, quick: bool):
     per_task = (2 * wd - ws) / n_tables
     print(f"audit --all speed-up on 2 workers: {ws / wd:.2f}x (target >= 1.8x); per table {ws / n_tables:.2f} s serial; "
           f"overhead per task in this run (2 x Dask wall - serial wall) / tables = {per_task:+.2f} s (cluster start and worker imports included)")
+    # the work items alone, in this (warm) process: what the execution layer adds or saves
+    from rngcert.pipeline.audit import _audit_item
+
+    items = [(str(db), f"T{k:03d}", {"since": None, "until": None, "last": None}, {"seed": 1, "figures": True}, 60) for k in range(n_tables)]
+    ph = items_phase(_audit_item, items, ("rngcert.pipeline.certify_wheel", "scipy.stats", "rngcert.report.plots"))
+    print(f"audit work items alone (read + battery + figures, warm process): serial {ph['1']:.1f} s, 2 workers {ph['2']:.1f} s "
+          f"(start-up {ph['start']:.2f} s included) → {ph['1'] / ph['2']:.2f}x [{load()}]")
     same = _same_reports(tmp / "rep-1", tmp / "rep-2")
     print(f"audit reports serial vs Dask identical (minus timestamps, command, paths): {same}")
     shutil.rmtree(tmp / "rep-1", ignore_errors=True)
@@ -230,6 +237,22 @@ def section_b(tmp: Path, quick: bool):
     big.unlink()
     shutil.rmtree(tmp / "c-1", ignore_errors=True)
     shutil.rmtree(tmp / "c-2", ignore_errors=True)
+
+
+def items_phase(func, items, preload) -> dict:
+    """Wall time of the work items alone, serial and on a fresh 2-worker local cluster, in this
+    process (imports done): the execution layer's own speed-up, without the command's fixed cost."""
+    from rngcert.pipeline.parallel import Plan, map_items
+
+    map_items(func, items[:1], plan=Plan(workers=1))  # warm-up: first-call costs are not the layer's
+    out = {}
+    for w in (1, 2):
+        tm: dict = {}
+        t = time.perf_counter()
+        map_items(func, items, plan=Plan(workers=w), timings=tm, preload=preload)
+        out[str(w)] = time.perf_counter() - t
+        out["start"] = tm.get("start_s", 0.0)
+    return out
 
 
 def _same_reports(a: Path, b: Path) -> bool:
@@ -256,6 +279,12 @@ def section_c(tmp: Path, quick: bool):
         print(f"bits --streams {m}, --workers {w}: {wall:.1f} s, peak {peak:.0f} MB [{load()}]")
     print(f"bits speed-up on 2 workers: {rows['1'] / rows['2']:.2f}x (target >= 1.8x); per stream {rows['1'] / m:.3f} s serial; "
           f"overhead per task (2 x Dask wall - serial wall) / streams = {(2 * rows['2'] - rows['1']) / m * 1e3:+.0f} ms")
+    from rngcert.pipeline.certify_bits import GeneratedStreams, _stream_item, _stream_items
+
+    gen = GeneratedStreams("pcg64", 1, m, n)
+    ph = items_phase(_stream_item, _stream_items(gen, "reference", packed=False), ())
+    print(f"SP 800-22 work items alone (warm process): serial {ph['1']:.1f} s, 2 workers {ph['2']:.1f} s "
+          f"(start-up {ph['start']:.2f} s included) → {ph['1'] / ph['2']:.2f}x [{load()}]")
     a = json.loads(next((tmp / "bits-1").glob("*/report.json")).read_text())
     b = json.loads(next((tmp / "bits-2").glob("*/report.json")).read_text())
     for r in (a, b):

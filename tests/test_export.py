@@ -55,6 +55,8 @@ def test_export_layout_and_readers(tmp_path):
     assert days == ["day=2026-01-01", "day=2026-01-02", "day=2026-01-03"]
     assert [p.name for p in (out / "table_id=wiesbaden-9").iterdir()] == ["day=__HIVE_DEFAULT_PARTITION__"]  # no timestamps
     man = json.loads((out / "_rngcert" / "manifest.json").read_text())
+    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(tmp_path / "again"), "--json", "--table", "T1"])
+    assert r.exit_code == 0 and json.loads(r.output)["spins"] == 6000
     assert man["spins"] == 9000 and man["rejects"] == 1 and man["partitioning"] == ["table_id", "day"]
     con = duckdb.connect()
     rows = con.execute(f"SELECT table_id, count(*), count(DISTINCT day), sum(CASE WHEN void THEN 1 ELSE 0 END) FROM read_parquet('{out}/*/*/*.parquet', hive_partitioning = true) GROUP BY 1 ORDER BY 1").fetchall()

@@ -226,7 +226,11 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         from rngcert.collect.store import Store
 
         if not db.is_file():
-            Store(db, read_only=True)  # the "does not exist" input error, with the command to create it
+            from rngcert.errors import InputError
+
+            if db.is_dir():
+                Store(db, read_only=True)  # "a folder, not a store file"
+            raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
         kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"))
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
@@ -273,8 +277,9 @@ Examples:
 @_DB_OPTION
 @click.option("--parquet", "folder", type=click.Path(path_type=Path), required=True, help="New folder for the Parquet data set (partitioned by table and day).")
 @click.option("--table", "tables", multiple=True, help="Only this table (repeatable; default every table).")
+@click.option("--json", "as_json", is_flag=True, help="Print the export's manifest as JSON.")
 @_WAIT_OPTION
-def export(db, folder, tables, wait):
+def export(db, folder, tables, as_json, wait):
     """Write the stored spins as Parquet, partitioned by table and day, for Spark, Dask or DuckDB.
 
     The folder holds DIR/table_id=<table>/day=<YYYY-MM-DD>/*.parquet (Hive layout) with every
@@ -288,6 +293,11 @@ def export(db, folder, tables, wait):
     def go():
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
             man = st.export_parquet(folder, tables=list(tables) or None)
+        if as_json:
+            import json
+
+            click.echo(json.dumps(man, indent=1))
+            return
         click.echo(f"exported {man['spins']:,} spins of {len(man['tables'])} table(s) from {man['sources']} source(s) to {folder} "
                    f"({man['rejects']} rejected row(s) in {folder / '_rngcert' / 'rejects.jsonl'})")
 

@@ -181,7 +181,9 @@ def _raw_header(scan: LineScan, name: str, encoding: str) -> tuple[list[str], st
     """The header's fields as written (spaces kept) and the delimiter."""
     line = scan.first_line.decode(encoding, "replace").rstrip("\r\n")
     if "\r" in line:
-        raise InputError(f"{name}: line {scan.first_line_no}: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
+        if scan.n_lines <= 1 or line.count("\r") >= 2:
+            raise InputError(f"{name}: line {scan.first_line_no}: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
+        raise InputError(f"{name}: line {scan.first_line_no}: the header has a carriage return (CR) inside it; remove it from the header line")
     delim = max(("\t", ";", ","), key=line.count) if any(d in line for d in "\t;,") else ","
     try:
         fields = next(iter(_csv.reader([line], delimiter=delim)), [])
@@ -265,21 +267,36 @@ class _CRFilter:
 
     def __init__(self, fh: BinaryIO, utf8: bool):
         self._fh = fh
-        self._carry = b""
+        self._carry = b""  # a CR at the end of the last chunk read: is an LF next?
+        self._out = b""  # translated bytes not yet returned (the mark is longer than a CR)
+        self._eof = False
         self._mark = "\u240d".encode() if utf8 else b" "
         self.closed = False
 
-    def read(self, n: int = -1) -> bytes:
-        chunk = self._fh.read(n if n and n > 0 else -1)
+    def _fill(self, n: int) -> None:
+        chunk = self._fh.read(n)
         if not chunk:  # end of file: a CR left over ends the last line (as pyarrow reads it)
-            data, self._carry = self._carry, b""
-            return data
+            self._eof = True
+            self._out += self._carry
+            self._carry = b""
+            return
         data = self._carry + chunk
         self._carry = b""
         if data.endswith(b"\r"):
-            self._carry, data = b"\r", data[:-1]  # a CR at the end: is an LF next?
+            self._carry, data = b"\r", data[:-1]
         if b"\r" in data:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", self._mark)
+        self._out += data
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            while not self._eof:
+                self._fill(1 << 20)
+            data, self._out = self._out, b""
+            return data
+        while len(self._out) < n and not self._eof:
+            self._fill(n)
+        data, self._out = self._out[:n], self._out[n:]
         return data
 
     def readable(self) -> bool:
@@ -442,7 +459,11 @@ def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int =
         try:
             fields = next(_csv.reader([text], delimiter=delim, strict=True), [""])
         except _csv.Error as exc:
-            rejected.append((no, text[:200], f"quoting is not valid CSV ({exc}); a quote must close on its line"))
+            if "field limit" in str(exc):
+                why = f"a field is longer than {_csv.field_size_limit():,} characters (the line has {len(text):,}): not a spin record"
+            else:
+                why = f"quoting is not valid CSV ({exc}); a quote must close on its line"
+            rejected.append((no, text[:200], why))
             continue
         if len(fields) != k:
             rejected.append((no, text[:200], f"expected {k} fields, found {len(fields)}"))

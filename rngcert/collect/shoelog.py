@@ -252,7 +252,8 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         n = lines.size
         file_rej = list(rej)
         pos_c, pos_names = _encode(cols["position"])
-        pos_lut = np.array([int(t) if t.isdigit() else -1 for t in pos_names], dtype=np.int64)
+        # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
+        pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
         pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
         card_c, card_names = _encode(cols["card"])
         f_lut, s_lut, ok_lut = parse_cards(card_names)

@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.pipeline.parallel import Plan, iter_items
+from rngcert.pipeline.parallel import Plan, iter_items, pinned
 from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
 from rngcert.stats.result import jsonable
@@ -275,11 +275,12 @@ def audit_table(
     finally:
         if close:
             st.close()
-    cert, trend = compute_audit(
-        work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
-        alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power, command=command, figures=figures,
-        notes=work["notes"],
-    )
+    with pinned():  # one BLAS thread, as every work item of audit --all (same bits)
+        cert, trend = compute_audit(
+            work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
+            alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power, command=command, figures=figures,
+            notes=work["notes"],
+        )
     return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait)
 
 
@@ -477,10 +478,11 @@ def audit_all(
                 if progress:
                     progress(f"table {t}: no spins in the window, skipped")
                 continue
-            cert, trend = compute_audit(
-                work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
-                notes=work["notes"], figures=figures, **kw,
-            )
+            with pinned():
+                cert, trend = compute_audit(
+                    work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
+                    notes=work["notes"], figures=figures, **kw,
+                )
             out.append(finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples))
             if progress:
                 progress(f"table {t}: {out[-1].verdict}")
@@ -496,7 +498,8 @@ def audit_all(
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
-    for i, got in iter_items(_audit_item, items, plan=plan):
+    preload = ("rngcert.pipeline.certify_wheel", "scipy.stats") + (("rngcert.report.plots",) if figures else ())
+    for i, got in iter_items(_audit_item, items, plan=plan, preload=preload):
         pending[i] = got
         while nxt in pending:  # reports and records in table order: audit ids as in a serial run
             table, work, comp = pending.pop(nxt)

@@ -13,16 +13,22 @@ Where the items run (:class:`Plan`):
   ``DASK_SCHEDULER_ADDRESS``): on that existing Dask cluster, through ``distributed.Client``;
 * otherwise: on a ``distributed.LocalCluster(n_workers=N, threads_per_worker=1, processes=True)``
   started for the run and closed after it, with N = ``workers`` or, by default, every core
-  (``os.cpu_count()``), and never more workers than items.
+  (``os.cpu_count()``), and never more workers than items. Its workers are forked from this
+  process (Dask's ``multiprocessing-method`` "fork"), which has already imported numpy, scipy and
+  the battery, so starting them costs about a second instead of 2-4 s of imports each;
+  ``RNGCERT_DASK_START=spawn`` (or ``forkserver``) chooses another start method.
 
 One work item always runs serially in this process (a cluster costs about 1.5 s to start, more
 than a small table's whole certification).
 
 Reproducibility: every random stream of an item comes from :func:`rngcert.seeding.stream` keyed by
 the item's own name (table, stream index) and the run's root entropy, never from the order in
-which items run or from the worker that runs them, and results are returned in item order. So the
-result is bit-identical to the serial run for the same seed (``tests/test_parallel.py`` compares
-whole reports on a 2-worker local cluster).
+which items run or from the worker that runs them, and results are returned in item order. Every
+item runs with its BLAS thread pool limited to one thread (:func:`pinned`, threadpoolctl),
+serially or on a worker: a multi-threaded ``numpy.dot`` over a million spins sums in a
+thread-count-dependent order and changes the last bits of a statistic. So the result is
+bit-identical to the serial run for the same seed (``tests/test_parallel.py`` compares whole
+reports on a 2-worker local cluster).
 
 Examples
 --------
@@ -34,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -42,7 +49,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from rngcert.errors import InputError
 
-__all__ = ["Plan", "map_items", "iter_items", "describe"]
+__all__ = ["Plan", "map_items", "iter_items", "describe", "pinned"]
 
 #: Environment variable naming an existing scheduler (Dask's own name for it).
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
@@ -100,6 +107,37 @@ def describe(plan: Plan, n_items: int) -> str:
     return f"{n_items} work items on a local Dask cluster of {plan.n_workers(n_items)} worker process(es), one thread each"
 
 
+#: Dask settings of the local cluster: its background work (a statistical profiler sampling every
+#: 10 ms, a 20 ms event-loop tick monitor, memory and system monitors polling 10 times a second)
+#: competes with the work items for the cores; on 2 cores it cost a fifth of the speed-up.
+QUIET_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+@contextlib.contextmanager
+def pinned():
+    """Limit the BLAS (and OpenMP) thread pools to one thread inside the block.
+
+    Work items run inside it wherever they run, so that a statistic computed with BLAS (a dot
+    product over a million spins) sums in the same order serially and on any worker, whatever
+    the number of cores of the machine.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _run_pinned(func, item):
+    """``func(item)`` with one BLAS thread (the function a worker runs for each item)."""
+    with pinned():
+        return func(item)
+
+
 @contextlib.contextmanager
 def _client(plan: Plan, n_items: int):
     """A ``distributed.Client`` for the plan; a local cluster is started and closed here."""
@@ -120,6 +158,13 @@ def _client(plan: Plan, n_items: int):
         finally:
             client.close()
         return
+    import dask
+
+    # Workers are forked from this process, which has already imported numpy, scipy and the
+    # battery: no worker pays the 2-4 s of imports a fresh ("spawn") interpreter would.
+    method = os.environ.get("RNGCERT_DASK_START", "fork")
+    cfg = dask.config.set({"distributed.worker.multiprocessing-method": method, **QUIET_CONFIG})
+    cfg.__enter__()
     cluster = LocalCluster(
         n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
         dashboard_address=None, silence_logs=quiet, scheduler_port=0,
@@ -135,10 +180,11 @@ def _client(plan: Plan, n_items: int):
             client.close()
     finally:
         cluster.close()
+        cfg.__exit__(None, None, None)
 
 
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
-               timings: dict | None = None) -> Iterator[tuple[int, Any]]:
+               timings: dict | None = None, preload: Sequence[str] = ()) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
 
     Serial plans (and a single item) yield in item order; on Dask, in completion order, so the
@@ -155,6 +201,9 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     timings : dict, optional
         Filled with ``start_s`` (cluster start-up, 0 when serial), ``run_s`` (wall time of the
         items), ``workers`` and ``mode``, for benchmarks.
+    preload : sequence of str
+        Modules the items import (e.g. ``"rngcert.report.plots"``): imported here before a local
+        cluster forks its workers, so that each worker does not import them again.
 
     Raises
     ------
@@ -169,12 +218,17 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         if timings is not None:
             timings.update(start_s=0.0, workers=1, mode="serial")
         for i, it in enumerate(items):
-            yield i, func(it)
+            yield i, _run_pinned(func, it)
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t0
         return
     from distributed import as_completed
 
+    if not plan.address:
+        import importlib
+
+        for mod in preload:
+            importlib.import_module(mod)
     with _client(plan, len(items)) as client:
         t1 = time.perf_counter()
         if timings is not None:
@@ -184,7 +238,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         tag = f"{os.getpid()}-{time.monotonic_ns()}"
         # items go straight to the workers (scatter), not through the scheduler's task graph
         data = client.scatter(items, hash=False)
-        futures = client.map(func, data, key=[f"rngcert-{name}-{i}-{tag}" for i in range(len(items))], pure=False)
+        futures = client.map(functools.partial(_run_pinned, func), data, key=[f"rngcert-{name}-{i}-{tag}" for i in range(len(items))], pure=False)
         del data
         index = {f.key: i for i, f in enumerate(futures)}
         try:
@@ -201,7 +255,8 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
 
 
 def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
-              progress: Callable[[int, Any], None] | None = None, timings: dict | None = None) -> list:
+              progress: Callable[[int, Any], None] | None = None, timings: dict | None = None,
+              preload: Sequence[str] = ()) -> list:
     """``[func(item) for item in items]`` on the plan's workers; results in item order.
 
     ``progress(index, result)`` is called in this process as each item finishes. Other
@@ -209,7 +264,7 @@ def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | 
     """
     items = list(items)
     out: list = [None] * len(items)
-    for i, res in iter_items(func, items, plan=plan, timings=timings):
+    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload):
         out[i] = res
         if progress is not None:
             progress(i, res)
