@@ -134,7 +134,7 @@ def _stream_item(item) -> list:
     ``item`` is ``(kind, payload, n, constants)``: kind ``"bits"`` (payload the (n,) 0/1 array),
     ``"packed"`` (``numpy.packbits`` of it, 8 times smaller for the trip to a worker) or
     ``"generated"`` (payload ``(GeneratedStreams, i)``: the worker makes the stream itself)."""
-    from rngcert.stats.nist import run_sp800_22
+    from rngcert.battery.bits import run_stream
 
     kind, payload, n, constants = item
     if kind == "generated":
@@ -144,7 +144,7 @@ def _stream_item(item) -> list:
         bits = np.unpackbits(payload, count=n)
     else:
         bits = payload
-    return run_sp800_22(bits, constants=constants)
+    return run_stream(bits, constants=constants)
 
 
 def _stream_items(streams, constants: str, packed: bool) -> list:

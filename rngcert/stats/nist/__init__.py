@@ -50,7 +50,7 @@ from rngcert.stats.nist.universal import universal
 from rngcert.stats.result import NotApplicable, Requirement
 
 __all__ = [
-    "run_sp800_22", "test_names", "DEFAULT_PARAMS", "MIN_LENGTH",
+    "run_sp800_22", "run_section", "BitView", "SECTIONS", "REQUIREMENT", "test_names", "DEFAULT_PARAMS", "MIN_LENGTH",
     "frequency", "block_frequency", "runs", "longest_run", "binary_matrix_rank", "dft",
     "non_overlapping_template", "overlapping_template", "universal", "linear_complexity",
     "serial", "approximate_entropy", "cumulative_sums", "random_excursions",
@@ -208,94 +208,115 @@ def run_sp800_22(bits, *, params=None, constants: str = "reference", tests=None)
     >>> len(res), res[0].name
     (188, 'nist_frequency')
     """
-    x = _bits_iv(bits)
-    _constants_iv(constants)
-    p = _params_iv(params)
+    view = BitView(bits, params=params, constants=constants)
     keys = list(DEFAULT_PARAMS)
     if tests is not None:
         bad = [t for t in tests if t not in DEFAULT_PARAMS]
         if bad:
             raise InputError(f"unknown test(s) {bad!r}; valid: {', '.join(DEFAULT_PARAMS)}")
         keys = [k for k in keys if k in set(tests)]
-    n = x.size
-    names = test_names(p)
-    cache: dict = {}
-
-    def walk():
-        if "S" not in cache:
-            cache["S"] = np.cumsum(2 * x.astype(np.int32) - 1, dtype=np.int32)
-        return cache["S"]
-
-    # one pass of circular window codes of the longest pattern serves serial, approximate
-    # entropy and both template tests: shorter windows are prefixes (code >> (mmax - m)), and
-    # circular pattern counts marginalise exactly (SP 800-22 2.11.4 / 2.12.4 augmentation)
-    mmax = max(p["serial"]["m"], p["approximate_entropy"]["m"] + 1,
-               p["non_overlapping_template"]["m"], p["overlapping_template"]["m"])
-
-    def circ():
-        if "circ" not in cache:
-            cache["circ"] = windows(x, mmax, circular=True)
-        return cache["circ"]
-
-    def codes(m):
-        if m > mmax or mmax > 25 or n < mmax:
-            return None
-        if ("codes", m) not in cache:
-            c = circ()
-            cache[("codes", m)] = (c >> np.uint32(mmax - m))[: n - m + 1]
-        return cache[("codes", m)]
-
-    def counts(m):
-        if m > mmax or mmax > 25 or n < mmax:
-            return None
-        if "counts" not in cache:
-            cache["counts"] = np.bincount(circ(), minlength=1 << mmax)
-        return cache["counts"].reshape(-1, 1 << (mmax - m)).sum(axis=1)
-
     out = []
     for key in keys:
-        kp = p[key]
-        need = _min_length(key, kp)
-        if n < need:
-            r = not_applicable(key, _REQ[key], n,
-                               f"n = {n} < {need}, the minimum length for this test with "
-                               f"parameters {kp or 'default'} (SP 800-22 section "
-                               f"{_SECTION[key]}.7; see rngcert.stats.nist.MIN_LENGTH)")
-        elif key == "frequency":
-            r = frequency(x)
-        elif key == "block_frequency":
-            r = block_frequency(x, **kp)
-        elif key == "runs":
-            r = runs(x)
-        elif key == "longest_run":
-            r = longest_run(x, kp["M"], constants=constants)
-        elif key == "rank":
-            r = binary_matrix_rank(x, **kp)
-        elif key == "dft":
-            r = dft(x)
-        elif key == "non_overlapping_template":
-            r = non_overlapping_template(x, kp["m"], kp["N"], _codes=codes(kp["m"]))
-        elif key == "overlapping_template":
-            r = overlapping_template(x, kp["m"], kp["M"], kp["K"], constants=constants,
-                                     _codes=codes(kp["m"]))
-        elif key == "universal":
-            r = universal(x, **kp)
-        elif key == "linear_complexity":
-            r = linear_complexity(x, **kp)
-        elif key == "serial":
-            r = serial(x, **kp, _counts=counts(kp["m"]))
-        elif key == "approximate_entropy":
-            r = approximate_entropy(x, **kp, _counts=counts(kp["m"] + 1))
-        elif key == "cumulative_sums":
-            r = cumulative_sums(x, _walk=walk())
-        elif key == "random_excursions":
-            r = random_excursions(x, constants=constants, _S=walk())
-        else:  # random_excursions_variant
-            r = random_excursions_variant(x, _S=walk())
-        if isinstance(r, NotApplicable):
-            out.extend(NotApplicable(nm, r.requirement, r.n, r.reason) for nm in names[key])
-        elif isinstance(r, list):
-            out.extend(r)
-        else:
-            out.append(r)
+        out.extend(run_section(view, key))
     return out
+
+
+class BitView:
+    """One bit sequence with the intermediates several SP 800-22 tests share, computed once.
+
+    Parameters
+    ----------
+    bits : (n,) array_like of {0, 1}
+    params : dict, optional
+        Per-test overrides of :data:`DEFAULT_PARAMS`.
+    constants : {"reference", "corrected"}
+
+    Notes
+    -----
+    The +/-1 random walk serves cumulative sums and both excursion tests; one pass of circular
+    window codes of the longest pattern serves serial, approximate entropy and both template
+    tests: shorter windows are prefixes (code >> (mmax - m)), and circular pattern counts
+    marginalise exactly (SP 800-22 2.11.4 / 2.12.4 augmentation).
+    """
+
+    def __init__(self, bits, *, params=None, constants: str = "reference"):
+        self.x = _bits_iv(bits)
+        _constants_iv(constants)
+        self.constants = constants
+        self.params = _params_iv(params)
+        self.n = int(self.x.size)
+        self.names = test_names(self.params)
+        p = self.params
+        self.mmax = max(p["serial"]["m"], p["approximate_entropy"]["m"] + 1,
+                        p["non_overlapping_template"]["m"], p["overlapping_template"]["m"])
+        self._cache: dict = {}
+
+    def walk(self) -> np.ndarray:
+        if "S" not in self._cache:
+            self._cache["S"] = np.cumsum(2 * self.x.astype(np.int32) - 1, dtype=np.int32)
+        return self._cache["S"]
+
+    def _circ(self) -> np.ndarray:
+        if "circ" not in self._cache:
+            self._cache["circ"] = windows(self.x, self.mmax, circular=True)
+        return self._cache["circ"]
+
+    def codes(self, m: int):
+        if m > self.mmax or self.mmax > 25 or self.n < self.mmax:
+            return None
+        if ("codes", m) not in self._cache:
+            self._cache[("codes", m)] = (self._circ() >> np.uint32(self.mmax - m))[: self.n - m + 1]
+        return self._cache[("codes", m)]
+
+    def counts(self, m: int):
+        if m > self.mmax or self.mmax > 25 or self.n < self.mmax:
+            return None
+        if "counts" not in self._cache:
+            self._cache["counts"] = np.bincount(self._circ(), minlength=1 << self.mmax)
+        return self._cache["counts"].reshape(-1, 1 << (self.mmax - m)).sum(axis=1)
+
+
+#: How each SP 800-22 section runs on a :class:`BitView` ``v`` with its parameters ``kp``: the
+#: battery as data (rngcert.battery.bits makes one Spec of each).
+SECTIONS = {
+    "frequency": lambda v, kp: frequency(v.x),
+    "block_frequency": lambda v, kp: block_frequency(v.x, **kp),
+    "runs": lambda v, kp: runs(v.x),
+    "longest_run": lambda v, kp: longest_run(v.x, kp["M"], constants=v.constants),
+    "rank": lambda v, kp: binary_matrix_rank(v.x, **kp),
+    "dft": lambda v, kp: dft(v.x),
+    "non_overlapping_template": lambda v, kp: non_overlapping_template(v.x, kp["m"], kp["N"], _codes=v.codes(kp["m"])),
+    "overlapping_template": lambda v, kp: overlapping_template(v.x, kp["m"], kp["M"], kp["K"], constants=v.constants,
+                                                               _codes=v.codes(kp["m"])),
+    "universal": lambda v, kp: universal(v.x, **kp),
+    "linear_complexity": lambda v, kp: linear_complexity(v.x, **kp),
+    "serial": lambda v, kp: serial(v.x, **kp, _counts=v.counts(kp["m"])),
+    "approximate_entropy": lambda v, kp: approximate_entropy(v.x, **kp, _counts=v.counts(kp["m"] + 1)),
+    "cumulative_sums": lambda v, kp: cumulative_sums(v.x, _walk=v.walk()),
+    "random_excursions": lambda v, kp: random_excursions(v.x, constants=v.constants, _S=v.walk()),
+    "random_excursions_variant": lambda v, kp: random_excursions_variant(v.x, _S=v.walk()),
+}
+
+#: Requirement each section serves.
+REQUIREMENT = {k: (Requirement.UNIFORMITY if k in ("frequency", "block_frequency") else Requirement.INDEPENDENCE)
+               for k in DEFAULT_PARAMS}
+
+
+def run_section(view: BitView, key: str) -> list:
+    """SP 800-22 section ``key`` (a key of :data:`DEFAULT_PARAMS`) on ``view``: one result per
+    name of :func:`test_names`; below the section's minimum length, or when its prerequisite fails,
+    a NotApplicable for each name, with the reason."""
+    if key not in SECTIONS:
+        raise InputError(f"unknown test {key!r}; valid: {', '.join(DEFAULT_PARAMS)}")
+    kp = view.params[key]
+    need = _min_length(key, kp)
+    if view.n < need:
+        r = not_applicable(key, _REQ[key], view.n,
+                           f"n = {view.n} < {need}, the minimum length for this test with "
+                           f"parameters {kp or 'default'} (SP 800-22 section "
+                           f"{_SECTION[key]}.7; see rngcert.stats.nist.MIN_LENGTH)")
+    else:
+        r = SECTIONS[key](view, kp)
+    if isinstance(r, NotApplicable):
+        return [NotApplicable(nm, r.requirement, r.n, r.reason) for nm in view.names[key]]
+    return list(r) if isinstance(r, list) else [r]
