@@ -8,7 +8,8 @@ import numpy as np
 
 from rngcert.battery.bits import SP800_22, BitsData, run_stream
 from rngcert.simulate.sources import generate_bits
-from rngcert.stats.nist import DEFAULT_PARAMS, run_sp800_22, test_names
+from rngcert.stats.nist import DEFAULT_PARAMS, run_sp800_22
+from rngcert.stats.nist import test_names as result_names
 from rngcert.stats.result import TestResult
 
 
@@ -35,7 +36,7 @@ def test_a_short_stream_and_a_subset():
     bits = generate_bits("philox", 20_000, seed=3)
     got = run_stream(bits)
     _same(got, run_sp800_22(bits))
-    names = test_names()
+    names = result_names()
     exc = [r for r in got if r.name in names["random_excursions"]]
     assert len(exc) == 8 and all("minimum length" in r.reason for r in exc)
     sub = SP800_22.without(*[k for k in DEFAULT_PARAMS if k not in ("frequency", "runs")])

@@ -65,14 +65,14 @@ def test_dealt_only_stream_recovers_the_wash_and_matches_before_after(tmp_path):
     proc = load_procedure("baccarat-004")
     f, seq = _scan(tmp_path, proc, 500, 11)
     log = read_shoe_log(f, decks=8)
-    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=999, figures=False)
+    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=199, figures=False)
     fit = cert.report["fit"]["parameters"]
     for name, truth in (("steps[1].intensity", 0.15), ("steps[1].clump", 4.0)):
         lo, hi = fit[name]["interval"]
         assert lo <= truth <= hi, (name, fit[name])
     ba, _ = _scan(tmp_path, proc, 500, 11, serial=False, name="ba.csv", before=True)
     log2 = read_shoe_log(ba, decks=8)
-    cert2 = certify_log(log2, source=str(ba), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=999, figures=False)
+    cert2 = certify_log(log2, source=str(ba), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=199, figures=False)
     assert cert.report["tables"][0]["battery"]["verdict"] == cert2.report["tables"][0]["battery"]["verdict"]
     assert {p["name"]: p["status"] for p in cert.report["parameters"]}["steps[1].clump"] == "measured"
 
