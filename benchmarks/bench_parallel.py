@@ -260,12 +260,16 @@ def _same_reports(a: Path, b: Path) -> bool:
         out = {}
         for p in Path(d).glob("*/report.json"):
             r = json.loads(p.read_text())
-            for k in ("generated_utc", "command", "rejects_file"):
+            # the integrity block hashes the report with its timestamp and command line: it differs with them
+            for k in ("generated_utc", "command", "rejects_file", "integrity"):
                 r.pop(k, None)
             out[r["tables"][0]["table"]] = r
         return out
 
     x, y = load_all(a), load_all(b)
+    if x != y:
+        diff = sorted({k for t in set(x) | set(y) for k in set(x.get(t, {})) | set(y.get(t, {})) if x.get(t, {}).get(k) != y.get(t, {}).get(k)})
+        print(f"   (fields that differ: {diff})")
     return bool(x) and x == y
 
 
