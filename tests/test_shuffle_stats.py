@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.random import PCG64, Generator
 from scipy import stats
 
@@ -286,3 +288,16 @@ def test_orientation_tests():
     assert orientation_rank(sorted_rot, cards).pvalue < 1e-10
     assert orientation_share(np.zeros_like(rot)).pvalue < 1e-10
     assert not orientation_rank(np.zeros_like(rot), cards).applicable
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(2, 120), st.integers(1, 20), st.integers(0, 2**32 - 1), st.sampled_from(["uniform", "riffle", "identity", "reversed"]))
+def test_guess_count_linked_list_equals_the_quadratic_scan(n, m, seed, kind):
+    from rngcert.simulate.shufflers import riffle
+    from rngcert.stats.shuffle import _guess_count_quadratic, guess_count
+
+    rng = np.random.default_rng(seed)
+    base = np.tile(np.arange(n), (m, 1))
+    perm = {"uniform": np.argsort(rng.random((m, n)), axis=1), "riffle": riffle(base, rng),
+            "identity": base, "reversed": base[:, ::-1].copy()}[kind]
+    assert np.array_equal(guess_count(perm), _guess_count_quadratic(perm))
