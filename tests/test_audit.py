@@ -13,6 +13,7 @@ import click
 import duckdb
 import numpy as np
 import pytest
+from _support import shared_file, shared_path
 from click.testing import CliRunner
 from scipy import stats
 
@@ -26,7 +27,7 @@ from rngcert.pipeline.certify_wheel import certify_log, certify_spins
 from rngcert.simulate.wheel import simulate_spins, write_spin_log
 
 EU = load_wheel("european")
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = shared_path("data")
 WIESBADEN = sorted((DATA / "roulette-wiesbaden").glob("spielbank-wiesbaden_*.txt"))
 LIVE = DATA / "roulette-live-dealer" / "live_roulette_spins.csv"
 LIVE_COLUMNS = {"result": "number", "table": "file", "spin_id": "seq_in_file"}
@@ -59,6 +60,7 @@ def test_wiesbaden_ingest_audit_equals_certify(tmp_path):
 
 @pytest.mark.slow
 def test_live_dealer_every_table_equals_certify(tmp_path):
+    shared_file("data", "roulette-live-dealer", "live_roulette_spins.csv")  # skips without the shared folder
     db = tmp_path / "s.duckdb"
     whole = read_spin_log(LIVE, EU, columns=LIVE_COLUMNS)
     full = certify_log([LIVE], EU, columns=LIVE_COLUMNS, seed=5, n_resamples=R, figures=False)
@@ -141,6 +143,7 @@ def test_windows_last_since_until(tmp_path):
 
 @pytest.mark.slow
 def test_audit_cli_exit_code_report_and_all_parallel(tmp_path):
+    shared_file("data", "roulette-live-dealer", "live_roulette_spins.csv")  # skips without the shared folder
     g = click.Group()
     g.add_command(audit)
     log = tmp_path / "t.csv"

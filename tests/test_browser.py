@@ -17,13 +17,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _support import shared_path
 from click.testing import CliRunner
 
 from rngcert.cli import main
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it")
-LIVE = Path(__file__).resolve().parents[2] / "shared" / "data" / "roulette-live-dealer" / "live_roulette_spins.csv"
+LIVE = shared_path("data", "roulette-live-dealer", "live_roulette_spins.csv")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-extensions", "--mute-audio"]
 
 #: measured in the page after every image has been decoded; written into the DOM for --dump-dom

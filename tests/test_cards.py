@@ -1,18 +1,14 @@
 """Cards, shoes, baccarat drawing rules and the blackjack dealer (rngcert.equipment.cards)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_file
 from numpy.random import PCG64, Generator
 
 from rngcert.equipment import cards as C
 from rngcert.errors import EquipmentError, InputError
-
-REF = Path("/work/shared/reference")
-if not REF.exists():  # pragma: no cover - repository layout fallback
-    REF = Path(__file__).resolve().parents[2] / "shared" / "reference"
 
 
 @pytest.mark.parametrize("tok, face, serial", [
@@ -87,7 +83,7 @@ def test_baccarat_coup_matches_rule_transcription():
 
 
 def test_baccarat_exact_reproduces_reference():
-    ref = json.loads((REF / "baccarat.json").read_text())
+    ref = json.loads(shared_file("reference", "baccarat.json").read_text())
     p = C.baccarat_exact(C.value_composition(8, "baccarat"))
     for name, val in zip(C.BACCARAT_OUTCOMES, p):
         assert round(val, 6) == pytest.approx(ref["probabilities"][name], abs=1e-12)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import click
+from _support import shared_path
 from click.testing import CliRunner
 
 from rngcert.cli.certify import certify
@@ -21,7 +22,7 @@ from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
 
 EU = load_wheel("european")
-CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
+CASES = shared_path("cases")
 
 
 def group():

@@ -35,8 +35,8 @@ def default_log_path() -> Path:
 
     try:
         return Path(str(resources.files("rngcert.data") / DEFAULT_LOG))
-    except ModuleNotFoundError:  # running from a source tree that is not installed
-        return Path(__file__).resolve().parent.parent / "data" / DEFAULT_LOG
+    except ModuleNotFoundError:  # run from a source tree (python -m rngcert.cli in the checkout): data/ at its root
+        return Path(__file__).resolve().parents[2] / "data" / DEFAULT_LOG
 
 
 def interactive() -> bool:
