@@ -43,3 +43,35 @@ def cli():
         return CliRunner().invoke(main, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
 
     return run
+
+
+#: Tests that take more than about 2 s each on the 2-core machine, marked ``slow`` here in one
+#: place (besides the modules and tests that mark themselves): the calibration modules, the
+#: fuzzers, the whole-pipeline report tests and the store's concurrency runs. They run in the full
+#: suite (CI); ``pytest -m "not slow"`` leaves them out.
+LONG = (
+    "tests/test_stats_calibration.py::",
+    "tests/test_nist_nulllaw.py::",
+    "tests/test_nist_twolevel_calibration.py::",
+    "tests/test_fuzz.py::",
+    "tests/test_store_concurrency.py::",
+    "tests/test_power.py::test_validation_",
+    "tests/test_report.py::test_one_header_schema_for_every_pipeline",
+    "tests/test_report.py::test_audit_report_title_counts_trend_section",
+    "tests/test_report_pdf.py::test_pdf_opens_with_a_certificate_and_is_sealed",
+    "tests/test_cli_rng.py::test_bits_from_generator_two_level_report",
+    "tests/test_cli_shuffle.py::test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe",
+    "tests/test_cli_shuffle.py::test_one_riffle_procedure_fails_on_edge",
+    "tests/test_verify.py::test_shuffle_reports_rerun",
+    "tests/test_verify.py::test_bits_report_reruns",
+    "tests/test_shuffle_logs.py::test_held_out_faulty_shufflers_fail",
+    "tests/test_store.py::test_sigkill_during_ingest_leaves_store_unchanged_and_rerun_completes_once",
+    "tests/test_nist_calibration.py::test_biased_streams_fail_two_level",
+    "tests/test_trackers.py::test_blackjack_trackers_validation",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(LONG):
+            item.add_marker(pytest.mark.slow)
