@@ -234,3 +234,18 @@ def test_fail_rate_at_the_stated_90_percent_point(alternative):
 def test_decide_records_weights():
     out = decide([TestResult("a", U, 1.0, 1, 0.2, 10, "x"), TestResult("b", U, 1.0, 1, 0.3, 10, "x")], weights={"a": 2.0})
     assert out.weights == {"a": 2.0, "b": 1.0} and out.to_dict()["correction"] == "weighted Holm"
+
+
+def test_report_prints_the_measured_suspect_share_not_a_formula(tmp_path, cli):
+    """SUSPECT means something (issue 14 item 3): the report states the shares measured on
+    simulated fair wheels (rngcert/battery/calibration.json), within the 5% and alpha limits."""
+    p = log_file(tmp_path, 20000, seed=8)
+    r = cli("certify", p, "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "r")
+    assert r.exit_code in (0, 10), r.output
+    (rep,) = (tmp_path / "r").glob("*/report.json")
+    cal = json.loads(rep.read_text())["tables"][0]["battery"]["calibration"]
+    assert cal["fair_wheels"] >= 1000 and cal["spins"] == 20000
+    assert cal["suspect_share"] <= 0.05 and cal["fail_share"] <= 0.01
+    html = (rep.parent / "report.html").read_text()
+    assert "<b>Calibration.</b> Measured on 1,000 simulated fair European wheels of 20,000 spins" in html
+    assert "raw p-value below alpha about" not in html  # the old formula for independent tests is gone
