@@ -116,8 +116,9 @@ def _categories(out: BatteryOutcome, data: WheelData, start: int) -> tuple:
     biased block (position 0) is the stated pocket ``start``."""
     res = []
     for t in sorted(out.weights):
-        if t.startswith("outside_") and t[len("outside_"):] in data.space.categories:
-            ids = np.asarray(data.space.categories[t[len("outside_"):]][0])
+        partition = t.removeprefix("outside_")
+        if partition != t and partition in data.space.categories:
+            ids = np.asarray(data.space.categories[partition][0])
             res.append((t, tuple(int(v) for v in np.roll(ids, -start))))
     return tuple(res)
 

@@ -272,4 +272,4 @@ class Progress:
 def progress_bar(total: int | None = None, *, unit: str = "it", desc: str = "", scale: bool = False, enabled: bool | None = None) -> Progress:
     """A :class:`Progress` bar (silent when piped or in CI). ``scale=True`` prints 1.2M for big totals;
     ``enabled=False`` silences it (None: on a terminal only)."""
-    return Progress(total, unit=unit, desc=desc, scale=scale, enabled=None if enabled is True else enabled)
+    return Progress(total, unit=unit, desc=desc, scale=scale, enabled=enabled)

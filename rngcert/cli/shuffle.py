@@ -117,7 +117,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
         proc = load_procedure(source)
         proc, note = _apply_decks_rule(proc, decks, rule)
-        with progress_bar(enabled=progress, unit="stage", desc=f"{proc.id}") as bar:
+        with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{proc.id}") as bar:
             cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
                                      n_resamples=resamples, standard=standard, sensitivity=sensitivity,
                                      sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
@@ -154,7 +154,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
                    f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe problem(s)"} for s in log.sources]
-        with progress_bar(enabled=progress, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
+        with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
                                figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback())

@@ -97,21 +97,25 @@ def _rerun(v, logs) -> None:
     if files is None:
         v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
         return
-    if recipe["pipeline"] == "certify_shuffle":
+    if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
         new = _rerun_shuffle(recipe, files)
-        count, diffs = compare_statistics(rep, new)
-        v.add("rerun", not diffs, f"{count} values recomputed, all equal" if not diffs else f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
-        return
-    with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
-        if recipe["pipeline"] == "certify_wheel":
-            new = _rerun_wheel(recipe, files, bar)
-        elif recipe["pipeline"] == "certify_bits":
-            new = _rerun_bits(recipe, files, bar)
-        else:
+    else:
+        with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
+            new = _rerun_counted(recipe, files, bar)
+        if new is None:
             v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
             return
     count, diffs = compare_statistics(rep, new)
     v.add("rerun", not diffs, f"{count} values recomputed, all equal" if not diffs else f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
+
+
+def _rerun_counted(recipe: dict, files: list[Path], bar) -> dict | None:
+    """Recompute a wheel or bits report with a spin/stream progress bar (None: unknown pipeline)."""
+    if recipe["pipeline"] == "certify_wheel":
+        return _rerun_wheel(recipe, files, bar)
+    if recipe["pipeline"] == "certify_bits":
+        return _rerun_bits(recipe, files, bar)
+    return None
 
 
 def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
