@@ -249,3 +249,17 @@ def test_report_prints_the_measured_suspect_share_not_a_formula(tmp_path, cli):
     html = (rep.parent / "report.html").read_text()
     assert "<b>Calibration.</b> Measured on 1,000 simulated fair European wheels of 20,000 spins" in html
     assert "raw p-value below alpha about" not in html  # the old formula for independent tests is gone
+
+
+def test_inconclusive_findings_lead_with_the_reason_and_never_say_fail(tmp_path):
+    """Case c04 (a biased log with unreadable rows): the first key finding and the headline are why
+    there is no verdict; a rejecting test is reported as overridden, once per effect."""
+    p = shared_file("cases", "c04-fifteen-percent-unreadable.csv")
+    cert = certify_log([p], EU, seed=1, n_resamples=199, figures=False)
+    t = cert.report["tables"][0]
+    assert t["battery"]["verdict"] == "INCONCLUSIVE"
+    kf = t["key_findings"]
+    assert kf[0].startswith("No verdict:") and "could not be read" in kf[0]
+    assert not any(k.startswith(("FAIL:", "SUSPECT:")) for k in kf)
+    assert any(k.startswith("Would be FAIL, but these data cannot carry a verdict: pocket 17") for k in kf)
+    assert len(kf) == len(set(kf))

@@ -114,8 +114,10 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
     return f"{name.replace('_', ' ')} rejects (p = {test.get('pvalue'):.2g})" if test.get("pvalue") is not None else name, None, ""
 
 
-def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[str], power: dict, unit: str = "pocket") -> str:
-    """The plain sentence of one FAIL or SUSPECT test: observation, causes, next step."""
+def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[str], power: dict, unit: str = "pocket",
+                     overridden: bool = False) -> str:
+    """The plain sentence of one FAIL or SUSPECT test: observation, causes, next step. With
+    ``overridden`` (the verdict is INCONCLUSIVE whatever the tests say) it says so first."""
     what, rel, alt = observed_effect(test, labels, unit)
     fam = FAMILY.get(test["name"], "outside" if test["name"].startswith("outside_") else "pairs")
     causes = CAUSES[fam]
@@ -130,6 +132,8 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with 90% probability)" if need else (
         f"re-test with at least {2 * n:,} spins")
     lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
+    if overridden:
+        lead = f"Would be {lead}, but these data cannot carry a verdict"
     return f"{lead}: {what}. Possible causes to {check}. Next step: {retest}."
 
 
@@ -144,21 +148,23 @@ def table_findings(battery: dict, *, n: int, labels: Sequence[str], power: dict,
     """
     keys: list[str] = []
     steps: list[str] = []
+    v = battery["verdict"]
+    if v == "INCONCLUSIVE":  # why there is no verdict comes first: it is the verdict
+        keys.extend(f"No verdict: {r}." for r in battery["reasons"])
     for t in battery["tests"]:
         if not t.get("applicable"):
             continue
         word = "FAIL" if t.get("rejected_familywise") else "SUSPECT" if t.get("rejected_at_suspect_level") else None
         if word is None:
             continue
-        s = finding_sentence(t, verdict_word=word, n=n, labels=labels, power=power, unit=unit)
+        s = finding_sentence(t, verdict_word=word, n=n, labels=labels, power=power, unit=unit, overridden=v == "INCONCLUSIVE")
         t["plain"] = s
-        keys.append(s)
-    v = battery["verdict"]
+        if s not in keys:  # two tests can see one effect (pocket chi-square and max count): said once
+            keys.append(s)
     if v == "PASS":
         keys.append("No test rejects: the spins are consistent with a fair wheel at this sample size.")
         steps.append("Keep auditing: repeat the audit at the interval your rules require.")
     elif v == "INCONCLUSIVE":
-        keys.extend(f"No verdict: {r}." for r in battery["reasons"])
         steps.append("Correct the input or collect more spins (see the reasons), then certify again.")
     elif v == "FAIL":
         steps.append("Take the wheel out of play until it has been inspected; after repair, re-test with the number of spins stated above.")
