@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 from scipy import fft as sp_fft
-from scipy import special, stats
+from scipy import special
 
 from rngcert.errors import InputError
+from rngcert.stats import _dist  # scipy.stats' functions without its 1.9 s import
 from rngcert.stats._validate import (
     _as_counts,
     _as_probs,
@@ -91,7 +92,7 @@ def _gof(
         min_expected=float(np.min(expected)),
     )
     if method == "asymptotic":
-        pvalue = clip_pvalue(stats.chi2.sf(stat, df))
+        pvalue = clip_pvalue(_dist.chi2_sf(stat, df))
         mlabel = "asymptotic"
         if sparse:
             details["warning"] = "some expected counts < 5; the chi-square approximation is rough"
@@ -242,7 +243,7 @@ def _levin_cdf(n: int, p: np.ndarray, a: np.ndarray) -> float | None:
     prod = None
     for j in range(p.size):  # loop over pockets (k <= a few dozen)
         x = np.arange(lo[j], a[j] + 1)
-        pmf = stats.poisson.pmf(x, mu[j])
+        pmf = _dist.poisson_pmf(x, mu[j])
         f = sp_fft.rfft(pmf, nfft)
         prod = f if prod is None else prod * f
     conv = sp_fft.irfft(prod, nfft)
@@ -327,7 +328,7 @@ def max_count(
         z=z,
     )
     if cdf is not None:
-        single = float(np.max(stats.binom.sf(a, n, p)))  # P(O_j >= a_j + 1)
+        single = float(np.max(_dist.binom_sf(a, n, p)))  # P(O_j >= a_j + 1)
         pvalue = clip_pvalue(max(1.0 - cdf, single))
         mlabel = "exact (Levin 1981)"
     else:
@@ -352,7 +353,7 @@ def _binom_two_sided(k: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
     """
     k = np.asarray(k, dtype=np.int64)
     p = np.asarray(p, dtype=float)
-    thr = stats.binom.pmf(k, n, p) * (1 + 1e-7)
+    thr = _dist.binom_pmf(k, n, p) * (1 + 1e-7)
     mean = n * p
     out = np.ones(k.shape)
     left = k < mean
@@ -363,22 +364,22 @@ def _binom_two_sided(k: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
         hi = np.full(lo.shape, n + 1, dtype=np.int64)
         while np.any(lo < hi):  # O(log n) iterations
             mid = (lo + hi) // 2
-            cond = stats.binom.pmf(mid, n, p[left]) <= thr[left]
+            cond = _dist.binom_pmf(mid, n, p[left]) <= thr[left]
             act = lo < hi
             hi = np.where(act & cond, mid, hi)
             lo = np.where(act & ~cond, mid + 1, lo)
-        out[left] = stats.binom.cdf(k[left], n, p[left]) + stats.binom.sf(lo - 1, n, p[left])
+        out[left] = _dist.binom_cdf(k[left], n, p[left]) + _dist.binom_sf(lo - 1, n, p[left])
     if np.any(right):
         # largest a in [0, floor(np)] with pmf(a) <= thr (-1 if none)
         lo = np.full(int(right.sum()), -1, dtype=np.int64)
         hi = np.floor(mean[right]).astype(np.int64)
         while np.any(lo < hi):
             mid = (lo + hi + 1) // 2
-            cond = stats.binom.pmf(mid, n, p[right]) <= thr[right]
+            cond = _dist.binom_pmf(mid, n, p[right]) <= thr[right]
             act = lo < hi
             lo = np.where(act & cond, mid, lo)
             hi = np.where(act & ~cond, mid - 1, hi)
-        out[right] = stats.binom.cdf(lo, n, p[right]) + stats.binom.sf(k[right] - 1, n, p[right])
+        out[right] = _dist.binom_cdf(lo, n, p[right]) + _dist.binom_sf(k[right] - 1, n, p[right])
     return np.clip(out, 0.0, 1.0)
 
 

@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
 
 from rngcert.errors import InputError
 from rngcert.seeding import stream
+from rngcert.stats import _dist
 from rngcert.stats._arcs import _arc_tables, _scan
 from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
 from rngcert.stats.result import jsonable
@@ -156,6 +155,12 @@ class PowerResult:
             return f"{self.test}: with {self.n} spins the minimum detectable bias is {eff} (power {self.power:.0%}, alpha={self.alpha}) [{self.method}]"
         return f"{self.test}: power {self.power:.1%} to detect {eff} with {self.n} spins at alpha={self.alpha} [{self.method}]"
 
+
+
+def _brentq(*args, **kw):
+    from scipy import optimize  # imported on first use: it costs about 0.6 s, and a report rarely needs it
+
+    return optimize.brentq(*args, **kw)
 
 def _effect_words(alternative: str, effect: float) -> str:
     if not math.isfinite(effect):
@@ -312,18 +317,18 @@ def _pearson_moments(n: int, p0: np.ndarray, p1: np.ndarray) -> tuple[float, flo
 def _pearson_power(n: int, p0: np.ndarray, p1: np.ndarray, alpha: float) -> tuple[float, dict]:
     """Two-moment non-central chi-square power of Pearson's test (df = k - 1), and its parameters."""
     df = p0.size - 1
-    crit = sps.chi2.isf(alpha, df)
+    crit = _dist.chi2_isf(alpha, df)
     mean, var = _pearson_moments(n, p0, p1)
     disc = 16.0 * mean * mean - 8.0 * df * var
     if disc >= 0:
         scale = (4.0 * mean - math.sqrt(disc)) / (4.0 * df)
         lam = max(0.0, mean / scale - df)
-        pw = float(sps.ncx2.sf(crit / scale, df, lam)) if lam > 0 else float(sps.chi2.sf(crit / scale, df))
+        pw = float(_dist.ncx2_sf(crit / scale, df, lam)) if lam > 0 else float(_dist.chi2_sf(crit / scale, df))
         det = dict(approximation="scaled non-central chi-square, two moments", scale=scale, noncentrality=lam, df=df)
     else:  # variance too large for df = k-1: Satterthwaite's scaled chi-square
         scale = var / (2.0 * mean)
         nu = 2.0 * mean * mean / var
-        pw = float(sps.chi2.sf(crit / scale, nu))
+        pw = float(_dist.chi2_sf(crit / scale, nu))
         det = dict(approximation="scaled chi-square (Satterthwaite), two moments", scale=scale, df_fitted=nu, df=df)
     det.update(critical_value=crit, mean=mean, variance=var, local_noncentrality=float(n * np.sum((p1 - p0) ** 2 / p0)))
     return pw, det
@@ -346,8 +351,8 @@ def _analytic_power(test: str, n: int, p0: np.ndarray, p1: np.ndarray, alpha: fl
     if test == "pocket_chisquare" and approximation == "two-moment":
         return _pearson_power(n, p0, p1, alpha)
     lam1, df = _noncentrality_per_spin(test, p0, p1)
-    crit = sps.chi2.isf(alpha, df)
-    return float(sps.ncx2.sf(crit, df, n * lam1)), dict(
+    crit = _dist.chi2_isf(alpha, df)
+    return float(_dist.ncx2_sf(crit, df, n * lam1)), dict(
         approximation="non-central chi-square, local (lambda = n w^2)", critical_value=crit, noncentrality=n * lam1, df=df
     )
 
@@ -490,7 +495,7 @@ def _simulate(test: str, n: int, p: np.ndarray, groups: int, size: int, rng: np.
 def _reject(null_sorted: np.ndarray, stats_: np.ndarray, alpha: float, test: str, df: int | None) -> np.ndarray:
     """Rejections at level alpha: asymptotic chi-square critical value, or the Monte Carlo rule."""
     if null_sorted is None:
-        return stats_ > sps.chi2.isf(alpha, df)
+        return stats_ > _dist.chi2_isf(alpha, df)
     R = null_sorted.size
     b = R - np.searchsorted(null_sorted, stats_ - 1e-9 * np.maximum(1.0, np.abs(stats_)), side="left")
     return (b + 1.0) / (R + 1.0) <= alpha
@@ -679,7 +684,7 @@ def spins_needed(
     if sim is None:
         p0, p1 = np.full(k, 1.0 / k), alternative_probs(k, alt, effect)
         lam1, df = _noncentrality_per_spin(test, p0, p1)
-        guess = max(1, math.ceil(_lambda_for_power(sps.chi2.isf(alpha, df), df, power) / lam1))
+        guess = max(1, math.ceil(_lambda_for_power(_dist.chi2_isf(alpha, df), df, power) / lam1))
         n = _solve_n(lambda m: _analytic_power(test, m, p0, p1, alpha)[0], guess, power, max_n)
         if n is None:
             return PowerResult(alt, test, _nc_method(test, k), "n", None, float(effect), alpha, power, None, k, groups, {"max_n": max_n})
@@ -689,7 +694,7 @@ def spins_needed(
     # the cost of a simulated point does not depend on n), then bisect
     p1 = alternative_probs(k, alt, effect)
     lam1, df = _noncentrality_per_spin("pocket_chisquare", np.full(k, 1.0 / k), p1)
-    guess = max(groups, 10, math.ceil(_lambda_for_power(sps.chi2.isf(alpha, df), df, power) / lam1))
+    guess = max(groups, 10, math.ceil(_lambda_for_power(_dist.chi2_isf(alpha, df), df, power) / lam1))
     if sim.power(guess, effect) >= power:
         lo, hi = guess // 2, guess
         while lo > max(groups, 10) and sim.power(lo, effect) >= power:
@@ -713,11 +718,11 @@ def spins_needed(
 
 
 def _lambda_for_power(crit: float, df: int, power: float) -> float:
-    f = lambda lam: sps.ncx2.sf(crit, df, lam) - power  # noqa: E731
+    f = lambda lam: _dist.ncx2_sf(crit, df, lam) - power  # noqa: E731
     hi = 1.0
     while f(hi) < 0:
         hi *= 2
-    return optimize.brentq(f, 0.0, hi, xtol=1e-10, rtol=1e-12)
+    return _brentq(f, 0.0, hi, xtol=1e-10, rtol=1e-12)
 
 
 def min_detectable_effect(
@@ -762,7 +767,7 @@ def min_detectable_effect(
 
         if g(e_hi) < 0:
             return PowerResult(alt, test, _nc_method(test, k), "effect", n, math.inf, alpha, power, None, k, groups, {"search_bound": e_hi})
-        e = optimize.brentq(g, 1e-12, e_hi, xtol=1e-12, rtol=1e-9)
+        e = _brentq(g, 1e-12, e_hi, xtol=1e-12, rtol=1e-9)
         pw, det = _analytic_power(test, n, p0, alternative_probs(k, alt, e), alpha)
         return PowerResult(alt, test, _nc_method(test, k), "effect", n, float(e), alpha, power, pw, k, groups, det)
     if n < groups:
@@ -840,7 +845,7 @@ def min_detectable_section_bias_categories(
     method = f"non-central chi-square (two-moment fit to the exact mean and variance of X^2), df={df}"
     if g(_MAX_EFFECT) < 0:
         return PowerResult("single-section", "category_chisquare", method, "effect", n, math.inf, alpha, power, None, k, 1, {"section": section})
-    e = optimize.brentq(g, 1e-12, _MAX_EFFECT, xtol=1e-12, rtol=1e-9)
+    e = _brentq(g, 1e-12, _MAX_EFFECT, xtol=1e-12, rtol=1e-9)
     pw, det = _pearson_power(n, *_section_probs(k, section, e, cat), alpha)
     return PowerResult("single-section", "category_chisquare", method, "effect", n, float(e), alpha, power, pw, k, 1, det | {"section": section})
 
@@ -859,7 +864,7 @@ def spins_needed_section_bias_categories(
     df = q0.size - 1
     method = f"non-central chi-square (two-moment fit to the exact mean and variance of X^2), df={df}"
     lam1 = float(np.sum((q1 - q0) ** 2 / q0))
-    guess = max(1, math.ceil(_lambda_for_power(sps.chi2.isf(alpha, df), df, power) / lam1))
+    guess = max(1, math.ceil(_lambda_for_power(_dist.chi2_isf(alpha, df), df, power) / lam1))
     n = _solve_n(lambda m: _pearson_power(m, q0, q1, alpha)[0], guess, power, max_n)
     if n is None:
         return PowerResult("single-section", "category_chisquare", method, "n", None, float(effect), alpha, power, None, k, 1, {"max_n": max_n})

@@ -10,9 +10,9 @@ half of each group's spins, and counts how often the second half lands in the pr
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
 
 from rngcert.errors import InputError
+from rngcert.stats import _dist
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
 from rngcert.stats.signature import offsets_iv
 
@@ -132,7 +132,7 @@ def out_of_sample_predictor(
     if not per_group:
         return NotApplicable(name, req, int(pos.size), f"no dealer/direction group has {2 * min_fit} spins (fit half >= {min_fit})")
     share = width / k
-    pvalue = clip_pvalue(sps.binom.sf(hits_total - 1, n_test, share))
+    pvalue = clip_pvalue(_dist.binom_sf(hits_total - 1, n_test, share))
     details = dict(
         width=width,
         share=share,

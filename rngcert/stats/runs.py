@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from rngcert.errors import InputError
+from rngcert.stats import _dist
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
 
 __all__ = ["runs_test", "longest_run"]
@@ -103,7 +103,7 @@ def runs_test_from_counts(runs: int, n0: int, n1: int, *, name: str = "runs", co
     if correction and N < 50:
         d = math.copysign(max(abs(d) - 0.5, 0.0), d)
     z = d / math.sqrt(var)
-    pvalue = clip_pvalue(2.0 * stats.norm.sf(abs(z)))
+    pvalue = clip_pvalue(2.0 * _dist.norm_sf(abs(z)))
     details = dict(runs=runs, expected_runs=mean, variance=var, n0=n0, n1=n1,
                    continuity_correction=bool(correction and N < 50))
     return TestResult(name, _REQ, z, None, pvalue, N, "asymptotic", details)

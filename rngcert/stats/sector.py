@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from rngcert.errors import InputError
+from rngcert.stats import _dist
 from rngcert.stats._arcs import _arc_tables, _scan
 from rngcert.stats._validate import (
     _BATCH_CELLS,
@@ -267,7 +267,7 @@ def first_harmonic(
     d = vbar - mu
     w = np.linalg.solve(sigma, d)
     stat = float(n * d @ w)
-    pvalue = clip_pvalue(stats.chi2.sf(stat, 2))
+    pvalue = clip_pvalue(_dist.chi2_sf(stat, 2))
     rbar = float(np.hypot(*vbar))
     direction = float((math.atan2(vbar[1], vbar[0]) / (2 * np.pi) * k) % k)
     amp = float(np.hypot(*w))

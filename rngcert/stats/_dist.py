@@ -1,0 +1,124 @@
+"""Distribution functions of the wheel battery's hot path, without importing ``scipy.stats``.
+
+``import scipy.stats`` costs about 1.9 s on the 2-core lab machine (it builds the docstrings of
+every distribution at import), more than the whole battery of a 10,000-spin certification. The
+functions here evaluate the *same* ufuncs that ``scipy.stats`` evaluates for these distributions
+(``scipy.special``: Cephes for chi-square and normal, Boost for the binomial, beta and noncentral
+chi-square), with ``scipy.stats``' support conventions (below the support, at and above its top,
+integer checks for discrete pmfs), so every p-value is bit-identical to the ``scipy.stats`` call it
+replaces (``tests/test_dist.py`` checks that on grids including the edges).
+
+The Boost ufuncs are private to ``scipy.special`` (``scipy.special._ufuncs._binom_sf`` …). If a
+scipy release drops one, the function falls back to ``scipy.stats`` (slow to import, same numbers).
+
+All functions broadcast like ufuncs and return a numpy float64 scalar for scalar input, as
+``scipy.stats`` does. Arguments are assumed valid (n >= 0 integer, 0 <= p <= 1, df > 0): they
+come from the battery, which checks its inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+try:  # the ufuncs scipy.stats' binom, beta and ncx2 call (scipy >= 1.9)
+    from scipy.special._ufuncs import _beta_ppf, _binom_cdf, _binom_pmf, _binom_sf, _ncx2_sf
+except ImportError:  # pragma: no cover - depends on the scipy release
+    _beta_ppf = _binom_cdf = _binom_pmf = _binom_sf = _ncx2_sf = None
+
+
+def _out(x: np.ndarray):
+    return np.asarray(x, dtype=float)[()]
+
+
+def chi2_sf(x, df):
+    """``scipy.stats.chi2.sf(x, df)``: P(X > x) for X chi-square with ``df`` degrees of freedom."""
+    x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return _out(np.where(x <= 0, 1.0, np.clip(special.chdtrc(df, np.maximum(x, 0.0)), 0.0, 1.0)))
+
+
+def chi2_isf(q, df):
+    """``scipy.stats.chi2.isf(q, df)``: the x with P(X > x) = q."""
+    q, df = np.asarray(q, dtype=float), np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return _out(np.where(q >= 1, 0.0, np.where(q <= 0, np.inf, special.chdtri(df, np.clip(q, 0.0, 1.0)))))
+
+
+def norm_sf(z):
+    """``scipy.stats.norm.sf(z)``: P(Z > z) for a standard normal Z."""
+    return _out(special.ndtr(-np.asarray(z, dtype=float)))
+
+
+def _discrete(name: str):
+    import scipy.stats  # fallback only: see the module docstring
+
+    return getattr(scipy.stats.binom, name)
+
+
+def binom_sf(k, n, p):
+    """``scipy.stats.binom.sf(k, n, p)``: P(X > k) for X ~ Bin(n, p)."""
+    if _binom_sf is None:  # pragma: no cover
+        return _discrete("sf")(k, n, p)
+    k, n, p = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
+    inside = (k >= 0) & (k < n)
+    v = np.clip(_binom_sf(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
+    return _out(np.where(inside, v, np.where(k < 0, 1.0, 0.0)))
+
+
+def binom_cdf(k, n, p):
+    """``scipy.stats.binom.cdf(k, n, p)``: P(X <= k) for X ~ Bin(n, p)."""
+    if _binom_cdf is None:  # pragma: no cover
+        return _discrete("cdf")(k, n, p)
+    k, n, p = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
+    inside = (k >= 0) & (k < n)
+    v = np.clip(_binom_cdf(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
+    return _out(np.where(inside, v, np.where(k < 0, 0.0, 1.0)))
+
+
+def binom_pmf(k, n, p):
+    """``scipy.stats.binom.pmf(k, n, p)``: P(X = k) for X ~ Bin(n, p) (0 off the integers 0..n)."""
+    if _binom_pmf is None:  # pragma: no cover
+        return _discrete("pmf")(k, n, p)
+    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
+    inside = (k >= 0) & (k <= n) & (np.floor(k) == k)
+    v = np.clip(_binom_pmf(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
+    return _out(np.where(inside, v, 0.0))
+
+
+def poisson_pmf(k, mu):
+    """``scipy.stats.poisson.pmf(k, mu)``: ``exp(xlogy(k, mu) - gammaln(k + 1) - mu)`` on the
+    non-negative integers, 0 elsewhere (scipy's own formula)."""
+    k, mu = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(mu, dtype=float))
+    inside = (k >= 0) & (np.floor(k) == k)
+    kk = np.where(inside, k, 0.0)
+    v = np.clip(np.exp(special.xlogy(kk, mu) - special.gammaln(kk + 1) - mu), 0.0, 1.0)
+    return _out(np.where(inside, v, 0.0))
+
+
+def beta_ppf(q, a, b):
+    """``scipy.stats.beta.ppf(q, a, b)``: the q-quantile of Beta(a, b) (0 at q = 0, 1 at q = 1)."""
+    if _beta_ppf is None:  # pragma: no cover
+        import scipy.stats
+
+        return scipy.stats.beta.ppf(q, a, b)
+    q, a, b = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    inside = (q > 0) & (q < 1)
+    v = _beta_ppf(np.where(inside, q, 0.5), a, b)
+    return _out(np.where(inside, v, np.where(q <= 0, 0.0, 1.0)))
+
+
+def ncx2_sf(x, df, nc):
+    """``scipy.stats.ncx2.sf(x, df, nc)``: P(X > x) for X noncentral chi-square (``nc`` >= 0)."""
+    if _ncx2_sf is None:  # pragma: no cover
+        import scipy.stats
+
+        return scipy.stats.ncx2.sf(x, df, nc)
+    x, df, nc = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(df, dtype=float), np.asarray(nc, dtype=float))
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.ones(x.shape)  # 1 at and below the support's start, x <= 0
+        central = (nc == 0) & (x > 0)
+        other = (nc != 0) & (x > 0)  # Boost only where scipy calls it
+        v[central] = special.chdtrc(df[central], x[central])
+        v[other] = _ncx2_sf(x[other], df[other], nc[other])
+    return _out(np.clip(v, 0.0, 1.0))
