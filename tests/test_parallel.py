@@ -190,3 +190,32 @@ def test_one_item_and_workers_1_stay_serial(monkeypatch):
     with pytest.raises(InputError):
         Plan(workers=0)
     os.environ.pop("DASK_SCHEDULER_ADDRESS", None)
+
+
+def test_bits_exact_null_laws_are_work_items_beside_the_streams(monkeypatch):
+    """The two-level analysis's exact null laws (10 s at n = 10**6) are computed on the workers,
+    as work items of the same run as the streams, and give the serial run's report."""
+    import rngcert.pipeline.certify_bits as cb
+    from rngcert.simulate.sources import generate_bits
+
+    streams = generate_bits("pcg64", 4000, seed=11, streams=4)
+    seen = []
+
+    def fake_map(func, items, *, plan=None, progress=None, **kw):  # runs the items here, in order
+        items = list(items)
+        seen.extend(kind for kind, _ in items)
+        out = [func(it) for it in items]
+        for i, r in enumerate(out):
+            if progress:
+                progress(i, r)
+        return out
+
+    serial = cb.certify_streams(streams, source={"generator": "pcg64"}, figures=False, plan=Plan(workers=1))
+    monkeypatch.setattr(cb, "map_items", fake_map)
+    ticks = []
+    par = cb.certify_streams(streams, source={"generator": "pcg64"}, figures=False, plan=Plan(workers=2),
+                             progress=lambda done, total: ticks.append(done))
+    assert seen.count("stream") == 3 and seen.count("law") >= 5  # stream 0 runs first, here; 6 laws at n = 4000
+    assert ticks == [1, 2, 3, 4]  # the progress bar counts streams, not laws
+    a, b = serial.report["tables"][0], par.report["tables"][0]
+    assert a["two_level"] == b["two_level"] and a["battery"] == b["battery"]
