@@ -688,7 +688,7 @@ def _concat_parts(parts: list[dict]) -> dict:
         elif isinstance(vals[0], (pa.Array, pa.ChunkedArray)):
             out[key] = pa.concat_arrays([v.combine_chunks() if isinstance(v, pa.ChunkedArray) else v for v in vals])
         else:
-            out[key] = _merge_codes(vals)
+            out[key] = _merge_codes(vals, raw=True)  # the batches of one file, before its file-level checks
     return out
 
 
@@ -945,21 +945,24 @@ class IntIds:
 
     values: np.ndarray
 
-    def as_codes(self):
-        """(codes, labels); a row without a valid id (value -1) gets code -1."""
+    def as_codes(self, raw: bool = False):
+        """(codes, labels); a row without a valid id (value -1) gets code -1. ``raw``: the values
+        are the ids as read, before the file-level checks (a negative id is a label of its own,
+        so that those checks name it as they do when the file is read in one piece)."""
         v = self.values
-        ok = v >= 0
+        ok = v >= 0 if not raw else np.ones(v.size, dtype=bool)
         uniq, inv = np.unique(v[ok], return_inverse=True)
         codes = np.full(v.size, -1, dtype=np.int64)
         codes[ok] = inv
         return codes, [str(u) for u in uniq]
 
 
-def _merge_codes(items):
-    """Concatenate per-file (codes, labels) into global codes and one label list."""
+def _merge_codes(items, raw: bool = False):
+    """Concatenate per-file (codes, labels) into global codes and one label list (``raw``: see
+    :meth:`IntIds.as_codes`)."""
     if all(isinstance(it, IntIds) for it in items):
         return IntIds(np.concatenate([it.values for it in items]))
-    items = [it.as_codes() if isinstance(it, IntIds) else it for it in items]
+    items = [it.as_codes(raw) if isinstance(it, IntIds) else it for it in items]
     if len(items) == 1:
         return items[0]
     offsets = np.cumsum([0] + [len(labs) for _, labs in items])
