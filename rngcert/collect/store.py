@@ -476,6 +476,7 @@ class Store:
         # stores the current one; files are still committed one by one, in order.
         from concurrent.futures import ThreadPoolExecutor
 
+        nxt = None
         try:
             with ThreadPoolExecutor(max_workers=1) as ex:
                 nxt = ex.submit(prepare, paths[0]) if paths else None
@@ -486,7 +487,10 @@ class Store:
                         out.append(prep if isinstance(prep, IngestResult) else self._store_prepared(prep, wheel, str(equipment)))
                     finally:
                         discard_prepared(prep)
+                nxt = None
         finally:
+            if nxt is not None and nxt.done() and nxt.exception() is None:  # a file prepared ahead of one that failed
+                discard_prepared(nxt.result())
             reader.close()
         return out
 
