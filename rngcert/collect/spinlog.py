@@ -99,19 +99,18 @@ class TableSpins:
     table : str
         Table/wheel id: the ``table`` column, the file name without extension when the file has
         no such column, or ``"(all)"`` when tables are pooled.
-    outcomes : (n,) ndarray of int32
+    outcomes : (n,) ndarray of int8 (int16 on a wheel of more than 127 pockets)
         Outcome ids in ``space``: wheel positions when ``level == "position"``, symbol ids when
-        ``level == "symbol"``.
-    release : (n,) ndarray of int32 or None
+        ``level == "symbol"``. The per-spin arrays are the smallest integer type that holds
+        their values (4 bytes a spin with every column: DESIGN §2).
+    release : (n,) ndarray of int8/int16 or None
         Wheel position under the ball/pointer at release, -1 where the log has none.
-    dealer : (n,) ndarray of int32 or None
+    dealer : (n,) ndarray of int8/int16 or None
         Dealer id index into ``dealer_labels``.
     direction : (n,) ndarray of int8 or None
         0 clockwise, 1 counter-clockwise, -1 unknown.
     void : int
         Void spins of this table (excluded from ``outcomes``).
-    spin_ids : (n,) ndarray of object or None
-        The ``spin_id`` of each accepted spin, as text.
     line_start : (n,) ndarray of bool or None
         Permanence lists (many spins per line): True where a spin is the first accepted spin of
         its line of the file (for the data-integrity checks); None for one-row-per-spin formats.
@@ -124,7 +123,6 @@ class TableSpins:
     dealer_labels: tuple[str, ...] = ()
     direction: np.ndarray | None = None
     void: int = 0
-    spin_ids: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
     line_start: np.ndarray | None = None
 
@@ -429,21 +427,19 @@ def read_spin_log(
     if isinstance(paths, (str, Path)):
         paths = [paths]
     columns = _options_iv(fmt, columns)
+    streams: dict[str, bytes] = {}  # pipes and FIFOs are read once, whichever path reads them
+    try:
+        return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams)
+    except _NeedExact:
+        pass  # not the usual shape: the exact path below reads the log again, keeping every row's keys
 
     parts = []
     sources = []
     rejected: list[RejectedRow] = []
     notes: list[str] = []
     for p in paths:
-        part = _read_file(p, wheel, columns, fmt)
-        name = part["name"]
-        if part["accepted_mask"].sum() == 0 and part["void_count"] == 0:
-            reasons = {}
-            for r in part["rejected"]:
-                reasons[r.reason] = reasons.get(r.reason, 0) + 1
-            top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
-            detail = "; ".join(f"{c}× {r}" for r, c in top) if top else "no data rows"
-            raise NoDataError(f"{name}: no readable spin in {part['rows']} row(s) ({detail})")
+        part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)))
+        _check_readable(part, int(part["accepted_mask"].sum()))
         parts.append(part)
     repeat_notes = _mark_repeats(parts, wheel)
     for part in parts:
@@ -465,6 +461,54 @@ def read_spin_log(
         if wheel.order_known:
             notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
     tables = _assemble_tables(parts, key, pool, notes, repeat_notes)
+    return SpinLog(wheel, level, space, tables, sources, rejected, notes)
+
+
+def _check_readable(part: dict, accepted: int) -> None:
+    """A file with no accepted and no void spin is a :class:`NoDataError` naming its commonest reasons."""
+    if accepted == 0 and part["void_count"] == 0:
+        reasons: dict[str, int] = {}
+        for r in part["rejected"]:
+            reasons[r.reason] = reasons.get(r.reason, 0) + 1
+        top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
+        detail = "; ".join(f"{c}× {r}" for r, c in top) if top else "no data rows"
+        raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})")
+
+
+def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes]) -> SpinLog:
+    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch into a
+    :class:`_CompactLog`, which keeps only the small-integer arrays the tests need. Raises
+    :class:`_NeedExact` when a log is not in the usual shape (the exact path then reads it)."""
+    from rngcert.collect import csvstream
+
+    acc = _CompactLog(wheel, pool)
+    metas, sources, rejected, notes = [], [], [], []
+    for p in paths:
+        p = Path(p)
+        name = str(p)
+        data = streams.get(name)
+        if data is None and csvstream.is_stream(p):
+            data = streams[name] = csvstream.read_stream(p)
+        if data is None:
+            with open(p, "rb") as fh:
+                head = fh.read(1 << 16)
+        else:
+            if not data.strip(b"\xef\xbb\xbf \t\r\n"):
+                raise NoDataError(f"{name}: the file is empty (a FIFO that no process writes to reads as empty): no spins to certify")
+            head = data[: 1 << 16]
+        csvstream.sniff_content(head, name)
+        if (fmt if fmt != "auto" else detect_format(p, head)) != "csv":
+            raise _NeedExact("not a CSV log")
+        acc.begin(p.stem)
+        n0 = acc.pos.n
+        part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
+        accepted = acc.pos.n - n0
+        _check_readable(part, accepted)
+        metas.append(part)
+        rejected.extend(part["rejected"])
+        notes.extend(part["notes"])
+        sources.append(SourceInfo(name, part["sha256"], part["format"], part["rows"], accepted, part["void_count"], len(part["rejected"]), part["blank"]))
+    level, space, tables = acc.finish(metas, notes)
     return SpinLog(wheel, level, space, tables, sources, rejected, notes)
 
 
@@ -513,8 +557,16 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     return _file_checks(part, text_codes)
 
 
-def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True) -> dict:
-    """Stream a CSV log batch by batch through :func:`_process` and join the parts."""
+#: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
+_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id")
+
+
+def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
+    """Stream a CSV log batch by batch through :func:`_process` and join the parts.
+
+    With ``consume`` (a :class:`_CompactLog`), each batch is handed to ``consume.add`` and only
+    its description (counts, rejected rows, notes) is kept: the returned dictionary has no
+    per-row arrays."""
     from rngcert.collect import csvstream
 
     name = str(p)
@@ -529,15 +581,25 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
         raise NoDataError(f"{name}: the file is empty: no spins to certify")
     header, delim = csvstream.header_fields(scan, name, encoding)
 
+    def reduce(out):
+        if consume is None:
+            return out
+        consume.add(out)
+        return {k: (None if k in _ROW_KEYS else v) for k, v in out.items()}
+
     def process(cols, lines, bad):
         rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
         out = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
+        del cols, lines
         csvstream.release_arrow_memory()
-        return out
+        return reduce(out)
 
-    parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding)
+    if consume is not None:
+        consume.reserve(scan.n_lines)
+    parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
+                                          on_restart=None if consume is None else consume.rollback)
     if not parts:  # header only
-        parts.append(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes))
+        parts.append(reduce(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
     part = _concat_parts(parts)
     if how:
         part["notes"] = list(part["notes"]) + [how]
@@ -688,7 +750,7 @@ def _concat_parts(parts: list[dict]) -> dict:
         elif isinstance(vals[0], (pa.Array, pa.ChunkedArray)):
             out[key] = pa.concat_arrays([v.combine_chunks() if isinstance(v, pa.ChunkedArray) else v for v in vals])
         else:
-            out[key] = _merge_codes(vals)
+            out[key] = _merge_codes(vals, raw=True)  # the batches of one file, before its file-level checks
     return out
 
 
@@ -945,21 +1007,24 @@ class IntIds:
 
     values: np.ndarray
 
-    def as_codes(self):
-        """(codes, labels); a row without a valid id (value -1) gets code -1."""
+    def as_codes(self, raw: bool = False):
+        """(codes, labels); a row without a valid id (value -1) gets code -1. ``raw``: the values
+        are the ids as read, before the file-level checks (a negative id is a label of its own,
+        so that those checks name it as they do when the file is read in one piece)."""
         v = self.values
-        ok = v >= 0
+        ok = v >= 0 if not raw else np.ones(v.size, dtype=bool)
         uniq, inv = np.unique(v[ok], return_inverse=True)
         codes = np.full(v.size, -1, dtype=np.int64)
         codes[ok] = inv
         return codes, [str(u) for u in uniq]
 
 
-def _merge_codes(items):
-    """Concatenate per-file (codes, labels) into global codes and one label list."""
+def _merge_codes(items, raw: bool = False):
+    """Concatenate per-file (codes, labels) into global codes and one label list (``raw``: see
+    :meth:`IntIds.as_codes`)."""
     if all(isinstance(it, IntIds) for it in items):
         return IntIds(np.concatenate([it.values for it in items]))
-    items = [it.as_codes() if isinstance(it, IntIds) else it for it in items]
+    items = [it.as_codes(raw) if isinstance(it, IntIds) else it for it in items]
     if len(items) == 1:
         return items[0]
     offsets = np.cumsum([0] + [len(labs) for _, labs in items])
@@ -1229,9 +1294,10 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                     tnotes.append("rows with the same timestamp were put in spin_id order")
             del tsv, d
         keep = idx[acc[idx]]
-        ts_ = TableSpins(table=str(t), outcomes=outcome[keep].astype(np.int32), void=int(void[idx].sum()), notes=tnotes)
+        small = _small_int(max(int(outcome.max(initial=0)), 1))
+        ts_ = TableSpins(table=str(t), outcomes=outcome[keep].astype(small), void=int(void[idx].sum()), notes=tnotes)
         if has["release"]:
-            ts_.release = cat["release"][keep].astype(np.int32)
+            ts_.release = cat["release"][keep].astype(_small_int(max(int(cat["release"].max(initial=0)), 1)))
         if has["line_no"] and keep.size:
             ln = cat["line_no"][keep]
             ts_.line_start = np.r_[True, ln[1:] != ln[:-1]]
@@ -1241,13 +1307,11 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             codes, labels = cat["dealer"]
             sel = codes[keep]
             used = np.flatnonzero(np.bincount(sel, minlength=len(labels))) if sel.size else np.zeros(0, np.int64)
-            lookup = np.zeros(len(labels), dtype=np.int32)
-            lookup[used] = np.arange(used.size, dtype=np.int32)
+            lookup = np.zeros(len(labels), dtype=_small_int(max(used.size - 1, 1)))
+            lookup[used] = np.arange(used.size)
             ts_.dealer = lookup[sel]
             ts_.dealer_labels = tuple(labels[u] if labels[u] else "(none)" for u in used)
         if has["spin_id"]:
-            sid = cat["spin_id"]
-            ts_.spin_ids = sid.values[keep] if isinstance(sid, IntIds) else sid[0][keep]
             if id_num is not None:
                 # every row of the table with a valid id counts as present, rejected ones too
                 names = ([str(t)] if not pool else list(tab_labels_all)) + [None]
@@ -1261,3 +1325,344 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                         tnotes.append(f"{gaps} spin_id(s) missing between {present[0]} and {present[-1]} (gaps in the sequence)")
         tables[str(t)] = ts_
     return tables
+
+
+# ---------------------------------------------------------------------------- constant-memory read
+class _NeedExact(Exception):
+    """The log is not in the usual shape, so the streamed reduction cannot prove its result equal
+    to the exact one: a spin id repeats or goes backwards within a table, timestamps are out of
+    order, ids are not whole numbers, a ``table`` value is empty, the files differ in their
+    columns, or a file is not CSV. :func:`read_spin_log` then reads the log again on the exact
+    path, which keeps every row's keys."""
+
+
+def _small_int(top: int) -> np.dtype:
+    """The smallest signed integer type holding ``-1 .. top``."""
+    for dt in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+class _Grow:
+    """A column appended to in place: space is reserved for the rows a file can hold at most (its
+    line count), so appending a batch never concatenates and copies; the type widens (once) only
+    when a value does not fit."""
+
+    def __init__(self, dtype):
+        self.a = np.empty(0, dtype=dtype)
+        self.n = 0
+
+    def reserve(self, extra: int) -> None:
+        need = self.n + int(extra)
+        if need > self.a.size:
+            new = np.empty(need, dtype=self.a.dtype)  # untouched pages cost no memory until written
+            new[: self.n] = self.a[: self.n]
+            self.a = new
+
+    def put(self, v: np.ndarray) -> None:
+        v = np.asarray(v)
+        if v.size == 0:
+            return
+        info = np.iinfo(self.a.dtype)
+        lo, hi = int(v.min()), int(v.max())
+        if lo < info.min or hi > info.max:
+            self.a = self.a.astype(_small_int(max(hi, -lo)))
+        if self.n + v.size > self.a.size:
+            self.reserve(max(v.size, self.a.size // 4))
+        self.a[self.n : self.n + v.size] = v
+        self.n += v.size
+
+    def truncate(self, n: int) -> None:
+        self.n = n
+
+    def values(self) -> np.ndarray:
+        """The filled part, with the unused reserve given back (no copy)."""
+        if self.a.size != self.n:
+            try:
+                self.a.resize(self.n, refcheck=False)
+            except ValueError:  # pragma: no cover - a view of the buffer exists
+                self.a = self.a[: self.n].copy()
+        return self.a
+
+
+def _groups(codes: np.ndarray, rows: np.ndarray):
+    """``(code, rows of that code in row order)`` for the given rows (one group, usually)."""
+    if rows.size == 0:
+        return
+    c = codes[rows]
+    if c[0] == c[-1] and (c == c[0]).all():
+        yield int(c[0]), rows
+        return
+    order = np.argsort(c, kind="stable")
+    cs = c[order]
+    cut = np.flatnonzero(cs[1:] != cs[:-1]) + 1
+    for a, b in zip(np.r_[0, cut].tolist(), np.r_[cut, cs.size].tolist()):
+        yield int(cs[a]), rows[order[a:b]]
+
+
+class _CompactLog:
+    """The accepted spins of a log reduced batch by batch to what the tests keep: per spin the
+    outcome, table code, release pocket, dealer code and direction as small integers (about 7
+    bytes a spin, 4 once split into tables), and per table a few numbers that prove the log is in
+    the usual shape (no repeated spin id, ids and timestamps in order) and give its gaps.
+
+    Rows are taken in file order, files in the order given; the result equals the exact path's
+    (:func:`_mark_repeats`, :func:`_assemble_tables`) whenever no :class:`_NeedExact` is raised.
+    """
+
+    def __init__(self, wheel: Wheel, pool: bool):
+        self.wheel, self.pool = wheel, pool
+        self.pos = _Grow(_small_int(max(wheel.k - 1, 1)))
+        self.sym = _Grow(_small_int(max(len(wheel.symbols) - 1, 1))) if wheel.kind != "roulette" else None
+        self.tab = _Grow(np.int16)
+        self.release = _Grow(_small_int(max(wheel.k - 1, 1)))
+        self.dealer = _Grow(np.int16)
+        self.direction = _Grow(np.int8)
+        self.tables: dict[str, int] = {}
+        self.dealers: dict[str, int] = {}
+        self.columns: tuple | None = None
+        self.all_pos = True
+        self.void: dict[int, int] = {}
+        self.live_rows: dict[int, int] = {}
+        self.last_id: dict[int, int] = {}  # per table: last id of a live row (repeats)
+        self.last_ts: dict[int, tuple[int, int]] = {}  # per assembly table: (ts, id) of its last live row
+        self.present: dict[int, list] = {}  # per assembly table: [count, last id, runs (start, end) of the ids]
+        self.n_runs = 0
+        self.stem = ""
+        self._mark = None
+
+    # -- one file
+    def begin(self, stem: str) -> None:
+        self.stem = stem
+        self._mark = self._state()
+
+    def reserve(self, rows: int) -> None:
+        for g in self._cols():
+            g.reserve(rows)
+
+    def rollback(self) -> None:
+        """Forget what the current file added (its fast parse is thrown away and done again)."""
+        n, tables, dealers, small = self._mark
+        for g in self._cols():
+            g.truncate(n)
+        for d, k in ((self.tables, tables), (self.dealers, dealers)):
+            for key in list(d)[k:]:
+                del d[key]
+        (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs) = small
+
+    def _cols(self):
+        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction) if g is not None]
+
+    def _state(self):
+        import copy
+
+        small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
+                 copy.deepcopy(self.present), self.n_runs)
+        return self.pos.n, len(self.tables), len(self.dealers), small
+
+    @staticmethod
+    def _lut(d: dict, labels) -> np.ndarray:
+        return np.array([d.setdefault(t, len(d)) for t in labels] or [0], dtype=np.int64)
+
+    # -- one batch (the dictionary of :func:`_process`)
+    def add(self, pt: dict) -> None:
+        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release") if pt.get(k) is not None)
+        if self.columns is None:
+            self.columns = cols
+        elif cols != self.columns:
+            raise _NeedExact("the files have different columns")
+        n = pt["pos"].size
+        if n == 0:
+            return
+        acc, void = pt["accepted_mask"], pt["void_mask"]
+        live = np.flatnonzero(acc | void)
+        if pt.get("table") is None:
+            tcode = np.full(n, self._lut(self.tables, [self.stem])[0], dtype=np.int64)
+        else:
+            codes, labels = pt["table"]
+            if "" in labels:
+                raise _NeedExact("empty table values")
+            tcode = self._lut(self.tables, labels)[codes]
+        akey = tcode if not self.pool else np.zeros(n, dtype=np.int64)
+        ids = None
+        if pt.get("spin_id") is not None:
+            if not isinstance(pt["spin_id"], IntIds):
+                raise _NeedExact("spin ids that are not all whole numbers")
+            ids = pt["spin_id"].values
+            if ids.size and ids.min() < 0:
+                raise _NeedExact("negative spin ids")
+            for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
+                v = ids[rows]
+                if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
+                    raise _NeedExact("a spin id repeats or goes backwards")
+                self.last_id[t] = int(v[-1])
+            for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
+                self._present(t, ids[rows])
+        ts = pt.get("ts")
+        if ts is not None:
+            for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
+                v = ts[rows]
+                prev = self.last_ts.get(t)
+                if prev is not None:
+                    v = np.r_[prev[0], v]
+                d = np.diff(v)
+                if np.any(d < 0):
+                    raise _NeedExact("timestamps out of order")
+                if ids is not None and np.any(d == 0):
+                    s_ = ids[rows] if prev is None else np.r_[prev[1], ids[rows]]
+                    if np.any((d == 0) & (s_[1:] < s_[:-1])):
+                        raise _NeedExact("equal timestamps out of id order")
+                self.last_ts[t] = (int(ts[rows[-1]]), int(ids[rows[-1]]) if ids is not None else 0)
+        for t, c in zip(*np.unique(akey[void], return_counts=True)):
+            self.void[int(t)] = self.void.get(int(t), 0) + int(c)
+        for t, c in zip(*np.unique(tcode[live], return_counts=True)):
+            self.live_rows[int(t)] = self.live_rows.get(int(t), 0) + int(c)
+        pos = pt["pos"][acc]
+        self.all_pos = self.all_pos and bool(np.all(pos >= 0))
+        self.pos.put(pos)
+        if self.sym is not None:
+            self.sym.put(pt["sym"][acc])
+        self.tab.put(tcode[acc])
+        if pt.get("release") is not None:
+            self.release.put(pt["release"][acc])
+        if pt.get("dealer") is not None:
+            codes, labels = pt["dealer"]
+            self.dealer.put(self._lut(self.dealers, labels)[codes[acc]])
+        if pt.get("direction") is not None:
+            self.direction.put(pt["direction"][acc])
+
+    def _present(self, t: int, v: np.ndarray) -> None:
+        """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
+        st = self.present.setdefault(t, [0, -1, [], []])
+        if v[0] <= st[1] or (v.size > 1 and np.any(v[1:] <= v[:-1])):
+            raise _NeedExact("spin ids of a table not increasing")
+        brk = np.flatnonzero(v[1:] != v[:-1] + 1) + 1
+        starts, ends = v[np.r_[0, brk]], v[np.r_[brk - 1, v.size - 1]]
+        if st[2] and st[3][-1][-1] + 1 == starts[0]:  # the first run continues the last one
+            st[3][-1] = np.r_[st[3][-1][:-1], ends[0]]
+            starts, ends = starts[1:], ends[1:]
+        if starts.size:
+            st[2].append(starts)
+            st[3].append(ends)
+            self.n_runs += starts.size
+            if self.n_runs > 4_000_000:
+                raise _NeedExact("too many gaps in the spin ids to keep as runs")
+        st[0] += v.size
+        st[1] = int(v[-1])
+
+    # -- the log
+    def finish(self, parts: list[dict], notes: list[str]) -> tuple[str, OutcomeSpace, dict[str, TableSpins]]:
+        """Level, outcome space and tables, as :func:`read_spin_log` and :func:`_assemble_tables`
+        build them."""
+        wheel = self.wheel
+        if wheel.kind == "roulette" or (wheel.order_known and self.all_pos):
+            level, space, out = "position", wheel.position_space(), self.pos
+        else:
+            level, space, out = "symbol", wheel.symbol_space(), self.sym
+            if wheel.order_known:
+                notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
+        cols = self.columns or ()
+        outcome = out.values()
+        for g in self._cols():
+            if g is not out:
+                g.values()
+        tab_labels_all = list(self.tables)
+        if not self.pool:
+            labels = tab_labels_all
+        else:
+            labels = ["(all)"]
+            if len(parts) > 1 or len(tab_labels_all) > 1:
+                notes.append("tables pooled on request (--pool): tested as one sequence")
+        arrays = {"outcomes": outcome}
+        if "release" in cols:
+            arrays["release"] = self.release.a
+        if "dealer" in cols:
+            arrays["dealer"] = self.dealer.a
+        if "direction" in cols:
+            arrays["direction"] = self.direction.a
+        tab = self.tab.a
+        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = None  # (the arrays live on in ``arrays``)
+        del out, outcome
+        if len(labels) > 1:
+            arrays, bounds = _split_by_table(arrays, tab, len(labels))  # the ungrouped arrays are freed here
+        else:
+            bounds = np.array([0, arrays["outcomes"].size])
+        del tab
+        extra: dict = {}
+        for pt in parts:
+            for t, v in pt.get("extra_ids", []):
+                extra.setdefault(t, []).append(v)
+        dealer_labels = list(self.dealers)
+        tables: dict[str, TableSpins] = {}
+        for ti, t in enumerate(labels):
+            live = self.live_rows.get(ti, 0) if not self.pool else sum(self.live_rows.values())
+            if live == 0:
+                continue
+            a, b = int(bounds[ti]), int(bounds[ti + 1])
+            tnotes: list[str] = []
+            ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
+            if "release" in arrays:
+                ts_.release = arrays["release"][a:b]
+            if "direction" in arrays:
+                ts_.direction = arrays["direction"][a:b]
+            if "dealer" in arrays:
+                sel = arrays["dealer"][a:b]
+                used = np.flatnonzero(np.bincount(sel, minlength=len(dealer_labels))) if sel.size else np.zeros(0, np.int64)
+                lookup = np.zeros(max(len(dealer_labels), 1), dtype=_small_int(max(used.size - 1, 1)))
+                lookup[used] = np.arange(used.size)
+                ts_.dealer = lookup[sel]
+                ts_.dealer_labels = tuple(dealer_labels[u] if dealer_labels[u] else "(none)" for u in used)
+            if "spin_id" in cols:
+                names = ([str(t)] if not self.pool else tab_labels_all) + [None]
+                unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
+                gaps = self._gaps(ti, unsplit[unsplit >= 0])
+                if gaps:
+                    tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
+            tables[str(t)] = ts_
+        return level, space, tables
+
+    def _gaps(self, t: int, unsplit: np.ndarray):
+        """(missing, first, last) of the ids of table ``t`` and the unsplit rows' ids, or None."""
+        st = self.present.get(t)
+        if st is None or st[0] == 0:
+            if unsplit.size < 2:
+                return None
+            u = np.unique(unsplit)
+            gaps = int(u[-1] - u[0] + 1 - u.size)
+            return (gaps, int(u[0]), int(u[-1])) if gaps else None
+        starts, ends = np.concatenate(st[2]), np.concatenate(st[3])
+        distinct = st[0]
+        u = np.unique(unsplit)
+        if u.size:
+            i = np.searchsorted(starts, u, side="right") - 1  # the run that may hold each id
+            inside = (i >= 0) & (u <= ends[np.clip(i, 0, None)])
+            distinct += int(np.count_nonzero(~inside))
+        lo = int(min(starts[0], u[0])) if u.size else int(starts[0])
+        hi = int(max(ends[-1], u[-1])) if u.size else int(ends[-1])
+        if st[0] + unsplit.size < 2:
+            return None
+        gaps = hi - lo + 1 - distinct
+        return (gaps, lo, hi) if gaps else None
+
+
+def _split_by_table(arrays: dict[str, np.ndarray], tab: np.ndarray, n_tables: int, chunk: int = 1 << 20):
+    """Group the rows of every array by table (a stable counting sort done chunk by chunk, so
+    that no index array of the whole log is made). Returns the grouped arrays and the bounds of
+    each table's rows."""
+    counts = np.bincount(tab, minlength=n_tables)
+    bounds = np.r_[0, np.cumsum(counts)]
+    out = {k: np.empty_like(v) for k, v in arrays.items()}
+    fill = bounds[:-1].copy()
+    for a in range(0, tab.size, chunk):
+        t = tab[a : a + chunk].astype(np.int64)
+        order = np.argsort(t, kind="stable")
+        st = t[order]
+        c = np.bincount(st, minlength=n_tables)
+        first = np.r_[0, np.cumsum(c)[:-1]]
+        dest = np.empty(t.size, dtype=np.int64)
+        dest[order] = fill[st] + (np.arange(t.size) - first[st])
+        for k, v in arrays.items():
+            out[k][dest] = v[a : a + chunk]
+        fill += c
+    return out, bounds

@@ -476,14 +476,21 @@ class Store:
         # stores the current one; files are still committed one by one, in order.
         from concurrent.futures import ThreadPoolExecutor
 
+        nxt = None
         try:
             with ThreadPoolExecutor(max_workers=1) as ex:
                 nxt = ex.submit(prepare, paths[0]) if paths else None
                 for i in range(len(paths)):
                     prep = nxt.result()
                     nxt = ex.submit(prepare, paths[i + 1]) if i + 1 < len(paths) else None
-                    out.append(prep if isinstance(prep, IngestResult) else self._store_prepared(prep, wheel, str(equipment)))
+                    try:
+                        out.append(prep if isinstance(prep, IngestResult) else self._store_prepared(prep, wheel, str(equipment)))
+                    finally:
+                        discard_prepared(prep)
+                nxt = None
         finally:
+            if nxt is not None and nxt.done() and nxt.exception() is None:  # a file prepared ahead of one that failed
+                discard_prepared(nxt.result())
             reader.close()
         return out
 
@@ -520,9 +527,19 @@ class Store:
                     stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
-            con.register("incoming_arrow", incoming)
-            has_rn = "rn" in incoming.column_names  # a parsed log carries the reader's rule; an export does not
-            repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0) if has_rn else _repeated_keys(incoming, con)
+            spooled = isinstance(incoming, (str, Path))  # a streamed log: its rows in a Parquet file (see prepare_file)
+            if spooled:
+                con.execute(f"CREATE OR REPLACE TEMP VIEW incoming_arrow AS SELECT * FROM read_parquet('{_sql_path(incoming)}')").fetchall()
+                has_rn = False
+            else:
+                con.register("incoming_arrow", incoming)
+                has_rn = "rn" in incoming.column_names  # a parsed log carries the reader's rule; an export does not
+            if prep.get("repeated") is not None:  # proven while the file was streamed
+                repeated = int(prep["repeated"])
+            elif has_rn:
+                repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
+            else:
+                repeated = _repeated_keys(incoming, con)
             now = _now()
             if stored_before == 0 and repeated == 0:
                 # fast path: new tables, no repeated id in the file: every row is new
@@ -578,7 +595,10 @@ class Store:
                 ).fetchall()[0][0]
                 n_conf = int(n_conf_old) + int(n_conf_in)
                 con.execute("DROP TABLE inc").fetchall()
-            con.unregister("incoming_arrow")
+            if spooled:
+                con.execute("DROP VIEW incoming_arrow").fetchall()
+            else:
+                con.unregister("incoming_arrow")
             n_dup = m - int(n_new) - n_conf
             # rejects: a grown log re-reads its old bad lines; keep each (file, line, column, reason) once
             con.register("rej_arrow", rej_tbl)
@@ -1203,8 +1223,11 @@ def ingest_files(
         if isinstance(prep, IngestResult):
             emit([prep])
             continue
-        with Store(db, wait=wait, on_wait=on_wait) as st:
-            res = st._store_prepared(prep, wheel, str(equipment))
+        try:
+            with Store(db, wait=wait, on_wait=on_wait) as st:
+                res = st._store_prepared(prep, wheel, str(equipment))
+        finally:
+            discard_prepared(prep)
         del prep
         emit([res])
     return out
@@ -1217,7 +1240,7 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
     or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
     to store, else the prepared file for :meth:`Store._store_prepared`.
     """
-    from rngcert.collect.csvstream import is_stream, read_stream
+    from rngcert.collect.csvstream import is_stream, read_stream, sha256_file
     from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
 
     clock = [time.perf_counter()]
@@ -1228,12 +1251,12 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
         timing[what] = timing.get(what, 0.0) + now_ - clock[0]
         clock[0] = now_
 
-    stream = is_stream(path)  # a pipe or FIFO (<(…)) is read as a stream; missing files are input errors
+    stream = is_stream(path)  # a pipe or FIFO (<(…)) is read into memory; a file is hashed and parsed as a stream
     try:
-        data = read_stream(path) if stream else path.read_bytes()
+        data = read_stream(path) if stream else None
+        sha = sha256_of(data) if stream else sha256_file(path)[0]
     except OSError as exc:  # the log, not the store
         raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    sha = sha256_of(data)
     lap("read+sha256")
     first = known(sha)
     if first:
@@ -1249,6 +1272,14 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
             else "options of this call (e.g. --column) are not applied to bytes already stored"
         )
         return IngestResult(str(path), sha, "already ingested", note=note)
+    if not stream:
+        try:
+            prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing)
+        except NoDataError:
+            return IngestResult(str(path), sha, "empty")
+        if prep is not None:
+            lap("parse+spool")
+            return prep
     try:
         rows = read_spin_rows(path, wheel, columns=columns, fmt=fmt, data=data)
     except NoDataError:
@@ -1341,6 +1372,202 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
 
 
 
+def discard_prepared(prep) -> None:
+    """Remove the spool file of a prepared log (:func:`prepare_file`), if it has one."""
+    if isinstance(prep, dict) and isinstance(prep.get("incoming"), (str, Path)):
+        shutil.rmtree(Path(prep["incoming"]).parent, ignore_errors=True)
+
+
+def _sql_path(p) -> str:
+    return str(p).replace("'", "''")
+
+
+class _Spool:
+    """The rows of a streamed CSV log, batch by batch, as the Arrow rows :meth:`Store._store_prepared`
+    inserts, written to a Parquet file (memory: one batch), with what the ingest rules need
+    proven on the way: the file-level checks of :func:`rngcert.collect.spinlog._file_checks`
+    change nothing (no empty ``table`` value; ``spin_id`` all whole numbers or none, none
+    empty), and no (table, spin id) repeats (canonical ids increasing within each table, or ids
+    by position). When one of these fails, :func:`prepare_file` reads the file on the exact
+    path instead (``failed`` says why)."""
+
+    def __init__(self, folder: Path, default_table: str):
+        self.path = folder / "incoming.parquet"
+        self.default_table = default_table
+        self.writer = None
+        self._reset()
+
+    def _reset(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.writer = None
+        self.n = self.m = self.accepted = self.void = 0
+        self.failed: str | None = None
+        self.no_repeats = True
+        self.last: dict[str, int] = {}  # per table: last canonical spin id of a stored row, or the ordinal
+        self.n_valid = self.n_text = 0
+        self.has_ids: bool | None = None
+        self.tables: set[str] = set()
+
+    def reserve(self, rows: int) -> None:
+        pass
+
+    def rollback(self) -> None:
+        self._reset()
+
+    def add(self, pt: dict) -> None:
+        import pyarrow.parquet as pq
+
+        from rngcert.collect.spinlog import _id_value
+
+        if self.failed:
+            return
+        n = pt["pos"].size
+        keep = pt["accepted_mask"] | pt["void_mask"]
+        self.has_ids = pt["spin_id"] is not None
+        if pt["table"] is not None:
+            tab = pt["table"]
+            if n and pc.any(pc.equal(tab, "")).as_py():
+                self.failed = "empty table values"
+                return
+        else:
+            tab = pa.array(np.full(n, self.default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        enc = pc.dictionary_encode(tab)
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        labels = enc.dictionary.to_pylist()
+        if self.has_ids:
+            sid = pt["spin_id"]
+            senc = pc.dictionary_encode(sid)
+            vals = np.array([_id_value(t)[0] for t in senc.dictionary.to_pylist()] + [-1], dtype=np.int64)
+            if any(t == "" for t in senc.dictionary.to_pylist()):
+                self.failed = "empty spin ids"
+                return
+            v = vals[senc.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+            self.n_valid += int(np.count_nonzero(v >= 0))
+            self.n_text += int(np.count_nonzero(v < 0))
+            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+            spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+            spin_label = pc.if_else(canon, pa.scalar(""), sid)
+            if self.no_repeats:
+                if not pc.all(canon).as_py():
+                    self.no_repeats = False  # text ids: DuckDB finds the repeats
+                else:
+                    no = spin_no.to_numpy(zero_copy_only=False)
+                    for j, lab in enumerate(labels):
+                        r = np.flatnonzero((codes == j) & keep) if len(labels) > 1 else np.flatnonzero(keep)
+                        if r.size == 0:
+                            continue
+                        x = no[r]
+                        if x[0] <= self.last.get(lab, np.iinfo(np.int64).min) or (x.size > 1 and np.any(x[1:] <= x[:-1])):
+                            self.no_repeats = False
+                            break
+                        self.last[lab] = int(x[-1])
+        else:
+            # k-th row of its table in this file -> spin_id k (1-based, counting every row), carried across batches
+            ordinal = np.empty(n, dtype=np.int64)
+            for j, lab in enumerate(labels):
+                r = np.flatnonzero(codes == j) if len(labels) > 1 else np.arange(n)
+                base = self.last.get(lab, 0)
+                ordinal[r] = base + 1 + np.arange(r.size)
+                self.last[lab] = base + r.size
+            spin_no = pa.array(ordinal)
+            spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        m = int(keep.sum())
+        sel = pa.array(keep)
+
+        def kept(a):
+            return a if m == n else a.filter(sel)
+
+        pos, sym = pt["pos"][keep], pt["sym"][keep]
+        ts = pa.nulls(m, pa.int64())
+        if pt["ts"] is not None:
+            tsv = pt["ts"][keep]
+            ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+        d = pt["direction"][keep] if pt["direction"] is not None else None
+        rl = pt["release"][keep] if pt["release"] is not None else None
+        batch = pa.table(
+            {
+                "table_id": kept(tab),
+                "spin_no": kept(spin_no),
+                "spin_label": kept(spin_label),
+                "ord": pa.array(self.n + np.flatnonzero(keep).astype(np.int64)),
+                "ts": ts.cast(pa.timestamp("us")),
+                "pos": pa.array(pos.astype(np.int16), mask=pos < 0),
+                "sym": pa.array(sym.astype(np.int16), mask=sym < 0),
+                "dealer": kept(pt["dealer"]) if pt["dealer"] is not None else pa.nulls(m, pa.string()),
+                "direction": pa.array(d, mask=d < 0) if d is not None else pa.nulls(m, pa.int8()),
+                "release": pa.array(rl.astype(np.int16), mask=rl < 0) if rl is not None else pa.nulls(m, pa.int16()),
+                "void": pa.array(pt["void_mask"][keep]),
+                "line": pa.array(np.asarray(pt["lines"])[keep].astype(np.int32)),
+            }
+        )
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, batch.schema, compression="zstd")
+        self.writer.write_table(batch)
+        self.tables.update(labels[c] for c in np.unique(codes[keep]).tolist())
+        self.n += n
+        self.m += m
+        self.accepted += int(pt["accepted_mask"].sum())
+        self.void += int(pt["void_mask"].sum())
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: dict):
+    """:func:`prepare_file` for a regular CSV file in bounded memory: the file is parsed batch by
+    batch into a :class:`_Spool` (a Parquet file in a temporary folder) that
+    :meth:`Store._store_prepared` inserts from. Returns None when the file is not CSV or not in
+    the shape the spool can prove (the exact, in-memory path then reads it)."""
+    import tempfile
+
+    from rngcert.collect import csvstream
+    from rngcert.collect.spinlog import _options_iv, _read_csv_streaming, detect_format
+
+    columns = _options_iv(fmt, columns)
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    csvstream.sniff_content(head, str(path))
+    if (fmt if fmt != "auto" else detect_format(path, head)) != "csv":
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="rngcert-ingest-"))
+    spool = _Spool(folder, table if table is not None else path.stem)
+    try:
+        part = _read_csv_streaming(path, wheel, columns, text_codes=False, consume=spool)
+        spool.close()
+        failed = spool.failed
+        if not failed and spool.has_ids and spool.n_valid and spool.n_text:
+            failed = "spin ids partly whole numbers, partly text"
+        if failed or spool.m == 0:
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+    except BaseException:
+        spool.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if part["sha256"] != sha:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InputError(f"{path}: the file changed while it was read (SHA-256 {sha[:16]}… then {part['sha256'][:16]}…); ingest it again when it is complete")
+    rej = part["rejected"]
+    rej_tbl = pa.table(
+        {
+            "file": pa.array([r.file for r in rej], type=pa.string()),
+            "line": pa.array([r.line for r in rej], type=pa.int32()),
+            "column": pa.array([r.column for r in rej], type=pa.string()),
+            "reason": pa.array([r.reason for r in rej], type=pa.string()),
+            "text": pa.array([r.text for r in rej], type=pa.string()),
+        }
+    )
+    return {
+        "path": path, "sha": sha, "format": "csv", "size": part["size"], "accepted": spool.accepted, "void": spool.void,
+        "n": spool.n, "m": spool.m, "incoming": spool.path, "rej_tbl": rej_tbl, "rej": rej, "repeated": 0 if spool.no_repeats else None,
+        "used_tables": sorted(spool.tables), "rule": "column" if spool.has_ids else "position",
+        "default_table": table if table is not None else path.stem, "timing": timing,
+    }
+
+
 def _jsonable_row(r: dict) -> dict:
     return {k: (v.isoformat() if isinstance(v, (_dt.datetime, _dt.date)) else v) for k, v in r.items()}
 
@@ -1350,6 +1577,8 @@ def _repeated_keys(incoming: pa.Table, con) -> int:
 
     Fast exact answer for the usual log (one table, numeric ids strictly increasing); otherwise
     counted by DuckDB."""
+    if not isinstance(incoming, pa.Table):  # a spooled file: DuckDB counts
+        return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
     m = len(incoming)
     if m == 0:
         return 0

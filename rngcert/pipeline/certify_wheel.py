@@ -18,6 +18,7 @@ from rngcert.battery.findings import table_findings
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line
 from rngcert.collect.spinlog import SpinLog, read_spin_log
+from rngcert.collect.tally import SpinTally
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.pipeline import checks
@@ -295,7 +296,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     reasons += integrity["inconclusive"]
     mask = integrity["pair_mask"]
     data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
-                     pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
+                     tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
     results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
@@ -359,6 +360,17 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         "battery": bd,
     }
     return out, report
+
+
+def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
+    """The table's :class:`~rngcert.collect.tally.SpinTally` (the one :class:`WheelData` makes),
+    summed over chunks of ``chunk`` spins: the same tally (addition joins the chunks), without
+    whole-table int64 temporaries (about 25 bytes a spin at once)."""
+    parts = WheelData(np.zeros(0, dtype=np.int8), space).run_partitions
+    total = SpinTally.of(x[:0], space.m, partitions=parts)
+    for a in range(0, x.size, chunk):
+        total = total + SpinTally.of(x[a : a + chunk], space.m, partitions=parts)
+    return total
 
 
 def wheel_figures(x, space, out: BatteryOutcome) -> list:
