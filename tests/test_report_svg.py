@@ -1,13 +1,16 @@
 """The vector-figure writer rngcert.report.svg (issue 11, item 2): ticks, number formats, text
-widths and escaping, colour scale, and a well-formed deterministic document."""
+widths and escaping, colour scale, and a well-formed deterministic document; the simultaneous band
+of the frequency figures equal to scipy.stats' binomial quantiles without importing scipy.stats."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
-from rngcert.report import svg
+from rngcert.equipment.wheel import load_wheel
+from rngcert.report import plots, svg
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -48,3 +51,19 @@ def test_canvas_is_well_formed_escaped_and_deterministic():
     assert svg.quoteattr('a"b\n') == '"a&quot;b&#10;"'
 
 
+@pytest.mark.parametrize("level", [0.9, 0.99, 0.999, 0.5])
+@pytest.mark.parametrize("n", [1, 7, 37, 500, 10_000, 20_000, 123_457, 2_000_000])
+def test_band_equals_scipy_stats_binomial_quantiles(n, level):
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(n)
+    for probs in (np.full(37, 1 / 37), np.full(38, 1 / 38), np.asarray(load_wheel("money-wheel-52").position_space().probs, float),
+                  np.asarray(load_wheel("crazy-time").symbol_space().probs, float), rng.dirichlet(np.ones(20)), np.r_[1e-4, 0.5, 1 - 1e-4]):
+        lo, hi = plots.simultaneous_band(n, probs, level)
+        a = (1 - level) / (2 * probs.size)
+        np.testing.assert_array_equal(lo, sps.binom.ppf(a, n, probs))
+        np.testing.assert_array_equal(hi, sps.binom.isf(a, n, probs))
+    q = rng.uniform(1e-9, 0.5, 50)
+    p = rng.uniform(0.001, 0.999, 50)
+    np.testing.assert_array_equal(plots._binom_ppf(q, n, p), sps.binom.ppf(q, n, p))
+    np.testing.assert_array_equal(plots._binom_isf(q, n, p), sps.binom.isf(q, n, p))
