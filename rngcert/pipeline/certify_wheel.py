@@ -362,7 +362,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
 
 
 def wheel_figures(x, space, out: BatteryOutcome) -> list:
-    from rngcert.report import plots  # matplotlib is imported only when figures are drawn
+    from rngcert.report import plots  # imported only when figures are drawn (the wheel figures need no matplotlib)
 
     counts = np.bincount(x, minlength=space.m)
     figs = []
