@@ -6,9 +6,11 @@ matplotlib or scipy.stats imported to draw them."""
 from __future__ import annotations
 
 import base64
+import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+import zlib
 
 import numpy as np
 import pytest
@@ -45,6 +47,10 @@ def test_svg_helpers():
     assert svg.fmt(-0.001) == "0" and svg.fmt(2.50) == "2.5" and svg.fmt(3) == "3"
     assert svg.text_width("00", 8) == pytest.approx(2 * 0.636 * 8)
     assert svg.RDBU_R(0.0) == "#053061" and svg.RDBU_R(0.5) == "#f7f7f7" and svg.RDBU_R(1.0) == "#67001f"
+    img = svg.png([[(255, 0, 0), (0, 0, 255)], [(0, 255, 0), (1, 2, 3)]])
+    assert img[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", img[16:24]) == (2, 2)
+    idat = img[33 + 8:-12]  # after the signature and IHDR: the IDAT chunk's data, then IEND
+    assert zlib.decompress(idat) == b"\x00\xff\x00\x00\x00\x00\xff" + b"\x00\x00\xff\x00\x01\x02\x03"
 
 
 def test_canvas_is_well_formed_escaped_and_deterministic():
@@ -115,7 +121,9 @@ def test_wheel_figures_have_one_mark_per_outcome_and_are_deterministic(wheel):
     assert all(lab in labels for lab in sp.labels)
     assert len(_group(_root(dist), "bars")) == k
     root = _root(sector)
-    assert len(_group(root, "cells")) == k * (k // 2)
+    (img, bar) = root.iter(NS + "image")  # the cells and the colour bar, each one PNG
+    data = base64.b64decode(img.get("{http://www.w3.org/1999/xlink}href").split(",", 1)[1])
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (k, k // 2)  # a pixel per arc
     assert len(list(root.iter(NS + "circle"))) == 1  # the best arc
     assert len(list(_root(plots.sector_figure(counts, probs, list(sp.labels))).iter(NS + "circle"))) == 0
 

@@ -157,7 +157,7 @@ def _header(title: str, entries: list, title_x: float, right: float) -> tuple[fl
     ncol = len(entries)
     while ncol > 1 and svg.legend_size(entries, size=7, ncol=ncol)[0] > right - 4:
         ncol -= 1
-    return 22.0 + svg.legend_size(entries, size=7, ncol=ncol)[1] + 3, ncol
+    return 2.0 + svg.legend_size(entries, size=7, ncol=ncol)[1] + 15.0, ncol  # legend rows, then the title line
 
 
 def _title_and_legend(c: svg.Canvas, ax: svg.Axes, title: str, entries: list, title_x: float, ncol: int | None) -> None:
@@ -170,7 +170,7 @@ def _title_and_legend(c: svg.Canvas, ax: svg.Axes, title: str, entries: list, ti
         svg.legend(c, ax.right, ax.top - 6 - CAP_HEIGHT * 9 / 2 - h / 2, entries, size=7, align="right")
     else:  # rows of their own above the title
         _, h, *_ = svg.legend_size(entries, size=7, ncol=ncol)
-        svg.legend(c, ax.right, ax.top - 22 - 1 - h, entries, size=7, align="right", ncol=ncol)
+        svg.legend(c, ax.right, ax.top - 15 - h, entries, size=7, align="right", ncol=ncol)
 
 
 def frequency_figure(counts, probs, labels, *, title: str, xlabel: str, fig_id: str = "frequencies") -> Figure:
@@ -255,7 +255,7 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     Returns
     -------
     Figure
-        An SVG figure with one ``<rect>`` per arc in its cells group.
+        An SVG figure whose cells are one embedded PNG with a pixel per arc.
     """
     counts = np.asarray(counts, dtype=float)
     probs = np.asarray(probs, dtype=float)
@@ -285,7 +285,7 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     c = svg.Canvas(W, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
     ax = svg.Axes(c, left, top, pw, ph, xlim=(-0.5, k - 0.5), ylim=(0.5, L + 0.5))
     if lengths.size:
-        ax.cells([[svg.RDBU_R((v + lim) / (2 * lim)) for v in row] for row in z], x0=-0.5, y0=0.5)
+        ax.image([[svg.RDBU_R.rgb((v + lim) / (2 * lim)) for v in row] for row in z], x0=-0.5, y0=0.5)
     if best:
         ax.points([best.get("start", 0)], [best.get("length", 1)], r=5, fill="none", stroke="#000000", width=1.2)
     ax.frame()

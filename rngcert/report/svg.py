@@ -11,15 +11,19 @@ Layout needs text widths without a font engine: :func:`text_width` uses the adva
 DejaVu Sans (the report's font), which is wider than the usual fallbacks (Liberation Sans,
 Arial), so a label measured with it fits whichever of them the viewer has.
 
-Two layers: :class:`Canvas` (the document: rectangles, lines, polygons, circles, text) and
-:class:`Axes` (a plot area on a canvas with data limits: bars, step lines, bands, points,
-reference lines, cells, ticks, axis labels), plus :func:`legend`, :func:`colorbar` and
-:class:`Colormap`.
+Two layers: :class:`Canvas` (the document: rectangles, lines, polygons, circles, text, PNG
+images) and :class:`Axes` (a plot area on a canvas with data limits: bars, step lines, bands,
+points, reference lines, heat maps, ticks, axis labels), plus :func:`legend`, :func:`colorbar`,
+:class:`Colormap` and :func:`png` (a heat map's cells as one small image, as matplotlib embeds
+them).
 """
 
 from __future__ import annotations
 
+import base64
 import math
+import struct
+import zlib
 from typing import Iterable, Sequence
 
 FONT_FAMILY = "'DejaVu Sans', 'Bitstream Vera Sans', 'Liberation Sans', Arial, Helvetica, sans-serif"
@@ -110,6 +114,29 @@ def fmt(v: float) -> str:
     """
     s = f"{float(v):.2f}".rstrip("0").rstrip(".")
     return "0" if s in ("-0", "") else s
+
+
+def png(rows: Sequence[Sequence[tuple[int, int, int]]]) -> bytes:
+    """An 8-bit RGB PNG of ``rows`` (top row first), written with zlib: deterministic bytes.
+
+    Parameters
+    ----------
+    rows : sequence of sequence of (int, int, int)
+        Pixel colours, all rows of the same length.
+
+    Returns
+    -------
+    bytes
+        The PNG file.
+    """
+    h, w = len(rows), len(rows[0]) if rows else 0
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + bytes(v for px in row for v in px) for row in rows)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
 def nice_ticks(lo: float, hi: float, max_ticks: int = 6, *, integer: bool = False) -> list[float]:
@@ -245,29 +272,41 @@ class Canvas:
                             "stroke-width": fmt(width) if stroke else None})
 
     def text(self, x: float, y: float, s: str, *, size: float | None = None, anchor: str = "start", valign: str = "baseline",
-             rotate: float = 0.0, fill: str = "#000000", bold: bool = False) -> None:
+             rotate: float = 0.0, fill: str = "#000000") -> None:
         """Text at ``(x, y)``, escaped.
 
         ``anchor`` is ``start``, ``middle`` or ``end`` along the text's direction; ``valign`` places
-        the point on the ``baseline``, at the ``middle`` of the capitals, or at their ``top``
-        (computed here, since viewers differ in their support of ``dominant-baseline``);
+        the point on the ``baseline``, at the ``middle`` of the capitals, or at their ``top``;
         ``rotate`` turns the text by that many degrees clockwise about ``(x, y)``.
+
+        Both placements are computed here from :func:`text_width` and written as the position
+        of the start of the baseline, without ``text-anchor`` or ``dominant-baseline``: viewers
+        differ in their support of the latter, and WeasyPrint draws every anchored text as a
+        separate object (about 350 bytes each: a report PDF twice as large). matplotlib's SVG
+        text is placed the same way, from the same font's metrics.
         """
         size = self.font_size if size is None else size
-        dy = {"baseline": 0.0, "middle": CAP_HEIGHT / 2, "top": CAP_HEIGHT}[valign] * size
-        attrs: dict = {"x": fmt(x), "y": fmt(y + dy) if not rotate else fmt(y), "font-size": fmt(size), "text-anchor": anchor if anchor != "start" else None,
-                       "fill": fill if fill != "#000000" else None, "font-weight": "bold" if bold else None}
-        if rotate:  # shift along the turned vertical: the baseline offset is applied in the text's frame
-            rad = math.radians(rotate)
-            attrs["x"], attrs["y"] = fmt(x - dy * math.sin(rad)), fmt(y + dy * math.cos(rad))
-            attrs["transform"] = f"rotate({fmt(rotate)} {attrs['x']} {attrs['y']})"
+        off = {"start": 0.0, "middle": 0.5, "end": 1.0}[anchor] * text_width(s, size)  # back along the text
+        dy = {"baseline": 0.0, "middle": CAP_HEIGHT / 2, "top": CAP_HEIGHT}[valign] * size  # down across it
+        rad = math.radians(rotate)
+        cos, sin = math.cos(rad), math.sin(rad)
+        px, py = fmt(x - off * cos - dy * sin), fmt(y - off * sin + dy * cos)
+        attrs: dict = {"x": px, "y": py, "font-size": fmt(size), "fill": fill if fill != "#000000" else None,
+                       "transform": f"rotate({fmt(rotate)} {px} {py})" if rotate else None}
         self._el("text", attrs, escape(str(s)))
+
+    def image(self, x: float, y: float, w: float, h: float, png_bytes: bytes) -> None:
+        """A PNG stretched over ``w`` × ``h`` points at ``(x, y)``, its pixels drawn as sharp
+        rectangles (no smoothing), as matplotlib writes unresampled images."""
+        href = "data:image/png;base64," + base64.b64encode(png_bytes).decode("ascii")
+        self._el("image", {"x": fmt(x), "y": fmt(y), "width": fmt(w), "height": fmt(h), "preserveAspectRatio": "none",
+                           "style": "image-rendering:crisp-edges;image-rendering:pixelated", "xlink:href": href})
 
     # -- output -----------------------------------------------------------------------------
     def to_string(self) -> str:
         """The SVG document as text."""
         w, h = fmt(self.width), fmt(self.height)
-        head = (f'<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" version="1.1" '
+        head = (f'<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" '
                 f'width="{w}pt" height="{h}pt" viewBox="0 0 {w} {h}" font-family={quoteattr(FONT_FAMILY)} '
                 f'font-size="{fmt(self.font_size)}" stroke-linecap="butt">\n')
         return head + "\n".join(self._parts) + "\n</svg>\n"
@@ -377,22 +416,19 @@ class Axes:
         """A vertical reference line across the plot area."""
         self.c.line(self.px(x), self.top, self.px(x), self.bottom, stroke=stroke, width=width, dash=dash)
 
-    def cells(self, colors: Sequence[Sequence[str]], *, x0: float, y0: float, dx: float = 1.0, dy: float = 1.0) -> None:
-        """A heat map: ``colors[i][j]`` fills the cell ``[x0 + j·dx, x0 + (j+1)·dx] × [y0 + i·dy, y0 + (i+1)·dy]``.
+    def image(self, rgb: Sequence[Sequence[tuple[int, int, int]]], *, x0: float, y0: float, dx: float = 1.0, dy: float = 1.0) -> None:
+        """A heat map: ``rgb[i][j]`` fills the cell ``[x0 + j·dx, x0 + (j+1)·dx] × [y0 + i·dy, y0 + (i+1)·dy]``.
 
-        Cells overlap their right and upper neighbours by a quarter point, so that no hairline
-        of background shows between them in viewers that anti-alias each rectangle.
+        The cells are one embedded PNG with a pixel per cell (small, and no hairline seams
+        between cells in any viewer), drawn without smoothing.
         """
-        self.c.begin_group(id="cells", shape_rendering="crispEdges")
-        for i, row in enumerate(colors):
-            ya, yb = self.py(y0 + i * dy), self.py(y0 + (i + 1) * dy)  # yb is the edge towards row i + 1
-            grow = 0.0 if i == len(colors) - 1 else 0.25
-            top = min(ya, yb) - (grow if yb < ya else 0.0)
-            for j, col in enumerate(row):
-                xa, xb = self.px(x0 + j * dx), self.px(x0 + (j + 1) * dx)
-                w = xb - xa + (0.0 if j == len(row) - 1 else 0.25)
-                self.c.rect(xa, top, w, abs(yb - ya) + grow, fill=col)
-        self.c.end_group()
+        if not rgb or not rgb[0]:
+            return
+        rows, cols = len(rgb), len(rgb[0])
+        xa, xb = self.px(x0), self.px(x0 + cols * dx)
+        ya, yb = self.py(y0), self.py(y0 + rows * dy)
+        top_first = list(rgb) if ya < yb else list(rgb)[::-1]  # PNG rows run from the top down
+        self.c.image(min(xa, xb), min(ya, yb), abs(xb - xa), abs(yb - ya), png(top_first))
 
     # -- decoration ---------------------------------------------------------------------------
     def frame(self, *, stroke: str = "#000000", width: float = 0.8) -> None:
@@ -572,15 +608,19 @@ class Colormap:
         self.anchors = list(anchors)
         self._rgb = [tuple(int(a[k:k + 2], 16) for k in (1, 3, 5)) for a in self.anchors]
 
-    def __call__(self, t: float) -> str:
-        """The colour at ``t`` in [0, 1] (clipped; NaN gives light grey)."""
+    def rgb(self, t: float) -> tuple[int, int, int]:
+        """The colour at ``t`` in [0, 1] as 8-bit RGB (clipped; NaN gives light grey)."""
         if t != t:
-            return "#dddddd"
+            return (221, 221, 221)
         t = min(1.0, max(0.0, float(t))) * (len(self._rgb) - 1)
         i = min(int(t), len(self._rgb) - 2)
         f = t - i
         a, b = self._rgb[i], self._rgb[i + 1]
-        return "#" + "".join(f"{round(u + (v - u) * f):02x}" for u, v in zip(a, b))
+        return tuple(round(u + (v - u) * f) for u, v in zip(a, b))
+
+    def __call__(self, t: float) -> str:
+        """The colour at ``t`` in [0, 1] as ``#rrggbb``."""
+        return "#" + "".join(f"{v:02x}" for v in self.rgb(t))
 
 
 #: ColorBrewer RdBu (11 classes), reversed: blue for a deficit, red for an excess (matplotlib's ``RdBu_r``).
@@ -607,13 +647,9 @@ def colorbar(canvas: Canvas, left: float, top: float, width: float, height: floa
     size : float
         Font size of ticks and label.
     """
-    # thin bands rather than an SVG gradient: WeasyPrint (the PDF) draws no gradient there
-    canvas.begin_group(id="colorbar", shape_rendering="crispEdges")
-    steps = 64
-    for i in range(steps):
-        y0 = top + height * (1 - (i + 1) / steps)
-        canvas.rect(left, y0, width, height / steps + (0.25 if i < steps - 1 else 0), fill=cmap((i + 0.5) / steps))
-    canvas.end_group()
+    # a column of 128 pixels rather than an SVG gradient, which WeasyPrint (the PDF) does not draw
+    steps = 128
+    canvas.image(left, top, width, height, png([[cmap.rgb(1 - (i + 0.5) / steps)] for i in range(steps)]))
     canvas.rect(left, top, width, height, fill="none", stroke="#000000", stroke_width=0.8)
     ax = Axes(canvas, left, top, width, height, xlim=(0, 1), ylim=(vmin, vmax))
     ticks = nice_ticks(vmin, vmax, max(2, int(height // 15) + 1))
