@@ -213,30 +213,41 @@ def test_default_log_note_printed_once(tmp_path):
     assert res.output.count("no log given") == 1, res.output
 
 
-def test_figures_are_svg_with_zero_based_axes_and_band_behind_bars(monkeypatch):
-    seen = []
-    real_close = plots.plt.close
-    monkeypatch.setattr(plots.plt, "close", lambda fig: seen.append(fig))
+def test_figures_are_svg_with_zero_based_axes_and_band_behind_bars():
     counts = np.r_[np.full(36, 100), 140]
     fig = plots.frequency_figure(counts, np.full(37, 1 / 37), [str(i) for i in range(37)], title="t", xlabel="pocket")
-    ax = seen[-1].axes[0]
-    assert ax.get_ylim()[0] == 0
-    band = [c for c in ax.collections if c.get_label() == "simultaneous 99% band"][0]
-    assert band.get_zorder() < min(p.get_zorder() for p in ax.patches)
-    svg = base64.b64decode(fig.data_base64)
-    assert ET.fromstring(svg).tag.endswith("svg") and fig.mime == "image/svg+xml"
-    # a symbol wheel's long labels are turned so they cannot overlap
-    plots.frequency_figure(np.array([40, 30, 10, 5]), np.full(4, 0.25), ["CoinFlip", "CashHunt", "Pachinko", "CrazyBonus"], title="t", xlabel="symbol")
-    assert seen[-1].axes[0].get_xticklabels()[0].get_rotation() == 90
-    for f in seen:
-        real_close(f)
+    root = ET.fromstring(base64.b64decode(fig.data_base64))
+    assert root.tag.endswith("svg") and fig.mime == "image/svg+xml"
+    ns = "{http://www.w3.org/2000/svg}"
+    kids = list(root)
+    band = next(i for i, e in enumerate(kids) if e.tag == ns + "polygon")
+    bars = next(i for i, e in enumerate(kids) if e.get("id") == "bars")
+    assert band < bars  # the band is drawn first, behind the bars
+    frame = [e for e in kids if e.tag == ns + "rect" and e.get("fill") == "none"][0]
+    bottom = float(frame.get("y")) + float(frame.get("height"))
+    for r in kids[bars]:  # every bar stands on the frame's bottom edge: the axis starts at zero
+        assert float(r.get("y")) + float(r.get("height")) == pytest.approx(bottom, abs=0.02)
+    assert [r.get("fill") for r in kids[bars]].count("#c0392b") == 1  # the 140 is outside the band
+    # short pocket labels are level; a symbol wheel's long labels are turned so they cannot overlap
+    assert not any("rotate" in (t.get("transform") or "") and t.text == "36" for t in root.iter(ns + "text"))
+    from rngcert.report.svg import text_width
+
+    names = ["1", "2", "5", "10", "CoinFlip", "CashHunt", "Pachinko", "CrazyBonus"]
+    for labels, turned in ((names, True), (names[4:], False)):  # eight do not fit level, four do
+        sym = plots.frequency_figure(np.arange(len(labels)) + 5, np.full(len(labels), 1 / len(labels)), labels, title="t", xlabel="symbol")
+        texts = {t.text: t for t in ET.fromstring(base64.b64decode(sym.data_base64)).iter(ns + "text")}
+        assert texts["CrazyBonus"].get("transform", "").startswith("rotate(-90") is turned
+        if not turned:
+            size = float(texts["CrazyBonus"].get("font-size"))
+            spans = [(float(texts[lab].get("x")), float(texts[lab].get("x")) + text_width(lab, size)) for lab in labels]
+            assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))  # level labels side by side, none overlapping
 
 
 def test_rising_legend_matches_the_equivalent_riffles(monkeypatch):
     from rngcert.stats.shuffle import rising_sequence_law
 
     seen = []
-    monkeypatch.setattr(plots.plt, "close", lambda fig: seen.append(fig))
+    monkeypatch.setattr(plots._pyplot(), "close", lambda fig: seen.append(fig))
     n = 52
     null = 1000 * rising_sequence_law(n)
     rs = {"r": np.arange(1, n + 1), "observed": np.round(null).astype(int), "null": null, "gsr": {k: 1000 * rising_sequence_law(n, k) for k in range(1, 5)}}

@@ -374,7 +374,7 @@ def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
 
 
 def wheel_figures(x, space, out: BatteryOutcome) -> list:
-    from rngcert.report import plots  # matplotlib is imported only when figures are drawn
+    from rngcert.report import plots  # imported only when figures are drawn (the wheel figures need no matplotlib)
 
     counts = np.bincount(x, minlength=space.m)
     figs = []

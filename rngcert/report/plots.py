@@ -1,4 +1,10 @@
-"""Figures for certification reports (matplotlib, Agg backend), returned as embeddable PNGs.
+"""Figures for certification reports, returned as embeddable SVG (base64).
+
+The wheel figures (pocket frequencies, sector scan, wheel distance) and the chart of every
+test's p-value are written directly by :mod:`rngcert.report.svg`: milliseconds, and no
+matplotlib. The shuffle and bit-stream figures (small multiples, heat maps with annotations)
+still use matplotlib, imported only inside the functions that draw them (:func:`_pyplot`), so a
+wheel certification imports neither matplotlib nor ``scipy.stats`` from here.
 
 Plotting only draws what the statistics and collectors computed; the only arithmetic here is
 for display (bands, z-scores of arcs for a picture).
@@ -10,14 +16,29 @@ import base64
 import io
 from dataclasses import dataclass
 
-import matplotlib
+import numpy as np
+from scipy import special
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from scipy import stats as sps  # noqa: E402
+from rngcert.report import svg
+from rngcert.report.svg import CAP_HEIGHT, text_width
 
-plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "rngcert", "font.size": 8})
+_BLUE, _RED, _ORANGE, _GREY = "#4a7ab5", "#c0392b", "#e67e22", "#bbbbbb"
+_PYPLOT = None
+
+
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend with the report's settings, imported on first use
+    (about 0.5 s): only the shuffle and bit-stream figures need it."""
+    global _PYPLOT
+    if _PYPLOT is None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "rngcert", "font.size": 8})
+        _PYPLOT = plt
+    return _PYPLOT
 
 
 @dataclass(frozen=True)
@@ -40,7 +61,8 @@ class Figure:
 
 
 def _png(fig) -> str:
-    """The figure as base64 SVG (the name is historical: figures were 90-dpi PNGs)."""
+    """A matplotlib figure as base64 SVG (the name is historical: figures were 90-dpi PNGs)."""
+    plt = _pyplot()
     buf = io.BytesIO()
     fig.tight_layout()  # cheaper than bbox_inches="tight", which draws the figure twice
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
@@ -49,49 +71,195 @@ def _png(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _svg(canvas: svg.Canvas) -> str:
+    """A canvas as base64 SVG."""
+    return base64.b64encode(canvas.to_bytes()).decode("ascii")
+
+
+def _binom_ppf(q: float, n, p) -> np.ndarray:
+    """``scipy.stats.binom.ppf(q, n, p)``: the least k with P(X <= k) >= q, from scipy.special.
+
+    ``bdtrik`` inverts the CDF continuously; the integer next to it is then moved by one step at
+    a time until the definition holds (one step at most in practice)."""
+    n, p = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(p, dtype=float))
+    k = np.clip(np.nan_to_num(np.ceil(special.bdtrik(q, n, p)), nan=0.0), 0, n)
+    for _ in range(64):
+        down = (k > 0) & (special.bdtr(np.maximum(k - 1, 0), n, p) >= q)
+        up = ~down & (k < n) & (special.bdtr(k, n, p) < q)
+        if not (down.any() or up.any()):
+            break
+        k = k - down + up
+    return k
+
+
+def _binom_isf(q: float, n, p) -> np.ndarray:
+    """``scipy.stats.binom.isf(q, n, p)``: the least k with P(X > k) <= q, from scipy.special
+    (the upper tail from ``bdtrc``, never as 1 − CDF)."""
+    n, p = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(p, dtype=float))
+    k = np.clip(np.nan_to_num(np.floor(special.bdtrik(1.0 - q, n, p)), nan=0.0), 0, n)
+    for _ in range(64):
+        down = (k > 0) & (special.bdtrc(np.maximum(k - 1, 0), n, p) <= q)
+        up = ~down & (k < n) & (special.bdtrc(k, n, p) > q)
+        if not (down.any() or up.any()):
+            break
+        k = k - down + up
+    return k
+
+
 def simultaneous_band(n: int, probs: np.ndarray, level: float = 0.99) -> tuple[np.ndarray, np.ndarray]:
     """Per-outcome binomial quantiles at (1-level)/(2m) each side: a Bonferroni band that holds
-    for all m outcomes at once with probability at least ``level``."""
-    m = probs.size
-    a = (1 - level) / (2 * m)
-    return sps.binom.ppf(a, n, probs), sps.binom.isf(a, n, probs)
+    for all m outcomes at once with probability at least ``level``.
+
+    Parameters
+    ----------
+    n : int
+        Number of trials (spins).
+    probs : numpy.ndarray
+        The m outcome probabilities.
+    level : float
+        Simultaneous coverage.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Lower and upper count limits (floats), equal to ``scipy.stats.binom.ppf`` and
+        ``binom.isf`` at (1-level)/(2m) but computed with ``scipy.special`` (fast to import).
+    """
+    probs = np.asarray(probs, dtype=float)
+    a = (1 - level) / (2 * max(1, probs.size))
+    return _binom_ppf(a, n, probs).astype(float), _binom_isf(a, n, probs).astype(float)
+
+
+#: natural width (points) of the full-width figures: the report's text column (1000 px less padding)
+_FULL_WIDTH = 734.0
+
+
+def _category_axis(labels, slot: float) -> tuple[float, bool]:
+    """Font size and turn of category labels ``slot`` points apart: level when they fit (easier
+    to read), turned to read upwards otherwise; 7 pt from 41 categories on, as before."""
+    size = 8.0 if len(labels) <= 40 else 7.0
+    widest = max((text_width(str(v), size) for v in labels), default=0.0)
+    return size, widest > 0.85 * slot
+
+
+def _header(title: str, entries: list, title_x: float, right: float) -> tuple[float, int | None]:
+    """Height above the plot area and the legend's entries per row (``None``: beside the title).
+
+    The title starts at ``title_x`` on the line above the plot area and the legend ends at
+    ``right`` (the plot area's right edge) on the same line when both fit there; otherwise the
+    legend takes rows of its own above the title, with as many entries per row as fit between
+    the canvas's left edge and ``right``."""
+    if not entries:
+        return 22.0, None
+    lw, *_ = svg.legend_size(entries, size=7)
+    if title_x + text_width(title, 9) + 12 + lw <= right:
+        return 22.0, None
+    ncol = len(entries)
+    while ncol > 1 and svg.legend_size(entries, size=7, ncol=ncol)[0] > right - 4:
+        ncol -= 1
+    return 2.0 + svg.legend_size(entries, size=7, ncol=ncol)[1] + 15.0, ncol  # legend rows, then the title line
+
+
+def _title_and_legend(c: svg.Canvas, ax: svg.Axes, title: str, entries: list, title_x: float, ncol: int | None) -> None:
+    """The title and the legend placed as :func:`_header` decided."""
+    c.text(title_x, ax.top - 6, title, size=9)
+    if not entries:
+        return
+    if ncol is None:  # beside the title, centred on its capitals
+        _, h, *_ = svg.legend_size(entries, size=7)
+        svg.legend(c, ax.right, ax.top - 6 - CAP_HEIGHT * 9 / 2 - h / 2, entries, size=7, align="right")
+    else:  # rows of their own above the title
+        _, h, *_ = svg.legend_size(entries, size=7, ncol=ncol)
+        svg.legend(c, ax.right, ax.top - 15 - h, entries, size=7, align="right", ncol=ncol)
 
 
 def frequency_figure(counts, probs, labels, *, title: str, xlabel: str, fig_id: str = "frequencies") -> Figure:
+    """Bars of observed counts per outcome against the expected count and the simultaneous
+    99% band (red bars lie outside it).
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Observed count of each outcome, in display order (wheel order for a wheel).
+    probs : array_like of float
+        Outcome probabilities under the null, same order.
+    labels : sequence of str
+        One label per outcome (pocket labels, section labels or symbols).
+    title, xlabel : str
+        Figure title and x-axis label.
+    fig_id : str
+        The figure's id in the report.
+
+    Returns
+    -------
+    Figure
+        An SVG figure with one ``<rect>`` per outcome in its bars group.
+    """
     counts = np.asarray(counts)
-    probs = np.asarray(probs)
+    probs = np.asarray(probs, dtype=float)
+    labels = [str(v) for v in labels]
     n = int(counts.sum())
     lo, hi = simultaneous_band(n, probs)
     exp = n * probs
     m = counts.size
-    fig, ax = plt.subplots(figsize=(max(6, 0.22 * m + 2), 2.1))
-    x = np.arange(m)
     out = (counts < lo) | (counts > hi)
-    edges = np.r_[x - 0.5, m - 0.5]
+    entries = [{"label": "simultaneous 99% band", "kind": "patch", "color": _GREY, "opacity": 0.6},
+               {"label": "expected", "kind": "line", "color": "#000000"}]
+    if out.any():
+        entries.append({"label": f"outside the band ({int(out.sum())})", "kind": "patch", "color": _RED})
+    ymax = max(float(hi.max(initial=0)), float(counts.max(initial=0)), 1.0) * 1.08
+    yt = svg.nice_ticks(0, ymax, 5, integer=True)
+    W = min(max(432.0, 15.84 * m + 144.0), _FULL_WIDTH)
+    left = 6 + CAP_HEIGHT * 8 + 3 + max(text_width(s, 8) for s in svg.tick_labels(yt)) + 5.5
+    pw = W - left - 8
+    size, turn = _category_axis(labels, pw / (m + 0.2))
+    top, ncol = _header(title, entries, left, left + pw)
+    depth = 5.5 + (max(text_width(s, size) for s in labels) if turn else CAP_HEIGHT * size)
+    ph = 90.0
+    c = svg.Canvas(W, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
+    ax = svg.Axes(c, left, top, pw, ph, xlim=(-0.6, m - 0.4), ylim=(0, ymax))
+    edges = np.r_[np.arange(m) - 0.5, m - 0.5]
     # the band behind the bars, the bars, then the expected line on top; the axis starts at zero
-    ax.fill_between(edges, np.r_[lo, lo[-1]], np.r_[hi, hi[-1]], step="post", color="#bbbbbb", alpha=0.6, lw=0, zorder=1, label="simultaneous 99% band")
-    ax.bar(x, counts, color=np.where(out, "#c0392b", "#4a7ab5"), width=0.7, zorder=2)
-    ax.step(edges, np.r_[exp, exp[-1]], where="post", color="k", lw=1, zorder=3, label="expected")
-    ax.set_xticks(x)
-    long = max((len(str(v)) for v in labels), default=1) > 3
-    ax.set_xticklabels(labels, rotation=90 if (m > 12 or long) else 0, fontsize=7 if m > 40 else 8)
-    ax.set_xlim(-0.6, m - 0.4)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("count")
-    ax.set_ylim(0, max(hi.max(), counts.max()) * 1.08)
-    ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, frameon=False, borderaxespad=0.1)
-    ax.set_title(title, fontsize=9, loc="left")
+    ax.band(edges, lo, hi, fill=_GREY, opacity=0.6)
+    c.begin_group(id="bars")
+    ax.bars(np.arange(m), counts, width=0.7, colors=[_RED if o else _BLUE for o in out])
+    c.end_group()
+    ax.step(edges, exp, stroke="#000000", width=1.0)
+    ax.frame()
+    ax.yticks(yt)
+    d = ax.xticks(np.arange(m), labels, size=size, rotate=turn)
+    ax.xlabel(xlabel, d)
+    ax.ylabel("count", left - 6 - CAP_HEIGHT * 8)
+    _title_and_legend(c, ax, title, entries, left, ncol)
     cap = (
         f"{n:,} spins. Bars outside the grey band (red) lie outside the simultaneous 99% band "
         f"(Bonferroni over {m} outcomes): a single red bar is unlikely (< 1%) on a fair wheel. The axis starts at zero."
     )
-    return Figure(fig_id, title, _png(fig), cap)
+    return Figure(fig_id, title, _svg(c), cap)
 
 
 def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
-    """Heat map of the z-score of every arc (start position × length) in wheel order."""
+    """Heat map of the z-score of every arc (start position × length) in wheel order.
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Observed count of each position in wheel order.
+    probs : array_like of float
+        Position probabilities under the null, same order.
+    labels : sequence of str
+        Position labels in wheel order.
+    best : dict or None
+        The sector scan's best arc (``start``, ``length``), circled.
+
+    Returns
+    -------
+    Figure
+        An SVG figure whose cells are one embedded PNG with a pixel per arc.
+    """
     counts = np.asarray(counts, dtype=float)
     probs = np.asarray(probs, dtype=float)
+    labels = [str(v) for v in labels]
     k = counts.size
     n = counts.sum()
     lengths = np.arange(1, k // 2 + 1)
@@ -101,28 +269,58 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     obs = c2[starts[None, :] + lengths[:, None]] - c2[starts[None, :]]
     p = p2[starts[None, :] + lengths[:, None]] - p2[starts[None, :]]
     z = (obs - n * p) / np.sqrt(np.maximum(n * p * (1 - p), 1e-12))
-    fig, ax = plt.subplots(figsize=(max(6, 0.2 * k + 2), 2.3))
-    lim = max(3.0, float(np.abs(z).max()))
-    # the cells as an unresampled image (one pixel per cell, drawn with sharp edges: _png)
-    im = ax.imshow(z, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, origin="lower", interpolation="none", extent=(-0.5, k - 0.5, 0.5, lengths[-1] + 0.5))
-    fig.colorbar(im, ax=ax, label="z of the arc")
-    ax.set_xticks(np.arange(k))
-    ax.set_xticklabels(labels, rotation=90, fontsize=7)
-    ax.set_xlabel("first pocket of the arc (wheel order)")
-    ax.set_ylabel("arc length (pockets)")
+    lim = max(3.0, float(np.abs(z).max(initial=0)))
     title = "Sector scan: excess of every arc of adjacent pockets"
+    L = max(1, lengths.size)
+    yt = svg.nice_ticks(1, L, 6, integer=True)
+    W = min(max(432.0, 14.4 * k + 144.0), _FULL_WIDTH)
+    left = 6 + CAP_HEIGHT * 8 + 3 + max([text_width(s, 8) for s in svg.tick_labels(yt)] + [0.0]) + 5.5
+    cticks = svg.tick_labels(svg.nice_ticks(-lim, lim, 8))
+    right = 16 + 10 + 5 + max(text_width(s, 8) for s in cticks) + 3 + CAP_HEIGHT * 8 + 8
+    pw = W - left - right
+    size, turn = _category_axis(labels, pw / max(1, k))
+    size = min(size, 7.0)
+    depth = 5.5 + (max(text_width(s, size) for s in labels) if turn else CAP_HEIGHT * size)
+    top, ph = 22.0, 110.0
+    c = svg.Canvas(W, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
+    ax = svg.Axes(c, left, top, pw, ph, xlim=(-0.5, k - 0.5), ylim=(0.5, L + 0.5))
+    if lengths.size:
+        ax.image([[svg.RDBU_R.rgb((v + lim) / (2 * lim)) for v in row] for row in z], x0=-0.5, y0=0.5)
     if best:
-        ax.plot([best.get("start", 0)], [best.get("length", 1)], marker="o", mfc="none", mec="k", ms=10)
-    ax.set_title(title, fontsize=9)
+        ax.points([best.get("start", 0)], [best.get("length", 1)], r=5, fill="none", stroke="#000000", width=1.2)
+    ax.frame()
+    ax.yticks(yt)
+    d = ax.xticks(np.arange(k), labels, size=size, rotate=turn)
+    ax.xlabel("first pocket of the arc (wheel order)", d)
+    ax.ylabel("arc length (pockets)", left - 6 - CAP_HEIGHT * 8)
+    ax.title(title, size=9)
+    svg.colorbar(c, ax.right + 16, top, 10, ph, svg.RDBU_R, -lim, lim, label="z of the arc", size=8)
     cap = (
         "Each cell is the standardised excess (observed − expected)/sd of the arc starting at that pocket "
         "with that length. Worn frets or shallow pockets show as a hot patch; the circled cell is the "
         "largest |z|, whose family-wise p-value is the sector_scan test."
     )
-    return Figure("sector_scan", title, _png(fig), cap)
+    return Figure("sector_scan", title, _svg(c), cap)
 
 
 def distance_figure(positions, k: int, probs=None) -> Figure:
+    """Counts of the clockwise wheel distance between consecutive results, against their law
+    under independence (a :func:`frequency_figure`).
+
+    Parameters
+    ----------
+    positions : array_like of int
+        Results as wheel positions, in spin order.
+    k : int
+        Number of positions on the wheel.
+    probs : array_like of float or None
+        Position probabilities (default uniform).
+
+    Returns
+    -------
+    Figure
+        An SVG figure with ``k`` bars.
+    """
     d = (np.diff(np.asarray(positions)) % k).astype(np.int64)
     counts = np.bincount(d, minlength=k)
     if probs is None:
@@ -142,26 +340,68 @@ def distance_figure(positions, k: int, probs=None) -> Figure:
     return Figure(f.id, f.title, f.png_base64, cap)
 
 
+def _fit(s: str, size: float, width: float) -> str:
+    """``s``, cut with an ellipsis to fit ``width`` points at ``size``."""
+    if text_width(s, size) <= width:
+        return s
+    while s and text_width(s + "…", size) > width:
+        s = s[:-1]
+    return s + "…"
+
+
 def pvalue_figure(results, alpha: float, adjusted: dict) -> Figure:
+    """Horizontal bars of −log10(p) of every applicable test, with the raw alpha and Holm's
+    first threshold as reference lines.
+
+    Parameters
+    ----------
+    results : sequence of TestResult
+        The battery's results (not-applicable ones are left out).
+    alpha : float
+        Certification level.
+    adjusted : dict
+        Holm-adjusted p-value by test name (red bars: below ``alpha``).
+
+    Returns
+    -------
+    Figure
+        An SVG figure with one bar per applicable test, in the battery's order from the top.
+    """
     app = [r for r in results if r.applicable]
     names = [r.name for r in app]
-    p = np.array([max(r.pvalue, 1e-300) for r in app])
-    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.16 * len(app) + 1)))
-    y = np.arange(len(app))
-    colours = ["#c0392b" if adjusted.get(nm, 1) < alpha else "#e67e22" if pv < alpha else "#4a7ab5" for nm, pv in zip(names, p)]
-    ax.barh(y, -np.log10(p), color=colours)
-    ax.axvline(-np.log10(alpha), color="#e67e22", ls="--", lw=1, label=f"raw alpha = {alpha}")
+    p = np.array([max(r.pvalue, 1e-300) for r in app], dtype=float)
+    colours = [_RED if adjusted.get(nm, 1) < alpha else _ORANGE if pv < alpha else _BLUE for nm, pv in zip(names, p)]
+    holm = -np.log10(alpha / len(app)) if app else None
+    xmax = max(float((-np.log10(p)).max()) if app else 1.0, -np.log10(alpha / max(1, len(app)))) * 1.1
+    entries = [{"label": f"raw alpha = {alpha}", "kind": "line", "color": _ORANGE, "dash": "3.7 1.6"}]
     if app:
-        ax.axvline(-np.log10(alpha / len(app)), color="#c0392b", ls=":", lw=1, label="Holm's first threshold")
-    ax.set_yticks(y)
-    ax.set_yticklabels(names, fontsize=7)
-    ax.set_xlim(0, max(float(-np.log10(p).max()) if app else 1.0, -np.log10(alpha / max(1, len(app)))) * 1.1)
-    ax.invert_yaxis()
-    ax.set_xlabel("−log10(p-value)")
-    ax.legend(fontsize=7, loc="lower right")
-    ax.set_title("Every test's p-value", fontsize=9)
+        entries.append({"label": "Holm's first threshold", "kind": "line", "color": _RED, "dash": "1 1.65"})
+    if _ORANGE in colours:
+        entries.append({"label": "raw p < alpha", "kind": "patch", "color": _ORANGE})
+    if _RED in colours:
+        entries.append({"label": "rejected after Holm", "kind": "patch", "color": _RED})
+    W = 360.0  # half the text column: it shares a row with another figure, and prints at the scale of the others
+    shown = [_fit(nm, 7, 0.4 * W) for nm in names]
+    left = 6 + max([text_width(s, 7) for s in shown] + [0.0]) + 5.5
+    pw = W - left - 10
+    title = "Every test's p-value"
+    top, ncol = _header(title, entries, 6.0, left + pw)  # the title over the names: room for the legend
+    ph = max(118.0, 10.5 * len(app) + 6)  # 10.5 pt a bar: 7 pt names with room between them
+    c = svg.Canvas(W, top + ph + 5.5 + CAP_HEIGHT * 8 + 4 + CAP_HEIGHT * 8 + 8)
+    ax = svg.Axes(c, left, top, pw, ph, xlim=(0, xmax), ylim=(-0.6, max(1, len(app)) - 0.4), invert_y=True)
+    c.begin_group(id="bars")
+    ax.hbars(np.arange(len(app)), -np.log10(p), height=0.8, colors=colours)
+    c.end_group()
+    ax.vline(-np.log10(alpha), stroke=_ORANGE, width=1.0, dash="3.7 1.6")
+    if holm is not None:
+        ax.vline(holm, stroke=_RED, width=1.0, dash="1 1.65")
+    ax.frame()
+    ax.yticks(np.arange(len(app)), shown, size=7)
+    d = ax.xticks(svg.nice_ticks(0, xmax, max(3, int(pw // 32))))
+    ax.xlabel("−log10(p-value)", d)
+    _title_and_legend(c, ax, title, entries, 6.0, ncol)
     cap = "Longer bars are stronger evidence against randomness. Red: rejected after Holm's correction; orange: raw p below alpha."
-    return Figure("pvalues", "Every test's p-value", _png(fig), cap)
+    return Figure("pvalues", title, _svg(c), cap)
 
 
 def _family(name: str) -> str:
@@ -180,7 +420,7 @@ def nist_histograms(two_level: dict) -> Figure:
     k = len(fams)
     ncol = 5
     nrow = int(np.ceil(k / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(12, 2.0 * nrow), squeeze=False)
+    fig, axes = _pyplot().subplots(nrow, ncol, figsize=(12, 2.0 * nrow), squeeze=False)
     for ax, (f, h) in zip(axes.ravel(), fams.items()):
         ax.bar(np.arange(10) / 10 + 0.05, h, width=0.09, color="#4a7ab5")
         ax.axhline(h.sum() / 10, color="k", lw=0.8)
@@ -203,7 +443,7 @@ def nist_proportions(two_level: dict) -> Figure:
     prop = np.array([r["proportion"] for r in rows], dtype=float)
     lo = np.array([r["interval"][0] for r in rows], dtype=float)
     hi = np.array([r["interval"][1] for r in rows], dtype=float)
-    fig, ax = plt.subplots(figsize=(11, 3))
+    fig, ax = _pyplot().subplots(figsize=(11, 3))
     x = np.arange(len(rows))
     bad = (prop < lo) | (prop > hi)
     ax.fill_between(x, lo, np.minimum(hi, 1.0), color="#bbbbbb", alpha=0.6, lw=0, step="mid", zorder=1, label="SP 800-22 interval")
@@ -227,7 +467,7 @@ def position_heatmap(hm: dict) -> Figure:
     """Observed/expected counts of cards moving from zone i of the pre-shuffle order to zone j."""
     r = np.asarray(hm["observed_over_expected"], dtype=float)
     b = r.shape[0]
-    fig, ax = plt.subplots(figsize=(4.8, 4))
+    fig, ax = _pyplot().subplots(figsize=(4.8, 4))
     lim = max(0.25, float(np.nanmax(np.abs(r - 1))))
     im = ax.imshow(r, cmap="RdBu_r", vmin=1 - lim, vmax=1 + lim, origin="upper")
     fig.colorbar(im, ax=ax, label="observed / expected")
@@ -264,7 +504,7 @@ def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
     idx = np.flatnonzero(keep)
     lo, hi = (idx.min(), idx.max()) if idx.size else (0, r.size - 1)
     sl = slice(lo, hi + 1)
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig, ax = _pyplot().subplots(figsize=(8, 3.2))
     ax.bar(r[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
     ax.plot(r[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
     for k, v in curves.items():
@@ -287,7 +527,7 @@ def guessing_histogram(g: dict) -> Figure:
     null = np.asarray(g["null"], dtype=float)
     keep = np.flatnonzero((obs > 0) | (null > obs.sum() * 1e-4))
     sl = slice(keep.min(), keep.max() + 1) if keep.size else slice(None)
-    fig, ax = plt.subplots(figsize=(8, 3))
+    fig, ax = _pyplot().subplots(figsize=(8, 3))
     ax.bar(c[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
     ax.plot(c[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
     ax.set_xlabel("cards guessed right, guessing each next card with feedback")
@@ -306,7 +546,7 @@ def sensitivity_figure(sens: dict) -> Figure:
     travels = axes.get("travel", {}).get("values", [None])
     clumps = axes.get("clump", {}).get("values", [None])
     riffles = axes.get("riffles", {}).get("values", [None])
-    fig, axs = plt.subplots(1, len(riffles), figsize=(3.6 * len(riffles) + 0.8, 3.4), squeeze=False)
+    fig, axs = _pyplot().subplots(1, len(riffles), figsize=(3.6 * len(riffles) + 0.8, 3.4), squeeze=False)
     vmax = max([abs(r["edge"]) for r in rows if r["edge"] is not None] + [0.01])
     for k, rf in enumerate(riffles):
         ax = axs[0, k]

@@ -1,0 +1,175 @@
+"""The wheel figures written by rngcert.report.svg (issue 11, item 2): the writer's helpers and a
+well-formed, escaped, byte-identical document; each figure valid SVG with one mark per outcome
+and deterministic; the simultaneous band equal to scipy.stats' binomial quantiles; and no
+matplotlib or scipy.stats imported to draw them."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zlib
+
+import numpy as np
+import pytest
+
+from rngcert.equipment.wheel import load_wheel
+from rngcert.report import plots, svg
+from rngcert.stats.result import NotApplicable, Requirement, TestResult
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def _root(fig) -> ET.Element:
+    assert fig.mime == "image/svg+xml"
+    root = ET.fromstring(base64.b64decode(fig.data_base64))
+    assert root.tag == NS + "svg" and root.get("viewBox")
+    return root
+
+
+def _group(root, gid) -> ET.Element:
+    (g,) = [e for e in root.iter(NS + "g") if e.get("id") == gid]
+    return g
+
+
+def _results(ps):
+    out = [TestResult(f"t{i}", Requirement.UNIFORMITY, 1.0, 1, p, 100, "exact") for i, p in enumerate(ps)]
+    return out + [NotApplicable("skipped", Requirement.INDEPENDENCE, 10, "too few")]
+
+
+def test_svg_helpers():
+    assert svg.nice_ticks(0, 648, 5, integer=True) == [0, 200, 400, 600]
+    assert svg.nice_ticks(1, 18, 6, integer=True) == [5, 10, 15]
+    assert svg.tick_labels(svg.nice_ticks(-3, 3, 8)) == ["−3", "−2", "−1", "0", "1", "2", "3"]
+    assert svg.tick_labels([0.0, 0.5, 1.0]) == ["0.0", "0.5", "1.0"]
+    assert svg.fmt(-0.001) == "0" and svg.fmt(2.50) == "2.5" and svg.fmt(3) == "3"
+    assert svg.text_width("00", 8) == pytest.approx(2 * 0.636 * 8)
+    assert svg.RDBU_R(0.0) == "#053061" and svg.RDBU_R(0.5) == "#f7f7f7" and svg.RDBU_R(1.0) == "#67001f"
+    img = svg.png([[(255, 0, 0), (0, 0, 255)], [(0, 255, 0), (1, 2, 3)]])
+    assert img[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", img[16:24]) == (2, 2)
+    idat = img[33 + 8:-12]  # after the signature and IHDR: the IDAT chunk's data, then IEND
+    assert zlib.decompress(idat) == b"\x00\xff\x00\x00\x00\x00\xff" + b"\x00\x00\xff\x00\x01\x02\x03"
+
+
+def test_canvas_is_well_formed_escaped_and_deterministic():
+    def draw():
+        c = svg.Canvas(200, 100)
+        ax = svg.Axes(c, 30, 10, 160, 60, xlim=(-0.5, 2.5), ylim=(0, 10))
+        ax.band([-0.5, 0.5, 1.5, 2.5], [2, 2, 3], [8, 7, 8])
+        ax.bars([0, 1, 2], [5, 9, 1], width=0.7, colors=["#4a7ab5", "#c0392b", "#4a7ab5"])
+        ax.step([-0.5, 0.5, 1.5, 2.5], [5, 5, 5])
+        ax.hline(4, dash="3 2")
+        ax.points([1], [9], r=3, fill="none", stroke="#000000")
+        ax.frame()
+        ax.xticks([0, 1, 2], ["<a>", "b&c", '"q"'], rotate=True)
+        ax.yticks(svg.nice_ticks(0, 10, 3))
+        ax.title("x < y & z")
+        svg.legend(c, 190, 2, [{"label": "band", "kind": "patch", "color": "#bbbbbb"}, {"label": "line", "kind": "line"}])
+        return c.to_bytes()
+
+    a = draw()
+    assert a == draw()
+    root = ET.fromstring(a)
+    assert root.tag == NS + "svg" and root.get("width") == "200pt" and root.get("viewBox") == "0 0 200 100"
+    texts = [t.text for t in root.iter(NS + "text")]
+    assert {"<a>", "b&c", '"q"', "x < y & z", "band", "line"} <= set(texts)
+    assert len(list(root.iter(NS + "circle"))) == 1 and len(list(root.iter(NS + "polygon"))) == 1
+    assert svg.quoteattr('a"b\n') == '"a&quot;b&#10;"'
+
+
+@pytest.mark.parametrize("level", [0.9, 0.99, 0.999, 0.5])
+@pytest.mark.parametrize("n", [1, 7, 37, 500, 10_000, 20_000, 123_457, 2_000_000])
+def test_band_equals_scipy_stats_binomial_quantiles(n, level):
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(n)
+    for probs in (np.full(37, 1 / 37), np.full(38, 1 / 38), np.asarray(load_wheel("money-wheel-52").position_space().probs, float),
+                  np.asarray(load_wheel("crazy-time").symbol_space().probs, float), rng.dirichlet(np.ones(20)), np.r_[1e-4, 0.5, 1 - 1e-4]):
+        lo, hi = plots.simultaneous_band(n, probs, level)
+        a = (1 - level) / (2 * probs.size)
+        np.testing.assert_array_equal(lo, sps.binom.ppf(a, n, probs))
+        np.testing.assert_array_equal(hi, sps.binom.isf(a, n, probs))
+    q = rng.uniform(1e-9, 0.5, 50)
+    p = rng.uniform(0.001, 0.999, 50)
+    np.testing.assert_array_equal(plots._binom_ppf(q, n, p), sps.binom.ppf(q, n, p))
+    np.testing.assert_array_equal(plots._binom_isf(q, n, p), sps.binom.isf(q, n, p))
+
+
+@pytest.mark.parametrize("wheel", ["european", "american", "money-wheel-52"])
+def test_wheel_figures_have_one_mark_per_outcome_and_are_deterministic(wheel):
+    sp = load_wheel(wheel).position_space()
+    probs = np.asarray(sp.probs, float)
+    rng = np.random.default_rng(3)
+    counts = rng.multinomial(10_000, probs)
+    x = rng.choice(sp.m, 3000, p=probs)
+    k = sp.m
+    draw = [
+        lambda: plots.frequency_figure(counts, probs, list(sp.labels), title="Pocket frequencies", xlabel="pocket"),
+        lambda: plots.sector_figure(counts, probs, list(sp.labels), {"start": 4, "length": 3}),
+        lambda: plots.distance_figure(x, k, probs),
+    ]
+    for f in draw:
+        a, b = f(), f()
+        assert a.data_base64 == b.data_base64  # byte-identical
+        assert "nan" not in base64.b64decode(a.data_base64).decode()
+    freq, sector, dist = (f() for f in draw)
+    root = _root(freq)
+    assert len(_group(root, "bars")) == k
+    labels = [t.text for t in root.iter(NS + "text")]
+    assert all(lab in labels for lab in sp.labels)
+    assert len(_group(_root(dist), "bars")) == k
+    root = _root(sector)
+    (img, bar) = root.iter(NS + "image")  # the cells and the colour bar, each one PNG
+    data = base64.b64decode(img.get("{http://www.w3.org/1999/xlink}href").split(",", 1)[1])
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (k, k // 2)  # a pixel per arc
+    assert len(list(root.iter(NS + "circle"))) == 1  # the best arc
+    assert len(list(_root(plots.sector_figure(counts, probs, list(sp.labels))).iter(NS + "circle"))) == 0
+
+
+def test_symbol_frequencies_and_pvalue_chart():
+    sp = load_wheel("crazy-time").symbol_space()
+    probs = np.asarray(sp.probs, float)
+    fig = plots.frequency_figure(np.random.default_rng(1).multinomial(2000, probs), probs, list(sp.labels), title="Symbol frequencies", xlabel="symbol")
+    assert len(_group(_root(fig), "bars")) == sp.m
+    res = _results([0.5, 0.004, 1e-12, 0.9])
+    fig = plots.pvalue_figure(res, 0.01, {"t0": 1.0, "t1": 0.016, "t2": 4e-12, "t3": 1.0})
+    root = _root(fig)
+    bars = _group(root, "bars")
+    assert len(bars) == 4  # the not-applicable test has no bar
+    assert [r.get("fill") for r in bars] == ["#4a7ab5", "#e67e22", "#c0392b", "#4a7ab5"]
+    frame = [e for e in root if e.tag == NS + "rect" and e.get("fill") == "none"][0]
+    right = float(frame.get("x")) + float(frame.get("width"))
+    assert max(float(r.get("x")) + float(r.get("width")) for r in bars) < right  # the longest bar (p = 1e-12) fits
+    texts = [t.text for t in root.iter(NS + "text")]
+    assert texts.index("t0") < texts.index("t3") and "skipped" not in texts
+    assert fig.data_base64 == plots.pvalue_figure(res, 0.01, {"t0": 1.0, "t1": 0.016, "t2": 4e-12, "t3": 1.0}).data_base64
+    assert len(_group(_root(plots.pvalue_figure([], 0.01, {})), "bars")) == 0
+
+
+def test_text_is_escaped_and_degenerate_data_draw():
+    labels = ["<a>", "b&c", '"q"', "d'e"]
+    root = _root(plots.frequency_figure(np.array([3, 0, 1, 2]), np.full(4, 0.25), labels, title="x < y & z", xlabel="a > b"))
+    texts = [t.text for t in root.iter(NS + "text")]
+    assert all(lab in texts for lab in labels) and "x < y & z" in texts and "a > b" in texts
+    for fig in (plots.frequency_figure(np.zeros(37, int), np.full(37, 1 / 37), [str(i) for i in range(37)], title="t", xlabel="x"),
+                plots.sector_figure(np.zeros(37), np.full(37, 1 / 37), [str(i) for i in range(37)])):
+        assert "nan" not in base64.b64decode(fig.data_base64).decode()
+        _root(fig)
+
+
+def test_wheel_figures_import_neither_matplotlib_nor_scipy_stats():
+    code = (
+        "import sys, numpy as np\n"
+        "from rngcert.report import plots\n"
+        "from rngcert.stats.result import Requirement, TestResult\n"
+        "c = np.arange(37) + 100; p = np.full(37, 1 / 37); lab = [str(i) for i in range(37)]\n"
+        "plots.frequency_figure(c, p, lab, title='t', xlabel='x'); plots.sector_figure(c, p, lab)\n"
+        "plots.distance_figure(np.arange(500) % 37, 37, p)\n"
+        "plots.pvalue_figure([TestResult('a', Requirement.UNIFORMITY, 1.0, 1, 0.5, 10, 'exact')], 0.01, {})\n"
+        "bad = [m for m in ('matplotlib', 'scipy.stats') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
