@@ -498,7 +498,7 @@ def audit_all(
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
-    preload = ("rngcert.pipeline.certify_wheel", "scipy.stats") + (("rngcert.report.plots",) if figures else ())
+    preload = ("rngcert.pipeline.certify_wheel",) + (("rngcert.report.plots",) if figures else ())
     for i, got in iter_items(_audit_item, items, plan=plan, preload=preload):
         pending[i] = got
         while nxt in pending:  # reports and records in table order: audit ids as in a serial run

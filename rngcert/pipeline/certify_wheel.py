@@ -209,7 +209,7 @@ def certify_spins(
 
     if progress:
         progress(0, total, f"{len(names)} table(s)")
-    results = map_items(_table_item, items, plan=plan or Plan(workers=1), progress=done, preload=_PRELOAD if figures else _PRELOAD[:1])
+    results = map_items(_table_item, items, plan=plan or Plan(workers=1), progress=done, preload=_PRELOAD if figures else ())
     outcomes = [r[0] for r in results]
     table_reports = [r[1] for r in results]
     figs = [r[2] for r in results]
@@ -261,7 +261,7 @@ def certify_spins(
 
 
 #: What a table's work item imports beyond this module (imported before workers are forked).
-_PRELOAD = ("scipy.stats", "rngcert.report.plots")
+_PRELOAD = ("rngcert.report.plots",)
 
 
 def _table_log(log: SpinLog, name: str) -> SpinLog:
