@@ -40,8 +40,10 @@ cells inside and outside the block, whatever the effect. So one sample drawn at 
 effect :math:`e_0` serves every effect e with the likelihood-ratio weights
 :math:`w(m) = \mathrm{Bin}(m; n, \pi_e)/\mathrm{Bin}(m; n, \pi_{e_0})`, :math:`\pi_e` the
 block's probability (importance sampling on the block total, Owen [3]_ ch. 9): the estimated
-power curve is a smooth function of e, solved exactly for the 90% point, with its standard
-error. The proposal is re-centred on the root until the root lies within half a standard
+power curve is a smooth function of e, solved exactly for the 90% point. Its standard error
+combines, in quadrature, that of the draws (the power's standard error over the curve's slope)
+and that of the estimated null tails (the root again with q one relative standard error lower
+and higher). The proposal is re-centred on the root until the root lies within half a standard
 deviation of the block total from it (the effective sample size is then at least 78%). Groups
 (dealer × direction) are exchangeable under the model (each of ``n // groups`` spins, which
 drops at most groups - 1 spins: a lower bound), and the dealer-signature statistic is the
@@ -530,10 +532,11 @@ class _ScanRule:
             return (np.asarray(q) <= self.level).astype(float)
         return special.bdtr(self.bmax, self.R, q)
 
-    def __call__(self, s: np.ndarray) -> np.ndarray:
+    def __call__(self, s: np.ndarray, scale: float = 1.0) -> np.ndarray:
+        """P(reject | s); ``scale`` multiplies the estimated q (to carry its Monte Carlo error)."""
         if self.tail is None:
             return np.zeros(np.shape(s))
-        return np.where(s > self.tail.s0 * (1 + 1e-9), self.prob(self.tail.q(s)), 0.0)
+        return np.where(s > self.tail.s0 * (1 + 1e-9), self.prob(np.minimum(1.0, scale * self.tail.q(s))), 0.0)
 
     def half(self) -> float | None:
         """Statistic where the rejection probability is 1/2 (start of the effect search)."""
@@ -611,15 +614,13 @@ class _Battery:
         lengths = _scan_lengths("dealer_signature" if dealer else "sector_scan", k)
         self.arcs = _arcs(n, k, lengths)
 
-    def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(P(FAIL | x) for one group, scan statistic) of count rows ``x`` (N, k). For the dealer
-        signature the first is P(reject | max over groups = this row's statistic)."""
+    def evaluate(self, x: np.ndarray) -> "_Eval":
+        """The tests on count rows ``x`` (N, k) of one group: P(FAIL | x), or for the dealer
+        signature P(reject | the maximum over groups is this row's statistic)."""
         n, k = self.n, self.k
         miss = np.ones(x.shape[0])
         xs = x.astype(float)
-        M = None
-        if "sector_scan" in self.rules or "dealer_signature" in self.rules:
-            M = _scan(x, self.arcs)[0]
+        M, scan = np.zeros(x.shape[0]), None
         for test, rule in self.rules.items():
             if test in self.cats:
                 s, _ = _category_chisquare(xs, self.cats[test], rule[1])
@@ -633,12 +634,29 @@ class _Battery:
             elif test == "max_count":
                 rej = rule(x.max(axis=1))
             else:
-                rej = rule(M)
-            miss *= 1.0 - rej  # deterministic rejections multiply out exactly; Monte Carlo ones are independent given x
-        return 1.0 - miss, (M if M is not None else np.zeros(x.shape[0]))
+                M, scan = _scan(x, self.arcs)[0], rule
+                continue
+            miss *= 1.0 - rej  # deterministic rejections multiply out exactly
+        return _Eval(miss, M, scan)
 
     def null_rse(self) -> dict:
         return {t: r.rse_at_level() for t, r in self.rules.items() if isinstance(r, _ScanRule) and r.tail is not None}
+
+
+@dataclass(frozen=True)
+class _Eval:
+    """The tests on N samples: the probability that no deterministic test rejects, and the scan
+    statistic with its rule (Monte Carlo rejections are independent of the rest given the sample)."""
+
+    miss: np.ndarray
+    stat: np.ndarray
+    scan: _ScanRule | None
+
+    def fail(self, scale: float = 1.0) -> np.ndarray:
+        """P(FAIL | sample), the scan's null tail multiplied by ``scale``."""
+        if self.scan is None:
+            return 1.0 - self.miss
+        return 1.0 - self.miss * (1.0 - self.scan(self.stat, scale))
 
 
 # ----------------------------------------------------------------------------- power curves
@@ -646,10 +664,15 @@ class _Curve:
     """Power of the verdict as a function of the effect, from one sample drawn at block
     probability ``pi0`` (likelihood-ratio weights on the block totals ``m``)."""
 
-    def __init__(self, n, k, K, pi0, m, val, stat, groups):
-        self.n, self.k, self.K, self.pi0, self.groups = n, k, K, pi0, groups
-        order = np.argsort(stat, kind="stable") if groups > 1 else np.arange(m.size)
-        self.m, self.val = m[order].astype(float), val[order]
+    def __init__(self, n, k, K, pi0, m, ev: _Eval, groups, scale: float = 1.0):
+        self.n, self.k, self.K, self.pi0, self.groups, self.ev = n, k, K, pi0, groups, ev
+        self.order = np.argsort(ev.stat, kind="stable") if groups > 1 else np.arange(m.size)
+        self.m, self.val = m[self.order].astype(float), ev.fail(scale)[self.order]
+        self._m = m
+
+    def rescaled(self, scale: float) -> "_Curve":
+        """The same draws with the scan's estimated null tail q multiplied by ``scale``."""
+        return _Curve(self.n, self.k, self.K, self.pi0, self._m, self.ev, self.groups, scale)
 
     def weights(self, e: float) -> np.ndarray:
         pi = _block_pi(e, self.K, self.k)
@@ -684,8 +707,7 @@ def _sample(bat: _Battery, K: int, pi0: float, size: int, rng) -> _Curve:
     m = rng.binomial(n, pi0, size=size)
     inside = m[:, None] if K == 1 else rng.multinomial(m, np.full(K, 1.0 / K))
     x = np.concatenate([inside, rng.multinomial(n - m, np.full(k - K, 1.0 / (k - K)))], axis=1)
-    val, stat = bat.evaluate(x)
-    return _Curve(n, k, K, pi0, m, val, stat, bat.groups)
+    return _Curve(n, k, K, pi0, m, bat.evaluate(x), bat.groups)
 
 
 def _setup(n, k, alternative, levels, groups, n_resamples, entropy, categories):
@@ -762,8 +784,7 @@ def verdict_power(
     p1 = _probs(k, kind, width, float(effect))
     rng = stream(entropy, "verdict-power-alt", alternative, n, k, g)
     if kind == "harmonic":
-        val, _ = bat.evaluate(rng.multinomial(bat.n, p1, size=int(n_alt)))
-        return float(val.mean())
+        return float(bat.evaluate(rng.multinomial(bat.n, p1, size=int(n_alt))).fail().mean())
     K = width
     return _sample(bat, K, _block_pi(float(effect), K, k), int(n_alt), rng).power(float(effect))
 
@@ -777,8 +798,14 @@ class VerdictEffect:
     effect : float
         The effect (``inf`` when even the search bound falls short).
     se : float
-        Monte Carlo standard error of ``effect`` (delta method: the power's standard error over the
-        slope of the estimated power curve); nan when ``effect`` is inf.
+        Monte Carlo standard error of ``effect``: ``se_alt`` and ``se_null`` in quadrature; nan when
+        ``effect`` is inf (and for the harmonic alternative, solved by bisection over fresh draws).
+    se_alt : float
+        From the draws under the alternative (delta method: the power's standard error over the
+        slope of the estimated power curve).
+    se_null : float
+        From the estimated null tails of the scans (half the change of the root when q moves one
+        relative standard error down and up; 0 without a scan test).
     power, power_se : float
         Estimated P(FAIL) at ``effect`` (the target, by construction) and its standard error.
     n_alt : int
@@ -796,6 +823,8 @@ class VerdictEffect:
     ess: float
     rounds: int
     null_rse: dict
+    se_alt: float = math.nan
+    se_null: float = math.nan
 
     def to_dict(self) -> dict:
         """JSON-ready (non-finite values as None)."""
@@ -805,7 +834,7 @@ class VerdictEffect:
 
         return {"effect": num(self.effect), "se": num(self.se), "power": num(self.power), "power_se": num(self.power_se),
                 "n_alt": int(self.n_alt), "ess": num(self.ess), "rounds": int(self.rounds),
-                "null_rse": {t: num(v) for t, v in self.null_rse.items()}}
+                "null_rse": {t: num(v) for t, v in self.null_rse.items()}, "se_alt": num(self.se_alt), "se_null": num(self.se_null)}
 
 
 def _pilot(bat: _Battery, n: int, k: int, K: int, power: float) -> float | None:
@@ -926,7 +955,7 @@ def verdict_effect(
         status, e1 = _root(curve, power, lo, hi)
         if status == "above":
             if e0 >= cap:  # drawn at the bound itself: even the bound falls short
-                return VerdictEffect(math.inf, math.nan, curve.power(cap), math.nan, sz, sz, rounds, bat.null_rse())
+                return VerdictEffect(math.inf, math.nan, curve.power(cap), math.nan, sz, sz, rounds, bat.null_rse(), math.nan, math.nan)
             e0 = min(cap, 4 * e0)
             continue
         if status == "below":
@@ -939,18 +968,25 @@ def verdict_effect(
     p, se, ess = curve.power(e1, se=True)
     h = 1e-3 * e1
     slope = (curve.power(e1 + h) - curve.power(e1 - h)) / (2 * h)
-    return VerdictEffect(e1, se / slope if slope > 0 else math.nan, p, se, sz, ess, rounds, bat.null_rse())
+    se_alt = se / slope if slope > 0 else math.nan
+    # the null tail's Monte Carlo error: the root again with q one relative standard error up and down
+    nr = [v for v in bat.null_rse().values() if v is not None and math.isfinite(v)]
+    se_null = 0.0
+    if nr:
+        roots = [_root(curve.rescaled(1.0 + f * max(nr)), power, e1 / 1.5, min(cap, 1.5 * e1)) for f in (-1.0, 1.0)]
+        if all(st == "ok" for st, _ in roots):
+            se_null = abs(roots[1][1] - roots[0][1]) / 2
+    return VerdictEffect(e1, math.hypot(se_alt, se_null), p, se, sz, ess, rounds, bat.null_rse(), se_alt, se_null)
 
 
 def _harmonic_effect(bat, n, k, alternative, power, size, entropy) -> VerdictEffect:
     def pw(e):
         rng = stream(entropy, "verdict-power-alt", alternative, n, k, 1)
-        val, _ = bat.evaluate(rng.multinomial(bat.n, _probs(k, "harmonic", 0, e), size=size))
-        return float(val.mean())
+        return float(bat.evaluate(rng.multinomial(bat.n, _probs(k, "harmonic", 0, e), size=size)).fail().mean())
 
     cap = 0.99
     if pw(cap) < power:
-        return VerdictEffect(math.inf, math.nan, pw(cap), math.nan, size, size, 1, bat.null_rse())
+        return VerdictEffect(math.inf, math.nan, pw(cap), math.nan, size, size, 1, bat.null_rse(), math.nan, math.nan)
     crit = bat.rules.get("first_harmonic")
     start = min(cap, math.sqrt(2 * float(special.chndtrinc(crit, 2, 1 - power)) / n)) if crit is not None else cap / 8
     lo, hi = 0.0, cap
@@ -964,7 +1000,7 @@ def _harmonic_effect(bat, n, k, alternative, power, size, entropy) -> VerdictEff
             break
         mid = math.sqrt(lo * hi) if lo > 0 else hi / 2
     p = pw(hi)
-    return VerdictEffect(float(hi), math.nan, p, math.sqrt(p * (1 - p) / size), size, size, 1, bat.null_rse())
+    return VerdictEffect(float(hi), math.nan, p, math.sqrt(p * (1 - p) / size), size, size, 1, bat.null_rse(), math.nan, math.nan)
 
 
 def min_detectable_verdict_effect(
