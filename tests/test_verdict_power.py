@@ -110,6 +110,20 @@ def test_importance_sampled_scan_tail_agrees_with_plain_simulation(test, n, grou
     assert float(tail.rse(float(null[int((1 - 0.001) * reps)]))) < 0.08  # precise where the level is
 
 
+def test_truncated_binomial_draws_follow_the_truncated_law():
+    n, p, a, b = 10000, 5 / K, 1450, 1700
+    v = vp._tail_values(n, p, a, b, 200_000, np.random.default_rng(1))
+    assert v.min() >= a and v.max() <= b
+    vals = np.arange(a, b + 1)
+    from scipy import special
+
+    pmf = np.exp(special.gammaln(n + 1) - special.gammaln(vals + 1) - special.gammaln(n - vals + 1) + vals * math.log(p) + (n - vals) * math.log1p(-p))
+    pmf /= pmf.sum()
+    for cut in (1452, 1460, 1475):
+        want = pmf[vals <= cut].sum()
+        assert abs(np.mean(v <= cut) - want) <= 4 * math.sqrt(want * (1 - want) / v.size)
+
+
 def test_scan_tail_reaches_the_requested_depth():
     tail = vp.scan_null_tail("sector_scan", 10000, K, 1, 0.002, size=2000, entropy=3)
     assert float(tail.q(tail.s0 * (1 + 1e-9))) >= 0.002

@@ -373,7 +373,8 @@ def _bonferroni(arcs: _Arcs, s: float) -> float:
 def _tail_values(n: int, p: float, a: int, b: int, size: int, rng) -> np.ndarray:
     """``size`` draws of Bin(n, p) restricted to [a, b] (inverse CDF on the explicit pmf)."""
     v = np.arange(a, b + 1, dtype=float)
-    lp = special.gammaln(n + 1.0) - special.gammaln(v + 1.0) - special.gammaln(n - v + 1.0) + special.xlogy(v, p) + special.xlog1py(n - v, -p)
+    # log pmf relative to v = a, from the ratios pmf(v+1)/pmf(v) = (n-v)/(v+1) * p/(1-p)
+    lp = np.concatenate([[0.0], np.cumsum(np.log((n - v[:-1]) / (v[:-1] + 1.0)) + math.log(p / (1.0 - p)))])
     c = np.cumsum(np.exp(lp - lp.max()))
     idx = np.searchsorted(c / c[-1], rng.random(size), side="right")
     return v[np.minimum(idx, v.size - 1)].astype(np.int64)
