@@ -13,25 +13,26 @@ ARGS = (2000, 37, "single-pocket", (("max_count", 0.002), ("pocket_chisquare", 0
 
 def test_cache_hit_equals_fresh_simulation_and_bad_files_are_recomputed(tmp_path, monkeypatch):
     monkeypatch.setenv("RNGCERT_CACHE", str(tmp_path))
-    bp._mde.cache_clear()
-    fresh = bp._mde(*ARGS)
+    bp._verdict_effect.cache_clear()
+    fresh = bp._verdict_effect(*ARGS)
+    assert fresh["effect"] == bp._mde(*ARGS) and fresh["se"] > 0  # the effect and its Monte Carlo error
     files = list((tmp_path / "verdict-power").glob("*.json"))
-    assert len(files) == 1 and json.loads(files[0].read_text())["effect"] == fresh
-    bp._mde.cache_clear()
-    assert bp._mde(*ARGS) == fresh  # read back
+    assert len(files) == 1 and json.loads(files[0].read_text())["result"] == fresh
+    bp._verdict_effect.cache_clear()
+    assert bp._verdict_effect(*ARGS) == fresh  # read back
     files[0].write_text('{"key": [0], "effect": 123.0}')  # another key (e.g. an older model): ignored
-    bp._mde.cache_clear()
-    assert bp._mde(*ARGS) == fresh
+    bp._verdict_effect.cache_clear()
+    assert bp._verdict_effect(*ARGS) == fresh
     files[0].write_text("not json")
-    bp._mde.cache_clear()
-    assert bp._mde(*ARGS) == fresh
-    assert json.loads(files[0].read_text())["effect"] == fresh  # repaired
+    bp._verdict_effect.cache_clear()
+    assert bp._verdict_effect(*ARGS) == fresh
+    assert json.loads(files[0].read_text())["result"] == fresh  # repaired
 
 
 def test_cache_off_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("RNGCERT_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    bp._mde.cache_clear()
+    bp._verdict_effect.cache_clear()
     assert bp.cache_dir() is None
-    bp._mde(*ARGS)
+    bp._verdict_effect(*ARGS)
     assert not any(tmp_path.iterdir())
