@@ -68,6 +68,7 @@ LONG = (
     "tests/test_store.py::test_sigkill_during_ingest_leaves_store_unchanged_and_rerun_completes_once",
     "tests/test_nist_calibration.py::test_biased_streams_fail_two_level",
     "tests/test_trackers.py::test_blackjack_trackers_validation",
+    "tests/test_shuffle_pin.py::test_certify_report_statistics_are_unchanged",
 )
 
 
