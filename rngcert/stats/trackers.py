@@ -134,30 +134,91 @@ def learn_kernel(before, after, *, lags: int = 24, top: int = 6, known_before=No
 
 # ----------------------------------------------------------------------------- locating a card
 def _copies(before_faces: np.ndarray, max_copies: int):
-    """copies[s, f, c]: positions of face f in shoe s before the shuffle (-1 padded); counts[s, f]."""
+    """Where each face sat before the shuffle.
+
+    Parameters
+    ----------
+    before_faces : (m, N) ndarray of int
+        Faces 0..51 before the shuffle, -1 where the tracker never saw the card.
+    max_copies : int
+        Copies kept per face (the decks).
+
+    Returns
+    -------
+    copies : (m, 52, max_copies) ndarray of intp
+        Positions of face f in shoe s, in position order, -1 padded.
+    counts : (m, 52) ndarray of int
+        Known copies of each face.
+
+    Notes
+    -----
+    One stable radix sort of the faces (int16 keys) per shoe: equal faces keep their position
+    order, so the k-th copy is the k-th occurrence.
+    """
     m, n = before_faces.shape
-    bf = before_faces.astype(np.int64)
-    f53 = np.where(bf >= 0, bf, 52)
-    key = f53 * n + np.arange(n)[None, :]
-    order = np.argsort(key, axis=1)
-    sf = np.take_along_axis(f53, order, axis=1)
+    f53 = np.where(before_faces >= 0, before_faces, 52).astype(np.int16)
+    order = np.argsort(f53, axis=1, kind="stable").astype(np.intp)
     counts = np.bincount((np.arange(m)[:, None] * 53 + f53).ravel(), minlength=m * 53).reshape(m, 53)
-    start = np.cumsum(counts, axis=1) - counts
-    rank = np.arange(n)[None, :] - np.take_along_axis(start, sf, axis=1)
-    copies = np.full((m, 53, max_copies), -1, dtype=np.int64)
-    keep = (sf < 52) & (rank < max_copies)
-    rr = np.broadcast_to(np.arange(m)[:, None], (m, n))
-    copies[rr[keep], sf[keep], rank[keep]] = order[keep]
-    return copies[:, :52], counts[:, :52]
+    counts = counts[:, :52]
+    start = np.cumsum(counts, axis=1) - counts  # first slot of each face in the sorted row
+    r = np.arange(max_copies)
+    slot = np.minimum(start[:, :, None] + r, n - 1)  # (m, 52, C)
+    copies = np.take_along_axis(order, slot.reshape(m, -1), axis=1).reshape(slot.shape)
+    return np.where(r < counts[:, :, None], copies, -1), counts
+
+
+@lru_cache(maxsize=64)
+def _pattern_sums(w: tuple, rows: int) -> np.ndarray:
+    """``S[r * 2**M + p]`` = the matched offsets' probabilities summed, for every match pattern.
+
+    Bit i of ``p`` says whether offset i of the lag matched. The table is computed by the very
+    product ``(..., rows, M) @ (M,)`` that the pattern array would go through (same shapes, same
+    BLAS kernel, one entry per row slot), so a look-up returns bit for bit what the product on the
+    0/1 match array returns, at a fraction of its cost.
+    """
+    M = len(w)
+    bits = ((np.arange(2 ** M)[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
+    x = np.ascontiguousarray(np.broadcast_to(bits[:, None, :], (2 ** M, rows, M)))
+    return np.ascontiguousarray((x @ np.asarray(w, dtype=np.float64)).T).ravel()
+
+
+#: Multiplier that gathers the low bits of the eight bytes of a uint64 into its top byte (bit i from
+#: byte i): the match flags of eight offsets, one bool byte each, become one pattern byte.
+_GATHER_BITS = np.uint64(0x0102040810204080)
+
+
+def _match_patterns(match: np.ndarray) -> np.ndarray:
+    """Pattern byte of a boolean (..., 8) array (bit i = ``match[..., i]``), one multiply per row."""
+    return ((np.ascontiguousarray(match).view(np.uint64)[..., 0] * _GATHER_BITS) >> np.uint64(56)).astype(np.intp)
 
 
 def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int):
     """Posterior over the copies of each anchor card: which before position it came from.
 
-    anchors : (m, A) after positions (>= 0 valid, -1 none). Returns (pos (m, A, C), post (m, A, C)).
+    Parameters
+    ----------
+    before_faces, after_faces : (m, N) ndarray of int
+        Faces before the shuffle (-1 unseen) and in dealing order.
+    anchors : (m, A) ndarray of int
+        After positions of the anchor cards (>= 0 valid, -1 none).
+    kernel : OffsetKernel
+    copies, known_counts : from :func:`_copies`
+    decks, back : int
+
+    Returns
+    -------
+    pos : (m, A, C) ndarray of intp
+        Before positions of the anchor's copies (0 where none).
+    post : (m, A, C) ndarray of float
+        Their posterior weights.
+
+    Notes
+    -----
     The weight of copy k is the likelihood ratio of the cards dealt before the anchor (lags
-    1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and
-    predict nothing.
+    1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and predict
+    nothing. The faces at the offsets of every lag are read with one flat ``take`` (eight slots
+    per lag); the offsets that match are packed into a byte (:func:`_match_patterns`) and their
+    probability sum is looked up (:func:`_pattern_sums`) instead of a product per copy.
     """
     m, n = before_faces.shape
     ok = anchors >= 0
@@ -166,40 +227,107 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     f = after_faces[rows, a]  # (m, A)
     pos = copies[rows, f]  # (m, A, C)
     valid = (pos >= 0) & ok[:, :, None]
-    # faces twice over, so that position k - d is k - d + n without a modulo
-    flat = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel()
-    base = (np.arange(m) * 2 * n)[:, None, None] + np.where(valid, pos, 0) + n  # (m, A, C)
+    pos = np.where(valid, pos, 0)
+    A, C = pos.shape[1:]
+    lags = list(range(1, min(back, kernel.lags) + 1))
+    L, M = len(lags), kernel.top.shape[1]
+    wide = M <= 8
+    W = 8 if wide else M
+    # the face top[lag_l][i] positions before copy k (circularly) is at k + n - d in the shoe's doubled
+    # row; slots past M read a last element -2, which never matches a face
+    flat = np.concatenate([np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel(), [-2]])
+    shift = np.full((L, W), flat.size - 1, dtype=np.intp)
+    shift[:, :M] = n - kernel.top[lags]
+    base = pos + (np.arange(m) * 2 * n)[:, None, None]  # (m, A, C)
+    idx = base[:, :, :, None, None] + shift  # (m, A, C, L, W)
+    idx[..., M:] = flat.size - 1
+    g = np.stack([after_faces[rows, np.maximum(a - lag, 0)] for lag in lags], axis=2).astype(np.int16)  # (m, A, L)
+    match = flat.take(idx) == g[:, :, None, :, None]  # (m, A, C, L, W)
+    pat = _match_patterns(match) if wide else None
+    slot = np.arange(C, dtype=np.intp)[None, None, :] * 2 ** M
     inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)  # 1 / P(a card has face g)
     lr = np.ones(pos.shape)
-    for lag in range(1, min(back, kernel.lags) + 1):  # loop over lags, vectorised over shoes, anchors and copies
-        prev = a - lag
-        has = ok & (prev >= 0)
-        g = after_faces[rows, np.maximum(prev, 0)].astype(np.int16)  # (m, A)
+    for li, lag in enumerate(lags):  # loop over lags, vectorised over shoes, anchors and copies
+        has = ok & (a - lag >= 0)
         d = kernel.top[lag]  # (M,)
         w = kernel.probs[lag, d]  # (M,)
-        match = flat.take(base[..., None] - d[None, None, None, :]) == g[:, :, None, None]  # (m, A, C, M)
-        term = 1.0 + (match.astype(np.float64) @ w) * inv_bg[rows, g][:, :, None] - w.sum()
+        if wide:
+            sums = _pattern_sums(tuple(w.tolist()), C).take(pat[..., li] + slot)
+        else:  # more offsets than bits in a byte: the product itself
+            sums = match[..., li, :].astype(np.float64) @ w
+        term = 1.0 + sums * inv_bg[rows, g[:, :, li]][:, :, None] - w.sum()
         lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
     lr = np.where(valid, lr, 0.0)
     unseen = np.maximum(decks - known_counts[rows, f], 0)  # copies of the anchor's face the tracker cannot place
     post = lr / (lr.sum(axis=2) + unseen + 1e-300)[:, :, None]
-    return np.where(valid, pos, 0), post
+    return pos, post
 
 
-def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags) -> np.ndarray:
-    """E[s, t, v, k] = sum_d excess_t(d) * channels[s, v, (k + d) mod N] (circular, by FFT)."""
-    n = channels.shape[-1]
-    H = np.fft.rfft(channels, axis=-1)  # (m, V, F)
-    K = np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])  # (T, F)
-    return np.fft.irfft(H[:, None, :, :] * np.conj(K)[None, :, None, :], n=n, axis=-1)
+def _buffer(work: dict | None, name: str, shape: tuple, dtype) -> np.ndarray:
+    """A scratch array of ``shape`` from ``work`` (kept across the chunks of one call: the leading
+    rows of the first chunk's array serve a shorter last chunk), or a new one without ``work``."""
+    if work is None:
+        return np.empty(shape, dtype)
+    buf = work.get(name)
+    if buf is None or buf.shape[1:] != shape[1:] or buf.shape[0] < shape[0] or buf.dtype != dtype:
+        buf = work[name] = np.empty(shape, dtype)
+    return buf[:shape[0]]
 
 
-def _predict(fields, pos, post):
-    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V)."""
-    m, T, V, n = fields.shape
-    fl = np.ascontiguousarray(fields.reshape(m, T * V, n).transpose(0, 2, 1), dtype=np.float32)  # (m, N, T*V)
+def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags, work: dict | None = None) -> np.ndarray:
+    """Kernel excess around every before position, laid out one row per position.
+
+    Parameters
+    ----------
+    channels : (m, N, V) ndarray of float
+        Per before position, the indicator of each value class less its share (0 where unseen).
+    kernel : OffsetKernel
+    lags : sequence of int (T of them)
+    work : dict, optional
+        Scratch arrays reused from chunk to chunk (fresh pages cost a fault each).
+
+    Returns
+    -------
+    (m, N, T * V) ndarray of float32
+        ``E[s, k, t * V + v] = sum_d excess_t(d) * channels[s, (k + d) mod N, v]`` (a view of a
+        ``work`` array when given: valid until the next call).
+
+    Notes
+    -----
+    Circular correlation by FFT along the position axis (float64, one batched rfft of the
+    channels and one batched irfft of all T * V products), written position-major so that
+    :func:`_predict` gathers whole rows; then rounded to float32.
+    """
+    m, n, V = channels.shape
+    F = n // 2 + 1
+    K = np.conj(np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])).T  # (F, T)
+    T = K.shape[1]
+    H = np.fft.rfft(channels, axis=1, out=_buffer(work, "H", (m, F, V), complex))  # (m, F, V)
+    P = np.multiply(H[:, :, None, :], K[None, :, :, None], out=_buffer(work, "P", (m, F, T, V), complex))
+    E = np.fft.irfft(P.reshape(m, F, T * V), n=n, axis=1, out=_buffer(work, "E", (m, n, T * V), np.float64))
+    out = _buffer(work, "E32", (m, n, T * V), np.float32)
+    np.copyto(out, E, casting="same_kind")
+    return out
+
+
+def _channels(cls: np.ndarray, bg: np.ndarray) -> np.ndarray:
+    """(m, N) value classes 0..V-1 (-1 unseen) -> (m, N, V) float64: the class indicator less its
+    share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen. One look-up per card."""
+    V = bg.size
+    lut = np.zeros((V + 1, V))
+    lut[1:] = np.eye(V, dtype=bool) - bg[None, :]
+    return lut[cls + 1]
+
+
+def _predict(fields, pos, post, T: int, V: int):
+    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V).
+
+    ``fields`` is the (m, N, T * V) output of :func:`_excess_fields`; one row per copy is
+    gathered (a flat ``take`` of contiguous rows, no fancy index over the fields).
+    """
+    m, n, X = fields.shape
     A, C = pos.shape[1:]
-    g = np.take_along_axis(fl, pos.reshape(m, A * C, 1), axis=1).reshape(m, A, C, T * V)
+    g = fields.reshape(m * n, X).take((pos + (np.arange(m) * n)[:, None, None]).ravel(), axis=0).reshape(m, A, C, X)
     return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
 
 
@@ -316,8 +444,8 @@ class BaccaratTrack:
 
 
 def _faces(x) -> np.ndarray:
-    a = np.asarray(x).astype(np.int64)
-    return np.where(a >= 0, a % 52, -1)
+    a = np.asarray(x)
+    return np.where(a >= 0, a % 52, -1).astype(np.int16)
 
 
 def _iv(before_view, after, decks):
@@ -384,19 +512,19 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     evp = np.full(starts.shape, np.nan)
     evb = np.full(starts.shape, np.nan)
     copies, counts = _copies(bf, decks)
-    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals
+    value_of = np.concatenate([[-1], BACCARAT_VALUE[np.arange(52) % 13]])  # face + 1 -> value (-1 unseen)
+    work: dict = {}
+    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals. A BLAS product,
+    # whose summation order depends on the shapes: the chunking of the shoes is part of the bits of the result
     summap = np.zeros((100, 10))
     summap[np.arange(100), (np.arange(100) // 10 + np.arange(100) % 10) % 10] = 1.0
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        bv = np.where(bf[s0:s1] >= 0, BACCARAT_VALUE[np.maximum(bf[s0:s1], 0) % 13], -1)
-        ch = (bv[:, None, :] == np.arange(10)[None, :, None]) - bg[None, :, None]
-        ch = np.where(bv[:, None, :] >= 0, ch, 0.0)
-        fields = _excess_fields(ch, kernel, range(1, 5))  # (m, 4, 10, N): P1, B1, P2, B2
+        fields = _excess_fields(_channels(value_of[bf[s0:s1] + 1], bg), kernel, range(1, 5), work)  # (m, N, 4 * 10): P1, B1, P2, B2
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = bg[None, None, None, :] + _predict(fields, pos, post)  # (m, A, 4, 10)
+        q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10)  # (m, A, 4, 10)
         q = np.maximum(q, 0.0)
         q /= q.sum(axis=3, keepdims=True)
         qp = (q[:, :, 0, :, None] * q[:, :, 2, None, :]).reshape(*q.shape[:2], 100) @ summap  # Player's two-card total
@@ -496,23 +624,24 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
     tag_bg = float(np.mean(HILO_TAG))  # 0 for a full shoe
     out = np.zeros(st.shape)
     copies, counts = _copies(bf, decks)
+    tag_of = np.concatenate([[0.0], HILO_TAG[np.arange(52) % 13] - tag_bg])  # face + 1 -> tag less its mean (0 unseen)
+    E = np.empty((n // 2 + 1, anchors), dtype=complex)  # spectra of the summed excess kernels, one column per anchor
+    for j in range(1, anchors + 1):
+        e = kernel.probs[j:j + cards_ahead].sum(axis=0) - cards_ahead / (n - 1)
+        e[0] = 0.0
+        E[:, j - 1] = np.fft.rfft(e)
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        tg = np.where(bf[s0:s1] >= 0, HILO_TAG[np.maximum(bf[s0:s1], 0) % 13] - tag_bg, 0.0)[:, None, :]
-        # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1
-        H = np.fft.rfft(tg, axis=-1)
-        fields_j = {}
-        for j in range(1, anchors + 1):
-            e = kernel.probs[j:j + cards_ahead].sum(axis=0) - cards_ahead / (n - 1)
-            e[0] = 0.0
-            fields_j[j] = np.fft.irfft(H * np.conj(np.fft.rfft(e))[None, None, :], n=n, axis=-1)[:, None]  # (m, 1, 1, N)
-        field = fields_j[1]
+        tg = tag_of[bf[s0:s1] + 1][:, :, None]  # (m, N, 1)
+        # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1, one
+        # batched irfft for the `anchors` fields
+        H = np.fft.rfft(tg, axis=1)  # (m, F, 1)
+        fields = np.fft.irfft(H * np.conj(E)[None, :, :], n=n, axis=1).astype(np.float32)  # (m, N, anchors)
         S = np.zeros(st[s0:s1].shape)
         for j in range(1, anchors + 1):  # the last `anchors` cards each place a zone (a riffle interleaves two)
             anc = np.where(st[s0:s1] - j >= 0, st[s0:s1] - j, -1)
             pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-            fj = field if j == 1 else fields_j[j]
-            S += _predict(fj, pos, post)[:, :, 0, 0] / anchors
+            S += _predict(np.ascontiguousarray(fields[:, :, j - 1:j]), pos, post, 1, 1)[:, :, 0, 0] / anchors
         anchors_ok = st[s0:s1] > 0
         tc = -S * 52.0 / cards_ahead
         out[s0:s1] = np.where(st[s0:s1] >= 0, np.where(anchors_ok, spread_bet(tc, spread), float(spread[0][1])), 0.0)
@@ -562,16 +691,14 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
     bg = comp / n
     out = np.full(st.shape, np.nan)
     copies, counts = _copies(bf, decks)
-    rank = np.minimum(np.arange(13), 9)  # A, 2..9, T J Q K -> 0..9
+    rank_of = np.concatenate([[-1], np.minimum(np.arange(52) % 13, 9)])  # face + 1 -> A, 2..9, T J Q K as 0..9 (-1 unseen)
+    work: dict = {}
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        rv = np.where(bf[s0:s1] >= 0, rank[np.maximum(bf[s0:s1], 0) % 13], -1)
-        ch = (rv[:, None, :] == np.arange(10)[None, :, None]) - bg[None, :, None]
-        ch = np.where(rv[:, None, :] >= 0, ch, 0.0)
-        fields = _excess_fields(ch, kernel, lags)
+        fields = _excess_fields(_channels(rank_of[bf[s0:s1] + 1], bg), kernel, lags, work)
         anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post), 0.0)
+        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10), 0.0)
         q /= q.sum(axis=3, keepdims=True)
         ev = np.einsum("nma,nmu,nmb,abu->nm", q[:, :, 0], q[:, :, 1], q[:, :, 2], E)
         out[s0:s1] = np.where(anchors >= 0, ev, np.nan)
