@@ -182,17 +182,38 @@ def _pattern_sums(w: tuple, rows: int) -> np.ndarray:
     return np.ascontiguousarray((x @ np.asarray(w, dtype=np.float64)).T).ravel()
 
 
-#: Multiplier that gathers the low bits of the eight bytes of a uint64 into its top byte (bit i from
-#: byte i): the match flags of eight offsets, one bool byte each, become one pattern byte.
+#: Word constants of the byte-parallel match (Warren, *Hacker's Delight*, 2nd ed., 2013, §6-1: a
+#: zero byte in a word without false positives), and the multiplier that gathers bit 0 of each of
+#: the eight bytes into the top byte (bit i from byte i).
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_BYTES = np.uint64(0x0101010101010101)
 _GATHER_BITS = np.uint64(0x0102040810204080)
 
 
-def _match_patterns(match: np.ndarray) -> np.ndarray:
-    """Pattern byte of a boolean (..., 8) array (bit i = ``match[..., i]``), one multiply per row."""
-    return ((np.ascontiguousarray(match).view(np.uint64)[..., 0] * _GATHER_BITS) >> np.uint64(56)).astype(np.intp)
+def _lag_offsets(kernel: OffsetKernel, back: int) -> tuple[list, int]:
+    """The lags a copy is weighed on and the kernel's top offsets per lag (M of them)."""
+    return list(range(1, min(back, kernel.lags) + 1)), kernel.top.shape[1]
 
 
-def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int):
+def _neighbours(before_faces: np.ndarray, kernel: OffsetKernel, back: int) -> np.ndarray:
+    """Faces seen before every before position at each lag's top offsets, one row per position.
+
+    Returns
+    -------
+    (m, N, L, 8) ndarray of int8
+        ``[s, k, l, i]`` = face at position k - top[lag_l][i] (circularly), -1 unseen; slots
+        i >= M hold -2 (never a face). Eight bytes per lag: one uint64 word per lag and copy.
+    """
+    m, n = before_faces.shape
+    lags, M = _lag_offsets(kernel, back)
+    idx = np.full((len(lags), 8), 2 * n, dtype=np.intp)
+    idx[:, :M] = n - kernel.top[lags]
+    dbl = np.concatenate([before_faces, before_faces, np.full((m, 1), -2)], axis=1).astype(np.int8)
+    return np.take(dbl, np.minimum(np.arange(n)[:, None, None] + idx[None], 2 * n), axis=1)  # C-contiguous
+
+
+def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int,
+            near: np.ndarray | None = None):
     """Posterior over the copies of each anchor card: which before position it came from.
 
     Parameters
@@ -204,6 +225,9 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     kernel : OffsetKernel
     copies, known_counts : from :func:`_copies`
     decks, back : int
+    near : ndarray, optional
+        :func:`_neighbours` of ``before_faces`` (computed here when not given; a caller that
+        places several anchor sets in the same shoes computes it once).
 
     Returns
     -------
@@ -216,9 +240,11 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     -----
     The weight of copy k is the likelihood ratio of the cards dealt before the anchor (lags
     1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and predict
-    nothing. The faces at the offsets of every lag are read with one flat ``take`` (eight slots
-    per lag); the offsets that match are packed into a byte (:func:`_match_patterns`) and their
-    probability sum is looked up (:func:`_pattern_sums`) instead of a product per copy.
+    nothing. Each copy reads its neighbours as one row of :func:`_neighbours` (a uint64 word per
+    lag); the offsets whose face is the card dealt ``lag`` places before the anchor are found
+    byte-parallel in the word and packed into a pattern byte, whose probability sum is looked up
+    (:func:`_pattern_sums`) instead of a product per copy. With more than eight offsets per lag,
+    the match array and the product are used as they are.
     """
     m, n = before_faces.shape
     ok = anchors >= 0
@@ -229,32 +255,31 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     valid = (pos >= 0) & ok[:, :, None]
     pos = np.where(valid, pos, 0)
     A, C = pos.shape[1:]
-    lags = list(range(1, min(back, kernel.lags) + 1))
-    L, M = len(lags), kernel.top.shape[1]
-    wide = M <= 8
-    W = 8 if wide else M
-    # the face top[lag_l][i] positions before copy k (circularly) is at k + n - d in the shoe's doubled
-    # row; slots past M read a last element -2, which never matches a face
-    flat = np.concatenate([np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel(), [-2]])
-    shift = np.full((L, W), flat.size - 1, dtype=np.intp)
-    shift[:, :M] = n - kernel.top[lags]
-    base = pos + (np.arange(m) * 2 * n)[:, None, None]  # (m, A, C)
-    idx = base[:, :, :, None, None] + shift  # (m, A, C, L, W)
-    idx[..., M:] = flat.size - 1
-    g = np.stack([after_faces[rows, np.maximum(a - lag, 0)] for lag in lags], axis=2).astype(np.int16)  # (m, A, L)
-    match = flat.take(idx) == g[:, :, None, :, None]  # (m, A, C, L, W)
-    pat = _match_patterns(match) if wide else None
-    slot = np.arange(C, dtype=np.intp)[None, None, :] * 2 ** M
+    lags, M = _lag_offsets(kernel, back)
+    L = len(lags)
+    g = np.stack([after_faces[rows, np.maximum(a - lag, 0)] for lag in lags], axis=2)  # (m, A, L)
+    if M <= 8:
+        if near is None:
+            near = _neighbours(before_faces, kernel, back)
+        flatpos = (pos + (np.arange(m) * n)[:, None, None]).ravel()
+        words = near.view(np.uint64).reshape(m * n, L).take(flatpos, axis=0).reshape(m, A, C, L)
+        t = words ^ (g.astype(np.uint64) * _BYTES)[:, :, None, :]  # zero byte where the face matches
+        z = ~((((t & _LOW7) + _LOW7) | t) | _LOW7)  # top bit of each zero byte
+        pat = (((z >> np.uint64(7)) * _GATHER_BITS) >> np.uint64(56)).astype(np.intp)  # (m, A, C, L)
+        slot = np.arange(C, dtype=np.intp)[None, None, :] * 2 ** M
+    else:
+        dbl = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16)
     inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)  # 1 / P(a card has face g)
     lr = np.ones(pos.shape)
     for li, lag in enumerate(lags):  # loop over lags, vectorised over shoes, anchors and copies
         has = ok & (a - lag >= 0)
         d = kernel.top[lag]  # (M,)
         w = kernel.probs[lag, d]  # (M,)
-        if wide:
+        if M <= 8:
             sums = _pattern_sums(tuple(w.tolist()), C).take(pat[..., li] + slot)
-        else:  # more offsets than bits in a byte: the product itself
-            sums = match[..., li, :].astype(np.float64) @ w
+        else:  # more offsets than bits in a byte: the match array and the product itself
+            seen = dbl[rows[:, :, None, None], pos[..., None] + n - d]
+            sums = (seen == g[:, :, li, None, None]).astype(np.float64) @ w
         term = 1.0 + sums * inv_bg[rows, g[:, :, li]][:, :, None] - w.sum()
         lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
     lr = np.where(valid, lr, 0.0)
@@ -310,24 +335,26 @@ def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags, work: dict 
     return out
 
 
-def _channels(cls: np.ndarray, bg: np.ndarray) -> np.ndarray:
+def _channels(cls: np.ndarray, bg: np.ndarray, work: dict | None = None) -> np.ndarray:
     """(m, N) value classes 0..V-1 (-1 unseen) -> (m, N, V) float64: the class indicator less its
     share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen. One look-up per card."""
     V = bg.size
     lut = np.zeros((V + 1, V))
     lut[1:] = np.eye(V, dtype=bool) - bg[None, :]
-    return lut[cls + 1]
+    return np.take(lut, cls + 1, axis=0, out=_buffer(work, "channels", cls.shape + (V,), np.float64))
 
 
-def _predict(fields, pos, post, T: int, V: int):
+def _predict(fields, pos, post, T: int, V: int, work: dict | None = None):
     """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V).
 
     ``fields`` is the (m, N, T * V) output of :func:`_excess_fields`; one row per copy is
-    gathered (a flat ``take`` of contiguous rows, no fancy index over the fields).
+    gathered (a flat ``take`` of contiguous rows, no fancy index over the fields), into a
+    ``work`` array when given.
     """
     m, n, X = fields.shape
     A, C = pos.shape[1:]
-    g = fields.reshape(m * n, X).take((pos + (np.arange(m) * n)[:, None, None]).ravel(), axis=0).reshape(m, A, C, X)
+    g = np.take(fields.reshape(m * n, X), (pos + (np.arange(m) * n)[:, None, None]).reshape(-1), axis=0,
+                out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m, A, C, X)
     return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
 
 
@@ -461,7 +488,7 @@ def _iv(before_view, after, decks):
 
 
 def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks: int, cut_position: int, back: int = 4,
-                              chunk: int = 250) -> BaccaratTrack:
+                              chunk: int = 64) -> BaccaratTrack:
     """Baccarat key-card / sequence tracker: predict the next coup from where the last card sat.
 
     Parameters
@@ -479,7 +506,8 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     back : int
         Cards before the anchor used to place it (sequence length).
     chunk : int
-        Shoes processed at once (memory).
+        Shoes processed at once (memory and cache; scratch arrays are reused from chunk to
+        chunk). The results do not depend on it.
 
     Returns
     -------
@@ -521,14 +549,16 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        fields = _excess_fields(_channels(value_of[bf[s0:s1] + 1], bg), kernel, range(1, 5), work)  # (m, N, 4 * 10): P1, B1, P2, B2
+        fields = _excess_fields(_channels(value_of[bf[s0:s1] + 1], bg, work), kernel, range(1, 5), work)  # (m, N, 4 * 10): P1, B1, P2, B2
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10)  # (m, A, 4, 10)
-        q = np.maximum(q, 0.0)
+        q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10, work)  # (m, A, 4, 10)
+        q = np.maximum(q, 0.0, out=q)
         q /= q.sum(axis=3, keepdims=True)
-        qp = (q[:, :, 0, :, None] * q[:, :, 2, None, :]).reshape(*q.shape[:2], 100) @ summap  # Player's two-card total
-        qb = (q[:, :, 1, :, None] * q[:, :, 3, None, :]).reshape(*q.shape[:2], 100) @ summap  # Banker's
+        mc, A = q.shape[:2]
+        cells = _buffer(work, "cells", (mc, A, 10, 10), np.float64)
+        qp = np.multiply(q[:, :, 0, :, None], q[:, :, 2, None, :], out=cells).reshape(mc, A, 100) @ summap  # Player's two-card total
+        qb = np.multiply(q[:, :, 1, :, None], q[:, :, 3, None, :], out=cells).reshape(mc, A, 100) @ summap  # Banker's
         evp[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RP, qb), np.nan)
         evb[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RB, qb), np.nan)
     return BaccaratTrack(evp, evb, ret_p, ret_b, coup)
@@ -580,7 +610,7 @@ def hilo_counter(after, starts, *, decks: int, spread=SPREAD) -> np.ndarray:
 
 
 def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, decks: int, cards_ahead: int = 20,
-                           back: int = 4, anchors: int = 4, spread=SPREAD, chunk: int = 250) -> np.ndarray:
+                           back: int = 4, anchors: int = 4, spread=SPREAD, chunk: int = 64) -> np.ndarray:
     """Blackjack shuffle (zone) tracker's bet before each round.
 
     Parameters
@@ -638,9 +668,10 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
         H = np.fft.rfft(tg, axis=1)  # (m, F, 1)
         fields = np.fft.irfft(H * np.conj(E)[None, :, :], n=n, axis=1).astype(np.float32)  # (m, N, anchors)
         S = np.zeros(st[s0:s1].shape)
+        near = _neighbours(bf[s0:s1], kernel, back) if kernel.top.shape[1] <= 8 else None  # shared by the anchors
         for j in range(1, anchors + 1):  # the last `anchors` cards each place a zone (a riffle interleaves two)
             anc = np.where(st[s0:s1] - j >= 0, st[s0:s1] - j, -1)
-            pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back)
+            pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back, near)
             S += _predict(np.ascontiguousarray(fields[:, :, j - 1:j]), pos, post, 1, 1)[:, :, 0, 0] / anchors
         anchors_ok = st[s0:s1] > 0
         tc = -S * 52.0 / cards_ahead
@@ -649,7 +680,7 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
 
 
 def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel, ev_table, *, decks: int, players: int,
-                               back: int = 4, chunk: int = 250) -> np.ndarray:
+                               back: int = 4, chunk: int = 64) -> np.ndarray:
     """Blackjack key-card (ace-sequencing) tracker: the predicted value of the first seat's deal.
 
     Parameters
@@ -695,10 +726,10 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
     work: dict = {}
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        fields = _excess_fields(_channels(rank_of[bf[s0:s1] + 1], bg), kernel, lags, work)
+        fields = _excess_fields(_channels(rank_of[bf[s0:s1] + 1], bg, work), kernel, lags, work)
         anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10), 0.0)
+        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10, work), 0.0)
         q /= q.sum(axis=3, keepdims=True)
         ev = np.einsum("nma,nmu,nmb,abu->nm", q[:, :, 0], q[:, :, 1], q[:, :, 2], E)
         out[s0:s1] = np.where(anchors >= 0, ev, np.nan)
