@@ -259,11 +259,16 @@ def baccarat_coup(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v = np.asarray(values).astype(np.int16)
     if v.shape[-1] < 6:
         raise InputError(f"baccarat_coup needs at least 6 card values per coup, got {v.shape[-1]}")
-    p = (v[..., 0] + v[..., 2]) % 10
-    b = (v[..., 1] + v[..., 3]) % 10
+    return _coup(*(v[..., j] for j in range(6)))
+
+
+def _coup(v0, v1, v2, v3, v4, v5):
+    """:func:`baccarat_coup` on the six card values given as separate arrays (int16)."""
+    p = (v0 + v2) % 10
+    b = (v1 + v3) % 10
     natural = (p >= 8) | (b >= 8)
     pdraw = ~natural & (p <= 5)
-    p3 = v[..., 4]
+    p3 = v4
     bdraw_if_pstood = b <= 5
     bdraw_if_pdrew = (
         (b <= 2)
@@ -274,7 +279,7 @@ def baccarat_coup(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
     bdraw = ~natural & np.where(pdraw, bdraw_if_pdrew, bdraw_if_pstood)
     p = np.where(pdraw, (p + p3) % 10, p)
-    b3 = np.where(pdraw, v[..., 5], v[..., 4])
+    b3 = np.where(pdraw, v5, v4)
     b = np.where(bdraw, (b + b3) % 10, b)
     outcome = np.where(b > p, OUTCOME_BANKER, np.where(p > b, OUTCOME_PLAYER, OUTCOME_TIE)).astype(np.int8)
     used = (4 + pdraw.astype(np.int8) + bdraw.astype(np.int8)).astype(np.int8)
@@ -318,27 +323,33 @@ def baccarat_deal(values, limit) -> dict:
     outcomes = np.full((m, max_coups), -1, dtype=np.int8)
     pdrew_c = np.zeros((m, max_coups), dtype=bool)
     pos = np.zeros(m, dtype=np.int64)
-    offs = np.arange(6)
-    flat = np.asarray(v, dtype=np.int16).ravel()
-    rowbase = (np.arange(m) * n)[:, None]
+    # values (negative ones read as 0) padded with the last card six times: a coup at p reads p..p+5
+    # clipped at the last card without a minimum per coup
+    vv = np.maximum(np.asarray(v, dtype=np.int16), 0)
+    flat = np.concatenate([vv, np.repeat(vv[:, -1:], 6, axis=1)], axis=1).ravel()
+    rowbase = np.arange(m) * (n + 6)
+    c = 0
     for c in range(max_coups):  # loop over coups (sequential by nature), vectorised over shoes
         active = pos < lim
         if not active.any():
             break
-        window = flat.take(rowbase + np.minimum(pos[:, None] + offs[None, :], n - 1))
-        window = np.maximum(window, 0)
-        outcome, used = baccarat_coup(window)
-        ptot = (window[:, 0] + window[:, 2]) % 10
-        btot = (window[:, 1] + window[:, 3]) % 10
+        i0 = rowbase + np.minimum(pos, n)
+        w = [flat.take(i0 + j) for j in range(6)]
+        outcome, used = _coup(*w)
         used = np.minimum(used, n - pos).astype(np.int8)
         starts[:, c] = np.where(active, pos, -1)
-        used_c[:, c] = np.where(active, used, 0)
-        pdrew_c[:, c] = active & (ptot <= 5) & (btot <= 7)
-        outcomes[:, c] = np.where(active, outcome, -1)
+        used_c[:, c] = used
+        pdrew_c[:, c] = ((w[0] + w[2]) % 10 <= 5) & ((w[1] + w[3]) % 10 <= 7)
+        outcomes[:, c] = outcome
         pos = np.where(active, pos + used, pos)
-    k = int((used_c > 0).sum(axis=1).max()) if m else 0
-    return {"starts": starts[:, :k], "used": used_c[:, :k], "outcome": outcomes[:, :k], "player_drew": pdrew_c[:, :k],
-            "n_coups": (used_c > 0).sum(axis=1), "n_dealt": pos}
+    else:
+        c = max_coups
+    on = starts[:, :c] >= 0  # the coups of the shoes still dealing; the others' entries are reset
+    k = int(on.sum(axis=1).max()) if m else 0
+    on = on[:, :k]
+    return {"starts": starts[:, :k], "used": np.where(on, used_c[:, :k], 0).astype(np.int8),
+            "outcome": np.where(on, outcomes[:, :k], -1).astype(np.int8), "player_drew": on & pdrew_c[:, :k],
+            "n_coups": on.sum(axis=1), "n_dealt": pos}
 
 
 def baccarat_exact(composition) -> np.ndarray:

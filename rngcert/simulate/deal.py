@@ -31,6 +31,8 @@ __all__ = ["Deal", "deal_pickup_baccarat", "deal_pickup_blackjack", "rebuild_bef
 
 #: Strips the orientation bit (see :mod:`rngcert.simulate.shufflers`).
 CODE_MASK = 1023
+#: Baccarat value of every code with or without the orientation bit (one look-up per card).
+_BACCARAT_OF_CODE = BACCARAT_VALUE[(np.arange(2 * (CODE_MASK + 1)) & CODE_MASK) % 13].astype(np.int16)
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", u
         raise InputError(f"undealt must be 'top' or 'bottom', got {undealt!r}")
     m, n = a.shape
     lim = _limit_iv(cut_position, m, 1, n)
-    vals = BACCARAT_VALUE[(a & CODE_MASK) % 13]
+    vals = _BACCARAT_OF_CODE[a] if a.dtype.itemsize <= 2 and a.min(initial=0) >= 0 else BACCARAT_VALUE[(a & CODE_MASK) % 13]
     d = baccarat_deal(vals, lim)
     starts, used_c, pdrew_c = d["starts"], d["used"], d["player_drew"]
     pos = d["n_dealt"]
@@ -129,8 +131,16 @@ def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", u
     dealt = np.arange(n)[None, :] < pos[:, None]
     big = (max_coups + 2) * 32 + n
     key = np.where(dealt, key, (-big if undealt == "top" else big) + np.arange(n)[None, :])  # undealt keep order
+    if big + n < np.iinfo(np.int16).max:  # numpy's stable sort of 16-bit keys is a radix sort
+        key = key.astype(np.int16)
     order = np.argsort(key, axis=1, kind="stable")
-    return Deal(np.take_along_axis(a, order, axis=1), order, d["outcome"], pos)
+    return Deal(_gather(a, order), order, d["outcome"], pos)
+
+
+def _gather(a: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``a[i, order[i, j]]`` by one flat take (no broadcast index arrays)."""
+    m, n = a.shape
+    return a.ravel().take(order + (np.arange(m, dtype=np.intp) * n)[:, None])
 
 
 def _bj_total(hard, ace):
