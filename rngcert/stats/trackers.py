@@ -542,8 +542,9 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     copies, counts = _copies(bf, decks)
     value_of = np.concatenate([[-1], BACCARAT_VALUE[np.arange(52) % 13]])  # face + 1 -> value (-1 unseen)
     work: dict = {}
-    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals. A BLAS product,
-    # whose summation order depends on the shapes: the chunking of the shoes is part of the bits of the result
+    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals. A BLAS product per
+    # shoe, whose summation order is the kernel's, not the cells' order: it stays this product, so that the
+    # expected returns keep their bits
     summap = np.zeros((100, 10))
     summap[np.arange(100), (np.arange(100) // 10 + np.arange(100) % 10) % 10] = 1.0
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
