@@ -174,3 +174,24 @@ def test_locate_reproduces_the_product_per_copy_bit_for_bit(top):
     pos, post = T._locate(bf, af, anchors, k, copies, counts, 8, 5)
     pos0, post0 = _locate_reference(bf, af, anchors, k, copies, counts, 8, 5)
     assert np.array_equal(pos, pos0) and np.array_equal(post, post0)
+
+
+def test_one_order_before_the_shuffle_is_computed_once_with_the_same_bits():
+    # first shoes of new decks: every table starts from the same order, whose fields and neighbours
+    # the trackers compute once per chunk; shoe by shoe (chunk=1) they are computed for each shoe
+    bac = load_procedure("baccarat-004")
+    tr = simulate_tables(bac, 60, 5, burn_in=2, key=("train",))
+    k = T.learn_kernel(tr.before, tr.after, lags=24)
+    tab = simulate_tables(bac, 12, 6, burn_in=1, key=("eval",))
+    assert (tab.first_before == tab.first_before[:1]).all()
+    a = T.baccarat_sequence_tracker(tab.first_before, tab.first_after, k, decks=8, cut_position=bac.cut_position)
+    b = T.baccarat_sequence_tracker(tab.first_before, tab.first_after, k, decks=8, cut_position=bac.cut_position, chunk=1)
+    assert np.array_equal(a.ev_player, b.ev_player, equal_nan=True) and np.array_equal(a.ev_banker, b.ev_banker, equal_nan=True)
+    bj = load_procedure("blackjack-004")
+    rules = Rules.from_procedure(bj)
+    tab = simulate_tables(bj, 12, 6, burn_in=1, key=("eval",))
+    rr = play_rounds(tab.first_after, rules=rules, players=7, cut_position=bj.cut_position)
+    for fn in (lambda c: T.blackjack_zone_tracker(tab.first_before, tab.first_after, rr["starts"], k, decks=8, chunk=c),
+               lambda c: T.blackjack_sequence_tracker(tab.first_before, tab.first_after, rr["starts"], k, first_deal_ev(rules),
+                                                      decks=8, players=7, chunk=c)):
+        assert np.array_equal(fn(64), fn(1), equal_nan=True)

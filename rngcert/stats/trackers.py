@@ -190,6 +190,15 @@ _BYTES = np.uint64(0x0101010101010101)
 _GATHER_BITS = np.uint64(0x0102040810204080)
 
 
+def _shared(before_faces: np.ndarray) -> np.ndarray:
+    """The one row of ``before_faces`` when every shoe starts from the same order (the first shoe of
+    new decks, spread in order at every table), else all of them: what depends only on the order
+    before the shuffle (fields, neighbours) is then computed once for the chunk, with the same bits."""
+    if before_faces.shape[0] > 1 and bool((before_faces == before_faces[:1]).all()):
+        return before_faces[:1]
+    return before_faces
+
+
 def _lag_offsets(kernel: OffsetKernel, back: int) -> tuple[list, int]:
     """The lags a copy is weighed on and the kernel's top offsets per lag (M of them)."""
     return list(range(1, min(back, kernel.lags) + 1)), kernel.top.shape[1]
@@ -226,8 +235,9 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     copies, known_counts : from :func:`_copies`
     decks, back : int
     near : ndarray, optional
-        :func:`_neighbours` of ``before_faces`` (computed here when not given; a caller that
-        places several anchor sets in the same shoes computes it once).
+        :func:`_neighbours` of ``before_faces``, or of its one row when every shoe starts from the
+        same order (computed here when not given; a caller that places several anchor sets in the
+        same shoes computes it once).
 
     Returns
     -------
@@ -260,9 +270,9 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     g = np.stack([after_faces[rows, np.maximum(a - lag, 0)] for lag in lags], axis=2)  # (m, A, L)
     if M <= 8:
         if near is None:
-            near = _neighbours(before_faces, kernel, back)
-        flatpos = (pos + (np.arange(m) * n)[:, None, None]).ravel()
-        words = near.view(np.uint64).reshape(m * n, L).take(flatpos, axis=0).reshape(m, A, C, L)
+            near = _neighbours(_shared(before_faces), kernel, back)
+        flatpos = (pos if near.shape[0] == 1 else pos + (np.arange(m) * n)[:, None, None]).ravel()
+        words = near.view(np.uint64).reshape(-1, L).take(flatpos, axis=0).reshape(m, A, C, L)
         t = words ^ (g.astype(np.uint64) * _BYTES)[:, :, None, :]  # zero byte where the face matches
         z = ~((((t & _LOW7) + _LOW7) | t) | _LOW7)  # top bit of each zero byte
         pat = (((z >> np.uint64(7)) * _GATHER_BITS) >> np.uint64(56)).astype(np.intp)  # (m, A, C, L)
@@ -347,13 +357,14 @@ def _channels(cls: np.ndarray, bg: np.ndarray, work: dict | None = None) -> np.n
 def _predict(fields, pos, post, T: int, V: int, work: dict | None = None):
     """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V).
 
-    ``fields`` is the (m, N, T * V) output of :func:`_excess_fields`; one row per copy is
-    gathered (a flat ``take`` of contiguous rows, no fancy index over the fields), into a
-    ``work`` array when given.
+    ``fields`` is the (m, N, T * V) output of :func:`_excess_fields` (or (1, N, T * V): one order
+    before the shuffle for all m shoes); one row per copy is gathered (a flat ``take`` of
+    contiguous rows, no fancy index over the fields), into a ``work`` array when given.
     """
-    m, n, X = fields.shape
-    A, C = pos.shape[1:]
-    g = np.take(fields.reshape(m * n, X), (pos + (np.arange(m) * n)[:, None, None]).reshape(-1), axis=0,
+    m, (A, C) = pos.shape[0], pos.shape[1:]
+    mf, n, X = fields.shape
+    flat = pos if mf == 1 else pos + (np.arange(m) * n)[:, None, None]
+    g = np.take(fields.reshape(mf * n, X), flat.reshape(-1), axis=0,
                 out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m, A, C, X)
     return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
 
@@ -550,7 +561,8 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        fields = _excess_fields(_channels(value_of[bf[s0:s1] + 1], bg, work), kernel, range(1, 5), work)  # (m, N, 4 * 10): P1, B1, P2, B2
+        # (m or 1, N, 4 * 10): P1, B1, P2, B2; one row when every shoe starts from new decks in order
+        fields = _excess_fields(_channels(value_of[_shared(bf[s0:s1]) + 1], bg, work), kernel, range(1, 5), work)
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
         q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10, work)  # (m, A, 4, 10)
@@ -663,13 +675,13 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
         E[:, j - 1] = np.fft.rfft(e)
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        tg = tag_of[bf[s0:s1] + 1][:, :, None]  # (m, N, 1)
+        tg = tag_of[_shared(bf[s0:s1]) + 1][:, :, None]  # (m or 1, N, 1)
         # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1, one
         # batched irfft for the `anchors` fields
         H = np.fft.rfft(tg, axis=1)  # (m, F, 1)
         fields = np.fft.irfft(H * np.conj(E)[None, :, :], n=n, axis=1).astype(np.float32)  # (m, N, anchors)
         S = np.zeros(st[s0:s1].shape)
-        near = _neighbours(bf[s0:s1], kernel, back) if kernel.top.shape[1] <= 8 else None  # shared by the anchors
+        near = _neighbours(_shared(bf[s0:s1]), kernel, back) if kernel.top.shape[1] <= 8 else None  # shared by the anchors
         for j in range(1, anchors + 1):  # the last `anchors` cards each place a zone (a riffle interleaves two)
             anc = np.where(st[s0:s1] - j >= 0, st[s0:s1] - j, -1)
             pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back, near)
@@ -727,7 +739,7 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
     work: dict = {}
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        fields = _excess_fields(_channels(rank_of[bf[s0:s1] + 1], bg, work), kernel, lags, work)
+        fields = _excess_fields(_channels(rank_of[_shared(bf[s0:s1]) + 1], bg, work), kernel, lags, work)
         anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
         q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10, work), 0.0)
