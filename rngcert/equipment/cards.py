@@ -318,10 +318,11 @@ def baccarat_deal(values, limit) -> dict:
     if np.any(lim < 1) or np.any(lim > n):
         raise InputError(f"limit must lie in 1..{n}, got {lim.min()}..{lim.max()}")
     max_coups = int(lim.max()) // 4 + 1
-    starts = np.full((m, max_coups), -1, dtype=np.int32)
-    used_c = np.zeros((m, max_coups), dtype=np.int8)
-    outcomes = np.full((m, max_coups), -1, dtype=np.int8)
-    pdrew_c = np.zeros((m, max_coups), dtype=bool)
+    # one row per coup (contiguous writes), transposed at the end
+    starts = np.full((max_coups, m), -1, dtype=np.int32)
+    used_c = np.zeros((max_coups, m), dtype=np.int8)
+    outcomes = np.full((max_coups, m), -1, dtype=np.int8)
+    pdrew_c = np.zeros((max_coups, m), dtype=bool)
     pos = np.zeros(m, dtype=np.int64)
     # values (negative ones read as 0) padded with the last card six times: a coup at p reads p..p+5
     # clipped at the last card without a minimum per coup
@@ -337,19 +338,19 @@ def baccarat_deal(values, limit) -> dict:
         w = [flat.take(i0 + j) for j in range(6)]
         outcome, used = _coup(*w)
         used = np.minimum(used, n - pos).astype(np.int8)
-        starts[:, c] = np.where(active, pos, -1)
-        used_c[:, c] = used
-        pdrew_c[:, c] = ((w[0] + w[2]) % 10 <= 5) & ((w[1] + w[3]) % 10 <= 7)
-        outcomes[:, c] = outcome
+        starts[c] = np.where(active, pos, -1)
+        used_c[c] = used
+        pdrew_c[c] = ((w[0] + w[2]) % 10 <= 5) & ((w[1] + w[3]) % 10 <= 7)
+        outcomes[c] = outcome
         pos = np.where(active, pos + used, pos)
     else:
         c = max_coups
-    on = starts[:, :c] >= 0  # the coups of the shoes still dealing; the others' entries are reset
-    k = int(on.sum(axis=1).max()) if m else 0
-    on = on[:, :k]
-    return {"starts": starts[:, :k], "used": np.where(on, used_c[:, :k], 0).astype(np.int8),
-            "outcome": np.where(on, outcomes[:, :k], -1).astype(np.int8), "player_drew": on & pdrew_c[:, :k],
-            "n_coups": on.sum(axis=1), "n_dealt": pos}
+    on = starts[:c] >= 0  # the coups of the shoes still dealing; the others' entries are reset
+    k = int(on.sum(axis=0).max()) if m else 0
+    on = on[:k]
+    return {"starts": np.ascontiguousarray(starts[:k].T), "used": np.ascontiguousarray(np.where(on, used_c[:k], 0).T),
+            "outcome": np.ascontiguousarray(np.where(on, outcomes[:k], -1).astype(np.int8).T),
+            "player_drew": np.ascontiguousarray((on & pdrew_c[:k]).T), "n_coups": on.sum(axis=0), "n_dealt": pos}
 
 
 def baccarat_exact(composition) -> np.ndarray:

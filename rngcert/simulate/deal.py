@@ -118,13 +118,14 @@ def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", u
     mark = np.zeros(a.shape, dtype=np.int32)
     mark[rr, cc] = (cc * 8 + (used_c[act] - 1)) * 2 + pdrew_c[act]
     mark = np.maximum.accumulate(mark, axis=1)
-    start, used, pd = mark >> 4, ((mark >> 1) & 7) + 1, mark & 1
+    start, kind = mark >> 4, mark & 15  # kind = (cards used - 1) * 2 + player drew
     j = np.arange(n, dtype=np.int32)[None, :]
     # where each card lands in the discards (top first): the undealt cards on top or at the bottom
     # in shoe order; the coups with the last one on top, each stacked by _pickup_rank
     top = undealt == "top"
     last = pos[:, None]
-    within = _pickup_rank(pickup)[used, pd, np.minimum(j - start, 5)]
+    used = (kind >> 1) + 1
+    within = _pickup_rank(pickup)[1:].reshape(-1).take(kind * 6 + np.minimum(j - start, 5))
     dest = np.where(j < last, (n if top else last) - start - used + within, j - last if top else j)
     rows = (np.arange(m, dtype=np.intp) * n)[:, None]
     flat = (dest + rows).ravel()
