@@ -32,8 +32,9 @@ __all__ = ["Deal", "deal_pickup_baccarat", "deal_pickup_blackjack", "rebuild_bef
 
 #: Strips the orientation bit (see :mod:`rngcert.simulate.shufflers`).
 CODE_MASK = 1023
-#: Baccarat value of every code with or without the orientation bit (one look-up per card).
-_BACCARAT_OF_CODE = BACCARAT_VALUE[(np.arange(2 * (CODE_MASK + 1)) & CODE_MASK) % 13].astype(np.int16)
+#: Baccarat value of every code less its orientation bit: ``BACCARAT_VALUE[(code & CODE_MASK) % 13]``
+#: by one look-up per card.
+_BACCARAT_OF_CODE = BACCARAT_VALUE[np.arange(CODE_MASK + 1) % 13].astype(np.int16)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", u
         raise InputError(f"undealt must be 'top' or 'bottom', got {undealt!r}")
     m, n = a.shape
     lim = _limit_iv(cut_position, m, 1, n)
-    vals = _BACCARAT_OF_CODE[a] if a.dtype.itemsize <= 2 and a.min(initial=0) >= 0 else BACCARAT_VALUE[(a & CODE_MASK) % 13]
+    vals = _BACCARAT_OF_CODE[a & CODE_MASK]
     d = baccarat_deal(vals, lim)
     starts, used_c, pdrew_c = d["starts"], d["used"], d["player_drew"]
     pos = d["n_dealt"]
