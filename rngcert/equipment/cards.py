@@ -286,6 +286,16 @@ def _coup(v0, v1, v2, v3, v4, v5):
     return outcome, used
 
 
+@lru_cache(maxsize=1)
+def _coup_table() -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_coup` of every (Player total, Banker total, fifth card, sixth card), flattened as
+    ``((p * 10 + b) * 10 + c5) * 10 + c6``: a coup depends on its first four cards only through the
+    two totals, so one look-up replaces the drawing rules in the deal's loop."""
+    p, b, c5, c6 = (x.ravel().astype(np.int16) for x in np.indices((10, 10, 10, 10)))
+    zero = np.zeros_like(p)
+    return _coup(p, b, zero, zero, c5, c6)
+
+
 def baccarat_deal(values, limit) -> dict:
     """Deal baccarat coups back to back from shoes, as the game strings them together.
 
@@ -308,7 +318,8 @@ def baccarat_deal(values, limit) -> dict:
 
     Notes
     -----
-    Coups are sequential by nature: the loop runs over coups, vectorised over shoes.
+    Coups are sequential by nature: the loop runs over coups, vectorised over shoes; each coup is
+    played by one look-up of its two-card totals and fifth and sixth cards (:func:`_coup_table`).
     """
     v = np.asarray(values)
     if v.ndim != 2 or v.shape[1] < 6:
@@ -329,6 +340,7 @@ def baccarat_deal(values, limit) -> dict:
     vv = np.maximum(np.asarray(v, dtype=np.int16), 0)
     flat = np.concatenate([vv, np.repeat(vv[:, -1:], 6, axis=1)], axis=1).ravel()
     rowbase = np.arange(m) * (n + 6)
+    outcome_at, used_at = _coup_table()
     c = 0
     for c in range(max_coups):  # loop over coups (sequential by nature), vectorised over shoes
         active = pos < lim
@@ -336,12 +348,14 @@ def baccarat_deal(values, limit) -> dict:
             break
         i0 = rowbase + np.minimum(pos, n)
         w = [flat.take(i0 + j) for j in range(6)]
-        outcome, used = _coup(*w)
-        used = np.minimum(used, n - pos).astype(np.int8)
+        ptot = (w[0] + w[2]) % 10
+        btot = (w[1] + w[3]) % 10
+        cell = ((ptot * 10 + btot) * 10 + w[4]) * 10 + w[5]
+        used = np.minimum(used_at.take(cell), n - pos).astype(np.int8)
         starts[c] = np.where(active, pos, -1)
         used_c[c] = used
-        pdrew_c[c] = ((w[0] + w[2]) % 10 <= 5) & ((w[1] + w[3]) % 10 <= 7)
-        outcomes[c] = outcome
+        pdrew_c[c] = (ptot <= 5) & (btot <= 7)
+        outcomes[c] = outcome_at.take(cell)
         pos = np.where(active, pos + used, pos)
     else:
         c = max_coups
