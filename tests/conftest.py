@@ -69,6 +69,7 @@ LONG = (
     "tests/test_nist_calibration.py::test_biased_streams_fail_two_level",
     "tests/test_trackers.py::test_blackjack_trackers_validation",
     "tests/test_spinlog_memory.py::test_certify_tiny_batches_equal_one_batch",
+    "tests/test_shuffle_pin.py::test_certify_report_statistics_are_unchanged",
 )
 
 

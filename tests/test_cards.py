@@ -121,3 +121,15 @@ def test_dealer_rules_differ_on_soft_17():
     assert p_h[5] > p_s[5] and p_h[0] < p_s[0]  # H17 busts more and ends on 17 less
     with pytest.raises(InputError, match="dealer rule"):
         C.dealer_exact(C.value_composition(8, "blackjack"), "S16")
+
+
+def test_coup_table_plays_every_coup_as_the_drawing_rules():
+    # the deal plays each coup by one look-up of (Player total, Banker total, 5th, 6th card): all 10^6
+    # value sequences of six cards give the outcome and cards used of baccarat_coup
+    from rngcert.equipment.cards import _coup_table, baccarat_coup
+
+    v = np.indices((10,) * 6).reshape(6, -1).T.astype(np.int16)
+    outcome, used = baccarat_coup(v)
+    cell = (((v[:, 0] + v[:, 2]) % 10 * 10 + (v[:, 1] + v[:, 3]) % 10) * 10 + v[:, 4]) * 10 + v[:, 5]
+    out_at, used_at = _coup_table()
+    assert np.array_equal(out_at[cell], outcome) and np.array_equal(used_at[cell], used)

@@ -130,3 +130,68 @@ def test_blackjack_trackers_validation():
     assert (res["riffle"]["zone"] > 1).mean() > 0.05
     # Hi-Lo bets spread by the true count of the seen cards, whatever the shuffle
     assert (fy["hilo"] > 1).mean() > 0.02 and set(np.unique(fy["hilo"])) <= {0.0, 1.0, 2.0, 4.0, 8.0}
+
+
+def _locate_reference(before_faces, after_faces, anchors, kernel, copies, known_counts, decks, back):
+    """The copy posterior as first written (a take per lag and a product per copy): the reference
+    the byte-pattern look-up of rngcert.stats.trackers._locate must reproduce bit for bit."""
+    m, n = before_faces.shape
+    ok = anchors >= 0
+    a = np.where(ok, anchors, 0)
+    rows = np.arange(m)[:, None]
+    f = after_faces[rows, a]
+    pos = copies[rows, f]
+    valid = (pos >= 0) & ok[:, :, None]
+    flat = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel()
+    base = (np.arange(m) * 2 * n)[:, None, None] + np.where(valid, pos, 0) + n
+    inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)
+    lr = np.ones(pos.shape)
+    for lag in range(1, min(back, kernel.lags) + 1):
+        prev = a - lag
+        has = ok & (prev >= 0)
+        g = after_faces[rows, np.maximum(prev, 0)].astype(np.int16)
+        d = kernel.top[lag]
+        w = kernel.probs[lag, d]
+        match = flat.take(base[..., None] - d[None, None, None, :]) == g[:, :, None, None]
+        term = 1.0 + (match.astype(np.float64) @ w) * inv_bg[rows, g][:, :, None] - w.sum()
+        lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
+    lr = np.where(valid, lr, 0.0)
+    unseen = np.maximum(decks - known_counts[rows, f], 0)
+    post = lr / (lr.sum(axis=2) + unseen + 1e-300)[:, :, None]
+    return np.where(valid, pos, 0), post
+
+
+@pytest.mark.parametrize("top", [3, 6, 8, 10])
+def test_locate_reproduces_the_product_per_copy_bit_for_bit(top):
+    p = load_procedure("baccarat-004")
+    tr = simulate_tables(p, 60, 5, burn_in=2, key=("train",))
+    k = T.learn_kernel(tr.before, tr.after, lags=24, top=top)
+    ev = simulate_tables(p, 30, 6, burn_in=3, key=("eval",))
+    bf, af = T._iv(np.where(ev.before_unseen, -1, ev.before), ev.after, 8)
+    copies, counts = T._copies(bf, 8)
+    rng = np.random.default_rng(top)
+    anchors = np.where(rng.random((30, 90)) < 0.1, -1, rng.integers(0, 416, (30, 90)))
+    pos, post = T._locate(bf, af, anchors, k, copies, counts, 8, 5)
+    pos0, post0 = _locate_reference(bf, af, anchors, k, copies, counts, 8, 5)
+    assert np.array_equal(pos, pos0) and np.array_equal(post, post0)
+
+
+def test_one_order_before_the_shuffle_is_computed_once_with_the_same_bits():
+    # first shoes of new decks: every table starts from the same order, whose fields and neighbours
+    # the trackers compute once per chunk; shoe by shoe (chunk=1) they are computed for each shoe
+    bac = load_procedure("baccarat-004")
+    tr = simulate_tables(bac, 60, 5, burn_in=2, key=("train",))
+    k = T.learn_kernel(tr.before, tr.after, lags=24)
+    tab = simulate_tables(bac, 12, 6, burn_in=1, key=("eval",))
+    assert (tab.first_before == tab.first_before[:1]).all()
+    a = T.baccarat_sequence_tracker(tab.first_before, tab.first_after, k, decks=8, cut_position=bac.cut_position)
+    b = T.baccarat_sequence_tracker(tab.first_before, tab.first_after, k, decks=8, cut_position=bac.cut_position, chunk=1)
+    assert np.array_equal(a.ev_player, b.ev_player, equal_nan=True) and np.array_equal(a.ev_banker, b.ev_banker, equal_nan=True)
+    bj = load_procedure("blackjack-004")
+    rules = Rules.from_procedure(bj)
+    tab = simulate_tables(bj, 12, 6, burn_in=1, key=("eval",))
+    rr = play_rounds(tab.first_after, rules=rules, players=7, cut_position=bj.cut_position)
+    for fn in (lambda c: T.blackjack_zone_tracker(tab.first_before, tab.first_after, rr["starts"], k, decks=8, chunk=c),
+               lambda c: T.blackjack_sequence_tracker(tab.first_before, tab.first_after, rr["starts"], k, first_deal_ev(rules),
+                                                      decks=8, players=7, chunk=c)):
+        assert np.array_equal(fn(64), fn(1), equal_nan=True)

@@ -259,11 +259,16 @@ def baccarat_coup(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v = np.asarray(values).astype(np.int16)
     if v.shape[-1] < 6:
         raise InputError(f"baccarat_coup needs at least 6 card values per coup, got {v.shape[-1]}")
-    p = (v[..., 0] + v[..., 2]) % 10
-    b = (v[..., 1] + v[..., 3]) % 10
+    return _coup(*(v[..., j] for j in range(6)))
+
+
+def _coup(v0, v1, v2, v3, v4, v5):
+    """:func:`baccarat_coup` on the six card values given as separate arrays (int16)."""
+    p = (v0 + v2) % 10
+    b = (v1 + v3) % 10
     natural = (p >= 8) | (b >= 8)
     pdraw = ~natural & (p <= 5)
-    p3 = v[..., 4]
+    p3 = v4
     bdraw_if_pstood = b <= 5
     bdraw_if_pdrew = (
         (b <= 2)
@@ -274,11 +279,21 @@ def baccarat_coup(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
     bdraw = ~natural & np.where(pdraw, bdraw_if_pdrew, bdraw_if_pstood)
     p = np.where(pdraw, (p + p3) % 10, p)
-    b3 = np.where(pdraw, v[..., 5], v[..., 4])
+    b3 = np.where(pdraw, v5, v4)
     b = np.where(bdraw, (b + b3) % 10, b)
     outcome = np.where(b > p, OUTCOME_BANKER, np.where(p > b, OUTCOME_PLAYER, OUTCOME_TIE)).astype(np.int8)
     used = (4 + pdraw.astype(np.int8) + bdraw.astype(np.int8)).astype(np.int8)
     return outcome, used
+
+
+@lru_cache(maxsize=1)
+def _coup_table() -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_coup` of every (Player total, Banker total, fifth card, sixth card), flattened as
+    ``((p * 10 + b) * 10 + c5) * 10 + c6``: a coup depends on its first four cards only through the
+    two totals, so one look-up replaces the drawing rules in the deal's loop."""
+    p, b, c5, c6 = (x.ravel().astype(np.int16) for x in np.indices((10, 10, 10, 10)))
+    zero = np.zeros_like(p)
+    return _coup(p, b, zero, zero, c5, c6)
 
 
 def baccarat_deal(values, limit) -> dict:
@@ -303,7 +318,8 @@ def baccarat_deal(values, limit) -> dict:
 
     Notes
     -----
-    Coups are sequential by nature: the loop runs over coups, vectorised over shoes.
+    Coups are sequential by nature: the loop runs over coups, vectorised over shoes; each coup is
+    played by one look-up of its two-card totals and fifth and sixth cards (:func:`_coup_table`).
     """
     v = np.asarray(values)
     if v.ndim != 2 or v.shape[1] < 6:
@@ -313,32 +329,42 @@ def baccarat_deal(values, limit) -> dict:
     if np.any(lim < 1) or np.any(lim > n):
         raise InputError(f"limit must lie in 1..{n}, got {lim.min()}..{lim.max()}")
     max_coups = int(lim.max()) // 4 + 1
-    starts = np.full((m, max_coups), -1, dtype=np.int32)
-    used_c = np.zeros((m, max_coups), dtype=np.int8)
-    outcomes = np.full((m, max_coups), -1, dtype=np.int8)
-    pdrew_c = np.zeros((m, max_coups), dtype=bool)
+    # one row per coup (contiguous writes), transposed at the end
+    starts = np.full((max_coups, m), -1, dtype=np.int32)
+    used_c = np.zeros((max_coups, m), dtype=np.int8)
+    outcomes = np.full((max_coups, m), -1, dtype=np.int8)
+    pdrew_c = np.zeros((max_coups, m), dtype=bool)
     pos = np.zeros(m, dtype=np.int64)
-    offs = np.arange(6)
-    flat = np.asarray(v, dtype=np.int16).ravel()
-    rowbase = (np.arange(m) * n)[:, None]
+    # values (negative ones read as 0) padded with the last card six times: a coup at p reads p..p+5
+    # clipped at the last card without a minimum per coup
+    vv = np.maximum(np.asarray(v, dtype=np.int16), 0)
+    flat = np.concatenate([vv, np.repeat(vv[:, -1:], 6, axis=1)], axis=1).ravel()
+    rowbase = np.arange(m) * (n + 6)
+    outcome_at, used_at = _coup_table()
+    c = 0
     for c in range(max_coups):  # loop over coups (sequential by nature), vectorised over shoes
         active = pos < lim
         if not active.any():
             break
-        window = flat.take(rowbase + np.minimum(pos[:, None] + offs[None, :], n - 1))
-        window = np.maximum(window, 0)
-        outcome, used = baccarat_coup(window)
-        ptot = (window[:, 0] + window[:, 2]) % 10
-        btot = (window[:, 1] + window[:, 3]) % 10
-        used = np.minimum(used, n - pos).astype(np.int8)
-        starts[:, c] = np.where(active, pos, -1)
-        used_c[:, c] = np.where(active, used, 0)
-        pdrew_c[:, c] = active & (ptot <= 5) & (btot <= 7)
-        outcomes[:, c] = np.where(active, outcome, -1)
+        i0 = rowbase + np.minimum(pos, n)
+        w = [flat.take(i0 + j) for j in range(6)]
+        ptot = (w[0] + w[2]) % 10
+        btot = (w[1] + w[3]) % 10
+        cell = ((ptot * 10 + btot) * 10 + w[4]) * 10 + w[5]
+        used = np.minimum(used_at.take(cell), n - pos).astype(np.int8)
+        starts[c] = np.where(active, pos, -1)
+        used_c[c] = used
+        pdrew_c[c] = (ptot <= 5) & (btot <= 7)
+        outcomes[c] = outcome_at.take(cell)
         pos = np.where(active, pos + used, pos)
-    k = int((used_c > 0).sum(axis=1).max()) if m else 0
-    return {"starts": starts[:, :k], "used": used_c[:, :k], "outcome": outcomes[:, :k], "player_drew": pdrew_c[:, :k],
-            "n_coups": (used_c > 0).sum(axis=1), "n_dealt": pos}
+    else:
+        c = max_coups
+    on = starts[:c] >= 0  # the coups of the shoes still dealing; the others' entries are reset
+    k = int(on.sum(axis=0).max()) if m else 0
+    on = on[:k]
+    return {"starts": np.ascontiguousarray(starts[:k].T), "used": np.ascontiguousarray(np.where(on, used_c[:k], 0).T),
+            "outcome": np.ascontiguousarray(np.where(on, outcomes[:k], -1).astype(np.int8).T),
+            "player_drew": np.ascontiguousarray((on & pdrew_c[:k]).T), "n_coups": on.sum(axis=0), "n_dealt": pos}
 
 
 def baccarat_exact(composition) -> np.ndarray:

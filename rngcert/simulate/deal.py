@@ -21,6 +21,7 @@ The loops run over coups or rounds, vectorised over shoes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -31,6 +32,9 @@ __all__ = ["Deal", "deal_pickup_baccarat", "deal_pickup_blackjack", "rebuild_bef
 
 #: Strips the orientation bit (see :mod:`rngcert.simulate.shufflers`).
 CODE_MASK = 1023
+#: Baccarat value of every code less its orientation bit: ``BACCARAT_VALUE[(code & CODE_MASK) % 13]``
+#: by one look-up per card.
+_BACCARAT_OF_CODE = BACCARAT_VALUE[np.arange(CODE_MASK + 1) % 13].astype(np.int16)
 
 
 @dataclass(frozen=True)
@@ -102,35 +106,61 @@ def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", u
         raise InputError(f"undealt must be 'top' or 'bottom', got {undealt!r}")
     m, n = a.shape
     lim = _limit_iv(cut_position, m, 1, n)
-    vals = BACCARAT_VALUE[(a & CODE_MASK) % 13]
+    vals = _BACCARAT_OF_CODE[a & CODE_MASK]
     d = baccarat_deal(vals, lim)
     starts, used_c, pdrew_c = d["starts"], d["used"], d["player_drew"]
     pos = d["n_dealt"]
     C = starts.shape[1]
-    max_coups = max(C, 1)
-    # coup of every dealt position: mark each coup's first card with (coup, player drew) and its
-    # position, then carry both forward along the row (both marks increase with the coup)
+    # every dealt card's coup: the coup's first card is marked with (start, cards used, player
+    # drew) and the mark carried forward along the row (marks increase with the coup)
     act = used_c > 0
     rr = np.broadcast_to(np.arange(m)[:, None], (m, C))[act]
     cc = starts[act]
     mark = np.zeros(a.shape, dtype=np.int32)
-    mark[rr, cc] = np.broadcast_to(np.arange(C, dtype=np.int32), (m, C))[act] * 2 + pdrew_c[act]
-    smark = np.zeros(a.shape, dtype=np.int32)
-    smark[rr, cc] = cc
+    mark[rr, cc] = (cc * 8 + (used_c[act] - 1)) * 2 + pdrew_c[act]
     mark = np.maximum.accumulate(mark, axis=1)
-    coup = mark >> 1
-    pd = (mark & 1).astype(bool)
-    k = np.arange(n, dtype=np.int32)[None, :] - np.maximum.accumulate(smark, axis=1)
-    is_player = (k == 0) | (k == 2) | ((k == 4) & pd)
-    # the hand picked up first lies at the bottom of the coup stack, its last-dealt card lowest
-    hand_first = ~is_player if pickup == "banker-first" else is_player
-    rank = np.where(hand_first, 10 - k, 20 - k)
-    key = (max_coups - coup) * 32 + (31 - rank)  # top of the discards = smallest key
-    dealt = np.arange(n)[None, :] < pos[:, None]
-    big = (max_coups + 2) * 32 + n
-    key = np.where(dealt, key, (-big if undealt == "top" else big) + np.arange(n)[None, :])  # undealt keep order
-    order = np.argsort(key, axis=1, kind="stable")
-    return Deal(np.take_along_axis(a, order, axis=1), order, d["outcome"], pos)
+    start, kind = mark >> 4, mark & 15  # kind = (cards used - 1) * 2 + player drew
+    j = np.arange(n, dtype=np.int32)[None, :]
+    # where each card lands in the discards (top first): the undealt cards on top or at the bottom
+    # in shoe order; the coups with the last one on top, each stacked by _pickup_rank
+    top = undealt == "top"
+    last = pos[:, None]
+    used = (kind >> 1) + 1
+    within = _pickup_rank(pickup)[1:].reshape(-1).take(kind * 6 + np.minimum(j - start, 5))
+    dest = np.where(j < last, (n if top else last) - start - used + within, j - last if top else j)
+    rows = (np.arange(m, dtype=np.intp) * n)[:, None]
+    flat = (dest + rows).ravel()
+    order = np.empty((m, n), dtype=np.intp)
+    order.ravel()[flat] = np.broadcast_to(np.arange(n, dtype=np.intp), (m, n)).ravel()
+    discards = np.empty_like(a)
+    discards.ravel()[flat] = np.ascontiguousarray(a).ravel()
+    return Deal(discards, order, d["outcome"], pos)
+
+
+@lru_cache(maxsize=2)
+def _pickup_rank(pickup: str) -> np.ndarray:
+    """``R[u, pd, k]``: place of the coup's k-th dealt card in its picked-up stack (0 = top), for a
+    coup of u cards (1..6) where the Player drew (pd) or not.
+
+    Cards 0, 2 (and 4 when the Player drew) are the Player's, the others the Banker's (rule 3.4.3).
+    The hand picked up first lies at the bottom, and within each hand the last-dealt card lowest
+    (rule 3.6.1: right to left, one on top of the other).
+    """
+    R = np.zeros((7, 2, 6), dtype=np.int32)
+    k = np.arange(6)
+    for pd in (0, 1):
+        is_player = (k == 0) | (k == 2) | ((k == 4) & bool(pd))
+        first = ~is_player if pickup == "banker-first" else is_player
+        height = np.where(first, 10 - k, 20 - k)  # higher lies nearer the top
+        for u in range(1, 7):
+            R[u, pd, :u] = (height[None, :u] > height[:u, None]).sum(axis=1)
+    return R
+
+
+def _gather(a: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``a[i, order[i, j]]`` by one flat take (no broadcast index arrays)."""
+    m, n = a.shape
+    return a.ravel().take(order + (np.arange(m, dtype=np.intp) * n)[:, None])
 
 
 def _bj_total(hard, ace):
@@ -226,8 +256,10 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
     dealt = hand_key >= 0
     big = np.int32((max_rounds + 2) * (P + 1) * 32 + n)
     key = np.where(dealt, hand_key, -big + np.arange(n, dtype=np.int32)[None, :])
+    if big + n < np.iinfo(np.int16).max:  # numpy's stable sort of 16-bit keys is a radix sort
+        key = key.astype(np.int16)
     order = np.argsort(key, axis=1, kind="stable")
-    return Deal(np.take_along_axis(a, order, axis=1), order, dealer_out, pos.astype(np.int64))
+    return Deal(_gather(a, order), order, dealer_out, pos.astype(np.int64))
 
 
 def rebuild_before(deal_fn, dealt, n_dealt, **deal_params) -> np.ndarray:

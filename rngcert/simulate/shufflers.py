@@ -84,8 +84,11 @@ def _int_iv(name, v, lo, hi=None):
 
 
 def _gather(shoes: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``out[i, j] = shoes[i, idx[i, j]]``."""
-    return np.take_along_axis(shoes, idx.astype(np.intp, copy=False), axis=1)
+    """``out[i, j] = shoes[i, idx[i, j]]``, by one flat ``take`` (the row offsets added to the
+    indices; no broadcast index arrays as ``take_along_axis`` builds)."""
+    m, n = shoes.shape
+    flat = np.add(idx, (np.arange(m, dtype=np.intp) * n)[:, None], dtype=np.intp)
+    return np.ascontiguousarray(shoes).ravel().take(flat).reshape(m, n)
 
 
 def _scatter(shoes: np.ndarray, dest: np.ndarray) -> np.ndarray:
@@ -337,11 +340,13 @@ def grab_riffle(shoes, rng: np.random.Generator, *, grab: int = 52, times: int =
     out = a
     for _ in range(times):
         pattern = np.tile(np.repeat(np.array([0, 1], dtype=np.int8), h), (m * g, 1))
-        pattern = rng.permuted(pattern, axis=1).reshape(m, g, grab)  # uniform interleaving per grab
+        rng.permuted(pattern, axis=1, out=pattern)  # uniform interleaving per grab (in place: the same draws)
+        pattern = pattern.reshape(m, g, grab)
         ones = np.cumsum(pattern, axis=2, dtype=np.int16)
-        zeros = np.arange(1, grab + 1, dtype=np.int16) - ones
-        first = (np.arange(g, dtype=np.int16) * h)[None, :, None]  # grab k: left pile cards k*h.., right n/2 + k*h..
-        src = np.where(pattern == 0, first + zeros - 1, first + (n // 2) + ones - 1)
+        # grab k: left pile cards k*h.. (the zeros so far), right pile n/2 + k*h.. (the ones so far)
+        first = (np.arange(g, dtype=np.int16) * h)[None, :, None]
+        src = np.where(pattern == 0, np.arange(grab, dtype=np.int16) - ones, ones + np.int16(n // 2 - 1))
+        src += first
         # the first grab riffled is set down first, so ends at the bottom of the new stack
         out = _gather(out, src[:, ::-1, :].reshape(m, n))
     return out
@@ -505,26 +510,32 @@ def wash(shoes, rng: np.random.Generator, *, intensity: float = 0.5, clump: floa
         # one normal per clump, spread over the clump's cards in stack order
         gid = np.cumsum(brk.ravel(), dtype=np.int32) - 1
         n_clumps = int(gid[-1]) + 1
-        z = rng.standard_normal(n_clumps, dtype=np.float32)[gid].reshape(a.shape)
+        z = rng.standard_normal(n_clumps, dtype=np.float32).take(gid).reshape(a.shape)
         base = np.maximum.accumulate(np.where(brk, np.arange(n, dtype=np.int16), np.int16(0)), axis=1)
-        turn = (rng.random(n_clumps, dtype=np.float32) < rotate)[gid].reshape(a.shape) if rotate > 0 else None
+        flip = (rng.random(n_clumps, dtype=np.float32) < rotate).take(gid).reshape(a.shape) if rotate > 0 else None
     else:
         z = rng.standard_normal(a.shape, dtype=np.float32)
         base = np.arange(n, dtype=np.int16)[None, :]
-        turn = rng.random(a.shape, dtype=np.float32) < rotate if rotate > 0 else None
-    if turn is not None:
-        if np.any(a < 0) or np.any(a >= 2 * ROTATED):
+        flip = rng.random(a.shape, dtype=np.float32) < rotate if rotate > 0 else None
+    if flip is not None:
+        if a.min(initial=0) < 0 or a.max(initial=0) >= 2 * ROTATED:
             raise InputError(f"wash with rotate > 0 needs card codes in 0..{2 * ROTATED - 1} (orientation in bit {ROTATED})")
-        a = np.where(turn, a ^ ROTATED, a).astype(a.dtype, copy=False)
+        a = a ^ (flip.astype(a.dtype) << 10)  # bit ROTATED flipped on the turned clumps
         if intensity == 0:
             return a
-    keys = base.astype(np.float32) * np.float32(1.0 / n) + np.float32(intensity) * z
+    # keys = base / n + intensity * z, in float32, one operation at a time in place (the same roundings)
+    keys = base.astype(np.float32)
+    keys *= np.float32(1.0 / n)
+    z *= np.float32(intensity)
+    keys = keys + z
     span = 1.0 + 12.0 * intensity  # keys lie in [-6 sd, 1 + 6 sd] except with probability 2e-9
     if span / 65535.0 < 1.0 / (20.0 * n):
         # 16-bit keys resolve 1/20 of a card's spacing: clip at +-6 sd and radix sort
-        scale = np.float32(65535.0 / span)
-        q = np.clip((keys + np.float32(6.0 * intensity)) * scale - np.float32(32768.0), -32768, 32767).astype(np.int16)
-        order = _radix_argsort(q)
+        keys += np.float32(6.0 * intensity)
+        keys *= np.float32(65535.0 / span)
+        keys -= np.float32(32768.0)
+        np.clip(keys, -32768, 32767, out=keys)
+        order = _radix_argsort(keys.astype(np.int16))
     else:
         order = np.argsort(keys, axis=1, kind="stable")
     return _gather(a, order)

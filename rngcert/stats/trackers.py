@@ -134,30 +134,127 @@ def learn_kernel(before, after, *, lags: int = 24, top: int = 6, known_before=No
 
 # ----------------------------------------------------------------------------- locating a card
 def _copies(before_faces: np.ndarray, max_copies: int):
-    """copies[s, f, c]: positions of face f in shoe s before the shuffle (-1 padded); counts[s, f]."""
+    """Where each face sat before the shuffle.
+
+    Parameters
+    ----------
+    before_faces : (m, N) ndarray of int
+        Faces 0..51 before the shuffle, -1 where the tracker never saw the card.
+    max_copies : int
+        Copies kept per face (the decks).
+
+    Returns
+    -------
+    copies : (m, 52, max_copies) ndarray of intp
+        Positions of face f in shoe s, in position order, -1 padded.
+    counts : (m, 52) ndarray of int
+        Known copies of each face.
+
+    Notes
+    -----
+    One stable radix sort of the faces (int16 keys) per shoe: equal faces keep their position
+    order, so the k-th copy is the k-th occurrence.
+    """
     m, n = before_faces.shape
-    bf = before_faces.astype(np.int64)
-    f53 = np.where(bf >= 0, bf, 52)
-    key = f53 * n + np.arange(n)[None, :]
-    order = np.argsort(key, axis=1)
-    sf = np.take_along_axis(f53, order, axis=1)
+    f53 = np.where(before_faces >= 0, before_faces, 52).astype(np.int16)
+    order = np.argsort(f53, axis=1, kind="stable").astype(np.intp)
     counts = np.bincount((np.arange(m)[:, None] * 53 + f53).ravel(), minlength=m * 53).reshape(m, 53)
-    start = np.cumsum(counts, axis=1) - counts
-    rank = np.arange(n)[None, :] - np.take_along_axis(start, sf, axis=1)
-    copies = np.full((m, 53, max_copies), -1, dtype=np.int64)
-    keep = (sf < 52) & (rank < max_copies)
-    rr = np.broadcast_to(np.arange(m)[:, None], (m, n))
-    copies[rr[keep], sf[keep], rank[keep]] = order[keep]
-    return copies[:, :52], counts[:, :52]
+    counts = counts[:, :52]
+    start = np.cumsum(counts, axis=1) - counts  # first slot of each face in the sorted row
+    r = np.arange(max_copies)
+    slot = np.minimum(start[:, :, None] + r, n - 1)  # (m, 52, C)
+    copies = np.take_along_axis(order, slot.reshape(m, -1), axis=1).reshape(slot.shape)
+    return np.where(r < counts[:, :, None], copies, -1), counts
 
 
-def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int):
+@lru_cache(maxsize=64)
+def _pattern_sums(w: tuple, rows: int) -> np.ndarray:
+    """``S[r * 2**M + p]`` = the matched offsets' probabilities summed, for every match pattern.
+
+    Bit i of ``p`` says whether offset i of the lag matched. The table is computed by the very
+    product ``(..., rows, M) @ (M,)`` that the pattern array would go through (same shapes, same
+    BLAS kernel, one entry per row slot), so a look-up returns bit for bit what the product on the
+    0/1 match array returns, at a fraction of its cost.
+    """
+    M = len(w)
+    bits = ((np.arange(2 ** M)[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
+    x = np.ascontiguousarray(np.broadcast_to(bits[:, None, :], (2 ** M, rows, M)))
+    return np.ascontiguousarray((x @ np.asarray(w, dtype=np.float64)).T).ravel()
+
+
+#: Word constants of the byte-parallel match (Warren, *Hacker's Delight*, 2nd ed., 2013, §6-1: a
+#: zero byte in a word without false positives), and the multiplier that gathers bit 0 of each of
+#: the eight bytes into the top byte (bit i from byte i).
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_BYTES = np.uint64(0x0101010101010101)
+_GATHER_BITS = np.uint64(0x0102040810204080)
+
+
+def _shared(before_faces: np.ndarray) -> np.ndarray:
+    """The one row of ``before_faces`` when every shoe starts from the same order (the first shoe of
+    new decks, spread in order at every table), else all of them: what depends only on the order
+    before the shuffle (fields, neighbours) is then computed once for the chunk, with the same bits."""
+    if before_faces.shape[0] > 1 and bool((before_faces == before_faces[:1]).all()):
+        return before_faces[:1]
+    return before_faces
+
+
+def _lag_offsets(kernel: OffsetKernel, back: int) -> tuple[list, int]:
+    """The lags a copy is weighed on and the kernel's top offsets per lag (M of them)."""
+    return list(range(1, min(back, kernel.lags) + 1)), kernel.top.shape[1]
+
+
+def _neighbours(before_faces: np.ndarray, kernel: OffsetKernel, back: int) -> np.ndarray:
+    """Faces seen before every before position at each lag's top offsets, one row per position.
+
+    Returns
+    -------
+    (m, N, L, 8) ndarray of int8
+        ``[s, k, l, i]`` = face at position k - top[lag_l][i] (circularly), -1 unseen; slots
+        i >= M hold -2 (never a face). Eight bytes per lag: one uint64 word per lag and copy.
+    """
+    m, n = before_faces.shape
+    lags, M = _lag_offsets(kernel, back)
+    idx = np.full((len(lags), 8), 2 * n, dtype=np.intp)
+    idx[:, :M] = n - kernel.top[lags]
+    dbl = np.concatenate([before_faces, before_faces, np.full((m, 1), -2)], axis=1).astype(np.int8)
+    return np.take(dbl, np.minimum(np.arange(n)[:, None, None] + idx[None], 2 * n), axis=1)  # C-contiguous
+
+
+def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int,
+            near: np.ndarray | None = None):
     """Posterior over the copies of each anchor card: which before position it came from.
 
-    anchors : (m, A) after positions (>= 0 valid, -1 none). Returns (pos (m, A, C), post (m, A, C)).
+    Parameters
+    ----------
+    before_faces, after_faces : (m, N) ndarray of int
+        Faces before the shuffle (-1 unseen) and in dealing order.
+    anchors : (m, A) ndarray of int
+        After positions of the anchor cards (>= 0 valid, -1 none).
+    kernel : OffsetKernel
+    copies, known_counts : from :func:`_copies`
+    decks, back : int
+    near : ndarray, optional
+        :func:`_neighbours` of ``before_faces``, or of its one row when every shoe starts from the
+        same order (computed here when not given; a caller that places several anchor sets in the
+        same shoes computes it once).
+
+    Returns
+    -------
+    pos : (m, A, C) ndarray of intp
+        Before positions of the anchor's copies (0 where none).
+    post : (m, A, C) ndarray of float
+        Their posterior weights.
+
+    Notes
+    -----
     The weight of copy k is the likelihood ratio of the cards dealt before the anchor (lags
-    1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and
-    predict nothing.
+    1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and predict
+    nothing. Each copy reads its neighbours as one row of :func:`_neighbours` (a uint64 word per
+    lag); the offsets whose face is the card dealt ``lag`` places before the anchor are found
+    byte-parallel in the word and packed into a pattern byte, whose probability sum is looked up
+    (:func:`_pattern_sums`) instead of a product per copy. With more than eight offsets per lag,
+    the match array and the product are used as they are.
     """
     m, n = before_faces.shape
     ok = anchors >= 0
@@ -166,40 +263,109 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     f = after_faces[rows, a]  # (m, A)
     pos = copies[rows, f]  # (m, A, C)
     valid = (pos >= 0) & ok[:, :, None]
-    # faces twice over, so that position k - d is k - d + n without a modulo
-    flat = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16).ravel()
-    base = (np.arange(m) * 2 * n)[:, None, None] + np.where(valid, pos, 0) + n  # (m, A, C)
+    pos = np.where(valid, pos, 0)
+    A, C = pos.shape[1:]
+    lags, M = _lag_offsets(kernel, back)
+    L = len(lags)
+    g = np.stack([after_faces[rows, np.maximum(a - lag, 0)] for lag in lags], axis=2)  # (m, A, L)
+    if M <= 8:
+        if near is None:
+            near = _neighbours(_shared(before_faces), kernel, back)
+        flatpos = (pos if near.shape[0] == 1 else pos + (np.arange(m) * n)[:, None, None]).ravel()
+        words = near.view(np.uint64).reshape(-1, L).take(flatpos, axis=0).reshape(m, A, C, L)
+        t = words ^ (g.astype(np.uint64) * _BYTES)[:, :, None, :]  # zero byte where the face matches
+        z = ~((((t & _LOW7) + _LOW7) | t) | _LOW7)  # top bit of each zero byte
+        pat = (((z >> np.uint64(7)) * _GATHER_BITS) >> np.uint64(56)).astype(np.intp)  # (m, A, C, L)
+        slot = np.arange(C, dtype=np.intp)[None, None, :] * 2 ** M
+    else:
+        dbl = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16)
     inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)  # 1 / P(a card has face g)
     lr = np.ones(pos.shape)
-    for lag in range(1, min(back, kernel.lags) + 1):  # loop over lags, vectorised over shoes, anchors and copies
-        prev = a - lag
-        has = ok & (prev >= 0)
-        g = after_faces[rows, np.maximum(prev, 0)].astype(np.int16)  # (m, A)
+    for li, lag in enumerate(lags):  # loop over lags, vectorised over shoes, anchors and copies
+        has = ok & (a - lag >= 0)
         d = kernel.top[lag]  # (M,)
         w = kernel.probs[lag, d]  # (M,)
-        match = flat.take(base[..., None] - d[None, None, None, :]) == g[:, :, None, None]  # (m, A, C, M)
-        term = 1.0 + (match.astype(np.float64) @ w) * inv_bg[rows, g][:, :, None] - w.sum()
+        if M <= 8:
+            sums = _pattern_sums(tuple(w.tolist()), C).take(pat[..., li] + slot)
+        else:  # more offsets than bits in a byte: the match array and the product itself
+            seen = dbl[rows[:, :, None, None], pos[..., None] + n - d]
+            sums = (seen == g[:, :, li, None, None]).astype(np.float64) @ w
+        term = 1.0 + sums * inv_bg[rows, g[:, :, li]][:, :, None] - w.sum()
         lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
     lr = np.where(valid, lr, 0.0)
     unseen = np.maximum(decks - known_counts[rows, f], 0)  # copies of the anchor's face the tracker cannot place
     post = lr / (lr.sum(axis=2) + unseen + 1e-300)[:, :, None]
-    return np.where(valid, pos, 0), post
+    return pos, post
 
 
-def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags) -> np.ndarray:
-    """E[s, t, v, k] = sum_d excess_t(d) * channels[s, v, (k + d) mod N] (circular, by FFT)."""
-    n = channels.shape[-1]
-    H = np.fft.rfft(channels, axis=-1)  # (m, V, F)
-    K = np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])  # (T, F)
-    return np.fft.irfft(H[:, None, :, :] * np.conj(K)[None, :, None, :], n=n, axis=-1)
+def _buffer(work: dict | None, name: str, shape: tuple, dtype) -> np.ndarray:
+    """A scratch array of ``shape`` from ``work`` (kept across the chunks of one call: the leading
+    rows of the first chunk's array serve a shorter last chunk), or a new one without ``work``."""
+    if work is None:
+        return np.empty(shape, dtype)
+    buf = work.get(name)
+    if buf is None or buf.shape[1:] != shape[1:] or buf.shape[0] < shape[0] or buf.dtype != dtype:
+        buf = work[name] = np.empty(shape, dtype)
+    return buf[:shape[0]]
 
 
-def _predict(fields, pos, post):
-    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V)."""
-    m, T, V, n = fields.shape
-    fl = np.ascontiguousarray(fields.reshape(m, T * V, n).transpose(0, 2, 1), dtype=np.float32)  # (m, N, T*V)
-    A, C = pos.shape[1:]
-    g = np.take_along_axis(fl, pos.reshape(m, A * C, 1), axis=1).reshape(m, A, C, T * V)
+def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags, work: dict | None = None) -> np.ndarray:
+    """Kernel excess around every before position, laid out one row per position.
+
+    Parameters
+    ----------
+    channels : (m, N, V) ndarray of float
+        Per before position, the indicator of each value class less its share (0 where unseen).
+    kernel : OffsetKernel
+    lags : sequence of int (T of them)
+    work : dict, optional
+        Scratch arrays reused from chunk to chunk (fresh pages cost a fault each).
+
+    Returns
+    -------
+    (m, N, T * V) ndarray of float32
+        ``E[s, k, t * V + v] = sum_d excess_t(d) * channels[s, (k + d) mod N, v]`` (a view of a
+        ``work`` array when given: valid until the next call).
+
+    Notes
+    -----
+    Circular correlation by FFT along the position axis (float64, one batched rfft of the
+    channels and one batched irfft of all T * V products), written position-major so that
+    :func:`_predict` gathers whole rows; then rounded to float32.
+    """
+    m, n, V = channels.shape
+    F = n // 2 + 1
+    K = np.conj(np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])).T  # (F, T)
+    T = K.shape[1]
+    H = np.fft.rfft(channels, axis=1, out=_buffer(work, "H", (m, F, V), complex))  # (m, F, V)
+    P = np.multiply(H[:, :, None, :], K[None, :, :, None], out=_buffer(work, "P", (m, F, T, V), complex))
+    E = np.fft.irfft(P.reshape(m, F, T * V), n=n, axis=1, out=_buffer(work, "E", (m, n, T * V), np.float64))
+    out = _buffer(work, "E32", (m, n, T * V), np.float32)
+    np.copyto(out, E, casting="same_kind")
+    return out
+
+
+def _channels(cls: np.ndarray, bg: np.ndarray, work: dict | None = None) -> np.ndarray:
+    """(m, N) value classes 0..V-1 (-1 unseen) -> (m, N, V) float64: the class indicator less its
+    share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen. One look-up per card."""
+    V = bg.size
+    lut = np.zeros((V + 1, V))
+    lut[1:] = np.eye(V, dtype=bool) - bg[None, :]
+    return np.take(lut, cls + 1, axis=0, out=_buffer(work, "channels", cls.shape + (V,), np.float64))
+
+
+def _predict(fields, pos, post, T: int, V: int, work: dict | None = None):
+    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V).
+
+    ``fields`` is the (m, N, T * V) output of :func:`_excess_fields` (or (1, N, T * V): one order
+    before the shuffle for all m shoes); one row per copy is gathered (a flat ``take`` of
+    contiguous rows, no fancy index over the fields), into a ``work`` array when given.
+    """
+    m, (A, C) = pos.shape[0], pos.shape[1:]
+    mf, n, X = fields.shape
+    flat = pos if mf == 1 else pos + (np.arange(m) * n)[:, None, None]
+    g = np.take(fields.reshape(mf * n, X), flat.reshape(-1), axis=0,
+                out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m, A, C, X)
     return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
 
 
@@ -316,8 +482,8 @@ class BaccaratTrack:
 
 
 def _faces(x) -> np.ndarray:
-    a = np.asarray(x).astype(np.int64)
-    return np.where(a >= 0, a % 52, -1)
+    a = np.asarray(x)
+    return np.where(a >= 0, a % 52, -1).astype(np.int16)
 
 
 def _iv(before_view, after, decks):
@@ -333,7 +499,7 @@ def _iv(before_view, after, decks):
 
 
 def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks: int, cut_position: int, back: int = 4,
-                              chunk: int = 250) -> BaccaratTrack:
+                              chunk: int = 64) -> BaccaratTrack:
     """Baccarat key-card / sequence tracker: predict the next coup from where the last card sat.
 
     Parameters
@@ -351,7 +517,8 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     back : int
         Cards before the anchor used to place it (sequence length).
     chunk : int
-        Shoes processed at once (memory).
+        Shoes processed at once (memory and cache; scratch arrays are reused from chunk to
+        chunk). The results do not depend on it.
 
     Returns
     -------
@@ -384,23 +551,27 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     evp = np.full(starts.shape, np.nan)
     evb = np.full(starts.shape, np.nan)
     copies, counts = _copies(bf, decks)
-    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals
+    value_of = np.concatenate([[-1], BACCARAT_VALUE[np.arange(52) % 13]])  # face + 1 -> value (-1 unseen)
+    work: dict = {}
+    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals. A BLAS product per
+    # shoe, whose summation order is the kernel's, not the cells' order: it stays this product, so that the
+    # expected returns keep their bits
     summap = np.zeros((100, 10))
     summap[np.arange(100), (np.arange(100) // 10 + np.arange(100) % 10) % 10] = 1.0
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        bv = np.where(bf[s0:s1] >= 0, BACCARAT_VALUE[np.maximum(bf[s0:s1], 0) % 13], -1)
-        ch = (bv[:, None, :] == np.arange(10)[None, :, None]) - bg[None, :, None]
-        ch = np.where(bv[:, None, :] >= 0, ch, 0.0)
-        fields = _excess_fields(ch, kernel, range(1, 5))  # (m, 4, 10, N): P1, B1, P2, B2
+        # (m or 1, N, 4 * 10): P1, B1, P2, B2; one row when every shoe starts from new decks in order
+        fields = _excess_fields(_channels(value_of[_shared(bf[s0:s1]) + 1], bg, work), kernel, range(1, 5), work)
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = bg[None, None, None, :] + _predict(fields, pos, post)  # (m, A, 4, 10)
-        q = np.maximum(q, 0.0)
+        q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10, work)  # (m, A, 4, 10)
+        q = np.maximum(q, 0.0, out=q)
         q /= q.sum(axis=3, keepdims=True)
-        qp = (q[:, :, 0, :, None] * q[:, :, 2, None, :]).reshape(*q.shape[:2], 100) @ summap  # Player's two-card total
-        qb = (q[:, :, 1, :, None] * q[:, :, 3, None, :]).reshape(*q.shape[:2], 100) @ summap  # Banker's
+        mc, A = q.shape[:2]
+        cells = _buffer(work, "cells", (mc, A, 10, 10), np.float64)
+        qp = np.multiply(q[:, :, 0, :, None], q[:, :, 2, None, :], out=cells).reshape(mc, A, 100) @ summap  # Player's two-card total
+        qb = np.multiply(q[:, :, 1, :, None], q[:, :, 3, None, :], out=cells).reshape(mc, A, 100) @ summap  # Banker's
         evp[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RP, qb), np.nan)
         evb[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RB, qb), np.nan)
     return BaccaratTrack(evp, evb, ret_p, ret_b, coup)
@@ -452,7 +623,7 @@ def hilo_counter(after, starts, *, decks: int, spread=SPREAD) -> np.ndarray:
 
 
 def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, decks: int, cards_ahead: int = 20,
-                           back: int = 4, anchors: int = 4, spread=SPREAD, chunk: int = 250) -> np.ndarray:
+                           back: int = 4, anchors: int = 4, spread=SPREAD, chunk: int = 64) -> np.ndarray:
     """Blackjack shuffle (zone) tracker's bet before each round.
 
     Parameters
@@ -496,23 +667,25 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
     tag_bg = float(np.mean(HILO_TAG))  # 0 for a full shoe
     out = np.zeros(st.shape)
     copies, counts = _copies(bf, decks)
+    tag_of = np.concatenate([[0.0], HILO_TAG[np.arange(52) % 13] - tag_bg])  # face + 1 -> tag less its mean (0 unseen)
+    E = np.empty((n // 2 + 1, anchors), dtype=complex)  # spectra of the summed excess kernels, one column per anchor
+    for j in range(1, anchors + 1):
+        e = kernel.probs[j:j + cards_ahead].sum(axis=0) - cards_ahead / (n - 1)
+        e[0] = 0.0
+        E[:, j - 1] = np.fft.rfft(e)
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        tg = np.where(bf[s0:s1] >= 0, HILO_TAG[np.maximum(bf[s0:s1], 0) % 13] - tag_bg, 0.0)[:, None, :]
-        # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1
-        H = np.fft.rfft(tg, axis=-1)
-        fields_j = {}
-        for j in range(1, anchors + 1):
-            e = kernel.probs[j:j + cards_ahead].sum(axis=0) - cards_ahead / (n - 1)
-            e[0] = 0.0
-            fields_j[j] = np.fft.irfft(H * np.conj(np.fft.rfft(e))[None, None, :], n=n, axis=-1)[:, None]  # (m, 1, 1, N)
-        field = fields_j[1]
+        tg = tag_of[_shared(bf[s0:s1]) + 1][:, :, None]  # (m or 1, N, 1)
+        # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1, one
+        # batched irfft for the `anchors` fields
+        H = np.fft.rfft(tg, axis=1)  # (m, F, 1)
+        fields = np.fft.irfft(H * np.conj(E)[None, :, :], n=n, axis=1).astype(np.float32)  # (m, N, anchors)
         S = np.zeros(st[s0:s1].shape)
+        near = _neighbours(_shared(bf[s0:s1]), kernel, back) if kernel.top.shape[1] <= 8 else None  # shared by the anchors
         for j in range(1, anchors + 1):  # the last `anchors` cards each place a zone (a riffle interleaves two)
             anc = np.where(st[s0:s1] - j >= 0, st[s0:s1] - j, -1)
-            pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-            fj = field if j == 1 else fields_j[j]
-            S += _predict(fj, pos, post)[:, :, 0, 0] / anchors
+            pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back, near)
+            S += _predict(np.ascontiguousarray(fields[:, :, j - 1:j]), pos, post, 1, 1)[:, :, 0, 0] / anchors
         anchors_ok = st[s0:s1] > 0
         tc = -S * 52.0 / cards_ahead
         out[s0:s1] = np.where(st[s0:s1] >= 0, np.where(anchors_ok, spread_bet(tc, spread), float(spread[0][1])), 0.0)
@@ -520,7 +693,7 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
 
 
 def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel, ev_table, *, decks: int, players: int,
-                               back: int = 4, chunk: int = 250) -> np.ndarray:
+                               back: int = 4, chunk: int = 64) -> np.ndarray:
     """Blackjack key-card (ace-sequencing) tracker: the predicted value of the first seat's deal.
 
     Parameters
@@ -562,16 +735,14 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
     bg = comp / n
     out = np.full(st.shape, np.nan)
     copies, counts = _copies(bf, decks)
-    rank = np.minimum(np.arange(13), 9)  # A, 2..9, T J Q K -> 0..9
+    rank_of = np.concatenate([[-1], np.minimum(np.arange(52) % 13, 9)])  # face + 1 -> A, 2..9, T J Q K as 0..9 (-1 unseen)
+    work: dict = {}
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        rv = np.where(bf[s0:s1] >= 0, rank[np.maximum(bf[s0:s1], 0) % 13], -1)
-        ch = (rv[:, None, :] == np.arange(10)[None, :, None]) - bg[None, :, None]
-        ch = np.where(rv[:, None, :] >= 0, ch, 0.0)
-        fields = _excess_fields(ch, kernel, lags)
+        fields = _excess_fields(_channels(rank_of[_shared(bf[s0:s1]) + 1], bg, work), kernel, lags, work)
         anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post), 0.0)
+        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10, work), 0.0)
         q /= q.sum(axis=3, keepdims=True)
         ev = np.einsum("nma,nmu,nmb,abu->nm", q[:, :, 0], q[:, :, 1], q[:, :, 2], E)
         out[s0:s1] = np.where(anchors >= 0, ev, np.nan)

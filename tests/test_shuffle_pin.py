@@ -1,0 +1,122 @@
+"""Pinned outputs of the shuffle pipeline for a fixed seed: a speed-up must not change a bit of them.
+
+The fixture ``tests/data/shuffle_pin.json`` was written by the code before the vectorisation of
+the shuffle steps, the deal and the trackers (issues 11 and 12) and holds
+
+* the whole report of ``certify_procedure`` on a small run of ``baccarat-004`` and of
+  ``blackjack-004`` (every p-value, Holm value, edge, interval, power figure and sentence; the
+  first shoe and its remedies included), less what depends on the machine or the clock;
+* SHA-256 digests of the simulated shoes (first and steady-state, before and after, orientation,
+  unseen cards) and of the tracker outputs (the bets and predicted returns, as raw bytes).
+
+Everything is compared exactly. A deliberate change of a statistic or of a random stream
+regenerates the fixture with ``python tests/test_shuffle_pin.py --write`` and says why in its
+commit message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rngcert.equipment.procedure import load_procedure
+from rngcert.pipeline.certify_shuffle import certify_procedure
+from rngcert.simulate.procedure import simulate_tables
+from rngcert.stats import trackers as T
+from rngcert.stats.blackjack import Rules, first_deal_ev, play_rounds
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "shuffle_pin.json"
+REPO = Path(__file__).resolve().parents[1]
+TABLES = 150
+#: Report keys that depend on the machine, the clock or the checkout, not on the statistics.
+VOLATILE = ("software", "generated_utc", "integrity", "rejects_file", "file", "path")
+
+
+def _digest(a) -> str:
+    a = np.ascontiguousarray(a)
+    return hashlib.sha256(str(a.dtype).encode() + str(a.shape).encode() + a.tobytes()).hexdigest()
+
+
+def _clean(x):
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items() if k not in VOLATILE}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    if isinstance(x, str):
+        return x.replace(str(REPO), "<repo>")
+    return x
+
+
+def _report(pid: str) -> dict:
+    cert = certify_procedure(load_procedure(pid), tables=TABLES, seed=1, figures=False)
+    return _clean(json.loads(json.dumps(cert.report, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))))
+
+
+def _arrays() -> dict:
+    out = {}
+    for pid in ("baccarat-004", "blackjack-004"):
+        proc = load_procedure(pid)
+        tab = simulate_tables(proc, 60, 3, burn_in=3, key=("pin",))
+        for f in ("first_before", "first_after", "first_after_rotated", "before", "after", "after_rotated", "before_unseen"):
+            out[f"{pid}:{f}"] = _digest(getattr(tab, f))
+        tr = simulate_tables(proc, 80, 4, burn_in=2, key=("pin-train",))
+        k = T.learn_kernel(tr.before, tr.after, lags=24)
+        out[f"{pid}:kernel"] = _digest(k.probs)
+        view = np.where(tab.before_unseen, -1, tab.before)
+        if proc.game == "baccarat":
+            trk = T.baccarat_sequence_tracker(view, tab.after, k, decks=8, cut_position=proc.cut_position, chunk=25)
+            out[f"{pid}:ev_player"] = _digest(trk.ev_player)
+            out[f"{pid}:ev_banker"] = _digest(trk.ev_banker)
+            out[f"{pid}:policy"] = _digest(np.stack(trk.policy(0.0)[:2]))
+        else:
+            rules = Rules.from_procedure(proc)
+            rr = play_rounds(tab.after, rules=rules, players=7, cut_position=proc.cut_position)
+            out[f"{pid}:sequence"] = _digest(T.blackjack_sequence_tracker(view, tab.after, rr["starts"], k, first_deal_ev(rules),
+                                                                          decks=8, players=7, chunk=25))
+            out[f"{pid}:zone"] = _digest(T.blackjack_zone_tracker(view, tab.after, rr["starts"], k, decks=8, chunk=25))
+            out[f"{pid}:hilo"] = _digest(T.hilo_counter(tab.after, rr["starts"], decks=8))
+    return out
+
+
+def _diff(a, b, path="") -> list[str]:
+    if type(a) is not type(b):
+        return [f"{path}: {a!r} != {b!r}"]
+    if isinstance(a, dict):
+        out = [f"{path}.{k}: only in one" for k in set(a) ^ set(b)]
+        for k in a.keys() & b.keys():
+            out += _diff(a[k], b[k], f"{path}.{k}")
+        return out
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return [f"{path}: length {len(a)} != {len(b)}"]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+@pytest.fixture(scope="module")
+def pinned() -> dict:
+    return json.loads(FIXTURE.read_text())
+
+
+def test_simulated_shoes_and_tracker_outputs_are_unchanged(pinned):
+    got = _arrays()
+    assert _diff(pinned["arrays"], got) == []
+
+
+@pytest.mark.parametrize("pid", ["baccarat-004", "blackjack-004"])
+def test_certify_report_statistics_are_unchanged(pinned, pid):
+    diffs = _diff(pinned["reports"][pid], _report(pid))
+    assert diffs == [], "\n".join(diffs[:20])
+
+
+if __name__ == "__main__":
+    if "--write" not in sys.argv:
+        raise SystemExit("usage: python tests/test_shuffle_pin.py --write   (regenerates the fixture)")
+    FIXTURE.write_text(json.dumps({"tables": TABLES, "arrays": _arrays(),
+                                   "reports": {p: _report(p) for p in ("baccarat-004", "blackjack-004")}}, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {FIXTURE}")
