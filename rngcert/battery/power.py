@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from rngcert.battery.core import BatteryOutcome
-from rngcert.battery.wheel import WheelData, signature_groups
+from rngcert.battery.wheel import Landings, WheelData
 from rngcert.stats import verdict_power as vp
 
 #: Sector width of the stated sector alternative (a number and two neighbours each side).
@@ -191,7 +191,8 @@ def verdict_power_statement(
     else:
         P["single_pocket"] = P["sector"] = {"applicable": False, "reason": "no count-based test was applicable"}
     if "dealer_signature" in levels:
-        _, _, _, labels, ref = signature_groups(data.outcomes, data.release, data.dealer, data.dealer_labels, data.direction)
+        lg = Landings(data.outcomes, data.release, data.dealer, data.dealer_labels, data.direction, None, data.m)
+        labels, ref = lg.labels, lg.ref_name
         g = len(labels)
         ed = _mde(n0, k, "dealer-signature:3", (("dealer_signature", levels["dealer_signature"]),), power, g, n_resamples) * scale
         P["dealer_signature"] = {"alternative": "dealer-signature:3", "effect": ed, "groups": g, "reference": ref}
