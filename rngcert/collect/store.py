@@ -749,8 +749,9 @@ class Store:
         Notes
         -----
         The window is read in record batches of :data:`READ_BATCH` rows into preallocated
-        compact arrays; the order check (timestamp, then spin id) runs batch by batch, and only
-        a window out of order reads its sort keys whole.
+        compact arrays, in the stored order when that is seq order (else sorted by seq in the
+        database); the order check (timestamp, then spin id) runs batch by batch, and only a
+        window out of order reads its sort keys whole.
         """
         equipment = self.equipment_of(table)
         where, args = ["table_id = ?"], [table]
@@ -781,10 +782,10 @@ class Store:
         codes = "NULL::INTEGER"
         if has_dealer:
             codes = "list_position(?::VARCHAR[], coalesce(dealer, '')) - 1"
-        q = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, {codes} AS dealer,
+        cols = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, {codes} AS dealer,
                        coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, coalesce(void, false) AS void, source_id,
-                       {key} AS key
-                FROM spins WHERE {where_sql} ORDER BY seq"""
+                       {key if has_ts else 'NULL::BIGINT'} AS key
+                FROM spins WHERE {where_sql}"""
         # compact columns filled batch by batch (no whole Arrow table, no int64 copies of the small columns)
         seq = np.empty(n, dtype=np.int64)
         ts = np.empty(n, dtype=np.int64) if has_ts else None
@@ -792,37 +793,51 @@ class Store:
         direction = np.empty(n, dtype=np.int8)
         void = np.empty(n, dtype=bool)
         dealer = np.empty(n, dtype=_small_codes(len(dealer_labels))) if has_dealer else None
-        ids, sources = [], set()
-        ordered = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
-        last_ts = last_key = None
-        at = 0
-        rel = self.con.sql(q, params=([dealer_labels] if has_dealer else []) + args)
-        reader = rel.to_arrow_reader(READ_BATCH) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(READ_BATCH)
-        for b in reader:  # loop over record batches
-            m = b.num_rows
-            if m == 0:
-                continue
-            sl = slice(at, at + m)
-            seq[sl] = b.column("seq").to_numpy(zero_copy_only=False)
-            for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction), ("void", void)):
-                arr[sl] = b.column(name).to_numpy(zero_copy_only=False)
-            if dealer is not None:
-                dealer[sl] = b.column("dealer").to_numpy(zero_copy_only=False)
-            sources.update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
-            if with_ids:
-                ids.append(b.column("spin_id"))
-            if has_ts:
-                t = pc.fill_null(b.column("ts"), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
-                ts[sl] = t
-                if ordered:
-                    k = b.column("key").to_numpy(zero_copy_only=False).astype(np.int64)
-                    if last_ts is not None:
-                        t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
-                    d = np.diff(t)
-                    if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
-                        ordered = False
-                    last_ts, last_key = t[-1], k[-1]
-            at += m
+        # first in the stored order (DuckDB keeps insertion order, which is seq order unless rows were inserted
+        # otherwise): no sort of the window in the database; if seq goes backwards, read again sorted by seq
+        for sort in ((True,) if labelled else (False, True)):
+            ids, sources = [], set()
+            ordered = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
+            last_ts = last_key = None
+            last_seq = np.iinfo(np.int64).min
+            at = 0
+            rel = self.con.sql(cols + (" ORDER BY seq" if sort else ""), params=([dealer_labels] if has_dealer else []) + args)
+            reader = rel.to_arrow_reader(READ_BATCH) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(READ_BATCH)
+            in_seq_order = True
+            for b in reader:  # loop over record batches
+                m = b.num_rows
+                if m == 0:
+                    continue
+                sl = slice(at, at + m)
+                seq[sl] = b.column("seq").to_numpy(zero_copy_only=False)
+                if not sort:
+                    if seq[at] <= last_seq or np.any(seq[at + 1 : at + m] <= seq[at : at + m - 1]):
+                        in_seq_order = False
+                        break
+                    last_seq = seq[at + m - 1]
+                for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction), ("void", void)):
+                    arr[sl] = b.column(name).to_numpy(zero_copy_only=False)
+                if dealer is not None:
+                    dealer[sl] = b.column("dealer").to_numpy(zero_copy_only=False)
+                sources.update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
+                if with_ids:
+                    ids.append(b.column("spin_id"))
+                if has_ts:
+                    t = pc.fill_null(b.column("ts"), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+                    ts[sl] = t
+                    if ordered:
+                        k = b.column("key").to_numpy(zero_copy_only=False).astype(np.int64)
+                        if last_ts is not None:
+                            t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
+                        d = np.diff(t)
+                        if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
+                            ordered = False
+                        last_ts, last_key = t[-1], k[-1]
+                at += m
+            reader.close()  # drained, or left early: the connection takes no new query with a result open
+            del reader, rel
+            if in_seq_order:
+                break
         order = None
         if not ordered:
             # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
