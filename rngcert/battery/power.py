@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from rngcert.battery.core import BatteryOutcome
-from rngcert.battery.wheel import WheelData, signature_groups
+from rngcert.battery.wheel import Landings, WheelData
 from rngcert.stats import verdict_power as vp
 
 #: Sector width of the stated sector alternative (a number and two neighbours each side).
@@ -251,8 +251,8 @@ def _signature_groups(out: BatteryOutcome, data: WheelData) -> tuple[int, str]:
     for r in out.results:
         if r.name == "dealer_signature" and r.applicable and "n_groups" in r.details and "reference" in r.details:
             return int(r.details["n_groups"]), str(r.details["reference"])
-    _, _, _, labels, ref = signature_groups(data.outcomes, data.release, data.dealer, data.dealer_labels, data.direction, data.pair_mask)
-    return len(labels), ref
+    lg = Landings(data.outcomes, data.release, data.dealer, data.dealer_labels, data.direction, data.pair_mask, data.m)
+    return len(lg.labels), lg.ref_name
 
 
 def _pct(e: float) -> str:

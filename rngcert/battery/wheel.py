@@ -30,6 +30,7 @@ import numpy as np
 from rngcert.battery.core import Battery, Context, Spec
 from rngcert.collect.tally import SpinTally
 from rngcert.stats import frequency, predict, runs, sector, serial, signature
+from rngcert.stats.chunks import share_at_least_half, spans
 from rngcert.stats.result import Requirement, TestResult
 
 U, I, P = Requirement.UNIFORMITY, Requirement.INDEPENDENCE, Requirement.UNPREDICTABILITY
@@ -82,13 +83,19 @@ class WheelData:
         lines of a transcribed permanence list)."""
         if self.pair_mask is None:
             return self.tally.pairs
-        x = self.outcomes.astype(np.intp)
-        a, b = x[:-1][self.pair_mask], x[1:][self.pair_mask]
-        return np.bincount(a * self.m + b, minlength=self.m * self.m).reshape(self.m, self.m)
+        x, m, keep = self.outcomes, self.m, self.pair_mask
+        out = np.zeros(m * m, dtype=np.int64)
+        for lo, hi in spans(keep.size):  # loop over spans of pairs
+            key = x[lo:hi][keep[lo:hi]].astype(np.intp)
+            key *= m
+            key += x[lo + 1 : hi + 1][keep[lo:hi]]
+            out += np.bincount(key, minlength=m * m)
+        return out.reshape(m, m)
 
     @property
     def has_dealer_data(self) -> bool:
-        return self.dealer is not None or (self.release is not None and bool(np.mean(self.release >= 0) >= 0.5))
+        rel = self.release
+        return self.dealer is not None or (rel is not None and share_at_least_half(lambda lo, hi: rel[lo:hi] >= 0, rel.size))
 
     # ------------------------------------------------------------------ derived data
     @property
@@ -200,11 +207,16 @@ def _runs(d: WheelData, ctx: Context, *, partition: str, name: str):
     return runs.runs_test_from_counts(rt.runs, rt.n0, rt.n1, name=name)
 
 
+def _colour_runs(d: WheelData, *, mid_p: bool):
+    col = np.asarray(d.categories["colour"][0])  # 0 red, 1 black, 2 zero
+    seq3 = np.where(col == 2, 0, col + 1).astype(np.int8)  # per pocket: 0 zero, 1 red, 2 black
+    p_col = np.array([d.probs[col == c].sum() for c in (2, 0, 1)])
+    x = d.outcomes
+    return runs.longest_run_chunks((seq3[x[lo:hi]] for lo, hi in spans(x.size)), x.size, p_col, name="longest_colour_run", mid_p=mid_p)
+
+
 def _longest_colour_run(d: WheelData, ctx: Context):
-    col = d.categories["colour"][0][d.outcomes]  # 0 red, 1 black, 2 zero
-    seq3 = np.where(col == 2, 0, col + 1)  # 0 zero, 1 red, 2 black
-    p_col = np.array([d.probs[d.categories["colour"][0] == c].sum() for c in (2, 0, 1)])
-    return runs.longest_run(seq3, p_col, name="longest_colour_run", mid_p=True)
+    return _colour_runs(d, mid_p=True)
 
 
 def _gap_test(d: WheelData, ctx: Context):
@@ -233,6 +245,9 @@ def signature_groups(x, release, dealer, dealer_labels, direction, pair_mask=Non
     tests: the release pocket when the log has it for at least half the spins, else the
     previous result.
 
+    Whole-table arrays (for callers that want them); the battery reads the same spans through
+    :class:`Landings` instead.
+
     Returns
     -------
     pos, ref : (m,) int arrays
@@ -240,30 +255,119 @@ def signature_groups(x, release, dealer, dealer_labels, direction, pair_mask=Non
     labels : list of str, one per group
     ref_name : str
     """
-    if release is not None and np.mean(release >= 0) >= 0.5:
-        ok = release >= 0
-        pos, ref, ref_name = x[ok], release[ok], "release pocket"
-        d = dealer[ok] if dealer is not None else None
-        dr = direction[ok] if direction is not None else None
-    else:
-        keep = np.ones(max(x.size - 1, 0), dtype=bool) if pair_mask is None else pair_mask
-        pos, ref, ref_name = x[1:][keep], x[:-1][keep], "previous result"
-        d = dealer[1:][keep] if dealer is not None else None
-        dr = direction[1:][keep] if direction is not None else None
-    g = np.zeros(pos.size, dtype=np.int64)
-    labels = ["all spins"]
-    if d is not None or dr is not None:
-        dd = d if d is not None else np.zeros(pos.size, dtype=np.int64)
-        rr = np.where(dr < 0, 2, dr) if dr is not None else np.zeros(pos.size, dtype=np.int64)
-        code = dd.astype(np.int32) * 3 + rr  # small non-negative ints: group by counting, not sorting
-        used = np.flatnonzero(np.bincount(code))
-        lookup = np.zeros(int(code.max()) + 1 if code.size else 1, dtype=np.int32)
-        lookup[used] = np.arange(used.size, dtype=np.int32)
-        g = lookup[code]
-        del code
+    lg = Landings(x, release, dealer, dealer_labels, direction, pair_mask, k=1)
+    parts = [lg._span(lo, hi, with_pos=True) for lo, hi in spans(lg._length)] or [lg._span(0, 0, with_pos=True)]
+    pos, ref, code = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    g = lg._lookup[code] if lg.grouped else np.zeros(pos.size, dtype=np.int64)
+    return pos, ref, g, list(lg.labels), lg.ref_name
+
+
+class Landings:
+    """Landing offsets of the signature tests and their dealer × direction groups, by spans.
+
+    The reference is the release pocket when the log has it for at least half the spins, else
+    the previous result (then the pairs ``pair_mask`` excludes are left out). Only the group
+    codes' counts are kept (one pass at construction); :meth:`chunks` makes each span's
+    offsets (int16) and group ids (int32) when it is read.
+
+    Parameters
+    ----------
+    x : (n,) int array
+        Outcome positions in spin order.
+    release, dealer, direction : (n,) int arrays or None
+        As in :class:`WheelData`.
+    dealer_labels : sequence of str
+        Dealer names by dealer index.
+    pair_mask : (n - 1,) bool array, optional
+        Consecutive pairs that may be used (previous-result reference only).
+    k : int
+        Number of wheel positions.
+
+    Attributes
+    ----------
+    labels : list of str
+        One per group, in group-id order (the codes that occur, sorted).
+    ref_name : str
+        ``"release pocket"`` or ``"previous result"``.
+    n : int
+        Landings used.
+    grouped : bool
+        Whether the log has dealer or direction data (else one group, ``"all spins"``).
+    """
+
+    def __init__(self, x, release, dealer, dealer_labels, direction, pair_mask, k: int):
+        self.x, self.release, self.dealer, self.direction, self.pair_mask = x, release, dealer, direction, pair_mask
+        self.k = int(k)
+        self.use_release = release is not None and share_at_least_half(lambda lo, hi: release[lo:hi] >= 0, release.size)
+        self.ref_name = "release pocket" if self.use_release else "previous result"
+        self._length = x.size if self.use_release else max(x.size - 1, 0)
+        self.grouped = dealer is not None or direction is not None
+        self.n = 0
+        if not self.grouped:
+            for lo, hi in spans(self._length):  # loop over spans
+                keep = self._keep(lo, hi)
+                self.n += hi - lo if keep is None else int(np.count_nonzero(keep))
+            self.labels = ["all spins"]
+            self._lookup = None
+            return
+        seen = np.zeros(0, dtype=np.int64)
+        for lo, hi in spans(self._length):  # loop over spans: which dealer x direction codes occur
+            code = self._span(lo, hi)[1]
+            self.n += code.size
+            c = np.bincount(code)
+            if c.size > seen.size:
+                c[: seen.size] += seen
+                seen = c
+            else:
+                seen[: c.size] += c
+        used = np.flatnonzero(seen)
+        self._lookup = np.zeros(int(used[-1]) + 1 if used.size else 1, dtype=np.int32)
+        self._lookup[used] = np.arange(used.size, dtype=np.int32)
         dnames = list(dealer_labels) if dealer_labels else ["all dealers"]
-        labels = [f"dealer {dnames[c // 3] if d is not None else 'all'}, {('cw', 'ccw', 'direction unknown')[c % 3]}" for c in used]
-    return pos, ref, g, labels, ref_name
+        self.labels = [f"dealer {dnames[c // 3] if dealer is not None else 'all'}, {('cw', 'ccw', 'direction unknown')[c % 3]}" for c in used]
+
+    def _keep(self, lo, hi):
+        """The spins (release) or pairs (previous result) of span lo..hi that are used, or None for all."""
+        if self.use_release:
+            return self.release[lo:hi] >= 0
+        return None if self.pair_mask is None else self.pair_mask[lo:hi]
+
+    def _span(self, lo, hi, with_pos: bool = False):
+        """(pos, ref, code) of the span's landings (code None without dealer/direction data), or
+        (offset, code) when not ``with_pos``."""
+        if self.use_release:
+            at = slice(lo, hi)
+            pos, ref = self.x[at], self.release[at]
+        else:
+            at = slice(lo + 1, hi + 1)
+            pos, ref = self.x[at], self.x[lo:hi]
+        keep = self._keep(lo, hi)
+        sel = (lambda a: a[at]) if keep is None else (lambda a: a[at][keep])
+        if keep is not None:
+            pos, ref = pos[keep], ref[keep]
+        code = None
+        if self.grouped:
+            dd = sel(self.dealer).astype(np.int32) if self.dealer is not None else np.zeros(pos.size, dtype=np.int32)
+            if self.direction is not None:
+                dr = sel(self.direction)
+                dd *= 3
+                dd += np.where(dr < 0, 2, dr)
+                code = dd
+            else:
+                dd *= 3
+                code = dd
+        if with_pos:
+            return pos, ref, code if code is not None else np.zeros(pos.size, dtype=np.int64)
+        off = pos.astype(np.int16)
+        off -= ref
+        off %= self.k
+        return off, code
+
+    def chunks(self):
+        """Iterator of ``(offsets, group ids)`` over the spans, in spin order."""
+        for lo, hi in spans(self._length):  # loop over spans
+            off, code = self._span(lo, hi)
+            yield off, (self._lookup[code] if self.grouped else np.zeros(off.size, dtype=np.int8))
 
 
 def _with_reference(res, ref_name):
@@ -274,15 +378,27 @@ def _with_reference(res, ref_name):
     return res
 
 
+def _landings(d: WheelData) -> Landings:
+    return Landings(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask, d.m)
+
+
 def _dealer_signature(d: WheelData, ctx: Context):
-    pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
-    oc = signature.offset_counts(pos, ref, d.m, groups=g, n_groups=len(labels))
-    return _with_reference(signature.dealer_signature(oc, group_labels=labels, n_resamples=ctx.n_resamples, rng=ctx.rng), ref_name)
+    lg = _landings(d)
+    if lg.n == 0:  # no landing at all: the whole-array path says why (an empty table of groups)
+        pos, ref, g, labels, _ = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
+        oc = signature.offset_counts(pos, ref, d.m, groups=g, n_groups=len(labels))
+    else:
+        oc = signature.offset_counts_from_chunks(lg.chunks(), d.m, len(lg.labels))
+    return _with_reference(signature.dealer_signature(oc, group_labels=lg.labels, n_resamples=ctx.n_resamples, rng=ctx.rng), lg.ref_name)
 
 
 def _predictor(d: WheelData, ctx: Context):
-    pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
-    return _with_reference(predict.out_of_sample_predictor(pos, ref, d.m, groups=g, group_labels=labels), ref_name)
+    lg = _landings(d)
+    if lg.n == 0:
+        pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
+        return _with_reference(predict.out_of_sample_predictor(pos, ref, d.m, groups=g, group_labels=labels), ref_name)
+    totals = signature.offset_counts_from_chunks(lg.chunks(), d.m, len(lg.labels))
+    return _with_reference(predict.predictor_from_offsets(lg.chunks, d.m, lg.labels, totals=totals), lg.ref_name)
 
 
 # ---------------------------------------------------------------------- the battery
@@ -341,10 +457,7 @@ def _pocket_binomial(d: WheelData, ctx: Context):
 
 
 def _longest_colour_run_exact(d: WheelData, ctx: Context):
-    col = d.categories["colour"][0][d.outcomes]
-    seq3 = np.where(col == 2, 0, col + 1)
-    p_col = np.array([d.probs[d.categories["colour"][0] == c].sum() for c in (2, 0, 1)])
-    return runs.longest_run(seq3, p_col, name="longest_colour_run")
+    return _colour_runs(d, mid_p=False)
 
 
 def _plain_pocket_chisquare(d: WheelData, ctx: Context):

@@ -252,18 +252,22 @@ class IngestResult:
 
 @dataclass
 class StoredSpins:
-    """Spins of one table read back from the store, in spin order (void spins included)."""
+    """Spins of one table read back from the store, in spin order (void spins included).
+
+    The per-spin columns are compact (the store's own types): 2 bytes a spin for positions,
+    symbols and release pockets, 1 for direction and void, 1-4 for dealer codes; ``seq`` and
+    ``ts`` are int64."""
 
     table: str
     equipment: str
-    spin_id: pa.Array  # text
+    spin_id: pa.Array  # text (empty when read without ids)
     seq: np.ndarray  # int64
     ts: np.ndarray | None  # int64 microseconds, or None when no row has a timestamp
-    pos: np.ndarray  # int64, -1 none
-    sym: np.ndarray  # int64, -1 none
-    dealer: np.ndarray | None  # int64 codes into dealer_labels, None when no row names a dealer
+    pos: np.ndarray  # int16, -1 none
+    sym: np.ndarray  # int16, -1 none
+    dealer: np.ndarray | None  # int8/int16/int32 codes into dealer_labels (first appearance by seq), None when no row names a dealer
     direction: np.ndarray | None  # int8, -1 unknown
-    release: np.ndarray | None  # int64, -1 unknown
+    release: np.ndarray | None  # int16, -1 unknown
     void: np.ndarray  # bool
     dealer_labels: list[str] = field(default_factory=list)  # "" = not named
     source_ids: list[int] = field(default_factory=list)
@@ -741,6 +745,13 @@ class Store:
             Keep ``after_seq < seq < before_seq`` (incremental reads by ``watch``).
         with_ids : bool
             Also return the spin ids as text (``spin_id``; otherwise an empty array).
+
+        Notes
+        -----
+        The window is read in record batches of :data:`READ_BATCH` rows into preallocated
+        compact arrays, in the stored order when that is seq order (else sorted by seq in the
+        database); the order check (timestamp, then spin id) runs batch by batch, and only a
+        window out of order reads its sort keys whole.
         """
         equipment = self.equipment_of(table)
         where, args = ["table_id = ?"], [table]
@@ -756,76 +767,117 @@ class Store:
         if before_seq is not None:
             where.append("seq < ?")
             args.append(int(before_seq))
+        where_sql = " AND ".join(where)
+        n, n_ts, labelled = self.con.sql(
+            f"SELECT count(*), count(ts), coalesce(bool_or(spin_label <> ''), false) FROM spins WHERE {where_sql}", params=args
+        ).fetchall()[0]
+        n, has_ts = int(n), bool(n_ts)
+        # dealers: codes in the order of first appearance (by seq), as a dictionary encoding of the column would give
+        dealer_labels = [r[0] for r in self.con.sql(
+            f"SELECT coalesce(dealer, '') AS d, min(seq) AS f FROM spins WHERE {where_sql} GROUP BY 1 ORDER BY f",
+            params=args).fetchall()] if n else []
+        has_dealer = bool(n) and bool(self.con.sql(f"SELECT count(dealer) FROM spins WHERE {where_sql}", params=args).fetchall()[0][0])
         sid = "CASE WHEN spin_label = '' THEN CAST(spin_no AS VARCHAR) ELSE spin_label END" if with_ids else "NULL::VARCHAR"
-        q = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, dealer,
-                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, void, source_id,
-                       spin_no, spin_label <> '' AS has_label
-                FROM spins WHERE {' AND '.join(where)} ORDER BY seq"""
-        rel = self.con.sql(q, params=args)
-        tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
-        ts_col = tbl.column("ts")
-        has_ts = ts_col.null_count < len(tbl) and len(tbl) > 0
+        key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
+        codes = "NULL::INTEGER"
+        if has_dealer:
+            codes = "list_position(?::VARCHAR[], coalesce(dealer, '')) - 1"
+        cols = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, {codes} AS dealer,
+                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, coalesce(void, false) AS void, source_id,
+                       {key if has_ts else 'NULL::BIGINT'} AS key
+                FROM spins WHERE {where_sql}"""
+        # compact columns filled batch by batch (no whole Arrow table, no int64 copies of the small columns)
+        seq = np.empty(n, dtype=np.int64)
+        ts = np.empty(n, dtype=np.int64) if has_ts else None
+        pos, sym, release = (np.empty(n, dtype=np.int16) for _ in range(3))
+        direction = np.empty(n, dtype=np.int8)
+        void = np.empty(n, dtype=bool)
+        dealer = np.empty(n, dtype=_small_codes(len(dealer_labels))) if has_dealer else None
+        # first in the stored order (DuckDB keeps insertion order, which is seq order unless rows were inserted
+        # otherwise): no sort of the window in the database; if seq goes backwards, read again sorted by seq
+        for sort in ((True,) if labelled else (False, True)):
+            ids, sources = [], set()
+            ordered = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
+            last_ts = last_key = None
+            last_seq = np.iinfo(np.int64).min
+            at = 0
+            rel = self.con.sql(cols + (" ORDER BY seq" if sort else ""), params=([dealer_labels] if has_dealer else []) + args)
+            reader = rel.to_arrow_reader(READ_BATCH) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(READ_BATCH)
+            in_seq_order = True
+            for b in reader:  # loop over record batches
+                m = b.num_rows
+                if m == 0:
+                    continue
+                sl = slice(at, at + m)
+                seq[sl] = b.column("seq").to_numpy(zero_copy_only=False)
+                if not sort:
+                    if seq[at] <= last_seq or np.any(seq[at + 1 : at + m] <= seq[at : at + m - 1]):
+                        in_seq_order = False
+                        break
+                    last_seq = seq[at + m - 1]
+                for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction), ("void", void)):
+                    arr[sl] = b.column(name).to_numpy(zero_copy_only=False)
+                if dealer is not None:
+                    dealer[sl] = b.column("dealer").to_numpy(zero_copy_only=False)
+                sources.update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
+                if with_ids:
+                    ids.append(b.column("spin_id"))
+                if has_ts:
+                    t = pc.fill_null(b.column("ts"), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+                    ts[sl] = t
+                    if ordered:
+                        k = b.column("key").to_numpy(zero_copy_only=False).astype(np.int64)
+                        if last_ts is not None:
+                            t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
+                        d = np.diff(t)
+                        if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
+                            ordered = False
+                        last_ts, last_key = t[-1], k[-1]
+                at += m
+            reader.close()  # drained, or left early: the connection takes no new query with a result open
+            del reader, rel
+            if in_seq_order:
+                break
         order = None
-        if has_ts:
+        if not ordered:
             # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
             # of rows with equal timestamps cannot change the sequence
-            tsv = ts_col.fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
-            d = np.diff(tsv)
-            key = tbl.column("spin_no").to_numpy(zero_copy_only=False).astype(np.int64)
-            if pc.any(tbl.column("has_label")).as_py():
-                key = self.con.sql(
-                    f"""SELECT dense_rank() OVER (ORDER BY spin_label, spin_no) FROM spins WHERE {' AND '.join(where)} ORDER BY seq""", params=args
-                ).fetchnumpy()
-                key = np.asarray(next(iter(key.values())), dtype=np.int64)
-            if np.any(d < 0) or np.any((d == 0) & (key[1:] < key[:-1])):
-                order = np.lexsort((np.arange(tsv.size), key, tsv))
-
-        def col(name, dtype=None):
-            a = tbl.column(name).to_numpy(zero_copy_only=False)
-            if dtype is not None:
-                a = a.astype(dtype)
-            return a[order] if order is not None else a
-
-        void = col("void", bool)
+            keys = self.con.sql(f"SELECT {key} FROM spins WHERE {where_sql} ORDER BY seq", params=args).fetchnumpy()
+            keys = np.asarray(next(iter(keys.values())), dtype=np.int64)
+            order = np.lexsort((np.arange(n), keys, ts))
+            del keys
+            seq, ts, pos, sym, release, direction, void = (a[order] for a in (seq, ts, pos, sym, release, direction, void))
+            if dealer is not None:
+                dealer = dealer[order]
         sel = None
         if last is not None:
             if last < 1:
                 raise InputError(f"--last must be a positive number of spins, got {last}")
-            good = np.flatnonzero(~void)
-            if good.size > last:
-                sel = np.arange(good[-last], void.size)
-        dealer = tbl.column("dealer")
-        dealer_codes, dealer_labels = None, []
-        if len(tbl) and dealer.null_count < len(tbl):
-            enc = pc.dictionary_encode(pc.fill_null(dealer, "")).combine_chunks()
-            dealer_codes = col_of(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), order)
-            dealer_labels = enc.dictionary.to_pylist()
-        direction = col("direction", np.int8)
-        release = col("release", np.int64)
-        sid = tbl.column("spin_id").combine_chunks()
+            n_good = n - int(np.count_nonzero(void))
+            if n_good > last:
+                sel = _nth_true(~void, n_good - last)  # the first of the last ``last`` non-void spins
+        spin_id = pa.concat_arrays(ids) if ids else pa.array([], type=pa.string())
         out = StoredSpins(
             table=table,
             equipment=equipment,
-            spin_id=sid.take(pa.array(order)) if order is not None else sid,
-            seq=col("seq", np.int64),
-            ts=col("ts", np.float64) if has_ts else None,
-            pos=col("pos", np.int64),
-            sym=col("sym", np.int64),
-            dealer=dealer_codes,
-            dealer_labels=dealer_labels,
+            spin_id=spin_id.take(pa.array(order)) if order is not None and with_ids else spin_id,
+            seq=seq,
+            ts=ts,
+            pos=pos,
+            sym=sym,
+            dealer=dealer,
+            dealer_labels=dealer_labels if has_dealer else [],
             direction=direction if np.any(direction >= 0) else None,
             release=release if np.any(release >= 0) else None,
             void=void,
-            source_ids=sorted(int(x) for x in pc.unique(tbl.column("source_id")).to_pylist() if x is not None) if len(tbl) else [],
+            source_ids=sorted(int(x) for x in sources),
         )
-        if out.ts is not None:
-            out.ts = np.where(np.isnan(out.ts), np.iinfo(np.int64).min, out.ts).astype(np.int64)
         if sel is not None:
             for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
                 v = getattr(out, name)
                 if v is not None:
-                    setattr(out, name, v[sel])
-            out.spin_id = out.spin_id.slice(int(sel[0]))
+                    setattr(out, name, v[sel:].copy())
+            out.spin_id = out.spin_id.slice(sel) if with_ids else out.spin_id
         return out
 
     @_guarded
@@ -1589,6 +1641,30 @@ def _repeated_keys(incoming: pa.Table, con) -> int:
         if np.all(np.diff(no) > 0):
             return 0
     return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
+
+
+#: Rows per record batch read back by :meth:`Store.spins`.
+READ_BATCH = 1 << 20
+
+
+def _small_codes(n_labels: int) -> np.dtype:
+    """The smallest signed integer type for codes 0..n_labels-1."""
+    for dt in (np.int8, np.int16, np.int32):
+        if n_labels - 1 <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def _nth_true(mask: np.ndarray, j: int) -> int:
+    """Index of the ``j``-th (0-based) True entry of ``mask``, counted span by span."""
+    seen = 0
+    for lo in range(0, mask.size, READ_BATCH):  # loop over spans
+        part = mask[lo : lo + READ_BATCH]
+        c = int(np.count_nonzero(part))
+        if seen + c > j:
+            return lo + int(np.flatnonzero(part)[j - seen])
+        seen += c
+    raise IndexError(j)
 
 
 def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:

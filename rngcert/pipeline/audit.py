@@ -77,16 +77,18 @@ def spinlog_from_store(stored, wheel, *, notes: Sequence[str] = ()):
     lognotes = list(notes)
     if level == "symbol" and wheel.order_known:
         lognotes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
-    t = TableSpins(table=stored.table, outcomes=out[acc].astype(np.int32), void=int(stored.void.sum()))
+    # the per-spin arrays in the smallest integer type that holds them, as read_spin_log makes them
+    ids = np.int8 if space.m <= 127 else np.int16
+    t = TableSpins(table=stored.table, outcomes=out[acc].astype(ids), void=int(np.count_nonzero(stored.void)))
     if stored.release is not None:
-        t.release = stored.release[acc].astype(np.int32)
+        t.release = stored.release[acc].astype(ids)
     if stored.direction is not None:
         t.direction = stored.direction[acc].astype(np.int8)
     if stored.dealer is not None:
         codes = stored.dealer[acc]
         used = np.flatnonzero(np.bincount(codes, minlength=len(stored.dealer_labels)))  # sorted codes present
-        rank = np.zeros(len(stored.dealer_labels), dtype=np.int32)
-        rank[used] = np.arange(used.size, dtype=np.int32)
+        rank = np.zeros(len(stored.dealer_labels), dtype=np.int8 if used.size <= 127 else np.int16 if used.size <= 32767 else np.int32)
+        rank[used] = np.arange(used.size, dtype=rank.dtype)
         t.dealer = rank[codes]
         t.dealer_labels = tuple(stored.dealer_labels[u] if stored.dealer_labels[u] else "(none)" for u in used)
     return SpinLog(wheel, level, space, {stored.table: t}, [], [], lognotes)

@@ -21,6 +21,7 @@ from scipy import special
 
 from rngcert.report import svg
 from rngcert.report.svg import CAP_HEIGHT, text_width
+from rngcert.stats.chunks import spans
 
 _BLUE, _RED, _ORANGE, _GREY = "#4a7ab5", "#c0392b", "#e67e22", "#bbbbbb"
 _PYPLOT = None
@@ -321,8 +322,13 @@ def distance_figure(positions, k: int, probs=None) -> Figure:
     Figure
         An SVG figure with ``k`` bars.
     """
-    d = (np.diff(np.asarray(positions)) % k).astype(np.int64)
-    counts = np.bincount(d, minlength=k)
+    x = np.asarray(positions)
+    counts = np.zeros(k, dtype=np.int64)
+    for lo, hi in spans(max(x.size - 1, 0)):  # loop over spans: no whole-table int64 differences
+        d = x[lo + 1 : hi + 1].astype(np.int32)
+        d -= x[lo:hi]
+        d %= k
+        counts += np.bincount(d, minlength=k)
     if probs is None:
         pd = np.full(k, 1.0 / k)
     else:
@@ -333,7 +339,7 @@ def distance_figure(positions, k: int, probs=None) -> Figure:
         pd /= pd.sum()
     f = frequency_figure(counts, pd, [str(i) for i in range(k)], title="Wheel distance between consecutive results", xlabel="pockets clockwise from the previous result", fig_id="wheel_distance")
     cap = (
-        f"{d.size} consecutive pairs. On an independent wheel the distance from one result to the next is "
+        f"{max(x.size - 1, 0)} consecutive pairs. On an independent wheel the distance from one result to the next is "
         "spread evenly; a dealer who releases the ball the same way each time piles it up on a few distances. "
         + f.caption.split(". ", 1)[1]
     )

@@ -32,6 +32,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
+from rngcert.stats.chunks import spans
 
 __all__ = ["boundary_repeats", "duplicated_blocks", "time_order", "id_order", "FINDING_P"]
 
@@ -79,12 +80,16 @@ def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
         raise InputError("line_start must have one entry per spin")
     p = np.full(k, 1.0 / k) if probs is None else np.asarray(probs, dtype=float)
     q = float(np.sum(p**2))
-    rep = x[1:] == x[:-1]
     at = ls[1:]
+    n_at = r_at = r_all = 0
+    for lo, hi in spans(at.size):  # loop over spans of pairs: repeats where a line starts, and all repeats
+        rep = x[lo + 1 : hi + 1] == x[lo:hi]
+        r_all += int(np.count_nonzero(rep))
+        rep &= at[lo:hi]
+        r_at += int(np.count_nonzero(rep))
+        n_at += int(np.count_nonzero(at[lo:hi]))
     out = {"repeat_probability": q}
-    for name, sel in (("boundary", at), ("within", ~at)):
-        npairs = int(sel.sum())
-        r = int(np.count_nonzero(rep & sel))
+    for name, npairs, r in (("boundary", n_at, r_at), ("within", at.size - n_at, r_all - r_at)):
         e = npairs * q
         out[name] = {
             "pairs": npairs,
@@ -127,7 +132,7 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
         covered by the later copies; ``share``: that count over n; ``first``: up to five
         ``(first position, copy position)`` pairs (0-based spin indices); ``chance_bound``.
     """
-    x = np.asarray(outcomes).astype(np.uint64)
+    x = np.asarray(outcomes)
     n = x.size
     L = int(length)
     if L < 2:
@@ -142,30 +147,56 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     with np.errstate(over="ignore"):
         for i in range(L - 2, -1, -1):  # L multiplications (mod 2**64)
             powers[i] = powers[i + 1] * base
-    win = np.lib.stride_tricks.sliding_window_view(x + np.uint64(1), L)
-    with np.errstate(over="ignore"):
-        h = np.zeros(win.shape[0], dtype=np.uint64)
-        for j in range(L):  # loop over the L columns, vectorised over the n windows
-            h += win[:, j] * powers[j]
-    order = np.argsort(h, kind="stable")
-    hs = h[order]
+    n_win = n - L + 1
+
+    def hashes(lo, hi):  # the hashes of windows lo..hi-1
+        win = np.lib.stride_tricks.sliding_window_view(x[lo : hi + L - 1].astype(np.uint64) + np.uint64(1), L)
+        h = np.zeros(hi - lo, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for j in range(L):  # loop over the L columns, vectorised over the span's windows
+                h += win[:, j] * powers[j]
+        return h
+
+    # 1. the high 32 bits of every hash (4 bytes a window), sorted in place: the values that occur twice
+    top = np.empty(n_win, dtype=np.uint32)
+    for lo, hi in spans(n_win):
+        top[lo:hi] = hashes(lo, hi) >> np.uint64(32)
+    top.sort()
+    twice = [top[lo:hi][top[lo + 1 : hi + 1] == top[lo:hi]] for lo, hi in spans(n_win - 1)]
+    del top
+    twice = np.unique(np.concatenate(twice)) if twice else np.zeros(0, dtype=np.uint32)
+    if twice.size == 0:
+        return res
+    # 2. the windows whose high bits occur twice (a superset of those whose whole hash does), in spin order with
+    # their whole hash: equal hashes sort next to each other as among all windows
+    cand, cand_h = [], []
+    for lo, hi in spans(n_win):
+        h = hashes(lo, hi)
+        hi32 = (h >> np.uint64(32)).astype(np.uint32)
+        i = np.minimum(np.searchsorted(twice, hi32), twice.size - 1)
+        sel = np.flatnonzero(twice[i] == hi32)
+        cand.append(sel + lo)
+        cand_h.append(h[sel])
+    cand, cand_h = np.concatenate(cand), np.concatenate(cand_h)
+    order = np.argsort(cand_h, kind="stable")
+    hs = cand_h[order]
     same = np.flatnonzero(hs[1:] == hs[:-1])
     if same.size == 0:
         return res
-    a, b = order[same], order[same + 1]
+    a, b = cand[order[same]], cand[order[same + 1]]
     first, later = np.minimum(a, b), np.maximum(a, b)
+    win = np.lib.stride_tricks.sliding_window_view(x, L)
     ok = np.all(win[first] == win[later], axis=1) & (later - first >= L)  # true copies, not overlapping runs
     first, later = first[ok], later[ok]
     if later.size == 0:
         return res
-    covered = np.zeros(n, dtype=bool)
-    for off in range(L):  # mark the spins of the later copies
-        covered[later + off] = True
     srt = np.argsort(later)
+    starts = later[srt]
+    covered = int(np.minimum(np.diff(starts), L).sum()) + L  # spins of the union of the later copies
     res.update(
         repeated_blocks=int(later.size),
-        spins_in_copies=int(covered.sum()),
-        share=float(covered.sum() / n),
+        spins_in_copies=covered,
+        share=float(covered / n),
         first=[(int(f), int(c)) for f, c in zip(first[srt][:5], later[srt][:5])],
     )
     return res

@@ -13,10 +13,11 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
+from rngcert.stats.chunks import spans
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
 from rngcert.stats.signature import offsets_iv
 
-__all__ = ["out_of_sample_predictor"]
+__all__ = ["out_of_sample_predictor", "predictor_from_offsets"]
 
 
 def _predict_iv(positions, reference, k, groups, group_labels, width, name):
@@ -98,39 +99,96 @@ def out_of_sample_predictor(
            "Predicting the outcome of roulette", Chaos 22, 033150.
     """
     pos, ref, k, grp, labels, width = _predict_iv(positions, reference, k, groups, group_labels, width, name)
-    req = Requirement.UNPREDICTABILITY
     if isinstance(min_fit, bool) or int(min_fit) != min_fit or min_fit < 1:
         raise InputError(f"{name}: min_fit must be a positive integer, got {min_fit!r}")
     off = (pos - ref) % k
+
+    def chunks():
+        for lo, hi in spans(off.size):
+            yield off[lo:hi], grp[lo:hi]
+
+    return predictor_from_offsets(chunks, k, labels, width=width, min_fit=min_fit, name=name)
+
+
+def predictor_from_offsets(chunks, k: int, group_labels, *, width: int = 5, min_fit: int = 10, totals=None,
+                           name: str = "out_of_sample_predictor") -> TestResult | NotApplicable:
+    """:func:`out_of_sample_predictor` on landing offsets read span by span.
+
+    Parameters
+    ----------
+    chunks : callable
+        ``chunks()`` returns a fresh iterator of ``(offsets, groups)`` integer arrays, consecutive
+        spans of the spins in spin order: offsets ``(x - r) mod k`` in 0..k-1, group ids in
+        ``0..len(group_labels)-1``. Read once, or twice when ``totals`` is not given.
+    k : int
+        Number of wheel positions (>= 3).
+    group_labels : sequence of str
+        One label per group id.
+    width, min_fit, name
+        As in :func:`out_of_sample_predictor` (validated there).
+    totals : (g, k) array_like of int, optional
+        Offset counts per group over all spans (:func:`rngcert.stats.signature.offset_counts`),
+        when the caller has them.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        Equal to :func:`out_of_sample_predictor` on the concatenated spans, whatever their
+        lengths: the first half of a group is found from its running count across spans, and the
+        hits of the second half are its offset counts in the arc (total minus fitted counts), so
+        every sum is an integer one.
+    """
+    req = Requirement.UNPREDICTABILITY
+    labels = [str(s) for s in group_labels]
     g = len(labels)
-    order = np.argsort(grp, kind="stable")  # spin order kept within each group
-    gs = grp[order]
-    offs = off[order]
-    starts = np.searchsorted(gs, np.arange(g), side="left")
-    ends = np.searchsorted(gs, np.arange(g), side="right")
+    if totals is None:
+        tot = np.zeros(g * k, dtype=np.int64)
+        for off, grp in chunks():
+            tot += np.bincount(grp.astype(np.intp) * k + off, minlength=g * k)
+        totals = tot.reshape(g, k)
+    totals = np.asarray(totals, dtype=np.int64)
+    n_spins = int(totals.sum())
+    n_j = totals.sum(axis=1)
+    nf_j = n_j // 2
+    fitc = np.zeros(g * k, dtype=np.int64)
+    seen = np.zeros(g, dtype=np.int64)
+    wanted = nf_j >= min_fit
+    if wanted.any():
+        for off, grp in chunks():  # loop over spans
+            gi = grp.astype(np.intp)
+            order = np.argsort(gi, kind="stable")  # spin order kept within each group
+            gs = gi[order]
+            del gi
+            first = np.searchsorted(gs, np.arange(g), side="left")
+            fit = seen[gs] + (np.arange(gs.size) - first[gs]) < nf_j[gs]  # rank within the group, in spin order
+            seen += np.bincount(gs, minlength=g)
+            keys = gs[fit] * k
+            keys += off[order[fit]]
+            fitc += np.bincount(keys, minlength=g * k)
+            if bool(np.all(seen >= nf_j)):
+                break  # the fitted halves are complete
+    fitc = fitc.reshape(g, k)
     per_group = []
     hits_total = 0
     n_test = 0
     arc = np.arange(width)
     for j in range(g):  # loop over dealer/direction groups
-        d = offs[starts[j] : ends[j]]
-        nf = d.size // 2
+        nf = int(nf_j[j])
         if nf < min_fit:
             continue
-        fit, test = d[:nf], d[nf:]
-        c = np.bincount(fit, minlength=k)
+        c = fitc[j]
         cc = np.concatenate([[0], np.cumsum(np.concatenate([c, c]))])
         arc_counts = cc[width : width + k] - cc[:k]
         s = int(np.argmax(arc_counts))
-        in_arc = np.zeros(k, dtype=bool)
-        in_arc[(s + arc) % k] = True
-        h = int(in_arc[test].sum())
+        test_counts = totals[j] - c
+        h = int(test_counts[(s + arc) % k].sum())
+        n_tj = int(n_j[j]) - nf
         hits_total += h
-        n_test += int(test.size)
+        n_test += n_tj
         per_group.append(dict(group=j, label=labels[j], arc_start_offset=s, arc_offsets=((s + arc) % k),
-                              fit_spins=int(nf), fit_hits=int(arc_counts[s]), test_spins=int(test.size), hits=h))
+                              fit_spins=int(nf), fit_hits=int(arc_counts[s]), test_spins=n_tj, hits=h))
     if not per_group:
-        return NotApplicable(name, req, int(pos.size), f"no dealer/direction group has {2 * min_fit} spins (fit half >= {min_fit})")
+        return NotApplicable(name, req, n_spins, f"no dealer/direction group has {2 * min_fit} spins (fit half >= {min_fit})")
     share = width / k
     pvalue = clip_pvalue(_dist.binom_sf(hits_total - 1, n_test, share))
     details = dict(

@@ -8,9 +8,10 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
+from rngcert.stats.chunks import spans
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
 
-__all__ = ["runs_test", "longest_run"]
+__all__ = ["runs_test", "longest_run", "longest_run_chunks"]
 
 _REQ = Requirement.INDEPENDENCE
 
@@ -232,26 +233,64 @@ def longest_run(
     .. [2] Schilling, M. F. (1990), "The longest run of heads", College Math. J. 21, 196-207.
     """
     x = _seq_iv(categories_seq, [0, 1, 2], name)
+    return longest_run_chunks((x[lo:hi] for lo, hi in spans(x.size)), x.size, p, name=name, mid_p=mid_p)
+
+
+def _longest_colour_run(chunks) -> tuple[int, int, int]:
+    """(L, colour, start) of the first longest colour run (values > 0) of the concatenated spans;
+    (0, 0, -1) when there is none. Carries the run that is open at a span's end into the next."""
+    L, colour, start = 0, 0, -1
+    open_val, open_len, open_start = -1, 0, 0
+    at = 0
+    for y in chunks:  # loop over spans (vectorised run-length encoding within each)
+        m = int(y.size)
+        if m == 0:
+            continue
+        starts = np.flatnonzero(y[1:] != y[:-1])
+        starts += 1
+        starts = np.concatenate([[0], starts])
+        lengths = np.diff(np.append(starts, m))
+        vals = y[starts]
+        starts += at
+        if int(vals[0]) == open_val:  # the open run goes on
+            lengths[0] += open_len
+            starts[0] = open_start
+        lr = np.where(vals > 0, lengths, -1)
+        i = int(np.argmax(lr))  # the first of the span's longest colour runs
+        if lr[i] > L:  # a tie keeps the earlier run
+            L, colour, start = int(lengths[i]), int(vals[i]), int(starts[i])
+        open_val, open_len, open_start = int(vals[-1]), int(lengths[-1]), int(starts[-1])
+        at += m
+    return L, colour, start
+
+
+def longest_run_chunks(chunks, n: int, p, *, name: str = "longest_colour_run", mid_p: bool = False) -> TestResult | NotApplicable:
+    """:func:`longest_run` on a sequence read span by span.
+
+    Parameters
+    ----------
+    chunks : iterable of (m,) int arrays
+        Consecutive spans of the sequence (values 0, 1, 2 as in :func:`longest_run`, not
+        checked here).
+    n : int
+        Total length of the sequence.
+    p, name, mid_p
+        As in :func:`longest_run`.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        Equal to :func:`longest_run` on the concatenated spans, whatever their lengths.
+    """
     pr = np.asarray(p, dtype=float)
     if pr.shape != (3,) or not np.all(np.isfinite(pr)) or np.any(pr < 0) or abs(pr.sum() - 1) > 1e-9:
         raise InputError(f"{name}: p must be 3 probabilities >= 0 summing to 1, got {p!r}")
     if pr[1] <= 0 or pr[2] <= 0:
         raise InputError(f"{name}: both colours need probability > 0, got p={p!r}")
-    n = x.size
+    n = int(n)
     if n == 0:
         return NotApplicable(name, _REQ, 0, "empty sequence")
-    # observed longest colour run (vectorised run-length encoding)
-    change = np.flatnonzero(np.diff(x) != 0) + 1
-    starts = np.concatenate([[0], change])
-    lengths = np.diff(np.concatenate([starts, [n]]))
-    vals = x[starts]
-    colour_runs = vals > 0
-    if np.any(colour_runs):
-        lr = np.where(colour_runs, lengths, -1)
-        i = int(np.argmax(lr))
-        L, colour, start = int(lengths[i]), int(vals[i]), int(starts[i])
-    else:
-        L, colour, start = 0, 0, -1
+    L, colour, start = _longest_colour_run(chunks)
     p_ge = _prob_longest_exceeds(L - 1, n, pr)  # P(L >= l)
     p_le = 1.0 - _prob_longest_exceeds(L, n, pr)  # P(L <= l)
     if mid_p:

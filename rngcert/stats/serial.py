@@ -10,6 +10,7 @@ import numpy as np
 from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
+from rngcert.stats.chunks import count_true, spans
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 __all__ = ["pair_counts", "serial_pair", "wheel_distance", "serial_correlation", "gap_test"]
@@ -19,7 +20,7 @@ _REQ = Requirement.INDEPENDENCE
 _PERM_BATCH_CELLS = 4_000_000
 
 
-def _positions_iv(positions, k, name: str) -> tuple[np.ndarray, int]:
+def _positions_iv(positions, k, name: str, cast: bool = True) -> tuple[np.ndarray, int]:
     if isinstance(k, bool) or int(k) != k or k < 2:
         raise InputError(f"{name}: k must be an integer >= 2, got {k!r}")
     k = int(k)
@@ -31,7 +32,7 @@ def _positions_iv(positions, k, name: str) -> tuple[np.ndarray, int]:
     if pos.size and (pos.min() < 0 or pos.max() >= k):
         bad = pos[(pos < 0) | (pos >= k)][0]
         raise InputError(f"{name}: positions must be in 0..{k - 1}, found {bad!r}")
-    return pos.astype(np.int64), k
+    return (pos.astype(np.int64) if cast else pos), k
 
 
 def pair_counts(positions, k: int) -> np.ndarray:
@@ -235,7 +236,7 @@ def wheel_distance(
            inverse: Moore, D. S. (1977), "Generalized inverses, Wald's method, and the
            construction of chi-squared tests of fit", JASA 72, 131-137.
     """
-    pos, k = _positions_iv(positions, k, name)
+    pos, k = _positions_iv(positions, k, name, cast=False)
     if isinstance(lag, bool) or int(lag) != lag or lag < 1:
         raise InputError(f"{name}: lag must be an integer >= 1, got {lag!r}")
     lag = int(lag)
@@ -243,19 +244,22 @@ def wheel_distance(
     N = pos.size - lag
     if N < 1:
         return NotApplicable(name, _REQ, max(N, 0), f"n={pos.size} spins is not more than lag={lag}")
-    d = pos[lag:] - pos[:-lag]
-    d[d < 0] += k
     n_overlap = max(N - lag, 0)
+    mask = None
     if pair_mask is not None:
         mask = np.asarray(pair_mask, dtype=bool)
-        if mask.shape != d.shape:
-            raise InputError(f"{name}: pair_mask must have n - lag = {d.size} entries, got shape {mask.shape}")
-        d = d[mask]
-        N = int(d.size)
-        n_overlap = int(np.count_nonzero(mask[lag:] & mask[:-lag])) if mask.size > lag else 0
+        if mask.shape != (N,):
+            raise InputError(f"{name}: pair_mask must have n - lag = {N} entries, got shape {mask.shape}")
+        n_overlap = sum(int(np.count_nonzero(mask[lo + lag : hi + lag] & mask[lo:hi])) for lo, hi in spans(N - lag))
+        N = count_true(mask)
         if N < 1:
             return NotApplicable(name, _REQ, 0, "no distance left after the excluded pairs")
-    obs = np.bincount(d, minlength=k)
+    obs = np.zeros(k, dtype=np.int64)
+    for lo, hi in spans(pos.size - lag):  # loop over spans: d_t = (x_{t+lag} - x_t) mod k
+        d = pos[lo + lag : hi + lag].astype(np.int32)
+        d -= pos[lo:hi]
+        d[d < 0] += k
+        obs += np.bincount(d if mask is None else d[mask[lo:hi]], minlength=k)
     q = _distance_law(p)
     e = N * q
     if e.min() < 5.0:
@@ -336,7 +340,7 @@ def serial_correlation(
            327-339.
     .. [3] Mardia, K. V. & Jupp, P. E. (2000), *Directional Statistics*, §11.5.
     """
-    pos, k = _positions_iv(positions, k, name)
+    pos, k = _positions_iv(positions, k, name, cast=False)
     if k < 3:
         raise InputError(f"{name}: needs k >= 3 positions, got k={k}")
     lag_arr = np.asarray(list(lags))
@@ -349,8 +353,12 @@ def serial_correlation(
     if N < 10 * hmax + 10:
         return NotApplicable(name, _REQ, N, f"n={N} spins; need at least {10 * hmax + 10} for lag {hmax}")
     ang = 2.0 * np.pi * np.arange(k) / k
-    cs = np.cos(ang)[pos]
-    sn = np.sin(ang)[pos]
+    # the two components as whole float64 arrays (16 bytes a spin): the dot products below are one BLAS call
+    # each, whose order of summation a sum over spans would not repeat to the last bit
+    cs, sn = np.empty(N), np.empty(N)
+    for tab, out in ((np.cos(ang), cs), (np.sin(ang), sn)):
+        for lo, hi in spans(N):  # filled span by span: no whole-table index array
+            out[lo:hi] = tab[pos[lo:hi]]
     cs -= cs.mean()
     sn -= sn.mean()
     comps = (cs, sn)
@@ -425,18 +433,17 @@ def gap_test(
     if tgt.ndim != 1 or tgt.dtype.kind != "b":
         raise InputError(f"{name}: target must be a (k,) boolean mask, got dtype {tgt.dtype} shape {tgt.shape}")
     k = tgt.size
-    pos, k = _positions_iv(positions, k, name)
+    pos, k = _positions_iv(positions, k, name, cast=False)
     p = _as_probs(probs, k, name)
     pi = float(p[tgt].sum())
     if tgt.all() or not tgt.any():
         raise InputError(f"{name}: target must contain some but not all positions (P(target)={pi})")
     if max_gap is not None and (isinstance(max_gap, bool) or int(max_gap) != max_gap or max_gap < 1):
         raise InputError(f"{name}: max_gap must be an integer >= 1, got {max_gap!r}")
-    hits = np.flatnonzero(tgt[pos])
-    gaps = np.diff(hits) - 1
-    m = gaps.size
+    n_hits = sum(int(np.count_nonzero(tgt[pos[lo:hi]])) for lo, hi in spans(pos.size))
+    m = max(n_hits - 1, 0)
     if m == 0:
-        return NotApplicable(name, _REQ, 0, f"{hits.size} target hits; no complete gap")
+        return NotApplicable(name, _REQ, 0, f"{n_hits} target hits; no complete gap")
     q = 1.0 - pi
     # largest t with m*pi*q^(t-1) >= 5 and m*q^t >= 5
     t = 0
@@ -448,10 +455,21 @@ def gap_test(
             break
     if t < 1:
         return NotApplicable(name, _REQ, m, f"{m} gaps are too few for two classes with expected count >= 5")
-    obs = np.bincount(np.minimum(gaps, t), minlength=t + 1)
+    obs = np.zeros(t + 1, dtype=np.int64)
+    last = -1  # the last hit before the span (its index), carried across spans
+    for lo, hi in spans(pos.size):  # loop over spans
+        h = np.flatnonzero(tgt[pos[lo:hi]])
+        if h.size == 0:
+            continue
+        h += lo
+        gaps = np.diff(h) if last < 0 else np.diff(h, prepend=last)
+        gaps -= 1
+        np.minimum(gaps, t, out=gaps)
+        obs += np.bincount(gaps, minlength=t + 1)
+        last = int(h[-1])
     probs_cls = np.append(pi * q ** np.arange(t), q**t)
     e = m * probs_cls
     stat = float(np.sum((obs - e) ** 2 / e))
     pvalue = clip_pvalue(_dist.chi2_sf(stat, t))
-    details = dict(t=t, hit_probability=pi, observed=obs, expected=e, n_hits=int(hits.size))
+    details = dict(t=t, hit_probability=pi, observed=obs, expected=e, n_hits=n_hits)
     return TestResult(name, _REQ, stat, t, pvalue, m, "asymptotic", details)

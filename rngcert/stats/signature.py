@@ -8,7 +8,7 @@ from rngcert.errors import InputError
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 from rngcert.stats.sector import sector_scan
 
-__all__ = ["offset_counts", "dealer_signature"]
+__all__ = ["offset_counts", "offset_counts_from_chunks", "dealer_signature"]
 
 
 def offsets_iv(positions, reference, groups, k: int, name: str, ref_label: str = "reference"):
@@ -74,6 +74,33 @@ def offset_counts(positions, reference_positions, k: int, groups=None, n_groups:
             raise InputError(f"{name}: n_groups={n_groups!r} but group ids go up to {gmax - 1}")
     off = (pos.astype(np.int64) - ref.astype(np.int64)) % k
     return np.bincount(grp.astype(np.int64) * k + off, minlength=g * k).reshape(g, k).astype(np.int64)
+
+
+def offset_counts_from_chunks(chunks, k: int, n_groups: int) -> np.ndarray:
+    """:func:`offset_counts` summed over spans of landing offsets.
+
+    Parameters
+    ----------
+    chunks : iterable of (offsets, groups)
+        Integer arrays of one span each: offsets ``(pos - ref) mod k`` in 0..k-1, group ids in
+        ``0..n_groups-1``.
+    k : int
+        Number of wheel positions.
+    n_groups : int
+        Number of groups (>= 1).
+
+    Returns
+    -------
+    (n_groups, k) ndarray of int64
+        The counts :func:`offset_counts` gives on the concatenated spans (a sum of integer counts).
+    """
+    k, g = int(k), int(n_groups)
+    total = np.zeros(g * k, dtype=np.int64)
+    for off, grp in chunks:  # loop over spans
+        key = grp.astype(np.intp) * k
+        key += off
+        total += np.bincount(key, minlength=g * k)
+    return total.reshape(g, k)
 
 
 def dealer_signature(

@@ -1,0 +1,54 @@
+"""Chunked passes over the per-spin arrays of a table (issue 11, item 1).
+
+The order-dependent tests read a table's int8/int16 arrays in spans of :data:`CHUNK` spins
+and carry across a span's end only the few values their statistic needs (the last outcome, a
+run's length and start, the last hit of a gap, the counts seen so far), so their temporaries
+are a few bytes a spin of one span, not of the table. Every accumulation across spans is an
+integer one, so the statistics do not depend on the span length (the tests force a tiny one).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+#: Spins per span (1 M: at most about 60 MB of temporaries, whatever the table's length).
+CHUNK = 1 << 20
+
+
+def spans(n: int, chunk: int | None = None) -> Iterator[tuple[int, int]]:
+    """Consecutive spans ``(lo, hi)`` covering ``0..n``.
+
+    Parameters
+    ----------
+    n : int
+        Length to cover.
+    chunk : int, optional
+        Span length; default :data:`CHUNK` (read at call time, so tests can lower it).
+
+    Yields
+    ------
+    (int, int)
+        ``lo < hi``, the last ``hi == n``; nothing when ``n <= 0``.
+    """
+    c = int(CHUNK if chunk is None else chunk)
+    for lo in range(0, max(int(n), 0), c):  # loop over spans, not spins
+        yield lo, min(lo + c, int(n))
+
+
+def count_true(a: np.ndarray) -> int:
+    """Number of non-zero entries of ``a``, counted span by span."""
+    return sum(int(np.count_nonzero(a[lo:hi])) for lo, hi in spans(a.size))
+
+
+def share_at_least_half(mask_of, n: int) -> bool:
+    """Whether ``mask_of(lo, hi)`` holds for at least half of ``n`` spins.
+
+    Equals ``bool(np.mean(mask) >= 0.5)`` on the whole mask (the count is exact, the division the
+    same) without the whole-table bool array; False for ``n == 0`` (where the mean is NaN).
+    """
+    if n == 0:
+        return False
+    c = sum(int(np.count_nonzero(mask_of(lo, hi))) for lo, hi in spans(n))
+    return bool(np.float64(c) / n >= 0.5)
