@@ -215,3 +215,28 @@ def test_gap_test_detects_clustered_hits_and_validates():
     with pytest.raises(InputError, match="some but not all"):
         gap_test(pos, np.ones(K, bool))
     assert isinstance(gap_test(np.array([1, 2, 3]), tgt), NotApplicable)
+
+
+def test_serial_correlation_from_lag_pair_counts_does_not_depend_on_spans(monkeypatch):
+    """The statistic is computed from integer pocket and lag-pair counts, counted span by span: the
+    same bits for any span length (a pair may straddle a span's end), and the per-spin formula
+    (Hosking's Q over the centred unit vectors) to rounding."""
+    from rngcert.stats import chunks
+    from rngcert.stats.serial import serial_correlation
+
+    rng = np.random.default_rng(7)
+    x = (np.cumsum(rng.integers(-1, 2, 30_000)) % 37).astype(np.int8)  # a lag-correlated walk
+    x[::3] = rng.integers(0, 37, x[::3].size)
+    ref = serial_correlation(x, 37)
+    for chunk in (1, 7, 4096):
+        monkeypatch.setattr(chunks, "CHUNK", chunk)
+        got = serial_correlation(x, 37)
+        assert got.statistic == ref.statistic and got.details == ref.details
+    # the per-spin formula, by direct sums over spins
+    ang = 2 * np.pi * x.astype(float) / 37
+    u = np.stack([np.cos(ang), np.sin(ang)])
+    u -= u.mean(axis=1, keepdims=True)
+    N = x.size
+    G0inv = np.linalg.inv(u @ u.T / N)
+    Q = sum(N * N / (N - h) * np.trace((G := u[:, h:] @ u[:, :-h].T / N).T @ G0inv @ G @ G0inv) for h in range(1, 11))
+    assert ref.statistic == pytest.approx(Q, rel=1e-11)

@@ -353,25 +353,37 @@ def serial_correlation(
     if N < 10 * hmax + 10:
         return NotApplicable(name, _REQ, N, f"n={N} spins; need at least {10 * hmax + 10} for lag {hmax}")
     ang = 2.0 * np.pi * np.arange(k) / k
-    # the two components as whole float64 arrays (16 bytes a spin): the dot products below are one BLAS call
-    # each, whose order of summation a sum over spans would not repeat to the last bit
-    cs, sn = np.empty(N), np.empty(N)
-    for tab, out in ((np.cos(ang), cs), (np.sin(ang), sn)):
-        for lo, hi in spans(N):  # filled span by span: no whole-table index array
-            out[lo:hi] = tab[pos[lo:hi]]
-    cs -= cs.mean()
-    sn -= sn.mean()
-    comps = (cs, sn)
-    G0 = np.array([[np.dot(a, b) for b in comps] for a in comps]) / N
+    # Every sum over spins is a sum over pockets of exact integer counts: the pocket counts n_a and,
+    # per lag, the lag-pair counts C_h[a, b] = #{t : x_{t+h} = a, x_t = b}, counted span by span
+    # (int64, k*k per lag). The centred components of pocket a are u(a) = (cos, sin)(angle a) - mean,
+    # so N G0 = sum_a n_a u(a) u(a)^T and N Gh = sum_{a,b} C_h[a, b] u(a) u(b)^T: k or k*k terms in a
+    # fixed order, not N, so the statistic needs no per-spin array and does not depend on the span
+    # length, on BLAS or on its threads.
+    counts = np.zeros(k, dtype=np.int64)
+    pairs = {h: np.zeros(k * k, dtype=np.int64) for h in lag_arr.tolist()}
+    for lo, hi in spans(N):  # loop over spans, not spins
+        x = pos[lo:hi].astype(np.int64)
+        counts += np.bincount(x, minlength=k)
+        for h, c in pairs.items():  # a handful of lags
+            # pairs (t + h, t) whose later spin t + h lies in this span: t from max(lo, h) - h
+            a0 = max(lo, h)
+            if a0 >= hi:
+                continue
+            later = x[a0 - lo:]
+            earlier = pos[a0 - h:hi - h].astype(np.int64)
+            c += np.bincount(later * k + earlier, minlength=k * k)
+    U = np.stack([np.cos(ang), np.sin(ang)], axis=1)  # (k, 2)
+    U = U - (counts @ U) / N  # centred by the sample mean (integer weights)
+    G0 = (U.T * counts) @ U / N
     if np.linalg.cond(G0) > 1e8:
         return NotApplicable(name, _REQ, N, "positions lie on a line through the centre; covariance is singular")
     G0inv = np.linalg.inv(G0)
-    denom = float(np.dot(cs, cs) + np.dot(sn, sn))
+    denom = float(np.trace(G0)) * N
     per_lag = []
     Q = 0.0
     for h in lag_arr.tolist():  # loop over a handful of lags
-        # Gh[i, j] = N^-1 sum_t u_{t+h, i} u_{t, j}
-        Gh = np.array([[np.dot(a[h:], b[:-h]) for b in comps] for a in comps]) / N
+        # Gh[i, j] = N^-1 sum_t u_{t+h, i} u_{t, j} = N^-1 sum_{a,b} C_h[a, b] u_i(a) u_j(b)
+        Gh = U.T @ pairs[h].reshape(k, k) @ U / N
         qh = float(N * N / (N - h) * np.trace(Gh.T @ G0inv @ Gh @ G0inv))
         # complex lag correlation sum w_{t+h} conj(w_t) / sum |w_t|^2, w = cos + i sin
         rho = complex(Gh[0, 0] + Gh[1, 1], Gh[1, 0] - Gh[0, 1]) * N / denom
