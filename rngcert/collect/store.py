@@ -1285,6 +1285,19 @@ def ingest_files(
     return out
 
 
+def _rejects_table(rejected) -> pa.Table:
+    """The rejected rows of one file as the store's ``rejects`` columns (file, line, column, reason, text)."""
+    return pa.table(
+        {
+            "file": pa.array([r.file for r in rejected], type=pa.string()),
+            "line": pa.array([r.line for r in rejected], type=pa.int32()),
+            "column": pa.array([r.column for r in rejected], type=pa.string()),
+            "reason": pa.array([r.reason for r in rejected], type=pa.string()),
+            "text": pa.array([r.text for r in rejected], type=pa.string()),
+        }
+    )
+
+
 def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
     """Read, hash and parse one spin log into the Arrow tables to store (no store access).
 
@@ -1405,15 +1418,7 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
         }
     )
     rej = rows.rejected
-    rej_tbl = pa.table(
-        {
-            "file": pa.array([r.file for r in rej], type=pa.string()),
-            "line": pa.array([r.line for r in rej], type=pa.int32()),
-            "column": pa.array([r.column for r in rej], type=pa.string()),
-            "reason": pa.array([r.reason for r in rej], type=pa.string()),
-            "text": pa.array([r.text for r in rej], type=pa.string()),
-        }
-    )
+    rej_tbl = _rejects_table(rej)
     used_tables = sorted({tab_labels[c] for c in np.unique(tab_codes[keep])}) if keep.any() else []
     lap("arrow")
     return {
@@ -1603,15 +1608,7 @@ def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: 
         shutil.rmtree(folder, ignore_errors=True)
         raise InputError(f"{path}: the file changed while it was read (SHA-256 {sha[:16]}… then {part['sha256'][:16]}…); ingest it again when it is complete")
     rej = part["rejected"]
-    rej_tbl = pa.table(
-        {
-            "file": pa.array([r.file for r in rej], type=pa.string()),
-            "line": pa.array([r.line for r in rej], type=pa.int32()),
-            "column": pa.array([r.column for r in rej], type=pa.string()),
-            "reason": pa.array([r.reason for r in rej], type=pa.string()),
-            "text": pa.array([r.text for r in rej], type=pa.string()),
-        }
-    )
+    rej_tbl = _rejects_table(rej)
     return {
         "path": path, "sha": sha, "format": "csv", "size": part["size"], "accepted": spool.accepted, "void": spool.void,
         "n": spool.n, "m": spool.m, "incoming": spool.path, "rej_tbl": rej_tbl, "rej": rej, "repeated": 0 if spool.no_repeats else None,

@@ -56,24 +56,27 @@ def _discrete(name: str):
     return getattr(scipy.stats.binom, name)
 
 
+def _binom_tail(ufunc, k, n, p, *, below: float, above: float):
+    """A binomial tail ufunc on floor(k) inside 0 <= k < n, ``below`` for k < 0 and ``above`` for
+    k >= n (scipy.stats' rv_discrete conventions for sf and cdf)."""
+    k, n, p = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
+    inside = (k >= 0) & (k < n)
+    v = np.clip(ufunc(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
+    return _out(np.where(inside, v, np.where(k < 0, below, above)))
+
+
 def binom_sf(k, n, p):
     """``scipy.stats.binom.sf(k, n, p)``: P(X > k) for X ~ Bin(n, p)."""
     if _binom_sf is None:  # pragma: no cover
         return _discrete("sf")(k, n, p)
-    k, n, p = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
-    inside = (k >= 0) & (k < n)
-    v = np.clip(_binom_sf(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
-    return _out(np.where(inside, v, np.where(k < 0, 1.0, 0.0)))
+    return _binom_tail(_binom_sf, k, n, p, below=1.0, above=0.0)
 
 
 def binom_cdf(k, n, p):
     """``scipy.stats.binom.cdf(k, n, p)``: P(X <= k) for X ~ Bin(n, p)."""
     if _binom_cdf is None:  # pragma: no cover
         return _discrete("cdf")(k, n, p)
-    k, n, p = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
-    inside = (k >= 0) & (k < n)
-    v = np.clip(_binom_cdf(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
-    return _out(np.where(inside, v, np.where(k < 0, 0.0, 1.0)))
+    return _binom_tail(_binom_cdf, k, n, p, below=0.0, above=1.0)
 
 
 def binom_pmf(k, n, p):
