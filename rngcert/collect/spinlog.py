@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rngcert.collect import _arrow
 from rngcert.equipment.wheel import VOID_TOKENS, OutcomeSpace, Wheel
 from rngcert.errors import InputError, NoDataError
 
@@ -172,7 +173,7 @@ def _decode(col: pa.Array) -> tuple[np.ndarray, list]:
     enc = pc.dictionary_encode(col)
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
-    idx = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    idx = _arrow.ints(enc.indices, fill=-1).astype(np.int64)
     return idx, enc.dictionary.to_pylist()
 
 
@@ -287,7 +288,7 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     for typ in (pa.timestamp("us", tz="UTC"), pa.timestamp("us")):
         try:
             ts = pc.cast(col, typ)
-            vals = ts.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+            vals = _arrow.ints(ts.cast(pa.int64()), fill=np.iinfo(np.int64).min)
             bad = vals == np.iinfo(np.int64).min
             return vals, bad
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -360,16 +361,19 @@ def _read_jsonl(data: bytes, name: str):
 
 def _read_permanence(data: bytes, name: str):
     text = data.decode("utf-8-sig", errors="replace")
-    lines_arr = pa.array(text.split("\n"))
+    raw = text.encode("utf-8")
+    # one string per line, each keeping its newline (trimmed with the other whitespace below)
+    nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
+    lines_arr = _arrow.strings(np.concatenate([[0], nl + 1, [len(raw)]]), raw)
     lines_arr = pc.utf8_trim_whitespace(lines_arr)
-    blank = pc.equal(lines_arr, "").to_numpy(zero_copy_only=False)
+    blank = _arrow.ints(pc.utf8_length(lines_arr)) == 0
     if text.endswith("\n"):
         blank = blank[:-1]
     tokens = pc.split_pattern_regex(lines_arr, r"[,;\s]+")
-    parent = pc.list_parent_indices(tokens).to_numpy()
+    parent = _arrow.ints(pc.list_parent_indices(tokens)).astype(np.int64)
     flat = pc.list_flatten(tokens)
-    nonempty = pc.not_equal(flat, "").to_numpy(zero_copy_only=False)
-    flat = flat.filter(pa.array(nonempty))
+    nonempty = _arrow.ints(pc.utf8_length(flat)) > 0
+    flat = flat.filter(_arrow.mask(nonempty))
     parent = parent[nonempty]
     # field number within the line (1-based), vectorised
     first = np.r_[True, parent[1:] != parent[:-1]] if parent.size else np.zeros(0, bool)
@@ -961,7 +965,8 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         Whole-number spin ids come back as :class:`IntIds` (no Python object per row)."""
         if key not in resolved:
             return None
-        col = pc.utf8_trim_whitespace(pc.fill_null(_as_text(cols[resolved[key]]), ""))
+        col = _as_text(cols[resolved[key]])
+        col = pc.utf8_trim_whitespace(pc.fill_null(col, "") if col.null_count else col)
         # a cell rngcert wrote with the spreadsheet-safe quote ('=A1, see collect.csvsafe) reads as written before
         if pc.any(pc.starts_with(col, "'")).as_py():
             col = pc.replace_substring_regex(col, r"^'([=+\-@\t\r'])", r"\1")
@@ -969,7 +974,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             return col
         if key == "spin_id":
             try:
-                return IntIds(pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False))
+                return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
         idx, uniq = _decode(col)

@@ -13,7 +13,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
-from rngcert.stats._arcs import _arc_tables, _scan
+from rngcert.stats._arcs import _arc_tables, _flat_arcs, _scan, _scan_max
 from rngcert.stats._validate import (
     _BATCH_CELLS,
     _as_counts,
@@ -181,14 +181,13 @@ def sector_scan(
     batch = max(1, _BATCH_CELLS // max(1, cells))
     null = np.zeros(n_resamples)
     for a, gidx in enumerate(active):  # loop over groups
-        tab_g = [(pa[a : a + 1], e[a : a + 1], sd[a : a + 1]) for pa, e, sd in tables]
+        flat = _flat_arcs(tables, lengths, k, a)
         done = 0
         while done < n_resamples:
             b = min(batch, n_resamples - done)
-            x = rng.multinomial(int(n[gidx]), p2[gidx], size=b)[:, None, :]  # (b, 1, k)
+            x = rng.multinomial(int(n[gidx]), p2[gidx], size=b)  # (b, k)
             m = null[done : done + b]
-            for z in _scan(x, tab_g, lengths):
-                np.maximum(m, np.max(np.abs(z), axis=(-2, -1)), out=m)
+            np.maximum(m, _scan_max(x, flat), out=m)
             done += b
     pvalue = monte_carlo_pvalue(stat, null)
     details = dict(

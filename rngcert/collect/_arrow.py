@@ -1,0 +1,79 @@
+"""numpy views of pyarrow arrays without pyarrow's pandas shim (private).
+
+``pyarrow.Array.to_numpy``, ``pa.scalar`` and ``pa.array`` consult pyarrow's lazy pandas shim,
+which imports pandas (about 0.25 s here) on first use if it is installed, although nothing of
+pandas is used. The readers only ever need the fixed-width buffers of integer and boolean arrays,
+and read them directly: the same values, from the Arrow columnar format's documented layout
+(a validity bitmap and a data buffer, least-significant bit first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+_INT = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+        pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64}
+
+
+def _bits(buf, offset: int, n: int) -> np.ndarray:
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little", count=offset + n)[offset:].astype(bool)
+
+
+def _one(arr):
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+
+
+def valid(arr) -> np.ndarray:
+    """(n,) bool: True where ``arr`` is not null."""
+    arr = _one(arr)
+    vb = arr.buffers()[0]
+    if arr.null_count == 0 or vb is None:
+        return np.ones(len(arr), dtype=bool)
+    return _bits(vb, arr.offset, len(arr))
+
+
+def ints(arr, fill: int | None = None) -> np.ndarray:
+    """An integer pyarrow array as a numpy array of its own dtype (a copy, writable); nulls
+    become ``fill`` (required when there are nulls)."""
+    arr = _one(arr)
+    dt = _INT.get(arr.type)
+    if dt is None:
+        raise TypeError(f"not an integer array: {arr.type}")
+    n, off = len(arr), arr.offset
+    out = np.frombuffer(arr.buffers()[1], dtype=dt, count=off + n)[off:].copy() if n else np.zeros(0, dt)
+    if arr.null_count:
+        if fill is None:
+            raise ValueError("the array has nulls and no fill value was given")
+        out[~valid(arr)] = fill
+    return out
+
+
+def bools(arr, fill: bool = False) -> np.ndarray:
+    """A boolean pyarrow array as a numpy bool array; nulls become ``fill``."""
+    arr = _one(arr)
+    if not pa.types.is_boolean(arr.type):
+        raise TypeError(f"not a boolean array: {arr.type}")
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    out = _bits(arr.buffers()[1], arr.offset, n)
+    if arr.null_count:
+        out[~valid(arr)] = fill
+    return out
+
+
+def mask(values: np.ndarray) -> pa.BooleanArray:
+    """A numpy bool array as a pyarrow BooleanArray without nulls (for ``filter``)."""
+    v = np.asarray(values, dtype=bool)
+    return pa.Array.from_buffers(pa.bool_(), v.size, [None, pa.py_buffer(np.packbits(v, bitorder="little"))])
+
+
+def strings(offsets: np.ndarray, data: bytes) -> pa.Array:
+    """The string array whose i-th value is ``data[offsets[i]:offsets[i + 1]]`` (UTF-8); a
+    large_string array when the data do not fit 32-bit offsets."""
+    small = len(data) < 2**31 - 1
+    offs = np.ascontiguousarray(offsets, dtype=np.int32 if small else np.int64)
+    typ = pa.string() if small else pa.large_string()
+    return pa.Array.from_buffers(typ, offs.size - 1, [None, pa.py_buffer(offs), pa.py_buffer(data)])

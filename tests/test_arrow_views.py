@@ -1,0 +1,72 @@
+"""The readers' numpy views of pyarrow arrays (rngcert.collect._arrow) give what
+``Array.to_numpy`` gives, and a wheel certify imports neither pandas, scipy.stats nor matplotlib
+(each costs a quarter of a second to seconds of a small certify's fixed cost)."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from rngcert.collect import _arrow
+
+
+@pytest.mark.parametrize("typ", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint16(), pa.uint64()])
+@pytest.mark.parametrize("start,stop", [(0, 0), (0, 70), (3, 70), (13, 14), (9, 64)])
+def test_ints_match_to_numpy_on_slices_with_nulls(typ, start, stop):
+    rng = np.random.default_rng(7)
+    vals = rng.integers(0, 100, size=70)
+    nulls = rng.random(70) < 0.3
+    arr = pa.array(vals, type=typ, mask=nulls).slice(start, stop - start)
+    fill = 0 if pa.types.is_unsigned_integer(typ) else -1
+    got = _arrow.ints(arr, fill=fill)
+    want = np.where(nulls[start:stop], fill, vals[start:stop])
+    assert got.dtype == arr.type.to_pandas_dtype() and np.array_equal(got, want)
+    assert np.array_equal(_arrow.valid(arr), ~nulls[start:stop])
+    full = pa.array(vals, type=typ).slice(start, stop - start)
+    assert np.array_equal(_arrow.ints(full), full.to_numpy())
+    got[:1] = 5  # a writable copy, not a view of Arrow's immutable buffer
+
+
+def test_ints_refuses_nulls_without_fill_and_other_types():
+    with pytest.raises(ValueError):
+        _arrow.ints(pa.array([1, None], type=pa.int32()))
+    with pytest.raises(TypeError):
+        _arrow.ints(pa.array(["a"]))
+
+
+def test_chunked_bools_mask_and_strings():
+    ch = pa.chunked_array([pa.array([1, 2], type=pa.int32()), pa.array([3], type=pa.int32())])
+    assert _arrow.ints(ch).tolist() == [1, 2, 3]
+    b = pa.array([True, None, False, True, True, False, True, True, False, True], type=pa.bool_()).slice(1)
+    assert _arrow.bools(b).tolist() == [False if v is None else v for v in b.to_pylist()]
+    m = np.array([True, False, True, True, False, False, True, False, True])
+    assert _arrow.mask(m).to_pylist() == m.tolist()
+    arr = pa.array(["a", "bb", "", "c"])
+    assert arr.filter(_arrow.mask(np.array([True, False, True, True]))).to_pylist() == ["a", "", "c"]
+    s = _arrow.strings(np.array([0, 2, 2, 5]), b"ab\ncd")
+    assert s.to_pylist() == ["ab", "", "\ncd"] and pc.utf8_length(s).to_pylist() == [2, 0, 3]
+
+
+def test_wheel_certify_imports_neither_pandas_scipy_stats_nor_matplotlib(tmp_path):
+    csv = tmp_path / "log.csv"
+    rng = np.random.default_rng(1)
+    csv.write_text("spin_id,timestamp,result\n" + "".join(
+        f"{i},2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z,{r}\n" for i, r in enumerate(rng.integers(0, 37, 600), 1)))
+    perm = tmp_path / "perm.txt"
+    perm.write_text(" ".join(str(r) for r in rng.integers(0, 37, 600)) + "\n")
+    code = (
+        "import sys\n"
+        "from rngcert.cli import main\n"
+        f"for f in ({str(csv)!r}, {str(perm)!r}):\n"
+        "    try:\n"
+        f"        main(['certify', f, '--seed', '1', '--out', {str(tmp_path / 'rep')!r}])\n"
+        "    except SystemExit as e:\n"
+        "        assert e.code in (0, 10, 11), e.code\n"
+        "bad = [m for m in ('pandas', 'scipy.stats', 'matplotlib') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
