@@ -173,3 +173,45 @@ def test_ingest_spool_equals_in_memory(tmp_path, monkeypatch, oddities):
     monkeypatch.setattr(store, "_prepare_streamed", lambda *a, **k: None)
     store.ingest_files(tmp_path / "m.duckdb", [log, grown])
     assert _dump(tmp_path / "s.duckdb") == _dump(tmp_path / "m.duckdb")
+
+
+@pytest.mark.parametrize("oddities", [True, False])
+def test_read_threads_give_the_serial_read(tmp_path, monkeypatch, oddities):
+    """Batches turned into spins on two threads while the next is parsed: the same log (rows,
+    rejects with their lines, notes, every per-spin array) as one thread, on hundreds of batches,
+    on the compact path and on the exact path it falls back to."""
+    log = _write_log(tmp_path / "spins.csv", n=2500, oddities=oddities)
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 700)
+    got = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(csvstream, "read_threads", lambda t=threads: t)
+        got[threads] = _snapshot(spinlog.read_spin_log([log], EU))
+    assert got[1] == got[2]
+    assert (len(got[1][2]) >= 8) == oddities  # the rejects are there (or not) in both
+
+
+def test_ordered_map_keeps_order_bounds_flight_and_raises_at_its_batch():
+    import threading
+    import time
+
+    live, peak, lock = [0], [0], threading.Lock()
+
+    def work(i):
+        with lock:
+            live[0] += 1
+            peak[0] = max(peak[0], live[0])
+        time.sleep(0.002 * (i % 3))
+        with lock:
+            live[0] -= 1
+        if i == 7:
+            raise ValueError("batch 7")
+        return i * i
+
+    seen = []
+    assert csvstream.ordered_map(work, [(i,) for i in range(7)], seen.append, threads=2) == [None] * 7
+    assert seen == [i * i for i in range(7)] and peak[0] <= 2
+    seen.clear()
+    with pytest.raises(ValueError, match="batch 7"):
+        csvstream.ordered_map(work, [(i,) for i in range(20)], seen.append, threads=2)
+    assert seen == [i * i for i in range(7)]  # everything before the failing batch, in order, and nothing after
+    assert csvstream.ordered_map(work, [(i,) for i in range(5)], threads=1) == [0, 1, 4, 9, 16]

@@ -479,28 +479,68 @@ def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int =
         yield flush()
 
 
-def read_csv_parts(open_fh, name: str, scan: LineScan, process, *, block_size: int, encoding: str, on_restart=None) -> tuple[list, str | None]:
-    """Parse a CSV file batch by batch and return ``[process(cols, lines, rejected), ...]``.
+def read_threads() -> int:
+    """Threads that turn parsed batches into spins while the next batch is parsed: the cores
+    this process may use, at most 2 (pyarrow's kernels and numpy release the GIL)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(2, cores))
+
+
+def ordered_map(func, batches, then=None, *, threads: int = 1):
+    """``[then(func(*b)) for b in batches]``, with ``func`` run on ``threads`` threads while
+    the next batches are produced; ``then`` runs in this thread, in the batches' order, so its
+    results (and any exception, raised at its batch) are those of the serial loop. At most
+    ``threads + 1`` batches are in flight, so memory stays bounded."""
+    then = then or (lambda r: r)
+    if threads <= 1:
+        return [then(func(*b)) for b in batches]
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    out = []
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rngcert-read") as pool:
+        pending: deque = deque()
+        try:
+            for b in batches:
+                pending.append(pool.submit(func, *b))
+                while len(pending) > threads:
+                    out.append(then(pending.popleft().result()))
+            while pending:
+                out.append(then(pending.popleft().result()))
+        finally:
+            for f in pending:  # an exception: the batches not yet handed on are dropped
+                f.cancel()
+    return out
+
+
+def read_csv_parts(open_fh, name: str, scan: LineScan, process, *, block_size: int, encoding: str, on_restart=None, then=None,
+                   threads: int = 1) -> tuple[list, str | None]:
+    """Parse a CSV file batch by batch and return ``[then(process(cols, lines, rejected)), ...]``.
 
     ``open_fh()`` opens the file (binary) afresh. pyarrow parses first; when its records do not
     match the file's lines (:class:`LinesMerged`: an unbalanced quote swallowed the next lines, a
     line longer than a block), the file is parsed again line by line, so that no line is merged
     into another or lost. Returns the parts and a note when the slower path was taken.
 
-    ``process`` may reduce each batch to a summary (or to None, when it keeps what it needs
-    itself: the list then holds only what it returns); ``on_restart()``, when given, is called
-    before the second, line-by-line pass, so that such a consumer can forget the batches of the
-    first pass.
+    ``process`` may reduce each batch to a summary; with ``threads`` > 1 it runs on that many
+    threads (it must then be thread-safe: a pure function of its batch) while the next batch is
+    parsed. ``then`` (default: the identity) runs on the calling thread in file order: a
+    consumer that keeps what it needs (returning None, or a description) goes there.
+    ``on_restart()``, when given, is called before the second, line-by-line pass, so that such
+    a consumer can forget the batches of the first pass.
     """
     try:
         with open_fh() as fh:
-            return [process(*b) for b in iter_csv_batches(fh, name, scan, block_size=block_size, encoding=encoding)], None
+            return ordered_map(process, iter_csv_batches(fh, name, scan, block_size=block_size, encoding=encoding), then, threads=threads), None
     except LinesMerged as exc:
         why = str(exc)[:160]
     if on_restart is not None:
         on_restart()
     with open_fh() as fh:
-        parts = [process(*b) for b in iter_csv_lines(fh, name, scan, encoding=encoding)]
+        parts = ordered_map(process, iter_csv_lines(fh, name, scan, encoding=encoding), then, threads=threads)
     return parts, (
         f"{name}: read line by line, because the fast CSV parser's records did not match the file's lines "
         f"(an unclosed quote, a very long line, or bytes that are not text; detail: {why}): each line is one record, malformed lines are rejected"

@@ -591,17 +591,17 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
         consume.add(out)
         return {k: (None if k in _ROW_KEYS else v) for k, v in out.items()}
 
-    def process(cols, lines, bad):
+    def process(cols, lines, bad):  # a pure function of its batch: run on the read threads
         rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
         out = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
         del cols, lines
         csvstream.release_arrow_memory()
-        return reduce(out)
+        return out
 
     if consume is not None:
         consume.reserve(scan.n_lines)
     parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
-                                          on_restart=None if consume is None else consume.rollback)
+                                          on_restart=None if consume is None else consume.rollback, then=reduce, threads=csvstream.read_threads())
     if not parts:  # header only
         parts.append(reduce(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
     part = _concat_parts(parts)
