@@ -73,11 +73,22 @@ def scan_lines(fh: BinaryIO) -> LineScan:
     last_byte = b""
     line_start = 0  # byte offset where that line starts
     long_lines: list[tuple[int, int, int]] = []
+    from concurrent.futures import ThreadPoolExecutor
+
+    # the hash runs on its own thread while this one scans the chunk (hashlib releases the GIL)
+    hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rngcert-sha256") if read_threads() > 1 else None
+    hashed = None
     while True:
         chunk = fh.read(_CHUNK)
+        if hashed is not None:
+            hashed.result()  # the previous chunk is in the hash: chunks go in in order
+            hashed = None
         if not chunk:
             break
-        h.update(chunk)
+        if hasher is None:
+            h.update(chunk)
+        else:
+            hashed = hasher.submit(h.update, chunk)
         if last_byte == b"\r" and not chunk.startswith(b"\n"):
             bare_cr += 1
         last_byte = chunk[-1:]
@@ -127,6 +138,8 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         prev_tail = chunk[nl[-1] + 1 :]
         if len(prev_tail) > _SHORT + 1:
             prev_tail = prev_tail[: _SHORT + 1] if first_line is not None else prev_tail
+    if hasher is not None:
+        hasher.shutdown()
     n_lines = n_nl + (1 if prev_tail else 0)
     if size - line_start > MAX_LINE:
         long_lines.append((line_no, line_start, size))
