@@ -111,7 +111,11 @@ def scan_lines(fh: BinaryIO) -> LineScan:
                 long_lines.append((line_no + k, int(starts_abs[k]), int(ends_abs[k])))
             line_start = int(ends_abs[-1]) + 1
         if nl.size == 0:
-            prev_tail = (prev_tail + chunk)[-(_SHORT + 1) :] if len(prev_tail) + len(chunk) > _SHORT else prev_tail + chunk
+            prev_tail = prev_tail + chunk
+            if first_line is not None and len(prev_tail) > _SHORT:
+                prev_tail = prev_tail[-(_SHORT + 1) :]
+            elif len(prev_tail) > MAX_LINE + 1:  # the header line is kept whole, up to the longest line read
+                prev_tail = prev_tail[: MAX_LINE + 1]
             continue
         # the line continuing from the previous chunk ends at nl[0]
         first_len = len(prev_tail) + int(nl[0])
@@ -121,11 +125,12 @@ def scan_lines(fh: BinaryIO) -> LineScan:
             first_line, first_line_no = (prev_tail + chunk[: nl[0]]), line_no
         starts = nl[:-1] + 1
         ends = nl[1:]
-        short = np.flatnonzero(ends - starts <= _SHORT)
         base = line_no + 1
-        for i in short.tolist():
-            if chunk[starts[i] : ends[i]] in (b"", b"\r"):
-                blanks.append(base + i)
+        width = ends - starts  # a blank line is empty or a lone CR (vectorised: lean logs have short lines)
+        empty = width == 0
+        cr1 = np.flatnonzero(width == 1)
+        empty[cr1[arr[starts[cr1]] == 13]] = True
+        blanks.extend((base + np.flatnonzero(empty)).tolist())
         if first_line is None and starts.size:
             # first non-blank line among the complete lines of this chunk
             for i in range(min(starts.size, 1000)):
