@@ -170,11 +170,14 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     # 2. the windows whose high bits occur twice (a superset of those whose whole hash does), in spin order with
     # their whole hash: equal hashes sort next to each other as among all windows
     cand, cand_h = [], []
+    seen24 = np.zeros(1 << 24, dtype=bool)  # a 16 MB bitmap of their top 24 bits: a cheap first filter
+    seen24[twice >> np.uint32(8)] = True
     for lo, hi in spans(n_win):
         h = hashes(lo, hi)
         hi32 = (h >> np.uint64(32)).astype(np.uint32)
-        i = np.minimum(np.searchsorted(twice, hi32), twice.size - 1)
-        sel = np.flatnonzero(twice[i] == hi32)
+        sel = np.flatnonzero(seen24[hi32 >> np.uint32(8)])
+        i = np.minimum(np.searchsorted(twice, hi32[sel]), twice.size - 1)
+        sel = sel[twice[i] == hi32[sel]]
         cand.append(sel + lo)
         cand_h.append(h[sel])
     cand, cand_h = np.concatenate(cand), np.concatenate(cand_h)
