@@ -57,3 +57,29 @@ def test_spins_in_batches_of_any_size(tmp_path, monkeypatch, kind):
             assert len(s1.spin_id) == s1.n
         if kind == "disorder" and not kw:
             assert np.any(np.diff(s1.seq) < 0)  # reordered by timestamp
+
+
+@pytest.mark.parametrize("kind", ["plain", "labels", "disorder"])
+def test_audit_read_without_per_spin_keys_is_the_same_window(tmp_path, monkeypatch, kind):
+    """An audit reads its window with keys=False: no seq or ts per spin (16 bytes a spin), only
+    their ranges. Every other column, the order (sorted by timestamp when out of order) and the
+    ranges are those of the read with keys, in batches of any size."""
+    log = tmp_path / "log.csv"
+    _log(log, 700, labels=kind == "labels", disorder=kind == "disorder")
+    db = tmp_path / "s.duckdb"
+    with Store(db) as st:
+        st.ingest([log])
+    for batch in (1 << 20, 7):
+        monkeypatch.setattr(store, "READ_BATCH", batch)
+        for kw in ({}, {"last": 200}, {"after_seq": 50, "before_seq": 600}):
+            with Store(db, read_only=True) as st:
+                full, lean = st.spins("T1", with_ids=False, **kw), st.spins("T1", with_ids=False, keys=False, **kw)
+            for name in ("pos", "sym", "release", "direction", "dealer", "void"):
+                assert np.array_equal(getattr(full, name), getattr(lean, name)), name
+            assert lean.n == full.n and lean.dealer_labels == full.dealer_labels and lean.source_ids == full.source_ids
+            assert full.seq_range == lean.seq_range == (int(full.seq.min()), int(full.seq.max()))
+            assert full.ts_range == lean.ts_range == (int(full.ts.min()), int(full.ts.max()))
+            if "last" in kw:
+                assert lean.seq is not None  # a window cut by `last` keeps its keys (its ranges are the kept spins')
+            else:
+                assert lean.seq is None and lean.ts is None

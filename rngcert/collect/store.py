@@ -94,6 +94,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert import __version__
+from rngcert.collect import _arrow
 from rngcert.errors import InputError, NoDataError, StorageError
 
 #: Version of the store's schema. Bump when the tables change; older rngcert versions refuse a
@@ -261,8 +262,8 @@ class StoredSpins:
     table: str
     equipment: str
     spin_id: pa.Array  # text (empty when read without ids)
-    seq: np.ndarray  # int64
-    ts: np.ndarray | None  # int64 microseconds, or None when no row has a timestamp
+    seq: np.ndarray | None  # int64; None when read with keys=False (see seq_range)
+    ts: np.ndarray | None  # int64 microseconds, or None when no row has a timestamp (or read with keys=False)
     pos: np.ndarray  # int16, -1 none
     sym: np.ndarray  # int16, -1 none
     dealer: np.ndarray | None  # int8/int16/int32 codes into dealer_labels (first appearance by seq), None when no row names a dealer
@@ -271,10 +272,12 @@ class StoredSpins:
     void: np.ndarray  # bool
     dealer_labels: list[str] = field(default_factory=list)  # "" = not named
     source_ids: list[int] = field(default_factory=list)
+    seq_range: tuple | None = None  # (smallest, largest) seq of the window; None when empty
+    ts_range: tuple | None = None  # (smallest, largest) ts, int64 us (the smallest int64 where a row has none); None without ts
 
     @property
     def n(self) -> int:
-        return int(self.seq.size)
+        return int(self.void.size)
 
 
 class Store:
@@ -728,6 +731,7 @@ class Store:
         after_seq: int | None = None,
         before_seq: int | None = None,
         with_ids: bool = True,
+        keys: bool = True,
     ) -> StoredSpins:
         """The spins of ``table`` in a window, in spin order, void spins included.
 
@@ -745,6 +749,10 @@ class Store:
             Keep ``after_seq < seq < before_seq`` (incremental reads by ``watch``).
         with_ids : bool
             Also return the spin ids as text (``spin_id``; otherwise an empty array).
+        keys : bool
+            Also return ``seq`` and ``ts`` per spin (16 bytes a spin); with False only their
+            ranges (``seq_range``, ``ts_range``) are kept, which is all an audit needs. A window
+            cut by ``last`` keeps them either way (its ranges are those of the spins kept).
 
         Notes
         -----
@@ -787,8 +795,11 @@ class Store:
                        {key if has_ts else 'NULL::BIGINT'} AS key
                 FROM spins WHERE {where_sql}"""
         # compact columns filled batch by batch (no whole Arrow table, no int64 copies of the small columns)
-        seq = np.empty(n, dtype=np.int64)
-        ts = np.empty(n, dtype=np.int64) if has_ts else None
+        keys = keys or last is not None
+        seq = np.empty(n, dtype=np.int64) if keys else None
+        ts = np.empty(n, dtype=np.int64) if has_ts and keys else None
+        lo_seq = lo_ts = np.iinfo(np.int64).max
+        hi_seq = hi_ts = np.iinfo(np.int64).min
         pos, sym, release = (np.empty(n, dtype=np.int16) for _ in range(3))
         direction = np.empty(n, dtype=np.int8)
         void = np.empty(n, dtype=bool)
@@ -809,24 +820,30 @@ class Store:
                 if m == 0:
                     continue
                 sl = slice(at, at + m)
-                seq[sl] = b.column("seq").to_numpy(zero_copy_only=False)
+                bseq = _arrow.ints(b.column("seq"))
                 if not sort:
-                    if seq[at] <= last_seq or np.any(seq[at + 1 : at + m] <= seq[at : at + m - 1]):
+                    if bseq[0] <= last_seq or np.any(bseq[1:] <= bseq[:-1]):
                         in_seq_order = False
                         break
-                    last_seq = seq[at + m - 1]
-                for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction), ("void", void)):
-                    arr[sl] = b.column(name).to_numpy(zero_copy_only=False)
+                    last_seq = bseq[-1]
+                if seq is not None:
+                    seq[sl] = bseq
+                lo_seq, hi_seq = min(lo_seq, int(bseq.min())), max(hi_seq, int(bseq.max()))
+                for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction)):
+                    arr[sl] = _arrow.ints(b.column(name))
+                void[sl] = _arrow.bools(b.column("void"))
                 if dealer is not None:
-                    dealer[sl] = b.column("dealer").to_numpy(zero_copy_only=False)
+                    dealer[sl] = _arrow.ints(b.column("dealer"))
                 sources.update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
                 if with_ids:
                     ids.append(b.column("spin_id"))
                 if has_ts:
-                    t = pc.fill_null(b.column("ts"), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
-                    ts[sl] = t
+                    t = _arrow.ints(b.column("ts"), fill=np.iinfo(np.int64).min)
+                    if ts is not None:
+                        ts[sl] = t
+                    lo_ts, hi_ts = min(lo_ts, int(t.min())), max(hi_ts, int(t.max()))
                     if ordered:
-                        k = b.column("key").to_numpy(zero_copy_only=False).astype(np.int64)
+                        k = _arrow.ints(b.column("key")).astype(np.int64)
                         if last_ts is not None:
                             t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
                         d = np.diff(t)
@@ -842,11 +859,15 @@ class Store:
         if not ordered:
             # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
             # of rows with equal timestamps cannot change the sequence
-            keys = self.con.sql(f"SELECT {key} FROM spins WHERE {where_sql} ORDER BY seq", params=args).fetchnumpy()
-            keys = np.asarray(next(iter(keys.values())), dtype=np.int64)
-            order = np.lexsort((np.arange(n), keys, ts))
-            del keys
-            seq, ts, pos, sym, release, direction, void = (a[order] for a in (seq, ts, pos, sym, release, direction, void))
+            rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
+            got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
+            del rel
+            sort_keys = _arrow.ints(got.column("key")).astype(np.int64)
+            sort_ts = ts if ts is not None else _arrow.ints(got.column("ts"), fill=np.iinfo(np.int64).min)
+            del got
+            order = np.lexsort((np.arange(n), sort_keys, sort_ts))
+            del sort_keys, sort_ts
+            seq, ts, pos, sym, release, direction, void = (None if a is None else a[order] for a in (seq, ts, pos, sym, release, direction, void))
             if dealer is not None:
                 dealer = dealer[order]
         sel = None
@@ -871,6 +892,8 @@ class Store:
             release=release if np.any(release >= 0) else None,
             void=void,
             source_ids=sorted(int(x) for x in sources),
+            seq_range=(lo_seq, hi_seq) if n else None,
+            ts_range=(lo_ts, hi_ts) if n and has_ts else None,
         )
         if sel is not None:
             for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
@@ -878,6 +901,8 @@ class Store:
                 if v is not None:
                     setattr(out, name, v[sel:].copy())
             out.spin_id = out.spin_id.slice(sel) if with_ids else out.spin_id
+            out.seq_range = (int(out.seq.min()), int(out.seq.max())) if out.n else None
+            out.ts_range = (int(out.ts.min()), int(out.ts.max())) if out.n and out.ts is not None else None
         return out
 
     @_guarded

@@ -292,14 +292,14 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     from rngcert.equipment.wheel import load_wheel
     from rngcert.errors import NoDataError
 
-    stored = store.spins(table, since=since, until=until, last=last, with_ids=False)
+    stored = store.spins(table, since=since, until=until, last=last, with_ids=False, keys=False)  # seq and ts: their ranges only
     if stored.n == 0 or not np.any(~stored.void):
         raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})")
     wheel = load_wheel(stored.equipment)
     window = {
         "table": table, "since": None if since is None else str(since), "until": None if until is None else str(until), "last": last,
-        "first_seq": int(stored.seq.min()), "last_seq": int(stored.seq.max()), "n": int((~stored.void).sum()), "void": int(stored.void.sum()),
-        "first_ts": _ts(stored.ts.min()) if stored.ts is not None else None, "last_ts": _ts(stored.ts.max()) if stored.ts is not None else None,
+        "first_seq": stored.seq_range[0], "last_seq": stored.seq_range[1], "n": int((~stored.void).sum()), "void": int(stored.void.sum()),
+        "first_ts": _ts(stored.ts_range[0]) if stored.ts_range else None, "last_ts": _ts(stored.ts_range[1]) if stored.ts_range else None,
     }
     notes = [f"audit of stored table {table!r}: spins with seq {window['first_seq']}..{window['last_seq']} of store {store.path}"]
     log = spinlog_from_store(stored, wheel, notes=notes)
