@@ -264,3 +264,22 @@ def test_max_count_monte_carlo_fallback_agrees_with_exact(monkeypatch):
     assert abs(mc.pvalue - exact.pvalue) < 4 * np.sqrt(exact.pvalue * (1 - exact.pvalue) / 9999)
     with pytest.raises(InputError, match="rng"):
         max_count(c)
+
+
+def test_levin_fft_is_numpys_with_scipys_bits():
+    """The max-count test's exact law (Levin's convolution) uses numpy.fft, not scipy.fft (whose
+    import costs about 0.1-0.2 s): both are pocketfft (bit-identical with numpy 2.4 and scipy 1.16
+    here; checked to 1e-13 so that another release's last bits cannot fail the suite)."""
+    import scipy.fft as sf
+
+    from rngcert.stats.frequency import _fast_len
+
+    rng = np.random.default_rng(0)
+    for m in (100, 999, 3375, 14580, 65537, 250_001, 1_000_003):
+        assert _fast_len(m) == sf.next_fast_len(m, real=True)
+        n = _fast_len(m)
+        x = rng.random(m)
+        a, b = sf.rfft(x, n), np.fft.rfft(x, n)
+        assert np.allclose(a, b, rtol=1e-13, atol=1e-13 * np.abs(a).max())
+        A, B = sf.irfft(a * a, n), np.fft.irfft(b * b, n)
+        assert np.allclose(A, B, rtol=1e-13, atol=1e-13 * np.abs(A).max())

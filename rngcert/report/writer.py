@@ -37,16 +37,20 @@ def report_dir(base: str | Path, equipment_id: str) -> Path:
     """A new folder ``base/<equipment>-<UTC timestamp>`` (suffixed if it already exists)."""
     base = Path(base)
     stem = f"{equipment_id}-{utc_stamp()}"
-    d = base / stem
-    i = 1
-    while d.exists():
-        i += 1
-        d = base / f"{stem}-{i}"
     try:
-        d.mkdir(parents=True)
+        base.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _write_error(d, exc) from None
-    return d
+        raise _write_error(base, exc) from None
+    for i in range(1, 10_000):  # mkdir is atomic: two processes writing at once never share a folder
+        d = base / (stem if i == 1 else f"{stem}-{i}")
+        try:
+            d.mkdir()
+            return d
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _write_error(d, exc) from None
+    raise _write_error(base / stem, OSError("no free folder name"))
 
 
 def _write_error(path: Path, exc: OSError):

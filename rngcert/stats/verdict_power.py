@@ -84,6 +84,7 @@ from scipy import special
 from rngcert.errors import InputError
 from rngcert.seeding import stream
 from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
+from rngcert.stats.frequency import _fast_len
 
 __all__ = [
     "COUNT_TESTS",
@@ -163,22 +164,6 @@ def _levin_len(n: int, k: int, a: int) -> tuple[int, int]:
     mu = n / k
     lo = min(max(0, math.floor(mu - _LEVIN_LOW_SD * math.sqrt(mu) - 1)), a)
     return lo, k * (a - lo) + 1
-
-
-def _fast_len(m: int) -> int:
-    """Smallest 2^i 3^j 5^l >= m (a fast FFT length)."""
-    best = 1 << max(0, (m - 1).bit_length())
-    p5 = 1
-    while p5 < best:
-        p35 = p5
-        while p35 < best:
-            v = p35
-            while v < m:
-                v *= 2
-            best = min(best, v)
-            p35 *= 3
-        p5 *= 5
-    return best
 
 
 def _levin_cdf(n: int, k: int, a: int) -> float:
