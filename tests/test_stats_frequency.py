@@ -268,7 +268,7 @@ def test_max_count_monte_carlo_fallback_agrees_with_exact(monkeypatch):
 
 def test_levin_fft_is_numpys_with_scipys_bits():
     """The max-count test's exact law (Levin's convolution) uses numpy.fft, not scipy.fft (whose
-    import costs about 0.1-0.2 s): both are pocketfft (bit-identical with numpy 2.4 and scipy 1.16
+    import costs about 0.1-0.2 s): both are pocketfft (bit-identical with numpy 2.4 and scipy 1.17
     here; checked to 1e-13 so that another release's last bits cannot fail the suite)."""
     import scipy.fft as sf
 
