@@ -11,7 +11,8 @@ Three steps per table, so that a store serves many readers while an ingest write
 1. :func:`prepare_audit` reads the window, the previous window and the earlier audits in a
    read-only session (closed at once);
 2. :func:`compute_audit` runs the battery and the trend (no I/O);
-3. :func:`finish_audit` writes the report and records the audit in its own short write
+3. :func:`finish_audit` writes the report (:func:`write_audit_report`, run on the worker by
+   ``audit --all`` on a local cluster) and records the audit in its own short write
    transaction (skipped with ``record=False``, which never opens the store for writing: an
    archived or read-only store can be audited).
 
@@ -338,17 +339,8 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
 
     ``store`` is an open Store (recorded through it) or the store's path (opened for writing
     only for the record, waiting at most ``wait`` seconds for the file)."""
-    from rngcert.report.writer import report_dir, write_report
-
     table, window = work["table"], work["window"]
-    cert.report["audit"]["window"] = window
-    paths = {}
-    if window.get("first_ts") or window.get("last_ts"):
-        cert.report["period"] = {"first": window.get("first_ts"), "last": window.get("last_ts")}
-    if outdir is not None:
-        out = report_dir(outdir, f"{work['wheel'].id}-{_safe(table)}")
-        rejected = cert.rejected if isinstance(cert, _Computed) else cert.log.rejected
-        paths = write_report(cert.report, cert.figures, rejected, out)
+    paths = cert.paths if isinstance(cert, _Computed) and cert.paths is not None else write_audit_report(work, cert, outdir)
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
         rec, tests = _record_of(work, cert.report, trend, paths, alpha, n_resamples)
@@ -360,6 +352,23 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
             with Store(store, wait=wait, on_wait=on_wait) as st:
                 res.audit_id = st.record_audit(rec, tests)
     return res
+
+
+def write_audit_report(work, cert, outdir) -> dict:
+    """Put the window into the report and write it to a new folder under ``outdir`` (nothing
+    when ``outdir`` is None); returns the paths. Runs where the audit was computed (a Dask worker
+    of a local cluster writes its own table's report) or in :func:`finish_audit`."""
+    from rngcert.report.writer import report_dir, write_report
+
+    window = work["window"]
+    cert.report["audit"]["window"] = window
+    if window.get("first_ts") or window.get("last_ts"):
+        cert.report["period"] = {"first": window.get("first_ts"), "last": window.get("last_ts")}
+    if outdir is None:
+        return {}
+    out = report_dir(outdir, f"{work['wheel'].id}-{_safe(work['table'])}")
+    rejected = cert.rejected if isinstance(cert, _Computed) else cert.log.rejected
+    return write_report(cert.report, cert.figures, rejected, out)
 
 
 def _record_of(work, report, trend, paths, alpha, n_resamples) -> tuple[dict, list[dict]]:
@@ -394,6 +403,7 @@ class _Computed:
     figures: list
     trend: dict
     rejected: list
+    paths: dict | None = None  # the report's files when the worker wrote them (else None: finish_audit writes)
 
 
 def _audit_item(item):
@@ -403,7 +413,7 @@ def _audit_item(item):
     from rngcert.collect.store import Store
     from rngcert.errors import NoDataError
 
-    db, table, window, kw, wait = item
+    db, table, window, kw, wait, outdir = item
     try:
         with Store(db, read_only=True, wait=wait) as st:
             work = prepare_audit(st, table, **window)
@@ -414,7 +424,11 @@ def _audit_item(item):
         notes=work["notes"], **kw,
     )
     slim = {k: work[k] for k in ("table", "equipment", "wheel", "window")}
-    return table, slim, _Computed(cert.report, cert.figures, trend, list(work["log"].rejected))
+    comp = _Computed(cert.report, cert.figures, trend, list(work["log"].rejected))
+    if outdir is not False:  # write the report here (the worker shares the client's file system)
+        comp.paths = write_audit_report(slim, comp, outdir)
+        comp.figures = []  # written: not sent back
+    return table, slim, comp
 
 
 def audit_all(
@@ -496,7 +510,10 @@ def audit_all(
     if on_start:
         on_start(len(tables))
     kw = dict(kw, figures=figures)
-    items = [(str(store), t, window, kw, wait) for t in tables]
+    # a local cluster's workers (or this process) write each table's report where it is computed;
+    # on a remote cluster the client writes them (its workers need not see the output folder)
+    where = outdir if plan.serial or not plan.address else False
+    items = [(str(store), t, window, kw, wait, where) for t in tables]
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0

@@ -63,9 +63,9 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from rngcert.errors import InputError
+from rngcert.stats import _dist
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 #: Feature ids: what the likelihood ratio of an alternative is a function of.
@@ -565,7 +565,7 @@ def homogeneity_chisquare(
         "pockets_observed": int(t.shape[1]),
     }
     if not use_mc:
-        return TestResult(name, req, stat, df, clip_pvalue(float(stats.chi2.sf(stat, df))), n, "asymptotic", details)
+        return TestResult(name, req, stat, df, clip_pvalue(float(_dist.chi2_sf(stat, df))), n, "asymptotic", details)
     if rng is None:
         raise InputError(f"{name}: expected counts below 5 (min {expected.min():.2f}) need the Monte Carlo method: pass rng")
     null = np.empty(n_resamples)
