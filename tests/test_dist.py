@@ -54,3 +54,16 @@ def test_norm_poisson_beta_identical():
     q = np.r_[0.0, 1e-12, 0.005 / 37, 0.5, 1 - 1e-9, 1.0]
     for a, b in ((1, 10), (540, 19461), (1.5, 3.0), (20000, 3)):
         _same(_dist.beta_ppf(q, a, b), stats.beta.ppf(q, a, b))
+
+
+def test_binom_test_pvalue_is_scipys_binomtest():
+    """The two-level analysis's proportion test without scipy.stats: the same p-value bits as
+    ``scipy.stats.binomtest`` over pass counts near and far from the mode, ties, and p at 0 and 1."""
+    import scipy.stats
+
+    from rngcert.stats.frequency import binom_test_pvalue
+
+    cases = [(k, n, p) for n in (1, 2, 10, 100, 188, 1000) for p in (0.0, 0.01, 0.5, 0.98, 0.99, 0.9896, 1.0)
+             for k in sorted({0, 1, n // 2, int(p * n), min(n, int(p * n) + 1), max(0, n - 3), n})]
+    for k, n, p in cases:
+        assert binom_test_pvalue(k, n, p) == scipy.stats.binomtest(k, n, p).pvalue, (k, n, p)

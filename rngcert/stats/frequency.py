@@ -36,6 +36,7 @@ from rngcert.stats.result import (
 )
 
 __all__ = [
+    "binom_test_pvalue",
     "pocket_chisquare",
     "g_test",
     "max_count",
@@ -214,6 +215,72 @@ def g_test(
 _LEVIN_LOW_SD = 13.0
 #: Above this FFT length the exact computation is replaced by Monte Carlo.
 _LEVIN_MAX_LEN = 4_000_000
+
+
+def _search_for_binom_tst(a, d: float, lo, hi):
+    """The index i in [lo, hi] with a(i) <= d < a(i + 1), by bisection over an ordered side of
+    the mode (scipy.stats' private helper of ``binomtest``, step for step)."""
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        midval = a(mid)
+        if midval < d:
+            lo = mid + 1
+        elif midval > d:
+            hi = mid - 1
+        else:
+            return mid
+    return lo if a(lo) <= d else lo - 1
+
+
+def binom_test_pvalue(k: int, n: int, p: float) -> float:
+    """``scipy.stats.binomtest(k, n, p).pvalue`` (two-sided): the probability of the outcomes no
+    more likely than k under Bin(n, p), with scipy's relative tolerance 1e-7 for ties.
+
+    The same steps as scipy's (Hollander, Wolfe & Chicken, *Nonparametric Statistical Methods*,
+    3rd ed., 2014, 2.1: the "minimum likelihood" two-sided p-value), on this module's binomial
+    functions (the same ufuncs as scipy.stats'), so the same bits, without importing
+    scipy.stats (over 1 s).
+
+    Parameters
+    ----------
+    k, n : int
+        Successes and trials, 0 <= k <= n, n >= 1.
+    p : float
+        Success probability under H0, in [0, 1].
+
+    Returns
+    -------
+    float
+        The two-sided p-value.
+
+    Raises
+    ------
+    InputError
+        Arguments out of range.
+
+    Examples
+    --------
+    >>> from rngcert.stats.frequency import binom_test_pvalue
+    >>> round(binom_test_pvalue(3, 20, 0.5), 6)
+    0.002577
+    """
+    k, n, p = int(k), int(n), float(p)
+    if n < 1 or not 0 <= k <= n or not 0.0 <= p <= 1.0:
+        raise InputError(f"binom_test_pvalue needs 0 <= k <= n, n >= 1 and 0 <= p <= 1, got k={k}, n={n}, p={p}")
+    pmf = lambda x: float(_dist.binom_pmf(x, n, p))  # noqa: E731
+    d = pmf(k)
+    rerr = 1 + 1e-7
+    if k == p * n:
+        return 1.0
+    if k < p * n:
+        ix = _search_for_binom_tst(lambda x: -pmf(x), -d * rerr, np.ceil(p * n), n)
+        y = n - ix + int(d * rerr == pmf(ix))
+        pval = float(_dist.binom_cdf(k, n, p)) + float(_dist.binom_sf(n - y, n, p))
+    else:
+        ix = _search_for_binom_tst(pmf, d * rerr, 0, np.floor(p * n))
+        y = ix + 1
+        pval = float(_dist.binom_cdf(y - 1, n, p)) + float(_dist.binom_sf(k - 1, n, p))
+    return min(1.0, pval)
 
 
 def _fast_len(m: int) -> int:

@@ -39,6 +39,7 @@ import numpy as np
 from scipy import special
 
 from rngcert.errors import InputError
+from rngcert.stats.frequency import binom_test_pvalue
 from rngcert.stats.nist import nulllaw
 from rngcert.stats.nist._common import ALPHA
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, jsonable
@@ -167,13 +168,12 @@ class TwoLevelResult:
           NotApplicable with the row's reason when the check is not applicable.
         * ``<name>:proportion`` — the number of passing sequences against
           Binomial(m, pass probability), exact two-sided binomial test
-          (``scipy.stats.binomtest``); the pass probability is 1 - alpha for a continuous law,
+          (``scipy.stats.binomtest``'s p-value, by :func:`rngcert.stats.frequency.binom_test_pvalue`); the
+          pass probability is 1 - alpha for a continuous law,
           P(p >= alpha) under H0 otherwise; details carry the proportion, the 3-sigma interval
           of SP 800-22 and its verdict. NotApplicable when the test was applicable on no
           sequence.
         """
-        from scipy import stats  # imported here: over 1 s, and only needed for m >= 2
-
         out: list[TestResult | NotApplicable] = []
         for r in self.rows:
             common = {"m": r.m, "m_total": r.m_total, "passes": r.passes,
@@ -197,9 +197,9 @@ class TwoLevelResult:
                 out.append(NotApplicable(f"{r.name}:proportion", r.requirement, 0,
                                          "; ".join(r.reasons) or "no applicable sequences"))
             else:
-                bt = stats.binomtest(r.passes, r.m, r.pass_probability)
+                pvalue = binom_test_pvalue(r.passes, r.m, r.pass_probability)  # scipy.stats.binomtest's, same bits
                 out.append(TestResult(f"{r.name}:proportion", r.requirement, r.passes, None,
-                                      clip_pvalue(bt.pvalue), r.m,
+                                      clip_pvalue(pvalue), r.m,
                                       "exact; binomial test of the pass count, SP 800-22 4.2.1 "
                                       "interval in details", common))
         return out
