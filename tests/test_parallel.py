@@ -126,12 +126,17 @@ def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
     one = tmp_path / "one.duckdb"
     with Store(one) as st:
         st.ingest([log])
-    two = tmp_path / "two.duckdb"
+    two, three = tmp_path / "two.duckdb", tmp_path / "three.duckdb"
     shutil.copy(one, two)
+    shutil.copy(one, three)
     args = ["--seed", "4", "--resamples", "199", "--all"]
     r1 = CliRunner().invoke(group(), ["audit", "--db", str(one), "--workers", "1", "--out", str(tmp_path / "r1"), *args])
     r2 = CliRunner().invoke(group(), ["audit", "--db", str(two), "--scheduler", cluster, "--out", str(tmp_path / "r2"), *args])
-    assert r1.exit_code == r2.exit_code and r1.exit_code in (0, 10, 11, 12), r1.output + r2.output
+    # a local cluster: each worker writes its own table's report
+    r3 = CliRunner().invoke(group(), ["audit", "--db", str(three), "--workers", "2", "--out", str(tmp_path / "r3"), *args])
+    assert r1.exit_code == r2.exit_code == r3.exit_code and r1.exit_code in (0, 10, 11, 12), r1.output + r2.output + r3.output
+    # the workers' read sessions and the client's records never wait on each other (recorded after the last table)
+    assert not any("held by another process" in r.output for r in (r1, r2, r3)), r2.output + r3.output
 
     def reports(d):
         out = {}
@@ -142,12 +147,16 @@ def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
             }
         return out
 
-    a, b = reports(tmp_path / "r1"), reports(tmp_path / "r2")
-    assert sorted(a) == ["T1", "T2", "T3", "T4"] and a == b
-    with Store(one, read_only=True) as s1, Store(two, read_only=True) as s2:
+    def stable_notes(d):
+        return {t: dict(r, notes=[n.replace(str(three), "STORE") for n in r["notes"]]) for t, r in reports(d).items()}
+
+    a, b, c = reports(tmp_path / "r1"), reports(tmp_path / "r2"), stable_notes(tmp_path / "r3")
+    assert sorted(a) == ["T1", "T2", "T3", "T4"] and a == b == c
+    with Store(one, read_only=True) as s1, Store(two, read_only=True) as s2, Store(three, read_only=True) as s3:
         k = ("audit_id", "table_id", "verdict", "pvalues", "bias", "homogeneity", "n", "first_seq", "last_seq")
-        assert [{x: r[x] for x in k} for r in s1.audits()] == [{x: r[x] for x in k} for r in s2.audits()]
+        assert [{x: r[x] for x in k} for r in s1.audits()] == [{x: r[x] for x in k} for r in s2.audits()] == [{x: r[x] for x in k} for r in s3.audits()]
         assert [r["table_id"] for r in s1.audits()] == ["T1", "T2", "T3", "T4"]
+        assert all(r["report_sha256"] for r in s3.audits())  # the workers' reports are the ones recorded
 
 
 def _fails(x):

@@ -449,7 +449,8 @@ def audit_all(
     store : path or Store
         The store's path: every table is read by its own work item in a read-only session (on
         Dask workers unless the plan is serial), and each audit is recorded here in its own short
-        write transaction as soon as it is computed. An open Store is accepted for serial plans
+        write transaction: as soon as it is computed when serial, after the last table on a
+        cluster (whose workers hold read sessions that a writer would wait for). An open Store is accepted for serial plans
         only (its connection is used for everything).
     plan : rngcert.pipeline.parallel.Plan, optional
         Default serial (``Plan(workers=jobs or 1)``); ``Plan()`` = a local cluster of every core.
@@ -518,20 +519,37 @@ def audit_all(
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
     preload = ("rngcert.pipeline.certify_wheel",) + (("rngcert.report.plots",) if figures else ())
-    for i, got in iter_items(_audit_item, items, plan=plan, preload=preload):
-        pending[i] = got
-        while nxt in pending:  # reports and records in table order: audit ids as in a serial run
-            table, work, comp = pending.pop(nxt)
-            nxt += 1
-            if work is None:
+    # Serially each audit is recorded as soon as it is computed. On a cluster the workers read the
+    # store while the tables are computed, and a DuckDB file takes no writer while another process
+    # reads it: the audits are recorded after the last table is computed, in table order, each in
+    # its own short transaction of one write session (the reports are written already).
+    defer = record and not (plan.serial or len(items) <= 1)
+    deferred: list[tuple[AuditResult, dict, list]] = []
+    finished = iter_items(_audit_item, items, plan=plan, preload=preload)
+    try:
+        for i, got in finished:
+            pending[i] = got
+            while nxt in pending:  # reports and records in table order: audit ids as in a serial run
+                table, work, comp = pending.pop(nxt)
+                nxt += 1
+                if work is None:
+                    if progress:
+                        progress(f"table {table}: no spins in the window, skipped")
+                    continue
+                res = finish_audit(store, work, comp, comp.trend, outdir=outdir, record=record and not defer, alpha=alpha, n_resamples=n_resamples,
+                                   wait=wait, on_wait=on_wait)
+                if defer:
+                    deferred.append((res, *_record_of(work, res.report, comp.trend, res.paths, alpha, n_resamples)))
+                res.figures, res.certification = [], None
+                out.append(res)
                 if progress:
-                    progress(f"table {table}: no spins in the window, skipped")
-                continue
-            res = finish_audit(store, work, comp, comp.trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait)
-            res.figures, res.certification = [], None
-            out.append(res)
-            if progress:
-                progress(f"table {table}: {res.verdict}")
+                    progress(f"table {table}: {res.verdict}")
+    finally:  # a table that fails does not lose the audits computed before it
+        finished.close()  # (the cluster first: its workers' read sessions end)
+        if deferred:
+            with Store(store, wait=wait, on_wait=on_wait) as st:
+                for res, rec, tests in deferred:
+                    res.audit_id = st.record_audit(rec, tests)
     return out
 
 
