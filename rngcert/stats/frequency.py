@@ -236,10 +236,10 @@ def binom_test_pvalue(k: int, n: int, p: float) -> float:
     """``scipy.stats.binomtest(k, n, p).pvalue`` (two-sided): the probability of the outcomes no
     more likely than k under Bin(n, p), with scipy's relative tolerance 1e-7 for ties.
 
-    The same steps as scipy's (Hollander, Wolfe & Chicken, *Nonparametric Statistical Methods*,
-    3rd ed., 2014, 2.1: the "minimum likelihood" two-sided p-value), on this module's binomial
-    functions (the same ufuncs as scipy.stats'), so the same bits, without importing
-    scipy.stats (over 1 s).
+    The same steps as scipy's (the two-sided p-value that sums the outcomes whose probability
+    is at most that of k; scipy cites Zar, *Biostatistical Analysis*, 5th ed., 2010, p. 533), on
+    this module's binomial functions (the same ufuncs as scipy.stats'), so the same bits, without
+    importing scipy.stats (over 1 s).
 
     Parameters
     ----------
