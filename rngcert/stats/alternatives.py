@@ -28,7 +28,7 @@ import numpy as np
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import InputError
 
-__all__ = ["WheelBias", "offset_probabilities", "position_probabilities"]
+__all__ = ["WheelBias", "block_probabilities", "offset_probabilities", "position_probabilities"]
 
 
 @dataclass(frozen=True)
@@ -81,3 +81,17 @@ def offset_probabilities(k: int, offset: int, width: int, factor: float) -> np.n
     w = np.ones(k)
     w[(offset - width // 2 + np.arange(width)) % k] *= factor
     return w / w.sum()
+
+
+def block_probabilities(k: int, kind: str, width: int, effect: float) -> np.ndarray:
+    """(k,) cell probabilities of one of the power statement's alternatives, its biased block
+    from position 0: ``"single-pocket"`` (pocket 0 at 1 + effect), ``"sector"`` (positions
+    0..width-1 at 1 + effect), ``"harmonic"`` (amplitude ``effect``), ``"dealer-signature"``
+    (offsets around width // 2 at 1 + effect). The caller validates ``effect``."""
+    if kind == "single-pocket":
+        return position_probabilities(k, WheelBias(pockets=((0, 1.0 + effect),)))
+    if kind == "sector":
+        return position_probabilities(k, WheelBias(sectors=((0, width, 1.0 + effect),)))
+    if kind == "harmonic":
+        return position_probabilities(k, WheelBias(harmonic=(float(effect), 0.0)))
+    return offset_probabilities(k, width // 2, width, 1.0 + effect)

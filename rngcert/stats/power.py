@@ -46,7 +46,7 @@ from rngcert.errors import InputError
 from rngcert.seeding import stream
 from rngcert.stats import _dist
 from rngcert.stats._arcs import _arc_tables, _scan
-from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
+from rngcert.stats.alternatives import block_probabilities
 from rngcert.stats.result import jsonable
 
 __all__ = [
@@ -222,13 +222,7 @@ def alternative_probs(k: int, alternative: str, effect: float) -> np.ndarray:
     kind, width = parse_alternative(alternative)
     k = _k_iv(k)
     _effect_iv(kind, width, effect, k)
-    if kind == "single-pocket":
-        return position_probabilities(k, WheelBias(pockets=((0, 1.0 + effect),)))
-    if kind == "sector":
-        return position_probabilities(k, WheelBias(sectors=((0, width, 1.0 + effect),)))
-    if kind == "harmonic":
-        return position_probabilities(k, WheelBias(harmonic=(float(effect), 0.0)))
-    return offset_probabilities(k, width // 2, width, 1.0 + effect)
+    return block_probabilities(k, kind, width, effect)
 
 
 def _k_iv(k) -> int:

@@ -83,7 +83,7 @@ from scipy import special
 
 from rngcert.errors import InputError
 from rngcert.seeding import stream
-from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
+from rngcert.stats.alternatives import block_probabilities
 from rngcert.stats.frequency import _fast_len
 
 __all__ = [
@@ -139,13 +139,7 @@ def _probs(k: int, kind: str, width: int, effect: float) -> np.ndarray:
     models of :mod:`rngcert.stats.alternatives`; biased block from position 0)."""
     if not math.isfinite(effect) or (kind == "harmonic" and not 0 < effect < 1) or (kind != "harmonic" and not effect > 0):
         raise InputError(f"effect {effect!r} out of range for a {kind} alternative")
-    if kind == "single-pocket":
-        return position_probabilities(k, WheelBias(pockets=((0, 1.0 + effect),)))
-    if kind == "sector":
-        return position_probabilities(k, WheelBias(sectors=((0, width, 1.0 + effect),)))
-    if kind == "harmonic":
-        return position_probabilities(k, WheelBias(harmonic=(float(effect), 0.0)))
-    return offset_probabilities(k, width // 2, width, 1.0 + effect)
+    return block_probabilities(k, kind, width, effect)
 
 
 def _block_pi(effect, K: int, k: int):
