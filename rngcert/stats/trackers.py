@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy import fft as _sfft
 from scipy import stats as sps
 
 from rngcert.equipment.cards import BACCARAT_VALUE, HILO_TAG, baccarat_coup, baccarat_deal, value_composition
@@ -182,6 +183,24 @@ def _pattern_sums(w: tuple, rows: int) -> np.ndarray:
     return np.ascontiguousarray((x @ np.asarray(w, dtype=np.float64)).T).ravel()
 
 
+@lru_cache(maxsize=64)
+def _term_table(ws: tuple, rows: int, n: int, decks: int) -> np.ndarray:
+    """Likelihood-ratio term of a copy for every lag, row slot, match pattern and known count.
+
+    Entry ``((l * rows + r) * 2**M + p) * (decks + 2) + k`` is
+    ``max(1 + S_l[r, p] * n / max(k, 1) - sum(ws[l]), 1e-6)`` with ``S_l`` the
+    :func:`_pattern_sums` of the lag's offset probabilities ``ws[l]`` and ``k`` the known copies of
+    the face (N / k = 1 / P(face)); ``k = decks + 1`` holds 1 (no card that many places back). The
+    same operations on the same operands as the term computed copy by copy, so the same bits.
+    """
+    S = np.stack([_pattern_sums(w, rows).reshape(rows, -1) for w in ws])  # (L, rows, 2**M)
+    inv = n / np.maximum(np.arange(decks + 1), 1).astype(np.float64)  # (decks + 1,)
+    wsum = np.asarray(ws, dtype=np.float64).sum(axis=1)
+    out = np.ones(S.shape + (decks + 2,))
+    out[..., :decks + 1] = np.maximum(1.0 + S[..., None] * inv - wsum[:, None, None, None], 1e-6)
+    return out.ravel()
+
+
 #: Word constants of the byte-parallel match (Warren, *Hacker's Delight*, 2nd ed., 2013, §6-1: a
 #: zero byte in a word without false positives), and the multiplier that gathers bit 0 of each of
 #: the eight bytes into the top byte (bit i from byte i).
@@ -273,26 +292,44 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
             near = _neighbours(_shared(before_faces), kernel, back)
         flatpos = (pos if near.shape[0] == 1 else pos + (np.arange(m) * n)[:, None, None]).ravel()
         words = near.view(np.uint64).reshape(-1, L).take(flatpos, axis=0).reshape(m, A, C, L)
-        t = words ^ (g.astype(np.uint64) * _BYTES)[:, :, None, :]  # zero byte where the face matches
-        z = ~((((t & _LOW7) + _LOW7) | t) | _LOW7)  # top bit of each zero byte
-        pat = (((z >> np.uint64(7)) * _GATHER_BITS) >> np.uint64(56)).astype(np.intp)  # (m, A, C, L)
-        slot = np.arange(C, dtype=np.intp)[None, None, :] * 2 ** M
+        # in place (the temporaries of this size cost more in page faults than in arithmetic)
+        t = np.bitwise_xor(words, (g.astype(np.uint64) * _BYTES)[:, :, None, :], out=words)  # zero byte where the face matches
+        z = t & _LOW7
+        z += _LOW7
+        z |= t
+        z |= _LOW7
+        np.invert(z, out=z)  # top bit of each zero byte
+        z >>= np.uint64(7)
+        z *= _GATHER_BITS
+        z >>= np.uint64(56)
+        pat = z.view(np.int64)  # (m, A, C, L): the match pattern, < 2**8
     else:
         dbl = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16)
-    inv_bg = n / np.maximum(known_counts, 1).astype(np.float64)  # 1 / P(a card has face g)
-    lr = np.ones(pos.shape)
-    for li, lag in enumerate(lags):  # loop over lags, vectorised over shoes, anchors and copies
-        has = ok & (a - lag >= 0)
-        d = kernel.top[lag]  # (M,)
-        w = kernel.probs[lag, d]  # (M,)
-        if M <= 8:
-            sums = _pattern_sums(tuple(w.tolist()), C).take(pat[..., li] + slot)
-        else:  # more offsets than bits in a byte: the match array and the product itself
-            seen = dbl[rows[:, :, None, None], pos[..., None] + n - d]
-            sums = (seen == g[:, :, li, None, None]).astype(np.float64) @ w
-        term = 1.0 + sums * inv_bg[rows, g[:, :, li]][:, :, None] - w.sum()
-        lr *= np.where(has[:, :, None], np.maximum(term, 1e-6), 1.0)
-    lr = np.where(valid, lr, 0.0)
+    has = ok[:, :, None] & (a[:, :, None] - np.asarray(lags) >= 0)  # (m, A, L): the card `lag` places back was dealt
+    d = kernel.top[lags]  # (L, M)
+    w = kernel.probs[np.asarray(lags)[:, None], d]  # (L, M)
+    kc = np.maximum(known_counts[rows[:, :, None], g], 1)  # (m, A, L): known copies of face g; 1 / P(face g) = N / kc
+    if M <= 8:  # the likelihood-ratio term of every (lag, slot, pattern, known copies) in one table: one look-up
+        D = int(known_counts.max(initial=1))
+        kc = np.where(has, kc, D + 1)  # column D + 1 of the table: no card `lag` places back, term 1
+        slot = (np.arange(L) * C)[None, None, None, :] + np.arange(C)[None, None, :, None]  # (1, 1, C, L)
+        idx = pat  # ((slot * 2**M + pat) * (D + 2) + kc), in place
+        idx += slot * 2 ** M
+        idx *= D + 2
+        idx += kc[:, :, None, :]
+        terms = _term_table(tuple(map(tuple, w.tolist())), C, n, D).take(idx)  # (m, A, C, L)
+    else:  # more offsets than bits in a byte: the match array and the product itself, lag by lag
+        inv_bg = n / kc.astype(np.float64)
+        wsum = w.sum(axis=1)
+        terms = np.empty(pos.shape + (L,))
+        for li in range(L):
+            seen = dbl[rows[:, :, None, None], pos[..., None] + n - d[li]]
+            s_l = (seen == g[:, :, li, None, None]).astype(np.float64) @ w[li]
+            terms[..., li] = np.where(has[:, :, li, None], np.maximum(1.0 + s_l * inv_bg[:, :, li, None] - wsum[li], 1e-6), 1.0)
+    lr = terms[..., 0].copy()  # the product over lags, in lag order (1 * t0 = t0)
+    for li in range(1, L):
+        lr *= terms[..., li]
+    lr[~valid] = 0.0
     unseen = np.maximum(decks - known_counts[rows, f], 0)  # copies of the anchor's face the tracker cannot place
     post = lr / (lr.sum(axis=2) + unseen + 1e-300)[:, :, None]
     return pos, post
@@ -309,15 +346,21 @@ def _buffer(work: dict | None, name: str, shape: tuple, dtype) -> np.ndarray:
     return buf[:shape[0]]
 
 
-def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags, work: dict | None = None) -> np.ndarray:
+def _kernel_spectra(kernel: OffsetKernel, lags) -> np.ndarray:
+    """(F, T) complex64: conjugate spectra of the excess of each lag, F = N // 2 + 1 (for
+    :func:`_excess_fields`; computed once per call, not per chunk)."""
+    return np.conj(np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])).T.astype(np.complex64)
+
+
+def _excess_fields(channels: np.ndarray, spectra: np.ndarray, work: dict | None = None) -> np.ndarray:
     """Kernel excess around every before position, laid out one row per position.
 
     Parameters
     ----------
-    channels : (m, N, V) ndarray of float
+    channels : (m, N, V) ndarray of float32
         Per before position, the indicator of each value class less its share (0 where unseen).
-    kernel : OffsetKernel
-    lags : sequence of int (T of them)
+    spectra : (F, T) ndarray of complex64
+        :func:`_kernel_spectra` of the T lags.
     work : dict, optional
         Scratch arrays reused from chunk to chunk (fresh pages cost a fault each).
 
@@ -329,44 +372,51 @@ def _excess_fields(channels: np.ndarray, kernel: OffsetKernel, lags, work: dict 
 
     Notes
     -----
-    Circular correlation by FFT along the position axis (float64, one batched rfft of the
-    channels and one batched irfft of all T * V products), written position-major so that
-    :func:`_predict` gathers whole rows; then rounded to float32.
+    Circular correlation by FFT along the position axis: one batched rfft of the channels and one
+    batched irfft of all T * V products, written position-major so that :func:`_predict` gathers
+    whole rows. Single precision (numpy >= 2 transforms float32 as float32): the fields are
+    differences of probabilities of order 1e-3 that enter a prediction of order 1e-2, and a
+    relative error of about 1e-6 of them moves a predicted return by less than 1e-8 of the stake;
+    double precision cost three times as much.
     """
     m, n, V = channels.shape
-    F = n // 2 + 1
-    K = np.conj(np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])).T  # (F, T)
-    T = K.shape[1]
-    H = np.fft.rfft(channels, axis=1, out=_buffer(work, "H", (m, F, V), complex))  # (m, F, V)
-    P = np.multiply(H[:, :, None, :], K[None, :, :, None], out=_buffer(work, "P", (m, F, T, V), complex))
-    E = np.fft.irfft(P.reshape(m, F, T * V), n=n, axis=1, out=_buffer(work, "E", (m, n, T * V), np.float64))
-    out = _buffer(work, "E32", (m, n, T * V), np.float32)
-    np.copyto(out, E, casting="same_kind")
-    return out
+    F, T = spectra.shape
+    H = _sfft.rfft(channels, axis=1)  # (m, F, V); scipy's forward float32 transform is about twice numpy's speed
+    P = np.multiply(H[:, :, None, :], spectra[None, :, :, None], out=_buffer(work, "P", (m, F, T, V), np.complex64))
+    return np.fft.irfft(P.reshape(m, F, T * V), n=n, axis=1, out=_buffer(work, "E32", (m, n, T * V), np.float32))
 
 
 def _channels(cls: np.ndarray, bg: np.ndarray, work: dict | None = None) -> np.ndarray:
-    """(m, N) value classes 0..V-1 (-1 unseen) -> (m, N, V) float64: the class indicator less its
-    share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen. One look-up per card."""
+    """(m, N) value classes 0..V-1 (-1 unseen) -> (m, N, V - 1) float32: the indicator of each class
+    but the last, less its share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen. One look-up per
+    card. The last class's channel is minus the sum of the others (the indicators of a seen card
+    sum to 1 and ``bg`` sums to 1; all are 0 where unseen), so its fields need no transform of
+    their own: :func:`_predict` restores it."""
     V = bg.size
-    lut = np.zeros((V + 1, V))
-    lut[1:] = np.eye(V, dtype=bool) - bg[None, :]
-    return np.take(lut, cls + 1, axis=0, out=_buffer(work, "channels", cls.shape + (V,), np.float64))
+    lut = np.zeros((V + 1, V - 1), np.float32)
+    lut[1:] = np.eye(V, V - 1, dtype=bool) - bg[None, :V - 1]
+    return np.take(lut, cls + 1, axis=0, out=_buffer(work, "channels", cls.shape + (V - 1,), np.float32))
 
 
 def _predict(fields, pos, post, T: int, V: int, work: dict | None = None):
-    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V).
+    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V) float64.
 
-    ``fields`` is the (m, N, T * V) output of :func:`_excess_fields` (or (1, N, T * V): one order
-    before the shuffle for all m shoes); one row per copy is gathered (a flat ``take`` of
-    contiguous rows, no fancy index over the fields), into a ``work`` array when given.
+    ``fields`` is the (m, N, T * (V - 1)) output of :func:`_excess_fields` on :func:`_channels`
+    (or (1, N, T * (V - 1)): one order before the shuffle for all m shoes); one row per copy is
+    gathered (a flat ``take`` of contiguous rows, no fancy index over the fields), into a
+    ``work`` array when given, and weighted by one small product per anchor. The last class's
+    excess is minus the sum of the others'.
     """
     m, (A, C) = pos.shape[0], pos.shape[1:]
     mf, n, X = fields.shape
     flat = pos if mf == 1 else pos + (np.arange(m) * n)[:, None, None]
     g = np.take(fields.reshape(mf * n, X), flat.reshape(-1), axis=0,
-                out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m, A, C, X)
-    return np.einsum("macx,mac->max", g, post.astype(np.float32)).astype(np.float64).reshape(m, A, T, V)
+                out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m * A, C, X)
+    e = np.matmul(post.astype(np.float32).reshape(m * A, 1, C), g).reshape(m, A, T, V - 1)
+    out = np.empty((m, A, T, V))
+    out[..., :V - 1] = e
+    out[..., V - 1] = -(e @ np.ones(V - 1, np.float32))
+    return out
 
 
 # ----------------------------------------------------------------------------- baccarat
@@ -553,27 +603,24 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     copies, counts = _copies(bf, decks)
     value_of = np.concatenate([[-1], BACCARAT_VALUE[np.arange(52) % 13]])  # face + 1 -> value (-1 unseen)
     work: dict = {}
-    # mod-10 sums of two value laws: outer product (100 cells) mapped onto the 10 totals. A BLAS product per
-    # shoe, whose summation order is the kernel's, not the cells' order: it stays this product, so that the
-    # expected returns keep their bits
-    summap = np.zeros((100, 10))
-    summap[np.arange(100), (np.arange(100) // 10 + np.arange(100) % 10) % 10] = 1.0
+    spectra = _kernel_spectra(kernel, range(1, 5))
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
         # (m or 1, N, 4 * 10): P1, B1, P2, B2; one row when every shoe starts from new decks in order
-        fields = _excess_fields(_channels(value_of[_shared(bf[s0:s1]) + 1], bg, work), kernel, range(1, 5), work)
+        fields = _excess_fields(_channels(value_of[_shared(bf[s0:s1]) + 1], bg, work), spectra, work)
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
         q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10, work)  # (m, A, 4, 10)
         q = np.maximum(q, 0.0, out=q)
         q /= q.sum(axis=3, keepdims=True)
-        mc, A = q.shape[:2]
-        cells = _buffer(work, "cells", (mc, A, 10, 10), np.float64)
-        qp = np.multiply(q[:, :, 0, :, None], q[:, :, 2, None, :], out=cells).reshape(mc, A, 100) @ summap  # Player's two-card total
-        qb = np.multiply(q[:, :, 1, :, None], q[:, :, 3, None, :], out=cells).reshape(mc, A, 100) @ summap  # Banker's
-        evp[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RP, qb), np.nan)
-        evb[s0:s1] = np.where(anchors >= 0, np.einsum("nap,pb,nab->na", qp, RB, qb), np.nan)
+        # laws of the two-card totals (P1 + P2, B1 + B2 mod 10): cyclic convolutions of length 10, by FFT
+        h = np.fft.rfft(q, axis=3)
+        qp = np.fft.irfft(h[:, :, 0] * h[:, :, 2], n=10, axis=2)  # Player's two-card total (m, A, 10)
+        qb = np.fft.irfft(h[:, :, 1] * h[:, :, 3], n=10, axis=2)  # Banker's
+        ok = anchors >= 0
+        evp[s0:s1] = np.where(ok, ((qp @ RP) * qb).sum(axis=2), np.nan)
+        evb[s0:s1] = np.where(ok, ((qp @ RB) * qb).sum(axis=2), np.nan)
     return BaccaratTrack(evp, evb, ret_p, ret_b, coup)
 
 
@@ -667,25 +714,31 @@ def blackjack_zone_tracker(before_view, after, starts, kernel: OffsetKernel, *, 
     tag_bg = float(np.mean(HILO_TAG))  # 0 for a full shoe
     out = np.zeros(st.shape)
     copies, counts = _copies(bf, decks)
-    tag_of = np.concatenate([[0.0], HILO_TAG[np.arange(52) % 13] - tag_bg])  # face + 1 -> tag less its mean (0 unseen)
+    tag_of = np.concatenate([[0.0], HILO_TAG[np.arange(52) % 13] - tag_bg]).astype(np.float32)  # face + 1 -> tag less its mean (0 unseen)
     E = np.empty((n // 2 + 1, anchors), dtype=complex)  # spectra of the summed excess kernels, one column per anchor
     for j in range(1, anchors + 1):
         e = kernel.probs[j:j + cards_ahead].sum(axis=0) - cards_ahead / (n - 1)
         e[0] = 0.0
         E[:, j - 1] = np.fft.rfft(e)
+    E = np.conj(E).astype(np.complex64)
+    R = st.shape[1]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
         tg = tag_of[_shared(bf[s0:s1]) + 1][:, :, None]  # (m or 1, N, 1)
         # summed kernel of the coming cards seen from anchor j back: lags j .. j + cards_ahead - 1, one
-        # batched irfft for the `anchors` fields
-        H = np.fft.rfft(tg, axis=1)  # (m, F, 1)
-        fields = np.fft.irfft(H * np.conj(E)[None, :, :], n=n, axis=1).astype(np.float32)  # (m, N, anchors)
-        S = np.zeros(st[s0:s1].shape)
-        near = _neighbours(_shared(bf[s0:s1]), kernel, back) if kernel.top.shape[1] <= 8 else None  # shared by the anchors
-        for j in range(1, anchors + 1):  # the last `anchors` cards each place a zone (a riffle interleaves two)
-            anc = np.where(st[s0:s1] - j >= 0, st[s0:s1] - j, -1)
-            pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back, near)
-            S += _predict(np.ascontiguousarray(fields[:, :, j - 1:j]), pos, post, 1, 1)[:, :, 0, 0] / anchors
+        # batched irfft for the `anchors` fields (single precision, as in _excess_fields)
+        fields = np.fft.irfft(_sfft.rfft(tg, axis=1) * E[None, :, :], n=n, axis=1)  # (m, N, anchors) float32
+        # the last `anchors` cards each place a zone (a riffle interleaves two): all placed at once
+        anc = st[s0:s1, None, :] - np.arange(1, anchors + 1)[None, :, None]  # (m, anchors, R)
+        anc = np.where((st[s0:s1, None, :] >= 0) & (anc >= 0), anc, -1).reshape(s1 - s0, anchors * R)
+        pos, post = _locate(bf[s0:s1], af[s0:s1], anc, kernel, copies[s0:s1], counts[s0:s1], decks, back)
+        # anchor j reads field j at its copies: the (m, anchors, R, C) gather of rows of `anchors` fields
+        mf = fields.shape[0]
+        flat = pos if mf == 1 else pos + (np.arange(s1 - s0) * n)[:, None, None]
+        g = fields.reshape(mf * n, anchors).take(flat.reshape(s1 - s0, anchors, R, -1), axis=0)  # (m, anchors, R, C, anchors)
+        jj = np.arange(anchors)
+        gj = g[:, jj, :, :, jj].transpose(1, 0, 2, 3)  # (m, anchors, R, C): anchor j's own field
+        S = np.einsum("mjrc,mjrc->mr", gj, post.reshape(gj.shape).astype(np.float32)).astype(np.float64) / anchors
         anchors_ok = st[s0:s1] > 0
         tc = -S * 52.0 / cards_ahead
         out[s0:s1] = np.where(st[s0:s1] >= 0, np.where(anchors_ok, spread_bet(tc, spread), float(spread[0][1])), 0.0)
@@ -737,14 +790,19 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
     copies, counts = _copies(bf, decks)
     rank_of = np.concatenate([[-1], np.minimum(np.arange(52) % 13, 9)])  # face + 1 -> A, 2..9, T J Q K as 0..9 (-1 unseen)
     work: dict = {}
+    spectra = _kernel_spectra(kernel, lags)
+    E2 = E.reshape(10, 100)  # [a, b * 10 + u]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        fields = _excess_fields(_channels(rank_of[_shared(bf[s0:s1]) + 1], bg, work), kernel, lags, work)
+        fields = _excess_fields(_channels(rank_of[_shared(bf[s0:s1]) + 1], bg, work), spectra, work)
         anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
         q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10, work), 0.0)
         q /= q.sum(axis=3, keepdims=True)
-        ev = np.einsum("nma,nmu,nmb,abu->nm", q[:, :, 0], q[:, :, 1], q[:, :, 2], E)
+        mc, A = q.shape[:2]
+        # sum over a, b, u of q0[a] q2[b] q1[u] E[a, b, u]: contracted one law at a time
+        t = (q[:, :, 0] @ E2).reshape(mc, A, 10, 10)  # [.., b, u]
+        ev = ((q[:, :, 2, :, None] * t).sum(axis=2) * q[:, :, 1]).sum(axis=2)
         out[s0:s1] = np.where(anchors >= 0, ev, np.nan)
     return out
 
