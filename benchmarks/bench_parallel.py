@@ -9,7 +9,9 @@ Prints, measured in this one run, each figure beside its serial run, floor or pe
 A. Dask overhead: local-cluster start-up, and the per-task overhead of empty tasks.
 B. 50 tables x 1 M spins: `audit --all` (each task reads its own table from the store) and a
    multi-table `certify`, serial (`--workers 1`) and on a 2-worker local cluster; speed-up
-   (target >= 1.8x) and the per-task overhead seen in the real run.
+   (target >= 1.8x) and the per-task overhead seen in the real run. The serial run already uses
+   every core for part of its work (DuckDB's and pyarrow's threads, the read threads), so each is
+   also run pinned to one core (``taskset``): the speed-up from one core to both.
 C. 100 bit streams of 10^6 bits: `bits --streams 100`, serial and on 2 workers (target >= 1.8x).
 D. 1,000 tables x 10 M spins, extrapolated from the measured cost of one 10 M-spin audit task,
    for clusters of 2..256 worker cores.
@@ -55,12 +57,18 @@ def load() -> str:
     return f"load average {a:.1f} / {b:.1f} / {c:.1f} on {os.cpu_count()} cores"
 
 
-def run(args, *, ok=(0, 10, 11, 12)) -> tuple[float, float]:
-    """(wall s, peak RSS MB of the largest process) of a command."""
+#: Prefix that runs a command on one core: the baseline of a speed-up "from one core to every core".
+#: A serial run (``--workers 1``) is not one core: pyarrow's CSV reader, DuckDB and the read threads
+#: already use every core for part of the work.
+ONE_CORE = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if shutil.which("taskset") and hasattr(os, "sched_getaffinity") else None
+
+
+def run(args, *, ok=(0, 10, 11, 12), prefix=()) -> tuple[float, float]:
+    """(wall s, peak RSS MB of the largest process) of a command (``prefix``: e.g. :data:`ONE_CORE`)."""
     out = tempfile.NamedTemporaryFile(suffix=".time", delete=False)
     out.close()
     t = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-o", out.name, "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=ENV)
+    p = subprocess.run(["/usr/bin/time", "-o", out.name, "-f", "%M"] + list(prefix) + [str(a) for a in args], capture_output=True, text=True, env=ENV)
     wall = time.perf_counter() - t
     try:
         peak = float(Path(out.name).read_text().strip().splitlines()[-1]) / 1024
@@ -217,6 +225,11 @@ def section_b(tmp: Path, quick: bool):
     per_task = (2 * wd - ws) / n_tables
     print(f"audit --all speed-up on 2 workers: {ws / wd:.2f}x (target >= 1.8x); per table {ws / n_tables:.2f} s serial; "
           f"overhead per task in this run (2 x Dask wall - serial wall) / tables = {per_task:+.2f} s (cluster start and worker imports included)")
+    if ONE_CORE:
+        w1, _ = run(EXE + ["audit", "--all", "--db", db, "--seed", "1", "--no-record", "--out", tmp / "rep-c1", "--workers", "1"], prefix=ONE_CORE)
+        shutil.rmtree(tmp / "rep-c1", ignore_errors=True)
+        print(f"audit --all, serial on one core ({' '.join(ONE_CORE)}): {w1:.1f} s wall, {w1 / ws:.2f}x the serial run "
+              f"(the serial run's DuckDB reads use every core); 2 workers against one core: {w1 / wd:.2f}x [{load()}]")
     # the work items alone, in this (warm) process: what the execution layer adds or saves
     from rngcert.pipeline.audit import _audit_item
 
@@ -238,7 +251,13 @@ def section_b(tmp: Path, quick: bool):
         wall, peak = run(EXE + ["certify", big, "--seed", "1", "--no-plots", "--out", tmp / f"c-{w}", "--workers", w])
         crow[w] = wall
         print(f"certify {n_tables} tables, --workers {w}, no figures: {wall:.1f} s, peak {peak:.0f} MB [{load()}]")
-    print(f"multi-table certify speed-up on 2 workers: {crow['1'] / crow['2']:.2f}x (the log is read on the client first: item 1 is the lead's)")
+    print(f"multi-table certify speed-up on 2 workers: {crow['1'] / crow['2']:.2f}x (the log is read on the client first, "
+          f"on its read threads: item 1 is the lead's)")
+    if ONE_CORE:
+        w1, _ = run(EXE + ["certify", big, "--seed", "1", "--no-plots", "--out", tmp / "c-c1", "--workers", "1"], prefix=ONE_CORE)
+        shutil.rmtree(tmp / "c-c1", ignore_errors=True)
+        print(f"certify {n_tables} tables, serial on one core: {w1:.1f} s, {w1 / crow['1']:.2f}x the serial run (whose read uses every core); "
+              f"2 workers against one core: {w1 / crow['2']:.2f}x [{load()}]")
     big.unlink()
     shutil.rmtree(tmp / "c-1", ignore_errors=True)
     shutil.rmtree(tmp / "c-2", ignore_errors=True)
@@ -288,6 +307,12 @@ def section_c(tmp: Path, quick: bool):
         print(f"bits --streams {m}, --workers {w}: {wall:.1f} s, peak {peak:.0f} MB [{load()}]")
     print(f"bits speed-up on 2 workers: {rows['1'] / rows['2']:.2f}x (target >= 1.8x); per stream {rows['1'] / m:.3f} s serial; "
           f"overhead per task (2 x Dask wall - serial wall) / streams = {(2 * rows['2'] - rows['1']) / m * 1e3:+.0f} ms")
+    if ONE_CORE:
+        w1, _ = run(EXE + ["bits", "--source", "pcg64", "--streams", m, "--length", n, "--seed", "1", "--no-plots", "--out", tmp / "bits-c1", "--workers", "1"],
+                    prefix=ONE_CORE)
+        shutil.rmtree(tmp / "bits-c1", ignore_errors=True)
+        print(f"bits --streams {m}, serial on one core: {w1:.1f} s, {w1 / rows['1']:.2f}x the serial run; 2 workers against one core: "
+              f"{w1 / rows['2']:.2f}x [{load()}]")
     from rngcert.pipeline.certify_bits import GeneratedStreams, _stream_item, _stream_items
 
     gen = GeneratedStreams("pcg64", 1, m, n)

@@ -347,9 +347,9 @@ def _buffer(work: dict | None, name: str, shape: tuple, dtype) -> np.ndarray:
 
 
 def _kernel_spectra(kernel: OffsetKernel, lags) -> np.ndarray:
-    """(F, T) complex64: conjugate spectra of the excess of each lag, F = N // 2 + 1 (for
+    """(T, F) complex64: conjugate spectra of the excess of each lag, F = N // 2 + 1 (for
     :func:`_excess_fields`; computed once per call, not per chunk)."""
-    return np.conj(np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])).T.astype(np.complex64)
+    return np.conj(np.stack([np.fft.rfft(kernel.excess(t)) for t in lags])).astype(np.complex64)
 
 
 def _excess_fields(channels: np.ndarray, spectra: np.ndarray, work: dict | None = None) -> np.ndarray:
@@ -357,9 +357,10 @@ def _excess_fields(channels: np.ndarray, spectra: np.ndarray, work: dict | None 
 
     Parameters
     ----------
-    channels : (m, N, V) ndarray of float32
-        Per before position, the indicator of each value class less its share (0 where unseen).
-    spectra : (F, T) ndarray of complex64
+    channels : (V, m, N) ndarray of float32
+        Per value class and before position, the indicator of the class less its share (0 where
+        unseen), class-major (:func:`_channels`).
+    spectra : (T, F) ndarray of complex64
         :func:`_kernel_spectra` of the T lags.
     work : dict, optional
         Scratch arrays reused from chunk to chunk (fresh pages cost a fault each).
@@ -367,35 +368,39 @@ def _excess_fields(channels: np.ndarray, spectra: np.ndarray, work: dict | None 
     Returns
     -------
     (m, N, T * V) ndarray of float32
-        ``E[s, k, t * V + v] = sum_d excess_t(d) * channels[s, (k + d) mod N, v]`` (a view of a
+        ``E[s, k, t * V + v] = sum_d excess_t(d) * channels[v, s, (k + d) mod N]`` (a view of a
         ``work`` array when given: valid until the next call).
 
     Notes
     -----
     Circular correlation by FFT along the position axis: one batched rfft of the channels and one
-    batched irfft of all T * V products, written position-major so that :func:`_predict` gathers
-    whole rows. Single precision (numpy >= 2 transforms float32 as float32): the fields are
-    differences of probabilities of order 1e-3 that enter a prediction of order 1e-2, and a
-    relative error of about 1e-6 of them moves a predicted return by less than 1e-8 of the stake;
-    double precision cost three times as much.
+    batched irfft of all T * V products, each transform over contiguous memory (half the cost of
+    a strided one), then one transposing copy to the position-major layout from which
+    :func:`_predict` gathers whole rows. Single precision (numpy >= 2 and scipy transform float32
+    as float32): the fields are differences of probabilities of order 1e-3 that enter a
+    prediction of order 1e-2, and a relative error of about 1e-6 of them moves a predicted return
+    by less than 1e-7 of the stake; double precision cost three times as much.
     """
-    m, n, V = channels.shape
-    F, T = spectra.shape
-    H = _sfft.rfft(channels, axis=1)  # (m, F, V); scipy's forward float32 transform is about twice numpy's speed
-    P = np.multiply(H[:, :, None, :], spectra[None, :, :, None], out=_buffer(work, "P", (m, F, T, V), np.complex64))
-    return np.fft.irfft(P.reshape(m, F, T * V), n=n, axis=1, out=_buffer(work, "E32", (m, n, T * V), np.float32))
+    V, m, n = channels.shape
+    T, F = spectra.shape
+    H = _sfft.rfft(channels, axis=2)  # (V, m, F); scipy's forward float32 transform is about twice numpy's speed
+    P = np.multiply(H.transpose(1, 0, 2)[:, None, :, :], spectra[None, :, None, :], out=_buffer(work, "P", (m, T, V, F), np.complex64))
+    e = np.fft.irfft(P.reshape(m, T * V, F), n=n, axis=2, out=_buffer(work, "E", (m, T * V, n), np.float32))
+    out = _buffer(work, "E32", (m, n, T * V), np.float32)
+    np.copyto(out, e.transpose(0, 2, 1))
+    return out
 
 
 def _channels(cls: np.ndarray, bg: np.ndarray, work: dict | None = None) -> np.ndarray:
-    """(m, N) value classes 0..V-1 (-1 unseen) -> (m, N, V - 1) float32: the indicator of each class
-    but the last, less its share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen. One look-up per
-    card. The last class's channel is minus the sum of the others (the indicators of a seen card
-    sum to 1 and ``bg`` sums to 1; all are 0 where unseen), so its fields need no transform of
-    their own: :func:`_predict` restores it."""
+    """(m, N) value classes 0..V-1 (-1 unseen) -> (V - 1, m, N) float32, class-major: the indicator
+    of each class but the last, less its share ``bg`` (so 1 - bg[v] or -bg[v]), 0 where unseen.
+    One look-up per card and class. The last class's channel is minus the sum of the others (the
+    indicators of a seen card sum to 1 and ``bg`` sums to 1; all are 0 where unseen), so its
+    fields need no transform of their own: :func:`_predict` restores it."""
     V = bg.size
-    lut = np.zeros((V + 1, V - 1), np.float32)
-    lut[1:] = np.eye(V, V - 1, dtype=bool) - bg[None, :V - 1]
-    return np.take(lut, cls + 1, axis=0, out=_buffer(work, "channels", cls.shape + (V - 1,), np.float32))
+    lut = np.zeros((V - 1, V + 1), np.float32)
+    lut[:, 1:] = np.eye(V - 1, V, dtype=bool) - bg[:V - 1, None]
+    return np.take(lut, cls + 1, axis=1, out=_buffer(work, "channels", (V - 1,) + cls.shape, np.float32))
 
 
 def _predict(fields, pos, post, T: int, V: int, work: dict | None = None):
