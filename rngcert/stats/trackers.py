@@ -271,9 +271,11 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     1..back) under the kernel's top offsets; the anchor's unseen copies keep weight 1 and predict
     nothing. Each copy reads its neighbours as one row of :func:`_neighbours` (a uint64 word per
     lag); the offsets whose face is the card dealt ``lag`` places before the anchor are found
-    byte-parallel in the word and packed into a pattern byte, whose probability sum is looked up
-    (:func:`_pattern_sums`) instead of a product per copy. With more than eight offsets per lag,
-    the match array and the product are used as they are.
+    byte-parallel in the word and packed into a pattern byte; the copy's likelihood-ratio term
+    for that lag, pattern and the known copies of the face is then looked up in one table of all
+    lags (:func:`_term_table`, built from :func:`_pattern_sums`) instead of a product per copy,
+    with the same bits. With more than eight offsets per lag, the match array and the product are
+    used as they are.
     """
     m, n = before_faces.shape
     ok = anchors >= 0
@@ -612,7 +614,8 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
-        # (m or 1, N, 4 * 10): P1, B1, P2, B2; one row when every shoe starts from new decks in order
+        # (m or 1, N, 4 * 9): P1, B1, P2, B2 (value 9 restored by _predict); one row when every shoe starts
+        # from new decks in order
         fields = _excess_fields(_channels(value_of[_shared(bf[s0:s1]) + 1], bg, work), spectra, work)
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
