@@ -202,6 +202,35 @@ def test_one_item_and_workers_1_stay_serial(monkeypatch):
     os.environ.pop("DASK_SCHEDULER_ADDRESS", None)
 
 
+def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path):
+    """On a loaded machine a worker may not come up in time ("Nanny failed to start"): the items
+    then run serially, with the same results and a warning, never an internal error (exit 1)."""
+    import distributed
+
+    from rngcert.cli.app import main
+    from rngcert.pipeline.parallel import ClusterFallbackWarning
+
+    def refuse(*a, **k):
+        raise RuntimeError("Nanny failed to start.")
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr(distributed, "LocalCluster", refuse)
+    t: dict = {}
+    with pytest.warns(ClusterFallbackWarning, match="Nanny failed to start"):
+        assert map_items(_fails, [0, 1, 3], plan=Plan(workers=2), timings=t) == [0, 1, 9]
+    assert t["mode"].startswith("serial") and t["workers"] == 1
+    with pytest.warns(ClusterFallbackWarning), pytest.raises(InputError, match="item 2 is bad"):
+        map_items(_fails, [0, 2], plan=Plan(workers=2))  # an item's own error keeps its type
+    log = multi_table_log(tmp_path / "mt.csv")
+    r = CliRunner().invoke(main, ["certify", str(log), "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "2",
+                                  "--out", str(tmp_path / "fb"), "--json"])
+    assert r.exit_code in (0, 10, 11, 12), r.output[-2000:]
+    assert "rngcert: warning: the local Dask cluster did not start (RuntimeError: Nanny failed to start.)" in r.output
+    serial = run_json("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "1", "--out", tmp_path / "s", "--json")
+    fell_back = json.loads(r.output[r.output.index("{"):])
+    assert stable(fell_back) == stable(serial)
+
+
 def test_bits_exact_null_laws_are_work_items_beside_the_streams(monkeypatch):
     """The two-level analysis's exact null laws (10 s at n = 10**6) are computed on the workers,
     as work items of the same run as the streams, and give the serial run's report."""

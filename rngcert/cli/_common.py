@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -69,10 +70,23 @@ def command_line() -> str:
     return " ".join(["rngcert"] + [shlex.quote(a) for a in args]) if args else ctx.command_path
 
 
+_PY_SHOWWARNING = warnings.showwarning
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """rngcert's own warnings as one line on stderr (``rngcert: warning: ...``); others as Python shows them."""
+    if category.__module__.split(".")[0] == "rngcert":
+        click.echo(f"rngcert: warning: {message}", err=True)
+    else:
+        _PY_SHOWWARNING(message, category, filename, lineno, file, line)
+
+
 class Group(click.Group):
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return super().invoke(ctx)
         except EquipmentError as exc:
             fail(EXIT_EQUIPMENT, str(exc))
         except (InputError, RngcertError) as exc:

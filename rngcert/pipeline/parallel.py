@@ -19,7 +19,10 @@ Where the items run (:class:`Plan`):
   ``RNGCERT_DASK_START=spawn`` (or ``forkserver``) chooses another start method.
 
 One work item always runs serially in this process (a cluster costs about 1.5 s to start, more
-than a small table's whole certification).
+than a small table's whole certification). A local cluster that fails to start (a worker that does
+not come up in time on a loaded machine: "Nanny failed to start") is not an error: the items then
+run serially in this process, with the same results, and a :class:`ClusterFallbackWarning` says
+so. An existing cluster (``--scheduler``) that cannot be reached is an input error.
 
 Reproducibility: every random stream of an item comes from :func:`rngcert.seeding.stream` keyed by
 the item's own name (table, stream index) and the run's root entropy, never from the order in
@@ -44,12 +47,21 @@ import functools
 import logging
 import os
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from rngcert.errors import InputError
 
-__all__ = ["Plan", "map_items", "iter_items", "describe", "pinned"]
+__all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning"]
+
+class ClusterFallbackWarning(RuntimeWarning):
+    """The local Dask cluster did not start; the work items ran serially in this process."""
+
+
+class _LocalClusterFailed(Exception):
+    """A local cluster could not be started (the reason is the message)."""
+
 
 #: Environment variable naming an existing scheduler (Dask's own name for it).
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
@@ -165,15 +177,22 @@ def _client(plan: Plan, n_items: int):
     method = os.environ.get("RNGCERT_DASK_START", "fork")
     cfg = dask.config.set({"distributed.worker.multiprocessing-method": method, **QUIET_CONFIG})
     cfg.__enter__()
-    cluster = LocalCluster(
-        n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
-        dashboard_address=None, silence_logs=quiet, scheduler_port=0,
-        # no dashboard, and the scheduler's small HTTP server on a free port (never 8787, which
-        # another user's cluster may hold: that would print a warning)
-        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-    )
     try:
-        client = Client(cluster)
+        cluster = LocalCluster(
+            n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
+            dashboard_address=None, silence_logs=quiet, scheduler_port=0,
+            # no dashboard, and the scheduler's small HTTP server on a free port (never 8787, which
+            # another user's cluster may hold: that would print a warning)
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+        )
+    except Exception as exc:  # a worker process that did not come up in time, no free port, fork refused
+        cfg.__exit__(None, None, None)
+        raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
+    try:
+        try:
+            client = Client(cluster)
+        except Exception as exc:
+            raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
         try:
             yield client
         finally:
@@ -229,7 +248,20 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
 
         for mod in preload:
             importlib.import_module(mod)
-    with _client(plan, len(items)) as client:
+    stack = contextlib.ExitStack()
+    try:
+        client = stack.enter_context(_client(plan, len(items)))
+    except _LocalClusterFailed as exc:
+        warnings.warn(f"the local Dask cluster did not start ({exc}); the {len(items)} work items run serially in "
+                      "this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
+        if timings is not None:
+            timings.update(start_s=time.perf_counter() - t0, workers=1, mode="serial (the local cluster did not start)")
+        for i, it in enumerate(items):
+            yield i, _run_pinned(func, it)
+        if timings is not None:
+            timings["run_s"] = time.perf_counter() - t0
+        return
+    with stack:
         t1 = time.perf_counter()
         if timings is not None:
             info = client.scheduler_info()
