@@ -159,6 +159,32 @@ def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
         assert all(r["report_sha256"] for r in s3.audits())  # the workers' reports are the ones recorded
 
 
+def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster):
+    """`shuffle certify --shoes N`: the simulated tables are work items of TABLE_BATCH tables (batch
+    0 from the plain stream key, so up to TABLE_BATCH tables nothing changes); the tables, and the
+    whole report, are the same on a 2-worker cluster as serially."""
+    from rngcert.cli.app import main
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle import _simulate
+    from rngcert.simulate.procedure import TABLE_BATCH, simulate_batch, simulate_tables, table_batches
+
+    proc = load_procedure("baccarat-004")
+    n = TABLE_BATCH + 37
+    assert table_batches(n) == [(0, TABLE_BATCH), (1, 37)]
+    serial = simulate_tables(proc, n, 9, burn_in=1)
+    dask = _simulate(proc, n, 9, burn_in=1, plan=Plan(scheduler=cluster))
+    for f in ("first_after", "before", "after", "after_rotated", "before_unseen"):
+        assert np.array_equal(getattr(serial, f), getattr(dask, f)), f
+    one = simulate_batch(proc, 0, 50, 9, burn_in=1)  # batch 0 is the plain key: a small run is one pass
+    assert np.array_equal(one.after, simulate_tables(proc, 50, 9, burn_in=1).after)
+    args = ["shuffle", "certify", "baccarat-004", "--shoes", str(n), "--burn-in", "2", "--seed", "3", "--no-plots", "--json"]
+    a = CliRunner().invoke(main, args + ["--workers", "1", "--out", str(tmp_path / "s")])
+    b = CliRunner().invoke(main, args + ["--scheduler", cluster, "--out", str(tmp_path / "d")])
+    assert a.exit_code in (0, 10, 11, 12) and b.exit_code == a.exit_code, b.output[-2000:]
+    ra, rb = (json.loads(r.output[r.output.index("{"):]) for r in (a, b))
+    assert stable(ra) == stable(rb)
+
+
 def _fails(x):
     if x == 2:
         raise InputError("item 2 is bad")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
+from rngcert.cli._parallel import parallel_options, plan_of
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
@@ -101,7 +102,7 @@ def _shuffle_lines(report: dict) -> list[str]:
 
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=False, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
-                     command="", progress=True):
+                     command="", progress=True, plan=None):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
     import numpy as np
@@ -121,7 +122,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
                                      n_resamples=resamples, standard=standard, sensitivity=sensitivity,
                                      sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
-                                     progress=bar.callback())
+                                     progress=bar.callback(), plan=plan)
         rejected = []
         eq_id = proc.id
     else:
@@ -178,6 +179,7 @@ Examples:
   rngcert shuffle certify blackjack-004 --decks 6 --seed 1
   rngcert shuffle certify baccarat-004 --sensitivity --seed 1
   rngcert shuffle certify my-procedure.toml --shoes 5000
+  rngcert shuffle certify baccarat-004 --shoes 20000 --workers 2 --seed 1
   rngcert shuffle certify scanner.csv --decks 8 --game baccarat --procedure baccarat-004
   rngcert shuffle certify scanner.csv --decks 8 --game baccarat --standard uniform --before new-deck
 """
@@ -203,8 +205,9 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @report_options
+@parallel_options
 def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, sensitivity, sensitivity_shoes,
-                    seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key):
+                    seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
     A procedure is simulated at --shoes tables; each deals --burn-in shoes from new decks before
@@ -215,14 +218,15 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     fixed points, zones, guessing, game-level tests, orientation) with realistic trackers that see
     only the dealt cards; the report gives their edge in % of the stake with its interval, every
     procedure parameter as measured, fixed by the rules or assumed, and the verdict with Holm's
-    correction at --alpha.
+    correction at --alpha. A procedure's tables are simulated in batches of 2,000 (work items: on
+    a local Dask cluster of every core by default when there are two or more, see --workers).
     """
     cmd = command_line()
     key = check_report_options(pdf, sign_key)
     cert, rejected, eq_id = _certify_shuffle(
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
         threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
-        figures=not no_plots, command=cmd)
+        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler))
     if not as_json:
         for line in _shuffle_lines(cert.report):
             click.echo(line)

@@ -35,11 +35,12 @@ from rngcert.battery.shuffle import POLICY_TEXT, ShoeData, decide_shuffle, evalu
 from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
+from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.seeding import root, stream
 from rngcert.simulate import deal as D
 from rngcert.simulate.fit import fit_procedure, wash_parameters
-from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, simulate_tables
+from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, concat_tables, simulate_batch, simulate_tables, table_batches
 from rngcert.stats import trackers as TR
 from rngcert.stats.shuffle import adjacency_share, shuffle_plot_data, succession_law
 
@@ -284,6 +285,19 @@ def _procedure_data(proc: Procedure, tab, kernel, *, first: bool, threshold: flo
                     players=int(proc.deal.get("players", 7)), rotated=rot.astype(np.int8) if turns else None)
 
 
+def _batch_item(item):
+    """One batch of simulated tables (a Dask work item): ``(procedure, batch, tables, entropy,
+    burn-in, key)`` -> :class:`~rngcert.simulate.procedure.Tables`."""
+    proc, batch, n, entropy, burn_in, key = item
+    return simulate_batch(proc, batch, n, entropy, burn_in=burn_in, key=key)
+
+
+def _simulate(proc: Procedure, tables: int, entropy: int, *, burn_in: int, plan: Plan, key=("tables",)):
+    """:func:`~rngcert.simulate.procedure.simulate_tables`, its batches run as the plan's work items."""
+    items = [(proc, b, n, entropy, burn_in, key) for b, n in table_batches(tables)]
+    return concat_tables(map_items(_batch_item, items, plan=plan))
+
+
 def _kernel(proc: Procedure, entropy: int, train_tables: int, key=("tracker-training",)):
     tr = simulate_tables(proc, train_tables, entropy, burn_in=2, key=key)
     return TR.learn_kernel(tr.before, tr.after, lags=KERNEL_LAGS)
@@ -360,7 +374,7 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
 def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
                       alpha: float = 0.01, threshold: float = 0.0, n_resamples: int = 1999, standard: str | None = None,
                       sensitivity: bool = False, sensitivity_tables: int = 400, first_shoe: bool = True, figures: bool = True,
-                      command: str = "", decks_note: str = "", progress=None) -> ShuffleCertification:
+                      command: str = "", decks_note: str = "", progress=None, plan: Plan | None = None) -> ShuffleCertification:
     """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
 
     Parameters
@@ -391,6 +405,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
         ``progress(done, total, label)`` as each stage finishes (trackers trained, tables
         simulated, steady-state battery, first-shoe battery, remedies, sensitivity grid): the
         CLI's progress bar.
+    plan : rngcert.pipeline.parallel.Plan, optional
+        Where the batches of simulated tables run (work items of
+        :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables): default serial in this process;
+        ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
+        existing cluster. The tables, and so the report, are the same wherever they ran; the
+        battery and the trackers run here.
 
     Returns
     -------
@@ -411,7 +431,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     bj_rules = _rules(proc, proc.decks)
     kernel = _kernel(proc, entropy, min(TRAIN_TABLES, max(100, tables)))
     advance("trackers trained")
-    tab = simulate_tables(proc, tables, entropy, burn_in=burn_in)
+    tab = _simulate(proc, tables, entropy, burn_in=burn_in, plan=plan or Plan(workers=1))
     advance(f"{tables} tables simulated")
     data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
     out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard)

@@ -31,8 +31,8 @@ from rngcert.seeding import stream
 from rngcert.simulate import shufflers
 from rngcert.simulate.deal import Deal, deal_pickup_baccarat, deal_pickup_blackjack
 
-__all__ = ["step_function", "apply_step", "shuffle", "deal_pickup", "Tables", "simulate_tables", "ShoeSequence",
-           "simulate_log", "SIMULATION_STREAM", "DEFAULT_BURN_IN"]
+__all__ = ["step_function", "apply_step", "shuffle", "deal_pickup", "Tables", "simulate_tables", "simulate_batch", "concat_tables",
+           "table_batches", "batch_key", "TABLE_BATCH", "ShoeSequence", "simulate_log", "SIMULATION_STREAM", "DEFAULT_BURN_IN"]
 
 SIMULATION_STREAM = "shuffle-simulation"
 #: Shoes a simulated table deals before the shoe under test (steady state), unless stated.
@@ -128,6 +128,23 @@ def _iv_count(name, v, lo=1):
     return int(v)
 
 
+#: Tables simulated by one work item: ``n`` tables are simulated in batches of this many, batch b
+#: from its own stream (batch 0 from the plain key, so that up to this many tables the simulation is
+#: that of one vectorised pass), whether the batches run here or on Dask workers.
+TABLE_BATCH = 2000
+
+
+def table_batches(n_tables: int) -> list[tuple[int, int]]:
+    """``(batch index, tables)`` of the :data:`TABLE_BATCH` batches of ``n_tables`` tables."""
+    n_tables = _iv_count("n_tables", n_tables)
+    return [(b, min(TABLE_BATCH, n_tables - b * TABLE_BATCH)) for b in range(-(-n_tables // TABLE_BATCH))]
+
+
+def batch_key(key: tuple, batch: int) -> tuple:
+    """Stream key of batch ``batch`` (the plain key for batch 0)."""
+    return tuple(key) if batch == 0 else tuple(key) + ("batch", int(batch))
+
+
 def simulate_tables(proc: Procedure, n_tables: int, entropy: int, *, burn_in: int = DEFAULT_BURN_IN, key: tuple = ("tables",)) -> Tables:
     """Simulate ``n_tables`` independent tables from new decks through ``burn_in`` dealt shoes.
 
@@ -136,7 +153,8 @@ def simulate_tables(proc: Procedure, n_tables: int, entropy: int, *, burn_in: in
     proc : Procedure
     n_tables : int >= 1
     entropy : int
-        Root entropy; the stream is ``stream(entropy, "shuffle-simulation", *key)``.
+        Root entropy; batch b of :data:`TABLE_BATCH` tables draws from
+        ``stream(entropy, "shuffle-simulation", *key)``, with ``"batch", b`` appended for b >= 1.
     burn_in : int >= 1
         Shoes dealt before the shoe under test: shoe 1 is the first shuffle of new decks, shoe
         ``burn_in + 1`` is tested (steady state). ``burn_in = 1`` is the second shoe after new decks.
@@ -146,10 +164,20 @@ def simulate_tables(proc: Procedure, n_tables: int, entropy: int, *, burn_in: in
     Returns
     -------
     Tables
+        The batches in order (:func:`concat_tables` of :func:`simulate_batch`); the same tables
+        whether the batches ran here or as work items elsewhere.
     """
     n_tables = _iv_count("n_tables", n_tables)
     burn_in = _iv_count("burn_in", burn_in)
-    rng = stream(entropy, SIMULATION_STREAM, *key)
+    return concat_tables([simulate_batch(proc, b, size, entropy, burn_in=burn_in, key=key) for b, size in table_batches(n_tables)])
+
+
+def simulate_batch(proc: Procedure, batch: int, n_tables: int, entropy: int, *, burn_in: int = DEFAULT_BURN_IN,
+                   key: tuple = ("tables",)) -> Tables:
+    """Batch ``batch`` of :func:`simulate_tables`: ``n_tables`` tables in one vectorised pass (a work item)."""
+    n_tables = _iv_count("n_tables", n_tables)
+    burn_in = _iv_count("burn_in", burn_in)
+    rng = stream(entropy, SIMULATION_STREAM, *batch_key(key, batch))
     fresh = np.tile(new_shoe(proc.decks), (n_tables, 1)).astype(np.int16)
     x = shuffle(proc, fresh, rng)
     first_after, first_rot = _split(x)
@@ -161,6 +189,15 @@ def simulate_tables(proc: Procedure, n_tables: int, entropy: int, *, burn_in: in
     after, rot = _split(x)
     unseen = d.order >= d.n_dealt[:, None]
     return Tables(fresh, first_after, first_rot, before, after, rot, unseen, burn_in, tuple(key))
+
+
+def concat_tables(parts: list[Tables]) -> Tables:
+    """The batches of one simulation, in order, as one :class:`Tables`."""
+    if len(parts) == 1:
+        return parts[0]
+    cat = {f: np.concatenate([getattr(t, f) for t in parts]) for f in
+           ("first_before", "first_after", "first_after_rotated", "before", "after", "after_rotated", "before_unseen")}
+    return Tables(**cat, burn_in=parts[0].burn_in, key=parts[0].key)
 
 
 @dataclass(frozen=True)
