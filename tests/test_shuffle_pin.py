@@ -14,7 +14,12 @@ precision (float32 transforms): the predicted returns moved by less than 1e-7 of
 every bet, every report statistic and every shoe stayed as pinned.
 
 Integers, booleans and strings are compared exactly (the shoes themselves are digests of their
-bytes); floating-point numbers to a relative 1e-9. On the machine that wrote the fixture the new
+bytes); floating-point numbers to a relative 1e-9, except the trackers' predicted returns: they
+pass through the single-precision excess fields, whose last bits depend on the FFT and BLAS
+kernels numpy picks for the CPU, so they are compared to the documented bound of that precision,
+1e-7 of the stake per value (n * 2e-7 for a sum or sum of squares of n values). On the machine of
+stop 19 the code of stop 18 differed from the fixture by up to 2e-9 per value and 4.5e-7 in a sum
+of 13,200 values (the bets, every report statistic and every shoe stayed exact). On the machine that wrote the fixture the new
 code gives the same bits, but the last bit of ``exp``, ``log`` or a BLAS product may differ on
 another CPU (numpy and OpenBLAS choose their kernels at run time), and that must not fail CI.
 A float array is pinned by its shape, sum, sum of squares and first and last 64 values. A deliberate change of a statistic or of a random stream
@@ -55,8 +60,24 @@ def _digest(a):
     return hashlib.sha256(str(a.dtype).encode() + str(a.shape).encode() + a.tobytes()).hexdigest()
 
 
-def _close(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+#: Arrays computed through the trackers' float32 excess fields (see the module docstring).
+SINGLE_PRECISION = ("ev_player", "ev_banker", "sequence")
+#: Their bound per value, in units of the stake.
+SINGLE_PRECISION_TOL = 1e-7
+
+
+def _close(a: float, b: float, abs_tol: float = 1e-12) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=abs_tol)
+
+
+def _tolerance(path: str, pinned_node) -> float:
+    """Absolute tolerance of a float at ``path`` (``.pid:name.field[i]``) of the arrays' digests."""
+    name = path.split(":")[-1].split(".")[0]
+    if name not in SINGLE_PRECISION:
+        return 1e-12
+    if path.endswith((".sum", ".sumsq")):
+        return 2 * SINGLE_PRECISION_TOL * math.prod(pinned_node["shape"])
+    return SINGLE_PRECISION_TOL
 
 
 def _clean(x):
@@ -100,20 +121,20 @@ def _arrays() -> dict:
     return out
 
 
-def _diff(a, b, path="") -> list[str]:
+def _diff(a, b, path="", tol=lambda path: 1e-12) -> list[str]:
     if type(a) is not type(b):
         return [f"{path}: {a!r} != {b!r}"]
     if isinstance(a, dict):
         out = [f"{path}.{k}: only in one" for k in set(a) ^ set(b)]
         for k in a.keys() & b.keys():
-            out += _diff(a[k], b[k], f"{path}.{k}")
+            out += _diff(a[k], b[k], f"{path}.{k}", tol)
         return out
     if isinstance(a, list):
         if len(a) != len(b):
             return [f"{path}: length {len(a)} != {len(b)}"]
-        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]")]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]", tol)]
     if isinstance(a, float):
-        return [] if _close(a, b) else [f"{path}: {a!r} != {b!r}"]
+        return [] if _close(a, b, tol(path)) else [f"{path}: {a!r} != {b!r}"]
     return [] if a == b else [f"{path}: {a!r} != {b!r}"]
 
 
@@ -124,7 +145,9 @@ def pinned() -> dict:
 
 def test_simulated_shoes_and_tracker_outputs_are_unchanged(pinned):
     got = _arrays()
-    assert _diff(pinned["arrays"], got) == []
+    arrays = pinned["arrays"]
+    diffs = _diff(arrays, got, tol=lambda path: _tolerance(path, arrays[path[1:].split(".")[0]]))
+    assert diffs == [], "\n".join(diffs[:20])
 
 
 @pytest.mark.parametrize("pid", ["baccarat-004", "blackjack-004"])

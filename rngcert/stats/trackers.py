@@ -288,14 +288,25 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
     A, C = pos.shape[1:]
     lags, M = _lag_offsets(kernel, back)
     L = len(lags)
-    g = np.stack([after_faces[rows, np.maximum(a - lag, 0)] for lag in lags], axis=2)  # (m, A, L)
+    back_pos = a[:, :, None] - np.asarray(lags)  # (m, A, L): after position of the card `lag` places back
+    has = ok[:, :, None] & (back_pos >= 0)  # that card was dealt
+    g = np.take_along_axis(after_faces, np.maximum(back_pos, 0).reshape(m, A * L), axis=1).reshape(m, A, L)  # its face
+    D = int(known_counts.max(initial=1))
+    kc = np.maximum(known_counts[rows[:, :, None], g], 1)  # (m, A, L): known copies of face g; 1 / P(face g) = N / kc
     if M <= 8:
         if near is None:
             near = _neighbours(_shared(before_faces), kernel, back)
         flatpos = (pos if near.shape[0] == 1 else pos + (np.arange(m) * n)[:, None, None]).ravel()
-        words = near.view(np.uint64).reshape(-1, L).take(flatpos, axis=0).reshape(m, A, C, L)
+        words = near.view(np.uint64).reshape(-1, L).take(flatpos, axis=0)  # (m * A * C, L)
+        # the operands of every copy of an anchor, repeated once to the words' layout (a broadcast over
+        # the copies would run inner loops of L elements): the face `lag` places back in every byte, and
+        # the table column of its known copies (D + 1: no card `lag` places back, term 1)
+        per = np.empty((2, m * A, L), np.uint64)
+        np.multiply(g.reshape(m * A, L).astype(np.uint64), _BYTES, out=per[0])
+        per[1] = np.where(has, kc, D + 1).reshape(m * A, L)
+        rep = np.repeat(per, C, axis=1)  # (2, m * A * C, L)
         # in place (the temporaries of this size cost more in page faults than in arithmetic)
-        t = np.bitwise_xor(words, (g.astype(np.uint64) * _BYTES)[:, :, None, :], out=words)  # zero byte where the face matches
+        t = np.bitwise_xor(words, rep[0], out=words)  # zero byte where the face matches
         z = t & _LOW7
         z += _LOW7
         z |= t
@@ -304,22 +315,18 @@ def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, kn
         z >>= np.uint64(7)
         z *= _GATHER_BITS
         z >>= np.uint64(56)
-        pat = z.view(np.int64)  # (m, A, C, L): the match pattern, < 2**8
+        pat = z.view(np.int64)  # (m * A * C, L): the match pattern, < 2**8
     else:
         dbl = np.concatenate([before_faces, before_faces], axis=1).astype(np.int16)
-    has = ok[:, :, None] & (a[:, :, None] - np.asarray(lags) >= 0)  # (m, A, L): the card `lag` places back was dealt
     d = kernel.top[lags]  # (L, M)
     w = kernel.probs[np.asarray(lags)[:, None], d]  # (L, M)
-    kc = np.maximum(known_counts[rows[:, :, None], g], 1)  # (m, A, L): known copies of face g; 1 / P(face g) = N / kc
     if M <= 8:  # the likelihood-ratio term of every (lag, slot, pattern, known copies) in one table: one look-up
-        D = int(known_counts.max(initial=1))
-        kc = np.where(has, kc, D + 1)  # column D + 1 of the table: no card `lag` places back, term 1
-        slot = (np.arange(L) * C)[None, None, None, :] + np.arange(C)[None, None, :, None]  # (1, 1, C, L)
-        idx = pat  # ((slot * 2**M + pat) * (D + 2) + kc), in place
-        idx += slot * 2 ** M
+        slot = np.arange(L)[None, :] * C + np.arange(C)[:, None]  # (C, L)
+        idx = pat.reshape(m * A, C, L)  # (slot * 2**M + pat) * (D + 2) + kc, in place
         idx *= D + 2
-        idx += kc[:, :, None, :]
-        terms = _term_table(tuple(map(tuple, w.tolist())), C, n, D).take(idx)  # (m, A, C, L)
+        idx += slot * (2 ** M * (D + 2))
+        idx += rep[1].view(np.int64).reshape(m * A, C, L)
+        terms = _term_table(tuple(map(tuple, w.tolist())), C, n, D).take(idx).reshape(m, A, C, L)
     else:  # more offsets than bits in a byte: the match array and the product itself, lag by lag
         inv_bg = n / kc.astype(np.float64)
         wsum = w.sum(axis=1)
@@ -402,31 +409,45 @@ def _channels(cls: np.ndarray, bg: np.ndarray, work: dict | None = None) -> np.n
     V = bg.size
     lut = np.zeros((V - 1, V + 1), np.float32)
     lut[:, 1:] = np.eye(V - 1, V, dtype=bool) - bg[:V - 1, None]
-    return np.take(lut, cls + 1, axis=1, out=_buffer(work, "channels", (V - 1,) + cls.shape, np.float32))
+    return np.take(lut, cls + 1, axis=1, mode="clip", out=_buffer(work, "channels", (V - 1,) + cls.shape, np.float32))
 
 
-def _predict(fields, pos, post, T: int, V: int, work: dict | None = None):
-    """Excess at the anchors' copies, weighted by their posterior: (m, A, T, V) float64.
+def _predict(fields, pos, post, T: int, V: int, bg: np.ndarray, work: dict | None = None):
+    """Predicted value laws of the cards 1..T (the lags) after each anchor, unnormalised.
 
     ``fields`` is the (m, N, T * (V - 1)) output of :func:`_excess_fields` on :func:`_channels`
     (or (1, N, T * (V - 1)): one order before the shuffle for all m shoes); one row per copy is
     gathered (a flat ``take`` of contiguous rows, no fancy index over the fields), into a
     ``work`` array when given, and weighted by one small product per anchor. The last class's
     excess is minus the sum of the others'.
+
+    Returns
+    -------
+    (m, A, T, V) ndarray of float64
+        ``max(bg + excess at the anchors' copies weighted by their posterior, 0)``: the law of
+        each class, clipped at 0, not yet renormalised.
     """
     m, (A, C) = pos.shape[0], pos.shape[1:]
     mf, n, X = fields.shape
     flat = pos if mf == 1 else pos + (np.arange(m) * n)[:, None, None]
-    g = np.take(fields.reshape(mf * n, X), flat.reshape(-1), axis=0,
+    # mode="clip" (the positions are valid): with the default "raise", numpy buffers ``out``
+    g = np.take(fields.reshape(mf * n, X), flat.reshape(-1), axis=0, mode="clip",
                 out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m * A, C, X)
     e = np.matmul(post.astype(np.float32).reshape(m * A, 1, C), g).reshape(m, A, T, V - 1)
-    out = np.empty((m, A, T, V))
-    out[..., :V - 1] = e
-    out[..., V - 1] = -(e @ np.ones(V - 1, np.float32))
-    return out
+    q = np.empty((m, A, T, V))
+    np.add(e, bg[:V - 1], out=q[..., :V - 1])  # in float64, as bg + float64(e)
+    q[..., V - 1] = bg[V - 1] + (-(e @ np.ones(V - 1, np.float32)))
+    return np.maximum(q, 0.0, out=q)
 
 
 # ----------------------------------------------------------------------------- baccarat
+#: The real DFT of length 10 as products: ``q @ _DFT10`` is ``np.fft.rfft(q)`` with real and imaginary
+#: parts interleaved (view it as complex), and ``spectrum @ _IDFT10`` is ``np.fft.irfft(spectrum, 10)``
+#: of such an interleaved spectrum.
+_DFT10 = np.stack([np.fft.rfft(np.eye(10), axis=1).real, np.fft.rfft(np.eye(10), axis=1).imag], axis=2).reshape(10, 12)
+_IDFT10 = np.stack([np.fft.irfft(np.eye(6), n=10, axis=1), np.fft.irfft(1j * np.eye(6), n=10, axis=1)], axis=1).reshape(12, 10)
+
+
 @lru_cache(maxsize=8)
 def _prefix_returns(decks: int) -> tuple:
     c = value_composition(decks, "baccarat").astype(float)
@@ -556,7 +577,7 @@ def _iv(before_view, after, decks):
 
 
 def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks: int, cut_position: int, back: int = 4,
-                              chunk: int = 64) -> BaccaratTrack:
+                              chunk: int = 16) -> BaccaratTrack:
     """Baccarat key-card / sequence tracker: predict the next coup from where the last card sat.
 
     Parameters
@@ -575,7 +596,9 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
         Cards before the anchor used to place it (sequence length).
     chunk : int
         Shoes processed at once (memory and cache; scratch arrays are reused from chunk to
-        chunk). The results do not depend on it.
+        chunk). The results do not depend on it. The default of 16 keeps each scratch array of an
+        eight-deck chunk near 1 MB, within a core's L2 cache: measured 5,560 shoes/s against
+        4,760 with 64 (one core, 2,000 steady-state shoes of baccarat-004).
 
     Returns
     -------
@@ -611,7 +634,7 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
     value_of = np.concatenate([[-1], BACCARAT_VALUE[np.arange(52) % 13]])  # face + 1 -> value (-1 unseen)
     work: dict = {}
     spectra = _kernel_spectra(kernel, range(1, 5))
-    RP, RB = tables["player_by_totals"], tables["banker_by_totals"]
+    RPB = np.concatenate([tables["player_by_totals"], tables["banker_by_totals"]], axis=1)  # (10, 20)
     for s0 in range(0, m, chunk):  # chunks of shoes (memory), vectorised inside
         s1 = min(m, s0 + chunk)
         # (m or 1, N, 4 * 9): P1, B1, P2, B2 (value 9 restored by _predict); one row when every shoe starts
@@ -619,16 +642,21 @@ def baccarat_sequence_tracker(before_view, after, kernel: OffsetKernel, *, decks
         fields = _excess_fields(_channels(value_of[_shared(bf[s0:s1]) + 1], bg, work), spectra, work)
         anchors = np.where(starts[s0:s1] > 0, starts[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = bg[None, None, None, :] + _predict(fields, pos, post, 4, 10, work)  # (m, A, 4, 10)
-        q = np.maximum(q, 0.0, out=q)
-        q /= q.sum(axis=3, keepdims=True)
-        # laws of the two-card totals (P1 + P2, B1 + B2 mod 10): cyclic convolutions of length 10, by FFT
-        h = np.fft.rfft(q, axis=3)
-        qp = np.fft.irfft(h[:, :, 0] * h[:, :, 2], n=10, axis=2)  # Player's two-card total (m, A, 10)
-        qb = np.fft.irfft(h[:, :, 1] * h[:, :, 3], n=10, axis=2)  # Banker's
+        q = _predict(fields, pos, post, 4, 10, bg, work)  # (m, A, 4, 10): laws of P1, B1, P2, B2, unnormalised
+        mc, A = q.shape[:2]
+        # laws of the two-card totals (P1 + P2, B1 + B2 mod 10): cyclic convolutions of length 10 through
+        # their spectra, the transforms as two small real products (numpy's FFT costs more per call than
+        # these transforms of 10 points are worth); the returns are bilinear in the laws, so each law's
+        # normalisation is one division at the end by the product of their sums (the spectra at 0)
+        h = (q.reshape(-1, 10) @ _DFT10).view(complex).reshape(mc, A, 4, 6)
+        t = h[:, :, :2] * h[:, :, 2:]  # (m, A, 2, 6): spectra of Player's and Banker's two-card totals
+        x = (t.view(float).reshape(-1, 12) @ _IDFT10).reshape(mc * A, 2, 10)  # their laws
+        r = (x[:, 0] @ RPB).reshape(mc * A, 2, 10)  # Player's total law through the tables by totals
+        r *= x[:, 1, None, :]
+        ev = r.sum(axis=2).reshape(mc, A, 2) / h[..., 0].real.prod(axis=2)[..., None]
         ok = anchors >= 0
-        evp[s0:s1] = np.where(ok, ((qp @ RP) * qb).sum(axis=2), np.nan)
-        evb[s0:s1] = np.where(ok, ((qp @ RB) * qb).sum(axis=2), np.nan)
+        evp[s0:s1] = np.where(ok, ev[..., 0], np.nan)
+        evb[s0:s1] = np.where(ok, ev[..., 1], np.nan)
     return BaccaratTrack(evp, evb, ret_p, ret_b, coup)
 
 
@@ -805,7 +833,7 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
         fields = _excess_fields(_channels(rank_of[_shared(bf[s0:s1]) + 1], bg, work), spectra, work)
         anchors = np.where(st[s0:s1] > 0, st[s0:s1] - 1, -1)
         pos, post = _locate(bf[s0:s1], af[s0:s1], anchors, kernel, copies[s0:s1], counts[s0:s1], decks, back)
-        q = np.maximum(bg[None, None, None, :] + _predict(fields, pos, post, len(lags), 10, work), 0.0)
+        q = _predict(fields, pos, post, len(lags), 10, bg, work)
         q /= q.sum(axis=3, keepdims=True)
         mc, A = q.shape[:2]
         # sum over a, b, u of q0[a] q2[b] q1[u] E[a, b, u]: contracted one law at a time
