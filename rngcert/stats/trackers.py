@@ -433,11 +433,19 @@ def _predict(fields, pos, post, T: int, V: int, bg: np.ndarray, work: dict | Non
     # mode="clip" (the positions are valid): with the default "raise", numpy buffers ``out``
     g = np.take(fields.reshape(mf * n, X), flat.reshape(-1), axis=0, mode="clip",
                 out=_buffer(work, "gathered", (m * A * C, X), np.float32)).reshape(m * A, C, X)
-    e = np.matmul(post.astype(np.float32).reshape(m * A, 1, C), g).reshape(m, A, T, V - 1)
-    q = np.empty((m, A, T, V))
-    np.add(e, bg[:V - 1], out=q[..., :V - 1])  # in float64, as bg + float64(e)
-    q[..., V - 1] = bg[V - 1] + (-(e @ np.ones(V - 1, np.float32)))
-    return np.maximum(q, 0.0, out=q)
+    e = np.matmul(post.astype(np.float32).reshape(m * A, 1, C), g).reshape(m * A * T, V - 1)
+    # every class with the last one restored (-sum of the others) by one product with [I | -1], laid out
+    # contiguously, then bg + float64(excess) against bg tiled once per chunk size (a broadcast of bg
+    # would run inner loops of V elements)
+    restore = np.concatenate([np.eye(V - 1, dtype=np.float32), -np.ones((V - 1, 1), np.float32)], axis=1)
+    key = ("bg", m * A * T, V)
+    if work is None or work.get(key) is None or not np.array_equal(work[key][:V], bg):
+        tiled = np.tile(np.asarray(bg, dtype=np.float64), m * A * T)
+        if work is None:
+            work = {}
+        work[key] = tiled
+    q = np.add(e @ restore, work[key].reshape(m * A * T, V), dtype=np.float64)
+    return np.maximum(q, 0.0, out=q).reshape(m, A, T, V)
 
 
 # ----------------------------------------------------------------------------- baccarat
