@@ -221,7 +221,7 @@ def _header(*, command, inputs, equipment, subject, notes, tables, verdict, alph
         rules=[str(equipment["source"])] if equipment.get("kind") == "shuffle-procedure" and equipment.get("source") else [],
         declared={"certification level alpha": alpha, "decks per shoe": decks, "Monte Carlo replicates": n_resamples},
         unit="shoes",
-        section_word="Shoes",
+        section_word="Sample",
         level="cards",
         policy=pol,
         seed={"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},

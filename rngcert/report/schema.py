@@ -45,7 +45,7 @@ FIELDS: dict[str, tuple[bool, str]] = {
     "equipment_line": (True, "the equipment in one sentence"),
     "certified": (True, "rules cited (document title and rule number) and the lab-declared parameters"),
     "unit": (True, "what n counts: spins, shoes or streams"),
-    "section_word": (True, 'heading word of a table section ("Table", "Shoes", "Battery")'),
+    "section_word": (True, 'heading word of a table section ("Table", "Sample" (of shoes), "Battery")'),
     "level": (True, "position, symbol, cards or bits"),
     "period": (False, "first and last timestamp of the data, when the data have timestamps"),
     "policy": (True, "alpha, correction, verdict rules, the requirement and a two-sentence summary"),
