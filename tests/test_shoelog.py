@@ -171,3 +171,22 @@ def test_log_to_battery_path(tmp_path):
     assert by["position_rank_chisquare"].applicable and by["baccarat_outcomes"].applicable
     only_dealt = shuffle_results(None, None, dealt=log.after, decks=8, entropy=int(rng.integers(2**31)), game="baccarat")
     assert sum(r.applicable for r in only_dealt) == 2
+
+
+def test_shoes_ordered_by_time_not_by_the_text_of_the_timestamp(tmp_path):
+    """A table's shoes are taken in time order: "09:58" comes before "10:05" (as text it sorts
+    after), a zone is honoured, and a cell that is not a date and time is a rejected row (file,
+    line, column), never a silently misplaced shoe."""
+    stamps = {"1": "2026-01-01T10:05:00Z", "2": "2026-01-01T09:58:00Z", "3": "2026-01-01T11:30:00+02:00"}  # 3 is 09:30 UTC
+    rows = [f"{r},{stamps[r.split(',')[0]]}" for s in ("1", "2", "3") for r in _one_deck_rows(s)]
+    f = _tmp(tmp_path, _lines(rows, "shoe_id,position,card,timestamp"))
+    log = read_shoe_log(f, decks=1)
+    assert not log.rejected
+    assert [log.meta[i]["shoe"] for i in log.sequence()[""]] == ["3", "2", "1"]
+    bad = list(rows)
+    bad[60] = bad[60].rsplit(",", 1)[0] + ",notatime"  # shoe 2, position 9: line 62 of the file
+    log = read_shoe_log(_tmp(tmp_path, _lines(bad, "shoe_id,position,card,timestamp"), "bad.csv"), decks=1)
+    assert [(r.line, r.column) for r in log.rejected] == [(62, "timestamp")]
+    assert "ISO 8601" in log.rejected[0].reason and "notatime" in log.rejected[0].reason
+    assert "2" not in [log.meta[i]["shoe"] for i in log.sequence()[""]]  # its shoe lacks a card: a shoe problem, not tested
+    assert any(p.shoe == "2" for p in log.problems)

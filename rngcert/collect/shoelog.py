@@ -6,13 +6,13 @@ Format: CSV with a header, one row per card in dealing order; columns (case-inse
 end for end: ``1``/``0``, ``true``/``false``, ``yes``/``no``) optional. Card tokens
 ``A 2-9 T|10 J Q K`` + ``S H D C`` + optional ``#k`` deck serial (``QH#3``). Without a ``stage``
 column every shoe is a dealt shoe (``after``). Consecutive shoes of a table are taken in the
-order of their timestamps when every shoe has one, otherwise in file order (a scanner writes
-shoes as they are dealt).
+order of their timestamps (ISO 8601, read as UTC when no zone is given; ordered as times, not as
+text) when every shoe has one, otherwise in file order (a scanner writes shoes as they are dealt).
 
 Validation (never silently fixed):
 
 * a row that cannot be read (unknown card token, position not a positive integer, wrong
-  number of fields, unknown stage) is **rejected**: kept as a ``RejectedRow`` (file, line,
+  number of fields, unknown stage, a timestamp that is not a date and time) is **rejected**: kept as a ``RejectedRow`` (file, line,
   column, reason, text) and counted;
 * a shoe (one ``table``, ``shoe_id``, ``stage``) must be a legal multiset of ``decks`` decks: all
   52·decks cards, or — for a dealt shoe — a prefix of one (dealing stops at the cutting card).
@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from rngcert.collect.csvsafe import safe_column
-from rngcert.collect.spinlog import RejectedRow
+from rngcert.collect.spinlog import RejectedRow, _timestamps
 from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
 from rngcert.errors import InputError, NoDataError
 
@@ -49,6 +49,8 @@ __all__ = ["RejectedRow", "ShoeProblem", "ShoeLog", "read_shoe_log", "write_shoe
 REQUIRED = ("shoe_id", "position", "card")
 OPTIONAL = ("table", "timestamp", "stage", "dealer", "shift", "rotated")
 STAGES = ("before", "after")
+#: No timestamp (an empty cell, or no column).
+_NO_TIME = np.iinfo(np.int64).min
 _ROTATED = {"1": 1, "0": 0, "true": 1, "false": 0, "yes": 1, "no": 0, "y": 1, "n": 0, "": -1}
 
 
@@ -125,16 +127,17 @@ class ShoeLog:
         Returns
         -------
         dict
-            table -> list of indices into ``after_ids`` / ``dealt``, ordered by timestamp when
-            every shoe of the table has one, else by file and first line.
+            table -> list of indices into ``after_ids`` / ``dealt``, ordered by time (the parsed
+            timestamp of the shoe's first card) when every shoe of the table has one, else by file
+            and first line.
         """
         by: dict = {}
         for i, m in enumerate(self.meta):
             by.setdefault(m["table"], []).append(i)
         out = {}
         for t, idx in by.items():
-            if all(self.meta[i].get("timestamp") for i in idx):
-                idx = sorted(idx, key=lambda i: (self.meta[i]["timestamp"], self.meta[i]["file"], self.meta[i]["line"]))
+            if all(self.meta[i].get("timestamp_us") is not None for i in idx):
+                idx = sorted(idx, key=lambda i: (self.meta[i]["timestamp_us"], self.meta[i]["file"], self.meta[i]["line"]))
             else:
                 idx = sorted(idx, key=lambda i: (self.meta[i]["file"], self.meta[i]["line"]))
             out[t] = idx
@@ -280,6 +283,17 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
                                    _global_ids(c_, nm_, opt_ids[oc]))
             else:
                 opt[oc] = np.full(n, -1, dtype=np.int64)
+        # timestamps are parsed (ISO 8601, UTC when no zone is given): consecutive shoes of a table are
+        # ordered by time, never by the text of the cell (which puts "9:58" after "10:05")
+        ts_us = np.full(n, _NO_TIME, dtype=np.int64)
+        ts_bad = np.zeros(n, dtype=bool)
+        if "timestamp" in cols and n:
+            filled = opt["timestamp"] >= 0
+            if filled.any():
+                fi_ = np.flatnonzero(filled)
+                vals, bad_ = _timestamps(cols["timestamp"].take(pa.array(fi_)))
+                ts_us[fi_] = np.where(bad_, _NO_TIME, vals)
+                ts_bad[fi_] = bad_
         if "rotated" in cols:
             seen_columns.add("rotated")
             rc_, rn_ = _encode(cols["rotated"], lower=True)
@@ -294,7 +308,8 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
                                   (pos < 1, "position", "position is not a positive integer"),
                                   (~good_card, "card", "unknown card token (expected e.g. QH, 10S, QH#3)"),
                                   (stage < 0, "stage", "stage must be 'before' or 'after'"),
-                                  (rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no")):
+                                  (rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no"),
+                                  (ts_bad, "timestamp", "timestamp is not an ISO 8601 date and time (e.g. 2026-01-01T09:58:00Z)")):
             bad = np.flatnonzero(mask & ok)
             if bad.size:
                 texts = cols[col].take(pa.array(bad)).to_pylist()
@@ -309,7 +324,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         parts.append({"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
                       "stage": stage[keep], "pos": pos[keep], "face": face[keep].astype(np.int64),
                       "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
-                      "rot": rot[keep], "ts": opt["timestamp"][keep], "dealer": opt["dealer"][keep], "shift": opt["shift"][keep]})
+                      "rot": rot[keep], "ts": opt["timestamp"][keep], "ts_us": ts_us[keep], "dealer": opt["dealer"][keep], "shift": opt["shift"][keep]})
         sources.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
                         "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej)})
         rejected.extend(file_rej)
@@ -425,6 +440,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         rot_full[i, :ln] = R["rot"][r0:r0 + ln]
         meta.append({"table": names[g][0], "shoe": names[g][1], "file": int(R["file"][r0]), "line": int(R["line"][r0]),
                      "timestamp": opt_names["timestamp"].get(int(R["ts"][r0]), "") if R["ts"][r0] >= 0 else "",
+                     "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
                      "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
                      "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
                      "length": int(ln)})
