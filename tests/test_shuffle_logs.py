@@ -112,3 +112,23 @@ def test_fisher_yates_logs_pass_at_the_calibrated_rate(tmp_path):
         f.unlink()
     share = np.mean([v == "PASS" for v in verdicts])
     assert share >= 0.99, {v: verdicts.count(v) for v in set(verdicts)}
+
+
+def test_monte_carlo_replicates_are_raised_when_their_floor_cannot_reject_at_the_samples_level():
+    """A dealer's sample at alpha / 6 with R = 1999: p >= 0.0005 can never pass Holm's first
+    threshold 0.00167 / 10, so a test at that floor must be run again with more replicates
+    (a PASS there would rest on the resolution, not on the data); at alpha the floor binds not."""
+    from types import SimpleNamespace as NS
+
+    from rngcert.pipeline.certify_shuffle import _resolution_needed
+
+    def outcome(p_first, rejected=()):
+        res = [NS(name=f"t{i}", applicable=True, pvalue=p) for i, p in enumerate([p_first] + [0.5] * 9)]
+        return NS(results=res, rejected=list(rejected))
+
+    floor = 1 / 2000
+    assert _resolution_needed(outcome(floor), 0.01 / 6, 1999) == 11999  # next multiple of 1,000 above 2 * 10 / level
+    assert 1 / (11999 + 1) <= (0.01 / 6) / 10 / 2
+    assert _resolution_needed(outcome(0.2), 0.01 / 6, 1999) is None  # the floor did not bind: the result stands
+    assert _resolution_needed(outcome(floor, rejected=["t0"]), 0.01 / 6, 1999) is None  # rejected anyway
+    assert _resolution_needed(outcome(floor), 0.01, 999) is None  # 0.001 <= 0.01 / 10: enough

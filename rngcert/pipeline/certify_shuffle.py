@@ -139,16 +139,21 @@ def _trackers(outcome: BatteryOutcome) -> list[dict]:
         if r.applicable:
             d = r.details
             beats = r.name in outcome.rejected
+            ph = outcome.adjusted.get(r.name)
+            # the 95% interval describes the edge; the decision is the one-sided test after Holm at the
+            # section's family-wise level, stated beside it so that the two are never read as one
+            decision = (f"one-sided p = {r.pvalue:.2g}, Holm-adjusted {ph:.2g} {'<=' if beats else '>'} the family-wise level "
+                        f"{outcome.alpha:.3g}" if ph is not None else f"one-sided p = {r.pvalue:.2g}")
             item |= {"edge": d["edge"], "ci95": d["ci95"], "se": d["se"], "units": d["units"], "bets_shoes": d["bets_shoes"],
                      "n_shoes": d["n_shoes"], "threshold": d["threshold"], "house_edge": d.get("house_edge"),
                      "policy": d.get("policy"), "validation": d.get("validation"), "pvalue": r.pvalue,
-                     "pvalue_holm": outcome.adjusted.get(r.name), "beats_threshold": beats,
+                     "pvalue_holm": ph, "beats_threshold": beats, "decision": decision,
                      "sentence": (f"{100 * d['edge']:+.2f}% of the stake (95% interval {100 * d['ci95'][0]:+.2f}% to "
                                   f"{100 * d['ci95'][1]:+.2f}%, {d['units']:.0f} units over {d['n_shoes']} shoes) "
                                   + ("— BEATS the threshold" if beats else "— does not beat the threshold")
                                   + f" of {100 * d['threshold']:+.2f}% (house edge {100 * (d.get('house_edge') or 0):.2f}%"
                                   + (f"; flat play of the same shoes {100 * flat['edge']:+.2f}%" if (flat := (d.get("validation") or {}).get("flat"))
-                                     and flat.get("edge") is not None else "") + ")")}
+                                     and flat.get("edge") is not None else "") + f"; {decision})")}
         else:
             item |= {"edge": None, "reason": r.reason, "sentence": f"no edge: {r.reason}"}
         out.append(item)
@@ -209,6 +214,19 @@ def _header(*, command, inputs, equipment, subject, notes, tables, verdict, alph
         verdicts=dict(POLICY_TEXT), standard=standard,
         standard_text=("edge: a manual procedure FAILs on a tracker's edge; statistical rejections are findings"
                        if standard == "edge" else "uniform: a machine or algorithm FAILs on any family-wise rejection"),
+    )
+    # page one's two sentences, for shoes (the schema's default is the wheel's)
+    pol["summary"] = (
+        "INCONCLUSIVE first, when the data cannot carry a verdict (no order before the shuffle for the required card-tracking "
+        "tests, too few shoes, a test that could not run); "
+        + (f"otherwise FAIL when a realistic tracker's edge beats the threshold declared in advance (a one-sided test, Holm "
+           f"over every test of the sample at alpha = {alpha:g}); a statistical rejection without such an edge is a finding "
+           "(SUSPECT), stated in words with what to check, and PASS when no test rejects after Holm."
+           if standard == "edge" else
+           f"otherwise FAIL when any test, trackers included, rejects after Holm's correction at alpha = {alpha:g} "
+           "(a machine or an algorithm can be exact), and PASS when none does.")
+        + " Each sample (steady state, first shoe, a dealer) is judged at its own family-wise level, stated with it; "
+        "the report's verdict is the worst of them."
     )
     report = schema.header(
         subject=subject,
@@ -506,10 +524,12 @@ def _faces(x, serialised):
     return np.where(a >= 0, a if serialised else a % 52, -1).astype(np.int16)
 
 
-def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng):
+def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: dict | None = None):
     """Rebuild (before view, after prefix) pairs from consecutive dealt shoes of each table.
 
-    Returns arrays over the shoes that can be tested and their indices into the log."""
+    Returns arrays over the shoes that can be tested and their indices into the log; ``how``
+    (when given) counts where each shoe's order before the shuffle came from."""
+    how = {} if how is None else how
     ser = bool(log.serialised)
     dealt = _faces(log.dealt, ser)
     lengths = (dealt >= 0).sum(axis=1)
@@ -526,18 +546,23 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng):
             if i in recorded:
                 idx.append(i)
                 views.append(recorded[i])
+                how["recorded in the log (stage before)"] = how.get("recorded in the log (stage before)", 0) + 1
             elif before_orders is not None and (table, log.meta[i]["shoe"]) in before_orders:
                 idx.append(i)
                 views.append(_faces(before_orders[(table, log.meta[i]["shoe"])], ser))
+                how["given in the --before file"] = how.get("given in the --before file", 0) + 1
             elif before_mode == "new-deck":
                 idx.append(i)
                 views.append(_faces(new_shoe(decks), ser))
+                how["new decks in order (--before new-deck)"] = how.get("new decks in order (--before new-deck)", 0) + 1
             elif j > 0:
                 prev = seq[j - 1]
                 idx.append(i)
                 if before_mode == "previous" or fn is None:
                     views.append(dealt[prev].astype(np.int16))
+                    how["the previous shoe's dealt order"] = how.get("the previous shoe's dealt order", 0) + 1
                 else:
+                    how["rebuilt from the previous shoe by the pickup rules"] = how.get("rebuilt from the previous shoe by the pickup rules", 0) + 1
                     rebuild.append((len(views), prev))
                     views.append(None)
     if not idx:
@@ -606,7 +631,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         bj_rules = Rules(decks=decks)
         notes.append("blackjack rules not given (no --procedure): the trackers play the defaults of rngcert.stats.blackjack.Rules")
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
-    built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng)
+    how: dict = {}
+    built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how)
     cut = None
     if proc is not None and proc.game == game and game is not None:
         cut = N - proc.cut_card_from_back
@@ -639,7 +665,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     n_filled_b = int((~known_before).sum())
     n_filled_a = int((~known_after).sum())
     notes.append(f"{idx.size} of {log.n_shoes} shoes have a known order before the shuffle "
-                 f"({'rebuilt from the previous shoe by the pickup rules' if before_mode == 'pickup' else before_mode}); "
+                 f"({'; '.join(f'{v} {k}' for k, v in how.items())}); "
                  f"{n_filled_b / max(idx.size, 1):.1f} cards per shoe before and {n_filled_a / max(idx.size, 1):.1f} after it were never "
                  "seen and are filled at random (valid under a uniform shuffle; they only dilute what a weak one leaves)")
     extra = {}
@@ -700,11 +726,17 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
         o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard)
+        r_needed = _resolution_needed(o, level, n_resamples)
+        sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")]
+        if r_needed:
+            data.kernel = (ks[0][0] if len(ks) == 1 and ks[0][1].size == rows.size else ks) or None  # as before the first run
+            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard)
+            sec_notes.append(f"Monte Carlo replicates raised from {n_resamples} to {r_needed} for this sample: with {n_resamples} the "
+                             f"smallest p-value, {1 / (n_resamples + 1):.2g}, could not reject after Holm at level {level:.3g}, "
+                             "and some test sat at it")
         advance(f"{title}: {o.verdict}")
         outs.append(o)
-        sec = _section(title, data, o, notes=[f"family-wise level {level:g}" + ("" if len(groups) == 1 else
-                                              " (alpha split between all shoes and the dealers, Bonferroni)")],
-                       extra={"kind": "log" if gi == 0 else "dealer"})
+        sec = _section(title, data, o, notes=sec_notes, extra={"kind": "log" if gi == 0 else "dealer"})
         sections.append(sec)
         figs.append(_figures(data, o) if figures and gi == 0 else [])
         if gi == 0:
@@ -721,6 +753,26 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                              "cards_filled_after_per_shoe": n_filled_a / idx.size,
                              "pickup": (proc.id if proc is not None else f"the {game} pickup of 004 (defaults)") if game else "none"}
     return ShuffleCertification(rep, figs, outs[0])
+
+
+def _resolution_needed(o: BatteryOutcome, level: float, n_resamples: int) -> int | None:
+    """Monte Carlo replicates a section needs, or None when it has enough.
+
+    A Monte Carlo p-value is at least 1 / (R + 1). When that floor is above Holm's first threshold
+    level / k (k applicable tests), a test can never reject, and a PASS would rest on the
+    resolution, not on the data (a dealer's sample at alpha / 6 with R = 1999: floor 0.0005 against
+    0.00017). When some unrejected test sits at the floor, the section is run again with R + 1 the
+    next multiple of 1,000 above 2k / level (the floor half of Holm's first threshold); otherwise the
+    floor did not bind and the result stands.
+    """
+    applicable = [r for r in o.results if getattr(r, "applicable", False)]
+    k = max(len(applicable), 1)
+    floor = 1.0 / (n_resamples + 1)
+    if floor <= level / k:
+        return None
+    if not any(float(r.pvalue) <= floor * (1 + 1e-9) and r.name not in o.rejected for r in applicable):
+        return None
+    return int(math.ceil(2 * k / level / 1000.0)) * 1000 - 1
 
 
 def _subset_kernels(kernels, rows):

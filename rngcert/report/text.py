@@ -236,6 +236,8 @@ def headline(t: Mapping[str, Any]) -> str:
     b = t["battery"]
     if t.get("key_findings"):
         return str(t["key_findings"][0])
+    if str(b.get("suspect_rule", "")).startswith(("edge standard", "uniform standard")):
+        return _shuffle_headline(t)
     fl = flagged(b)
     if b["verdict"] == "FAIL":
         rej = [x for x in fl if x.get("rejected_familywise")]
@@ -249,3 +251,31 @@ def headline(t: Mapping[str, Any]) -> str:
     low = next((r for r in b.get("reasons", []) if r.startswith("low power")), None)
     line = f"all {b.get('tests_applicable', 0)} applicable tests within what a fair source gives"
     return line + (f"; {low.split(';', 1)[0]}" if low else "")
+
+
+def _shuffle_headline(t: Mapping[str, Any]) -> str:
+    """:func:`headline` of a shuffle section: its verdict rests on the trackers' edges (edge
+    standard) or on any family-wise rejection (uniform standard), so the line names what decided it."""
+    b = t["battery"]
+    level = b.get("alpha", 0.01)
+    tests = [x for x in b.get("tests", []) if x.get("applicable")]
+    rej = [x for x in tests if x.get("rejected_familywise")]
+    rej_stat = [x for x in rej if not x["name"].startswith("tracker_edge:")]
+    beats = [k for k in t.get("trackers") or [] if k.get("beats_threshold")]
+    stats = "; ".join(f"{title(x['name'])} (p {p_is(x)})" for x in rej_stat[:3]) + ("; …" if len(rej_stat) > 3 else "")
+    if b["verdict"] == "FAIL":
+        if beats:
+            line = "a tracker beats the threshold: " + "; ".join(f"{k['name'].replace('_', ' ')} {k.get('sentence', '')}".split(" — ")[0] for k in beats[:2])
+            return line + (f"; also rejected after Holm: {stats}" if rej_stat else "")
+        return f"rejected after Holm's correction at {level:.3g}: {stats}"
+    if b["verdict"] == "SUSPECT":
+        if rej_stat:
+            return f"findings, no tracker beats the threshold: {stats} reject after Holm at {level:.3g}"
+        return (b.get("reasons") or [""])[0]
+    if b["verdict"] == "INCONCLUSIVE":
+        return (b.get("reasons") or ["the data cannot carry a verdict"])[0]
+    low = [x for x in tests if p_float(x) < level]
+    if low:
+        return (f"no test rejects after Holm at {level:.3g}, but {len(low)} raw p-value(s) are below it: "
+                + "; ".join(f"{title(x['name'])} (p {p_is(x)})" for x in low[:3]) + ("; …" if len(low) > 3 else ""))
+    return f"all {b.get('tests_applicable', 0)} applicable tests within what a fair source gives (Holm at {level:.3g})"
