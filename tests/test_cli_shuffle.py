@@ -93,8 +93,8 @@ def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, t
 def test_blackjack_decks_and_rules_are_checked(run, tmp_path):
     res = run("shuffle", "certify", "blackjack-004", "--rule", "H17", "--shoes", 100, "--out", tmp_path)
     assert res.exit_code == EXIT_EQUIPMENT and "4.4 ii" in res.output
-    res = run("shuffle", "certify", "baccarat-004", "--decks", 6)
-    assert res.exit_code == 2 and "1.3.1" in res.output
+    res = run("shuffle", "certify", "baccarat-004", "--decks", 6)  # refused by the rules, like H17: exit 4, rule cited
+    assert res.exit_code == EXIT_EQUIPMENT and "1.3.1" in res.output
     res = run("shuffle", "house-edge", "blackjack-004", "--decks", 6, "--json")
     d = json.loads(res.output)
     assert d["rules"]["decks"] == 6 and 0.003 < d["house_edge"] < 0.01 and d["rules"]["hole_card"] == "peek-ace"
@@ -133,6 +133,8 @@ def test_shoe_log_errors(run, tmp_path):
     log = tmp_path / "log.csv"
     log.write_text("shoe_id,position,card\n1,1,ZZ\n")
     assert run("shuffle", "certify", log).exit_code == 2  # --decks required
+    res = run("shuffle", "certify", log, "--decks", 1, "--sensitivity")  # a procedure's option, not silently ignored
+    assert res.exit_code == 2 and "--sensitivity" in res.output
     res = run("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output
     assert run("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2

@@ -41,7 +41,7 @@ def test_roulette_rage_below_minimum_odds_and_wheel_colours():
     rage = paytable_from_dict({"id": "lab-rage", "game": "roulette-rage", "wheel": "european", "min_run": 4, "max_run": 14, "odds": odds},
                               "lab-rage.toml")
     msg = " ".join(seed_checks(rage))
-    assert "3.28" in msg and "5 spins 7 (minimum 8:1)" in msg
+    assert "3.28" in msg and "a run of 5 pays 7:1 (minimum 8:1)" in msg
     eu = tomllib.loads(open(load_wheel("european").path).read())
     red = list(eu["red"])
     red[red.index("32")] = "15"  # 15 is black; now 32 and 15 swap colours: 0, 32(black), 15(red)... neighbours clash

@@ -41,11 +41,9 @@ def _apply_decks_rule(proc, decks, rule):
     par = {p["name"]: p for p in proc.parameters()}
     if decks is not None and decks != proc.decks:
         if par["decks"]["status"] == "rule":
-            raise click.UsageError(f"{proc.id} fixes the number of decks at {proc.decks}: {par['decks']['source']}")
-        try:
-            proc = proc.with_decks(decks)
-        except EquipmentError as exc:
-            raise click.UsageError(str(exc)) from None
+            # refused by the rules, like --rule H17 where the rules allow S17 only: an equipment error (exit 4)
+            raise EquipmentError(f"{proc.id} fixes the number of decks at {proc.decks}: {par['decks']['source']}")
+        proc = proc.with_decks(decks)  # raises EquipmentError citing the rule when not permitted
         note = (f"--decks {decks}: the cutting card stays {proc.cut_card_from_back} cards from the back, so "
                 f"{100 * proc.penetration:.0f}% of the shoe is dealt")
     if rule is not None and proc.game == "blackjack" and rule != proc.dealer_rule:
@@ -130,6 +128,9 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
         if decks is None:
             raise click.UsageError("--decks is required to certify a shoe log")
+        if sensitivity:
+            raise click.UsageError("--sensitivity varies the assumed parameters of a simulated PROCEDURE; a shoe log is certified as "
+                                   "recorded (its wash is measured: see the parameters block of its report)")
         proc = None
         if procedure is not None:
             from rngcert.equipment.procedure import load_procedure
@@ -140,7 +141,9 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
                 raise click.UsageError(f"--game {game} but procedure {proc.id} is for {proc.game}")
             game = game or proc.game
             if proc.game == "baccarat" and decks != proc.decks:
-                raise click.UsageError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
+                from rngcert.errors import EquipmentError
+
+                raise EquipmentError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
         g = None if game in (None, "none") else game
         before_mode, before_orders = before, None
         if before not in ("pickup", "previous", "new-deck"):

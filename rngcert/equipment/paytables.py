@@ -496,7 +496,8 @@ def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = 
         if k not in (37, 38):
             out.append(f"wheel {wheel.id}: {k} pockets; 003 rule 3.5 requires 37 (0-36), an American wheel 38")
         if len(zeros) != k - 36:
-            out.append(f"wheel {wheel.id}: {len(zeros)} green pocket(s) for {k} pockets; the zero(s) must be the only green pockets")
+            out.append(f"wheel {wheel.id}: {len(zeros)} green pocket(s) and {k - len(zeros)} numbered ones; 003 rule 3.5 requires "
+                       "the 36 numbers 1-36 in red and black and one green zero (two, 0 and 00, on an American wheel)")
         seq = [c for c in wheel.colours if c != "green"]
         reds = seq.count("red")
         if reds != 18 or seq.count("black") != 18:
@@ -514,7 +515,7 @@ def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = 
             out.append(f"pay table {paytable.id}: not one of the payout options of 000 rule 3.8; differs from option {best} in " + ", ".join(diff))
     if paytable is not None and paytable.game == "roulette-rage":
         net = paytable.bets[0].net
-        low = [f"{j} spins {net.get(str(j))} (minimum {m}:1)" for j, m in RAGE_MINIMUM_ODDS.items()
+        low = [f"a run of {j} pays {net.get(str(j))}:1 (minimum {m}:1)" for j, m in RAGE_MINIMUM_ODDS.items()
                if str(j) in net and net[str(j)] < m]
         missing = [j for j in RAGE_MINIMUM_ODDS if str(j) not in net]
         if low:
