@@ -160,7 +160,7 @@ def test_shoe_log_without_before_stage_is_rebuilt_from_the_previous_shoe(run, tm
 def test_procedure_typos_and_log_options(run, tmp_path):
     res = run("shuffle", "certify", "baccarat-05")
     assert res.exit_code == 4 and "neither a file nor a packaged procedure" in res.output
-    assert run("shuffle", "certify", "baccarat-004", "--decks", 2).exit_code == 2
+    assert run("shuffle", "certify", "baccarat-004", "--decks", 2).exit_code == 4  # refused by rule 1.3.1: an equipment error
 
 
 def test_bits_too_short_for_the_battery_is_inconclusive(run, tmp_path):

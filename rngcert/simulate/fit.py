@@ -83,7 +83,8 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
     dict or None
         ``parameters``: {name: {"value", "interval" [lo, hi], "open_low", "open_high"}},
         ``observed`` moments, ``fitted`` moments, ``n_shoes``, ``method``, ``criterion_min``,
-        ``gsr_equivalent_riffles``, ``share_adjacent_kept``.
+        ``gsr_equivalent_riffles``, ``share_adjacent_kept`` (on identified cards: measured when
+        ``serialised``, else those of the fitted wash, simulated; ``summaries_basis`` says which).
     """
     names = wash_parameters(proc)
     if names is None:
@@ -132,7 +133,20 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
 
     it, olt, oht = interval(tg, prof_t)
     ic, olc, ohc = interval(cg, prof_c)
-    gsr = gsr_equivalent_riffles(perm_obs)
+    if serialised:  # the permutation of identified cards is observed: the summaries are measurements
+        share, gsr = float(mo[0]), gsr_equivalent_riffles(perm_obs)
+        basis = "measured on the log's identified cards (serialised decks)"
+    else:
+        # With faces only, copies of a face are matched in position order: the moments on faces are
+        # what the fit compares with its simulations (the same matching on both sides), but they are
+        # not the share of pairs kept (a wash keeping a third of the pairs shows about 2% on faces).
+        # The summaries on identified cards are those of the fitted wash, simulated on serialised cards.
+        ident = np.tile(np.arange(n, dtype=np.int16), (m, 1))
+        best = proc.with_params({names[0]: float(tg[i0]), names[1]: float(cg[j0])})
+        perm_id, _ = card_permutation(ident, shuffle(best, ident, stream(entropy, SIMULATION_STREAM, "fit-identified")) & CODE_MASK)
+        share, gsr = float(shuffle_moments(perm_id).mean(axis=0)[0]), gsr_equivalent_riffles(perm_id)
+        basis = ("implied by the fitted wash (simulated on identified cards): this log's cards are not serialised, so the copies "
+                 f"of a face cannot be told apart and the share seen on faces ({100 * float(mo[0]):.2f}%) is not the share kept")
     return {
         "parameters": {names[0]: {"label": "wash travel (s.d. of a clump's move, share of the stack)", "value": float(tg[i0]),
                                   "interval": it, "open_low": olt, "open_high": oht},
@@ -142,7 +156,7 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
         "fitted": {"share_adjacent_kept": float(fitted[i0, j0, 0]), "neighbour_distance": float(fitted[i0, j0, 1])},
         "criterion_min": float(J[i0, j0]), "n_shoes": int(m), "level": level,
         "grid": {"travel": tg.tolist(), "clump": cg.tolist()},
-        "gsr_equivalent_riffles": gsr.get("riffles"), "share_adjacent_kept": float(mo[0]),
+        "gsr_equivalent_riffles": gsr.get("riffles"), "share_adjacent_kept": share, "summaries_basis": basis,
         "method": ("simulated minimum distance on a grid: two moments (neighbours kept; spread of former neighbours), the "
                    "procedure's other steps as declared, common random numbers, the same unseen cards filled at random; "
                    f"{int(level * 100)}% intervals by profile test inversion (chi-square(1) {crit:.2f})"),
