@@ -177,3 +177,24 @@ def test_one_riffle_procedure_fails_on_edge(run, tmp_path):
     assert "tracker_edge:baccarat_sequence" in t["battery"]["rejected_familywise"]
     tr = t["trackers"][0]
     assert tr["beats_threshold"] and tr["ci95"][0] > 0.01
+
+
+def test_sensitivity_grid_states_verdict_edge_and_power_per_point(tmp_path):
+    """--sensitivity: every point of travel x clump x riffles has a verdict, its best tracker edge with
+    the 95% interval, and the edge its tables detect with 90% power; the declared point is on the grid;
+    a FAIL point's edge is significant (its interval above the threshold)."""
+    from rngcert.battery.core import VERDICTS
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle import certify_procedure
+
+    cert = certify_procedure(load_procedure("baccarat-004"), tables=150, seed=1, sensitivity=True, sensitivity_tables=100, figures=False)
+    sens = cert.report["sensitivity"]
+    assert len(sens["rows"]) == 4 * 4 * 2 and set(sens["axes"]) == {"travel", "clump", "riffles"}
+    assert any(all(r[a] == sens["current"][a] for a in sens["axes"]) for r in sens["rows"])
+    for r in sens["rows"]:
+        assert r["verdict"] in VERDICTS
+        if r["edge"] is not None:
+            assert r["ci95"][0] <= r["edge"] <= r["ci95"][1] and r["detectable_edge"] > 0
+        if r["verdict"] == "FAIL":
+            assert r["edge"] is not None and r["ci95"][0] > 0
+    assert "detectable" in sens["note"] and "safe" in sens["note"]

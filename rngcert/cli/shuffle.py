@@ -90,9 +90,12 @@ def _shuffle_lines(report: dict) -> list[str]:
     sens = report.get("sensitivity")
     if sens:
         axes = list(sens["axes"])
-        out.append("sensitivity (verdict, best tracker edge): " + " × ".join(axes))
+        out.append(f"sensitivity at {sens['tables_per_point']} tables a point (verdict, best tracker edge [95% interval], the edge "
+                   "detectable with 90% power; SUSPECT = findings without an edge): " + " × ".join(axes))
         for r in sens["rows"]:
             e = "no bets" if r["edge"] is None else f"{100 * r['edge']:+.2f}% [{100 * r['ci95'][0]:+.1f}, {100 * r['ci95'][1]:+.1f}] ({r['tracker']})"
+            if r.get("detectable_edge") is not None:
+                e += f"; detectable {100 * r['detectable_edge']:+.1f}%"
             out.append("  " + ", ".join(f"{a}={r[a]}" for a in axes) + f": {r['verdict']}, {e}")
     pe = report.get("power_effect")
     if pe and pe.get("statement"):

@@ -197,8 +197,10 @@ def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
     out["min_detectable_edge"] = edges
     parts = []
     if "min_adjacency_retention" in out:
+        rho = out["min_adjacency_retention"]
         parts.append(f"with {data.n_shoes} shoes the battery detects, with 90% power at level {a1:.2g}, a shuffle that keeps "
-                     f"{100 * out['min_adjacency_retention']:.2f}% of neighbouring pairs together ({out['adjacency_note']})")
+                     f"{100 * rho:.2f}% of the neighbouring pairs together beyond the {mu0:.2f} pair a shoe that a uniform "
+                     f"shuffle keeps by chance ({rho * (n - 1):.2f} more pairs a shoe; {out['adjacency_note']})")
     det = [f"{k.replace('_', ' ')} {100 * v:+.2f}%" for k, v in edges.items() if v is not None]
     if det:
         parts.append("and a tracker edge above " + ", ".join(det) + " of the stake")
@@ -379,14 +381,19 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
         d2 = _procedure_data(p2, t2, k2, first=False, threshold=threshold, bj_rules=bj_rules)
         o2 = _run(d2, entropy=entropy, group="sensitivity", alpha=alpha, n_resamples=n_resamples, standard=standard)
         best = _max_edge(o2)
-        rows.append({**{ax: g[axes[ax][0]] for ax in names}, "verdict": o2.verdict,
+        mde = [v for v in (o2.power.get("min_detectable_edge") or {}).values() if v is not None]
+        rows.append({**{ax: g[axes[ax][0]] for ax in names}, "verdict": o2.verdict, "detectable_edge": max(mde) if mde else None,
                      "tracker": None if best is None else best[0], "edge": None if best is None else best[1],
                      "ci95": None if best is None else best[2], "rejected": list(o2.rejected)})
     current = {ax: proc.value(axes[ax][0]) for ax in names}
     return {"axes": {ax: {"parameter": axes[ax][0], "values": axes[ax][1]} for ax in names}, "current": current, "rows": rows,
             "tables_per_point": tables, "burn_in": 4,
             "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
-                     "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake")}
+                     "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
+                     "interval, and 'detectable' the edge the point's tables detect with 90% power at the family-wise level. A point "
+                     "is FAIL only when the edge passes that test, so an interval above 0 with an edge below 'detectable' is not a "
+                     "FAIL at this size; a point with fewer tables than the main run can differ from the main verdict for that reason. "
+                     "SUSPECT is a statistical finding without an edge: under the edge standard the procedure is safe there")}
 
 
 def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
