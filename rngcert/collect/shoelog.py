@@ -414,7 +414,9 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         problems.append(ShoeProblem(str(paths[rej_file[k]]), ln[0], t, s_, st, 0,
                                     f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]})"))
     for src in sources:
-        src["shoe_problems"] = sum(1 for p in problems if p.file == src["path"])
+        # shoes left out, not symptoms: one card replaced by another is a duplicate, an excess and a missing card
+        src["shoe_problems"] = len({(p.table, p.shoe, p.stage) for p in problems if p.file == src["path"]})
+        src["shoe_problem_findings"] = sum(1 for p in problems if p.file == src["path"])
     good = ~bad
     _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, [label(int(k)) for k in keys.tolist()], paths)
     codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]

@@ -54,7 +54,7 @@ FIELDS: dict[str, tuple[bool, str]] = {
     "tables": (True, "one section per table (or stream set, or shoe set); see TABLE_FIELDS"),
     "verdict": (True, "PASS, SUSPECT, INCONCLUSIVE or FAIL (the worst table's)"),
     "audit": (False, "audits: the window, earlier audits, homogeneity tests and bias estimates"),
-    "shoe_problems": (False, "shoe logs: every shoe that is not a legal multiset of its decks"),
+    "shoe_problems": (False, "shoe logs: every finding on a shoe that is not a legal multiset of its decks (a shoe can have several)"),
     "rerun": (False, "what `rngcert verify --rerun` needs to recompute the report from its inputs"),
     "integrity": (False, "SHA-256 of the canonical content, report id, hashes of the written files, signature"),
     "steady_state": (False, "shuffle procedures: burn-in shoes before the tested shoe, and the steady-state verdict"),
