@@ -74,8 +74,9 @@ def test_ideal_procedure_passes_and_two_riffles_fail(run, tmp_path):
 
 
 def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, tmp_path):
-    res = run("shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--out", tmp_path)
+    res = run("shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--sensitivity-shoes", 100, "--out", tmp_path)
     assert res.exit_code in (EXIT["FAIL"], EXIT["SUSPECT"])
+    assert "sensitivity at 100 tables a point" in res.output  # on by default for a procedure (issue 12: the packaged reports show it)
     assert "ASSUMED" in res.output and "tracker baccarat_sequence" in res.output and "first shoe from new decks" in res.output
     rep = next(tmp_path.glob("baccarat-004-*"))
     d = json.loads((rep / "report.json").read_text())
@@ -86,7 +87,7 @@ def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, t
     assert d["tables"][0]["trackers"][0]["name"] == "baccarat_sequence" and d["house_edge"]["banker"] == pytest.approx(0.010579, abs=1e-6)
     html = (rep / "report.html").read_text()
     for text in ("Zone-to-zone heat map", "Rising sequences", "what is measured, what is assumed", "ASSUMED",
-                 "The player's edge", "First shoe from new decks", "Power and effect size"):
+                 "The player's edge", "First shoe from new decks", "Power and effect size", "Sensitivity to the assumed parameters"):
         assert text in html, text
 
 

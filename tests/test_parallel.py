@@ -177,7 +177,7 @@ def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster):
         assert np.array_equal(getattr(serial, f), getattr(dask, f)), f
     one = simulate_batch(proc, 0, 50, 9, burn_in=1)  # batch 0 is the plain key: a small run is one pass
     assert np.array_equal(one.after, simulate_tables(proc, 50, 9, burn_in=1).after)
-    args = ["shuffle", "certify", "baccarat-004", "--shoes", str(n), "--burn-in", "2", "--seed", "3", "--no-plots", "--json"]
+    args = ["shuffle", "certify", "baccarat-004", "--shoes", str(n), "--burn-in", "2", "--seed", "3", "--no-plots", "--json", "--no-sensitivity"]
     a = CliRunner().invoke(main, args + ["--workers", "1", "--out", str(tmp_path / "s")])
     b = CliRunner().invoke(main, args + ["--scheduler", cluster, "--out", str(tmp_path / "d")])
     assert a.exit_code in (0, 10, 11, 12) and b.exit_code == a.exit_code, b.output[-2000:]

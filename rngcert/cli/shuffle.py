@@ -104,7 +104,7 @@ def _shuffle_lines(report: dict) -> list[str]:
 
 
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
-                     threshold=0.0, sensitivity=False, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
+                     threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
                      command="", progress=True, plan=None):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
@@ -121,6 +121,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
         proc = load_procedure(source)
         proc, note = _apply_decks_rule(proc, decks, rule)
+        sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{proc.id}") as bar:
             cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
                                      n_resamples=resamples, standard=standard, sensitivity=sensitivity,
@@ -133,7 +134,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
         if decks is None:
             raise click.UsageError("--decks is required to certify a shoe log")
-        if sensitivity:
+        if sensitivity:  # asked for explicitly (None: the default)
             raise click.UsageError("--sensitivity varies the assumed parameters of a simulated PROCEDURE; a shoe log is certified as "
                                    "recorded (its wash is measured: see the parameters block of its report)")
         proc = None
@@ -186,7 +187,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 Examples:
   rngcert shuffle certify baccarat-004 --shoes 2000 --seed 1
   rngcert shuffle certify blackjack-004 --decks 6 --seed 1
-  rngcert shuffle certify baccarat-004 --sensitivity --seed 1
+  rngcert shuffle certify baccarat-004 --no-sensitivity --seed 1
   rngcert shuffle certify my-procedure.toml --shoes 5000
   rngcert shuffle certify baccarat-004 --shoes 20000 --workers 2 --seed 1
   rngcert shuffle certify scanner.csv --decks 8 --game baccarat --procedure baccarat-004
@@ -205,7 +206,9 @@ Examples:
 @click.option("--standard", type=click.Choice(["edge", "uniform"]), default=None, help="Verdict standard: edge (manual procedures: FAIL on a tracker edge) or uniform (machines: FAIL on any rejection). Default from the procedure's kind; logs without --procedure: uniform.")
 @click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii).")
 @click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
-@click.option("--sensitivity", is_flag=True, help="PROCEDURE: verdict and edge over a grid of the assumed parameters (wash travel × clump × riffles).")
+@click.option("--sensitivity/--no-sensitivity", default=None,
+              help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
+                   "on by default for a procedure (about 7 s), not available for a shoe log.")
 @click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True, help="Tables per sensitivity grid point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
