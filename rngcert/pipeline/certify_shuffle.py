@@ -98,9 +98,12 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
     if name.startswith("tracker_edge:"):
         e, ci = d.get("edge"), d.get("ci95")
         who = name.split(":", 1)[1].replace("_", " ")
-        return (f"the {who} tracker, seeing only the dealt cards, returns {100 * e:+.2f}% of the stake (95% interval "
-                f"{100 * ci[0]:+.2f}% to {100 * ci[1]:+.2f}%) against a threshold of {100 * d.get('threshold', 0):+.2f}%: the shuffle "
-                "leaves the order of the previous shoe readable; lengthen the wash or add riffles and re-certify")
+        head = (f"the {who} tracker, seeing only the dealt cards, returns {100 * e:+.2f}% of the stake (95% interval "
+                f"{100 * ci[0]:+.2f}% to {100 * ci[1]:+.2f}%) against a threshold of {100 * d.get('threshold', 0):+.2f}%")
+        if not t.get("rejected_familywise"):  # listed for its raw p-value: not the decision's test
+            return (head + f": a possible edge, not established at the sample's family-wise level (Holm-adjusted p = "
+                           f"{t.get('pvalue_holm', float('nan')):.2g}); certify more shoes before relying on it either way")
+        return head + ": the shuffle leaves the order of the previous shoe readable; lengthen the wash or add riffles and re-certify"
     if name == "adjacent_pairs":
         m = d.get("mean_per_shoe", t["statistic"] / max(t.get("n") or 1, 1))
         return (f"{m:.1f} of the {n_cards - 1} neighbouring pairs of a shoe stay together (a uniform shuffle keeps about 1): "
