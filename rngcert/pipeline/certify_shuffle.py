@@ -24,6 +24,7 @@ statement, the game's house edges and the equipment checks.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -534,12 +535,12 @@ def _faces(x, serialised):
     return np.where(a >= 0, a if serialised else a % 52, -1).astype(np.int16)
 
 
-def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: dict | None = None):
+def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None):
     """Rebuild (before view, after prefix) pairs from consecutive dealt shoes of each table.
 
     Returns arrays over the shoes that can be tested and their indices into the log; ``how``
     (when given) counts where each shoe's order before the shuffle came from."""
-    how = {} if how is None else how
+    how = Counter() if how is None else how
     ser = bool(log.serialised)
     dealt = _faces(log.dealt, ser)
     lengths = (dealt >= 0).sum(axis=1)
@@ -556,23 +557,23 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
             if i in recorded:
                 idx.append(i)
                 views.append(recorded[i])
-                how["recorded in the log (stage before)"] = how.get("recorded in the log (stage before)", 0) + 1
+                how["recorded in the log (stage before)"] += 1
             elif before_orders is not None and (table, log.meta[i]["shoe"]) in before_orders:
                 idx.append(i)
                 views.append(_faces(before_orders[(table, log.meta[i]["shoe"])], ser))
-                how["given in the --before file"] = how.get("given in the --before file", 0) + 1
+                how["given in the --before file"] += 1
             elif before_mode == "new-deck":
                 idx.append(i)
                 views.append(_faces(new_shoe(decks), ser))
-                how["new decks in order (--before new-deck)"] = how.get("new decks in order (--before new-deck)", 0) + 1
+                how["new decks in order (--before new-deck)"] += 1
             elif j > 0:
                 prev = seq[j - 1]
                 idx.append(i)
                 if before_mode == "previous" or fn is None:
                     views.append(dealt[prev].astype(np.int16))
-                    how["the previous shoe's dealt order"] = how.get("the previous shoe's dealt order", 0) + 1
+                    how["the previous shoe's dealt order"] += 1
                 else:
-                    how["rebuilt from the previous shoe by the pickup rules"] = how.get("rebuilt from the previous shoe by the pickup rules", 0) + 1
+                    how["rebuilt from the previous shoe by the pickup rules"] += 1
                     rebuild.append((len(views), prev))
                     views.append(None)
     if not idx:
@@ -641,7 +642,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         bj_rules = Rules(decks=decks)
         notes.append("blackjack rules not given (no --procedure): the trackers play the defaults of rngcert.stats.blackjack.Rules")
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
-    how: dict = {}
+    how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how)
     cut = None
     if proc is not None and proc.game == game and game is not None:

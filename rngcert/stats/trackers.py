@@ -439,12 +439,12 @@ def _predict(fields, pos, post, T: int, V: int, bg: np.ndarray, work: dict | Non
     # would run inner loops of V elements)
     restore = np.concatenate([np.eye(V - 1, dtype=np.float32), -np.ones((V - 1, 1), np.float32)], axis=1)
     key = ("bg", m * A * T, V)
-    if work is None or work.get(key) is None or not np.array_equal(work[key][:V], bg):
+    tiled = None if work is None else work.get(key)
+    if tiled is None or not np.array_equal(tiled[:V], bg):
         tiled = np.tile(np.asarray(bg, dtype=np.float64), m * A * T)
-        if work is None:
-            work = {}
-        work[key] = tiled
-    q = np.add(e @ restore, work[key].reshape(m * A * T, V), dtype=np.float64)
+        if work is not None:
+            work[key] = tiled
+    q = np.add(e @ restore, tiled.reshape(m * A * T, V), dtype=np.float64)
     return np.maximum(q, 0.0, out=q).reshape(m, A, T, V)
 
 
