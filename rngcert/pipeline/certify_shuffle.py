@@ -37,7 +37,7 @@ from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
 from rngcert.pipeline.parallel import Plan, map_items
-from rngcert.report import cite, plots, schema
+from rngcert.report import cite, plots, schema, text
 from rngcert.seeding import root, stream
 from rngcert.simulate import deal as D
 from rngcert.simulate.fit import fit_procedure, wash_parameters
@@ -111,7 +111,7 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
                 "clumps survive the wash; check the wash length and that the riffle interleaves single cards")
     if name in ("rising_sequences", "displacement", "rank_correlation", "position_correlation", "position_chisquare"):
         return (f"{name.replace('_', ' ')}: cards end up nearer their place before the shuffle than chance allows "
-                f"(p = {t['pvalue']:.2g}); the order of the discards is partly kept; lengthen the wash or add a riffle")
+                f"(p {text.p_is(t)}); the order of the discards is partly kept; lengthen the wash or add a riffle")
     if name == "fixed_points":
         return (f"{d.get('mean_per_shoe') or 0:.2f} cards per shoe stay in place against {d.get('null_mean_per_shoe') or 0:.2f} expected: "
                 "too few means an algorithm that never leaves a card in place (Sattolo's off-by-one), too many a shuffle that "
@@ -120,12 +120,12 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
         return (f"a guesser who knows the order before the shuffle names {d.get('mean_correct_per_shoe') or 0:.2f} cards per shoe "
                 f"against {d.get('null_mean_per_shoe') or 0:.2f} by chance: the shuffle is predictable card by card")
     if name in ("baccarat_outcomes", "dealer_totals", "ten_clumping", "position_rank_chisquare"):
-        return (f"{name.replace('_', ' ')}: the dealt game departs from a well-shuffled shoe (p = {t['pvalue']:.2g}); residual order "
+        return (f"{name.replace('_', ' ')}: the dealt game departs from a well-shuffled shoe (p {text.p_is(t)}); residual order "
                 "of the discards (new decks, or a short wash) shows in the game itself")
     if name.startswith("orientation"):
         return ("card orientation is not random (edge-sorting risk, 004 §2 rule 3.1): the wash does not turn the cards; "
                 "use symmetric backs or turn half the stack")
-    return f"{name}: p = {t['pvalue']:.2g}"
+    return f"{name}: p {text.p_is(t)}"
 
 
 def _findings(outcome: BatteryOutcome, n_cards: int) -> list[str]:
