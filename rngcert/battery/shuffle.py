@@ -384,12 +384,12 @@ def decide_shuffle(results, *, alpha: float, standard: str, errors=(), inconclus
     stat_rej = [n for n in out.rejected if not is_tracker(n)]
     if out.verdict == "FAIL":
         if edge_rej:
-            out.reasons = [f"a tracker beats the threshold declared in advance: {', '.join(edge_rej)} (Holm at {alpha})"]
+            out.reasons = [f"a tracker beats the threshold declared in advance: {', '.join(edge_rej)} (Holm at {alpha:.3g})"]
             if stat_rej:
                 out.reasons.append(f"also rejected: {', '.join(stat_rej)}")
         elif standard == "edge" or all(n in FINDING_ONLY for n in stat_rej):
             out.verdict = "SUSPECT"
-            out.reasons = [f"findings: {len(stat_rej)} test(s) reject at family-wise level {alpha} (Holm): {', '.join(stat_rej)}; "
+            out.reasons = [f"findings: {len(stat_rej)} test(s) reject at family-wise level {alpha:.3g} (Holm): {', '.join(stat_rej)}; "
                            "no tracker beats the threshold, so under the edge standard these are findings, not a FAIL"]
     if out.verdict == "PASS" and out.raw_below_alpha:
         out.reasons.append(f"raw p < {alpha} without a family-wise rejection (expected by chance): {', '.join(out.raw_below_alpha)}")

@@ -29,6 +29,10 @@ def _is_procedure(arg: str) -> bool:
     if arg.endswith(".toml") or arg in packaged_procedures():
         return True
     if not Path(arg).exists():
+        if Path(arg).suffix.lower() in (".csv", ".tsv", ".txt"):  # a shoe log that is not there: an input error (exit 3)
+            from rngcert.errors import InputError
+
+            raise InputError(f"{arg}: no such shoe log")
         raise EquipmentError(f"{arg!r} is neither a file nor a packaged procedure ({', '.join(packaged_procedures())})")
     return False
 
@@ -91,7 +95,7 @@ def _shuffle_lines(report: dict) -> list[str]:
     if sens:
         axes = list(sens["axes"])
         out.append(f"sensitivity at {sens['tables_per_point']} tables a point (verdict, best tracker edge [95% interval], the edge "
-                   "detectable with 90% power; SUSPECT = findings without an edge): " + " × ".join(axes))
+                   "detectable with 90% power; SUSPECT = findings, no edge established at this size): " + " × ".join(axes))
         for r in sens["rows"]:
             e = "no bets" if r["edge"] is None else f"{100 * r['edge']:+.2f}% [{100 * r['ci95'][0]:+.1f}, {100 * r['ci95'][1]:+.1f}] ({r['tracker']})"
             if r.get("detectable_edge") is not None:

@@ -99,12 +99,9 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
     if name.startswith("tracker_edge:"):
         e, ci = d.get("edge"), d.get("ci95")
         who = name.split(":", 1)[1].replace("_", " ")
-        head = (f"the {who} tracker, seeing only the dealt cards, returns {100 * e:+.2f}% of the stake (95% interval "
-                f"{100 * ci[0]:+.2f}% to {100 * ci[1]:+.2f}%) against a threshold of {100 * d.get('threshold', 0):+.2f}%")
-        if not t.get("rejected_familywise"):  # listed for its raw p-value: not the decision's test
-            return (head + f": a possible edge, not established at the sample's family-wise level (Holm-adjusted p = "
-                           f"{t.get('pvalue_holm', float('nan')):.2g}); certify more shoes before relying on it either way")
-        return head + ": the shuffle leaves the order of the previous shoe readable; lengthen the wash or add riffles and re-certify"
+        return (f"the {who} tracker, seeing only the dealt cards, returns {100 * e:+.2f}% of the stake (95% interval "
+                f"{100 * ci[0]:+.2f}% to {100 * ci[1]:+.2f}%) against a threshold of {100 * d.get('threshold', 0):+.2f}%: the shuffle "
+                "leaves the order of the previous shoe readable; lengthen the wash or add riffles and re-certify")
     if name == "adjacent_pairs":
         m = d.get("mean_per_shoe", t["statistic"] / max(t.get("n") or 1, 1))
         return (f"{m:.1f} of the {n_cards - 1} neighbouring pairs of a shoe stay together (a uniform shuffle keeps about 1): "
@@ -130,8 +127,9 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
 
 def _findings(outcome: BatteryOutcome, n_cards: int) -> list[str]:
     d = outcome.to_dict()
-    return [f"{x['name']}: " + _finding_sentence(x, n_cards) for x in d["tests"]
-            if x["applicable"] and (x.get("rejected_familywise") or x["pvalue"] < outcome.alpha)]
+    # the tests rejected after Holm at the sample's level: what the verdict calls findings (a raw p below
+    # the level without a rejection is shown in the tables and the sample's line, not asserted as a defect)
+    return [f"{x['name']}: " + _finding_sentence(x, n_cards) for x in d["tests"] if x["applicable"] and x.get("rejected_familywise")]
 
 
 def _trackers(outcome: BatteryOutcome) -> list[dict]:
@@ -385,8 +383,8 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
         d2 = _procedure_data(p2, t2, k2, first=False, threshold=threshold, bj_rules=bj_rules)
         o2 = _run(d2, entropy=entropy, group="sensitivity", alpha=alpha, n_resamples=n_resamples, standard=standard)
         best = _max_edge(o2)
-        mde = [v for v in (o2.power.get("min_detectable_edge") or {}).values() if v is not None]
-        rows.append({**{ax: g[axes[ax][0]] for ax in names}, "verdict": o2.verdict, "detectable_edge": max(mde) if mde else None,
+        mde = (o2.power.get("min_detectable_edge") or {}).get(best[0]) if best is not None else None  # that tracker's own
+        rows.append({**{ax: g[axes[ax][0]] for ax in names}, "verdict": o2.verdict, "detectable_edge": mde,
                      "tracker": None if best is None else best[0], "edge": None if best is None else best[1],
                      "ci95": None if best is None else best[2], "rejected": list(o2.rejected)})
     current = {ax: proc.value(axes[ax][0]) for ax in names}
@@ -394,10 +392,11 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
             "tables_per_point": tables, "burn_in": 4,
             "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
                      "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
-                     "interval, and 'detectable' the edge the point's tables detect with 90% power at the family-wise level. A point "
-                     "is FAIL only when the edge passes that test, so an interval above 0 with an edge below 'detectable' is not a "
-                     "FAIL at this size; a point with fewer tables than the main run can differ from the main verdict for that reason. "
-                     "SUSPECT is a statistical finding without an edge: under the edge standard the procedure is safe there")}
+                     "interval, and 'detectable' the edge of that tracker its tables detect with 90% power at the family-wise level. "
+                     "A point is FAIL only when the edge passes the one-sided Holm test, so an interval above 0 need not be a FAIL "
+                     "at this size, and a point with fewer tables than the main run can differ from the main verdict for that reason. "
+                     "SUSPECT means statistical findings and no tracker edge established at this size: where its interval lies "
+                     "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
 
 
 def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
