@@ -344,8 +344,15 @@ def _remedies(proc: Procedure) -> list[tuple[str, dict]]:
 
 
 def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules):
+    """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
+    edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy); a change
+    of a parameter fixed by the rules says so, with the rule."""
     tried = []
+    rules = {p["name"]: p.get("source", "") for p in proc.parameters() if p.get("status") == "rule"}
     for label, change in _remedies(proc):
+        fixed = [f"{k} is fixed by {rules[k]}" for k in change if k in rules]
+        if fixed:
+            label += " — a change of the rules: " + "; ".join(fixed)
         p2 = proc.with_params(change)
         k2 = _kernel(p2, entropy, min(TRAIN_TABLES, tables), key=("tracker-training", "remedy"))
         t2 = simulate_tables(p2, tables, entropy, burn_in=1, key=("remedy",))
@@ -354,7 +361,7 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
         best = _max_edge(o2)
         tried.append({"change": label, "parameters": change, "verdict": o2.verdict,
                       "max_tracker_edge": None if best is None else {"tracker": best[0], "edge": best[1], "ci95": best[2]}})
-        if o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected):
+        if o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected) and (best is None or best[1] <= threshold):
             return label, tried
     return None, tried
 
