@@ -24,14 +24,12 @@ def _is_procedure(arg: str) -> bool:
     """A packaged procedure id or a .toml file; a name that is neither an existing file nor a
     packaged id is an equipment error that lists the packaged ids."""
     from rngcert.equipment.procedure import packaged_procedures
-    from rngcert.errors import EquipmentError
+    from rngcert.errors import EquipmentError, InputError
 
     if arg.endswith(".toml") or arg in packaged_procedures():
         return True
     if not Path(arg).exists():
         if Path(arg).suffix.lower() in (".csv", ".tsv", ".txt"):  # a shoe log that is not there: an input error (exit 3)
-            from rngcert.errors import InputError
-
             raise InputError(f"{arg}: no such shoe log")
         raise EquipmentError(f"{arg!r} is neither a file nor a packaged procedure ({', '.join(packaged_procedures())})")
     return False
