@@ -169,12 +169,14 @@ def _as_text(col) -> pa.Array:
 
 
 def _decode(col: pa.Array) -> tuple[np.ndarray, list]:
-    """Dictionary-encode a string column: (indices with -1 for null, list of distinct values)."""
+    """Dictionary-encode a string column: ((n,) int32 indices into the list of distinct values,
+    that list). A null has the index ``len(list)``: a lookup table of one more slot than the
+    list (the last for null) is indexed directly."""
     enc = pc.dictionary_encode(col)
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
-    idx = _arrow.ints(enc.indices, fill=-1).astype(np.int64)
-    return idx, enc.dictionary.to_pylist()
+    uniq = enc.dictionary.to_pylist()
+    return _arrow.ints(enc.indices, fill=len(uniq)), uniq
 
 
 def _norm_text(t) -> str | None:
@@ -189,6 +191,16 @@ def _decode_norm(col) -> tuple[np.ndarray, list]:
     per-row work is one hash pass in C++)."""
     idx, uniq = _decode(_as_text(col))
     return idx, [_norm_text(u) for u in uniq]
+
+
+def _clean_text(col: pa.Array) -> pa.Array:
+    """A text column as compared and stored: surrounding white space trimmed, and a cell that
+    rngcert wrote with the spreadsheet-safe quote (``'=A1``, see :mod:`rngcert.collect.csvsafe`)
+    read as written before."""
+    col = pc.utf8_trim_whitespace(col)
+    if len(col) and pc.any(pc.starts_with(col, "'")).as_py():
+        col = pc.replace_substring_regex(col, r"^'([=+\-@\t\r'])", r"\1")
+    return col
 
 
 _NUMBER = re.compile(r"^(\d+)(?:\.0*)?$")
@@ -216,21 +228,26 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
 
     Returns
     -------
-    pos, sym : (n,) int64, -1 where the token is not a position / symbol
+    pos, sym : (n,) int16, -1 where the token is not a position / symbol
     void : (n,) bool, token is a void marker
-    bad : (n,) object array of reason strings or None
+    bad : (n,) int32, index into ``reasons`` of why the token is not read, -1 where it is
+    reasons : list of str
+    empty : (n,) bool, the cell is empty (or null)
     """
     positions, symbols = wheel.token_table()
     idx, uniq = _decode_norm(col)
     m = len(uniq)
-    pos_u = np.full(m + 1, -1, dtype=np.int64)  # last slot: null
-    sym_u = np.full(m + 1, -1, dtype=np.int64)
+    pos_u = np.full(m + 1, -1, dtype=_ID_DTYPE)  # last slot: null
+    sym_u = np.full(m + 1, -1, dtype=_ID_DTYPE)
     void_u = np.zeros(m + 1, dtype=bool)
-    bad_u = np.empty(m + 1, dtype=object)
-    bad_u[m] = "empty result"
+    empty_u = np.zeros(m + 1, dtype=bool)
+    bad_u = np.full(m + 1, -1, dtype=np.int32)
+    reasons = ["empty result"]
+    bad_u[m] = empty_u[m] = 0
     for j, tok in enumerate(uniq):
         if tok is None or tok == "":
-            bad_u[j] = "empty result"
+            bad_u[j] = 0
+            empty_u[j] = True
             continue
         t = _pocket_number(tok, positions, symbols)
         if t in positions:
@@ -242,9 +259,9 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
         elif t in VOID_TOKENS:
             void_u[j] = True
         else:
-            bad_u[j] = f"{tok!r} is not a pocket/section of wheel {wheel.id!r}"
-    idx = np.where(idx < 0, m, idx)
-    return pos_u[idx], sym_u[idx], void_u[idx], bad_u[idx]
+            bad_u[j] = len(reasons)
+            reasons.append(f"{tok!r} is not a pocket/section of wheel {wheel.id!r}")
+    return pos_u[idx], sym_u[idx], void_u[idx], bad_u[idx], reasons, empty_u[idx]
 
 
 def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +275,6 @@ def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
             val[j] = True
         elif t not in _FALSE:
             bad[j] = True
-    idx = np.where(idx < 0, m, idx)
     return val[idx], bad[idx]
 
 
@@ -277,14 +293,19 @@ def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
                 bad[j] = True
         except ValueError:
             bad[j] = True
-    idx = np.where(idx < 0, m, idx)
     return val[idx], bad[idx]
 
 
 def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse ISO 8601 timestamps to int64 microseconds since the epoch (UTC; a timestamp
     without zone is taken as UTC). Returns (values, bad mask); empty cells are bad too."""
-    col = pc.utf8_trim(pc.utf8_trim_whitespace(_as_text(col)), characters="\"'")
+    col = _as_text(col)
+    if not col.null_count:  # the usual log: every cell as written parses (then trimming would change nothing)
+        try:
+            return _arrow.ints(pc.cast(col, pa.timestamp("us", tz="UTC")).cast(pa.int64())), np.zeros(len(col), dtype=bool)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    col = pc.utf8_trim(pc.utf8_trim_whitespace(col), characters="\"'")
     for typ in (pa.timestamp("us", tz="UTC"), pa.timestamp("us")):
         try:
             ts = pc.cast(col, typ)
@@ -309,7 +330,6 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
             val[j] = int(d.timestamp() * 1_000_000)
         except (ValueError, AttributeError):
             bad[j] = True
-    idx = np.where(idx < 0, m, idx)
     return val[idx], bad[idx]
 
 
@@ -888,18 +908,35 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         )
     n = len(cols[resolved["result"]])
     colnum = {c: i + 1 for i, c in enumerate(cols)}  # the reader's names, in file order
-    reason = np.empty(n, dtype=object)
-    column = np.empty(n, dtype=object)
+    # Each row's first fault: the column (index into fcols) and the reason (index into whys);
+    # -1 and free = True while the row has none. Per-row reasons are small integer codes, not
+    # Python objects: a 10 M-spin log has 10 M rows and almost no faults.
+    free = np.ones(n, dtype=bool)
+    col_of = np.full(n, -1, dtype=np.int16)
+    why_of = np.full(n, -1, dtype=np.int32)
+    fcols: list[str] = []
+    whys: list[str] = []
 
-    def flag(mask, col, why):
-        new = mask & (reason == None)  # noqa: E711  (object array comparison)
-        if np.any(new):
-            reason[new] = why if isinstance(why, str) else why[new]
-            column[new] = col
+    def flag(mask, col, why, codes=None):
+        """Give the rows in ``mask`` that have no fault yet the reason ``why`` (a string), or,
+        with ``codes``, the reason ``why[codes[i]]`` of each row."""
+        new = mask & free
+        if not new.any():
+            return
+        if col not in fcols:
+            fcols.append(col)
+        col_of[new] = fcols.index(col)
+        if codes is None:
+            why_of[new] = len(whys)
+            whys.append(why)
+        else:
+            why_of[new] = len(whys) + codes[new]
+            whys.extend(why)
+        free[new] = False
 
-    pos, sym, void_tok, bad = _resolve_labels(cols[resolved["result"]], wheel)
+    pos, sym, void_tok, bad, bad_why, _ = _resolve_labels(cols[resolved["result"]], wheel)
     void = void_tok.copy()
-    flag(bad != None, resolved["result"], bad)  # noqa: E711
+    flag(bad >= 0, resolved["result"], bad_why, bad)
     notes = []
     if "void" in resolved:
         v, badv = _truthy(cols[resolved["void"]])
@@ -910,54 +947,53 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         flag(badr | (rv < 0), resolved["revolutions"], "revolutions is not a non-negative number")
         void |= (rv < 3) & ~badr  # rules 4.2 / 5.3: fewer than 3 revolutions is a void spin
     # A void spin needs no readable result (e.g. "No spin" with an empty pocket).
-    reason[void & (column == resolved["result"])] = None
-    column[void & (column == resolved["result"])] = None
+    if resolved["result"] in fcols:
+        unflag = void & (col_of == fcols.index(resolved["result"]))
+        free[unflag] = True
+        col_of[unflag] = -1
+        why_of[unflag] = -1
     ts = None
     if "timestamp" in resolved:
         ts, badt = _timestamps(cols[resolved["timestamp"]])
         flag(badt & ~void, resolved["timestamp"], "timestamp is not ISO 8601")
     release = None
     if "release_pocket" in resolved:
-        rcol = cols[resolved["release_pocket"]]
-        rpos, _, _, rbad = _resolve_labels(rcol, wheel)
-        ridx, runiq = _decode_norm(rcol)
-        empty = np.array([u in ("", None) for u in runiq] + [True])[np.where(ridx < 0, len(runiq), ridx)]
+        rpos, _, _, _, _, empty = _resolve_labels(cols[resolved["release_pocket"]], wheel)
         flag((rpos < 0) & ~empty & ~void, resolved["release_pocket"], "release_pocket is not a pocket of this wheel")
         release = np.where(empty, -1, rpos)
     direction = None
     if "direction" in resolved:
         idx, uniq = _decode_norm(cols[resolved["direction"]])
         m = len(uniq)
-        dir_u = np.full(m + 1, -1, dtype=np.int8)
+        dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
         bad_u = np.zeros(m + 1, dtype=bool)
         for j, t in enumerate(uniq):
             if t in _DIRECTIONS:
                 dir_u[j] = _DIRECTIONS[t]
             elif t not in ("", None):
                 bad_u[j] = True
-        idx = np.where(idx < 0, m, idx)
         direction = dir_u[idx]
         flag(bad_u[idx] & ~void, resolved["direction"], "direction must be cw or ccw")
-    accepted = (reason == None) & ~void  # noqa: E711
-    void_final = void & (reason == None)  # noqa: E711
-    rej_idx = np.flatnonzero(reason != None)  # noqa: E711
+    accepted = free & ~void
+    void_final = void & free
+    rej_idx = np.flatnonzero(~free)
     out_rejects = list(rejects)
     if rej_idx.size:
         # the text of the cell that was wrong (not always the result)
         texts = [None] * rej_idx.size
-        rej_cols = column[rej_idx]
-        for colname in set(rej_cols.tolist()):
-            where = np.flatnonzero(rej_cols == colname)
-            vals = cols[colname].take(pa.array(rej_idx[where])).to_pylist()
+        rej_cols = col_of[rej_idx]
+        for ci in np.unique(rej_cols).tolist():
+            where = np.flatnonzero(rej_cols == ci)
+            vals = cols[fcols[ci]].take(pa.array(rej_idx[where])).to_pylist()
             for w, v in zip(where.tolist(), vals):
                 texts[w] = v
-        for i, t in zip(rej_idx.tolist(), texts):
-            col = column[i]
+        for i, ci, wi, t in zip(rej_idx.tolist(), rej_cols.tolist(), why_of[rej_idx].tolist(), texts):
+            col = fcols[ci]
             if fieldpos is not None:
                 colname = f"field {int(fieldpos[i])}"
             else:
                 colname = f"{col} (column {colnum.get(col, '?')})"
-            out_rejects.append(RejectedRow(name, int(lines[i]), colname, reason[i], "" if t is None else str(t)[:200]))
+            out_rejects.append(RejectedRow(name, int(lines[i]), colname, whys[wi], "" if t is None else str(t)[:200]))
     out_rejects.sort(key=lambda r: r.line)
 
     def textcol(key):
@@ -965,26 +1001,37 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         Whole-number spin ids come back as :class:`IntIds` (no Python object per row)."""
         if key not in resolved:
             return None
-        col = _as_text(cols[resolved[key]])
-        col = pc.utf8_trim_whitespace(pc.fill_null(col, "") if col.null_count else col)
-        # a cell rngcert wrote with the spreadsheet-safe quote ('=A1, see collect.csvsafe) reads as written before
-        if pc.any(pc.starts_with(col, "'")).as_py():
-            col = pc.replace_substring_regex(col, r"^'([=+\-@\t\r'])", r"\1")
-        if not text_codes:
-            return col
-        if key == "spin_id":
+        raw = _as_text(cols[resolved[key]])
+        if raw.null_count:
+            raw = pc.fill_null(raw, "")
+        if key == "spin_id" or not text_codes:
+            if text_codes:
+                try:  # whole numbers as written (a cell with spaces or a quote fails here and is cleaned below)
+                    return IntIds(_arrow.ints(pc.cast(raw, pa.int64())))
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    pass
+            col = _clean_text(raw)
+            if not text_codes:
+                return col
             try:
                 return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
-        idx, uniq = _decode(col)
-        return idx.astype(np.int32), [("" if u is None else u) for u in uniq]
+            idx, uniq = _decode(col)
+            return idx, [("" if u is None else u) for u in uniq]
+        # a table or dealer column has few distinct values: clean those, then join the ones that
+        # clean to the same text (in order of first appearance, as the cleaned column would give)
+        enc = pc.dictionary_encode(raw)
+        if isinstance(enc, pa.ChunkedArray):
+            enc = enc.combine_chunks()
+        idx, uniq = _decode(_clean_text(enc.dictionary))
+        return idx[_arrow.ints(enc.indices)], [("" if u is None else u) for u in uniq]
 
     return {
         "name": name,
         "rows": int(n + len(rejects)),
-        "pos": pos.astype(_ID_DTYPE),  # compact dtypes: a 10 M-spin log must fit in memory
-        "sym": sym.astype(_ID_DTYPE),
+        "pos": pos.astype(_ID_DTYPE, copy=False),  # compact dtypes: a 10 M-spin log must fit in memory
+        "sym": sym.astype(_ID_DTYPE, copy=False),
         "accepted_mask": accepted,
         "void_mask": void_final,
         "void_count": int(void_final.sum()),
