@@ -111,3 +111,31 @@ def test_symbol_level_battery_has_no_geometry():
     names = [s.name for s in WHEEL.members(WheelData(x, sp))]
     assert "sector_scan" not in names and "wheel_distance" not in names
     assert "runs_top_symbol" in names and "pocket_chisquare" in names
+
+
+def test_threaded_evaluate_gives_the_serial_results_in_spec_order():
+    """A single table's battery runs its tests on several threads (Battery.evaluate(threads=2)):
+    each test draws from its own stream and results are collected in the specs' order, so every
+    result, error and spawn key is that of the serial run, including a test that raises."""
+    from dataclasses import replace
+
+    from rngcert.pipeline.parallel import Plan
+    from rngcert.simulate.wheel import WheelBias, simulate_spins
+
+    eu = load_wheel("european")
+    sim = simulate_spins(eu, 20_000, np.random.default_rng(3), bias=WheelBias(sectors=((4, 5, 1.3),)), dealers=3, with_release=True)
+    data = WheelData(sim.positions, eu.position_space(), release=sim.release, dealer=sim.dealer, dealer_labels=["D1", "D2", "D3"],
+                     direction=sim.direction)
+
+    def boom(d, ctx):
+        raise RuntimeError("kaput")
+
+    battery = replace(WHEEL, specs=WHEEL.specs[:5] + (Spec("boom", boom, U),) + WHEEL.specs[5:])
+    serial = battery.evaluate(data, entropy=11, group="table:T1", n_resamples=199)
+    threaded = battery.evaluate(data, entropy=11, group="table:T1", n_resamples=199, threads=2)
+    assert [r.to_dict() for r in serial[0]] == [r.to_dict() for r in threaded[0]]
+    assert serial[1:] == threaded[1:] and serial[1] == ["boom: RuntimeError: kaput"]
+    assert [r.name for r in serial[0]][5] == "boom" and any(r.applicable and r.pvalue < 0.01 for r in serial[0])
+    # who gets threads: one item of a non-serial plan; never a serial plan or a cluster's items
+    assert Plan(workers=1).item_threads(1) == 1 and Plan().item_threads(3) == 1 and Plan(scheduler="tcp://h:1").item_threads(1) == 1
+    assert 1 <= Plan().item_threads(1) <= 4 and Plan(workers=2).item_threads(1) <= 2

@@ -7,7 +7,8 @@ import click
 
 WORKERS_HELP = (
     "Worker processes for the independent work items (tables, streams): default every core, on a local Dask "
-    "cluster; 1 = serial in this process. The result does not depend on it."
+    "cluster (a single table runs here, its tests on up to 4 threads); 1 = serial in this process, one thread. "
+    "The result does not depend on it."
 )
 SCHEDULER_HELP = (
     "Run the work items on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (default: the environment "

@@ -195,8 +195,9 @@ def certify_spins(
         ]
     # tables are independent work items (serial, or on Dask: see rngcert.pipeline.parallel); each
     # item carries one table's compact arrays, never the whole log
-    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias)
     names = list(log.tables)
+    plan = plan or Plan(workers=1)
+    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=plan.item_threads(len(names)))
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
     total = sum(t.n for t in log.tables.values()) or 1
     finished = [0]
@@ -209,7 +210,7 @@ def certify_spins(
 
     if progress:
         progress(0, total, f"{len(names)} table(s)")
-    results = map_items(_table_item, items, plan=plan or Plan(workers=1), progress=done, preload=_PRELOAD if figures else ())
+    results = map_items(_table_item, items, plan=plan, progress=done, preload=_PRELOAD if figures else ())
     outcomes = [r[0] for r in results]
     table_reports = [r[1] for r in results]
     figs = [r[2] for r in results]
@@ -280,7 +281,7 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     return out, report, (wheel_figures(t.outcomes, one.space, out) if figures else [])
 
 
-def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons) -> tuple[BatteryOutcome, dict]:
+def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -298,7 +299,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
                      tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
-    results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
+    results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
     out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
     first_reasons = list(reasons)

@@ -105,6 +105,19 @@ class Plan:
     def serial(self) -> bool:
         return self.address is None and self.workers == 1
 
+    def item_threads(self, n_items: int) -> int:
+        """Threads one work item may use for its own independent parts (the tests of a battery):
+        every core of this process, at most 4, when a single item runs here on a plan that is not
+        serial; else 1 (a serial plan, and the items of a cluster, which has one thread per
+        worker). The results do not depend on it (each test has its own random stream)."""
+        if self.serial or self.address or n_items != 1:
+            return 1
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cores = os.cpu_count() or 1
+        return max(1, min(cores, 4, self.workers or cores))
+
     def n_workers(self, n_items: int) -> int:
         """Local-cluster size for ``n_items`` items: ``workers`` or every core, at most ``n_items``."""
         return max(1, min(self.workers or os.cpu_count() or 1, n_items))
