@@ -56,3 +56,39 @@ def test_lean_log_of_short_lines_is_scanned_without_a_python_loop_per_line(tmp_p
     with open(p, "rb") as fh:
         got = csvstream.scan_lines(fh)
     assert got.n_lines == 1_000_001 and got.blank_lines.tolist() == [12, 500_002, 1_000_001]
+
+
+def test_prefetch_keeps_order_raises_in_place_and_stops_with_its_caller():
+    """The parse thread of ordered_map (csvstream.prefetch): items in order, an exception of the
+    producer raised after the items before it, and a caller that stops early stops the producer."""
+    import threading
+
+    import pytest
+
+    def produce(n, fail_at=None):
+        for i in range(n):
+            if i == fail_at:
+                raise ValueError(f"bad batch {i}")
+            yield i
+
+    assert list(csvstream.prefetch(produce(50), 2)) == list(range(50))
+    got = []
+    with pytest.raises(ValueError, match="bad batch 7"):
+        for x in csvstream.prefetch(produce(20, fail_at=7), 3):
+            got.append(x)
+    assert got == list(range(7))
+    it = csvstream.prefetch(produce(10**9), 2)
+    assert [next(it) for _ in range(3)] == [0, 1, 2]
+    it.close()  # the producer sees the stop and ends (it would otherwise run for ever)
+    assert not any(t.name == "rngcert-parse" and t.is_alive() for t in threading.enumerate())
+    # ordered_map with threads: the results and the exception of the serial loop
+    batches = [(i,) for i in range(30)]
+    assert csvstream.ordered_map(lambda i: i * i, batches, threads=2) == [i * i for i in range(30)]
+
+    def then(r):
+        if r == 100:
+            raise KeyError("at 10")
+        return r
+
+    with pytest.raises(KeyError):
+        csvstream.ordered_map(lambda i: i * i, batches, then, threads=2)

@@ -507,11 +507,58 @@ def read_threads() -> int:
     return max(1, min(2, cores))
 
 
+def prefetch(items, depth: int):
+    """Iterate ``items`` on a thread of its own, at most ``depth`` items ahead of the caller
+    (pyarrow's parser releases the GIL: the next batches are parsed while this thread hands
+    the last ones on). Items, and an exception raised by the iteration, arrive in the order of
+    the plain loop; a caller that stops early stops the thread."""
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=max(1, depth))
+    stop = threading.Event()
+
+    def put(entry) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(entry, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run():
+        try:
+            for x in items:
+                if not put((0, x)):
+                    return
+            put((1, None))
+        except BaseException as exc:  # handed to the caller, raised there at its place in the order
+            put((2, exc))
+
+    t = threading.Thread(target=run, name="rngcert-parse", daemon=True)
+    t.start()
+    try:
+        while True:
+            kind, x = q.get()
+            if kind == 0:
+                yield x
+            elif kind == 1:
+                return
+            else:
+                raise x
+    finally:
+        stop.set()
+        t.join()
+
+
 def ordered_map(func, batches, then=None, *, threads: int = 1):
     """``[then(func(*b)) for b in batches]``, with ``func`` run on ``threads`` threads while
     the next batches are produced; ``then`` runs in this thread, in the batches' order, so its
-    results (and any exception, raised at its batch) are those of the serial loop. At most
-    ``threads + 1`` batches are in flight, so memory stays bounded."""
+    results (and any exception, raised at its batch) are those of the serial loop. With
+    ``threads`` > 1 the batches are also produced on a thread of their own (:func:`prefetch`),
+    so that producing them (parsing) runs beside ``then``. At most ``2 * threads + 2`` batches
+    are in flight, so memory stays bounded."""
     then = then or (lambda r: r)
     if threads <= 1:
         return [then(func(*b)) for b in batches]
@@ -522,7 +569,7 @@ def ordered_map(func, batches, then=None, *, threads: int = 1):
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rngcert-read") as pool:
         pending: deque = deque()
         try:
-            for b in batches:
+            for b in prefetch(batches, threads):
                 pending.append(pool.submit(func, *b))
                 while len(pending) > threads:
                     out.append(then(pending.popleft().result()))
