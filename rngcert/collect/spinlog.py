@@ -622,6 +622,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
         consume.reserve(scan.n_lines)
     parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
                                           on_restart=None if consume is None else consume.rollback, then=reduce, threads=csvstream.read_threads())
+    csvstream.release_arrow_memory(force=True)
     if not parts:  # header only
         parts.append(reduce(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
     part = _concat_parts(parts)
