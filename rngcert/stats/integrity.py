@@ -141,20 +141,31 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
            "chance_bound": min(1.0, n * n / 2.0 * float(k) ** (-L)) if n else 0.0}
     if n < 2 * L:
         return res
-    # polynomial hash mod 2**64 of every window (numpy integer arithmetic wraps), verified below
-    base = np.uint64(1_000_003)
-    powers = np.ones(L, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for i in range(L - 2, -1, -1):  # L multiplications (mod 2**64)
-            powers[i] = powers[i + 1] * base
+    # polynomial hash mod 2**64 of every window, H(i) = sum_j (x[i+j]+1) * B**(L-1-j) (numpy integer
+    # arithmetic wraps), verified below. Computed from a running sum, not L passes: with y[t] = (x[t]+1) * B**-t
+    # (B is odd, so invertible mod 2**64) and C its prefix sums, H(i) = (C[i+L] - C[i]) * B**(i+L-1).
+    B = 1_000_003
     n_win = n - L + 1
 
-    def hashes(lo, hi):  # the hashes of windows lo..hi-1
-        win = np.lib.stride_tricks.sliding_window_view(x[lo : hi + L - 1].astype(np.uint64) + np.uint64(1), L)
-        h = np.zeros(hi - lo, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            for j in range(L):  # loop over the L columns, vectorised over the span's windows
-                h += win[:, j] * powers[j]
+    def power_table(b: int, m: int) -> np.ndarray:
+        out = np.full(m, b, dtype=np.uint64)
+        out[0] = 1
+        return np.cumprod(out, dtype=np.uint64)  # (wraps mod 2**64)
+
+    tables: dict = {}
+
+    def hashes(lo, hi):  # the hashes of windows lo..hi-1 (powers counted from lo)
+        m = hi - lo + L - 1
+        if tables.get("m", 0) < m:
+            tables.update(m=m, pw=power_table(B, m), inv=power_table(pow(B, -1, 1 << 64), m))
+        seg = x[lo : lo + m].astype(np.uint64)
+        seg += np.uint64(1)
+        seg *= tables["inv"][:m]
+        c = np.empty(m + 1, dtype=np.uint64)
+        c[0] = 0
+        np.cumsum(seg, out=c[1:])
+        h = c[L:] - c[: m + 1 - L]
+        h *= tables["pw"][L - 1 : m]
         return h
 
     # 1. the high 32 bits of every hash (4 bytes a window), sorted in place: the values that occur twice
@@ -170,12 +181,12 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     # 2. the windows whose high bits occur twice (a superset of those whose whole hash does), in spin order with
     # their whole hash: equal hashes sort next to each other as among all windows
     cand, cand_h = [], []
-    seen24 = np.zeros(1 << 24, dtype=bool)  # a 16 MB bitmap of their top 24 bits: a cheap first filter
-    seen24[twice >> np.uint32(8)] = True
+    seen20 = np.zeros(1 << 20, dtype=bool)  # a 1 MB table of their top 20 bits (it stays in cache): a cheap first filter
+    seen20[twice >> np.uint32(12)] = True
     for lo, hi in spans(n_win):
         h = hashes(lo, hi)
         hi32 = (h >> np.uint64(32)).astype(np.uint32)
-        sel = np.flatnonzero(seen24[hi32 >> np.uint32(8)])
+        sel = np.flatnonzero(seen20[hi32 >> np.uint32(12)])
         i = np.minimum(np.searchsorted(twice, hi32[sel]), twice.size - 1)
         sel = sel[twice[i] == hi32[sel]]
         cand.append(sel + lo)
