@@ -139,3 +139,33 @@ def test_threaded_evaluate_gives_the_serial_results_in_spec_order():
     # who gets threads: one item of a non-serial plan; never a serial plan or a cluster's items
     assert Plan(workers=1).item_threads(1) == 1 and Plan().item_threads(3) == 1 and Plan(scheduler="tcp://h:1").item_threads(1) == 1
     assert 1 <= Plan().item_threads(1) <= 4 and Plan(workers=2).item_threads(1) <= 2
+
+
+def test_certify_gives_threads_to_one_table_below_the_size_limit(monkeypatch, tmp_path):
+    """certify_spins passes Plan.item_threads to the battery of a single table, and one thread
+    above THREADED_MAX_SPINS (the tests' temporaries at once would not fit the memory target)."""
+    from rngcert.battery.core import Battery
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.pipeline import certify_wheel
+    from rngcert.pipeline.parallel import Plan
+    from rngcert.simulate.wheel import simulate_spins, write_spin_log
+
+    eu = load_wheel("european")
+    path = tmp_path / "t.csv"
+    with open(path, "wb") as fh:
+        write_spin_log(fh, eu, simulate_spins(eu, 3000, np.random.default_rng(1)), table="T1")
+    log = read_spin_log([path], eu)
+    seen = []
+    real = Battery.evaluate
+
+    def spy(self, data, **kw):
+        seen.append(kw.get("threads", 1))
+        return real(self, data, **kw)
+
+    monkeypatch.setattr(Battery, "evaluate", spy)
+    a = certify_wheel.certify_spins(log, seed=3, n_resamples=99, figures=False, plan=Plan())
+    monkeypatch.setattr(certify_wheel, "THREADED_MAX_SPINS", 2999)
+    b = certify_wheel.certify_spins(log, seed=3, n_resamples=99, figures=False, plan=Plan())
+    c = certify_wheel.certify_spins(log, seed=3, n_resamples=99, figures=False, plan=Plan(workers=1))
+    assert seen == [Plan().item_threads(1), 1, 1]
+    assert a.report["tables"] == b.report["tables"] == c.report["tables"]

@@ -152,6 +152,12 @@ def certify_log(
     return cert
 
 
+#: Largest table whose battery runs on several threads. Tests on threads hold their temporaries at
+#: once (several bytes a spin each); above this, one thread keeps the 100 M-spin certify in its
+#: memory target (issue 11: 1.5 GB). At 10 M spins the peak was the same either way (380 MB).
+THREADED_MAX_SPINS = 20_000_000
+
+
 def _packaged(wheel: Wheel) -> bool:
     """Whether ``wheel`` is one of the packaged definitions (found again by its id)."""
     return str(wheel.path).startswith("rngcert/equipment/data/")
@@ -197,7 +203,9 @@ def certify_spins(
     # item carries one table's compact arrays, never the whole log
     names = list(log.tables)
     plan = plan or Plan(workers=1)
-    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=plan.item_threads(len(names)))
+    # a single table's tests on threads, where their temporaries at once stay small beside the log
+    threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
+    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
     total = sum(t.n for t in log.tables.values()) or 1
     finished = [0]
