@@ -176,9 +176,12 @@ def test_locate_reproduces_the_product_per_copy_bit_for_bit(top):
     assert np.array_equal(pos, pos0) and np.array_equal(post, post0)
 
 
-def test_one_order_before_the_shuffle_is_computed_once_with_the_same_bits():
+def test_one_order_before_the_shuffle_is_computed_once_with_the_same_results():
     # first shoes of new decks: every table starts from the same order, whose fields and neighbours
-    # the trackers compute once per chunk; shoe by shoe (chunk=1) they are computed for each shoe
+    # the trackers compute once per chunk; shoe by shoe (chunk=1) they are computed for each shoe.
+    # The bets are the same; the predicted returns agree to rounding (within 1e-12 of the stake):
+    # the baccarat tracker's small float64 matrix products are blocked by their number of rows, so
+    # on some CPUs (one seen here on 2026-12-02) a chunk of 16 and a chunk of 1 differ in the last bit.
     bac = load_procedure("baccarat-004")
     tr = simulate_tables(bac, 60, 5, burn_in=2, key=("train",))
     k = T.learn_kernel(tr.before, tr.after, lags=24)
@@ -186,7 +189,10 @@ def test_one_order_before_the_shuffle_is_computed_once_with_the_same_bits():
     assert (tab.first_before == tab.first_before[:1]).all()
     a = T.baccarat_sequence_tracker(tab.first_before, tab.first_after, k, decks=8, cut_position=bac.cut_position)
     b = T.baccarat_sequence_tracker(tab.first_before, tab.first_after, k, decks=8, cut_position=bac.cut_position, chunk=1)
-    assert np.array_equal(a.ev_player, b.ev_player, equal_nan=True) and np.array_equal(a.ev_banker, b.ev_banker, equal_nan=True)
+    for x, y in ((a.ev_player, b.ev_player), (a.ev_banker, b.ev_banker)):
+        assert np.array_equal(np.isnan(x), np.isnan(y)) and np.nanmax(np.abs(x - y)) <= 1e-12
+    assert np.array_equal(a.ret_player, b.ret_player, equal_nan=True) and np.array_equal(a.ret_banker, b.ret_banker, equal_nan=True)
+    assert np.array_equal(a.coup, b.coup)
     bj = load_procedure("blackjack-004")
     rules = Rules.from_procedure(bj)
     tab = simulate_tables(bj, 12, 6, burn_in=1, key=("eval",))
