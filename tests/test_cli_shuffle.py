@@ -93,7 +93,7 @@ def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, t
 
 def test_blackjack_decks_and_rules_are_checked(run, tmp_path):
     res = run("shuffle", "certify", "blackjack-004", "--rule", "H17", "--shoes", 100, "--out", tmp_path)
-    assert res.exit_code == EXIT_EQUIPMENT and "4.4 ii" in res.output
+    assert res.exit_code == EXIT_EQUIPMENT and "4.4 ii" in res.output and "only S17 is allowed by" in res.output and "[" + "'S17" not in res.output
     res = run("shuffle", "certify", "baccarat-004", "--decks", 6)  # refused by the rules, like H17: exit 4, rule cited
     assert res.exit_code == EXIT_EQUIPMENT and "1.3.1" in res.output
     res = run("shuffle", "house-edge", "blackjack-004", "--decks", 6, "--json")

@@ -380,7 +380,8 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
         rule = deal.get("rule", "S17")
         if rule not in rules["allowed_dealer"]:
             src = rules.get("allowed_dealer_source") or "the procedure's [rules] allowed_dealer"
-            raise _err(path, f"dealer rule {rule!r} is not permitted: {src} allows only {rules['allowed_dealer']}")
+            allowed = " or ".join(str(r) for r in rules["allowed_dealer"])
+            raise _err(path, f"dealer rule {rule} is not permitted: only {allowed} is allowed by {src}")
     steps_in = data["steps"]
     if not isinstance(steps_in, list) or not steps_in:
         raise _err(path, "'steps' must be a non-empty array of tables ([[steps]])")
