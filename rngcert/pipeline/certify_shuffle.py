@@ -94,7 +94,8 @@ def _house_edges(game: str | None, decks: int, bj_rules) -> dict | None:
 
 
 def _finding_sentence(t: dict, n_cards: int) -> str:
-    """One plain sentence for a flagged test: what was observed, causes to check, next step."""
+    """One plain sentence for a flagged test: what was observed, causes to check, next step (the
+    caller puts the test's name before it)."""
     name, d = t["name"], t.get("details") or {}
     if name.startswith("tracker_edge:"):
         e, ci = d.get("edge"), d.get("ci95")
@@ -107,7 +108,7 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
         return (f"{m:.1f} of the {n_cards - 1} neighbouring pairs of a shoe stay together (a uniform shuffle keeps about 1): "
                 "clumps survive the wash; check the wash length and that the riffle interleaves single cards")
     if name in ("rising_sequences", "displacement", "rank_correlation", "position_correlation", "position_chisquare"):
-        return (f"{name.replace('_', ' ')}: cards end up nearer their place before the shuffle than chance allows "
+        return ("cards end up nearer their place before the shuffle than chance allows "
                 f"(p {text.p_is(t)}); the order of the discards is partly kept; lengthen the wash or add a riffle")
     if name == "fixed_points":
         return (f"{d.get('mean_per_shoe') or 0:.2f} cards per shoe stay in place against {d.get('null_mean_per_shoe') or 0:.2f} expected: "
@@ -117,12 +118,12 @@ def _finding_sentence(t: dict, n_cards: int) -> str:
         return (f"a guesser who knows the order before the shuffle names {d.get('mean_correct_per_shoe') or 0:.2f} cards per shoe "
                 f"against {d.get('null_mean_per_shoe') or 0:.2f} by chance: the shuffle is predictable card by card")
     if name in ("baccarat_outcomes", "dealer_totals", "ten_clumping", "position_rank_chisquare"):
-        return (f"{name.replace('_', ' ')}: the dealt game departs from a well-shuffled shoe (p {text.p_is(t)}); residual order "
+        return (f"the dealt game departs from a well-shuffled shoe (p {text.p_is(t)}); residual order "
                 "of the discards (new decks, or a short wash) shows in the game itself")
     if name.startswith("orientation"):
         return ("card orientation is not random (edge-sorting risk, 004 §2 rule 3.1): the wash does not turn the cards; "
                 "use symmetric backs or turn half the stack")
-    return f"{name}: p {text.p_is(t)}"
+    return f"p {text.p_is(t)}"
 
 
 def _findings(outcome: BatteryOutcome, n_cards: int) -> list[str]:
