@@ -152,8 +152,10 @@ def test_certify_gives_threads_to_one_table_below_the_size_limit(monkeypatch, tm
 
     eu = load_wheel("european")
     path = tmp_path / "t.csv"
+    sim = simulate_spins(eu, 3000, np.random.default_rng(1))
+    sim.positions[2000:2100] = sim.positions[0:100]  # a copied block: the duplicated-block scan runs beside the battery
     with open(path, "wb") as fh:
-        write_spin_log(fh, eu, simulate_spins(eu, 3000, np.random.default_rng(1)), table="T1")
+        write_spin_log(fh, eu, sim, table="T1")
     log = read_spin_log([path], eu)
     seen = []
     real = Battery.evaluate
@@ -169,3 +171,4 @@ def test_certify_gives_threads_to_one_table_below_the_size_limit(monkeypatch, tm
     c = certify_wheel.certify_spins(log, seed=3, n_resamples=99, figures=False, plan=Plan(workers=1))
     assert seen == [Plan().item_threads(1), 1, 1]
     assert a.report["tables"] == b.report["tables"] == c.report["tables"]
+    assert [f["name"] for f in a.report["tables"][0]["integrity"]["findings"]] == ["duplicated_blocks"]

@@ -7,6 +7,7 @@ and the store can use the same path as the command.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, schema
 from rngcert.seeding import root, stream
 from rngcert.stats.exploit import power_and_exploitability
+from rngcert.stats.integrity import duplicated_blocks
 from rngcert.stats.result import jsonable
 
 
@@ -301,13 +303,24 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     space = log.space
     group = f"table:{name}"
     reasons = list(extra_reasons) + checks.too_few_reasons(t, space.m)
-    integrity = checks.integrity_findings(t, space) if t.n >= 2 else {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
-    reasons += integrity["inconclusive"]
-    mask = integrity["pair_mask"]
+    # the line-start comparison decides the pairs the battery may use; the scan for duplicated blocks
+    # (a third of a large table's checks) changes no test's data, so with threads it runs beside the battery
+    line_starts = checks.line_start_evidence(t, space) if t.n >= 2 else None
+    mask = checks.pair_mask_of(line_starts)
+    side = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rngcert-integrity") if threads > 1 and t.n >= 2 else None
+    dup_job = side.submit(duplicated_blocks, t.outcomes, space.m) if side is not None else None
     data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
                      tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
-    results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads)
+    try:
+        results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads)
+        dup = dup_job.result() if dup_job is not None else None
+    finally:
+        if side is not None:
+            side.shutdown(wait=True)
+    empty = {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
+    integrity = checks.integrity_findings(t, space, line_starts=line_starts, dup=dup) if t.n >= 2 else empty
+    reasons += integrity["inconclusive"]
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
     out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
     first_reasons = list(reasons)

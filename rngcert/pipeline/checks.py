@@ -131,8 +131,27 @@ def too_few_reasons(t: TableSpins, m: int) -> list[str]:
     return []
 
 
-def integrity_findings(t: TableSpins, space) -> dict:
+def line_start_evidence(t: TableSpins, space) -> dict | None:
+    """The repeats-at-line-starts comparison of a transcribed list (:func:`rngcert.stats.integrity.boundary_repeats`),
+    or None when the table has no line structure to compare. Its ``finding`` decides the pairs the
+    pair-based tests may use (``pair_mask``), so it runs before the battery."""
+    if t.line_start is not None and t.n > 1 and 0 < int(t.line_start[1:].sum()) < t.n - 1:
+        return integ.boundary_repeats(t.outcomes, t.line_start, space.m, np.asarray(space.probs))
+    return None
+
+
+def pair_mask_of(ev: dict | None) -> np.ndarray | None:
+    """(n-1,) bool of the pairs the pair-based tests may use, from :func:`line_start_evidence`; None: all."""
+    return ~ev["boundary_pairs"] if ev is not None and ev["finding"] else None
+
+
+def integrity_findings(t: TableSpins, space, *, line_starts: dict | None | bool = False, dup: dict | None = None) -> dict:
     """The data-integrity section of one table.
+
+    ``line_starts`` (the result of :func:`line_start_evidence`) and ``dup`` (of
+    :func:`rngcert.stats.integrity.duplicated_blocks` with its default length) may be given when
+    already computed (the certify pipeline scans for duplicated blocks beside the battery); by
+    default both are computed here.
 
     Returns
     -------
@@ -143,12 +162,11 @@ def integrity_findings(t: TableSpins, space) -> dict:
     """
     out: dict = {"findings": [], "checks": [], "rule": INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
     x = t.outcomes
-    probs = np.asarray(space.probs)
-    if t.line_start is not None and t.n > 1 and 0 < int(t.line_start[1:].sum()) < t.n - 1:
-        ev = integ.boundary_repeats(x, t.line_start, space.m, probs)
+    ev = line_start_evidence(t, space) if line_starts is False else line_starts
+    if ev is not None:
         out["checks"].append("repeats at line starts against within lines")
         if ev["finding"]:
-            out["pair_mask"] = ~ev["boundary_pairs"]
+            out["pair_mask"] = pair_mask_of(ev)
             out["findings"].append({
                 "name": "repeats_at_line_starts",
                 "text": "Transcription artefact: " + integ.excess_text(ev) + ". A wheel does not know where a line of the "
@@ -156,7 +174,7 @@ def integrity_findings(t: TableSpins, space) -> dict:
                 f"the {int((~ev['boundary_pairs']).sum()):,} pairs within lines.",
                 "evidence": {kk: vv for kk, vv in ev.items() if kk != "boundary_pairs"},
             })
-    dup = integ.duplicated_blocks(x, space.m)
+    dup = integ.duplicated_blocks(x, space.m) if dup is None else dup
     out["checks"].append(f"duplicated blocks of {dup['length']} spins")
     if dup["repeated_blocks"]:
         where = ", ".join(f"spins {a + 1}–{a + dup['length']} again at {b + 1}" for a, b in dup["first"])
