@@ -248,3 +248,18 @@ def test_streaming_batches_give_the_one_pass_result(tmp_path, monkeypatch):
     lines = p.read_text().split("\n")
     for r in one.rejected:
         assert lines[r.line - 1].rstrip("\r").endswith(r.text) or r.text in lines[r.line - 1]
+
+
+def test_jsonl_missing_or_null_release_pocket_is_unknown_not_rejected(tmp_path):
+    """A JSON Lines row without release_pocket, or with null, has an unknown release pocket (-1),
+    like an empty CSV cell; only a value that is not a pocket is rejected."""
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.equipment.wheel import load_wheel
+
+    p = tmp_path / "rel.jsonl"
+    p.write_text('{"result": "5", "release_pocket": "12"}\n{"result": "7"}\n{"result": "9", "release_pocket": null}\n'
+                 '{"result": "3", "release_pocket": "99"}\n')
+    log = read_spin_log([p], load_wheel("european"))
+    assert log.accepted == 3 and [r.line for r in log.rejected] == [4]
+    t = next(iter(log.tables.values()))
+    assert t.release.tolist()[1:] == [-1, -1]

@@ -243,7 +243,7 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
     empty_u = np.zeros(m + 1, dtype=bool)
     bad_u = np.full(m + 1, -1, dtype=np.int32)
     reasons = ["empty result"]
-    bad_u[m] = empty_u[m] = 0
+    bad_u[m], empty_u[m] = 0, True  # a null cell: empty (a null result is "empty result")
     for j, tok in enumerate(uniq):
         if tok is None or tok == "":
             bad_u[j] = 0
