@@ -326,3 +326,22 @@ def test_money_wheel_symbol_log_ingests_and_audits(tmp_path):
     c = __import__("rngcert.pipeline.certify_wheel", fromlist=["certify_log"]).certify_log([p], mw, seed=1, n_resamples=99, figures=False)
     assert a.report["level"] == "symbol"
     assert {t["name"]: t.get("pvalue") for t in a.report["tables"][0]["battery"]["tests"]} == {t["name"]: t.get("pvalue") for t in c.report["tables"][0]["battery"]["tests"]}
+
+
+def test_tables_with_spins_are_the_tables_audit_all_audits(tmp_path):
+    """``Store.tables_with_spins`` (one DISTINCT over a column) names exactly the tables that
+    :meth:`Store.tables` counts a non-void spin for, in the same order: a table of void spins only
+    is left out, names sort as the store sorts them (upper case, lower case, accents)."""
+    log = tmp_path / "t.csv"
+    rows = ["table,result,void"]
+    for name in ("b-2", "B-10", "Ä1", "a1"):
+        rows += [f"{name},{k % 37},false" for k in range(5)]
+    rows += [f"only-void,{k},true" for k in range(4)]
+    log.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with Store(tmp_path / "s.duckdb") as st:
+        st.ingest([log])
+        listed = st.tables()
+        assert {t["table"] for t in listed} == {"b-2", "B-10", "Ä1", "a1", "only-void"}
+        expected = [t["table"] for t in listed if t["spins"]]
+        assert "only-void" not in expected and len(expected) == 4
+        assert st.tables_with_spins() == expected

@@ -484,7 +484,7 @@ def audit_all(
     if hasattr(store, "con"):
         if not plan.serial:
             raise InputError("audit_all with an open Store runs serially; pass the store's path to run tables on Dask workers")
-        tables = [t["table"] for t in store.tables() if t["spins"]]
+        tables = store.tables_with_spins()
         if on_start:
             on_start(len(tables))
         out = []
@@ -507,7 +507,7 @@ def audit_all(
     from rngcert.collect.store import Store
 
     with Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
-        tables = [t["table"] for t in st.tables() if t["spins"]]
+        tables = st.tables_with_spins()
     if on_start:
         on_start(len(tables))
     kw = dict(kw, figures=figures)
