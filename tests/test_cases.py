@@ -198,6 +198,34 @@ def test_c07_kind_repeats_across_files_and_the_store_rule(run, tmp_path):
     assert (res.inserted, res.duplicates, res.conflicts) == (4, 1, 1)
 
 
+def test_c07_kind_exact_duplicates_are_not_unreadable_rows(run, tmp_path):
+    """A block of 200 rows exported twice (same spin ids and results) is counted once and named as
+    duplicates; the copies are in the rejects but are not "rows that could not be read", so they
+    neither make the verdict INCONCLUSIVE by the --max-rejected rule nor send the user to check
+    --equipment and --column. The same file given twice likewise. A file with unreadable rows as
+    well keeps its unreadable share, counted without the copies."""
+    rng = np.random.default_rng(5)
+    rows = [f"{i},{x}" for i, x in enumerate(rng.integers(0, 37, 2000).tolist(), start=1)]
+    f = tmp_path / "dup.csv"
+    f.write_text("spin_id,result\n" + "\n".join(rows + rows[1000:1200]) + "\n")
+    res = run("certify", f, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+    rep = report_of(res)
+    (src,) = rep["inputs"]
+    assert (src["accepted"], src["rejected"], src["duplicates"]) == (2000, 200, 200)
+    assert "200 of them exact duplicates" in src["summary"]
+    reasons = rep["tables"][0]["battery"]["reasons"]
+    assert not any("could not be read" in r for r in reasons), reasons
+    assert any("200 exact duplicate row(s)" in n for n in rep["tables"][0]["notes"])
+    twice = run("certify", f, f, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+    assert not any("could not be read" in r for r in report_of(twice)["tables"][0]["battery"]["reasons"])
+    bad = tmp_path / "dup_bad.csv"
+    bad.write_text("spin_id,result\n" + "\n".join(rows + rows[1000:1200] + [f"{3000 + i},X" for i in range(150)]) + "\n")
+    r3 = report_of(run("certify", bad, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99))
+    (why,) = [r for r in r3["tables"][0]["battery"]["reasons"] if "could not be read" in r]
+    assert why.startswith("150 of 2,150 data rows (7%) could not be read") and "200 exact duplicate row(s) besides" in why
+    assert r3["verdict"] == "INCONCLUSIVE"
+
+
 # ------------------------------------------------------------------------------------ c08
 def test_c08_empty_table_rows_rejected_with_line(run, tmp_path):
     res = run("certify", case("c08-empty-table-value.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)

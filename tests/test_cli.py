@@ -29,6 +29,8 @@ def test_help_on_every_command(run):
         assert res.exit_code == 0, res.output
         assert "Usage" in res.output
     assert "Examples" in run("certify", "--help").output
+    for group in ((), ("shuffle",), ("simulate",)):  # the groups too, not only their commands
+        assert "Examples" in run(*group, "--help").output, group
     assert "12 FAIL" in run("--help").output
 
 

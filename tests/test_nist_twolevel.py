@@ -82,6 +82,8 @@ def test_not_applicable_sequences_are_excluded_and_counted():
     assert row.reasons == ("J = 3 cycles < 500",)
     allna = two_level_u(_fake("t", [None, None])).row("t")
     assert allna.verdict == "not applicable" and allna.m == 0
+    # why, in the sentence a verdict reason quotes (not only in report.json's reasons)
+    assert allna.uniformity_reason == "the test was not applicable to any sequence (J = 3 cycles < 500)"
 
 
 def test_to_test_results():

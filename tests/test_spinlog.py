@@ -263,3 +263,13 @@ def test_jsonl_missing_or_null_release_pocket_is_unknown_not_rejected(tmp_path):
     assert log.accepted == 3 and [r.line for r in log.rejected] == [4]
     t = next(iter(log.tables.values()))
     assert t.release.tolist()[1:] == [-1, -1]
+
+
+def test_a_rejected_result_is_quoted_as_written(tmp_path):
+    """The reason of a rejected result quotes the cell as the log wrote it (trimmed), not the
+    lower-cased token it was looked up as: ``'=SUM(A1)'``, not ``'=sum(a1)'``."""
+    p = tmp_path / "q.csv"
+    p.write_text("result\n5\n =SUM(A1) \nRed\n7\n")
+    log = read_spin_log([p], load_wheel("european"))
+    why = {r.line: r.reason for r in log.rejected}
+    assert why[3].startswith("'=SUM(A1)' is not a pocket/section") and why[4].startswith("'Red' is not a pocket/section")

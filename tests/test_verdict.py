@@ -67,7 +67,11 @@ def test_c14_crazy_time_without_equipment_names_the_wheel(cli, tmp_path):
     r = cli("certify", f, "--column", "result=WheelResult", "--seed", 1, "--no-plots", "--out", tmp_path)
     assert r.exit_code == EXIT["INCONCLUSIVE"], r.output
     assert "look like the crazy-time wheel" in r.output and "--equipment crazy-time" in r.output
-    assert "1561%" not in r.output
+    # the tests and the pay table are the wrong wheel's: no player claim, no "would be FAIL, inspect the wheel"
+    assert "1561" not in r.output and "Could a player beat this wheel? Not assessed: the pay table of european does not apply" in r.output
+    assert "Would be" not in r.output and "inspect the wheel" not in r.output
+    # the wrong wheel is the first reason (the unreadable share follows from it)
+    assert r.output.split("VERDICT: INCONCLUSIVE — ", 1)[1].startswith("No verdict: the labels look like the crazy-time wheel")
 
 
 def test_c15_equipment_without_a_log_is_an_error(cli, tmp_path):

@@ -92,7 +92,7 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
     if name.startswith("runs_"):
         r, er = d.get("runs"), d.get("expected_runs")
         if r is not None and er:
-            more = "more" if r > er else "fewer"
+            more = "more" if r > er else "less"
             return f"{name[5:].replace('_', '/')} changed {more} often than chance ({_n(r)} runs against {_n(er)} expected)", None, ""
     if name == "longest_colour_run":
         return f"the longest run of one colour was {d.get('longest_run')} spins against about {d.get('expected_longest', 0):.1f} expected", None, ""

@@ -146,7 +146,8 @@ def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str
         lines = [f"report: {paths['html']}", f"        {paths['json']}"]
         if "pdf" in paths:
             lines.append(f"        {paths['pdf']}")
-        lines.append(f"rejects: {paths['rejects']} ({report.get('rejected_count', 0)} rows)")
+        nrej = report.get("rejected_count", 0)
+        lines.append(f"rejects: {paths['rejects']} ({nrej:,} row{'' if nrej == 1 else 's'})")
         integ = report.get("integrity") or {}
         if integ:
             lines.append(f"report id {integ['report_id']}" + (" (signed)" if integ.get("signature") else "") + f"; check it with: rngcert verify {paths['json'].parent}")
@@ -217,7 +218,8 @@ def summary_text(report: dict) -> str:
             lines.append(f"    …{len(flagged) - 12} more flagged tests in the report")
         na = [x for x in b["tests"] if not x["applicable"]]
         rest = b["tests_applicable"] - len(flagged)
-        lines.append(f"    …and {rest} test(s) without anomalies" + (f"; {len(na)} not applicable" if na else ""))
+        lines.append((f"    …and {rest} test(s) without anomalies" if flagged else f"    all {rest} applicable test(s) without anomalies")
+                     + (f"; {len(na)} not applicable" if na else ""))
         if b["power"].get("statement"):
             lines.append(f"    power: {b['power']['statement']}")
         if b.get("exploitability_line"):

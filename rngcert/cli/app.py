@@ -27,7 +27,14 @@ from rngcert.cli import certify, equipment, power, rng, shuffle, simulate, store
 from rngcert.cli._common import EXIT_TABLE, Group
 
 
-@click.group(cls=Group, help=f"rngcert {__version__}: certify the randomness of casino gaming equipment.\n\n{EXIT_TABLE}")
+@click.group(cls=Group, help=f"rngcert {__version__}: certify the randomness of casino gaming equipment.\n\n{EXIT_TABLE}", epilog="""\b
+Examples:
+  rngcert certify spins.csv                      # a wheel's spin log (the bundled default log without a file)
+  rngcert shuffle certify baccarat-004           # a packaged shuffle procedure
+  rngcert bits --source pcg64 --streams 100 --length 1000000 --seed 1
+  rngcert ingest spins.csv && rngcert audit --all
+  rngcert COMMAND --help                         # each command's options and examples
+""")
 @click.version_option(__version__, prog_name="rngcert")
 def main():
     pass

@@ -11,7 +11,7 @@ import click
 @click.argument("wheel", required=False)
 def equipment_cmd(wheel):
     """List the packaged wheels, or show one wheel's definition as JSON, with the result of its
-    check against the seeds' equipment rules (``equipment_checks``: one sentence per violation)."""
+    check against the seeds' equipment rules (equipment_checks: one sentence per violation)."""
     from rngcert.equipment.wheel import load_wheel, packaged_wheels
 
     if wheel is None:

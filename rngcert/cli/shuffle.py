@@ -15,7 +15,13 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 3 input error · 4 procedure error · 2 usage error · 1 internal error."""
 
 
-@click.group("shuffle")
+@click.group("shuffle", epilog="""\b
+Examples:
+  rngcert shuffle certify baccarat-004 --shoes 2000 --seed 1   # a packaged procedure, simulated
+  rngcert shuffle certify scanner-log.csv --procedure baccarat-004
+  rngcert shuffle riffles --cards 52 --max 12
+  rngcert shuffle house-edge blackjack-004
+""")
 def shuffle():
     """Shoes and shuffle procedures: certify, simulate, exact riffle tables, blackjack house edge."""
 

@@ -16,7 +16,11 @@ from rngcert.cli._common import (
 from rngcert.errors import InputError
 
 
-@click.group()
+@click.group(epilog="""\b
+Examples:
+  rngcert simulate wheel --spins 20000 --seed 1 --out fair.csv
+  rngcert simulate wheel --spins 50000 --pocket-bias 17:1.2 --seed 2 --out biased.csv
+""")
 def simulate():
     """Produce logs from simulated equipment (fair or with planted biases)."""
 

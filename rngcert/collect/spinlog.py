@@ -86,6 +86,9 @@ class SourceInfo:
     void: int
     rejected: int
     blank_lines: int
+    #: rows among ``rejected`` that are exact copies of an earlier row (same table, spin_id and
+    #: result): read, and counted once, so not data that could not be read
+    duplicates: int = 0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -235,7 +238,8 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
     empty : (n,) bool, the cell is empty (or null)
     """
     positions, symbols = wheel.token_table()
-    idx, uniq = _decode_norm(col)
+    idx, raw = _decode(_as_text(col))
+    uniq = [_norm_text(u) for u in raw]  # (the reason quotes the cell as written, not as normalised)
     m = len(uniq)
     pos_u = np.full(m + 1, -1, dtype=_ID_DTYPE)  # last slot: null
     sym_u = np.full(m + 1, -1, dtype=_ID_DTYPE)
@@ -260,7 +264,7 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
             void_u[j] = True
         else:
             bad_u[j] = len(reasons)
-            reasons.append(f"{tok!r} is not a pocket/section of wheel {wheel.id!r}")
+            reasons.append(f"{str(raw[j]).strip()[:60]!r} is not a pocket/section of wheel {wheel.id!r}")
     return pos_u[idx], sym_u[idx], void_u[idx], bad_u[idx], reasons, empty_u[idx]
 
 
@@ -470,7 +474,7 @@ def read_spin_log(
         rejected.extend(part["rejected"])
         notes.extend(part["notes"])
         sources.append(
-            SourceInfo(part["name"], part["sha256"], part["format"], part["rows"], int(part["accepted_mask"].sum()), part["void_count"], len(part["rejected"]), part["blank"])
+            _source_info(part, int(part["accepted_mask"].sum()))
         )
     if not any(pt["accepted_mask"].any() or pt["void_mask"].any() for pt in parts):
         first = next(r for pt in parts for r in pt["rejected"])
@@ -486,6 +490,17 @@ def read_spin_log(
             notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
     tables = _assemble_tables(parts, key, pool, notes, repeat_notes)
     return SpinLog(wheel, level, space, tables, sources, rejected, notes)
+
+
+#: How the reason of a row rejected as an exact copy of an earlier row begins (see _mark_repeats).
+DUPLICATE_REASON = "exact duplicate of"
+
+
+def _source_info(part: dict, accepted: int, name: str | None = None) -> SourceInfo:
+    """The provenance of one read file: its rows, accepted, void, rejected (and of those, exact duplicates)."""
+    dups = sum(1 for r in part["rejected"] if r.reason.startswith(DUPLICATE_REASON))
+    return SourceInfo(name or part["name"], part["sha256"], part["format"], part["rows"], accepted, part["void_count"], len(part["rejected"]),
+                      part["blank"], dups)
 
 
 def _check_readable(part: dict, accepted: int) -> None:
@@ -531,7 +546,7 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
         metas.append(part)
         rejected.extend(part["rejected"])
         notes.extend(part["notes"])
-        sources.append(SourceInfo(name, part["sha256"], part["format"], part["rows"], accepted, part["void_count"], len(part["rejected"]), part["blank"]))
+        sources.append(_source_info(part, accepted, name))
     level, space, tables = acc.finish(metas, notes)
     return SpinLog(wheel, level, space, tables, sources, rejected, notes)
 
@@ -1211,7 +1226,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     reasons: dict[int, tuple[str, str]] = {}
     for g in np.flatnonzero(dup).tolist():  # the rows that repeat (few, usually)
         f = int(first[g])
-        reasons[g] = ("duplicate", f"exact duplicate of {at(f, g)} (spin_id {id_text(sk[g])}, same result {result(g)}): counted once")
+        reasons[g] = ("duplicate", f"{DUPLICATE_REASON} {at(f, g)} (spin_id {id_text(sk[g])}, same result {result(g)}): counted once")
     members = np.flatnonzero(in_conflict)
     members = members[np.lexsort((members, first[members]))]
     bounds = np.flatnonzero(np.r_[True, first[members][1:] != first[members][:-1], True]) if members.size else np.zeros(1, np.int64)

@@ -189,7 +189,7 @@ def certify_spins(
     log_reasons, per_table_reasons = checks.unreadable_reasons(log, max_rejected_share)
     hint = checks.other_wheel_hint(log) if log_reasons else None
     if hint:
-        log_reasons.append(hint)
+        log_reasons.insert(0, hint)  # the cause first: the unreadable share follows from it
     entropy = int(ss.entropy)
     members = WHEEL.members(WheelData(np.zeros(0, dtype=np.int16), log.space))
     W = sum(s.weight for s in members)
@@ -207,7 +207,7 @@ def certify_spins(
     plan = plan or Plan(workers=1)
     # a single table's tests on threads, where their temporaries at once stay small beside the log
     threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
-    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads)
+    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads, other_wheel=hint)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
     total = sum(t.n for t in log.tables.values()) or 1
     finished = [0]
@@ -241,6 +241,7 @@ def certify_spins(
             {
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
+                + (f" ({s.duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates else "")
                 + (f"; {s.blank_lines} blank lines" if s.blank_lines else ""),
             }
             for s in log.sources
@@ -291,14 +292,17 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     return out, report, (wheel_figures(t.outcomes, one.space, out) if figures else [])
 
 
-def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1) -> tuple[BatteryOutcome, dict]:
+def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1,
+                   other_wheel: str | None = None) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
     p-values whether it is certified alone, within a multi-table log, or audited from the store.
     Precedence (DESIGN §4): the reasons why the data cannot carry a verdict (``extra_reasons``,
     too few spins, a large data-integrity artefact, too little power for ``--min-bias``) make the
-    verdict INCONCLUSIVE whatever the tests say.
+    verdict INCONCLUSIVE whatever the tests say. With ``other_wheel`` (the reason saying that the
+    labels are another wheel's: :func:`rngcert.pipeline.checks.other_wheel_hint`) the tests ran on
+    the wrong wheel: no finding of theirs and no exploitability claim is stated, only the reasons.
     """
     space = log.space
     group = f"table:{name}"
@@ -363,6 +367,14 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     bd["exploitability_line"] = pe.get("line", "")
     unit = "pocket" if log.wheel.kind == "roulette" else ("section" if space.circular else "symbol")
     key_findings, next_steps = table_findings(bd, n=t.n, labels=list(space.labels), power=pw, unit=unit)
+    if other_wheel:  # tests and pay table of the wrong wheel: what they say is not about this wheel
+        why = f"the pay table of {log.wheel.id} does not apply: {other_wheel}"
+        bd["exploitability"] = {"applicable": False, "reason": why}
+        bd["exploitability_line"] = f"Could a player beat this wheel? Not assessed: {why}."
+        key_findings = [f for f in key_findings if f.startswith("No verdict:")]
+        next_steps = [other_wheel.rsplit(": ", 1)[-1].capitalize() + " (the wheel the labels belong to)."]
+        for x in bd["tests"]:
+            x.pop("plain", None)
     for f in integrity["findings"]:
         key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],

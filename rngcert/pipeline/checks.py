@@ -61,13 +61,18 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     per_table: dict[str, list[str]] = {}
     multi = len(log.sources) > 1
     for s in log.sources:
-        rows = s.accepted + s.void + s.rejected
-        share = s.rejected / rows if rows else 0.0
+        # an exact copy of an earlier row was read and is counted once: it is neither data nor unreadable
+        dups = s.duplicates
+        rows = s.accepted + s.void + s.rejected - dups
+        bad = s.rejected - dups
+        share = bad / rows if rows else 0.0
         if share <= max_share:
             continue
-        what = f"{s.rejected:,} of {rows:,} data rows ({share:.0%}) of {Path(s.path).name} could not be read" if multi else (
-            f"{s.rejected:,} of {rows:,} data rows ({share:.0%}) could not be read")
+        of = f" of {Path(s.path).name}" if multi else ""
+        what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
         reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
+        if dups:
+            reason += f"; {dups:,} exact duplicate row(s) besides, counted once, are not among them"
         stem = Path(s.path).stem
         if multi and stem in log.tables:
             per_table.setdefault(stem, []).append(reason)

@@ -232,10 +232,11 @@ def _row(name, requirement, pvals: np.ndarray, laws, reasons, m_total, alpha, ua
             else np.zeros(10, dtype=np.int64))
     hist_t = tuple(int(h) for h in hist)
     if m == 0:
+        why = sorted(set(reasons))
         return TwoLevelRow(name, requirement, m_total, 0, m_total, 0, None, None, None,
                            hist_t, None, None, None,
-                           "the test was not applicable to any sequence", "not applicable",
-                           tuple(sorted(set(reasons))))
+                           "the test was not applicable to any sequence" + (f" ({'; '.join(why[:2])}{'; …' if len(why) > 2 else ''})" if why else ""),
+                           "not applicable", tuple(why))
     passes = int(np.count_nonzero(pvals >= alpha))
     prop = passes / m
     # laws: list of (PValueLaw, count of sequences under it)
