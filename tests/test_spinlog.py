@@ -273,3 +273,28 @@ def test_a_rejected_result_is_quoted_as_written(tmp_path):
     log = read_spin_log([p], load_wheel("european"))
     why = {r.line: r.reason for r in log.rejected}
     assert why[3].startswith("'=SUM(A1)' is not a pocket/section") and why[4].startswith("'Red' is not a pocket/section")
+
+
+def test_period_of_the_spins_on_both_read_paths_and_in_the_report(tmp_path):
+    """``SpinLog.period`` is the first and last timestamp of the accepted and void spins (rejected
+    rows left out), the same on the streaming path and on the exact path (a repeated spin_id
+    sends the log there); certify's report carries it as ``period`` (ISO 8601, UTC)."""
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    rows = ["spin_id,timestamp,result", "1,2026-03-01T10:00:00Z,5", "2,2026-03-01T10:00:40.5Z,7", "3,not-a-time,9",
+            "4,2026-03-01T12:30:00+01:00,0"]
+    a = tmp_path / "a.csv"
+    a.write_text("\n".join(rows) + "\n")
+    b = tmp_path / "b.csv"
+    b.write_text("\n".join(rows + ["4,2026-03-01T12:30:00+01:00,0"]) + "\n")  # an exact duplicate: the exact path
+    us = 1_772_359_200_000_000  # 2026-03-01T10:00:00Z
+    for p in (a, b):
+        log = read_spin_log([p], EU)
+        assert log.period == (us, us + 5_400_000_000), p  # 11:30 UTC is the last
+    none = tmp_path / "n.csv"
+    none.write_text("result\n5\n7\n")
+    assert read_spin_log([none], EU).period is None
+    res = CliRunner().invoke(main, ["certify", str(a), "--json", "--no-plots", "--out", str(tmp_path), "--seed", "1"])
+    assert json.loads(res.output)["period"] == {"first": "2026-03-01T10:00:00", "last": "2026-03-01T11:30:00"}

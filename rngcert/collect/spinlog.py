@@ -146,6 +146,9 @@ class SpinLog:
     sources: list[SourceInfo]
     rejected: list[RejectedRow]
     notes: list[str] = field(default_factory=list)
+    #: (first, last) timestamp of the accepted and void spins, microseconds since the epoch (UTC),
+    #: or None when the log has no timestamps
+    period: tuple[int, int] | None = None
 
     @property
     def accepted(self) -> int:
@@ -489,7 +492,19 @@ def read_spin_log(
         if wheel.order_known:
             notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
     tables = _assemble_tables(parts, key, pool, notes, repeat_notes)
-    return SpinLog(wheel, level, space, tables, sources, rejected, notes)
+    period = None
+    for pt in parts:
+        if pt.get("ts") is not None:
+            live = pt["accepted_mask"] | pt["void_mask"]
+            if live.any():
+                period = _span(period, pt["ts"][live])
+    return SpinLog(wheel, level, space, tables, sources, rejected, notes, period)
+
+
+def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
+    """``period`` widened to the (non-empty) timestamps ``ts`` (int64 microseconds)."""
+    lo, hi = int(ts.min()), int(ts.max())
+    return (lo, hi) if period is None else (min(period[0], lo), max(period[1], hi))
 
 
 #: How the reason of a row rejected as an exact copy of an earlier row begins (see _mark_repeats).
@@ -548,7 +563,7 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
         notes.extend(part["notes"])
         sources.append(_source_info(part, accepted, name))
     level, space, tables = acc.finish(metas, notes)
-    return SpinLog(wheel, level, space, tables, sources, rejected, notes)
+    return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period)
 
 
 def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes: bool = True) -> dict:
@@ -1497,6 +1512,7 @@ class _CompactLog:
         self.last_ts: dict[int, tuple[int, int]] = {}  # per assembly table: (ts, id) of its last live row
         self.present: dict[int, list] = {}  # per assembly table: [count, last id, runs (start, end) of the ids]
         self.n_runs = 0
+        self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
         self.stem = ""
         self._mark = None
 
@@ -1517,7 +1533,7 @@ class _CompactLog:
         for d, k in ((self.tables, tables), (self.dealers, dealers)):
             for key in list(d)[k:]:
                 del d[key]
-        (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs) = small
+        (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period) = small
 
     def _cols(self):
         return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction) if g is not None]
@@ -1526,7 +1542,7 @@ class _CompactLog:
         import copy
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
-                 copy.deepcopy(self.present), self.n_runs)
+                 copy.deepcopy(self.present), self.n_runs, self.period)
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -1568,6 +1584,8 @@ class _CompactLog:
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
                 self._present(t, ids[rows])
         ts = pt.get("ts")
+        if ts is not None and live.size:
+            self.period = _span(self.period, ts[live])
         if ts is not None:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
                 v = ts[rows]

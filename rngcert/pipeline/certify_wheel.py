@@ -259,6 +259,7 @@ def certify_spins(
         unit="spins",
         section_word="Table",
         level=log.level,
+        period=_period(log.period),
         policy=dict(
             schema.policy(alpha, "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)",
                           cite.wheel_requirement(wheel.kind, wheel.id)),
@@ -270,6 +271,16 @@ def certify_spins(
     report["tables"] = table_reports
     report["verdict"] = verdict
     return Certification(report, figs, log, outcomes)
+
+
+def _period(span: tuple[int, int] | None) -> dict | None:
+    """The report's ``period``: first and last timestamp of the spins (ISO 8601, UTC), or None."""
+    if span is None:
+        return None
+    import datetime as dt
+
+    iso = lambda us: (dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=int(us))).isoformat()  # noqa: E731 (exact, no float)
+    return {"first": iso(span[0]), "last": iso(span[1])}
 
 
 #: What a table's work item imports beyond this module (imported before workers are forked).
