@@ -173,6 +173,33 @@ def test_no_record_on_a_read_only_file(tmp_path, store_a, monkeypatch):
     assert r.exit_code in (0, 10, 11, 12), r.output
 
 
+def test_a_store_marked_read_only_is_not_recorded_into_even_by_root(tmp_path, store_a):
+    """The permission bits are the archive mark: a 0444 store (or one in a 0555 folder, where
+    DuckDB's write-ahead log cannot be created) is audited with --no-record and refused (exit 3,
+    path, mode and what to do) when recording, also for root, whom the OS would let write; the
+    file's bytes do not change."""
+    db = store_a
+    before = sha(db)
+    args = ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")]
+    os.chmod(db, 0o444)
+    try:
+        r = CliRunner().invoke(group(), args)
+        assert r.exit_code == 3 and "read-only (mode 444)" in r.output and "--no-record" in r.output, r.output
+        r = CliRunner().invoke(group(), args + ["--no-record"])
+        assert r.exit_code in (0, 10, 11, 12), r.output
+    finally:
+        os.chmod(db, 0o644)
+    folder = db.parent
+    mode = folder.stat().st_mode & 0o777
+    os.chmod(folder, 0o555)
+    try:
+        r = CliRunner().invoke(group(), args[:-2] + ["--out", str(tmp_path.parent / f"{tmp_path.name}-r2")])
+        assert r.exit_code == 3 and "read-only folder" in r.output and "--no-record" in r.output, r.output
+    finally:
+        os.chmod(folder, mode)
+    assert sha(db) == before
+
+
 @pytest.mark.parametrize("kind", ["duckdb", "oserror"])
 def test_full_disk_during_ingest_is_exit_3_with_the_path_and_keeps_what_was_committed(tmp_path, store_a, monkeypatch, kind):
     db = store_a

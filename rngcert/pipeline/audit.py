@@ -220,8 +220,16 @@ def _check_recordable(store, record: bool) -> None:
             raise InputError(f"store {store.path} is open read-only: audit it with record=False (--no-record)")
         return
     p = Path(store)
-    if p.is_file() and not os.access(p, os.W_OK):
-        raise InputError(f"store {p} is read-only (no write permission): audit it with --no-record, which reads it without recording the audit")
+    if not p.is_file():
+        return
+    # the permission bits are the archive mark: respected even by root, whom the OS would let write
+    if not os.access(p, os.W_OK) or not p.stat().st_mode & 0o222:
+        raise InputError(f"store {p} is read-only (mode {p.stat().st_mode & 0o777:o}): audit it with --no-record, which reads it "
+                         "without recording the audit, or make it writable (chmod u+w) to record")
+    d = p.resolve().parent  # recording writes DuckDB's journal (a .wal file) beside the store
+    if not os.access(d, os.W_OK) or not d.stat().st_mode & 0o222:
+        raise InputError(f"store {p} is in a read-only folder ({d}, mode {d.stat().st_mode & 0o777:o}), where the write-ahead log of a "
+                         "recorded audit cannot be created: audit it with --no-record, or record it in a copy of the store elsewhere")
 
 
 def audit_table(
