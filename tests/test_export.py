@@ -6,7 +6,9 @@ audit of the copy equals an audit of the original. Runtime: about 10 s.
 
 from __future__ import annotations
 
+import datetime
 import json
+import shutil
 from pathlib import Path
 
 import click
@@ -116,3 +118,117 @@ def test_export_refuses_a_non_empty_folder_and_ingest_a_plain_folder(tmp_path):
     assert r.exit_code == 3 and "rngcert export" in r.output
     r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(tmp_path / "one"), "--table", "nope"])
     assert r.exit_code == 3 and "not in store" in r.output
+
+
+def small_store(tmp_path) -> Path:
+    """A few hundred spins over two days of table S, then a re-export of part of it that adds no
+    spin (duplicates, a conflict and two rejects), and a log with an in-file conflict."""
+    db = tmp_path / "small.duckdb"
+    a = tmp_path / "s1.csv"
+    res = np.random.default_rng(7).integers(0, 37, 300)
+    head = "spin_id,timestamp,table,result"
+    t0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    rows = [f"{i + 1},{(t0 + datetime.timedelta(minutes=6 * i)).isoformat().replace('+00:00', 'Z')},S,{x}" for i, x in enumerate(res)]
+    a.write_text("\n".join([head] + rows) + "\n")  # 300 spins 6 min apart: two days
+    k = 3
+
+    def with_result(row, value):
+        cells = row.split(",")
+        cells[k] = value
+        return ",".join(cells)
+
+    b = tmp_path / "s2.csv"  # nothing new: 10 duplicates, 1 conflict, 2 rejected rows
+    other = "0" if rows[10].split(",")[k] != "0" else "1"
+    b.write_text("\n".join([head] + rows[:10] + [with_result(rows[10], other), with_result(rows[11], "99"), with_result(rows[12], "abc")]) + "\n")
+    c = tmp_path / "s3.csv"  # one new spin, then the same spin_id again with another result (in-file conflict)
+    new = rows[-1].split(",")
+    new[0] = "9999"
+    c.write_text("\n".join([head, ",".join(new), with_result(",".join(new), other if new[k] != other else "2")]) + "\n")
+    r = CliRunner().invoke(group(), ["ingest", str(a), str(b), str(c), "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    with Store(db, read_only=True) as st:
+        assert st.count_spins() == 301 and len(st.rejects()) == 2 and len(st.conflicts()) == 2
+        assert [s["inserted"] for s in st.sources()] == [300, 0, 1]
+    return db
+
+
+def test_export_keeps_sources_rejects_and_conflicts_of_a_source_without_new_spins(tmp_path):
+    db = small_store(tmp_path)
+    out = tmp_path / "exp"
+    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)])
+    assert r.exit_code == 0 and "from 3 source(s)" in r.output and "2 rejected row(s)" in r.output, r.output
+    man = json.loads((out / "_rngcert" / "manifest.json").read_text())
+    assert man["sources"] == 3 and man["rejects"] == 2 and man["conflicts"] == 2
+    assert [p["spins"] for p in man["per_source"]] == [300, 0, 1]
+    assert len((out / "_rngcert" / "sources.jsonl").read_text().splitlines()) == 3
+    copy = tmp_path / "copy.duckdb"
+    r = CliRunner().invoke(group(), ["ingest", str(out), "--db", str(copy)])
+    assert r.exit_code == 0, r.output
+    sq = "SELECT path, sha256, rows, accepted, void, rejected, inserted, conflicts FROM sources ORDER BY source_id"
+    rq = 'SELECT r.file, r.line, r."column", r.reason, r.text, s.sha256 FROM rejects r JOIN sources s USING (source_id) ORDER BY ALL'
+    cq = """SELECT c.table_id, c.spin_id, c.stored_pos, c.stored_sym, c.stored_void, a.sha256, c.stored_line,
+                   c.new_pos, c.new_sym, c.new_void, b.sha256, c.line
+            FROM conflicts c JOIN sources a ON a.source_id = c.stored_source_id JOIN sources b ON b.source_id = c.source_id ORDER BY ALL"""
+    pq_ = "SELECT s.table_id, s.spin_no, s.spin_label, s.ts, s.pos, s.void, s.line, src.sha256 FROM spins s JOIN sources src USING (source_id) ORDER BY s.seq"
+    with duckdb.connect(str(db), read_only=True) as c1, duckdb.connect(str(copy), read_only=True) as c2:
+        for q in (sq, rq, cq, pq_):
+            assert c1.execute(q).fetchall() == c2.execute(q).fetchall(), q
+        assert len(c2.execute(cq).fetchall()) == 2 and len(c2.execute(rq).fetchall()) == 2
+    # the duplicates the original ingest counted are not rows of the store: the ingest says so
+    with Store(tmp_path / "third.duckdb") as st:
+        res = st.ingest_parquet(out)
+    assert [x.duplicates for x in res] == [0, 0, 0]
+    assert "counted 10 row(s) already stored" in res[1].note and "counted" not in res[0].note
+
+
+def _export(tmp_path, name="exp"):
+    db = small_store(tmp_path)
+    out = tmp_path / name
+    assert CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)]).exit_code == 0
+    return out
+
+
+def _refused(tmp_path, out, *words):
+    new = tmp_path / "new.duckdb"
+    r = CliRunner().invoke(group(), ["ingest", str(out), "--db", str(new)])
+    assert r.exit_code == 3, r.output
+    for w in words:
+        assert w in r.output, r.output
+    with Store(new, read_only=True) as st:  # nothing stored
+        assert st.count_spins() == 0 and st.sources() == [] and st.rejects() == []
+
+
+def test_ingest_refuses_an_export_with_a_missing_partition(tmp_path):
+    out = _export(tmp_path)
+    days = sorted((out / "table_id=S").iterdir())
+    assert len(days) == 2
+    gone = days[0]
+    n_gone = ds.dataset(str(gone), format="parquet").count_rows()
+    shutil.rmtree(gone)
+    _refused(tmp_path, out, "missing", str(gone))
+    # also when the manifest's file list was edited to match: the spins per source and table disagree
+    man = json.loads((out / "_rngcert" / "manifest.json").read_text())
+    man["files"] = [f for f in man["files"] if not f["path"].startswith(gone.relative_to(out).as_posix())]
+    (out / "_rngcert" / "manifest.json").write_text(json.dumps(man))
+    _refused(tmp_path, out, "table S", f"{300 + 1 - n_gone} spins read, the manifest lists 301", "s1.csv")
+
+
+def test_ingest_refuses_a_changed_data_file_or_metadata_file(tmp_path):
+    out = _export(tmp_path)
+    man = json.loads((out / "_rngcert" / "manifest.json").read_text())
+    data = [f for f in man["files"] if f["path"].endswith(".parquet")]
+    assert data and all(len(f["sha256"]) == 64 and f["rows"] > 0 for f in data)
+    assert sum(f["rows"] for f in data) == man["spins"] == 301
+    assert {f["path"] for f in man["files"]} >= {"_rngcert/sources.jsonl", "_rngcert/rejects.jsonl", "_rngcert/conflicts.jsonl"}
+    victim = out / data[0]["path"]
+    raw = bytearray(victim.read_bytes())
+    raw[len(raw) // 2: len(raw) // 2 + 16] = bytes(16)  # zeroed bytes inside the file
+    victim.write_bytes(bytes(raw))
+    _refused(tmp_path, out, "SHA-256", str(victim))
+    # a truncated rejects list is refused as well (it would drop rejected rows silently)
+    out2 = tmp_path / "exp2"
+    with Store(tmp_path / "small.duckdb", read_only=True) as st:
+        st.export_parquet(out2)
+    rej = out2 / "_rngcert" / "rejects.jsonl"
+    rej.write_text(rej.read_text().splitlines()[0] + "\n")
+    _refused(tmp_path, out2, str(rej))
