@@ -312,10 +312,12 @@ Examples:
   rngcert watch live.csv --follow                    # tail a growing export (rotation-safe)
   rngcert watch live.csv --follow --interval 5 --max-idle 3600
   mkfifo spins.pipe; rngcert watch spins.pipe        # a stream: read until the writer closes it
+  rngcert watch spins.pipe --max-idle 900            # ... and exit 3 if the writer stalls 15 min
   rngcert watch --table T7                           # replay a stored table once
   rngcert watch --table T7 --follow --alpha 0.001 --horizon 1000000
 
-Exit codes: 0 no alarm · 13 ALARM · 3 input error · 2 usage error.
+Exit codes: 0 no alarm · 13 ALARM · 3 input error (also: a FIFO cut by --max-idle while its
+writer still held it open) · 2 usage error.
 """,
 )
 @click.argument("log", required=False, type=click.Path(dir_okay=False, path_type=Path))
@@ -323,7 +325,7 @@ Exit codes: 0 no alarm · 13 ALARM · 3 input error · 2 usage error.
 @_DB_OPTION
 @click.option("--follow", is_flag=True, help="Keep watching for new rows (like tail -F: across truncation and rotation); without it, read what is there and exit.")
 @click.option("--interval", type=click.FloatRange(min=0.05), default=2.0, show_default=True, help="Seconds between polls with --follow.")
-@click.option("--max-idle", type=click.FloatRange(min=0), default=None, help="With --follow, stop after this many seconds without new rows.")
+@click.option("--max-idle", type=click.FloatRange(min=0), default=None, help="With --follow, stop after this many seconds without new rows (says so on stderr). On a FIFO: the longest wait for a writer (default 60 s without --follow), and, if given, for new rows while the writer holds the pipe open: reaching it then cuts the stream, which is exit 3.")
 @click.option("--settle", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
               help="A final line without a newline is counted once the log has not changed for this long; a rotated-away file is finished after this long without change.")
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (LOG only; a stored table knows its wheel).")
@@ -350,8 +352,12 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
     is read from its beginning; on truncation or a rewrite in place (copy-truncate) the file is
     read again from its beginning, after the lines past the old offset are read from the copy
     when it lies beside the log (LOG.1, LOG-DATE). A final line without a newline counts once the
-    log has not changed for --settle seconds, or when the watch ends. A FIFO is read as a stream
-    until its writer closes it; a FIFO that delivers no spin is an input error.
+    log has not changed for --settle seconds, or when the watch ends. Rows that repeat a spin
+    already counted (same table, spin_id and result, e.g. a log rewritten whole) are skipped and
+    said so; a spin_id already counted with another result is a conflict, reported, not counted
+    (rows without spin_id cannot be recognised and are counted as read). A FIFO is read as a stream
+    until its writer closes it, however long the writer pauses; a FIFO that delivers no spin is an
+    input error, and so is a FIFO cut by --max-idle while its writer still holds it open (exit 3).
     """
     from rngcert.collect.store import Store
     from rngcert.equipment.wheel import load_wheel
@@ -390,6 +396,7 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
         lw = LogWatch(log, wheel, columns=parse_columns(columns), fmt=fmt, alpha=alpha, horizon=horizon, block=block, settle=settle)
         idle_since = time.monotonic()
         announced = False
+        cut = False
         fifo_limit = max_idle if max_idle is not None else (None if follow else FIFO_WAIT)
 
         def handle(events):
@@ -413,18 +420,27 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
             if not follow and not is_fifo:
                 handle(lw.step(final=True))  # a regular file read once: its last line counts
             else:
-                limit = fifo_limit if is_fifo else max_idle
                 while True:
                     handle(lw.step())
                     if is_fifo and lw.follower.fifo_ended and not follow:
                         handle(lw.step(final=True))
                         break
-                    if limit is not None and time.monotonic() - idle_since > limit:
-                        handle(lw.step(final=True))  # the watch ends: a last line without newline counts, a rotated file is finished
+                    # FIFO: the default wait (FIFO_WAIT) is for a writer to connect; a connected
+                    # writer is never cut by it, only by an explicit --max-idle (then exit 3 below)
+                    limit = (max_idle if lw.follower.fifo_connected else fifo_limit) if is_fifo else max_idle
+                    idle = time.monotonic() - idle_since
+                    if limit is not None and idle > limit:
+                        if is_fifo and lw.follower.fifo_connected:
+                            cut = True  # the writer still holds the pipe: an unfinished line is not a spin
+                        else:
+                            handle(lw.step(final=True))  # the watch ends: a last line without newline counts, a rotated file is finished
+                        if max_idle is not None:
+                            click.echo(f"watch: stopped after {idle:.0f} s without new data (--max-idle {max_idle:g})", err=True)
                         break
                     lw.follower.wait(interval)
         finally:
             had_writer = lw.follower.fifo_had_writer
+            pending = lw.follower.fifo_pending
             lw.close()
         total = sum(lw.spins.values())
         if is_fifo and total == 0:
@@ -432,6 +448,16 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
             raise InputError(
                 f"{log} is a FIFO and {'its writer sent no readable spin' if had_writer else 'no writer opened it'}{waited}: nothing was watched "
                 "(start the writer first, or give --max-idle SECONDS to wait longer)"
+            )
+        if lw.repeated:
+            click.echo(f"watch: {lw.repeated} row(s) of {log} repeated spins already counted (same table, spin_id and result) and were not counted again", err=True)
+        if lw.conflicts:
+            click.echo(f"watch: {lw.conflicts} row(s) of {log} gave another result for a spin_id already counted (conflict) and were not counted", err=True)
+        if cut:
+            raise InputError(
+                f"{log} is a FIFO whose writer still held it open after {max_idle:g} s without new data (--max-idle): the stream was cut "
+                f"after {total} spin(s){f' and {pending} byte(s) of an unfinished line' if pending else ''}; the writer gets a broken pipe and "
+                "anything it sends later is not watched. Give a longer --max-idle, or none: then a FIFO is read until its writer closes it"
             )
         if not lw.watchers:
             click.echo(f"{log}: no readable spin yet", err=True)
@@ -467,6 +493,7 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
             if not follow:
                 break
             if max_idle is not None and time.monotonic() - idle_since > max_idle:
+                click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {max_idle:g})", err=True)
                 break
             time.sleep(interval)
 

@@ -179,6 +179,7 @@ class _FileState:
     head_hash: bytes = b""
     tail_hash: bytes = b""
     had_writer: bool = False  # FIFO: a writer has been connected
+    connected: bool = False  # FIFO: a writer held the pipe open at the last poll
     ended: bool = False  # FIFO: the writer closed the pipe
 
 
@@ -447,18 +448,19 @@ class LogFollower:
             try:
                 b = os.read(fs.fd, 1 << 20)
             except BlockingIOError:  # a writer is connected, nothing to read now
-                fs.had_writer = True
+                fs.had_writer = fs.connected = True
                 break
             except OSError as exc:  # pragma: no cover - unusual pipe errors
                 if exc.errno == errno.EAGAIN:
-                    fs.had_writer = True
+                    fs.had_writer = fs.connected = True
                     break
                 raise
             if not b:  # no writer: before the first one, or the writer closed the pipe
+                fs.connected = False
                 if fs.had_writer or buf:
                     fs.ended = True
                 break
-            fs.had_writer = True
+            fs.had_writer = fs.connected = True
             fs.changed_at = now
             buf += b
         cut = buf.rfind(b"\n")
@@ -493,6 +495,16 @@ class LogFollower:
     @property
     def fifo_had_writer(self) -> bool:
         return self.cur is not None and self.cur.fifo and self.cur.had_writer
+
+    @property
+    def fifo_connected(self) -> bool:
+        """A FIFO whose writer still held it open at the last poll (stopping now cuts the stream)."""
+        return self.cur is not None and self.cur.fifo and self.cur.connected
+
+    @property
+    def fifo_pending(self) -> int:
+        """Bytes of an unfinished line received from a FIFO (no newline yet)."""
+        return len(self._fifo_buf)
 
 
 # ---------------------------------------------------------------------------- a watched log
@@ -533,6 +545,17 @@ class LogWatch:
         Spins given to each table's detector (accepted spins with a wheel position, in order).
     rejected : int
         Lines that could not be read (each reported in a ``"note"`` event, the first 20 in full).
+    repeated : int
+        Rows not counted because they repeat a spin already counted: same table and ``spin_id``
+        with the same result (an exact duplicate, e.g. the old rows of a log that an exporter
+        rewrote whole: truncated, then written again with the new rows appended).
+    conflicts : int
+        Rows not counted because their ``spin_id`` was already counted in the same table with
+        another result (each reported in a ``"note"`` event, the first 20 in full).
+
+    Every counted spin with a ``spin_id`` is remembered (table, spin_id -> result; about 100
+    bytes a spin), so that a spin is never counted twice, across truncation and rotation too.
+    Rows without a ``spin_id`` cannot be recognised: they are counted as they are read.
     """
 
     def __init__(self, path, wheel, *, columns=None, fmt: str = "auto", alpha: float = 0.01, horizon: int = 100_000, block: int = 100,
@@ -547,6 +570,9 @@ class LogWatch:
         self.follower = LogFollower(path, fmt=fmt, settle=settle, detect=detect_format)
         self.watchers: dict[str, Watcher] = {}
         self.rejected = 0
+        self.repeated = 0
+        self.conflicts = 0
+        self._seen: dict[str, dict[str, int]] = {}  # table -> spin_id -> wheel position counted
 
     @property
     def spins(self) -> dict[str, int]:
@@ -588,6 +614,10 @@ class LogWatch:
             for c in used[np.argsort(first_at)].tolist():  # tables in order of appearance (a handful)
                 tname = tnames[c] or "(no table)"
                 sel = np.flatnonzero(ok & (tcodes == c))
+                if rows.spin_id is not None:
+                    sel = self._new_spins(events, tname, sel, rows, line)
+                    if not sel.size:
+                        continue
                 w = self.watchers.get(tname)
                 if w is None:
                     w = self.watchers[tname] = Watcher(self.space, alpha=self.alpha, horizon=self.horizon, block=self.block)
@@ -601,3 +631,37 @@ class LogWatch:
                     events.append(Event("alarm", tname, status=st, watcher=w, spin_id=sid))
                     return events
         return events
+
+    def _new_spins(self, events: list[Event], tname: str, sel: np.ndarray, rows, line: np.ndarray) -> np.ndarray:
+        """The rows of ``sel`` whose spin was not counted yet; remembers them. An exact repeat
+        (same table, spin_id and result) is skipped and counted in one note per chunk; a spin_id
+        already counted with another result is a conflict: reported, not counted."""
+        seen = self._seen.setdefault(tname, {})
+        ids = rows.spin_id.take(sel).to_pylist()
+        pos = rows.pos[sel].tolist()
+        keep = np.ones(sel.size, dtype=bool)
+        repeated = 0
+        for i, (sid, p) in enumerate(zip(ids, pos)):
+            if not sid:  # no id on this row: cannot be recognised, counted as read
+                continue
+            old = seen.get(sid)
+            if old is None:
+                seen[sid] = p
+            elif old == p:
+                keep[i] = False
+                repeated += 1
+            else:
+                keep[i] = False
+                self.conflicts += 1
+                if self.conflicts <= 20:
+                    lab = self.space.labels
+                    show = lambda q: lab[q] if 0 <= q < len(lab) else q  # noqa: E731
+                    events.append(Event("note", text=(
+                        f"{self.path}:{int(line[sel[i]])}: spin_id {sid} of table {tname} was already counted with result {show(old)}; "
+                        f"this row says {show(p)}: conflict, row not counted")))
+        if repeated:
+            self.repeated += repeated
+            events.append(Event("note", text=(
+                f"skipped {repeated} row(s) of table {tname} that repeat spins already counted (same spin_id and result, "
+                f"e.g. the old rows of a log rewritten whole): not counted again")))
+        return sel[keep]
