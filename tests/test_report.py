@@ -353,3 +353,29 @@ def test_compiled_template_is_cached_between_runs_and_renders_the_same(single, t
     cached[0].write_bytes(b"not a jinja cache")  # a damaged entry is compiled again, not an error
     monkeypatch.setenv("RNGCERT_CACHE", str(tmp_path / "c"))
     assert render_html(rep, figs) == first
+
+
+def test_a_report_that_cannot_be_written_leaves_no_partial_folder(single, tmp_path, monkeypatch):
+    """A full disk after rejects.csv (here: while the HTML is written) is a storage error naming
+    the file, and the report folder made for it is removed: nothing that looks like a report stays
+    (an operator found a folder holding only rejects.csv). Files that were there before stay."""
+    import errno
+
+    from rngcert.errors import StorageError
+    from rngcert.report import writer
+    from rngcert.report.writer import report_dir
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x" / "report.html"))
+
+    monkeypatch.setattr(writer, "render_html", full)
+    out = report_dir(tmp_path / "reports", "european")
+    with pytest.raises(StorageError, match="cannot be written: No space left"):
+        write_report(copy.deepcopy(single.report), single.figures, single.log.rejected, out)
+    assert not out.exists() and list((tmp_path / "reports").iterdir()) == []
+    keep = tmp_path / "mine"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("a user's file")
+    with pytest.raises(StorageError):
+        write_report(copy.deepcopy(single.report), single.figures, single.log.rejected, keep)
+    assert [p.name for p in keep.iterdir()] == ["notes.txt"]

@@ -238,17 +238,56 @@ def test_full_disk_while_recording_an_audit_is_exit_3(tmp_path, store_a, monkeyp
     assert r.exit_code == 3 and str(db) in r.output and "full" in r.output
 
 
-def test_full_disk_during_export_leaves_no_partial_folder(tmp_path, store_a, monkeypatch):
+def test_a_failed_commit_of_an_audit_record_reports_its_own_error(tmp_path, store_a):
+    """When the COMMIT of an audit record fails (a full disk), DuckDB has already ended the
+    transaction: the error reported is the full disk with the store's path, not the ROLLBACK's
+    "cannot rollback - no transaction is active" (an operator saw only that); nothing is recorded."""
+    db = store_a
+
+    class FullAtCommit:
+        def __init__(self, con):
+            self.con = con
+
+        def execute(self, q, *a):
+            if q == "COMMIT":
+                self.con.execute("ROLLBACK")  # what DuckDB has done when its commit fails
+                raise duckdb.IOException(f'IO Error: Could not write file "{db}.wal": No space left on device')
+            return self.con.execute(q, *a)
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+    rec = {"table_id": "A", "equipment": "european", "n": 1, "verdict": "PASS"}
+    with Store(db) as st:
+        real = st.con
+        st.con = FullAtCommit(real)
+        try:
+            with pytest.raises(StorageError, match="is full") as e:
+                st.record_audit(rec, [])
+            assert str(db) in str(e.value) and "no transaction is active" not in str(e.value)
+        finally:
+            st.con = real
+        assert st.audits() == []
+        assert st.record_audit(rec, []) == 1  # the connection is still usable
+
+
+@pytest.mark.parametrize("kind", ["oserror", "duckdb"])
+def test_full_disk_during_export_leaves_no_partial_folder(tmp_path, store_a, monkeypatch, kind):
+    """A full disk under the export folder names that folder, not the store (DuckDB's Parquet
+    writer reports it as its own IOException, which was taken for the store's disk)."""
     db = store_a
     real = os.replace
 
     def replace(a, b):
+        if kind == "duckdb":
+            raise duckdb.IOException(f'IO Error: Could not write file "{b}/data_0.parquet": No space left on device')
         raise OSError(errno.ENOSPC, "No space left on device", str(b))
 
     monkeypatch.setattr(os, "replace", replace)
     out = tmp_path / "exp"
     r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)])
     assert r.exit_code == 3 and "full" in r.output and str(out) in r.output
+    assert f"store {db}" not in r.output, r.output
     assert not out.exists() and not [p for p in tmp_path.iterdir() if "rngcert-export" in p.name]
     monkeypatch.setattr(os, "replace", real)
 

@@ -213,6 +213,18 @@ def _guarded(fn):
     return wrapper
 
 
+def _rollback(con) -> None:
+    """Roll back the open transaction, if any. When a COMMIT failed (a full disk, a folder where the
+    write-ahead log cannot be created), DuckDB has already ended the transaction and a ROLLBACK
+    raises "cannot rollback - no transaction is active", which would hide the real error."""
+    import duckdb
+
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
 def _before_commit() -> None:
     """Hook called just before an ingest commits (tests replace it to kill the process there)."""
 
@@ -960,7 +972,7 @@ class Store:
                 )
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            _rollback(con)  # (a failed COMMIT has ended the transaction: its error is the one to report)
             raise
         return int(aid)
 
@@ -991,7 +1003,7 @@ class Store:
             con.execute(f"INSERT INTO alarms VALUES ({','.join('?' * len(vals))})", vals)
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            _rollback(con)  # (a failed COMMIT has ended the transaction: its error is the one to report)
             raise
         return int(aid)
 
@@ -1182,6 +1194,11 @@ class Store:
             os.replace(tmp, folder)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
+            # the export's own disk: an OSError, or DuckDB's Parquet writer's IOException (which the
+            # store's guard would take for the store's disk)
+            if "no space left" in str(exc).lower() or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+                raise StorageError(f"export to {folder} failed, nothing was written: the disk holding {folder.parent} is full ({exc}); "
+                                   "free space there (or export elsewhere) and run the command again") from exc
             if isinstance(exc, OSError):
                 err = storage_error(folder, exc)
                 if err is not None:

@@ -312,10 +312,27 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
     """
 
     out = Path(out)
+    before = set(out.iterdir()) if out.is_dir() else set()
     try:
         return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf)
     except OSError as exc:
+        _remove_partial(out, before)
         raise _write_error(Path(exc.filename) if getattr(exc, "filename", None) else out, exc) from None
+
+
+def _remove_partial(out: Path, before: set) -> None:
+    """Remove the files a failed write added to ``out``, and ``out`` itself when that leaves it
+    empty (the folder made for this report): no partial report stays behind (a full disk after
+    rejects.csv left a folder that looked like a report)."""
+    if not out.is_dir():
+        return
+    for p in out.iterdir():
+        if p not in before and p.is_file():
+            p.unlink(missing_ok=True)
+    try:
+        out.rmdir()  # only succeeds when empty
+    except OSError:
+        pass
 
 
 def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any, pdf: bool) -> dict[str, Path]:
