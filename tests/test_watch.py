@@ -124,3 +124,14 @@ def test_watch_stored_table(tmp_path):
     assert r.exit_code == 0 and "[W1] 3000 spins" in r.output and " ok" in r.output
     r = CliRunner().invoke(g, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and "exactly one of LOG or --table" in r.output
+
+
+@pytest.mark.parametrize("text, why", [("", "holds no spin row"), ("spin_id,result\n", "holds no spin row"),
+                                       ("spin_id,result\n1,99\n2,abc\n", "2 line(s) could not be read")])
+def test_watch_of_a_log_with_no_readable_spin_is_an_input_error(tmp_path, text, why):
+    """Nothing readable is exit 3 for watch as for certify (it printed 'no readable spin yet' and
+    exited 0, like a healthy watch): an empty log, a header only, rows that are all rejected."""
+    log = tmp_path / "w.csv"
+    log.write_text(text)
+    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--db", str(tmp_path / "s.duckdb")])
+    assert r.exit_code == 3 and "no readable spin" in r.output and why in r.output, r.output

@@ -459,9 +459,10 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
                 f"after {total} spin(s){f' and {pending} byte(s) of an unfinished line' if pending else ''}; the writer gets a broken pipe and "
                 "anything it sends later is not watched. Give a longer --max-idle, or none: then a FIFO is read until its writer closes it"
             )
-        if not lw.watchers:
-            click.echo(f"{log}: no readable spin yet", err=True)
-        elif lw.rejected:
+        if not lw.watchers:  # nothing readable is an input error, as for certify (an empty log, a header, rejected rows only)
+            why = f"{lw.rejected} line(s) could not be read" if lw.rejected else "the log holds no spin row"
+            raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch; check --equipment and --column")
+        if lw.rejected:
             click.echo(f"watch: {lw.rejected} line(s) of {log} could not be read and were not counted", err=True)
 
     def go_table():

@@ -358,7 +358,7 @@ class Store:
                     raise storage_error(self.path, exc) or InputError(f"store {self.path} cannot be opened: {msg}") from None
                 now = time.monotonic()
                 if now >= deadline:
-                    waited = f"for {wait:g} s ({tries} attempts)" if wait > 0 else "(no --wait given)"
+                    waited = f"for {wait:g} s ({tries} attempts)" if wait > 0 else "(--wait 0: no waiting)"
                     raise StoreBusyError(
                         f"store {self.path} is in use by another process {waited}: DuckDB lets one process write a store or "
                         f"several read it, not both at once ({msg.split('. See also')[0]}); run the command again later "
