@@ -179,6 +179,7 @@ def test_export_keeps_sources_rejects_and_conflicts_of_a_source_without_new_spin
         res = st.ingest_parquet(out)
     assert [x.duplicates for x in res] == [0, 0, 0]
     assert "counted 10 row(s) already stored" in res[1].note and "counted" not in res[0].note
+    assert "counted 10 row(s) already stored" in res[1].summary()  # the line `rngcert ingest DIR` prints
 
 
 def _export(tmp_path, name="exp"):

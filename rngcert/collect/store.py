@@ -262,6 +262,8 @@ class IngestResult:
         )
         if self.spin_id_rule == "position":
             s += "; no spin_id column: spins numbered by position in the file"
+        if self.note:  # e.g. from an export folder, and what of the original ingest could not come back
+            s += f"; {self.note}"
         return s
 
 
