@@ -202,3 +202,20 @@ def test_sensitivity_grid_states_verdict_edge_and_power_per_point(tmp_path):
     for r in sens["rows"]:  # the detectable edge is that of the tracker shown: none where no tracker bet
         if r["edge"] is None:
             assert r["detectable_edge"] is None
+
+
+def test_shuffle_output_reads_verdict_first_and_last(tmp_path):
+    """The report's header (with its verdict) is the first line and VERDICT the last before the
+    report's paths; the shuffle's own lines (parameters, trackers, findings) stand between them,
+    as in a wheel certificate (they came first, 45 lines before the header)."""
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    r = CliRunner().invoke(main, ["shuffle", "certify", "baccarat-004", "--shoes", "120", "--seed", "1", "--no-sensitivity",
+                                  "--no-plots", "--resamples", "199", "--out", str(tmp_path)])
+    lines = r.output.splitlines()
+    assert lines[0].startswith("rngcert ") and "Certification report" in lines[0], lines[:3]
+    v = max(i for i, ln in enumerate(lines) if ln.startswith("VERDICT:"))
+    assert lines[v + 1].startswith("report: ")
+    assert any(ln.startswith("parameters:") for ln in lines[1:v]) and any("tracker" in ln for ln in lines[1:v])

@@ -8,6 +8,7 @@ import shlex
 import sys
 import warnings
 from pathlib import Path
+from typing import Sequence
 
 import click
 
@@ -133,16 +134,23 @@ def check_report_options(pdf: bool, sign_key) -> object | None:
     return None
 
 
-def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str, as_json: bool, *, pdf: bool = False, sign_key=None) -> None:
+def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str, as_json: bool, *, pdf: bool = False, sign_key=None,
+                details: Sequence[str] = ()) -> None:
     """Write the report folder, print the summary (or report.json with --json), and exit with
-    the verdict's code. Shared by every certifying command."""
+    the verdict's code. Shared by every certifying command. ``details`` (a command's own lines,
+    e.g. a shuffle's trackers and parameters) are printed after the summary's header and findings,
+    before its closing VERDICT line: the verdict is read first and last."""
     from rngcert.report.writer import report_dir, write_report
 
     paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id), pdf=pdf, sign_key=sign_key)
     if as_json:
         click.echo(paths["json"].read_text(encoding="utf-8"), nl=False)
     else:
-        click.echo(summary_text(report))
+        text = summary_text(report).splitlines()
+        if details:
+            at = max((i for i, ln in enumerate(text) if ln.startswith("VERDICT:")), default=len(text))
+            text[at:at] = list(details)
+        click.echo("\n".join(text))
         lines = [f"report: {paths['html']}", f"        {paths['json']}"]
         if "pdf" in paths:
             lines.append(f"        {paths['pdf']}")

@@ -247,10 +247,8 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
         threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
         figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler))
-    if not as_json:
-        for line in _shuffle_lines(cert.report):
-            click.echo(line)
-    emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key)
+    details = [] if as_json else list(_shuffle_lines(cert.report))
+    emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 
 
 @shuffle.command(
