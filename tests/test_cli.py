@@ -39,7 +39,9 @@ def test_default_log_certifies(run, tmp_path):
     assert res.exit_code in (EXIT["PASS"], EXIT["SUSPECT"]), res.output
     assert "bundled default log" in res.output
     assert "VERDICT:" in res.output
-    assert list(tmp_path.glob("european-*/report.html"))
+    (html,) = [p.read_text(encoding="utf-8") for p in tmp_path.glob("european-*/report.html")]
+    # on page one, next to the verdict, not only in the provenance at the end
+    assert html.index("Demonstration data.") < html.index('id="verdict"') + 600
 
 
 def test_json_output_and_exit_code_match(run, tmp_path):
