@@ -135,3 +135,46 @@ def test_watch_of_a_log_with_no_readable_spin_is_an_input_error(tmp_path, text, 
     log.write_text(text)
     r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--db", str(tmp_path / "s.duckdb")])
     assert r.exit_code == 3 and "no readable spin" in r.output and why in r.output, r.output
+
+
+def test_counted_spins_match_the_plain_rule_on_random_chunks(tmp_path):
+    """The vectorised memory of counted spins (sorted ids, 10 bytes a spin) keeps the plain rule,
+    row by row: a spin id not seen before is counted; seen with the same result, a repeat; with
+    another result, a conflict (neither counted). Random chunks with repeats within and across
+    chunks, ids going back, leading zeros ('007' is spin 7), text ids and empty ids."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+
+    from rngcert.pipeline.watch import LogWatch, _Counted
+
+    c = _Counted()
+    c.add(np.array([5, 3, 9]), np.array([1, 2, 3]))
+    c.add(np.array([4, 10]), np.array([7, 8]))  # one id below the last: merged
+    assert c.lookup(np.array([3, 4, 5, 6, 9, 10, 11])).tolist() == [2, 7, 1, -1, 3, 8, -1]
+    log = tmp_path / "w.csv"
+    log.write_text("spin_id,result\n")
+    lw = LogWatch(log, EU)
+    rng = np.random.default_rng(11)
+    plain: dict = {}
+    kept_total = rows_total = 0
+    for _ in range(40):
+        n = int(rng.integers(1, 60))
+        rows_total += n
+        ids = rng.integers(0, 150, n)
+        text = [("" if r < 0.05 else f"x{i}" if r < 0.15 else (f"00{i}" if r < 0.25 else str(i))) for i, r in zip(ids.tolist(), rng.random(n).tolist())]
+        pos = rng.integers(0, 3, n)  # few results: repeats and conflicts both happen
+        rows = SimpleNamespace(spin_id=pa.array(text), pos=pos)
+        kept = lw._new_spins([], "T", np.arange(n), rows, np.arange(n) + 2)
+        expect = []
+        for i, (t, p) in enumerate(zip(text, pos.tolist())):
+            key = None if t == "" else (int(t) if t.isdigit() else t)
+            if key is None:
+                expect.append(i)
+            elif key not in plain:
+                plain[key] = p
+                expect.append(i)
+        assert kept.tolist() == expect
+        kept_total += len(expect)
+    assert lw.repeated + lw.conflicts + kept_total == rows_total  # every row: counted, a repeat or a conflict
+    assert lw.repeated > 0 and lw.conflicts > 0

@@ -553,8 +553,9 @@ class LogWatch:
         Rows not counted because their ``spin_id`` was already counted in the same table with
         another result (each reported in a ``"note"`` event, the first 20 in full).
 
-    Every counted spin with a ``spin_id`` is remembered (table, spin_id -> result; about 100
-    bytes a spin), so that a spin is never counted twice, across truncation and rotation too.
+    Every counted spin with a ``spin_id`` is remembered (table, spin_id -> result; 10 bytes a
+    spin with a whole-number id), so that a spin is never counted twice, across truncation and
+    rotation too.
     Rows without a ``spin_id`` cannot be recognised: they are counted as they are read.
     """
 
@@ -572,7 +573,7 @@ class LogWatch:
         self.rejected = 0
         self.repeated = 0
         self.conflicts = 0
-        self._seen: dict[str, dict[str, int]] = {}  # table -> spin_id -> wheel position counted
+        self._seen: dict[str, _Counted] = {}  # table -> the spins counted, by spin_id
 
     @property
     def spins(self) -> dict[str, int]:
@@ -635,33 +636,98 @@ class LogWatch:
     def _new_spins(self, events: list[Event], tname: str, sel: np.ndarray, rows, line: np.ndarray) -> np.ndarray:
         """The rows of ``sel`` whose spin was not counted yet; remembers them. An exact repeat
         (same table, spin_id and result) is skipped and counted in one note per chunk; a spin_id
-        already counted with another result is a conflict: reported, not counted."""
-        seen = self._seen.setdefault(tname, {})
-        ids = rows.spin_id.take(sel).to_pylist()
-        pos = rows.pos[sel].tolist()
-        keep = np.ones(sel.size, dtype=bool)
-        repeated = 0
-        for i, (sid, p) in enumerate(zip(ids, pos)):
-            if not sid:  # no id on this row: cannot be recognised, counted as read
-                continue
-            old = seen.get(sid)
+        already counted with another result is a conflict: reported, not counted. Vectorised over
+        the rows (a catch-up over a long log is one large chunk); ids that are not whole numbers
+        are looked up one by one."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        seen = self._seen.get(tname)
+        if seen is None:
+            seen = self._seen[tname] = _Counted()
+        raw = rows.spin_id.take(pa.array(sel))
+        raw = pc.utf8_trim_whitespace(raw.cast(pa.string()))
+        numeric = pc.match_substring_regex(raw, r"^[0-9]{1,18}$")
+        num = pc.cast(pc.if_else(numeric, raw, pa.scalar(None, pa.string())), pa.int64()).to_numpy(zero_copy_only=False)
+        is_num = np.asarray(pc.fill_null(numeric, False).to_numpy(zero_copy_only=False), dtype=bool)
+        no_id = np.asarray(pc.fill_null(pc.equal(raw, ""), True).to_numpy(zero_copy_only=False), dtype=bool)
+        pos = np.asarray(rows.pos[sel], dtype=np.int64)
+        ref = np.full(sel.size, -1, dtype=np.int64)  # the result this spin was counted with (-1: not counted yet)
+        new = np.zeros(sel.size, dtype=bool)
+        k = np.flatnonzero(is_num)
+        if k.size:
+            ids = num[k].astype(np.int64)
+            ref[k] = seen.lookup(ids)
+            # repeats within the chunk: a later row of an id refers to its first row in the chunk
+            u, first, inv = np.unique(ids, return_index=True, return_inverse=True)
+            later = np.arange(k.size) != first[inv]
+            fresh = ref[k] < 0
+            ref[k[later & fresh]] = pos[k[first[inv]][later & fresh]]
+            take = fresh & ~later
+            new[k[take]] = True
+            seen.add(ids[take], pos[k[take]])
+        for i in np.flatnonzero(~is_num & ~no_id).tolist():  # text ids (rare): one by one
+            sid = raw[i].as_py()
+            old = seen.text.get(sid)
             if old is None:
-                seen[sid] = p
-            elif old == p:
-                keep[i] = False
-                repeated += 1
+                seen.text[sid] = int(pos[i])
+                new[i] = True
             else:
-                keep[i] = False
-                self.conflicts += 1
-                if self.conflicts <= 20:
-                    lab = self.space.labels
-                    show = lambda q: lab[q] if 0 <= q < len(lab) else q  # noqa: E731
-                    events.append(Event("note", text=(
-                        f"{self.path}:{int(line[sel[i]])}: spin_id {sid} of table {tname} was already counted with result {show(old)}; "
-                        f"this row says {show(p)}: conflict, row not counted")))
+                ref[i] = old
+        repeat = (ref >= 0) & (ref == pos)
+        conflict = (ref >= 0) & (ref != pos)
+        keep = new | no_id
+        for i in np.flatnonzero(conflict).tolist():
+            self.conflicts += 1
+            if self.conflicts <= 20:
+                lab = self.space.labels
+                show = lambda q: lab[q] if 0 <= q < len(lab) else q  # noqa: E731
+                events.append(Event("note", text=(
+                    f"{self.path}:{int(line[sel[i]])}: spin_id {raw[i].as_py()} of table {tname} was already counted with result "
+                    f"{show(int(ref[i]))}; this row says {show(int(pos[i]))}: conflict, row not counted")))
+        repeated = int(np.count_nonzero(repeat))
         if repeated:
             self.repeated += repeated
             events.append(Event("note", text=(
                 f"skipped {repeated} row(s) of table {tname} that repeat spins already counted (same spin_id and result, "
                 f"e.g. the old rows of a log rewritten whole): not counted again")))
         return sel[keep]
+
+
+class _Counted:
+    """The spins of one table counted so far, by spin id: whole-number ids in a sorted int64 array
+    beside their wheel positions (10 bytes a spin, grown by doubling), other ids in a dict."""
+
+    def __init__(self):
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.pos = np.zeros(0, dtype=np.int16)
+        self.n = 0
+        self.text: dict[str, int] = {}
+
+    def lookup(self, ids: np.ndarray) -> np.ndarray:
+        """The position each id was counted with, -1 where it was not counted."""
+        have = self.ids[: self.n]
+        i = np.searchsorted(have, ids)
+        i = np.minimum(i, max(self.n - 1, 0))
+        found = (self.n > 0) & (have[i] == ids) if self.n else np.zeros(ids.size, dtype=bool)
+        return np.where(found, self.pos[: self.n][i] if self.n else -1, -1).astype(np.int64)
+
+    def add(self, ids: np.ndarray, pos: np.ndarray) -> None:
+        """Remember new, distinct ids (not counted before)."""
+        if ids.size == 0:
+            return
+        order = np.argsort(ids, kind="stable")
+        ids, pos = ids[order], pos[order].astype(np.int16)
+        n, m = self.n, ids.size
+        if n + m > self.ids.size:  # grow by doubling: appending a poll's few spins stays cheap
+            cap = max(n + m, 2 * self.ids.size, 1024)
+            self.ids = np.concatenate([self.ids[:n], np.zeros(cap - n, dtype=np.int64)])
+            self.pos = np.concatenate([self.pos[:n], np.zeros(cap - n, dtype=np.int16)])
+        if n == 0 or ids[0] > self.ids[n - 1]:  # the usual case: ids keep increasing
+            self.ids[n : n + m], self.pos[n : n + m] = ids, pos
+        else:  # an id below the last one: merge
+            a = np.concatenate([self.ids[:n], ids])
+            b = np.concatenate([self.pos[:n], pos])
+            o = np.argsort(a, kind="stable")
+            self.ids[: n + m], self.pos[: n + m] = a[o], b[o]
+        self.n = n + m
