@@ -287,16 +287,23 @@ def test_log_rewritten_whole_counts_each_spin_once(tmp_path):
     w.close()
 
 
-def test_rewritten_log_with_another_result_for_a_counted_spin_is_a_conflict(tmp_path):
+def _truncated_then_rewritten(tmp_path, first: bytes, second: bytes):
+    """A watch of a log holding ``first``, truncated to nothing, then rewritten as ``second``:
+    (the watch, the notes of the last poll)."""
     log = tmp_path / "live.csv"
-    log.write_bytes(b"spin_id,table,result\n1,W1,17\n2,W1,3\n3,W1,5\n")
+    log.write_bytes(first)
     w = LogWatch(log, EU, block=1)
     step_all(w)
     with open(log, "r+b") as fh:
         fh.truncate(0)
     step_all(w)
-    log.write_bytes(b"spin_id,table,result\n1,W1,17\n2,W1,4\n3,W1,5\n4,W1,0\n")
-    notes = step_all(w)
+    log.write_bytes(second)
+    return w, step_all(w)
+
+
+def test_rewritten_log_with_another_result_for_a_counted_spin_is_a_conflict(tmp_path):
+    w, notes = _truncated_then_rewritten(tmp_path, b"spin_id,table,result\n1,W1,17\n2,W1,3\n3,W1,5\n",
+                                         b"spin_id,table,result\n1,W1,17\n2,W1,4\n3,W1,5\n4,W1,0\n")
     assert spins(w) == 4 and w.repeated == 2 and w.conflicts == 1
     assert any("spin_id 2 of table W1 was already counted with result 3" in n and "conflict" in n for n in notes)
     w.close()
@@ -304,15 +311,7 @@ def test_rewritten_log_with_another_result_for_a_counted_spin_is_a_conflict(tmp_
 
 def test_log_without_spin_id_is_read_again_after_truncation(tmp_path):
     """Without spin_id a repeated row cannot be recognised: the present behaviour (documented)."""
-    log = tmp_path / "live.csv"
-    log.write_bytes(b"table,result\nW1,17\nW1,3\n")
-    w = LogWatch(log, EU, block=1)
-    step_all(w)
-    with open(log, "r+b") as fh:
-        fh.truncate(0)
-    step_all(w)
-    log.write_bytes(b"table,result\nW1,17\nW1,3\nW1,8\n")
-    step_all(w)
+    w, _ = _truncated_then_rewritten(tmp_path, b"table,result\nW1,17\nW1,3\n", b"table,result\nW1,17\nW1,3\nW1,8\n")
     assert spins(w) == 5 and w.repeated == 0
     w.close()
 
@@ -338,20 +337,27 @@ def _last_count(output, table="W1"):
     return int([ln for ln in output.splitlines() if ln.startswith(f"[{table}]")][-1].split("] ")[1].split(" spins")[0])
 
 
+def _watch_pausing_fifo(tmp_path, seed: int, pause: float, *opts: str):
+    """`rngcert watch FIFO` while a writer sends a header and 100 spins, pauses ``pause`` seconds
+    with the pipe open, then sends 200 more: (the CLI result, whether the writer got a broken pipe)."""
+    fifo = tmp_path / "spins.pipe"
+    os.mkfifo(fifo)
+    data = lines(300, seed, header=True).splitlines(keepends=True)
+    broke = []
+    th = _fifo_writer(fifo, [b"".join(data[:101]), b"".join(data[101:])], pause, broke)
+    th.start()
+    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1", *opts])
+    th.join()
+    return r, bool(broke)
+
+
 def test_fifo_writer_pausing_longer_than_the_default_wait_is_not_cut(tmp_path, monkeypatch):
     """Without --max-idle the wait (60 s, here 0.5 s) is for a writer to connect: a writer that
     pauses longer with the pipe open is read until it closes the pipe: 300 spins, exit 0."""
     import rngcert.cli.store as cs
 
     monkeypatch.setattr(cs, "FIFO_WAIT", 0.5)
-    fifo = tmp_path / "spins.pipe"
-    os.mkfifo(fifo)
-    data = lines(300, 31, header=True).splitlines(keepends=True)
-    broke = []
-    th = _fifo_writer(fifo, [b"".join(data[:101]), b"".join(data[101:])], 1.5, broke)
-    th.start()
-    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1"])
-    th.join()
+    r, broke = _watch_pausing_fifo(tmp_path, 31, 1.5)
     assert r.exit_code == 0, r.output
     assert _last_count(r.output) == 300 and not broke
 
@@ -359,14 +365,7 @@ def test_fifo_writer_pausing_longer_than_the_default_wait_is_not_cut(tmp_path, m
 def test_fifo_cut_by_max_idle_while_the_writer_holds_it_is_exit_3(tmp_path):
     """--max-idle reached while the writer still holds the FIFO open: the stream is cut, the watch
     says so and exits 3 (never a quiet exit 0 after 100 of 300 spins)."""
-    fifo = tmp_path / "spins.pipe"
-    os.mkfifo(fifo)
-    data = lines(300, 32, header=True).splitlines(keepends=True)
-    broke = []
-    th = _fifo_writer(fifo, [b"".join(data[:101]), b"".join(data[101:])], 2.5, broke)
-    th.start()
-    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1", "--max-idle", "0.8"])
-    th.join()
+    r, _ = _watch_pausing_fifo(tmp_path, 32, 2.5, "--max-idle", "0.8")
     assert r.exit_code == 3, r.output
     assert _last_count(r.output) == 100
     assert "without new data (--max-idle 0.8)" in r.output
@@ -374,14 +373,7 @@ def test_fifo_cut_by_max_idle_while_the_writer_holds_it_is_exit_3(tmp_path):
 
 
 def test_fifo_pause_shorter_than_max_idle_reads_everything(tmp_path):
-    fifo = tmp_path / "spins.pipe"
-    os.mkfifo(fifo)
-    data = lines(300, 33, header=True).splitlines(keepends=True)
-    broke = []
-    th = _fifo_writer(fifo, [b"".join(data[:101]), b"".join(data[101:])], 0.5, broke)
-    th.start()
-    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1", "--max-idle", "3"])
-    th.join()
+    r, broke = _watch_pausing_fifo(tmp_path, 33, 0.5, "--max-idle", "3")
     assert r.exit_code == 0, r.output
     assert _last_count(r.output) == 300 and not broke
 
