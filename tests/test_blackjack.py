@@ -2,17 +2,17 @@
 dealer law against an independent enumeration, the round engine against the calculator."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 
 from rngcert.equipment.cards import dealer_exact, value_composition
 from rngcert.errors import InputError
 from rngcert.stats.blackjack import Rules, _composition, _dealer_law, house_edge, insurance_edge, play_rounds
 from rngcert.stats.trackers import edge_summary
 
-REF = Path("/work/shared/reference/blackjack.json")
+REF = shared_path("reference", "blackjack.json")
 
 
 def test_reference_house_edge_6_decks_enhc():

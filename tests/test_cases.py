@@ -1,4 +1,4 @@
-"""The cases of /work/shared/cases (issue 10, items 2-7), each as a regression test named by its id.
+"""The cases of ../shared/cases (issue 10, items 2-7), each as a regression test named by its id.
 
 The case inputs are copied into tests/data/cases/ so the tests do not depend on where the shared
 folder is. Each test checks the behaviour the case table gives as right, and the kind of fault

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 
 from rngcert.collect.bits import read_bit_streams
 from rngcert.stats import nist
 
 KNOWN = json.loads((Path(__file__).parent / "data" / "sts_2_1_2_data_e.json").read_text())
-DATA_E = Path("/work/shared/data/nist-sts/data.e")
+DATA_E = shared_path("data", "nist-sts", "data.e")
 
 
 @pytest.fixture(scope="module")

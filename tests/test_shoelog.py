@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 from numpy.random import PCG64, Generator
 
 from rngcert.collect.shoelog import read_shinn_riffles, read_shoe_log, write_shoe_log
@@ -12,7 +13,7 @@ from rngcert.errors import InputError, NoDataError
 from rngcert.simulate.procedure import simulate_tables
 from rngcert.stats.shuffle import riffle_fit, rising_sequences
 
-SHINN = Path("/work/shared/data/shuffles-shinn/riffle_data.txt")
+SHINN = shared_path("data", "shuffles-shinn", "riffle_data.txt")
 
 
 def _lines(rows, header="shoe_id,position,card"):

@@ -3,10 +3,10 @@
 import itertools
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.random import PCG64, Generator
@@ -18,7 +18,7 @@ from rngcert.simulate import shufflers as S
 from rngcert.stats import shuffle as SS
 from rngcert.stats.multiple import holm
 
-REF = Path("/work/shared/reference")
+REF = shared_path("reference")
 DECK = np.arange(52, dtype=np.int16)
 
 

@@ -3,10 +3,10 @@ Fisher-Yates shoes (no information: minus the house edge, never a bet) and on on
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 from scipy import stats
 
 from rngcert.equipment.cards import baccarat_exact, value_composition
@@ -15,7 +15,7 @@ from rngcert.simulate.procedure import simulate_tables
 from rngcert.stats import trackers as T
 from rngcert.stats.blackjack import Rules, first_deal_ev, house_edge, play_rounds
 
-REF = Path("/work/shared/reference")
+REF = shared_path("reference")
 
 
 def _proc(steps, base="baccarat-004"):
