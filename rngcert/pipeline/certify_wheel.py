@@ -325,6 +325,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     side = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rngcert-integrity") if threads > 1 and t.n >= 2 else None
     dup_job = side.submit(duplicated_blocks, t.outcomes, space.m) if side is not None else None
     data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
+                     rotor_speed=t.rotor_speed, ball_direction=t.ball_direction,
                      tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
     try:
@@ -336,6 +337,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     empty = {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
     integrity = checks.integrity_findings(t, space, line_starts=line_starts, dup=dup) if t.n >= 2 else empty
     reasons += integrity["inconclusive"]
+    integrity = _with_source_comparison(integrity, t)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
     out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
     first_reasons = list(reasons)
@@ -405,6 +407,23 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         "battery": bd,
     }
     return out, report
+
+
+def _with_source_comparison(integrity: dict, t) -> dict:
+    """The table's integrity findings with its secondary result sources (camera, display) compared
+    with the result: a source that failed to read or disagreed is a data-integrity finding with its
+    counts (it never changes the results tested, rule 5.5); one that agreed everywhere is a check."""
+    comps = getattr(t, "source_comparison", None) or []
+    if not comps:
+        return integrity
+    from rngcert.collect.feed import comparison_sentence
+
+    integrity = dict(integrity, findings=list(integrity["findings"]), checks=list(integrity["checks"]))
+    for c in comps:
+        integrity["checks"].append(f"results of the {c['source']} against the {c['primary']}, round by round")
+        if c["disagree"] or c["unreadable"] or c["read"] < c["rounds"]:
+            integrity["findings"].append({"name": f"second_source_{c['source']}", "text": comparison_sentence(c), "evidence": c})
+    return integrity
 
 
 def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
