@@ -388,6 +388,12 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         next_steps = [other_wheel.rsplit(": ", 1)[-1].capitalize() + " (the wheel the labels belong to)."]
         for x in bd["tests"]:
             x.pop("plain", None)
+    rage_part = _rage_part(t, log, other_wheel, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
+    if rage_part is not None:
+        bd["rage_line"] = rage_part["line"]
+        rt = rage_part["run_length_test"]
+        if rt.get("applicable") and rt["pvalue"] < alpha:  # the side wager's own law fails: said among the findings
+            key_findings.append(rage_part["line"])
     for f in integrity["findings"]:
         key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
@@ -406,7 +412,20 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         "next_steps": next_steps,
         "battery": bd,
     }
+    if rage_part is not None:
+        report["roulette_rage"] = rage_part
     return out, report
+
+
+def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha) -> dict | None:
+    """The Roulette Rage section of a table (:mod:`rngcert.pipeline.rage`) when the equipment offers
+    the wager (single-zero roulette), the spins are wheel positions and the labels are this wheel's."""
+    _, rage = paytables_for_wheel(log.wheel)
+    if rage is None or other_wheel or "colour" not in log.space.categories or not log.space.circular or t.n < 2:
+        return None
+    from rngcert.pipeline.rage import rage_section
+
+    return rage_section(t.outcomes, log.space, rng=stream(entropy, group, "roulette_rage"), n_resamples=n_resamples, alpha=alpha)
 
 
 def _with_source_comparison(integrity: dict, t) -> dict:
