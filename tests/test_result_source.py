@@ -5,6 +5,7 @@ counts, never a result."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rngcert.collect.feed import detect_feed, feed_definitions, load_feed
@@ -71,3 +72,63 @@ def test_aro_001_certifies_with_exactly_527_rounds_and_an_honest_verdict(tmp_pat
     # without a declared minimum bias: no test rejects and the report says the power is low
     plain = certify_log([ARO], EU, seed=1, n_resamples=199, figures=False)
     assert plain.verdict == "PASS" and any(r.startswith("low power") for r in plain.report["tables"][0]["battery"]["reasons"])
+
+
+# ----------------------------------------------------------------------------- a result_source column
+SMALL = """spin_id,table,result_source,result
+1,T1,wheel,5
+1,T1,camera,5
+2,T1,wheel,17
+2,T1,camera,18
+3,T1,wheel,0
+3,T1,camera,banana
+4,T1,wheel,32
+5,T1,camera,7
+6,T1,,9
+6,T1,display,9
+"""
+
+
+def test_result_source_rows_are_compared_not_used(tmp_path):
+    p = tmp_path / "src.csv"
+    p.write_text(SMALL)
+    log = read_spin_log(p, EU)
+    s = log.sources[0]
+    assert (s.rows, s.accepted, s.rejected, s.second_source) == (10, 5, 5, 5)
+    t = log.tables["T1"]
+    assert [EU.position_space().labels[v] for v in t.outcomes] == ["5", "17", "0", "32", "9"]  # the wheel's rows only
+    why = {r.line: r.reason for r in log.rejected}
+    assert why[5] == "second result source 'camera': read 18 where the wheel shows 17 (line 4); the wheel's result is used"
+    assert "not an outcome of this wheel" in why[7] and "no wheel row for this spin_id" in why[9] and "agrees with the wheel" in why[11]
+    cam, disp = sorted(t.source_comparison, key=lambda c: c["source"])
+    assert (cam["rounds"], cam["read"], cam["agree"], cam["disagree"], cam["unreadable"], cam["without_wheel_result"]) == (5, 3, 1, 1, 1, 1)
+    assert cam["first_disagreements"] == [{"line": 5, "round": "2", "result": "17", "reading": "18"}]
+    assert (disp["read"], disp["agree"], disp["no_reading"]) == (1, 1, {"no row from this source": 4})
+    jl = tmp_path / "src.jsonl"
+    rows = [dict(zip(["spin_id", "table", "result_source", "result"], ln.split(","))) for ln in SMALL.splitlines()[1:]]
+    jl.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    tj = read_spin_log(jl, EU).tables["T1"]
+    assert np.array_equal(tj.outcomes, t.outcomes) and sorted(c["disagree"] for c in tj.source_comparison) == [0, 1]
+    (tmp_path / "noid.csv").write_text("result_source,result\nwheel,5\ncamera,5\n")
+    with pytest.raises(InputError, match="no spin_id column"):
+        read_spin_log(tmp_path / "noid.csv", EU)
+
+
+def test_a_camera_beside_every_spin_is_not_unreadable_data_and_its_disagreements_are_a_finding(tmp_path):
+    rng = np.random.default_rng(4)
+    n = 1500
+    x = rng.integers(0, 37, n)
+    cam = x.copy()
+    wrong = rng.choice(n, 30, replace=False)
+    cam[wrong] = (cam[wrong] + 1) % 37
+    lab = EU.position_space().labels
+    lines = ["spin_id,result_source,result"] + [f"{i + 1},{src},{lab[v]}" for i in range(n) for src, v in (("wheel", x[i]), ("camera", cam[i]))]
+    p = tmp_path / "two.csv"
+    p.write_text("\n".join(lines) + "\n")
+    cert = certify_log([p], EU, seed=1, n_resamples=199, figures=False)
+    tab = cert.report["tables"][0]
+    assert tab["n"] == n and cert.report["inputs"][0]["second_source"] == n
+    assert not any("could not be read" in r for r in tab["battery"]["reasons"])  # half the rows are the camera's: not unreadable
+    (f,) = [x for x in tab["integrity"]["findings"] if x["name"] == "second_source_camera"]
+    assert (f["evidence"]["agree"], f["evidence"]["disagree"]) == (n - 30, 30) and "disagreed in 30" in f["text"]
+    assert cert.verdict in ("PASS", "SUSPECT")  # the wheel's results are fair: the camera's errors are not a wheel fault

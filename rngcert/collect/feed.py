@@ -242,6 +242,8 @@ def comparison_sentence(c: dict) -> str:
     parts = [f"the {c['source']} ({c['what']}) read {c['read']:,} of the {c['rounds']:,} rounds"]
     if nr:
         parts.append("gave no reading in " + ", ".join(f"{v:,} ({k})" for k, v in sorted(c["no_reading"].items(), key=lambda kv: -kv[1])))
+    if c.get("without_wheel_result"):
+        parts.append(f"gave {c['without_wheel_result']:,} reading(s) of spins the {c['primary']} has no row for")
     if c["unreadable"]:
         parts.append(f"gave {c['unreadable']:,} reading(s) that are not a pocket of this wheel")
     if c["read"] - c["unreadable"] > 0:

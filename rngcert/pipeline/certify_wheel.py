@@ -242,6 +242,7 @@ def certify_spins(
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
                 + (f" ({s.duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates else "")
+                + (f" ({s.second_source} of them a second result source's readings, compared with the wheel's)" if s.second_source else "")
                 + (f"; {s.blank_lines} blank lines" if s.blank_lines else ""),
             }
             for s in log.sources
