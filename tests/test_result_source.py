@@ -132,3 +132,28 @@ def test_a_camera_beside_every_spin_is_not_unreadable_data_and_its_disagreements
     (f,) = [x for x in tab["integrity"]["findings"] if x["name"] == "second_source_camera"]
     assert (f["evidence"]["agree"], f["evidence"]["disagree"]) == (n - 30, 30) and "disagreed in 30" in f["text"]
     assert cert.verdict in ("PASS", "SUSPECT")  # the wheel's results are fair: the camera's errors are not a wheel fault
+
+
+def test_a_lab_describes_its_own_feed_in_toml(tmp_path):
+    feed = tmp_path / "my-feed.toml"
+    feed.write_text("""id = "my-display-feed"
+description = "round results with the table display's reading"
+detect = '^ROUND '
+line = '^ROUND (?P<spin_id>\\d+) (?P<timestamp>\\S+) wheel=(?P<result>\\S*) display=(?P<display>\\S*)$'
+[sources.result]
+name = "wheel"
+[sources.display]
+name = "display"
+what = "the table's result display"
+no_reading = { "-" = "display off" }
+""")
+    log = tmp_path / "rounds.txt"
+    log.write_text("ROUND 1 2026-01-01T00:00:00Z wheel=5 display=5\nROUND 2 2026-01-01T00:01:00Z wheel=17 display=-\n"
+                   "ROUND 3 2026-01-01T00:02:00Z wheel=0 display=26\nnoise\n")
+    rl = read_spin_log(log, EU, fmt=f"feed:{feed}")
+    t = rl.tables["rounds"]
+    assert t.n == 3 and [r.line for r in rl.rejected] == [4]
+    (c,) = t.source_comparison
+    assert (c["source"], c["read"], c["agree"], c["disagree"], c["no_reading"]) == ("display", 2, 1, 1, {"display off": 1})
+    with pytest.raises(InputError):
+        read_spin_log(log, EU, fmt="feed:nope")

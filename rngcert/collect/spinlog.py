@@ -471,8 +471,12 @@ def _read_permanence(data: bytes, name: str):
 # ---------------------------------------------------------------------------- main entry
 def _options_iv(fmt: str, columns) -> dict[str, str]:
     """Validate the format name and the column mapping; returns the mapping with lower-case keys."""
-    if fmt not in ("auto", "csv", "jsonl", "permanence"):
-        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
+    if fmt.startswith("feed:"):  # a live result feed: a packaged id or a lab's own definition file
+        from rngcert.collect.feed import load_feed
+
+        load_feed(fmt[5:])
+    elif fmt not in ("auto", "csv", "jsonl", "permanence"):
+        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence', 'feed:ID-or-TOML'")
     columns = {k.lower(): v for k, v in (columns or {}).items()}
     unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
     if unknown:
@@ -498,8 +502,10 @@ def read_spin_log(
         The wheel the log was recorded on; results are resolved against its labels.
     columns : mapping, optional
         ``{our_name: name_in_file}`` for foreign column names, e.g. ``{"result": "Number"}``.
-    fmt : {"auto", "csv", "jsonl", "permanence"}
-        File format; "auto" detects from the extension and first line.
+    fmt : {"auto", "csv", "jsonl", "permanence"} or "feed:ID-or-TOML"
+        File format; "auto" detects from the extension and first line (and the packaged live
+        result feeds, :mod:`rngcert.collect.feed`, from their ``detect`` pattern); ``feed:`` names a
+        packaged feed or a feed definition file.
     pool : bool
         Pool all tables into one sequence (default: one sequence per ``table``).
 
