@@ -21,13 +21,17 @@ CAUSES = {
     "pairs": "a dealer releasing the ball at a habitual rotor position and speed, a rotor whose speed and direction are not varied (rule 4.1), or repeated or reordered records in the log",
     "dealer": "a dealer signature: a habitual release (same ball speed, same launch point, same rotor speed)",
     "symbol": "a section that is larger, looser or more worn than the others, or a pointer or flapper that catches",
+    "rotor": "a rotor out of balance or a wheel head that is not level (its effect depends on the direction and speed of "
+             "the rotor), a drive motor or controller that does not hold or vary the rotor speed, or a dealer who times the "
+             "launch to the rotor (rules 3.6 and 4.1)",
 }
 FAMILY = {
     "pocket_chisquare": "pocket", "max_count": "pocket", "symbol_frequency": "symbol", "sector_scan": "sector",
     "first_harmonic": "harmonic", "runs_colour": "runs", "runs_parity": "runs", "runs_low_high": "runs",
     "runs_top_symbol": "runs", "longest_colour_run": "runs", "gap_test": "runs", "serial_pair": "pairs",
     "serial_correlation": "pairs", "wheel_distance": "pairs", "dealer_signature": "dealer",
-    "out_of_sample_predictor": "dealer",
+    "out_of_sample_predictor": "dealer", "direction_homogeneity": "rotor", "ball_against_wheel": "rotor",
+    "speed_independence": "rotor", "rotor_speed_trend": "rotor",
 }
 
 
@@ -109,6 +113,19 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
         span = f"{int(b['start'])}" if L == 1 else f"{int(b['start'])}-{int(b['start']) + L - 1}"
         return (f"{b.get('label', 'the spins')}: the ball landed {span} pockets past the {ref} {_n(b['observed'])} times against "
                 f"{_n(b['expected'])} expected ({_pct(b.get('relative_excess') or 0)})"), None, ""
+    if name == "direction_homogeneity" and "observed_in_direction" in d:
+        o, e = d["observed_in_direction"], d["expected_in_direction"]
+        return (f"in {d['direction']} spins {unit} {_lab(labels, d['outcome'])} came up {_n(o)} times against {_n(e)} expected "
+                f"from both directions ({_pct(o / e - 1) if e else 'n/a'}): the results depend on the rotor's direction"), None, ""
+    if name == "ball_against_wheel" and "same_direction" in d:
+        return (f"the ball was spun the same way as the rotor in {_n(d['same_direction'])} of {_n(d['known'])} spins "
+                f"(the rules require the opposite way)"), None, ""
+    if name == "speed_independence" and "sector_first" in d:
+        o, e = d["observed"], d["expected"]
+        return (f"at rotor speeds {d['speed_low']:g}-{d['speed_high']:g} the ball landed in positions {d['sector_first']}-{d['sector_last']} "
+                f"{_n(o)} times against {_n(e)} expected ({_pct(o / e - 1) if e else 'n/a'}): the landing depends on the rotor speed"), None, ""
+    if name == "rotor_speed_trend" and "first" in d:
+        return (f"the rotor speed drifted from {d['first']:.4g} (mean of the first tenth of the spins) to {d['last']:.4g} (last tenth)"), None, ""
     if name == "out_of_sample_predictor":
         return f"a predictor fitted on half the spins hit {d.get('hit_rate', 0):.1%} of the other half against {d.get('share', 0):.1%} by chance", None, ""
     return f"{name.replace('_', ' ')} rejects (p = {test.get('pvalue'):.2g})" if test.get("pvalue") is not None else name, None, ""
@@ -123,7 +140,9 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     causes = CAUSES[fam]
     mde = (power.get(alt) or {}).get("effect") if alt else None
     need = _retest(n, rel, mde)
-    if fam in ("pocket", "sector", "harmonic", "symbol", "outside"):
+    if fam == "rotor":
+        check = "inspect the wheel head, its drive and the launch procedure: " + causes
+    elif fam in ("pocket", "sector", "harmonic", "symbol", "outside"):
         check = "inspect the wheel: " + causes
     elif fam == "dealer":
         check = "review the dealer's procedure (" + causes + "); vary ball speed, release point and rotor direction"

@@ -29,7 +29,7 @@ import numpy as np
 
 from rngcert.battery.core import Battery, Context, Spec
 from rngcert.collect.tally import SpinTally
-from rngcert.stats import frequency, predict, runs, sector, serial, signature
+from rngcert.stats import frequency, predict, rotor, runs, sector, serial, signature
 from rngcert.stats.chunks import share_at_least_half, spans
 from rngcert.stats.result import Requirement, TestResult
 
@@ -52,6 +52,10 @@ class WheelData:
     release, dealer, direction : (n,) int arrays, optional
         Release pocket (-1 unknown), dealer index into ``dealer_labels``, direction (0 cw,
         1 ccw, -1 unknown).
+    rotor_speed : (n,) float array, optional
+        Rotor speed at the ball's launch (NaN unknown).
+    ball_direction : (n,) int array, optional
+        Direction the ball was spun (0 cw, 1 ccw, -1 unknown).
     tally : SpinTally, optional
         The table's tally; computed from ``outcomes`` when not given (a chunked reader passes
         the sum of its chunks' tallies, which is the same).
@@ -66,6 +70,8 @@ class WheelData:
     tally: SpinTally | None = field(default=None)
     pair_mask: np.ndarray | None = None
     pair_mask_reason: str = ""
+    rotor_speed: np.ndarray | None = None
+    ball_direction: np.ndarray | None = None
 
     def __post_init__(self):
         self.outcomes = np.asarray(self.outcomes)
@@ -153,10 +159,30 @@ class WheelData:
                 return None
             return ("no dealer ids or release pockets in the log: the landing offset from the previous result is "
                     "already the wheel-distance test (independence)")
+        if need in ROTOR_NEEDS:
+            return self._lacks_rotor(need)
         if need.startswith("equipment:category:"):
             name = need.split(":", 2)[2]
             return None if name in cats else f"the wheel has no {name} partition"
         return f"unknown need {need!r}"
+
+
+    def _lacks_rotor(self, need: str) -> str | None:
+        """Why the rotor column ``need`` cannot be used (absent, or unknown in every spin), or None."""
+        col = {"direction": self.direction, "rotor_speed": self.rotor_speed, "ball_direction": self.ball_direction}[need]
+        what = ROTOR_NEEDS[need]
+        if col is None:
+            return f"the log has no {need} column ({what})"
+        known = share_at_least_half(lambda lo, hi: np.isfinite(col[lo:hi]) if col.dtype.kind == "f" else col[lo:hi] >= 0, col.size)
+        return None if known else f"the {need} column ({what}) is empty in most spins"
+
+
+#: The data needs of the rotor tests: a column of the log, and what it records.
+ROTOR_NEEDS = {
+    "direction": "which way the rotor turned",
+    "rotor_speed": "the rotor's speed at the ball's launch",
+    "ball_direction": "which way the ball was spun",
+}
 
 
 # ---------------------------------------------------------------------- test functions
@@ -401,6 +427,31 @@ def _predictor(d: WheelData, ctx: Context):
     return _with_reference(predict.predictor_from_offsets(lg.chunks, d.m, lg.labels, totals=totals), lg.ref_name)
 
 
+def _direction_homogeneity(d: WheelData, ctx: Context):
+    return rotor.direction_homogeneity(d.outcomes, d.direction, d.m, n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _ball_against_wheel(d: WheelData, ctx: Context):
+    return rotor.ball_against_wheel(d.direction, d.ball_direction)
+
+
+def _speed_independence(d: WheelData, ctx: Context):
+    return rotor.speed_independence(d.outcomes, d.rotor_speed, d.m, circular=bool(d.space.circular), n_resamples=ctx.n_resamples, rng=ctx.rng)
+
+
+def _rotor_speed_trend(d: WheelData, ctx: Context):
+    return rotor.rotor_speed_trend(d.rotor_speed)
+
+
+#: The rotor tests (issue 25): not applicable on a log without the columns they need.
+ROTOR_SPECS = (
+    Spec("direction_homogeneity", _direction_homogeneity, P, needs=("direction",)),
+    Spec("ball_against_wheel", _ball_against_wheel, P, needs=("direction", "ball_direction")),
+    Spec("speed_independence", _speed_independence, P, needs=("rotor_speed",)),
+    Spec("rotor_speed_trend", _rotor_speed_trend, P, needs=("rotor_speed",)),
+)
+
+
 # ---------------------------------------------------------------------- the battery
 def _outside(category: str) -> Spec:
     name = f"outside_{category}"
@@ -441,6 +492,8 @@ WHEEL = Battery(
         # direction; without dealer or release data it would rescan the wheel-distance counts
         Spec("dealer_signature", _dealer_signature, P, needs=("equipment:circular", "dealer_or_release"), weight=PRIMARY),
         Spec("out_of_sample_predictor", _predictor, P, needs=("equipment:circular", "dealer_or_release")),
+        # unpredictability: the rotor (direction, speed at launch, the ball against the wheel), where the log has it
+        *ROTOR_SPECS,
     ),
 )
 
@@ -473,6 +526,8 @@ def _legacy() -> Battery:
     eq = lambda s: Spec(s.name, s.func, s.requirement, tuple(n for n in s.needs if n != "dealer_or_release"), s.params)  # noqa: E731
     order = []
     for s in WHEEL.specs:
+        if s in ROTOR_SPECS:  # not in 0.1
+            continue
         if s.name == "pocket_chisquare":
             order += [Spec("pocket_chisquare", _plain_pocket_chisquare, U), Spec("g_test", _g_test, U),
                       Spec("max_count", _plain_max_count, U), Spec("pocket_binomial_holm", _pocket_binomial, U)]

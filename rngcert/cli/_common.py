@@ -232,6 +232,8 @@ def summary_text(report: dict) -> str:
             lines.append(f"    power: {b['power']['statement']}")
         if b.get("exploitability_line"):
             lines.append(f"    {b['exploitability_line']}")
+        if b.get("rage_line"):
+            lines.append(f"    {b['rage_line']}")
     lines.append(f"VERDICT: {report['verdict']} — {overall_line(report)}")
     return "\n".join(lines)
 

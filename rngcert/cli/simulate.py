@@ -40,6 +40,7 @@ Examples:
   rngcert simulate wheel --spins 50000 --pocket-bias 17:1.2 --out pocket17.csv
   rngcert simulate wheel --spins 50000 --sector-bias 32:5:1.1 --out sector.csv
   rngcert simulate wheel --spins 20000 --signature 10:7:1.15 --out dealer.csv
+  rngcert simulate wheel --spins 20000 --rotor --direction-bias 32:5:1.3 --out rotor.csv
   rngcert simulate wheel --spins 100000 --source pcg64 --mapping modulo --word-bits 8 --out byte-mod37.csv
 """,
 )
@@ -58,8 +59,13 @@ Examples:
 @click.option("--table", default="SIM-1", show_default=True, help="Table id written in the log.")
 @click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
 @click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping: bits per raw word (8 = a byte).")
+@click.option("--rotor", is_flag=True, help="Simulate the rotor too: direction alternating every spin, rotor_speed at launch (16.0 +- 0.6) and ball_direction columns.")
+@click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: WIDTH pockets from START get weight FACTOR in cw spins and 2 - FACTOR in ccw spins.")
+@click.option("--speed-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: the same arc, FACTOR in spins faster than the mean rotor speed, 2 - FACTOR in slower ones.")
+@click.option("--speed-drift", type=float, default=0.0, show_default=True, help="With the rotor: change of the mean rotor speed from the first spin to the last.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
-def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits, out):
+def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits,
+                   rotor, direction_bias, speed_bias, speed_drift, out):
     """Write a spin log from a fair or deliberately biased simulated wheel.
 
     Draws come from the named bit generator seeded from one SeedSequence; the seed, source and
@@ -96,6 +102,25 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     bias = WheelBias(pockets, sectors, harm, sig, None if signature_dealer is None else signature_dealer - 1)
     ss = seed_sequence(seed)
     rng = generator(source, ss)
+    if rotor or direction_bias or speed_bias or speed_drift:
+        from rngcert.simulate.rotor import RotorBias, simulate_rotor_spins
+
+        if bias != WheelBias() or mapping is not None or dealers != 1 or release or void_rate:
+            raise click.BadParameter("the rotor simulation takes only --direction-bias, --speed-bias and --speed-drift (one dealer, no void spins)", param_hint="--rotor")
+        try:
+            arcs = {k: (pos_of(a, k), int(w), float(f)) for k, v in (("--direction-bias", direction_bias), ("--speed-bias", speed_bias)) if v
+                    for a, w, f in [_split(v, 3, k)]}
+            rb = RotorBias(direction=arcs.get("--direction-bias"), speed=arcs.get("--speed-bias"), drift=speed_drift)
+            sim, speed, ball = simulate_rotor_spins(wheel, spins, rng, bias=rb)
+        except (ValueError, InputError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--rotor") from None
+        sim.rotor_speed, sim.ball_direction = speed, ball
+        write_spin_log(out, wheel, sim, table=table)
+        meta = {"rngcert": __version__, "equipment": wheel.id, "spins": spins, "seed_entropy": str(ss.entropy), "source": source,
+                "rotor_bias": {"direction": direction_bias, "speed": speed_bias, "drift": speed_drift}, **versions()}
+        Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        click.echo(f"wrote {spins} spins with rotor data to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
+        return
     if mapping is not None and bias != WheelBias():
         raise click.BadParameter("--mapping simulates an electronic wheel from raw words; it takes no planted bias", param_hint="--mapping")
     chunk = 1_000_000

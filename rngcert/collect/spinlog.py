@@ -4,7 +4,9 @@ Reads a log into per-table outcome sequences for a given wheel (DESIGN §3 "Spin
 
 * CSV with a header (``.csv``, ``.tsv``; UTF-8 with or without BOM; LF or CRLF), columns matched
   case-insensitively; ``result`` is required, ``spin_id``, ``timestamp``, ``table``, ``dealer``,
-  ``direction``, ``release_pocket``, ``revolutions``, ``void`` are optional. Foreign names are
+  ``direction``, ``release_pocket``, ``revolutions``, ``void``, ``rotor_speed`` (the wheel head's
+  speed at the ball's launch, in the log's own unit), ``ball_direction`` (cw/ccw) and
+  ``result_source`` (which device read the result: see :data:`PRIMARY_SOURCES`) are optional. Foreign names are
   mapped with ``columns={"result": "Number"}`` (CLI: ``--column result=Number``).
 * JSON Lines (``.jsonl``, ``.ndjson``), one object per line with the same keys.
 * Permanence lists (``.txt`` or any file whose first line has no letters): pocket numbers
@@ -53,7 +55,17 @@ KNOWN_COLUMNS = (
     "release_pocket",
     "revolutions",
     "void",
+    "rotor_speed",
+    "ball_direction",
+    "result_source",
 )
+
+#: ``result_source`` values whose rows are the results (the wheel's own sensor or controller); rows
+#: of any other source (``camera``, ``display``) are compared with them, never used as results
+#: (money-wheel rule 5.5). An empty value is a primary row.
+PRIMARY_SOURCES = ("wheel", "wheel sensor", "wheel_sensor", "sensor", "controller", "serial", "")
+#: How the reason of a row of a secondary result source begins (see :func:`_split_sources`).
+SECOND_SOURCE_REASON = "second result source"
 
 _TRUE = {"true", "t", "1", "yes", "y", "void", "no spin"}
 _FALSE = {"false", "f", "0", "no", "n", ""}
@@ -89,6 +101,9 @@ class SourceInfo:
     #: rows among ``rejected`` that are exact copies of an earlier row (same table, spin_id and
     #: result): read, and counted once, so not data that could not be read
     duplicates: int = 0
+    #: rows among ``rejected`` that are a secondary source's reading of a spin (``result_source``
+    #: camera, display): compared with the result, not data that could not be read
+    second_source: int = 0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -115,6 +130,11 @@ class TableSpins:
         0 clockwise, 1 counter-clockwise, -1 unknown.
     void : int
         Void spins of this table (excluded from ``outcomes``).
+    rotor_speed : (n,) ndarray of float64 or None
+        Rotor (wheel head) speed at the ball's launch, in the log's own unit; NaN where the row
+        has none.
+    ball_direction : (n,) ndarray of int8 or None
+        Direction the ball was spun: 0 clockwise, 1 counter-clockwise, -1 unknown.
     line_start : (n,) ndarray of bool or None
         Permanence lists (many spins per line): True where a spin is the first accepted spin of
         its line of the file (for the data-integrity checks); None for one-row-per-spin formats.
@@ -129,6 +149,11 @@ class TableSpins:
     void: int = 0
     notes: list[str] = field(default_factory=list)
     line_start: np.ndarray | None = None
+    rotor_speed: np.ndarray | None = None
+    ball_direction: np.ndarray | None = None
+    #: per secondary result source (camera, display) of a live feed, its comparison with the result
+    #: (:func:`rngcert.collect.feed.compare_sources`)
+    source_comparison: list = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -303,6 +328,35 @@ def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return val[idx], bad[idx]
 
 
+def _directions(col) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a direction column (cw/ccw and their synonyms): (int8 values, 0 cw, 1 ccw, -1
+    empty; bad mask)."""
+    idx, uniq = _decode_norm(col)
+    m = len(uniq)
+    dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
+    bad_u = np.zeros(m + 1, dtype=bool)
+    for j, t in enumerate(uniq):  # loop over the distinct values
+        if t in _DIRECTIONS:
+            dir_u[j] = _DIRECTIONS[t]
+        elif t not in ("", None):
+            bad_u[j] = True
+    return dir_u[idx], bad_u[idx]
+
+
+def _speeds(col) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a rotor-speed column: (float64 values, NaN where empty; bad mask: not a finite
+    non-negative number). Cast in C++ when every cell is a number or empty."""
+    text = pc.utf8_trim_whitespace(_as_text(col))
+    try:
+        val = np.asarray(pc.cast(pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text), pa.float64()).to_numpy(zero_copy_only=False), dtype=float)
+        bad = np.zeros(val.size, dtype=bool)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        val, bad = _numbers(col)
+    with np.errstate(invalid="ignore"):
+        bad |= ~np.isnan(val) & ~(np.isfinite(val) & (val >= 0))
+    return val, bad
+
+
 def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse ISO 8601 timestamps to int64 microseconds since the epoch (UTC; a timestamp
     without zone is taken as UTC). Returns (values, bad mask); empty cells are bad too."""
@@ -349,6 +403,11 @@ def detect_format(path: Path, data: bytes) -> str:
     first = head.split(b"\n", 1)[0]
     if first.startswith(b"{"):
         return "jsonl"
+    from rngcert.collect.feed import detect_feed
+
+    fd = detect_feed(data)
+    if fd is not None:  # a live result feed described by a packaged definition
+        return "feed:" + fd.id
     if re.search(rb"[A-Za-z_]", first) and suf != ".txt":
         return "csv"
     if suf in (".csv", ".tsv") and re.search(rb"[A-Za-z_]", first):
@@ -412,8 +471,12 @@ def _read_permanence(data: bytes, name: str):
 # ---------------------------------------------------------------------------- main entry
 def _options_iv(fmt: str, columns) -> dict[str, str]:
     """Validate the format name and the column mapping; returns the mapping with lower-case keys."""
-    if fmt not in ("auto", "csv", "jsonl", "permanence"):
-        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
+    if fmt.startswith("feed:"):  # a live result feed: a packaged id or a lab's own definition file
+        from rngcert.collect.feed import load_feed
+
+        load_feed(fmt[5:])
+    elif fmt not in ("auto", "csv", "jsonl", "permanence"):
+        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence', 'feed:ID-or-TOML'")
     columns = {k.lower(): v for k, v in (columns or {}).items()}
     unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
     if unknown:
@@ -439,8 +502,10 @@ def read_spin_log(
         The wheel the log was recorded on; results are resolved against its labels.
     columns : mapping, optional
         ``{our_name: name_in_file}`` for foreign column names, e.g. ``{"result": "Number"}``.
-    fmt : {"auto", "csv", "jsonl", "permanence"}
-        File format; "auto" detects from the extension and first line.
+    fmt : {"auto", "csv", "jsonl", "permanence"} or "feed:ID-or-TOML"
+        File format; "auto" detects from the extension and first line (and the packaged live
+        result feeds, :mod:`rngcert.collect.feed`, from their ``detect`` pattern); ``feed:`` names a
+        packaged feed or a feed definition file.
     pool : bool
         Pool all tables into one sequence (default: one sequence per ``table``).
 
@@ -472,6 +537,7 @@ def read_spin_log(
         part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)))
         _check_readable(part, int(part["accepted_mask"].sum()))
         parts.append(part)
+    comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
     for part in parts:
         rejected.extend(part["rejected"])
@@ -492,6 +558,15 @@ def read_spin_log(
         if wheel.order_known:
             notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
     tables = _assemble_tables(parts, key, pool, notes, repeat_notes)
+    for pt, comp_of in zip(parts, comparisons):
+        pt.setdefault("source_comparison", {})
+        for tname, comp in comp_of.items():
+            pt["source_comparison"].setdefault(tname, []).extend(comp)
+    for pt in parts:
+        for tname, comp in (pt.get("source_comparison") or {}).items():
+            target = tables.get(tname) or (tables.get("(all)") if pool else None)
+            if target is not None:
+                target.source_comparison.extend(comp)
     period = None
     for pt in parts:
         if pt.get("ts") is not None:
@@ -514,8 +589,9 @@ DUPLICATE_REASON = "exact duplicate of"
 def _source_info(part: dict, accepted: int, name: str | None = None) -> SourceInfo:
     """The provenance of one read file: its rows, accepted, void, rejected (and of those, exact duplicates)."""
     dups = sum(1 for r in part["rejected"] if r.reason.startswith(DUPLICATE_REASON))
+    second = sum(1 for r in part["rejected"] if r.reason.startswith(SECOND_SOURCE_REASON))
     return SourceInfo(name or part["name"], part["sha256"], part["format"], part["rows"], accepted, part["void_count"], len(part["rejected"]),
-                      part["blank"], dups)
+                      part["blank"], dups, second)
 
 
 def _check_readable(part: dict, accepted: int) -> None:
@@ -599,6 +675,8 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     fieldpos = None
     if f == "csv":
         return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
+    if f.startswith("feed:"):
+        return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes), text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name)
     else:
@@ -611,8 +689,33 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     return _file_checks(part, text_codes)
 
 
+def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes: bool) -> dict:
+    """Read a live result feed (:mod:`rngcert.collect.feed`): its primary result as the spin log's
+    ``result``, and each secondary source compared with it per table (``source_comparison``)."""
+    from rngcert.collect.feed import compare_sources, load_feed, parse_feed
+
+    feed = load_feed(feed_id)
+    cols, lines, bad, blank = parse_feed(data, name, feed)
+    rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
+    part = _process(cols, lines, rej, name, wheel, columns, None, list(cols), text_codes=text_codes)
+    part.update(format=f"feed:{feed.id}", sha256=sha256_of(data), blank=blank, size=len(data))
+    part["notes"] = list(part["notes"]) + [f"{name}: read as the {feed.id} feed ({feed.description}; {feed.path})"] + (
+        [f"{name}: spin ids: {feed.spin_id_note}"] if feed.spin_id_note else [])
+    comp: dict[str, list] = {}
+    if feed.secondary:
+        tab = cols.get("table")
+        codes, labels = _decode(tab) if tab is not None else (np.zeros(len(lines), dtype=np.int64), [Path(name).stem])
+        for ti, t in enumerate(labels):  # loop over the few tables
+            live = part["accepted_mask"] & (codes == ti)
+            comp[str(t)] = compare_sources(part["pos"].astype(np.int64), live, cols, feed, lambda c: _resolve_labels(c, wheel)[0],
+                                           wheel.position_space().labels, lines=lines, spin_ids=cols.get("spin_id"))
+    part["source_comparison"] = comp
+    return part
+
+
 #: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
-_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id")
+_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id",
+             "rotor_speed", "ball_direction", "result_source")
 
 
 def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
@@ -794,12 +897,12 @@ def _concat_parts(parts: list[dict]) -> dict:
     out["void_count"] = sum(pt["void_count"] for pt in parts)
     out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
     out["notes"] = [n for pt in parts for n in pt["notes"]]
-    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release"):
+    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "rotor_speed", "ball_direction"):
         out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
         for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
             pt[key] = None
-    for key in ("table", "dealer", "spin_id"):
-        vals = [pt[key] for pt in parts]
+    for key in ("table", "dealer", "spin_id", "result_source"):
+        vals = [pt.get(key) for pt in parts]
         if vals[0] is None:
             out[key] = None
         elif isinstance(vals[0], (pa.Array, pa.ChunkedArray)):
@@ -992,19 +1095,16 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         rpos, _, _, _, _, empty = _resolve_labels(cols[resolved["release_pocket"]], wheel)
         flag((rpos < 0) & ~empty & ~void, resolved["release_pocket"], "release_pocket is not a pocket of this wheel")
         release = np.where(empty, -1, rpos)
-    direction = None
+    direction = ball_direction = rotor_speed = None
     if "direction" in resolved:
-        idx, uniq = _decode_norm(cols[resolved["direction"]])
-        m = len(uniq)
-        dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
-        bad_u = np.zeros(m + 1, dtype=bool)
-        for j, t in enumerate(uniq):
-            if t in _DIRECTIONS:
-                dir_u[j] = _DIRECTIONS[t]
-            elif t not in ("", None):
-                bad_u[j] = True
-        direction = dir_u[idx]
-        flag(bad_u[idx] & ~void, resolved["direction"], "direction must be cw or ccw")
+        direction, badd = _directions(cols[resolved["direction"]])
+        flag(badd & ~void, resolved["direction"], "direction must be cw or ccw")
+    if "ball_direction" in resolved:
+        ball_direction, badb = _directions(cols[resolved["ball_direction"]])
+        flag(badb & ~void, resolved["ball_direction"], "ball_direction must be cw or ccw")
+    if "rotor_speed" in resolved:
+        rotor_speed, bads = _speeds(cols[resolved["rotor_speed"]])
+        flag(bads & ~void, resolved["rotor_speed"], "rotor_speed is not a non-negative number")
     accepted = free & ~void
     void_final = void & free
     rej_idx = np.flatnonzero(~free)
@@ -1069,7 +1169,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "rejected": out_rejects,
         "lines": np.asarray(lines, dtype=np.int64 if not text_codes else np.int32),  # file-level checks name rows by line
         "colnames": {
-            k: (f"{resolved[k]} (column {colnum.get(resolved[k], '?')})" if fieldpos is None else k) for k in ("spin_id", "table") if k in resolved
+            k: (f"{resolved[k]} (column {colnum.get(resolved[k], '?')})" if fieldpos is None else k) for k in ("spin_id", "table", "result_source") if k in resolved
         },
         "colindex": {k: colnum[resolved[k]] - 1 for k in ("spin_id", "table") if k in resolved and resolved[k] in colnum},
         # permanence lists hold many spins per line: the line of each spin, for the data-integrity checks
@@ -1080,6 +1180,9 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "spin_id": textcol("spin_id"),
         "direction": direction,
         "release": None if release is None else release.astype(np.int32),
+        "rotor_speed": rotor_speed,
+        "ball_direction": ball_direction,
+        "result_source": textcol("result_source"),
         "notes": notes,
     }
 
@@ -1168,6 +1271,116 @@ def repeat_status(keys: Sequence[np.ndarray], outcome: np.ndarray, consider: np.
 def outcome_key(pos: np.ndarray, sym: np.ndarray, void: np.ndarray) -> np.ndarray:
     """One int64 per row that is equal exactly when position, symbol and void flag all are."""
     return ((np.asarray(pos, dtype=np.int64) + 1) * 65536 + (np.asarray(sym, dtype=np.int64) + 1)) * 2 + np.asarray(void, dtype=np.int64)
+
+
+def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]]]:
+    """Rows of secondary result sources (``result_source`` not in :data:`PRIMARY_SOURCES`) are
+    taken out of the results and compared with the primary row of the same table and spin_id.
+
+    Each secondary row is moved to the rejected rows with a reason that begins with
+    :data:`SECOND_SOURCE_REASON` (counted in ``SourceInfo.second_source``, not as unreadable),
+    whether its reading agrees, disagrees, cannot be read or has no primary row. Returns, per part,
+    the comparisons by table label (the dictionaries of
+    :func:`rngcert.collect.feed.compare_sources`)."""
+    out: list[dict[str, list[dict]]] = []
+    labels_pos = list(wheel.position_space().labels) if wheel.order_known else []
+    for pt in parts:  # loop over the files
+        src = pt.get("result_source")
+        if src is None:
+            out.append({})
+            continue
+        name = pt["name"]
+        codes, labels = _codes_labels(src)
+        labels = [str(t).strip().lower() for t in labels]
+        primary_code = np.array([t in PRIMARY_SOURCES for t in labels] + [True])
+        codes = np.where(codes < 0, len(labels), codes)
+        secondary = ~primary_code[codes]
+        if not secondary.any():
+            out.append({})
+            continue
+        if pt.get("spin_id") is None:
+            raise InputError(f"{name}: the result_source column names {', '.join(sorted({labels[c] for c in np.unique(codes[secondary])}))} besides the "
+                             f"wheel, but the file has no spin_id column to pair the rows of one spin")
+        n = pt["pos"].size
+        line_pos = {int(ln): i for i, ln in enumerate(pt["lines"].tolist())} if n else {}
+        # secondary rows that _process rejected (an unreadable reading) are a source's failure, not unreadable data
+        kept, unreadable = [], np.zeros(n, dtype=bool)
+        for r in pt["rejected"]:  # the rejected rows (few)
+            i = line_pos.get(int(r.line))
+            if i is not None and secondary[i] and r.column != "*":
+                unreadable[i] = True
+            else:
+                kept.append(r)
+        pt["rejected"] = kept
+        sid = pt["spin_id"]
+        sk = sid.values.astype(np.int64) if isinstance(sid, IntIds) else _codes_labels(sid)[0].astype(np.int64)
+        if pt.get("table") is not None:
+            tk, tlabels = _codes_labels(pt["table"])
+        else:
+            tk, tlabels = np.zeros(n, dtype=np.int64), [Path(name).stem]
+        live = pt["accepted_mask"] | pt["void_mask"]
+        prim = live & ~secondary & (sk >= 0)
+        key = tk.astype(np.int64) * (int(sk.max(initial=0)) + 2) + sk
+        okey = outcome_key(pt["pos"], pt["sym"], pt["void_mask"])
+        order = np.argsort(key[prim], kind="stable")
+        pkeys, prow = key[prim][order], np.flatnonzero(prim)[order]
+        sec_rows = np.flatnonzero((live | unreadable) & secondary)
+        at = np.searchsorted(pkeys, key[sec_rows])
+        found = (at < pkeys.size) & (pkeys[np.minimum(at, max(pkeys.size - 1, 0))] == key[sec_rows]) if pkeys.size else np.zeros(sec_rows.size, bool)
+        match = np.where(found, prow[np.minimum(at, max(pkeys.size - 1, 0))] if pkeys.size else -1, -1)
+
+        def lab(i):
+            if pt["void_mask"][i]:
+                return "void"
+            if pt["pos"][i] >= 0 and labels_pos:
+                return str(labels_pos[pt["pos"][i]])
+            return wheel.symbols[pt["sym"][i]] if pt["sym"][i] >= 0 else "?"
+
+        id_labels = None if isinstance(sid, IntIds) else _codes_labels(sid)[1]
+        id_text = lambda i: str(int(sk[i])) if id_labels is None else str(id_labels[int(sk[i])])  # noqa: E731
+        comp: dict[str, list[dict]] = {}
+        reasons = []
+        for ti, t in enumerate(tlabels):  # loop over the few tables and sources
+            in_t = tk[sec_rows] == ti
+            rounds = int(np.count_nonzero(prim & (tk == ti)))
+            for sc in np.unique(codes[sec_rows[in_t]]).tolist():
+                sname = labels[sc]
+                mine = in_t & (codes[sec_rows] == sc)
+                rows, m = sec_rows[mine], match[mine]
+                bad = unreadable[rows]
+                paired = (m >= 0) & ~bad
+                agree = paired & (okey[rows] == okey[np.maximum(m, 0)])
+                dis = paired & ~agree
+                seen = np.unique(m[m >= 0])
+                first = [{"line": int(pt["lines"][i]), "round": id_text(i), "result": lab(int(j)), "reading": lab(int(i))}
+                         for i, j in zip(rows[dis][:10].tolist(), m[dis][:10].tolist())]
+                comp.setdefault(str(t), []).append({
+                    "source": sname, "primary": "wheel", "what": f"rows whose result_source is {sname!r}", "rounds": rounds,
+                    "read": int(seen.size), "agree": int(agree.sum()), "disagree": int(dis.sum()), "unreadable": int(bad.sum()),
+                    "no_reading": ({"no row from this source": rounds - int(seen.size)} if rounds > seen.size else {}),
+                    "without_wheel_result": int(np.count_nonzero(m < 0)), "first_disagreements": first,
+                })
+        for i, j in zip(sec_rows.tolist(), match.tolist()):  # the secondary rows: each gets its reason
+            s_ = labels[codes[i]]
+            if unreadable[i]:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: its reading is not an outcome of this wheel (compared, not a result)"
+            elif j < 0:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: no wheel row for this spin_id (compared, not a result)"
+            elif okey[i] == okey[j]:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: agrees with the wheel (line {int(pt['lines'][j])})"
+            else:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: read {lab(i)} where the wheel shows {lab(j)} (line {int(pt['lines'][j])}); the wheel's result is used"
+            reasons.append(why)
+        pt["accepted_mask"] = pt["accepted_mask"].copy()
+        pt["void_mask"] = pt["void_mask"].copy()
+        pt["accepted_mask"][sec_rows] = False  # (unreadable ones are neither already)
+        pt["void_mask"][sec_rows] = False
+        pt["void_count"] = int(pt["void_mask"].sum())
+        colname = pt.get("colnames", {}).get("result_source", "result_source")
+        new = [RejectedRow(name, int(pt["lines"][i]), colname, why, labels[codes[i]]) for i, why in zip(sec_rows.tolist(), reasons)]
+        pt["rejected"] = sorted(list(pt["rejected"]) + new, key=lambda r: r.line)
+        out.append(comp)
+    return out
 
 
 def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
@@ -1312,12 +1525,12 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     for pt in parts:
         if pt["table"] is None:
             pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [Path(pt["name"]).stem])
-    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no")}
+    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no", "rotor_speed", "ball_direction")}
     cat = {}
     def joined(key):  # no copy for a single file
         return parts[0][key] if len(parts) == 1 else np.concatenate([pt[key] for pt in parts])
 
-    for c in ("ts", "direction", "release", "line_no"):
+    for c in ("ts", "direction", "release", "line_no", "rotor_speed", "ball_direction"):
         if has[c]:
             cat[c] = joined(c)
     for c in ("table", "dealer", "spin_id"):
@@ -1386,6 +1599,10 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             ts_.line_start = np.r_[True, ln[1:] != ln[:-1]]
         if has["direction"]:
             ts_.direction = cat["direction"][keep]
+        if has["rotor_speed"]:
+            ts_.rotor_speed = cat["rotor_speed"][keep]
+        if has["ball_direction"]:
+            ts_.ball_direction = cat["ball_direction"][keep]
         if has["dealer"]:
             codes, labels = cat["dealer"]
             sel = codes[keep]
@@ -1447,10 +1664,11 @@ class _Grow:
         v = np.asarray(v)
         if v.size == 0:
             return
-        info = np.iinfo(self.a.dtype)
-        lo, hi = int(v.min()), int(v.max())
-        if lo < info.min or hi > info.max:
-            self.a = self.a.astype(_small_int(max(hi, -lo)))
+        if self.a.dtype.kind != "f":  # integers: widen once when a value does not fit
+            info = np.iinfo(self.a.dtype)
+            lo, hi = int(v.min()), int(v.max())
+            if lo < info.min or hi > info.max:
+                self.a = self.a.astype(_small_int(max(hi, -lo)))
         if self.n + v.size > self.a.size:
             self.reserve(max(v.size, self.a.size // 4))
         self.a[self.n : self.n + v.size] = v
@@ -1502,6 +1720,8 @@ class _CompactLog:
         self.release = _Grow(_small_int(max(wheel.k - 1, 1)))
         self.dealer = _Grow(np.int16)
         self.direction = _Grow(np.int8)
+        self.rotor_speed = _Grow(np.float64)
+        self.ball_direction = _Grow(np.int8)
         self.tables: dict[str, int] = {}
         self.dealers: dict[str, int] = {}
         self.columns: tuple | None = None
@@ -1536,7 +1756,7 @@ class _CompactLog:
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period) = small
 
     def _cols(self):
-        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction) if g is not None]
+        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction) if g is not None]
 
     def _state(self):
         import copy
@@ -1551,11 +1771,13 @@ class _CompactLog:
 
     # -- one batch (the dictionary of :func:`_process`)
     def add(self, pt: dict) -> None:
-        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release") if pt.get(k) is not None)
+        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed", "ball_direction") if pt.get(k) is not None)
         if self.columns is None:
             self.columns = cols
         elif cols != self.columns:
             raise _NeedExact("the files have different columns")
+        if pt.get("result_source") is not None:
+            raise _NeedExact("rows of several result sources")
         n = pt["pos"].size
         if n == 0:
             return
@@ -1617,6 +1839,10 @@ class _CompactLog:
             self.dealer.put(self._lut(self.dealers, labels)[codes[acc]])
         if pt.get("direction") is not None:
             self.direction.put(pt["direction"][acc])
+        if pt.get("rotor_speed") is not None:
+            self.rotor_speed.put(pt["rotor_speed"][acc])
+        if pt.get("ball_direction") is not None:
+            self.ball_direction.put(pt["ball_direction"][acc])
 
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
@@ -1667,8 +1893,11 @@ class _CompactLog:
             arrays["dealer"] = self.dealer.a
         if "direction" in cols:
             arrays["direction"] = self.direction.a
+        for c in ("rotor_speed", "ball_direction"):
+            if c in cols:
+                arrays[c] = getattr(self, c).a
         tab = self.tab.a
-        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = None  # (the arrays live on in ``arrays``)
+        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = self.ball_direction = None  # (the arrays live on in ``arrays``)
         del out, outcome
         if len(labels) > 1:
             arrays, bounds = _split_by_table(arrays, tab, len(labels))  # the ungrouped arrays are freed here
@@ -1692,6 +1921,10 @@ class _CompactLog:
                 ts_.release = arrays["release"][a:b]
             if "direction" in arrays:
                 ts_.direction = arrays["direction"][a:b]
+            if "rotor_speed" in arrays:
+                ts_.rotor_speed = arrays["rotor_speed"][a:b]
+            if "ball_direction" in arrays:
+                ts_.ball_direction = arrays["ball_direction"][a:b]
             if "dealer" in arrays:
                 sel = arrays["dealer"][a:b]
                 used = np.flatnonzero(np.bincount(sel, minlength=len(dealer_labels))) if sel.size else np.zeros(0, np.int64)

@@ -242,6 +242,7 @@ def certify_spins(
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
                 + (f" ({s.duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates else "")
+                + (f" ({s.second_source} of them a second result source's readings, compared with the wheel's)" if s.second_source else "")
                 + (f"; {s.blank_lines} blank lines" if s.blank_lines else ""),
             }
             for s in log.sources
@@ -325,6 +326,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     side = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rngcert-integrity") if threads > 1 and t.n >= 2 else None
     dup_job = side.submit(duplicated_blocks, t.outcomes, space.m) if side is not None else None
     data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
+                     rotor_speed=t.rotor_speed, ball_direction=t.ball_direction,
                      tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
     try:
@@ -336,6 +338,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     empty = {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
     integrity = checks.integrity_findings(t, space, line_starts=line_starts, dup=dup) if t.n >= 2 else empty
     reasons += integrity["inconclusive"]
+    integrity = _with_source_comparison(integrity, t)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
     out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
     first_reasons = list(reasons)
@@ -386,6 +389,12 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         next_steps = [other_wheel.rsplit(": ", 1)[-1].capitalize() + " (the wheel the labels belong to)."]
         for x in bd["tests"]:
             x.pop("plain", None)
+    rage_part = _rage_part(t, log, other_wheel, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
+    if rage_part is not None:
+        bd["rage_line"] = rage_part["line"]
+        rt = rage_part["run_length_test"]
+        if rt.get("applicable") and rt["pvalue"] < alpha:  # the side wager's own law fails: said among the findings
+            key_findings.append(rage_part["line"])
     for f in integrity["findings"]:
         key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
@@ -404,7 +413,37 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         "next_steps": next_steps,
         "battery": bd,
     }
+    if rage_part is not None:
+        report["roulette_rage"] = rage_part
     return out, report
+
+
+def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha) -> dict | None:
+    """The Roulette Rage section of a table (:mod:`rngcert.pipeline.rage`) when the equipment offers
+    the wager (single-zero roulette), the spins are wheel positions and the labels are this wheel's."""
+    _, rage = paytables_for_wheel(log.wheel)
+    if rage is None or other_wheel or "colour" not in log.space.categories or not log.space.circular or t.n < 2:
+        return None
+    from rngcert.pipeline.rage import rage_section
+
+    return rage_section(t.outcomes, log.space, rng=stream(entropy, group, "roulette_rage"), n_resamples=n_resamples, alpha=alpha)
+
+
+def _with_source_comparison(integrity: dict, t) -> dict:
+    """The table's integrity findings with its secondary result sources (camera, display) compared
+    with the result: a source that failed to read or disagreed is a data-integrity finding with its
+    counts (it never changes the results tested, rule 5.5); one that agreed everywhere is a check."""
+    comps = getattr(t, "source_comparison", None) or []
+    if not comps:
+        return integrity
+    from rngcert.collect.feed import comparison_sentence
+
+    integrity = dict(integrity, findings=list(integrity["findings"]), checks=list(integrity["checks"]))
+    for c in comps:
+        integrity["checks"].append(f"results of the {c['source']} against the {c['primary']}, round by round")
+        if c["disagree"] or c["unreadable"] or c["read"] < c["rounds"]:
+            integrity["findings"].append({"name": f"second_source_{c['source']}", "text": comparison_sentence(c), "evidence": c})
+    return integrity
 
 
 def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:

@@ -62,7 +62,7 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     multi = len(log.sources) > 1
     for s in log.sources:
         # an exact copy of an earlier row was read and is counted once: it is neither data nor unreadable
-        dups = s.duplicates
+        dups = s.duplicates + getattr(s, "second_source", 0)  # a second source's readings are compared, not unreadable
         rows = s.accepted + s.void + s.rejected - dups
         bad = s.rejected - dups
         share = bad / rows if rows else 0.0
