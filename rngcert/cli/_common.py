@@ -189,24 +189,32 @@ def summary_text(report: dict) -> str:
         lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
     for n in report["notes"]:
         lines.append(f"  note: {_clip(n)}")
-    kf = [(t["table"], k) for t in tables for k in (t.get("key_findings") or [])]
-    if kf:
-        lines.append("key findings:")
-        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in kf[:8]]
-        if len(kf) > 8:
-            lines.append(f"  …and {len(kf) - 8} more in the report")
-    ns = [(t["table"], k) for t in tables for k in (t.get("next_steps") or [])]
-    if ns:
-        lines.append("next steps:")
-        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in ns[:5]]
     word = report.get("section_word", "Table").lower().rstrip(":")
     unit = report.get("unit", "spins")
+    # the tables that are not PASS first, a line that several tables share said once with their names (issue 24)
+    for key, head, cap in (("key_findings", "key findings:", 8), ("next_steps", "next steps:", 5)):
+        items = text.grouped(tables, key)
+        if items:
+            lines.append(head)
+            lines += [f"  - {text.tables_label(k['tables'], word, 12) + ': ' if multi else ''}{_clip(k['text'])}" for k in items[:cap]]
+            if len(items) > cap:
+                lines.append(f"  …and {len(items) - cap} more in the report")
     if multi:
         wid = min(36, max(len(str(t["table"])) for t in tables))
         lines.append(f"{word}s ({len(tables)}):")
-        for t in tables:
+        for t in text.by_severity(tables):
             b = t["battery"]
+            if b["verdict"] == "PASS":
+                continue
             lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
+        for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
+            if len(g["tables"]) == 1:
+                t = next(t for t in tables if t["table"] == g["tables"][0])
+                lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {'PASS':<12} {_clip(g['text'], 110)}")
+            else:
+                n = sum(int(t["n"]) for t in tables if t["table"] in g["tables"])
+                lines.append(f"  {len(g['tables'])} {word}s PASS ({n:,} {unit}): {_clip(g['text'], 160)}")
+                lines.append(f"    {', '.join(map(str, g['tables']))}")
     else:
         t = tables[0]
         b = t["battery"]

@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from rngcert.battery.core import SUSPECT_LEVEL, BatteryOutcome, decide, worst
-from rngcert.battery.findings import table_findings
+from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line
 from rngcert.collect.spinlog import SpinLog, read_spin_log
@@ -388,6 +388,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
             x.pop("plain", None)
     for f in integrity["findings"]:
         key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
+    key_findings = order_findings(key_findings, out.verdict)  # the finding that decided the verdict first
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
              "summary": (f"{len(integrity['findings'])} data-integrity finding(s)" if integrity["findings"] else "no data-integrity finding")}
     report = {

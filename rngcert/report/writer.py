@@ -181,12 +181,11 @@ def _table_view(report: dict, t: dict, figs: Sequence, index: int) -> dict:
     return v
 
 
-def _collect(tables: list[dict], key: str, multi: bool) -> list[dict]:
-    out = []
-    for t in tables:
-        for s in t.get(key) or []:
-            out.append({"table": t["table"] if multi else "", "anchor": t["anchor"], "text": s})
-    return out
+def _collect(tables: list[dict], key: str, multi: bool, word: str = "table") -> list[dict]:
+    """Page one's lines: the tables that are not PASS first, a line several tables share said once with
+    the count and the list of their names (:func:`rngcert.report.text.grouped`)."""
+    return [{"table": text.tables_label(g["tables"], word) if multi else "", "anchor": g["anchor"], "text": g["text"],
+             "count": len(g["tables"])} for g in text.grouped(tables, key)]
 
 
 def _integrity_findings(tables: list[dict], multi: bool) -> list[dict]:
@@ -205,7 +204,11 @@ def overall_line(report: dict) -> str:
     if len(tables) > 1:
         worst = [t["table"] for t in tables if t["battery"]["verdict"] == report["verdict"]]
         names = ", ".join(worst[:3]) + (f" and {len(worst) - 3} more" if len(worst) > 3 else "")
-        return f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
+        line = f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
+        if report["verdict"] != "PASS":  # the finding that made it so, of the first such table (issue 24)
+            first = next(t for t in tables if t["battery"]["verdict"] == report["verdict"])
+            line += f" {first['table']}: {text.deciding(first)}."
+        return line
     return text.headline(tables[0]).rstrip(".") + "."
 
 
@@ -270,8 +273,9 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         overall=overall_line(report),
         tested_line=_tested_line(report),
         seed_line=seed_line(report),
-        key_findings=_collect(tables, "key_findings", multi),
-        next_steps=_collect(tables, "next_steps", multi),
+        key_findings=_collect(tables, "key_findings", multi, report.get("section_word", "Table").lower()),
+        next_steps=_collect(tables, "next_steps", multi, report.get("section_word", "Table").lower()),
+        tables_by_severity=text.by_severity(tables),
         integrity_findings=_integrity_findings(tables, multi),
         grades=text.GRADE_LEGEND,
         wheel_kind=(report.get("equipment") or {}).get("kind"),
