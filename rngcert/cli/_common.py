@@ -115,7 +115,22 @@ def report_options(f):
     f = click.option("--sign", "sign_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, metavar="KEY",
                      help="Sign report.json with this Ed25519 private key (PEM; make one with `rngcert keygen`).")(f)
     f = click.option("--pdf", "pdf", is_flag=True, help="Also write report.pdf: a one-page certificate, then the report (needs the pdf extra).")(f)
+    f = click.option("--subject", "subject_text", default=None, metavar="TEXT", expose_value=False, callback=_keep_subject,
+                     help="The unit under test in words (e.g. a wheel's serial number and make), named on the certificate and in report.json.")(f)
     return f
+
+
+def _keep_subject(ctx: click.Context, _param, value):
+    """``--subject``: kept in the context for :func:`emit_report` (every command with :func:`report_options`)."""
+    if value is not None:
+        ctx.meta["rngcert.subject"] = value
+    return value
+
+
+def subject_option() -> str | None:
+    """The ``--subject`` of the running command, or None."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get("rngcert.subject") if ctx is not None else None
 
 
 def check_report_options(pdf: bool, sign_key) -> object | None:
@@ -142,7 +157,7 @@ def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str
     before its closing VERDICT line: the verdict is read first and last."""
     from rngcert.report.writer import report_dir, write_report
 
-    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id), pdf=pdf, sign_key=sign_key)
+    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id), pdf=pdf, sign_key=sign_key, subject=subject_option())
     if as_json:
         click.echo(paths["json"].read_text(encoding="utf-8"), nl=False)
     else:

@@ -197,6 +197,42 @@ def _integrity_findings(tables: list[dict], multi: bool) -> list[dict]:
     return out
 
 
+#: The note a certification of the bundled default log carries (cli/certify.py): demonstration data.
+DEMO_NOTE = "no log given: certifying the bundled default log"
+
+
+def unit_under_test(report: dict, description: str | None = None) -> dict:
+    """What a certificate is about (issue 24): the description given with ``--subject`` (a wheel's serial
+    number, a shoe's id), else one from the report, the ids of its tables and whether the data are
+    rngcert's own demonstration log.
+
+    Parameters
+    ----------
+    report : dict
+        The report (``tables``, ``notes``, optionally an earlier ``unit_under_test``).
+    description : str, optional
+        Overrides the description.
+
+    Returns
+    -------
+    dict
+        ``description`` (str or None), ``tables`` (list of str) and ``demonstration`` (bool).
+    """
+    before = report.get("unit_under_test") or {}
+    desc = (description or "").strip() or before.get("description") or None
+    return {
+        "description": desc,
+        "tables": [str(t["table"]) for t in report.get("tables", [])],
+        "demonstration": any(str(n).startswith(DEMO_NOTE) for n in report.get("notes", [])),
+    }
+
+
+def assumed_parameters(report: dict) -> list[str]:
+    """Labels of the parameters a shoe report's verdict assumes (neither given by the rules nor measured)."""
+    got = [str(p.get("label", p.get("name", ""))) for p in report.get("parameters") or [] if p.get("status") == "assumed"]
+    return got or [str(x) for x in report.get("assumed_parameters") or []]
+
+
 def overall_line(report: dict) -> str:
     """One line on the whole report: the verdict and how it comes about."""
     tables = report["tables"]
@@ -276,6 +312,9 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         key_findings=_collect(tables, "key_findings", multi, report.get("section_word", "Table").lower()),
         next_steps=_collect(tables, "next_steps", multi, report.get("section_word", "Table").lower()),
         tables_by_severity=text.by_severity(tables),
+        uut=unit_under_test(report),
+        assumed=assumed_parameters(report),
+        deciding=text.deciding,
         integrity_findings=_integrity_findings(tables, multi),
         grades=text.GRADE_LEGEND,
         wheel_kind=(report.get("equipment") or {}).get("kind"),
@@ -290,7 +329,8 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
     )
 
 
-def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any = None, pdf: bool = False) -> dict[str, Path]:
+def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any = None, pdf: bool = False,
+                 subject: str | None = None) -> dict[str, Path]:
     """Write rejects.csv (always, possibly empty), report.html, report.pdf (with ``pdf``) and the
     sealed report.json into ``out``.
 
@@ -308,6 +348,9 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
         Adds an Ed25519 signature (:func:`rngcert.report.verify.seal`).
     pdf : bool
         Also write report.pdf (WeasyPrint; :mod:`rngcert.report.pdf`).
+    subject : str, optional
+        The unit under test in words (``--subject``: a wheel's serial number or description), named on
+        the certificate and kept in report.json (``unit_under_test``, :func:`unit_under_test`).
 
     Returns
     -------
@@ -318,7 +361,7 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
     out = Path(out)
     before = set(out.iterdir()) if out.is_dir() else set()
     try:
-        return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf)
+        return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf, subject=subject)
     except OSError as exc:
         _remove_partial(out, before)
         raise _write_error(Path(exc.filename) if getattr(exc, "filename", None) else out, exc) from None
@@ -339,7 +382,8 @@ def _remove_partial(out: Path, before: set) -> None:
         pass
 
 
-def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any, pdf: bool) -> dict[str, Path]:
+def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any, pdf: bool,
+                  subject: str | None = None) -> dict[str, Path]:
     from rngcert.report import verify
 
     out.mkdir(parents=True, exist_ok=True)
@@ -351,6 +395,7 @@ def _write_report(report: dict, figures_by_table: list[list], rejected: list, ou
             w.writerow([r.file, r.line, r.column, r.reason, r.text])
     report.pop("integrity", None)
     report["rejects_file"] = str(paths["rejects"])
+    report["unit_under_test"] = unit_under_test(report, subject)
     for t, figs in zip(report["tables"], figures_by_table):
         t["figures"] = [f.to_dict() for f in shown_figures(report, figs)]
     clean = jsonable(report)
