@@ -112,3 +112,73 @@ def test_multi_table_summary_one_fail_among_many_pass(single):
     summary = html[html.index('id="summary"'):]
     rows = re.findall(r'<tr><td><a href="#t(\d+)">(.*?)</a>', summary)
     assert rows[0][1] == "T18"  # the FAIL row leads the summary table
+
+
+def _page1(html: str) -> str:
+    return html[: html.index("<h2>Verdict policy</h2>")]
+
+
+@pytest.mark.slow  # about 3.5 s: the 15 SP 800-22 tests on 3 sequences of 100,000 bits
+def test_sp800_22_fail_on_a_biased_dump_says_the_share_of_ones():
+    """A dump with 50.5% ones: page one and the terminal say '50.50% ones', not only 'monobit proportion'."""
+    import numpy as np
+
+    from rngcert.pipeline.certify_bits import certify_streams
+
+    m, n = 3, 100_000
+    x = np.zeros(m * n, dtype=np.uint8)
+    x[: int(0.505 * m * n)] = 1
+    np.random.default_rng(7).shuffle(x)
+    r = certify_streams(x.reshape(m, n), source={"path": "dump.bin", "format": "binary", "sha256": "0" * 64, "bits_in_file": m * n},
+                        processes=1, figures=False).report
+    assert r["verdict"] == "FAIL"
+    t = r["tables"][0]
+    assert t["key_findings"][0].startswith("FAIL: the bits are 50.50% ones (151,500 of 300,000") and "biased towards ones" in t["key_findings"][0]
+    assert t["next_steps"] and "entropy source" in t["next_steps"][0]
+    page1 = _page1(render_html(r, [[]]))
+    assert "<h2>Key findings</h2>" in page1 and "50.50% ones" in page1 and "<h2>Next steps</h2>" in page1
+    assert "50.50% ones" in summary_text(r).splitlines()[-1]
+
+
+def test_shoe_report_page_one_has_key_findings_and_next_steps():
+    """An unshuffled shoe (after = before) FAILs under the uniform standard: page one says why and what to do."""
+    import numpy as np
+
+    from rngcert.pipeline.certify_shuffle import certify_shoes
+
+    rng = np.random.default_rng(3)
+    before = np.stack([rng.permutation(52) for _ in range(60)]).astype(np.int16)
+    after = before.copy()
+    after[:, :26] = before[:, 26:]  # a cut, nothing more
+    after[:, 26:] = before[:, :26]
+    cert = certify_shoes(before, after, decks=1, game=None, subject="cut only", equipment={"id": "test", "name": "a cut", "kind": "shuffle"},
+                         inputs=[], seed=1, figures=False, n_resamples=199)
+    r = cert.report
+    assert r["verdict"] == "FAIL"
+    t = r["tables"][0]
+    assert t["key_findings"][0].startswith("FAIL: ") and t["next_steps"][0].startswith("Do not use the procedure")
+    page1 = _page1(render_html(r, [[]]))
+    assert "<h2>Key findings</h2>" in page1 and "<h2>Next steps</h2>" in page1 and "FAIL: " in page1
+
+
+def test_shoe_findings_name_the_assumed_parameters():
+    from rngcert.battery.plain import shoe_findings
+
+    sec = {"table": "steady state", "n": 500, "battery": {"verdict": "PASS", "reasons": [], "tests": []},
+           "trackers": [{"name": "baccarat_sequence", "edge": -0.01, "ci95": [-0.02, 0.0], "threshold": 0.0, "beats_threshold": False}]}
+    keys, steps = shoe_findings(sec, assumed=["wash intensity", "clump size"])
+    assert keys[0].startswith("No test rejects") and "-1.00% of the stake" in keys[0]
+    assert any("2 assumed parameter(s) (wash intensity, clump size)" in k for k in keys)
+    assert any(s.startswith("Measure the assumed parameters") for s in steps)
+
+
+def test_shoe_certificate_says_how_many_parameters_are_assumed_and_where(single):
+    r = copy.deepcopy(single.report)
+    r["parameters"] = [{"name": "decks", "label": "decks", "value": 8, "status": "rule"},
+                       {"name": "steps[1].intensity", "label": "wash intensity", "value": 0.15, "status": "assumed"},
+                       {"name": "deal.pickup", "label": "pickup order", "value": "banker-first", "status": "assumed"}]
+    cert = render_html(r, [[]], certificate=True)
+    block = cert[cert.index('id="certificate"'): cert.index("</section>")]
+    assert "rests on 2 assumed parameters</b> (wash intensity, pickup order)" in block
+    assert "what is measured, what is assumed" in block
+    assert "Unit under test:" in block and "not stated in the data" in block and "--subject" in block
