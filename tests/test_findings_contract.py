@@ -108,3 +108,25 @@ def test_causes_fit_the_test_that_fired():
     # a caller that passes ids without names gets the id (never an index shifted by one)
     t = {"name": "outside_colour", "details": {"observed": [15, 30, 1], "expected": [20, 20, 1], "category_ids": [0, 1, 2]}}
     assert "category 1 came up 30" in findings.observed_effect(t, [])[0]
+
+
+@pytest.mark.parametrize("game,decks", [(None, 1), ("baccarat", 8), ("blackjack", 6)])
+def test_every_shuffle_finding_renders_from_its_tests_details(game, decks):
+    """The shuffle battery's sentences (pipeline/certify_shuffle.py) read the details its tests return."""
+    from rngcert.battery.shuffle import ShoeData, evaluate_shuffle
+    from rngcert.pipeline.certify_shuffle import _finding_sentence
+
+    rng = np.random.default_rng(3)
+    n = decks * 52
+    before = np.stack([rng.permutation(n) for _ in range(40)]).astype(np.int16)
+    after = np.concatenate([before[:, n // 2:], before[:, : n // 2]], axis=1)  # a cut, nothing more
+    rot = rng.integers(0, 2, size=after.shape).astype(np.int8)
+    res, errors, _ = evaluate_shuffle(ShoeData(before, after, decks, game, rotated=rot, mc_shoes=40, guess_shoes=40), entropy=1, n_resamples=99)
+    assert not errors
+    b = decide(res, alpha=0.01).to_dict()
+    app = [t for t in b["tests"] if t["applicable"]]
+    assert len(app) >= 8
+    for t in app:
+        s = _finding_sentence(t, n)
+        assert not BAD.search(s.replace("?", "")), (t["name"], s)
+        assert not s.startswith("p "), (t["name"], s)  # every test of the battery has its own sentence
