@@ -64,7 +64,8 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
             head = f"FAIL: {len(found)} test(s) reject after Holm"
         else:
             head = f"SUSPECT: {len(found)} test(s) reject after Holm, without a tracker's edge beating the threshold"
-        keys.append(f"{head}: " + "; ".join(found[:3]) + ("; …" if len(found) > 3 else "") + ".")
+        others = [f.split(": ", 1)[0].replace("_", " ") for f in found[1:]]
+        keys.append(f"{head}: {found[0]}" + (f"; also {', '.join(others)} (each in words in the sample's findings)" if others else "") + ".")
     if v == "PASS":
         best = max(trackers, key=lambda k: k["edge"], default=None)
         edge = f"; the best tracker returns {100 * best['edge']:+.2f}% of the stake (95% interval {100 * best['ci95'][0]:+.2f}% to {100 * best['ci95'][1]:+.2f}%)" if best else ""

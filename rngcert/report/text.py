@@ -327,6 +327,8 @@ def tables_label(names: Sequence[str], word: str = "table", limit: int | None = 
     return f"{len(names)} {word}s ({', '.join(shown)}{rest})"
 
 
-def deciding(t: Mapping[str, Any]) -> str:
-    """The observation that decided a table's verdict, without its causes and next step (for banners)."""
-    return headline(t).split(". Possible causes", 1)[0].rstrip(".")
+def deciding(t: Mapping[str, Any], limit: int = 240) -> str:
+    """The observation that decided a table's verdict, without its causes and next step (for banners and
+    the certificate's schedule), cut at ``limit`` characters with an ellipsis."""
+    s = headline(t).split(". Possible causes", 1)[0].rstrip(".")
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"

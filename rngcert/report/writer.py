@@ -220,6 +220,9 @@ def unit_under_test(report: dict, description: str | None = None) -> dict:
     """
     before = report.get("unit_under_test") or {}
     desc = (description or "").strip() or before.get("description") or None
+    eq = report.get("equipment") or {}
+    if desc is None and eq.get("kind") == "shuffle-procedure":  # a simulated procedure: the procedure is the unit
+        desc = f"the shuffle procedure {eq.get('name') or eq.get('id')} (simulated, not a physical shoe or shuffler)"
     return {
         "description": desc,
         "tables": [str(t["table"]) for t in report.get("tables", [])],
@@ -427,7 +430,7 @@ def summary_html(report: dict) -> str:
     rows = "".join(
         f"<tr><td>{e(str(t['table']))}</td><td style='text-align:right'>{t['n']:,}</td>"
         f"<td style='background:{colours[t['battery']['verdict']]}'>{t['battery']['verdict']}</td><td>{e(text.headline(t))}</td></tr>"
-        for t in report["tables"]
+        for t in text.by_severity(report["tables"])
     )
     return (
         f"<div class='rngcert-report'><p><b>{e(report.get('title', 'Certification report'))}: {e(report['subject'])}</b></p>"
