@@ -106,7 +106,7 @@ def test_multi_table_summary_one_fail_among_many_pass(single):
     page1 = html[: html.index('<h2>Verdict policy</h2>')]
     items = re.findall(r"<li>(.*?)</li>", page1[page1.index("Key findings"):page1.index("Next steps")], re.S)
     assert len(items) == 3 and "T18" in items[0] and "FAIL: results lean" in items[0]
-    assert items[2].startswith("<b>17 tables (T01, T02,") and "T17)" in items[2]
+    assert items[2].startswith("<b>17 tables</b> (T01, T02,") and "T17)" in items[2]
     steps_html = re.findall(r"<li>(.*?)</li>", page1[page1.index("Next steps"):], re.S)
     assert len(steps_html) == 2 and "T18" in steps_html[0]
     summary = html[html.index('id="summary"'):]

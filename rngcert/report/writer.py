@@ -185,7 +185,8 @@ def _collect(tables: list[dict], key: str, multi: bool, word: str = "table") -> 
     """Page one's lines: the tables that are not PASS first, a line several tables share said once with
     the count and the list of their names (:func:`rngcert.report.text.grouped`)."""
     return [{"table": text.tables_label(g["tables"], word) if multi else "", "anchor": g["anchor"], "text": g["text"],
-             "count": len(g["tables"])} for g in text.grouped(tables, key)]
+             "count": len(g["tables"]), "head": f"{len(g['tables'])} {word}s", "names": ", ".join(map(str, g["tables"]))}
+            for g in text.grouped(tables, key)]
 
 
 def _integrity_findings(tables: list[dict], multi: bool) -> list[dict]:
