@@ -182,3 +182,21 @@ def test_shoe_certificate_says_how_many_parameters_are_assumed_and_where(single)
     assert "rests on 2 assumed parameters</b> (wash intensity, pickup order)" in block
     assert "what is measured, what is assumed" in block
     assert "Unit under test:" in block and "not stated in the data" in block and "--subject" in block
+
+
+def test_audit_all_overview_leads_with_the_fail(single):
+    from rngcert.cli._common import audit_overview
+
+    fair = single.report["tables"][0]
+    tables = []
+    for i in range(1, 12):
+        t = copy.deepcopy(fair)
+        t["table"] = f"A{i:02d}"
+        tables.append(t)
+    bd = _fail_with_suspect_beside()
+    keys, steps = table_findings(bd, n=1461, labels=LABELS, power={})
+    tables[7].update(battery=bd, key_findings=keys, next_steps=steps)
+    lines = audit_overview(tables)
+    assert lines[0] == "audit of 11 tables: FAIL (1 FAIL, 10 PASS)"
+    assert lines[1].startswith("  A08: FAIL — FAIL: results lean") and "SUSPECT" not in lines[1]
+    assert lines[2].startswith("  10 tables PASS: ") and lines[3].split(", ")[0].strip() == "A01" and "A08" not in lines[3]

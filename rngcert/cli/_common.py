@@ -259,6 +259,22 @@ def summary_text(report: dict) -> str:
     return "\n".join(lines)
 
 
+def audit_overview(tables: Sequence[dict]) -> list[str]:
+    """The closing lines of ``audit --all``: the tables that are not PASS first, each with what decided it,
+    then the PASS tables, identical lines said once with the count and every name (issue 24)."""
+    from rngcert.battery.core import worst
+    from rngcert.report import text
+
+    lines = [f"audit of {len(tables)} tables: {worst([t['battery']['verdict'] for t in tables])} ({text.verdict_counts(tables)})"]
+    for t in text.by_severity(tables):
+        if t["battery"]["verdict"] != "PASS":
+            lines.append(f"  {t['table']}: {t['battery']['verdict']} — {_clip(text.deciding(t), 200)}")
+    for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
+        lines.append(f"  {len(g['tables'])} table{'s' if len(g['tables']) > 1 else ''} PASS: {_clip(g['text'], 160)}")
+        lines.append(f"    {', '.join(map(str, g['tables']))}")
+    return lines
+
+
 class Progress:
     """A progress bar with a total and a rate on a terminal (tqdm), silent when standard error is
     not a terminal or ``CI`` is set. Use it as a context manager::

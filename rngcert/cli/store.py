@@ -22,6 +22,7 @@ from rngcert.cli._common import (
     EXIT,
     EXIT_EQUIPMENT,
     EXIT_INPUT,
+    audit_overview,
     check_report_options,
     fail,
     parse_columns,
@@ -273,6 +274,8 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; {rec}; report {r.paths.get('html')}"
                        + (f"; certificate {r.paths['pdf']}" if r.paths.get("pdf") else "")
                        + ("; signed" if (r.report.get("integrity") or {}).get("signature") else ""))
+        if len(results) > 1 and not as_json:
+            click.echo("\n".join(audit_overview([r.report["tables"][0] for r in results])))
         if not results:  # nothing to audit is an input error, as an empty window of --table is
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
