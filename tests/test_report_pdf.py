@@ -62,6 +62,8 @@ def test_demo_certificate_says_demonstration_data(tmp_path):
     assert "DEMONSTRATION DATA" in first and "certifies no equipment" in first
     assert first.index("DEMONSTRATION DATA") < first.index("Tested by")
     assert "Unit under test: none (demonstration data" in first
+    for page in _pages(rep / "report.pdf").pages:  # and so does every page's header
+        assert "unit under test: demonstration data" in " ".join(page.extract_text().split())
     assert json.loads((rep / "report.json").read_text())["unit_under_test"]["demonstration"] is True
 
 
@@ -75,15 +77,19 @@ def test_certificate_names_the_unit_and_schedules_every_table(tmp_path):
         r[j] = f"W{1 + i // 800}"
     with open(log, "w", newline="") as fh:
         csv.writer(fh).writerows(rows)
-    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--subject", "Cammegh wheel serial 4711",
+    subject = 'Cammegh "Mercury" wheel <serial 4711>'
+    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--subject", subject,
                                "--out", str(tmp_path / "rep")], catch_exceptions=False)
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (tmp_path / "rep").glob("european-*")
     first = _text(rep / "report.pdf")
-    assert "Unit under test: Cammegh wheel serial 4711; tables W1, W2, W3" in first
+    assert f"Unit under test: {subject}; tables W1, W2, W3" in first
+    reader = _pages(rep / "report.pdf")
+    for page in reader.pages:  # every printed page names the unit under test in its header
+        assert f"unit under test: {subject}; 3 tables" in " ".join(page.extract_text().split())
     for t in ("W1", "W2", "W3"):  # the schedule: every table with its verdict
         assert re.search(rf"{t} 800 (PASS|SUSPECT|FAIL|INCONCLUSIVE)", first), first
-    assert json.loads((rep / "report.json").read_text())["unit_under_test"]["description"] == "Cammegh wheel serial 4711"
+    assert json.loads((rep / "report.json").read_text())["unit_under_test"]["description"] == subject
 
 
 def test_audit_pdf_and_sign(tmp_path):

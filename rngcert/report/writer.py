@@ -87,7 +87,27 @@ def _env() -> jinja2.Environment:
     )
     env.filters["basename"] = lambda p: Path(str(p)).name if p and not str(p).startswith("generator:") else str(p)
     env.filters["short_method"] = lambda m: str(m or "").split(";", 1)[0].split(" (", 1)[0]
+    env.filters["css_string"] = _css_string
     return env
+
+
+def _css_string(s: object):
+    """``s`` as the inside of a double-quoted CSS string in the report's <style> (a page header may carry
+    the user's --subject): backslashes, quotes and angle brackets escaped, line breaks made spaces."""
+    import markupsafe
+
+    t = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3C ").replace(">", "\\3E ")
+    return markupsafe.Markup(" ".join(t.split()))
+
+
+def uut_line(uut: dict, word: str = "table") -> str:
+    """The unit under test in one short line (every printed page's header)."""
+    if uut.get("demonstration"):
+        return "demonstration data: a wheel simulated by rngcert, no equipment"
+    tabs = list(uut.get("tables") or [])
+    where = (f"{word} {tabs[0]}" if len(tabs) == 1 else f"{len(tabs)} {word}s") if tabs else ""
+    desc = uut.get("description") or ""
+    return "; ".join(x for x in (desc[:120], where) if x) or "not stated"
 
 
 def shown_figures(report: dict, figures: Sequence) -> list:
@@ -317,6 +337,7 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         next_steps=_collect(tables, "next_steps", multi, report.get("section_word", "Table").lower()),
         tables_by_severity=text.by_severity(tables),
         uut=unit_under_test(report),
+        uut_line=uut_line(unit_under_test(report), report.get("section_word", "Table").lower()),
         assumed=assumed_parameters(report),
         deciding=text.deciding,
         integrity_findings=_integrity_findings(tables, multi),
