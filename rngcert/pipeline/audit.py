@@ -431,7 +431,8 @@ def _audit_item(item):
     from rngcert.collect.store import Store
     from rngcert.errors import NoDataError
 
-    db, table, window, kw, wait, outdir, report_kw = item
+    db, table, window, kw, wait, outdir, *more = item  # (a 7th element: write_report's pdf, sign_key, subject)
+    report_kw = more[0] if more else {}
     try:
         with Store(db, read_only=True, wait=wait) as st:
             work = prepare_audit(st, table, **window)
