@@ -52,6 +52,7 @@ def test_fail_banner_gives_the_fail_finding_not_the_suspect_one(single):
     keys, steps = table_findings(bd, n=1461, labels=LABELS, power={})
     assert [k.split(":")[0] for k in keys] == ["FAIL", "SUSPECT"], keys
     assert "lean smoothly towards pocket" in keys[0]
+    assert [x["name"] for x in text.flagged(bd)][:2] == ["first_harmonic", "sector_scan"]  # page one's test table, FAIL first
     r = copy.deepcopy(single.report)
     t = r["tables"][0]
     t.update(battery=bd, key_findings=keys, next_steps=steps)

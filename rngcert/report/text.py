@@ -225,9 +225,11 @@ def verdict_counts(tables: Sequence[Mapping[str, Any]]) -> str:
 
 
 def flagged(battery: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Tests that matter on page one: rejected by Holm, or raw p below alpha."""
+    """Tests that matter on page one: rejected by Holm, or raw p below alpha; those rejected by Holm (FAIL)
+    first, then those rejected at the SUSPECT level, then the rest (battery order within each)."""
     a = battery.get("alpha", 0.01)
-    return [x for x in battery.get("tests", []) if x.get("applicable") and (x.get("rejected_familywise") or p_float(x) < a)]
+    out = [x for x in battery.get("tests", []) if x.get("applicable") and (x.get("rejected_familywise") or p_float(x) < a)]
+    return sorted(out, key=lambda x: 0 if x.get("rejected_familywise") else 1 if x.get("rejected_at_suspect_level") else 2)
 
 
 def headline(t: Mapping[str, Any]) -> str:
