@@ -70,8 +70,8 @@ def test_every_wheel_finding_renders_from_its_tests_details(wid, space):
     assert seen >= 5
 
 
-def test_outside_bet_fail_names_the_category_c24():
-    """The held-out casino list: 'colour bets: category 2 came up ...' must read 'black'."""
+def test_outside_bet_fail_names_the_category():
+    """Issue 24, the held-out casino list: 'colour bets: category 2 came up ...' must read 'black'."""
     space = load_wheel("european").position_space()
     b = _battery_dict(space)
     for t in b["tests"]:
