@@ -201,3 +201,22 @@ def test_audit_all_overview_leads_with_the_fail(single):
     assert lines[0] == "audit of 11 tables: FAIL (1 FAIL, 10 PASS)"
     assert lines[1].startswith("  A08: FAIL — FAIL: results lean") and "SUSPECT" not in lines[1]
     assert lines[2].startswith("  10 tables PASS: ") and lines[3].split(", ")[0].strip() == "A01" and "A08" not in lines[3]
+
+
+def test_bits_findings_for_every_verdict():
+    from rngcert.battery.plain import bits_findings
+
+    row = {"name": "nist_runs", "m": 100, "passes": 93, "proportion_ok": False, "uniformity_ok": True}
+    sec = {"battery": {"verdict": "SUSPECT", "reasons": [], "tests": []}, "two_level": {"rows": [row]}}
+    keys, steps = bits_findings(sec, ones=50_010_000, bits=100_000_000)
+    assert keys[0].startswith("SUSPECT: SP 800-22's rules flag runs (93 of 100 sequences pass)") and "Possible causes" in keys[0]
+    assert keys[1].startswith("The bits are 50.01% ones (50,010,000 of 100,000,000")  # within the fair range: said, not blamed
+    assert steps[0].startswith("Not a failure")
+    sec = {"battery": {"verdict": "PASS", "reasons": [], "tests": []}, "two_level": {"rows": []}}
+    keys, steps = bits_findings(sec, ones=500, bits=1000)
+    assert keys[0].startswith("No test rejects") and "50.00% ones" in keys[1] and steps[0].startswith("Keep testing")
+    sec = {"battery": {"verdict": "INCONCLUSIVE", "reasons": ["the stream is too short for nist_rank"], "tests": []}}
+    keys, steps = bits_findings(sec)
+    assert keys == ["No verdict: the stream is too short for nist_rank."] and steps[0].startswith("Supply a dump")
+    zeros = {"battery": {"verdict": "FAIL", "reasons": [], "tests": []}, "two_level": {"rows": []}}
+    assert "biased towards zeros" in bits_findings(zeros, ones=4_800, bits=10_000)[0][0]

@@ -151,7 +151,7 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
             what.append("rejected after Holm: " + "; ".join(f"{x['name'].replace('nist_', '').replace('_', ' ')} (p {_p(x)})" for x in rejected[:4]))
         causes = ("a biased or failing entropy source (noise diode, ring oscillator) without a working conditioner, a stuck or "
                   "leaking bit, or a dump read with the wrong --format or --bit-order")
-        keys.append(f"{v}: " + "; ".join(what or ["SP 800-22's second-level rules flag a test name"])
+        keys.append(f"{v}: " + "; ".join(what or ["a test rejects after Holm (see the summary)" if v == "FAIL" else "SP 800-22's second-level rules flag a test name"])
                     + f". Possible causes to check: {causes}.")
     if share_line and not (v in ("FAIL", "SUSPECT") and biased):
         keys.append(share_line[0].upper() + share_line[1:] + ".")
