@@ -101,11 +101,12 @@ def reports(tmp_path_factory):
             csv.writer(fh).writerows(rows)
         out["multi"] = (_certify(["certify", log, "--seed", 1, "--resamples", 999], t / "multi"), 6)
     out["sp800-22"] = (_certify(["bits", "--source", "pcg64", "--streams", 20, "--length", 1_000_000, "--seed", 1], t / "bits"), 6)
+    out["shoe"] = (_certify(["shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--no-sensitivity"], t / "shoe"), 12)
     return t, out
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("which", ["default", "multi", "sp800-22"])
+@pytest.mark.parametrize("which", ["default", "multi", "sp800-22", "shoe"])
 def test_report_in_chromium(reports, which):
     tmp, reps = reports
     html, max_pages = reps[which]
@@ -127,6 +128,13 @@ def test_report_in_chromium(reports, which):
     n = pdf_pages(pdf)
     print(f"{which}: {n} printed pages, report.html {html.stat().st_size:,} bytes")
     assert 1 <= n <= max_pages, f"{which}: {n} pages, more than {max_pages}"
+    if which in ("sp800-22", "shoe"):  # page one of every report: key findings in words and next steps (issue 24)
+        try:
+            from pypdf import PdfReader
+        except ImportError:
+            pytest.skip("pypdf not installed: page text not checked")
+        first = " ".join(PdfReader(str(pdf)).pages[0].extract_text().split())
+        assert "Key findings" in first and "Next steps" in first, first[:2000]
     if which == "multi" and LIVE.is_file():
         # the summary table (one row per table) is on page one or two
         try:

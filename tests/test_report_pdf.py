@@ -3,7 +3,9 @@ reason where WeasyPrint or Pango's system libraries are missing (`.ci/run` insta
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -44,3 +46,70 @@ def test_pdf_opens_with_a_certificate_and_is_sealed(tmp_path):
     pdf.write_bytes(bytes(b))
     res = runner.invoke(main, ["verify", str(rep), str(log)])
     assert res.exit_code == 12 and "FAILED      report.pdf" in res.output
+
+
+def _text(pdf, page=0):
+    return " ".join(_pages(pdf).pages[page].extract_text().split())
+
+
+def test_demo_certificate_says_demonstration_data(tmp_path):
+    """The bundled default log is rngcert's own simulated wheel: its certificate says so, above the signature lines."""
+    res = CliRunner().invoke(main, ["certify", "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--out", str(tmp_path)],
+                             catch_exceptions=False)
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = tmp_path.glob("european-*")
+    first = _text(rep / "report.pdf")
+    assert "DEMONSTRATION DATA" in first and "certifies no equipment" in first
+    assert first.index("DEMONSTRATION DATA") < first.index("Tested by")
+    assert "Unit under test: none (demonstration data" in first
+    for page in _pages(rep / "report.pdf").pages:  # and so does every page's header
+        assert "unit under test: demonstration data" in " ".join(page.extract_text().split())
+    assert json.loads((rep / "report.json").read_text())["unit_under_test"]["demonstration"] is True
+
+
+def test_certificate_names_the_unit_and_schedules_every_table(tmp_path):
+    runner = CliRunner()
+    log = tmp_path / "spins.csv"
+    assert runner.invoke(main, ["simulate", "wheel", "--spins", "2400", "--seed", "3", "--out", str(log)]).exit_code == 0
+    rows = list(csv.reader(log.read_text().splitlines()))
+    j = rows[0].index("table")
+    for i, r in enumerate(rows[1:]):
+        r[j] = f"W{1 + i // 800}"
+    with open(log, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    subject = 'Cammegh "Mercury" wheel <serial 4711>'
+    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--subject", subject,
+                               "--out", str(tmp_path / "rep")], catch_exceptions=False)
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = (tmp_path / "rep").glob("european-*")
+    first = _text(rep / "report.pdf")
+    assert f"Unit under test: {subject}; tables W1, W2, W3" in first
+    reader = _pages(rep / "report.pdf")
+    for page in reader.pages:  # every printed page names the unit under test in its header
+        assert f"unit under test: {subject}; 3 tables" in " ".join(page.extract_text().split())
+    for t in ("W1", "W2", "W3"):  # the schedule: every table with its verdict
+        assert re.search(rf"{t} 800 (PASS|SUSPECT|FAIL|INCONCLUSIVE)", first), first
+    assert json.loads((rep / "report.json").read_text())["unit_under_test"]["description"] == subject
+
+
+def test_audit_pdf_and_sign(tmp_path):
+    """audit --pdf --sign: the certificate and the signature of certify, through the same code."""
+    runner = CliRunner()
+    log, db = tmp_path / "spins.csv", tmp_path / "store.duckdb"
+    assert runner.invoke(main, ["simulate", "wheel", "--spins", "2000", "--seed", "4", "--out", str(log)]).exit_code == 0
+    assert runner.invoke(main, ["ingest", str(log), "--db", str(db)], catch_exceptions=False).exit_code == 0
+    key = tmp_path / "lab.pem"
+    assert runner.invoke(main, ["keygen", str(key)]).exit_code == 0
+    rows = list(csv.reader(log.read_text().splitlines()))
+    tname = rows[1][rows[0].index("table")]
+    res = runner.invoke(main, ["audit", "--db", str(db), "--table", tname, "--seed", "1", "--resamples", "199", "--no-plots", "--pdf",
+                               "--sign", str(key), "--subject", "wheel serial 99", "--out", str(tmp_path / "rep")], catch_exceptions=False)
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    assert "certificate" in res.output and "signed" in res.output
+    (rep,) = (tmp_path / "rep").glob("european-*")
+    first = _text(rep / "report.pdf")
+    assert "Certificate of audit" in first and "Unit under test: wheel serial 99" in first and "digital signature" in first
+    j = json.loads((rep / "report.json").read_text())
+    assert j["integrity"]["signature"] and j["integrity"]["files"]["report.pdf"]
+    ok = runner.invoke(main, ["verify", str(rep), "--key", str(key.with_suffix(".pub"))])
+    assert ok.exit_code == 0, ok.output

@@ -173,3 +173,63 @@ def test_wheel_figures_import_neither_matplotlib_nor_scipy_stats():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
+
+
+def _circles(root, gid=None):
+    g = root if gid is None else _group(root, gid)
+    return [(float(e.get("cx")), float(e.get("cy")), float(e.get("r"))) for e in g.iter(NS + "circle")]
+
+
+def test_nist_proportion_legend_hides_no_point():
+    """Issue 24: the legend of the proportion plot covered 4 of its 5 flagged points. Five names fail at
+    the right end (where a lower-right legend sat): no legend box may touch any marked point."""
+    rows = []
+    for i in range(188):
+        p = 0.99 if i < 183 else 0.80  # the last five outside the interval
+        rows.append({"name": f"t{i}", "m": 100, "proportion": p, "interval": [0.960150, 1.019850]})
+    fig = plots.nist_proportions({"rows": rows, "m": 100})
+    root = _root(fig)
+    pts = _circles(root, "points")
+    assert len(pts) == 188
+    flagged = [c for c in pts if c[2] > 2.0]
+    assert len(flagged) == 5
+    labels = {"SP 800-22 interval", "inside", "outside (5)"}
+    texts = [e for e in root.iter(NS + "text") if (e.text or "") in labels]
+    assert {e.text for e in texts} == labels
+    size = 7.0
+    for e in texts:  # the legend entry's box: its swatch (about two font sizes left of the text) and its text
+        x, y = float(e.get("x")), float(e.get("y"))
+        x0, x1 = x - 2.5 * size, x + svg.text_width(e.text, size)
+        y0, y1 = y - size, y + size
+        for cx, cy, r in pts:
+            assert not (x0 - r <= cx <= x1 + r and y0 - r <= cy <= y1 + r), (e.text, (cx, cy))
+    # the legend is above the plot area: every point lies below every legend entry
+    assert min(cy - r for _, cy, r in pts) > max(float(e.get("y")) for e in texts)
+
+
+def test_wheel_distance_figure_counts_only_the_pairs_the_test_used():
+    """Issue 24: a transcribed list's pairs across line starts are excluded from the wheel-distance test;
+    its figure must show the same counts (not the repeats the artefact put at distance 0)."""
+    from rngcert.pipeline.checks import pair_mask_of
+    from rngcert.stats.integrity import boundary_repeats
+    from rngcert.stats.serial import wheel_distance
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 37, 20000)
+    line_start = np.zeros(x.size, bool)
+    line_start[::20] = True
+    starts = np.flatnonzero(line_start)[1:]
+    copy = starts[rng.random(starts.size) < 0.3]
+    x[copy] = x[copy - 1]  # 30% of line starts repeat the last number of the line before
+    ev = boundary_repeats(x, line_start, 37)
+    mask = pair_mask_of(ev)
+    assert mask is not None and (~mask).sum() == starts.size
+    test = wheel_distance(x, 37, pair_mask=mask)
+    fig = plots.distance_figure(x, 37, None, mask, excluded="pairs across line starts")
+    heights = [float(e.get("height")) for e in _group(_root(fig), "bars")]
+    obs = np.asarray(test.details["observed"], float)
+    assert np.allclose(np.array(heights) / max(heights), obs / obs.max(), atol=2e-3)
+    assert f"{int(obs.sum()):,} consecutive pairs" in fig.caption and "excluded (pairs across line starts)" in fig.caption
+    every = plots.distance_figure(x, 37)  # without the mask the artefact's repeats show at distance 0
+    h_all = [float(e.get("height")) for e in _group(_root(every), "bars")]
+    assert h_all[0] / np.median(h_all) > 1.4 and heights[0] / np.median(heights) < 1.15

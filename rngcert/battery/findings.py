@@ -16,9 +16,17 @@ CAUSES = {
     "pocket": "a worn, shallow or loose pocket, a damaged or mis-sized pocket separator (fret), or a pocket liner that deadens the ball",
     "sector": "loose or worn frets in that sector, a dip or bump in the wheel head, or a wheel that is not level",
     "harmonic": "a wheel that is tilted or not level, a rotor out of balance, or a worn spindle bearing",
-    "outside": "pocket defects concentrated on those numbers (check the pockets of that group)",
-    "runs": "results that depend on the previous spin (a habitual release, a rotor speed that is never varied) or records out of order",
-    "pairs": "a dealer releasing the ball at a habitual rotor position and speed, a rotor whose speed and direction are not varied (rule 4.1), or repeated or reordered records in the log",
+    "colour": ("first the records (red and black pockets alternate round the wheel, so a worn sector or a tilted "
+               "wheel cannot favour one colour; a result keyed wrongly, or a permanence list transcribed by hand, can), "
+               "then the pockets of that colour one by one (see the pocket frequencies)"),
+    "outside": ("first the records (the numbers of one group are spread round the wheel, so a worn sector or a tilted "
+                "wheel hardly favours one group; results keyed wrongly, or a permanence list transcribed by hand, can), "
+                "then the pockets of that group one by one (see the pocket frequencies)"),
+    "runs": ("results that depend on the previous spin (a habitual release, a rotor speed that is never varied), or "
+             "records out of order or a permanence list transcribed by hand (lines repeated, skipped or reversed)"),
+    "pairs": ("a dealer releasing the ball at a habitual rotor position and speed, a rotor whose speed and direction are "
+              "not varied (rule 4.1), or repeated or reordered records in the log (a permanence list transcribed by hand "
+              "repeats or reverses whole lines)"),
     "dealer": "a dealer signature: a habitual release (same ball speed, same launch point, same rotor speed)",
     "symbol": "a section that is larger, looser or more worn than the others, or a pointer or flapper that catches",
     "rotor": "a rotor out of balance or a wheel head that is not level (its effect depends on the direction and speed of "
@@ -30,9 +38,17 @@ FAMILY = {
     "first_harmonic": "harmonic", "runs_colour": "runs", "runs_parity": "runs", "runs_low_high": "runs",
     "runs_top_symbol": "runs", "longest_colour_run": "runs", "gap_test": "runs", "serial_pair": "pairs",
     "serial_correlation": "pairs", "wheel_distance": "pairs", "dealer_signature": "dealer",
-    "out_of_sample_predictor": "dealer", "direction_homogeneity": "rotor", "ball_against_wheel": "rotor",
-    "speed_independence": "rotor", "rotor_speed_trend": "rotor",
+    "out_of_sample_predictor": "dealer", "outside_colour": "colour", "direction_homogeneity": "rotor",
+    "ball_against_wheel": "rotor", "speed_independence": "rotor", "rotor_speed_trend": "rotor",
 }
+
+#: What the runs tests count.
+_RUNS = {"runs_colour": "red and black", "runs_parity": "odd and even", "runs_low_high": "low and high",
+         "runs_top_symbol": "the most likely symbol and the rest"}
+
+#: How the outside-bet tests name their bets in a finding.
+_BETS = {"outside_colour": "colour bets", "outside_parity": "odd/even bets", "outside_low_high": "low/high bets",
+         "outside_dozen": "dozen bets", "outside_column": "column bets", "symbol_frequency": "symbols"}
 
 
 def _pct(x: float) -> str:
@@ -87,17 +103,38 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
                 f"(amplitude {amp:.1%})") if amp is not None else "results lean towards one side of the wheel", None, ""
     if name.startswith("outside_") or name == "symbol_frequency":
         obs, exp = d.get("observed"), d.get("expected")
-        ids = d.get("category_names") or d.get("categories") or None
+        names = d.get("category_names") or None
+        ids = d.get("category_ids")
         if obs and exp:
             i = max(range(len(obs)), key=lambda j: abs(obs[j] - exp[j]) / math.sqrt(exp[j]))
-            cat = ids[i] if ids and i < len(ids) else f"category {i + 1}"
+            if names and i < len(names):
+                cat = str(names[i])
+            else:  # a caller that gave no names: the category's id, never its index
+                cat = f"category {ids[i]}" if ids is not None and i < len(ids) else f"category {i}"
             rel = obs[i] / exp[i] - 1
-            return f"{name.replace('outside_', '').replace('_', '/')} bets: {cat} came up {_n(obs[i])} times against {_n(exp[i])} expected ({_pct(rel)})", None, ""
+            bets = _BETS.get(name, name.replace("outside_", "").replace("_", "/") + " bets")
+            return f"{bets}: {cat} came up {_n(obs[i])} times against {_n(exp[i])} expected ({_pct(rel)})", None, ""
     if name.startswith("runs_"):
         r, er = d.get("runs"), d.get("expected_runs")
         if r is not None and er:
             more = "more" if r > er else "less"
-            return f"{name[5:].replace('_', '/')} changed {more} often than chance ({_n(r)} runs against {_n(er)} expected)", None, ""
+            what = _RUNS.get(name, name[5:].replace("_", " and "))
+            return f"{what} alternated {more} often than chance ({_n(r)} runs against {_n(er)} expected)", None, ""
+    if name == "gap_test":
+        obs, exp, tt = d.get("observed"), d.get("expected"), d.get("t")
+        if obs and exp and tt is not None:
+            i = max(range(len(obs)), key=lambda j: abs(obs[j] - exp[j]) / math.sqrt(exp[j]))
+            gap = f"{i} spins" if i < len(obs) - 1 else f"{i} or more spins"
+            what = "red results (the gap test's target on a roulette wheel)" if unit == "pocket" else "results of the most likely symbol"
+            return (f"gaps of {gap} between two {what} came up {_n(obs[i])} times against {_n(exp[i])} expected "
+                    f"({_pct(obs[i] / exp[i] - 1)})"), None, ""
+    if name == "serial_correlation" and d.get("lags"):
+        worst = min(d["lags"], key=lambda x: x.get("pvalue", 1.0))
+        return (f"results {worst['lag']} spin(s) apart are correlated on the wheel (correlation {worst.get('rho_abs', 0):.3f}, "
+                f"p = {worst.get('pvalue', 0):.2g} at that lag)"), None, ""
+    if name == "serial_pair":
+        used = f" ({_n(d['pairs_used'])} pairs used)" if d.get("pairs_used") is not None else ""
+        return f"some results follow others more or less often than chance: consecutive results are not independent{used}", None, ""
     if name == "longest_colour_run":
         return f"the longest run of one colour was {d.get('longest_run')} spins against about {d.get('expected_longest', 0):.1f} expected", None, ""
     if name == "wheel_distance":
@@ -142,8 +179,10 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     need = _retest(n, rel, mde)
     if fam == "rotor":
         check = "inspect the wheel head, its drive and the launch procedure: " + causes
-    elif fam in ("pocket", "sector", "harmonic", "symbol", "outside"):
+    elif fam in ("pocket", "sector", "harmonic", "symbol"):
         check = "inspect the wheel: " + causes
+    elif fam in ("colour", "outside"):
+        check = "check: " + causes
     elif fam == "dealer":
         check = "review the dealer's procedure (" + causes + "); vary ball speed, release point and rotor direction"
     else:
@@ -154,6 +193,35 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     if overridden:
         lead = f"Would be {lead}, but these data cannot carry a verdict"
     return f"{lead}: {what}. Possible causes to {check}. Next step: {retest}."
+
+
+def severity(sentence: str) -> str:
+    """The verdict word a key finding stands for: ``FAIL``, ``SUSPECT``, ``INCONCLUSIVE`` (no verdict, a
+    data-integrity finding, a rejection the data cannot carry) or ``""`` (the rest)."""
+    s = str(sentence)
+    if s.startswith("FAIL"):
+        return "FAIL"
+    if s.startswith("SUSPECT"):
+        return "SUSPECT"
+    if s.startswith(("No verdict", "Would be", "Data integrity")):
+        return "INCONCLUSIVE"
+    return ""
+
+
+def order_findings(keys: Sequence[str], verdict: str) -> list[str]:
+    """Key findings with the deciding reason first (issue 24): FAIL, SUSPECT, INCONCLUSIVE, then the rest;
+    under an INCONCLUSIVE verdict its reasons come first (they are the verdict), the rejections the data
+    cannot carry after them. The order within a rank is kept (stable)."""
+    rank = {"FAIL": 0, "SUSPECT": 1, "INCONCLUSIVE": 2, "": 3}
+    if verdict == "INCONCLUSIVE":
+        rank = {"INCONCLUSIVE": 0, "FAIL": 1, "SUSPECT": 2, "": 3}
+
+    def key(s: str) -> tuple[int, int]:
+        sev = severity(s)
+        sub = 0 if not s.startswith("Would be") else 1  # "No verdict: ..." before "Would be FAIL, but ..."
+        return rank[sev], sub
+
+    return sorted(keys, key=key)
 
 
 def table_findings(battery: dict, *, n: int, labels: Sequence[str], power: dict, unit: str = "pocket") -> tuple[list[str], list[str]]:
@@ -189,7 +257,7 @@ def table_findings(battery: dict, *, n: int, labels: Sequence[str], power: dict,
         steps.append("Take the wheel out of play until it has been inspected; after repair, re-test with the number of spins stated above.")
     elif v == "SUSPECT":
         steps.append("Not a failure: collect the number of spins stated above and re-test before drawing a conclusion.")
-    return keys, steps
+    return order_findings(keys, v), steps
 
 
 

@@ -216,8 +216,13 @@ def _max_count(d: WheelData, ctx: Context):
 
 
 def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str):
-    ids = d.categories[category][0]
-    return frequency.category_frequency(d.counts, ids, d.probs, name=name, n_resamples=ctx.n_resamples, rng=ctx.rng)
+    ids, names = d.categories[category]
+    res = frequency.category_frequency(d.counts, ids, d.probs, name=name, n_resamples=ctx.n_resamples, rng=ctx.rng)
+    if not res.applicable:
+        return res
+    # the findings speak of red/black/zero, low/high, dozens and columns, not of category ids (issue 24)
+    cid = [int(i) for i in np.asarray(res.details["category_ids"])]
+    return _with_details(res, category_names=[str(names[i]) if 0 <= i < len(names) else f"category {i}" for i in cid])
 
 
 def _sector_scan(d: WheelData, ctx: Context):

@@ -115,7 +115,22 @@ def report_options(f):
     f = click.option("--sign", "sign_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, metavar="KEY",
                      help="Sign report.json with this Ed25519 private key (PEM; make one with `rngcert keygen`).")(f)
     f = click.option("--pdf", "pdf", is_flag=True, help="Also write report.pdf: a one-page certificate, then the report (needs the pdf extra).")(f)
+    f = click.option("--subject", "subject_text", default=None, metavar="TEXT", expose_value=False, callback=_keep_subject,
+                     help="The unit under test in words (e.g. a wheel's serial number and make), named on the certificate and in report.json.")(f)
     return f
+
+
+def _keep_subject(ctx: click.Context, _param, value):
+    """``--subject``: kept in the context for :func:`emit_report` (every command with :func:`report_options`)."""
+    if value is not None:
+        ctx.meta["rngcert.subject"] = value
+    return value
+
+
+def subject_option() -> str | None:
+    """The ``--subject`` of the running command, or None."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get("rngcert.subject") if ctx is not None else None
 
 
 def check_report_options(pdf: bool, sign_key) -> object | None:
@@ -142,7 +157,7 @@ def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str
     before its closing VERDICT line: the verdict is read first and last."""
     from rngcert.report.writer import report_dir, write_report
 
-    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id), pdf=pdf, sign_key=sign_key)
+    paths = write_report(report, figures, rejected, report_dir(outdir, equipment_id), pdf=pdf, sign_key=sign_key, subject=subject_option())
     if as_json:
         click.echo(paths["json"].read_text(encoding="utf-8"), nl=False)
     else:
@@ -189,24 +204,32 @@ def summary_text(report: dict) -> str:
         lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
     for n in report["notes"]:
         lines.append(f"  note: {_clip(n)}")
-    kf = [(t["table"], k) for t in tables for k in (t.get("key_findings") or [])]
-    if kf:
-        lines.append("key findings:")
-        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in kf[:8]]
-        if len(kf) > 8:
-            lines.append(f"  …and {len(kf) - 8} more in the report")
-    ns = [(t["table"], k) for t in tables for k in (t.get("next_steps") or [])]
-    if ns:
-        lines.append("next steps:")
-        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in ns[:5]]
     word = report.get("section_word", "Table").lower().rstrip(":")
     unit = report.get("unit", "spins")
+    # the tables that are not PASS first, a line that several tables share said once with their names (issue 24)
+    for key, head, cap in (("key_findings", "key findings:", 8), ("next_steps", "next steps:", 5)):
+        items = text.grouped(tables, key)
+        if items:
+            lines.append(head)
+            lines += [f"  - {text.tables_label(k['tables'], word, 12) + ': ' if multi else ''}{_clip(k['text'])}" for k in items[:cap]]
+            if len(items) > cap:
+                lines.append(f"  …and {len(items) - cap} more in the report")
     if multi:
         wid = min(36, max(len(str(t["table"])) for t in tables))
         lines.append(f"{word}s ({len(tables)}):")
-        for t in tables:
+        for t in text.by_severity(tables):
             b = t["battery"]
+            if b["verdict"] == "PASS":
+                continue
             lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
+        for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
+            if len(g["tables"]) == 1:
+                t = next(t for t in tables if t["table"] == g["tables"][0])
+                lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {'PASS':<12} {_clip(g['text'], 110)}")
+            else:
+                n = sum(int(t["n"]) for t in tables if t["table"] in g["tables"])
+                lines.append(f"  {len(g['tables'])} {word}s PASS ({n:,} {unit}): {_clip(g['text'], 160)}")
+                lines.append(f"    {', '.join(map(str, g['tables']))}")
     else:
         t = tables[0]
         b = t["battery"]
@@ -236,6 +259,22 @@ def summary_text(report: dict) -> str:
             lines.append(f"    {b['rage_line']}")
     lines.append(f"VERDICT: {report['verdict']} — {overall_line(report)}")
     return "\n".join(lines)
+
+
+def audit_overview(tables: Sequence[dict]) -> list[str]:
+    """The closing lines of ``audit --all``: the tables that are not PASS first, each with what decided it,
+    then the PASS tables, identical lines said once with the count and every name (issue 24)."""
+    from rngcert.battery.core import worst
+    from rngcert.report import text
+
+    lines = [f"audit of {len(tables)} tables: {worst([t['battery']['verdict'] for t in tables])} ({text.verdict_counts(tables)})"]
+    for t in text.by_severity(tables):
+        if t["battery"]["verdict"] != "PASS":
+            lines.append(f"  {t['table']}: {t['battery']['verdict']} — {_clip(text.deciding(t), 200)}")
+    for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
+        lines.append(f"  {len(g['tables'])} table{'s' if len(g['tables']) > 1 else ''} PASS: {_clip(g['text'], 160)}")
+        lines.append(f"    {', '.join(map(str, g['tables']))}")
+    return lines
 
 
 class Progress:

@@ -18,7 +18,19 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, progress_bar, summary_text
+from rngcert.cli._common import (
+    EXIT,
+    EXIT_EQUIPMENT,
+    EXIT_INPUT,
+    audit_overview,
+    check_report_options,
+    fail,
+    parse_columns,
+    progress_bar,
+    report_options,
+    subject_option,
+    summary_text,
+)
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
@@ -180,6 +192,7 @@ Examples:
   rngcert audit --table wiesbaden-5
   rngcert audit --table T7 --since 2026-01-01 --until 2026-07-01 --seed 1
   rngcert audit --table T7 --last 20000
+  rngcert audit --table T7 --pdf --sign lab.pem --subject "wheel serial 12345"   # certificate, signed
   rngcert audit --all --no-plots                    # every table, on every core
   rngcert audit --all --scheduler tcp://10.0.0.5:8786   # on a Dask cluster (shared store path)
   rngcert audit --all --db /archive/2025.duckdb --no-record   # a read-only or archived store
@@ -203,7 +216,9 @@ Examples:
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @_WAIT_OPTION
 @parallel_options
-def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler):
+@report_options
+def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler,
+          pdf, sign_key):
     """Audit stored spins of a table with the certify battery, and record the audit.
 
     Writes the same report as `rngcert certify` (plus an audit-trend section: earlier audits of
@@ -221,6 +236,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
+    check_report_options(pdf, sign_key)  # fail fast, before the audit runs; the key travels as its path
 
     def go():
         from rngcert.collect.store import Store
@@ -231,7 +247,8 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             if db.is_dir():
                 Store(db, read_only=True)  # "a folder, not a store file"
             raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
-        kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"))
+        kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"),
+                  pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option())
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
                 results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
@@ -254,7 +271,11 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                 else:
                     click.echo(f"    trend: homogeneity {title}: not applicable ({d.get('reason', '')})")
             rec = f"audit id {r.audit_id}" if r.audit_id is not None else "not recorded (--no-record)"
-            click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; {rec}; report {r.paths.get('html')}")
+            click.echo(f"    earlier audits of this table: {len(tr['earlier_audits'])}; {rec}; report {r.paths.get('html')}"
+                       + (f"; certificate {r.paths['pdf']}" if r.paths.get("pdf") else "")
+                       + ("; signed" if (r.report.get("integrity") or {}).get("signature") else ""))
+        if len(results) > 1 and not as_json:
+            click.echo("\n".join(audit_overview([r.report["tables"][0] for r in results])))
         if not results:  # nothing to audit is an input error, as an empty window of --table is
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)

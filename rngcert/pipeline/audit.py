@@ -250,6 +250,9 @@ def audit_table(
     record: bool = True,
     wait: float = 0.0,
     on_wait=None,
+    pdf: bool = False,
+    sign_key=None,
+    subject: str | None = None,
 ) -> AuditResult:
     """Audit one stored table: load the window, run :func:`compute_audit`, write the report
     (when ``outdir``) and the audit record (when ``record``).
@@ -269,6 +272,9 @@ def audit_table(
         Folder for ``<wheel>-<table>-<UTC time>/`` (None: no files).
     record : bool
         Record the audit in the store.
+    pdf, sign_key, subject
+        As in :func:`rngcert.report.writer.write_report` (``sign_key``: a PEM path, so that it can
+        travel to a worker): report.pdf with its certificate, an Ed25519 signature, the unit under test.
 
     Raises
     ------
@@ -292,7 +298,8 @@ def audit_table(
             alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power, command=command, figures=figures,
             notes=work["notes"],
         )
-    return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait)
+    return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait,
+                        report_kw={"pdf": pdf, "sign_key": sign_key, "subject": subject})
 
 
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
@@ -342,13 +349,14 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
             "previous_counts": prev_counts, "previous_window": prev_window, "notes": notes}
 
 
-def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples, wait: float = 0.0, on_wait=None) -> AuditResult:
+def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples, wait: float = 0.0, on_wait=None,
+                 report_kw: dict | None = None) -> AuditResult:
     """Write the report and record a computed audit (its own short write transaction).
 
     ``store`` is an open Store (recorded through it) or the store's path (opened for writing
     only for the record, waiting at most ``wait`` seconds for the file)."""
     table, window = work["table"], work["window"]
-    paths = cert.paths if isinstance(cert, _Computed) and cert.paths is not None else write_audit_report(work, cert, outdir)
+    paths = cert.paths if isinstance(cert, _Computed) and cert.paths is not None else write_audit_report(work, cert, outdir, **(report_kw or {}))
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
         rec, tests = _record_of(work, cert.report, trend, paths, alpha, n_resamples)
@@ -362,10 +370,12 @@ def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples
     return res
 
 
-def write_audit_report(work, cert, outdir) -> dict:
+def write_audit_report(work, cert, outdir, *, pdf: bool = False, sign_key=None, subject: str | None = None) -> dict:
     """Put the window into the report and write it to a new folder under ``outdir`` (nothing
     when ``outdir`` is None); returns the paths. Runs where the audit was computed (a Dask worker
-    of a local cluster writes its own table's report) or in :func:`finish_audit`."""
+    of a local cluster writes its own table's report) or in :func:`finish_audit`. ``pdf``,
+    ``sign_key`` and ``subject`` as in :func:`rngcert.report.writer.write_report` (the code paths of
+    ``rngcert certify --pdf --sign``)."""
     from rngcert.report.writer import report_dir, write_report
 
     window = work["window"]
@@ -376,7 +386,7 @@ def write_audit_report(work, cert, outdir) -> dict:
         return {}
     out = report_dir(outdir, f"{work['wheel'].id}-{_safe(work['table'])}")
     rejected = cert.rejected if isinstance(cert, _Computed) else cert.log.rejected
-    return write_report(cert.report, cert.figures, rejected, out)
+    return write_report(cert.report, cert.figures, rejected, out, pdf=pdf, sign_key=sign_key, subject=subject)
 
 
 def _record_of(work, report, trend, paths, alpha, n_resamples) -> tuple[dict, list[dict]]:
@@ -421,7 +431,8 @@ def _audit_item(item):
     from rngcert.collect.store import Store
     from rngcert.errors import NoDataError
 
-    db, table, window, kw, wait, outdir = item
+    db, table, window, kw, wait, outdir, *more = item  # (a 7th element: write_report's pdf, sign_key, subject)
+    report_kw = more[0] if more else {}
     try:
         with Store(db, read_only=True, wait=wait) as st:
             work = prepare_audit(st, table, **window)
@@ -434,7 +445,7 @@ def _audit_item(item):
     slim = {k: work[k] for k in ("table", "equipment", "wheel", "window")}
     comp = _Computed(cert.report, cert.figures, trend, list(work["log"].rejected))
     if outdir is not False:  # write the report here (the worker shares the client's file system)
-        comp.paths = write_audit_report(slim, comp, outdir)
+        comp.paths = write_audit_report(slim, comp, outdir, **report_kw)
         comp.figures = []  # written: not sent back
     return table, slim, comp
 
@@ -471,7 +482,8 @@ def audit_all(
     wait, on_wait
         For every open of the store file (see :class:`~rngcert.collect.store.Store`).
     **kw
-        ``since``, ``until``, ``last`` (the window), ``outdir``, ``record``, ``figures``, and the
+        ``since``, ``until``, ``last`` (the window), ``outdir``, ``record``, ``figures``, ``pdf``, ``sign_key``
+        and ``subject`` (as in :func:`audit_table`), and the
         keywords of :func:`compute_audit` (``alpha``, ``seed``, ``n_resamples``, ...).
 
     Returns
@@ -487,6 +499,8 @@ def audit_all(
     window = {k: kw.pop(k, None) for k in ("since", "until", "last")}
     outdir, record = kw.pop("outdir", "reports"), kw.pop("record", True)
     figures = kw.pop("figures", True)
+    report_kw = {k: kw.pop(k, None) for k in ("pdf", "sign_key", "subject")}
+    report_kw["pdf"] = bool(report_kw["pdf"])
     alpha, n_resamples = kw.get("alpha", 0.01), kw.get("n_resamples", 9999)
     _check_recordable(store, record)
     if hasattr(store, "con"):
@@ -508,7 +522,7 @@ def audit_all(
                     work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
                     notes=work["notes"], figures=figures, **kw,
                 )
-            out.append(finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples))
+            out.append(finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, report_kw=report_kw))
             if progress:
                 progress(f"table {t}: {out[-1].verdict}")
         return out
@@ -522,7 +536,7 @@ def audit_all(
     # a local cluster's workers (or this process) write each table's report where it is computed;
     # on a remote cluster the client writes them (its workers need not see the output folder)
     where = outdir if plan.serial or not plan.address else False
-    items = [(str(store), t, window, kw, wait, where) for t in tables]
+    items = [(str(store), t, window, kw, wait, where, report_kw) for t in tables]
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
@@ -545,7 +559,7 @@ def audit_all(
                         progress(f"table {table}: no spins in the window, skipped")
                     continue
                 res = finish_audit(store, work, comp, comp.trend, outdir=outdir, record=record and not defer, alpha=alpha, n_resamples=n_resamples,
-                                   wait=wait, on_wait=on_wait)
+                                   wait=wait, on_wait=on_wait, report_kw=report_kw)
                 if defer:
                     deferred.append((res, *_record_of(work, res.report, comp.trend, res.paths, alpha, n_resamples)))
                 res.figures, res.certification = [], None

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
+from rngcert.battery.plain import bits_findings
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.stats.nist import nulllaw, twolevel
@@ -341,6 +342,8 @@ def certify_streams(
             "two-level analysis: SP 800-22 as published (every p-value taken as continuous and uniform)")
     else:
         section["notes"].append(f"two-level analysis not applicable: {summary.reason}")
+    ones, nbits = _ones(per_seq)
+    section["key_findings"], section["next_steps"] = bits_findings(section, ones=ones, bits=nbits)
     figs = [_figures(per_seq, summary, out)] if figures else [[]]
     src_line = (
         f"bit generator {source.get('generator')} (seed entropy {source.get('seed_entropy')})"
@@ -379,6 +382,18 @@ def certify_streams(
     report["tables"] = [section]
     report["verdict"] = out.verdict
     return BitsCertification(report, figs, out, summary)
+
+
+def _ones(per_seq) -> tuple[int | None, int | None]:
+    """Ones and bits over every sequence, from the monobit results' details (None when none ran)."""
+    ones = bits = 0
+    for seq in per_seq:
+        for r in seq:
+            if r.name == "nist_frequency" and r.applicable and "ones" in r.details:
+                ones += int(r.details["ones"])
+                bits += int(r.n)
+                break
+    return (ones, bits) if bits else (None, None)
 
 
 def _figures(per_seq, summary, out):

@@ -32,6 +32,7 @@ import numpy as np
 from scipy import stats as sps
 
 from rngcert.battery.core import BatteryOutcome, worst
+from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import POLICY_TEXT, ShoeData, decide_shuffle, evaluate_shuffle, is_tracker
 from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import Procedure
@@ -522,6 +523,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     report["assumed_parameters"] = [p["name"] for p in report["parameters"] if p["status"] == "assumed"]
     report["house_edge"] = _house_edges(game, proc.decks, bj_rules)
     report["power_effect"] = out.power
+    add_shoe_findings(report)
     return ShuffleCertification(report, figs, out)
 
 
@@ -673,6 +675,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         rep["parameters"] = proc.parameters() if proc else []
         rep["house_edge"] = _house_edges(game, decks, bj_rules)
         rep["power_effect"] = out.power
+        add_shoe_findings(rep)
         return ShuffleCertification(rep, [[plots.pvalue_figure(out.results, alpha, out.adjusted)] if figures and out.applicable else []], out)
     idx, view, after_prefix = built
     advance(f"{idx.size} shoes rebuilt")
@@ -770,6 +773,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     rep["reconstruction"] = {"before": before_mode, "shoes_tested": int(idx.size), "cards_filled_before_per_shoe": n_filled_b / idx.size,
                              "cards_filled_after_per_shoe": n_filled_a / idx.size,
                              "pickup": (proc.id if proc is not None else f"the {game} pickup of 004 (defaults)") if game else "none"}
+    add_shoe_findings(rep)
     return ShuffleCertification(rep, figs, outs[0])
 
 
@@ -881,4 +885,5 @@ def certify_shoes(before, after, *, decks: int, game: str | None, rule: str = "S
                   verdict=out.verdict, alpha=alpha, entropy=entropy, seed=seed, n_resamples=n_resamples, decks=decks, game=game,
                   rule=rule, rejected_count=rejected_count, standard=standard)
     rep["power_effect"] = out.power
+    add_shoe_findings(rep)
     return ShuffleCertification(rep, [_figures(data, out) if figures else []], out)

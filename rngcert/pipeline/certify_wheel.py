@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from rngcert.battery.core import SUSPECT_LEVEL, BatteryOutcome, decide, worst
-from rngcert.battery.findings import table_findings
+from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line
 from rngcert.collect.spinlog import SpinLog, read_spin_log
@@ -301,7 +301,12 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     name, one, kw, figures = item
     t = one.tables[name]
     out, report = _certify_table(name, t, one, **kw)
-    return out, report, (wheel_figures(t.outcomes, one.space, out) if figures else [])
+    if not figures:
+        return out, report, []
+    # the figures show the data their tests used: the pairs across a transcribed list's line starts that the
+    # pair-based tests excluded are left out of the wheel-distance figure too (the same deterministic check)
+    mask = checks.pair_mask_of(checks.line_start_evidence(t, one.space)) if t.n >= 2 else None
+    return out, report, wheel_figures(t.outcomes, one.space, out, pair_mask=mask)
 
 
 def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1,
@@ -397,6 +402,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
             key_findings.append(rage_part["line"])
     for f in integrity["findings"]:
         key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
+    key_findings = order_findings(key_findings, out.verdict)  # the finding that decided the verdict first
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
              "summary": (f"{len(integrity['findings'])} data-integrity finding(s)" if integrity["findings"] else "no data-integrity finding")}
     report = {
@@ -457,7 +463,9 @@ def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
     return total
 
 
-def wheel_figures(x, space, out: BatteryOutcome) -> list:
+def wheel_figures(x, space, out: BatteryOutcome, pair_mask=None) -> list:
+    """The figures of one wheel table; ``pair_mask`` (:func:`rngcert.pipeline.checks.pair_mask_of`) gives the
+    consecutive pairs the pair-based tests used, and the wheel-distance figure counts only those."""
     from rngcert.report import plots  # imported only when figures are drawn (the wheel figures need no matplotlib)
 
     counts = np.bincount(x, minlength=space.m)
@@ -471,7 +479,8 @@ def wheel_figures(x, space, out: BatteryOutcome) -> list:
                 best = r.details.get("best_arc")
         figs.append(plots.sector_figure(counts, space.probs, list(space.labels), best if isinstance(best, dict) else None))
         if x.size > 1:
-            figs.append(plots.distance_figure(x, space.m, space.probs))
+            figs.append(plots.distance_figure(x, space.m, space.probs, pair_mask,
+                                              excluded="pairs across the line starts of a transcribed list: data-integrity finding"))
     else:
         figs.append(plots.frequency_figure(counts, space.probs, list(space.labels), title="Symbol frequencies", xlabel="symbol"))
     if out.applicable:

@@ -304,9 +304,9 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     return Figure("sector_scan", title, _svg(c), cap)
 
 
-def distance_figure(positions, k: int, probs=None) -> Figure:
+def distance_figure(positions, k: int, probs=None, pair_mask=None, *, excluded: str = "") -> Figure:
     """Counts of the clockwise wheel distance between consecutive results, against their law
-    under independence (a :func:`frequency_figure`).
+    under independence (a :func:`frequency_figure`), over the pairs the wheel-distance test used.
 
     Parameters
     ----------
@@ -316,6 +316,11 @@ def distance_figure(positions, k: int, probs=None) -> Figure:
         Number of positions on the wheel.
     probs : array_like of float or None
         Position probabilities (default uniform).
+    pair_mask : (n - 1,) array_like of bool, optional
+        The consecutive pairs the test used (:func:`rngcert.pipeline.checks.pair_mask_of`: a
+        transcribed list's pairs across line starts are excluded); default all.
+    excluded : str
+        Why pairs were excluded, for the caption.
 
     Returns
     -------
@@ -323,12 +328,15 @@ def distance_figure(positions, k: int, probs=None) -> Figure:
         An SVG figure with ``k`` bars.
     """
     x = np.asarray(positions)
+    mask = None if pair_mask is None else np.asarray(pair_mask, dtype=bool)
+    if mask is not None and mask.shape != (max(x.size - 1, 0),):
+        raise ValueError("pair_mask must have one entry per consecutive pair (n - 1)")
     counts = np.zeros(k, dtype=np.int64)
     for lo, hi in spans(max(x.size - 1, 0)):  # loop over spans: no whole-table int64 differences
         d = x[lo + 1 : hi + 1].astype(np.int32)
         d -= x[lo:hi]
         d %= k
-        counts += np.bincount(d, minlength=k)
+        counts += np.bincount(d if mask is None else d[mask[lo:hi]], minlength=k)
     if probs is None:
         pd = np.full(k, 1.0 / k)
     else:
@@ -338,8 +346,12 @@ def distance_figure(positions, k: int, probs=None) -> Figure:
         pd = np.clip(pd, 0, None)
         pd /= pd.sum()
     f = frequency_figure(counts, pd, [str(i) for i in range(k)], title="Wheel distance between consecutive results", xlabel="pockets clockwise from the previous result", fig_id="wheel_distance")
+    used = int(counts.sum())
+    skipped = max(x.size - 1, 0) - used
+    why = f" ({excluded})" if excluded else ""
     cap = (
-        f"{max(x.size - 1, 0)} consecutive pairs. On an independent wheel the distance from one result to the next is "
+        f"{used:,} consecutive pairs" + (f", the pairs the wheel-distance test used: {skipped:,} excluded{why}" if skipped else "")
+        + ". On an independent wheel the distance from one result to the next is "
         "spread evenly; a dealer who releases the ball the same way each time piles it up on a few distances. "
         + f.caption.split(". ", 1)[1]
     )
@@ -444,29 +456,62 @@ def nist_histograms(two_level: dict) -> Figure:
 
 
 def nist_proportions(two_level: dict) -> Figure:
-    """Proportion of passing sequences per test name with SP 800-22's 3-sigma interval."""
+    """Proportion of passing sequences per test name with SP 800-22's 3-sigma interval, drawn as SVG.
+
+    The legend sits in the header above the plot area (:func:`_header`), never inside it, so it
+    cannot cover a point, flagged or not (issue 24: a legend inside the axes hid 4 of 5 flagged points).
+
+    Parameters
+    ----------
+    two_level : dict
+        :meth:`rngcert.stats.nist.twolevel.TwoLevelResult.to_dict` (``rows`` with ``proportion``,
+        ``interval`` and ``m``).
+
+    Returns
+    -------
+    Figure
+        An SVG figure; its ``points`` group holds one circle per test name (flagged ones in orange).
+    """
     rows = [r for r in two_level["rows"] if r.get("m")]
     prop = np.array([r["proportion"] for r in rows], dtype=float)
     lo = np.array([r["interval"][0] for r in rows], dtype=float)
-    hi = np.array([r["interval"][1] for r in rows], dtype=float)
-    fig, ax = _pyplot().subplots(figsize=(11, 3))
-    x = np.arange(len(rows))
+    hi = np.minimum(np.array([r["interval"][1] for r in rows], dtype=float), 1.0)
+    k = len(rows)
     bad = (prop < lo) | (prop > hi)
-    ax.fill_between(x, lo, np.minimum(hi, 1.0), color="#bbbbbb", alpha=0.6, lw=0, step="mid", zorder=1, label="SP 800-22 interval")
-    ax.scatter(x[~bad], prop[~bad], s=6, color="#4a7ab5", zorder=2, label="inside")
+    entries = [{"label": "SP 800-22 interval", "kind": "patch", "color": _GREY, "opacity": 0.6},
+               {"label": "inside", "kind": "marker", "color": _BLUE}]
     if bad.any():
-        ax.scatter(x[bad], prop[bad], s=14, color="#e67e22", zorder=3, label=f"outside ({int(bad.sum())})")
-    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
-    ax.set_xlim(-1, len(rows))
-    ax.set_ylabel("proportion passing")
-    ax.set_xlabel("test name (in SP 800-22 order; the long flat run is the 148 templates)")
-    ax.set_title("Proportion of sequences passing each test", fontsize=9)
+        entries.append({"label": f"outside ({int(bad.sum())})", "kind": "marker", "color": _ORANGE})
+    ymin = min(float(prop.min(initial=1.0)), float(lo.min(initial=1.0))) if k else 0.0
+    ymin = max(0.0, ymin - 0.05 * max(1.0 - ymin, 0.05))
+    yt = svg.nice_ticks(ymin, 1.0, 5)
+    ymin = min(ymin, yt[0]) if yt else ymin
+    title = "Proportion of sequences passing each test"
+    W = _FULL_WIDTH
+    left = 6 + CAP_HEIGHT * 8 + 3 + max([text_width(x, 8) for x in svg.tick_labels(yt)] + [0.0]) + 5.5
+    pw = W - left - 8
+    top, ncol = _header(title, entries, left, left + pw)
+    ph = 130.0
+    c = svg.Canvas(W, top + ph + 5.5 + CAP_HEIGHT * 8 + 4 + CAP_HEIGHT * 8 + 8)
+    ax = svg.Axes(c, left, top, pw, ph, xlim=(-1, max(k, 1)), ylim=(ymin, 1.0 + 0.02 * (1.0 - ymin)))
+    if k:
+        ax.band(np.r_[np.arange(k) - 0.5, k - 0.5], lo, hi, fill=_GREY, opacity=0.6)
+    c.begin_group(id="points")
+    ax.points(np.flatnonzero(~bad), prop[~bad], r=1.3, fill=_BLUE)
+    ax.points(np.flatnonzero(bad), prop[bad], r=2.4, fill=_ORANGE)  # drawn last: on top of the rest
+    c.end_group()
+    ax.frame()
+    ax.yticks(yt)
+    d = ax.xticks(svg.nice_ticks(0, max(k - 1, 1), 8, integer=True))
+    ax.xlabel("test name (in SP 800-22 order; the long flat run is the 148 templates)", d)
+    ax.ylabel("proportion passing", left - 6 - CAP_HEIGHT * 8)
+    _title_and_legend(c, ax, title, entries, left, ncol)
     cap = (
         "Each dot is one test name; the grey band is SP 800-22's interval p̂ ± 3·sqrt(p̂(1−p̂)/m). Orange dots lie outside it. "
         "A good generator puts a few of the 188 names outside by chance; the verdict counts them against that expectation "
-        "(the SUSPECT rule), so an orange dot under a PASS is not a finding."
+        "(the SUSPECT rule), so an orange dot under a PASS is not a finding. The legend is above the plot: it hides no dot."
     )
-    return Figure("nist_proportions", "Proportion passing", _png(fig), cap)
+    return Figure("nist_proportions", "Proportion passing", _svg(c), cap)
 
 
 def position_heatmap(hm: dict) -> Figure:

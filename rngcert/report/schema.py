@@ -42,6 +42,7 @@ FIELDS: dict[str, tuple[bool, str]] = {
     "rejects_file": (False, "path of rejects.csv when it was written"),
     "equipment": (True, "the equipment definition certified (id, name, kind, source, ...)"),
     "subject": (True, "what was certified, in one line"),
+    "unit_under_test": (False, "the unit a certificate names: description (--subject, e.g. a wheel's serial), table ids, demonstration data or not"),
     "equipment_line": (True, "the equipment in one sentence"),
     "certified": (True, "rules cited (document title and rule number) and the lab-declared parameters"),
     "unit": (True, "what n counts: spins, shoes or streams"),

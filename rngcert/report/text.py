@@ -225,9 +225,11 @@ def verdict_counts(tables: Sequence[Mapping[str, Any]]) -> str:
 
 
 def flagged(battery: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Tests that matter on page one: rejected by Holm, or raw p below alpha."""
+    """Tests that matter on page one: rejected by Holm, or raw p below alpha; those rejected by Holm (FAIL)
+    first, then those rejected at the SUSPECT level, then the rest (battery order within each)."""
     a = battery.get("alpha", 0.01)
-    return [x for x in battery.get("tests", []) if x.get("applicable") and (x.get("rejected_familywise") or p_float(x) < a)]
+    out = [x for x in battery.get("tests", []) if x.get("applicable") and (x.get("rejected_familywise") or p_float(x) < a)]
+    return sorted(out, key=lambda x: 0 if x.get("rejected_familywise") else 1 if x.get("rejected_at_suspect_level") else 2)
 
 
 def headline(t: Mapping[str, Any]) -> str:
@@ -279,3 +281,56 @@ def _shuffle_headline(t: Mapping[str, Any]) -> str:
         return (f"no test rejects after Holm at {level:.3g}, but {len(low)} raw p-value(s) are below it: "
                 + "; ".join(f"{title(x['name'])} (p {p_is(x)})" for x in low[:3]) + ("; …" if len(low) > 3 else ""))
     return f"all {b.get('tests_applicable', 0)} applicable tests within what a fair source gives (Holm at {level:.3g})"
+
+
+#: Tables in the order a multi-table summary lists them: the ones that are not PASS first (issue 24).
+VERDICT_ORDER = ("FAIL", "INCONCLUSIVE", "SUSPECT", "PASS")
+
+
+def by_severity(tables: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``tables`` with FAIL first, then INCONCLUSIVE, SUSPECT and PASS (stable within a verdict)."""
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    return sorted(tables, key=lambda t: rank.get(t["battery"]["verdict"], len(rank)))
+
+
+def grouped(tables: Sequence[Mapping[str, Any]], key: str) -> list[dict]:
+    """The lines of a multi-table summary, the tables that are not PASS first, identical lines said once.
+
+    Parameters
+    ----------
+    tables : sequence of table dicts (``table``, ``battery.verdict`` and ``key``)
+    key : str
+        ``"key_findings"`` or ``"next_steps"`` (lists of sentences), or ``"headline"`` (:func:`headline`).
+
+    Returns
+    -------
+    list of dict
+        ``text``, ``verdict`` (of the first table saying it), ``tables`` (names, in report order) and
+        ``anchor`` (of the first); a line that several tables share is one item with all their names.
+    """
+    out: dict[str, dict] = {}
+    for t in by_severity(tables):
+        lines = [headline(t)] if key == "headline" else list(t.get(key) or [])
+        for s in lines:
+            item = out.setdefault(s, {"text": s, "verdict": t["battery"]["verdict"], "tables": [], "anchor": t.get("anchor", "")})
+            if t["table"] not in item["tables"]:
+                item["tables"].append(t["table"])
+    return list(out.values())
+
+
+def tables_label(names: Sequence[str], word: str = "table", limit: int | None = None) -> str:
+    """``"bitcasino-2"`` or ``"17 tables (a, b, …)"``: who a grouped line is about (``limit`` cuts the list,
+    saying how many are left out)."""
+    names = [str(n) for n in names]
+    if len(names) == 1:
+        return names[0]
+    shown = names if limit is None or len(names) <= limit else names[:limit]
+    rest = "" if len(shown) == len(names) else f" and {len(names) - len(shown)} more"
+    return f"{len(names)} {word}s ({', '.join(shown)}{rest})"
+
+
+def deciding(t: Mapping[str, Any], limit: int = 240) -> str:
+    """The observation that decided a table's verdict, without its causes and next step (for banners and
+    the certificate's schedule), cut at ``limit`` characters with an ellipsis."""
+    s = headline(t).split(". Possible causes", 1)[0].rstrip(".")
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"

@@ -87,7 +87,27 @@ def _env() -> jinja2.Environment:
     )
     env.filters["basename"] = lambda p: Path(str(p)).name if p and not str(p).startswith("generator:") else str(p)
     env.filters["short_method"] = lambda m: str(m or "").split(";", 1)[0].split(" (", 1)[0]
+    env.filters["css_string"] = _css_string
     return env
+
+
+def _css_string(s: object):
+    """``s`` as the inside of a double-quoted CSS string in the report's <style> (a page header may carry
+    the user's --subject): backslashes, quotes and angle brackets escaped, line breaks made spaces."""
+    import markupsafe
+
+    t = str(s).replace("\\", "\\\\").replace('"', '\\"').replace("<", "\\3C ").replace(">", "\\3E ")
+    return markupsafe.Markup(" ".join(t.split()))
+
+
+def uut_line(uut: dict, word: str = "table") -> str:
+    """The unit under test in one short line (every printed page's header)."""
+    if uut.get("demonstration"):
+        return "demonstration data: a wheel simulated by rngcert, no equipment"
+    tabs = list(uut.get("tables") or [])
+    where = (f"{word} {tabs[0]}" if len(tabs) == 1 else f"{len(tabs)} {word}s") if tabs else ""
+    desc = uut.get("description") or ""
+    return "; ".join(x for x in (desc[:120], where) if x) or "not stated"
 
 
 def shown_figures(report: dict, figures: Sequence) -> list:
@@ -181,12 +201,12 @@ def _table_view(report: dict, t: dict, figs: Sequence, index: int) -> dict:
     return v
 
 
-def _collect(tables: list[dict], key: str, multi: bool) -> list[dict]:
-    out = []
-    for t in tables:
-        for s in t.get(key) or []:
-            out.append({"table": t["table"] if multi else "", "anchor": t["anchor"], "text": s})
-    return out
+def _collect(tables: list[dict], key: str, multi: bool, word: str = "table") -> list[dict]:
+    """Page one's lines: the tables that are not PASS first, a line several tables share said once with
+    the count and the list of their names (:func:`rngcert.report.text.grouped`)."""
+    return [{"table": text.tables_label(g["tables"], word) if multi else "", "anchor": g["anchor"], "text": g["text"],
+             "count": len(g["tables"]), "head": f"{len(g['tables'])} {word}s", "names": ", ".join(map(str, g["tables"]))}
+            for g in text.grouped(tables, key)]
 
 
 def _integrity_findings(tables: list[dict], multi: bool) -> list[dict]:
@@ -198,6 +218,45 @@ def _integrity_findings(tables: list[dict], multi: bool) -> list[dict]:
     return out
 
 
+#: The note a certification of the bundled default log carries (cli/certify.py): demonstration data.
+DEMO_NOTE = "no log given: certifying the bundled default log"
+
+
+def unit_under_test(report: dict, description: str | None = None) -> dict:
+    """What a certificate is about (issue 24): the description given with ``--subject`` (a wheel's serial
+    number, a shoe's id), else one from the report, the ids of its tables and whether the data are
+    rngcert's own demonstration log.
+
+    Parameters
+    ----------
+    report : dict
+        The report (``tables``, ``notes``, optionally an earlier ``unit_under_test``).
+    description : str, optional
+        Overrides the description.
+
+    Returns
+    -------
+    dict
+        ``description`` (str or None), ``tables`` (list of str) and ``demonstration`` (bool).
+    """
+    before = report.get("unit_under_test") or {}
+    desc = (description or "").strip() or before.get("description") or None
+    eq = report.get("equipment") or {}
+    if desc is None and eq.get("kind") == "shuffle-procedure":  # a simulated procedure: the procedure is the unit
+        desc = f"the shuffle procedure {eq.get('name') or eq.get('id')} (simulated, not a physical shoe or shuffler)"
+    return {
+        "description": desc,
+        "tables": [str(t["table"]) for t in report.get("tables", [])],
+        "demonstration": any(str(n).startswith(DEMO_NOTE) for n in report.get("notes", [])),
+    }
+
+
+def assumed_parameters(report: dict) -> list[str]:
+    """Labels of the parameters a shoe report's verdict assumes (neither given by the rules nor measured)."""
+    got = [str(p.get("label", p.get("name", ""))) for p in report.get("parameters") or [] if p.get("status") == "assumed"]
+    return got or [str(x) for x in report.get("assumed_parameters") or []]
+
+
 def overall_line(report: dict) -> str:
     """One line on the whole report: the verdict and how it comes about."""
     tables = report["tables"]
@@ -205,7 +264,11 @@ def overall_line(report: dict) -> str:
     if len(tables) > 1:
         worst = [t["table"] for t in tables if t["battery"]["verdict"] == report["verdict"]]
         names = ", ".join(worst[:3]) + (f" and {len(worst) - 3} more" if len(worst) > 3 else "")
-        return f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
+        line = f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
+        if report["verdict"] != "PASS":  # the finding that made it so, of the first such table (issue 24)
+            first = next(t for t in tables if t["battery"]["verdict"] == report["verdict"])
+            line += f" {first['table']}: {text.deciding(first)}."
+        return line
     return text.headline(tables[0]).rstrip(".") + "."
 
 
@@ -270,8 +333,13 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         overall=overall_line(report),
         tested_line=_tested_line(report),
         seed_line=seed_line(report),
-        key_findings=_collect(tables, "key_findings", multi),
-        next_steps=_collect(tables, "next_steps", multi),
+        key_findings=_collect(tables, "key_findings", multi, report.get("section_word", "Table").lower()),
+        next_steps=_collect(tables, "next_steps", multi, report.get("section_word", "Table").lower()),
+        tables_by_severity=text.by_severity(tables),
+        uut=unit_under_test(report),
+        uut_line=uut_line(unit_under_test(report), report.get("section_word", "Table").lower()),
+        assumed=assumed_parameters(report),
+        deciding=text.deciding,
         integrity_findings=_integrity_findings(tables, multi),
         grades=text.GRADE_LEGEND,
         wheel_kind=(report.get("equipment") or {}).get("kind"),
@@ -286,7 +354,8 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
     )
 
 
-def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any = None, pdf: bool = False) -> dict[str, Path]:
+def write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any = None, pdf: bool = False,
+                 subject: str | None = None) -> dict[str, Path]:
     """Write rejects.csv (always, possibly empty), report.html, report.pdf (with ``pdf``) and the
     sealed report.json into ``out``.
 
@@ -304,6 +373,9 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
         Adds an Ed25519 signature (:func:`rngcert.report.verify.seal`).
     pdf : bool
         Also write report.pdf (WeasyPrint; :mod:`rngcert.report.pdf`).
+    subject : str, optional
+        The unit under test in words (``--subject``: a wheel's serial number or description), named on
+        the certificate and kept in report.json (``unit_under_test``, :func:`unit_under_test`).
 
     Returns
     -------
@@ -314,7 +386,7 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
     out = Path(out)
     before = set(out.iterdir()) if out.is_dir() else set()
     try:
-        return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf)
+        return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf, subject=subject)
     except OSError as exc:
         _remove_partial(out, before)
         raise _write_error(Path(exc.filename) if getattr(exc, "filename", None) else out, exc) from None
@@ -335,7 +407,8 @@ def _remove_partial(out: Path, before: set) -> None:
         pass
 
 
-def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any, pdf: bool) -> dict[str, Path]:
+def _write_report(report: dict, figures_by_table: list[list], rejected: list, out: Path, *, sign_key: Any, pdf: bool,
+                  subject: str | None = None) -> dict[str, Path]:
     from rngcert.report import verify
 
     out.mkdir(parents=True, exist_ok=True)
@@ -347,6 +420,7 @@ def _write_report(report: dict, figures_by_table: list[list], rejected: list, ou
             w.writerow([r.file, r.line, r.column, r.reason, r.text])
     report.pop("integrity", None)
     report["rejects_file"] = str(paths["rejects"])
+    report["unit_under_test"] = unit_under_test(report, subject)
     for t, figs in zip(report["tables"], figures_by_table):
         t["figures"] = [f.to_dict() for f in shown_figures(report, figs)]
     clean = jsonable(report)
@@ -378,7 +452,7 @@ def summary_html(report: dict) -> str:
     rows = "".join(
         f"<tr><td>{e(str(t['table']))}</td><td style='text-align:right'>{t['n']:,}</td>"
         f"<td style='background:{colours[t['battery']['verdict']]}'>{t['battery']['verdict']}</td><td>{e(text.headline(t))}</td></tr>"
-        for t in report["tables"]
+        for t in text.by_severity(report["tables"])
     )
     return (
         f"<div class='rngcert-report'><p><b>{e(report.get('title', 'Certification report'))}: {e(report['subject'])}</b></p>"
