@@ -20,6 +20,7 @@ import click
 
 from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, progress_bar, summary_text
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._standard import load_for, standard_option
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
@@ -203,7 +204,9 @@ Examples:
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @_WAIT_OPTION
 @parallel_options
-def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler):
+@standard_option
+def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler,
+          standard):
     """Audit stored spins of a table with the certify battery, and record the audit.
 
     Writes the same report as `rngcert certify` (plus an audit-trend section: earlier audits of
@@ -221,6 +224,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
+    std = load_for(standard, "wheel", "audit", alpha)
 
     def go():
         from rngcert.collect.store import Store
@@ -231,7 +235,8 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             if db.is_dir():
                 Store(db, read_only=True)  # "a folder, not a store file"
             raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
-        kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"))
+        kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"),
+                  standard=std)
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
                 results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
@@ -336,7 +341,9 @@ writer still held it open) · 2 usage error.
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="The detector is updated and checked after every block of this many spins.")
 @click.option("--no-record", is_flag=True, help="Do not write the alarm record into the store.")
 @_WAIT_OPTION
-def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, wait):
+@click.option("--standard", default=None, metavar="NAME|PATH",
+              help="Only rngcert-default applies (the ALARM is its anytime-valid detector); other standards' fixed-sample clauses apply to `rngcert audit`.")
+def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, wait, standard):
     """Watch a growing spin log (or a stored table) with an anytime-valid change detector.
 
     Keeps a mixture Shiryaev-Roberts e-detector (Shin, Ramdas & Rinaldo 2022) over structured
@@ -366,6 +373,13 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
 
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
+    std = load_for(standard, "wheel", "watch")
+    if std.id != "rngcert-default" or not std.packaged:
+        raise click.UsageError(
+            f"standard {std.id!r} does not apply to `rngcert watch`: its clauses are fixed-sample tests at fixed levels, and a live "
+            "watch raises ALARM by an anytime-valid detector (rngcert-default's rule for monitoring); audit the stored spins against "
+            f"it instead: rngcert audit --table T --standard {standard}"
+        )
 
     def record(tname, w: Watcher, spin_id, source):
         if no_record:

@@ -289,6 +289,10 @@ def certify_spins(
     )
     report["tables"] = table_reports
     report["verdict"] = verdict
+    # the SUSPECT rule at this run's level (derived from alpha by the standard, always looser than alpha)
+    report["policy"]["verdicts"]["SUSPECT"] = (
+        f"no rejection at alpha = {alpha:g}, but a rejection at the looser family-wise level {suspect_level:g} ({std.suspect_rule} of "
+        f"standard {std.id}): at most {suspect_level:.0%} of fair sources are SUSPECT or FAIL; re-test with more data")
     apply_standard(report, std, kind="wheel", alpha=alpha)
     for o, t in zip(outcomes, table_reports):
         o.verdict = t["battery"]["verdict"]
