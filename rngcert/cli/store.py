@@ -205,8 +205,13 @@ Examples:
 @_WAIT_OPTION
 @parallel_options
 @standard_option
+@click.option("--group-control", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
+              help="--all: the group's statement across tables: Holm (family-wise), Benjamini-Hochberg (false discovery rate) or none; "
+                   "each table's p-value is first put on the alpha-spending scale of its audit history (alpha·6/(π²i²) at its i-th audit).")
+@click.option("--audits-per-year", type=click.FloatRange(min=0, min_open=True), default=12.0, show_default=True,
+              help="--all: audits a year, for the expected false FAILs a year.")
 def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler,
-          standard):
+          standard, group_control, audits_per_year):
     """Audit stored spins of a table with the certify battery, and record the audit.
 
     Writes the same report as `rngcert certify` (plus an audit-trend section: earlier audits of
@@ -263,9 +268,28 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         if not results:  # nothing to audit is an input error, as an empty window of --table is
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
+        if all_tables:
+            _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std)
         sys.exit(EXIT[worst([r.verdict for r in results])])
 
     _run(go)
+
+
+def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std):
+    """Print (and write beside the reports) the group statement of ``audit --all``."""
+    import datetime as _dt
+    import json as _json
+
+    from rngcert.pipeline.group_audit import group_statement
+
+    g = group_statement([r.report for r in results], alpha=alpha, control=control, audits_per_year=audits_per_year, standard_id=std.id)
+    if outdir is not None:
+        Path(outdir).mkdir(parents=True, exist_ok=True)
+        p = Path(outdir) / f"audit-group-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
+        p.write_text(_json.dumps(g, indent=1), encoding="utf-8")
+        g["file"] = str(p)
+    if not as_json:
+        click.echo(f"GROUP: {g['statement']}" + (f" ({g['file']})" if g.get("file") else ""))
 
 
 # --------------------------------------------------------------------------- export
