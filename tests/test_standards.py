@@ -227,3 +227,36 @@ def test_calibration_is_printed_only_for_its_configuration(tmp_path, cli):
     assert r.exit_code in (0, 10), r.output
     html = next((tmp_path / "r").glob("*/report.html")).read_text()
     assert "not calibrated for this configuration" in html.lower() and "Measured on 1,000" not in html
+
+
+# ----------------------------------------------------------------------------- shoes and bits
+def test_maryland_and_the_default_on_shuffler_procedures(tmp_path, cli):
+    """Per-clause results on shoes: an ideal machine shuffle meets COMAR 36.05.02.17 F's chi-square at
+    95%; two riffles do not. The practical edge line names the trackers (none for a game-less machine)."""
+    from test_cli_shuffle import IDEAL, TWO_RIFFLES
+
+    ideal, bad = tmp_path / "ideal.toml", tmp_path / "two.toml"
+    ideal.write_text(IDEAL)
+    bad.write_text(TWO_RIFFLES)
+    md = "maryland-comar-36.05.02.17F"
+    # seed 3: at 95% per sample, each of the two samples (steady state, first shoe) of a fair machine fails 5% of the time
+    r = cli("shuffle", "certify", ideal, "--shoes", 1000, "--seed", 3, "--no-plots", "--json", "--out", tmp_path / "r", "--standard", md)
+    d = json.loads(r.output)
+    assert d["standard"]["id"] == md and d["standard"]["results"][0]["result"] == "met" and r.exit_code == EXIT["PASS"]
+    two = d["tables"][0]["battery"]["two_lines"]
+    assert two["statistical"].startswith("Statistical finding:") and two["practical_edge"].startswith("Practical edge:")
+    r = cli("shuffle", "certify", bad, "--shoes", 300, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r", "--standard", md)
+    d = json.loads(r.output)
+    assert d["standard"]["results"][0]["result"] == "not met" and r.exit_code == EXIT["FAIL"]
+    r = cli("shuffle", "certify", bad, "--shoes", 300, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
+    d = json.loads(r.output)
+    assert d["standard"]["id"] == "rngcert-default" and d["standard"]["kind"] == "shoe:machine"
+    assert {c["id"]: c["result"] for c in d["standard"]["results"]}["statistics"] == "not met"
+
+
+def test_bits_carry_the_standard_and_no_practical_edge(tmp_path, cli):
+    r = cli("bits", "--source", "pcg64", "--streams", 2, "--length", 20000, "--seed", 1, "--no-plots", "--json", "--out", tmp_path, "--standard", "uniformity")
+    d = json.loads(r.output)
+    assert d["standard"]["id"] == "uniformity" and d["standard"]["kind"] == "bits"
+    assert d["tables"][0]["battery"]["two_lines"]["practical_edge"].startswith("Practical edge: not applicable")
+    assert r.exit_code == EXIT[d["verdict"]]

@@ -445,7 +445,6 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
             rejected = [x for x in battery.get("second_level_flags", []) if c.selects(x)]
         if ex is not None and ex.get("demonstrated"):
             rejected.append(f"exploitability ({ex.get('demonstrated_bet') or ex.get('bet')})")
-        k = len(mine) + (1 if ex is not None else 0)
         if data_inc:
             res = "inconclusive"
             detail = "the data cannot carry a verdict (see the reasons)" + (f"; {len(rejected)} rejection(s) overridden" if rejected else "")
@@ -454,7 +453,9 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
             detail = f"rejected: {', '.join(rejected)}"
         else:
             res = "met"
-            detail = f"{k} test(s), none rejects at {lv:g}"
+            detail = f"{len(mine)} test(s), none rejects at {lv:g}" if mine else ""
+            if ex is not None:
+                detail += ("; " if detail else "") + f"no bet's simultaneous {1 - lv:.0%} lower bound is above 0"
         rows.append(dict(row, result=res, detail=detail, rejected=rejected))
     applying = [r for r in rows if r["result"] != "not applicable"]
     reasons: list[str] = []
