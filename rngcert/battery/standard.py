@@ -107,12 +107,13 @@ class Clause:
                "second-level": "SP 800-22's second-level rules"}[self.correction]
         return f"{lv:g}, {how}"
 
-    def tests_text(self, names: Sequence[str], kind: str) -> str:
-        """The clause's tests as they apply to a battery whose results are ``names``."""
+    def tests_text(self, names: Sequence[str], kind: str, applicable: Sequence[str] = ()) -> str:
+        """The clause's tests as they apply to a battery whose results are ``names`` (``applicable``:
+        those that could run)."""
         if "*" in self.tests:
-            sel = [n for n in names if self.selects(n)]
+            sel = [n for n in applicable if self.selects(n)]
             out = [p[1:] for p in self.tests if p.startswith("!") and any(fnmatch.fnmatchcase(n.split("[", 1)[0], p[1:]) for n in names)]
-            return f"all {len(sel)} tests of the battery" + (f" except {', '.join(out)}" if out else "")
+            return f"all {len(sel)} applicable tests of the battery" + (f" except {', '.join(out)}" if out else "")
         stems = list(dict.fromkeys(n.split("[", 1)[0] for n in names if self.selects(n)))
         if "exploitability" in self.tests and kind == "wheel":
             stems.insert(0, "exploitability (best bet from the pay table)")
@@ -416,7 +417,7 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     rows = []
     for c in std.clauses:
         lv = c.level_of(alpha, sl)
-        row = {"id": c.id, "title": c.title, "tests": c.tests_text(all_names, kind), "level": c.level_text(alpha, sl), "rejection": c.rejection,
+        row = {"id": c.id, "title": c.title, "tests": c.tests_text(all_names, kind, [t["name"] for t in tests]), "level": c.level_text(alpha, sl), "rejection": c.rejection,
                "reference": c.reference, "rejected": [], "for_equipment": c.applies(kind)}
         if not c.applies(kind):
             rows.append(dict(row, result="not applicable", detail=f"applies to {', '.join(c.applies_to)}"))
