@@ -54,13 +54,13 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     --------
     >>> import numpy as np
     >>> import rngcert
-    >>> spins = np.random.default_rng(7).integers(0, 37, 3700)
+    >>> spins = np.random.default_rng(7).integers(0, 37, 7400)
     >>> cert = rngcert.certify_outcomes(spins, "european", seed=1, n_resamples=999, figures=False)
     >>> cert.verdict
     'PASS'
     >>> chi = [t for t in cert.report["tables"][0]["battery"]["tests"] if t["name"] == "pocket_chisquare"][0]
     >>> chi["df"], chi["n"]
-    (36, 3700)
+    (36, 7400)
     """
     import tempfile
     from pathlib import Path

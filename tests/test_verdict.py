@@ -80,7 +80,7 @@ def test_c15_equipment_without_a_log_is_an_error(cli, tmp_path):
 
 
 def test_a_mostly_unreadable_file_in_a_multi_file_run_is_named(tmp_path):
-    good = log_file(tmp_path, 4000, name="good.csv")
+    good = log_file(tmp_path, 8000, name="good.csv")  # enough spins for the default minimum effect (+50% on one pocket)
     bad = tmp_path / "SOURCE.txt"
     bad.write_text("Source: a casino web page\n" + "\n".join(f"row {i} of notes" for i in range(60)) + "\n5 12\n")
     cert = certify_log([good, bad], EU, seed=1, n_resamples=199, figures=False)
@@ -242,13 +242,14 @@ def test_decide_records_weights():
 
 def test_report_prints_the_measured_suspect_share_not_a_formula(tmp_path, cli):
     """SUSPECT means something (issue 14 item 3): the report states the shares measured on
-    simulated fair wheels (rngcert/battery/calibration.json), within the 5% and alpha limits."""
-    p = log_file(tmp_path, 20000, seed=8)
-    r = cli("certify", p, "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "r")
+    simulated fair wheels (rngcert/battery/calibration.json), within the 5% and alpha limits, when the
+    run is the configuration they were measured on (issue 23: 4 dealers, release pockets, R = 1,999)."""
+    p = log_file(tmp_path, 20000, seed=8, dealers=4, with_release=True)
+    r = cli("certify", p, "--seed", 1, "--resamples", 1999, "--no-plots", "--out", tmp_path / "r")
     assert r.exit_code in (0, 10), r.output
     (rep,) = (tmp_path / "r").glob("*/report.json")
     cal = json.loads(rep.read_text())["tables"][0]["battery"]["calibration"]
-    assert cal["fair_wheels"] >= 1000 and cal["spins"] == 20000
+    assert cal["calibrated"] and cal["fair_wheels"] >= 1000 and cal["spins"] == 20000
     assert cal["suspect_share"] <= 0.05 and cal["fail_share"] <= 0.01
     html = (rep.parent / "report.html").read_text()
     assert "<b>Calibration.</b> Measured on 1,000 simulated fair European wheels of 20,000 spins" in html

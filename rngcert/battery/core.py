@@ -293,6 +293,8 @@ class BatteryOutcome:
     weights: dict[str, float] = field(default_factory=dict)
     overridden: list[str] = field(default_factory=list)
     calibration: dict[str, Any] = field(default_factory=dict)
+    data_inconclusive: bool = False
+    second_level_flags: list[str] = field(default_factory=list)
 
     @property
     def applicable(self) -> list[TestResult]:
@@ -322,6 +324,8 @@ class BatteryOutcome:
                 "suspect_level": self.suspect_level,
                 "raw_pvalues_below_alpha": self.raw_below_alpha,
                 "overridden_rejections": self.overridden,
+                "data_inconclusive": self.data_inconclusive,
+                "second_level_flags": self.second_level_flags,
                 "suspect_rule": self.suspect_rule,
                 "calibration": self.calibration,
                 "errors": self.errors,
@@ -499,6 +503,7 @@ def decide(
         results, adjusted, rejected, raw, errors, verdict, reasons, alpha, seeds=dict(seeds or {}), suspect_rule=rule,
         suspect_rejected=loose, suspect_level=suspect_level if suspect is None else None,
         weights={r.name: float(x) for r, x in zip(app, w)}, overridden=overridden,
+        data_inconclusive=bool(inconclusive), second_level_flags=list(suspect) if suspect is not None else [],
     )
 
 

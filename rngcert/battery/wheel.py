@@ -559,15 +559,87 @@ def calibration() -> dict:
         return {}
 
 
-def calibration_line(n: int) -> dict:
-    """The calibration entry nearest to ``n`` spins, with a sentence for the report."""
+def battery_fingerprint(battery: Battery | None = None) -> str:
+    """SHA-256 (first 16 hex digits) of the battery's spec names, weights, requirements, needs and
+    fixed parameters, in order: changes whenever a test is added, removed, re-weighted or
+    re-parametrised, so a calibration measured on another battery is recognised as such."""
+    import hashlib
+
+    b = battery or WHEEL
+    rows = [[s.name, float(s.weight), str(s.requirement), list(s.needs), sorted((k, repr(v)) for k, v in s.params.items())] for s in b.specs]
+    return hashlib.sha256(json.dumps([b.name, b.suspect_level is not None, rows]).encode()).hexdigest()[:16]
+
+
+#: Keys of a calibration fingerprint, in the order a mismatch is explained.
+FINGERPRINT_KEYS = ("battery", "alpha", "suspect_level", "n_resamples", "dealers", "release", "direction")
+
+
+def run_fingerprint(*, alpha: float, suspect_level: float | None, n_resamples: int, data: "WheelData | None" = None,
+                    dealers: bool | None = None, release: bool | None = None, direction: bool | None = None) -> dict:
+    """The fingerprint of a run, to compare with a calibration entry's: battery (spec hash), alpha,
+    SUSPECT level, Monte Carlo replicates, and the data's shape (dealer ids present, release pockets
+    present for at least half the spins, rotor directions present: the direction tests run)."""
+    if data is not None:
+        dealers = data.dealer is not None
+        direction = data.direction is not None and bool(np.any(np.asarray(data.direction) >= 0))
+        rel = data.release
+        release = rel is not None and share_at_least_half(lambda lo, hi: rel[lo:hi] >= 0, rel.size)
+    return {"battery": battery_fingerprint(), "alpha": float(alpha), "suspect_level": None if suspect_level is None else float(suspect_level),
+            "n_resamples": int(n_resamples), "dealers": bool(dealers), "release": bool(release),
+            "direction": bool(direction)}
+
+
+def _mismatch(cal_fp: dict, run_fp: dict) -> list[str]:
+    words = {"battery": "battery (its tests or weights changed since)", "alpha": "alpha", "suspect_level": "SUSPECT level",
+             "n_resamples": "Monte Carlo replicates", "dealers": "dealer ids in the log", "release": "release pockets in the log",
+             "direction": "rotor directions in the log"}
+    out = []
+    for k in FINGERPRINT_KEYS:
+        a, b = cal_fp.get(k), run_fp.get(k)
+        if isinstance(a, float) or isinstance(b, float):
+            same = a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=1e-9)
+        else:
+            same = a == b
+        if not same:
+            out.append(f"{words[k]}: measured with {_fmt(a)}, this run {_fmt(b)}")
+    return out
+
+
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def calibration_line(n: int, fingerprint: dict | None = None) -> dict:
+    """The calibration entry nearest to ``n`` spins among those measured on this run's
+    configuration (``fingerprint``, from :func:`run_fingerprint`), with a sentence for the report;
+    "not calibrated for this configuration" (and what differs) when none matches."""
     cal = calibration().get("wheel") or {}
     if not cal:
-        return {"statement": "The share of fair wheels that are SUSPECT has not been measured for this build."}
-    key = min(cal, key=lambda s: abs(math.log(int(s)) - math.log(max(n, 1))))
-    c = dict(cal[key])
+        return {"statement": "The share of fair wheels that are SUSPECT has not been measured for this build.", "calibrated": False}
+    entries = [dict(v) for v in cal.values()]
+    if fingerprint is not None:
+        match = [e for e in entries if not _mismatch(e.get("fingerprint") or {}, fingerprint)]
+        if not match:
+            near = min(entries, key=lambda e: abs(math.log(int(e["spins"])) - math.log(max(n, 1))))
+            why = _mismatch(near.get("fingerprint") or {}, fingerprint)
+            return {"calibrated": False, "fingerprint": fingerprint, "nearest": near,
+                    "statement": "Not calibrated for this configuration: the share of fair wheels that are SUSPECT or FAIL was measured "
+                                 f"on another configuration ({'; '.join(why)}); the limits of the policy still hold by construction "
+                                 f"(FAIL at most alpha, SUSPECT or FAIL at most the SUSPECT level, by weighted Holm)."}
+        entries = match
+    c = min(entries, key=lambda e: abs(math.log(int(e["spins"])) - math.log(max(n, 1))))
+    ci = c.get("suspect_ci95")
+    ci_txt = f" (95% Clopper-Pearson {ci[0]:.1%}-{ci[1]:.1%})" if ci else ""
+    fp = c.get("fingerprint") or {}
+    shape = (f", {'with' if fp.get('dealers') else 'without'} dealer ids, {'with' if fp.get('release') else 'without'} release pockets, "
+             f"R = {fp.get('n_resamples', c.get('n_resamples', 0)):,}") if fp else ""
+    c["calibrated"] = True
     c["statement"] = (
-        f"Measured on {c['fair_wheels']:,} simulated fair European wheels of {c['spins']:,} spins: {c['suspect_share']:.1%} were "
-        f"SUSPECT and {c['fail_share']:.1%} FAIL (limits: 5% and alpha = {c['alpha']})."
+        f"Measured on {c['fair_wheels']:,} simulated fair European wheels of {c['spins']:,} spins{shape}: {c['suspect_share']:.1%} were "
+        f"SUSPECT{ci_txt} and {c['fail_share']:.1%} FAIL (limits: {fp.get('suspect_level', 0.05):g} and alpha = {c['alpha']})."
     )
     return c

@@ -257,6 +257,9 @@ def summary_text(report: dict) -> str:
             lines.append(f"    {b['exploitability_line']}")
         if b.get("rage_line"):
             lines.append(f"    {b['rage_line']}")
+    from rngcert.pipeline.standards import terminal_lines
+
+    lines += terminal_lines(report)
     lines.append(f"VERDICT: {report['verdict']} — {overall_line(report)}")
     return "\n".join(lines)
 

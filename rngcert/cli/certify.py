@@ -19,6 +19,7 @@ from rngcert.cli._common import (
     report_options,
 )
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._standard import load_for, standard_option
 from rngcert.errors import InputError
 
 
@@ -46,17 +47,18 @@ Examples:
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
 @click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
-@click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE.")
+@click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE. Default: the standard's declared minimum effect (rngcert-default: +50%).")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement and --min-bias.")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
+@standard_option
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
-            scheduler):
+def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, standard, pdf, sign_key,
+            workers, scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
     LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
@@ -73,6 +75,7 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
     from rngcert.equipment.wheel import load_wheel
     from rngcert.pipeline.certify_wheel import certify_log
 
+    std = load_for(standard, "wheel", "certify", alpha)
     key = check_report_options(pdf, sign_key)
     notes = []
     if not logs and load_wheel(equipment).id != DEFAULT_LOG_WHEEL:
@@ -115,5 +118,6 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
             notes=notes,
             max_rejected_share=max_rejected,
             plan=plan_of(workers, scheduler),
+            standard=std,
         )
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)

@@ -9,6 +9,7 @@ import click
 
 from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._standard import load_for, standard_option
 from rngcert.seeding import root
 
 
@@ -40,9 +41,11 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/bits-<UTC time>/.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
+@standard_option
 @parallel_options
 @report_options
-def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, processes, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
+def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, processes, outdir, as_json, no_plots, standard, pdf, sign_key, workers,
+         scheduler):
     """Certify an RNG's raw output with NIST SP 800-22 rev1a and its two-level analysis.
 
     Give either FILE (a device's raw dump) or --source NAME (a bit generator). The battery's 15
@@ -61,6 +64,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
+    std = load_for(standard, "bits", "bits", alpha)
     key = check_report_options(pdf, sign_key)
     if file is not None:
         if fmt is None:
@@ -89,6 +93,9 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
             arr, source=prov, alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, plan=plan_of(workers or processes, scheduler),
             seed_entropy=entropy, rerun=rerun, progress=bar.callback() if bar.enabled else None,
         )
+    from rngcert.pipeline.standards import apply_standard
+
+    apply_standard(cert.report, std, kind="bits", alpha=alpha)
     emit_report(cert.report, cert.figures, [], outdir, "bits", as_json, pdf=pdf, sign_key=key)
 
 

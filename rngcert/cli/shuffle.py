@@ -118,8 +118,14 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
     import numpy as np
 
+    from rngcert.cli._standard import load_for
     from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
+    from rngcert.pipeline.standards import apply_standard
 
+    # --standard: a packaged id or a lab's TOML; 'uniform' is the older name of 'uniformity'. The packaged edge and
+    # uniformity standards also choose the shuffle battery's own rule; others leave it to the procedure's kind
+    std = load_for("uniformity" if standard == "uniform" else standard, "shoe", "shuffle certify", alpha)
+    internal = {"edge": "edge", "uniformity": "uniform"}.get(std.id) if std.packaged else None
     ss = np.random.SeedSequence(seed)
     thr = threshold / 100.0
     if _is_procedure(source):
@@ -132,7 +138,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{proc.id}") as bar:
             cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
-                                     n_resamples=resamples, standard=standard, sensitivity=sensitivity,
+                                     n_resamples=resamples, standard=internal, sensitivity=sensitivity,
                                      sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
                                      progress=bar.callback(), plan=plan)
         rejected = []
@@ -175,11 +181,12 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")} for s in log.sources]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
-                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
+                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal,
                                figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback())
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
+    apply_standard(cert.report, std, kind="shoe", alpha=alpha)
     cert.report["rerun"] = {
         "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
         "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
@@ -211,7 +218,7 @@ Examples:
 @click.option("--game", type=click.Choice(["baccarat", "blackjack", "none"]), default=None, help="SHOELOG: adds the game-level tests and the trackers (a procedure names its game).")
 @click.option("--procedure", "procedure", default=None, help="SHOELOG: the procedure the table follows (pickup rules, wash to measure, standard).")
 @click.option("--before", "before", default="pickup", show_default=True, help="SHOELOG without a before stage: pickup (rebuild from the previous shoe), previous, new-deck, or a shoe-log FILE with the orders before.")
-@click.option("--standard", type=click.Choice(["edge", "uniform"]), default=None, help="Verdict standard: edge (manual procedures: FAIL on a tracker edge) or uniform (machines: FAIL on any rejection). Default from the procedure's kind; logs without --procedure: uniform.")
+@click.option("--standard", default=None, metavar="NAME|PATH", help="Certification standard: rngcert-default (the default: a manual procedure FAILs on a tracker edge, a machine on any rejection), edge, uniformity (or uniform), maryland-comar-36.05.02.17F, or a lab's own TOML file.")
 @click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii).")
 @click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
 @click.option("--sensitivity/--no-sensitivity", default=None,

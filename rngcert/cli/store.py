@@ -32,6 +32,7 @@ from rngcert.cli._common import (
     summary_text,
 )
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._standard import load_for, standard_option
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
@@ -217,8 +218,14 @@ Examples:
 @_WAIT_OPTION
 @parallel_options
 @report_options
+@standard_option
+@click.option("--group-control", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
+              help="--all: the group's statement across tables: Holm (family-wise), Benjamini-Hochberg (false discovery rate) or none; "
+                   "each table's p-value is first put on the alpha-spending scale of its audit history (alpha·6/(π²i²) at its i-th audit).")
+@click.option("--audits-per-year", type=click.FloatRange(min=0, min_open=True), default=12.0, show_default=True,
+              help="--all: audits a year, for the expected false FAILs a year.")
 def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler,
-          pdf, sign_key):
+          pdf, sign_key, standard, group_control, audits_per_year):
     """Audit stored spins of a table with the certify battery, and record the audit.
 
     Writes the same report as `rngcert certify` (plus an audit-trend section: earlier audits of
@@ -237,6 +244,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
     check_report_options(pdf, sign_key)  # fail fast, before the audit runs; the key travels as its path
+    std = load_for(standard, "wheel", "audit", alpha)
 
     def go():
         from rngcert.collect.store import Store
@@ -248,7 +256,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                 Store(db, read_only=True)  # "a folder, not a store file"
             raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
         kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"),
-                  pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option())
+                  pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option(), standard=std)
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
                 results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
@@ -279,9 +287,28 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         if not results:  # nothing to audit is an input error, as an empty window of --table is
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
+        if all_tables:
+            _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std)
         sys.exit(EXIT[worst([r.verdict for r in results])])
 
     _run(go)
+
+
+def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std):
+    """Print (and write beside the reports) the group statement of ``audit --all``."""
+    import datetime as _dt
+    import json as _json
+
+    from rngcert.pipeline.group_audit import group_statement
+
+    g = group_statement([r.report for r in results], alpha=alpha, control=control, audits_per_year=audits_per_year, standard_id=std.id)
+    if outdir is not None:
+        Path(outdir).mkdir(parents=True, exist_ok=True)
+        p = Path(outdir) / f"audit-group-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
+        p.write_text(_json.dumps(g, indent=1), encoding="utf-8")
+        g["file"] = str(p)
+    if not as_json:
+        click.echo(f"GROUP: {g['statement']}" + (f" ({g['file']})" if g.get("file") else ""))
 
 
 # --------------------------------------------------------------------------- export
@@ -357,7 +384,9 @@ writer still held it open) · 2 usage error.
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="The detector is updated and checked after every block of this many spins.")
 @click.option("--no-record", is_flag=True, help="Do not write the alarm record into the store.")
 @_WAIT_OPTION
-def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, wait):
+@click.option("--standard", default=None, metavar="NAME|PATH",
+              help="Only rngcert-default applies (the ALARM is its anytime-valid detector); other standards' fixed-sample clauses apply to `rngcert audit`.")
+def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, wait, standard):
     """Watch a growing spin log (or a stored table) with an anytime-valid change detector.
 
     Keeps a mixture Shiryaev-Roberts e-detector (Shin, Ramdas & Rinaldo 2022) over structured
@@ -387,6 +416,13 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
 
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
+    std = load_for(standard, "wheel", "watch")
+    if std.id != "rngcert-default" or not std.packaged:
+        raise click.UsageError(
+            f"standard {std.id!r} does not apply to `rngcert watch`: its clauses are fixed-sample tests at fixed levels, and a live "
+            "watch raises ALARM by an anytime-valid detector (rngcert-default's rule for monitoring); audit the stored spins against "
+            f"it instead: rngcert audit --table T --standard {standard}"
+        )
 
     def record(tname, w: Watcher, spin_id, source):
         if no_record:

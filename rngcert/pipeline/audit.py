@@ -132,8 +132,12 @@ def compute_audit(
     command: str | None = None,
     figures: bool = True,
     notes: Sequence[str] = (),
+    standard=None,
 ) -> tuple:
     """Run the certify battery on one table's window and add the trend section (no I/O).
+
+    ``standard`` (a :class:`~rngcert.battery.standard.Standard`, an id or a path; None: the default)
+    is applied as by ``certify``.
 
     Returns
     -------
@@ -143,7 +147,7 @@ def compute_audit(
 
     cert = certify_spins(
         log, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
-        command=command, figures=figures, notes=notes, kind="audit",
+        command=command, figures=figures, notes=notes, kind="audit", standard=standard,
     )
     (name, t), = log.tables.items()
     cert.report["subject"] = f"{log.wheel.name}, table {name}"
@@ -253,6 +257,7 @@ def audit_table(
     pdf: bool = False,
     sign_key=None,
     subject: str | None = None,
+    standard=None,
 ) -> AuditResult:
     """Audit one stored table: load the window, run :func:`compute_audit`, write the report
     (when ``outdir``) and the audit record (when ``record``).
@@ -296,7 +301,7 @@ def audit_table(
         cert, trend = compute_audit(
             work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
             alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power, command=command, figures=figures,
-            notes=work["notes"],
+            notes=work["notes"], standard=standard,
         )
     return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait,
                         report_kw={"pdf": pdf, "sign_key": sign_key, "subject": subject})

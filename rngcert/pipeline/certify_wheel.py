@@ -14,28 +14,30 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from rngcert.battery.core import SUSPECT_LEVEL, BatteryOutcome, decide, worst
+from rngcert.battery.core import BatteryOutcome, decide, worst
 from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.power import verdict_power_statement
-from rngcert.battery.wheel import WHEEL, WheelData, calibration_line
+from rngcert.battery.standard import Standard
+from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.collect.tally import SpinTally
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.pipeline import checks
 from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.pipeline.standards import apply_standard, resolve
 from rngcert.report import cite, schema
 from rngcert.seeding import root, stream
-from rngcert.stats.exploit import power_and_exploitability
+from rngcert.stats.exploit import exploitability, power_and_exploitability
 from rngcert.stats.integrity import duplicated_blocks
 from rngcert.stats.result import jsonable
 
 
-def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share) -> dict:
+def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share, source="--min-bias") -> dict:
     """The lab-declared parameters of a wheel certification, as page one states them."""
     return {
         "certification level alpha": alpha,
-        "declared minimum bias": "none declared" if required_bias is None else f"{required_bias:.0%} on one pocket",
+        "declared minimum bias": "none declared" if required_bias is None else f"+{required_bias:.0%} on one pocket ({source})",
         "power for the power statement": f"{power:.0%}",
         "Monte Carlo replicates": n_resamples,
         "largest unreadable share": f"{max_rejected_share:.0%}",
@@ -90,6 +92,7 @@ def certify_log(
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
     plan: Plan | None = None,
+    standard: Standard | str | None = None,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -109,7 +112,11 @@ def certify_log(
         Monte Carlo replicates per test.
     required_bias : float, optional
         Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
-        too small to detect it with ``power`` makes the verdict INCONCLUSIVE.
+        too small to detect it with ``power`` makes the verdict INCONCLUSIVE. None: the standard's
+        declared minimum effect (``rngcert-default``: +50%).
+    standard : Standard, str or None
+        The certification standard (a packaged id or a TOML path; None: ``rngcert-default``): its
+        clauses, SUSPECT level and minimum effect (:mod:`rngcert.battery.standard`).
     progress : callable, optional
         ``progress(spins_done, spins_total, label)``, called as each table's tests and figures
         finish (the CLI's progress bar counts spins, so a large table moves it too).
@@ -136,6 +143,7 @@ def certify_log(
         notes=notes,
         max_rejected_share=max_rejected_share,
         plan=plan,
+        standard=standard,
     )
     # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
     cert.report["rerun"] = {
@@ -150,6 +158,7 @@ def certify_log(
         "required_bias": required_bias,
         "power": power,
         "max_rejected_share": max_rejected_share,
+        "standard": cert.report["standard"]["id"] if cert.report["standard"]["packaged"] else cert.report["standard"]["source"],
     }
     return cert
 
@@ -180,11 +189,19 @@ def certify_spins(
     max_rejected_share: float = 0.05,
     plan: Plan | None = None,
     kind: str = "certification",
+    standard: Standard | str | None = None,
 ) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`;
     ``kind`` is ``"audit"`` for store audits (the report's title)."""
     wheel = log.wheel
+    std = resolve(standard)
+    std.check_applies("wheel", "certify")
+    suspect_level = std.suspect_level(alpha)  # refuses a SUSPECT level that is not looser than alpha
+    bias_source = "--min-bias"
+    if required_bias is None and std.wheel_min_bias() is not None:
+        required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
+    edge_levels = sorted({c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel") if "exploitability" in c.tests})
     ss = root(seed)
     log_reasons, per_table_reasons = checks.unreadable_reasons(log, max_rejected_share)
     hint = checks.other_wheel_hint(log) if log_reasons else None
@@ -207,7 +224,8 @@ def certify_spins(
     plan = plan or Plan(workers=1)
     # a single table's tests on threads, where their temporaries at once stay small beside the log
     threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
-    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads, other_wheel=hint)
+    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads, other_wheel=hint,
+              suspect_level=suspect_level, edge_levels=tuple(edge_levels))
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
     total = sum(t.n for t in log.tables.values()) or 1
     finished = [0]
@@ -256,7 +274,8 @@ def certify_spins(
             f"tested at the level of {log.level}s"
         ),
         rules=cite.wheel_rules(wheel.kind, wheel.id),
-        declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=max_rejected_share),
+        declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=max_rejected_share,
+                           source=bias_source),
         unit="spins",
         section_word="Table",
         level=log.level,
@@ -264,13 +283,20 @@ def certify_spins(
         policy=dict(
             schema.policy(alpha, "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)",
                           cite.wheel_requirement(wheel.kind, wheel.id)),
-            suspect_level=SUSPECT_LEVEL, integrity=checks.INTEGRITY_RULE, min_spins_per_outcome=checks.MIN_PER_OUTCOME,
+            suspect_level=suspect_level, integrity=checks.INTEGRITY_RULE, min_spins_per_outcome=checks.MIN_PER_OUTCOME,
         ),
         seed={"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
         notes=list(dict.fromkeys(list(notes) + list(log.notes))),  # a note given twice is printed once
     )
     report["tables"] = table_reports
     report["verdict"] = verdict
+    # the SUSPECT rule at this run's level (derived from alpha by the standard, always looser than alpha)
+    report["policy"]["verdicts"]["SUSPECT"] = (
+        f"no rejection at alpha = {alpha:g}, but a rejection at the looser family-wise level {suspect_level:g} ({std.suspect_rule} of "
+        f"standard {std.id}): at most {suspect_level:.0%} of fair sources are SUSPECT or FAIL; re-test with more data")
+    apply_standard(report, std, kind="wheel", alpha=alpha)
+    for o, t in zip(outcomes, table_reports):
+        o.verdict = t["battery"]["verdict"]
     return Certification(report, figs, log, outcomes)
 
 
@@ -310,7 +336,7 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
 
 
 def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1,
-                   other_wheel: str | None = None) -> tuple[BatteryOutcome, dict]:
+                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = ()) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -345,7 +371,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     reasons += integrity["inconclusive"]
     integrity = _with_source_comparison(integrity, t)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
-    out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
+    out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds, suspect_level=suspect_level)
     first_reasons = list(reasons)
     if mask is not None:
         touched = [r for r in checks.UNMASKABLE if r in out.rejected or r in out.suspect_rejected]
@@ -371,9 +397,10 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         pw = {"statement": f"{t.n} spins: too few to state a power."}
         pe = {}
     if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
-        out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds)
+        out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds, suspect_level=suspect_level)
     out.power = pw
-    out.calibration = calibration_line(t.n) if space.circular and log.wheel.kind == "roulette" else {}
+    out.calibration = calibration_line(t.n, fingerprint=run_fingerprint(alpha=alpha, suspect_level=suspect_level, n_resamples=n_resamples, data=data)) \
+        if space.circular and log.wheel.kind == "roulette" else {}
     sp = pw.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None
     if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
@@ -382,6 +409,19 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
             f"probability; PASS here means no evidence at this sample size, not a fair wheel"
         )
     bd = out.to_dict()
+    if pe.get("exploitability", {}).get("applicable", True) and pe.get("exploitability") and not other_wheel:
+        # the practical edge at the standard's level(s): the best bet's simultaneous interval at 1 - level
+        paytable, rage = paytables_for_wheel(log.wheel)
+        levels = sorted(set(edge_levels) | {alpha})
+        edges = {}
+        for lv in levels:
+            ex = exploitability(counts, space, paytable, rng=stream(entropy, group, f"practical_edge:{lv:g}"), wheel=log.wheel,
+                                rage_paytable=rage, confidence=1.0 - lv, n_draws=200)
+            edges[f"{lv:g}"] = {"level": lv, "confidence": 1.0 - lv, "bet": ex.best_bet, "expected_return": ex.expected_return,
+                                "ci": list(ex.ci), "demonstrated": ex.positive_expectation_demonstrated,
+                                "demonstrated_bet": ex.demonstrated_bet, "bets": ex.bets_considered}
+        bd["practical_edge"] = edges[f"{alpha:g}"]
+        bd["practical_edge_levels"] = edges
     bd["exploitability"] = pe.get("exploitability")
     bd["exploitability_line"] = pe.get("line", "")
     unit = "pocket" if log.wheel.kind == "roulette" else ("section" if space.circular else "symbol")

@@ -68,7 +68,8 @@ FIELDS: dict[str, tuple[bool, str]] = {
     "fit": (False, "shoe logs: the wash and riffle parameters fitted to the recorded shoes, with intervals"),
     "before_mode": (False, "shoe logs: how the order before each shuffle was obtained (pickup, previous, new-deck, file)"),
     "dealers": (False, "shoe logs: the dealers seen"),
-    "standard": (False, "shuffles: the verdict standard (edge or uniform)"),
+    "standard": (False, "the certification standard (id, clauses, rule, SUSPECT level, minimum effect) and each clause's result per table "
+                        "and over all tables (met / not met / not applicable / inconclusive), with the verdict under it"),
 }
 
 #: Fields of one table section (``tables[i]``).

@@ -1,0 +1,520 @@
+"""Certification standards as data: which clauses a verdict answers, and how (issue 23).
+
+A standard is a TOML file (the packaged ones in ``rngcert/battery/standards/``; a lab passes its own
+path to ``--standard``). It has top-level keys ``id``, ``title``, ``reference``, ``summary``, ``rule``
+(the one sentence that says how the statistical finding and the practical edge combine),
+``suspect_level`` (a number, or ``"K*alpha"``: the looser family-wise level of SUSPECT, derived from
+alpha), an optional ``[minimum_effect]`` table (what PASS needs the power to detect) and one or more
+``[[clause]]`` tables:
+
+=================  ==========================================================================
+``id``, ``title``  the clause as the report names it
+``applies_to``     ``wheel``, ``shoe`` (or ``shoe:manual`` / ``shoe:machine``), ``bits``
+``tests``          battery test names (``rngcert/battery/wheel.py``, ``shuffle.py``, ``bits.py``);
+                   ``*`` every test, ``prefix*`` a family, ``!name`` leaves one out;
+                   ``exploitability`` is a wheel's best bet from its pay table
+``level``          a number in (0, 1), ``"alpha"`` (the run's ``--alpha``) or ``"suspect"``
+``correction``     ``per-test``, ``family-wise`` (weighted Holm) or ``second-level`` (SP 800-22's
+                   own proportion and uniformity rules)
+``family``         for ``family-wise``: ``battery`` (Holm over the whole battery, as rngcert's
+                   verdict) or ``clause`` (Holm over the clause's tests only); default ``clause``
+``rejection``      ``FAIL``, or ``finding`` (stated in words; the verdict is SUSPECT)
+``min_sample``     optional: fewer units (spins, shoes, streams) make the clause inconclusive
+``minimum_effect`` optional table, as the standard's, for this clause
+``reference``      where the clause comes from
+=================  ==========================================================================
+
+``[minimum_effect]`` keys: ``power`` (default 0.9), ``wheel_single_pocket_bias`` (relative, 0.5 = +50%;
+the wheel verdict is INCONCLUSIVE, with the spins needed, when the sample cannot detect it with that
+power), ``shoe_tracker_edge`` (a number, or ``"house-edge"``: the game's house edge; read by the shoe
+pipeline through :meth:`Standard.shoe_min_edge`), ``bits`` (``"sp800-22"``: the sections' own minimum
+lengths). A clause's own ``minimum_effect`` overrides the standard's; the strictest over the clauses
+that apply is used.
+
+:func:`evaluate` gives each clause's result on one table's battery (``met``, ``not met``, ``not
+applicable``, ``inconclusive``) and the standard's verdict: INCONCLUSIVE when the data cannot carry a
+verdict; else FAIL when a FAIL clause is not met; else INCONCLUSIVE when the battery could not run a
+required family; else SUSPECT when a finding clause is not met; else PASS.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from rngcert.errors import EquipmentError
+from rngcert.stats.multiple import holm
+
+DEFAULT = "rngcert-default"
+KINDS = ("wheel", "shoe", "shoe:manual", "shoe:machine", "bits")
+CORRECTIONS = ("per-test", "family-wise", "second-level")
+REJECTIONS = ("FAIL", "finding")
+RESULTS = ("met", "not met", "not applicable", "inconclusive")
+_TOP_KEYS = {"id", "title", "reference", "summary", "rule", "suspect_level", "minimum_effect", "clause"}
+_CLAUSE_KEYS = {"id", "title", "applies_to", "tests", "level", "correction", "family", "rejection", "min_sample", "minimum_effect", "reference"}
+_EFFECT_KEYS = {"power", "wheel_single_pocket_bias", "shoe_tracker_edge", "bits"}
+#: Names that are not battery tests but may be named by a clause.
+SPECIAL_TESTS = ("exploitability",)
+
+
+class StandardError(EquipmentError):
+    """A standard file that cannot be used (exit 4, like an equipment error): names file, key and reason."""
+
+
+class StandardUsageError(ValueError):
+    """A standard that does not apply to a command or configuration (a usage error, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a standard (see the module docstring for the fields)."""
+
+    id: str
+    title: str
+    applies_to: tuple[str, ...]
+    tests: tuple[str, ...]
+    level: float | str
+    correction: str
+    rejection: str
+    reference: str
+    family: str = "clause"
+    min_sample: int | None = None
+    minimum_effect: Mapping[str, Any] = field(default_factory=dict)
+
+    def applies(self, kind: str) -> bool:
+        """Whether the clause applies to equipment ``kind`` (``wheel``, ``shoe:manual``, ...)."""
+        base = kind.split(":", 1)[0]
+        return any(a == kind or a == base for a in self.applies_to)
+
+    def level_of(self, alpha: float, suspect_level: float) -> float:
+        """The clause's level for a run at ``alpha``."""
+        if self.level == "alpha":
+            return float(alpha)
+        if self.level == "suspect":
+            return float(suspect_level)
+        return float(self.level)
+
+    def level_text(self, alpha: float, suspect_level: float) -> str:
+        lv = self.level_of(alpha, suspect_level)
+        how = {"per-test": "each test on its own", "family-wise": "family-wise, Holm over the " + ("battery" if self.family == "battery" else "clause's tests"),
+               "second-level": "SP 800-22's second-level rules"}[self.correction]
+        return f"{lv:g}, {how}"
+
+    def tests_text(self, names: Sequence[str], kind: str, applicable: Sequence[str] = ()) -> str:
+        """The clause's tests as they apply to a battery whose results are ``names`` (``applicable``:
+        those that could run)."""
+        if "*" in self.tests:
+            sel = [n for n in applicable if self.selects(n)]
+            out = [p[1:] for p in self.tests if p.startswith("!") and any(fnmatch.fnmatchcase(n.split("[", 1)[0], p[1:]) for n in names)]
+            return f"all {len(sel)} applicable tests of the battery" + (f" except {', '.join(out)}" if out else "")
+        stems = list(dict.fromkeys(n.split("[", 1)[0] for n in names if self.selects(n)))
+        if "exploitability" in self.tests and kind == "wheel":
+            stems.insert(0, "exploitability (best bet from the pay table)")
+        return ", ".join(stems) if stems else ", ".join(self.tests)
+
+    def selects(self, name: str) -> bool:
+        """Whether a result named ``name`` is one of the clause's tests."""
+        stem = name.split("[", 1)[0]
+        keep = False
+        for pat in self.tests:
+            neg = pat.startswith("!")
+            p = pat[1:] if neg else pat
+            hit = any(fnmatch.fnmatchcase(x, p) for x in (name, stem, stem.removeprefix("nist_")))
+            if hit:
+                keep = not neg
+        return keep
+
+    def to_dict(self) -> dict:
+        d = {"id": self.id, "title": self.title, "applies_to": list(self.applies_to), "tests": list(self.tests), "level": self.level,
+             "correction": self.correction, "rejection": self.rejection, "reference": self.reference}
+        if self.correction == "family-wise":
+            d["family"] = self.family
+        if self.min_sample is not None:
+            d["min_sample"] = self.min_sample
+        if self.minimum_effect:
+            d["minimum_effect"] = dict(self.minimum_effect)
+        return d
+
+
+@dataclass(frozen=True)
+class Standard:
+    """A certification standard: clauses, the SUSPECT level rule and the minimum effect."""
+
+    id: str
+    title: str
+    reference: str
+    summary: str
+    rule: str
+    clauses: tuple[Clause, ...]
+    suspect_rule: float | str = "5*alpha"
+    minimum_effect: Mapping[str, Any] = field(default_factory=dict)
+    path: str = ""
+    packaged: bool = True
+
+    # ------------------------------------------------------------------ what applies
+    def clauses_for(self, kind: str) -> list[Clause]:
+        """The clauses that apply to equipment ``kind``."""
+        return [c for c in self.clauses if c.applies(kind)]
+
+    def check_applies(self, kind: str, command: str) -> None:
+        """Refuse (:class:`StandardUsageError`) a standard with no clause for ``kind``."""
+        kinds = [kind] if kind != "shoe" else ["shoe", "shoe:manual", "shoe:machine"]
+        if not any(self.clauses_for(k) for k in kinds):
+            where = sorted({a for c in self.clauses for a in c.applies_to})
+            raise StandardUsageError(
+                f"standard {self.id!r} has no clause for {kind.split(':')[0]} equipment, so it does not apply to `rngcert {command}` "
+                f"(its clauses apply to: {', '.join(where)})"
+            )
+
+    def suspect_level(self, alpha: float) -> float:
+        """The looser family-wise level of SUSPECT at ``alpha``; refuses (:class:`StandardUsageError`)
+        a configuration in which it would not be looser than alpha."""
+        s = self.suspect_rule
+        lv = float(s) if not isinstance(s, str) else float(s.split("*", 1)[0]) * alpha
+        if not lv > alpha or not lv < 1:
+            raise StandardUsageError(
+                f"--alpha {alpha:g} with standard {self.id!r}: its SUSPECT level ({s!r} = {lv:g}) must be looser than alpha and below 1; "
+                f"SUSPECT would never occur, or always. Use a smaller --alpha or a standard whose suspect_level derives from alpha"
+            )
+        return lv
+
+    # ------------------------------------------------------------------ minimum effect
+    def effect(self, kind: str, key: str, default=None):
+        """The strictest declared ``key`` of ``[minimum_effect]`` over the clauses applying to ``kind``
+        (a clause's own table overrides the standard's)."""
+        vals = []
+        for c in self.clauses_for(kind) if kind != "shoe" else [c for k in ("shoe", "shoe:manual", "shoe:machine") for c in self.clauses_for(k)]:
+            v = c.minimum_effect.get(key, self.minimum_effect.get(key))
+            if v is not None:
+                vals.append(v)
+        if not vals:
+            return self.minimum_effect.get(key, default)
+        nums = [v for v in vals if isinstance(v, (int, float))]
+        if key == "power":
+            return max(nums) if nums else default
+        if nums and len(nums) == len(vals):
+            return min(nums)
+        return vals[0] if not nums else min(nums)
+
+    def power(self) -> float:
+        """Declared power of the minimum-effect requirement (default 0.9)."""
+        return float(self.minimum_effect.get("power", 0.9))
+
+    def wheel_min_bias(self) -> float | None:
+        """Declared minimum single-pocket bias of a wheel (relative), or None."""
+        v = self.effect("wheel", "wheel_single_pocket_bias")
+        return None if v is None else float(v)
+
+    def shoe_min_edge(self, house_edge: float | None) -> float | None:
+        """Declared minimum tracker edge of a shoe (as a fraction of the stake): a number, or the
+        game's ``house_edge`` when the standard says ``"house-edge"``; None when none is declared."""
+        v = self.effect("shoe", "shoe_tracker_edge")
+        if v is None:
+            return None
+        if v == "house-edge":
+            return None if house_edge is None else float(house_edge)
+        return float(v)
+
+    def to_dict(self, alpha: float | None = None) -> dict:
+        d = {"id": self.id, "title": self.title, "reference": self.reference, "summary": self.summary, "rule": self.rule,
+             "suspect_level_rule": self.suspect_rule, "minimum_effect": dict(self.minimum_effect),
+             "source": self.path, "packaged": self.packaged, "clauses": [c.to_dict() for c in self.clauses]}
+        if alpha is not None:
+            d["alpha"] = alpha
+            try:
+                d["suspect_level"] = self.suspect_level(alpha)
+            except StandardUsageError:
+                d["suspect_level"] = None
+        return d
+
+
+# ---------------------------------------------------------------------- loading
+def packaged() -> list[str]:
+    """Ids of the packaged standards."""
+    d = resources.files("rngcert.battery") / "standards"
+    return sorted(p.name[: -len(".toml")] for p in d.iterdir() if p.name.endswith(".toml"))
+
+
+def load_standard(name_or_path: str | Path | None = None) -> Standard:
+    """A packaged standard by id, or a lab's own TOML file by path; validated.
+
+    Raises
+    ------
+    StandardError
+        Unknown id, unreadable file or invalid content (file, key and reason named).
+    """
+    name = str(name_or_path or DEFAULT)
+    p = Path(name)
+    if p.suffix == ".toml" or p.exists() or "/" in name:
+        if not p.is_file():
+            raise StandardError(f"{name}: standard file not found (packaged standards: {', '.join(packaged())})")
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StandardError(f"{name}: cannot read the standard file: {exc}") from exc
+        return parse_standard(text, str(p), packaged_file=False)
+    if name not in packaged():
+        raise StandardError(f"unknown standard {name!r}: packaged standards are {', '.join(packaged())}, or give a TOML file path")
+    f = resources.files("rngcert.battery") / "standards" / f"{name}.toml"
+    return parse_standard(f.read_text(encoding="utf-8"), f"rngcert/battery/standards/{name}.toml", packaged_file=True)
+
+
+def _known_tests() -> set[str]:
+    from rngcert.battery.bits import SP800_22
+    from rngcert.battery.shuffle import SHUFFLE
+    from rngcert.battery.wheel import WHEEL
+    from rngcert.stats import shuffle as sh
+
+    names = {s.name for s in WHEEL.specs} | {s.name for s in SHUFFLE.specs} | set(sh._PERM_TESTS) | set(SPECIAL_TESTS)
+    names |= {"orientation_share", "card_tracking"}
+    names |= {s.name for s in SP800_22.specs} | {f"nist_{s.name}" for s in SP800_22.specs}
+    return names
+
+
+def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool = False) -> Standard:
+    """Parse and validate a standard's TOML text (``source`` names it in errors)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StandardError(f"{source}: not valid TOML: {exc}") from exc
+
+    def bad(key: str, why: str):
+        raise StandardError(f"{source}: key {key!r}: {why}")
+
+    for k in doc:
+        if k not in _TOP_KEYS:
+            bad(k, f"unknown key (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    for k in ("id", "title", "reference", "summary", "rule"):
+        if not isinstance(doc.get(k), str) or not doc[k].strip():
+            bad(k, "required, a non-empty string")
+    sl = doc.get("suspect_level", "5*alpha")
+    if isinstance(sl, str):
+        if not re.fullmatch(r"\s*\d+(\.\d+)?\s*\*\s*alpha\s*", sl):
+            bad("suspect_level", f"{sl!r} is neither a number in (0, 1) nor 'K*alpha' (e.g. '5*alpha')")
+        sl = sl.replace(" ", "")
+        if not float(sl.split("*")[0]) > 1:
+            bad("suspect_level", "K of 'K*alpha' must be above 1: the SUSPECT level is looser than alpha")
+    elif not isinstance(sl, (int, float)) or isinstance(sl, bool) or not 0 < sl < 1:
+        bad("suspect_level", f"{sl!r} is not a number in (0, 1)")
+
+    def effect(tbl, where: str) -> dict:
+        if not isinstance(tbl, dict):
+            bad(where, "must be a table")
+        for k, v in tbl.items():
+            key = f"{where}.{k}"
+            if k not in _EFFECT_KEYS:
+                bad(key, f"unknown key (allowed: {', '.join(sorted(_EFFECT_KEYS))})")
+            if k == "power" and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1):
+                bad(key, "a number in (0, 1)")
+            if k == "wheel_single_pocket_bias" and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
+                bad(key, "a relative bias above 0 (0.5 = +50%)")
+            if k == "shoe_tracker_edge" and not (v == "house-edge" or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1)):
+                bad(key, "'house-edge' or a number in (0, 1) (a share of the stake)")
+            if k == "bits" and v != "sp800-22":
+                bad(key, "only 'sp800-22' (SP 800-22's own minimum lengths)")
+        return dict(tbl)
+
+    me = effect(doc.get("minimum_effect", {}), "minimum_effect")
+    raw = doc.get("clause")
+    if not isinstance(raw, list) or not raw:
+        bad("clause", "at least one [[clause]] table is required")
+    known = _known_tests()
+    clauses, ids = [], set()
+    for i, c in enumerate(raw):
+        at = f"clause[{i}]"
+        if not isinstance(c, dict):
+            bad(at, "must be a table")
+        for k in c:
+            if k not in _CLAUSE_KEYS:
+                bad(f"{at}.{k}", f"unknown key (allowed: {', '.join(sorted(_CLAUSE_KEYS))})")
+        for k in ("id", "title", "reference"):
+            if not isinstance(c.get(k), str) or not c[k].strip():
+                bad(f"{at}.{k}", "required, a non-empty string")
+        if c["id"] in ids:
+            bad(f"{at}.id", f"duplicate clause id {c['id']!r}")
+        ids.add(c["id"])
+        ap = c.get("applies_to")
+        if not isinstance(ap, list) or not ap or any(a not in KINDS for a in ap):
+            bad(f"{at}.applies_to", f"a non-empty list of {', '.join(KINDS)}; got {ap!r}")
+        tests = c.get("tests")
+        if not isinstance(tests, list) or not tests or not all(isinstance(t, str) and t.strip() for t in tests):
+            bad(f"{at}.tests", "a non-empty list of test names")
+        for t in tests:
+            p = t.lstrip("!")
+            if "*" in p or "?" in p:
+                if not any(fnmatch.fnmatchcase(k, p) for k in known):
+                    bad(f"{at}.tests", f"pattern {t!r} matches no battery test")
+            elif p not in known:
+                close = sorted(k for k in known if p.split("_")[0] in k)[:6]
+                bad(f"{at}.tests", f"unknown test {p!r}" + (f" (did you mean one of {', '.join(close)}?)" if close else ""))
+        lv = c.get("level")
+        if not (lv in ("alpha", "suspect") or (isinstance(lv, (int, float)) and not isinstance(lv, bool) and 0 < lv < 1)):
+            bad(f"{at}.level", f"a number in (0, 1), 'alpha' or 'suspect'; got {lv!r}")
+        corr = c.get("correction")
+        if corr not in CORRECTIONS:
+            bad(f"{at}.correction", f"one of {', '.join(CORRECTIONS)}; got {corr!r}")
+        fam = c.get("family", "clause")
+        if fam not in ("battery", "clause"):
+            bad(f"{at}.family", f"'battery' or 'clause'; got {fam!r}")
+        rej = c.get("rejection")
+        if rej not in REJECTIONS:
+            bad(f"{at}.rejection", f"'FAIL' or 'finding'; got {rej!r}")
+        ms = c.get("min_sample")
+        if ms is not None and (not isinstance(ms, int) or isinstance(ms, bool) or ms < 1):
+            bad(f"{at}.min_sample", "a whole number of units (spins, shoes, streams) of at least 1")
+        ce = effect(c.get("minimum_effect", {}), f"{at}.minimum_effect")
+        clauses.append(Clause(c["id"], c["title"], tuple(ap), tuple(tests), lv if isinstance(lv, str) else float(lv), corr, rej,
+                              c["reference"], fam, ms, ce))
+    return Standard(doc["id"], doc["title"], doc["reference"], doc["summary"], doc["rule"], tuple(clauses),
+                    sl if isinstance(sl, str) else float(sl), me, source, packaged_file)
+
+
+# ---------------------------------------------------------------------- evaluation
+def _p(t: Mapping[str, Any]) -> float:
+    p = t.get("pvalue")
+    return 0.0 if p is None else float(p)
+
+
+def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: float, n: int | None = None,
+             edge: Callable[[float], Mapping[str, Any] | None] | None = None) -> dict:
+    """Each clause's result on one table's battery, and the standard's verdict.
+
+    Parameters
+    ----------
+    std : Standard
+    kind : str
+        ``wheel``, ``shoe:manual``, ``shoe:machine`` or ``bits``.
+    battery : mapping
+        The table's battery as the report carries it (:meth:`BatteryOutcome.to_dict`): ``tests``
+        with ``pvalue``, ``holm_weight`` and ``applicable``; ``verdict``; ``data_inconclusive``;
+        ``second_level_flags`` (SP 800-22).
+    alpha : float
+        The run's certification level.
+    n : int, optional
+        Units of the table (spins, shoes, streams), for ``min_sample``.
+    edge : callable, optional
+        ``edge(level)`` → the wheel's best bet at simultaneous confidence 1 - level:
+        ``{"demonstrated": bool, "bet", "expected_return", "ci", "line"}`` (None: not assessed).
+
+    Returns
+    -------
+    dict
+        ``verdict``, ``reasons`` and ``clauses``: one ``{"id", "title", "tests", "level", "result",
+        "rejection", "detail", "rejected"}`` per clause (clauses that do not apply to ``kind`` are
+        listed as not applicable).
+    """
+    sl = std.suspect_level(alpha)
+    tests = [t for t in battery.get("tests", []) if t.get("applicable")]
+    data_inc = bool(battery.get("data_inconclusive"))
+    all_names = [t["name"] for t in battery.get("tests", [])]
+    rows = []
+    for c in std.clauses:
+        lv = c.level_of(alpha, sl)
+        row = {"id": c.id, "title": c.title, "tests": c.tests_text(all_names, kind, [t["name"] for t in tests]), "level": c.level_text(alpha, sl), "rejection": c.rejection,
+               "reference": c.reference, "rejected": [], "for_equipment": c.applies(kind)}
+        if not c.applies(kind):
+            rows.append(dict(row, result="not applicable", detail=f"applies to {', '.join(c.applies_to)}"))
+            continue
+        mine = [t for t in tests if c.selects(t["name"])]
+        wants_edge = "exploitability" in c.tests and kind == "wheel"
+        ex = edge(lv) if (wants_edge and edge is not None) else None
+        if not mine and ex is None:
+            named = [t["name"] for t in battery.get("tests", []) if c.selects(t["name"])]
+            why = "its tests were not applicable to these data" if named else "none of its tests is in this battery"
+            rows.append(dict(row, result="not applicable", detail=why))
+            continue
+        if c.min_sample is not None and n is not None and n < c.min_sample:
+            rows.append(dict(row, result="inconclusive", detail=f"{n:,} units, fewer than the clause's minimum sample {c.min_sample:,}"))
+            continue
+        rejected: list[str] = []
+        if c.correction == "per-test":
+            rejected = [t["name"] for t in mine if _p(t) < lv]
+        elif c.correction == "family-wise":
+            fam = tests if c.family == "battery" else mine
+            if fam:
+                w = np.array([float(t.get("holm_weight", 1.0) or 1.0) for t in fam])
+                rej, _ = holm([_p(t) for t in fam], alpha=lv, weights=w)
+                rejected = [t["name"] for t, r in zip(fam, rej) if r and c.selects(t["name"])]
+        else:  # SP 800-22's second-level rules, as the battery judged them
+            rejected = [x for x in battery.get("second_level_flags", []) if c.selects(x)]
+        if ex is not None and ex.get("demonstrated"):
+            rejected.append(f"exploitability ({ex.get('demonstrated_bet') or ex.get('bet')})")
+        if data_inc:
+            res = "inconclusive"
+            detail = "the data cannot carry a verdict (see the reasons)" + (f"; {len(rejected)} rejection(s) overridden" if rejected else "")
+        elif rejected:
+            res = "not met"
+            detail = f"rejected: {', '.join(rejected)}"
+        else:
+            res = "met"
+            detail = f"{len(mine)} test(s), none rejects at {lv:g}" if mine else ""
+            if ex is not None:
+                detail += ("; " if detail else "") + f"no bet's simultaneous {1 - lv:.0%} lower bound is above 0"
+        rows.append(dict(row, result=res, detail=detail, rejected=rejected))
+    applying = [r for r in rows if r["result"] != "not applicable"]
+    reasons: list[str] = []
+    base = battery.get("verdict", "INCONCLUSIVE")
+    fail = [r for r in rows if r["result"] == "not met" and r["rejection"] == "FAIL"]
+    finding = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding"]
+    inc = [r for r in rows if r["result"] == "inconclusive"]
+    if data_inc:
+        verdict = "INCONCLUSIVE"
+        reasons.append("the data cannot carry a verdict (see the battery's reasons)")
+    elif not applying:
+        verdict = "INCONCLUSIVE"
+        reasons.append(f"no clause of standard {std.id!r} could be evaluated on these data")
+    elif fail:
+        verdict = "FAIL"
+        reasons += [f"clause {r['id']} not met ({r['title']}): {r['detail']}" for r in fail]
+    elif base == "INCONCLUSIVE" or inc:
+        verdict = "INCONCLUSIVE"
+        reasons += [f"clause {r['id']}: {r['detail']}" for r in inc] or ["the battery could not run a required test family (see its reasons)"]
+    elif finding:
+        verdict = "SUSPECT"
+        reasons += [f"clause {r['id']} not met ({r['title']}; a finding): {r['detail']}" for r in finding]
+    else:
+        verdict = "PASS"
+        reasons.append(f"every applicable clause of {std.id!r} is met ({len(applying)})")
+    return {"verdict": verdict, "reasons": reasons, "clauses": rows}
+
+
+def summarise(std: Standard, tables: Sequence[Mapping[str, Any]], *, alpha: float, kind: str) -> dict:
+    """The report's ``standard`` object: the standard, its per-clause results per table and over all
+    tables (``met`` only when every table meets it), and the verdict under it."""
+    order = {"PASS": 0, "SUSPECT": 1, "INCONCLUSIVE": 2, "FAIL": 3}
+    per = [dict(t) for t in tables]
+    overall = []
+    for i, c in enumerate(std.clauses):
+        res = [t["clauses"][i]["result"] for t in per]
+        applying = [r for r in res if r != "not applicable"]
+        if not applying:
+            r = "not applicable"
+        elif "not met" in applying:
+            r = "not met"
+        elif "inconclusive" in applying:
+            r = "inconclusive"
+        else:
+            r = "met"
+        names = [str(t.get("table")) for t, x in zip(per, res) if x == "not met"]
+        if len(per) == 1:
+            detail = per[0]["clauses"][i]["detail"]
+        else:
+            detail = f"met in {res.count('met')} of {len(res)}"
+            if names:
+                detail += f"; not met: {', '.join(names[:6])}" + (" …" if len(names) > 6 else "")
+            if res.count("inconclusive"):
+                detail += f"; inconclusive in {res.count('inconclusive')}"
+        head = {k: per[0]["clauses"][i][k] for k in ("id", "title", "tests", "level", "rejection", "reference", "for_equipment")} if per else c.to_dict()
+        overall.append({**head, "result": r, "detail": detail})
+    verdict = max((t["verdict"] for t in per), key=lambda v: order[v]) if per else "INCONCLUSIVE"
+    d = std.to_dict(alpha)
+    d.update(kind=kind, results=overall, tables=per, verdict=verdict)
+    return d
+

@@ -1,0 +1,132 @@
+"""A report under a certification standard (issue 23): per-clause results beside the verdict, and
+the same two lines for every equipment — the statistical finding and the practical edge.
+
+:func:`apply_standard` is the last step of every certifying pipeline (wheels, shoes, bits, audits):
+it evaluates the standard's clauses on each table's battery (:func:`rngcert.battery.standard.evaluate`),
+sets each table's verdict and the report's to the standard's, and writes the report's ``standard``
+object. Under ``rngcert-default`` the clauses restate the battery's own rule, so the verdict is the
+battery's; another standard can change it, and each table then keeps its battery's own verdict as
+``battery_verdict`` and says which clause decided.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rngcert.battery.core import worst
+from rngcert.battery.standard import DEFAULT, Standard, evaluate, load_standard, summarise
+
+
+def resolve(standard: Standard | str | None) -> Standard:
+    """A :class:`Standard` from an object, a packaged id or a TOML path (None: the default)."""
+    return standard if isinstance(standard, Standard) else load_standard(standard or DEFAULT)
+
+
+def shoe_kind(report: Mapping[str, Any]) -> str:
+    """``shoe:manual`` when the shuffle was judged as a manual procedure (trackers decide), else ``shoe:machine``."""
+    return "shoe:manual" if (report.get("policy") or {}).get("standard") == "edge" else "shoe:machine"
+
+
+def statistical_line(battery: Mapping[str, Any]) -> str:
+    """The statistical finding of a table, in one line."""
+    rej = [n for n in battery.get("rejected_familywise", []) if not n.startswith("tracker_edge:")]
+    sus = [n for n in battery.get("rejected_at_suspect_level", []) if not n.startswith("tracker_edge:")]
+    a = battery.get("alpha")
+    if rej:
+        return f"Statistical finding: {len(rej)} test(s) reject randomness family-wise at alpha = {a:g}: {', '.join(rej[:6])}."
+    if sus:
+        return (f"Statistical finding: no family-wise rejection at alpha = {a:g}; {', '.join(sus[:6])} reject(s) at the looser level "
+                f"{battery.get('suspect_level'):g}.")
+    flags = battery.get("second_level_flags") or []
+    if flags:
+        return f"Statistical finding: no family-wise rejection at alpha = {a:g}; SP 800-22's second-level rules flag {', '.join(flags[:6])}."
+    return f"Statistical finding: no test rejects family-wise at alpha = {a:g}."
+
+
+def edge_line(kind: str, table: Mapping[str, Any]) -> str:
+    """The practical edge of a table, in one line: a wheel's best bet, a shoe's trackers; bits: not applicable."""
+    b = table.get("battery") or {}
+    if kind == "bits":
+        return "Practical edge: not applicable (raw RNG bits carry no bet; their scaling to outcomes is certified separately)."
+    if kind == "wheel":
+        e = b.get("practical_edge")
+        if not e:
+            ex = b.get("exploitability") or {}
+            return f"Practical edge: not assessed ({ex.get('reason', 'no pay table')})."
+        lo, hi = e["ci"]
+        return (f"Practical edge: best bet {e['bet']} {e['expected_return']:+.2%} per unit staked ({e['confidence']:.0%} simultaneous "
+                f"interval {lo:+.2%} to {hi:+.2%}, over {e['bets']} bets from the pay table): "
+                + (f"a player's edge is DEMONSTRATED ({e.get('demonstrated_bet') or e['bet']}: simultaneous lower bound above 0)." if e["demonstrated"]
+                   else "no player's edge demonstrated."))
+    tr = [k for k in table.get("trackers", []) if k.get("edge") is not None]
+    if not tr:
+        why = "; ".join(sorted({str(k.get("reason")) for k in table.get("trackers", []) if k.get("reason")})) or "no tracker for this game"
+        return f"Practical edge: no tracker could run ({why})."
+    best = max(tr, key=lambda k: k["edge"])
+    beats = [k["name"] for k in tr if k.get("beats_threshold")]
+    lo, hi = best["ci95"]
+    return (f"Practical edge: best tracker {best['name']} {best['edge']:+.2%} of the stake (95% interval {lo:+.2%} to {hi:+.2%}); "
+            + (f"a player's edge is DEMONSTRATED by {', '.join(beats)} (one-sided Holm at alpha)." if beats
+               else "no tracker beats the threshold declared in advance."))
+
+
+def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, alpha: float) -> dict:
+    """Evaluate ``standard`` on every table of ``report`` and state the verdict under it (in place).
+
+    Parameters
+    ----------
+    report : dict
+        A report with ``tables`` (each with ``battery``).
+    standard : Standard, str or None
+        The standard (None: ``rngcert-default``).
+    kind : str
+        ``wheel``, ``shoe`` (manual or machine from the report's policy) or ``bits``.
+    alpha : float
+        The run's certification level.
+
+    Returns
+    -------
+    dict
+        The report (also changed in place): ``standard`` added, verdicts under the standard.
+    """
+    std = resolve(standard)
+    k = shoe_kind(report) if kind == "shoe" else kind
+    per, changed = [], False
+    for t in report["tables"]:
+        b = t["battery"]
+        edges = {**(b.get("practical_edge_levels") or {})}
+
+        def edge(lv, edges=edges):
+            return edges.get(f"{lv:g}")
+
+        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge)
+        b["two_lines"] = {"statistical": statistical_line(b), "practical_edge": edge_line(k, t)}
+        if ev["verdict"] != b["verdict"]:
+            changed = True
+            b["battery_verdict"] = b["verdict"]
+            b["verdict"] = ev["verdict"]
+            b["reasons"] = [f"under standard {std.id}: " + r for r in ev["reasons"]] + [f"(the battery's own rule: {b['battery_verdict']})"]
+            if isinstance(t.get("key_findings"), list):
+                t["key_findings"].insert(0, f"Under standard {std.id}, {ev['verdict']}: " + "; ".join(ev["reasons"]) + ".")
+        per.append({"table": t.get("table"), "verdict": ev["verdict"], "clauses": ev["clauses"]})
+    report["standard"] = summarise(std, per, alpha=alpha, kind=k)
+    report["standard"]["rule_once"] = std.rule
+    if changed:
+        report["verdict"] = worst([t["battery"]["verdict"] for t in report["tables"]])
+    return report
+
+
+def terminal_lines(report: Mapping[str, Any]) -> list[str]:
+    """The standard's lines of the terminal summary: its id and verdict with each clause that applies
+    to the equipment and its result (one line), and for one table the two lines (statistical finding,
+    practical edge). The rule itself is stated on page one of the report."""
+    s = report.get("standard")
+    if not s:
+        return []
+    parts = [f"{c['id']} {c['result'].upper() if c['result'] == 'not met' else c['result']}" for c in s["results"] if c.get("for_equipment", True)]
+    src = "" if s.get("packaged", True) else f" from {s.get('source')}"
+    lines = [f"standard: {s['id']}{src}: {s['verdict']} (clauses: {' · '.join(parts)})"]
+    if len(report.get("tables", [])) == 1:
+        two = report["tables"][0]["battery"].get("two_lines") or {}
+        lines += [f"  {two[k]}" for k in ("statistical", "practical_edge") if two.get(k)]
+    return lines
