@@ -35,3 +35,68 @@ def test_house_edge_baccarat_and_wheels_still_work_and_options_do_not_mix():
     assert res.exit_code == 2
     res = _run("house-edge", "poker")
     assert res.exit_code == 3 and "blackjack" in res.output  # the unknown-game message names blackjack
+
+
+# ------------------------------------------------------------------ --json on ingest, rejects, watch
+def _log(tmp_path, spins=600, seed=3):
+    log = tmp_path / "spins.csv"
+    assert _run("simulate", "wheel", "--spins", spins, "--seed", seed, "--out", log).exit_code == 0
+    lines = log.read_text().splitlines()
+    lines[4] = lines[4].rsplit(",", 1)[0] + ",99"  # one unreadable pocket
+    log.write_text("\n".join(lines) + "\n")
+    return log
+
+
+def test_ingest_and_rejects_json(tmp_path):
+    log = _log(tmp_path)
+    db = tmp_path / "s.duckdb"
+    res = _run("ingest", log, "--db", db, "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    (f,) = d["files"]
+    assert f["status"] == "ingested" and f["rejected"] == 1 and f["inserted"] == d["store_spins"] > 0 and d["store_tables"] >= 1
+    again = json.loads(_run("ingest", log, "--db", db, "--json").output)
+    assert again["files"][0]["status"] == "already ingested" and again["store_spins"] == d["store_spins"]
+    res = _run("rejects", "--db", db, "--json")
+    r = json.loads(res.output)
+    assert res.exit_code == 0 and r["count"] == 1
+    (row,) = r["rejects"]
+    assert row["line"] == 5 and row["column"].startswith("result") and "99" in row["text"] and row["reason"]
+    assert _run("rejects", "--db", db, "--json", "--csv").exit_code == 2
+
+
+def test_watch_json_lines(tmp_path):
+    log = _log(tmp_path, spins=450)
+    res = _run("watch", log, "--json", "--no-record", "--block", 100)
+    assert res.exit_code == 0, res.output
+    events = [json.loads(ln) for ln in res.stdout.splitlines()]  # every line of stdout is one JSON object
+    kinds = [e["event"] for e in events]
+    assert [k for k in kinds if k != "note"][0] == "start" and kinds[-1] == "end" and "status" in kinds
+    end = events[-1]
+    assert sum(end["spins"].values()) == max(e["spins"] for e in events if e["event"] == "status") and end["rejected"] == 1
+    st = next(e for e in events if e["event"] == "status")
+    assert {"table", "spins", "log_evidence", "log_threshold", "leader", "alarm"} <= set(st)
+
+
+def test_watch_json_alarm_is_the_last_event(tmp_path):
+    log = tmp_path / "biased.csv"
+    log.write_text("spin_id,result\n" + "".join(f"{i},{17 if i % 3 == 0 else i % 37}\n" for i in range(1, 3001)))
+    res = _run("watch", log, "--json", "--no-record")
+    assert res.exit_code == 13, res.output
+    events = [json.loads(ln) for ln in res.stdout.splitlines()]
+    assert events[-1]["event"] == "alarm" and events[-1]["spin"] > 0 and events[-1]["alarm_record"] is None
+
+
+def test_every_command_that_prints_results_has_json(tmp_path):
+    """keygen prints only the two paths it wrote; every other command has --json."""
+    cmds = [["certify"], ["simulate", "wheel"], ["equipment"], ["bits"], ["scaling"], ["shuffle", "certify"], ["shuffle", "simulate"],
+            ["shuffle", "riffles"], ["shuffle", "house-edge"], ["power"], ["house-edge"], ["ingest"], ["rejects"], ["audit"], ["watch"],
+            ["export"], ["verify"]]
+    for c in cmds:
+        assert "--json" in _run(*c, "--help").output, c
+    wheels = json.loads(_run("equipment", "--json").output)
+    assert {"european", "american"} <= {w["id"] for w in wheels} and all(w["k"] > 0 for w in wheels)
+    res = _run("simulate", "wheel", "--spins", 20, "--seed", 1, "--out", tmp_path / "x.csv", "--json")
+    assert json.loads(res.stdout)["spins"] == 20
+    res = _run("shuffle", "simulate", "baccarat-004", "--shoes", 2, "--seed", 1, "--out", tmp_path / "s.csv", "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["rows"] > 0

@@ -59,7 +59,9 @@ Examples:
 @click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
 @click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping: bits per raw word (8 = a byte).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
-def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits, out):
+@click.option("--json", "as_json", is_flag=True, help="Print the log's metadata (the sidecar OUT.json, with the log's path) as JSON on standard output.")
+def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits, out,
+                   as_json=False):
     """Write a spin log from a fair or deliberately biased simulated wheel.
 
     Draws come from the named bit generator seeded from one SeedSequence; the seed, source and
@@ -135,5 +137,7 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     }
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     click.echo(f"wrote {spins} spins to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
+    if as_json:
+        click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", **meta}, indent=1))
 
 
