@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from rngcert.cli import main
@@ -100,3 +101,59 @@ def test_every_command_that_prints_results_has_json(tmp_path):
     assert json.loads(res.stdout)["spins"] == 20
     res = _run("shuffle", "simulate", "baccarat-004", "--shoes", 2, "--seed", 1, "--out", tmp_path / "s.csv", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["rows"] > 0
+
+
+# ------------------------------------------------------------------ progress bars: a real terminal only
+def _pty_run(args, env, cwd):
+    """Run the CLI with stdin, stdout and stderr on a fresh pseudo-terminal (no window size set,
+    as `docker exec -t` or `script` give); return (exit code, everything the terminal received)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "rngcert", *map(str, args)], stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+                         close_fds=True)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return p.wait(timeout=120), out.decode("utf-8", "replace")
+
+
+def _cli_env(**extra):
+    import os
+    from pathlib import Path
+
+    import rngcert
+
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(Path(rngcert.__file__).resolve().parents[1])
+    env.update(extra)
+    return env
+
+
+@pytest.mark.slow
+def test_progress_bar_on_a_pty_and_silent_when_piped_or_in_ci(tmp_path):
+    import subprocess
+    import sys
+
+    log = _log(tmp_path, spins=3000)
+    args = ["certify", log, "--no-plots", "--resamples", 199, "--seed", 1, "--out", tmp_path / "r"]
+    code, out = _pty_run(args, _cli_env(), tmp_path)
+    assert code in (0, 10, 11), out
+    assert "certifying" in out and "%|" in out and "spin/s" in out, out[:400]  # the bar, drawn at 80 columns
+    assert "VERDICT:" in out
+    code, out = _pty_run(args, _cli_env(CI="true"), tmp_path)
+    assert code in (0, 10, 11) and "VERDICT:" in out and "certifying" not in out and "%|" not in out, out[:400]
+    piped = subprocess.run([sys.executable, "-m", "rngcert", *map(str, args)], capture_output=True, text=True, env=_cli_env(), cwd=tmp_path, timeout=120)
+    assert piped.returncode in (0, 10, 11) and "VERDICT:" in piped.stdout
+    assert "certifying" not in piped.stderr and "%|" not in piped.stderr, piped.stderr

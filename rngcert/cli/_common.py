@@ -46,6 +46,28 @@ def interactive() -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI")
 
 
+def bar_size() -> tuple[int, int] | None:
+    """(columns, rows) for a progress bar on standard error: None when the terminal reports its
+    size (the bar then follows resizes), else ``COLUMNS``/``LINES`` or 80x24. A terminal that
+    reports 0x0 (a pty opened without a window size: ``docker exec -t``, ``script``, some IDE
+    consoles and CI runners with a tty) made tqdm draw nothing at all."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+        if size.columns > 0 and size.lines > 0:
+            return None
+    except (OSError, ValueError, AttributeError):
+        pass
+
+    def env(name: str, default: int) -> int:
+        try:
+            v = int(os.environ.get(name, ""))
+        except ValueError:
+            return default
+        return v if v > 0 else default
+
+    return env("COLUMNS", 80), env("LINES", 24)
+
+
 def fail(code: int, msg: str):
     click.echo(f"rngcert: error: {msg}", err=True)
     sys.exit(code)
@@ -254,7 +276,25 @@ class Progress:
         if self.enabled:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=True, leave=False, mininterval=mininterval)
+            size = bar_size()
+            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=size is None,
+                             ncols=size and size[0], nrows=size and size[1], leave=False, mininterval=mininterval)
+            # a stage that reports only when it ends (one large table) would freeze the bar for minutes:
+            # a daemon thread redraws it every second, so the elapsed time moves
+            import threading
+
+            self._stop = threading.Event()
+            self._ticker = threading.Thread(target=self._tick, name="rngcert-progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            bar = self._bar
+            if bar is not None:
+                try:
+                    bar.refresh()
+                except (AttributeError, ValueError, OSError):  # closed meanwhile
+                    return
 
     def __enter__(self) -> "Progress":
         return self
@@ -289,6 +329,8 @@ class Progress:
 
     def close(self) -> None:
         if self._bar is not None:
+            self._stop.set()
+            self._ticker.join()
             self._bar.close()
             self._bar = None
 

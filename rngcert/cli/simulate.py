@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -103,9 +102,9 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     chunk = 1_000_000
     bar = None
     if interactive() and spins > chunk:
-        from tqdm import tqdm
+        from rngcert.cli._common import progress_bar
 
-        bar = tqdm(total=spins, unit=" spins", desc="simulating", file=sys.stderr)
+        bar = progress_bar(total=spins, unit="spins", desc="simulating", scale=True)
     prev = None
     with open(out, "wb") as fh:
         for first in range(0, spins, chunk):
