@@ -157,3 +157,64 @@ def test_progress_bar_on_a_pty_and_silent_when_piped_or_in_ci(tmp_path):
     piped = subprocess.run([sys.executable, "-m", "rngcert", *map(str, args)], capture_output=True, text=True, env=_cli_env(), cwd=tmp_path, timeout=120)
     assert piped.returncode in (0, 10, 11) and "VERDICT:" in piped.stdout
     assert "certifying" not in piped.stderr and "%|" not in piped.stderr, piped.stderr
+
+
+# ------------------------------------------------------------------ exit codes: no abort from library threads
+@pytest.mark.slow
+def test_mistyped_column_exits_3_every_time(tmp_path):
+    """A mistyped --column aborted with exit 134 (pyarrow's read-ahead thread at interpreter exit) in
+    about half the runs. 20 runs of the real process, each must return 3 and say why."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "tiny.csv"
+    log.write_text("spin_id,number\n" + "".join(f"{i},{(7 * i) % 37}\n" for i in range(1, 200)))
+    env = _cli_env()
+    for i in range(20):
+        p = subprocess.run([sys.executable, "-m", "rngcert", "certify", str(log), "--column", "result=nmber", "--out", str(tmp_path / "r")],
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert p.returncode == 3, (i, p.returncode, p.stderr[-500:])
+        assert "column 'nmber' (given for 'result') is not in the file" in p.stderr
+
+
+def test_csv_reader_and_parse_thread_are_closed_when_the_first_batch_fails(tmp_path):
+    """The in-process half of the fix: when processing a batch raises, the pyarrow reader is closed
+    and the parsing thread joined before the error reaches the caller (nothing left to run at exit)."""
+    import threading
+
+    from rngcert.collect import csvstream
+
+    p = tmp_path / "many.csv"
+    p.write_text("spin_id,result\n" + "".join(f"{i},{i % 37}\n" for i in range(1, 60001)))
+    with open(p, "rb") as fh:
+        scan = csvstream.scan_lines(fh)
+    closed = []
+    real_open_csv = csvstream.pacsv.open_csv
+
+    class Spy:
+        def __init__(self, reader):
+            self.reader = reader
+
+        def read_next_batch(self):
+            return self.reader.read_next_batch()
+
+        def close(self):
+            closed.append(True)
+            self.reader.close()
+
+    def spy_open_csv(*a, **kw):
+        return Spy(real_open_csv(*a, **kw))
+
+    def process(cols, lines, bad):
+        raise ValueError("bad column")
+
+    csvstream.pacsv.open_csv = spy_open_csv
+    try:
+        for threads in (1, 2):
+            closed.clear()
+            with pytest.raises(ValueError, match="bad column"):
+                csvstream.read_csv_parts(lambda: open(p, "rb"), str(p), scan, process, block_size=64 << 10, encoding="utf-8", threads=threads)
+            assert closed == [True], threads
+            assert not [t for t in threading.enumerate() if t.name.startswith("rngcert-parse")]
+    finally:
+        csvstream.pacsv.open_csv = real_open_csv
