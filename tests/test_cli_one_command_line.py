@@ -218,3 +218,33 @@ def test_csv_reader_and_parse_thread_are_closed_when_the_first_batch_fails(tmp_p
             assert not [t for t in threading.enumerate() if t.name.startswith("rngcert-parse")]
     finally:
         csvstream.pacsv.open_csv = real_open_csv
+
+
+# ------------------------------------------------------------------ notes wrap, never cut
+def test_notes_wrap_and_keep_commands_whole():
+    from rngcert.cli._common import DEFAULT_LOG_COMMAND, _wrap
+
+    WRAP_WIDTH = 100
+
+    note = ("no log given: certifying the bundled default log /usr/lib/python3/site-packages/rngcert/data/default-european-spins.csv "
+            f"(a fair European wheel simulated by rngcert itself; regenerate with: {DEFAULT_LOG_COMMAND})")
+    lines = _wrap("  note: ", note, WRAP_WIDTH)
+    assert len(lines) > 1 and "…" not in "".join(lines)
+    assert any(DEFAULT_LOG_COMMAND in ln for ln in lines)  # the whole command on one line, to copy
+    assert all(len(ln) <= WRAP_WIDTH for ln in lines if DEFAULT_LOG_COMMAND not in ln)
+    assert " ".join(ln.strip() for ln in lines).replace("  note: ", "") == "note: " + note  # nothing lost, nothing cut
+    assert all(ln.startswith(" " * len("  note: ")) for ln in lines[1:])
+    assert _wrap("    why: ", "use --resamples 4800 or more", 21) == ["    why: use", "         --resamples", "         4800 or more"]
+    long = "x " * 200 + DEFAULT_LOG_COMMAND  # not a terminal: wrapped at 240 columns, where it was cut before
+    assert all(len(ln) <= 248 or DEFAULT_LOG_COMMAND in ln for ln in _wrap("  note: ", long)) and len(_wrap("  note: ", long)) == 3
+
+
+@pytest.mark.slow
+def test_default_log_note_is_not_cut_in_the_summary(tmp_path):
+    from rngcert.cli._common import DEFAULT_LOG_COMMAND
+
+    res = _run("certify", "--no-plots", "--resamples", 199, "--seed", 1, "--out", tmp_path)
+    assert res.exit_code in (0, 10, 11), res.output
+    assert "regenerate with:" in res.output
+    note = [ln for ln in res.output.splitlines() if DEFAULT_LOG_COMMAND in ln]  # whole, on one line
+    assert note and "…" not in "".join(note)

@@ -4,6 +4,7 @@ terminal summary and the report emitter."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 import warnings
@@ -222,6 +223,35 @@ def _clip(s: str, n: int = 240) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+#: Width the summary's free text (notes, findings, next steps, reasons) is wrapped to when standard
+#: output is not a terminal (the text was cut here with "…" before); on a terminal, its width.
+WRAP_WIDTH = 240
+
+
+def _wrap_width() -> int:
+    try:
+        if sys.stdout.isatty():
+            return max(60, os.get_terminal_size(sys.stdout.fileno()).columns or WRAP_WIDTH)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return WRAP_WIDTH
+_COMMAND = re.compile(r"rngcert (?:certify|simulate|bits|scaling|shuffle|power|house-edge|ingest|rejects|audit|watch|export|verify|keygen|equipment)"
+                      r"(?: [^;)\n]*[^;)\n.,\s])?")
+
+
+def _wrap(prefix: str, s: str, width: int | None = None) -> list[str]:
+    """``prefix + s`` wrapped to ``width`` columns, continuation lines indented under the text;
+    never cut. A command quoted in the text (``rngcert …`` up to a ``;``, ``)`` or the end) is
+    kept whole on one line so that it can be copied, and no option is split at its hyphens."""
+    import textwrap
+
+    width = width or _wrap_width() + len(prefix)  # (the text alone was cut at WRAP_WIDTH characters before)
+    kept = _COMMAND.sub(lambda m: m.group(0).replace(" ", "\u00a0"), s)
+    out = textwrap.wrap(kept, width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix), break_long_words=False,
+                        break_on_hyphens=False)
+    return [ln.replace("\u00a0", " ") for ln in out] or [prefix.rstrip()]
+
+
 def summary_text(report: dict) -> str:
     """The terminal summary, in the report's order: verdict; what was certified; the data; key
     findings and next steps; one line per table (multi-table) or the flagged tests (one table);
@@ -236,24 +266,24 @@ def summary_text(report: dict) -> str:
     lines.append(f"rngcert {report['software']['rngcert']} · {report.get('title', 'Certification report')} · {report['verdict']}")
     lines.append(f"certified: {report.get('equipment_line') or eq['name']}")
     for rule in (report.get("certified") or {}).get("rules", [])[:2]:
-        lines.append(f"  rule: {_clip(rule, 160)}")
+        lines += _wrap("  rule: ", rule)
     for f in report["inputs"]:
         sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
         lines.append(f"data: {Path(str(f['path'])).name if not str(f['path']).startswith('generator:') else f['path']}: {f['summary']}{sha}")
     if report.get("period"):
         lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
     for n in report["notes"]:
-        lines.append(f"  note: {_clip(n)}")
+        lines += _wrap("  note: ", n)
     kf = [(t["table"], k) for t in tables for k in (t.get("key_findings") or [])]
     if kf:
         lines.append("key findings:")
-        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in kf[:8]]
+        lines += [ln for tn, k in kf[:8] for ln in _wrap("  - ", f"{tn + ': ' if multi else ''}{k}")]
         if len(kf) > 8:
             lines.append(f"  …and {len(kf) - 8} more in the report")
     ns = [(t["table"], k) for t in tables for k in (t.get("next_steps") or [])]
     if ns:
         lines.append("next steps:")
-        lines += [f"  - {tn + ': ' if multi else ''}{_clip(k)}" for tn, k in ns[:5]]
+        lines += [ln for tn, k in ns[:5] for ln in _wrap("  - ", f"{tn + ': ' if multi else ''}{k}")]
     word = report.get("section_word", "Table").lower().rstrip(":")
     unit = report.get("unit", "spins")
     if multi:
@@ -269,10 +299,10 @@ def summary_text(report: dict) -> str:
         lines.append(f"{word} {t['table']}: {t['n']:,} {unit}{void} → {b['verdict']}")
         for n in t["notes"]:
             if n not in report["notes"]:  # a note of the run and of its one table is printed once
-                lines.append(f"    note: {_clip(n)}")
+                lines += _wrap("    note: ", n)
         if b["verdict"] != "PASS":
             for reason in b["reasons"]:
-                lines.append(f"    why: {_clip(reason, 300)}")
+                lines += _wrap("    why: ", reason)
         flagged = text.flagged(b)
         for x in flagged[:12]:
             tag = "REJECTED (Holm)" if x["rejected_familywise"] else "raw p < alpha"
