@@ -34,6 +34,10 @@ def test_house_edge_baccarat_and_wheels_still_work_and_options_do_not_mix():
     assert res.exit_code == 2 and "not blackjack" in res.output
     res = _run("house-edge", "blackjack", "--paytable", "baccarat")
     assert res.exit_code == 2
+    res = _run("house-edge", "baccarat-004", "--json")  # a baccarat procedure: baccarat at its decks
+    assert res.exit_code == 0 and "exact 8-deck" in json.loads(res.output)[0]["probabilities"]
+    res = _run("house-edge", "baccarat-004", "--decks", 6)
+    assert res.exit_code == 4 and "fixes the number of decks at 8" in res.output  # as `shuffle certify` refuses it
     res = _run("house-edge", "poker")
     assert res.exit_code == 3 and "blackjack" in res.output  # the unknown-game message names blackjack
 

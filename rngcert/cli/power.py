@@ -123,18 +123,17 @@ Examples:
 
 \b
 GAME is roulette (single-zero by default), european, american, money-wheel, roulette-rage,
-baccarat, blackjack, or a blackjack procedure (blackjack-004 or a procedure TOML file). Without
+baccarat, blackjack, or a shuffle procedure (blackjack-004, baccarat-004 at its decks, or a
+procedure TOML file). Without
 --paytable every packaged pay table of the game is printed. Blackjack is the same computation as
 `rngcert shuffle house-edge` (kept as an alias); its options apply to blackjack only."""
 
 
-def _blackjack_procedure(game: str) -> str | None:
-    """"" for plain blackjack, the procedure for a blackjack procedure id or file, None for any other game."""
-    if game.lower() == "blackjack":
-        return ""
+def _procedure_of(game: str, kind: str):
+    """The procedure named by GAME (a packaged id or a TOML file) when it is one of ``kind``, else None."""
     from rngcert.equipment import paytables as pt
 
-    if game in pt.GAME_PAYTABLES:
+    if game in pt.GAME_PAYTABLES or game.lower() == "blackjack":
         return None
     from rngcert.equipment.procedure import load_procedure
 
@@ -142,7 +141,14 @@ def _blackjack_procedure(game: str) -> str | None:
         proc = load_procedure(game)
     except (EquipmentError, InputError, OSError):
         return None
-    return game if proc.game == "blackjack" else None
+    return proc if proc.game == kind else None
+
+
+def _blackjack_procedure(game: str) -> str | None:
+    """"" for plain blackjack, the procedure for a blackjack procedure id or file, None for any other game."""
+    if game.lower() == "blackjack":
+        return ""
+    return game if _procedure_of(game, "blackjack") is not None else None
 
 
 @click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
@@ -183,6 +189,15 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
             raise click.BadParameter(f"{decks} is not in the range 1<=x<=8 for blackjack", param_hint="--decks")
         return ctx.invoke(shuffle_house_edge, procedure=procedure or None, decks=decks, rule=rule, hole_card=hole_card, double=double,
                           das=das, split_hands=split_hands, resplit_aces=resplit_aces, obo=obo, as_json=as_json)
+    baccarat_proc = _procedure_of(game, "baccarat")
+    if baccarat_proc is not None:  # a baccarat procedure: the baccarat pay table at its decks (--decks only where its rules allow)
+        from rngcert.cli.shuffle import _apply_decks_rule
+
+        try:
+            baccarat_proc, _ = _apply_decks_rule(baccarat_proc, decks, None)
+        except EquipmentError as exc:
+            fail(EXIT_EQUIPMENT, str(exc))
+        game, decks = "baccarat", baccarat_proc.decks
     used = [o for o, v in (("--rule", rule), ("--hole-card", hole_card), ("--double", double), ("--das", das), ("--split-hands", split_hands),
                            ("--resplit-aces", resplit_aces or None), ("--obo", obo or None)) if v is not None]
     if used:
@@ -190,8 +205,8 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
     decks = 8 if decks is None else decks
     try:
         if game not in pt.GAME_PAYTABLES:
-            raise InputError(f"unknown game {game!r}; known: {', '.join(pt.GAME_PAYTABLES)}, blackjack (or a blackjack procedure: "
-                             "blackjack-004, a procedure TOML file)")
+            raise InputError(f"unknown game {game!r}; known: {', '.join(pt.GAME_PAYTABLES)}, blackjack (or a procedure: "
+                             "blackjack-004, baccarat-004, a procedure TOML file)")
         candidates = list(pt.paytables_for_game(game))  # validates GAME
         ids = [paytable_name] if paytable_name else candidates
         wheel = load_wheel(equipment) if equipment else None
