@@ -117,12 +117,16 @@ def exit_now(code) -> None:
     into a Python file after the first batch raised an error) made the interpreter abort with
     SIGABRT (exit 134) in about half the runs of a mistyped ``--column``. The readers are closed
     on error (:func:`rngcert.collect.csvstream.iter_csv_batches`); this is the guarantee that the
-    documented code is the one returned. Only in a real process: under click's test runner
-    (standard streams replaced) or with ``RNGCERT_DEBUG`` the normal ``SystemExit`` goes on."""
+    documented code is the one returned. Only in the rngcert process itself (the ``rngcert``
+    script or ``python -m rngcert``): under click's test runner (standard streams replaced), when
+    another program calls ``main``, or with ``RNGCERT_DEBUG``, the normal ``SystemExit`` goes on."""
     if not isinstance(code, int) or code not in HARD_EXIT_CODES or os.environ.get("RNGCERT_DEBUG"):
         return
     if sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
         return
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    if not (argv0.name in ("rngcert", "rngcert.exe") or argv0.parts[-2:] in (("rngcert", "__main__.py"), ("cli", "__main__.py"))):
+        return  # rngcert's main called from another program: its SystemExit is that program's to handle
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
