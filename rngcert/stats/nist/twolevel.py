@@ -107,7 +107,7 @@ def proportion_rule_text(m: int, alpha: float = ALPHA) -> str:
                  "sts-2.1.2's finalAnalysisReport")
     else:
         text += "; sts-2.1.2, which truncates the bound to an integer, gives the same count here"
-    return text + "."
+    return text
 
 
 @dataclass(frozen=True)
