@@ -201,7 +201,8 @@ def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
 Example:
   rngcert keygen lab.pem        # writes lab.pem (private, mode 600) and lab.pub
   rngcert certify spins.csv --sign lab.pem
-  rngcert verify reports/european-20261201T101500Z --key lab.pub""",
+  rngcert verify reports/european-20261201T101500Z --key lab.pub
+  cat lab.pub >> keyring.pem && export RNGCERT_TRUSTED_KEYS=$PWD/keyring.pem   # pin it for every verify""",
 )
 @click.argument("private_key", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--public", "public_key", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where the public key goes (default: PRIVATE_KEY with .pub).")
