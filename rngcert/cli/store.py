@@ -365,7 +365,8 @@ Examples:
   {"event": "start", "table", "guarantee"} when a table's first spins arrive;
   {"event": "status", "table", "spins", "blocks", "log_evidence", "log_threshold", "leader", "alarm"}
   after each update; {"event": "note", "text"} (rotation, truncation, skipped rows);
-  and last either {"event": "alarm", ...} (exit 13) or {"event": "end", "spins", ...} (exit 0).
+  and last either {"event": "alarm", ...} (exit 13) or {"event": "end", "spins", ...} (exit 0);
+  an input error (exit 3) ends the lines without either, its message on standard error.
 Messages for people stay on standard error.
 
 Exit codes: 0 no alarm · 13 ALARM · 3 input error (also: a FIFO cut by --max-idle while its
