@@ -93,9 +93,7 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
         for line in vmod.iter_lines(v):
             click.echo(line)
         click.echo(f"RESULT: {v.result} ({len(v.checks) - len(v.failed) - len(v.unchecked)} ok, {len(v.failed)} failed, {len(v.unchecked)} not checked)")
-        click.echo(f"  {v.result} means: {vmod.LEVELS[v.result]}")
-        if v.result == "INTACT" and any(c.item == "rerun" and c.status == "ok" for c in v.checks):
-            click.echo("  --rerun recomputed every statistic and verdict from the inputs given: the content follows from those files")
+        click.echo(f"  {v.result} means: {v.meaning}")
     sys.exit(VERIFY_EXIT[v.result])
 
 

@@ -193,11 +193,18 @@ class Verification:
             return "INCOMPLETE"
         return "VERIFIED" if self.authenticated else "INTACT"
 
+    @property
+    def meaning(self) -> str:
+        """What :attr:`result` proves (:data:`LEVELS`; an INTACT report whose rerun agreed says so)."""
+        if self.result == "INTACT" and any(c.item == "rerun" and c.status == "ok" for c in self.checks):
+            return REPRODUCED_INTACT
+        return LEVELS[self.result]
+
     def add(self, item: str, ok: bool | None, detail: str = "") -> None:
         self.checks.append(Check(item, "not checked" if ok is None else ("ok" if ok else "FAILED"), detail))
 
     def to_dict(self) -> dict:
-        return {"folder": str(self.folder), "result": self.result, "meaning": LEVELS[self.result], "signed": self.signed,
+        return {"folder": str(self.folder), "result": self.result, "meaning": self.meaning, "signed": self.signed,
                 "signature": self.signed_line, "authenticated": self.authenticated, "checks": [c.__dict__ for c in self.checks]}
 
 
@@ -211,6 +218,10 @@ LEVELS = {
     "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, or nothing to rerun)",
     "NOT VERIFIED": "a hash, the signature, the signing policy or a recomputed statistic differs: do not rely on the report",
 }
+#: INTACT after a --rerun that agreed.
+REPRODUCED_INTACT = ("every hash matches and --rerun recomputed every statistic and verdict from the inputs given, so the content follows "
+                     "from those files; but no trusted key vouches for who wrote the report, nor that these inputs are the data the lab "
+                     "collected (sign reports and pin the lab's key to authenticate)")
 
 
 def _find_report_json(folder: Path) -> Path:
