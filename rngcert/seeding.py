@@ -25,7 +25,12 @@ import numpy as np
 
 from rngcert.errors import InputError
 
-__all__ = ["key_of", "root", "stream", "spawn_key"]
+__all__ = ["key_of", "root", "stream", "spawn_key", "default_stream", "DEFAULT_ENTROPY"]
+
+#: Root entropy of the stream a statistic of :mod:`rngcert.stats` draws from when it is called
+#: without ``rng=`` (:func:`default_stream`): a fixed seed, so such a call always gives the same
+#: Monte Carlo p-value. The pipelines always pass a stream of the run's own seed.
+DEFAULT_ENTROPY = 0
 
 
 def key_of(k: int | str) -> int:
@@ -89,3 +94,24 @@ def stream(entropy: int, *key: int | str) -> np.random.Generator:
         On PCG64 seeded from ``SeedSequence(entropy, spawn_key=spawn_key(*key))``.
     """
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(entropy), spawn_key=spawn_key(*key))))
+
+
+def default_stream(name: str) -> np.random.Generator:
+    """The fixed-seed stream of a statistic called without ``rng=``.
+
+    ``stream(DEFAULT_ENTROPY, "rngcert.stats", name)``: the same call of the same function gives
+    the same Monte Carlo p-value in every session. For replications that are independent of each
+    other (or of a report's), pass ``rng=stream(seed, ...)`` yourself.
+
+    Parameters
+    ----------
+    name : str
+        The statistic's name (its stream key).
+
+    Examples
+    --------
+    >>> a = default_stream("sector_scan").integers(0, 37, 4)
+    >>> bool((a == stream(DEFAULT_ENTROPY, "rngcert.stats", "sector_scan").integers(0, 37, 4)).all())
+    True
+    """
+    return stream(DEFAULT_ENTROPY, "rngcert.stats", name)

@@ -143,8 +143,8 @@ def test_homogeneity_worked_example():
 
 def test_homogeneity_small_counts_monte_carlo_and_not_applicable():
     tab = np.array([[3, 0, 1, 2, 0], [0, 4, 1, 0, 2]])
-    with pytest.raises(InputError, match="pass rng"):
-        sq.homogeneity_chisquare(tab)
+    with pytest.raises(InputError, match="rng"):
+        sq.homogeneity_chisquare(tab, rng=4)  # a seed, not a stream (without rng: the fixed default stream)
     res = sq.homogeneity_chisquare(tab, rng=np.random.default_rng(4), n_resamples=999)
     assert res.method == "monte-carlo, R=999" and 0 < res.pvalue <= 1
     # Fisher's exact test agrees on a 2x2 table within Monte Carlo error

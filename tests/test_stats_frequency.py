@@ -218,7 +218,7 @@ def test_invalid_inputs_raise():
     with pytest.raises(InputError, match="method"):
         g_test([1, 2, 3], method="exactish")
     with pytest.raises(InputError, match="rng"):
-        pocket_chisquare([1, 2, 3])  # sparse -> Monte Carlo needs rng
+        pocket_chisquare([1, 2, 3], rng=3)  # sparse -> Monte Carlo needs a stream, not a seed (None: the fixed default stream)
     with pytest.raises(InputError, match="categories"):
         category_frequency([5, 5, 5], [0, 1], name="x")
     with pytest.raises(InputError, match="whole"):
@@ -262,8 +262,9 @@ def test_max_count_monte_carlo_fallback_agrees_with_exact(monkeypatch):
     mc = max_count(c, rng=Generator(PCG64(42)), n_resamples=9999)
     assert mc.method == "monte-carlo, R=9999" and exact.method.startswith("exact")
     assert abs(mc.pvalue - exact.pvalue) < 4 * np.sqrt(exact.pvalue * (1 - exact.pvalue) / 9999)
+    assert max_count(c).pvalue == max_count(c).pvalue  # without rng: the fixed default stream
     with pytest.raises(InputError, match="rng"):
-        max_count(c)
+        max_count(c, rng=42)
 
 
 def test_levin_fft_is_numpys_with_scipys_bits():

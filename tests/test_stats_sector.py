@@ -98,7 +98,7 @@ def test_sector_scan_power_five_pocket_sector_plus_10_percent():
 
 def test_sector_scan_invalid():
     with pytest.raises(InputError, match="rng"):
-        sector_scan(np.ones(K, int), rng=None)
+        sector_scan(np.ones(K, int), rng=1)  # rng=None is the fixed default stream (tests/test_stats_doctests.py)
     with pytest.raises(InputError, match="max_len"):
         sector_scan(np.ones(K, int), max_len=37, rng=Generator(PCG64(1)))
 

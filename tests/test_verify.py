@@ -4,6 +4,7 @@ with it and in each input; Ed25519 signatures; --rerun recomputes every statisti
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,11 @@ from click.testing import CliRunner
 from rngcert.cli import EXIT, main
 from rngcert.cli.verify import VERIFY_EXIT
 from rngcert.report import verify as vmod
+
+
+@pytest.fixture(autouse=True)
+def _no_pinned_keys(monkeypatch):
+    monkeypatch.delenv("RNGCERT_TRUSTED_KEYS", raising=False)
 
 
 @pytest.fixture
@@ -58,8 +64,10 @@ def _flip(path: Path, offset: int) -> None:
 def test_untouched_report_verifies(made, run):
     log, rep = made
     res = run("verify", rep, log)
-    assert res.exit_code == VERIFY_EXIT["VERIFIED"] == 0, res.output
-    assert "RESULT: VERIFIED" in res.output
+    # unsigned and no trusted key: intact at most, never VERIFIED (issue 24)
+    assert res.exit_code == VERIFY_EXIT["INTACT"] == 10, res.output
+    assert "RESULT: INTACT" in res.output and "VERIFIED" not in res.output
+    assert "signed: no" in res.output
     j = json.loads((rep / "report.json").read_text())
     integ = j["integrity"]
     assert integ["report_sha256"] == vmod.content_sha256(j) and integ["report_id"] == integ["report_sha256"][:16]
@@ -85,7 +93,7 @@ def test_one_byte_change_anywhere_in_report_json_is_caught(made, tmp_path, run):
         assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] == EXIT["FAIL"], (off, res.output)
         assert "FAILED" in res.output
     p.write_bytes(original)
-    assert run("verify", rep, log).exit_code == 0
+    assert run("verify", rep, log).exit_code == VERIFY_EXIT["INTACT"]
 
 
 @pytest.mark.parametrize("name", ["report.html", "rejects.csv"])
@@ -130,7 +138,7 @@ def test_signature_made_and_checked(made, tmp_path, run):
     assert sig["algorithm"] == "Ed25519" and len(sig["key_fingerprint"]) == 64
     assert run("verify", rep, log, "--key", tmp_path / "lab.pub").exit_code == 0
     res = run("verify", rep, log, "--key", tmp_path / "other.pub")
-    assert res.exit_code == 12 and "does NOT verify" in res.output
+    assert res.exit_code == 12 and "which is not a trusted key" in res.output
     # an attacker who edits the report and recomputes its hash cannot re-sign it
     p = rep / "report.json"
     j = json.loads(p.read_text())
@@ -147,8 +155,9 @@ def test_signature_made_and_checked(made, tmp_path, run):
 def test_rerun_recomputes_every_statistic(made, tmp_path, run):
     log, rep = _copy(made, tmp_path)
     res = run("verify", rep, log, "--rerun")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == VERIFY_EXIT["INTACT"], res.output
     assert "values recomputed, all equal" in res.output
+    assert "the content follows from those files; but no trusted key vouches" in res.output  # what a rerun adds, and what it does not
     # a statistic changed and the hash recomputed (no signature): only the rerun can see it
     p = rep / "report.json"
     j = json.loads(p.read_text())
@@ -193,7 +202,126 @@ def test_shuffle_reports_rerun(tmp_path, run):
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (tmp_path / "l").glob("*-*")
     res = run("verify", rep, log, "--rerun")
-    assert res.exit_code == 0 and "values recomputed, all equal" in res.output, res.output
+    assert res.exit_code == VERIFY_EXIT["INTACT"] and "values recomputed, all equal" in res.output, res.output
     log.write_text(log.read_text().replace(",", ";", 1))
     res = run("verify", rep, log, "--rerun")
     assert res.exit_code == 12 and "nothing to recompute from" in res.output, res.output
+
+
+# ------------------------------------------------------------------ issue 24: the three forgeries
+def _reseal(rep: Path, edit) -> None:
+    """What a forger does with rngcert's own code: edit report.json, recompute its hash and report id,
+    put the new id in report.html's footers, re-hash report.html (the signature block is left as it was)."""
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    edit(j)
+    integ = j["integrity"]
+    integ["report_sha256"] = vmod.content_sha256(j)
+    integ["report_id"] = integ["report_sha256"][:16]
+    html = rep / "report.html"
+    html.write_text(re.sub(r"report [0-9a-f]{16}", f"report {integ['report_id']}", html.read_text()))
+    integ["files"]["report.html"] = vmod.sha256_file(html)
+    p.write_text(vmod.serialise(j))
+
+
+def _flip_verdict(j: dict) -> None:
+    j["verdict"] = "PASS" if j["verdict"] != "PASS" else "FAIL"
+    for t in j["tables"]:
+        t["battery"]["verdict"] = j["verdict"]
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    d = tmp_path_factory.mktemp("keys")
+    lab = vmod.generate_key(d / "lab.pem")
+    other = vmod.generate_key(d / "other.pem")
+    return {"lab": lab, "other": other, "dir": d}
+
+
+def _signed_report(made, tmp_path, run, keys) -> tuple[Path, Path]:
+    log, _ = made
+    res = run("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", keys["lab"][0], "--out", tmp_path / "s")
+    assert "(signed)" in res.output, res.output
+    (rep,) = (tmp_path / "s").glob("european-*")
+    return log, rep
+
+
+def test_forgery_unsigned_report_resealed_after_verdict_edit(made, tmp_path, run):
+    """Forgery 1: an unsigned report whose verdict was edited and re-sealed is at most INTACT, never
+    VERIFIED; --rerun catches it."""
+    log, rep = _copy(made, tmp_path)
+    _reseal(rep, _flip_verdict)
+    res = run("verify", rep, log)
+    assert "FAILED" not in res.output, res.output  # every hash is consistent: that is the point
+    assert res.exit_code == VERIFY_EXIT["INTACT"] == 10 and "RESULT: INTACT" in res.output
+    assert "VERIFIED" not in res.output.replace("NOT VERIFIED", "")
+    assert "signed: no" in res.output and "anyone with rngcert can re-seal" in res.output
+    res = run("verify", rep, log, "--rerun")
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "verdict: recorded" in res.output, res.output
+
+
+def test_forgery_signed_report_resigned_with_another_key(made, tmp_path, run, keys):
+    """Forgery 2: a signed report edited and re-signed with the forger's key: consistent on its own
+    (INTACT without a trusted key), caught by the pinned key (option, keyring file or env var)."""
+    log, rep = _signed_report(made, tmp_path, run, keys)
+    assert run("verify", rep, log, "--key", keys["lab"][1]).exit_code == 0
+    forger = vmod.load_private_key(keys["other"][0])
+    _reseal(rep, _flip_verdict)
+    j = json.loads((rep / "report.json").read_text())
+    files = {n: rep / n for n in j["integrity"]["files"]}
+    j["integrity"] = vmod.seal(j, files, key=forger)
+    (rep / "report.json").write_text(vmod.serialise(j))
+    res = run("verify", rep, log)
+    assert res.exit_code == VERIFY_EXIT["INTACT"], res.output  # self-consistent, but nothing vouches for the key
+    assert "not a trusted key" in res.output
+    res = run("verify", rep, log, "--key", keys["lab"][1])
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "which is not a trusted key" in res.output, res.output
+    ring = tmp_path / "ring.pem"
+    ring.write_text("# the lab's keys\n" + keys["lab"][1].read_text())
+    res = run("verify", rep, log, "--keyring", ring)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    res = CliRunner(env={"RNGCERT_TRUSTED_KEYS": str(ring)}).invoke(main, ["verify", str(rep), str(log)])
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "trusted keys: 1" in res.output, res.output
+
+
+def test_forgery_signature_removed(made, tmp_path, run, keys):
+    """Forgery 3: the signature block deleted. Without a policy it is an unsigned INTACT report (and
+    says so); under a pinned key it FAILS, unless --allow-unsigned."""
+    log, rep = _signed_report(made, tmp_path, run, keys)
+    ring = tmp_path / "ring.pem"
+    ring.write_text(keys["other"][1].read_text() + keys["lab"][1].read_text())  # two pinned keys
+    env = CliRunner(env={"RNGCERT_TRUSTED_KEYS": str(ring)})
+    res = env.invoke(main, ["verify", str(rep), str(log)])
+    assert res.exit_code == VERIFY_EXIT["VERIFIED"] == 0 and "RESULT: VERIFIED" in res.output and "a trusted key" in res.output, res.output
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    del j["integrity"]["signature"]
+    p.write_text(vmod.serialise(j))
+    res = run("verify", rep, log)
+    assert res.exit_code == VERIFY_EXIT["INTACT"] and "signed: no" in res.output
+    res = env.invoke(main, ["verify", str(rep), str(log)])
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "pinned keys require a signature" in res.output, res.output
+    res = run("verify", rep, log, "--keyring", ring, "--json")
+    d = json.loads(res.output)
+    assert res.exit_code == 12 and d["signed"] == "no" and d["result"] == "NOT VERIFIED" and d["trusted_keys"]["count"] == 2
+    res = run("verify", rep, log, "--keyring", ring, "--allow-unsigned")
+    assert res.exit_code == VERIFY_EXIT["INTACT"], res.output
+
+
+def test_keyring_accepts_base64_lines_and_refuses_garbage(tmp_path, keys):
+    import base64
+
+    from cryptography.hazmat.primitives import serialization
+
+    pub = vmod.load_public_key(keys["lab"][1])
+    raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    ring = tmp_path / "ring.txt"
+    ring.write_text(f"# lab key\n{base64.b64encode(raw).decode()}  lab-2026\n")
+    (k,) = vmod.load_keyring(ring)
+    assert vmod.fingerprint(k) == vmod.fingerprint(pub)
+    ring.write_text("not a key\n")
+    with pytest.raises(vmod.InputError, match="neither a PEM block"):
+        vmod.load_keyring(ring)
+    ring.write_text("# nothing\n")
+    with pytest.raises(vmod.InputError, match="holds no public key"):
+        vmod.load_keyring(ring)

@@ -4,6 +4,7 @@ terminal summary and the report emitter."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 import warnings
@@ -46,6 +47,28 @@ def interactive() -> bool:
     return sys.stderr.isatty() and not os.environ.get("CI")
 
 
+def bar_size() -> tuple[int, int] | None:
+    """(columns, rows) for a progress bar on standard error: None when the terminal reports its
+    size (the bar then follows resizes), else ``COLUMNS``/``LINES`` or 80x24. A terminal that
+    reports 0x0 (a pty opened without a window size: ``docker exec -t``, ``script``, some IDE
+    consoles and CI runners with a tty) made tqdm draw nothing at all."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+        if size.columns > 0 and size.lines > 0:
+            return None
+    except (OSError, ValueError, AttributeError):
+        pass
+
+    def env(name: str, default: int) -> int:
+        try:
+            v = int(os.environ.get(name, ""))
+        except ValueError:
+            return default
+        return v if v > 0 else default
+
+    return env("COLUMNS", 80), env("LINES", 24)
+
+
 def fail(code: int, msg: str):
     click.echo(f"rngcert: error: {msg}", err=True)
     sys.exit(code)
@@ -82,7 +105,44 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
         _PY_SHOWWARNING(message, category, filename, lineno, file, line)
 
 
+#: Exit codes after which the process ends at once (:func:`exit_now`): nothing is left to write.
+HARD_EXIT_CODES = (1, EXIT_INPUT, EXIT_EQUIPMENT)
+
+
+def exit_now(code) -> None:
+    """End the process with ``code`` right away after an error (exit 1, 3 or 4), standard output
+    and error flushed, without the interpreter's shutdown.
+
+    A library's native thread that is still busy at shutdown (pyarrow's CSV read-ahead calling
+    into a Python file after the first batch raised an error) made the interpreter abort with
+    SIGABRT (exit 134) in about half the runs of a mistyped ``--column``. The readers are closed
+    on error (:func:`rngcert.collect.csvstream.iter_csv_batches`); this is the guarantee that the
+    documented code is the one returned. Only in the rngcert process itself (the ``rngcert``
+    script or ``python -m rngcert``): under click's test runner (standard streams replaced), when
+    another program calls ``main``, or with ``RNGCERT_DEBUG``, the normal ``SystemExit`` goes on."""
+    if not isinstance(code, int) or code not in HARD_EXIT_CODES or os.environ.get("RNGCERT_DEBUG"):
+        return
+    if sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
+        return
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
+    if not (argv0.name in ("rngcert", "rngcert.exe") or argv0.parts[-2:] in (("rngcert", "__main__.py"), ("cli", "__main__.py"))):
+        return  # rngcert's main called from another program: its SystemExit is that program's to handle
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said there
+            pass
+    os._exit(code)
+
+
 class Group(click.Group):
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, **kwargs)
+        except SystemExit as exc:
+            exit_now(exc.code)
+            raise
+
     def invoke(self, ctx):
         try:
             with warnings.catch_warnings():
@@ -182,6 +242,35 @@ def _clip(s: str, n: int = 240) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+#: Width the summary's free text (notes, findings, next steps, reasons) is wrapped to when standard
+#: output is not a terminal (the text was cut here with "…" before); on a terminal, its width.
+WRAP_WIDTH = 240
+
+
+def _wrap_width() -> int:
+    try:
+        if sys.stdout.isatty():
+            return max(60, os.get_terminal_size(sys.stdout.fileno()).columns or WRAP_WIDTH)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return WRAP_WIDTH
+_COMMAND = re.compile(r"rngcert (?:certify|simulate|bits|scaling|shuffle|power|house-edge|ingest|rejects|audit|watch|export|verify|keygen|equipment)"
+                      r"(?: [^;)\n]*[^;)\n.,\s])?")
+
+
+def _wrap(prefix: str, s: str, width: int | None = None) -> list[str]:
+    """``prefix + s`` wrapped to ``width`` columns, continuation lines indented under the text;
+    never cut. A command quoted in the text (``rngcert …`` up to a ``;``, ``)`` or the end) is
+    kept whole on one line so that it can be copied, and no option is split at its hyphens."""
+    import textwrap
+
+    width = width or _wrap_width() + len(prefix)  # (the text alone was cut at WRAP_WIDTH characters before)
+    kept = _COMMAND.sub(lambda m: m.group(0).replace(" ", "\u00a0"), s)
+    out = textwrap.wrap(kept, width=width, initial_indent=prefix, subsequent_indent=" " * len(prefix), break_long_words=False,
+                        break_on_hyphens=False)
+    return [ln.replace("\u00a0", " ") for ln in out] or [prefix.rstrip()]
+
+
 def summary_text(report: dict) -> str:
     """The terminal summary, in the report's order: verdict; what was certified; the data; key
     findings and next steps; one line per table (multi-table) or the flagged tests (one table);
@@ -196,14 +285,14 @@ def summary_text(report: dict) -> str:
     lines.append(f"rngcert {report['software']['rngcert']} · {report.get('title', 'Certification report')} · {report['verdict']}")
     lines.append(f"certified: {report.get('equipment_line') or eq['name']}")
     for rule in (report.get("certified") or {}).get("rules", [])[:2]:
-        lines.append(f"  rule: {_clip(rule, 160)}")
+        lines += _wrap("  rule: ", rule)
     for f in report["inputs"]:
         sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
         lines.append(f"data: {Path(str(f['path'])).name if not str(f['path']).startswith('generator:') else f['path']}: {f['summary']}{sha}")
     if report.get("period"):
         lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
     for n in report["notes"]:
-        lines.append(f"  note: {_clip(n)}")
+        lines += _wrap("  note: ", n)
     word = report.get("section_word", "Table").lower().rstrip(":")
     unit = report.get("unit", "spins")
     # the tables that are not PASS first, a line that several tables share said once with their names (issue 24)
@@ -211,7 +300,7 @@ def summary_text(report: dict) -> str:
         items = text.grouped(tables, key)
         if items:
             lines.append(head)
-            lines += [f"  - {text.tables_label(k['tables'], word, 12) + ': ' if multi else ''}{_clip(k['text'])}" for k in items[:cap]]
+            lines += [ln for k in items[:cap] for ln in _wrap("  - ", f"{text.tables_label(k['tables'], word, 12) + ': ' if multi else ''}{k['text']}")]
             if len(items) > cap:
                 lines.append(f"  …and {len(items) - cap} more in the report")
     if multi:
@@ -237,10 +326,10 @@ def summary_text(report: dict) -> str:
         lines.append(f"{word} {t['table']}: {t['n']:,} {unit}{void} → {b['verdict']}")
         for n in t["notes"]:
             if n not in report["notes"]:  # a note of the run and of its one table is printed once
-                lines.append(f"    note: {_clip(n)}")
+                lines += _wrap("    note: ", n)
         if b["verdict"] != "PASS":
             for reason in b["reasons"]:
-                lines.append(f"    why: {_clip(reason, 300)}")
+                lines += _wrap("    why: ", reason)
         flagged = text.flagged(b)
         for x in flagged[:12]:
             tag = "REJECTED (Holm)" if x["rejected_familywise"] else "raw p < alpha"
@@ -298,7 +387,25 @@ class Progress:
         if self.enabled:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=True, leave=False, mininterval=mininterval)
+            size = bar_size()
+            self._bar = tqdm(total=total, unit=f" {unit}", desc=desc, file=sys.stderr, unit_scale=scale, dynamic_ncols=size is None,
+                             ncols=size and size[0], nrows=size and size[1], leave=False, mininterval=mininterval)
+            # a stage that reports only when it ends (one large table) would freeze the bar for minutes:
+            # a daemon thread redraws it every second, so the elapsed time moves
+            import threading
+
+            self._stop = threading.Event()
+            self._ticker = threading.Thread(target=self._tick, name="rngcert-progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            bar = self._bar
+            if bar is not None:
+                try:
+                    bar.refresh()
+                except (AttributeError, ValueError, OSError):  # closed meanwhile
+                    return
 
     def __enter__(self) -> "Progress":
         return self
@@ -333,6 +440,8 @@ class Progress:
 
     def close(self) -> None:
         if self._bar is not None:
+            self._stop.set()
+            self._ticker.join()
             self._bar.close()
             self._bar = None
 

@@ -100,7 +100,16 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         if not as_json:
             click.echo(f"rngcert: warning: {w}", err=True)
     cmd = command_line()
-    with progress_bar(unit="spin", desc="certifying", scale=True) as bar:
+    with progress_bar(unit="spin", desc="reading the log", scale=True) as bar:
+        moved = bar.callback()
+
+        def on_progress(done, total=None, postfix=None):  # the pipeline's first call comes once the log is read
+            if not stage[0]:
+                stage[0] = True
+                bar.set_description("certifying")
+            moved(done, total, postfix)
+
+        stage = [False]
         cert = certify_log(
             logs,
             wheel,
@@ -114,7 +123,7 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
             power=power,
             command=cmd,
             figures=not no_plots,
-            progress=bar.callback(),
+            progress=on_progress,
             notes=notes,
             max_rejected_share=max_rejected,
             plan=plan_of(workers, scheduler),

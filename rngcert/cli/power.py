@@ -117,31 +117,96 @@ Examples:
   rngcert house-edge roulette-rage --paytable roulette-rage-minimum-odds
   rngcert house-edge baccarat --decks 8 --json
   rngcert house-edge roulette --paytable my-casino.toml
+  rngcert house-edge blackjack                      # basic strategy, 8 decks (the shuffle command's rules)
+  rngcert house-edge blackjack-004 --decks 6        # a blackjack procedure's rules
+  rngcert house-edge blackjack --decks 6 --hole-card none --double 9-11 --das --split-hands 4
 
 \b
-GAME is roulette (single-zero by default), european, american, money-wheel, roulette-rage or
-baccarat. Without --paytable every packaged pay table of the game is printed."""
+GAME is roulette (single-zero by default), european, american, money-wheel, roulette-rage,
+baccarat, blackjack, or a shuffle procedure (blackjack-004, baccarat-004 at its decks, or a
+procedure TOML file). Without
+--paytable every packaged pay table of the game is printed. Blackjack is the same computation as
+`rngcert shuffle house-edge` (kept as an alias); its options apply to blackjack only."""
+
+
+def _procedure_of(game: str, kind: str):
+    """The procedure named by GAME (a packaged id or a TOML file) when it is one of ``kind``, else None."""
+    from rngcert.equipment import paytables as pt
+
+    if game in pt.GAME_PAYTABLES or game.lower() == "blackjack":
+        return None
+    from rngcert.equipment.procedure import load_procedure
+
+    try:
+        proc = load_procedure(game)
+    except (EquipmentError, InputError, OSError):
+        return None
+    return proc if proc.game == kind else None
+
+
+def _blackjack_procedure(game: str) -> str | None:
+    """"" for plain blackjack, the procedure for a blackjack procedure id or file, None for any other game."""
+    if game.lower() == "blackjack":
+        return ""
+    return game if _procedure_of(game, "blackjack") is not None else None
 
 
 @click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
 @click.argument("game")
 @click.option("--paytable", "-p", "paytable_name", default=None, help="Packaged pay table id or a pay-table TOML file.")
 @click.option("--equipment", "-e", default=None, help="Wheel id or TOML file (default: the pay table's wheel).")
-@click.option("--decks", type=click.IntRange(min=1), default=8, show_default=True, help="Baccarat: decks in the shoe (exact probabilities by enumeration).")
+@click.option("--decks", type=click.IntRange(min=1), default=None,
+              help="Baccarat: decks in the shoe (exact probabilities by enumeration; default 8). Blackjack: 1-8 (default: the procedure's, else 8).")
 @click.option("--json", "as_json", is_flag=True, help="Print the house edges as JSON.")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a pay table or wheel that breaks the seeds' rules, instead of warning.")
-def house_edge(game, paytable_name, equipment, decks, as_json, strict):
+@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack: dealer rule (003 rule 4.15).")
+@click.option("--hole-card", type=click.Choice(["none", "peek-ace", "peek-all"]), default=None, help="Blackjack: no hole card, peek under an ace, or under an ace or a ten.")
+@click.option("--double", type=click.Choice(["any", "9-11", "10-11"]), default=None, help="Blackjack: totals a player may double (003 rule 4.24).")
+@click.option("--das/--no-das", default=None, help="Blackjack: double after split.")
+@click.option("--split-hands", type=click.IntRange(1, 4), default=None, help="Blackjack: most hands from one pair (1: no split).")
+@click.option("--resplit-aces", is_flag=True, help="Blackjack: aces may be resplit.")
+@click.option("--obo", is_flag=True, help="Blackjack: without a peek, a dealer blackjack takes the original bet only.")
+@click.pass_context
+def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule, hole_card, double, das, split_hands, resplit_aces, obo):
     """Each bet's house edge (expected loss per unit staked) from the exact probabilities.
 
     Roulette and money wheel: fair-wheel probabilities; Roulette Rage: the exact law of the
     run length after the establishing spin, capped at 14 (rules 3.26-3.27); baccarat: exact
     banker/player/tie probabilities of a full shoe of --decks decks (ties push banker and
-    player wagers).
+    player wagers); blackjack: basic strategy under a procedure's rules or the options given
+    (the same as `rngcert shuffle house-edge`).
     """
     from rngcert.equipment import paytables as pt
     from rngcert.equipment.wheel import load_wheel
 
+    procedure = _blackjack_procedure(game)
+    if procedure is not None:
+        from rngcert.cli.shuffle import shuffle_house_edge
+
+        if paytable_name or equipment or strict:
+            raise click.UsageError("--paytable, --equipment and --strict are for wheel games and baccarat, not blackjack")
+        if decks is not None and not 1 <= decks <= 8:
+            raise click.BadParameter(f"{decks} is not in the range 1<=x<=8 for blackjack", param_hint="--decks")
+        return ctx.invoke(shuffle_house_edge, procedure=procedure or None, decks=decks, rule=rule, hole_card=hole_card, double=double,
+                          das=das, split_hands=split_hands, resplit_aces=resplit_aces, obo=obo, as_json=as_json)
+    baccarat_proc = _procedure_of(game, "baccarat")
+    if baccarat_proc is not None:  # a baccarat procedure: the baccarat pay table at its decks (--decks only where its rules allow)
+        from rngcert.cli.shuffle import _apply_decks_rule
+
+        try:
+            baccarat_proc, _ = _apply_decks_rule(baccarat_proc, decks, None)
+        except EquipmentError as exc:
+            fail(EXIT_EQUIPMENT, str(exc))
+        game, decks = "baccarat", baccarat_proc.decks
+    used = [o for o, v in (("--rule", rule), ("--hole-card", hole_card), ("--double", double), ("--das", das), ("--split-hands", split_hands),
+                           ("--resplit-aces", resplit_aces or None), ("--obo", obo or None)) if v is not None]
+    if used:
+        raise click.UsageError(f"{', '.join(used)}: blackjack options; {game!r} is not blackjack")
+    decks = 8 if decks is None else decks
     try:
+        if game not in pt.GAME_PAYTABLES:
+            raise InputError(f"unknown game {game!r}; known: {', '.join(pt.GAME_PAYTABLES)}, blackjack (or a procedure: "
+                             "blackjack-004, baccarat-004, a procedure TOML file)")
         candidates = list(pt.paytables_for_game(game))  # validates GAME
         ids = [paytable_name] if paytable_name else candidates
         wheel = load_wheel(equipment) if equipment else None

@@ -274,7 +274,8 @@ Examples:
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="Decks in play where the procedure's rules leave it open.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in OUT.json).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output shoe log (scanner format).")
-def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, decks, seed, out):
+@click.option("--json", "as_json", is_flag=True, help="Print the log's metadata (the sidecar OUT.json, with the log's path and row count) as JSON.")
+def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, decks, seed, out, as_json=False):
     """Write a shoe log in the card-scanner format from simulated tables.
 
     Every table deals --shoes consecutive shoes from new decks, each the previous one's discards
@@ -322,6 +323,8 @@ def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, dec
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     click.echo(f"wrote {tables} table(s) x {shoes} shoes ({rows} rows) of {proc.id} to {out}; seed entropy {ss.entropy}; "
                f"metadata in {out}.json" + (f"; {note}" if note else ""), err=True)
+    if as_json:
+        click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", "rows": rows, "note": note or "", **meta}, indent=1))
 
 
 @shuffle.command("riffles", epilog="Example:\n\n  rngcert shuffle riffles --cards 52 --max 12")

@@ -66,6 +66,24 @@ def _cmdline(name: str) -> str:
     return "rngcert " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv and sys.argv[0].endswith("rngcert") else f"rngcert {name}"
 
 
+def _json_line(obj) -> None:
+    """One JSON object on one line of standard output (non-finite numbers as null), flushed."""
+    import json
+    import math
+
+    def clean(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        return v
+
+    click.echo(json.dumps(clean(obj), default=str))
+    sys.stdout.flush()
+
+
 def _waiting(db):
     """The ``on_wait`` callback: tell the user once per open that the command is waiting."""
 
@@ -94,8 +112,9 @@ Examples:
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--table", default=None, help="Table id for logs without a table column (default: the file name without extension).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document: what each file added, conflicts, the store's totals.")
 @_WAIT_OPTION
-def ingest(logs, db, equipment, columns, fmt, table, wait):
+def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     """Load spin logs into the store (idempotent, one transaction per file).
 
     Every row is kept with its source file's SHA-256 and line. A file already ingested adds
@@ -107,11 +126,19 @@ def ingest(logs, db, equipment, columns, fmt, table, wait):
     and the store is held for writing only while that file is stored, so audits and watches
     of the same store run between files. Shoe logs are not stored yet (spins only).
     """
+    from dataclasses import asdict
+
     from rngcert.collect.store import Store, ingest_files
 
     unreadable = []
+    results = []
 
     def show(res):
+        results.append(res)
+        if as_json:
+            if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0 and not res.note.startswith("from export")):
+                unreadable.append(res.path)
+            return
         click.echo(res.summary())
         if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0 and not res.note.startswith("from export")):
             unreadable.append(res.path)
@@ -140,7 +167,14 @@ def ingest(logs, db, equipment, columns, fmt, table, wait):
 
             ingest_files(db, logs, equipment, columns=parse_columns(columns), fmt=fmt, table=table, wait=wait, on_wait=_waiting(db), on_result=done)
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            click.echo(f"store {db}: {st.count_spins()} spins in {len(st.tables())} table(s)")
+            spins, ntables = st.count_spins(), len(st.tables())
+        if as_json:
+            import json
+
+            click.echo(json.dumps({"store": str(db), "files": [asdict(r) for r in results], "store_spins": spins, "store_tables": ntables,
+                                   "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
+        else:
+            click.echo(f"store {db}: {spins} spins in {ntables} table(s)")
         if unreadable:
             click.echo(f"rngcert: error: nothing readable in {', '.join(unreadable)}", err=True)
             sys.exit(EXIT_INPUT)
@@ -156,20 +190,30 @@ Examples:
   rngcert rejects
   rngcert rejects --file live.csv --limit 20
   rngcert rejects --csv > rejects.csv
+  rngcert rejects --json | jq '.rejects[].reason'
 """,
 )
 @_DB_OPTION
 @click.option("--file", "file", default=None, help="Only rows of this file (path or its ending).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many rows.")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV (file, line, column, reason, text).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {store, count, rejects: [{file, line, column, reason, text}, ...]}.")
 @_WAIT_OPTION
-def rejects(db, file, limit, as_csv, wait):
+def rejects(db, file, limit, as_csv, as_json, wait):
     """List the rows the store rejected on ingest: file, line, column and reason (read-only)."""
     from rngcert.collect.store import Store
 
     def go():
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
             rows = st.rejects(file=file, limit=limit)
+        if as_csv and as_json:
+            raise click.UsageError("give --csv or --json, not both")
+        if as_json:
+            import json
+
+            keep = ("file", "line", "column", "reason", "text")
+            click.echo(json.dumps({"store": str(db), "count": len(rows), "rejects": [{k: r[k] for k in keep} for r in rows]}, indent=1, default=str))
+            return
         if as_csv:
             from rngcert.collect import csvsafe
 
@@ -364,6 +408,15 @@ Examples:
   rngcert watch --table T7                           # replay a stored table once
   rngcert watch --table T7 --follow --alpha 0.001 --horizon 1000000
 
+\b
+--json prints JSON Lines on standard output, one event per line as it happens (flushed):
+  {"event": "start", "table", "guarantee"} when a table's first spins arrive;
+  {"event": "status", "table", "spins", "blocks", "log_evidence", "log_threshold", "leader", "alarm"}
+  after each update; {"event": "note", "text"} (rotation, truncation, skipped rows);
+  and last either {"event": "alarm", ...} (exit 13) or {"event": "end", "spins", ...} (exit 0);
+  an input error (exit 3) ends the lines without either, its message on standard error.
+Messages for people stay on standard error.
+
 Exit codes: 0 no alarm · 13 ALARM · 3 input error (also: a FIFO cut by --max-idle while its
 writer still held it open) · 2 usage error.
 """,
@@ -383,10 +436,11 @@ writer still held it open) · 2 usage error.
 @click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="Spins over which --alpha bounds false alarms (mean spins to a false alarm >= horizon/alpha).")
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="The detector is updated and checked after every block of this many spins.")
 @click.option("--no-record", is_flag=True, help="Do not write the alarm record into the store.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON Lines: one event per line (start, status, note, then alarm or end); see below.")
 @_WAIT_OPTION
 @click.option("--standard", default=None, metavar="NAME|PATH",
               help="Only rngcert-default applies (the ALARM is its anytime-valid detector); other standards' fixed-sample clauses apply to `rngcert audit`.")
-def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, wait, standard):
+def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns, fmt, alpha, horizon, block, no_record, as_json, wait, standard):
     """Watch a growing spin log (or a stored table) with an anytime-valid change detector.
 
     Keeps a mixture Shiryaev-Roberts e-detector (Shin, Ramdas & Rinaldo 2022) over structured
@@ -438,8 +492,18 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
                 }
             )
 
+    def status_out(tname, st_):
+        if as_json:
+            _json_line({"event": "status", "table": tname, "spins": st_.spins, "blocks": st_.blocks, "log_evidence": float(st_.log_evidence),
+                        "log_threshold": float(st_.log_threshold), "leader": st_.leader, "alarm": bool(st_.alarm)})
+        else:
+            click.echo(f"[{tname}] {st_.line()}")
+
     def alarm_exit(tname, w, spin_id, source):
         aid = record(tname, w, spin_id, source)
+        if as_json:
+            _json_line({"event": "alarm", "table": tname, "source": source, "spin": w.alarm_spin, "spin_id": spin_id, "leader": w.leader,
+                        "log_evidence": float(w.log_m), "log_threshold": float(w.log_threshold), "guarantee": w.guarantee(), "alarm_record": aid})
         click.echo(f"ALARM table {tname}: evidence crossed the threshold at spin {w.alarm_spin} (spin_id {spin_id}); leading alternative: {w.leader}", err=True)
         click.echo(f"  guarantee: {w.guarantee()}", err=True)
         if aid is not None:
@@ -461,13 +525,17 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
             for ev in events:
                 if ev.kind == "note":
                     click.echo(f"watch: {ev.text}", err=True)
+                    if as_json:
+                        _json_line({"event": "note", "table": ev.table, "text": ev.text})
                 elif ev.kind == "start":
+                    if as_json:
+                        _json_line({"event": "start", "table": ev.table, "source": str(log), "guarantee": ev.text})
                     if not announced:
                         click.echo(f"watching {log}: {ev.text}", err=True)
                         announced = True
                 elif ev.kind == "status":
                     idle_since = time.monotonic()
-                    click.echo(f"[{ev.table}] {ev.status.line()}")
+                    status_out(ev.table, ev.status)
                 elif ev.kind == "alarm":
                     lw.close()
                     alarm_exit(ev.table, ev.watcher, ev.spin_id, str(log))
@@ -521,6 +589,9 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
             raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch; check --equipment and --column")
         if lw.rejected:
             click.echo(f"watch: {lw.rejected} line(s) of {log} could not be read and were not counted", err=True)
+        if as_json:
+            _json_line({"event": "end", "source": str(log), "spins": dict(lw.spins), "repeated": lw.repeated, "conflicts": lw.conflicts,
+                        "rejected": lw.rejected, "alarm": False})
 
     def go_table():
         last_seq = 0
@@ -538,11 +609,13 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
                     wheel = load_wheel(got.equipment)
                     w = Watcher(wheel.position_space(), alpha=alpha, horizon=horizon, block=block)
                     click.echo(f"watching table {table} of {db}: {w.guarantee()}", err=True)
+                    if as_json:
+                        _json_line({"event": "start", "table": table, "source": f"store table {table}", "guarantee": w.guarantee()})
                 ok = (~got.void[order]) & (got.pos[order] >= 0)
                 sel = order[ok]
                 st_ = w.update(got.pos[sel])
                 seen += sel.size
-                click.echo(f"[{table}] {st_.line()}")
+                status_out(table, st_)
                 if st_.alarm:
                     sid_all = got.spin_id.take(sel).to_pylist() if sel.size else []
                     before = seen - sel.size
@@ -554,6 +627,8 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
                 click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {max_idle:g})", err=True)
                 break
             time.sleep(interval)
+        if as_json:
+            _json_line({"event": "end", "source": f"store table {table}", "spins": {table: seen}, "alarm": False})
 
     import numpy as np
 

@@ -11,8 +11,9 @@ import click
 
 from rngcert.cli._common import EXIT, progress_bar
 
-#: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."):
-VERIFY_EXIT = {"VERIFIED": EXIT["PASS"], "INCOMPLETE": EXIT["INCONCLUSIVE"], "NOT VERIFIED": EXIT["FAIL"]}
+#: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."): only a signature checked
+#: with a trusted key gives 0; a report whose hashes agree but that nothing authenticates is INTACT (10).
+VERIFY_EXIT = {"VERIFIED": EXIT["PASS"], "INTACT": EXIT["SUSPECT"], "INCOMPLETE": EXIT["INCONCLUSIVE"], "NOT VERIFIED": EXIT["FAIL"]}
 
 
 @click.command(
@@ -23,19 +24,32 @@ Examples:
   rngcert verify reports/european-20261201T101500Z spins.csv          # the log, wherever it is now
   rngcert verify reports/european-20261201T101500Z spins.csv --rerun  # and recompute every statistic
   rngcert verify reports/bits-20261201T101500Z --key lab.pub          # the lab's signature
+  export RNGCERT_TRUSTED_KEYS=/etc/rngcert/keyring.pem                # pin the lab's keys once:
+  rngcert verify reports/bits-20261201T101500Z                        # signatures are then required
 
 \b
-Exit codes: 0 VERIFIED · 11 INCOMPLETE (something could not be checked: an input not
-found, or --rerun on a report without a rerun recipe) · 12 NOT VERIFIED (a hash, the signature
-or a recomputed statistic differs) · 3 no report there · 2 usage error · 1 internal error.""",
+Levels and exit codes:
+  0  VERIFIED      every hash matches and the signature verifies with a trusted key (--key,
+                   --keyring or RNGCERT_TRUSTED_KEYS): intact, and signed by that key's holder
+  10 INTACT        every hash matches, but no trusted key was given (or the report is unsigned
+                   and --allow-unsigned): the files agree with each other, nothing more; anyone
+                   with rngcert can re-seal an edited report (--rerun recomputes the verdict)
+  11 INCOMPLETE    something could not be checked (an input not found, nothing to rerun)
+  12 NOT VERIFIED  a hash, the signature, the signing policy (a pinned key and no signature)
+                   or a recomputed statistic differs
+  3 no report there or an unreadable key · 2 usage error · 1 internal error.""",
 )
 @click.argument("report_dir", type=click.Path(path_type=Path))
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--key", "public_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, metavar="PUB",
-              help="The lab's Ed25519 public key (PEM): the report must be signed by it.")
+@click.option("--key", "public_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), multiple=True, metavar="PUB",
+              help="A trusted Ed25519 public key (PEM): the report must be signed by it (or by another trusted key). Repeatable.")
+@click.option("--keyring", type=click.Path(dir_okay=False, exists=True, path_type=Path), multiple=True, metavar="FILE",
+              help="A keyring of trusted public keys (PEM blocks and/or base64 lines); default: the files named by "
+                   "RNGCERT_TRUSTED_KEYS (separated by the path separator). With trusted keys, an unsigned report fails.")
+@click.option("--allow-unsigned", is_flag=True, help="With trusted keys, accept an unsigned report as INTACT instead of failing it.")
 @click.option("--rerun", is_flag=True, help="Recompute the report from its inputs (LOGS or the recorded paths) and compare every statistic.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
-def verify(report_dir, logs, public_key, rerun, as_json):
+def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json):
     """Check that a report folder is what rngcert wrote, for the inputs it names.
 
     Checks the SHA-256 of report.json's canonical content (and that the file is in the layout
@@ -45,24 +59,41 @@ def verify(report_dir, logs, public_key, rerun, as_json):
     given). With --rerun, the report is recomputed from the inputs with the recorded options and
     seed, and every test's statistic, df, p-value, Holm p-value and n, and every verdict, must
     be the same.
+
+    Only a signature checked with a trusted key makes a report VERIFIED; without one the best
+    result is INTACT (exit 10), which an edited and re-sealed report also reaches.
     """
     from rngcert.report import verify as vmod
 
-    key = vmod.load_public_key(public_key) if public_key is not None else None
-    v = vmod.verify_report(report_dir, logs, public_key=key)
+    trusted = [vmod.load_public_key(k) for k in public_key]
+    if keyring:
+        for f in keyring:
+            trusted += vmod.load_keyring(f)
+        sources = [str(f) for f in keyring]
+    else:
+        env_keys, sources = vmod.trusted_keys_from_env()
+        trusted += env_keys
+    v = vmod.verify_report(report_dir, logs, trusted_keys=trusted, require_signature=not allow_unsigned)
     if rerun:
         _rerun(v, logs)
     if as_json:
-        click.echo(json.dumps(v.to_dict(), indent=1))
+        d = v.to_dict()
+        d["trusted_keys"] = {"count": len(trusted), "from": [str(k) for k in public_key] + sources}
+        click.echo(json.dumps(d, indent=1))
     else:
         rep = v.report or {}
         integ = rep.get("integrity") or {}
         click.echo(f"rngcert verify {v.folder}")
         if rep:
             click.echo(f"  {rep.get('title', 'report')}: {rep.get('subject', '')} · verdict {rep.get('verdict')} · report id {integ.get('report_id', '–')}")
+        if v.signed:
+            click.echo(f"  signed: {v.signed_line}")
+        where = ", ".join([str(k) for k in public_key] + sources)
+        click.echo(f"  trusted keys: {len(trusted)}" + (f" ({where})" if where else " (none pinned: give --key or --keyring, or set RNGCERT_TRUSTED_KEYS)"))
         for line in vmod.iter_lines(v):
             click.echo(line)
         click.echo(f"RESULT: {v.result} ({len(v.checks) - len(v.failed) - len(v.unchecked)} ok, {len(v.failed)} failed, {len(v.unchecked)} not checked)")
+        click.echo(f"  {v.result} means: {v.meaning}")
     sys.exit(VERIFY_EXIT[v.result])
 
 
@@ -169,7 +200,8 @@ def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
 Example:
   rngcert keygen lab.pem        # writes lab.pem (private, mode 600) and lab.pub
   rngcert certify spins.csv --sign lab.pem
-  rngcert verify reports/european-20261201T101500Z --key lab.pub""",
+  rngcert verify reports/european-20261201T101500Z --key lab.pub
+  cat lab.pub >> keyring.pem && export RNGCERT_TRUSTED_KEYS=$PWD/keyring.pem   # pin it for every verify""",
 )
 @click.argument("private_key", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--public", "public_key", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Where the public key goes (default: PRIVATE_KEY with .pub).")

@@ -27,7 +27,7 @@ import numpy as np
 
 from rngcert.errors import InputError, NoDataError
 
-__all__ = ["words_to_bits", "pack_bits", "unpack_bits", "parse_ascii_bits", "read_bits", "read_bit_streams", "BitDump"]
+__all__ = ["words_to_bits", "pack_bits", "unpack_bits", "parse_ascii_bits", "read_bits", "read_bit_streams", "BitDump", "check_binary_dump"]
 
 def words_to_bits(words, width: int) -> np.ndarray:
     """Unpack unsigned words into bits, most significant bit of each word first.
@@ -82,6 +82,60 @@ def parse_ascii_bits(data: bytes) -> np.ndarray:
     if bits.size == 0:
         raise NoDataError("no bits found: the input is empty or holds only whitespace")
     return bits
+
+
+#: A binary dump is refused when every byte is below this (case c17): 2 or more of its 8 bits never
+#: set, which a uniform byte source gives with probability 4**-L over L bytes.
+SMALL_BYTE_BOUND = 64
+#: Shortest dump the shape checks judge (a shorter one is too short for any SP 800-22 test anyway).
+MIN_CHECKED_BYTES = 16
+
+
+def check_binary_dump(data: bytes, path: str = "the dump") -> None:
+    """Refuse a file given as a binary dump whose bytes cannot be a generator's output (case c17).
+
+    * every byte is the character ``0`` or ``1`` or whitespace: an ASCII bit file (``--format
+      ascii``), which read as bytes would FAIL every test with p < 1e-300;
+    * every byte is below :data:`SMALL_BYTE_BOUND` (e.g. 0 to 36): outcomes stored one per byte
+      (pockets, cards) or bits one per byte (0 and 1), not packed bits.
+
+    A uniform source of L bytes looks like either with probability at most 4**-L; files shorter
+    than :data:`MIN_CHECKED_BYTES` are not judged.
+
+    Raises
+    ------
+    InputError
+        Naming what the file looks like and what to do instead.
+
+    Examples
+    --------
+    >>> check_binary_dump(bytes(range(256)))   # bytes of every value: a dump
+    >>> check_binary_dump(b"0110 1001 1110 0001 0101")
+    Traceback (most recent call last):
+    ...
+    rngcert.errors.InputError: the dump: every byte is the character '0' or '1' (20 bits as text, ...
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    if a.size < MIN_CHECKED_BYTES:
+        return
+    isbit = (a == 48) | (a == 49)
+    if bool(np.all(isbit | _WS[a])) and isbit.any():
+        raise InputError(
+            f"{path}: every byte is the character '0' or '1' ({int(isbit.sum()):,} bits as text, with whitespace): this is an ASCII "
+            "bit file, not a binary dump; read as bytes it would fail every test. Give --format ascii"
+        )
+    top = int(a.max())
+    if top < SMALL_BYTE_BOUND:
+        values = np.unique(a)
+        what = ("bits stored one per byte (every byte is 0 or 1), not packed eight to a byte" if top <= 1 else
+                f"outcomes stored one per byte (pockets, cards, dice: {values.size} distinct values from {int(values[0])} to {top}), "
+                "not raw generator output")
+        raise InputError(
+            f"{path}: every one of its {a.size:,} bytes is below {top + 1}, which random bytes are with probability "
+            f"{(top + 1) / 256:.2g}^{a.size:,}: this looks like {what}. rngcert bits needs the generator's raw bits "
+            + ("(pack them: numpy.packbits, or write them as ASCII 0/1 and give --format ascii)" if top <= 1 else
+               "(certify outcomes with `rngcert certify` as a spin log, one per line; `rngcert scaling` gives a mapping's exact bias)")
+        )
 
 
 @dataclass(frozen=True)
@@ -157,6 +211,7 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
             raise InputError(f"{path}: {e}") from None
         order = None
     else:
+        check_binary_dump(data, path)
         bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder=bit_order)
         order = bit_order
     total = int(bits.size)

@@ -395,49 +395,55 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         )
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise LinesMerged(f"{exc}") from None
-    blank = scan.blank_lines
-    if long_rows:  # left out: skipped like blank lines when numbering the records
-        blank = np.unique(np.concatenate([blank, np.asarray([r[0] for r in long_rows], dtype=np.int64)]))
-    # record number r (non-blank lines, header = 1) → physical line
-    rec_to_line = lambda r: _map_lines(np.asarray(r, dtype=np.int64), blank)  # noqa: E731
-    reported = 0
-    done = 0
-    skipped_lines = blank
-    while True:
-        try:
-            batch = reader.read_next_batch()
-        except StopIteration:
-            break
-        except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-            raise LinesMerged(f"{exc}") from None
-        if len(invalid) > reported:
-            bad_lines = rec_to_line([r for r, _, _ in invalid if r is not None])
-            skipped_lines = np.unique(np.concatenate([blank, bad_lines]))
-        new, long_rows = long_rows, []
-        for r, text, reason in invalid[reported:]:
+    # the reader is closed however the caller stops (an error in its first batch, a generator dropped):
+    # a reader left open keeps pyarrow's read-ahead reading the Python file on an I/O thread, and a
+    # process that exits meanwhile aborted (exit 134) instead of returning its exit code
+    try:
+        blank = scan.blank_lines
+        if long_rows:  # left out: skipped like blank lines when numbering the records
+            blank = np.unique(np.concatenate([blank, np.asarray([r[0] for r in long_rows], dtype=np.int64)]))
+        # record number r (non-blank lines, header = 1) → physical line
+        rec_to_line = lambda r: _map_lines(np.asarray(r, dtype=np.int64), blank)  # noqa: E731
+        reported = 0
+        done = 0
+        skipped_lines = blank
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+                raise LinesMerged(f"{exc}") from None
+            if len(invalid) > reported:
+                bad_lines = rec_to_line([r for r, _, _ in invalid if r is not None])
+                skipped_lines = np.unique(np.concatenate([blank, bad_lines]))
+            new, long_rows = long_rows, []
+            for r, text, reason in invalid[reported:]:
+                if r is None or "\n" in text:
+                    raise LinesMerged("a malformed record spans lines")
+                new.append((int(rec_to_line([r])[0]), text, reason))
+            reported = len(invalid)
+            n = batch.num_rows
+            # targets: lines these rows would have with nothing skipped after the header
+            targets = scan.first_line_no + 1 + done + np.arange(n, dtype=np.int64)
+            lines = _map_lines(targets, skipped_lines[skipped_lines > scan.first_line_no])
+            done += n
+            cols = {h: batch.column(i) for i, h in enumerate(batch.schema.names)}
+            if any(not pa.types.is_string(c.type) for c in cols.values()):
+                cols = {h: c.cast(pa.string()) for h, c in cols.items()}  # (never expected: every column is typed as text)
+            yield cols, lines, new
+        for r, text, _ in invalid[reported:]:
             if r is None or "\n" in text:
                 raise LinesMerged("a malformed record spans lines")
-            new.append((int(rec_to_line([r])[0]), text, reason))
-        reported = len(invalid)
-        n = batch.num_rows
-        # targets: lines these rows would have with nothing skipped after the header
-        targets = scan.first_line_no + 1 + done + np.arange(n, dtype=np.int64)
-        lines = _map_lines(targets, skipped_lines[skipped_lines > scan.first_line_no])
-        done += n
-        cols = {h: batch.column(i) for i, h in enumerate(batch.schema.names)}
-        if any(not pa.types.is_string(c.type) for c in cols.values()):
-            cols = {h: c.cast(pa.string()) for h, c in cols.items()}  # (never expected: every column is typed as text)
-        yield cols, lines, new
-    for r, text, _ in invalid[reported:]:
-        if r is None or "\n" in text:
-            raise LinesMerged("a malformed record spans lines")
-    # every non-blank line after the header (long lines count as blank) is one record, or the parse merged lines
-    records = scan.n_lines - int(np.count_nonzero(blank > scan.first_line_no)) - scan.first_line_no
-    if done + len(invalid) != records:
-        raise LinesMerged(f"{done + len(invalid)} records in {records} lines")  # a quoted field ran over lines
-    if len(invalid) > reported or long_rows:
-        new = long_rows + [(int(rec_to_line([r])[0]), t, why) for r, t, why in invalid[reported:]]
-        yield {h: pa.array([], type=pa.string()) for h in names}, np.zeros(0, dtype=np.int64), new
+        # every non-blank line after the header (long lines count as blank) is one record, or the parse merged lines
+        records = scan.n_lines - int(np.count_nonzero(blank > scan.first_line_no)) - scan.first_line_no
+        if done + len(invalid) != records:
+            raise LinesMerged(f"{done + len(invalid)} records in {records} lines")  # a quoted field ran over lines
+        if len(invalid) > reported or long_rows:
+            new = long_rows + [(int(rec_to_line([r])[0]), t, why) for r, t, why in invalid[reported:]]
+            yield {h: pa.array([], type=pa.string()) for h in names}, np.zeros(0, dtype=np.int64), new
+    finally:
+        reader.close()
 
 
 def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int = 100_000, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
@@ -535,6 +541,10 @@ def prefetch(items, depth: int):
             put((1, None))
         except BaseException as exc:  # handed to the caller, raised there at its place in the order
             put((2, exc))
+        finally:  # on this thread, before the caller's join returns: the source's reader is closed
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
 
     t = threading.Thread(target=run, name="rngcert-parse", daemon=True)
     t.start()
@@ -561,15 +571,21 @@ def ordered_map(func, batches, then=None, *, threads: int = 1):
     are in flight, so memory stays bounded."""
     then = then or (lambda r: r)
     if threads <= 1:
-        return [then(func(*b)) for b in batches]
+        try:
+            return [then(func(*b)) for b in batches]
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
     out = []
+    ahead = prefetch(batches, threads)
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rngcert-read") as pool:
         pending: deque = deque()
         try:
-            for b in prefetch(batches, threads):
+            for b in ahead:
                 pending.append(pool.submit(func, *b))
                 while len(pending) > threads:
                     out.append(then(pending.popleft().result()))
@@ -578,6 +594,7 @@ def ordered_map(func, batches, then=None, *, threads: int = 1):
         finally:
             for f in pending:  # an exception: the batches not yet handed on are dropped
                 f.cancel()
+            ahead.close()  # stops and joins the parsing thread now, not whenever the generator is collected
     return out
 
 

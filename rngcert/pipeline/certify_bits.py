@@ -259,6 +259,16 @@ def bits_verdict(per_seq, summary, *, alpha: float = 0.01, seed_entropy: int | N
     )
 
 
+def _unused_tail(source: dict, m: int, n: int) -> list[str]:
+    """A note when a dump holds bits beyond the m streams of n bits tested (never silently dropped)."""
+    total = source.get("bits_in_file")
+    if not total or total <= m * n:
+        return []
+    rest = int(total) - m * n
+    return [f"{rest:,} bit(s) of the file after the {m} stream(s) of {n:,} bits were not tested ({total:,} in the file is not a multiple of "
+            f"--length {n:,}{'' if rest < n else '; give --streams to test more whole streams'})"]
+
+
 def certify_streams(
     streams: "np.ndarray | GeneratedStreams",
     *,
@@ -327,7 +337,8 @@ def certify_streams(
         "table": f"{m} stream(s) × {n:,} bits",
         "n": int(m),
         "void": 0,
-        "notes": [f"constants: {constants} ({'sts-2.1.2, reproduces Appendix B' if constants == 'reference' else 'corrected after publication'})"],
+        "notes": [f"constants: {constants} ({'sts-2.1.2, reproduces Appendix B' if constants == 'reference' else 'corrected after publication'})"]
+        + _unused_tail(source, m, n),
         "labels": [],
         "min_holm": min(out.adjusted.values()) if out.adjusted else None,
         "battery": bd,
@@ -340,6 +351,8 @@ def certify_streams(
             f"under H0 at this n ({', '.join(kinds)}; per name in the details), not SP 800-22's flat 1/10 and "
             "1 - alpha, which fail a perfect generator when the p-values are discrete" if null_law == "exact" else
             "two-level analysis: SP 800-22 as published (every p-value taken as continuous and uniform)")
+        section["notes"].append(twolevel.proportion_rule_text(m, alpha))
+        section["notes"].append("per-stream p-values: two_level.rows[*].pvalues in report.json, in stream order (null where a test did not apply)")
     else:
         section["notes"].append(f"two-level analysis not applicable: {summary.reason}")
     ones, nbits = _ones(per_seq)

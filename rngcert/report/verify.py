@@ -167,6 +167,13 @@ class Verification:
     report: dict | None
     checks: list[Check] = field(default_factory=list)
 
+    #: "yes", "no", or "" (not looked at: the report could not be read)
+    signed: str = ""
+    #: one line on the signature: absent, by which key, trusted or not
+    signed_line: str = ""
+    #: True when a trusted key (``--key``, ``--keyring`` or ``RNGCERT_TRUSTED_KEYS``) verified the signature
+    authenticated: bool = False
+
     @property
     def failed(self) -> list[Check]:
         return [c for c in self.checks if c.status == "FAILED"]
@@ -177,18 +184,44 @@ class Verification:
 
     @property
     def result(self) -> str:
-        """VERIFIED, NOT VERIFIED (something failed) or INCOMPLETE (something could not be checked)."""
+        """The verification level (see :data:`LEVELS`): NOT VERIFIED (something failed), INCOMPLETE
+        (something could not be checked), VERIFIED (every check passed and a trusted key verified the
+        signature) or INTACT (every check passed, but no trusted key vouches for who wrote it)."""
         if self.failed:
             return "NOT VERIFIED"
         if self.unchecked:
             return "INCOMPLETE"
-        return "VERIFIED"
+        return "VERIFIED" if self.authenticated else "INTACT"
+
+    @property
+    def meaning(self) -> str:
+        """What :attr:`result` proves (:data:`LEVELS`; an INTACT report whose rerun agreed says so)."""
+        if self.result == "INTACT" and any(c.item == "rerun" and c.status == "ok" for c in self.checks):
+            return REPRODUCED_INTACT
+        return LEVELS[self.result]
 
     def add(self, item: str, ok: bool | None, detail: str = "") -> None:
         self.checks.append(Check(item, "not checked" if ok is None else ("ok" if ok else "FAILED"), detail))
 
     def to_dict(self) -> dict:
-        return {"folder": str(self.folder), "result": self.result, "checks": [c.__dict__ for c in self.checks]}
+        return {"folder": str(self.folder), "result": self.result, "meaning": self.meaning, "signed": self.signed,
+                "signature": self.signed_line, "authenticated": self.authenticated, "checks": [c.__dict__ for c in self.checks]}
+
+
+#: What each result of :func:`verify_report` proves (printed by ``rngcert verify`` and in the README).
+LEVELS = {
+    "VERIFIED": "every hash matches and the signature verifies with a trusted key: the report is intact and was signed by the holder "
+                "of that key",
+    "INTACT": "every hash matches, but no trusted key vouches for who wrote it: this proves only that the files agree with each other, "
+              "not who made them nor that the verdict follows from the data (anyone with rngcert can re-seal an edited report; "
+              "--rerun recomputes the verdict, a pinned key authenticates it)",
+    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, or nothing to rerun)",
+    "NOT VERIFIED": "a hash, the signature, the signing policy or a recomputed statistic differs: do not rely on the report",
+}
+#: INTACT after a --rerun that agreed.
+REPRODUCED_INTACT = ("every hash matches and --rerun recomputed every statistic and verdict from the inputs given, so the content follows "
+                     "from those files; but no trusted key vouches for who wrote the report, nor that these inputs are the data the lab "
+                     "collected (sign reports and pin the lab's key to authenticate)")
 
 
 def _find_report_json(folder: Path) -> Path:
@@ -199,7 +232,8 @@ def _find_report_json(folder: Path) -> Path:
     return p
 
 
-def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public_key=None) -> Verification:
+def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public_key=None, trusted_keys: Sequence = (),
+                  require_signature: bool = True) -> Verification:
     """Check a report folder: the content hash of report.json, its layout, the files written with
     it, every input's SHA-256 (against ``logs`` or the recorded paths) and the signature.
 
@@ -211,7 +245,13 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
         Input files to check (matched by SHA-256, then by file name); inputs not given are looked
         for at their recorded path.
     public_key : Ed25519PublicKey, optional
-        The lab's key: the signature must exist and verify with it.
+        The lab's key: the signature must exist and verify with it (the same as one trusted key).
+    trusted_keys : sequence of Ed25519PublicKey
+        The pinned keys (a keyring): the signature must verify with one of them. Without any
+        trusted key, the best result is INTACT, never VERIFIED.
+    require_signature : bool
+        With trusted keys, an unsigned report FAILS (a removed signature is caught); False accepts
+        it as INTACT at most.
 
     Raises
     ------
@@ -255,7 +295,8 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
         names = f"report {rid}" in html.read_text(encoding="utf-8", errors="replace")
         v.add("report.html names this report", names, f"report id {rid}" if names else f"report.html does not carry report id {rid}: it was made from other content")
     _check_inputs(v, rep, logs)
-    _check_signature(v, integ, public_key)
+    trusted = list(trusted_keys) + ([public_key] if public_key is not None else [])
+    _check_signature(v, integ, trusted, require_signature)
     return v
 
 
@@ -294,32 +335,118 @@ def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> Non
             v.add(f"log {g}", False, "is not an input of this report (its SHA-256 matches none recorded)")
 
 
-def _check_signature(v: Verification, integ: dict, public_key) -> None:
+def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: bool) -> None:
+    """The signature against the trusted keys (none: checked only against the key it carries)."""
     sig = integ.get("signature")
     if not sig:
-        if public_key is not None:
-            v.add("signature", False, "the report is not signed, but a key was given")
+        v.signed = "no"
+        v.signed_line = "no: the report carries no signature, so nothing vouches for who wrote it"
+        if trusted and require:
+            v.add("signature", False, "the report is not signed, but the pinned keys require a signature (removed, or never signed; "
+                                      "--allow-unsigned accepts unsigned reports as INTACT at most)")
         return
+    v.signed = "yes"
     _, ed25519 = _crypto()
     try:
         embedded = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(sig["public_key"]))
         value = base64.b64decode(sig["value"])
     except (KeyError, ValueError, TypeError) as exc:
+        v.signed_line = "yes, but the signature block is malformed"
         v.add("signature", False, f"malformed ({exc})")
         return
-    key = public_key or embedded
     from cryptography.exceptions import InvalidSignature
 
-    try:
-        key.verify(value, _signed_payload(integ["report_sha256"], integ.get("files") or {}))
-        ok = True
-    except InvalidSignature:
-        ok = False
-    fp = fingerprint(key)
-    if public_key is None:
-        v.add("signature", ok, f"Ed25519 by the key in the report, fingerprint {fp[:16]}…: " + ("intact; give --key PUB to check it is the lab's key" if ok else "does NOT verify (the report or a file changed)"))
+    payload = _signed_payload(integ["report_sha256"], integ.get("files") or {})
+
+    def verifies(key) -> bool:
+        try:
+            key.verify(value, payload)
+            return True
+        except InvalidSignature:
+            return False
+
+    fp = fingerprint(embedded)
+    if not trusted:
+        ok = verifies(embedded)
+        v.signed_line = f"yes, Ed25519 key {fp[:16]}… (the key inside the report; not a trusted key: pin the lab's key to authenticate)"
+        v.add("signature", ok, f"Ed25519 by the key in the report, fingerprint {fp[:16]}…: " + (
+            "consistent, but anyone can sign with a key of their own; give --key PUB or pin the lab's keys (--keyring, "
+            "RNGCERT_TRUSTED_KEYS) to check it is the lab's key" if ok else "does NOT verify (the report or a file changed)"))
+        return
+    # the key field inside the report is not trusted: every pinned key is tried on the value
+    good = next((k for k in trusted if verifies(k)), None)
+    if good is not None:
+        gfp = fingerprint(good)
+        v.authenticated = True
+        v.signed_line = f"yes, Ed25519 key {gfp[:16]}…, a trusted key"
+        v.add("signature", True, f"Ed25519 with the trusted key {gfp[:16]}…")
+        return
+    pinned = ", ".join(f"{fingerprint(k)[:16]}…" for k in trusted)
+    v.signed_line = f"yes, Ed25519 key {fp[:16]}…, which is NOT a trusted key"
+    if verifies(embedded):
+        v.add("signature", False, f"signed by key {fp[:16]}…, which is not a trusted key ({pinned}): re-signed by someone else")
     else:
-        v.add("signature", ok, f"Ed25519 with the given key {fp[:16]}…" + ("" if ok else ": does NOT verify (wrong key, or the report or a file changed)"))
+        v.add("signature", False, f"does NOT verify with the trusted key(s) {pinned} (wrong key, or the report or a file changed)")
+
+
+# ------------------------------------------------------------------------------------ keyring
+#: Environment variable naming the lab's keyring file(s) (os.pathsep-separated): pinned public keys.
+TRUSTED_KEYS_ENV = "RNGCERT_TRUSTED_KEYS"
+
+
+def load_keyring(path: str | Path) -> list:
+    """The trusted Ed25519 public keys of a keyring file.
+
+    A keyring holds one or more PEM public keys (``-----BEGIN PUBLIC KEY-----`` blocks, as written by
+    ``rngcert keygen`` or OpenSSL, simply concatenated) and/or lines with a raw key in base64 (the
+    ``public_key`` field of a report's signature). Lines starting with ``#`` are comments.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, holds no key, or holds something that is not an Ed25519 key.
+    """
+    import re
+
+    serialization, ed25519 = _crypto()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the keyring ({exc})") from None
+    keys = []
+    pems = re.findall(r"-----BEGIN PUBLIC KEY-----.*?-----END PUBLIC KEY-----", text, flags=re.S)
+    for i, block in enumerate(pems, 1):
+        try:
+            key = serialization.load_pem_public_key(block.encode("ascii"))
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{path}: PEM key {i} is not readable ({exc})") from None
+        if not isinstance(key, ed25519.Ed25519PublicKey):
+            raise InputError(f"{path}: PEM key {i} is {type(key).__name__}, not Ed25519")
+        keys.append(key)
+    rest = re.sub(r"-----BEGIN PUBLIC KEY-----.*?-----END PUBLIC KEY-----", "", text, flags=re.S)
+    for n, line in enumerate(rest.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            keys.append(ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(line.split()[0], validate=True)))
+        except (ValueError, TypeError):
+            raise InputError(f"{path}: {line[:40]!r} is neither a PEM block nor a base64 Ed25519 public key (32 bytes)") from None
+    if not keys:
+        raise InputError(f"{path}: the keyring holds no public key")
+    return keys
+
+
+def trusted_keys_from_env(environ: Mapping[str, str] | None = None) -> tuple[list, list[str]]:
+    """The keys pinned by ``RNGCERT_TRUSTED_KEYS`` (keyring files separated by os.pathsep) and the files read."""
+    import os
+
+    value = (os.environ if environ is None else environ).get(TRUSTED_KEYS_ENV, "")
+    files = [f for f in value.split(os.pathsep) if f.strip()]
+    keys = []
+    for f in files:
+        keys += load_keyring(f)
+    return keys, files
 
 
 # ------------------------------------------------------------------------------------ rerun

@@ -4,7 +4,10 @@
 Nothing in this package reads files, prints or plots. Results behave like scipy.stats results:
 they unpack as ``(statistic, pvalue)``, have a short repr, and show as a table in Jupyter.
 Tests that need randomness (Monte Carlo p-values) take ``rng=``: pass a stream from
-:func:`rngcert.seeding.stream` so the p-value can be reproduced.
+:func:`rngcert.seeding.stream` so the p-value can be reproduced. Without ``rng=`` they draw from
+the fixed-seed stream :func:`rngcert.seeding.default_stream` of the test's name, so a call gives
+the same p-value every time (``sector_scan(counts)`` works as it stands). Every function below
+has numpydoc Examples, run as doctests by ``tests/test_stats_doctests.py``.
 
 The curated API (``from rngcert.stats import ...``):
 

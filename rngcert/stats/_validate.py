@@ -62,6 +62,11 @@ def _method_iv(method: str, name: str) -> str:
 
 
 def _rng_iv(rng, name: str) -> np.random.Generator:
+    """``rng``, or for None the fixed-seed :func:`rngcert.seeding.default_stream` of ``name``."""
+    if rng is None:
+        from rngcert.seeding import default_stream
+
+        return default_stream(name)
     if not isinstance(rng, np.random.Generator):
         raise InputError(
             f"{name}: a Monte Carlo p-value needs rng=numpy.random.Generator (derived from the "

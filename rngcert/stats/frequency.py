@@ -128,8 +128,10 @@ def pocket_chisquare(
         count is at least 5 and a Monte Carlo p-value otherwise.
     n_resamples : int
         Monte Carlo replicates R (multinomial count vectors drawn under H0).
-    rng : numpy.random.Generator
-        Required when the Monte Carlo branch is used.
+    rng : numpy.random.Generator, optional
+        For the Monte Carlo p-value. Default: the fixed-seed stream
+        :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
+        pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
 
@@ -199,6 +201,18 @@ def g_test(
     References
     ----------
     .. [1] Cressie, N. & Read, T. R. C. (1984), JRSS B 46, 440-464, eq. (2.1) with lambda = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import g_test
+    >>> counts = np.full(37, 100)
+    >>> counts[17] = 160  # position 17 came up 60% more often than the others
+    >>> res = g_test(counts)  # an omnibus test spreads one excess over 36 df: max_count is the test for it
+    >>> print(f"G = {res.statistic:.1f}, df = {res.df}, p = {res.pvalue:.2g}")
+    G = 29.4, df = 36, p = 0.77
+    >>> g_test(np.full(37, 100)).pvalue
+    1.0
     """
     counts = _as_counts(counts, name)
     p = _as_probs(probs, counts.size, name)
@@ -356,7 +370,9 @@ def max_count(
         Monte Carlo replicates, used only when the exact computation would be too large
         (FFT length above 4 million, i.e. hundreds of millions of spins).
     rng : numpy.random.Generator, optional
-        Needed only in that Monte Carlo fallback.
+        For the Monte Carlo p-value. Default: the fixed-seed stream
+        :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
+        pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
 
@@ -384,6 +400,18 @@ def max_count(
     ----------
     .. [1] Levin, B. (1981), "A representation for multinomial cumulative distribution
            functions", Ann. Statist. 9, 1123-1126.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import max_count
+    >>> counts = np.full(37, 100)
+    >>> counts[17] = 160
+    >>> res = max_count(counts)
+    >>> res.details["position"], res.details["count"], round(res.statistic, 2), res.pvalue < 1e-4
+    (17, 160, 5.87, True)
+    >>> res.method
+    'exact (Levin 1981)'
     """
     counts = _as_counts(counts, name)
     k = counts.size
@@ -504,6 +532,16 @@ def pocket_binomial(
     ----------
     .. [1] Holm, S. (1979), Scand. J. Statist. 6, 65-70.
     .. [2] scipy.stats.binomtest; Clopper, C. J. & Pearson, E. S. (1934), Biometrika 26, 404-413.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import pocket_binomial
+    >>> counts = np.full(37, 100)
+    >>> counts[17] = 160
+    >>> res = pocket_binomial(counts)
+    >>> res.pvalue < 0.01, sorted(res.details)
+    (True, ['adjusted_pvalues', 'alpha', 'expected', 'observed', 'raw_pvalues', 'rejected_positions'])
     """
     counts = _as_counts(counts, name)
     k = counts.size
@@ -575,6 +613,15 @@ def category_frequency(
     References
     ----------
     .. [1] Pearson, K. (1900), Phil. Mag. (5) 50, 157-175.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import category_frequency
+    >>> counts = np.array([12, 30, 20, 30, 20])  # position 0 is zero: in no category (-1)
+    >>> res = category_frequency(counts, [-1, 0, 1, 0, 1], name="red_black")
+    >>> res.n, res.df, round(res.statistic, 2), round(res.pvalue, 4)
+    (100, 1, 4.0, 0.0455)
     """
     counts = _as_counts(counts, name)
     k = counts.size

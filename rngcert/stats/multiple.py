@@ -47,6 +47,13 @@ def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.nda
     when its adjusted p-value is at most ``alpha`` (p_(i) <= alpha / (m - i + 1) step-down),
     exactly as statsmodels' ``multipletests(method="holm")`` for unit weights. The family-wise
     error rate is at most alpha for any dependence between the tests and any fixed weights.
+
+    Examples
+    --------
+    >>> from rngcert.stats import holm
+    >>> reject, adjusted = holm([0.001, 0.02, 0.04, 0.3], alpha=0.05)
+    >>> reject.tolist(), [round(float(p), 3) for p in adjusted]
+    ([True, False, False, False], [0.004, 0.06, 0.08, 0.3])
     """
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1:

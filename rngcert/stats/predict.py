@@ -97,6 +97,19 @@ def out_of_sample_predictor(
     .. [1] Clopper, C. J. & Pearson, E. S. (1934) for the binomial law; for out-of-sample
            prediction of roulette from the ball's release: Small, M. & Tse, C. K. (2012),
            "Predicting the outcome of roulette", Chaos 22, 033150.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import out_of_sample_predictor
+    >>> g = np.random.default_rng(6)
+    >>> reference = g.integers(0, 37, 4000)
+    >>> fair = (reference + g.integers(0, 37, 4000)) % 37
+    >>> out_of_sample_predictor(fair, reference, 37).pvalue > 0.01
+    True
+    >>> aimed = (reference + g.integers(10, 16, 4000)) % 37  # a dealer who always lands 10-15 pockets on
+    >>> out_of_sample_predictor(aimed, reference, 37).pvalue < 1e-10
+    True
     """
     pos, ref, k, grp, labels, width = _predict_iv(positions, reference, k, groups, group_labels, width, name)
     if isinstance(min_fit, bool) or int(min_fit) != min_fit or min_fit < 1:

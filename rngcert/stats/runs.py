@@ -67,6 +67,13 @@ def runs_test(
     .. [1] Wald, A. & Wolfowitz, J. (1940), "On a test whether two samples are from the same
            population", Ann. Math. Statist. 11, 147-162, eqs. (14)-(15).
     .. [2] statsmodels.sandbox.stats.runs.Runs.runs_test.
+
+    Examples
+    --------
+    >>> from rngcert.stats import runs_test
+    >>> res = runs_test([1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0])  # red, black in blocks: too few runs
+    >>> res.details["runs"], round(res.statistic, 3), round(res.pvalue, 4)
+    (4, -2.329, 0.0199)
     """
     x = _seq_iv(categories_seq, [-1, 0, 1], name)
     x = x[x >= 0].astype(np.int8)
@@ -91,6 +98,17 @@ def runs_test_from_counts(runs: int, n0: int, n1: int, *, name: str = "runs", co
     Returns
     -------
     TestResult or NotApplicable
+
+    Examples
+    --------
+    >>> from rngcert.stats import runs_test, runs_test_from_counts
+    >>> seq = [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]
+    >>> a = runs_test_from_counts(16, 8, 8)  # 16 runs of 8 zeros and 8 ones
+    >>> b = runs_test(seq)
+    >>> a.statistic == b.statistic and a.pvalue == b.pvalue
+    True
+    >>> round(a.pvalue, 5)
+    0.00077
     """
     N = int(n0) + int(n1)
     if n0 == 0 or n1 == 0:
@@ -231,6 +249,15 @@ def longest_run(
     .. [1] Fu, J. C. & Koutras, M. V. (1994), "Distribution theory of runs: a Markov chain
            approach", JASA 89, 1050-1058.
     .. [2] Schilling, M. F. (1990), "The longest run of heads", College Math. J. 21, 196-207.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import longest_run
+    >>> seq = np.random.default_rng(7).choice(3, size=370, p=[1 / 37, 18 / 37, 18 / 37])  # 0 zero, 1 red, 2 black
+    >>> res = longest_run(seq, [1 / 37, 18 / 37, 18 / 37])
+    >>> res.statistic, res.method, res.pvalue > 0.01
+    (8.0, 'exact (Markov-chain transfer matrix)', True)
     """
     x = _seq_iv(categories_seq, [0, 1, 2], name)
     return longest_run_chunks((x[lo:hi] for lo, hi in spans(x.size)), x.size, p, name=name, mid_p=mid_p)

@@ -65,7 +65,7 @@ def sector_scan(
     min_len: int = 2,
     max_len: int | None = None,
     n_resamples: int = 9999,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     name: str = "sector_scan",
     requirement: Requirement = Requirement.UNIFORMITY,
 ) -> TestResult | NotApplicable:
@@ -82,8 +82,10 @@ def sector_scan(
         Arc lengths scanned, in positions; default 2 .. k//2 (``1 <= min_len <= max_len <= k-1``).
     n_resamples : int
         Monte Carlo replicates R.
-    rng : numpy.random.Generator
-        Required (the family-wise p-value is Monte Carlo).
+    rng : numpy.random.Generator, optional
+        For the Monte Carlo p-value. Default: the fixed-seed stream
+        :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
+        pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
     requirement : Requirement
@@ -130,6 +132,13 @@ def sector_scan(
 
     No arc of a fair wheel was as extreme in 999 simulated wheels, so the Monte Carlo p-value is
     its floor 1/(R+1): the scan found the worn sector.
+
+    Without ``rng=`` the Monte Carlo draws come from the fixed-seed stream
+    :func:`rngcert.seeding.default_stream`, so the call is reproducible as it stands:
+
+    >>> res = sector_scan(counts, n_resamples=999)
+    >>> res.pvalue, res.pvalue == sector_scan(counts, n_resamples=999).pvalue
+    (0.001, True)
     """
     c2, p2, min_len, max_len, n_resamples, rng = _sector_scan_iv(
         counts, probs, min_len, max_len, n_resamples, rng, name
@@ -248,6 +257,18 @@ def first_harmonic(
     ----------
     .. [1] Mardia, K. V. & Jupp, P. E. (2000), *Directional Statistics*, Wiley, §6.3.1 (Rayleigh
            test), eq. (6.3.5); Rayleigh, Lord (1880), Phil. Mag. 10, 73-78.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import first_harmonic
+    >>> angle = 2 * np.pi * np.arange(37) / 37
+    >>> counts = np.round(200 * (1 + 0.3 * np.cos(angle))).astype(int)  # a tilted wheel: one side favoured
+    >>> res = first_harmonic(counts)
+    >>> res.df, res.pvalue < 1e-6
+    (2, True)
+    >>> first_harmonic(np.full(37, 200)).pvalue
+    1.0
     """
     counts = _as_counts(counts, name)
     k = counts.size

@@ -66,6 +66,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
+from rngcert.stats._validate import _rng_iv
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 #: Feature ids: what the likelihood ratio of an alternative is a function of.
@@ -520,8 +521,10 @@ def homogeneity_chisquare(
         hypergeometric law, exact in distribution).
     n_resamples : int
         Monte Carlo replicates R.
-    rng : numpy.random.Generator
-        Required when the Monte Carlo method is used.
+    rng : numpy.random.Generator, optional
+        For the Monte Carlo p-value. Default: the fixed-seed stream
+        :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
+        pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name, group_labels, requirement
         Recorded in the result.
 
@@ -541,6 +544,16 @@ def homogeneity_chisquare(
     References
     ----------
     See the module docstring ([5]_).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import homogeneity_chisquare
+    >>> g = np.random.default_rng(9)
+    >>> table = np.stack([g.multinomial(3700, np.full(37, 1 / 37)) for _ in range(3)])  # three dealers, one wheel
+    >>> res = homogeneity_chisquare(table, group_labels=["D1", "D2", "D3"])
+    >>> res.df, res.method, res.pvalue > 0.01
+    (72, 'asymptotic', True)
     """
     t, method = _homogeneity_iv(table, method, n_resamples, rng)
     req = requirement
@@ -566,8 +579,7 @@ def homogeneity_chisquare(
     }
     if not use_mc:
         return TestResult(name, req, stat, df, clip_pvalue(float(_dist.chi2_sf(stat, df))), n, "asymptotic", details)
-    if rng is None:
-        raise InputError(f"{name}: expected counts below 5 (min {expected.min():.2f}) need the Monte Carlo method: pass rng")
+    rng = _rng_iv(rng, name)
     null = np.empty(n_resamples)
     for i in range(n_resamples):  # loop over replicates; each draw is vectorised over pockets
         rem = c.copy()

@@ -50,6 +50,14 @@ def pair_counts(positions, k: int) -> np.ndarray:
     (k, k) ndarray of int64
         ``out[i, j]`` = number of t with ``positions[t] == i`` and ``positions[t+1] == j``;
         the total is ``n - 1`` (0 if n < 2).
+
+    Examples
+    --------
+    >>> from rngcert.stats import pair_counts
+    >>> pair_counts([0, 1, 1, 2, 0], 3)
+    array([[0, 1, 0],
+           [0, 1, 1],
+           [1, 0, 0]])
     """
     pos, k = _positions_iv(positions, k, "pair_counts")
     if pos.size < 2:
@@ -87,8 +95,10 @@ def serial_pair(
         any expected count < 1, or more than 20% of them < 5), then a permutation p-value.
     n_resamples : int
         Permutations R for the permutation p-value.
-    rng : numpy.random.Generator
-        Required for the permutation p-value.
+    rng : numpy.random.Generator, optional
+        For the Monte Carlo p-value. Default: the fixed-seed stream
+        :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
+        pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     positions : (n,) array_like of int, optional
         The sequence the pair counts come from; required for the permutation p-value (it is checked
         against ``pair_counts``).
@@ -117,6 +127,18 @@ def serial_pair(
     .. [1] Anderson, T. W. & Goodman, L. A. (1957), "Statistical inference about Markov chains",
            Ann. Math. Statist. 28, 89-110.
     .. [2] Cochran, W. G. (1954), Biometrics 10, 417-451.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import pair_counts, serial_pair
+    >>> rolls = np.random.default_rng(2).integers(0, 6, 1200)  # a die: 36 pair cells, 33 expected each
+    >>> res = serial_pair(pair_counts(rolls, 6))
+    >>> res.df, res.method, res.pvalue > 0.01
+    (25, 'asymptotic', True)
+    >>> sticky = np.repeat(rolls[:600], 2)  # every result repeated once: strongly dependent
+    >>> serial_pair(pair_counts(sticky, 6)).pvalue < 1e-10
+    True
     """
     tab = _as_counts(pair_counts, name, ndim=(2,))
     if tab.shape[0] != tab.shape[1]:
@@ -235,6 +257,18 @@ def wheel_distance(
     .. [1] Pearson, K. (1900), Phil. Mag. (5) 50, 157-175. For the Wald form with a generalised
            inverse: Moore, D. S. (1977), "Generalized inverses, Wald's method, and the
            construction of chi-squared tests of fit", JASA 72, 131-137.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import wheel_distance
+    >>> positions = np.random.default_rng(4).integers(0, 37, 5000)
+    >>> res = wheel_distance(positions, 37)
+    >>> res.df, res.n, res.pvalue > 0.01
+    (36, 4999, True)
+    >>> drift = np.cumsum(np.random.default_rng(4).integers(0, 3, 5000)) % 37  # each result 0-2 pockets after the last
+    >>> wheel_distance(drift, 37).pvalue < 1e-10
+    True
     """
     pos, k = _positions_iv(positions, k, name, cast=False)
     if isinstance(lag, bool) or int(lag) != lag or lag < 1:
@@ -339,6 +373,15 @@ def serial_correlation(
     .. [2] Fisher, N. I. & Lee, A. J. (1994), "Time series analysis of circular data", JRSS B 56,
            327-339.
     .. [3] Mardia, K. V. & Jupp, P. E. (2000), *Directional Statistics*, §11.5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import serial_correlation
+    >>> positions = np.random.default_rng(3).integers(0, 37, 5000)
+    >>> res = serial_correlation(positions, 37, lags=range(1, 6))
+    >>> res.df, res.pvalue > 0.01
+    (20, True)
     """
     pos, k = _positions_iv(positions, k, name, cast=False)
     if k < 3:
@@ -440,6 +483,17 @@ def gap_test(
     References
     ----------
     .. [1] Knuth, D. E. (1997), *The Art of Computer Programming*, vol. 2, 3rd ed., §3.3.2 D.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import gap_test
+    >>> positions = np.random.default_rng(1).integers(0, 37, 3700)
+    >>> target = np.zeros(37, dtype=bool)
+    >>> target[[0, 1, 2]] = True  # three neighbouring positions
+    >>> res = gap_test(positions, target)
+    >>> res.applicable, res.pvalue > 0.01
+    (True, True)
     """
     tgt = np.asarray(target)
     if tgt.ndim != 1 or tgt.dtype.kind != "b":

@@ -192,6 +192,12 @@ def riffle_tv_distance(n: int, riffles: int) -> float:
     computed in exact rational arithmetic; Bayer & Diaconis (1992), Ann. Appl. Probab. 2(2),
     294-313, Theorem 1 and its table for n = 52 ( 1.000 1.000 1.000 1.000 0.924 0.614 0.334
     0.167 0.085 0.043 for k = 1..10).
+
+    Examples
+    --------
+    >>> from rngcert.stats import riffle_tv_distance
+    >>> [round(riffle_tv_distance(52, k), 3) for k in (5, 6, 7, 8)]  # Bayer & Diaconis (1992): seven riffles
+    [0.924, 0.614, 0.334, 0.167]
     """
     if isinstance(riffles, bool) or not isinstance(riffles, (int, np.integer)) or riffles < 0:
         raise InputError(f"riffles must be an integer >= 0, got {riffles!r}")
@@ -369,6 +375,17 @@ def rising_sequences(perm, *, alternative: str = "two-sided") -> TestResult:
     References
     ----------
     .. [1] Bayer, D. and Diaconis, P. (1992), Ann. Appl. Probab. 2(2), 294-313.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import rising_sequences
+    >>> perm = np.argsort(np.random.default_rng(8).random((200, 52)), axis=1)  # 200 uniformly shuffled decks
+    >>> res = rising_sequences(perm)
+    >>> round(float(res.statistic) / 200, 1), res.pvalue > 0.01
+    (26.5, True)
+    >>> rising_sequences(np.tile(np.arange(52), (200, 1))).pvalue < 1e-10  # never shuffled: 1 rising sequence each
+    True
     """
     perm = _perm_iv(perm)
     alternative = _alt_iv(alternative)
@@ -413,6 +430,17 @@ def adjacent_pairs(perm, *, alternative: str = "greater") -> TestResult:
        (permutations by successions); OEIS A000255.
     .. [2] Bayer, D. and Diaconis, P. (1992), Ann. Appl. Probab. 2(2), 294-313 (cards that
        started together as a test of riffles).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import adjacent_pairs
+    >>> perm = np.argsort(np.random.default_rng(8).random((200, 52)), axis=1)
+    >>> adjacent_pairs(perm).pvalue > 0.01
+    True
+    >>> cut = np.tile(np.roll(np.arange(52), 20), (200, 1))  # only cut: 50 of 51 pairs kept
+    >>> adjacent_pairs(cut).pvalue < 1e-10
+    True
     """
     perm = _perm_iv(perm)
     alternative = _alt_iv(alternative)
@@ -451,6 +479,16 @@ def displacement(perm, *, alternative: str = "two-sided") -> TestResult:
     ----------
     .. [1] Diaconis, P. and Graham, R. L. (1977) "Spearman's footrule as a measure of disarray",
        J. R. Statist. Soc. B 39(2), 262-268.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import displacement
+    >>> perm = np.argsort(np.random.default_rng(8).random((200, 52)), axis=1)
+    >>> displacement(perm).pvalue > 0.01
+    True
+    >>> displacement(np.tile(np.arange(52), (200, 1))).pvalue < 1e-10  # no card moved
+    True
     """
     perm = _perm_iv(perm)
     alternative = _alt_iv(alternative)
@@ -491,6 +529,15 @@ def rank_correlation(perm, *, alternative: str = "two-sided") -> TestResult:
     References
     ----------
     .. [1] Kendall, M. G. (1970) *Rank Correlation Methods*, 4th ed., Griffin, ch. 2 and 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import rank_correlation
+    >>> perm = np.argsort(np.random.default_rng(8).random((200, 52)), axis=1)
+    >>> res = rank_correlation(perm)
+    >>> abs(float(res.statistic)) < 0.05, res.pvalue > 0.01
+    (True, True)
     """
     perm = _perm_iv(perm)
     alternative = _alt_iv(alternative)
@@ -549,6 +596,15 @@ def position_chisquare(perm, *, bins: int | None = None) -> TestResult | NotAppl
     ----------
     .. [1] Lehmann, E. L. and Romano, J. P. (2005) *Testing Statistical Hypotheses*, 3rd ed.,
        Springer (permutation tests; the fixed-margin law of contingency tables).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import position_chisquare
+    >>> perm = np.argsort(np.random.default_rng(8).random((200, 52)), axis=1)
+    >>> res = position_chisquare(perm)
+    >>> res.details["bins"], res.pvalue > 0.01
+    (8, True)
     """
     perm = _perm_iv(perm)
     m, n = perm.shape
@@ -735,6 +791,16 @@ def guessing_test(perm, *, max_shoes: int = 2000) -> TestResult:
     ----------
     .. [1] Diaconis, P. and Graham, R. (1981), Ann. Statist. 9(1), 3-23.
     .. [2] Diaconis, P., Fulman, J. and Holmes, S. (2013), Ann. Appl. Probab. 23(4), 1692-1720.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import guessing_test
+    >>> perm = np.argsort(np.random.default_rng(8).random((50, 52)), axis=1)
+    >>> guessing_test(perm).pvalue > 0.01
+    True
+    >>> guessing_test(np.tile(np.arange(52), (50, 1))).pvalue < 1e-10  # the order is known: every guess right
+    True
     """
     perm = _perm_iv(perm)
     max_shoes = int(max_shoes)

@@ -59,6 +59,15 @@ def offset_counts(positions, reference_positions, k: int, groups=None, n_groups:
     ------
     InputError
         Mismatched lengths, values out of range.
+
+    Examples
+    --------
+    >>> from rngcert.stats import offset_counts
+    >>> c = offset_counts([5, 6, 0], [3, 3, 36], 37)  # offsets 2, 3 and 1 (36 -> 0 wraps round)
+    >>> c.shape, c[0, :4].tolist()
+    ((1, 37), [0, 1, 1, 1])
+    >>> offset_counts([5, 6, 0], [3, 3, 36], 37, groups=[0, 1, 1])[:, :4].tolist()  # one row per group (dealer)
+    [[0, 0, 1, 0], [0, 1, 0, 1]]
     """
     name = "offset_counts"
     if isinstance(k, bool) or int(k) != k or k < 2:
@@ -111,7 +120,7 @@ def dealer_signature(
     min_len: int = 1,
     max_len: int | None = None,
     n_resamples: int = 9999,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     name: str = "dealer_signature",
 ) -> TestResult | NotApplicable:
     r"""Dealer-signature test: do results cluster in an arc at a fixed offset from a reference?
@@ -128,8 +137,10 @@ def dealer_signature(
         Arc lengths scanned (default 1 .. k//2).
     n_resamples : int
         Monte Carlo replicates R.
-    rng : numpy.random.Generator
-        Required.
+    rng : numpy.random.Generator, optional
+        For the Monte Carlo p-value. Default: the fixed-seed stream
+        :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
+        pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
 
@@ -156,6 +167,19 @@ def dealer_signature(
     .. [1] Kulldorff, M. (1997), Comm. Statist. Theory Methods 26, 1481-1496; for dealer
            signature as the mechanism: Small, M. & Tse, C. K. (2012), "Predicting the outcome of
            roulette", Chaos 22, 033150.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.stats import dealer_signature, offset_counts
+    >>> g = np.random.default_rng(5)
+    >>> release = g.integers(0, 37, 3000)
+    >>> landing = (release + g.integers(0, 37, 3000)) % 37  # fair: the offset is uniform
+    >>> res = dealer_signature(offset_counts(landing, release, 37), n_resamples=999)  # rng: the fixed default stream
+    >>> res.method, res.pvalue > 0.01
+    ('monte-carlo, R=999', True)
+    >>> res.pvalue == dealer_signature(offset_counts(landing, release, 37), n_resamples=999).pvalue
+    True
     """
     c = np.asarray(offset_counts)
     g = 1 if c.ndim == 1 else c.shape[0]

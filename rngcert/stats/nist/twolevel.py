@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -45,7 +45,7 @@ from rngcert.stats.nist._common import ALPHA
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, jsonable
 
 __all__ = ["TwoLevelRow", "TwoLevelResult", "two_level", "run_many", "MIN_UNIFORMITY_SEQUENCES",
-           "UNIFORMITY_ALPHA", "MIN_EXPECTED"]
+           "UNIFORMITY_ALPHA", "MIN_EXPECTED", "minimum_passes", "proportion_rule_text"]
 
 #: SP 800-22 section 4.2.2: uniformity fails when its P-value is below 0.0001.
 UNIFORMITY_ALPHA = 1e-4
@@ -54,6 +54,60 @@ MIN_UNIFORMITY_SEQUENCES = 55
 #: Fewest expected p-values in a class of the uniformity chi-square (bins are merged to reach it).
 MIN_EXPECTED = 5.0
 BIN_EDGES = tuple(np.linspace(0.0, 1.0, 11).round(1).tolist())
+
+
+def minimum_passes(m: int, alpha: float = ALPHA, pass_probability: float | None = None) -> tuple[int, int, float]:
+    """Fewest passing sequences of m that the proportion rule accepts, rngcert's and sts-2.1.2's.
+
+    SP 800-22 section 4.2.1 states the bound as a real number, :math:`\\hat p - 3\\sqrt{\\hat
+    p(1-\\hat p)/m}`; rngcert compares the proportion with it as such. NIST's sts-2.1.2 multiplies
+    it by m and stores it in an ``int`` (``proportion_threshold_min`` in ``assess.c``), which
+    truncates it, so sts accepts one pass fewer whenever the bound times m is not a whole number.
+
+    Parameters
+    ----------
+    m : int
+        Sequences.
+    alpha : float
+        Level of each sequence's test (0.01).
+    pass_probability : float, optional
+        :math:`\\hat p` (default ``1 - alpha``, SP 800-22's).
+
+    Returns
+    -------
+    (rngcert's minimum, sts-2.1.2's minimum, the bound times m)
+
+    Examples
+    --------
+    >>> minimum_passes(10)          # 8 of 10 fails here and passes in sts-2.1.2
+    (9, 8, 8.956...)
+    >>> minimum_passes(100)
+    (97, 96, 96.015...)
+    """
+    phat = 1.0 - alpha if pass_probability is None else pass_probability
+    bound = (phat - 3.0 * math.sqrt(phat * (1.0 - phat) / m)) * m
+    return max(0, math.ceil(bound - 1e-12)), max(0, int(bound)), bound
+
+
+def proportion_rule_text(m: int, alpha: float = ALPHA) -> str:
+    """The proportion rule in words, with what it means at m and where sts-2.1.2 differs.
+
+    Examples
+    --------
+    >>> print(proportion_rule_text(10))  # doctest: +ELLIPSIS
+    proportion rule (SP 800-22 section 4.2.1): ... at least 9 of 10 ... sts-2.1.2 ... 8 of 10 ...
+    """
+    ours, sts, bound = minimum_passes(m, alpha)
+    text = (f"proportion rule (SP 800-22 section 4.2.1): a test name fails when the share of sequences with p >= {alpha:g} lies "
+            f"outside p̂ ± 3·sqrt(p̂(1−p̂)/m), the bound compared as a real number (p̂ is P(p >= {alpha:g}) under H0, from the law of "
+            f"each test's p-value: about {1 - alpha:g}, per name in the details). With m = {m} and p̂ = {1 - alpha:g} that is at least "
+            f"{ours} of {m} passing (bound {bound:.3f})")
+    if sts != ours:
+        text += (f"; NIST's sts-2.1.2 truncates the bound to an integer ({sts}), so {sts} of {m} passing fails here and passes in "
+                 "sts-2.1.2's finalAnalysisReport")
+    else:
+        text += "; sts-2.1.2, which truncates the bound to an integer, gives the same count here"
+    return text
 
 
 @dataclass(frozen=True)
@@ -104,6 +158,9 @@ class TwoLevelRow:
     law_kind : str
         "exact", "monte-carlo", "approximate", "continuous", "unknown" (several joined by "+"
         when the sequences had different lengths), or "uniform" when null_law="uniform".
+    pvalues : tuple of (float or None)
+        The p-value of every sequence, in stream order (``m_total`` entries; None where the test
+        was not applicable to that sequence): what the proportion and the histogram count.
     """
 
     name: str
@@ -128,6 +185,7 @@ class TwoLevelRow:
     classes: tuple[tuple[int, int], ...] = ()
     uniformity_method: str = ""
     law_kind: str = ""
+    pvalues: tuple[float | None, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -389,8 +447,8 @@ def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha:
     for nm, req in names.items():
         col = P[:, idx[nm]]
         laws = [(law_of(r, alpha), c) for r, c in groups[nm].values()]
-        rows.append(_row(nm, req, col[~np.isnan(col)], laws, reasons[nm], m_total, alpha,
-                         uniformity_alpha, min_uniformity))
+        row = _row(nm, req, col[~np.isnan(col)], laws, reasons[nm], m_total, alpha, uniformity_alpha, min_uniformity)
+        rows.append(replace(row, pvalues=tuple(None if np.isnan(x) else float(x) for x in col)))
     return TwoLevelResult(tuple(rows), m_total, alpha, uniformity_alpha)
 
 
