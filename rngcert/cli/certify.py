@@ -22,6 +22,17 @@ from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.errors import InputError
 
 
+def parse_aliases(items) -> dict[str, str]:
+    """``--alias SPELLING=LABEL`` options as a mapping (the last ``=`` separates the label)."""
+    out: dict[str, str] = {}
+    for it in items:
+        a, sep, b = it.rpartition("=")
+        if not sep or not a.strip() or not b.strip():
+            raise click.BadParameter(f"{it!r} is not SPELLING=LABEL, e.g. zero=0", param_hint="--alias")
+        out[a.strip()] = b.strip()
+    return out
+
+
 @click.command(
     epilog="""\b
 Examples:
@@ -41,6 +52,7 @@ Examples:
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--equipment", "-e", default="european", show_default=True, help="Packaged wheel id (european, american, money-wheel-52, crazy-time) or a wheel TOML file.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
+@click.option("--alias", "aliases", multiple=True, metavar="SPELLING=LABEL", help="Read another spelling of a pocket/section label, e.g. zero=0 or \"Null=0\" (repeatable; as [aliases] in a wheel TOML).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--pool", is_flag=True, help="Pool all tables of the log into one sequence (default: certify each table).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
@@ -55,7 +67,7 @@ Examples:
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
+def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
             scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
@@ -88,7 +100,7 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         notes.append(msg)  # printed once, with the summary (and on stderr when stdout carries --json)
         if as_json:
             click.echo(msg, err=True)
-    wheel = load_wheel(equipment)
+    wheel = load_wheel(equipment).with_aliases(parse_aliases(aliases))
     from rngcert.equipment.paytables import seed_checks
 
     # a lab-supplied wheel is checked against the seeds' equipment rules (the packaged ones pass)

@@ -209,7 +209,7 @@ def _clean_text(col: pa.Array) -> pa.Array:
     return col
 
 
-_NUMBER = re.compile(r"^(\d+)(?:\.0*)?$")
+_NUMBER = re.compile(r"^(\d+)(?:[.,]0*)?$")  # 7.0 and, with a decimal comma, 7,0
 
 
 def _pocket_number(tok: str, positions: Mapping[str, int], symbols: Mapping[str, int]) -> str:
@@ -294,6 +294,8 @@ def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     for j, t in enumerate(uniq):
         if t is None or t == "":
             continue
+        if "," in t and re.fullmatch(r"\d+,\d+", t) and not re.fullmatch(r"\d{1,3},\d{3}", t):
+            t = t.replace(",", ".")  # a decimal comma (3,5); 1,000 could be a thousands separator and stays unread
         try:
             val[j] = float(t)
             if not np.isfinite(val[j]):
@@ -347,7 +349,7 @@ def detect_format(path: Path, data: bytes) -> str:
         return "jsonl"
     head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
     first = head.split(b"\n", 1)[0]
-    if first.startswith(b"{"):
+    if first.startswith((b"{", b"[")):  # (a JSON array is named as such by the JSON Lines reader)
         return "jsonl"
     if re.search(rb"[A-Za-z_]", first) and suf != ".txt":
         return "csv"
@@ -356,8 +358,36 @@ def detect_format(path: Path, data: bytes) -> str:
     return "permanence"
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names a key twice (which value is meant cannot be known)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs):
+    """``object_pairs_hook`` of :func:`json.loads` that refuses an object naming a key twice."""
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise _DuplicateKey(k)
+        seen[k] = v
+    return seen
+
+
+def json_array_error(name: str) -> InputError:
+    """The error for a JSON array given where JSON Lines are read (says what it is and the fix)."""
+    stem = Path(name).stem or "log"
+    return InputError(
+        f"{name}: a JSON array, not JSON Lines (one object per line): convert it with  jq -c '.[]' {name} > {stem}.jsonl  and certify that"
+    )
+
+
 def _read_jsonl(data: bytes, name: str):
     text = data.decode("utf-8-sig", errors="replace")
+    if text.lstrip().startswith("["):
+        raise json_array_error(name)
     rows: dict[str, list] = {}
     lines: list[int] = []
     rejects: list[RejectedRow] = []
@@ -368,9 +398,13 @@ def _read_jsonl(data: bytes, name: str):
             blank += 1
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
+        except _DuplicateKey as exc:
+            rejects.append(RejectedRow(name, i, exc.key, f"ambiguous: {exc.key!r} given twice in one object (which value is meant cannot be known; "
+                                       "as a CSV header naming a column twice is refused): neither value is used", line[:200]))
+            continue
         except ValueError as exc:
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
             continue
@@ -386,7 +420,7 @@ def _read_jsonl(data: bytes, name: str):
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
 
 
-def _read_permanence(data: bytes, name: str):
+def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None):
     text = data.decode("utf-8-sig", errors="replace")
     raw = text.encode("utf-8")
     # one string per line, each keeping its newline (trimmed with the other whitespace below)
@@ -402,11 +436,46 @@ def _read_permanence(data: bytes, name: str):
     nonempty = _arrow.ints(pc.utf8_length(flat)) > 0
     flat = flat.filter(_arrow.mask(nonempty))
     parent = parent[nonempty]
+    rejects: list[RejectedRow] = []
+    if wheel is not None and parent.size:
+        # a line that is mostly words is a title ("Spielbank Tisch 1 19.04.2026"), not spins (c20):
+        # rejected whole with its line, and none of its numbers taken as a spin
+        title = _title_lines(flat, parent, wheel, len(lines_arr))
+        if title.any():
+            for ln in np.flatnonzero(title).tolist():
+                rejects.append(RejectedRow(name, ln + 1, "line", "a title or text line (mostly words, not results): rejected whole, no spin taken from it",
+                                           str(lines_arr[ln].as_py())[:200]))
+            keep = ~title[parent]
+            flat = flat.filter(_arrow.mask(keep))
+            parent = parent[keep]
     # field number within the line (1-based), vectorised
     first = np.r_[True, parent[1:] != parent[:-1]] if parent.size else np.zeros(0, bool)
     grp_start = np.flatnonzero(first)
     pos_in_line = np.arange(parent.size) - np.repeat(grp_start, np.diff(np.r_[grp_start, parent.size]))
-    return {"result": flat}, parent + 1, [], int(blank.sum()), ["result"], pos_in_line + 1
+    return {"result": flat}, parent + 1, rejects, int(blank.sum()), ["result"], pos_in_line + 1
+
+
+def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int) -> np.ndarray:
+    """(n_lines,) bool: lines of a permanence list that are titles or text: at least half of their
+    tokens are not results the wheel reads (a number, a label, an alias, a void word) and one of
+    them has a letter. A line of numbers with one stray word keeps its numbers (the word alone is
+    rejected)."""
+    numeric = _arrow.bools(pc.match_substring_regex(flat, r"^\d+([.,]0+)?$"))
+    bad = ~numeric
+    letter = np.zeros(parent.size, dtype=bool)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        other = flat.take(pa.array(rows))
+        idx, uniq = _decode(other)
+        positions, symbols = wheel.token_table()
+        ok_u = np.array([_norm_text(u) in positions or _norm_text(u) in symbols or _norm_text(u) in VOID_TOKENS for u in uniq] + [False])
+        let_u = np.array([bool(re.search(r"[^\W\d_]", u or "")) for u in uniq] + [False])
+        bad[rows] = ~ok_u[idx]
+        letter[rows] = let_u[idx]
+    n_tok = np.bincount(parent, minlength=n_lines)
+    n_bad = np.bincount(parent, weights=bad, minlength=n_lines)
+    n_let = np.bincount(parent, weights=letter, minlength=n_lines)
+    return (n_let > 0) & (2 * n_bad >= n_tok) & (n_tok > 0)
 
 
 # ---------------------------------------------------------------------------- main entry
@@ -459,6 +528,7 @@ def read_spin_log(
         paths = [paths]
     columns = _options_iv(fmt, columns)
     streams: dict[str, bytes] = {}  # pipes and FIFOs are read once, whichever path reads them
+    paths = [_stdin_path(p, streams) for p in paths]
     try:
         return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams)
     except _NeedExact:
@@ -499,6 +569,23 @@ def read_spin_log(
             if live.any():
                 period = _span(period, pt["ts"][live])
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, period)
+
+
+#: The name standard input (a path of ``-``) has in reports and rejects.
+STDIN_NAME = "(standard input)"
+
+
+def _stdin_path(p, streams: dict[str, bytes]):
+    """``-`` (the Unix convention for standard input): read standard input once into ``streams``
+    and name it :data:`STDIN_NAME`; any other path is returned as it is."""
+    if str(p) != "-":
+        return p
+    if STDIN_NAME not in streams:
+        import sys
+
+        src = getattr(sys.stdin, "buffer", None)
+        streams[STDIN_NAME] = src.read() if src is not None else sys.stdin.read().encode("utf-8")
+    return Path(STDIN_NAME)
 
 
 def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
@@ -602,7 +689,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name)
     else:
-        cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name)
+        cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
     part["format"] = f
     part["sha256"] = sha256_of(data)
@@ -660,6 +747,8 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
         part["notes"] = list(part["notes"]) + [how]
     if encoding != "utf-8":
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as {encoding}"]
+    if scan.sep:
+        part["notes"] = list(part["notes"]) + [f"{name}: the first line 'sep={scan.sep}' (Excel) names the delimiter: fields read as separated by {scan.sep!r}"]
     # ids and tables of rows the reader could not split (they are rejected, but their ids are not gaps)
     idx = part.get("colindex", {})
     extra = []

@@ -7,6 +7,9 @@ INCONCLUSIVE reasons, which take precedence over FAIL and PASS:
   read; in a multi-file run the file is named and only its tables are affected;
 * :func:`other_wheel_hint` — the labels read better as another packaged wheel's (a wrong
   ``--equipment``): says which wheel and the option to use;
+* :func:`label_reasons` — rejected results that concentrate on a few values, or that spell a
+  pocket the accepted rows never show ("labels that do not fit the wheel"): never a FAIL on how
+  a label was written, whatever share ``--max-rejected`` allows;
 * :func:`too_few_reasons` — fewer than :data:`MIN_PER_OUTCOME` spins per outcome;
 * :func:`integrity_findings` — the data-integrity section (repeats at line starts, duplicated
   blocks, time order), with the pairs the order-dependent tests must leave out.
@@ -14,6 +17,7 @@ INCONCLUSIVE reasons, which take precedence over FAIL and PASS:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -126,6 +130,84 @@ def other_wheel_hint(log: SpinLog) -> str | None:
         f"the labels look like the {best} wheel's ({best_share:.1%} of the results read as {best}, {mine:.1%} as "
         f"{log.wheel.id}): certify with --equipment {best}"
     )
+
+
+#: A rejected value carried by at least this many rows, and by at least this share of one
+#: outcome's expected count, is a label of the export, not a random loss (see :func:`label_reasons`).
+LABEL_MIN_ROWS = 5
+LABEL_SHARE_OF_OUTCOME = 0.25
+
+
+def label_reasons(log: SpinLog) -> list[str]:
+    """INCONCLUSIVE reasons from result labels that do not fit the wheel (case c16).
+
+    The rejected result cells are grouped by value (:func:`rngcert.collect.labels.rejected_values`).
+    A value is a *label of the export*, not a random loss, when it is carried by at least
+    :data:`LABEL_MIN_ROWS` rows and at least :data:`LABEL_SHARE_OF_OUTCOME` of one outcome's expected
+    count (such a value is enough to move a pocket's count), or when it plausibly spells an
+    outcome that no accepted row shows (``zero`` with pocket 0 at 0). The tests then ran without
+    those rows, so a pocket's count can be wrong by exactly them: the verdict is INCONCLUSIVE,
+    and the reason names each value, its rows, and the ``--alias`` option (or TOML alias) that
+    would read it. A log whose labels all fit gives no reason.
+
+    Returns
+    -------
+    list of str
+        At most one reason (naming up to five values).
+    """
+    from rngcert.collect.labels import rejected_values
+
+    wheel = log.wheel
+    values = rejected_values(log.rejected, wheel)
+    if not values:
+        return []
+    labels = list(log.space.labels)
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for t in log.tables.values():
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=len(labels))[: len(labels)]
+    n_rows = int(counts.sum()) + log.void + sum(v.count for v in values)
+    expected_min = n_rows * float(np.min(log.space.probs))
+
+    def count_of(label: str) -> int | None:
+        if wheel.kind == "roulette" or log.level == "symbol":
+            names = [str(x) for x in labels]
+            return int(counts[names.index(label)]) if label in names else None
+        # money wheel at the level of positions: a symbol's count is the sum of its sections
+        sym = [str(x).split(":", 1)[-1] for x in labels]
+        if label.isdigit() and int(label) < len(labels):
+            return int(counts[int(label)])
+        hit = [i for i, s in enumerate(sym) if s == label]
+        return int(counts[hit].sum()) if hit else None
+
+    flagged = []
+    for v in values:
+        c_guess = count_of(v.guess) if v.guess is not None else None
+        empty_target = c_guess == 0
+        concentrated = v.count >= LABEL_MIN_ROWS and v.count >= LABEL_SHARE_OF_OUTCOME * expected_min
+        if concentrated or empty_target:
+            flagged.append((v, c_guess))
+    if not flagged:
+        return []
+    unit = "pocket" if wheel.kind == "roulette" else "section" if log.level == "position" else "symbol"
+    parts = []
+    for v, c_guess in flagged[:5]:
+        share = v.count / n_rows if n_rows else 0.0
+        what = f"{v.count:,} row(s) ({share:.1%}) read {v.value!r} ({v.where()})"
+        if v.guess is not None:
+            tok = v.value if re.fullmatch(r"[\w.#-]+", v.value) else f'"{v.value}"'
+            seen = f"; {unit} {v.guess} has no accepted row" if c_guess == 0 else ""
+            parts.append(f"{what}, which looks like {unit} {v.guess}{seen}: read it with --alias {tok}={v.guess} "
+                         f"(or \"{v.value}\" = \"{v.guess}\" under [aliases] in the wheel's TOML)")
+        else:
+            parts.append(f"{what}, not a label of {wheel.id}: say which {unit} it is with --alias VALUE=LABEL, "
+                         f"or fix the export (a void spin is written void)")
+    more = f"; and {len(flagged) - 5} more value(s)" if len(flagged) > 5 else ""
+    return [
+        "labels that do not fit the wheel: " + "; ".join(parts) + more + ". The tests ran without these rows, so "
+        f"{'a ' + unit + chr(39) + 's' if len(flagged) == 1 else 'some ' + unit + 's' + chr(39)} count can be wrong by exactly them: "
+        "no verdict on the wheel from how a label was written"
+    ]
 
 
 def too_few_reasons(t: TableSpins, m: int) -> list[str]:

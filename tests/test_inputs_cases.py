@@ -1,0 +1,229 @@
+"""Inputs that cannot be misread (issue 28): cases c16, c18, c19, c20 and their kinds, as
+regression tests named by case id, plus the formats a lab's tools write (JSON arrays, standard
+input, Excel's ``sep=;`` line, decimal commas) and near-duplicate rounds.
+
+The case generators and files are copied into tests/data/cases/.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rngcert.cli import main
+from rngcert.collect.labels import plausible_label, rejected_values
+from rngcert.collect.spinlog import read_spin_log
+from rngcert.equipment.wheel import load_wheel, wheel_from_dict
+from rngcert.errors import EquipmentError, InputError
+from rngcert.pipeline.certify_wheel import certify_log
+
+CASES = Path(__file__).resolve().parent / "data" / "cases"
+EU = load_wheel("european")
+AM = load_wheel("american")
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+    return lambda *a, **kw: runner.invoke(main, [str(x) for x in a], catch_exceptions=False, **kw)
+
+
+def _case_file(name: str, tmp_path: Path, monkeypatch) -> Path:
+    """Run a case generator in ``tmp_path`` and return the file it writes."""
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(CASES / name), run_name="__main__")
+    (out,) = [p for p in tmp_path.iterdir() if p.suffix in (".csv", ".jsonl", ".txt")]
+    return out
+
+
+def _fair_log(path: Path, n: int, seed: int, zero: str = "0", k: int = 37) -> np.ndarray:
+    x = np.random.default_rng(seed).integers(0, k, n)
+    with open(path, "w") as f:
+        f.write("spin_id,result\n")
+        for i, v in enumerate(x, 1):
+            f.write(f"{i},{zero if v == 0 else v}\n")
+    return x
+
+
+def _certify(path, wheel=EU, **kw):
+    return certify_log([path], wheel, seed=1, n_resamples=99, figures=False, **kw)
+
+
+# ------------------------------------------------------------------------------------ c16 labels
+def test_c16_zero_spelled_is_read_by_the_packaged_alias(tmp_path, monkeypatch):
+    """c16: a fair wheel whose export writes 0 as 'zero' is not FAILed: the packaged European
+    wheel reads 'zero' (and 'O') as pocket 0, so every row is accepted."""
+    p = _case_file("c16-zero-spelled.py", tmp_path, monkeypatch)
+    cert = _certify(p)
+    assert cert.verdict != "FAIL"
+    assert cert.log.accepted == 20_000 and not cert.log.rejected
+    assert cert.report["tables"][0]["counts"][0] > 400  # pocket 0 has its spins
+
+
+@pytest.mark.parametrize("spelling", ["Null", "green", "nought"])
+def test_c16_kind_a_spelling_without_alias_is_inconclusive_naming_value_and_option(tmp_path, spelling, run):
+    """The kind: a spelling the wheel does not declare leaves pocket 0 empty; the verdict is
+    INCONCLUSIVE ("labels that do not fit the wheel"), never FAIL, naming the value, its rows and
+    the --alias option that reads it, even though the rejected share (2.7%) is under --max-rejected."""
+    p = tmp_path / "z.csv"
+    _fair_log(p, 6000, 16, zero=spelling)
+    cert = _certify(p)
+    assert cert.verdict == "INCONCLUSIVE"
+    why = " ".join(cert.outcomes[0].reasons)
+    assert "labels that do not fit the wheel" in why and repr(spelling) in why and f"--alias {spelling}=0" in why
+    assert "pocket 0 has no accepted row" in why
+    # the option named reads them: then the wheel is judged on all its spins
+    res = run("certify", p, "--alias", f"{spelling}=0", "--out", tmp_path / "r", "--no-plots", "--resamples", 99, "--seed", 1, "--json")
+    rep = json.loads(res.output)
+    assert rep["rows"]["rejected"] == 0 and rep["verdict"] != "FAIL"
+    assert rep["rerun"]["aliases"][spelling] == "0"
+
+
+def test_c16_kind_concentrated_unknown_value_is_inconclusive_even_with_a_large_max_rejected(tmp_path):
+    """A value that is no plausible spelling but carries a pocket's worth of rows ('X' for 300 rows
+    of 6000) is a label of the export, not a random loss: INCONCLUSIVE whatever --max-rejected says."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 37, 6000).astype(object)
+    x[rng.choice(6000, 300, replace=False)] = "X"
+    p = tmp_path / "x.csv"
+    p.write_text("result\n" + "\n".join(map(str, x)) + "\n")
+    cert = _certify(p, max_rejected_share=0.5)
+    assert cert.verdict == "INCONCLUSIVE"
+    why = " ".join(cert.outcomes[0].reasons)
+    assert "'X'" in why and "--alias VALUE=LABEL" in why
+
+
+def test_c16_kind_scattered_typos_are_random_losses_not_a_label_finding(tmp_path):
+    """A few distinct typos (one row each) of pockets that have counts are random losses: no
+    label reason (the --max-rejected rule covers them)."""
+    x = np.random.default_rng(4).integers(0, 37, 3000).astype(object)
+    for i, bad in zip(range(5, 3000, 600), ["7x7", "??", "3 3", "1-", "abc"]):
+        x[i] = bad
+    p = tmp_path / "t.csv"
+    p.write_text("result\n" + "\n".join(map(str, x)) + "\n")
+    cert = _certify(p)
+    assert not any("labels that do not fit" in r for r in cert.outcomes[0].reasons)
+    assert cert.log.sources[0].rejected == 5
+
+
+def test_c16_kind_double_zero_on_a_single_zero_wheel_names_the_choice(tmp_path):
+    """'00' on a European wheel is not read as 0 (it is the American double zero); when it
+    carries pocket 0's spins the reason names it, with the alias that would read it."""
+    p = tmp_path / "dz.csv"
+    _fair_log(p, 4000, 5, zero="00")
+    cert = _certify(p)
+    assert cert.verdict == "INCONCLUSIVE"
+    assert "--alias 00=0" in " ".join(cert.outcomes[0].reasons)
+
+
+def test_labels_plausible_spellings():
+    assert plausible_label("ZERO", EU) == "0" and plausible_label("#7", EU) == "7" and plausible_label("No. 12", EU) == "12"
+    assert plausible_label("7,0", EU) == "7" and plausible_label("double zero", AM) == "00" and plausible_label("seven", EU) == "7"
+    assert plausible_label("banana", EU) is None and plausible_label("99", EU) is None
+    ct = load_wheel("crazy-time")
+    assert plausible_label("coin flip", ct) == "CoinFlip" and plausible_label("Crazy-Time", ct) == "CrazyBonus"
+
+
+def test_labels_rejected_values_group_by_value_with_lines(tmp_path):
+    p = tmp_path / "g.csv"
+    p.write_text("result\n1\nNull\n2\n null \nfoo\n")
+    log = read_spin_log(p, EU)
+    vals = rejected_values(log.rejected, EU)
+    assert [(v.value, v.count, v.guess) for v in vals] == [("Null", 2, "0"), ("foo", 1, None)]
+    assert vals[0].lines == [(str(p), 3), (str(p), 5)]
+
+
+def test_aliases_validated_in_linear_time_and_never_name_two_pockets():
+    base = {"id": "w", "kind": "roulette", "wheel_order": [str(i) for i in range(37)], "red": ["1"], "green": ["0"]}
+    assert wheel_from_dict(dict(base, aliases={"zero": "0", "O": "0"})).token_table()[0]["o"] == 0
+    for bad, msg in (({"zero": "0", "ZERO": "5"}, "cannot name two pockets"), ({"0": "5"}, "is itself the label"),
+                     ({"x": "99"}, "is not a label"), ({" ": "0"}, "empty alias")):
+        with pytest.raises(EquipmentError, match=msg):
+            wheel_from_dict(dict(base, aliases=bad))
+    with pytest.raises(EquipmentError, match="cannot name two pockets"):
+        EU.with_aliases({"Zero": "32"})  # the packaged 'zero' is pocket 0
+    # linear: 30,000 aliases of a 37-pocket wheel validate at once
+    many = {f"p{i}": str(i % 37) for i in range(30_000)}
+    assert len(wheel_from_dict(dict(base, aliases=many)).aliases) == 30_000
+
+
+def test_packaged_wheels_carry_the_common_spellings():
+    pos, _ = EU.token_table()
+    assert pos["zero"] == pos["o"] == pos["0"] and "00" not in pos
+    pos, _ = AM.token_table()
+    assert pos["double zero"] == pos["00"] != pos["zero"]
+
+
+# ------------------------------------------------------------------------------------ c19 duplicate keys
+def test_c19_duplicate_json_key_rejects_the_row_with_line_and_reason(tmp_path):
+    """c19: row 100 names 'result' twice: rejected with its line, the key as column, and why;
+    neither value is taken; the other 199 rows are read."""
+    log = read_spin_log(CASES / "c19-duplicate-key.jsonl", EU)
+    assert log.accepted == 199
+    (r,) = log.rejected
+    assert (r.line, r.column) == (100, "result") and "given twice" in r.reason and '"result": 18' in r.text
+
+
+def test_c19_kind_a_json_array_is_named_and_the_fix_given(tmp_path):
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps([{"result": i % 37} for i in range(50)], indent=1))
+    with pytest.raises(InputError, match="a JSON array, not JSON Lines.*jq -c"):
+        read_spin_log(p, EU)
+    p2 = tmp_path / "a.jsonl"
+    p2.write_text(json.dumps([{"result": 1}]))
+    with pytest.raises(InputError, match="a JSON array"):
+        read_spin_log(p2, EU)
+
+
+# ------------------------------------------------------------------------------------ c20 titles
+def test_c20_permanence_title_line_rejected_whole(tmp_path):
+    """c20: the title 'Spielbank Tisch 1 19.04.2026' is one rejected row (line 1, reason), and no
+    spin '1' is taken from it."""
+    log = read_spin_log(CASES / "c20-permanence-title.txt", EU)
+    (r,) = log.rejected
+    assert r.line == 1 and r.column == "line" and "title" in r.reason and r.text.startswith("Spielbank")
+    first_numbers = (CASES / "c20-permanence-title.txt").read_text().splitlines()[1].split(",")
+    t = next(iter(log.tables.values()))
+    assert [EU.labels[i] for i in t.outcomes[:3]] == first_numbers[:3]
+    assert log.accepted == 600
+
+
+def test_c20_kind_text_lines_anywhere_but_labels_are_not_text(tmp_path):
+    """A text line in the middle is a title too; a line of numbers with one word keeps its numbers;
+    a line of pocket labels spelled in words ('zero') is results, not a title."""
+    p = tmp_path / "perm.txt"
+    p.write_text("5 17 32\nFortsetzung Tisch 2\n1 2 banana 3\nzero zero 4\n")
+    log = read_spin_log(p, EU)
+    rej = {(r.line, r.column) for r in log.rejected}
+    assert rej == {(2, "line"), (3, "field 3")}
+    assert log.accepted == 9
+
+
+# ------------------------------------------------------------------------------------ formats
+def test_standard_input_as_dash(run, tmp_path):
+    data = "result\n" + "\n".join(str(i % 37) for i in range(400)) + "\n"
+    res = run("certify", "-", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1, "--json", input=data)
+    rep = json.loads(res.output)
+    assert rep["rows"]["accepted"] == 400 and rep["inputs"][0]["path"] == "(standard input)"
+
+
+def test_excel_sep_line_and_decimal_commas(tmp_path):
+    p = tmp_path / "excel.csv"
+    p.write_bytes(b"\xef\xbb\xbfsep=;\r\nspin_id;result;revolutions\r\n1;7,0;3,5\r\n2;12;4\r\n3;\"0\";5\r\n4;36,00;2,5\r\n")
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert [EU.labels[i] for i in t.outcomes] == ["7", "12", "0"] and log.void == 1  # 2,5 revolutions: void
+    assert not log.rejected and any("sep=;" in n for n in log.notes)
+    assert log.sources[0].blank_lines == 0
+
+
+def test_excel_sep_line_with_a_single_column(tmp_path):
+    p = tmp_path / "one.csv"
+    p.write_text("sep=;\nresult\n7,0\n5\n")
+    log = read_spin_log(p, EU)
+    assert log.accepted == 2 and not log.rejected
