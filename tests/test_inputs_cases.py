@@ -7,6 +7,7 @@ The case generators and files are copied into tests/data/cases/.
 
 from __future__ import annotations
 
+import csv
 import json
 import runpy
 from pathlib import Path
@@ -227,3 +228,122 @@ def test_excel_sep_line_with_a_single_column(tmp_path):
     p.write_text("sep=;\nresult\n7,0\n5\n")
     log = read_spin_log(p, EU)
     assert log.accepted == 2 and not log.rejected
+
+
+# ------------------------------------------------------------------------------------ c18 order
+def test_c18_dst_fallback_spin_id_order_is_the_order_and_the_clock_change_is_named(tmp_path, monkeypatch):
+    """c18: naive local times across the end of summer time; the spins stay in spin-id order, the
+    disagreement is a data-integrity finding with counts and where (a clock change), the
+    zone-less timestamps are named; being explained, it does not make the verdict INCONCLUSIVE."""
+    p = _case_file("c18-dst-fallback.py", tmp_path, monkeypatch)
+    x = np.array([int(r["result"]) for r in csv.DictReader(open(p))])
+    cert = _certify(p)
+    (t,) = cert.log.tables.values()
+    assert [EU.labels[i] for i in t.outcomes] == [str(v) for v in x]  # file order = id order, not re-sorted
+    (f,) = t.findings
+    assert f["name"] == "time_order" and f["inconclusive"] == ""
+    ev = f["evidence"]
+    assert ev["backward_steps"] == 1 and ev["spins_out_of_time_order"] == 101 and "clock change" in ev["cause"]
+    assert "spin_id 299" in f["text"] and "spin_id 300" in f["text"]
+    assert any("400 timestamp(s) have no time zone" in n for n in cert.report["notes"])
+    integ = cert.report["tables"][0]["integrity"]
+    assert integ["findings"][0]["name"] == "time_order" and "time order against spin-id order" in integ["checks"]
+    assert cert.verdict in ("PASS", "SUSPECT")  # explained: a finding, not a reason for no verdict
+    assert not any("time order" in r for r in cert.outcomes[0].reasons)
+
+
+def test_c18_kind_unexplained_disagreement_is_inconclusive_and_shuffled_file_keeps_id_order(tmp_path):
+    """Timestamps that go back against the ids by 7 minutes at several places are not a clock
+    change: INCONCLUSIVE with counts. A file whose rows are shuffled but whose ids and times
+    agree is put in id order with a note, and gives no finding."""
+    rng = np.random.default_rng(2)
+    n = 400
+    x = rng.integers(0, 37, n)
+    t0 = np.datetime64("2026-03-01T10:00:00")
+    ts = t0 + np.arange(n) * np.timedelta64(30, "s")
+    ts_bad = ts.copy()
+    for j in (50, 150, 250):
+        ts_bad[j:] -= np.timedelta64(420, "s")
+    p = tmp_path / "bad.csv"
+    p.write_text("spin_id,timestamp,result\n" + "".join(f"{i + 1},{ts_bad[i]}Z,{x[i]}\n" for i in range(n)))
+    cert = _certify(p)
+    (t,) = cert.log.tables.values()
+    assert t.findings[0]["evidence"]["backward_steps"] == 3 and t.findings[0]["inconclusive"]
+    assert cert.verdict == "INCONCLUSIVE" and any("against the spin-id order" in r for r in cert.outcomes[0].reasons)
+    perm = rng.permutation(n)
+    q = tmp_path / "shuffled.csv"
+    q.write_text("spin_id,timestamp,result\n" + "".join(f"{i + 1},{ts[i]}Z,{x[i]}\n" for i in perm))
+    log = read_spin_log(q, EU)
+    (t,) = log.tables.values()
+    assert [EU.labels[i] for i in t.outcomes] == [str(v) for v in x] and not t.findings
+    assert any("spin_id order" in s for s in t.notes)
+
+
+def test_c18_kind_date_only_and_mixed_zones_are_named(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("timestamp,result\n2026-10-25,1\n2026-10-25,2\n2026-10-26T10:00:00+01:00,3\n2026-10-26T10:01:00+02:00,4\n")
+    log = read_spin_log(p, EU)
+    text = " ".join(log.notes)
+    assert "2 timestamp(s) are a date only (e.g. '2026-10-25')" in text and "mixed time zones (+01:00, +02:00)" in text
+
+
+# ------------------------------------------------------------------------------------ near-duplicate rounds
+def test_near_duplicate_rounds_on_the_crazy_time_log():
+    """The Crazy Time log (shared data) has 17 rounds scraped twice, 0.18-0.65 s apart (a round
+    lasts at least 34 s there): one finding listing the 17 pairs, each round counted once."""
+    from _support import shared_file
+
+    f = shared_file("data", "money-wheel-crazytime", "CleanData.csv")
+    cert = _certify(f, load_wheel("crazy-time"), columns={"result": "WheelResult", "timestamp": "DateTime"})
+    (t,) = cert.report["tables"]
+    assert t["n"] == 10909 - 17
+    (fd,) = [x for x in t["integrity"]["findings"] if x["name"] == "near_duplicates"]
+    pairs = fd["evidence"]["pairs"]
+    assert len(pairs) == 17 and all(p["seconds_apart"] < 1 for p in pairs)
+    assert {"first_line": 67, "second_line": 66, "seconds_apart": 0.565, "result": "5"} in pairs
+    assert "Rule applied" in fd["text"] and fd["evidence"]["min_round_interval_s"] == 5.0
+    src = cert.report["inputs"][0]
+    assert src["near_duplicates"] == 17 and "17 of them near-duplicate rounds" in src["summary"]
+    assert cert.verdict != "INCONCLUSIVE"  # counted once; 0.16% of the rows
+
+
+def test_near_duplicates_respin_payout_and_resolution(tmp_path):
+    """A bonus re-spin under the same round id with another result is a spin; rows with the same
+    result but different payouts are not duplicates; minute-resolution stamps are not judged;
+    --min-round-interval 0 turns the check off."""
+    rows = ["round_id,timestamp,result,payout"]
+    base = np.datetime64("2026-01-01T12:00:00")
+    rng = np.random.default_rng(9)
+    res = rng.choice(["1", "2", "5", "10"], 300)
+    for i in range(300):
+        rows.append(f"r{i},{base + np.timedelta64(45 * i, 's')}Z,{res[i]},{i}")
+    rows.append(f"r299,{base + np.timedelta64(45 * 299 + 2, 's')}Z,{'2' if res[299] != '2' else '1'},7")  # re-spin, other result
+    rows.append(f"r300,{base + np.timedelta64(45 * 300, 's')}Z,5,100")
+    rows.append(f"r300,{base + np.timedelta64(45 * 300, 's')}.3Z,5,100")  # scraped twice: a near-duplicate
+    rows.append(f"r301,{base + np.timedelta64(45 * 301, 's')}Z,5,1")
+    rows.append(f"r302,{base + np.timedelta64(45 * 301 + 1, 's')}Z,5,2")  # same result, other payout: not a duplicate
+    p = tmp_path / "mw.csv"
+    p.write_text("\n".join(rows) + "\n")
+    ct = load_wheel("crazy-time")
+    log = read_spin_log(p, ct, min_round_interval=5)
+    (t,) = log.tables.values()
+    (f,) = t.findings
+    assert [(q["first_line"], q["second_line"]) for q in f["evidence"]["pairs"]] == [(303, 304)]
+    assert f["evidence"]["compared"] == ["table", "timestamp", "result", "payout"]
+    assert t.n == 304 and log.sources[0].near_duplicates == 1
+    assert read_spin_log(p, ct, min_round_interval=0).tables[next(iter(log.tables))].n == 305
+    m = tmp_path / "minutes.csv"
+    m.write_text("timestamp,result\n" + "".join(f"2026-01-01T12:{i // 2:02d}:00Z,{1 + (i % 3 == 0)}\n" for i in range(60)))
+    (tm,) = read_spin_log(m, ct, min_round_interval=5).tables.values()
+    assert tm.n == 60 and "not checked" in tm.findings[0]["text"]
+
+
+def test_min_round_interval_option(run, tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("timestamp,result\n2026-01-01T12:00:00Z,5\n2026-01-01T12:00:03Z,5\n2026-01-01T12:00:40Z,7\n")
+    rep = json.loads(run("certify", p, "--json", "--no-plots", "--resamples", 99, "--seed", 1, "--out", tmp_path).output)
+    assert rep["rows"]["accepted"] == 2 and rep["rerun"]["min_round_interval"] == 5.0
+    rep = json.loads(run("certify", p, "--json", "--no-plots", "--resamples", 99, "--seed", 1, "--out", tmp_path, "--min-round-interval", "2s").output)
+    assert rep["rows"]["accepted"] == 3
+    res = run("certify", p, "--min-round-interval", "soon", "--out", tmp_path)
+    assert res.exit_code == 2 and "not a duration" in res.output

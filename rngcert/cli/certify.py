@@ -22,6 +22,16 @@ from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.errors import InputError
 
 
+def parse_duration(text: str) -> float:
+    """``--min-round-interval``: seconds from ``5s``, ``500ms``, ``1m`` or a bare number of seconds."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min)?\s*", str(text))
+    if not m:
+        raise click.BadParameter(f"{text!r} is not a duration such as 5s, 500ms or 1m", param_hint="--min-round-interval")
+    return float(m.group(1)) * {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, None: 1}[m.group(2)]
+
+
 def parse_aliases(items) -> dict[str, str]:
     """``--alias SPELLING=LABEL`` options as a mapping (the last ``=`` separates the label)."""
     out: dict[str, str] = {}
@@ -61,13 +71,15 @@ Examples:
 @click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE.")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement and --min-bias.")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
+@click.option("--min-round-interval", "min_round_interval", default="5s", show_default=True, metavar="DURATION",
+              help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
+def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, min_round_interval, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
             scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
@@ -127,5 +139,6 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
             notes=notes,
             max_rejected_share=max_rejected,
             plan=plan_of(workers, scheduler),
+            min_round_interval=parse_duration(min_round_interval),
         )
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)

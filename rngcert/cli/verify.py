@@ -126,6 +126,7 @@ def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
         files, load_wheel(r["equipment"]).with_aliases(r.get("aliases") or {}), columns=r.get("columns") or None, fmt=r.get("fmt", "auto"), pool=bool(r.get("pool")),
         alpha=r["alpha"], seed=int(r["seed"]), n_resamples=int(r["n_resamples"]), required_bias=r.get("required_bias"),
         power=r.get("power", 0.9), figures=False, max_rejected_share=r.get("max_rejected_share", 0.05), progress=bar.callback(),
+        min_round_interval=r.get("min_round_interval", 0.0),
     )
     return cert.report
 

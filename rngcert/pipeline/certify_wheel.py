@@ -90,6 +90,7 @@ def certify_log(
     notes: Sequence[str] = (),
     max_rejected_share: float = 0.05,
     plan: Plan | None = None,
+    min_round_interval: float = 5.0,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -121,8 +122,13 @@ def certify_log(
         Where the tables run (independent work items): default serial in this process;
         ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
         existing cluster. The report is the same, bit for bit, wherever the tables run.
+    min_round_interval : float
+        Seconds; rows of a table with the same result closer in time than this are one round
+        logged twice (counted once, reported as a data-integrity finding; 0: no check). The
+        default, 5 s, is far below any real round (a roulette spin or a live money-wheel round
+        lasts 20 s or more) and far above a scraper's double read (under a second apart).
     """
-    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
+    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
     cert = certify_spins(
         log,
         alpha=alpha,
@@ -151,6 +157,7 @@ def certify_log(
         "required_bias": required_bias,
         "power": power,
         "max_rejected_share": max_rejected_share,
+        "min_round_interval": min_round_interval,
     }
     return cert
 
@@ -244,7 +251,8 @@ def certify_spins(
             {
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
-                + (f" ({s.duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates else "")
+                + (f" ({s.duplicates - s.near_duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates > s.near_duplicates else "")
+                + (f" ({s.near_duplicates} of them near-duplicate rounds, counted once)" if s.near_duplicates else "")
                 + (f"; {s.blank_lines} blank lines" if s.blank_lines else ""),
             }
             for s in log.sources
@@ -390,7 +398,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         for x in bd["tests"]:
             x.pop("plain", None)
     for f in integrity["findings"]:
-        key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
+        key_findings.insert(0, "Data integrity (not a wheel fault): " + f.get("summary", f["text"]))
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
              "summary": (f"{len(integrity['findings'])} data-integrity finding(s)" if integrity["findings"] else "no data-integrity finding")}
     report = {

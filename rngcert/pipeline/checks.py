@@ -41,8 +41,11 @@ INTEGRITY_RULE = (
     "tests (serial pairs, wheel distance, dealer signature, predictor) use only the pairs within lines. The tests that see "
     "whole sequences (runs, longest run, gap, serial correlation) cannot be restricted so; if one of them rejects at the "
     "SUSPECT level or beyond, the verdict is INCONCLUSIVE, because the wheel and the artefact cannot be told apart. "
-    f"Duplicated blocks covering at least {MAX_COPIED_SHARE:.0%} of the spins make the verdict INCONCLUSIVE. Timestamps out "
-    "of order are reported in the notes."
+    f"Duplicated blocks covering at least {MAX_COPIED_SHARE:.0%} of the spins make the verdict INCONCLUSIVE. With spin ids, "
+    "spin-id order is the order: timestamps that go back against it are a finding with counts and where; explained by a clock "
+    "change (about one hour back at zone-less timestamps), a clock adjustment of at most a minute, or mixed time zones, it is "
+    "reported only (the tests use the id order, which the clock does not change); otherwise the verdict is INCONCLUSIVE. "
+    "Without spin ids, rows out of time order are sorted by time and the notes say so."
 )
 
 
@@ -76,7 +79,7 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
         what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
         reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
         if dups:
-            reason += f"; {dups:,} exact duplicate row(s) besides, counted once, are not among them"
+            reason += f"; {dups:,} duplicate row(s) besides (exact, or near-duplicate rounds), counted once, are not among them"
         stem = Path(s.path).stem
         if multi and stem in log.tables:
             per_table.setdefault(stem, []).append(reason)
@@ -261,6 +264,11 @@ def integrity_findings(t: TableSpins, space, *, line_starts: dict | None | bool 
                 f"the {int((~ev['boundary_pairs']).sum()):,} pairs within lines.",
                 "evidence": {kk: vv for kk, vv in ev.items() if kk != "boundary_pairs"},
             })
+    for f in getattr(t, "findings", ()):  # the reader's: time order against spin ids, near-duplicate rounds
+        out["checks"].append({"time_order": "time order against spin-id order", "near_duplicates": "near-duplicate rounds"}.get(f["name"], f["name"]))
+        out["findings"].append({k: v for k, v in f.items() if k not in ("inconclusive", "summary")})
+        if f.get("inconclusive"):
+            out["inconclusive"].append(f["inconclusive"])
     dup = integ.duplicated_blocks(x, space.m) if dup is None else dup
     out["checks"].append(f"duplicated blocks of {dup['length']} spins")
     if dup["repeated_blocks"]:
