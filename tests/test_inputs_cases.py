@@ -347,3 +347,23 @@ def test_min_round_interval_option(run, tmp_path):
     assert rep["rows"]["accepted"] == 3
     res = run("certify", p, "--min-round-interval", "soon", "--out", tmp_path)
     assert res.exit_code == 2 and "not a duration" in res.output
+
+
+# ------------------------------------------------------------------------------------ JSON keys
+def test_keys_that_list_pockets_hold_labels_and_positions_are_named_positions(tmp_path):
+    """Issue 28: on a byte-modulo-37 log the per-pocket Holm rejections are pockets 34, 36 and 35
+    (wheel positions 9, 13, 34): ``pockets_rejected_holm`` holds those labels, the positions are
+    ``positions_rejected_holm``; the sector's arc and the first harmonic name their pockets too."""
+    x = np.random.default_rng(1).integers(0, 256, 40000) % 37
+    p = tmp_path / "mod.csv"
+    p.write_text("result\n" + "\n".join(map(str, x)) + "\n")
+    cert = _certify(p)
+    tests = {t["name"]: t for t in cert.report["tables"][0]["battery"]["tests"]}
+    mc = tests["max_count"]["details"]
+    assert mc["pockets_rejected_holm"] == ["34", "36", "35"] and mc["positions_rejected_holm"] == [9, 13, 34]
+    assert [EU.labels[i] for i in mc["positions_rejected_holm"]] == mc["pockets_rejected_holm"]
+    assert mc["pocket"] == EU.labels[mc["position"]]
+    arc = tests["sector_scan"]["details"]["best_arc"]
+    assert arc["pockets"] == [EU.labels[i] for i in arc["positions"]]
+    fh = tests["first_harmonic"]["details"]
+    assert fh["phase_pocket"] == EU.labels[round(fh["phase_position"]) % 37] and "phase_pockets" not in fh
