@@ -1638,8 +1638,10 @@ def _id_numbers(spin_id) -> np.ndarray | None:
 def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, TableSpins]:
     """Concatenate files, split per table, put rows in spin order, report gaps in spin ids.
 
-    Spin order: when the rows have timestamps, by (timestamp, spin_id, file and line) — a total
-    order, so a shuffled copy of a log gives the same sequence; otherwise file order."""
+    Spin order: with whole-number spin ids, spin-id order (then file and line); timestamps that go
+    back against it are a data-integrity finding (:func:`time_order_finding`), not a re-sort (c18).
+    Without ids, when the rows have timestamps, by (timestamp, file and line); otherwise file
+    order. Either way a shuffled copy of a log gives the same sequence."""
     repeat_notes = repeat_notes or {}
     # a file without a table column is one table, named after the file (as the store names it)
     parts = [dict(pt) for pt in parts]
@@ -1696,7 +1698,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                 tnotes.extend(f"table {tn}: {x}" for x in rn)
         else:
             tnotes.extend(repeat_notes.get(str(t), []))
-        if has["ts"] and id_num is not None and idx.size > 1 and np.all(id_num[idx] >= 0):
+        if id_num is not None and idx.size > 1 and np.all(id_num[idx] >= 0):
             # spin ids are the order (a controller's counter is set at the spin; a wall clock can be
             # changed, or repeat an hour when daylight-saving time ends): where the timestamps disagree
             # with it, that is a data-integrity finding, not a reason to re-sort (c18)
@@ -1704,7 +1706,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             if np.any(np.diff(ids_t) < 0):
                 idx = idx[np.lexsort((idx, ids_t))]
                 tnotes.append("rows were not in spin_id order in the file; put in spin_id order")
-            order_finding = time_order_finding(cat["ts"][idx], id_num[idx], ts_kinds_all)
+            order_finding = time_order_finding(cat["ts"][idx], id_num[idx], ts_kinds_all) if has["ts"] else None
         elif has["ts"]:
             tsv = cat["ts"][idx]
             d = np.diff(tsv)
