@@ -367,3 +367,21 @@ def test_keys_that_list_pockets_hold_labels_and_positions_are_named_positions(tm
     assert arc["pockets"] == [EU.labels[i] for i in arc["positions"]]
     fh = tests["first_harmonic"]["details"]
     assert fh["phase_pocket"] == EU.labels[round(fh["phase_position"]) % 37] and "phase_pockets" not in fh
+
+
+def test_c18_kind_without_spin_ids_a_clock_change_keeps_the_file_order(tmp_path, monkeypatch):
+    """Without spin ids, naive local times across the DST fall-back are not re-sorted (a sort would
+    interleave the two passes of the repeated hour): the file order is kept and the step named.
+    A file whose times are shuffled otherwise is still sorted by time."""
+    p = _case_file("c18-dst-fallback.py", tmp_path, monkeypatch)
+    rows = list(csv.DictReader(open(p)))
+    q = tmp_path / "noids.csv"
+    q.write_text("timestamp,result\n" + "".join(f"{r['timestamp']},{r['result']}\n" for r in rows))
+    log = read_spin_log(q, EU)
+    (t,) = log.tables.values()
+    assert [EU.labels[i] for i in t.outcomes] == [r["result"] for r in rows]
+    (f,) = t.findings
+    assert "clock change" in f["evidence"]["cause"] and f["evidence"]["order"] == "file order" and not f["inconclusive"]
+    assert "spin 300 of the table" in f["text"]
+    cert = _certify(q)  # certify's near-duplicate check compares neighbours in file order too: the repeated hour is no duplicate
+    assert cert.log.accepted == 400 and not cert.log.rejected

@@ -1530,6 +1530,8 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
     # ids (a clock that repeats an hour interleaves distinct spins in time), else time order
     if all(isinstance(parts[i].get("spin_id"), IntIds) for i in use):
         key = np.concatenate([parts[i]["spin_id"].values[r] for i, r in zip(use, ROW)])
+    elif all(np.all(np.diff(x) >= 0) or _clock_change_only(x, parts[i].get("ts_kinds")) for i, x in zip(use, TS)):
+        key = np.arange(ts.size)  # file order (files in the order given): time order, or a clock change that repeats an hour
     else:
         key = ts
     order = np.lexsort((row, part_of, key, tk))
@@ -1707,6 +1709,10 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                 idx = idx[np.lexsort((idx, ids_t))]
                 tnotes.append("rows were not in spin_id order in the file; put in spin_id order")
             order_finding = time_order_finding(cat["ts"][idx], id_num[idx], ts_kinds_all) if has["ts"] else None
+        elif has["ts"] and _clock_change_only(cat["ts"][idx], ts_kinds_all):
+            # no ids, and the only steps back are a daylight-saving change of zone-less times: the file
+            # order is the spin order (a sort by time would interleave the two passes of the repeated hour)
+            order_finding = time_order_finding(cat["ts"][idx], None, ts_kinds_all)
         elif has["ts"]:
             tsv = cat["ts"][idx]
             d = np.diff(tsv)
@@ -1765,16 +1771,26 @@ DST_TOLERANCE_S = 120
 CLOCK_ADJUST_S = 60
 
 
-def time_order_finding(ts: np.ndarray, ids: np.ndarray, kinds: dict | None) -> dict | None:
-    """The disagreement between spin-id order and time order of one table, or None when the
-    timestamps never go back in spin-id order.
+def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
+    """Whether timestamps in file order go back, and only by daylight-saving changes (about one
+    hour, at zone-less timestamps)."""
+    if ts.size < 2 or not (kinds and kinds.get("zoneless")):
+        return False
+    d = np.diff(ts)
+    back = d[d < 0]
+    return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
+
+
+def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None) -> dict | None:
+    """The disagreement between spin-id order (or, without ids, file order) and time order of one
+    table, or None when the timestamps never go back in that order.
 
     Parameters
     ----------
     ts : (n,) int64
         Timestamps (microseconds, UTC) of the table's spins, in spin-id order.
-    ids : (n,) int64
-        Their spin ids (same order).
+    ids : (n,) int64 or None
+        Their spin ids (same order); None when the log has none and the order is the file's.
     kinds : dict or None
         :func:`timestamp_kinds` of the log (zone-less, date-only, offsets).
 
@@ -1805,9 +1821,11 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray, kinds: dict | None) -> d
     def when(us):
         return (_dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=int(us))).isoformat(sep=" ")
 
+    what = "spin-id order" if ids is not None else "file order (the log has no spin ids)"
+    name = (lambda j: f"spin_id {int(ids[j])}") if ids is not None else (lambda j: f"spin {j + 1} of the table")  # noqa: E731
     places = []
     for j in steps[:5].tolist():
-        places.append(f"after spin_id {int(ids[j])} ({when(ts[j])}) comes spin_id {int(ids[j + 1])} ({when(ts[j + 1])}), "
+        places.append(f"after {name(j)} ({when(ts[j])}) comes {name(j + 1)} ({when(ts[j + 1])}), "
                       f"{(ts[j] - ts[j + 1]) / 1e6:,.0f} s earlier")
     if bool(np.all(dst)):
         cause = "a clock change: the local time repeats an hour when daylight-saving time ends (the timestamps have no zone)"
@@ -1820,18 +1838,21 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray, kinds: dict | None) -> d
         cause = "date-only timestamps"
     else:
         cause = None
-    text = (f"Time order disagrees with spin-id order: the timestamps go back {steps.size:,} time(s) in spin-id order "
+    order = what.split(" (")[0]
+    text = (f"Time order disagrees with {what}: the timestamps go back {steps.size:,} time(s) in {order} "
             f"({behind:,} spin(s) would move if sorted by time); {'; '.join(places)}{' …' if steps.size > 5 else ''}. "
-            f"Cause: {cause or 'not explained by a clock change'}. The spins are tested in spin-id order.")
+            f"Cause: {cause or 'not explained by a clock change'}. The spins are tested in {order}.")
     reason = "" if cause and cause != "date-only timestamps" else (
-        f"data integrity: the timestamps go back {steps.size:,} time(s) against the spin-id order ({behind:,} spins), "
+        f"data integrity: the timestamps go back {steps.size:,} time(s) against the {order} ({behind:,} spins), "
         "not explained by a clock change: whether the spin ids or the clock are wrong cannot be told, so the order the wheel produced is not known")
-    summary = (f"the timestamps go back {steps.size:,} time(s) against the spin-id order ({behind:,} spins); "
-               f"{cause or 'not explained by a clock change'}; the spins are tested in spin-id order")
+    summary = (f"the timestamps go back {steps.size:,} time(s) against the {order} ({behind:,} spins); "
+               f"{cause or 'not explained by a clock change'}; the spins are tested in {order}")
     return {"name": "time_order", "text": text, "summary": summary, "inconclusive": reason,
             "evidence": {"backward_steps": int(steps.size), "spins_out_of_time_order": behind, "cause": cause or "not explained",
                          "steps_seconds": [round(float(x), 3) for x in size_s[:20]],
-                         "first_places": [{"after_spin_id": int(ids[j]), "spin_id": int(ids[j + 1])} for j in steps[:20].tolist()]}}
+                         "order": order,
+                         "first_places": [({"after_spin_id": int(ids[j]), "spin_id": int(ids[j + 1])} if ids is not None else
+                                           {"after_spin": j + 1, "spin": j + 2}) for j in steps[:20].tolist()]}}
 
 
 # ---------------------------------------------------------------------------- constant-memory read
