@@ -361,26 +361,55 @@ def timestamp_kinds(col, ok: np.ndarray) -> dict:
         the distinct offsets written (``"+02:00"``, ``"Z"``); ``example_zoneless``,
         ``example_dateonly``: one cell of each, as written.
     """
-    col = pc.utf8_trim(pc.utf8_trim_whitespace(_as_text(col)), characters="\"'")
+    col = _as_text(col)
     okm = np.asarray(ok, dtype=bool)
-    n_len = _arrow.ints(pc.utf8_length(col), fill=0)
+    fast = _byte_view(col)
+    if fast is not None:  # bytes of the cells, read in place (timestamps are ASCII): a few numpy lookups a row
+        starts, ends, data = fast
+        n_len = ends - starts
+
+        byte_at: dict[int, np.ndarray] = {}
+
+        def at(k, chars):
+            if not data.size:
+                return np.zeros(n_len.size, bool)
+            if k not in byte_at:  # the k-th byte from the end of every cell (one gather, kept for other sets)
+                byte_at[k] = data.take(ends - k, mode="clip")
+            lut = np.zeros(256, dtype=bool)
+            lut[list(chars)] = True
+            hit = lut[byte_at[k]]
+            return hit if k == 1 else hit & (n_len >= k)
+
+        if data.size:
+            edge = np.zeros(256, dtype=bool)
+            edge[list(b" \t\r\"'")] = True
+            if np.any(at(1, b" \t\r\"'") & okm) or np.any(edge[data.take(starts, mode="clip")] & (n_len > 0) & okm):
+                fast = None  # cells with spaces or quotes around them: trimmed below
+    if fast is None:
+        col = pc.utf8_trim(pc.utf8_trim_whitespace(col), characters="\"'")
+        n_len = _arrow.ints(pc.utf8_length(col), fill=0)
+
+        def at(k, chars):
+            return _arrow.bools(pc.is_in(pc.utf8_slice_codeunits(col, -k, -k + 1 if k > 1 else None), value_set=pa.array(list(chars.decode()))))
+
     dateonly = okm & (n_len == 10)
-
-    def at(a, b, chars):
-        return _arrow.bools(pc.is_in(pc.utf8_slice_codeunits(col, a, b), value_set=pa.array(chars)))
-
-    z = at(-1, None, ["Z", "z"]) if len(col) else np.zeros(0, bool)
-    off6 = at(-6, -5, ["+", "-"]) if len(col) else np.zeros(0, bool)  # +hh:mm
-    other = (at(-5, -4, ["+", "-"]) | at(-3, -2, ["+", "-"])) if len(col) else np.zeros(0, bool)  # +hhmm, +hh
-    zoned = okm & ~dateonly & (z | off6 | other)
+    z = at(1, b"Zz") if len(col) else np.zeros(0, bool)
+    off6 = at(6, b"+-") if len(col) else np.zeros(0, bool)  # +hh:mm
+    zoned = okm & ~dateonly & (z | off6)
+    rest = okm & ~dateonly & ~zoned
+    short: list[tuple[np.ndarray, int]] = []
+    if rest.any():  # +hhmm, +hh (rare spellings of an offset)
+        o5, o3 = rest & at(5, b"+-"), rest & at(3, b"+-")
+        zoned |= o5 | o3
+        short = [(o5, 5), (o3 & ~o5, 3)]
     zoneless = okm & ~dateonly & ~zoned
     offsets: set[str] = set()
     if zoned.any():
         if (zoned & z).any():
             offsets.add("Z")
-        sel = zoned & off6 & ~z
-        if sel.any():
-            offsets.update(pc.unique(pc.utf8_slice_codeunits(col.filter(_arrow.mask(sel)), -6)).to_pylist())
+        for sel, k in [(zoned & off6 & ~z, 6)] + short:
+            if sel.any():
+                offsets.update(pc.unique(pc.utf8_slice_codeunits(col.filter(_arrow.mask(sel)), -k)).to_pylist())
 
     def first(mask):
         i = np.flatnonzero(mask)
@@ -388,6 +417,19 @@ def timestamp_kinds(col, ok: np.ndarray) -> dict:
 
     return {"zoneless": int(zoneless.sum()), "dateonly": int(dateonly.sum()), "zoned": int(zoned.sum()), "offsets": offsets,
             "example_zoneless": first(zoneless), "example_dateonly": first(dateonly)}
+
+
+def _byte_view(col: pa.Array):
+    """(starts, ends, data) of a string array's cells as byte offsets into its data buffer, or None
+    (a large-string or sliced array: the caller uses the string kernels)."""
+    if not pa.types.is_string(col.type) or len(col) == 0:
+        return None
+    bufs = col.buffers()
+    if len(bufs) < 3 or bufs[1] is None:
+        return None
+    offs = np.frombuffer(bufs[1], dtype=np.int32)[col.offset : col.offset + len(col) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return offs[:-1], offs[1:], data
 
 
 def _join_kinds(items) -> dict | None:
