@@ -397,8 +397,9 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         next_steps = [other_wheel.rsplit(": ", 1)[-1].capitalize() + " (the wheel the labels belong to)."]
         for x in bd["tests"]:
             x.pop("plain", None)
-    for f in integrity["findings"]:
-        key_findings.insert(0, "Data integrity (not a wheel fault): " + f.get("summary", f["text"]))
+    at = 1 if out.verdict == "PASS" and key_findings else 0  # a PASS is said first; a finding that qualifies another verdict leads
+    for f in integrity["findings"][::-1] if at else integrity["findings"]:
+        key_findings.insert(at, "Data integrity (not a wheel fault): " + f.get("summary", f["text"]))
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
              "summary": (f"{len(integrity['findings'])} data-integrity finding(s)" if integrity["findings"] else "no data-integrity finding")}
     report = {

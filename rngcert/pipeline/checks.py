@@ -266,7 +266,7 @@ def integrity_findings(t: TableSpins, space, *, line_starts: dict | None | bool 
             })
     for f in getattr(t, "findings", ()):  # the reader's: time order against spin ids, near-duplicate rounds
         out["checks"].append({"time_order": "time order against spin-id order", "near_duplicates": "near-duplicate rounds"}.get(f["name"], f["name"]))
-        out["findings"].append({k: v for k, v in f.items() if k not in ("inconclusive", "summary")})
+        out["findings"].append({k: v for k, v in f.items() if k != "inconclusive"})
         if f.get("inconclusive"):
             out["inconclusive"].append(f["inconclusive"])
     dup = integ.duplicated_blocks(x, space.m) if dup is None else dup
