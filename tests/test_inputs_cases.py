@@ -385,3 +385,15 @@ def test_c18_kind_without_spin_ids_a_clock_change_keeps_the_file_order(tmp_path,
     assert "spin 300 of the table" in f["text"]
     cert = _certify(q)  # certify's near-duplicate check compares neighbours in file order too: the repeated hour is no duplicate
     assert cert.log.accepted == 400 and not cert.log.rejected
+
+
+def test_c16_kind_money_wheel_symbol_spelled_with_a_space_names_the_shell_ready_alias(tmp_path):
+    ct = load_wheel("crazy-time")
+    syms = np.array(ct.symbols)
+    x = syms[np.random.default_rng(1).choice(len(syms), 5000, p=np.array(ct.symbol_counts) / 54)]
+    p = tmp_path / "ct.csv"
+    p.write_text("result\n" + "\n".join(np.where(x == "CoinFlip", "Coin Flip", x)) + "\n")
+    cert = _certify(p, ct)
+    assert cert.verdict == "INCONCLUSIVE"
+    first = cert.outcomes[0].reasons[0]  # the cause before the unreadable share that follows from it
+    assert first.startswith("labels that do not fit the wheel") and '--alias "Coin Flip=CoinFlip"' in first

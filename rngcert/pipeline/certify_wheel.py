@@ -198,8 +198,8 @@ def certify_spins(
     hint = checks.other_wheel_hint(log) if log_reasons else None
     if hint:
         log_reasons.insert(0, hint)  # the cause first: the unreadable share follows from it
-    else:  # rejected labels that concentrate on a few values, or spell a pocket never seen: never a FAIL (c16)
-        log_reasons += checks.label_reasons(log)
+    else:  # rejected labels that concentrate on a few values, or spell a pocket never seen: never a FAIL (c16); the cause first
+        log_reasons[:0] = checks.label_reasons(log)
     entropy = int(ss.entropy)
     members = WHEEL.members(WheelData(np.zeros(0, dtype=np.int16), log.space))
     W = sum(s.weight for s in members)

@@ -198,9 +198,10 @@ def label_reasons(log: SpinLog) -> list[str]:
         share = v.count / n_rows if n_rows else 0.0
         what = f"{v.count:,} row(s) ({share:.1%}) read {v.value!r} ({v.where()})"
         if v.guess is not None:
-            tok = v.value if re.fullmatch(r"[\w.#-]+", v.value) else f'"{v.value}"'
+            opt = f"{v.value}={v.guess}"
+            opt = opt if re.fullmatch(r"[\w.#=-]+", opt) else f'"{opt}"'  # as typed in a shell
             seen = f"; {unit} {v.guess} has no accepted row" if c_guess == 0 else ""
-            parts.append(f"{what}, which looks like {unit} {v.guess}{seen}: read it with --alias {tok}={v.guess} "
+            parts.append(f"{what}, which looks like {unit} {v.guess}{seen}: read it with --alias {opt} "
                          f"(or \"{v.value}\" = \"{v.guess}\" under [aliases] in the wheel's TOML)")
         else:
             parts.append(f"{what}, not a label of {wheel.id}: say which {unit} it is with --alias VALUE=LABEL, "
