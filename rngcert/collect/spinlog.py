@@ -694,7 +694,10 @@ def read_spin_log(
     tables = _assemble_tables(parts, key, pool, notes, repeat_notes)
     for tname, f in near.items():
         if tname in tables:
-            tables[tname].findings.append(f)
+            if f.get("note_only"):  # the check could not be applied: a note, not a finding
+                tables[tname].notes.append(f["text"])
+            else:
+                tables[tname].findings.append(f)
     period = None
     for pt in parts:
         if pt.get("ts") is not None:
@@ -1581,13 +1584,22 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
     same_t = tk[1:] == tk[:-1]
     dt = np.abs(ts[1:] - ts[:-1])
     near = same_t & (dt < min_us) & (o[1:] == o[:-1]) & (pay[1:] == pay[:-1]) & (mul[1:] == mul[:-1])
-    # a table whose timestamps are all whole minutes cannot resolve the interval
-    coarse_t = set()
-    for t in np.unique(tk).tolist():
-        if np.all(ts[tk == t] % 60_000_000 == 0):
+    # a table whose timestamps are all whole minutes cannot resolve the interval; one whose rounds are
+    # logged closer than twice the interval (median spacing) is not a log of rounds that last longer
+    coarse_t: set = set()
+    fast_t: dict[int, float] = {}
+    bounds = np.flatnonzero(np.r_[True, ~same_t, True])  # rows of each table are contiguous (sorted by table first)
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        t = int(tk[a])
+        if np.all(ts[a:b] % 60_000_000 == 0):
             coarse_t.add(t)
-    if coarse_t:
-        near &= ~np.isin(tk[1:], list(coarse_t))
+        elif b - a > 2:
+            med = float(np.median(dt[a : b - 1]))
+            if med < 2 * min_us:
+                fast_t[t] = med / 1e6
+    skip = coarse_t | set(fast_t)
+    if skip:
+        near &= ~np.isin(tk[1:], list(skip))
     tab_label = {v: k for k, v in tab_ids.items()}
     labels_pos = wheel.position_space().labels if wheel.order_known else ()
     compared = ", ".join(["result"] + extra_cols)
@@ -1623,15 +1635,20 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
         rr.sort()
         _reject_rows(parts[i], np.array([r for r, _, _ in rr], dtype=np.int64), "timestamp", [w for _, w, _ in rr], [x for _, _, x in rr])
     out: dict[str, dict] = {}
-    for t in sorted(set(pairs_of) | coarse_t):
+    sizes = dict(zip(*[x.tolist() for x in np.unique(tk, return_counts=True)]))
+    for t in sorted(set(pairs_of) | skip):
         name = "(all)" if pool else tab_label[t]
         prs = pairs_of.get(t, [])
-        n_rows = int(np.count_nonzero(tk == t))
+        n_rows = sizes.get(t, 0)
         if not prs:
             if t in coarse_t:
                 note = (f"Near-duplicate rounds not checked: the timestamps are whole minutes (or dates), too coarse to tell rounds "
                         f"less than {min_s:g} s apart.")
-                f = out.setdefault(name, {"name": "near_duplicates", "text": note, "inconclusive": "", "evidence": {"pairs": [], "rule": NEAR_DUPLICATE_RULE}})
+            else:
+                note = (f"Near-duplicate rounds not checked: rounds are logged every {fast_t[t]:g} s (median), less than twice the "
+                        f"minimum round interval {min_s:g} s, so rows that close are this equipment's rounds, not copies "
+                        "(--min-round-interval sets the interval).")
+            out.setdefault(name, {"name": "near_duplicates", "text": note, "note_only": True})
             continue
         shown = "; ".join(f"lines {p['first_line']} and {p['second_line']} ({p['seconds_apart']:g} s, {p['result']})" for p in prs[:20])
         share = len(prs) / n_rows if n_rows else 0.0
@@ -1643,6 +1660,8 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
             f"data integrity: {len(prs):,} near-duplicate rounds ({share:.1%} of the rows): the process that logged rounds twice may "
             "also have lost or changed others")
         f = out.get(name)
+        if f is not None and f.get("note_only"):
+            f = None
         ev = {"pairs": prs, "min_round_interval_s": min_s, "compared": ["table", "timestamp"] + ["result"] + extra_cols, "rule": NEAR_DUPLICATE_RULE}
         if f is None or not f["evidence"]["pairs"]:
             out[name] = {"name": "near_duplicates", "text": text, "inconclusive": reason, "evidence": ev,
