@@ -135,10 +135,11 @@ def other_wheel_hint(log: SpinLog) -> str | None:
     )
 
 
-#: A rejected value carried by at least this many rows, and by at least this share of one
-#: outcome's expected count, is a label of the export, not a random loss (see :func:`label_reasons`).
+#: A rejected value carried by at least this many rows, and by enough rows to move one outcome's
+#: count by :data:`LABEL_SD` standard deviations (the rarest outcome's, sqrt of its expected count),
+#: is a label of the export, not a random loss (see :func:`label_reasons`).
 LABEL_MIN_ROWS = 5
-LABEL_SHARE_OF_OUTCOME = 0.25
+LABEL_SD = 2.0
 
 
 def label_reasons(log: SpinLog) -> list[str]:
@@ -146,9 +147,10 @@ def label_reasons(log: SpinLog) -> list[str]:
 
     The rejected result cells are grouped by value (:func:`rngcert.collect.labels.rejected_values`).
     A value is a *label of the export*, not a random loss, when it is carried by at least
-    :data:`LABEL_MIN_ROWS` rows and at least :data:`LABEL_SHARE_OF_OUTCOME` of one outcome's expected
-    count (such a value is enough to move a pocket's count), or when it plausibly spells an
-    outcome that no accepted row shows (``zero`` with pocket 0 at 0). The tests then ran without
+    :data:`LABEL_MIN_ROWS` rows and by at least :data:`LABEL_SD` standard deviations of one outcome's
+    count (``LABEL_SD * sqrt(n p_min)`` rows: enough to move a pocket's count visibly if they are
+    that pocket's spins), or when it plausibly spells an outcome that no accepted row shows
+    (``zero`` with pocket 0 at 0). The tests then ran without
     those rows, so a pocket's count can be wrong by exactly them: the verdict is INCONCLUSIVE,
     and the reason names each value, its rows, and the ``--alias`` option (or TOML alias) that
     would read it. A log whose labels all fit gives no reason.
@@ -187,7 +189,7 @@ def label_reasons(log: SpinLog) -> list[str]:
     for v in values:
         c_guess = count_of(v.guess) if v.guess is not None else None
         empty_target = c_guess == 0
-        concentrated = v.count >= LABEL_MIN_ROWS and v.count >= LABEL_SHARE_OF_OUTCOME * expected_min
+        concentrated = v.count >= LABEL_MIN_ROWS and v.count >= LABEL_SD * np.sqrt(expected_min)
         if concentrated or empty_target:
             flagged.append((v, c_guess))
     if not flagged:
