@@ -175,7 +175,7 @@ def _excel_sep(fh: BinaryIO, scan: LineScan) -> LineScan:
     fh.seek(0)
     head = fh.read(MAX_LINE + (1 << 16))
     fh.seek(0)
-    starts = [0] + [i + 1 for i, b in enumerate(head) if b == 10]
+    starts = [0] + (np.flatnonzero(np.frombuffer(head, dtype=np.uint8) == 10) + 1).tolist()
     n0 = scan.first_line_no  # 1-based line of "sep="
     if n0 >= len(starts):
         return scan
