@@ -410,3 +410,17 @@ def test_near_duplicates_not_judged_when_the_equipment_logs_rounds_that_fast(tmp
     assert cert.log.accepted == 2000 and not cert.log.rejected
     t = cert.log.tables["fast"]
     assert not t.findings and any("not checked" in n and "every 2 s" in n for n in t.notes)
+
+
+@pytest.mark.slow  # a subprocess (imports rngcert afresh)
+def test_ingest_reads_standard_input_as_dash(tmp_path):
+    """`rngcert ingest -` reads a piped log (a real pipe: the CLI runner's stdin is not /dev/stdin)."""
+    import subprocess
+    import sys
+
+    data = "spin_id,result\n" + "".join(f"{i},{i % 37}\n" for i in range(1, 51))
+    db = tmp_path / "s.duckdb"
+    res = subprocess.run([sys.executable, "-m", "rngcert", "ingest", "-", "--db", str(db), "--table", "T1"], input=data.encode(),
+                         capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr.decode()
+    assert b"50 new spins stored" in res.stdout
