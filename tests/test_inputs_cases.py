@@ -424,3 +424,20 @@ def test_ingest_reads_standard_input_as_dash(tmp_path):
                          capture_output=True, timeout=120)
     assert res.returncode == 0, res.stderr.decode()
     assert b"50 new spins stored" in res.stdout
+
+
+def test_c16_kind_an_unknown_spelling_of_an_empty_pocket_is_named(tmp_path):
+    """A value rngcert does not recognise ('Ø', 6 rows) while pocket 0 has no accepted row in a
+    log where a fair wheel gives it 11: INCONCLUSIVE, the value and the empty pocket named, even
+    though 6 rows are too few to count as concentrated by themselves. Latin-1 permanence lists are
+    decoded as Latin-1 (with a note), not with replacement characters."""
+    x = np.random.default_rng(28).integers(0, 37, 400)
+    x[x == 0] = 1
+    x[[10, 50, 90, 130, 170, 210]] = 0
+    cells = ["Ø" if v == 0 else str(v) for v in x]
+    p = tmp_path / "perm.txt"
+    p.write_bytes("\n".join(",".join(cells[a : a + 10]) for a in range(0, 400, 10)).encode("latin-1") + b"\n")
+    cert = _certify(p)
+    why = cert.outcomes[0].reasons[0]
+    assert cert.verdict == "INCONCLUSIVE" and "'Ø'" in why and "pocket 0 has no accepted row" in why
+    assert any("read as latin-1" in n for n in cert.log.notes)

@@ -506,8 +506,17 @@ def json_array_error(name: str) -> InputError:
     )
 
 
+def _text_of(data: bytes) -> tuple[str, str]:
+    """The text of a whole-file log and its encoding: UTF-8 (with or without BOM), else Latin-1
+    (every byte is a character there: nothing is replaced), as the CSV reader decides."""
+    try:
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
 def _read_jsonl(data: bytes, name: str):
-    text = data.decode("utf-8-sig", errors="replace")
+    text, _ = _text_of(data)
     if text.lstrip().startswith("["):
         raise json_array_error(name)
     rows: dict[str, list] = {}
@@ -543,7 +552,7 @@ def _read_jsonl(data: bytes, name: str):
 
 
 def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None):
-    text = data.decode("utf-8-sig", errors="replace")
+    text, _ = _text_of(data)
     raw = text.encode("utf-8")
     # one string per line, each keeping its newline (trimmed with the other whitespace below)
     nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
@@ -845,6 +854,8 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
     part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
+    if _text_of(data)[1] != "utf-8":  # (the reader decoded it the same way)
+        part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
     part["format"] = f
     part["sha256"] = sha256_of(data)
     part["blank"] = blank

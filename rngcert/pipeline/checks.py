@@ -185,12 +185,19 @@ def label_reasons(log: SpinLog) -> list[str]:
         hit = [i for i, s in enumerate(sym) if s == label]
         return int(counts[hit].sum()) if hit else None
 
+    # outcomes with no accepted row although a fair wheel gives them 2 * LABEL_MIN_ROWS or more (a fair
+    # wheel leaves such a pocket empty with probability below 5e-5): a repeated rejected value may be
+    # their spelling even when it is none rngcert recognises
+    expected = n_rows * np.asarray(log.space.probs, dtype=float)
+    missing = [str(labels[i]).split(":", 1)[-1] if wheel.kind != "roulette" and log.level == "position" else str(labels[i])
+               for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))]
     flagged = []
     for v in values:
         c_guess = count_of(v.guess) if v.guess is not None else None
         empty_target = c_guess == 0
         concentrated = v.count >= LABEL_MIN_ROWS and v.count >= LABEL_SD * np.sqrt(expected_min)
-        if concentrated or empty_target:
+        repeated_beside_empty = bool(missing) and v.count >= LABEL_MIN_ROWS
+        if concentrated or empty_target or repeated_beside_empty:
             flagged.append((v, c_guess))
     if not flagged:
         return []
@@ -206,7 +213,9 @@ def label_reasons(log: SpinLog) -> list[str]:
             parts.append(f"{what}, which looks like {unit} {v.guess}{seen}: read it with --alias {opt} "
                          f"(or \"{v.value}\" = \"{v.guess}\" under [aliases] in the wheel's TOML)")
         else:
-            parts.append(f"{what}, not a label of {wheel.id}: say which {unit} it is with --alias VALUE=LABEL, "
+            empty = (f" ({unit}{'s' if len(missing) > 1 else ''} {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} "
+                     f"{'have' if len(missing) > 1 else 'has'} no accepted row)") if missing else ""
+            parts.append(f"{what}, not a label of {wheel.id}{empty}: say which {unit} it is with --alias VALUE=LABEL, "
                          f"or fix the export (a void spin is written void)")
     more = f"; and {len(flagged) - 5} more value(s)" if len(flagged) > 5 else ""
     return [
