@@ -146,7 +146,7 @@ def test_first_harmonic_detects_cosine_bias_and_estimates_it():
     r = first_harmonic(c)
     assert r.pvalue < 1e-6
     assert r.details["amplitude"] == pytest.approx(0.1, abs=0.015)
-    assert r.details["phase_pockets"] == pytest.approx(phi_pockets, abs=0.5)
+    assert r.details["phase_position"] == pytest.approx(phi_pockets, abs=0.5)
 
 
 def test_first_harmonic_small_n_not_applicable():

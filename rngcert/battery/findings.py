@@ -97,7 +97,7 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
         return (f"the {int(b['length'])} neighbouring pockets {nb} (in wheel order) came up {_n(b['observed'])} times "
                 f"against {_n(b['expected'])} expected ({_pct(rel)})"), rel, "sector"
     if name == "first_harmonic":
-        amp, ph = d.get("amplitude"), d.get("phase_pockets")
+        amp, ph = d.get("amplitude"), d.get("phase_position")
         toward = _lab(labels, int(round(ph))) if ph is not None else "?"
         return (f"results lean smoothly towards pocket {toward} and away from the opposite side of the wheel "
                 f"(amplitude {amp:.1%})") if amp is not None else "results lean towards one side of the wheel", None, ""

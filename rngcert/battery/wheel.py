@@ -211,8 +211,17 @@ def _max_count(d: WheelData, ctx: Context):
         # per-pocket exact binomial tests (Holm over the pockets) say which pockets deviate; their minimum is the same
         # question as the maximum count, so it is a detail, not a second test
         adj = np.asarray(b.details["adjusted_pvalues"])
-        return _with_details(res, pocket_binomial_holm_pvalues=adj, pockets_rejected_holm=b.details["rejected_positions"])
+        rej = [int(i) for i in b.details["rejected_positions"]]
+        # keys that list pockets hold their labels (what a lab copies); wheel positions are named positions (issue 28)
+        return _with_details(res, pocket_binomial_holm_pvalues=adj, pockets_rejected_holm=_labels_of(d, rej), positions_rejected_holm=rej,
+                             **({"pocket": _labels_of(d, [res.details["position"]])[0]} if "position" in res.details else {}))
     return res
+
+
+def _labels_of(d: WheelData, positions) -> list[str]:
+    """Labels of outcome ids (pocket labels; ``"i:S"`` for a money wheel's sections; symbols)."""
+    labels = d.space.labels
+    return [str(labels[int(i) % len(labels)]) for i in positions]
 
 
 def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str):
@@ -226,11 +235,21 @@ def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str)
 
 
 def _sector_scan(d: WheelData, ctx: Context):
-    return sector.sector_scan(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+    res = sector.sector_scan(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+    if not res.applicable or not isinstance(res.details.get("best_arc"), dict):
+        return res
+    arc = dict(res.details["best_arc"])
+    arc["pockets"] = _labels_of(d, arc.get("positions", []))  # labels beside the positions
+    return _with_details(res, best_arc=arc)
 
 
 def _first_harmonic(d: WheelData, ctx: Context):
-    return sector.first_harmonic(d.counts, d.probs)
+    res = sector.first_harmonic(d.counts, d.probs)
+    if not res.applicable:
+        return res
+    # direction and phase are fractional wheel positions; the pocket nearest each is named by its label
+    return _with_details(res, direction_pocket=_labels_of(d, [round(res.details["direction_position"])])[0],
+                         phase_pocket=_labels_of(d, [round(res.details["phase_position"])])[0])
 
 
 def _runs(d: WheelData, ctx: Context, *, partition: str, name: str):

@@ -23,6 +23,27 @@ from rngcert.cli._standard import load_for, standard_option
 from rngcert.errors import InputError
 
 
+def parse_duration(text: str) -> float:
+    """``--min-round-interval``: seconds from ``5s``, ``500ms``, ``1m`` or a bare number of seconds."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min)?\s*", str(text))
+    if not m:
+        raise click.BadParameter(f"{text!r} is not a duration such as 5s, 500ms or 1m", param_hint="--min-round-interval")
+    return float(m.group(1)) * {"ms": 0.001, "s": 1, "sec": 1, "m": 60, "min": 60, None: 1}[m.group(2)]
+
+
+def parse_aliases(items) -> dict[str, str]:
+    """``--alias SPELLING=LABEL`` options as a mapping (the last ``=`` separates the label)."""
+    out: dict[str, str] = {}
+    for it in items:
+        a, sep, b = it.rpartition("=")
+        if not sep or not a.strip() or not b.strip():
+            raise click.BadParameter(f"{it!r} is not SPELLING=LABEL, e.g. zero=0", param_hint="--alias")
+        out[a.strip()] = b.strip()
+    return out
+
+
 @click.command(
     epilog="""\b
 Examples:
@@ -42,6 +63,7 @@ Examples:
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--equipment", "-e", default="european", show_default=True, help="Packaged wheel id (european, american, money-wheel-52, crazy-time) or a wheel TOML file.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
+@click.option("--alias", "aliases", multiple=True, metavar="SPELLING=LABEL", help="Read another spelling of a pocket/section label, e.g. zero=0 or \"Null=0\" (repeatable; as [aliases] in a wheel TOML).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--pool", is_flag=True, help="Pool all tables of the log into one sequence (default: certify each table).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
@@ -50,6 +72,8 @@ Examples:
 @click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE. Default: the standard's declared minimum effect (rngcert-default: +50%).")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement and --min-bias.")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
+@click.option("--min-round-interval", "min_round_interval", default="5s", show_default=True, metavar="DURATION",
+              help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
@@ -57,8 +81,8 @@ Examples:
 @standard_option
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, standard, pdf, sign_key,
-            workers, scheduler):
+def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, min_round_interval, outdir, as_json, no_plots, strict,
+            standard, pdf, sign_key, workers, scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
     LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
@@ -91,7 +115,7 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
         notes.append(msg)  # printed once, with the summary (and on stderr when stdout carries --json)
         if as_json:
             click.echo(msg, err=True)
-    wheel = load_wheel(equipment)
+    wheel = load_wheel(equipment).with_aliases(parse_aliases(aliases))
     from rngcert.equipment.paytables import seed_checks
 
     # a lab-supplied wheel is checked against the seeds' equipment rules (the packaged ones pass)
@@ -128,5 +152,6 @@ def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bia
             max_rejected_share=max_rejected,
             plan=plan_of(workers, scheduler),
             standard=std,
+            min_round_interval=parse_duration(min_round_interval),
         )
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)

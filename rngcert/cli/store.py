@@ -130,6 +130,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
 
     from rngcert.collect.store import Store, ingest_files
 
+    # "-" is standard input (the Unix convention): a pipe is read as any pipe or FIFO is, and stored under /dev/stdin
+    logs = tuple(Path("/dev/stdin") if str(p) == "-" else p for p in logs)
     unreadable = []
     results = []
 

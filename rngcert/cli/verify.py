@@ -154,10 +154,11 @@ def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
     from rngcert.pipeline.certify_wheel import certify_log
 
     cert = certify_log(
-        files, load_wheel(r["equipment"]), columns=r.get("columns") or None, fmt=r.get("fmt", "auto"), pool=bool(r.get("pool")),
+        files, load_wheel(r["equipment"]).with_aliases(r.get("aliases") or {}), columns=r.get("columns") or None, fmt=r.get("fmt", "auto"), pool=bool(r.get("pool")),
         alpha=r["alpha"], seed=int(r["seed"]), n_resamples=int(r["n_resamples"]), required_bias=r.get("required_bias"),
         power=r.get("power", 0.9), figures=False, max_rejected_share=r.get("max_rejected_share", 0.05), progress=bar.callback(),
         standard=r.get("standard"),
+        min_round_interval=r.get("min_round_interval", 0.0),
     )
     return cert.report
 

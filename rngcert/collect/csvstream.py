@@ -23,7 +23,8 @@ import csv as _csv
 import hashlib
 import io
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import BinaryIO, Iterator
 
 import numpy as np
@@ -56,6 +57,8 @@ class LineScan:
     bom: bool
     bare_cr: int = 0  # carriage returns not followed by LF (pyarrow would end a record there)
     long_lines: tuple = ()  # (line, start byte, end byte) of lines longer than MAX_LINE
+    sep: str = ""  # the delimiter an Excel "sep=;" first line declares ("" when there is none)
+    skip: tuple = ()  # (start byte, end byte) of lines before the header that are not CSV (the "sep=" line)
 
 
 def scan_lines(fh: BinaryIO) -> LineScan:
@@ -154,8 +157,39 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         first_line, first_line_no = prev_tail, line_no
     if first_line is not None and first_line.startswith(b"\xef\xbb\xbf"):
         first_line = first_line[3:]
-    return LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom, bare_cr,
+    scan = LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom, bare_cr,
                     tuple(long_lines))
+    return _excel_sep(fh, scan)
+
+
+_SEP_LINE = re.compile(rb"sep=(.)\r?")
+
+
+def _excel_sep(fh: BinaryIO, scan: LineScan) -> LineScan:
+    """Honour Excel's ``sep=;`` first line: it declares the delimiter and is not the header. The
+    scan's header becomes the next non-blank line, and the ``sep=`` line is a byte range the CSV
+    reader skips (it is neither a row nor a blank line)."""
+    m = _SEP_LINE.fullmatch(scan.first_line)
+    if not m or m.group(1) in (b"\r", b"\n", b'"'):
+        return scan
+    fh.seek(0)
+    head = fh.read(MAX_LINE + (1 << 16))
+    fh.seek(0)
+    starts = [0] + (np.flatnonzero(np.frombuffer(head, dtype=np.uint8) == 10) + 1).tolist()
+    n0 = scan.first_line_no  # 1-based line of "sep="
+    if n0 >= len(starts):
+        return scan
+    lo = starts[n0 - 1] + (3 if scan.bom and n0 == 1 else 0)
+    hi = starts[n0] - 1  # its newline stays: the line becomes an empty line, which the reader skips
+    for no in range(n0 + 1, len(starts) + 1):
+        a = starts[no - 1]
+        b = starts[no] - 1 if no < len(starts) else len(head)
+        line = head[a:b]
+        if line not in (b"", b"\r"):
+            if no == len(starts) and len(head) >= MAX_LINE:
+                return scan  # (the header is beyond what was read: leave the file as it is)
+            return replace(scan, first_line=line, first_line_no=no, sep=m.group(1).decode("latin-1"), skip=((lo, hi),))
+    return scan
 
 
 class _Blanked(io.RawIOBase):
@@ -204,7 +238,7 @@ def _raw_header(scan: LineScan, name: str, encoding: str) -> tuple[list[str], st
         if scan.n_lines <= 1 or line.count("\r") >= 2:
             raise InputError(f"{name}: line {scan.first_line_no}: lines end in a bare CR (classic Mac); convert the file to LF or CRLF line ends")
         raise InputError(f"{name}: line {scan.first_line_no}: the header has a carriage return (CR) inside it; remove it from the header line")
-    delim = max(("\t", ";", ","), key=line.count) if any(d in line for d in "\t;,") else ","
+    delim = scan.sep or (max(("\t", ";", ","), key=line.count) if any(d in line for d in "\t;,") else ",")
     try:
         fields = next(iter(_csv.reader([line], delimiter=delim)), [])
     except _csv.Error as exc:
@@ -381,8 +415,8 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         fh.seek(0)
     if scan.bom:
         fh.read(3)
-    if scan.long_lines:  # each long line becomes an empty line, which the CSV reader skips
-        fh = io.BufferedReader(_Blanked(fh, [(lo, hi) for _, lo, hi in scan.long_lines], 3 if scan.bom else 0), buffer_size=1 << 20)
+    if scan.long_lines or scan.skip:  # each long line (and an Excel "sep=" line) becomes an empty line, which the CSV reader skips
+        fh = io.BufferedReader(_Blanked(fh, [(lo, hi) for _, lo, hi in scan.long_lines] + list(scan.skip), 3 if scan.bom else 0), buffer_size=1 << 20)
     src = _CRFilter(fh, encoding == "utf-8") if scan.bare_cr else fh
     try:
         reader = pacsv.open_csv(

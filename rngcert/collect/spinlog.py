@@ -58,6 +58,8 @@ KNOWN_COLUMNS = (
     "rotor_speed",
     "ball_direction",
     "result_source",
+    "payout",
+    "multiplier",
 )
 
 #: ``result_source`` values whose rows are the results (the wheel's own sensor or controller); rows
@@ -104,6 +106,8 @@ class SourceInfo:
     #: rows among ``rejected`` that are a secondary source's reading of a spin (``result_source``
     #: camera, display): compared with the result, not data that could not be read
     second_source: int = 0
+    #: rows among ``duplicates`` that are near-duplicate rounds (same result, closer in time than a round lasts)
+    near_duplicates: int = 0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -154,6 +158,10 @@ class TableSpins:
     #: per secondary result source (camera, display) of a live feed, its comparison with the result
     #: (:func:`rngcert.collect.feed.compare_sources`)
     source_comparison: list = field(default_factory=list)
+    #: data-integrity findings of the reader (time order against spin ids, near-duplicate rounds):
+    #: ``{"name", "text", "evidence", "inconclusive": reason or ""}``, shown in the report's
+    #: data-integrity section (:func:`rngcert.pipeline.checks.integrity_findings`)
+    findings: list[dict] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -234,7 +242,7 @@ def _clean_text(col: pa.Array) -> pa.Array:
     return col
 
 
-_NUMBER = re.compile(r"^(\d+)(?:\.0*)?$")
+_NUMBER = re.compile(r"^(\d+)(?:[.,]0*)?$")  # 7.0 and, with a decimal comma, 7,0
 
 
 def _pocket_number(tok: str, positions: Mapping[str, int], symbols: Mapping[str, int]) -> str:
@@ -319,6 +327,8 @@ def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     for j, t in enumerate(uniq):
         if t is None or t == "":
             continue
+        if "," in t and re.fullmatch(r"\d+,\d+", t) and not re.fullmatch(r"\d{1,3},\d{3}", t):
+            t = t.replace(",", ".")  # a decimal comma (3,5); 1,000 could be a thousands separator and stays unread
         try:
             val[j] = float(t)
             if not np.isfinite(val[j]):
@@ -394,6 +404,120 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return val[idx], bad[idx]
 
 
+def timestamp_kinds(col, ok: np.ndarray) -> dict:
+    """What the readable timestamps of a column are (vectorised; cheap string kernels only).
+
+    Returns
+    -------
+    dict
+        ``zoneless``: rows with a time of day but no zone (read as UTC); ``dateonly``: rows with a
+        date and no time (``2026-10-25``); ``zoned``: rows with ``Z`` or an offset; ``offsets``:
+        the distinct offsets written (``"+02:00"``, ``"Z"``); ``example_zoneless``,
+        ``example_dateonly``: one cell of each, as written.
+    """
+    col = _as_text(col)
+    okm = np.asarray(ok, dtype=bool)
+    fast = _byte_view(col)
+    if fast is not None:  # bytes of the cells, read in place (timestamps are ASCII): a few numpy lookups a row
+        starts, ends, data = fast
+        n_len = ends - starts
+
+        byte_at: dict[int, np.ndarray] = {}
+
+        def at(k, chars):
+            if not data.size:
+                return np.zeros(n_len.size, bool)
+            if k not in byte_at:  # the k-th byte from the end of every cell (one gather, kept for other sets)
+                byte_at[k] = data.take(ends - k, mode="clip")
+            lut = np.zeros(256, dtype=bool)
+            lut[list(chars)] = True
+            hit = lut[byte_at[k]]
+            return hit if k == 1 else hit & (n_len >= k)
+
+        if data.size:
+            edge = np.zeros(256, dtype=bool)
+            edge[list(b" \t\r\"'")] = True
+            if np.any(at(1, b" \t\r\"'") & okm) or np.any(edge[data.take(starts, mode="clip")] & (n_len > 0) & okm):
+                fast = None  # cells with spaces or quotes around them: trimmed below
+    if fast is None:
+        col = pc.utf8_trim(pc.utf8_trim_whitespace(col), characters="\"'")
+        n_len = _arrow.ints(pc.utf8_length(col), fill=0)
+
+        def at(k, chars):
+            return _arrow.bools(pc.is_in(pc.utf8_slice_codeunits(col, -k, -k + 1 if k > 1 else None), value_set=pa.array(list(chars.decode()))))
+
+    dateonly = okm & (n_len == 10)
+    z = at(1, b"Zz") if len(col) else np.zeros(0, bool)
+    off6 = at(6, b"+-") if len(col) else np.zeros(0, bool)  # +hh:mm
+    zoned = okm & ~dateonly & (z | off6)
+    rest = okm & ~dateonly & ~zoned
+    short: list[tuple[np.ndarray, int]] = []
+    if rest.any():  # +hhmm, +hh (rare spellings of an offset)
+        o5, o3 = rest & at(5, b"+-"), rest & at(3, b"+-")
+        zoned |= o5 | o3
+        short = [(o5, 5), (o3 & ~o5, 3)]
+    zoneless = okm & ~dateonly & ~zoned
+    offsets: set[str] = set()
+    if zoned.any():
+        if (zoned & z).any():
+            offsets.add("Z")
+        for sel, k in [(zoned & off6 & ~z, 6)] + short:
+            if sel.any():
+                offsets.update(pc.unique(pc.utf8_slice_codeunits(col.filter(_arrow.mask(sel)), -k)).to_pylist())
+
+    def first(mask):
+        i = np.flatnonzero(mask)
+        return str(col[int(i[0])].as_py()) if i.size else ""
+
+    return {"zoneless": int(zoneless.sum()), "dateonly": int(dateonly.sum()), "zoned": int(zoned.sum()), "offsets": offsets,
+            "example_zoneless": first(zoneless), "example_dateonly": first(dateonly)}
+
+
+def _byte_view(col: pa.Array):
+    """(starts, ends, data) of a string array's cells as byte offsets into its data buffer, or None
+    (a large-string or sliced array: the caller uses the string kernels)."""
+    if not pa.types.is_string(col.type) or len(col) == 0:
+        return None
+    bufs = col.buffers()
+    if len(bufs) < 3 or bufs[1] is None:
+        return None
+    offs = np.frombuffer(bufs[1], dtype=np.int32)[col.offset : col.offset + len(col) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return offs[:-1], offs[1:], data
+
+
+def _join_kinds(items) -> dict | None:
+    """The :func:`timestamp_kinds` of a file's batches, joined."""
+    items = [k for k in items if k]
+    if not items:
+        return None
+    out = {"zoneless": 0, "dateonly": 0, "zoned": 0, "offsets": set(), "example_zoneless": "", "example_dateonly": ""}
+    for k in items:
+        for key in ("zoneless", "dateonly", "zoned"):
+            out[key] += k[key]
+        out["offsets"] |= k["offsets"]
+        for key in ("example_zoneless", "example_dateonly"):
+            out[key] = out[key] or k[key]
+    return out
+
+
+def timestamp_notes(name: str, kinds: dict | None) -> list[str]:
+    """Notes naming zone-less and date-only timestamps, and mixed zones, of one file."""
+    if not kinds:
+        return []
+    out = []
+    if kinds["zoneless"]:
+        out.append(f"{name}: {kinds['zoneless']:,} timestamp(s) have no time zone (e.g. {kinds['example_zoneless']!r}): read as UTC; "
+                   "local times repeat an hour when daylight-saving time ends")
+    if kinds["dateonly"]:
+        out.append(f"{name}: {kinds['dateonly']:,} timestamp(s) are a date only (e.g. {kinds['example_dateonly']!r}): they order spins "
+                   "by day, not within a day")
+    if len(kinds["offsets"]) > 1 or (kinds["offsets"] and kinds["zoneless"]):
+        zones = sorted(kinds["offsets"]) + (["no zone"] if kinds["zoneless"] else [])
+        out.append(f"{name}: timestamps in mixed time zones ({', '.join(zones)}): all converted to UTC")
+    return out
+
+
 # ---------------------------------------------------------------------------- readers
 def detect_format(path: Path, data: bytes) -> str:
     suf = path.suffix.lower()
@@ -401,7 +525,7 @@ def detect_format(path: Path, data: bytes) -> str:
         return "jsonl"
     head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
     first = head.split(b"\n", 1)[0]
-    if first.startswith(b"{"):
+    if first.startswith((b"{", b"[")):  # (a JSON array is named as such by the JSON Lines reader)
         return "jsonl"
     from rngcert.collect.feed import detect_feed
 
@@ -415,8 +539,45 @@ def detect_format(path: Path, data: bytes) -> str:
     return "permanence"
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names a key twice (which value is meant cannot be known)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs):
+    """``object_pairs_hook`` of :func:`json.loads` that refuses an object naming a key twice."""
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise _DuplicateKey(k)
+        seen[k] = v
+    return seen
+
+
+def json_array_error(name: str) -> InputError:
+    """The error for a JSON array given where JSON Lines are read (says what it is and the fix)."""
+    stem = Path(name).stem or "log"
+    return InputError(
+        f"{name}: a JSON array, not JSON Lines (one object per line): convert it with  jq -c '.[]' {name} > {stem}.jsonl  and certify that"
+    )
+
+
+def _text_of(data: bytes) -> tuple[str, str]:
+    """The text of a whole-file log and its encoding: UTF-8 (with or without BOM), else Latin-1
+    (every byte is a character there: nothing is replaced), as the CSV reader decides."""
+    try:
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
 def _read_jsonl(data: bytes, name: str):
-    text = data.decode("utf-8-sig", errors="replace")
+    text, _ = _text_of(data)
+    if text.lstrip().startswith("["):
+        raise json_array_error(name)
     rows: dict[str, list] = {}
     lines: list[int] = []
     rejects: list[RejectedRow] = []
@@ -427,9 +588,13 @@ def _read_jsonl(data: bytes, name: str):
             blank += 1
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
+        except _DuplicateKey as exc:
+            rejects.append(RejectedRow(name, i, exc.key, f"ambiguous: {exc.key!r} given twice in one object (which value is meant cannot be known; "
+                                       "as a CSV header naming a column twice is refused): neither value is used", line[:200]))
+            continue
         except ValueError as exc:
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
             continue
@@ -445,8 +610,8 @@ def _read_jsonl(data: bytes, name: str):
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
 
 
-def _read_permanence(data: bytes, name: str):
-    text = data.decode("utf-8-sig", errors="replace")
+def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None):
+    text, _ = _text_of(data)
     raw = text.encode("utf-8")
     # one string per line, each keeping its newline (trimmed with the other whitespace below)
     nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
@@ -461,11 +626,46 @@ def _read_permanence(data: bytes, name: str):
     nonempty = _arrow.ints(pc.utf8_length(flat)) > 0
     flat = flat.filter(_arrow.mask(nonempty))
     parent = parent[nonempty]
+    rejects: list[RejectedRow] = []
+    if wheel is not None and parent.size:
+        # a line that is mostly words is a title ("Spielbank Tisch 1 19.04.2026"), not spins (c20):
+        # rejected whole with its line, and none of its numbers taken as a spin
+        title = _title_lines(flat, parent, wheel, len(lines_arr))
+        if title.any():
+            for ln in np.flatnonzero(title).tolist():
+                rejects.append(RejectedRow(name, ln + 1, "line", "a title or text line (mostly words, not results): rejected whole, no spin taken from it",
+                                           str(lines_arr[ln].as_py())[:200]))
+            keep = ~title[parent]
+            flat = flat.filter(_arrow.mask(keep))
+            parent = parent[keep]
     # field number within the line (1-based), vectorised
     first = np.r_[True, parent[1:] != parent[:-1]] if parent.size else np.zeros(0, bool)
     grp_start = np.flatnonzero(first)
     pos_in_line = np.arange(parent.size) - np.repeat(grp_start, np.diff(np.r_[grp_start, parent.size]))
-    return {"result": flat}, parent + 1, [], int(blank.sum()), ["result"], pos_in_line + 1
+    return {"result": flat}, parent + 1, rejects, int(blank.sum()), ["result"], pos_in_line + 1
+
+
+def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int) -> np.ndarray:
+    """(n_lines,) bool: lines of a permanence list that are titles or text: at least half of their
+    tokens are not results the wheel reads (a number, a label, an alias, a void word) and one of
+    them has a letter. A line of numbers with one stray word keeps its numbers (the word alone is
+    rejected)."""
+    numeric = _arrow.bools(pc.match_substring_regex(flat, r"^\d+([.,]0+)?$"))
+    bad = ~numeric
+    letter = np.zeros(parent.size, dtype=bool)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        other = flat.take(pa.array(rows))
+        idx, uniq = _decode(other)
+        positions, symbols = wheel.token_table()
+        ok_u = np.array([_norm_text(u) in positions or _norm_text(u) in symbols or _norm_text(u) in VOID_TOKENS for u in uniq] + [False])
+        let_u = np.array([bool(re.search(r"[^\W\d_]", u or "")) for u in uniq] + [False])
+        bad[rows] = ~ok_u[idx]
+        letter[rows] = let_u[idx]
+    n_tok = np.bincount(parent, minlength=n_lines)
+    n_bad = np.bincount(parent, weights=bad, minlength=n_lines)
+    n_let = np.bincount(parent, weights=letter, minlength=n_lines)
+    return (n_let > 0) & (2 * n_bad >= n_tok) & (n_tok > 0)
 
 
 # ---------------------------------------------------------------------------- main entry
@@ -491,6 +691,7 @@ def read_spin_log(
     columns: Mapping[str, str] | None = None,
     fmt: str = "auto",
     pool: bool = False,
+    min_round_interval: float = 0.0,
 ) -> SpinLog:
     """Read one or more spin logs for ``wheel``.
 
@@ -508,6 +709,12 @@ def read_spin_log(
         packaged feed or a feed definition file.
     pool : bool
         Pool all tables into one sequence (default: one sequence per ``table``).
+    min_round_interval : float
+        Seconds: two rows of a table with the same result (and the same ``payout`` and
+        ``multiplier`` where the log has them) closer in time than this are one round logged
+        twice (a scraper's double read): counted once, the later row rejected, and the pairs
+        reported as a data-integrity finding (:data:`NEAR_DUPLICATE_RULE`). 0 (the default
+        here; ``certify`` uses 5 s) turns the check off.
 
     Returns
     -------
@@ -524,8 +731,9 @@ def read_spin_log(
         paths = [paths]
     columns = _options_iv(fmt, columns)
     streams: dict[str, bytes] = {}  # pipes and FIFOs are read once, whichever path reads them
+    paths = [_stdin_path(p, streams) for p in paths]
     try:
-        return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams)
+        return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval)
     except _NeedExact:
         pass  # not the usual shape: the exact path below reads the log again, keeping every row's keys
 
@@ -539,6 +747,7 @@ def read_spin_log(
         parts.append(part)
     comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
+    near = _mark_near_duplicates(parts, wheel, min_round_interval, pool)
     for part in parts:
         rejected.extend(part["rejected"])
         notes.extend(part["notes"])
@@ -567,6 +776,12 @@ def read_spin_log(
             target = tables.get(tname) or (tables.get("(all)") if pool else None)
             if target is not None:
                 target.source_comparison.extend(comp)
+    for tname, f in near.items():
+        if tname in tables:
+            if f.get("note_only"):  # the check could not be applied: a note, not a finding
+                tables[tname].notes.append(f["text"])
+            else:
+                tables[tname].findings.append(f)
     period = None
     for pt in parts:
         if pt.get("ts") is not None:
@@ -574,6 +789,23 @@ def read_spin_log(
             if live.any():
                 period = _span(period, pt["ts"][live])
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, period)
+
+
+#: The name standard input (a path of ``-``) has in reports and rejects.
+STDIN_NAME = "(standard input)"
+
+
+def _stdin_path(p, streams: dict[str, bytes]):
+    """``-`` (the Unix convention for standard input): read standard input once into ``streams``
+    and name it :data:`STDIN_NAME`; any other path is returned as it is."""
+    if str(p) != "-":
+        return p
+    if STDIN_NAME not in streams:
+        import sys
+
+        src = getattr(sys.stdin, "buffer", None)
+        streams[STDIN_NAME] = src.read() if src is not None else sys.stdin.read().encode("utf-8")
+    return Path(STDIN_NAME)
 
 
 def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
@@ -586,12 +818,29 @@ def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
 DUPLICATE_REASON = "exact duplicate of"
 
 
+#: How the reason of a row rejected as a near-duplicate round begins (see _mark_near_duplicates).
+NEAR_DUPLICATE_REASON = "near-duplicate of"
+
+#: The rule of the near-duplicate check, as the report states it.
+NEAR_DUPLICATE_RULE = (
+    "Near-duplicate rounds: two rows of one table with the same result (and the same payout and multiplier, where the log "
+    "has those columns) closer in time than the minimum round interval are one round logged twice: counted once, the later "
+    "row rejected as a near-duplicate. A round id shared by rows with different results is not a duplicate (a money wheel's "
+    "bonus re-spin is a spin of its own); rows with the same spin_id and result are exact duplicates."
+)
+#: Near-duplicates covering at least this share of a table's rows make its verdict INCONCLUSIVE (the
+#: process that logged rounds twice may also have lost or changed others).
+NEAR_DUPLICATE_MAX_SHARE = 0.01
+
+
 def _source_info(part: dict, accepted: int, name: str | None = None) -> SourceInfo:
-    """The provenance of one read file: its rows, accepted, void, rejected (and of those, exact duplicates)."""
-    dups = sum(1 for r in part["rejected"] if r.reason.startswith(DUPLICATE_REASON))
+    """The provenance of one read file: its rows, accepted, void, rejected (and of those, exact
+    duplicates and near-duplicate rounds: read, and counted once; a second result source's rows)."""
+    dups = sum(1 for r in part["rejected"] if r.reason.startswith((DUPLICATE_REASON, NEAR_DUPLICATE_REASON)))
+    near = sum(1 for r in part["rejected"] if r.reason.startswith(NEAR_DUPLICATE_REASON))
     second = sum(1 for r in part["rejected"] if r.reason.startswith(SECOND_SOURCE_REASON))
     return SourceInfo(name or part["name"], part["sha256"], part["format"], part["rows"], accepted, part["void_count"], len(part["rejected"]),
-                      part["blank"], dups, second)
+                      part["blank"], dups, second_source=second, near_duplicates=near)
 
 
 def _check_readable(part: dict, accepted: int) -> None:
@@ -605,13 +854,13 @@ def _check_readable(part: dict, accepted: int) -> None:
         raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})")
 
 
-def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes]) -> SpinLog:
+def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0) -> SpinLog:
     """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch into a
     :class:`_CompactLog`, which keeps only the small-integer arrays the tests need. Raises
     :class:`_NeedExact` when a log is not in the usual shape (the exact path then reads it)."""
     from rngcert.collect import csvstream
 
-    acc = _CompactLog(wheel, pool)
+    acc = _CompactLog(wheel, pool, min_round_interval)
     metas, sources, rejected, notes = [], [], [], []
     for p in paths:
         p = Path(p)
@@ -680,8 +929,11 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name)
     else:
-        cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name)
+        cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
+    if _text_of(data)[1] != "utf-8":  # (the reader decoded it the same way)
+        part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
     part["format"] = f
     part["sha256"] = sha256_of(data)
     part["blank"] = blank
@@ -715,7 +967,7 @@ def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes:
 
 #: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
 _ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id",
-             "rotor_speed", "ball_direction", "result_source")
+             "rotor_speed", "ball_direction", "result_source", "payout", "multiplier")
 
 
 def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
@@ -758,11 +1010,16 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
     csvstream.release_arrow_memory(force=True)
     if not parts:  # header only
         parts.append(reduce(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
+    kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
     part = _concat_parts(parts)
+    part["ts_kinds"] = kinds
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
     if how:
         part["notes"] = list(part["notes"]) + [how]
     if encoding != "utf-8":
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as {encoding}"]
+    if scan.sep:
+        part["notes"] = list(part["notes"]) + [f"{name}: the first line 'sep={scan.sep}' (Excel) names the delimiter: fields read as separated by {scan.sep!r}"]
     # ids and tables of rows the reader could not split (they are rejected, but their ids are not gaps)
     idx = part.get("colindex", {})
     extra = []
@@ -901,7 +1158,7 @@ def _concat_parts(parts: list[dict]) -> dict:
         out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
         for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
             pt[key] = None
-    for key in ("table", "dealer", "spin_id", "result_source"):
+    for key in ("table", "dealer", "spin_id", "result_source", "payout", "multiplier"):
         vals = [pt.get(key) for pt in parts]
         if vals[0] is None:
             out[key] = None
@@ -1090,6 +1347,9 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
     if "timestamp" in resolved:
         ts, badt = _timestamps(cols[resolved["timestamp"]])
         flag(badt & ~void, resolved["timestamp"], "timestamp is not ISO 8601")
+        ts_kinds = timestamp_kinds(cols[resolved["timestamp"]], ~badt)
+    else:
+        ts_kinds = None
     release = None
     if "release_pocket" in resolved:
         rpos, _, _, _, _, empty = _resolve_labels(cols[resolved["release_pocket"]], wheel)
@@ -1177,6 +1437,8 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "ts": ts,
         "table": textcol("table"),
         "dealer": textcol("dealer"),
+        "payout": textcol("payout") if text_codes else None,  # (compared by the near-duplicate check)
+        "multiplier": textcol("multiplier") if text_codes else None,
         "spin_id": textcol("spin_id"),
         "direction": direction,
         "release": None if release is None else release.astype(np.int32),
@@ -1184,6 +1446,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "ball_direction": ball_direction,
         "result_source": textcol("result_source"),
         "notes": notes,
+        "ts_kinds": ts_kinds,
     }
 
 
@@ -1490,6 +1753,150 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     return notes
 
 
+def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: bool) -> dict[str, dict]:
+    """Near-duplicate rounds (:data:`NEAR_DUPLICATE_RULE`): per table, rows taken in time order;
+    a row with the same result (and payout, multiplier) as the row before it, less than ``min_s``
+    seconds later, is rejected as a near-duplicate of the first row of its run. Tables whose
+    timestamps are whole minutes (or dates) cannot resolve ``min_s`` and are left out with a note
+    in the finding. Returns the finding per table label ("(all)" when ``pool``)."""
+    if not min_s or min_s <= 0:
+        return {}
+    min_us = int(round(min_s * 1e6))
+    use = [i for i, pt in enumerate(parts) if pt.get("ts") is not None]
+    if not use:
+        return {}
+    tab_ids: dict[str, int] = {}
+    extra_ids: dict[tuple[str, str], int] = {}
+    T, TS, O, P, M, ROW, PART = [], [], [], [], [], [], []
+    extra_cols = [c for c in ("payout", "multiplier") if all(parts[i].get(c) is not None for i in use)]
+    for i in use:
+        pt = parts[i]
+        n = pt["pos"].size
+        live = np.flatnonzero(pt["accepted_mask"] | pt["void_mask"])
+        if pt.get("table") is not None:
+            codes, labels = _codes_labels(pt["table"])
+            lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
+            tk = lut[np.where(codes < 0, len(labels), codes)]
+        else:
+            tk = np.full(n, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+        T.append(tk[live])
+        TS.append(pt["ts"][live])
+        O.append(outcome_key(pt["pos"], pt["sym"], pt["void_mask"])[live])
+        for c, dest in zip(("payout", "multiplier"), (P, M)):
+            if c in extra_cols:
+                codes, labels = _codes_labels(pt[c])
+                lut = np.array([extra_ids.setdefault((c, t), len(extra_ids)) for t in labels] + [-1], dtype=np.int64)
+                dest.append(lut[np.where(codes < 0, len(labels), codes)][live])
+            else:
+                dest.append(np.zeros(live.size, dtype=np.int64))
+        ROW.append(live)
+        PART.append(np.full(live.size, i, dtype=np.int64))
+    tk, ts, o, pay, mul, row, part_of = (np.concatenate(x) for x in (T, TS, O, P, M, ROW, PART))
+    if ts.size < 2:
+        return {}
+    # rows compared with their neighbour in spin order: spin-id order where every file has whole-number
+    # ids (a clock that repeats an hour interleaves distinct spins in time), else time order
+    if all(isinstance(parts[i].get("spin_id"), IntIds) for i in use):
+        key = np.concatenate([parts[i]["spin_id"].values[r] for i, r in zip(use, ROW)])
+    elif all(np.all(np.diff(x) >= 0) or _clock_change_only(x, parts[i].get("ts_kinds")) for i, x in zip(use, TS)):
+        key = np.arange(ts.size)  # file order (files in the order given): time order, or a clock change that repeats an hour
+    else:
+        key = ts
+    order = np.lexsort((row, part_of, key, tk))
+    tk, ts, o, pay, mul, row, part_of = (x[order] for x in (tk, ts, o, pay, mul, row, part_of))
+    same_t = tk[1:] == tk[:-1]
+    dt = np.abs(ts[1:] - ts[:-1])
+    near = same_t & (dt < min_us) & (o[1:] == o[:-1]) & (pay[1:] == pay[:-1]) & (mul[1:] == mul[:-1])
+    # a table whose timestamps are all whole minutes cannot resolve the interval; one whose rounds are
+    # logged closer than twice the interval (median spacing) is not a log of rounds that last longer
+    coarse_t: set = set()
+    fast_t: dict[int, float] = {}
+    bounds = np.flatnonzero(np.r_[True, ~same_t, True])  # rows of each table are contiguous (sorted by table first)
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        t = int(tk[a])
+        if np.all(ts[a:b] % 60_000_000 == 0):
+            coarse_t.add(t)
+        elif b - a > 2:
+            med = float(np.median(dt[a : b - 1]))
+            if med < 2 * min_us:
+                fast_t[t] = med / 1e6
+    skip = coarse_t | set(fast_t)
+    if skip:
+        near &= ~np.isin(tk[1:], list(skip))
+    tab_label = {v: k for k, v in tab_ids.items()}
+    labels_pos = wheel.position_space().labels if wheel.order_known else ()
+    compared = ", ".join(["result"] + extra_cols)
+
+    def result(g):
+        pt = parts[int(part_of[g])]
+        j = int(row[g])
+        if pt["void_mask"][j]:
+            return "void"
+        if pt["pos"][j] >= 0 and labels_pos:
+            return str(labels_pos[pt["pos"][j]]).split(":", 1)[-1]
+        return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+
+    def line(g):
+        pt = parts[int(part_of[g])]
+        return int(pt["lines"][int(row[g])])
+
+    pairs_of: dict[int, list] = {}
+    rejects: dict[int, list] = {}
+    head = -1
+    for j in np.flatnonzero(near).tolist():  # (pairs are few: a loop over them only)
+        a, b = j, j + 1
+        head = a if not (a > 0 and near[a - 1]) else head
+        t = int(tk[b])
+        pairs_of.setdefault(t, []).append({"first_line": line(a), "second_line": line(b), "seconds_apart": round(float(dt[j]) / 1e6, 3),
+                                           "result": result(b), **({"file": parts[int(part_of[b])]["name"]} if len(use) > 1 else {})})
+        first = parts[int(part_of[head])]
+        at = f"line {line(head)}" if part_of[head] == part_of[b] else f"{first['name']} line {line(head)}"
+        why = (f"{NEAR_DUPLICATE_REASON} {at} (same {compared}: {result(b)}; {float(dt[j]) / 1e6:.3f} s after the row before it, "
+               f"less than the minimum round interval {min_s:g} s): one round logged twice, counted once")
+        rejects.setdefault(int(part_of[b]), []).append((int(row[b]), why, result(b)))
+    for i, rr in rejects.items():
+        rr.sort()
+        _reject_rows(parts[i], np.array([r for r, _, _ in rr], dtype=np.int64), "timestamp", [w for _, w, _ in rr], [x for _, _, x in rr])
+    out: dict[str, dict] = {}
+    sizes = dict(zip(*[x.tolist() for x in np.unique(tk, return_counts=True)]))
+    for t in sorted(set(pairs_of) | skip):
+        name = "(all)" if pool else tab_label[t]
+        prs = pairs_of.get(t, [])
+        n_rows = sizes.get(t, 0)
+        if not prs:
+            if t in coarse_t:
+                note = (f"Near-duplicate rounds not checked: the timestamps are whole minutes (or dates), too coarse to tell rounds "
+                        f"less than {min_s:g} s apart.")
+            else:
+                note = (f"Near-duplicate rounds not checked: rounds are logged every {fast_t[t]:g} s (median), less than twice the "
+                        f"minimum round interval {min_s:g} s, so rows that close are this equipment's rounds, not copies "
+                        "(--min-round-interval sets the interval).")
+            out.setdefault(name, {"name": "near_duplicates", "text": note, "note_only": True})
+            continue
+        shown = "; ".join(f"lines {p['first_line']} and {p['second_line']} ({p['seconds_apart']:g} s, {p['result']})" for p in prs[:20])
+        share = len(prs) / n_rows if n_rows else 0.0
+        text = (f"{len(prs):,} near-duplicate round(s): rows with the same {compared} less than {min_s:g} s apart (a round of "
+                f"the wheel lasts longer): one round logged twice; each counted once, the later row is in the rejects. Pairs: "
+                f"{shown}{' … (all in the evidence)' if len(prs) > 20 else ''}. Rule applied: {NEAR_DUPLICATE_RULE}"
+                + ("" if extra_cols else " This log has no payout or multiplier column (map one with --column payout=NAME to compare it too)."))
+        reason = "" if share < NEAR_DUPLICATE_MAX_SHARE else (
+            f"data integrity: {len(prs):,} near-duplicate rounds ({share:.1%} of the rows): the process that logged rounds twice may "
+            "also have lost or changed others")
+        f = out.get(name)
+        if f is not None and f.get("note_only"):
+            f = None
+        ev = {"pairs": prs, "min_round_interval_s": min_s, "compared": ["table", "timestamp"] + ["result"] + extra_cols, "rule": NEAR_DUPLICATE_RULE}
+        if f is None or not f["evidence"]["pairs"]:
+            out[name] = {"name": "near_duplicates", "text": text, "inconclusive": reason, "evidence": ev,
+                         "summary": f"{len(prs):,} near-duplicate round(s) (same {compared}, less than {min_s:g} s apart) counted once; "
+                                    "the pairs are in the data-integrity section"}
+        else:  # pooled tables: one finding listing every table's pairs
+            f["evidence"]["pairs"] += prs
+            f["text"] = f"{len(f['evidence']['pairs']):,} near-duplicate round(s) in the pooled tables; see the evidence. Rule: {NEAR_DUPLICATE_RULE}"
+            f["inconclusive"] = f["inconclusive"] or reason
+    return out
+
+
 def _sort_key_of_ids(spin_id) -> np.ndarray:
     """Per row, a number that orders spin ids (numbers by value, text ids by text; -1 none)."""
     if isinstance(spin_id, IntIds):
@@ -1517,8 +1924,10 @@ def _id_numbers(spin_id) -> np.ndarray | None:
 def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, TableSpins]:
     """Concatenate files, split per table, put rows in spin order, report gaps in spin ids.
 
-    Spin order: when the rows have timestamps, by (timestamp, spin_id, file and line) — a total
-    order, so a shuffled copy of a log gives the same sequence; otherwise file order."""
+    Spin order: with whole-number spin ids, spin-id order (then file and line); timestamps that go
+    back against it are a data-integrity finding (:func:`time_order_finding`), not a re-sort (c18).
+    Without ids, when the rows have timestamps, by (timestamp, file and line); otherwise file
+    order. Either way a shuffled copy of a log gives the same sequence."""
     repeat_notes = repeat_notes or {}
     # a file without a table column is one table, named after the file (as the store names it)
     parts = [dict(pt) for pt in parts]
@@ -1561,6 +1970,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     for pt in parts:
         for t, v in pt.get("extra_ids", []):
             extra.setdefault(t, []).append(v)
+    ts_kinds_all = _join_kinds([pt.get("ts_kinds") for pt in parts])
     tables: dict[str, TableSpins] = {}
     for ti, t in enumerate(tab_labels):
         all_idx = np.arange(tab.size) if order is None else order[bounds[ti] : bounds[ti + 1]]
@@ -1568,12 +1978,26 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
         if idx.size == 0:
             continue
         tnotes = []
+        order_finding = None
         if pool:
             for tn, rn in repeat_notes.items():
                 tnotes.extend(f"table {tn}: {x}" for x in rn)
         else:
             tnotes.extend(repeat_notes.get(str(t), []))
-        if has["ts"]:
+        if id_num is not None and idx.size > 1 and np.all(id_num[idx] >= 0):
+            # spin ids are the order (a controller's counter is set at the spin; a wall clock can be
+            # changed, or repeat an hour when daylight-saving time ends): where the timestamps disagree
+            # with it, that is a data-integrity finding, not a reason to re-sort (c18)
+            ids_t = id_num[idx]
+            if np.any(np.diff(ids_t) < 0):
+                idx = idx[np.lexsort((idx, ids_t))]
+                tnotes.append("rows were not in spin_id order in the file; put in spin_id order")
+            order_finding = time_order_finding(cat["ts"][idx], id_num[idx], ts_kinds_all) if has["ts"] else None
+        elif has["ts"] and _clock_change_only(cat["ts"][idx], ts_kinds_all):
+            # no ids, and the only steps back are a daylight-saving change of zone-less times: the file
+            # order is the spin order (a sort by time would interleave the two passes of the repeated hour)
+            order_finding = time_order_finding(cat["ts"][idx], None, ts_kinds_all)
+        elif has["ts"]:
             tsv = cat["ts"][idx]
             d = np.diff(tsv)
             back = bool(np.any(d < 0))
@@ -1592,6 +2016,8 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
         keep = idx[acc[idx]]
         small = _small_int(max(int(outcome.max(initial=0)), 1))
         ts_ = TableSpins(table=str(t), outcomes=outcome[keep].astype(small), void=int(void[idx].sum()), notes=tnotes)
+        if order_finding is not None:
+            ts_.findings.append(order_finding)
         if has["release"]:
             ts_.release = cat["release"][keep].astype(_small_int(max(int(cat["release"].max(initial=0)), 1)))
         if has["line_no"] and keep.size:
@@ -1625,6 +2051,96 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                         tnotes.append(f"{gaps} spin_id(s) missing between {present[0]} and {present[-1]} (gaps in the sequence)")
         tables[str(t)] = ts_
     return tables
+
+
+#: A backward step of the clock this close to one hour, at zone-less timestamps, is a daylight-saving change.
+DST_TOLERANCE_S = 120
+#: A backward step of at most this many seconds is a clock adjustment (a time server's correction).
+CLOCK_ADJUST_S = 60
+
+
+def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
+    """Whether timestamps in file order go back, and only by daylight-saving changes (about one
+    hour, at zone-less timestamps)."""
+    if ts.size < 2 or not (kinds and kinds.get("zoneless")):
+        return False
+    d = np.diff(ts)
+    back = d[d < 0]
+    return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
+
+
+def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None) -> dict | None:
+    """The disagreement between spin-id order (or, without ids, file order) and time order of one
+    table, or None when the timestamps never go back in that order.
+
+    Parameters
+    ----------
+    ts : (n,) int64
+        Timestamps (microseconds, UTC) of the table's spins, in spin-id order.
+    ids : (n,) int64 or None
+        Their spin ids (same order); None when the log has none and the order is the file's.
+    kinds : dict or None
+        :func:`timestamp_kinds` of the log (zone-less, date-only, offsets).
+
+    Returns
+    -------
+    dict or None
+        ``name`` ``"time_order"``, ``text`` (counts and where), ``evidence``, and ``inconclusive``:
+        a reason when the disagreement is not explained, "" when it is. Explained: every backward
+        step is a daylight-saving change (about one hour, at zone-less timestamps) or a clock
+        adjustment of at most :data:`CLOCK_ADJUST_S` s. The tests use the spin-id order either way;
+        an unexplained disagreement leaves open whether the ids or the clock are wrong, so the
+        order-dependent tests cannot be trusted (DESIGN §4: timestamps out of order).
+    """
+    if ts.size < 2:
+        return None
+    d = np.diff(ts)
+    steps = np.flatnonzero(d < 0)
+    if steps.size == 0:
+        return None
+    runmax = np.maximum.accumulate(ts)
+    behind = int(np.count_nonzero(ts[1:] < runmax[:-1]))  # spins a sort by time would move back
+    size_s = -d[steps] / 1e6
+    zoneless = bool(kinds and kinds.get("zoneless"))
+    dst = zoneless & (np.abs(size_s - 3600) <= DST_TOLERANCE_S)
+    adjust = size_s <= CLOCK_ADJUST_S
+    import datetime as _dt
+
+    def when(us):
+        return (_dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=int(us))).isoformat(sep=" ")
+
+    what = "spin-id order" if ids is not None else "file order (the log has no spin ids)"
+    name = (lambda j: f"spin_id {int(ids[j])}") if ids is not None else (lambda j: f"spin {j + 1} of the table")  # noqa: E731
+    places = []
+    for j in steps[:5].tolist():
+        places.append(f"after {name(j)} ({when(ts[j])}) comes {name(j + 1)} ({when(ts[j + 1])}), "
+                      f"{(ts[j] - ts[j + 1]) / 1e6:,.0f} s earlier")
+    if bool(np.all(dst)):
+        cause = "a clock change: the local time repeats an hour when daylight-saving time ends (the timestamps have no zone)"
+    elif bool(np.all(dst | adjust)):
+        cause = "clock changes and adjustments (daylight-saving time and corrections of at most a minute)" if dst.any() else \
+            "clock adjustments of at most a minute (e.g. a time server's correction)"
+    elif kinds and len(kinds.get("offsets", ())) + bool(kinds.get("zoneless")) > 1:
+        cause = "timestamps in mixed time zones"
+    elif kinds and kinds.get("dateonly"):
+        cause = "date-only timestamps"
+    else:
+        cause = None
+    order = what.split(" (")[0]
+    text = (f"Time order disagrees with {what}: the timestamps go back {steps.size:,} time(s) in {order} "
+            f"({behind:,} spin(s) would move if sorted by time); {'; '.join(places)}{' …' if steps.size > 5 else ''}. "
+            f"Cause: {cause or 'not explained by a clock change'}. The spins are tested in {order}.")
+    reason = "" if cause and cause != "date-only timestamps" else (
+        f"data integrity: the timestamps go back {steps.size:,} time(s) against the {order} ({behind:,} spins), "
+        "not explained by a clock change: whether the spin ids or the clock are wrong cannot be told, so the order the wheel produced is not known")
+    summary = (f"the timestamps go back {steps.size:,} time(s) against the {order} ({behind:,} spins); "
+               f"{cause or 'not explained by a clock change'}; the spins are tested in {order}")
+    return {"name": "time_order", "text": text, "summary": summary, "inconclusive": reason,
+            "evidence": {"backward_steps": int(steps.size), "spins_out_of_time_order": behind, "cause": cause or "not explained",
+                         "steps_seconds": [round(float(x), 3) for x in size_s[:20]],
+                         "order": order,
+                         "first_places": [({"after_spin_id": int(ids[j]), "spin_id": int(ids[j + 1])} if ids is not None else
+                                           {"after_spin": j + 1, "spin": j + 2}) for j in steps[:20].tolist()]}}
 
 
 # ---------------------------------------------------------------------------- constant-memory read
@@ -1712,8 +2228,9 @@ class _CompactLog:
     (:func:`_mark_repeats`, :func:`_assemble_tables`) whenever no :class:`_NeedExact` is raised.
     """
 
-    def __init__(self, wheel: Wheel, pool: bool):
+    def __init__(self, wheel: Wheel, pool: bool, min_round_interval: float = 0.0):
         self.wheel, self.pool = wheel, pool
+        self.min_us = int(round(min_round_interval * 1e6))
         self.pos = _Grow(_small_int(max(wheel.k - 1, 1)))
         self.sym = _Grow(_small_int(max(len(wheel.symbols) - 1, 1))) if wheel.kind != "roulette" else None
         self.tab = _Grow(np.int16)
@@ -1817,11 +2334,19 @@ class _CompactLog:
                 d = np.diff(v)
                 if np.any(d < 0):
                     raise _NeedExact("timestamps out of order")
+                if self.min_us > 0 and d.size and np.any(d < self.min_us):  # rounds closer than a round lasts, same result?
+                    o = outcome_key(pt["pos"][rows], pt["sym"][rows], void[rows])
+                    if prev is not None:
+                        o = np.r_[prev[2], o]
+                    if np.any((d < self.min_us) & (o[1:] == o[:-1])):
+                        raise _NeedExact("near-duplicate rounds")
                 if ids is not None and np.any(d == 0):
                     s_ = ids[rows] if prev is None else np.r_[prev[1], ids[rows]]
                     if np.any((d == 0) & (s_[1:] < s_[:-1])):
                         raise _NeedExact("equal timestamps out of id order")
-                self.last_ts[t] = (int(ts[rows[-1]]), int(ids[rows[-1]]) if ids is not None else 0)
+                last = rows[-1:]
+                self.last_ts[t] = (int(ts[rows[-1]]), int(ids[rows[-1]]) if ids is not None else 0,
+                                   int(outcome_key(pt["pos"][last], pt["sym"][last], void[last])[0]))
         for t, c in zip(*np.unique(akey[void], return_counts=True)):
             self.void[int(t)] = self.void.get(int(t), 0) + int(c)
         for t, c in zip(*np.unique(tcode[live], return_counts=True)):

@@ -28,7 +28,16 @@ tested)::
     "1" = 21
     "2" = 13
 
-An optional ``[aliases]`` table maps other spellings of a label to the label.
+An optional ``[aliases]`` table maps other spellings of a label to the label, e.g.::
+
+    [aliases]
+    "zero" = "0"
+    "O" = "0"
+
+Aliases are matched case-insensitively after trimming spaces and quotes. An alias must name a
+label of the wheel, may not be another label of the wheel, and may not name two labels (``Zero``
+and ``ZERO`` are one alias). A zero-padded number (``07``) needs no alias; a string of zeros only
+(``00``) is never read as ``0`` unless the wheel declares it (it is the American double zero).
 """
 
 from __future__ import annotations
@@ -175,12 +184,36 @@ class Wheel:
             for j, s in enumerate(self.symbols):
                 symbols[s.lower()] = j
         for alias, target in self.aliases.items():
-            t = target.lower()
+            a, t = _alias_token(alias), _alias_token(target)
             if t in positions:
-                positions[alias.lower()] = positions[t]
+                positions.setdefault(a, positions[t])
             elif t in symbols:
-                symbols[alias.lower()] = symbols[t]
+                symbols.setdefault(a, symbols[t])
         return positions, symbols
+
+    def with_aliases(self, extra: Mapping[str, str], where: str = "--alias") -> "Wheel":
+        """This wheel with more label aliases (validated as the TOML ``[aliases]`` table is).
+
+        Parameters
+        ----------
+        extra : mapping of str to str
+            ``{spelling: label}``, e.g. ``{"zero": "0"}``.
+        where : str
+            Named in the error message.
+
+        Raises
+        ------
+        EquipmentError
+            An alias that names no label, is another label, or names two labels.
+        """
+        from dataclasses import replace
+
+        if not extra:
+            return self
+        merged = dict(self.aliases)
+        merged.update({str(a).strip(): str(t).strip() for a, t in extra.items()})
+        _check_aliases(merged, self, where)
+        return replace(self, aliases=merged)
 
     def describe(self) -> dict:
         """JSON-able description for reports."""
@@ -197,6 +230,8 @@ class Wheel:
             d["wheel_order"] = list(self.labels)
         if self.symbols:
             d["symbol_sections"] = dict(zip(self.symbols, self.symbol_counts))
+        if self.aliases:
+            d["aliases"] = dict(self.aliases)
         return d
 
 
@@ -300,6 +335,37 @@ def _check_sizes(doc: dict, where: str) -> None:
             raise EquipmentError(f"{where}: segment_counts add up to {total:,} sections; rngcert handles at most {MAX_POSITIONS:,}")
 
 
+def _alias_token(t: str) -> str:
+    """An alias or label as the reader compares it: trimmed of spaces and quotes, lower-case."""
+    return t.strip().strip("\"'").strip().lower()
+
+
+def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None:
+    """Validate a wheel's aliases in linear time: each names a label of the wheel, is not itself
+    another label, and no two spellings that read the same (case, spaces, quotes) name different
+    labels. Raises :class:`EquipmentError` naming the alias."""
+    if wheel.kind == "roulette":
+        labels = {_alias_token(x): x for x in wheel.labels}
+    else:
+        labels = {_alias_token(x): x for x in wheel.symbols}
+        if wheel.order_known:
+            labels.update({str(i): str(i) for i in range(wheel.k)})
+    seen: dict[str, tuple[str, str]] = {}
+    for alias, target in aliases.items():
+        a, t = _alias_token(str(alias)), _alias_token(str(target))
+        if not a:
+            raise EquipmentError(f"{where}: [aliases] has an empty alias (for {target!r})")
+        if t not in labels:
+            raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {target!r} is not a label of wheel {wheel.id!r}")
+        if a in labels and a != t:
+            raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {alias!r} is itself the label {labels[a]!r}; an alias cannot name two pockets")
+        if a in seen and seen[a][1] != t:
+            raise EquipmentError(
+                f"{where}: [aliases] {seen[a][0]!r} = {labels[seen[a][1]]!r} and {alias!r} = {target!r} read the same: an alias cannot name two pockets"
+            )
+        seen[a] = (str(alias), t)
+
+
 def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     """Validate a parsed TOML document and build a :class:`Wheel` (see module docstring).
     Sizes are checked first; every check after that is linear in the number of pockets."""
@@ -307,6 +373,7 @@ def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     w = _wheel_from_dict(doc, where)
     if w.k > MAX_POSITIONS:
         raise EquipmentError(f"{where}: {w.k} pockets/sections; rngcert handles at most {MAX_POSITIONS}")
+    _check_aliases(w.aliases, w, where)
     return w
 
 

@@ -113,7 +113,7 @@ def bias_estimates(counts: np.ndarray, probs: np.ndarray, labels: Sequence[str],
         if r.name == "sector_scan":
             out["best_arc"] = r.details.get("best_arc")
         elif r.name == "first_harmonic":
-            out["first_harmonic"] = {k: r.details.get(k) for k in ("amplitude", "phase_pockets", "mean_resultant_length")}
+            out["first_harmonic"] = {k: r.details.get(k) for k in ("amplitude", "phase_position", "mean_resultant_length")}
     return jsonable(out)
 
 

@@ -93,6 +93,7 @@ def certify_log(
     max_rejected_share: float = 0.05,
     plan: Plan | None = None,
     standard: Standard | str | None = None,
+    min_round_interval: float = 5.0,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -128,8 +129,13 @@ def certify_log(
         Where the tables run (independent work items): default serial in this process;
         ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
         existing cluster. The report is the same, bit for bit, wherever the tables run.
+    min_round_interval : float
+        Seconds; rows of a table with the same result closer in time than this are one round
+        logged twice (counted once, reported as a data-integrity finding; 0: no check). The
+        default, 5 s, is far below any real round (a roulette spin or a live money-wheel round
+        lasts 20 s or more) and far above a scraper's double read (under a second apart).
     """
-    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool)
+    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
     cert = certify_spins(
         log,
         alpha=alpha,
@@ -150,6 +156,7 @@ def certify_log(
         "pipeline": "certify_wheel",
         "equipment": wheel.path if wheel.path and not _packaged(wheel) else wheel.id,
         "columns": dict(columns or {}),
+        "aliases": dict(wheel.aliases),
         "fmt": fmt,
         "pool": pool,
         "alpha": alpha,
@@ -159,6 +166,7 @@ def certify_log(
         "power": power,
         "max_rejected_share": max_rejected_share,
         "standard": cert.report["standard"]["id"] if cert.report["standard"]["packaged"] else cert.report["standard"]["source"],
+        "min_round_interval": min_round_interval,
     }
     return cert
 
@@ -207,6 +215,8 @@ def certify_spins(
     hint = checks.other_wheel_hint(log) if log_reasons else None
     if hint:
         log_reasons.insert(0, hint)  # the cause first: the unreadable share follows from it
+    else:  # rejected labels that concentrate on a few values, or spell a pocket never seen: never a FAIL (c16); the cause first
+        log_reasons[:0] = checks.label_reasons(log)
     entropy = int(ss.entropy)
     members = WHEEL.members(WheelData(np.zeros(0, dtype=np.int16), log.space))
     W = sum(s.weight for s in members)
@@ -259,7 +269,8 @@ def certify_spins(
             {
                 **s.to_dict(),
                 "summary": f"{s.rows} rows: {s.accepted} accepted, {s.void} void (excluded), {s.rejected} rejected"
-                + (f" ({s.duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates else "")
+                + (f" ({s.duplicates - s.near_duplicates} of them exact duplicates of earlier rows, counted once)" if s.duplicates > s.near_duplicates else "")
+                + (f" ({s.near_duplicates} of them near-duplicate rounds, counted once)" if s.near_duplicates else "")
                 + (f" ({s.second_source} of them a second result source's readings, compared with the wheel's)" if s.second_source else "")
                 + (f"; {s.blank_lines} blank lines" if s.blank_lines else ""),
             }
@@ -440,9 +451,10 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         rt = rage_part["run_length_test"]
         if rt.get("applicable") and rt["pvalue"] < alpha:  # the side wager's own law fails: said among the findings
             key_findings.append(rage_part["line"])
-    for f in integrity["findings"]:
-        key_findings.insert(0, "Data integrity (not a wheel fault): " + f["text"])
-    key_findings = order_findings(key_findings, out.verdict)  # the finding that decided the verdict first
+    at = 1 if out.verdict == "PASS" and key_findings else 0  # a PASS is said first; a finding that qualifies another verdict leads
+    for f in integrity["findings"][::-1] if at else integrity["findings"]:
+        key_findings.insert(at, "Data integrity (not a wheel fault): " + f.get("summary", f["text"]))
+    key_findings = order_findings(key_findings, out.verdict)  # the finding that decided the verdict first (stable within a rank)
     integ = {"findings": integrity["findings"], "checks": integrity["checks"], "rule": integrity["rule"],
              "summary": (f"{len(integrity['findings'])} data-integrity finding(s)" if integrity["findings"] else "no data-integrity finding")}
     report = {

@@ -7,6 +7,9 @@ INCONCLUSIVE reasons, which take precedence over FAIL and PASS:
   read; in a multi-file run the file is named and only its tables are affected;
 * :func:`other_wheel_hint` — the labels read better as another packaged wheel's (a wrong
   ``--equipment``): says which wheel and the option to use;
+* :func:`label_reasons` — rejected results that concentrate on a few values, or that spell a
+  pocket the accepted rows never show ("labels that do not fit the wheel"): never a FAIL on how
+  a label was written, whatever share ``--max-rejected`` allows;
 * :func:`too_few_reasons` — fewer than :data:`MIN_PER_OUTCOME` spins per outcome;
 * :func:`integrity_findings` — the data-integrity section (repeats at line starts, duplicated
   blocks, time order), with the pairs the order-dependent tests must leave out.
@@ -14,6 +17,7 @@ INCONCLUSIVE reasons, which take precedence over FAIL and PASS:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -37,8 +41,11 @@ INTEGRITY_RULE = (
     "tests (serial pairs, wheel distance, dealer signature, predictor) use only the pairs within lines. The tests that see "
     "whole sequences (runs, longest run, gap, serial correlation) cannot be restricted so; if one of them rejects at the "
     "SUSPECT level or beyond, the verdict is INCONCLUSIVE, because the wheel and the artefact cannot be told apart. "
-    f"Duplicated blocks covering at least {MAX_COPIED_SHARE:.0%} of the spins make the verdict INCONCLUSIVE. Timestamps out "
-    "of order are reported in the notes."
+    f"Duplicated blocks covering at least {MAX_COPIED_SHARE:.0%} of the spins make the verdict INCONCLUSIVE. With spin ids, "
+    "spin-id order is the order: timestamps that go back against it are a finding with counts and where; explained by a clock "
+    "change (about one hour back at zone-less timestamps), a clock adjustment of at most a minute, or mixed time zones, it is "
+    "reported only (the tests use the id order, which the clock does not change); otherwise the verdict is INCONCLUSIVE. "
+    "Without spin ids, rows out of time order are sorted by time and the notes say so."
 )
 
 
@@ -72,7 +79,7 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
         what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
         reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
         if dups:
-            reason += f"; {dups:,} exact duplicate row(s) besides, counted once, are not among them"
+            reason += f"; {dups:,} duplicate row(s) besides (exact, or near-duplicate rounds), counted once, are not among them"
         stem = Path(s.path).stem
         if multi and stem in log.tables:
             per_table.setdefault(stem, []).append(reason)
@@ -128,6 +135,96 @@ def other_wheel_hint(log: SpinLog) -> str | None:
     )
 
 
+#: A rejected value carried by at least this many rows, and by enough rows to move one outcome's
+#: count by :data:`LABEL_SD` standard deviations (the rarest outcome's, sqrt of its expected count),
+#: is a label of the export, not a random loss (see :func:`label_reasons`).
+LABEL_MIN_ROWS = 5
+LABEL_SD = 2.0
+
+
+def label_reasons(log: SpinLog) -> list[str]:
+    """INCONCLUSIVE reasons from result labels that do not fit the wheel (case c16).
+
+    The rejected result cells are grouped by value (:func:`rngcert.collect.labels.rejected_values`).
+    A value is a *label of the export*, not a random loss, when it is carried by at least
+    :data:`LABEL_MIN_ROWS` rows and by at least :data:`LABEL_SD` standard deviations of one outcome's
+    count (``LABEL_SD * sqrt(n p_min)`` rows: enough to move a pocket's count visibly if they are
+    that pocket's spins), or when it plausibly spells an outcome that no accepted row shows
+    (``zero`` with pocket 0 at 0). The tests then ran without
+    those rows, so a pocket's count can be wrong by exactly them: the verdict is INCONCLUSIVE,
+    and the reason names each value, its rows, and the ``--alias`` option (or TOML alias) that
+    would read it. A log whose labels all fit gives no reason.
+
+    Returns
+    -------
+    list of str
+        At most one reason (naming up to five values).
+    """
+    from rngcert.collect.labels import rejected_values
+
+    wheel = log.wheel
+    values = rejected_values(log.rejected, wheel)
+    if not values:
+        return []
+    labels = list(log.space.labels)
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for t in log.tables.values():
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=len(labels))[: len(labels)]
+    n_rows = int(counts.sum()) + log.void + sum(v.count for v in values)
+    expected_min = n_rows * float(np.min(log.space.probs))
+
+    def count_of(label: str) -> int | None:
+        if wheel.kind == "roulette" or log.level == "symbol":
+            names = [str(x) for x in labels]
+            return int(counts[names.index(label)]) if label in names else None
+        # money wheel at the level of positions: a symbol's count is the sum of its sections
+        sym = [str(x).split(":", 1)[-1] for x in labels]
+        if label.isdigit() and int(label) < len(labels):
+            return int(counts[int(label)])
+        hit = [i for i, s in enumerate(sym) if s == label]
+        return int(counts[hit].sum()) if hit else None
+
+    # outcomes with no accepted row although a fair wheel gives them 2 * LABEL_MIN_ROWS or more (a fair
+    # wheel leaves such a pocket empty with probability below 5e-5): a repeated rejected value may be
+    # their spelling even when it is none rngcert recognises
+    expected = n_rows * np.asarray(log.space.probs, dtype=float)
+    missing = [str(labels[i]).split(":", 1)[-1] if wheel.kind != "roulette" and log.level == "position" else str(labels[i])
+               for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))]
+    flagged = []
+    for v in values:
+        c_guess = count_of(v.guess) if v.guess is not None else None
+        empty_target = c_guess == 0
+        concentrated = v.count >= LABEL_MIN_ROWS and v.count >= LABEL_SD * np.sqrt(expected_min)
+        repeated_beside_empty = bool(missing) and v.count >= LABEL_MIN_ROWS
+        if concentrated or empty_target or repeated_beside_empty:
+            flagged.append((v, c_guess))
+    if not flagged:
+        return []
+    unit = "pocket" if wheel.kind == "roulette" else "section" if log.level == "position" else "symbol"
+    parts = []
+    for v, c_guess in flagged[:5]:
+        share = v.count / n_rows if n_rows else 0.0
+        what = f"{v.count:,} row(s) ({share:.1%}) read {v.value!r} ({v.where()})"
+        if v.guess is not None:
+            opt = f"{v.value}={v.guess}"
+            opt = opt if re.fullmatch(r"[\w.#=-]+", opt) else f'"{opt}"'  # as typed in a shell
+            seen = f"; {unit} {v.guess} has no accepted row" if c_guess == 0 else ""
+            parts.append(f"{what}, which looks like {unit} {v.guess}{seen}: read it with --alias {opt} "
+                         f"(or \"{v.value}\" = \"{v.guess}\" under [aliases] in the wheel's TOML)")
+        else:
+            empty = (f" ({unit}{'s' if len(missing) > 1 else ''} {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} "
+                     f"{'have' if len(missing) > 1 else 'has'} no accepted row)") if missing else ""
+            parts.append(f"{what}, not a label of {wheel.id}{empty}: say which {unit} it is with --alias VALUE=LABEL, "
+                         f"or fix the export (a void spin is written void)")
+    more = f"; and {len(flagged) - 5} more value(s)" if len(flagged) > 5 else ""
+    return [
+        "labels that do not fit the wheel: " + "; ".join(parts) + more + ". The tests ran without these rows, so "
+        f"{'a ' + unit + chr(39) + 's' if len(flagged) == 1 else 'some ' + unit + 's' + chr(39)} count can be wrong by exactly them: "
+        "no verdict on the wheel from how a label was written"
+    ]
+
+
 def too_few_reasons(t: TableSpins, m: int) -> list[str]:
     """INCONCLUSIVE when a table has fewer than :data:`MIN_PER_OUTCOME` spins per outcome."""
     need = MIN_PER_OUTCOME * m
@@ -179,6 +276,11 @@ def integrity_findings(t: TableSpins, space, *, line_starts: dict | None | bool 
                 f"the {int((~ev['boundary_pairs']).sum()):,} pairs within lines.",
                 "evidence": {kk: vv for kk, vv in ev.items() if kk != "boundary_pairs"},
             })
+    for f in getattr(t, "findings", ()):  # the reader's: time order against spin ids, near-duplicate rounds
+        out["checks"].append({"time_order": "time order against spin-id order", "near_duplicates": "near-duplicate rounds"}.get(f["name"], f["name"]))
+        out["findings"].append({k: v for k, v in f.items() if k != "inconclusive"})
+        if f.get("inconclusive"):
+            out["inconclusive"].append(f["inconclusive"])
     dup = integ.duplicated_blocks(x, space.m) if dup is None else dup
     out["checks"].append(f"duplicated blocks of {dup['length']} spins")
     if dup["repeated_blocks"]:

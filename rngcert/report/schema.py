@@ -114,7 +114,11 @@ TEST_FIELDS: dict[str, str] = {
     "grade": "plain-words grade of the raw p-value (legend in the report)",
     "method": "asymptotic, exact or monte-carlo, R=...",
     "n": "sample size of the statistic",
-    "details": "supporting numbers",
+    "details": "supporting numbers; keys that name pockets or sections (pocket, pockets, pockets_rejected_holm, direction_pocket, "
+               "phase_pocket, best_arc.pockets) hold labels as printed on the wheel; positions (position, positions, "
+               "positions_rejected_holm, best_arc.start) are wheel positions, 0 = the reference pocket, in wheel order; *_position "
+               "keys are fractional positions (angles in units of one pocket); arrays per outcome (observed, expected, residuals, "
+               "pocket_binomial_holm_pvalues) are in the order of the table's labels",
     "reason": "why the test is not applicable",
     "plain": "one plain sentence on the finding",
 }

@@ -208,8 +208,8 @@ def finding(t: Mapping[str, Any], labels: Sequence[str] | None = None, wheel_kin
     if "longest_run" in d:
         col = {1: "red", 2: "black"}.get(d.get("colour"), "")
         return f"longest run {d['longest_run']} {col} (expected {num(d.get('expected_longest'))}), from spin {num(d.get('start_index'))}"
-    if "direction_pockets" in d:
-        return f"mean direction near {word} {lab(round(d['direction_pockets']))}, amplitude {num(d.get('amplitude'))}"
+    if "direction_position" in d:
+        return f"mean direction near {word} {lab(round(d['direction_position']))}, amplitude {num(d.get('amplitude'))}"
     if "observed" in d and isinstance(d["observed"], list) and len(d["observed"]) <= 4:
         return " / ".join(num(x) for x in d["observed"]) + " (expected " + " / ".join(num(x) for x in d.get("expected", [])) + ")"
     return ""

@@ -232,8 +232,10 @@ def first_harmonic(
     -------
     TestResult or NotApplicable
         ``statistic`` ~ :math:`\chi^2_2` under H0, ``df = 2``. ``details``: mean resultant length
-        :math:`\bar R`, its direction in pockets, the estimated amplitude ``a`` and phase (in
-        pockets) of a :math:`1 + a\cos(\theta - \phi)` bias. NotApplicable when n < 10 (the
+        :math:`\bar R`, its direction ``direction_position``, the estimated amplitude ``a`` and
+        phase ``phase_position`` of a :math:`1 + a\cos(\theta - \phi)` bias (direction and phase
+        are fractional wheel positions: angles in units of one pocket from position 0; they are not
+        pocket labels). NotApplicable when n < 10 (the
         chi-square law is asymptotic).
 
     Notes
@@ -294,9 +296,9 @@ def first_harmonic(
     phase = float((math.atan2(w[1], w[0]) / (2 * np.pi) * k) % k)
     details = dict(
         mean_resultant_length=rbar,
-        direction_pockets=direction,
+        direction_position=direction,
         amplitude=amp,
-        phase_pockets=phase,
+        phase_position=phase,
         null_mean=mu,
     )
     return TestResult(name, req, stat, 2, pvalue, n, "asymptotic", details)

@@ -432,7 +432,7 @@ def serial_correlation(
         rho = complex(Gh[0, 0] + Gh[1, 1], Gh[1, 0] - Gh[0, 1]) * N / denom
         per_lag.append(
             dict(lag=int(h), statistic=qh, df=4, pvalue=clip_pvalue(_dist.chi2_sf(qh, 4)),
-                 rho_abs=float(abs(rho)), rho_arg_pockets=float((np.angle(rho) / (2 * np.pi) * k) % k))
+                 rho_abs=float(abs(rho)), rho_arg_position=float((np.angle(rho) / (2 * np.pi) * k) % k))
         )
         Q += qh
     df = 4 * lag_arr.size
