@@ -108,12 +108,15 @@ def _shuffle_lines(report: dict) -> list[str]:
     pe = report.get("power_effect")
     if pe and pe.get("statement"):
         out.append(f"power: {pe['statement']}")
+    pg = report.get("power_gate")
+    if pg and pg.get("status") in ("powered", "underpowered"):
+        out.append(f"power gate ({pg['status']}): {pg['sentence']}")
     return [x for x in out if x]
 
 
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
-                     command="", progress=True, plan=None):
+                     command="", progress=True, plan=None, min_edge=None, power=0.9):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
     import numpy as np
@@ -122,6 +125,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
     ss = np.random.SeedSequence(seed)
     thr = threshold / 100.0
+    me = None if min_edge is None else min_edge / 100.0
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
@@ -134,7 +138,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
                                      n_resamples=resamples, standard=standard, sensitivity=sensitivity,
                                      sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
-                                     progress=bar.callback(), plan=plan)
+                                     progress=bar.callback(), plan=plan, min_edge=me, power=power)
         rejected = []
         eq_id = proc.id
     else:
@@ -176,7 +180,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
-                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback())
+                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback(),
+                               min_edge=me, power=power)
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
@@ -184,7 +189,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
         "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
         "sensitivity_shoes": sensitivity_shoes, "seed": int(ss.entropy),
-        "resamples": resamples, "alpha": alpha,
+        "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power,
     }
     return cert, rejected, eq_id
 
@@ -214,6 +219,11 @@ Examples:
 @click.option("--standard", type=click.Choice(["edge", "uniform"]), default=None, help="Verdict standard: edge (manual procedures: FAIL on a tracker edge) or uniform (machines: FAIL on any rejection). Default from the procedure's kind; logs without --procedure: uniform.")
 @click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii).")
 @click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
+@click.option("--min-edge", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Declared minimum tracker edge, in % of the stake above --threshold, that the shoes must detect with --power for a "
+                   "PASS (default: the game's house edge); too few shoes give INCONCLUSIVE with the shoes needed.")
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
+              help="Power for the power statement and --min-edge.")
 @click.option("--sensitivity/--no-sensitivity", default=None,
               help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
                    "on by default for a procedure (about 7 s), not available for a shoe log.")
@@ -226,8 +236,8 @@ Examples:
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @report_options
 @parallel_options
-def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, sensitivity, sensitivity_shoes,
-                    seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
+def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, min_edge, power, sensitivity,
+                    sensitivity_shoes, seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
     A procedure is simulated at --shoes tables; each deals --burn-in shoes from new decks before
@@ -246,7 +256,7 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     cert, rejected, eq_id = _certify_shuffle(
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
         threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
-        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler))
+        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler), min_edge=min_edge, power=power)
     details = [] if as_json else list(_shuffle_lines(cert.report))
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 

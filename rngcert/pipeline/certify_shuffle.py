@@ -37,6 +37,7 @@ from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
 from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import cite, plots, schema, text
 from rngcert.seeding import root, stream
 from rngcert.simulate import deal as D
@@ -53,6 +54,8 @@ REQUIREMENT_TEXT = (
 )
 KERNEL_LAGS = 24
 TRAIN_TABLES = 500
+#: Power at which a shoe sample must detect the declared minimum tracker edge for a PASS (as the wheel's ``--power``).
+DEFAULT_POWER = 0.9
 
 __all__ = ["ShuffleCertification", "certify_procedure", "certify_log", "certify_shoes", "REQUIREMENT_TEXT"]
 
@@ -163,12 +166,12 @@ def _trackers(outcome: BatteryOutcome) -> list[dict]:
     return out
 
 
-def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
-    """Smallest adjacency retention and smallest tracker edge detectable with 90% power."""
+def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER) -> dict:
+    """Smallest adjacency retention and smallest tracker edge detectable with the given power (default 90%)."""
     m = max(1, len(outcome.applicable))
     a1 = outcome.alpha / m  # Holm's first threshold: the level a single effect must pass
-    z_a, z_b = sps.norm.isf(a1), sps.norm.isf(0.10)
-    out = {"power": 0.9, "level": a1, "level_note": f"alpha / {m} (Holm's first step)"}
+    z_a, z_b = sps.norm.isf(a1), sps.norm.isf(1.0 - power)
+    out = {"power": power, "level": a1, "level_note": f"alpha / {m} (Holm's first step)"}
     n = data.n_cards
     if data.before is not None and data.after is not None:
         S = data.n_shoes
@@ -201,7 +204,7 @@ def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
     parts = []
     if "min_adjacency_retention" in out:
         rho = out["min_adjacency_retention"]
-        parts.append(f"with {data.n_shoes} shoes the battery detects, with 90% power at level {a1:.2g}, a shuffle that keeps "
+        parts.append(f"with {data.n_shoes} shoes the battery detects, with {100 * power:.0f}% power at level {a1:.2g}, a shuffle that keeps "
                      f"{100 * rho:.2f}% of the neighbouring pairs together beyond the {mu0:.2f} pair a shoe that a uniform "
                      f"shuffle keeps by chance ({rho * (n - 1):.2f} more pairs a shoe; {out['adjacency_note']})")
     det = [f"{k.replace('_', ' ')} {100 * v:+.2f}%" for k, v in edges.items() if v is not None]
@@ -255,11 +258,12 @@ def _header(*, command, inputs, equipment, subject, notes, tables, verdict, alph
     return report
 
 
-def _run(data: ShoeData, *, entropy: int, group: str, alpha: float, n_resamples: int, standard: str, inconclusive=()):
+def _run(data: ShoeData, *, entropy: int, group: str, alpha: float, n_resamples: int, standard: str, inconclusive=(),
+         power: float = DEFAULT_POWER):
     results, errors, keys = evaluate_shuffle(data, entropy=entropy, n_resamples=n_resamples, alpha=alpha, group=group)
     out = decide_shuffle(results, alpha=alpha, standard=standard, errors=errors, inconclusive=inconclusive,
                          seeds={"entropy": str(entropy), "spawn_keys": keys})
-    out.power = _power(out, data)
+    out.power = _power(out, data, power)
     return out
 
 
@@ -401,7 +405,8 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
             "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
                      "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
                      "interval, and 'detectable' the edge of that tracker its tables detect with 90% power at the family-wise level. "
-                     "A point is FAIL only when the edge passes the one-sided Holm test, so an interval above 0 need not be a FAIL "
+                     "A point is FAIL when the edge passes the one-sided Holm test, or when a test rejects and no tracker could bet "
+                     "(nothing measured the edge, so nothing clears the rejection), so an interval above 0 need not be a FAIL "
                      "at this size, and a point with fewer tables than the main run can differ from the main verdict for that reason. "
                      "SUSPECT means statistical findings and no tracker edge established at this size: where its interval lies "
                      "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
@@ -410,7 +415,8 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
 def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
                       alpha: float = 0.01, threshold: float = 0.0, n_resamples: int = 1999, standard: str | None = None,
                       sensitivity: bool = False, sensitivity_tables: int = 400, first_shoe: bool = True, figures: bool = True,
-                      command: str = "", decks_note: str = "", progress=None, plan: Plan | None = None) -> ShuffleCertification:
+                      command: str = "", decks_note: str = "", progress=None, plan: Plan | None = None,
+                      min_edge: float | None = None, power: float = DEFAULT_POWER) -> ShuffleCertification:
     """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
 
     Parameters
@@ -447,6 +453,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
         ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
         existing cluster. The tables, and so the report, are the same wherever they ran; the
         battery and the trackers run here.
+    min_edge : float, optional
+        Declared minimum tracker edge above ``threshold`` that the tables must detect with
+        ``power`` for a PASS (steady state and first shoe; :mod:`rngcert.pipeline.shoe_power`);
+        default the game's house edge.
+    power : float
+        Declared power (default 0.9).
 
     Returns
     -------
@@ -470,7 +482,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     tab = _simulate(proc, tables, entropy, burn_in=burn_in, plan=plan or Plan(workers=1))
     advance(f"{tables} tables simulated")
     data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
-    out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard)
+    out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    house = _house_edges(game, proc.decks, bj_rules)
+    min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
+    gate_kw = dict(game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
+                   players=int(proc.deal.get("players", 7)))
+    gate = power_gate(out, n_shoes=data.n_shoes, **gate_kw)
     advance(f"steady state: {out.verdict}")
     notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
              f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
@@ -479,18 +496,20 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
              f"{100 * threshold:+.2f}% of the stake"]
     if decks_note:
         notes.append(decks_note)
-    sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in})]
+    sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
+                                                                                   "power_gate": gate})]
     figs = [_figures(data, out) if figures else []]
     report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
     outs = [out]
     if first_shoe:
         d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules)
-        o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard)
+        o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
         advance(f"first shoe: {o1.verdict}")
         outs.append(o1)
         sec1 = _section("first shoe from new decks", d1, o1, notes=["new decks are spread face up in order for inspection "
                                                                    "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
-                        extra={"kind": "first_shoe"})
+                        extra={"kind": "first_shoe", "power_gate": gate1})
         sections.append(sec1)
         figs.append(_figures(d1, o1) if figures else [])
         fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
@@ -520,8 +539,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     report |= report_extra
     report["parameters"] = proc.parameters()
     report["assumed_parameters"] = [p["name"] for p in report["parameters"] if p["status"] == "assumed"]
-    report["house_edge"] = _house_edges(game, proc.decks, bj_rules)
+    report["house_edge"] = house
     report["power_effect"] = out.power
+    report["power_gate"] = gate
     return ShuffleCertification(report, figs, out)
 
 
@@ -599,7 +619,8 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                 before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
                 n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
-                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None) -> ShuffleCertification:
+                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
+                min_edge: float | None = None, power: float = DEFAULT_POWER) -> ShuffleCertification:
     """Certify a card-scanner shoe log (see the module docstring).
 
     Parameters
@@ -623,6 +644,12 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     progress : callable, optional
         ``progress(done, total, label)`` as each stage finishes (orders rebuilt, wash fitted,
         trackers trained, one battery per section): the CLI's progress bar.
+    min_edge : float, optional
+        Declared minimum tracker edge (per unit staked, above ``threshold``) that the shoes must
+        detect with ``power`` for a PASS (:mod:`rngcert.pipeline.shoe_power`); default the game's
+        house edge. Without that power a PASS is INCONCLUSIVE with the shoes needed.
+    power : float
+        Declared power (default 0.9, as the wheel's ``--power``).
 
     Returns
     -------
@@ -648,6 +675,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
 
         bj_rules = Rules(decks=decks)
         notes.append("blackjack rules not given (no --procedure): the trackers play the defaults of rngcert.stats.blackjack.Rules")
+    house = _house_edges(game, decks, bj_rules)
+    min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
+    players = int(proc.deal.get("players", 7)) if proc and proc.game == "blackjack" else 7
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how)
@@ -662,8 +692,10 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         data = ShoeData(None, None, decks, game, proc.dealer_rule if proc and proc.game == "blackjack" else "S17", usable,
                         dealt_all[:, :usable], guess_shoes=min(2000, dealt_all.shape[0]),
                         rotated=None if log.rotated is None else log.rotated[:, :usable])
-        out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard)
-        sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out)]
+        out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        gate = power_gate(out, n_shoes=data.n_shoes, game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis,
+                          usable=usable, players=players)
+        sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out, extra={"power_gate": gate})]
         notes.append("no shoe has a known order before its shuffle (one shoe per table, no before stage, no --before): "
                      "only rank and game-level tests ran")
         rep = _header(command=command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source}",
@@ -671,8 +703,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                       n_resamples=n_resamples, decks=decks, game=game, rule=data.rule, standard=standard,
                       rejected_count=len(log.rejected))
         rep["parameters"] = proc.parameters() if proc else []
-        rep["house_edge"] = _house_edges(game, decks, bj_rules)
+        rep["house_edge"] = house
         rep["power_effect"] = out.power
+        rep["power_gate"] = gate
         return ShuffleCertification(rep, [[plots.pvalue_figure(out.results, alpha, out.adjusted)] if figures and out.applicable else []], out)
     idx, view, after_prefix = built
     advance(f"{idx.size} shoes rebuilt")
@@ -743,18 +776,23 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                         rotated=None if rot is None else rot[rows])
         if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
-        o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard)
+        o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard, power=power)
         r_needed = _resolution_needed(o, level, n_resamples)
         sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")]
         if r_needed:
             data.kernel = (ks[0][0] if len(ks) == 1 and ks[0][1].size == rows.size else ks) or None  # as before the first run
-            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard)
+            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard, power=power)
             sec_notes.append(f"Monte Carlo replicates raised from {n_resamples} to {r_needed} for this sample: with {n_resamples} the "
                              f"smallest p-value, {1 / (n_resamples + 1):.2g}, could not reject after Holm at level {level:.3g}, "
                              "and some test sat at it")
+        # PASS needs power: the sample of all shoes is gated; a dealer's share states its power only
+        gate = power_gate(o, n_shoes=rows.size, game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis,
+                          usable=data.usable, players=players, apply=gi == 0)
+        if gi > 0 and gate["status"] == "underpowered":
+            sec_notes.append("power: " + gate["sentence"] + " (a dealer's share of the shoes; the log's verdict rests on all shoes)")
         advance(f"{title}: {o.verdict}")
         outs.append(o)
-        sec = _section(title, data, o, notes=sec_notes, extra={"kind": "log" if gi == 0 else "dealer"})
+        sec = _section(title, data, o, notes=sec_notes, extra={"kind": "log" if gi == 0 else "dealer", "power_gate": gate})
         sections.append(sec)
         figs.append(_figures(data, o) if figures and gi == 0 else [])
         if gi == 0:
@@ -765,8 +803,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                   decks=decks, game=game, rule=data_all.rule, standard=standard, rejected_count=len(log.rejected))
     rep["parameters"] = extra.pop("parameters", proc.parameters() if proc else [])
     rep |= extra
-    rep["house_edge"] = _house_edges(game, decks, bj_rules)
+    rep["house_edge"] = house
     rep["power_effect"] = outs[0].power
+    rep["power_gate"] = sections[0]["power_gate"]
     rep["reconstruction"] = {"before": before_mode, "shoes_tested": int(idx.size), "cards_filled_before_per_shoe": n_filled_b / idx.size,
                              "cards_filled_after_per_shoe": n_filled_a / idx.size,
                              "pickup": (proc.id if proc is not None else f"the {game} pickup of 004 (defaults)") if game else "none"}
@@ -808,6 +847,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
     """Run the battery; with cross-fitted kernels the trackers of each fold use the other fold's kernel."""
     if not isinstance(data.kernel, list):
         return _run(data, **kw)
+    power = kw.get("power", DEFAULT_POWER)
     from rngcert.battery import shuffle as BS
 
     folds = data.kernel
@@ -823,7 +863,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
                                              group=kw["group"], battery=battery)
     out = decide_shuffle(results, alpha=kw["alpha"], standard=kw["standard"], errors=errors,
                          seeds={"entropy": str(kw["entropy"]), "spawn_keys": keys})
-    out.power = _power(out, data)
+    out.power = _power(out, data, power)
     return out
 
 
