@@ -19,8 +19,6 @@ from rngcert.pipeline.certify_shuffle import certify_log
 from rngcert.simulate.procedure import simulate_log
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 
-CASES = Path("/work/shared/cases")
-
 
 def _dealt_log(path, proc, shoes, seed, *, tables=1):
     seq = simulate_log(proc, shoes, seed, tables=tables)
@@ -78,8 +76,9 @@ def test_c22_thin_shoe_log_is_inconclusive_with_the_shoes_needed(tmp_path):
 
 
 @pytest.mark.slow
-def test_c22_script_exits_inconclusive(tmp_path):
+def test_c22_script_exits_inconclusive(tmp_path, shared):
     """The case script itself: exit 11 (INCONCLUSIVE), never 0."""
+    CASES = Path(shared) / "cases"
     if not (CASES / "c22-thin-shoe-log.sh").exists() or shutil.which("bash") is None:
         pytest.skip("case script not available")
     env = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
@@ -120,3 +119,56 @@ def test_a_trackerless_log_under_the_edge_standard_fails(tmp_path):
     cert = certify_log(log, source=str(f), decks=1, game=None, before_mode="new-deck", seed=1, n_resamples=199, figures=False,
                        standard="edge")
     assert cert.verdict == "FAIL", cert.report["tables"][0]["battery"]["reasons"]
+
+
+# ----------------------------------------------------------------------------- c21: shoe-log tokens
+def _c21(tmp_path, shared):
+    gen = Path(shared) / "cases" / "c21-jokers.py"
+    if not gen.exists():
+        pytest.skip("c21 generator not available")
+    subprocess.run([sys.executable, str(gen)], cwd=tmp_path, check=True, timeout=60)
+    return tmp_path / "c21-jokers.csv"
+
+
+def test_c21_jokers_rejected_by_name_and_the_shoes_certified_without_them(tmp_path, shared, cli):
+    f = _c21(tmp_path, shared)
+    log = read_shoe_log([f], decks=1)
+    assert log.n_shoes == 20 and not log.problems and log.lengths.tolist() == [52] * 20
+    assert len(log.rejected) == 20 and log.sources[0]["non_card_rows"] == 20
+    r = log.rejected[0]
+    assert (r.file, r.line, r.column, r.text) == (str(f), 28, "card", "JK") and "joker" in r.reason and "'JK'" in r.reason
+    # the card after the joker moved up one place: shoe 1 is the generator's permutation of a new deck
+    rng = np.random.default_rng(21)
+    assert log.dealt[0, :52].tolist() == rng.permutation(52).tolist()  # codes are faces 0..51 in the generator's deck order
+    res = cli("shuffle", "certify", f, "--decks", 1, "--before", "new-deck", "--seed", 1, "--no-plots", "--resamples", 199,
+              "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11), res.output[-1500:]
+    rej = next((tmp_path / "r").glob("*/rejects.csv")).read_text(encoding="utf-8").splitlines()
+    assert len(rej) == 21 and rej[1].startswith(f"{f},28,card,") and rej[1].endswith(",JK")
+    assert "20 joker or cutting-card row(s) left out, their shoes kept" in res.output
+
+
+def test_c21_suit_symbols_ten_cut_card_and_reasons_for_lost_shoes(tmp_path):
+    rng = np.random.default_rng(3)
+    sym = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    rows = ["shoe_id,position,card"]
+    for shoe in (1, 2, 3):
+        order = rng.permutation(52)
+        pos = 1
+        for k, c in enumerate(order):
+            rank, suit = "A23456789TJQK"[c % 13], "SHDC"[c // 13]
+            if shoe == 2 and k == 10:
+                rows.append(f"{shoe},{pos},Cut Card")  # the cutting card logged mid-shoe
+                pos += 1
+            tok = ("10" if rank == "T" else rank) + (sym[suit] + ("\ufe0f" if k % 2 else "") if shoe != 3 else suit)
+            if shoe == 3 and k == 5:
+                tok = "ZZ"  # a token that is nothing: the shoe is lost, with the reason
+            rows.append(f"{shoe},{pos},{tok}")
+            pos += 1
+    f = tmp_path / "sym.csv"
+    f.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    log = read_shoe_log([f], decks=1)
+    assert [m["shoe"] for m in log.meta] == ["1", "2"] and log.lengths.tolist() == [52, 52]
+    assert [r.text for r in log.rejected] == ["Cut Card", "ZZ"] and "cutting card" in log.rejected[0].reason
+    assert {p.shoe for p in log.problems} == {"3"}
+    assert "column card, token 'ZZ': unknown card token" in log.problems[0].reason

@@ -175,7 +175,9 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         if len(log.problems) > 20:
             notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
-                   f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
+                   f"{s.get('rejected_rows')} rejected"
+                   + (f" ({s['non_card_rows']} joker or cutting-card row(s) left out, their shoes kept)" if s.get("non_card_rows") else "")
+                   + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")} for s in log.sources]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
