@@ -172,3 +172,41 @@ def test_c21_suit_symbols_ten_cut_card_and_reasons_for_lost_shoes(tmp_path):
     assert [r.text for r in log.rejected] == ["Cut Card", "ZZ"] and "cutting card" in log.rejected[0].reason
     assert {p.shoe for p in log.problems} == {"3"}
     assert "column card, token 'ZZ': unknown card token" in log.problems[0].reason
+
+
+# ----------------------------------------------------------------------------- GSR-equivalent withheld
+def test_gsr_equivalent_is_withheld_when_the_drop_law_rejects_gsr():
+    from rngcert.simulate.shufflers import riffle
+    from rngcert.stats.shuffle import card_permutation, gsr_equivalent_riffles
+
+    rng = np.random.default_rng(1)
+    ident = np.tile(np.arange(52), (200, 1))
+    # 7 perfectly alternating riffles: 128 possible orders, a fit of a = 2^7, yet no GSR riffles
+    perm, _ = card_permutation(ident, riffle(ident, rng, switch=1.0, times=7))
+    g = gsr_equivalent_riffles(perm)
+    assert g["riffles"] is None and g["riffles_if_gsr"] == pytest.approx(7.0, abs=0.2)
+    assert g["gsr_check"]["repeated_pairs"] > 0 and "same order" in g["withheld"]
+    # clumpy drops (switch 0.3): the rising sequences do not follow any a-shuffle's law
+    perm, _ = card_permutation(ident, riffle(ident, rng, switch=0.3, times=4))
+    g = gsr_equivalent_riffles(perm)
+    assert g["riffles"] is None and g["gsr_check"]["p_rising"] < 1e-6 and "rising sequences" in g["withheld"]
+    # GSR riffles keep their figure
+    perm, _ = card_permutation(ident, riffle(ident, rng, switch=0.5, times=7))
+    g = gsr_equivalent_riffles(perm)
+    assert g["riffles"] == pytest.approx(7.0, abs=0.5) and "withheld" not in g
+    # a declared or recorded drop law that is not GSR withholds it whatever the shoes show
+    g = gsr_equivalent_riffles(perm, drop_law="the procedure's riffle drops cards with switch probability 1")
+    assert g["riffles"] is None and "switch probability 1" in g["withheld"]
+
+
+def test_gsr_law_check_rarely_withholds_gsr_riffles():
+    from rngcert.simulate.shufflers import riffle
+    from rngcert.stats.shuffle import card_permutation, gsr_equivalent_riffles
+
+    rng = np.random.default_rng(5)
+    ident = np.tile(np.arange(52), (100, 1))
+    withheld = 0
+    for k in range(60):
+        perm, _ = card_permutation(ident, riffle(ident, rng, switch=0.5, times=1 + k % 7))
+        withheld += gsr_equivalent_riffles(perm)["riffles"] is None
+    assert withheld <= 3  # level 0.01 each; 60 runs

@@ -77,7 +77,8 @@ def _shuffle_lines(report: dict) -> list[str]:
             hi = f"{v['interval'][1]:.3g}" + (" or more (grid edge)" if v["open_high"] else "")
             lo = ("at most " if v["open_low"] else "") + f"{v['interval'][0]:.3g}" + (" (grid edge)" if v["open_low"] else "")
             out.append(f"  fitted {v['label']}: {v['value']:.3g} (95% interval {lo}..{hi})")
-        gsr = f"; equivalent GSR riffles {fit['gsr_equivalent_riffles']:.2f}" if fit.get("gsr_equivalent_riffles") is not None else ""
+        gsr = (f"; equivalent GSR riffles {fit['gsr_equivalent_riffles']:.2f}" if fit.get("gsr_equivalent_riffles") is not None
+               else f"; {fit['gsr_equivalent_withheld']}" if fit.get("gsr_equivalent_withheld") else "")
         out.append(f"  share of neighbouring pairs kept {100 * fit['share_adjacent_kept']:.2f}%{gsr}"
                    + (f" ({fit['summaries_basis']})" if fit.get("summaries_basis") else ""))
     he = report.get("house_edge")
