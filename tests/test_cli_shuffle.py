@@ -134,10 +134,10 @@ def test_shoe_log_errors(run, tmp_path):
     log = tmp_path / "log.csv"
     log.write_text("shoe_id,position,card\n1,1,ZZ\n")
     assert run("shuffle", "certify", log).exit_code == 2  # --decks required
-    res = run("shuffle", "certify", log, "--decks", 1, "--sensitivity")  # a procedure's option, not silently ignored
-    assert res.exit_code == 2 and "--sensitivity" in res.output
-    res = run("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
+    res = run("shuffle", "certify", log, "--decks", 1, "--sensitivity", "--out", tmp_path / "r")  # works on logs (issue 23); no shoe here
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output
+    res = run("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
+    assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output and "token 'ZZ'" in res.output
     assert run("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2
 
 

@@ -210,3 +210,101 @@ def test_gsr_law_check_rarely_withholds_gsr_riffles():
         perm, _ = card_permutation(ident, riffle(ident, rng, switch=0.5, times=1 + k % 7))
         withheld += gsr_equivalent_riffles(perm)["riffles"] is None
     assert withheld <= 3  # level 0.01 each; 60 runs
+
+
+# ----------------------------------------------------------------------------- pickup side
+def _pf_log(tmp_path, cli, shoes, dealers=None):
+    """A player-first baccarat log written by the CLI simulator (a lab's copy of baccarat-004 whose
+    dealer picks up player-first, 004 §2 rule 3.6.2)."""
+    base = load_procedure("baccarat-004")
+    toml = tmp_path / "pf.toml"
+    toml.write_text(Path(base.path).read_text(encoding="utf-8").replace('pickup = "banker-first"', 'pickup = "player-first"')
+                    .replace('id = "baccarat-004"', 'id = "baccarat-pf"'), encoding="utf-8")
+    out = tmp_path / "pf.csv"
+    args = ["shuffle", "simulate", toml, "--shoes", shoes, "--dealt-only", "--seed", 3, "--out", out]
+    res = cli(*(args + (["--dealers", dealers] if dealers else [])))
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_player_first_log_rebuilds_fit_the_player_first_side(tmp_path, cli):
+    """The fit itself (no battery): each side's rebuild of a player-first log, and the paired score."""
+    from rngcert.pipeline.certify_shuffle import _log_pairs
+    from rngcert.pipeline.pickup_side import fit_sides, kept_pairs
+
+    f = _pf_log(tmp_path, cli, 8)
+    log = read_shoe_log([f], decks=8)
+    proc = load_procedure("baccarat-004")
+    kept = {}
+    for side in ("banker-first", "player-first"):
+        prev: dict = {}
+        idx, view, after = _log_pairs(log, decks=8, game="baccarat", proc=proc, before_mode="pickup", before_orders=None, rng=None,
+                                      side_of={i: side for i in range(log.n_shoes)}, prev_out=prev)
+        assert sorted(prev) == list(range(1, 8)) and all(prev[i] == i - 1 for i in prev)
+        kept[side] = kept_pairs(view, after)
+    assert (kept["player-first"] > kept["banker-first"]).all()
+    g = fit_sides(kept, np.zeros(7, int), ["whole log"])["groups"][0]
+    assert g["side"] == "player-first" and g["status"] == "measured" and "paired z" in g["evidence"]
+
+
+@pytest.mark.slow
+def test_player_first_log_is_read_with_the_right_side(tmp_path, cli):
+    f = _pf_log(tmp_path, cli, 10)
+    log = read_shoe_log([f], decks=8)
+    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=load_procedure("baccarat-004"), seed=1, n_resamples=199,
+                       figures=False, fit=False)
+    (g,) = cert.report["pickup_side"]["groups"]
+    assert g["group"] == "whole log" and g["side"] == "player-first" and g["status"] == "measured"
+    assert cert.report["reconstruction"]["pickup_side"] == "player-first" or cert.report["pickup_side"]["runs"][0]["sides"] == ["player-first"]
+
+
+@pytest.mark.slow
+def test_player_first_log_per_dealer_is_read_with_the_right_side(tmp_path, cli):
+    f = _pf_log(tmp_path, cli, 16, dealers=2)
+    log = read_shoe_log([f], decks=8)
+    proc = load_procedure("baccarat-004")  # declares banker-first: not taken on trust
+    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=199, figures=False, fit=False)
+    ps = cert.report["pickup_side"]
+    assert [g["group"] for g in ps["groups"]] == ["dealer D1", "dealer D2"]
+    assert all(g["side"] == "player-first" and g["status"] == "measured" and g["z"] > 5 for g in ps["groups"])
+    assert len(ps["runs"]) == 1 and "player-first measured" in ps["sentence"]
+    par = {p["name"]: p for p in cert.report["parameters"]}
+    assert par["deal.pickup"]["value"] == "player-first" and par["deal.pickup"]["status"] == "measured"
+    # declared, the side is used as declared (and said so)
+    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=199, figures=False, fit=False,
+                       pickup="banker-first")
+    assert cert.report["pickup_side"]["status"] == "declared"
+
+
+def test_pickup_side_fit_is_paired_and_undecided_logs_take_the_worst_side():
+    from rngcert.pipeline.pickup_side import fit_sides
+
+    rng = np.random.default_rng(2)
+    base = rng.poisson(130, 40)
+    kept = {"banker-first": base + rng.integers(0, 3, 40), "player-first": base + rng.integers(0, 3, 40)}
+    fit = fit_sides(kept, np.zeros(40, int), ["whole log"])
+    (g,) = fit["groups"]
+    assert g["side"] is None and g["status"] == "not identifiable from this log"
+    assert len(fit["assignments"]) == 2 and {a[0] for a in fit["assignments"]} == {"banker-first", "player-first"}
+    kept["player-first"] = kept["player-first"] + 40
+    fit = fit_sides(kept, np.zeros(40, int), ["whole log"])
+    assert fit["groups"][0]["side"] == "player-first" and fit["assignments"] == [{0: "player-first"}]
+
+
+def test_a_uniformly_shuffled_log_cannot_tell_the_side_and_is_judged_on_both(tmp_path):
+    proc = load_procedure("baccarat-004")
+    raw = dict(proc.raw)
+    raw.update({"id": "fy-table", "steps": [{"op": "fisher_yates"}], "kind": "machine",
+                "parameters": [p for p in raw.get("parameters", []) if not p["name"].startswith("steps")]})
+    from rngcert.equipment.procedure import parse_procedure
+
+    fy = parse_procedure(raw, "<fy>")
+    f = tmp_path / "fy.csv"
+    _dealt_log(f, fy, 12, 4)
+    log = read_shoe_log([f], decks=8)
+    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=None, seed=1, n_resamples=199, figures=False)
+    ps = cert.report["pickup_side"]
+    assert ps["groups"][0]["side"] is None and len(ps["runs"]) == 2
+    order = ["PASS", "SUSPECT", "INCONCLUSIVE", "FAIL"]
+    assert cert.verdict == max((r["verdict"] for r in ps["runs"]), key=order.index)
+    assert "worst" in ps["sentence"]

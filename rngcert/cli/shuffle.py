@@ -70,13 +70,16 @@ def _shuffle_lines(report: dict) -> list[str]:
                    f"{len(assumed)} ASSUMED: " + ", ".join(f"{p['name']}={p['value']}" for p in assumed[:12]))
         for p in measured:
             out.append(f"  measured {p['name']} = {p['value']:.3g} (interval {p['interval'][0]:.3g}..{p['interval'][1]:.3g}; {p['source']})")
+        for p in (p for p in par if p["status"] == "not identifiable"):
+            out.append(f"  NOT IDENTIFIABLE {p['name']}: {p['source']}")
     fit = report.get("fit")
     if fit and fit.get("parameters"):
         for k, v in fit["parameters"].items():
             # an end at the grid's edge is open: the interval reaches at least that far
             hi = f"{v['interval'][1]:.3g}" + (" or more (grid edge)" if v["open_high"] else "")
             lo = ("at most " if v["open_low"] else "") + f"{v['interval'][0]:.3g}" + (" (grid edge)" if v["open_low"] else "")
-            out.append(f"  fitted {v['label']}: {v['value']:.3g} (95% interval {lo}..{hi})")
+            out.append(f"  fitted {v['label']}: {v['value']:.3g} (95% interval {lo}..{hi})"
+                       + (f" — not identifiable from this log; trackers trained on {v['trained_on']:.3g}" if v.get("status") else ""))
         gsr = (f"; equivalent GSR riffles {fit['gsr_equivalent_riffles']:.2f}" if fit.get("gsr_equivalent_riffles") is not None
                else f"; {fit['gsr_equivalent_withheld']}" if fit.get("gsr_equivalent_withheld") else "")
         out.append(f"  share of neighbouring pairs kept {100 * fit['share_adjacent_kept']:.2f}%{gsr}"
@@ -106,6 +109,16 @@ def _shuffle_lines(report: dict) -> list[str]:
             if r.get("detectable_edge") is not None:
                 e += f"; detectable {100 * r['detectable_edge']:+.1f}%"
             out.append("  " + ", ".join(f"{a}={r[a]}" for a in axes) + f": {r['verdict']}, {e}")
+    ps = report.get("pickup_side")
+    if ps and ps.get("sentence"):
+        out.append(ps["sentence"])
+    ls = report.get("log_sensitivity")
+    if ls:
+        out.append("sensitivity of this log's verdict (pickup side × wash the trackers train on):")
+        for r in ls["rows"]:
+            e = "no bets" if r["edge"] is None else f"{100 * r['edge']:+.2f}% [{100 * r['ci95'][0]:+.1f}, {100 * r['ci95'][1]:+.1f}] ({r['tracker']})"
+            w = r["wash"] if isinstance(r["wash"], str) else ", ".join(f"{k}={v:g}" for k, v in r["wash"].items())
+            out.append(f"  pickup {r['pickup']}, wash {w}: {r['verdict']}, {e}")
     pe = report.get("power_effect")
     if pe and pe.get("statement"):
         out.append(f"power: {pe['statement']}")
@@ -117,7 +130,7 @@ def _shuffle_lines(report: dict) -> list[str]:
 
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
-                     command="", progress=True, plan=None, min_edge=None, power=0.9):
+                     command="", progress=True, plan=None, min_edge=None, power=0.9, pickup=None):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
     import numpy as np
@@ -130,8 +143,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
-        if game is not None or procedure is not None or before != "pickup":
-            raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
+        if game is not None or procedure is not None or before != "pickup" or pickup is not None:
+            raise click.UsageError("--game, --procedure, --before and --pickup describe a shoe log; a procedure names its own game")
         proc = load_procedure(source)
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
@@ -147,9 +160,6 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
         if decks is None:
             raise click.UsageError("--decks is required to certify a shoe log")
-        if sensitivity:  # asked for explicitly (None: the default)
-            raise click.UsageError("--sensitivity varies the assumed parameters of a simulated PROCEDURE; a shoe log is certified as "
-                                   "recorded (its wash is measured: see the parameters block of its report)")
         proc = None
         if procedure is not None:
             from rngcert.equipment.procedure import load_procedure
@@ -184,7 +194,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=standard,
                                figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback(),
-                               min_edge=me, power=power)
+                               min_edge=me, power=power, pickup=pickup, sensitivity=bool(sensitivity))
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
@@ -192,7 +202,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
         "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
         "sensitivity_shoes": sensitivity_shoes, "seed": int(ss.entropy),
-        "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power,
+        "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power, "pickup": pickup,
     }
     return cert, rejected, eq_id
 
@@ -227,9 +237,13 @@ Examples:
                    "PASS (default: the game's house edge); too few shoes give INCONCLUSIVE with the shoes needed.")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
               help="Power for the power statement and --min-edge.")
+@click.option("--pickup", type=click.Choice(["banker-first", "player-first"]), default=None,
+              help="SHOELOG (baccarat): the pickup side, declared. Default: fitted from the log per dealer and shift (004 §2 rule 3.6.2 "
+                   "leaves it to each dealer), and where the log cannot tell, the worst verdict over both sides.")
 @click.option("--sensitivity/--no-sensitivity", default=None,
               help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
-                   "on by default for a procedure (about 7 s), not available for a shoe log.")
+                   "on by default for a procedure (about 7 s). SHOELOG: the verdict again under each plausible pickup side and at "
+                   "the ends of each fitted wash interval (off by default).")
 @click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True, help="Tables per sensitivity grid point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
@@ -239,7 +253,7 @@ Examples:
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @report_options
 @parallel_options
-def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, min_edge, power, sensitivity,
+def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, min_edge, power, pickup, sensitivity,
                     sensitivity_shoes, seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
@@ -259,7 +273,7 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     cert, rejected, eq_id = _certify_shuffle(
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
         threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
-        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler), min_edge=min_edge, power=power)
+        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler), min_edge=min_edge, power=power, pickup=pickup)
     details = [] if as_json else list(_shuffle_lines(cert.report))
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 

@@ -562,11 +562,14 @@ def _faces(x, serialised):
     return np.where(a >= 0, a if serialised else a % 52, -1).astype(np.int16)
 
 
-def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None):
+def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None, side_of: dict | None = None,
+               prev_out: dict | None = None):
     """Rebuild (before view, after prefix) pairs from consecutive dealt shoes of each table.
 
     Returns arrays over the shoes that can be tested and their indices into the log; ``how``
-    (when given) counts where each shoe's order before the shuffle came from."""
+    (when given) counts where each shoe's order before the shuffle came from. ``side_of``
+    (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side shoe by
+    shoe; ``prev_out`` (when given) receives ``{log index of a rebuilt shoe: previous shoe's index}``."""
     how = Counter() if how is None else how
     ser = bool(log.serialised)
     dealt = _faces(log.dealt, ser)
@@ -607,9 +610,15 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
         return None
     if rebuild:
         slots, prevs = (np.array(x) for x in zip(*rebuild))
-        rebuilt = D.rebuild_before(fn, dealt[prevs], lengths[prevs], **params)
-        for s_, v in zip(slots, np.where(rebuilt >= 0, rebuilt, -1).astype(np.int16)):
-            views[s_] = v
+        if prev_out is not None:
+            prev_out.update({int(idx[s_]): int(p_) for s_, p_ in zip(slots, prevs)})
+        sides = np.array([(side_of or {}).get(int(p_), params.get("pickup", "")) for p_ in prevs])
+        for side in np.unique(sides):  # one vectorised rebuild per pickup side
+            sel = sides == side
+            kw = dict(params) | ({"pickup": str(side)} if side else {})
+            rebuilt = D.rebuild_before(fn, dealt[prevs[sel]], lengths[prevs[sel]], **kw)
+            for s_, v in zip(slots[sel], np.where(rebuilt >= 0, rebuilt, -1).astype(np.int16)):
+                views[s_] = v
     idx = np.array(idx)
     view = np.stack(views)
     after_prefix = dealt[idx]
@@ -620,8 +629,142 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                 before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
                 n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
                 fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
-                min_edge: float | None = None, power: float = DEFAULT_POWER) -> ShuffleCertification:
+                min_edge: float | None = None, power: float = DEFAULT_POWER, pickup: str | None = None,
+                sensitivity: bool = False) -> ShuffleCertification:
     """Certify a card-scanner shoe log (see the module docstring).
+
+    When the order before a shuffle is rebuilt through a pickup whose side the rules leave to the
+    dealer (baccarat, 004 §2 rule 3.6.2), the side is fitted from the log per dealer and shift
+    (:mod:`rngcert.pipeline.pickup_side`) unless ``pickup`` declares it; where the log cannot tell,
+    the log is certified with each plausible side and the verdict is the worst of them. The other
+    parameters are documented at :func:`_certify_log_once`, which certifies once with given sides.
+
+    Parameters
+    ----------
+    pickup : str, optional
+        A declared pickup side for every shoe (``"banker-first"``, ``"player-first"``): not fitted.
+    sensitivity : bool
+        Also certify the log under every plausible pickup side and at both ends of every wash
+        parameter's interval, and tabulate the verdicts (``report["sensitivity"]``).
+    """
+    from rngcert.pipeline.pickup_side import SIDES, fit_sides, kept_pairs
+
+    kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, seed=seed,
+              alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, figures=figures, command=command, fit=fit,
+              inputs=inputs, notes=notes, progress=progress, min_edge=min_edge, power=power)
+    sides = SIDES.get(game) if game and before_mode == "pickup" else None
+    if pickup is not None:
+        if not sides or pickup not in sides:
+            raise InputError(f"pickup {pickup!r}: the {game or 'no'} game's pickup sides are {list(sides or [])}")
+    if not sides:
+        cert = _certify_log_once(log, **kw)
+        return _log_sensitivity(cert, log, kw, [None]) if sensitivity else cert
+    # rebuild with each side; the shoes rebuilt through a pickup (not recorded or declared before orders)
+    prev_of: dict = {}
+    built = {}
+    for sd in sides:
+        side_all = {i: sd for i in range(log.n_shoes)}
+        built[sd] = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders,
+                               rng=None, side_of=side_all, prev_out=prev_of)
+    if not prev_of or built[sides[0]] is None:
+        cert = _certify_log_once(log, **kw)
+        return _log_sensitivity(cert, log, kw, [None]) if sensitivity else cert
+    idx = built[sides[0]][0]
+    rows = np.array([j for j, i in enumerate(idx) if int(i) in prev_of])
+    prevs = np.array([prev_of[int(idx[j])] for j in rows])
+    if pickup is not None:
+        assignments = [{i: pickup for i in range(log.n_shoes)}]
+        info = {"status": "declared", "side": pickup, "groups": [], "method": "declared with --pickup (not fitted)"}
+    else:
+        kept = {sd: kept_pairs(built[sd][1][rows], built[sd][2][rows]) for sd in sides}
+        by = [c for c in ("dealer", "shift") if c in log.columns]
+        keys = [tuple(log.meta[int(p_)][c] for c in by) for p_ in prevs]
+        labels = sorted(set(keys))
+        gid = np.array([labels.index(k) for k in keys])
+        names = [", ".join(f"{c} {v or '(none)'}" for c, v in zip(by, k)) or "whole log" for k in labels]
+        info = fit_sides(kept, gid, names)
+        info["grouped_by"] = by or ["whole log (no dealer or shift column)"]
+        group_of_prev = {int(p_): int(g) for p_, g in zip(prevs, gid)}
+        assignments = [{p_: a[g] for p_, g in group_of_prev.items()} for a in info["assignments"]]
+    runs = []
+    for a in assignments:
+        c = _certify_log_once(log, **kw, side_of=a)
+        best = max((t for t in c.report["tables"][0].get("trackers", []) if t.get("edge") is not None), key=lambda t: t["edge"], default=None)
+        runs.append((c, {"sides": sorted(set(a.values())), "verdict": c.verdict,
+                         "best_tracker": None if best is None else {"name": best["name"], "edge": best["edge"], "ci95": best["ci95"]}}))
+    order = {"PASS": 0, "SUSPECT": 1, "INCONCLUSIVE": 2, "FAIL": 3}
+    cert = max(runs, key=lambda x: order[x[0].verdict])[0] if len(runs) > 1 else runs[0][0]
+    named = [{g["group"]: asg[gi] for gi, g in enumerate(info["groups"])} for asg in info.get("assignments", [])] if pickup is None else []
+    info = dict(info) | {"runs": [r for _, r in runs], "verdict": cert.verdict, "assignments": named}
+    if pickup is None:
+        meas = [g for g in info["groups"] if g["side"]]
+        unid = [g for g in info["groups"] if not g["side"]]
+        line = "pickup side (004 §2 rule 3.6.2 leaves it to each dealer for a shift), fitted from the log: "
+        line += "; ".join(f"{g['group']}: {g['side']} measured ({g['evidence']})" for g in meas)
+        if unid:
+            line += ("; " if meas else "") + "; ".join(f"{g['group']}: not identifiable from this log ({g['evidence']})" for g in unid)
+            line += ("; the log was certified with each plausible side and the verdict is the worst: "
+                     + ", ".join(f"{'/'.join(r['sides'])} {r['verdict']}" for _, r in runs))
+        cert.report["notes"].append(line)
+        info["sentence"] = line
+    else:
+        cert.report["notes"].append(f"pickup side declared: {pickup} (--pickup; not fitted from the log)")
+        info["sentence"] = cert.report["notes"][-1]
+    cert.report["pickup_side"] = info
+    for p_ in cert.report.get("parameters") or []:
+        if p_["name"] == "deal.pickup":  # the procedure's declared side is not what the log was read with
+            if pickup is not None:
+                p_.update(value=pickup, status="assumed", source="declared with --pickup")
+            elif all(g["side"] for g in info["groups"]):
+                vals = sorted({g["side"] for g in info["groups"]})
+                p_.update(value=vals[0] if len(vals) == 1 else "/".join(vals), status="measured", source=info["sentence"])
+            else:
+                p_.update(value="/".join(sides), status="not identifiable",
+                          source="not identifiable from this log for some dealers or shifts: the verdict is the worst over both sides")
+    cert.report["reconstruction"]["pickup_side"] = info.get("side") or [r["sides"] for _, r in runs]
+    if sensitivity:
+        cert = _log_sensitivity(cert, log, kw, assignments)
+    return cert
+
+
+def _log_sensitivity(cert, log, kw, assignments):
+    """--sensitivity on a log: the verdict under each plausible pickup assignment and at both ends of
+    every fitted wash parameter's interval (trackers trained there); the report's verdict is unchanged
+    (it is already the worst over the plausible sides), the table shows how much rests on each."""
+    rows = []
+    fitp = (cert.report.get("fit") or {}).get("parameters") or {}
+    corners = [None]
+    if fitp:
+        names = list(fitp)
+        ends = [(fitp[n_]["interval"][0], fitp[n_]["interval"][1]) for n_ in names]
+        corners += [dict(zip(names, (e[i] for e, i in zip(ends, idx_)))) for idx_ in ((0, 0), (0, 1), (1, 0), (1, 1))[:4 if len(names) == 2 else 2]]
+    for a in assignments:
+        for cn in corners:
+            c = _certify_log_once(log, **kw, side_of=a, wash_override=cn)
+            best = max((t for t in c.report["tables"][0].get("trackers", []) if t.get("edge") is not None), key=lambda t: t["edge"], default=None)
+            rows.append({"pickup": "declared/default" if a is None else "/".join(sorted(set(a.values()))),
+                         "wash": "fitted" if cn is None else {k.split(".")[-1]: v for k, v in cn.items()}, "verdict": c.verdict,
+                         "edge": None if best is None else best["edge"], "ci95": None if best is None else best["ci95"],
+                         "tracker": None if best is None else best["name"]})
+    cert.report["log_sensitivity"] = {
+        "rows": rows,
+        "note": ("each row certifies this log again with the pickup side(s) shown and the trackers trained on the procedure with the "
+                 "wash shown (fitted, or an end of its 95% interval); the report's verdict is the worst over the plausible pickup sides "
+                 "(and the worst case of a wash parameter the log cannot identify), the table shows what each assumption changes")}
+    return cert
+
+
+def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
+                      before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
+                      n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
+                      fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
+                      min_edge: float | None = None, power: float = DEFAULT_POWER, side_of: dict | None = None,
+                      wash_override: dict | None = None) -> ShuffleCertification:
+    """Certify a card-scanner shoe log once, with given pickup sides (see the module docstring).
+
+    ``side_of`` (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side
+    in the rebuild; ``wash_override`` (``{parameter: value}``) trains the trackers on that wash
+    instead of the fitted one (a sensitivity point).
 
     Parameters
     ----------
@@ -680,7 +823,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     players = int(proc.deal.get("players", 7)) if proc and proc.game == "blackjack" else 7
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
-    built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how)
+    built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
+                       side_of=side_of)
     cut = None
     if proc is not None and proc.game == game and game is not None:
         cut = N - proc.cut_card_from_back
@@ -731,10 +875,33 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         if f and "parameters" in f:
             vals = {k: v["value"] for k, v in f["parameters"].items()}
             ivs = {k: v["interval"] for k, v in f["parameters"].items()}
-            measured = base.with_params(vals, status="measured", intervals=ivs, source=f"fit to {f['n_shoes']} shoes of {source}")
+            # a parameter whose interval reaches both ends of the fitting grid is not identifiable from this
+            # log: the trackers train on its worst case over the interval (the least mixing: the shortest
+            # travel, the largest clumps), and it is never called measured
+            wp = wash_parameters(base) or []
+            unid = [k for k, v in f["parameters"].items() if v.get("open_low") and v.get("open_high")]
+            for k in unid:
+                vals[k] = ivs[k][0] if k == wp[0] else ivs[k][1]
+                f["parameters"][k]["status"] = "not identifiable from this log"
+                f["parameters"][k]["trained_on"] = vals[k]
+            if wash_override:
+                vals.update({k: float(v) for k, v in wash_override.items()})
+            src = f"fit to {f['n_shoes']} shoes of {source}"
+            measured = base.with_params(vals, status="measured", intervals=ivs, source=src)
             extra["parameters"] = measured.parameters()
-            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "measured", "interval": ivs[k], "value": vals[k],
-                                                           "source": f"fit to {f['n_shoes']} shoes of {source}"} for k in vals]}
+            for p_ in extra["parameters"]:
+                if p_["name"] in unid:
+                    p_["status"] = "not identifiable"
+                    p_["source"] = (f"{src}: the 95% interval reaches both ends of the fitting grid ({ivs[p_['name']][0]:g}..{ivs[p_['name']][1]:g}); "
+                                    f"not identifiable from this log; the trackers train on its worst case, {vals[p_['name']]:g}")
+            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "not identifiable" if k in unid else "measured",
+                                                           "interval": ivs[k], "value": vals[k], "source": src} for k in vals]}
+            if unid:
+                notes.append("not identifiable from this log: " + ", ".join(f"{f['parameters'][k]['label']} (interval {ivs[k][0]:g}..{ivs[k][1]:g}, "
+                                                                             f"the whole fitting grid)" for k in unid)
+                             + "; the trackers train on the worst case over the interval (" + ", ".join(f"{k} = {vals[k]:g}" for k in unid) + ")")
+            if wash_override:
+                notes.append("sensitivity point: the trackers train on the wash " + ", ".join(f"{k} = {v:g}" for k, v in wash_override.items()))
     advance("wash fitted" if measured is not None else "no wash to fit")
     # trackers learn the shuffle from one half of the shoes and play the other (cross-fitting)
     fold = np.arange(idx.size) % 2
@@ -743,7 +910,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         # the tracker has studied the procedure as measured: its kernel comes from simulated tables
         # of the measured procedure (card identity known), and it plays every shoe of the log
         kernels.append((_kernel(measured, entropy, TRAIN_TABLES, key=("tracker-training", "measured")), np.arange(idx.size)))
-        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here")
+        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here"
+                     + (" (worst case where not identifiable)" if extra.get("fit", {}).get("parameters") and any(
+                         v.get("status") for v in extra["fit"]["parameters"].values()) else ""))
     else:
         for f_ in (0, 1):
             tr = fold != f_
