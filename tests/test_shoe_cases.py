@@ -308,3 +308,21 @@ def test_a_uniformly_shuffled_log_cannot_tell_the_side_and_is_judged_on_both(tmp
     order = ["PASS", "SUSPECT", "INCONCLUSIVE", "FAIL"]
     assert cert.verdict == max((r["verdict"] for r in ps["runs"]), key=order.index)
     assert "worst" in ps["sentence"]
+
+
+@pytest.mark.slow
+def test_thin_log_wash_not_identifiable_trains_on_the_worst_case_and_sensitivity_runs(tmp_path):
+    """c22's log with the wash fitted: both wash intervals span the grid, so neither is 'measured';
+    the trackers train on the worst case; --sensitivity tabulates the verdict at the interval ends."""
+    proc = load_procedure("blackjack-004").with_decks(6)
+    f = tmp_path / "thin.csv"
+    _dealt_log(f, proc, 21, 12)
+    log = read_shoe_log([f], decks=6)
+    cert = certify_log(log, source=str(f), decks=6, game="blackjack", proc=proc, seed=1, n_resamples=199, figures=False,
+                       sensitivity=True)
+    par = {p["name"]: p for p in cert.report["parameters"]}
+    assert par["steps[1].intensity"]["status"] == "not identifiable" and par["steps[1].intensity"]["value"] == 0.02
+    assert par["steps[1].clump"]["status"] == "not identifiable" and par["steps[1].clump"]["value"] == 12
+    assert any("not identifiable from this log" in n for n in cert.report["notes"])
+    rows = cert.report["log_sensitivity"]["rows"]
+    assert len(rows) == 5 and rows[0]["wash"] == "fitted" and all(r["verdict"] in ("INCONCLUSIVE", "SUSPECT", "FAIL") for r in rows)
