@@ -326,3 +326,18 @@ def test_thin_log_wash_not_identifiable_trains_on_the_worst_case_and_sensitivity
     assert any("not identifiable from this log" in n for n in cert.report["notes"])
     rows = cert.report["log_sensitivity"]["rows"]
     assert len(rows) == 5 and rows[0]["wash"] == "fitted" and all(r["verdict"] in ("INCONCLUSIVE", "SUSPECT", "FAIL") for r in rows)
+
+
+def test_blackjack_pickup_direction_is_a_side_too():
+    """004 §3 rule 3.6: the direction over the players' hands is the dealer's for a shift; the two
+    directions differ only in the order of the players' hands above the dealer's cards."""
+    from rngcert.simulate.deal import deal_pickup_blackjack
+
+    rng = np.random.default_rng(4)
+    shoes = np.stack([rng.permutation(312) for _ in range(3)]).astype(np.int16)
+    r = deal_pickup_blackjack(shoes, cut_position=104, players=3, pickup="right-to-left")
+    lt = deal_pickup_blackjack(shoes, cut_position=104, players=3, pickup="left-to-right")
+    assert np.array_equal(r.outcomes, lt.outcomes) and not np.array_equal(r.discards, lt.discards)
+    assert np.array_equal(np.sort(r.discards, axis=1), np.sort(lt.discards, axis=1))
+    with pytest.raises(Exception, match="pickup"):
+        deal_pickup_blackjack(shoes, cut_position=104, pickup="sideways")

@@ -69,7 +69,10 @@ def _shuffle_lines(report: dict) -> list[str]:
         out.append(f"parameters: {len(measured)} measured, {sum(p['status'] == 'rule' for p in par)} fixed by the rules, "
                    f"{len(assumed)} ASSUMED: " + ", ".join(f"{p['name']}={p['value']}" for p in assumed[:12]))
         for p in measured:
-            out.append(f"  measured {p['name']} = {p['value']:.3g} (interval {p['interval'][0]:.3g}..{p['interval'][1]:.3g}; {p['source']})")
+            if p.get("interval"):
+                out.append(f"  measured {p['name']} = {p['value']:.3g} (interval {p['interval'][0]:.3g}..{p['interval'][1]:.3g}; {p['source']})")
+            else:  # a measured choice (the pickup side): its evidence is in its source
+                out.append(f"  measured {p['name']} = {p['value']} ({p['source'][:200]})")
         for p in (p for p in par if p["status"] == "not identifiable"):
             out.append(f"  NOT IDENTIFIABLE {p['name']}: {p['source']}")
     fit = report.get("fit")
@@ -237,9 +240,10 @@ Examples:
                    "PASS (default: the game's house edge); too few shoes give INCONCLUSIVE with the shoes needed.")
 @click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
               help="Power for the power statement and --min-edge.")
-@click.option("--pickup", type=click.Choice(["banker-first", "player-first"]), default=None,
-              help="SHOELOG (baccarat): the pickup side, declared. Default: fitted from the log per dealer and shift (004 §2 rule 3.6.2 "
-                   "leaves it to each dealer), and where the log cannot tell, the worst verdict over both sides.")
+@click.option("--pickup", type=click.Choice(["banker-first", "player-first", "right-to-left", "left-to-right"]), default=None,
+              help="SHOELOG: the pickup side, declared (baccarat: banker-first or player-first; blackjack: right-to-left or "
+                   "left-to-right). Default: fitted from the log per dealer and shift (004 §2 rule 3.6.2 and §3 rule 3.6 leave it to "
+                   "each dealer for a shift), and where the log cannot tell, the worst verdict over both sides.")
 @click.option("--sensitivity/--no-sensitivity", default=None,
               help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
                    "on by default for a procedure (about 7 s). SHOELOG: the verdict again under each plausible pickup side and at "

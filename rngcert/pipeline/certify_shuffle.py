@@ -553,7 +553,8 @@ def _pickup(proc: Procedure | None, game: str | None):
     if game == "blackjack":
         players = proc.deal.get("players", 7) if proc is not None and proc.game == "blackjack" else 7
         rule = proc.dealer_rule if proc is not None and proc.game == "blackjack" else "S17"
-        return D.deal_pickup_blackjack, {"players": players, "rule": rule}
+        side = proc.deal.get("pickup") if proc is not None and proc.game == "blackjack" else None
+        return D.deal_pickup_blackjack, {"players": players, "rule": rule} | ({"pickup": side} if side else {})
     return None, {}
 
 
@@ -699,7 +700,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     if pickup is None:
         meas = [g for g in info["groups"] if g["side"]]
         unid = [g for g in info["groups"] if not g["side"]]
-        line = "pickup side (004 §2 rule 3.6.2 leaves it to each dealer for a shift), fitted from the log: "
+        rule_ref = "004 §2 rule 3.6.2" if game == "baccarat" else "004 §3 rule 3.6"
+        line = f"pickup side ({rule_ref} leaves it to each dealer for a shift), fitted from the log: "
         line += "; ".join(f"{g['group']}: {g['side']} measured ({g['evidence']})" for g in meas)
         if unid:
             line += ("; " if meas else "") + "; ".join(f"{g['group']}: not identifiable from this log ({g['evidence']})" for g in unid)
@@ -711,6 +713,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         cert.report["notes"].append(f"pickup side declared: {pickup} (--pickup; not fitted from the log)")
         info["sentence"] = cert.report["notes"][-1]
     cert.report["pickup_side"] = info
+    if cert.report.get("parameters") is not None and not any(p_["name"] == "deal.pickup" for p_ in cert.report["parameters"]):
+        cert.report["parameters"].append({"name": "deal.pickup", "label": "deal.pickup", "value": sides[0], "status": "assumed",
+                                          "interval": None, "source": "004 default"})
     for p_ in cert.report.get("parameters") or []:
         if p_["name"] == "deal.pickup":  # the procedure's declared side is not what the log was read with
             if pickup is not None:

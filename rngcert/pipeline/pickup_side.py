@@ -30,8 +30,10 @@ from scipy import stats as sps
 
 __all__ = ["SIDES", "kept_pairs", "fit_sides"]
 
-#: Pickup sides a game's rules leave to the dealer (004 §2 rule 3.6.2 for baccarat).
-SIDES = {"baccarat": ("banker-first", "player-first")}
+#: Pickup sides a game's rules leave to the dealer for a shift (004 §2 rule 3.6.2 for baccarat: which
+#: hand first; §3 rule 3.6 for blackjack: the direction over the players' hands, the dealer's cards at
+#: the bottom either way).
+SIDES = {"baccarat": ("banker-first", "player-first"), "blackjack": ("right-to-left", "left-to-right")}
 
 
 def kept_pairs(view: np.ndarray, after: np.ndarray) -> np.ndarray:
