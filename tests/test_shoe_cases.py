@@ -308,6 +308,9 @@ def test_a_uniformly_shuffled_log_cannot_tell_the_side_and_is_judged_on_both(tmp
     order = ["PASS", "SUSPECT", "INCONCLUSIVE", "FAIL"]
     assert cert.verdict == max((r["verdict"] for r in ps["runs"]), key=order.index)
     assert "worst" in ps["sentence"]
+    from rngcert.report import schema
+
+    assert schema.check_report(cert.report) == []  # pickup_side, power_gate, reconstruction documented
 
 
 @pytest.mark.slow
