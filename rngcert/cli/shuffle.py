@@ -177,6 +177,10 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
                 raise EquipmentError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
         g = None if game in (None, "none") else game
+        from rngcert.pipeline.pickup_side import SIDES
+
+        if pickup is not None and pickup not in SIDES.get(g or "", ()):
+            raise click.UsageError(f"--pickup {pickup}: the pickup sides of game {g or 'none'} are {list(SIDES.get(g or '', ())) or 'none'}")
         before_mode, before_orders = before, None
         if before not in ("pickup", "previous", "new-deck"):
             blog = read_shoe_log([before], decks=decks)

@@ -82,7 +82,9 @@ def fit_sides(kept: dict, groups: np.ndarray, labels: list[str], *, level: float
         ``groups``: per group ``{"group", "shoes", "kept": {side: mean per shoe}, "z", "p", "side"
         (None when not identified), "status" ("measured" / "not identifiable from this log"),
         "evidence"}``; ``assignments``: the plausible assignments of sides to groups, best first
-        (the fitted one, then the one with every unidentified group on its other side).
+        (the fitted one, then the one with every unidentified group on its other side; with
+        several unidentified groups they are flipped together, not in all 2^k combinations, and
+        ``note`` says so).
     """
     s1, s2 = list(kept)
     out = []
@@ -111,5 +113,8 @@ def fit_sides(kept: dict, groups: np.ndarray, labels: list[str], *, level: float
         best[g] = lead
         alt[g] = lead if ident else other
     assignments = [best] + ([alt] if alt != best else [])
-    return {"groups": out, "assignments": assignments, "level": level, "sides": [s1, s2],
+    n_unid = sum(1 for g in out if g["side"] is None)
+    note = (f"{n_unid} groups could not tell the side: they were flipped together (each group's leading side, then each one's "
+            "other side), not in every combination" if n_unid > 1 else "")
+    return {"groups": out, "assignments": assignments, "level": level, "sides": [s1, s2], "note": note,
             "method": "paired comparison over shoes of the neighbouring pairs each side's rebuild predicts and the next shoe keeps"}
