@@ -6,10 +6,11 @@ staked is ``min_edge`` above the threshold declared in advance. The default ``mi
 game's house edge (blackjack: basic strategy under the table's rules, from
 :func:`rngcert.stats.blackjack.house_edge`; baccarat: the smaller of the Banker and Player house
 edges, exact by enumeration). Why the house edge: with the default threshold 0 it is a player's
-edge equal to the house's own margin reversed, the smallest advantage that makes the game as good
-for a tracker as it is for the house; it is what the game's design (and 003 rule 4.5's displayed
-house edge) takes as material, and a smaller edge is within the range of ordinary card counting.
-A standard can pass another value (``min_edge``) and power.
+edge equal to the house's own margin reversed, an advantage at which a tracker profits from the
+table at the rate the house does, so plainly exploitable; it is the margin the game is designed and
+displayed around (003 rule 4.5 requires the house edge at the table), so it needs no new number;
+and a sample that cannot see an edge that large cannot support "no exploitable edge". A standard
+can pass another value (``min_edge``) and power.
 
 For every tracker that bet (an applicable ``tracker_edge:*`` result), the edge detectable with the
 declared power at Holm's first threshold is ``threshold + (z_level + z_power) * se``; the sample has
