@@ -689,7 +689,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         assignments = [{p_: a[g] for p_, g in group_of_prev.items()} for a in info["assignments"]]
     runs = []
     for a in assignments:
-        c = _certify_log_once(log, **kw, side_of=a)
+        c = _certify_log_once(log, **kw, side_of=a, split=len(assignments))
         best = max((t for t in c.report["tables"][0].get("trackers", []) if t.get("edge") is not None), key=lambda t: t["edge"], default=None)
         runs.append((c, {"sides": sorted(set(a.values())), "verdict": c.verdict,
                          "best_tracker": None if best is None else {"name": best["name"], "edge": best["edge"], "ci95": best["ci95"]}}))
@@ -764,12 +764,13 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
                       n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
                       fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
                       min_edge: float | None = None, power: float = DEFAULT_POWER, side_of: dict | None = None,
-                      wash_override: dict | None = None) -> ShuffleCertification:
+                      wash_override: dict | None = None, split: int = 1) -> ShuffleCertification:
     """Certify a card-scanner shoe log once, with given pickup sides (see the module docstring).
 
     ``side_of`` (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side
     in the rebuild; ``wash_override`` (``{parameter: value}``) trains the trackers on that wash
-    instead of the fitted one (a sensitivity point).
+    instead of the fitted one (a sensitivity point); ``split`` divides every section's level (the
+    number of plausible pickup assignments whose worst verdict is reported).
 
     Parameters
     ----------
@@ -936,8 +937,8 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
         groups += [(f"dealer {d}", np.array([j for j, x in enumerate(dealer) if x == d])) for d in dealers]
     step[1] = 3 + len(groups)
     advance("trackers trained")
-    a_each = alpha if len(groups) == 1 else alpha / 2
-    a_dealer = alpha / (2 * max(1, len(groups) - 1))
+    a_each = (alpha if len(groups) == 1 else alpha / 2) / split
+    a_dealer = alpha / (2 * max(1, len(groups) - 1)) / split
     data_all = None
     for gi, (title, rows) in enumerate(groups):
         level = a_each if gi == 0 else a_dealer
@@ -952,7 +953,9 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
         o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard, power=power)
         r_needed = _resolution_needed(o, level, n_resamples)
-        sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")]
+        sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")
+                     + (f" (alpha also split between the {split} plausible pickup-side assignments, Bonferroni: the verdict is the worst of "
+                        "them, so a fair shuffle still fails with probability at most alpha)" if split > 1 else "")]
         if r_needed:
             data.kernel = (ks[0][0] if len(ks) == 1 and ks[0][1].size == rows.size else ks) or None  # as before the first run
             o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard, power=power)
