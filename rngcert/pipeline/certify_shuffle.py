@@ -646,7 +646,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         A declared pickup side for every shoe (``"banker-first"``, ``"player-first"``): not fitted.
     sensitivity : bool
         Also certify the log under every plausible pickup side and at both ends of every wash
-        parameter's interval, and tabulate the verdicts (``report["sensitivity"]``).
+        parameter's interval, and tabulate the verdicts (``report["log_sensitivity"]``).
     """
     from rngcert.pipeline.pickup_side import SIDES, fit_sides, kept_pairs
 
@@ -742,7 +742,9 @@ def _log_sensitivity(cert, log, kw, assignments):
     if fitp:
         names = list(fitp)
         ends = [(fitp[n_]["interval"][0], fitp[n_]["interval"][1]) for n_ in names]
-        corners += [dict(zip(names, (e[i] for e, i in zip(ends, idx_)))) for idx_ in ((0, 0), (0, 1), (1, 0), (1, 1))[:4 if len(names) == 2 else 2]]
+        from itertools import product
+
+        corners += [{n_: e[i] for n_, e, i in zip(names, ends, idx_)} for idx_ in product((0, 1), repeat=len(names))]
     for a in assignments:
         for cn in corners:
             c = _certify_log_once(log, **kw, side_of=a, wash_override=cn)
