@@ -100,7 +100,15 @@ def test_fisher_yates_log_passes(tmp_path):
     f, _ = _scan(tmp_path, _machine("fisher_yates"), 120, 5)
     log = read_shoe_log(f, decks=8)
     cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=None, seed=3, n_resamples=199, figures=False)
+    # 120 shoes cannot exclude the default minimum edge (the Banker's house edge, 1.06%): INCONCLUSIVE, with the shoes needed
+    gate = cert.report["power_gate"]
+    assert cert.verdict == "INCONCLUSIVE" and gate["status"] == "underpowered" and gate["shoes_needed"] > 120
+    assert cert.report["tables"][0]["battery"]["reasons"][0] == gate["sentence"]
+    assert "every-round bettor" in gate["detectable"][0]["tracker"]  # no tracker bet: the bound of a bettor on every coup
+    # with a declared minimum edge these shoes can see (20% of the stake) the same log PASSes
+    cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=None, seed=3, n_resamples=199, figures=False, min_edge=0.2)
     assert cert.verdict == "PASS" and cert.report["policy"]["standard"] == "uniform"
+    assert cert.report["power_gate"]["status"] == "powered"
     assert cert.report["tables"][0]["trackers"][0]["edge"] is None  # no information, no bet
 
 
@@ -114,7 +122,8 @@ def test_fisher_yates_logs_pass_at_the_calibrated_rate(tmp_path):
         f = tmp_path / f"fy{k}.csv"
         write_shoe_log(f, seq.after[k], table="T1", lengths=seq.n_dealt[k], serial=True)
         log = read_shoe_log(f, decks=8)
-        cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=None, seed=k, n_resamples=199, figures=False)
+        cert = certify_log(log, source=str(f), decks=8, game="baccarat", proc=None, seed=k, n_resamples=199, figures=False,
+                           min_edge=0.5)  # a false FAIL rate, not the power gate
         verdicts.append(cert.verdict)
         f.unlink()
     share = np.mean([v == "PASS" for v in verdicts])

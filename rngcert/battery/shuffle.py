@@ -382,15 +382,22 @@ def decide_shuffle(results, *, alpha: float, standard: str, errors=(), inconclus
                  required=REQUIRED, seeds=seeds)
     edge_rej = [n for n in out.rejected if is_tracker(n)]
     stat_rej = [n for n in out.rejected if not is_tracker(n)]
+    # the edge standard clears a statistical rejection only when a tracker measured the player's edge
+    # (it bet and did not beat the threshold); a game without a tracker, or trackers that could not
+    # bet, measured nothing, and the rejection stays a FAIL
+    measured = any(is_tracker(r.name) and r.applicable for r in results)
     if out.verdict == "FAIL":
         if edge_rej:
             out.reasons = [f"a tracker beats the threshold declared in advance: {', '.join(edge_rej)} (Holm at {alpha:.3g})"]
             if stat_rej:
                 out.reasons.append(f"also rejected: {', '.join(stat_rej)}")
-        elif standard == "edge" or all(n in FINDING_ONLY for n in stat_rej):
+        elif all(n in FINDING_ONLY for n in stat_rej) or (standard == "edge" and measured):
             out.verdict = "SUSPECT"
             out.reasons = [f"findings: {len(stat_rej)} test(s) reject at family-wise level {alpha:.3g} (Holm): {', '.join(stat_rej)}; "
                            "no tracker beats the threshold, so under the edge standard these are findings, not a FAIL"]
+        elif standard == "edge":
+            out.reasons = [f"rejected after Holm at {alpha:.3g}: {', '.join(stat_rej)}; no tracker measured the player's edge (the game has "
+                           "no tracker, or none could bet on these shoes), so the edge standard cannot clear the rejection: it stays a FAIL"]
     if out.verdict == "PASS" and out.raw_below_alpha:
         out.reasons.append(f"raw p < {alpha} without a family-wise rejection (expected by chance): {', '.join(out.raw_below_alpha)}")
     out.suspect_rule = rule

@@ -69,15 +69,22 @@ def _shuffle_lines(report: dict) -> list[str]:
         out.append(f"parameters: {len(measured)} measured, {sum(p['status'] == 'rule' for p in par)} fixed by the rules, "
                    f"{len(assumed)} ASSUMED: " + ", ".join(f"{p['name']}={p['value']}" for p in assumed[:12]))
         for p in measured:
-            out.append(f"  measured {p['name']} = {p['value']:.3g} (interval {p['interval'][0]:.3g}..{p['interval'][1]:.3g}; {p['source']})")
+            if p.get("interval"):
+                out.append(f"  measured {p['name']} = {p['value']:.3g} (interval {p['interval'][0]:.3g}..{p['interval'][1]:.3g}; {p['source']})")
+            else:  # a measured choice (the pickup side): its evidence is in its source
+                out.append(f"  measured {p['name']} = {p['value']} ({p['source'][:200]})")
+        for p in (p for p in par if p["status"] == "not identifiable"):
+            out.append(f"  NOT IDENTIFIABLE {p['name']}: {p['source']}")
     fit = report.get("fit")
     if fit and fit.get("parameters"):
         for k, v in fit["parameters"].items():
             # an end at the grid's edge is open: the interval reaches at least that far
             hi = f"{v['interval'][1]:.3g}" + (" or more (grid edge)" if v["open_high"] else "")
             lo = ("at most " if v["open_low"] else "") + f"{v['interval'][0]:.3g}" + (" (grid edge)" if v["open_low"] else "")
-            out.append(f"  fitted {v['label']}: {v['value']:.3g} (95% interval {lo}..{hi})")
-        gsr = f"; equivalent GSR riffles {fit['gsr_equivalent_riffles']:.2f}" if fit.get("gsr_equivalent_riffles") is not None else ""
+            out.append(f"  fitted {v['label']}: {v['value']:.3g} (95% interval {lo}..{hi})"
+                       + (f" — not identifiable from this log; trackers trained on {v['trained_on']:.3g}" if v.get("status") else ""))
+        gsr = (f"; equivalent GSR riffles {fit['gsr_equivalent_riffles']:.2f}" if fit.get("gsr_equivalent_riffles") is not None
+               else f"; {fit['gsr_equivalent_withheld']}" if fit.get("gsr_equivalent_withheld") else "")
         out.append(f"  share of neighbouring pairs kept {100 * fit['share_adjacent_kept']:.2f}%{gsr}"
                    + (f" ({fit['summaries_basis']})" if fit.get("summaries_basis") else ""))
     he = report.get("house_edge")
@@ -105,15 +112,28 @@ def _shuffle_lines(report: dict) -> list[str]:
             if r.get("detectable_edge") is not None:
                 e += f"; detectable {100 * r['detectable_edge']:+.1f}%"
             out.append("  " + ", ".join(f"{a}={r[a]}" for a in axes) + f": {r['verdict']}, {e}")
+    ps = report.get("pickup_side")
+    if ps and ps.get("sentence"):
+        out.append(ps["sentence"])
+    ls = report.get("log_sensitivity")
+    if ls:
+        out.append("sensitivity of this log's verdict (pickup side × wash the trackers train on):")
+        for r in ls["rows"]:
+            e = "no bets" if r["edge"] is None else f"{100 * r['edge']:+.2f}% [{100 * r['ci95'][0]:+.1f}, {100 * r['ci95'][1]:+.1f}] ({r['tracker']})"
+            w = r["wash"] if isinstance(r["wash"], str) else ", ".join(f"{k}={v:g}" for k, v in r["wash"].items())
+            out.append(f"  pickup {r['pickup']}, wash {w}: {r['verdict']}, {e}")
     pe = report.get("power_effect")
     if pe and pe.get("statement"):
         out.append(f"power: {pe['statement']}")
+    pg = report.get("power_gate")
+    if pg and pg.get("status") in ("powered", "underpowered"):
+        out.append(f"power gate ({pg['status']}): {pg['sentence']}")
     return [x for x in out if x]
 
 
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
-                     command="", progress=True, plan=None):
+                     command="", progress=True, plan=None, min_edge=None, power=None, pickup=None):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
     import numpy as np
@@ -128,11 +148,15 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     internal = {"edge": "edge", "uniformity": "uniform"}.get(std.id) if std.packaged else None
     ss = np.random.SeedSequence(seed)
     thr = threshold / 100.0
+    # the declared minimum tracker edge: --min-edge, else the standard's (a number, or "house-edge": the game's, which the
+    # pipeline computes when given None); the declared power likewise
+    me = min_edge / 100.0 if min_edge is not None else std.shoe_min_edge(None)
+    power = std.power() if power is None else power
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
-        if game is not None or procedure is not None or before != "pickup":
-            raise click.UsageError("--game, --procedure and --before describe a shoe log; a procedure names its own game")
+        if game is not None or procedure is not None or before != "pickup" or pickup is not None:
+            raise click.UsageError("--game, --procedure, --before and --pickup describe a shoe log; a procedure names its own game")
         proc = load_procedure(source)
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
@@ -140,7 +164,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
                                      n_resamples=resamples, standard=internal, sensitivity=sensitivity,
                                      sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
-                                     progress=bar.callback(), plan=plan)
+                                     progress=bar.callback(), plan=plan, min_edge=me, power=power)
         rejected = []
         eq_id = proc.id
     else:
@@ -148,9 +172,6 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
         if decks is None:
             raise click.UsageError("--decks is required to certify a shoe log")
-        if sensitivity:  # asked for explicitly (None: the default)
-            raise click.UsageError("--sensitivity varies the assumed parameters of a simulated PROCEDURE; a shoe log is certified as "
-                                   "recorded (its wash is measured: see the parameters block of its report)")
         proc = None
         if procedure is not None:
             from rngcert.equipment.procedure import load_procedure
@@ -165,6 +186,10 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
                 raise EquipmentError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
         g = None if game in (None, "none") else game
+        from rngcert.pipeline.pickup_side import SIDES
+
+        if pickup is not None and pickup not in SIDES.get(g or "", ()):
+            raise click.UsageError(f"--pickup {pickup}: the pickup sides of game {g or 'none'} are {list(SIDES.get(g or '', ())) or 'none'}")
         before_mode, before_orders = before, None
         if before not in ("pickup", "previous", "new-deck"):
             blog = read_shoe_log([before], decks=decks)
@@ -177,12 +202,15 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         if len(log.problems) > 20:
             notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
-                   f"{s.get('rejected_rows')} rejected; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
+                   f"{s.get('rejected_rows')} rejected"
+                   + (f" ({s['non_card_rows']} joker or cutting-card row(s) left out, their shoes kept)" if s.get("non_card_rows") else "")
+                   + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")} for s in log.sources]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal,
-                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback())
+                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback(),
+                               min_edge=me, power=power, pickup=pickup, sensitivity=bool(sensitivity))
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
@@ -191,7 +219,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
         "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
         "sensitivity_shoes": sensitivity_shoes, "seed": int(ss.entropy),
-        "resamples": resamples, "alpha": alpha,
+        "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power, "pickup": pickup,
     }
     return cert, rejected, eq_id
 
@@ -221,9 +249,19 @@ Examples:
 @click.option("--standard", default=None, metavar="NAME|PATH", help="Certification standard: rngcert-default (the default: a manual procedure FAILs on a tracker edge, a machine on any rejection), edge, uniformity (or uniform), maryland-comar-36.05.02.17F, or a lab's own TOML file.")
 @click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii).")
 @click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
+@click.option("--min-edge", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Declared minimum tracker edge, in % of the stake above --threshold, that the shoes must detect with --power for a "
+                   "PASS (default: the game's house edge); too few shoes give INCONCLUSIVE with the shoes needed.")
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="Power for the power statement and --min-edge (default: the standard's declared power, 0.9 in rngcert-default).")
+@click.option("--pickup", type=click.Choice(["banker-first", "player-first", "right-to-left", "left-to-right"]), default=None,
+              help="SHOELOG: the pickup side, declared (baccarat: banker-first or player-first; blackjack: right-to-left or "
+                   "left-to-right). Default: fitted from the log per dealer and shift (004 §2 rule 3.6.2 and §3 rule 3.6 leave it to "
+                   "each dealer for a shift), and where the log cannot tell, the worst verdict over both sides.")
 @click.option("--sensitivity/--no-sensitivity", default=None,
               help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
-                   "on by default for a procedure (about 7 s), not available for a shoe log.")
+                   "on by default for a procedure (about 7 s). SHOELOG: the verdict again under each plausible pickup side and at "
+                   "the ends of each fitted wash interval (off by default).")
 @click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True, help="Tables per sensitivity grid point.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
@@ -233,8 +271,8 @@ Examples:
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @report_options
 @parallel_options
-def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, sensitivity, sensitivity_shoes,
-                    seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
+def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, min_edge, power, pickup, sensitivity,
+                    sensitivity_shoes, seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
     A procedure is simulated at --shoes tables; each deals --burn-in shoes from new decks before
@@ -253,7 +291,7 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     cert, rejected, eq_id = _certify_shuffle(
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
         threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
-        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler))
+        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler), min_edge=min_edge, power=power, pickup=pickup)
     details = [] if as_json else list(_shuffle_lines(cert.report))
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 

@@ -170,7 +170,8 @@ def _rerun_shuffle(r: dict, files: list[Path]) -> dict:
     source = str(files[0]) if files else r["source"]
     keys = ("shoes", "burn_in", "decks", "game", "procedure", "before", "standard", "rule", "threshold", "sensitivity", "sensitivity_shoes",
             "seed", "resamples", "alpha")
-    cert, _, _ = _certify_shuffle(source, **{k: r.get(k) for k in keys}, figures=False)
+    cert, _, _ = _certify_shuffle(source, **{k: r.get(k) for k in keys}, min_edge=r.get("min_edge"), power=r.get("power", 0.9),
+                                  pickup=r.get("pickup"), figures=False)
     return cert.report
 
 

@@ -52,6 +52,33 @@ STAGES = ("before", "after")
 #: No timestamp (an empty cell, or no column).
 _NO_TIME = np.iinfo(np.int64).min
 _ROTATED = {"1": 1, "0": 0, "true": 1, "false": 0, "yes": 1, "no": 0, "y": 1, "n": 0, "": -1}
+#: Suit symbols a scanner or a spreadsheet writes, read as the suit letters (black and white forms;
+#: an emoji variation selector after the symbol is ignored).
+SUIT_SYMBOLS = {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"}
+#: Rows that are not cards of the decks but that scanners log: jokers and the cutting card. Each is
+#: rejected by name (file, line, column, token, reason) and its shoe read without it, the positions
+#: after it renumbered; upper-cased, without spaces, hyphens or underscores.
+NON_CARDS = {**{t: "a joker" for t in ("JK", "JKR", "JOKER", "JOKER1", "JOKER2", "RJ", "BJ", "REDJOKER", "BLACKJOKER",
+                                        "BIGJOKER", "SMALLJOKER", "LITTLEJOKER", "🃏", "🂿", "🃟")},
+             **{t: "the cutting card" for t in ("CUT", "CC", "CUTCARD", "CUTTINGCARD", "CUTTER", "CUTCARDS", "PLASTIC", "YELLOW",
+                                                 "SHUFFLECARD", "STOPCARD")}}
+
+
+def normalise_card_token(token: str) -> str:
+    """A card token with suit symbols read as letters (``10♥`` -> ``10H``, ``Q♠`` -> ``QS``)."""
+    t = str(token).replace("\ufe0f", "")
+    for sym, letter in SUIT_SYMBOLS.items():
+        if sym in t:
+            t = t.replace(sym, letter)
+    return t
+
+
+def non_card(token: str) -> str | None:
+    """What a token that is not a card of the decks is (``"a joker"``, ``"the cutting card"``), or None."""
+    t = str(token).strip().upper()
+    for ch in " -_":
+        t = t.replace(ch, "")
+    return NON_CARDS.get(t)
 
 
 @dataclass(frozen=True)
@@ -241,6 +268,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     shoes_ids: dict = {}
     parts = []  # per file: accepted-row arrays
     rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
+    skipped = []  # (table id, shoe id, stage, position) of joker and cutting-card rows: their shoes are read without them
     seen_columns: set = set()
     opt_ids: dict = {"timestamp": {}, "dealer": {}, "shift": {}}
     for fi, path in enumerate(paths):
@@ -259,8 +287,11 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
         pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
         card_c, card_names = _encode(cols["card"])
-        f_lut, s_lut, ok_lut = parse_cards(card_names)
+        f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
         face, serial, good_card = f_lut[card_c], s_lut[card_c], ok_lut[card_c]
+        nc_names = [non_card(t) for t in card_names]
+        nc_lut = np.array([x is not None for x in nc_names], dtype=bool)
+        is_nc = nc_lut[card_c] if n else np.zeros(0, bool)
         if "stage" in cols:
             st_c, st_names = _encode(cols["stage"], lower=True)
             st_lut = np.array([STAGES.index(t) if t in STAGES else -1 for t in st_names], dtype=np.int64)
@@ -304,9 +335,15 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         inv_shoe = {v: k for k, v in shoes_ids.items()}
         badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[sid] if n else np.zeros(0, bool)
         ok = np.ones(n, dtype=bool)
+        # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
+        # shoe is read without it (the positions after it renumbered), not lost
+        skip = is_nc & ~badshoe & (pos >= 1) & (stage >= 0)
         for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
                                   (pos < 1, "position", "position is not a positive integer"),
-                                  (~good_card, "card", "unknown card token (expected e.g. QH, 10S, QH#3)"),
+                                  *((is_nc & (card_c == k), "card", f"{nc_names[k]}, not a card of the decks: the row is left out"
+                                     + " and its shoe read without it (later positions renumbered)")
+                                    for k in np.flatnonzero(nc_lut)),
+                                  (~good_card, "card", "unknown card token (expected e.g. QH, 10S, 10♥, QH#3)"),
                                   (stage < 0, "stage", "stage must be 'before' or 'after'"),
                                   (rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no"),
                                   (ts_bad, "timestamp", "timestamp is not an ISO 8601 date and time (e.g. 2026-01-01T09:58:00Z)")):
@@ -316,7 +353,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
                 file_rej.extend(RejectedRow(name, int(lines[i]), col, f"{reason}: {t!r}", str(t)[:200])
                                 for i, t in zip(bad, texts))
             ok &= ~mask
-        bad = np.flatnonzero(~ok & ~badshoe)
+        bad = np.flatnonzero(~ok & ~badshoe & ~skip)
         if bad.size:
             rej_keys.append(np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad],
                                       np.full(bad.size, fi)], axis=1))
@@ -325,8 +362,10 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
                       "stage": stage[keep], "pos": pos[keep], "face": face[keep].astype(np.int64),
                       "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
                       "rot": rot[keep], "ts": opt["timestamp"][keep], "ts_us": ts_us[keep], "dealer": opt["dealer"][keep], "shift": opt["shift"][keep]})
+        sk = np.flatnonzero(skip)
+        skipped.append(np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64))
         sources.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
-                        "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej)})
+                        "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)})
         rejected.extend(file_rej)
     R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
@@ -334,6 +373,12 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     shoe_names = {v: k for k, v in shoes_ids.items()}
     S_ = max(len(shoes_ids), 1)
     gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
+    sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
+    if sk.size:
+        # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
+        B = np.int64(10**9 + 1)
+        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
+        R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
     any_serial = bool(np.any(R["serial"] > 0))
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
@@ -390,6 +435,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         else:
             extra_problem_keys.append(k)
     problems: list[ShoeProblem] = []
+    rej_at = {(r.file, r.line): r for r in rejected}  # why each rejected row was rejected (few)
 
     def label(k):
         st = k % 2
@@ -405,14 +451,15 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
             problems.append(ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0,
                                         f"shoe spans files {[str(paths[int(f)]) for f in files]}; shoes must not span files"))
         d = {"file": fname, "pos": R["pos"][r0:r1], "lines": R["line"][r0:r1], "face": R["face"][r0:r1],
-             "serial": R["serial"][r0:r1], "rejected_lines": rej_first.get(int(keys[gi]), [])}
+             "serial": R["serial"][r0:r1], "rejected_lines": rej_first.get(int(keys[gi]), []), "rejects": rej_at}
         probs = _check_shoe(d, t, s_, st, N, decks, min_prefix, serialised, any_serial and any_unserial)
         problems.extend(probs or [ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0, "shoe rejected")])
     for k in extra_problem_keys:  # shoes whose every row was rejected
         t, s_, st = label(k)
         ln = rej_first[k]
-        problems.append(ShoeProblem(str(paths[rej_file[k]]), ln[0], t, s_, st, 0,
-                                    f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]})"))
+        fname = str(paths[rej_file[k]])
+        problems.append(ShoeProblem(fname, ln[0], t, s_, st, 0,
+                                    f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]}{_why(rej_at, fname, ln[0])})"))
     for src in sources:
         # shoes left out, not symptoms: one card replaced by another is a duplicate, an excess and a missing card
         src["shoe_problems"] = len({(p.table, p.shoe, p.stage) for p in problems if p.file == src["path"]})
@@ -535,6 +582,14 @@ def _fmt(face: int, serial: int = 0) -> str:
     return f"{tok}#{serial}" if serial > 0 else tok
 
 
+def _why(rejects: dict, file: str, line: int) -> str:
+    """", column card, token 'ZZ': unknown card token" for a rejected row (empty when unknown)."""
+    r = rejects.get((file, int(line)))
+    if r is None:
+        return ""
+    return f", column {r.column}, token {r.text!r}: {r.reason.rsplit(': ', 1)[0]}"
+
+
 def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
     """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
     f = d["file"]
@@ -544,8 +599,8 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
     rej_lines = d.get("rejected_lines", [])
     k = pos.size
     if rej_lines:
-        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}); "
-                                      "the shoe cannot be checked as a whole"))
+        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}"
+                                      f"{_why(d.get('rejects') or {}, f, rej_lines[0])}); the shoe cannot be checked as a whole"))
     if k == 0:
         return out
     o = np.argsort(pos, kind="stable")

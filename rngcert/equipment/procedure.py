@@ -79,7 +79,7 @@ PARAM_LABELS = {"intensity": "travel (s.d. of a clump's move, share of the stack
 
 _DEAL = {
     "baccarat": {"pickup": ("banker-first", "player-first"), "undealt": ("top", "bottom")},
-    "blackjack": {"players": (1, 7), "rule": ("S17", "H17")},
+    "blackjack": {"players": (1, 7), "rule": ("S17", "H17"), "pickup": ("right-to-left", "left-to-right")},
 }
 #: Blackjack game rules: key -> (allowed values or type, default, meaning).
 RULE_KEYS: dict[str, tuple[Any, Any, str]] = {

@@ -38,6 +38,7 @@ from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
 from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import cite, plots, schema, text
 from rngcert.seeding import root, stream
 from rngcert.simulate import deal as D
@@ -54,6 +55,8 @@ REQUIREMENT_TEXT = (
 )
 KERNEL_LAGS = 24
 TRAIN_TABLES = 500
+#: Power at which a shoe sample must detect the declared minimum tracker edge for a PASS (as the wheel's ``--power``).
+DEFAULT_POWER = 0.9
 
 __all__ = ["ShuffleCertification", "certify_procedure", "certify_log", "certify_shoes", "REQUIREMENT_TEXT"]
 
@@ -164,12 +167,12 @@ def _trackers(outcome: BatteryOutcome) -> list[dict]:
     return out
 
 
-def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
-    """Smallest adjacency retention and smallest tracker edge detectable with 90% power."""
+def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER) -> dict:
+    """Smallest adjacency retention and smallest tracker edge detectable with the given power (default 90%)."""
     m = max(1, len(outcome.applicable))
     a1 = outcome.alpha / m  # Holm's first threshold: the level a single effect must pass
-    z_a, z_b = sps.norm.isf(a1), sps.norm.isf(0.10)
-    out = {"power": 0.9, "level": a1, "level_note": f"alpha / {m} (Holm's first step)"}
+    z_a, z_b = sps.norm.isf(a1), sps.norm.isf(1.0 - power)
+    out = {"power": power, "level": a1, "level_note": f"alpha / {m} (Holm's first step)"}
     n = data.n_cards
     if data.before is not None and data.after is not None:
         S = data.n_shoes
@@ -202,7 +205,7 @@ def _power(outcome: BatteryOutcome, data: ShoeData) -> dict:
     parts = []
     if "min_adjacency_retention" in out:
         rho = out["min_adjacency_retention"]
-        parts.append(f"with {data.n_shoes} shoes the battery detects, with 90% power at level {a1:.2g}, a shuffle that keeps "
+        parts.append(f"with {data.n_shoes} shoes the battery detects, with {100 * power:.0f}% power at level {a1:.2g}, a shuffle that keeps "
                      f"{100 * rho:.2f}% of the neighbouring pairs together beyond the {mu0:.2f} pair a shoe that a uniform "
                      f"shuffle keeps by chance ({rho * (n - 1):.2f} more pairs a shoe; {out['adjacency_note']})")
     det = [f"{k.replace('_', ' ')} {100 * v:+.2f}%" for k, v in edges.items() if v is not None]
@@ -256,11 +259,12 @@ def _header(*, command, inputs, equipment, subject, notes, tables, verdict, alph
     return report
 
 
-def _run(data: ShoeData, *, entropy: int, group: str, alpha: float, n_resamples: int, standard: str, inconclusive=()):
+def _run(data: ShoeData, *, entropy: int, group: str, alpha: float, n_resamples: int, standard: str, inconclusive=(),
+         power: float = DEFAULT_POWER):
     results, errors, keys = evaluate_shuffle(data, entropy=entropy, n_resamples=n_resamples, alpha=alpha, group=group)
     out = decide_shuffle(results, alpha=alpha, standard=standard, errors=errors, inconclusive=inconclusive,
                          seeds={"entropy": str(entropy), "spawn_keys": keys})
-    out.power = _power(out, data)
+    out.power = _power(out, data, power)
     return out
 
 
@@ -402,7 +406,8 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
             "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
                      "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
                      "interval, and 'detectable' the edge of that tracker its tables detect with 90% power at the family-wise level. "
-                     "A point is FAIL only when the edge passes the one-sided Holm test, so an interval above 0 need not be a FAIL "
+                     "A point is FAIL when the edge passes the one-sided Holm test, or when a test rejects and no tracker could bet "
+                     "(nothing measured the edge, so nothing clears the rejection), so an interval above 0 need not be a FAIL "
                      "at this size, and a point with fewer tables than the main run can differ from the main verdict for that reason. "
                      "SUSPECT means statistical findings and no tracker edge established at this size: where its interval lies "
                      "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
@@ -411,7 +416,8 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
 def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
                       alpha: float = 0.01, threshold: float = 0.0, n_resamples: int = 1999, standard: str | None = None,
                       sensitivity: bool = False, sensitivity_tables: int = 400, first_shoe: bool = True, figures: bool = True,
-                      command: str = "", decks_note: str = "", progress=None, plan: Plan | None = None) -> ShuffleCertification:
+                      command: str = "", decks_note: str = "", progress=None, plan: Plan | None = None,
+                      min_edge: float | None = None, power: float = DEFAULT_POWER) -> ShuffleCertification:
     """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
 
     Parameters
@@ -448,6 +454,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
         ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
         existing cluster. The tables, and so the report, are the same wherever they ran; the
         battery and the trackers run here.
+    min_edge : float, optional
+        Declared minimum tracker edge above ``threshold`` that the tables must detect with
+        ``power`` for a PASS (steady state and first shoe; :mod:`rngcert.pipeline.shoe_power`);
+        default the game's house edge.
+    power : float
+        Declared power (default 0.9).
 
     Returns
     -------
@@ -471,7 +483,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     tab = _simulate(proc, tables, entropy, burn_in=burn_in, plan=plan or Plan(workers=1))
     advance(f"{tables} tables simulated")
     data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
-    out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard)
+    out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    house = _house_edges(game, proc.decks, bj_rules)
+    min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
+    gate_kw = dict(game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
+                   players=int(proc.deal.get("players", 7)))
+    gate = power_gate(out, n_shoes=data.n_shoes, **gate_kw)
     advance(f"steady state: {out.verdict}")
     notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
              f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
@@ -480,18 +497,20 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
              f"{100 * threshold:+.2f}% of the stake"]
     if decks_note:
         notes.append(decks_note)
-    sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in})]
+    sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
+                                                                                   "power_gate": gate})]
     figs = [_figures(data, out) if figures else []]
     report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
     outs = [out]
     if first_shoe:
         d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules)
-        o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard)
+        o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
         advance(f"first shoe: {o1.verdict}")
         outs.append(o1)
         sec1 = _section("first shoe from new decks", d1, o1, notes=["new decks are spread face up in order for inspection "
                                                                    "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
-                        extra={"kind": "first_shoe"})
+                        extra={"kind": "first_shoe", "power_gate": gate1})
         sections.append(sec1)
         figs.append(_figures(d1, o1) if figures else [])
         fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
@@ -521,8 +540,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     report |= report_extra
     report["parameters"] = proc.parameters()
     report["assumed_parameters"] = [p["name"] for p in report["parameters"] if p["status"] == "assumed"]
-    report["house_edge"] = _house_edges(game, proc.decks, bj_rules)
+    report["house_edge"] = house
     report["power_effect"] = out.power
+    report["power_gate"] = gate
     add_shoe_findings(report)
     return ShuffleCertification(report, figs, out)
 
@@ -535,7 +555,8 @@ def _pickup(proc: Procedure | None, game: str | None):
     if game == "blackjack":
         players = proc.deal.get("players", 7) if proc is not None and proc.game == "blackjack" else 7
         rule = proc.dealer_rule if proc is not None and proc.game == "blackjack" else "S17"
-        return D.deal_pickup_blackjack, {"players": players, "rule": rule}
+        side = proc.deal.get("pickup") if proc is not None and proc.game == "blackjack" else None
+        return D.deal_pickup_blackjack, {"players": players, "rule": rule} | ({"pickup": side} if side else {})
     return None, {}
 
 
@@ -544,11 +565,14 @@ def _faces(x, serialised):
     return np.where(a >= 0, a if serialised else a % 52, -1).astype(np.int16)
 
 
-def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None):
+def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None, side_of: dict | None = None,
+               prev_out: dict | None = None):
     """Rebuild (before view, after prefix) pairs from consecutive dealt shoes of each table.
 
     Returns arrays over the shoes that can be tested and their indices into the log; ``how``
-    (when given) counts where each shoe's order before the shuffle came from."""
+    (when given) counts where each shoe's order before the shuffle came from. ``side_of``
+    (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side shoe by
+    shoe; ``prev_out`` (when given) receives ``{log index of a rebuilt shoe: previous shoe's index}``."""
     how = Counter() if how is None else how
     ser = bool(log.serialised)
     dealt = _faces(log.dealt, ser)
@@ -589,9 +613,15 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
         return None
     if rebuild:
         slots, prevs = (np.array(x) for x in zip(*rebuild))
-        rebuilt = D.rebuild_before(fn, dealt[prevs], lengths[prevs], **params)
-        for s_, v in zip(slots, np.where(rebuilt >= 0, rebuilt, -1).astype(np.int16)):
-            views[s_] = v
+        if prev_out is not None:
+            prev_out.update({int(idx[s_]): int(p_) for s_, p_ in zip(slots, prevs)})
+        sides = np.array([(side_of or {}).get(int(p_), params.get("pickup", "")) for p_ in prevs])
+        for side in np.unique(sides):  # one vectorised rebuild per pickup side
+            sel = sides == side
+            kw = dict(params) | ({"pickup": str(side)} if side else {})
+            rebuilt = D.rebuild_before(fn, dealt[prevs[sel]], lengths[prevs[sel]], **kw)
+            for s_, v in zip(slots[sel], np.where(rebuilt >= 0, rebuilt, -1).astype(np.int16)):
+                views[s_] = v
     idx = np.array(idx)
     view = np.stack(views)
     after_prefix = dealt[idx]
@@ -601,8 +631,150 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                 before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
                 n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
-                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None) -> ShuffleCertification:
+                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
+                min_edge: float | None = None, power: float = DEFAULT_POWER, pickup: str | None = None,
+                sensitivity: bool = False) -> ShuffleCertification:
     """Certify a card-scanner shoe log (see the module docstring).
+
+    When the order before a shuffle is rebuilt through a pickup whose side the rules leave to the
+    dealer (baccarat, 004 §2 rule 3.6.2), the side is fitted from the log per dealer and shift
+    (:mod:`rngcert.pipeline.pickup_side`) unless ``pickup`` declares it; where the log cannot tell,
+    the log is certified with each plausible side and the verdict is the worst of them. The other
+    parameters are documented at :func:`_certify_log_once`, which certifies once with given sides.
+
+    Parameters
+    ----------
+    pickup : str, optional
+        A declared pickup side for every shoe (``"banker-first"``, ``"player-first"``): not fitted.
+    sensitivity : bool
+        Also certify the log under every plausible pickup side and at both ends of every wash
+        parameter's interval, and tabulate the verdicts (``report["log_sensitivity"]``).
+    """
+    from rngcert.pipeline.pickup_side import SIDES, fit_sides, kept_pairs
+
+    kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, seed=seed,
+              alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, figures=figures, command=command, fit=fit,
+              inputs=inputs, notes=notes, progress=progress, min_edge=min_edge, power=power)
+    sides = SIDES.get(game) if game and before_mode == "pickup" else None
+    if pickup is not None:
+        if not sides or pickup not in sides:
+            raise InputError(f"pickup {pickup!r}: the {game or 'no'} game's pickup sides are {list(sides or [])}")
+    if not sides:
+        cert = _certify_log_once(log, **kw)
+        return _log_sensitivity(cert, log, kw, [None]) if sensitivity else cert
+    # rebuild with each side; the shoes rebuilt through a pickup (not recorded or declared before orders)
+    prev_of: dict = {}
+    built = {}
+    for sd in sides:
+        side_all = {i: sd for i in range(log.n_shoes)}
+        built[sd] = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders,
+                               rng=None, side_of=side_all, prev_out=prev_of)
+    if not prev_of or built[sides[0]] is None:
+        cert = _certify_log_once(log, **kw)
+        return _log_sensitivity(cert, log, kw, [None]) if sensitivity else cert
+    idx = built[sides[0]][0]
+    rows = np.array([j for j, i in enumerate(idx) if int(i) in prev_of])
+    prevs = np.array([prev_of[int(idx[j])] for j in rows])
+    if pickup is not None:
+        assignments = [{i: pickup for i in range(log.n_shoes)}]
+        info = {"status": "declared", "side": pickup, "groups": [], "method": "declared with --pickup (not fitted)"}
+    else:
+        kept = {sd: kept_pairs(built[sd][1][rows], built[sd][2][rows]) for sd in sides}
+        by = [c for c in ("dealer", "shift") if c in log.columns]
+        keys = [tuple(log.meta[int(p_)][c] for c in by) for p_ in prevs]
+        labels = sorted(set(keys))
+        gid = np.array([labels.index(k) for k in keys])
+        names = [", ".join(f"{c} {v or '(none)'}" for c, v in zip(by, k)) or "whole log" for k in labels]
+        info = fit_sides(kept, gid, names)
+        info["grouped_by"] = by or ["whole log (no dealer or shift column)"]
+        group_of_prev = {int(p_): int(g) for p_, g in zip(prevs, gid)}
+        assignments = [{p_: a[g] for p_, g in group_of_prev.items()} for a in info["assignments"]]
+    runs = []
+    for a in assignments:
+        c = _certify_log_once(log, **kw, side_of=a, split=len(assignments))
+        best = max((t for t in c.report["tables"][0].get("trackers", []) if t.get("edge") is not None), key=lambda t: t["edge"], default=None)
+        runs.append((c, {"sides": sorted(set(a.values())), "verdict": c.verdict,
+                         "best_tracker": None if best is None else {"name": best["name"], "edge": best["edge"], "ci95": best["ci95"]}}))
+    order = {"PASS": 0, "SUSPECT": 1, "INCONCLUSIVE": 2, "FAIL": 3}
+    cert = max(runs, key=lambda x: order[x[0].verdict])[0] if len(runs) > 1 else runs[0][0]
+    named = [{g["group"]: asg[gi] for gi, g in enumerate(info["groups"])} for asg in info.get("assignments", [])] if pickup is None else []
+    info = dict(info) | {"runs": [r for _, r in runs], "verdict": cert.verdict, "assignments": named}
+    if pickup is None:
+        meas = [g for g in info["groups"] if g["side"]]
+        unid = [g for g in info["groups"] if not g["side"]]
+        rule_ref = "004 §2 rule 3.6.2" if game == "baccarat" else "004 §3 rule 3.6"
+        line = f"pickup side ({rule_ref} leaves it to each dealer for a shift), fitted from the log: "
+        line += "; ".join(f"{g['group']}: {g['side']} measured ({g['evidence']})" for g in meas)
+        if unid:
+            line += ("; " if meas else "") + "; ".join(f"{g['group']}: not identifiable from this log ({g['evidence']})" for g in unid)
+            line += ("; the log was certified with each plausible side and the verdict is the worst: "
+                     + ", ".join(f"{'/'.join(r['sides'])} {r['verdict']}" for _, r in runs))
+        cert.report["notes"].append(line)
+        info["sentence"] = line
+    else:
+        cert.report["notes"].append(f"pickup side declared: {pickup} (--pickup; not fitted from the log)")
+        info["sentence"] = cert.report["notes"][-1]
+    cert.report["pickup_side"] = info
+    if cert.report.get("parameters") is not None and not any(p_["name"] == "deal.pickup" for p_ in cert.report["parameters"]):
+        cert.report["parameters"].append({"name": "deal.pickup", "label": "deal.pickup", "value": sides[0], "status": "assumed",
+                                          "interval": None, "source": "004 default"})
+    for p_ in cert.report.get("parameters") or []:
+        if p_["name"] == "deal.pickup":  # the procedure's declared side is not what the log was read with
+            if pickup is not None:
+                p_.update(value=pickup, status="assumed", source="declared with --pickup")
+            elif all(g["side"] for g in info["groups"]):
+                vals = sorted({g["side"] for g in info["groups"]})
+                p_.update(value=vals[0] if len(vals) == 1 else "/".join(vals), status="measured", source=info["sentence"])
+            else:
+                p_.update(value="/".join(sides), status="not identifiable",
+                          source="not identifiable from this log for some dealers or shifts: the verdict is the worst over both sides")
+    cert.report["reconstruction"]["pickup_side"] = info.get("side") or [r["sides"] for _, r in runs]
+    if sensitivity:
+        cert = _log_sensitivity(cert, log, kw, assignments)
+    return cert
+
+
+def _log_sensitivity(cert, log, kw, assignments):
+    """--sensitivity on a log: the verdict under each plausible pickup assignment and at both ends of
+    every fitted wash parameter's interval (trackers trained there); the report's verdict is unchanged
+    (it is already the worst over the plausible sides), the table shows how much rests on each."""
+    rows = []
+    fitp = (cert.report.get("fit") or {}).get("parameters") or {}
+    corners = [None]
+    if fitp:
+        names = list(fitp)
+        ends = [(fitp[n_]["interval"][0], fitp[n_]["interval"][1]) for n_ in names]
+        from itertools import product
+
+        corners += [{n_: e[i] for n_, e, i in zip(names, ends, idx_)} for idx_ in product((0, 1), repeat=len(names))]
+    for a in assignments:
+        for cn in corners:
+            c = _certify_log_once(log, **kw, side_of=a, wash_override=cn)
+            best = max((t for t in c.report["tables"][0].get("trackers", []) if t.get("edge") is not None), key=lambda t: t["edge"], default=None)
+            rows.append({"pickup": "declared/default" if a is None else "/".join(sorted(set(a.values()))),
+                         "wash": "fitted" if cn is None else {k.split(".")[-1]: v for k, v in cn.items()}, "verdict": c.verdict,
+                         "edge": None if best is None else best["edge"], "ci95": None if best is None else best["ci95"],
+                         "tracker": None if best is None else best["name"]})
+    cert.report["log_sensitivity"] = {
+        "rows": rows,
+        "note": ("each row certifies this log again with the pickup side(s) shown and the trackers trained on the procedure with the "
+                 "wash shown (fitted, or an end of its 95% interval); the report's verdict is the worst over the plausible pickup sides "
+                 "(and the worst case of a wash parameter the log cannot identify), the table shows what each assumption changes")}
+    return cert
+
+
+def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
+                      before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
+                      n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
+                      fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
+                      min_edge: float | None = None, power: float = DEFAULT_POWER, side_of: dict | None = None,
+                      wash_override: dict | None = None, split: int = 1) -> ShuffleCertification:
+    """Certify a card-scanner shoe log once, with given pickup sides (see the module docstring).
+
+    ``side_of`` (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side
+    in the rebuild; ``wash_override`` (``{parameter: value}``) trains the trackers on that wash
+    instead of the fitted one (a sensitivity point); ``split`` divides every section's level (the
+    number of plausible pickup assignments whose worst verdict is reported).
 
     Parameters
     ----------
@@ -625,6 +797,12 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     progress : callable, optional
         ``progress(done, total, label)`` as each stage finishes (orders rebuilt, wash fitted,
         trackers trained, one battery per section): the CLI's progress bar.
+    min_edge : float, optional
+        Declared minimum tracker edge (per unit staked, above ``threshold``) that the shoes must
+        detect with ``power`` for a PASS (:mod:`rngcert.pipeline.shoe_power`); default the game's
+        house edge. Without that power a PASS is INCONCLUSIVE with the shoes needed.
+    power : float
+        Declared power (default 0.9, as the wheel's ``--power``).
 
     Returns
     -------
@@ -650,9 +828,13 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
 
         bj_rules = Rules(decks=decks)
         notes.append("blackjack rules not given (no --procedure): the trackers play the defaults of rngcert.stats.blackjack.Rules")
+    house = _house_edges(game, decks, bj_rules)
+    min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
+    players = int(proc.deal.get("players", 7)) if proc and proc.game == "blackjack" else 7
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
-    built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how)
+    built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
+                       side_of=side_of)
     cut = None
     if proc is not None and proc.game == game and game is not None:
         cut = N - proc.cut_card_from_back
@@ -664,8 +846,10 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         data = ShoeData(None, None, decks, game, proc.dealer_rule if proc and proc.game == "blackjack" else "S17", usable,
                         dealt_all[:, :usable], guess_shoes=min(2000, dealt_all.shape[0]),
                         rotated=None if log.rotated is None else log.rotated[:, :usable])
-        out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard)
-        sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out)]
+        out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        gate = power_gate(out, n_shoes=data.n_shoes, game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis,
+                          usable=usable, players=players)
+        sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out, extra={"power_gate": gate})]
         notes.append("no shoe has a known order before its shuffle (one shoe per table, no before stage, no --before): "
                      "only rank and game-level tests ran")
         rep = _header(command=command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source}",
@@ -673,8 +857,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                       n_resamples=n_resamples, decks=decks, game=game, rule=data.rule, standard=standard,
                       rejected_count=len(log.rejected))
         rep["parameters"] = proc.parameters() if proc else []
-        rep["house_edge"] = _house_edges(game, decks, bj_rules)
+        rep["house_edge"] = house
         rep["power_effect"] = out.power
+        rep["power_gate"] = gate
         add_shoe_findings(rep)
         return ShuffleCertification(rep, [[plots.pvalue_figure(out.results, alpha, out.adjusted)] if figures and out.applicable else []], out)
     idx, view, after_prefix = built
@@ -701,10 +886,33 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         if f and "parameters" in f:
             vals = {k: v["value"] for k, v in f["parameters"].items()}
             ivs = {k: v["interval"] for k, v in f["parameters"].items()}
-            measured = base.with_params(vals, status="measured", intervals=ivs, source=f"fit to {f['n_shoes']} shoes of {source}")
+            # a parameter whose interval reaches both ends of the fitting grid is not identifiable from this
+            # log: the trackers train on its worst case over the interval (the least mixing: the shortest
+            # travel, the largest clumps), and it is never called measured
+            wp = wash_parameters(base) or []
+            unid = [k for k, v in f["parameters"].items() if v.get("open_low") and v.get("open_high")]
+            for k in unid:
+                vals[k] = ivs[k][0] if k == wp[0] else ivs[k][1]
+                f["parameters"][k]["status"] = "not identifiable from this log"
+                f["parameters"][k]["trained_on"] = vals[k]
+            if wash_override:
+                vals.update({k: float(v) for k, v in wash_override.items()})
+            src = f"fit to {f['n_shoes']} shoes of {source}"
+            measured = base.with_params(vals, status="measured", intervals=ivs, source=src)
             extra["parameters"] = measured.parameters()
-            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "measured", "interval": ivs[k], "value": vals[k],
-                                                           "source": f"fit to {f['n_shoes']} shoes of {source}"} for k in vals]}
+            for p_ in extra["parameters"]:
+                if p_["name"] in unid:
+                    p_["status"] = "not identifiable"
+                    p_["source"] = (f"{src}: the 95% interval reaches both ends of the fitting grid ({ivs[p_['name']][0]:g}..{ivs[p_['name']][1]:g}); "
+                                    f"not identifiable from this log; the trackers train on its worst case, {vals[p_['name']]:g}")
+            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "not identifiable" if k in unid else "measured",
+                                                           "interval": ivs[k], "value": vals[k], "source": src} for k in vals]}
+            if unid:
+                notes.append("not identifiable from this log: " + ", ".join(f"{f['parameters'][k]['label']} (interval {ivs[k][0]:g}..{ivs[k][1]:g}, "
+                                                                             f"the whole fitting grid)" for k in unid)
+                             + "; the trackers train on the worst case over the interval (" + ", ".join(f"{k} = {vals[k]:g}" for k in unid) + ")")
+            if wash_override:
+                notes.append("sensitivity point: the trackers train on the wash " + ", ".join(f"{k} = {v:g}" for k, v in wash_override.items()))
     advance("wash fitted" if measured is not None else "no wash to fit")
     # trackers learn the shuffle from one half of the shoes and play the other (cross-fitting)
     fold = np.arange(idx.size) % 2
@@ -713,7 +921,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         # the tracker has studied the procedure as measured: its kernel comes from simulated tables
         # of the measured procedure (card identity known), and it plays every shoe of the log
         kernels.append((_kernel(measured, entropy, TRAIN_TABLES, key=("tracker-training", "measured")), np.arange(idx.size)))
-        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here")
+        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here"
+                     + (" (worst case where not identifiable)" if extra.get("fit", {}).get("parameters") and any(
+                         v.get("status") for v in extra["fit"]["parameters"].values()) else ""))
     else:
         for f_ in (0, 1):
             tr = fold != f_
@@ -732,8 +942,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         groups += [(f"dealer {d}", np.array([j for j, x in enumerate(dealer) if x == d])) for d in dealers]
     step[1] = 3 + len(groups)
     advance("trackers trained")
-    a_each = alpha if len(groups) == 1 else alpha / 2
-    a_dealer = alpha / (2 * max(1, len(groups) - 1))
+    a_each = (alpha if len(groups) == 1 else alpha / 2) / split
+    a_dealer = alpha / (2 * max(1, len(groups) - 1)) / split
     data_all = None
     for gi, (title, rows) in enumerate(groups):
         level = a_each if gi == 0 else a_dealer
@@ -746,18 +956,25 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                         rotated=None if rot is None else rot[rows])
         if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
-        o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard)
+        o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard, power=power)
         r_needed = _resolution_needed(o, level, n_resamples)
-        sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")]
+        sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")
+                     + (f" (alpha also split between the {split} plausible pickup-side assignments, Bonferroni: the verdict is the worst of "
+                        "them, so a fair shuffle still fails with probability at most alpha)" if split > 1 else "")]
         if r_needed:
             data.kernel = (ks[0][0] if len(ks) == 1 and ks[0][1].size == rows.size else ks) or None  # as before the first run
-            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard)
+            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard, power=power)
             sec_notes.append(f"Monte Carlo replicates raised from {n_resamples} to {r_needed} for this sample: with {n_resamples} the "
                              f"smallest p-value, {1 / (n_resamples + 1):.2g}, could not reject after Holm at level {level:.3g}, "
                              "and some test sat at it")
+        # PASS needs power: the sample of all shoes is gated; a dealer's share states its power only
+        gate = power_gate(o, n_shoes=rows.size, game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis,
+                          usable=data.usable, players=players, apply=gi == 0)
+        if gi > 0 and gate["status"] == "underpowered":
+            sec_notes.append("power: " + gate["sentence"] + " (a dealer's share of the shoes; the log's verdict rests on all shoes)")
         advance(f"{title}: {o.verdict}")
         outs.append(o)
-        sec = _section(title, data, o, notes=sec_notes, extra={"kind": "log" if gi == 0 else "dealer"})
+        sec = _section(title, data, o, notes=sec_notes, extra={"kind": "log" if gi == 0 else "dealer", "power_gate": gate})
         sections.append(sec)
         figs.append(_figures(data, o) if figures and gi == 0 else [])
         if gi == 0:
@@ -768,8 +985,9 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
                   decks=decks, game=game, rule=data_all.rule, standard=standard, rejected_count=len(log.rejected))
     rep["parameters"] = extra.pop("parameters", proc.parameters() if proc else [])
     rep |= extra
-    rep["house_edge"] = _house_edges(game, decks, bj_rules)
+    rep["house_edge"] = house
     rep["power_effect"] = outs[0].power
+    rep["power_gate"] = sections[0]["power_gate"]
     rep["reconstruction"] = {"before": before_mode, "shoes_tested": int(idx.size), "cards_filled_before_per_shoe": n_filled_b / idx.size,
                              "cards_filled_after_per_shoe": n_filled_a / idx.size,
                              "pickup": (proc.id if proc is not None else f"the {game} pickup of 004 (defaults)") if game else "none"}
@@ -812,6 +1030,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
     """Run the battery; with cross-fitted kernels the trackers of each fold use the other fold's kernel."""
     if not isinstance(data.kernel, list):
         return _run(data, **kw)
+    power = kw.get("power", DEFAULT_POWER)
     from rngcert.battery import shuffle as BS
 
     folds = data.kernel
@@ -827,7 +1046,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
                                              group=kw["group"], battery=battery)
     out = decide_shuffle(results, alpha=kw["alpha"], standard=kw["standard"], errors=errors,
                          seeds={"entropy": str(kw["entropy"]), "spawn_keys": keys})
-    out.power = _power(out, data)
+    out.power = _power(out, data, power)
     return out
 
 

@@ -568,6 +568,8 @@ def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
     cap = "Too few rising sequences means the shoe still holds long runs of the pre-shuffle order (riffles interleave, they do not scramble)."
     if gsr and gsr.get("riffles") is not None:
         cap += f" The observed mean matches about {gsr['riffles']:.1f} GSR riffles of the whole shoe."
+    elif gsr and gsr.get("withheld"):
+        cap += " " + gsr["withheld"][:1].upper() + gsr["withheld"][1:] + "."
     return Figure("rising_sequences", "Rising sequences", _png(fig), cap)
 
 

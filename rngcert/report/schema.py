@@ -70,6 +70,13 @@ FIELDS: dict[str, tuple[bool, str]] = {
     "dealers": (False, "shoe logs: the dealers seen"),
     "standard": (False, "the certification standard (id, clauses, rule, SUSPECT level, minimum effect) and each clause's result per table "
                         "and over all tables (met / not met / not applicable / inconclusive), with the verdict under it"),
+    "power_gate": (False, "shuffles: whether the shoes detect the declared minimum tracker edge with the declared power (else INCONCLUSIVE), "
+                          "the detectable edge per tracker, the edge not excluded and the shoes needed"),
+    "pickup_side": (False, "shoe logs: the pickup side fitted per dealer and shift (measured, with evidence, or not identifiable) and "
+                           "the verdict under each plausible side"),
+    "log_sensitivity": (False, "shoe logs: the verdict under each plausible pickup side and at the ends of each fitted wash interval"),
+    "reconstruction": (False, "shoe logs: how the order before each shuffle was rebuilt, and the cards filled at random"),
+    "measured_procedure": (False, "shoe logs: the procedure's parameters as measured from the log"),
 }
 
 #: Fields of one table section (``tables[i]``).
@@ -96,6 +103,7 @@ TABLE_FIELDS: dict[str, str] = {
     "findings": "shuffles: plain sentences on statistical rejections without a practical edge",
     "kind": "shuffles: steady_state, first_shoe, dealer or overall",
     "burn_in": "shuffles: shoes dealt before the tested shoe",
+    "power_gate": "shuffles: the sample's power to detect the declared minimum tracker edge (a PASS needs it)",
 }
 
 #: Fields of one test (``tables[i].battery.tests[j]``).

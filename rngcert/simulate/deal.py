@@ -168,7 +168,7 @@ def _bj_total(hard, ace):
     return np.where(soft, hard + 10, hard), soft
 
 
-def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = "S17") -> Deal:
+def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = "S17", pickup: str = "right-to-left") -> Deal:
     """Deal blackjack shoes to the cutting card and pick the cards up into the discard order.
 
     Each round follows 004 §3 rule 3.4: one card to each player, one to the dealer, a second
@@ -178,7 +178,9 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
     front of the cutting card and fits in the shoe (004 §3 rule 3.2.2). Pickup (004 §3 rule 3.6):
     the dealer's cards at the bottom of the round's stack, then the players' hands from the
     dealer's right (last seat) to left (first seat), each hand's cards in dealing order; each
-    round's stack on top of the discards; the undealt cards on top, in shoe order.
+    round's stack on top of the discards; the undealt cards on top, in shoe order. Rule 3.6 also
+    lets each dealer keep one direction for a shift: ``pickup="left-to-right"`` picks the players'
+    hands up from the first seat to the last instead (the dealer's cards still at the bottom).
 
     Parameters
     ----------
@@ -187,6 +189,8 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
         Cards in front of the cutting card.
     players : int in 1..7
     rule : {"S17", "H17"}
+    pickup : {"right-to-left", "left-to-right"}
+        Direction of the pickup over the players' hands (004 §3 rule 3.6).
 
     Returns
     -------
@@ -199,6 +203,9 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
     rule = str(rule).upper()
     if rule not in ("S17", "H17"):
         raise InputError(f"rule must be 'S17' or 'H17', got {rule!r}")
+    if pickup not in ("right-to-left", "left-to-right"):
+        raise InputError(f"pickup must be 'right-to-left' or 'left-to-right', got {pickup!r}")
+    ltr = pickup == "left-to-right"
     m, n = a.shape
     lim = _limit_iv(cut_position, m, 1, n)
     vals = BLACKJACK_VALUE[(a & CODE_MASK) % 13].astype(np.int16)
@@ -228,7 +235,7 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
                 v = vals[r, p]
                 hard[:, h] += v
                 ace[:, h] |= v == 1
-                hand_rank = 0 if h == P else P - h  # dealer bottom; seat P-1 next; seat 0 top
+                hand_rank = 0 if h == P else (h + 1 if ltr else P - h)  # dealer bottom; right to left: seat P-1 next, seat 0 top
                 take(r, p, hand_rank, ncard[:, h], rnd)
                 ncard[:, h] += 1
         cur = p0 + 2 * (P + 1)
@@ -246,7 +253,7 @@ def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = 
                 v = vals[rr, cur[draw]]
                 hard[draw, h] += v
                 ace[draw, h] |= v == 1
-                hand_rank = 0 if h == P else P - h
+                hand_rank = 0 if h == P else (h + 1 if ltr else P - h)
                 take(rr, cur[draw], hand_rank, ncard[draw, h], rnd)
                 ncard[draw, h] += 1
                 cur[draw] += 1

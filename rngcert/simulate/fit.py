@@ -134,7 +134,7 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
     it, olt, oht = interval(tg, prof_t)
     ic, olc, ohc = interval(cg, prof_c)
     if serialised:  # the permutation of identified cards is observed: the summaries are measurements
-        share, gsr = float(mo[0]), gsr_equivalent_riffles(perm_obs)
+        share, gsr = float(mo[0]), gsr_equivalent_riffles(perm_obs, drop_law=_declared_drop_law(proc))
         basis = "measured on the log's identified cards (serialised decks)"
     else:
         # With faces only, copies of a face are matched in position order: the moments on faces are
@@ -144,7 +144,7 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
         ident = np.tile(np.arange(n, dtype=np.int16), (m, 1))
         best = proc.with_params({names[0]: float(tg[i0]), names[1]: float(cg[j0])})
         perm_id, _ = card_permutation(ident, shuffle(best, ident, stream(entropy, SIMULATION_STREAM, "fit-identified")) & CODE_MASK)
-        share, gsr = float(shuffle_moments(perm_id).mean(axis=0)[0]), gsr_equivalent_riffles(perm_id)
+        share, gsr = float(shuffle_moments(perm_id).mean(axis=0)[0]), gsr_equivalent_riffles(perm_id, drop_law=_declared_drop_law(proc))
         basis = ("implied by the fitted wash (simulated on identified cards): this log's cards are not serialised, so the copies "
                  f"of a face cannot be told apart and the share seen on faces ({100 * float(mo[0]):.2f}%) is not the share kept")
     return {
@@ -156,8 +156,20 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
         "fitted": {"share_adjacent_kept": float(fitted[i0, j0, 0]), "neighbour_distance": float(fitted[i0, j0, 1])},
         "criterion_min": float(J[i0, j0]), "n_shoes": int(m), "level": level,
         "grid": {"travel": tg.tolist(), "clump": cg.tolist()},
-        "gsr_equivalent_riffles": gsr.get("riffles"), "share_adjacent_kept": share, "summaries_basis": basis,
+        "gsr_equivalent_riffles": gsr.get("riffles"), "gsr_equivalent_withheld": gsr.get("withheld"),
+        "share_adjacent_kept": share, "summaries_basis": basis,
         "method": ("simulated minimum distance on a grid: two moments (neighbours kept; spread of former neighbours), the "
                    "procedure's other steps as declared, common random numbers, the same unseen cards filled at random; "
                    f"{int(level * 100)}% intervals by profile test inversion (chi-square(1) {crit:.2f})"),
     }
+
+
+def _declared_drop_law(proc) -> str | None:
+    """Why the procedure's riffles are not GSR riffles (a riffle step whose drop-switch probability is
+    not 1/2, recorded or declared), or None."""
+    for i, st in enumerate(proc.steps, 1):
+        if st.op == "riffle" and abs(float(st.full_params()["switch"]) - 0.5) > 1e-12:
+            sw = float(st.full_params()["switch"])
+            return (f"the procedure's riffle (step {i}) drops cards with switch probability {sw:g}, not GSR's 1/2"
+                    + (" (perfect alternation)" if sw >= 1.0 else ""))
+    return None

@@ -80,7 +80,8 @@ def deal_pickup(proc: Procedure, shoes, cut_position=None) -> Deal:
     if proc.game == "baccarat":
         return deal_pickup_baccarat(a, cut_position=cp, **proc.deal)
     if proc.game == "blackjack":
-        return deal_pickup_blackjack(a, cut_position=cp, players=proc.deal.get("players", 7), rule=proc.dealer_rule)
+        return deal_pickup_blackjack(a, cut_position=cp, players=proc.deal.get("players", 7), rule=proc.dealer_rule,
+                                     pickup=proc.deal.get("pickup", "right-to-left"))
     m, n = a.shape
     order = np.broadcast_to(np.arange(n), (m, n)).copy()
     return Deal(a.copy(), order, np.full((m, 0), -1, dtype=np.int8), np.full(m, n, dtype=np.int64))

@@ -46,7 +46,7 @@ __all__ = [
     "card_permutation", "eulerian_numbers", "rising_sequence_law", "riffle_tv_distance", "riffle_tv_table",
     "rising_sequences", "adjacent_pairs", "displacement", "position_chisquare", "rank_correlation",
     "position_rank_chisquare", "guessing_test", "guess_count", "guessing_law",
-    "shuffle_plot_data", "riffle_fit", "gsr_equivalent_riffles", "fixed_points", "position_correlation",
+    "shuffle_plot_data", "riffle_fit", "gsr_equivalent_riffles", "gsr_law_check", "fixed_points", "position_correlation",
     "orientation_share", "orientation_rank", "adjacency_share", "shuffle_moments",
 ]
 
@@ -1197,7 +1197,86 @@ def riffle_fit(drops) -> list:
     ]
 
 
-def gsr_equivalent_riffles(perm) -> dict:
+def _a_shuffle_law(n: int, a: float) -> np.ndarray:
+    """P(R = r), r = 1..n, after an a-shuffle of n cards (Bayer–Diaconis Thm 1), in logs for any integer a >= 1."""
+    A = eulerian_numbers(n)
+    r = np.arange(1, n + 1)
+    logA = np.array([math.log(x) if x > 0 else -np.inf for x in A])
+    top = a + n - r  # C(a + n - r, n) = 0 when a + n - r < n, i.e. r > a
+    with np.errstate(invalid="ignore"):
+        logC = np.where(top >= n, special.gammaln(top + 1.0) - special.gammaln(n + 1.0) - special.gammaln(np.maximum(top - n, 0) + 1.0), -np.inf)
+    lp = logA + logC - n * math.log(a)
+    p = np.exp(lp - lp.max())
+    return p / p.sum()
+
+
+def gsr_law_check(perm, a: float, *, level: float = 0.01) -> dict:
+    """Do these shoes follow the law of an a-shuffle (GSR riffles) at all?
+
+    Two checks of the fitted a-shuffle, on card identity:
+
+    * **repeated orders**: under an a-shuffle no order has probability above that of the identity,
+      ``p_max = C(a + n - 1, n) / a^n``, so the expected number of pairs of equal shoes is at most
+      ``C(m, 2) p_max`` and, by Markov's inequality, P(any pair) <= that bound: the p-value when a
+      pair is seen (7 perfectly alternating riffles of 52 cards give 128 orders, and repeat);
+    * **the law of the rising sequences**: Pearson's X² of the per-shoe counts R against the
+      a-shuffle law, bins pooled left to right to expected counts >= 5, df = bins - 2 (a fitted).
+
+    Parameters
+    ----------
+    perm : (m, n) array_like of int
+        Permutations (card identity).
+    a : float
+        The fitted a (:func:`gsr_equivalent_riffles`).
+    level : float
+        Level at which either check rejects the GSR law.
+
+    Returns
+    -------
+    dict
+        ``rejects`` (bool), ``repeated_pairs``, ``p_repeats``, ``x2``, ``df``, ``p_rising``,
+        ``reason`` (None when GSR is not rejected).
+    """
+    perm = np.asarray(perm)
+    m, n = perm.shape
+    _, counts = np.unique(perm, axis=0, return_counts=True)
+    pairs = int((counts * (counts - 1) // 2).sum())
+    log_pmax = float(special.gammaln(a + n) - special.gammaln(n + 1.0) - special.gammaln(a) - n * math.log(a))
+    bound = math.exp(min(0.0, math.log(m * (m - 1) / 2) + log_pmax)) if m > 1 else 1.0
+    p_rep = bound if pairs else 1.0
+    law = _a_shuffle_law(n, a)
+    r = _rising_per_shoe(perm)
+    obs = np.bincount(r - 1, minlength=n).astype(float)
+    exp = m * law
+    ob, eb, o_acc, e_acc = [], [], 0.0, 0.0
+    for o_, e_ in zip(obs, exp):  # at most n bins
+        o_acc += o_
+        e_acc += e_
+        if e_acc >= 5:
+            ob.append(o_acc)
+            eb.append(e_acc)
+            o_acc = e_acc = 0.0
+    if ob and e_acc > 0:
+        ob[-1] += o_acc
+        eb[-1] += e_acc
+    df = len(ob) - 2
+    if df >= 1:
+        ob_, eb_ = np.array(ob), np.array(eb)
+        x2 = float(((ob_ - eb_) ** 2 / eb_).sum())
+        p_r = float(sps.chi2.sf(x2, df))
+    else:
+        x2, p_r = None, None
+    reasons = []
+    if p_rep <= level:
+        reasons.append(f"{pairs} pair(s) of shoes came out in the same order, which GSR riffles of {n} cards make at most "
+                       f"{bound:.2g} likely (a shuffle with few possible orders, such as perfectly alternating riffles)")
+    if p_r is not None and p_r <= level:
+        reasons.append(f"the numbers of rising sequences do not follow the law of GSR riffles (X² = {x2:.1f}, df {df}, p = {p_r:.2g})")
+    return {"rejects": bool(reasons), "repeated_pairs": pairs, "p_repeats": p_rep, "x2": x2, "df": df, "p_rising": p_r,
+            "level": level, "reason": "; ".join(reasons) or None}
+
+
+def gsr_equivalent_riffles(perm, *, drop_law: str | None = None, level: float = 0.01) -> dict:
     """Descriptive: how many GSR riffles leave as many rising sequences as these shoes?
 
     Uses card **identity**. Maximum-likelihood a of the Bayer–Diaconis a-shuffle law of the
@@ -1207,11 +1286,27 @@ def gsr_equivalent_riffles(perm) -> dict:
     procedure on the scale of the "seven riffles" table (a large value means the rising
     sequences look uniform; ``at_grid_limit`` says the fit hit the grid's top, 2^60).
 
+    The figure means something only for GSR riffles: it is **withheld** (``riffles`` None, with
+    ``withheld`` the reason and ``riffles_if_gsr`` the value) when the drop law is known not to be
+    GSR (``drop_law``: a recorded or declared law, e.g. a riffle step with switch probability 1),
+    or when the shoes themselves reject the a-shuffle law (:func:`gsr_law_check` at ``level``).
+    Seven perfectly alternating riffles (128 possible orders) fit a = 2^7 and would otherwise
+    read as the "random enough" seven.
+
+    Parameters
+    ----------
+    perm : (m, n) array_like of int
+    drop_law : str, optional
+        Why the drop law is known not to be GSR (withholds the figure).
+    level : float
+        Level of :func:`gsr_law_check`.
+
     Returns
     -------
     dict
-        ``a_hat``, ``riffles`` (= log2 a_hat), ``tv_distance`` (exact TV after that many
-        riffles when a_hat is a power of two and n <= 1000, else None), ``at_grid_limit``.
+        ``a_hat``, ``riffles`` (= log2 a_hat, or None when withheld), ``tv_distance`` (exact TV
+        after that many riffles when a_hat is a power of two and n <= 1000, else None),
+        ``at_grid_limit``, ``gsr_check``, and when withheld ``withheld`` and ``riffles_if_gsr``.
 
     References
     ----------
@@ -1239,7 +1334,14 @@ def gsr_equivalent_riffles(perm) -> dict:
     a = float(grid[i])
     k = math.log2(a)
     tv = riffle_tv_distance(n, int(round(k))) if n <= 1000 and abs(k - round(k)) < 1e-9 and k <= 60 else None
-    return {"a_hat": a, "riffles": k, "tv_distance": tv, "at_grid_limit": i == grid.size - 1, "n_shoes": m}
+    out = {"a_hat": a, "riffles": k, "tv_distance": tv, "at_grid_limit": i == grid.size - 1, "n_shoes": m}
+    check = gsr_law_check(perm, a, level=level)
+    out["gsr_check"] = check
+    why = drop_law or check["reason"]
+    if why:
+        out |= {"riffles": None, "tv_distance": None, "riffles_if_gsr": k,
+                "withheld": f"equivalent GSR riffles withheld: {why}; the figure counts GSR riffles and does not describe this shuffle"}
+    return out
 
 #: Public name of the law of successions (used by the shuffle pipeline's power statement).
 succession_law = _succession_law
