@@ -53,6 +53,7 @@ KNOWN_COLUMNS = (
     "release_pocket",
     "revolutions",
     "void",
+    "rotor_speed",
 )
 
 _TRUE = {"true", "t", "1", "yes", "y", "void", "no spin"}
@@ -129,6 +130,8 @@ class TableSpins:
     void: int = 0
     notes: list[str] = field(default_factory=list)
     line_start: np.ndarray | None = None
+    #: rotor speed at the ball's launch (float64, NaN where the log has none), or None without the column
+    rotor_speed: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -349,6 +352,12 @@ def detect_format(path: Path, data: bytes) -> str:
     first = head.split(b"\n", 1)[0]
     if first.startswith(b"{"):
         return "jsonl"
+    if first[:1] in (b"*", b"[") or b"\n*" in head or b"\n[" in head:
+        from rngcert.collect.protocol import sniff
+
+        proto = sniff(data[: 1 << 15])
+        if proto is not None:
+            return proto
     if re.search(rb"[A-Za-z_]", first) and suf != ".txt":
         return "csv"
     if suf in (".csv", ".tsv") and re.search(rb"[A-Za-z_]", first):
@@ -412,8 +421,8 @@ def _read_permanence(data: bytes, name: str):
 # ---------------------------------------------------------------------------- main entry
 def _options_iv(fmt: str, columns) -> dict[str, str]:
     """Validate the format name and the column mapping; returns the mapping with lower-case keys."""
-    if fmt not in ("auto", "csv", "jsonl", "permanence"):
-        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
+    if fmt not in ("auto", "csv", "jsonl", "permanence", "protocol") and not fmt.startswith("protocol:"):
+        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence', 'protocol' (or 'protocol:NAME')")
     columns = {k.lower(): v for k, v in (columns or {}).items()}
     unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
     if unknown:
@@ -599,6 +608,20 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     fieldpos = None
     if f == "csv":
         return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
+    if f.startswith("protocol"):
+        from rngcert.collect import protocol
+
+        proto = protocol.resolve(f)
+        cols, lines, rej, blank, header, pnotes = protocol.read_capture(data, name, proto)
+        rej = [RejectedRow(name, r.line, r.column, r.reason, r.text) for r in rej]
+        part = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
+        part["format"] = f"protocol:{proto.name}"
+        part["notes"] = pnotes + list(part["notes"])
+        part["rows"] = int(len(lines) + len(rej))
+        part["sha256"] = sha256_of(data)
+        part["blank"] = blank
+        part["size"] = len(data)
+        return _file_checks(part, text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name)
     else:
@@ -612,7 +635,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
 
 
 #: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
-_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id")
+_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id", "rotor_speed")
 
 
 def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
@@ -794,7 +817,7 @@ def _concat_parts(parts: list[dict]) -> dict:
     out["void_count"] = sum(pt["void_count"] for pt in parts)
     out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
     out["notes"] = [n for pt in parts for n in pt["notes"]]
-    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release"):
+    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "rotor_speed"):
         out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
         for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
             pt[key] = None
@@ -859,6 +882,8 @@ class SpinRows:
     release: np.ndarray | None
     rejected: list[RejectedRow]
     blank_lines: int
+    #: rotor speed (float64, NaN where none), None without the column
+    rotor_speed: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -918,6 +943,7 @@ def read_spin_rows(
         release=pt["release"],
         rejected=pt["rejected"],
         blank_lines=pt["blank"],
+        rotor_speed=pt.get("rotor_speed"),
     )
 
 
@@ -1005,6 +1031,10 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
                 bad_u[j] = True
         direction = dir_u[idx]
         flag(bad_u[idx] & ~void, resolved["direction"], "direction must be cw or ccw")
+    rotor_speed = None
+    if "rotor_speed" in resolved:
+        rotor_speed, bads = _numbers(cols[resolved["rotor_speed"]])
+        flag(bads & ~void, resolved["rotor_speed"], "rotor_speed is not a number")
     accepted = free & ~void
     void_final = void & free
     rej_idx = np.flatnonzero(~free)
@@ -1079,6 +1109,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "dealer": textcol("dealer"),
         "spin_id": textcol("spin_id"),
         "direction": direction,
+        "rotor_speed": rotor_speed,
         "release": None if release is None else release.astype(np.int32),
         "notes": notes,
     }
@@ -1312,12 +1343,12 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     for pt in parts:
         if pt["table"] is None:
             pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [Path(pt["name"]).stem])
-    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no")}
+    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no", "rotor_speed")}
     cat = {}
     def joined(key):  # no copy for a single file
         return parts[0][key] if len(parts) == 1 else np.concatenate([pt[key] for pt in parts])
 
-    for c in ("ts", "direction", "release", "line_no"):
+    for c in ("ts", "direction", "release", "line_no", "rotor_speed"):
         if has[c]:
             cat[c] = joined(c)
     for c in ("table", "dealer", "spin_id"):
@@ -1386,6 +1417,8 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             ts_.line_start = np.r_[True, ln[1:] != ln[:-1]]
         if has["direction"]:
             ts_.direction = cat["direction"][keep]
+        if has["rotor_speed"]:
+            ts_.rotor_speed = cat["rotor_speed"][keep]
         if has["dealer"]:
             codes, labels = cat["dealer"]
             sel = codes[keep]
@@ -1447,10 +1480,11 @@ class _Grow:
         v = np.asarray(v)
         if v.size == 0:
             return
-        info = np.iinfo(self.a.dtype)
-        lo, hi = int(v.min()), int(v.max())
-        if lo < info.min or hi > info.max:
-            self.a = self.a.astype(_small_int(max(hi, -lo)))
+        if self.a.dtype.kind in "iu":  # (a float column, the rotor speed, never widens)
+            info = np.iinfo(self.a.dtype)
+            lo, hi = int(v.min()), int(v.max())
+            if lo < info.min or hi > info.max:
+                self.a = self.a.astype(_small_int(max(hi, -lo)))
         if self.n + v.size > self.a.size:
             self.reserve(max(v.size, self.a.size // 4))
         self.a[self.n : self.n + v.size] = v
@@ -1502,6 +1536,7 @@ class _CompactLog:
         self.release = _Grow(_small_int(max(wheel.k - 1, 1)))
         self.dealer = _Grow(np.int16)
         self.direction = _Grow(np.int8)
+        self.rotor_speed = _Grow(np.float64)
         self.tables: dict[str, int] = {}
         self.dealers: dict[str, int] = {}
         self.columns: tuple | None = None
@@ -1536,7 +1571,7 @@ class _CompactLog:
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period) = small
 
     def _cols(self):
-        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction) if g is not None]
+        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed) if g is not None]
 
     def _state(self):
         import copy
@@ -1551,7 +1586,7 @@ class _CompactLog:
 
     # -- one batch (the dictionary of :func:`_process`)
     def add(self, pt: dict) -> None:
-        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release") if pt.get(k) is not None)
+        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed") if pt.get(k) is not None)
         if self.columns is None:
             self.columns = cols
         elif cols != self.columns:
@@ -1617,6 +1652,8 @@ class _CompactLog:
             self.dealer.put(self._lut(self.dealers, labels)[codes[acc]])
         if pt.get("direction") is not None:
             self.direction.put(pt["direction"][acc])
+        if pt.get("rotor_speed") is not None:
+            self.rotor_speed.put(pt["rotor_speed"][acc])
 
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
@@ -1667,8 +1704,10 @@ class _CompactLog:
             arrays["dealer"] = self.dealer.a
         if "direction" in cols:
             arrays["direction"] = self.direction.a
+        if "rotor_speed" in cols:
+            arrays["rotor_speed"] = self.rotor_speed.a
         tab = self.tab.a
-        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = None  # (the arrays live on in ``arrays``)
+        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = None  # (the arrays live on in ``arrays``)
         del out, outcome
         if len(labels) > 1:
             arrays, bounds = _split_by_table(arrays, tab, len(labels))  # the ungrouped arrays are freed here
@@ -1692,6 +1731,8 @@ class _CompactLog:
                 ts_.release = arrays["release"][a:b]
             if "direction" in arrays:
                 ts_.direction = arrays["direction"][a:b]
+            if "rotor_speed" in arrays:
+                ts_.rotor_speed = arrays["rotor_speed"][a:b]
             if "dealer" in arrays:
                 sel = arrays["dealer"][a:b]
                 used = np.flatnonzero(np.bincount(sel, minlength=len(dealer_labels))) if sel.size else np.zeros(0, np.int64)
