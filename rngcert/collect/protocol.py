@@ -89,6 +89,8 @@ class Games:
     complete: np.ndarray
     first_state: np.ndarray
     start_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: index (into the decoded lines) of the message that began each game, and of the state message after it (-1: none yet)
+    end_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def n(self) -> int:
@@ -344,7 +346,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64), game=G[start] if ng else np.zeros(0, np.int64), result=result,
                   void=void, reason=reason, line=decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
                   rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
-                  start_row=start)
+                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(has_end, rows[e], -1) if ng else np.zeros(0, np.int64))
     # the winning number alone on a line: checked against the result state that follows it
     ek = next((i for i, m in enumerate(proto.messages) if m.kind == "result"), None)
     if ek is not None and rows.size:

@@ -1,0 +1,196 @@
+"""rngcert record (issue 25): a wheel recorded live from a (simulated) serial line — a pseudo-terminal
+replaying the real capture with its timing compressed, a disconnect in the middle of a game, a restart
+while the controller repeats a result — with exact counts; the incremental decoder equals the whole-file
+reader however the stream is cut."""
+
+from __future__ import annotations
+
+import csv
+import os
+import threading
+import time
+import tty
+
+import numpy as np
+import pytest
+from _support import shared_file
+from click.testing import CliRunner
+
+from rngcert.cli import main
+from rngcert.collect import protocol as proto_mod
+from rngcert.collect.record import LiveDecoder, RecordStats, record
+from rngcert.collect.spinlog import read_spin_log
+from rngcert.equipment.protocol import load_protocol
+from rngcert.equipment.wheel import load_wheel
+
+PROTO = load_protocol("slingshot2")
+SS2 = ("data", "wheel-controller-serial", "ss2-protocol-6-games.log")
+
+
+def _whole(path):
+    lines, no, _ = proto_mod.split_lines(path.read_bytes())
+    return proto_mod.decode(lines, no, PROTO, str(path), final=False).games
+
+
+@pytest.mark.parametrize("name", ["ss2-protocol-6-games.log", pytest.param("selftest-capture.log", marks=pytest.mark.slow)])
+def test_live_decoder_equals_the_whole_capture_however_the_stream_is_cut(name):
+    path = shared_file("data", "wheel-controller-serial", name)
+    whole = _whole(path)
+    want = [(int(s), int(g), r, bool(v), w) for s, g, r, v, w, c in
+            zip(whole.spin_id, whole.game, whole.result, whole.void, whole.reason, whole.complete) if c]
+    text = path.read_bytes().decode("ascii").split("\n")
+    if text[-1] == "":
+        text = text[:-1]
+    rng = np.random.default_rng(25)
+    dec = LiveDecoder(PROTO, str(path))
+    got, i = [], 0
+    while i < len(text):
+        k = int(rng.integers(1, 400 if len(text) > 10_000 else 40))
+        spins, _ = dec.feed(text[i:i + k])
+        got += [(s.spin_id, s.game, s.result, s.void, s.void_reason) for s in spins]
+        i += k
+    assert got == want
+    assert len(dec.lines) < 4000  # only the running game is kept
+
+
+def test_restart_does_not_write_the_repeated_result_again():
+    lines = shared_file(*SS2).read_bytes().decode("ascii").splitlines()
+    first = LiveDecoder(PROTO)
+    spins, _ = first.feed(lines[:127])  # up to the first result message of game 011
+    assert [(s.spin_id, s.game, s.result) for s in spins] == [(1, 11, "27")]
+    again = LiveDecoder(PROTO, last=(1, 11, "27", False))  # restarted: the controller still repeats 5;011;27
+    spins, _ = again.feed(lines[127:210])
+    assert [(s.spin_id, s.game, s.result) for s in spins] == [(2, 12, "16")]
+    assert "not written again" in again.notes[0]
+
+
+# ---------------------------------------------------------------------------- a simulated wheel on a pty
+class Wheel:
+    """The controller's side: a pseudo-terminal whose slave is reached through a stable link
+    (like /dev/serial/by-id/...), replaying lines with a fixed delay; can be unplugged and plugged
+    in again (a new pty behind the same link)."""
+
+    def __init__(self, folder):
+        self.link = folder / "ttyWHEEL"
+        self.master = None
+        self.plug()
+
+    def plug(self):
+        m, s = os.openpty()
+        tty.setraw(s)
+        name = os.ttyname(s)
+        os.close(s)  # (the recorder opens it by name)
+        tmp = self.link.with_suffix(".new")
+        os.symlink(name, tmp)
+        os.replace(tmp, self.link)
+        self.master = m
+
+    def unplug(self):
+        os.close(self.master)
+        self.master = None
+
+    def send(self, data: bytes):
+        os.write(self.master, data)
+
+
+def _wait(cond, what, timeout=5.0):
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.002)
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+def test_record_from_a_pty_with_a_disconnect_mid_game_and_a_restart(tmp_path):
+    lines = shared_file(*SS2).read_bytes().split(b"\n")
+    lines = [ln + b"\n" for ln in lines if ln]
+    assert len(lines) == 505
+    wheel = Wheel(tmp_path)
+    out = tmp_path / "wheel.csv"
+    delay = 0.5 / 500  # the controller's 0.5 s between messages, 500 times faster
+    st1, st2 = RecordStats(), RecordStats()
+    stop1 = threading.Event()
+    events: list[str] = []
+
+    def run(st, stop):
+        record(str(wheel.link), out, PROTO, reconnect=0.02, stop=stop.is_set, stats=st, on_event=events.append)
+
+    t1 = threading.Thread(target=run, args=(st1, stop1), daemon=True)
+    t1.start()
+    _wait(lambda: any(e.startswith("connected") for e in events), "the recorder to connect")
+    sent = 0
+
+    def replay(upto):
+        nonlocal sent
+        while sent < upto:
+            wheel.send(lines[sent])
+            sent += 1
+            time.sleep(delay)
+
+    # 1. games 011, 012 and into game 013's ball-in-track state (line 225 of the capture)
+    replay(225)
+    _wait(lambda: st1.lines == 225, "the recorder to read 225 lines")
+    # 2. the cable is pulled in the middle of a message of game 013; plugged in again; the wheel goes on
+    wheel.send(b"*X;3;013;16;0;1")
+    _wait(lambda: st1.bytes == sum(map(len, lines[:225])) + 15, "the fragment to arrive")
+    wheel.unplug()
+    _wait(lambda: st1.disconnects == 1, "the disconnect")
+    wheel.plug()
+    _wait(lambda: st1.reconnects == 1, "the reconnect")
+    # 3. on to game 014's first result message (line 342), then the recorder is stopped and restarted
+    replay(342)
+    _wait(lambda: st1.spins == 4, "spin 4 (game 014) to be written")
+    stop1.set()
+    t1.join(5)
+    assert not t1.is_alive()
+    stop2 = threading.Event()
+    st2_thread = threading.Thread(target=run, args=(st2, stop2), daemon=True)
+    n_conn = sum(e.startswith("connected") for e in events)
+    st2_thread.start()
+    _wait(lambda: sum(e.startswith("connected") for e in events) == n_conn + 1, "the restarted recorder to connect")
+    # 4. the controller still repeats game 014's result, then plays 015, 016, and 017 is cut by a power-off
+    replay(len(lines))
+    _wait(lambda: st2.spins == 3, "spins 5-7")
+    stop2.set()
+    st2_thread.join(5)
+    assert not st2_thread.is_alive()
+    wheel.unplug()
+
+    rows = list(csv.DictReader(out.open()))
+    assert [r["spin_id"] for r in rows] == ["1", "2", "3", "4", "5", "6", "7"]
+    assert [r["game"] for r in rows] == ["011", "012", "013", "014", "015", "016", "017"]
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""]
+    assert [r["void"] for r in rows] == ["false"] * 6 + ["true"] and rows[6]["void_reason"].startswith("power off (*P 0")
+    assert [r["direction"] for r in rows[:6]] == ["ccw", "cw", "ccw", "cw", "ccw", "cw"]
+    assert rows[2]["rotor_speed"] == "17"  # game 013's launch was read before the cable was pulled
+    assert (st1.spins, st1.disconnects, st1.reconnects, st1.rejected) == (4, 1, 1, 1)
+    assert any("is the log's last row (spin 4)" in e for e in events)
+    rej = list(csv.DictReader(out.with_name(out.name + ".rejects.csv").open()))
+    assert len(rej) == 1 and rej[0]["text"] == "*X;3;013;16;0;1" and "disconnect" in rej[0]["reason"]
+    # the recorded log is a spin log like any other
+    log = read_spin_log(out, load_wheel("european"))
+    t = next(iter(log.tables.values()))
+    assert (log.accepted, log.void) == (6, 1)
+    assert t.rotor_speed.tolist() == pytest.approx([14.1, 16.1, 17.0, 16.7, 14.1, 16.2])
+
+
+def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path):
+    cap = shared_file(*SS2)
+    part = tmp_path / "part.log"
+    part.write_bytes(b"\n".join(cap.read_bytes().split(b"\n")[:210]) + b"\n")  # games 011 and 012
+    out = tmp_path / "w.csv"
+    res = CliRunner().invoke(main, ["record", str(part), "--out", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert out.read_text().count("\n") == 3 and "game 013 was running" in res.output
+    with out.open("a") as fh:
+        fh.write("3,013,2026-01-01T00:00:00Z,6,fal")  # a crash while writing
+    res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q"], catch_exceptions=False)
+    assert res.exit_code == 0
+    assert "cut off" in res.output and "resuming" in res.output
+    rows = list(csv.DictReader(out.open()))
+    assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 10)]  # the whole capture is a new stream: its 7 games after spin 2
+    bad = tmp_path / "other.csv"
+    bad.write_text("spin_id,result\n1,5\n")
+    res = CliRunner().invoke(main, ["record", str(cap), "--out", str(bad)])
+    assert res.exit_code == 3 and "not a log this recorder wrote" in res.output
