@@ -4,7 +4,8 @@ Reads a log into per-table outcome sequences for a given wheel (DESIGN §3 "Spin
 
 * CSV with a header (``.csv``, ``.tsv``; UTF-8 with or without BOM; LF or CRLF), columns matched
   case-insensitively; ``result`` is required, ``spin_id``, ``timestamp``, ``table``, ``dealer``,
-  ``direction``, ``release_pocket``, ``revolutions``, ``void`` are optional. Foreign names are
+  ``direction``, ``release_pocket``, ``revolutions``, ``void``, ``rotor_speed`` (the wheel head's
+  speed at the ball's launch, in the log's own unit) and ``ball_direction`` (cw/ccw) are optional. Foreign names are
   mapped with ``columns={"result": "Number"}`` (CLI: ``--column result=Number``).
 * JSON Lines (``.jsonl``, ``.ndjson``), one object per line with the same keys.
 * Permanence lists (``.txt`` or any file whose first line has no letters): pocket numbers
@@ -54,6 +55,7 @@ KNOWN_COLUMNS = (
     "revolutions",
     "void",
     "rotor_speed",
+    "ball_direction",
 )
 
 _TRUE = {"true", "t", "1", "yes", "y", "void", "no spin"}
@@ -116,6 +118,11 @@ class TableSpins:
         0 clockwise, 1 counter-clockwise, -1 unknown.
     void : int
         Void spins of this table (excluded from ``outcomes``).
+    rotor_speed : (n,) ndarray of float64 or None
+        Rotor (wheel head) speed at the ball's launch, in the log's own unit; NaN where the row
+        has none.
+    ball_direction : (n,) ndarray of int8 or None
+        Direction the ball was spun: 0 clockwise, 1 counter-clockwise, -1 unknown.
     line_start : (n,) ndarray of bool or None
         Permanence lists (many spins per line): True where a spin is the first accepted spin of
         its line of the file (for the data-integrity checks); None for one-row-per-spin formats.
@@ -130,8 +137,11 @@ class TableSpins:
     void: int = 0
     notes: list[str] = field(default_factory=list)
     line_start: np.ndarray | None = None
-    #: rotor speed at the ball's launch (float64, NaN where the log has none), or None without the column
     rotor_speed: np.ndarray | None = None
+    ball_direction: np.ndarray | None = None
+    #: per secondary result source (camera, display) of a live feed, its comparison with the result
+    #: (:func:`rngcert.collect.feed.compare_sources`)
+    source_comparison: list = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -306,6 +316,35 @@ def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return val[idx], bad[idx]
 
 
+def _directions(col) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a direction column (cw/ccw and their synonyms): (int8 values, 0 cw, 1 ccw, -1
+    empty; bad mask)."""
+    idx, uniq = _decode_norm(col)
+    m = len(uniq)
+    dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
+    bad_u = np.zeros(m + 1, dtype=bool)
+    for j, t in enumerate(uniq):  # loop over the distinct values
+        if t in _DIRECTIONS:
+            dir_u[j] = _DIRECTIONS[t]
+        elif t not in ("", None):
+            bad_u[j] = True
+    return dir_u[idx], bad_u[idx]
+
+
+def _speeds(col) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a rotor-speed column: (float64 values, NaN where empty; bad mask: not a finite
+    non-negative number). Cast in C++ when every cell is a number or empty."""
+    text = pc.utf8_trim_whitespace(_as_text(col))
+    try:
+        val = np.asarray(pc.cast(pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text), pa.float64()).to_numpy(zero_copy_only=False), dtype=float)
+        bad = np.zeros(val.size, dtype=bool)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        val, bad = _numbers(col)
+    with np.errstate(invalid="ignore"):
+        bad |= ~np.isnan(val) & ~(np.isfinite(val) & (val >= 0))
+    return val, bad
+
+
 def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse ISO 8601 timestamps to int64 microseconds since the epoch (UTC; a timestamp
     without zone is taken as UTC). Returns (values, bad mask); empty cells are bad too."""
@@ -350,14 +389,14 @@ def detect_format(path: Path, data: bytes) -> str:
         return "jsonl"
     head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
     first = head.split(b"\n", 1)[0]
-    if first.startswith(b"{"):
-        return "jsonl"
-    if first[:1] in (b"*", b"[") or b"\n*" in head or b"\n[" in head:
+    if first[:1] in (b"*", b"[") or b"\n*" in head or b"\n[" in head:  # a wheel controller's capture (rngcert.collect.protocol)
         from rngcert.collect.protocol import sniff
 
         proto = sniff(data[: 1 << 15])
         if proto is not None:
             return proto
+    if first.startswith(b"{"):
+        return "jsonl"
     if re.search(rb"[A-Za-z_]", first) and suf != ".txt":
         return "csv"
     if suf in (".csv", ".tsv") and re.search(rb"[A-Za-z_]", first):
@@ -416,6 +455,21 @@ def _read_permanence(data: bytes, name: str):
     grp_start = np.flatnonzero(first)
     pos_in_line = np.arange(parent.size) - np.repeat(grp_start, np.diff(np.r_[grp_start, parent.size]))
     return {"result": flat}, parent + 1, [], int(blank.sum()), ["result"], pos_in_line + 1
+
+
+def _read_capture(data: bytes, name: str, fmt: str, wheel, columns, text_codes: bool) -> dict:
+    """Read a wheel controller's capture (:mod:`rngcert.collect.protocol`): one row per game, as the
+    CSV reader gives rows (result, spin_id, void, direction, rotor_speed, timestamp), with the
+    capture's rejected lines and notes (void games by reason, assumed units)."""
+    from rngcert.collect import protocol
+
+    proto = protocol.resolve(fmt)
+    cols, lines, rej, blank, header, pnotes = protocol.read_capture(data, name, proto)
+    rej = [RejectedRow(name, r.line, r.column, r.reason, r.text) for r in rej]
+    part = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
+    part.update(format=f"protocol:{proto.name}", sha256=sha256_of(data), blank=blank, size=len(data), rows=int(len(lines) + len(rej)))
+    part["notes"] = pnotes + list(part["notes"])
+    return part
 
 
 # ---------------------------------------------------------------------------- main entry
@@ -605,23 +659,11 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         raise NoDataError(f"{name}: the file is empty{why}: no spins to certify")
     csvstream.sniff_content(data[: 1 << 16], name)
     f = fmt if fmt != "auto" else detect_format(p, data)
+    if f.startswith("protocol"):
+        return _file_checks(_read_capture(data, name, f, wheel, columns, text_codes), text_codes)
     fieldpos = None
     if f == "csv":
         return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
-    if f.startswith("protocol"):
-        from rngcert.collect import protocol
-
-        proto = protocol.resolve(f)
-        cols, lines, rej, blank, header, pnotes = protocol.read_capture(data, name, proto)
-        rej = [RejectedRow(name, r.line, r.column, r.reason, r.text) for r in rej]
-        part = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
-        part["format"] = f"protocol:{proto.name}"
-        part["notes"] = pnotes + list(part["notes"])
-        part["rows"] = int(len(lines) + len(rej))
-        part["sha256"] = sha256_of(data)
-        part["blank"] = blank
-        part["size"] = len(data)
-        return _file_checks(part, text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name)
     else:
@@ -634,8 +676,33 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     return _file_checks(part, text_codes)
 
 
+def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes: bool) -> dict:
+    """Read a live result feed (:mod:`rngcert.collect.feed`): its primary result as the spin log's
+    ``result``, and each secondary source compared with it per table (``source_comparison``)."""
+    from rngcert.collect.feed import compare_sources, load_feed, parse_feed
+
+    feed = load_feed(feed_id)
+    cols, lines, bad, blank = parse_feed(data, name, feed)
+    rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
+    part = _process(cols, lines, rej, name, wheel, columns, None, list(cols), text_codes=text_codes)
+    part.update(format=f"feed:{feed.id}", sha256=sha256_of(data), blank=blank, size=len(data))
+    part["notes"] = list(part["notes"]) + [f"{name}: read as the {feed.id} feed ({feed.description}; {feed.path})"] + (
+        [f"{name}: spin ids: {feed.spin_id_note}"] if feed.spin_id_note else [])
+    comp: dict[str, list] = {}
+    if feed.secondary:
+        tab = cols.get("table")
+        codes, labels = _decode(tab) if tab is not None else (np.zeros(len(lines), dtype=np.int64), [Path(name).stem])
+        for ti, t in enumerate(labels):  # loop over the few tables
+            live = part["accepted_mask"] & (codes == ti)
+            comp[str(t)] = compare_sources(part["pos"].astype(np.int64), live, cols, feed, lambda c: _resolve_labels(c, wheel)[0],
+                                           wheel.position_space().labels, lines=lines, spin_ids=cols.get("spin_id"))
+    part["source_comparison"] = comp
+    return part
+
+
 #: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
-_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id", "rotor_speed")
+_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id",
+             "rotor_speed", "ball_direction")
 
 
 def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
@@ -817,7 +884,7 @@ def _concat_parts(parts: list[dict]) -> dict:
     out["void_count"] = sum(pt["void_count"] for pt in parts)
     out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
     out["notes"] = [n for pt in parts for n in pt["notes"]]
-    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "rotor_speed"):
+    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "rotor_speed", "ball_direction"):
         out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
         for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
             pt[key] = None
@@ -882,8 +949,6 @@ class SpinRows:
     release: np.ndarray | None
     rejected: list[RejectedRow]
     blank_lines: int
-    #: rotor speed (float64, NaN where none), None without the column
-    rotor_speed: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -943,7 +1008,6 @@ def read_spin_rows(
         release=pt["release"],
         rejected=pt["rejected"],
         blank_lines=pt["blank"],
-        rotor_speed=pt.get("rotor_speed"),
     )
 
 
@@ -1018,23 +1082,16 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         rpos, _, _, _, _, empty = _resolve_labels(cols[resolved["release_pocket"]], wheel)
         flag((rpos < 0) & ~empty & ~void, resolved["release_pocket"], "release_pocket is not a pocket of this wheel")
         release = np.where(empty, -1, rpos)
-    direction = None
+    direction = ball_direction = rotor_speed = None
     if "direction" in resolved:
-        idx, uniq = _decode_norm(cols[resolved["direction"]])
-        m = len(uniq)
-        dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
-        bad_u = np.zeros(m + 1, dtype=bool)
-        for j, t in enumerate(uniq):
-            if t in _DIRECTIONS:
-                dir_u[j] = _DIRECTIONS[t]
-            elif t not in ("", None):
-                bad_u[j] = True
-        direction = dir_u[idx]
-        flag(bad_u[idx] & ~void, resolved["direction"], "direction must be cw or ccw")
-    rotor_speed = None
+        direction, badd = _directions(cols[resolved["direction"]])
+        flag(badd & ~void, resolved["direction"], "direction must be cw or ccw")
+    if "ball_direction" in resolved:
+        ball_direction, badb = _directions(cols[resolved["ball_direction"]])
+        flag(badb & ~void, resolved["ball_direction"], "ball_direction must be cw or ccw")
     if "rotor_speed" in resolved:
-        rotor_speed, bads = _numbers(cols[resolved["rotor_speed"]])
-        flag(bads & ~void, resolved["rotor_speed"], "rotor_speed is not a number")
+        rotor_speed, bads = _speeds(cols[resolved["rotor_speed"]])
+        flag(bads & ~void, resolved["rotor_speed"], "rotor_speed is not a non-negative number")
     accepted = free & ~void
     void_final = void & free
     rej_idx = np.flatnonzero(~free)
@@ -1109,8 +1166,9 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "dealer": textcol("dealer"),
         "spin_id": textcol("spin_id"),
         "direction": direction,
-        "rotor_speed": rotor_speed,
         "release": None if release is None else release.astype(np.int32),
+        "rotor_speed": rotor_speed,
+        "ball_direction": ball_direction,
         "notes": notes,
     }
 
@@ -1343,12 +1401,12 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     for pt in parts:
         if pt["table"] is None:
             pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [Path(pt["name"]).stem])
-    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no", "rotor_speed")}
+    has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no", "rotor_speed", "ball_direction")}
     cat = {}
     def joined(key):  # no copy for a single file
         return parts[0][key] if len(parts) == 1 else np.concatenate([pt[key] for pt in parts])
 
-    for c in ("ts", "direction", "release", "line_no", "rotor_speed"):
+    for c in ("ts", "direction", "release", "line_no", "rotor_speed", "ball_direction"):
         if has[c]:
             cat[c] = joined(c)
     for c in ("table", "dealer", "spin_id"):
@@ -1419,6 +1477,8 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             ts_.direction = cat["direction"][keep]
         if has["rotor_speed"]:
             ts_.rotor_speed = cat["rotor_speed"][keep]
+        if has["ball_direction"]:
+            ts_.ball_direction = cat["ball_direction"][keep]
         if has["dealer"]:
             codes, labels = cat["dealer"]
             sel = codes[keep]
@@ -1480,7 +1540,7 @@ class _Grow:
         v = np.asarray(v)
         if v.size == 0:
             return
-        if self.a.dtype.kind in "iu":  # (a float column, the rotor speed, never widens)
+        if self.a.dtype.kind != "f":  # integers: widen once when a value does not fit
             info = np.iinfo(self.a.dtype)
             lo, hi = int(v.min()), int(v.max())
             if lo < info.min or hi > info.max:
@@ -1537,6 +1597,7 @@ class _CompactLog:
         self.dealer = _Grow(np.int16)
         self.direction = _Grow(np.int8)
         self.rotor_speed = _Grow(np.float64)
+        self.ball_direction = _Grow(np.int8)
         self.tables: dict[str, int] = {}
         self.dealers: dict[str, int] = {}
         self.columns: tuple | None = None
@@ -1571,7 +1632,7 @@ class _CompactLog:
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period) = small
 
     def _cols(self):
-        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed) if g is not None]
+        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction) if g is not None]
 
     def _state(self):
         import copy
@@ -1586,7 +1647,7 @@ class _CompactLog:
 
     # -- one batch (the dictionary of :func:`_process`)
     def add(self, pt: dict) -> None:
-        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed") if pt.get(k) is not None)
+        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed", "ball_direction") if pt.get(k) is not None)
         if self.columns is None:
             self.columns = cols
         elif cols != self.columns:
@@ -1654,6 +1715,8 @@ class _CompactLog:
             self.direction.put(pt["direction"][acc])
         if pt.get("rotor_speed") is not None:
             self.rotor_speed.put(pt["rotor_speed"][acc])
+        if pt.get("ball_direction") is not None:
+            self.ball_direction.put(pt["ball_direction"][acc])
 
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
@@ -1704,10 +1767,11 @@ class _CompactLog:
             arrays["dealer"] = self.dealer.a
         if "direction" in cols:
             arrays["direction"] = self.direction.a
-        if "rotor_speed" in cols:
-            arrays["rotor_speed"] = self.rotor_speed.a
+        for c in ("rotor_speed", "ball_direction"):
+            if c in cols:
+                arrays[c] = getattr(self, c).a
         tab = self.tab.a
-        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = None  # (the arrays live on in ``arrays``)
+        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = self.ball_direction = None  # (the arrays live on in ``arrays``)
         del out, outcome
         if len(labels) > 1:
             arrays, bounds = _split_by_table(arrays, tab, len(labels))  # the ungrouped arrays are freed here
@@ -1733,6 +1797,8 @@ class _CompactLog:
                 ts_.direction = arrays["direction"][a:b]
             if "rotor_speed" in arrays:
                 ts_.rotor_speed = arrays["rotor_speed"][a:b]
+            if "ball_direction" in arrays:
+                ts_.ball_direction = arrays["ball_direction"][a:b]
             if "dealer" in arrays:
                 sel = arrays["dealer"][a:b]
                 used = np.flatnonzero(np.bincount(sel, minlength=len(dealer_labels))) if sel.size else np.zeros(0, np.int64)
