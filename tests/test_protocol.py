@@ -246,4 +246,4 @@ def test_rotor_speed_and_direction_reach_the_spinlog_from_csv_too(tmp_path):
     t = next(iter(log.tables.values()))
     assert t.direction.tolist() == [0, 1]
     assert t.rotor_speed[0] == pytest.approx(16.2) and np.isnan(t.rotor_speed[1])
-    assert log.rejected[0].line == 4 and "rotor_speed is not a number" in log.rejected[0].reason
+    assert log.rejected[0].line == 4 and "rotor_speed is not a non-negative number" in log.rejected[0].reason
