@@ -247,3 +247,39 @@ def test_rotor_speed_and_direction_reach_the_spinlog_from_csv_too(tmp_path):
     assert t.direction.tolist() == [0, 1]
     assert t.rotor_speed[0] == pytest.approx(16.2) and np.isnan(t.rotor_speed[1])
     assert log.rejected[0].line == 4 and "rotor_speed is not a non-negative number" in log.rejected[0].reason
+
+
+# ---------------------------------------------------------------------------- simulated controller (item 5)
+def test_simulated_protocol_reads_back_exactly(tmp_path):
+    from rngcert.simulate.protocol import protocol_lines, write_protocol
+    from rngcert.simulate.rotor import simulate_rotor_spins
+
+    rng = np.random.default_rng(2025)
+    sim, speed, _ = simulate_rotor_spins(EU, 400, rng)
+    void = rng.random(400) < 0.05
+    pr = load_protocol("slingshot2")
+    for ts in (False, True):
+        p = tmp_path / f"sim{ts}.log"
+        write_protocol(p, protocol_lines(EU, sim.positions, sim.direction, speed, void, pr, first_game=990), timestamps=ts)
+        log = read_spin_log(p, EU)
+        t = next(iter(log.tables.values()))
+        assert (log.accepted, log.void, len(log.rejected)) == (int((~void).sum()), int(void.sum()), 0)
+        assert t.outcomes.tolist() == sim.positions[~void].tolist()
+        assert t.direction.tolist() == sim.direction[~void].tolist()
+        assert t.rotor_speed == pytest.approx(np.round(speed[~void], 1))
+        assert (log.period is not None) == ts
+
+
+def test_simulate_wheel_protocol_cli_with_a_direction_bias(tmp_path):
+    out = tmp_path / "dir.log"
+    res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--spins", "3000", "--seed", "5", "--direction-bias", "0:9:1.5",
+                                    "--out", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    t = next(iter(read_spin_log(out, EU).tables.values()))
+    arc = t.outcomes < 9  # positions 0-8
+    cw, ccw = arc[t.direction == 0].mean(), arc[t.direction == 1].mean()
+    # planted: the arc weighs 1.5 in clockwise games and 0.5 in counter-clockwise ones (9/37 of the wheel)
+    assert cw == pytest.approx(9 * 1.5 / (28 + 9 * 1.5), abs=0.035) and ccw == pytest.approx(9 * 0.5 / (28 + 9 * 0.5), abs=0.035)
+    assert abs(arc.mean() - 9 / 37) < 0.03  # pooled over both directions it is nearly fair
+    res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--pocket-bias", "17:1.2", "--out", str(out)])
+    assert res.exit_code == 2 and "takes no" in res.output

@@ -33,6 +33,9 @@ class SimulatedSpins:
     direction: np.ndarray
     revolutions: np.ndarray
     meta: dict = field(default_factory=dict)
+    #: rotor speed at launch (float, NaN unknown) and ball direction (0 cw, 1 ccw), written when set
+    rotor_speed: np.ndarray | None = None
+    ball_direction: np.ndarray | None = None
 
 
 def simulate_spins(
@@ -124,8 +127,9 @@ def write_spin_log(
 ) -> int:
     """Write simulated spins as a CSV spin log in the DESIGN §3 format.
 
-    Columns: ``spin_id, timestamp, table, dealer, direction, release_pocket, revolutions, void,
-    result``; one spin every 40 seconds from ``start_time``. ``out`` is a path or a binary file
+    Columns: ``spin_id, timestamp, table, dealer, direction, release_pocket, rotor_speed,
+    ball_direction, revolutions, void, result`` (release pocket, rotor speed and ball direction
+    when simulated); one spin every 40 seconds from ``start_time``. ``out`` is a path or a binary file
     object (chunks are appended with ``header=False``). Returns the number of rows written.
     """
     if not table or table != table.strip() or any(ch in table for ch in ',;"\n\r\t'):
@@ -144,6 +148,10 @@ def write_spin_log(
     }
     if sim.release is not None:
         cols["release_pocket"] = pa.array(labels[sim.release])
+    if sim.rotor_speed is not None:
+        cols["rotor_speed"] = pa.array(np.char.mod("%.6g", sim.rotor_speed))
+    if sim.ball_direction is not None:
+        cols["ball_direction"] = pa.array(np.where(sim.ball_direction == 0, "cw", "ccw"))
     cols["revolutions"] = pa.array(sim.revolutions)
     cols["void"] = pa.array(np.where(sim.void, "true", "false"))
     cols["result"] = pa.array(labels[sim.positions])
