@@ -119,7 +119,7 @@ def split_lines(data: bytes, encoding: str = "ascii") -> tuple[pa.Array, np.ndar
     nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
     ends_nl = bool(data.endswith(b"\n"))
     offs = np.concatenate([[0], nl + 1] + ([] if ends_nl or not data else [[len(data)]]))
-    lines = _arrow.strings(offs, data) if offs.size > 1 else pa.array([], type=pa.string())
+    lines = _arrow.strings(offs, data) if offs.size > 1 else _strs([])
     lines = pc.utf8_rtrim_whitespace(lines)
     return lines, np.arange(1, len(lines) + 1, dtype=np.int64), ends_nl
 
@@ -145,6 +145,28 @@ def _ints(arr: pa.Array) -> np.ndarray:
 
 def _py(arr) -> np.ndarray:
     return np.asarray(arr.to_pylist(), dtype=object)
+
+
+def _labels(arr) -> np.ndarray:
+    """A string column with few distinct values as an object array (the distinct values are
+    converted once, not every row)."""
+    enc = pc.dictionary_encode(arr)
+    enc = enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc
+    uniq = np.asarray(enc.dictionary.to_pylist() + [""], dtype=object)
+    return uniq[_arrow.ints(enc.indices, fill=len(uniq) - 1)]
+
+
+def _idx(rows: np.ndarray) -> pa.Array:
+    """Row indices for ``take`` (an int64 array made from the numpy buffer)."""
+    v = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), v.size, [None, pa.py_buffer(v)])
+
+
+def _strs(items) -> pa.Array:
+    """A list of str as a pyarrow string array (built from its bytes)."""
+    enc = [str(x).encode("utf-8") for x in items]
+    offs = np.cumsum([0] + [len(e) for e in enc], dtype=np.int64)
+    return _arrow.strings(offs, b"".join(enc))
 
 
 def _first_per(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -187,44 +209,53 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     has_prefix = np.zeros(n, dtype=bool)
     ts_text = None
     if proto.prefix and n:
-        has_prefix = _match(lines, proto.prefix, f"{where}: prefix.pattern")
-        ext = _extract(lines, proto.prefix, f"{where}: prefix.pattern")
+        # one pass: the prefix's groups and the message behind it
+        ext = _extract(lines, proto.prefix + "(?P<rngcert_body>.*)$", f"{where}: prefix.pattern")
+        has_prefix = _arrow.valid(ext)
         names = [ext.type.field(i).name for i in range(ext.type.num_fields)]
-        body = pc.if_else(_arrow.mask(has_prefix), pc.replace_substring_regex(lines, proto.prefix, "", max_replacements=1), lines)
+        body = pc.if_else(_arrow.mask(has_prefix), ext.field("rngcert_body"), lines)
         if "channel" in names:
-            channel_ok = ~has_prefix | _arrow.bools(pc.is_in(ext.field("channel"), value_set=pa.array(list(proto.receive))), fill=False)
+            channel_ok = ~has_prefix | _arrow.bools(pc.is_in(ext.field("channel"), value_set=_strs(list(proto.receive))), fill=False)
         if "timestamp" in names:
             ts_text = ext.field("timestamp")
     blank = _arrow.ints(pc.utf8_length(body)) == 0 if n else np.zeros(0, bool)
     blank &= ~has_prefix
     consider = channel_ok & ~blank
     kind = np.full(n, -1, dtype=np.int16)
-    for i, m in enumerate(proto.messages):
-        if n:
-            hit = _match(body, m.pattern, f"{where}: message {i + 1}") & consider & (kind < 0)
-            kind[hit] = i
+    si = [m.kind for m in proto.messages].index("state")
+    sm = proto.messages[si]
+    ext = None
+    rest = np.flatnonzero(consider)
+    for i, m in enumerate(proto.messages):  # each message is tried on the lines no earlier one matched
+        if not rest.size:
+            break
+        sub = body.take(_idx(rest))
+        if i == si:  # the state message: its fields in the same pass
+            e = _extract(sub, m.pattern, f"{where}: message {i + 1}")
+            hit = _arrow.valid(e)
+            ext = e.filter(_arrow.mask(hit))
+        else:
+            hit = _match(sub, m.pattern, f"{where}: message {i + 1}")
+        kind[rest[hit]] = i
+        rest = rest[~hit]
     rejected: list[LineReject] = []
 
     def reject(rows: np.ndarray, column: str, reasons) -> None:
         if rows.size == 0:
             return
-        texts = lines.take(pa.array(rows)).to_pylist()
+        texts = lines.take(_idx(rows)).to_pylist()
         if isinstance(reasons, str):
             reasons = [reasons] * rows.size
         rejected.extend(LineReject(int(line_no[r]), column, str(w), (t or "")[:200]) for r, w, t in zip(rows.tolist(), reasons, texts))
 
-    reject(np.flatnonzero(consider & (kind < 0)), "message",
-           f"not a message of protocol {proto.name} (truncated, garbled, or a message the protocol file does not define)")
+    reject(rest, "message", f"not a message of protocol {proto.name} (truncated, garbled, or a message the protocol file does not define)")
     kinds = np.array([m.kind for m in proto.messages] + ["none"])
     k_of = kinds[np.where(kind < 0, len(proto.messages), kind)]
-    si = [m.kind for m in proto.messages].index("state")
-    sm = proto.messages[si]
     rows = np.flatnonzero(kind == si)
-    ext = _extract(body.take(pa.array(rows)), sm.pattern, f"{where}: state message") if rows.size else None
     S = _ints(ext.field("state")) if rows.size else np.zeros(0, np.int64)
     ok = np.isin(S, list(proto.states))
     reject(rows[~ok], "state", [f"state {s} is not a state of protocol {proto.name} ({', '.join(map(str, proto.states))})" for s in S[~ok]])
-    D = _py(ext.field("direction")) if rows.size and "direction" in sm.groups else np.full(rows.size, "", dtype=object)
+    D = _labels(ext.field("direction")) if rows.size and "direction" in sm.groups else np.full(rows.size, "", dtype=object)
     if proto.direction_map and rows.size:
         dok = np.isin(D, list(proto.direction_map))
         bad = ok & ~dok
@@ -232,9 +263,10 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
         ok &= dok
     sel = np.flatnonzero(ok)
     rows, S, D = rows[sel], S[sel], D[sel]
-    ext = ext.take(pa.array(sel)) if ext is not None else None
+    if ext is not None and sel.size != len(ext):
+        ext = ext.filter(_arrow.mask(ok))
     G = _ints(ext.field("game")) if rows.size else np.zeros(0, np.int64)
-    R = _py(pc.utf8_trim_whitespace(ext.field("result"))) if rows.size else np.zeros(0, dtype=object)
+    R = _labels(pc.utf8_trim_whitespace(ext.field("result"))) if rows.size else np.zeros(0, dtype=object)
     W = _ints(ext.field("warning")) if rows.size and "warning" in sm.groups else np.zeros(rows.size, np.int64)
     V = (_ints(ext.field("rotor_speed")).astype(np.float64) * proto.rotor_scale) if rows.size and "rotor_speed" in sm.groups else np.full(rows.size, np.nan)
     L = line_no[rows]
@@ -285,7 +317,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     if pk is not None and ng and proto.power_off:
         prow = np.flatnonzero(kind == pk)
         if prow.size:
-            pval = _py(_extract(body.take(pa.array(prow)), proto.messages[pk].pattern, where).field("power"))
+            pval = _py(_extract(body.take(_idx(prow)), proto.messages[pk].pattern, where).field("power"))
             prow = prow[np.isin(pval, list(proto.power_off))]
             j = np.searchsorted(rows, prow) - 1  # the state message before each power-off
             okp = (j >= 0) & (seg[np.maximum(j, 0)] >= 0)
@@ -299,7 +331,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
             fr = np.zeros(ng, np.int64)
             why = np.full(ng, "", dtype=object)
             fl[m], fr[m] = line_no[prow[first[m]]], prow[first[m]]
-            txt = body.take(pa.array(fr[m])).to_pylist() if m.any() else []
+            txt = body.take(_idx(fr[m])).to_pylist() if m.any() else []
             why[m] = [f"power off ({t.strip()}, line {ln}) in state {s} ({proto.states.get(s, '?')}) before the result"
                       for t, ln, s in zip(txt, fl[m], S[j[first[m]]])]
             void_where(m, why, fl, fr)
@@ -339,7 +371,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     void = reason != ""
     ts = None
     if ts_text is not None and ng:
-        tsv = _py(ts_text.take(pa.array(np.maximum(decided_row, 0))))
+        tsv = _py(ts_text.take(_idx(np.maximum(decided_row, 0))))
         tsv = np.where(has_prefix[np.maximum(decided_row, 0)], tsv, None)
         if any(t for t in tsv):
             ts = np.asarray([(t.replace(" ", "T", 1) + "Z") if t else "" for t in tsv], dtype=object)  # zone-less: read as UTC
@@ -352,7 +384,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     if ek is not None and rows.size:
         erow = np.flatnonzero(kind == ek)
         if erow.size:
-            ev = np.asarray([t.strip() for t in _extract(body.take(pa.array(erow)), proto.messages[ek].pattern, where).field("result").to_pylist()], dtype=object)
+            ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, where).field("result").to_pylist()], dtype=object)
             nxt = np.searchsorted(rows, erow)
             has = nxt < rows.size
             chk = np.flatnonzero(has)
@@ -402,15 +434,15 @@ def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
 def to_columns(games: Games, proto: Protocol) -> dict[str, pa.Array]:
     """The games as spin-log columns (the standard names), as the CSV reader gives them."""
     cols = {
-        "spin_id": pa.array([str(x) for x in games.spin_id.tolist()], type=pa.string()),
-        "game": pa.array([f"{x:0{proto.game_digits}d}" for x in games.game.tolist()], type=pa.string()),
-        "result": pa.array(games.result.tolist(), type=pa.string()),
-        "void": pa.array(["true" if v else "false" for v in games.void.tolist()], type=pa.string()),
-        "direction": pa.array(games.direction.tolist(), type=pa.string()),
-        "rotor_speed": pa.array(["" if np.isnan(v) else f"{v:g}" for v in games.rotor_speed.tolist()], type=pa.string()),
+        "spin_id": _strs(games.spin_id.tolist()),
+        "game": _strs(f"{x:0{proto.game_digits}d}" for x in games.game.tolist()),
+        "result": _strs(games.result.tolist()),
+        "void": _strs("true" if v else "false" for v in games.void.tolist()),
+        "direction": _strs(games.direction.tolist()),
+        "rotor_speed": _strs("" if np.isnan(v) else f"{v:g}" for v in games.rotor_speed.tolist()),
     }
     if games.timestamp is not None:
-        cols["timestamp"] = pa.array(games.timestamp.tolist(), type=pa.string())
+        cols["timestamp"] = _strs(games.timestamp.tolist())
     return cols
 
 
