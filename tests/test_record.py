@@ -194,3 +194,30 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path):
     bad.write_text("spin_id,result\n1,5\n")
     res = CliRunner().invoke(main, ["record", str(cap), "--out", str(bad)])
     assert res.exit_code == 3 and "not a log this recorder wrote" in res.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_record_from_a_fifo_whose_writer_closes_and_comes_back(tmp_path):
+    data = shared_file(*SS2).read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1  # a line boundary in the middle of the capture
+    fifo = tmp_path / "wheel.fifo"
+    os.mkfifo(fifo)
+    out = tmp_path / "w.csv"
+
+    def writer():
+        for part in (data[:cut], data[cut:]):
+            with open(fifo, "wb") as fh:  # (blocks until the recorder has the FIFO open)
+                fh.write(part)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    st = record(str(fifo), out, PROTO, reconnect=0.02, idle_timeout=0.5)
+    t.join(5)
+    rows = list(csv.DictReader(out.open()))
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""] and st.rejected == 0
+    assert st.lines == 505
+
+
+def test_watch_refuses_a_raw_capture_and_says_what_to_run(tmp_path):
+    res = CliRunner().invoke(main, ["watch", str(shared_file(*SS2)), "--no-record", "--db", str(tmp_path / "s.duckdb")])
+    assert res.exit_code == 3 and "rngcert record" in res.output

@@ -344,7 +344,11 @@ class Source:
                 if data is None:
                     return b""
                 if data == b"":
+                    if not self._writer_seen:  # no writer yet (a FIFO reads as ended until one opens it)
+                        time.sleep(self.timeout)
+                        return b""
                     raise Disconnected(f"{self.spec}: the writer closed the FIFO")
+                self._writer_seen = True
                 return data
             data = h.read1(65536) if hasattr(h, "read1") else h.read(65536)
             if not data:
