@@ -75,6 +75,7 @@ def _doc():
     (lambda d: d["fields"]["direction"].update(map={"0": "left"}), "'cw' or 'ccw'"),
     (lambda d: d["fields"]["rotor_speed"].update(scale=-1), "positive number"),
     (lambda d: d["serial"].update(parity="X"), "serial.parity"),
+    (lambda d: d["prefix"].update(timezone="CET"), "prefix.timezone"),
 ])
 def test_protocol_validation_names_the_fault(change, words):
     d = _doc()
@@ -283,3 +284,14 @@ def test_simulate_wheel_protocol_cli_with_a_direction_bias(tmp_path):
     assert abs(arc.mean() - 9 / 37) < 0.03  # pooled over both directions it is nearly fair
     res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--pocket-bias", "17:1.2", "--out", str(out)])
     assert res.exit_code == 2 and "takes no" in res.output
+
+
+def test_capture_timestamps_take_the_protocol_files_zone(tmp_path):
+    d = _doc()
+    d["prefix"]["timezone"] = "+08:00"
+    pr = protocol_from_dict(d, "lab.toml")
+    text = "\n".join(f"[2025-11-13 12:38:{i:02d}.000] Receive >>> {m}" for i, m in enumerate(_game(5, "0"))) + "\n"
+    lines, no, _ = proto_mod.split_lines(text.encode())
+    g = proto_mod.decode(lines, no, pr, "x").games
+    assert g.timestamp.tolist() == ["2025-11-13T12:38:06.000+08:00"]  # the first result message (the 7th line)
+    assert any("read as +08:00" in n for n in pr.notes)

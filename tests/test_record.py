@@ -221,3 +221,34 @@ def test_record_from_a_fifo_whose_writer_closes_and_comes_back(tmp_path):
 def test_watch_refuses_a_raw_capture_and_says_what_to_run(tmp_path):
     res = CliRunner().invoke(main, ["watch", str(shared_file(*SS2)), "--no-record", "--db", str(tmp_path / "s.duckdb")])
     assert res.exit_code == 3 and "rngcert record" in res.output
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+def test_pty_replays_a_real_capture_with_its_own_timing(tmp_path):
+    """The self-test capture's game of 2025-09-16 (lines 42,536-42,700), sent as the controller sent it:
+    only the 'Receive >>>' messages, without the capture program's prefix, spaced by their own timestamps
+    compressed 1,000 times. One game with a result (31, game 001, launched at 16.2 rpm, ccw); the game
+    that follows is still running when the replay ends, so it is not written."""
+    from datetime import datetime
+
+    raw = shared_file("data", "wheel-controller-serial", "selftest-capture.log").read_text(encoding="ascii").splitlines()[42535:42700]
+    msgs = [(datetime.strptime(ln[1:24], "%Y-%m-%d %H:%M:%S.%f"), ln[26:].split(">>> ", 1)[1]) for ln in raw if "] Receive >>> " in ln]
+    assert len(msgs) == 163  # grep -c "Receive >>>" on those lines
+    wheel = Wheel(tmp_path)
+    out = tmp_path / "w.csv"
+    st, stop, events = RecordStats(), threading.Event(), []
+    t = threading.Thread(target=lambda: record(str(wheel.link), out, PROTO, reconnect=0.02, stop=stop.is_set, stats=st, on_event=events.append),
+                         daemon=True)
+    t.start()
+    _wait(lambda: any(e.startswith("connected") for e in events), "the recorder to connect")
+    for i, (when, msg) in enumerate(msgs):
+        if i:
+            time.sleep((when - msgs[i - 1][0]).total_seconds() / 1000)
+        wheel.send(msg.encode("ascii") + b"\r\n")
+    _wait(lambda: st.lines == len(msgs), "every message to be read")
+    stop.set()
+    t.join(5)
+    wheel.unplug()
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["spin_id"], r["game"], r["result"], r["void"], r["direction"], r["rotor_speed"]) for r in rows] == [("1", "001", "31", "false", "ccw", "16.2")]
+    assert st.rejected == 0 and any("game 002 was running" in e for e in events)

@@ -374,7 +374,8 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
         tsv = _py(ts_text.take(_idx(np.maximum(decided_row, 0))))
         tsv = np.where(has_prefix[np.maximum(decided_row, 0)], tsv, None)
         if any(t for t in tsv):
-            ts = np.asarray([(t.replace(" ", "T", 1) + "Z") if t else "" for t in tsv], dtype=object)  # zone-less: read as UTC
+            z = "Z" if proto.timezone == "UTC" else proto.timezone  # the capture's clock has no zone: the protocol file says which
+            ts = np.asarray([(t.replace(" ", "T", 1) + z) if t else "" for t in tsv], dtype=object)
     games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64), game=G[start] if ng else np.zeros(0, np.int64), result=result,
                   void=void, reason=reason, line=decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
                   rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),

@@ -471,6 +471,8 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                 except Disconnected as exc:
                     if src.kind in ("file", "stdin"):
                         raise InputError(str(exc)) from None
+                    if down_since is None:
+                        say(f"{exc}; retrying every {reconnect:g} s" + ("" if max_wait is None else f" for up to {max_wait:g} s"))
                     down_since = down_since or time.monotonic()
                     if max_wait is not None and time.monotonic() - down_since > max_wait:
                         raise InputError(f"{exc}; gave up after {max_wait:g} s") from None

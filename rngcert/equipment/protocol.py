@@ -111,6 +111,8 @@ class Protocol:
     warning_void_states: tuple[int, ...] = ()
     warning_bits: dict[int, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: zone of the prefix's timestamps ("UTC" or an offset "+08:00"); they carry none themselves
+    timezone: str = "UTC"
 
     @property
     def state_message(self) -> Message:
@@ -233,7 +235,7 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     if serial["stopbits"] not in (1, 1.5, 2):
         raise EquipmentError(f"{where}: serial.stopbits must be 1, 1.5 or 2, got {serial['stopbits']!r}")
 
-    prefix, receive = None, ()
+    prefix, receive, zone = None, (), "UTC"
     if "prefix" in doc:
         pre = need(doc, "prefix", dict, "")
         prefix, groups = _pattern(pre.get("pattern"), f"{where}: prefix.pattern")
@@ -243,6 +245,9 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
             receive = tuple(need(pre, "receive", list, "prefix."))
             if not receive or not all(isinstance(r, str) for r in receive):
                 raise EquipmentError(f"{where}: prefix.receive must list the channel names that came from the controller")
+        zone = str(pre.get("timezone", "UTC"))
+        if not re.fullmatch(r"UTC|[+-]\d\d:\d\d", zone):
+            raise EquipmentError(f"{where}: prefix.timezone must be 'UTC' or an offset such as '+08:00', got {zone!r}")
 
     msgs = need(doc, "message", list, "")
     messages = []
@@ -306,8 +311,10 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     wr = fields.get("warning", {})
     void_states = _state_list(wr.get("void_states", sorted(set(states) - set(closed))), states, f"{where}: fields.warning.void_states")
     bits = {k: str(v) for k, v in _int_keys(wr["bits"], f"{where}: fields.warning.bits").items()} if "bits" in wr else {}
+    if prefix is not None:
+        notes.append(f"capture timestamps carry no zone: read as {zone} (prefix.timezone of the protocol file)")
     return Protocol(name=name, description=str(doc.get("description", "")), source=str(doc.get("source", "")), where=where, encoding=encoding,
                     serial=serial, prefix=prefix, receive=receive, messages=tuple(messages), states=states, result_state=result_state,
                     launch_state=launch_state, closed_states=closed, game_digits=digits, power_off=tuple(power_off), rotor_unit=rotor_unit,
                     rotor_scale=float(rotor_scale), rotor_assumed=rotor_assumed, direction_map={str(k): v for k, v in dmap.items()},
-                    direction_assumed=direction_assumed, warning_void_states=void_states, warning_bits=bits, notes=tuple(notes))
+                    direction_assumed=direction_assumed, warning_void_states=void_states, warning_bits=bits, notes=tuple(notes), timezone=zone)
