@@ -13,6 +13,7 @@ from rngcert import __version__
 from rngcert.cli._common import (
     interactive,
 )
+from rngcert.cli.controller import protocol_options
 from rngcert.errors import InputError
 
 
@@ -40,12 +41,11 @@ Examples:
   rngcert simulate wheel --spins 50000 --pocket-bias 17:1.2 --out pocket17.csv
   rngcert simulate wheel --spins 50000 --sector-bias 32:5:1.1 --out sector.csv
   rngcert simulate wheel --spins 20000 --signature 10:7:1.15 --out dealer.csv
+  rngcert simulate wheel --spins 20000 --rotor --direction-bias 32:5:1.3 --out rotor.csv
   rngcert simulate wheel --spins 100000 --source pcg64 --mapping modulo --word-bits 8 --out byte-mod37.csv
-  rngcert simulate wheel --spins 2000 --format protocol --timestamps --seed 3 --out wheel.log   # the controller's serial protocol
-  rngcert simulate wheel --spins 20000 --format protocol --direction-bias 0:9:1.3 --out dirbias.log
-  rngcert simulate wheel --spins 20000 --speed-bias 10:9:1.3 --out speedbias.csv             # CSV with rotor_speed, ball_direction
 """,
 )
+@protocol_options
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (arrangement must be known).")
 @click.option("--spins", "-n", type=click.IntRange(min=1), default=10000, show_default=True, help="Number of spins, void ones included.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in the output's sidecar .json; default fresh entropy).")
@@ -61,17 +61,13 @@ Examples:
 @click.option("--table", default="SIM-1", show_default=True, help="Table id written in the log.")
 @click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
 @click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping: bits per raw word (8 = a byte).")
+@click.option("--rotor", is_flag=True, help="Simulate the rotor too: direction alternating every spin, rotor_speed at launch (16.0 +- 0.6) and ball_direction columns.")
+@click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: WIDTH pockets from START get weight FACTOR in cw spins and 2 - FACTOR in ccw spins.")
+@click.option("--speed-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: the same arc, FACTOR in spins faster than the mean rotor speed, 2 - FACTOR in slower ones.")
+@click.option("--speed-drift", type=float, default=0.0, show_default=True, help="With the rotor: change of the mean rotor speed from the first spin to the last.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
-@click.option("--format", "fmt", type=click.Choice(["csv", "protocol"]), default="csv", show_default=True,
-              help="csv: a spin log; protocol: the wheel controller's serial messages (rotor speed and direction; void spins as games whose ball is not sensed).")
-@click.option("--protocol", default="slingshot2", show_default=True, metavar="NAME|FILE.toml", help="With --format protocol: the controller's protocol.")
-@click.option("--timestamps", is_flag=True, help="With --format protocol: each line behind a capture program's '[time] Receive >>> ' prefix, one message every 0.5 s.")
-@click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="Rotor: WIDTH pockets from START weigh FACTOR in clockwise games and 2-FACTOR in counter-clockwise ones.")
-@click.option("--speed-bias", default=None, metavar="START:WIDTH:FACTOR", help="Rotor: the same arc, FACTOR in games faster than the mean rotor speed, 2-FACTOR in slower ones.")
-@click.option("--rotor-drift", type=float, default=0.0, show_default=True, help="Rotor: change of the mean rotor speed (rpm) from the first game to the last.")
-@click.option("--same-direction", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="Share of games in which the ball is spun with the rotor (CSV: ball_direction).")
-def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits, out,
-                   fmt, protocol, timestamps, direction_bias, speed_bias, rotor_drift, same_direction):
+def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits,
+                   rotor, direction_bias, speed_bias, speed_drift, out):
     """Write a spin log from a fair or deliberately biased simulated wheel.
 
     Draws come from the named bit generator seeded from one SeedSequence; the seed, source and
@@ -108,10 +104,24 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     bias = WheelBias(pockets, sectors, harm, sig, None if signature_dealer is None else signature_dealer - 1)
     ss = seed_sequence(seed)
     rng = generator(source, ss)
-    if fmt == "protocol" or direction_bias or speed_bias or rotor_drift or same_direction:
-        _simulate_rotor(wheel, spins, rng, ss, source, out, fmt=fmt, protocol=protocol, timestamps=timestamps, direction_bias=direction_bias,
-                        speed_bias=speed_bias, drift=rotor_drift, same_direction=same_direction, void_rate=void_rate, table=table, pos_of=pos_of,
-                        others=bias != WheelBias() or mapping is not None or dealers > 1 or release)
+    if rotor or direction_bias or speed_bias or speed_drift:
+        from rngcert.simulate.rotor import RotorBias, simulate_rotor_spins
+
+        if bias != WheelBias() or mapping is not None or dealers != 1 or release or void_rate:
+            raise click.BadParameter("the rotor simulation takes only --direction-bias, --speed-bias and --speed-drift (one dealer, no void spins)", param_hint="--rotor")
+        try:
+            arcs = {k: (pos_of(a, k), int(w), float(f)) for k, v in (("--direction-bias", direction_bias), ("--speed-bias", speed_bias)) if v
+                    for a, w, f in [_split(v, 3, k)]}
+            rb = RotorBias(direction=arcs.get("--direction-bias"), speed=arcs.get("--speed-bias"), drift=speed_drift)
+            sim, speed, ball = simulate_rotor_spins(wheel, spins, rng, bias=rb)
+        except (ValueError, InputError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--rotor") from None
+        sim.rotor_speed, sim.ball_direction = speed, ball
+        write_spin_log(out, wheel, sim, table=table)
+        meta = {"rngcert": __version__, "equipment": wheel.id, "spins": spins, "seed_entropy": str(ss.entropy), "source": source,
+                "rotor_bias": {"direction": direction_bias, "speed": speed_bias, "drift": speed_drift}, **versions()}
+        Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        click.echo(f"wrote {spins} spins with rotor data to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
         return
     if mapping is not None and bias != WheelBias():
         raise click.BadParameter("--mapping simulates an electronic wheel from raw words; it takes no planted bias", param_hint="--mapping")
@@ -154,50 +164,3 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     click.echo(f"wrote {spins} spins to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
 
 
-def _simulate_rotor(wheel, spins, rng, ss, source, out, *, fmt, protocol, timestamps, direction_bias, speed_bias, drift, same_direction, void_rate,
-                    table, pos_of, others):
-    """simulate wheel with rotor data (issue 25): a CSV spin log with rotor_speed and ball_direction, or the
-    controller's protocol; fair, or with a planted direction- or speed-dependent bias."""
-    from rngcert.simulate.rotor import RotorBias, simulate_rotor_spins
-    from rngcert.simulate.wheel import write_spin_log
-
-    if others:
-        raise click.UsageError("rotor simulation (--format protocol, --direction-bias, --speed-bias, --rotor-drift, --same-direction) takes no "
-                               "pocket/sector/harmonic/signature bias, --mapping, --dealers or --release")
-
-    def arc(spec, what):
-        if not spec:
-            return None
-        a, w, f = _split(spec, 3, what)
-        try:
-            return (pos_of(a, what), int(w), float(f))
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint=what) from None
-
-    rb = RotorBias(direction=arc(direction_bias, "--direction-bias"), speed=arc(speed_bias, "--speed-bias"), drift=drift, same_direction=same_direction)
-    sim, speed, ball = simulate_rotor_spins(wheel, spins, rng, bias=rb)
-    sim.void = rng.random(spins) < void_rate if void_rate > 0 else np.zeros(spins, dtype=bool)
-    if fmt == "protocol":
-        from rngcert.equipment.protocol import load_protocol
-        from rngcert.simulate.protocol import protocol_lines, write_protocol
-
-        if wheel.kind != "roulette":
-            raise InputError(f"--format protocol writes a roulette wheel controller's messages; {wheel.id} is a {wheel.kind}")
-        proto = load_protocol(protocol)
-        n_lines = write_protocol(out, protocol_lines(wheel, sim.positions, sim.direction, speed, sim.void, proto), timestamps=timestamps)
-        what = f"{n_lines} lines of the {proto.name} protocol ({spins} games)"
-    else:
-        sim.rotor_speed, sim.ball_direction = speed, ball
-        write_spin_log(out, wheel, sim, table=table)
-        what = f"{spins} spins with rotor_speed and ball_direction"
-    meta = {"rngcert": __version__, "equipment": wheel.id, "spins": spins, "seed_entropy": str(ss.entropy), "source": source, "format": fmt,
-            "protocol": protocol if fmt == "protocol" else None, "rotor_bias": {k: v for k, v in rb.__dict__.items()}, "void_rate": void_rate,
-            "rotor_speed": "normal, mean 16.0 rpm, sd 0.6, in tenths", **versions_dict()}
-    Path(str(out) + ".json").write_text(json.dumps(meta, indent=1, default=str), encoding="utf-8")
-    click.echo(f"wrote {what} to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
-
-
-def versions_dict() -> dict:
-    from rngcert.simulate.sources import versions
-
-    return versions()
