@@ -5,7 +5,8 @@ Reads a log into per-table outcome sequences for a given wheel (DESIGN §3 "Spin
 * CSV with a header (``.csv``, ``.tsv``; UTF-8 with or without BOM; LF or CRLF), columns matched
   case-insensitively; ``result`` is required, ``spin_id``, ``timestamp``, ``table``, ``dealer``,
   ``direction``, ``release_pocket``, ``revolutions``, ``void``, ``rotor_speed`` (the wheel head's
-  speed at the ball's launch, in the log's own unit) and ``ball_direction`` (cw/ccw) are optional. Foreign names are
+  speed at the ball's launch, in the log's own unit), ``ball_direction`` (cw/ccw) and
+  ``result_source`` (which device read the result: see :data:`PRIMARY_SOURCES`) are optional. Foreign names are
   mapped with ``columns={"result": "Number"}`` (CLI: ``--column result=Number``).
 * JSON Lines (``.jsonl``, ``.ndjson``), one object per line with the same keys.
 * Permanence lists (``.txt`` or any file whose first line has no letters): pocket numbers
@@ -56,7 +57,15 @@ KNOWN_COLUMNS = (
     "void",
     "rotor_speed",
     "ball_direction",
+    "result_source",
 )
+
+#: ``result_source`` values whose rows are the results (the wheel's own sensor or controller); rows
+#: of any other source (``camera``, ``display``) are compared with them, never used as results
+#: (money-wheel rule 5.5). An empty value is a primary row.
+PRIMARY_SOURCES = ("wheel", "wheel sensor", "wheel_sensor", "sensor", "controller", "serial", "")
+#: How the reason of a row of a secondary result source begins (see :func:`_split_sources`).
+SECOND_SOURCE_REASON = "second result source"
 
 _TRUE = {"true", "t", "1", "yes", "y", "void", "no spin"}
 _FALSE = {"false", "f", "0", "no", "n", ""}
@@ -92,6 +101,9 @@ class SourceInfo:
     #: rows among ``rejected`` that are exact copies of an earlier row (same table, spin_id and
     #: result): read, and counted once, so not data that could not be read
     duplicates: int = 0
+    #: rows among ``rejected`` that are a secondary source's reading of a spin (``result_source``
+    #: camera, display): compared with the result, not data that could not be read
+    second_source: int = 0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -457,6 +469,18 @@ def _read_permanence(data: bytes, name: str):
     return {"result": flat}, parent + 1, [], int(blank.sum()), ["result"], pos_in_line + 1
 
 
+def _capture_format(fmt: str) -> str:
+    """A wheel controller's capture format (``protocol``, ``protocol:NAME``, ``protocol:FILE.toml``)
+    checked here (an unknown or invalid protocol is an :class:`EquipmentError`) and passed on to the
+    other format checks as ``auto``; any other format unchanged."""
+    if fmt == "protocol" or fmt.startswith("protocol:"):
+        from rngcert.collect import protocol
+
+        protocol.resolve(fmt)
+        return "auto"
+    return fmt
+
+
 def _read_capture(data: bytes, name: str, fmt: str, wheel, columns, text_codes: bool) -> dict:
     """Read a wheel controller's capture (:mod:`rngcert.collect.protocol`): one row per game, as the
     CSV reader gives rows (result, spin_id, void, direction, rotor_speed, timestamp), with the
@@ -475,8 +499,8 @@ def _read_capture(data: bytes, name: str, fmt: str, wheel, columns, text_codes: 
 # ---------------------------------------------------------------------------- main entry
 def _options_iv(fmt: str, columns) -> dict[str, str]:
     """Validate the format name and the column mapping; returns the mapping with lower-case keys."""
-    if fmt not in ("auto", "csv", "jsonl", "permanence", "protocol") and not fmt.startswith("protocol:"):
-        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence', 'protocol' (or 'protocol:NAME')")
+    if fmt not in ("auto", "csv", "jsonl", "permanence"):
+        raise InputError(f"format {fmt!r} is not one of 'auto', 'csv', 'jsonl', 'permanence'")
     columns = {k.lower(): v for k, v in (columns or {}).items()}
     unknown = sorted(set(columns) - set(KNOWN_COLUMNS))
     if unknown:
@@ -502,8 +526,10 @@ def read_spin_log(
         The wheel the log was recorded on; results are resolved against its labels.
     columns : mapping, optional
         ``{our_name: name_in_file}`` for foreign column names, e.g. ``{"result": "Number"}``.
-    fmt : {"auto", "csv", "jsonl", "permanence"}
-        File format; "auto" detects from the extension and first line.
+    fmt : {"auto", "csv", "jsonl", "permanence"} or "feed:ID-or-TOML"
+        File format; "auto" detects from the extension and first line (and the packaged live
+        result feeds, :mod:`rngcert.collect.feed`, from their ``detect`` pattern); ``feed:`` names a
+        packaged feed or a feed definition file.
     pool : bool
         Pool all tables into one sequence (default: one sequence per ``table``).
 
@@ -520,7 +546,7 @@ def read_spin_log(
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    columns = _options_iv(fmt, columns)
+    columns = _options_iv(_capture_format(fmt), columns)
     streams: dict[str, bytes] = {}  # pipes and FIFOs are read once, whichever path reads them
     try:
         return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams)
@@ -535,6 +561,7 @@ def read_spin_log(
         part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)))
         _check_readable(part, int(part["accepted_mask"].sum()))
         parts.append(part)
+    comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
     for part in parts:
         rejected.extend(part["rejected"])
@@ -555,6 +582,15 @@ def read_spin_log(
         if wheel.order_known:
             notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
     tables = _assemble_tables(parts, key, pool, notes, repeat_notes)
+    for pt, comp_of in zip(parts, comparisons):
+        pt.setdefault("source_comparison", {})
+        for tname, comp in comp_of.items():
+            pt["source_comparison"].setdefault(tname, []).extend(comp)
+    for pt in parts:
+        for tname, comp in (pt.get("source_comparison") or {}).items():
+            target = tables.get(tname) or (tables.get("(all)") if pool else None)
+            if target is not None:
+                target.source_comparison.extend(comp)
     period = None
     for pt in parts:
         if pt.get("ts") is not None:
@@ -577,8 +613,9 @@ DUPLICATE_REASON = "exact duplicate of"
 def _source_info(part: dict, accepted: int, name: str | None = None) -> SourceInfo:
     """The provenance of one read file: its rows, accepted, void, rejected (and of those, exact duplicates)."""
     dups = sum(1 for r in part["rejected"] if r.reason.startswith(DUPLICATE_REASON))
+    second = sum(1 for r in part["rejected"] if r.reason.startswith(SECOND_SOURCE_REASON))
     return SourceInfo(name or part["name"], part["sha256"], part["format"], part["rows"], accepted, part["void_count"], len(part["rejected"]),
-                      part["blank"], dups)
+                      part["blank"], dups, second)
 
 
 def _check_readable(part: dict, accepted: int) -> None:
@@ -664,6 +701,8 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     fieldpos = None
     if f == "csv":
         return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
+    if f.startswith("feed:"):
+        return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes), text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name)
     else:
@@ -702,7 +741,7 @@ def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes:
 
 #: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
 _ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id",
-             "rotor_speed", "ball_direction")
+             "rotor_speed", "ball_direction", "result_source")
 
 
 def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
@@ -888,8 +927,8 @@ def _concat_parts(parts: list[dict]) -> dict:
         out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
         for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
             pt[key] = None
-    for key in ("table", "dealer", "spin_id"):
-        vals = [pt[key] for pt in parts]
+    for key in ("table", "dealer", "spin_id", "result_source"):
+        vals = [pt.get(key) for pt in parts]
         if vals[0] is None:
             out[key] = None
         elif isinstance(vals[0], (pa.Array, pa.ChunkedArray)):
@@ -988,7 +1027,7 @@ def read_spin_rows(
     NoDataError
         The file is empty. (A file whose rows are all rejected is returned, not raised.)
     """
-    columns = _options_iv(fmt, columns)
+    columns = _options_iv(_capture_format(fmt), columns)
     pt = _read_file(path, wheel, columns, fmt, data=data, text_codes=False)
     return SpinRows(
         path=pt["name"],
@@ -1156,7 +1195,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "rejected": out_rejects,
         "lines": np.asarray(lines, dtype=np.int64 if not text_codes else np.int32),  # file-level checks name rows by line
         "colnames": {
-            k: (f"{resolved[k]} (column {colnum.get(resolved[k], '?')})" if fieldpos is None else k) for k in ("spin_id", "table") if k in resolved
+            k: (f"{resolved[k]} (column {colnum.get(resolved[k], '?')})" if fieldpos is None else k) for k in ("spin_id", "table", "result_source") if k in resolved
         },
         "colindex": {k: colnum[resolved[k]] - 1 for k in ("spin_id", "table") if k in resolved and resolved[k] in colnum},
         # permanence lists hold many spins per line: the line of each spin, for the data-integrity checks
@@ -1169,6 +1208,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "release": None if release is None else release.astype(np.int32),
         "rotor_speed": rotor_speed,
         "ball_direction": ball_direction,
+        "result_source": textcol("result_source"),
         "notes": notes,
     }
 
@@ -1257,6 +1297,116 @@ def repeat_status(keys: Sequence[np.ndarray], outcome: np.ndarray, consider: np.
 def outcome_key(pos: np.ndarray, sym: np.ndarray, void: np.ndarray) -> np.ndarray:
     """One int64 per row that is equal exactly when position, symbol and void flag all are."""
     return ((np.asarray(pos, dtype=np.int64) + 1) * 65536 + (np.asarray(sym, dtype=np.int64) + 1)) * 2 + np.asarray(void, dtype=np.int64)
+
+
+def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]]]:
+    """Rows of secondary result sources (``result_source`` not in :data:`PRIMARY_SOURCES`) are
+    taken out of the results and compared with the primary row of the same table and spin_id.
+
+    Each secondary row is moved to the rejected rows with a reason that begins with
+    :data:`SECOND_SOURCE_REASON` (counted in ``SourceInfo.second_source``, not as unreadable),
+    whether its reading agrees, disagrees, cannot be read or has no primary row. Returns, per part,
+    the comparisons by table label (the dictionaries of
+    :func:`rngcert.collect.feed.compare_sources`)."""
+    out: list[dict[str, list[dict]]] = []
+    labels_pos = list(wheel.position_space().labels) if wheel.order_known else []
+    for pt in parts:  # loop over the files
+        src = pt.get("result_source")
+        if src is None:
+            out.append({})
+            continue
+        name = pt["name"]
+        codes, labels = _codes_labels(src)
+        labels = [str(t).strip().lower() for t in labels]
+        primary_code = np.array([t in PRIMARY_SOURCES for t in labels] + [True])
+        codes = np.where(codes < 0, len(labels), codes)
+        secondary = ~primary_code[codes]
+        if not secondary.any():
+            out.append({})
+            continue
+        if pt.get("spin_id") is None:
+            raise InputError(f"{name}: the result_source column names {', '.join(sorted({labels[c] for c in np.unique(codes[secondary])}))} besides the "
+                             f"wheel, but the file has no spin_id column to pair the rows of one spin")
+        n = pt["pos"].size
+        line_pos = {int(ln): i for i, ln in enumerate(pt["lines"].tolist())} if n else {}
+        # secondary rows that _process rejected (an unreadable reading) are a source's failure, not unreadable data
+        kept, unreadable = [], np.zeros(n, dtype=bool)
+        for r in pt["rejected"]:  # the rejected rows (few)
+            i = line_pos.get(int(r.line))
+            if i is not None and secondary[i] and r.column != "*":
+                unreadable[i] = True
+            else:
+                kept.append(r)
+        pt["rejected"] = kept
+        sid = pt["spin_id"]
+        sk = sid.values.astype(np.int64) if isinstance(sid, IntIds) else _codes_labels(sid)[0].astype(np.int64)
+        if pt.get("table") is not None:
+            tk, tlabels = _codes_labels(pt["table"])
+        else:
+            tk, tlabels = np.zeros(n, dtype=np.int64), [Path(name).stem]
+        live = pt["accepted_mask"] | pt["void_mask"]
+        prim = live & ~secondary & (sk >= 0)
+        key = tk.astype(np.int64) * (int(sk.max(initial=0)) + 2) + sk
+        okey = outcome_key(pt["pos"], pt["sym"], pt["void_mask"])
+        order = np.argsort(key[prim], kind="stable")
+        pkeys, prow = key[prim][order], np.flatnonzero(prim)[order]
+        sec_rows = np.flatnonzero((live | unreadable) & secondary)
+        at = np.searchsorted(pkeys, key[sec_rows])
+        found = (at < pkeys.size) & (pkeys[np.minimum(at, max(pkeys.size - 1, 0))] == key[sec_rows]) if pkeys.size else np.zeros(sec_rows.size, bool)
+        match = np.where(found, prow[np.minimum(at, max(pkeys.size - 1, 0))] if pkeys.size else -1, -1)
+
+        def lab(i):
+            if pt["void_mask"][i]:
+                return "void"
+            if pt["pos"][i] >= 0 and labels_pos:
+                return str(labels_pos[pt["pos"][i]])
+            return wheel.symbols[pt["sym"][i]] if pt["sym"][i] >= 0 else "?"
+
+        id_labels = None if isinstance(sid, IntIds) else _codes_labels(sid)[1]
+        id_text = lambda i: str(int(sk[i])) if id_labels is None else str(id_labels[int(sk[i])])  # noqa: E731
+        comp: dict[str, list[dict]] = {}
+        reasons = []
+        for ti, t in enumerate(tlabels):  # loop over the few tables and sources
+            in_t = tk[sec_rows] == ti
+            rounds = int(np.count_nonzero(prim & (tk == ti)))
+            for sc in np.unique(codes[sec_rows[in_t]]).tolist():
+                sname = labels[sc]
+                mine = in_t & (codes[sec_rows] == sc)
+                rows, m = sec_rows[mine], match[mine]
+                bad = unreadable[rows]
+                paired = (m >= 0) & ~bad
+                agree = paired & (okey[rows] == okey[np.maximum(m, 0)])
+                dis = paired & ~agree
+                seen = np.unique(m[m >= 0])
+                first = [{"line": int(pt["lines"][i]), "round": id_text(i), "result": lab(int(j)), "reading": lab(int(i))}
+                         for i, j in zip(rows[dis][:10].tolist(), m[dis][:10].tolist())]
+                comp.setdefault(str(t), []).append({
+                    "source": sname, "primary": "wheel", "what": f"rows whose result_source is {sname!r}", "rounds": rounds,
+                    "read": int(seen.size), "agree": int(agree.sum()), "disagree": int(dis.sum()), "unreadable": int(bad.sum()),
+                    "no_reading": ({"no row from this source": rounds - int(seen.size)} if rounds > seen.size else {}),
+                    "without_wheel_result": int(np.count_nonzero(m < 0)), "first_disagreements": first,
+                })
+        for i, j in zip(sec_rows.tolist(), match.tolist()):  # the secondary rows: each gets its reason
+            s_ = labels[codes[i]]
+            if unreadable[i]:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: its reading is not an outcome of this wheel (compared, not a result)"
+            elif j < 0:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: no wheel row for this spin_id (compared, not a result)"
+            elif okey[i] == okey[j]:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: agrees with the wheel (line {int(pt['lines'][j])})"
+            else:
+                why = f"{SECOND_SOURCE_REASON} {s_!r}: read {lab(i)} where the wheel shows {lab(j)} (line {int(pt['lines'][j])}); the wheel's result is used"
+            reasons.append(why)
+        pt["accepted_mask"] = pt["accepted_mask"].copy()
+        pt["void_mask"] = pt["void_mask"].copy()
+        pt["accepted_mask"][sec_rows] = False  # (unreadable ones are neither already)
+        pt["void_mask"][sec_rows] = False
+        pt["void_count"] = int(pt["void_mask"].sum())
+        colname = pt.get("colnames", {}).get("result_source", "result_source")
+        new = [RejectedRow(name, int(pt["lines"][i]), colname, why, labels[codes[i]]) for i, why in zip(sec_rows.tolist(), reasons)]
+        pt["rejected"] = sorted(list(pt["rejected"]) + new, key=lambda r: r.line)
+        out.append(comp)
+    return out
 
 
 def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
@@ -1652,6 +1802,8 @@ class _CompactLog:
             self.columns = cols
         elif cols != self.columns:
             raise _NeedExact("the files have different columns")
+        if pt.get("result_source") is not None:
+            raise _NeedExact("rows of several result sources")
         n = pt["pos"].size
         if n == 0:
             return
