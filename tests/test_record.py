@@ -252,3 +252,13 @@ def test_pty_replays_a_real_capture_with_its_own_timing(tmp_path):
     rows = list(csv.DictReader(out.open()))
     assert [(r["spin_id"], r["game"], r["result"], r["void"], r["direction"], r["rotor_speed"]) for r in rows] == [("1", "001", "31", "false", "ccw", "16.2")]
     assert st.rejected == 0 and any("game 002 was running" in e for e in events)
+
+
+def test_record_source_errors_exit_3_and_leave_no_log(tmp_path):
+    out = tmp_path / "w.csv"
+    res = CliRunner().invoke(main, ["record", str(tmp_path / "capture.lgo"), "--out", str(out)])
+    assert res.exit_code == 3 and "no such file, FIFO or serial port" in res.output and not out.exists()
+    res = CliRunner().invoke(main, ["record", "/dev/ttyRNGCERT-NONE", "--out", str(out), "--max-wait", "0.2", "--reconnect", "0.05"])
+    assert res.exit_code == 3 and "gave up after 0.2 s" in res.output
+    res = CliRunner().invoke(main, ["record", str(shared_file(*SS2)), "--out", str(out), "--protocol", "no-such"])
+    assert res.exit_code == 4 and "slingshot2" in res.output

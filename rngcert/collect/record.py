@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import stat
 import sys
 import time
@@ -294,7 +295,10 @@ class Source:
         try:
             mode = os.stat(p).st_mode
         except OSError:
-            return "serial"  # a port that is not there (yet): opened (and retried) as a serial port
+            # a port that is not there (yet) is retried (an adapter not plugged in); any other missing path is a mistake
+            if self.spec.startswith("/dev/") or re.fullmatch(r"(?i)COM\d+|\\\\\.\\COM\d+", self.spec):
+                return "serial"
+            raise InputError(f"{self.spec}: no such file, FIFO or serial port (a port that is not there yet must be a /dev/... or COMn name)")
         if stat.S_ISCHR(mode):
             return "serial"
         if stat.S_ISFIFO(mode):
@@ -426,6 +430,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     """
     st = stats if stats is not None else RecordStats()
     say = on_event or (lambda text: None)
+    src = Source(source, serial_settings or proto.serial)  # (a missing file is an error before the log is touched)
     writer = SpinLogWriter(out, table)
     for n in writer.notes:
         say(n)
@@ -433,7 +438,6 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     dec = LiveDecoder(proto, str(source), writer.last)
     if writer.last:
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
-    src = Source(source, serial_settings or proto.serial)
     partial = b""
     last_byte = time.monotonic()
     connected = False
