@@ -295,3 +295,15 @@ def test_capture_timestamps_take_the_protocol_files_zone(tmp_path):
     g = proto_mod.decode(lines, no, pr, "x").games
     assert g.timestamp.tolist() == ["2025-11-13T12:38:06.000+08:00"]  # the first result message (the 7th line)
     assert any("read as +08:00" in n for n in pr.notes)
+
+
+def test_unknown_state_bad_direction_and_a_result_without_number(tmp_path):
+    g2 = _game(2, "8")
+    g2[6:] = ["*X;5;002;  ;0;150;1"] * 3  # the result state arrives without a number
+    lines = _game(1, "7") + ["*X;7;001; 7;0;150;1", "*X;3;001; 7;0;150;2"] + g2 + _game(3, "9")
+    log = _read(tmp_path, "\n".join(lines) + "\n")
+    assert (log.accepted, log.void) == (2, 1)
+    why = {r.line: (r.column, r.reason) for r in log.rejected}
+    assert why[10][0] == "state" and "state 7 is not a state" in why[10][1]
+    assert why[11][0] == "direction" and "direction '2'" in why[11][1]
+    assert any("the result state has no winning number" in n and "spin 2 (game 002)" in n for n in log.notes)
