@@ -307,3 +307,12 @@ def test_unknown_state_bad_direction_and_a_result_without_number(tmp_path):
     assert why[10][0] == "state" and "state 7 is not a state" in why[10][1]
     assert why[11][0] == "direction" and "direction '2'" in why[11][1]
     assert any("the result state has no winning number" in n and "spin 2 (game 002)" in n for n in log.notes)
+
+
+def test_ingest_a_capture(tmp_path):
+    db = tmp_path / "s.duckdb"
+    res = CliRunner().invoke(main, ["ingest", str(_capture("ss2-protocol-6-games.log")), "--db", str(db)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "7 rows → 7 new spins stored" in res.output and "(1 void among the rows)" in res.output
+    res = CliRunner().invoke(main, ["ingest", str(_capture("ss2-protocol-6-games.log")), "--db", str(db), "--protocol", "slingshot2"], catch_exceptions=False)
+    assert res.exit_code == 0 and "already ingested" in res.output and "7 spins in 1 table" in res.output

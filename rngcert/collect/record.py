@@ -6,8 +6,8 @@ and append one spin-log row per game as it happens (``rngcert record``).
   pseudo-terminal, a FIFO, a regular file (read to its end), or ``-`` (standard input).
 * **The log.** CSV with the standard spin-log columns ``spin_id, game, timestamp, result, void,
   void_reason, direction, rotor_speed`` (and ``table`` when given): certify, ingest and watch
-  read it as they read any spin log. Each row is written and flushed (and fsync'ed) when its game
-  is decided: at the game's first result message, or, for a void game, when the next message
+  read it as they read any spin log. Each row is written and flushed (and, from a live source,
+  fsync'ed) when its game is decided: at the game's first result message, or, for a void game, when the next message
   shows it ended. Lines that are not messages go to ``LOG.rejects.csv`` with their reason.
 * **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
   FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
@@ -180,9 +180,10 @@ class SpinLogWriter:
         A ``table`` column with this value.
     """
 
-    def __init__(self, path: Path, table: str | None = None):
+    def __init__(self, path: Path, table: str | None = None, fsync: bool = True):
         self.path = Path(path)
         self.table = table
+        self.fsync = fsync
         self.columns = COLUMNS + (("table",) if table is not None else ())
         self.notes: list[str] = []
         self.last: tuple | None = None
@@ -258,6 +259,8 @@ class SpinLogWriter:
 
     def _sync(self) -> None:
         self.fh.flush()
+        if not self.fsync:
+            return
         try:
             os.fsync(self.fh.fileno())
         except OSError:  # pragma: no cover - a pipe or a file system without fsync
@@ -431,7 +434,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     st = stats if stats is not None else RecordStats()
     say = on_event or (lambda text: None)
     src = Source(source, serial_settings or proto.serial)  # (a missing file is an error before the log is touched)
-    writer = SpinLogWriter(out, table)
+    writer = SpinLogWriter(out, table, fsync=src.kind != "file")  # a saved capture can be read again: flushed, not fsync'ed per row
     for n in writer.notes:
         say(n)
         st.notes.append(n)
