@@ -446,10 +446,18 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     connected = False
     down_since = None
 
+    warned = False
+
     def emit(spins, rejects):
+        nonlocal warned
         for r in rejects:
             writer.reject(r, utc_now())
             st.rejected += 1
+        if not warned and st.lines >= 20 and st.rejected >= st.lines:
+            warned = True
+            settings = serial_settings or proto.serial
+            say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check the line settings "
+                f"({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; --baud, --parity, ...) and --protocol")
         for s in spins:
             writer.write(s)
             st.spins += 1
