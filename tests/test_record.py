@@ -262,3 +262,25 @@ def test_record_source_errors_exit_3_and_leave_no_log(tmp_path):
     assert res.exit_code == 3 and "gave up after 0.2 s" in res.output
     res = CliRunner().invoke(main, ["record", str(shared_file(*SS2)), "--out", str(out), "--protocol", "no-such"])
     assert res.exit_code == 4 and "slingshot2" in res.output
+
+
+def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path):
+    from rngcert.simulate.protocol import protocol_lines, write_protocol
+    from rngcert.stats.alternatives import WheelBias, position_probabilities
+
+    eu = load_wheel("european")
+    rng = np.random.default_rng(7)
+    n = 3000
+    for name, p, code in (("fair", None, 0), ("sector", position_probabilities(37, WheelBias(sectors=((0, 5, 1.6),))), 13)):
+        pos = rng.choice(37, size=n, p=p)
+        cap = tmp_path / f"{name}.log"
+        write_protocol(cap, protocol_lines(eu, pos, np.arange(n) % 2, np.full(n, 16.0), np.zeros(n, bool), PROTO))
+        out = tmp_path / f"{name}.csv"
+        res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q", "--watch"])
+        assert res.exit_code == code, res.output
+        rows = list(csv.DictReader(out.open()))
+        if code:
+            assert "ALARM" in res.output and "positions 0..4" in res.output and len(rows) < n
+        else:
+            assert len(rows) == n
+        assert not out.with_name(out.name + ".rejects.csv").read_text().strip().count("\n")  # header only

@@ -523,7 +523,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             lines = text.split("\n")[:-1]
             st.lines += len(lines)
             emit(*dec.feed(lines))
-        if partial:  # the stream ended inside a line
+        if partial and src.ended:  # the stream ended inside a line (stopped otherwise, the rest of the line was never read)
             st.lines += 1
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
         run = dec.running
