@@ -64,20 +64,6 @@ def parse_columns(items) -> dict[str, str]:
     return out
 
 
-def protocol_format(fmt: str, protocol: str | None) -> str:
-    """The reader's format for ``--format`` and ``--protocol``: ``protocol:NAME`` when a
-    wheel-controller protocol is named (``--protocol`` implies ``--format protocol``). A protocol
-    that is not packaged and not a readable, valid file is an equipment error (exit 4)."""
-    if protocol is None:
-        return fmt
-    if fmt not in ("auto", "protocol"):
-        raise click.BadParameter(f"--protocol reads a wheel controller's capture; it does not go with --format {fmt}", param_hint="--protocol")
-    from rngcert.equipment.protocol import load_protocol
-
-    load_protocol(protocol)  # validated now: a bad protocol file is exit 4 before any log is read
-    return f"protocol:{protocol}"
-
-
 def command_line() -> str:
     """The command as typed (for the report's provenance)."""
     ctx = click.get_current_context()

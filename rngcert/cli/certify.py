@@ -16,10 +16,10 @@ from rngcert.cli._common import (
     emit_report,
     parse_columns,
     progress_bar,
-    protocol_format,
     report_options,
 )
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli.controller import protocol_option
 from rngcert.errors import InputError
 
 
@@ -39,11 +39,11 @@ Examples:
     + "\n"
     + EXIT_TABLE
 )
+@protocol_option
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--equipment", "-e", default="european", show_default=True, help="Packaged wheel id (european, american, money-wheel-52, crazy-time) or a wheel TOML file.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence", "protocol"]), default="auto", show_default=True, help="Log format (protocol: a wheel controller's serial capture).")
-@click.option("--protocol", "protocol", default=None, metavar="NAME|FILE.toml", help="Wheel-controller protocol of a capture (packaged: slingshot2); implies --format protocol.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--pool", is_flag=True, help="Pool all tables of the log into one sequence (default: certify each table).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
@@ -57,7 +57,7 @@ Examples:
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, fmt, protocol, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
+def certify(logs, equipment, columns, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, outdir, as_json, no_plots, strict, pdf, sign_key, workers,
             scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
@@ -76,7 +76,6 @@ def certify(logs, equipment, columns, fmt, protocol, pool, alpha, seed, resample
     from rngcert.pipeline.certify_wheel import certify_log
 
     key = check_report_options(pdf, sign_key)
-    fmt = protocol_format(fmt, protocol)
     notes = []
     if not logs and load_wheel(equipment).id != DEFAULT_LOG_WHEEL:
         # the bundled log is a European wheel's: certifying it as another wheel would be a verdict on the wrong data

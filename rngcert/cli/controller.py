@@ -1,7 +1,8 @@
 """``rngcert simulate wheel --format protocol``: the simulated wheel written as its controller's
 serial protocol (issue 25), for captures, ``rngcert record`` and the rotor tests.
 
-Kept apart from :mod:`rngcert.cli.simulate` as one decorator (``@protocol_options``) that adds
+Also ``--protocol`` of ``certify`` and ``ingest`` (``@protocol_option``). Kept apart from the
+commands' modules as decorators, so each command changes by one line. ``@protocol_options`` adds
 ``--format``, ``--protocol`` and ``--timestamps`` to ``simulate wheel`` and takes over when
 ``--format protocol`` is given; the rotor options (``--direction-bias``, ``--speed-bias``,
 ``--speed-drift``) are the command's own.
@@ -18,6 +19,37 @@ import numpy as np
 
 from rngcert import __version__
 from rngcert.errors import InputError
+
+
+def protocol_format(fmt: str, protocol: str | None) -> str:
+    """The reader's format for ``--format`` and ``--protocol``: ``protocol:NAME`` when a
+    wheel-controller protocol is named (``--protocol`` stands for the capture format). A protocol
+    that is not packaged and not a readable, valid file is an equipment error (exit 4)."""
+    if protocol is None:
+        return fmt
+    if fmt not in ("auto", "protocol"):
+        raise click.BadParameter(f"--protocol reads a wheel controller's capture; it does not go with --format {fmt}", param_hint="--protocol")
+    from rngcert.equipment.protocol import load_protocol
+
+    load_protocol(protocol)  # validated now: a bad protocol file is exit 4 before any log is read
+    return f"protocol:{protocol}"
+
+
+def protocol_option(f):
+    """Add ``--protocol NAME|FILE.toml`` to a command that reads logs with a ``fmt`` parameter
+    (certify, ingest): the logs are then read as that controller's captures. (Captures are also
+    detected with ``--format auto``.)"""
+
+    @click.option("--protocol", default=None, metavar="NAME|FILE.toml",
+                  help="Read the logs as a wheel controller's serial captures in this protocol (packaged: slingshot2; or a lab's TOML file). "
+                       "Captures of a packaged protocol are also recognised without it.")
+    @functools.wraps(f)
+    def wrapper(*args, protocol=None, **kw):
+        if protocol is not None:
+            kw["fmt"] = protocol_format(kw.get("fmt", "auto"), protocol)
+        return f(*args, **kw)
+
+    return wrapper
 
 
 def protocol_options(f):

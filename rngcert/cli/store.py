@@ -20,6 +20,7 @@ import click
 
 from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, progress_bar, summary_text
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli.controller import protocol_option
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
@@ -75,15 +76,15 @@ Examples:
   rngcert ingest exported/ --db copy.duckdb                  # an `rngcert export --parquet` folder
 """,
 )
+@protocol_option
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_DB_OPTION
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence", "protocol"]), default="auto", show_default=True, help="Log format (protocol: a wheel controller's serial capture).")
-@click.option("--protocol", default=None, metavar="NAME|FILE.toml", help="Wheel-controller protocol of a capture (packaged: slingshot2); implies --format protocol.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--table", default=None, help="Table id for logs without a table column (default: the file name without extension).")
 @_WAIT_OPTION
-def ingest(logs, db, equipment, columns, fmt, protocol, table, wait):
+def ingest(logs, db, equipment, columns, fmt, table, wait):
     """Load spin logs into the store (idempotent, one transaction per file).
 
     Every row is kept with its source file's SHA-256 and line. A file already ingested adds
@@ -95,10 +96,8 @@ def ingest(logs, db, equipment, columns, fmt, protocol, table, wait):
     and the store is held for writing only while that file is stored, so audits and watches
     of the same store run between files. Shoe logs are not stored yet (spins only).
     """
-    from rngcert.cli._common import protocol_format
     from rngcert.collect.store import Store, ingest_files
 
-    fmt = protocol_format(fmt, protocol)
     unreadable = []
 
     def show(res):
