@@ -18,9 +18,9 @@ from pathlib import Path
 
 import click
 
+import rngcert.cli.controller as controller
 from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, progress_bar, summary_text
 from rngcert.cli._parallel import parallel_options, plan_of
-from rngcert.cli.controller import protocol_option
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
@@ -76,7 +76,7 @@ Examples:
   rngcert ingest exported/ --db copy.duckdb                  # an `rngcert export --parquet` folder
 """,
 )
-@protocol_option
+@controller.protocol_option
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_DB_OPTION
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")

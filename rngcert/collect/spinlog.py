@@ -397,16 +397,16 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------- readers
 def detect_format(path: Path, data: bytes) -> str:
     suf = path.suffix.lower()
-    if suf in (".jsonl", ".ndjson"):
-        return "jsonl"
-    head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
-    first = head.split(b"\n", 1)[0]
-    if first[:1] in (b"*", b"[") or b"\n*" in head or b"\n[" in head:  # a wheel controller's capture (rngcert.collect.protocol)
-        from rngcert.collect.protocol import sniff
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"*", b"[") or b"\n*" in data[:4096] or b"\n[" in data[:4096]:
+        from rngcert.collect.protocol import sniff  # a wheel controller's capture
 
         proto = sniff(data[: 1 << 15])
         if proto is not None:
             return proto
+    if suf in (".jsonl", ".ndjson"):
+        return "jsonl"
+    head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
+    first = head.split(b"\n", 1)[0]
     if first.startswith(b"{"):
         return "jsonl"
     if re.search(rb"[A-Za-z_]", first) and suf != ".txt":
