@@ -18,7 +18,6 @@ from pathlib import Path
 
 import click
 
-import rngcert.cli.controller as controller
 from rngcert.cli._common import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, fail, parse_columns, progress_bar, summary_text
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
@@ -63,6 +62,13 @@ def _waiting(db):
     return on_wait
 
 
+def _protocol_option(f):
+    """``--protocol`` for wheel controllers' captures (:func:`rngcert.cli.controller.protocol_option`)."""
+    from rngcert.cli.controller import protocol_option
+
+    return protocol_option(f)
+
+
 # --------------------------------------------------------------------------- ingest
 @click.command(
     "ingest",
@@ -76,7 +82,7 @@ Examples:
   rngcert ingest exported/ --db copy.duckdb                  # an `rngcert export --parquet` folder
 """,
 )
-@controller.protocol_option
+@_protocol_option
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_DB_OPTION
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")
