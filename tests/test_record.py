@@ -284,3 +284,15 @@ def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path):
         else:
             assert len(rows) == n
         assert not out.with_name(out.name + ".rejects.csv").read_text().strip().count("\n")  # header only
+
+
+def test_record_from_standard_input_with_a_table_column(tmp_path):
+    out = tmp_path / "w.csv"
+    res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "--table", "wheel-7", "-q"], input=shared_file(*SS2).read_bytes())
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 7 and {r["table"] for r in rows} == {"wheel-7"}
+    log = read_spin_log(out, load_wheel("european"))
+    assert list(log.tables) == ["wheel-7"] and (log.accepted, log.void) == (6, 1)
+    res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "-q"], input=b"")  # resuming without the table: another log's shape
+    assert res.exit_code == 3 and "same --table" in res.output
