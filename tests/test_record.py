@@ -296,3 +296,8 @@ def test_record_from_standard_input_with_a_table_column(tmp_path):
     assert list(log.tables) == ["wheel-7"] and (log.accepted, log.void) == (6, 1)
     res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "-q"], input=b"")  # resuming without the table: another log's shape
     assert res.exit_code == 3 and "same --table" in res.output
+
+
+def test_record_help_has_examples_and_exit_codes():
+    res = CliRunner().invoke(main, ["record", "--help"])
+    assert res.exit_code == 0 and "Examples" in res.output and "13 ALARM" in res.output and "--baud" in res.output
