@@ -188,6 +188,10 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path):
     res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q"], catch_exceptions=False)
     assert res.exit_code == 0
     assert "cut off" in res.output and "resuming" in res.output
+    import json
+
+    meta = json.loads(out.with_name("w.csv.json").read_text())
+    assert meta["protocol"]["rotor_speed_assumed"] and [x["resumed_after_spin"] for x in meta["sessions"]] == [None, 2]
     rows = list(csv.DictReader(out.open()))
     assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 10)]  # the whole capture is a new stream: its 7 games after spin 2
     bad = tmp_path / "other.csv"

@@ -8,7 +8,8 @@ and append one spin-log row per game as it happens (``rngcert record``).
   void_reason, direction, rotor_speed`` (and ``table`` when given): certify, ingest and watch
   read it as they read any spin log. Each row is written and flushed (and, from a live source,
   fsync'ed) when its game is decided: at the game's first result message, or, for a void game, when the next message
-  shows it ended. Lines that are not messages go to ``LOG.rejects.csv`` with their reason.
+  shows it ended. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
+  ``LOG.json`` keeps the protocol (with its assumed units) and every session's source and settings.
 * **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
   FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
   the decoder keeps it, so a game cut by a disconnect is written once, when its result arrives.
@@ -438,6 +439,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     for n in writer.notes:
         say(n)
         st.notes.append(n)
+    _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last)
     dec = LiveDecoder(proto, str(source), writer.last)
     if writer.last:
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
@@ -534,6 +536,25 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         src.close()
         writer.close()
     return st
+
+
+def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> None:
+    """Provenance beside the log (``OUT.json``): the protocol (with its assumed units) and, per
+    recording session, the source, line settings, start time and the spin it resumed after."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+    except (OSError, ValueError):
+        meta = {}
+    meta["protocol"] = proto.describe()
+    meta.setdefault("sessions", []).append({"source": str(source), "serial": dict(settings), "started_utc": utc_now(),
+                                            "resumed_after_spin": None if not resumed_after else int(resumed_after[0])})
+    try:
+        side.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    except OSError as exc:
+        raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
 
 
 def _sleep(seconds: float, stop) -> None:
