@@ -36,9 +36,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-import pyarrow as pa
 
-from rngcert.collect.protocol import Games, LineReject, decode
+from rngcert.collect.protocol import Games, LineReject, _strs, decode
 from rngcert.equipment.protocol import Protocol
 from rngcert.errors import InputError, StorageError
 
@@ -110,7 +109,7 @@ class LiveDecoder:
         return r
 
     def _decode(self):
-        arr = pa.array(self.lines, type=pa.string())
+        arr = _strs(self.lines)
         return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base)
 
     def _run(self):
