@@ -93,7 +93,7 @@ class Wheel:
         os.write(self.master, data)
 
 
-def _wait(cond, what, timeout=5.0):
+def _wait(cond, what, timeout=20.0):  # (generous: only a failing run waits it out)
     end = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > end:
@@ -142,7 +142,7 @@ def test_record_from_a_pty_with_a_disconnect_mid_game_and_a_restart(tmp_path):
     replay(342)
     _wait(lambda: st1.spins == 4, "spin 4 (game 014) to be written")
     stop1.set()
-    t1.join(5)
+    t1.join(20)
     assert not t1.is_alive()
     stop2 = threading.Event()
     st2_thread = threading.Thread(target=run, args=(st2, stop2), daemon=True)
@@ -153,7 +153,7 @@ def test_record_from_a_pty_with_a_disconnect_mid_game_and_a_restart(tmp_path):
     replay(len(lines))
     _wait(lambda: st2.spins == 3, "spins 5-7")
     stop2.set()
-    st2_thread.join(5)
+    st2_thread.join(20)
     assert not st2_thread.is_alive()
     wheel.unplug()
 
@@ -216,7 +216,7 @@ def test_record_from_a_fifo_whose_writer_closes_and_comes_back(tmp_path):
     t = threading.Thread(target=writer, daemon=True)
     t.start()
     st = record(str(fifo), out, PROTO, reconnect=0.02, idle_timeout=0.5)
-    t.join(5)
+    t.join(20)
     rows = list(csv.DictReader(out.open()))
     assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""] and st.rejected == 0
     assert st.lines == 505
@@ -251,7 +251,7 @@ def test_pty_replays_a_real_capture_with_its_own_timing(tmp_path):
         wheel.send(msg.encode("ascii") + b"\r\n")
     _wait(lambda: st.lines == len(msgs), "every message to be read")
     stop.set()
-    t.join(5)
+    t.join(20)
     wheel.unplug()
     rows = list(csv.DictReader(out.open()))
     assert [(r["spin_id"], r["game"], r["result"], r["void"], r["direction"], r["rotor_speed"]) for r in rows] == [("1", "001", "31", "false", "ccw", "16.2")]
