@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
@@ -66,8 +65,9 @@ Examples:
 @click.option("--speed-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: the same arc, FACTOR in spins faster than the mean rotor speed, 2 - FACTOR in slower ones.")
 @click.option("--speed-drift", type=float, default=0.0, show_default=True, help="With the rotor: change of the mean rotor speed from the first spin to the last.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
+@click.option("--json", "as_json", is_flag=True, help="Print the log's metadata (the sidecar OUT.json, with the log's path) as JSON on standard output.")
 def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits,
-                   rotor, direction_bias, speed_bias, speed_drift, out):
+                   rotor, direction_bias, speed_bias, speed_drift, out, as_json=False):
     """Write a spin log from a fair or deliberately biased simulated wheel.
 
     Draws come from the named bit generator seeded from one SeedSequence; the seed, source and
@@ -128,9 +128,9 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     chunk = 1_000_000
     bar = None
     if interactive() and spins > chunk:
-        from tqdm import tqdm
+        from rngcert.cli._common import progress_bar
 
-        bar = tqdm(total=spins, unit=" spins", desc="simulating", file=sys.stderr)
+        bar = progress_bar(total=spins, unit="spins", desc="simulating", scale=True)
     prev = None
     with open(out, "wb") as fh:
         for first in range(0, spins, chunk):
@@ -162,5 +162,7 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     }
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     click.echo(f"wrote {spins} spins to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
+    if as_json:
+        click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", **meta}, indent=1))
 
 
