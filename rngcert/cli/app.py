@@ -23,7 +23,7 @@ from __future__ import annotations
 import click
 
 from rngcert import __version__
-from rngcert.cli import certify, equipment, power, rng, shuffle, simulate, store, verify
+from rngcert.cli import certify, equipment, power, record, rng, shuffle, simulate, store, verify
 from rngcert.cli._common import EXIT_TABLE, Group
 
 
@@ -45,6 +45,7 @@ def main():
 for _cmd in (
     certify.certify, simulate.simulate, equipment.equipment_cmd, rng.bits, rng.scaling, shuffle.shuffle,
     power.power, power.house_edge, store.ingest, store.rejects, store.audit, store.watch, store.export, verify.verify, verify.keygen,
+    record.record,
 ):
     main.add_command(_cmd)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+import rngcert.cli.controller as controller
 from rngcert.cli._common import (
     DEFAULT_LOG_COMMAND,
     DEFAULT_LOG_WHEEL,
@@ -60,6 +61,7 @@ Examples:
     + "\n"
     + EXIT_TABLE
 )
+@controller.protocol_option
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--equipment", "-e", default="european", show_default=True, help="Packaged wheel id (european, american, money-wheel-52, crazy-time) or a wheel TOML file.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")

@@ -12,6 +12,7 @@ from rngcert import __version__
 from rngcert.cli._common import (
     interactive,
 )
+from rngcert.cli.controller import protocol_options
 from rngcert.errors import InputError
 
 
@@ -43,6 +44,7 @@ Examples:
   rngcert simulate wheel --spins 100000 --source pcg64 --mapping modulo --word-bits 8 --out byte-mod37.csv
 """,
 )
+@protocol_options
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (arrangement must be known).")
 @click.option("--spins", "-n", type=click.IntRange(min=1), default=10000, show_default=True, help="Number of spins, void ones included.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in the output's sidecar .json; default fresh entropy).")

@@ -93,6 +93,13 @@ def _waiting(db):
     return on_wait
 
 
+def _protocol_option(f):
+    """``--protocol`` for wheel controllers' captures (:func:`rngcert.cli.controller.protocol_option`)."""
+    from rngcert.cli.controller import protocol_option
+
+    return protocol_option(f)
+
+
 # --------------------------------------------------------------------------- ingest
 @click.command(
     "ingest",
@@ -106,6 +113,7 @@ Examples:
   rngcert ingest exported/ --db copy.duckdb                  # an `rngcert export --parquet` folder
 """,
 )
+@_protocol_option
 @click.argument("logs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_DB_OPTION
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")
@@ -514,6 +522,13 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
 
     def go_log():
         wheel = load_wheel(equipment)
+        if log.is_file():  # a controller's raw capture is decoded game by game by `record`, not chunk by chunk here
+            from rngcert.collect.spinlog import detect_format
+
+            with open(log, "rb") as fh:
+                if detect_format(log, fh.read(1 << 15)).startswith("protocol"):
+                    raise InputError(f"{log} is a wheel controller's capture: decode it into a spin log first, then watch that: "
+                                     f"rngcert record {shlex.quote(str(log))} --out spins.csv && rngcert watch spins.csv")
         if not follow and not log.exists():
             raise InputError(f"{log}: no such file (give --follow to wait for it)")
         lw = LogWatch(log, wheel, columns=parse_columns(columns), fmt=fmt, alpha=alpha, horizon=horizon, block=block, settle=settle)

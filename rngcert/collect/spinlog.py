@@ -521,6 +521,12 @@ def timestamp_notes(name: str, kinds: dict | None) -> list[str]:
 # ---------------------------------------------------------------------------- readers
 def detect_format(path: Path, data: bytes) -> str:
     suf = path.suffix.lower()
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"*", b"[") or b"\n*" in data[:4096] or b"\n[" in data[:4096]:
+        from rngcert.collect.protocol import sniff  # a wheel controller's capture
+
+        proto = sniff(data[: 1 << 15])
+        if proto is not None:
+            return proto
     if suf in (".jsonl", ".ndjson"):
         return "jsonl"
     head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
@@ -668,6 +674,33 @@ def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int)
     return (n_let > 0) & (2 * n_bad >= n_tok) & (n_tok > 0)
 
 
+def _capture_format(fmt: str) -> str:
+    """A wheel controller's capture format (``protocol``, ``protocol:NAME``, ``protocol:FILE.toml``)
+    checked here (an unknown or invalid protocol is an :class:`EquipmentError`) and passed on to the
+    other format checks as ``auto``; any other format unchanged."""
+    if fmt == "protocol" or fmt.startswith("protocol:"):
+        from rngcert.collect import protocol
+
+        protocol.resolve(fmt)
+        return "auto"
+    return fmt
+
+
+def _read_capture(data: bytes, name: str, fmt: str, wheel, columns, text_codes: bool) -> dict:
+    """Read a wheel controller's capture (:mod:`rngcert.collect.protocol`): one row per game, as the
+    CSV reader gives rows (result, spin_id, void, direction, rotor_speed, timestamp), with the
+    capture's rejected lines and notes (void games by reason, assumed units)."""
+    from rngcert.collect import protocol
+
+    proto = protocol.resolve(fmt)
+    cols, lines, rej, blank, header, pnotes = protocol.read_capture(data, name, proto)
+    rej = [RejectedRow(name, r.line, r.column, r.reason, r.text) for r in rej]
+    part = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
+    part.update(format=f"protocol:{proto.name}", sha256=sha256_of(data), blank=blank, size=len(data), rows=int(len(lines) + len(rej)))
+    part["notes"] = pnotes + list(part["notes"])
+    return part
+
+
 # ---------------------------------------------------------------------------- main entry
 def _options_iv(fmt: str, columns) -> dict[str, str]:
     """Validate the format name and the column mapping; returns the mapping with lower-case keys."""
@@ -729,7 +762,7 @@ def read_spin_log(
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    columns = _options_iv(fmt, columns)
+    columns = _options_iv(_capture_format(fmt), columns)
     streams: dict[str, bytes] = {}  # pipes and FIFOs are read once, whichever path reads them
     paths = [_stdin_path(p, streams) for p in paths]
     try:
@@ -921,6 +954,8 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         raise NoDataError(f"{name}: the file is empty{why}: no spins to certify")
     csvstream.sniff_content(data[: 1 << 16], name)
     f = fmt if fmt != "auto" else detect_format(p, data)
+    if f.startswith("protocol"):
+        return _file_checks(_read_capture(data, name, f, wheel, columns, text_codes), text_codes)
     fieldpos = None
     if f == "csv":
         return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
@@ -1258,7 +1293,7 @@ def read_spin_rows(
     NoDataError
         The file is empty. (A file whose rows are all rejected is returned, not raised.)
     """
-    columns = _options_iv(fmt, columns)
+    columns = _options_iv(_capture_format(fmt), columns)
     pt = _read_file(path, wheel, columns, fmt, data=data, text_codes=False)
     return SpinRows(
         path=pt["name"],

@@ -1795,9 +1795,9 @@ def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: 
     import tempfile
 
     from rngcert.collect import csvstream
-    from rngcert.collect.spinlog import _options_iv, _read_csv_streaming, detect_format
+    from rngcert.collect.spinlog import _capture_format, _options_iv, _read_csv_streaming, detect_format
 
-    columns = _options_iv(fmt, columns)
+    columns = _options_iv(_capture_format(fmt), columns)
     with open(path, "rb") as fh:
         head = fh.read(1 << 16)
     csvstream.sniff_content(head, str(path))

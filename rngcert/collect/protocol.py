@@ -1,0 +1,493 @@
+"""Wheel-controller captures: the controller's own protocol read into one spin per game.
+
+A capture is what a wheel controller sent over its serial line, as a program recorded it: the
+messages alone (``*X;5;011;27;0;136;1``), or each behind a prefix with a timestamp and a channel
+(``[2025-09-10 06:19:38.174] Receive >>> *X;2;001;  ;0;174;0``), with the host's own lines
+(``Send <<<``, ``INFO >>>``) in between. The protocol (:mod:`rngcert.equipment.protocol`, a TOML
+file) says which messages exist and how a game runs through its states.
+
+How games are read (every line is classified at once with pyarrow's regular expressions; games
+are found with numpy on the state messages — linear in the capture):
+
+* a game begins at a state message that is not a closed state when the previous state message
+  was closed (or there was none), the state went back (``5 → 2``: the next game), or the game
+  number changed; a state that repeats (the result state about eleven times) stays in its game;
+* its result is the winning number of its first result-state message; a repeat with another
+  number is rejected (line and reason) and the first stands;
+* rotor speed (× the protocol's scale, in its unit) is read from the first message in the launch
+  state, direction from the first message from the launch state on (the rotor reverses before the
+  launch);
+* a game is **void**, with the reason, when a warning flag is raised before its result, the power
+  is switched off before its result, its result state has no number, or it ends without a result
+  (table closed, the next game began, or the capture ends);
+* a line from the controller that matches no message is **rejected** with its line and reason.
+
+Spin ids are the capture's game sequence (1, 2, … in the order games began): the controller's game
+number repeats (``001`` across days in a self-test) and wraps, so it is kept beside the id (column
+``game``), not used as one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert.collect import _arrow
+from rngcert.equipment.protocol import Protocol, load_protocol, packaged_protocols
+from rngcert.errors import EquipmentError, InputError
+
+
+class LineReject(NamedTuple):
+    """A line of a capture that could not be used: its number, the part that was wrong, why, and its text."""
+
+    line: int
+    column: str
+    reason: str
+    text: str
+
+
+@dataclass
+class Games:
+    """The games decoded from a capture, in the order they began (one entry per game).
+
+    Attributes
+    ----------
+    spin_id, game : (n,) int64
+        The capture's game sequence (the spin id) and the controller's game number.
+    result : (n,) object
+        Winning number as sent, stripped ("" when the game has none).
+    void : (n,) bool
+        The game is void; ``reason`` says why ("" otherwise).
+    line : (n,) int64
+        The line of the result, or of the message that made the game void or ended it.
+    timestamp : (n,) object or None
+        ISO 8601 text of that line's prefix, None when the capture has no timestamps.
+    direction : (n,) object
+        ``cw`` / ``ccw`` (``""`` unknown).
+    rotor_speed : (n,) float64
+        Rotor speed at the ball's launch in the protocol's unit; NaN when not seen.
+    complete : (n,) bool
+        The game has its result or a later message ended it (a live reader writes only these).
+    first_state : (n,) int64
+        The state in which the game was first seen.
+    """
+
+    spin_id: np.ndarray
+    game: np.ndarray
+    result: np.ndarray
+    void: np.ndarray
+    reason: np.ndarray
+    line: np.ndarray
+    timestamp: np.ndarray | None
+    direction: np.ndarray
+    rotor_speed: np.ndarray
+    complete: np.ndarray
+    first_state: np.ndarray
+    start_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: index (into the decoded lines) of the message that began each game, and of the state message after it (-1: none yet)
+    end_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @property
+    def n(self) -> int:
+        return int(self.spin_id.size)
+
+
+@dataclass
+class Decoded:
+    """A decoded capture: its games, rejected lines, and what was read."""
+
+    games: Games
+    rejected: list[LineReject]
+    blank: int
+    counts: dict
+    notes: list[str]
+
+
+# ---------------------------------------------------------------------------- lines
+def split_lines(data: bytes, encoding: str = "ascii") -> tuple[pa.Array, np.ndarray, bool]:
+    """The lines of a capture as a pyarrow string array (trailing CR and spaces removed), their
+    1-based line numbers, and whether the data end in a newline."""
+    if encoding.lower().replace("-", "") not in ("ascii", "utf8", "usascii"):
+        data = data.decode(encoding, errors="replace").encode("utf-8")
+    elif not data.isascii():
+        data = data.decode("utf-8", errors="replace").encode("utf-8")
+    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
+    ends_nl = bool(data.endswith(b"\n"))
+    offs = np.concatenate([[0], nl + 1] + ([] if ends_nl or not data else [[len(data)]]))
+    lines = _arrow.strings(offs, data) if offs.size > 1 else _strs([])
+    lines = pc.utf8_rtrim_whitespace(lines)
+    return lines, np.arange(1, len(lines) + 1, dtype=np.int64), ends_nl
+
+
+def _match(arr: pa.Array, pattern: str, where: str) -> np.ndarray:
+    try:
+        return _arrow.bools(pc.match_substring_regex(arr, pattern), fill=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise EquipmentError(f"{where}: pattern {pattern!r} cannot be used: {exc}") from None
+
+
+def _extract(arr: pa.Array, pattern: str, where: str) -> pa.StructArray:
+    try:
+        out = pc.extract_regex(arr, pattern)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise EquipmentError(f"{where}: pattern {pattern!r} cannot be used: {exc}") from None
+    return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+
+
+def _ints(arr: pa.Array) -> np.ndarray:
+    return _arrow.ints(pc.cast(arr, pa.int64()), fill=-1)
+
+
+def _py(arr) -> np.ndarray:
+    return np.asarray(arr.to_pylist(), dtype=object)
+
+
+def _labels(arr) -> np.ndarray:
+    """A string column with few distinct values as an object array (the distinct values are
+    converted once, not every row)."""
+    enc = pc.dictionary_encode(arr)
+    enc = enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc
+    uniq = np.asarray(enc.dictionary.to_pylist() + [""], dtype=object)
+    return uniq[_arrow.ints(enc.indices, fill=len(uniq) - 1)]
+
+
+def _idx(rows: np.ndarray) -> pa.Array:
+    """Row indices for ``take`` (an int64 array made from the numpy buffer)."""
+    v = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), v.size, [None, pa.py_buffer(v)])
+
+
+def _strs(items) -> pa.Array:
+    """A list of str as a pyarrow string array (built from its bytes)."""
+    enc = [str(x).encode("utf-8") for x in items]
+    offs = np.cumsum([0] + [len(e) for e in enc], dtype=np.int64)
+    return _arrow.strings(offs, b"".join(enc))
+
+
+def _first_per(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """For each group 0..n-1, the first of ``rows`` (sorted) whose group it is; -1 if none."""
+    out = np.full(n, -1, dtype=np.int64)
+    if rows.size:
+        g, i = np.unique(groups[rows], return_index=True)
+        out[g] = rows[i]
+    return out
+
+
+# ---------------------------------------------------------------------------- decoding
+def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, final: bool = True, seq0: int = 1) -> Decoded:
+    """Decode the lines of a capture into games.
+
+    Parameters
+    ----------
+    lines : pyarrow string array
+        The capture's lines (see :func:`split_lines`).
+    line_no : (n,) int64
+        Their line numbers (named in rejects and reasons).
+    proto : Protocol
+        The controller's protocol.
+    name : str
+        The capture's name (file path) for rejects and notes.
+    final : bool
+        True for a whole capture: a game still running at its end is void ("the capture ends").
+        False for a live stream: such a game is returned with ``complete`` False.
+    seq0 : int
+        The spin id of the first game.
+
+    Returns
+    -------
+    Decoded
+    """
+    n = len(lines)
+    where = proto.where
+    body = lines
+    channel_ok = np.ones(n, dtype=bool)
+    has_prefix = np.zeros(n, dtype=bool)
+    ts_text = None
+    if proto.prefix and n:
+        # one pass: the prefix's groups and the message behind it
+        ext = _extract(lines, proto.prefix + "(?P<rngcert_body>.*)$", f"{where}: prefix.pattern")
+        has_prefix = _arrow.valid(ext)
+        names = [ext.type.field(i).name for i in range(ext.type.num_fields)]
+        body = pc.if_else(_arrow.mask(has_prefix), ext.field("rngcert_body"), lines)
+        if "channel" in names:
+            channel_ok = ~has_prefix | _arrow.bools(pc.is_in(ext.field("channel"), value_set=_strs(list(proto.receive))), fill=False)
+        if "timestamp" in names:
+            ts_text = ext.field("timestamp")
+    blank = _arrow.ints(pc.utf8_length(body)) == 0 if n else np.zeros(0, bool)
+    blank &= ~has_prefix
+    consider = channel_ok & ~blank
+    kind = np.full(n, -1, dtype=np.int16)
+    si = [m.kind for m in proto.messages].index("state")
+    sm = proto.messages[si]
+    ext = None
+    rest = np.flatnonzero(consider)
+    for i, m in enumerate(proto.messages):  # each message is tried on the lines no earlier one matched
+        if not rest.size:
+            break
+        sub = body.take(_idx(rest))
+        if i == si:  # the state message: its fields in the same pass
+            e = _extract(sub, m.pattern, f"{where}: message {i + 1}")
+            hit = _arrow.valid(e)
+            ext = e.filter(_arrow.mask(hit))
+        else:
+            hit = _match(sub, m.pattern, f"{where}: message {i + 1}")
+        kind[rest[hit]] = i
+        rest = rest[~hit]
+    rejected: list[LineReject] = []
+
+    def reject(rows: np.ndarray, column: str, reasons) -> None:
+        if rows.size == 0:
+            return
+        texts = lines.take(_idx(rows)).to_pylist()
+        if isinstance(reasons, str):
+            reasons = [reasons] * rows.size
+        rejected.extend(LineReject(int(line_no[r]), column, str(w), (t or "")[:200]) for r, w, t in zip(rows.tolist(), reasons, texts))
+
+    reject(rest, "message", f"not a message of protocol {proto.name} (truncated, garbled, or a message the protocol file does not define)")
+    kinds = np.array([m.kind for m in proto.messages] + ["none"])
+    k_of = kinds[np.where(kind < 0, len(proto.messages), kind)]
+    rows = np.flatnonzero(kind == si)
+    S = _ints(ext.field("state")) if rows.size else np.zeros(0, np.int64)
+    ok = np.isin(S, list(proto.states))
+    reject(rows[~ok], "state", [f"state {s} is not a state of protocol {proto.name} ({', '.join(map(str, proto.states))})" for s in S[~ok]])
+    D = _labels(ext.field("direction")) if rows.size and "direction" in sm.groups else np.full(rows.size, "", dtype=object)
+    if proto.direction_map and rows.size:
+        dok = np.isin(D, list(proto.direction_map))
+        bad = ok & ~dok
+        reject(rows[bad], "direction", [f"direction {d!r} is not one of {', '.join(proto.direction_map)}" for d in D[bad]])
+        ok &= dok
+    sel = np.flatnonzero(ok)
+    rows, S, D = rows[sel], S[sel], D[sel]
+    if ext is not None and sel.size != len(ext):
+        ext = ext.filter(_arrow.mask(ok))
+    G = _ints(ext.field("game")) if rows.size else np.zeros(0, np.int64)
+    R = _labels(pc.utf8_trim_whitespace(ext.field("result"))) if rows.size else np.zeros(0, dtype=object)
+    W = _ints(ext.field("warning")) if rows.size and "warning" in sm.groups else np.zeros(rows.size, np.int64)
+    V = (_ints(ext.field("rotor_speed")).astype(np.float64) * proto.rotor_scale) if rows.size and "rotor_speed" in sm.groups else np.full(rows.size, np.nan)
+    L = line_no[rows]
+
+    # games
+    closed = np.isin(S, list(proto.closed_states))
+    in_game = ~closed
+    prev_s = np.r_[-1, S[:-1]]
+    prev_g = np.r_[-1, G[:-1]]
+    prev_closed = np.r_[True, closed[:-1]]
+    boundary = in_game & (prev_closed | (S < prev_s) | (G != prev_g))
+    seg = np.cumsum(boundary) - 1
+    seg[~in_game] = -1
+    ng = int(boundary.sum())
+    start = np.flatnonzero(boundary)
+    game_rows = np.flatnonzero(in_game)
+    last = game_rows[np.searchsorted(seg[game_rows], np.arange(ng), side="right") - 1] if ng else np.zeros(0, np.int64)
+    end = last + 1  # the state message after the game (closed or the next game), == S.size if none
+    has_end = end < S.size
+    res = _first_per(seg, np.flatnonzero(in_game & (S == proto.result_state)), ng)
+    has_res = res >= 0
+    launch = _first_per(seg, np.flatnonzero(in_game & (S == proto.launch_state)), ng)
+    after_launch = _first_per(seg, np.flatnonzero(in_game & (S >= proto.launch_state)), ng)
+    result = np.where(has_res, R[np.maximum(res, 0)], "") if ng else np.zeros(0, dtype=object)
+    result = np.asarray(result, dtype=object)
+    # repeats of the result state with another number: rejected, the first stands
+    rr = np.flatnonzero(in_game & (S == proto.result_state))
+    if rr.size:
+        differ = R[rr] != result[seg[rr]]
+        reject(rows[rr[differ]], "result", [f"winning number {R[r]!r} differs from the game's first result {result[seg[r]]!r} (line {L[res[seg[r]]]})"
+                                            for r in rr[differ]])
+    rotor = np.where(launch >= 0, V[np.maximum(launch, 0)], np.nan) if ng else np.zeros(0)
+    direction = np.where(after_launch >= 0, D[np.maximum(after_launch, 0)], "") if ng else np.zeros(0, dtype=object)
+    if proto.direction_map:
+        direction = np.asarray([proto.direction_map.get(d, "") for d in direction], dtype=object)
+    reason = np.full(ng, "", dtype=object)
+    decided = np.where(has_res, L[np.maximum(res, 0)], 0).astype(np.int64)
+    decided_row = np.where(has_res, rows[np.maximum(res, 0)], -1).astype(np.int64)
+
+    def void_where(mask, why, line, row):
+        new = mask & (reason == "")
+        reason[new] = why[new] if isinstance(why, np.ndarray) else why
+        decided[new] = line[new]
+        decided_row[new] = row[new]
+
+    # power off before the result
+    pk = next((i for i, m in enumerate(proto.messages) if m.kind == "power"), None)
+    if pk is not None and ng and proto.power_off:
+        prow = np.flatnonzero(kind == pk)
+        if prow.size:
+            pval = _py(_extract(body.take(_idx(prow)), proto.messages[pk].pattern, where).field("power"))
+            prow = prow[np.isin(pval, list(proto.power_off))]
+            j = np.searchsorted(rows, prow) - 1  # the state message before each power-off
+            okp = (j >= 0) & (seg[np.maximum(j, 0)] >= 0)
+            prow, j = prow[okp], j[okp]
+            k = seg[j]
+            before = ~has_res[k] | (res[k] > j)
+            prow, j, k = prow[before], j[before], k[before]
+            first = _first_per(k, np.arange(k.size), ng)
+            m = first >= 0
+            fl = np.zeros(ng, np.int64)
+            fr = np.zeros(ng, np.int64)
+            why = np.full(ng, "", dtype=object)
+            fl[m], fr[m] = line_no[prow[first[m]]], prow[first[m]]
+            txt = body.take(_idx(fr[m])).to_pylist() if m.any() else []
+            why[m] = [f"power off ({t.strip()}, line {ln}) in state {s} ({proto.states.get(s, '?')}) before the result"
+                      for t, ln, s in zip(txt, fl[m], S[j[first[m]]])]
+            void_where(m, why, fl, fr)
+    # warning flags raised before the result
+    if "warning" in sm.groups and ng:
+        wr = np.flatnonzero(in_game & (W != 0) & np.isin(S, list(proto.warning_void_states)))
+        if wr.size:
+            wr = wr[~has_res[seg[wr]] | (wr <= res[seg[wr]])]
+        first = _first_per(seg, wr, ng)
+        m = first >= 0
+        if m.any():
+            bits = np.zeros(ng, np.int64)
+            np.bitwise_or.at(bits, seg[wr], W[wr])
+            why = np.full(ng, "", dtype=object)
+            why[m] = [f"warning flags {b} ({_bit_names(b, proto)}) in state {S[f]} ({proto.states.get(S[f], '?')}, line {L[f]})" for b, f in zip(bits[m], first[m])]
+            void_where(m, why, np.where(m, L[np.maximum(first, 0)], 0), np.where(m, rows[np.maximum(first, 0)], 0))
+    # a result state without a number
+    void_where(has_res & (result == ""), np.full(ng, "the result state has no winning number", dtype=object),
+               np.where(has_res, L[np.maximum(res, 0)], 0), np.where(has_res, rows[np.maximum(res, 0)], 0))
+    # no result
+    no_res = ~has_res
+    e = np.minimum(end, max(S.size - 1, 0))
+    why = np.full(ng, "", dtype=object)
+    for i in np.flatnonzero(no_res).tolist():
+        ls = int(S[last[i]])
+        state = f"state {ls} ({proto.states.get(ls, '?')})"
+        if has_end[i] and closed[e[i]]:
+            why[i] = f"no result: table closed (state {S[e[i]]}, line {L[e[i]]}) in {state}"
+        elif has_end[i]:
+            why[i] = f"no result: the next game began (line {L[e[i]]}) in {state}"
+        else:
+            why[i] = f"no result: the capture ends in {state} (line {L[last[i]]})"
+    end_line = np.where(has_end, L[e] if ng else 0, L[last] if ng else 0)
+    end_row = np.where(has_end, rows[e] if ng else 0, rows[last] if ng else 0)
+    complete = has_res | has_end
+    void_where(no_res & (complete | final), why, end_line, end_row)
+    void = reason != ""
+    ts = None
+    if ts_text is not None and ng:
+        tsv = _py(ts_text.take(_idx(np.maximum(decided_row, 0))))
+        tsv = np.where(has_prefix[np.maximum(decided_row, 0)], tsv, None)
+        if any(t for t in tsv):
+            z = "Z" if proto.timezone == "UTC" else proto.timezone  # the capture's clock has no zone: the protocol file says which
+            ts = np.asarray([(t.replace(" ", "T", 1) + z) if t else "" for t in tsv], dtype=object)
+    games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64), game=G[start] if ng else np.zeros(0, np.int64), result=result,
+                  void=void, reason=reason, line=decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
+                  rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
+                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(has_end, rows[e], -1) if ng else np.zeros(0, np.int64))
+    # the winning number alone on a line: checked against the result state that follows it
+    ek = next((i for i, m in enumerate(proto.messages) if m.kind == "result"), None)
+    if ek is not None and rows.size:
+        erow = np.flatnonzero(kind == ek)
+        if erow.size:
+            ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, where).field("result").to_pylist()], dtype=object)
+            nxt = np.searchsorted(rows, erow)
+            has = nxt < rows.size
+            chk = np.flatnonzero(has)
+            nx = nxt[chk]
+            bad = chk[(S[nx] == proto.result_state) & (R[nx] != ev[chk])]
+            reject(erow[bad], "result", [f"winning number {ev[b]!r} alone differs from the result state that follows ({R[nxt[b]]!r}, line {L[nxt[b]]})" for b in bad])
+    rejected.sort(key=lambda r: r.line)
+    counts = {
+        "lines": int(n), "blank": int(blank.sum()), "host_lines": int((~channel_ok & ~blank).sum()),
+        "messages": int((consider & (kind >= 0)).sum()), "state_messages": int(rows.size),
+        "power_messages": int((k_of == "power").sum()), "ignored_messages": int((k_of == "ignore").sum()),
+        "games": ng, "with_result": int((~void & has_res).sum()) if ng else 0, "void": int(void.sum()), "rejected": len(rejected),
+    }
+    return Decoded(games, rejected, counts["blank"], counts, [])
+
+
+def _bit_names(bits: int, proto: Protocol) -> str:
+    names = [proto.warning_bits.get(b, f"bit {b}") for b in (1 << i for i in range(31)) if bits & b]
+    return ", ".join(names) if names else f"flags {bits}"
+
+
+def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
+    """Notes for the report: what the capture held, how spin ids were made, and the void games
+    grouped by reason."""
+    c = dec.counts
+    g = dec.games
+    out = [
+        f"{name}: wheel-controller capture, protocol {proto.name} ({proto.where}): {c['lines']:,} lines, {c['messages']:,} messages from the "
+        f"controller ({c['state_messages']:,} game-state messages), {c['host_lines']:,} host lines skipped, {c['rejected']:,} rejected; "
+        f"{c['games']:,} games: {c['with_result']:,} with a result, {c['void']:,} void",
+        f"{name}: spin_id is the capture's game sequence (1 = the first game that began in the capture); the controller's game number "
+        "(which repeats and wraps) is kept beside it as column 'game'",
+    ]
+    out += [f"{name}: {t}" for t in proto.notes]
+    if g.n and g.void.any():
+        kinds: dict[str, list] = {}
+        for sid, gm, why in zip(g.spin_id[g.void].tolist(), g.game[g.void].tolist(), g.reason[g.void].tolist()):
+            key = re.split(r" \(| in state", why, maxsplit=1)[0].strip()
+            kinds.setdefault(key, []).append((sid, gm, why))
+        for key, items in kinds.items():
+            ex = "; ".join(f"spin {s} (game {gm:0{proto.game_digits}d}): {w}" for s, gm, w in items[:3])
+            more = f"; and {len(items) - 3} more" if len(items) > 3 else ""
+            out.append(f"{name}: {len(items)} void game(s), {key}: {ex}{more}")
+    return out
+
+
+def to_columns(games: Games, proto: Protocol) -> dict[str, pa.Array]:
+    """The games as spin-log columns (the standard names), as the CSV reader gives them."""
+    cols = {
+        "spin_id": _strs(games.spin_id.tolist()),
+        "game": _strs(f"{x:0{proto.game_digits}d}" for x in games.game.tolist()),
+        "result": _strs(games.result.tolist()),
+        "void": _strs("true" if v else "false" for v in games.void.tolist()),
+        "direction": _strs(games.direction.tolist()),
+        "rotor_speed": _strs("" if np.isnan(v) else f"{v:g}" for v in games.rotor_speed.tolist()),
+    }
+    if games.timestamp is not None:
+        cols["timestamp"] = _strs(games.timestamp.tolist())
+    return cols
+
+
+# ---------------------------------------------------------------------------- files
+def resolve(fmt: str) -> Protocol:
+    """The protocol a ``--format`` value names: ``protocol:NAME`` or ``protocol:FILE.toml``."""
+    spec = fmt.split(":", 1)[1] if ":" in fmt else ""
+    if not spec:
+        names = packaged_protocols()
+        if len(names) != 1:
+            raise InputError(f"name the controller's protocol: --protocol NAME (packaged: {', '.join(names)}) or --protocol FILE.toml")
+        spec = names[0]
+    return load_protocol(spec)
+
+
+def sniff(head: bytes) -> str | None:
+    """``protocol:NAME`` when a packaged protocol's game-state message is found in the first
+    lines of ``head`` (with or without its prefix), else None."""
+    if head[:1] not in (b"*", b"[") and b"\n*" not in head[:4096] and b"\n[" not in head[:4096]:
+        return None
+    text = head[: 1 << 15].decode("utf-8", errors="replace").splitlines()[:400]
+    for nm in packaged_protocols():
+        proto = load_protocol(nm)
+        pre = re.compile(proto.prefix) if proto.prefix else None
+        st = re.compile(proto.state_message.pattern)
+        for line in text:
+            line = line.rstrip()
+            if pre is not None:
+                line = pre.sub("", line, count=1)
+            if st.search(line):
+                return f"protocol:{nm}"
+    return None
+
+
+def read_capture(data: bytes, name: str, proto: Protocol) -> tuple[dict, np.ndarray, list[LineReject], int, list[str], list[str]]:
+    """Read a whole capture into spin-log columns, for :func:`rngcert.collect.spinlog.read_spin_log`.
+
+    Returns
+    -------
+    cols, lines, rejected, blank, header, notes
+        The columns (pyarrow strings, the standard names), each spin's line, the rejected lines,
+        the blank lines, the column names, and the notes of :func:`describe`.
+    """
+    lines, line_no, _ = split_lines(data, proto.encoding)
+    dec = decode(lines, line_no, proto, name, final=True)
+    cols = to_columns(dec.games, proto)
+    return cols, dec.games.line, dec.rejected, dec.blank, list(cols), describe(dec, proto, name)

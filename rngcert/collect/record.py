@@ -1,0 +1,564 @@
+"""Record a wheel live: read a controller's serial line (or any byte stream), decode its protocol,
+and append one spin-log row per game as it happens (``rngcert record``).
+
+* **Sources.** A serial port (``/dev/ttyUSB0``, ``COM3``; pyserial, the protocol's line settings
+  by default: 9600 8N1), a pyserial URL (``socket://host:port``, ``rfc2217://…``), a
+  pseudo-terminal, a FIFO, a regular file (read to its end), or ``-`` (standard input).
+* **The log.** CSV with the standard spin-log columns ``spin_id, game, timestamp, result, void,
+  void_reason, direction, rotor_speed`` (and ``table`` when given): certify, ingest and watch
+  read it as they read any spin log. Each row is written and flushed (and, from a live source,
+  fsync'ed) when its game is decided: at the game's first result message, or, for a void game, when the next message
+  shows it ended. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
+  ``LOG.json`` keeps the protocol (with its assumed units) and every session's source and settings.
+* **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
+  FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
+  the decoder keeps it, so a game cut by a disconnect is written once, when its result arrives.
+  A line cut off by the disconnect is rejected ("truncated by a disconnect").
+* **Restarts.** On start the log's last row is read: spin ids continue after it, and a game the
+  controller is still repeating (its result state, same game number and number as the last row)
+  is recognised as already written, not written again. A game running while the recorder was
+  stopped is written from the messages that arrive after the restart (its launch may be missed:
+  rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import stat
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from rngcert.collect.protocol import Games, LineReject, _strs, decode
+from rngcert.equipment.protocol import Protocol
+from rngcert.errors import InputError, StorageError
+
+#: Columns of the recorded spin log, in order (``table`` is added when a table is named).
+COLUMNS = ("spin_id", "game", "timestamp", "result", "void", "void_reason", "direction", "rotor_speed")
+
+
+@dataclass
+class Spin:
+    """One decided game, as written to the log."""
+
+    spin_id: int
+    game: int
+    timestamp: str
+    result: str
+    void: bool
+    void_reason: str
+    direction: str
+    rotor_speed: float
+    line: int
+
+
+class LiveDecoder:
+    """Incremental decoding of a controller's stream: lines in, decided games out.
+
+    It keeps the lines of the game still running (and nothing older), re-decodes them with
+    :func:`rngcert.collect.protocol.decode` whenever lines arrive (so the rules are exactly those
+    of a capture read whole), and returns each game once, when it is decided.
+
+    Parameters
+    ----------
+    proto : Protocol
+    name : str
+        Source name for notes.
+    last : tuple (spin_id, game, result, void) or None
+        The log's last row when resuming.
+    """
+
+    def __init__(self, proto: Protocol, name: str = "stream", last: tuple | None = None):
+        self.proto = proto
+        self.name = name
+        self.lines: list[str] = []
+        self.line_no: list[int] = []
+        self.when: list[str] = []
+        self.next_line = 1
+        self.last = last
+        self.emitted = int(last[0]) if last else 0
+        self.base = self.emitted + 1
+        self.resume_checked = last is None
+        self.reported: set[int] = set()
+        self.notes: list[str] = []
+
+    def feed(self, lines: list[str], when: str | None = None) -> tuple[list[Spin], list[LineReject]]:
+        """Add received lines (without their newlines); returns the games decided and the new rejects."""
+        if not lines:
+            return [], []
+        when = when or utc_now()
+        for ln in lines:
+            self.lines.append(ln.rstrip("\r\n"))
+            self.line_no.append(self.next_line)
+            self.when.append(when)
+            self.next_line += 1
+        return self._run()
+
+    def reject_fragment(self, text: str, why: str) -> LineReject:
+        """A partial line (cut by a disconnect): counted as a line and rejected."""
+        r = LineReject(self.next_line, "message", why, text[:200])
+        self.next_line += 1
+        return r
+
+    def _decode(self):
+        arr = _strs(self.lines)
+        return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base)
+
+    def _run(self):
+        dec = self._decode()
+        g = dec.games
+        if not self.resume_checked and g.n:
+            self.resume_checked = True
+            sid, game, result, void = self.last
+            if (int(g.first_state[0]) == self.proto.result_state and int(g.game[0]) == int(game) and str(g.result[0]) == str(result)
+                    and not void):
+                self.base = int(sid)  # the game the controller still repeats is the log's last row
+                self.notes.append(f"game {int(game):0{self.proto.game_digits}d} (result {result}) is the log's last row (spin {sid}): not written again")
+                dec = self._decode()
+                g = dec.games
+        out = []
+        for i in np.flatnonzero(g.complete & (g.spin_id > self.emitted)).tolist():
+            ln = int(g.line[i])
+            try:
+                ts = g.timestamp[i] if g.timestamp is not None and g.timestamp[i] else self.when[self.line_no.index(ln)]
+            except ValueError:
+                ts = self.when[-1]
+            out.append(Spin(int(g.spin_id[i]), int(g.game[i]), ts, str(g.result[i]), bool(g.void[i]), str(g.reason[i]), str(g.direction[i]),
+                            float(g.rotor_speed[i]), ln))
+            self.emitted = int(g.spin_id[i])
+        rej = [r for r in dec.rejected if r.line not in self.reported]
+        self.reported.update(r.line for r in rej)
+        self._cut(g)
+        return out, rej
+
+    def _cut(self, g: Games) -> None:
+        """Forget the lines before the last game that began (they can change nothing any more)."""
+        if g.n and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
+            cut = int(g.end_row[-1])
+            self.base = int(g.spin_id[-1]) + 1
+        elif g.n:
+            cut = int(g.start_row[-1])
+            self.base = int(g.spin_id[-1])
+        else:
+            cut = len(self.lines)  # no game running: nothing to keep
+        if cut:
+            first_kept = self.line_no[cut] if cut < len(self.line_no) else self.next_line
+            del self.lines[:cut], self.line_no[:cut], self.when[:cut]
+            self.reported = {x for x in self.reported if x >= first_kept}
+
+    @property
+    def running(self) -> Games | None:
+        """The game still running (not decided), or None."""
+        if not self.lines:
+            return None
+        g = self._decode().games
+        return g if g.n and not g.complete[-1] else None
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------------------- the log
+class SpinLogWriter:
+    """Appends decided games to a CSV spin log, one flushed (and fsync'ed) row per game.
+
+    Parameters
+    ----------
+    path : Path
+        The log; created with its header when missing or empty, appended to otherwise (its
+        header must be this writer's).
+    table : str, optional
+        A ``table`` column with this value.
+    """
+
+    def __init__(self, path: Path, table: str | None = None, fsync: bool = True):
+        self.path = Path(path)
+        self.table = table
+        self.fsync = fsync
+        self.columns = COLUMNS + (("table",) if table is not None else ())
+        self.notes: list[str] = []
+        self.last: tuple | None = None
+        self._open()
+
+    def _open(self) -> None:
+        p = self.path
+        try:
+            if p.exists() and p.stat().st_size:
+                self._check_existing()
+                self.fh = open(p, "a", encoding="utf-8", newline="")
+            else:
+                p.parent.mkdir(parents=True, exist_ok=True)
+                self.fh = open(p, "w", encoding="utf-8", newline="")
+                self.fh.write(",".join(self.columns) + "\n")
+                self._sync()
+        except OSError as exc:
+            raise StorageError(f"{p}: cannot write the spin log: {exc.strerror or exc}") from None
+        rp = self.path.with_name(self.path.name + ".rejects.csv")
+        new = not rp.exists() or rp.stat().st_size == 0
+        self.rej = open(rp, "a", encoding="utf-8", newline="")
+        if new:
+            self.rej.write("received_utc,line,column,reason,text\n")
+            self.rej.flush()
+
+    def _check_existing(self) -> None:
+        """Read the existing log's header and last row (resume); cut a last row a crash left half-written."""
+        p = self.path
+        with open(p, "rb+") as fh:
+            head = fh.readline().decode("utf-8", errors="replace").strip()
+            have = [c.strip().lower() for c in head.split(",")]
+            if have != list(self.columns):
+                raise InputError(f"{p}: not a log this recorder wrote (header {head[:120]!r}; expected {','.join(self.columns)}); "
+                                 "record into a new file or give the same --table as before")
+            size = fh.seek(0, os.SEEK_END)
+            back = min(size, 1 << 16)
+            fh.seek(size - back)
+            tail = fh.read(back)
+            if not tail.endswith(b"\n"):
+                cut = tail.rfind(b"\n")
+                keep = size - back + cut + 1
+                fh.truncate(keep)
+                self.notes.append(f"{p}: the last row was cut off (no newline; a crash while writing): removed, {size - keep} bytes")
+                tail = tail[: cut + 1]
+            rows = tail.rstrip(b"\n").split(b"\n")
+        last = rows[-1].decode("utf-8", errors="replace") if rows else ""
+        if last and last.strip().lower() != head.lower():
+            rec = next(csv.reader([last]))
+            d = dict(zip(self.columns, rec))
+            try:
+                self.last = (int(d["spin_id"]), int(d["game"]), d["result"], d["void"].strip().lower() == "true")
+            except (KeyError, ValueError):
+                raise InputError(f"{p}: its last row {last[:120]!r} has no whole-number spin_id and game; cannot resume after it") from None
+
+    def write(self, s: Spin) -> None:
+        buf = io.StringIO()
+        row = [s.spin_id, f"{s.game:03d}", s.timestamp, s.result, "true" if s.void else "false", s.void_reason, s.direction,
+               "" if np.isnan(s.rotor_speed) else f"{s.rotor_speed:g}"]
+        if self.table is not None:
+            row.append(self.table)
+        csv.writer(buf, lineterminator="\n").writerow(row)
+        try:
+            self.fh.write(buf.getvalue())
+            self._sync()
+        except OSError as exc:
+            raise StorageError(f"{self.path}: cannot append spin {s.spin_id}: {exc.strerror or exc}") from None
+
+    def reject(self, r: LineReject, when: str) -> None:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([when, r.line, r.column, r.reason, r.text])
+        self.rej.write(buf.getvalue())
+        self.rej.flush()
+
+    def _sync(self) -> None:
+        self.fh.flush()
+        if not self.fsync:
+            return
+        try:
+            os.fsync(self.fh.fileno())
+        except OSError:  # pragma: no cover - a pipe or a file system without fsync
+            pass
+
+    def close(self) -> None:
+        for f in (getattr(self, "fh", None), getattr(self, "rej", None)):
+            if f is not None and not f.closed:
+                f.close()
+
+
+# ---------------------------------------------------------------------------- sources
+class Source:
+    """A byte stream that can be reopened: a serial port (or pyserial URL), a tty, a FIFO, a file or stdin.
+
+    ``read()`` returns bytes (``b""`` when nothing arrived within the timeout), and raises
+    :class:`Disconnected` when the device went away or the writer closed; ``ended`` is True for
+    a source that has a real end (a regular file, stdin).
+    """
+
+    def __init__(self, spec: str, serial_settings: dict, timeout: float = 0.2):
+        self.spec = spec
+        self.settings = serial_settings
+        self.timeout = timeout
+        self.kind = self._kind()
+        self.h = None
+        self.ended = False
+
+    def _kind(self) -> str:
+        if self.spec == "-":
+            return "stdin"
+        if "://" in self.spec:
+            return "serial"
+        p = Path(self.spec)
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            # a port that is not there (yet) is retried (an adapter not plugged in); any other missing path is a mistake
+            if self.spec.startswith("/dev/") or re.fullmatch(r"(?i)COM\d+|\\\\\.\\COM\d+", self.spec):
+                return "serial"
+            raise InputError(f"{self.spec}: no such file, FIFO or serial port (a port that is not there yet must be a /dev/... or COMn name)")
+        if stat.S_ISCHR(mode):
+            return "serial"
+        if stat.S_ISFIFO(mode):
+            return "fifo"
+        return "file"
+
+    def open(self) -> None:
+        """Open the source; raises :class:`Disconnected` when it cannot be opened now."""
+        try:
+            if self.kind == "stdin":
+                self.h = sys.stdin.buffer
+            elif self.kind == "serial":
+                import serial
+
+                s = self.settings
+                kw = dict(baudrate=s["baudrate"], bytesize=s["bytesize"], parity=s["parity"], stopbits=s["stopbits"], timeout=self.timeout)
+                self.h = serial.serial_for_url(self.spec, **kw) if "://" in self.spec else serial.Serial(self.spec, **kw)
+            elif self.kind == "fifo":
+                fd = os.open(self.spec, os.O_RDONLY | os.O_NONBLOCK)
+                self.h = os.fdopen(fd, "rb", buffering=0)
+                self._writer_seen = False
+            else:
+                self.h = open(self.spec, "rb")
+        except (OSError, ValueError) as exc:  # serial.SerialException is an OSError (IOError)
+            self.h = None
+            raise Disconnected(f"{self.spec}: cannot open: {getattr(exc, 'strerror', None) or exc}") from None
+
+    def read(self) -> bytes:
+        h = self.h
+        if h is None:
+            raise Disconnected(f"{self.spec}: not open")
+        try:
+            if self.kind == "serial":
+                data = h.read(max(1, getattr(h, "in_waiting", 0) or 1))
+                if data:
+                    more = h.in_waiting
+                    if more:
+                        data += h.read(more)
+                return data
+            if self.kind == "fifo":
+                import select
+
+                r, _, _ = select.select([h], [], [], self.timeout)
+                if not r:
+                    return b""
+                data = h.read(65536)
+                if data is None:
+                    return b""
+                if data == b"":
+                    if not self._writer_seen:  # no writer yet (a FIFO reads as ended until one opens it)
+                        time.sleep(self.timeout)
+                        return b""
+                    raise Disconnected(f"{self.spec}: the writer closed the FIFO")
+                self._writer_seen = True
+                return data
+            data = h.read1(65536) if hasattr(h, "read1") else h.read(65536)
+            if not data:
+                self.ended = True
+            return data
+        except Disconnected:
+            raise
+        except (OSError, ValueError) as exc:
+            raise Disconnected(f"{self.spec}: {getattr(exc, 'strerror', None) or exc}") from None
+
+    def close(self) -> None:
+        if self.h is not None and self.h is not getattr(sys.stdin, "buffer", None):
+            try:
+                self.h.close()
+            except OSError:  # pragma: no cover
+                pass
+        self.h = None
+
+
+class Disconnected(Exception):
+    """The source went away (or could not be opened)."""
+
+
+# ---------------------------------------------------------------------------- the loop
+@dataclass
+class RecordStats:
+    """What a recording session did (updated as it runs)."""
+
+    bytes: int = 0
+    lines: int = 0
+    spins: int = 0
+    void: int = 0
+    rejected: int = 0
+    disconnects: int = 0
+    reconnects: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def record(source: str, out: Path, proto: Protocol, *, table: str | None = None, serial_settings: dict | None = None, reconnect: float = 1.0,
+           max_wait: float | None = None, idle_timeout: float | None = None, max_spins: int | None = None,
+           stop: Callable[[], bool] | None = None, on_spin: Callable[[Spin], None] | None = None,
+           on_event: Callable[[str], None] | None = None, stats: RecordStats | None = None) -> RecordStats:
+    """Record a wheel: read ``source``, decode ``proto``, append each decided game to ``out``.
+
+    Parameters
+    ----------
+    source : str
+        Serial port, pyserial URL, pty, FIFO, file, or ``-``.
+    out : Path
+        The CSV spin log (created or resumed).
+    proto : Protocol
+        The controller's protocol.
+    table : str, optional
+        Value of a ``table`` column.
+    serial_settings : dict, optional
+        ``baudrate``, ``bytesize``, ``parity``, ``stopbits`` (default: the protocol's).
+    reconnect : float
+        Seconds between attempts to reopen a source that went away.
+    max_wait : float, optional
+        Give up (InputError) after this long without being able to reopen the source.
+    idle_timeout : float, optional
+        Stop after this long without a byte (default: never).
+    max_spins : int, optional
+        Stop after writing this many rows.
+    stop : callable, optional
+        Polled between reads; True stops the recording.
+    on_spin, on_event : callable, optional
+        Called with each row written and each event text (connect, disconnect, notes).
+    stats : RecordStats, optional
+        Updated in place as the recording runs (a caller may watch it from another thread).
+
+    Returns
+    -------
+    RecordStats
+    """
+    st = stats if stats is not None else RecordStats()
+    say = on_event or (lambda text: None)
+    src = Source(source, serial_settings or proto.serial)  # (a missing file is an error before the log is touched)
+    writer = SpinLogWriter(out, table, fsync=src.kind != "file")  # a saved capture can be read again: flushed, not fsync'ed per row
+    for n in writer.notes:
+        say(n)
+        st.notes.append(n)
+    _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last)
+    dec = LiveDecoder(proto, str(source), writer.last)
+    if writer.last:
+        say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
+    partial = b""
+    last_byte = time.monotonic()
+    connected = False
+    down_since = None
+
+    warned = False
+
+    def emit(spins, rejects):
+        nonlocal warned
+        for r in rejects:
+            writer.reject(r, utc_now())
+            st.rejected += 1
+        if not warned and st.lines >= 20 and st.rejected >= st.lines:
+            warned = True
+            settings = serial_settings or proto.serial
+            say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check the line settings "
+                f"({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; --baud, --parity, ...) and --protocol")
+        for s in spins:
+            writer.write(s)
+            st.spins += 1
+            st.void += int(s.void)
+            if on_spin:
+                on_spin(s)
+        for n in dec.notes:
+            say(n)
+            st.notes.append(n)
+        dec.notes.clear()
+
+    try:
+        while True:
+            if stop is not None and stop():
+                break
+            if max_spins is not None and st.spins >= max_spins:
+                break
+            if not connected:
+                try:
+                    src.open()
+                    connected = True
+                    down_since = None
+                    if st.disconnects:
+                        st.reconnects += 1
+                    say(f"connected to {source}" + (f" ({src.kind})" if src.kind != "serial" else ""))
+                except Disconnected as exc:
+                    if src.kind in ("file", "stdin"):
+                        raise InputError(str(exc)) from None
+                    if down_since is None:
+                        say(f"{exc}; retrying every {reconnect:g} s" + ("" if max_wait is None else f" for up to {max_wait:g} s"))
+                    down_since = down_since or time.monotonic()
+                    if max_wait is not None and time.monotonic() - down_since > max_wait:
+                        raise InputError(f"{exc}; gave up after {max_wait:g} s") from None
+                    _sleep(reconnect, stop)
+                    continue
+            try:
+                data = src.read()
+            except Disconnected as exc:
+                src.close()
+                connected = False
+                st.disconnects += 1
+                say(f"disconnected: {exc}; reconnecting every {reconnect:g} s")
+                if partial:
+                    emit([], [dec.reject_fragment(partial.decode(proto.encoding, errors="replace"), "line cut off by a disconnect (truncated)")])
+                    partial = b""
+                continue
+            if not data:
+                if src.ended:
+                    break
+                if idle_timeout is not None and time.monotonic() - last_byte > idle_timeout:
+                    say(f"no data for {idle_timeout:g} s: stopping")
+                    break
+                continue
+            last_byte = time.monotonic()
+            st.bytes += len(data)
+            buf = partial + data
+            cut = buf.rfind(b"\n")
+            if cut < 0:
+                partial = buf
+                continue
+            partial = buf[cut + 1:]
+            text = buf[: cut + 1].decode(proto.encoding, errors="replace")
+            lines = text.split("\n")[:-1]
+            st.lines += len(lines)
+            emit(*dec.feed(lines))
+        if partial and src.ended:  # the stream ended inside a line (stopped otherwise, the rest of the line was never read)
+            st.lines += 1
+            emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
+        run = dec.running
+        if run is not None:
+            say(f"game {int(run.game[-1]):0{proto.game_digits}d} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
+                "not written; a restart writes it when its result arrives")
+    finally:
+        src.close()
+        writer.close()
+    return st
+
+
+def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> None:
+    """Provenance beside the log (``OUT.json``): the protocol (with its assumed units) and, per
+    recording session, the source, line settings, start time and the spin it resumed after."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+    except (OSError, ValueError):
+        meta = {}
+    meta["protocol"] = proto.describe()
+    meta.setdefault("sessions", []).append({"source": str(source), "serial": dict(settings), "started_utc": utc_now(),
+                                            "resumed_after_spin": None if not resumed_after else int(resumed_after[0])})
+    try:
+        side.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    except OSError as exc:
+        raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
+
+
+def _sleep(seconds: float, stop) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if stop is not None and stop():
+            return
+        time.sleep(min(0.05, max(0.0, end - time.monotonic())))

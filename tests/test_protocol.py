@@ -1,0 +1,318 @@
+"""Wheel-controller protocols (issue 25): the protocol as data, captures read into one spin per game,
+void games with their reason, rejected lines, and certify end to end on the real captures."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from _support import shared_file
+from click.testing import CliRunner
+
+from rngcert.cli import EXIT, EXIT_EQUIPMENT, main
+from rngcert.collect import protocol as proto_mod
+from rngcert.collect.spinlog import detect_format, read_spin_log
+from rngcert.equipment.protocol import load_protocol, packaged_protocols, protocol_from_dict
+from rngcert.equipment.wheel import load_wheel
+from rngcert.errors import EquipmentError
+
+CAPTURES = ("data", "wheel-controller-serial")
+EU = load_wheel("european")
+
+
+def _capture(name):
+    return shared_file(*CAPTURES, name)
+
+
+def _read(tmp_path, text: str, name="cap.log", **kw):
+    p = tmp_path / name
+    p.write_bytes(text.encode("ascii"))
+    return read_spin_log(p, EU, **kw)
+
+
+def _game(game: int, result: str, *, rotor=(150, 160), direction=(0, 1), warn: dict | None = None, repeats=3, prefix=None) -> list[str]:
+    """The messages of one game as the controller sends them: 1, 2 (rotor reverses), 3, 4, the
+    number alone, then the result state repeated."""
+    warn = warn or {}
+    nn = f"{result:>2}"
+    out = []
+    for s, d, r in ((1, direction[0], rotor[0]), (2, direction[0], rotor[0]), (2, direction[1], rotor[1]), (3, direction[1], rotor[1]),
+                    (4, direction[1], rotor[1] - 5)):
+        out.append(f"*X;{s};{game:03d};  ;{warn.get(s, 0)};{r:03d};{d}")
+    out.append(nn)
+    out += [f"*X;5;{game:03d};{nn};0;{rotor[1] - 6:03d};{direction[1]}"] * repeats
+    return out
+
+
+# ---------------------------------------------------------------------------- the protocol as data
+def test_packaged_protocol_loads_and_states_its_assumptions():
+    assert "slingshot2" in packaged_protocols()
+    p = load_protocol("slingshot2")
+    assert p.result_state == 5 and p.launch_state == 3 and p.closed_states == (6,)
+    assert p.rotor_unit == "rpm" and p.rotor_assumed and p.rotor_scale == pytest.approx(0.1)
+    assert p.direction_map == {"0": "cw", "1": "ccw"} and p.direction_assumed
+    assert any("assumed" in n for n in p.notes)
+    assert p.serial["baudrate"] == 9600
+
+
+def _doc():
+    import tomllib
+    from importlib import resources
+
+    return tomllib.loads((resources.files("rngcert.equipment") / "protocols" / "slingshot2.toml").read_text())
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.pop("states"), "missing key 'states'"),
+    (lambda d: d["message"].pop(0), "exactly one message of kind 'state'"),
+    (lambda d: d["message"][0].update(pattern=r"^\*X;(?P<state>\d);(?P<game>\d{3})$"), "no group result"),
+    (lambda d: d["message"][1].update(pattern=r"^\*P (?P<power>(?!x)\d)$"), "look-around"),
+    (lambda d: d["message"][1].update(pattern=r"^\*P (?P<power>[0-9)$"), "not a regular expression"),
+    (lambda d: d["message"][1].update(kind="noise"), "kind 'noise'"),
+    (lambda d: d["game"].update(result_state=9), "result_state = 9 is not a state"),
+    (lambda d: d["game"].update(closed_states=[5]), "closed_states may not contain"),
+    (lambda d: d["fields"]["direction"].update(map={"0": "left"}), "'cw' or 'ccw'"),
+    (lambda d: d["fields"]["rotor_speed"].update(scale=-1), "positive number"),
+    (lambda d: d["serial"].update(parity="X"), "serial.parity"),
+    (lambda d: d["prefix"].update(timezone="CET"), "prefix.timezone"),
+])
+def test_protocol_validation_names_the_fault(change, words):
+    d = _doc()
+    change(d)
+    with pytest.raises(EquipmentError, match=words.replace("(", r"\(").replace("*", r"\*")):
+        protocol_from_dict(d, "lab.toml")
+
+
+def test_a_bad_protocol_file_is_exit_4_and_a_lab_protocol_file_works(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[states]\n1 = "a"\n')
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game(1, "7")) + "\n")
+    res = CliRunner().invoke(main, ["certify", str(cap), "--protocol", str(bad), "--out", str(tmp_path), "--no-plots"])
+    assert res.exit_code == EXIT_EQUIPMENT, res.output
+    assert "bad.toml" in res.output and "message" in res.output
+    res = CliRunner().invoke(main, ["certify", str(cap), "--protocol", "no-such-wheel", "--out", str(tmp_path)])
+    assert res.exit_code == EXIT_EQUIPMENT and "slingshot2" in res.output
+    # a lab's own controller: the same messages with '#' instead of ';' — no code, a TOML file
+    text = (_doc_text().replace(r"^\*X;(?P<state>\d);(?P<game>\d{3});(?P<result>[ 0-9]{2});(?P<warning>\d{1,3});(?P<rotor_speed>\d{3});(?P<direction>\d)$",
+                                r"^\*X#(?P<state>\d)#(?P<game>\d{3})#(?P<result>[ 0-9]{2})#(?P<warning>\d{1,3})#(?P<rotor_speed>\d{3})#(?P<direction>\d)$")
+            .replace('name = "slingshot2"', 'name = "lab-wheel"'))
+    lab = tmp_path / "lab-wheel.toml"
+    lab.write_text(text)
+    cap2 = tmp_path / "lab.log"
+    cap2.write_text("\n".join(ln.replace(";", "#") for g in range(1, 4) for ln in _game(g, str(g * 5))) + "\n")
+    log = read_spin_log(cap2, EU, fmt=f"protocol:{lab}")
+    assert log.accepted == 3 and log.sources[0].format == "protocol:lab-wheel"
+
+
+def _doc_text():
+    from importlib import resources
+
+    return (resources.files("rngcert.equipment") / "protocols" / "slingshot2.toml").read_text()
+
+
+# ---------------------------------------------------------------------------- the real captures
+def test_ss2_capture_six_games_and_a_power_off():
+    log = read_spin_log(_capture("ss2-protocol-6-games.log"), EU)
+    src = log.sources[0]
+    assert src.format == "protocol:slingshot2"
+    assert (src.accepted, src.void, src.rejected) == (6, 1, 0)
+    t = next(iter(log.tables.values()))
+    labels = [EU.labels[i] for i in t.outcomes]
+    assert labels == ["27", "16", "6", "3", "10", "0"]
+    assert t.direction.tolist() == [1, 0, 1, 0, 1, 0]  # alternating from game to game, read at the launch
+    assert t.rotor_speed.tolist() == pytest.approx([14.1, 16.1, 17.0, 16.7, 14.1, 16.2])
+    assert any("power off (*P 0, line 489)" in n and "game 017" in n for n in log.notes)
+
+
+def test_selftest_capture_counts_and_unique_ids_though_game_numbers_repeat(tmp_path):
+    path = _capture("selftest-capture.log")
+    lines, no, _ = proto_mod.split_lines(path.read_bytes())
+    dec = proto_mod.decode(lines, no, load_protocol("slingshot2"), str(path))
+    g = dec.games
+    # counted independently with awk (README of the tests: same rules, another implementation): 31 games, 3 results
+    assert g.n == 31 and int((~g.void).sum()) == 3 and int(g.void.sum()) == 28
+    assert g.result[~g.void].tolist() == ["31", "32", "27"]
+    assert set(g.game[~g.void].tolist()) == {1}  # game 001 every time, on three different days
+    assert np.unique(g.spin_id).size == g.n
+    assert [r.line for r in dec.rejected] == [253]  # "Receive >>> 00;0": a truncated message
+    assert dec.counts["host_lines"] == 128
+    reasons = " | ".join(g.reason[g.void])
+    assert "warning flags 4" in reasons and "table closed" in reasons and "the capture ends" in reasons
+    log = read_spin_log(path, EU)
+    assert (log.sources[0].accepted, log.sources[0].void, log.sources[0].rejected) == (3, 28, 1)
+    assert log.period is not None
+
+
+def test_settings_session_has_one_game_that_never_ran():
+    log = read_spin_log(_capture("settings-session.log"), EU)
+    src = log.sources[0]
+    assert (src.accepted, src.void, src.rejected) == (0, 1, 0)
+    assert any("no result: table closed (state 6, line 309) in state 2" in n for n in log.notes)
+
+
+@pytest.mark.parametrize("name, accepted, void", [("ss2-protocol-6-games.log", 6, 1), ("selftest-capture.log", 3, 28), ("settings-session.log", 0, 1)])
+def test_certify_real_captures_end_to_end_inconclusive_for_size(tmp_path, name, accepted, void):
+    res = CliRunner().invoke(main, ["certify", str(_capture(name)), "--seed", "1", "--resamples", "999", "--no-plots", "--out", str(tmp_path), "--json"],
+                             catch_exceptions=False)
+    assert res.exit_code == EXIT["INCONCLUSIVE"], res.output
+    rep = json.loads(res.output[res.output.index("{"):])
+    assert rep["verdict"] == "INCONCLUSIVE"
+    inp = rep["inputs"][0]
+    assert (inp["format"], inp["accepted"], inp["void"]) == ("protocol:slingshot2", accepted, void)
+    txt = CliRunner().invoke(main, ["certify", str(_capture(name)), "--protocol", "slingshot2", "--seed", "1", "--resamples", "999", "--no-plots",
+                                    "--out", str(tmp_path)], catch_exceptions=False).output
+    assert f"{accepted} accepted, {void} void" in txt and "too few" in txt
+
+
+# ---------------------------------------------------------------------------- quirks, on small synthetic captures
+def test_result_repeats_are_one_game_and_a_different_repeat_is_rejected(tmp_path):
+    lines = _game(11, "27", repeats=11) + _game(12, "5")
+    lines[-1] = "*X;5;012; 6;0;154;1"  # a repeat of the result state with another number
+    log = _read(tmp_path, "\r\n".join(lines) + "\r\n")
+    assert log.accepted == 2 and log.void == 0
+    assert [r.line for r in log.rejected] == [len(lines)] and "winning number '6' differs from the game's first result '5'" in log.rejected[0].reason
+
+
+def test_game_numbers_that_wrap_and_repeat_stay_separate_spins(tmp_path):
+    lines = _game(998, "1") + _game(999, "2") + _game(0, "3") + _game(1, "4") + ["*X;6;002; 4;0;000;0"] + _game(1, "5")
+    p = tmp_path / "wrap.log"
+    p.write_text("\n".join(lines) + "\n")
+    lines_a, no, _ = proto_mod.split_lines(p.read_bytes())
+    g = proto_mod.decode(lines_a, no, load_protocol("slingshot2"), "wrap.log").games
+    assert g.game.tolist() == [998, 999, 0, 1, 1] and g.spin_id.tolist() == [1, 2, 3, 4, 5]
+    assert g.result.tolist() == ["1", "2", "3", "4", "5"] and not g.void.any()
+
+
+def test_warning_flag_and_power_off_make_void_spins_with_reasons(tmp_path):
+    lines = _game(1, "7") + _game(2, "8", warn={4: 4}) + _game(3, "9")[:3] + ["*P 0"] + _game(3, "9")[3:] + _game(4, "10")
+    log = _read(tmp_path, "\n".join(lines) + "\n")
+    assert (log.accepted, log.void) == (2, 2)
+    notes = " ".join(log.notes)
+    assert "warning flags 4 (warning flag 4) in state 4" in notes and "spin 2 (game 002)" in notes
+    assert "power off (*P 0, line" in notes and "spin 3 (game 003)" in notes
+
+
+def test_truncated_and_garbled_lines_are_rejected_with_line_and_reason(tmp_path):
+    lines = _game(1, "7") + ["*X;3;002;  ;0;1", "\x00\x01junk"] + _game(2, "8")
+    text = "\n".join(lines) + "\n*X;5;00"  # the capture itself ends mid-message
+    p = tmp_path / "t.log"
+    p.write_bytes(text.encode("latin-1"))
+    log = read_spin_log(p, EU, fmt="protocol")
+    assert log.accepted == 2
+    bad = {r.line: r for r in log.rejected}
+    assert set(bad) == {10, 11, len(lines) + 1}
+    assert all("not a message of protocol slingshot2" in r.reason for r in bad.values())
+
+
+def test_prefixes_host_lines_and_bare_messages_mix(tmp_path):
+    body = _game(5, "0")
+    lines = ["[2025-11-13 12:37:10.995] ERROR >>> Serial port error: could not open port", "[2025-11-13 12:37:19.953] Send <<< *T D"]
+    for i, m in enumerate(body):
+        lines.append(f"[2025-11-13 12:38:{i:02d}.000] Receive >>> {m}" if i % 2 else m)
+        lines.append(f"[2025-11-13 12:38:{i:02d}.100] Auto-send <<< *P 0")  # the host's command, not the wheel's power-off
+    log = _read(tmp_path, "\n".join(lines) + "\n")
+    assert (log.accepted, log.void, len(log.rejected)) == (1, 0, 0)
+    assert "host lines skipped" in log.notes[0] and f"{2 + len(body)} host lines" in log.notes[0]
+
+
+def test_game_seen_only_from_its_result_and_capture_ending_mid_game(tmp_path):
+    lines = _game(1, "7")[-3:] + _game(2, "8")[:4]
+    p = tmp_path / "c.log"
+    p.write_text("\n".join(lines) + "\n")
+    pr = load_protocol("slingshot2")
+    a, no, _ = proto_mod.split_lines(p.read_bytes())
+    g = proto_mod.decode(a, no, pr, "c").games
+    assert g.result.tolist() == ["7", ""] and g.void.tolist() == [False, True]
+    assert np.isnan(g.rotor_speed[0]) and g.direction[0] == "ccw"  # no launch seen: speed unknown, direction from the result state
+    assert "the capture ends" in g.reason[1]
+    live = proto_mod.decode(a, no, pr, "c", final=False).games  # live: the running game is not finished, not void
+    assert live.complete.tolist() == [True, False] and live.void.tolist() == [False, False]
+
+
+def test_format_detection():
+    from pathlib import Path
+
+    assert detect_format(Path("x.log"), b"*P 1\r\n*X;6;011;34;0;000;0\r\n") == "protocol:slingshot2"
+    assert detect_format(Path("x.log"), b"[2025-11-13 12:37:10.995] ERROR >>> x\n[2025-11-13 12:37:19.954] Receive >>> *X;6;001;  ;0;000;0\n") == "protocol:slingshot2"
+    assert detect_format(Path("x.csv"), b"spin_id,result\n1,5\n") == "csv"
+    assert detect_format(Path("x.txt"), b"1 2 3\n") == "permanence"
+
+
+def test_rotor_speed_and_direction_reach_the_spinlog_from_csv_too(tmp_path):
+    p = tmp_path / "s.csv"
+    p.write_text("spin_id,result,direction,rotor_speed\n1,5,cw,16.2\n2,7,ccw,\n3,9,cw,abc\n")
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert t.direction.tolist() == [0, 1]
+    assert t.rotor_speed[0] == pytest.approx(16.2) and np.isnan(t.rotor_speed[1])
+    assert log.rejected[0].line == 4 and "rotor_speed is not a non-negative number" in log.rejected[0].reason
+
+
+# ---------------------------------------------------------------------------- simulated controller (item 5)
+def test_simulated_protocol_reads_back_exactly(tmp_path):
+    from rngcert.simulate.protocol import protocol_lines, write_protocol
+    from rngcert.simulate.rotor import simulate_rotor_spins
+
+    rng = np.random.default_rng(2025)
+    sim, speed, _ = simulate_rotor_spins(EU, 400, rng)
+    void = rng.random(400) < 0.05
+    pr = load_protocol("slingshot2")
+    for ts in (False, True):
+        p = tmp_path / f"sim{ts}.log"
+        write_protocol(p, protocol_lines(EU, sim.positions, sim.direction, speed, void, pr, first_game=990), timestamps=ts)
+        log = read_spin_log(p, EU)
+        t = next(iter(log.tables.values()))
+        assert (log.accepted, log.void, len(log.rejected)) == (int((~void).sum()), int(void.sum()), 0)
+        assert t.outcomes.tolist() == sim.positions[~void].tolist()
+        assert t.direction.tolist() == sim.direction[~void].tolist()
+        assert t.rotor_speed == pytest.approx(np.round(speed[~void], 1))
+        assert (log.period is not None) == ts
+
+
+def test_simulate_wheel_protocol_cli_with_a_direction_bias(tmp_path):
+    out = tmp_path / "dir.log"
+    res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--spins", "3000", "--seed", "5", "--direction-bias", "0:9:1.5",
+                                    "--out", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    t = next(iter(read_spin_log(out, EU).tables.values()))
+    arc = t.outcomes < 9  # positions 0-8
+    cw, ccw = arc[t.direction == 0].mean(), arc[t.direction == 1].mean()
+    # planted: the arc weighs 1.5 in clockwise games and 0.5 in counter-clockwise ones (9/37 of the wheel)
+    assert cw == pytest.approx(9 * 1.5 / (28 + 9 * 1.5), abs=0.035) and ccw == pytest.approx(9 * 0.5 / (28 + 9 * 0.5), abs=0.035)
+    assert abs(arc.mean() - 9 / 37) < 0.03  # pooled over both directions it is nearly fair
+    res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--pocket-bias", "17:1.2", "--out", str(out)])
+    assert res.exit_code == 2 and "does not take --pocket-bias" in res.output
+
+
+def test_capture_timestamps_take_the_protocol_files_zone(tmp_path):
+    d = _doc()
+    d["prefix"]["timezone"] = "+08:00"
+    pr = protocol_from_dict(d, "lab.toml")
+    text = "\n".join(f"[2025-11-13 12:38:{i:02d}.000] Receive >>> {m}" for i, m in enumerate(_game(5, "0"))) + "\n"
+    lines, no, _ = proto_mod.split_lines(text.encode())
+    g = proto_mod.decode(lines, no, pr, "x").games
+    assert g.timestamp.tolist() == ["2025-11-13T12:38:06.000+08:00"]  # the first result message (the 7th line)
+    assert any("read as +08:00" in n for n in pr.notes)
+
+
+def test_unknown_state_bad_direction_and_a_result_without_number(tmp_path):
+    g2 = _game(2, "8")
+    g2[6:] = ["*X;5;002;  ;0;150;1"] * 3  # the result state arrives without a number
+    lines = _game(1, "7") + ["*X;7;001; 7;0;150;1", "*X;3;001; 7;0;150;2"] + g2 + _game(3, "9")
+    log = _read(tmp_path, "\n".join(lines) + "\n")
+    assert (log.accepted, log.void) == (2, 1)
+    why = {r.line: (r.column, r.reason) for r in log.rejected}
+    assert why[10][0] == "state" and "state 7 is not a state" in why[10][1]
+    assert why[11][0] == "direction" and "direction '2'" in why[11][1]
+    assert any("the result state has no winning number" in n and "spin 2 (game 002)" in n for n in log.notes)
+
+
+def test_ingest_a_capture(tmp_path):
+    db = tmp_path / "s.duckdb"
+    res = CliRunner().invoke(main, ["ingest", str(_capture("ss2-protocol-6-games.log")), "--db", str(db)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "7 rows → 7 new spins stored" in res.output and "(1 void among the rows)" in res.output
+    res = CliRunner().invoke(main, ["ingest", str(_capture("ss2-protocol-6-games.log")), "--db", str(db), "--protocol", "slingshot2"], catch_exceptions=False)
+    assert res.exit_code == 0 and "already ingested" in res.output and "7 spins in 1 table" in res.output

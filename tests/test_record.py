@@ -1,0 +1,307 @@
+"""rngcert record (issue 25): a wheel recorded live from a (simulated) serial line — a pseudo-terminal
+replaying the real capture with its timing compressed, a disconnect in the middle of a game, a restart
+while the controller repeats a result — with exact counts; the incremental decoder equals the whole-file
+reader however the stream is cut."""
+
+from __future__ import annotations
+
+import csv
+import os
+import threading
+import time
+import tty
+
+import numpy as np
+import pytest
+from _support import shared_file
+from click.testing import CliRunner
+
+from rngcert.cli import main
+from rngcert.collect import protocol as proto_mod
+from rngcert.collect.record import LiveDecoder, RecordStats, record
+from rngcert.collect.spinlog import read_spin_log
+from rngcert.equipment.protocol import load_protocol
+from rngcert.equipment.wheel import load_wheel
+
+PROTO = load_protocol("slingshot2")
+SS2 = ("data", "wheel-controller-serial", "ss2-protocol-6-games.log")
+
+
+def _whole(path):
+    lines, no, _ = proto_mod.split_lines(path.read_bytes())
+    return proto_mod.decode(lines, no, PROTO, str(path), final=False).games
+
+
+@pytest.mark.parametrize("name", ["ss2-protocol-6-games.log", pytest.param("selftest-capture.log", marks=pytest.mark.slow)])
+def test_live_decoder_equals_the_whole_capture_however_the_stream_is_cut(name):
+    path = shared_file("data", "wheel-controller-serial", name)
+    whole = _whole(path)
+    want = [(int(s), int(g), r, bool(v), w) for s, g, r, v, w, c in
+            zip(whole.spin_id, whole.game, whole.result, whole.void, whole.reason, whole.complete) if c]
+    text = path.read_bytes().decode("ascii").split("\n")
+    if text[-1] == "":
+        text = text[:-1]
+    rng = np.random.default_rng(25)
+    dec = LiveDecoder(PROTO, str(path))
+    got, i = [], 0
+    while i < len(text):
+        k = int(rng.integers(1, 400 if len(text) > 10_000 else 40))
+        spins, _ = dec.feed(text[i:i + k])
+        got += [(s.spin_id, s.game, s.result, s.void, s.void_reason) for s in spins]
+        i += k
+    assert got == want
+    assert len(dec.lines) < 4000  # only the running game is kept
+
+
+def test_restart_does_not_write_the_repeated_result_again():
+    lines = shared_file(*SS2).read_bytes().decode("ascii").splitlines()
+    first = LiveDecoder(PROTO)
+    spins, _ = first.feed(lines[:127])  # up to the first result message of game 011
+    assert [(s.spin_id, s.game, s.result) for s in spins] == [(1, 11, "27")]
+    again = LiveDecoder(PROTO, last=(1, 11, "27", False))  # restarted: the controller still repeats 5;011;27
+    spins, _ = again.feed(lines[127:210])
+    assert [(s.spin_id, s.game, s.result) for s in spins] == [(2, 12, "16")]
+    assert "not written again" in again.notes[0]
+
+
+# ---------------------------------------------------------------------------- a simulated wheel on a pty
+class Wheel:
+    """The controller's side: a pseudo-terminal whose slave is reached through a stable link
+    (like /dev/serial/by-id/...), replaying lines with a fixed delay; can be unplugged and plugged
+    in again (a new pty behind the same link)."""
+
+    def __init__(self, folder):
+        self.link = folder / "ttyWHEEL"
+        self.master = None
+        self.plug()
+
+    def plug(self):
+        m, s = os.openpty()
+        tty.setraw(s)
+        name = os.ttyname(s)
+        os.close(s)  # (the recorder opens it by name)
+        tmp = self.link.with_suffix(".new")
+        os.symlink(name, tmp)
+        os.replace(tmp, self.link)
+        self.master = m
+
+    def unplug(self):
+        os.close(self.master)
+        self.master = None
+
+    def send(self, data: bytes):
+        os.write(self.master, data)
+
+
+def _wait(cond, what, timeout=20.0):  # (generous: only a failing run waits it out)
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.002)
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+def test_record_from_a_pty_with_a_disconnect_mid_game_and_a_restart(tmp_path):
+    lines = shared_file(*SS2).read_bytes().split(b"\n")
+    lines = [ln + b"\n" for ln in lines if ln]
+    assert len(lines) == 505
+    wheel = Wheel(tmp_path)
+    out = tmp_path / "wheel.csv"
+    delay = 0.5 / 500  # the controller's 0.5 s between messages, 500 times faster
+    st1, st2 = RecordStats(), RecordStats()
+    stop1 = threading.Event()
+    events: list[str] = []
+
+    def run(st, stop):
+        record(str(wheel.link), out, PROTO, reconnect=0.02, stop=stop.is_set, stats=st, on_event=events.append)
+
+    t1 = threading.Thread(target=run, args=(st1, stop1), daemon=True)
+    t1.start()
+    _wait(lambda: any(e.startswith("connected") for e in events), "the recorder to connect")
+    sent = 0
+
+    def replay(upto):
+        nonlocal sent
+        while sent < upto:
+            wheel.send(lines[sent])
+            sent += 1
+            time.sleep(delay)
+
+    # 1. games 011, 012 and into game 013's ball-in-track state (line 225 of the capture)
+    replay(225)
+    _wait(lambda: st1.lines == 225, "the recorder to read 225 lines")
+    # 2. the cable is pulled in the middle of a message of game 013; plugged in again; the wheel goes on
+    wheel.send(b"*X;3;013;16;0;1")
+    _wait(lambda: st1.bytes == sum(map(len, lines[:225])) + 15, "the fragment to arrive")
+    wheel.unplug()
+    _wait(lambda: st1.disconnects == 1, "the disconnect")
+    wheel.plug()
+    _wait(lambda: st1.reconnects == 1, "the reconnect")
+    # 3. on to game 014's first result message (line 342), then the recorder is stopped and restarted
+    replay(342)
+    _wait(lambda: st1.spins == 4, "spin 4 (game 014) to be written")
+    stop1.set()
+    t1.join(20)
+    assert not t1.is_alive()
+    stop2 = threading.Event()
+    st2_thread = threading.Thread(target=run, args=(st2, stop2), daemon=True)
+    n_conn = sum(e.startswith("connected") for e in events)
+    st2_thread.start()
+    _wait(lambda: sum(e.startswith("connected") for e in events) == n_conn + 1, "the restarted recorder to connect")
+    # 4. the controller still repeats game 014's result, then plays 015, 016, and 017 is cut by a power-off
+    replay(len(lines))
+    _wait(lambda: st2.spins == 3, "spins 5-7")
+    stop2.set()
+    st2_thread.join(20)
+    assert not st2_thread.is_alive()
+    wheel.unplug()
+
+    rows = list(csv.DictReader(out.open()))
+    assert [r["spin_id"] for r in rows] == ["1", "2", "3", "4", "5", "6", "7"]
+    assert [r["game"] for r in rows] == ["011", "012", "013", "014", "015", "016", "017"]
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""]
+    assert [r["void"] for r in rows] == ["false"] * 6 + ["true"] and rows[6]["void_reason"].startswith("power off (*P 0")
+    assert [r["direction"] for r in rows[:6]] == ["ccw", "cw", "ccw", "cw", "ccw", "cw"]
+    assert rows[2]["rotor_speed"] == "17"  # game 013's launch was read before the cable was pulled
+    assert (st1.spins, st1.disconnects, st1.reconnects, st1.rejected) == (4, 1, 1, 1)
+    assert any("is the log's last row (spin 4)" in e for e in events)
+    rej = list(csv.DictReader(out.with_name(out.name + ".rejects.csv").open()))
+    assert len(rej) == 1 and rej[0]["text"] == "*X;3;013;16;0;1" and "disconnect" in rej[0]["reason"]
+    # the recorded log is a spin log like any other
+    log = read_spin_log(out, load_wheel("european"))
+    t = next(iter(log.tables.values()))
+    assert (log.accepted, log.void) == (6, 1)
+    assert t.rotor_speed.tolist() == pytest.approx([14.1, 16.1, 17.0, 16.7, 14.1, 16.2])
+
+
+def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path):
+    cap = shared_file(*SS2)
+    part = tmp_path / "part.log"
+    part.write_bytes(b"\n".join(cap.read_bytes().split(b"\n")[:210]) + b"\n")  # games 011 and 012
+    out = tmp_path / "w.csv"
+    res = CliRunner().invoke(main, ["record", str(part), "--out", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert out.read_text().count("\n") == 3 and "game 013 was running" in res.output
+    with out.open("a") as fh:
+        fh.write("3,013,2026-01-01T00:00:00Z,6,fal")  # a crash while writing
+    res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q"], catch_exceptions=False)
+    assert res.exit_code == 0
+    assert "cut off" in res.output and "resuming" in res.output
+    import json
+
+    meta = json.loads(out.with_name("w.csv.json").read_text())
+    assert meta["protocol"]["rotor_speed_assumed"] and [x["resumed_after_spin"] for x in meta["sessions"]] == [None, 2]
+    rows = list(csv.DictReader(out.open()))
+    assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 10)]  # the whole capture is a new stream: its 7 games after spin 2
+    bad = tmp_path / "other.csv"
+    bad.write_text("spin_id,result\n1,5\n")
+    res = CliRunner().invoke(main, ["record", str(cap), "--out", str(bad)])
+    assert res.exit_code == 3 and "not a log this recorder wrote" in res.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_record_from_a_fifo_whose_writer_closes_and_comes_back(tmp_path):
+    data = shared_file(*SS2).read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1  # a line boundary in the middle of the capture
+    fifo = tmp_path / "wheel.fifo"
+    os.mkfifo(fifo)
+    out = tmp_path / "w.csv"
+
+    def writer():
+        for part in (data[:cut], data[cut:]):
+            with open(fifo, "wb") as fh:  # (blocks until the recorder has the FIFO open)
+                fh.write(part)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    st = record(str(fifo), out, PROTO, reconnect=0.02, idle_timeout=0.5)
+    t.join(20)
+    rows = list(csv.DictReader(out.open()))
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""] and st.rejected == 0
+    assert st.lines == 505
+
+
+def test_watch_refuses_a_raw_capture_and_says_what_to_run(tmp_path):
+    res = CliRunner().invoke(main, ["watch", str(shared_file(*SS2)), "--no-record", "--db", str(tmp_path / "s.duckdb")])
+    assert res.exit_code == 3 and "rngcert record" in res.output
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+def test_pty_replays_a_real_capture_with_its_own_timing(tmp_path):
+    """The self-test capture's game of 2025-09-16 (lines 42,536-42,700), sent as the controller sent it:
+    only the 'Receive >>>' messages, without the capture program's prefix, spaced by their own timestamps
+    compressed 1,000 times. One game with a result (31, game 001, launched at 16.2 rpm, ccw); the game
+    that follows is still running when the replay ends, so it is not written."""
+    from datetime import datetime
+
+    raw = shared_file("data", "wheel-controller-serial", "selftest-capture.log").read_text(encoding="ascii").splitlines()[42535:42700]
+    msgs = [(datetime.strptime(ln[1:24], "%Y-%m-%d %H:%M:%S.%f"), ln[26:].split(">>> ", 1)[1]) for ln in raw if "] Receive >>> " in ln]
+    assert len(msgs) == 163  # grep -c "Receive >>>" on those lines
+    wheel = Wheel(tmp_path)
+    out = tmp_path / "w.csv"
+    st, stop, events = RecordStats(), threading.Event(), []
+    t = threading.Thread(target=lambda: record(str(wheel.link), out, PROTO, reconnect=0.02, stop=stop.is_set, stats=st, on_event=events.append),
+                         daemon=True)
+    t.start()
+    _wait(lambda: any(e.startswith("connected") for e in events), "the recorder to connect")
+    for i, (when, msg) in enumerate(msgs):
+        if i:
+            time.sleep((when - msgs[i - 1][0]).total_seconds() / 1000)
+        wheel.send(msg.encode("ascii") + b"\r\n")
+    _wait(lambda: st.lines == len(msgs), "every message to be read")
+    stop.set()
+    t.join(20)
+    wheel.unplug()
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["spin_id"], r["game"], r["result"], r["void"], r["direction"], r["rotor_speed"]) for r in rows] == [("1", "001", "31", "false", "ccw", "16.2")]
+    assert st.rejected == 0 and any("game 002 was running" in e for e in events)
+
+
+def test_record_source_errors_exit_3_and_leave_no_log(tmp_path):
+    out = tmp_path / "w.csv"
+    res = CliRunner().invoke(main, ["record", str(tmp_path / "capture.lgo"), "--out", str(out)])
+    assert res.exit_code == 3 and "no such file, FIFO or serial port" in res.output and not out.exists()
+    res = CliRunner().invoke(main, ["record", "/dev/ttyRNGCERT-NONE", "--out", str(out), "--max-wait", "0.2", "--reconnect", "0.05"])
+    assert res.exit_code == 3 and "gave up after 0.2 s" in res.output
+    res = CliRunner().invoke(main, ["record", str(shared_file(*SS2)), "--out", str(out), "--protocol", "no-such"])
+    assert res.exit_code == 4 and "slingshot2" in res.output
+
+
+def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path):
+    from rngcert.simulate.protocol import protocol_lines, write_protocol
+    from rngcert.stats.alternatives import WheelBias, position_probabilities
+
+    eu = load_wheel("european")
+    rng = np.random.default_rng(7)
+    n = 3000
+    for name, p, code in (("fair", None, 0), ("sector", position_probabilities(37, WheelBias(sectors=((0, 5, 1.6),))), 13)):
+        pos = rng.choice(37, size=n, p=p)
+        cap = tmp_path / f"{name}.log"
+        write_protocol(cap, protocol_lines(eu, pos, np.arange(n) % 2, np.full(n, 16.0), np.zeros(n, bool), PROTO))
+        out = tmp_path / f"{name}.csv"
+        res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q", "--watch"])
+        assert res.exit_code == code, res.output
+        rows = list(csv.DictReader(out.open()))
+        if code:
+            assert "ALARM" in res.output and "positions 0..4" in res.output and len(rows) < n
+        else:
+            assert len(rows) == n
+        assert not out.with_name(out.name + ".rejects.csv").read_text().strip().count("\n")  # header only
+
+
+def test_record_from_standard_input_with_a_table_column(tmp_path):
+    out = tmp_path / "w.csv"
+    res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "--table", "wheel-7", "-q"], input=shared_file(*SS2).read_bytes())
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 7 and {r["table"] for r in rows} == {"wheel-7"}
+    log = read_spin_log(out, load_wheel("european"))
+    assert list(log.tables) == ["wheel-7"] and (log.accepted, log.void) == (6, 1)
+    res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "-q"], input=b"")  # resuming without the table: another log's shape
+    assert res.exit_code == 3 and "same --table" in res.output
+
+
+def test_record_help_has_examples_and_exit_codes():
+    res = CliRunner().invoke(main, ["record", "--help"])
+    assert res.exit_code == 0 and "Examples" in res.output and "13 ALARM" in res.output and "--baud" in res.output
