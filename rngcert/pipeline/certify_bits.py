@@ -147,6 +147,13 @@ def _stream_item(item) -> list:
     return run_stream(bits, constants=constants)
 
 
+#: Serial seconds per bit of one stream's SP 800-22 tests (16.8 s for 100 streams of 10**6 bits,
+#: README), and of all the exact null laws of one run per 10**6 bits (about 10 s), on the 2-core machine:
+#: the estimates by which the default plan decides whether a local cluster pays.
+STREAM_BIT_S = 1.7e-7
+LAWS_S = 10.0
+
+
 def _law_key(result, alpha: float) -> tuple:
     key, params = nulllaw.law_params(result.name, result.details)
     return (key, int(result.n), params, float(alpha))
@@ -306,6 +313,10 @@ def certify_streams(
     m, n = streams.shape
     if plan is None:
         plan = Plan(workers=processes or 1)
+    # the default plan: a cluster only where it pays (the streams' cost, and the exact laws' at this n)
+    costs = [STREAM_BIT_S * n] * m + ([LAWS_S * n / 1e6] if null_law == "exact" else [])
+    if not plan.runs_parallel(m, costs):
+        plan = Plan(workers=1)
     items = _stream_items(streams, constants, packed=not plan.serial and m > 1)
     finished = [0]
 
