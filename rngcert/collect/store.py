@@ -1709,16 +1709,23 @@ class _Spool:
             if n and pc.any(pc.equal(sid, "")).as_py():
                 self.failed = "empty spin ids"
                 return
-            # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
-            # one vectorised pass over the rows (not one Python call per distinct id)
-            valid = pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0
-            self.n_valid += int(valid)
-            self.n_text += n - int(valid)
             canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
-            spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
-            spin_label = pc.if_else(canon, pa.scalar(""), sid)
+            all_canon = bool(pc.all(canon).as_py()) if n else True
+            # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
+            # one vectorised pass over the rows (not one Python call per distinct id); when every id
+            # is canonical (the usual case) those are the ids without a minus sign
+            if all_canon:
+                valid = n - int(pc.sum(pc.cast(pc.starts_with(sid, "-"), pa.int64())).as_py() or 0)
+                spin_no = pc.cast(sid, pa.int64())
+                spin_label = pa.repeat(pa.scalar("", pa.string()), n)
+            else:
+                valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0)
+                spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+                spin_label = pc.if_else(canon, pa.scalar(""), sid)
+            self.n_valid += valid
+            self.n_text += n - valid
             if self.no_repeats:
-                if not pc.all(canon).as_py():
+                if not all_canon:
                     self.no_repeats = False  # text ids: DuckDB finds the repeats
                 else:
                     no = spin_no.to_numpy(zero_copy_only=False)
