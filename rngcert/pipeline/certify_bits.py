@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
+from rngcert.pipeline import lawcache
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.stats.nist import nulllaw, twolevel
@@ -164,7 +165,7 @@ def _bits_work(item):
     ``("law", (key, n, params, alpha))`` (:func:`rngcert.stats.nist.nulllaw.pvalue_law`)."""
     kind, payload = item
     if kind == "law":
-        return nulllaw.pvalue_law(*payload)
+        return lawcache.cached_law(*payload)
     return _stream_item(payload)
 
 
@@ -181,7 +182,8 @@ def _streams_and_laws(items: list, alpha: float, plan: Plan, progress) -> tuple[
     first = _stream_item(items[0])
     if progress is not None:
         progress(0, first)
-    keys = list(dict.fromkeys(_law_key(r, alpha) for r in first if r.applicable and _has_law(r)))
+    keys = [k for k in dict.fromkeys(_law_key(r, alpha) for r in first if r.applicable and _has_law(r))
+            if not lawcache.is_cached(*k)]  # laws on disk from an earlier run are read, not computed
     work = [("law", k) for k in keys] + [("stream", it) for it in items[1:]]
     out = map_items(_bits_work, work, plan=plan,
                     progress=(lambda i, res: progress(i, res) if i >= len(keys) else None) if progress else None)
@@ -192,7 +194,7 @@ def _streams_and_laws(items: list, alpha: float, plan: Plan, progress) -> tuple[
         try:
             return laws[_law_key(result, a)]
         except (KeyError, TypeError, ValueError):
-            return nulllaw.law_for_result(result, a)
+            return lawcache.law_for_result(result, a)
 
     return per_seq, law_of
 
@@ -324,7 +326,8 @@ def certify_streams(
         finished[0] += 1
         progress(finished[0], m)
 
-    law_of: "str | object" = null_law
+    # the exact laws through the disk cache (rngcert.pipeline.lawcache): computed once per (test, n)
+    law_of: "str | object" = lawcache.law_for_result if null_law == "exact" else null_law
     if null_law == "exact" and m > 1 and not plan.serial:
         per_seq, law_of = _streams_and_laws(items, alpha, plan, done if progress else None)
     else:
