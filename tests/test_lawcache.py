@@ -123,3 +123,25 @@ def test_bits_report_is_the_same_with_the_cache_cold_warm_and_off(cache, monkeyp
     lawcache.cached_law.cache_clear()
     nulllaw.pvalue_law.cache_clear()
     assert cold == warm == two_level()
+
+
+@pytest.mark.slow
+def test_laws_on_disk_are_no_work_items(cache, monkeypatch):
+    """On workers the laws named by stream 0 are work items beside the streams, unless on disk."""
+    import rngcert.pipeline.certify_bits as cb
+    from rngcert.pipeline.parallel import Plan
+    from rngcert.simulate.sources import generate_bits
+
+    streams = generate_bits("pcg64", 4000, seed=11, streams=3)
+    serial = cb.certify_streams(streams, source={"generator": "pcg64"}, figures=False, plan=Plan(workers=1))  # fills the cache
+    seen = []
+
+    def fake_map(func, items, *, plan=None, progress=None, **kw):
+        items = list(items)
+        seen.extend(kind for kind, _ in items)
+        return [func(it) for it in items]
+
+    monkeypatch.setattr(cb, "map_items", fake_map)
+    par = cb.certify_streams(streams, source={"generator": "pcg64"}, figures=False, plan=Plan(workers=2))
+    assert seen == ["stream", "stream"]
+    assert par.report["tables"][0]["two_level"] == serial.report["tables"][0]["two_level"]
