@@ -497,3 +497,19 @@ def test_cli_exits_14_on_a_lost_rotation(tmp_path, monkeypatch):
                                       "--max-idle", "30"])
     assert r.exit_code == 14, r.output
     assert "SPINS LOST" in r.output and "live.csv.1" in r.output and "stopped: " in r.output
+
+
+def test_an_exporters_temporary_file_is_not_a_lost_rotation(tmp_path):
+    """An exporter that writes live.csv.tmp and renames it over live.csv (an atomic rewrite) while
+    it already writes the next live.csv.tmp: a rotation, and no lost file (the ids continue)."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(300, 60, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert _events(w) == []
+    tmp = tmp_path / "live.csv.tmp"
+    tmp.write_bytes(lines(300, 60, header=True) + lines(300, 61, first=300))
+    os.replace(tmp, log)
+    tmp.write_bytes(lines(50, 62, header=True))  # the next rewrite, half written
+    assert _events(w) + _events(w) == []
+    assert spins(w) == 600 and w.repeated == 300
+    w.close()

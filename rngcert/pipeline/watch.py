@@ -25,8 +25,9 @@ and the mean time to a false alarm is at least N/alpha spins.
   later continues that line, the follower reports it.
 * **A lost rotation.** When two rotations happen within one poll, the file between them was
   never opened. At a rotation the follower looks beside the log for a file (``<name>*``) that it
-  never followed, that appeared or changed since the previous poll and is not empty: such a file
-  is reported in :attr:`LogFollower.lost`. :class:`LogWatch` also compares, per table, the
+  never followed, that was not there at the previous poll, is not empty, not compressed and has a
+  rotated name (a digit after a ``.``, ``-`` or ``_``: ``live.csv.1``, ``live.csv-20261201``; not
+  an exporter's ``live.csv.tmp``): such a file is reported in :attr:`LogFollower.lost`. :class:`LogWatch` also compares, per table, the
   first spin id counted from the new file with the last one from the old file: when the ids
   went up by a constant step and the new file's first id skips ahead, the spins between are
   reported as lost (a ``"lost"`` event; ``rngcert watch`` stops with exit code 14).
@@ -40,6 +41,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -313,6 +315,8 @@ class LogFollower:
         for name, (dev, ino, size, _mtime) in sorted(self._sibling_stats().items()):
             if (dev, ino) in skip or size == 0 or self._compressed(self.path.parent / name):
                 continue
+            if not re.match(r"[.\-_][0-9]", name[len(self.path.name):]):
+                continue  # not a rotated name (LOG.1, LOG-20261201, LOG.2026-12-01): an exporter's LOG.tmp, LOG.lock
             self.lost.append(
                 f"{self.path} was rotated more than once between two polls: {self.path.parent / name} ({size:,} bytes, "
                 "not there at the last poll) is a log file the watch never read; its spins were not watched")
