@@ -513,3 +513,21 @@ def test_an_exporters_temporary_file_is_not_a_lost_rotation(tmp_path):
     assert _events(w) + _events(w) == []
     assert spins(w) == 600 and w.repeated == 300
     w.close()
+
+
+def test_a_void_spin_at_the_end_of_a_rotated_file_is_not_a_gap(tmp_path):
+    """The ids of void rows count as spins of the log: a file ending in a void spin, then the next
+    file after one rotation, is no gap; two rotations in one poll still are."""
+    log = tmp_path / "live.csv"
+    head = "spin_id,table,result,void\n"
+    x = np.random.default_rng(63).integers(0, 37, 600)
+    log.write_text(head + "".join(f"{i},W1,{x[i]},false\n" for i in range(1, 300)) + "300,W1,,true\n")
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert _events(w) == [] and spins(w) == 299
+    _rotate(log, (head + "".join(f"{i},W1,{x[i]},false\n" for i in range(301, 400))).encode())
+    assert _events(w) + _events(w) == [] and spins(w) == 398
+    _rotate(log, (head + "".join(f"{i},W1,{x[i]},false\n" for i in range(400, 500))).encode())
+    _rotate(log, (head + "".join(f"{i},W1,{x[i]},false\n" for i in range(500, 600))).encode())
+    lost = _events(w) + _events(w)
+    assert any("is 500" in t and "was 399" in t for t in lost), lost
+    w.close()

@@ -708,6 +708,8 @@ class LogWatch:
                 tnames = enc.dictionary.to_pylist()
             else:
                 tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [self.path.stem]
+            if rows.spin_id is not None:
+                self._id_gaps(events, rows, tcodes, tnames, line)
             used, first_at = np.unique(tcodes[ok], return_index=True)
             for c in used[np.argsort(first_at)].tolist():  # tables in order of appearance (a handful)
                 tname = tnames[c] or "(no table)"
@@ -763,7 +765,6 @@ class LogWatch:
             take = fresh & ~later
             new[k[take]] = True
             seen.add(ids[take], pos[k[take]])
-            self._id_gap(events, tname, ids[take], line[sel[k[take]]] if take.any() else None)
         for i in np.flatnonzero(~is_num & ~no_id).tolist():  # text ids (rare): one by one
             sid = raw[i].as_py()
             old = seen.text.get(sid)
@@ -791,6 +792,22 @@ class LogWatch:
                 f"e.g. the old rows of a log rewritten whole): not counted again")))
         return sel[keep]
 
+
+    def _id_gaps(self, events: list[Event], rows, tcodes: np.ndarray, tnames: list, line: np.ndarray) -> None:
+        """:meth:`_id_gap` for every table of a chunk, on the whole-number ids of all its rows in
+        file order: void and rejected rows too (a void spin is a spin of the log, not a gap)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        raw = pc.utf8_trim_whitespace(rows.spin_id.cast(pa.string()))
+        numeric = np.asarray(pc.fill_null(pc.match_substring_regex(raw, r"^[0-9]{1,18}$"), False).to_numpy(zero_copy_only=False), dtype=bool)
+        if not numeric.any():
+            return
+        num = np.zeros(rows.n, dtype=np.int64)
+        num[numeric] = pc.cast(raw.filter(pa.array(numeric)), pa.int64()).to_numpy(zero_copy_only=False)
+        for c in np.unique(tcodes[numeric]).tolist():  # tables (a handful)
+            r = np.flatnonzero(numeric & (tcodes == c))
+            self._id_gap(events, tnames[c] or "(no table)", num[r], line[r])
 
     def _id_gap(self, events: list[Event], tname: str, ids: np.ndarray, line) -> None:
         """Compare the first id counted after a rotation with the last one before it (see ``lost``),
