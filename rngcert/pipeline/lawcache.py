@@ -33,14 +33,21 @@ from pathlib import Path
 
 from rngcert.stats.nist import nulllaw
 
-__all__ = ["cache_folder", "cached_law", "law_for_result", "CACHE_FORMAT"]
+__all__ = ["cache_folder", "cached_law", "is_cached", "law_for_result", "CACHE_FORMAT"]
 
 #: Version of the file format (part of every key).
 CACHE_FORMAT = 1
 
 
 def cache_folder() -> Path | None:
-    """The folder of the cached laws, or None when the disk cache is off (see the module docstring)."""
+    """The folder of the cached laws.
+
+    Returns
+    -------
+    Path or None
+        ``$RNGCERT_CACHE/nulllaw``, else ``$XDG_CACHE_HOME/rngcert/nulllaw`` (default
+        ``~/.cache/rngcert/nulllaw``); None when ``RNGCERT_CACHE`` turns the cache off.
+    """
     env = os.environ.get("RNGCERT_CACHE")
     if env is not None:
         return None if env.strip().lower() in ("", "0", "off", "no", "none") else Path(env) / "nulllaw"
@@ -146,15 +153,36 @@ def cached_law(key: str, n: int, params: tuple = (), alpha: float = 0.01) -> nul
 
 
 def is_cached(key: str, n: int, params: tuple = (), alpha: float = 0.01) -> bool:
-    """Whether a valid entry for the law is on disk (so that no work item need compute it)."""
+    """Whether a valid entry for the law is on disk (so that no work item need compute it).
+
+    Parameters
+    ----------
+    key, n, params, alpha
+        As in :func:`cached_law`.
+
+    Returns
+    -------
+    bool
+    """
     key_doc = _key_doc(key, n, params, alpha)
     path = _file_of(key_doc)
     return path is not None and _read(path, key_doc) is not None
 
 
 def law_for_result(result, alpha: float = 0.01) -> nulllaw.PValueLaw:
-    """:func:`rngcert.stats.nist.nulllaw.law_for_result` through the disk cache: the callable the
-    two-level analysis takes as ``null_law``."""
+    """:func:`rngcert.stats.nist.nulllaw.law_for_result` through the disk cache.
+
+    Parameters
+    ----------
+    result : TestResult
+        A first-level SP 800-22 result.
+    alpha : float
+
+    Returns
+    -------
+    PValueLaw
+        The callable :func:`rngcert.stats.nist.twolevel.two_level` takes as ``null_law``.
+    """
     if not result.name.startswith("nist_"):
         return nulllaw.law_for_result(result, alpha)
     try:

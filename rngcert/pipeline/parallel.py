@@ -59,7 +59,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
-           "parallel_pays"]
+           "parallel_pays", "table_cost"]
 
 #: Seconds a local cluster adds to a run: importing ``distributed``, starting the scheduler and the
 #: forked workers, shipping the items, closing it. Measured on the 2-core machine (2026-12-03, in a
@@ -73,6 +73,7 @@ PARALLEL_EFFICIENCY = 0.8
 #: 0.24-0.26 CPU-s at 10 k spins, 0.47 at 1 M without figures, 0.72 with them).
 TABLE_FIXED_S = 0.25
 TABLE_SPIN_S = 0.25e-6
+
 
 def cgroup_cpu_limit(cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup") -> float | None:
     """The CPU quota of this process's cgroup, in cores, or None when there is none.
@@ -141,10 +142,21 @@ def _number(path) -> float | None:
 
 
 def available_cores(*, cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup") -> int:
-    """Cores this process may use: its CPU affinity (``os.sched_getaffinity``; ``os.cpu_count()``
-    where there is none), at most its cgroup's CPU quota (:func:`cgroup_cpu_limit`, rounded down,
-    at least 1). Pinned to one core by ``taskset``, or given 2 cores of a big host by a container,
-    this is 1 or 2, not the host's core count."""
+    """Cores this process may use.
+
+    Parameters
+    ----------
+    cgroup_root, proc_cgroup : path
+        As in :func:`cgroup_cpu_limit` (tests give a fake cgroup tree).
+
+    Returns
+    -------
+    int
+        The CPU affinity (``os.sched_getaffinity``; ``os.cpu_count()`` where there is none), at
+        most the cgroup's CPU quota (:func:`cgroup_cpu_limit`, rounded down), at least 1. Pinned to
+        one core by ``taskset``, or given 2 cores of a big host by a container, this is 1 or 2, not
+        the host's core count.
+    """
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
@@ -156,10 +168,22 @@ def available_cores(*, cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgr
 
 
 def parallel_pays(costs: Sequence[float], workers: int) -> bool:
-    """Whether a local cluster of ``workers`` is expected to finish items of estimated serial
-    ``costs`` (seconds) sooner than one process: the serial time against
-    :data:`CLUSTER_START_S` plus the larger of the longest item and the total shared by the
-    workers at :data:`PARALLEL_EFFICIENCY`."""
+    """Whether a local cluster is expected to finish the items sooner than one process.
+
+    Parameters
+    ----------
+    costs : sequence of float
+        Estimated serial seconds of each item (e.g. :func:`table_cost`).
+    workers : int
+        Worker processes the cluster would have.
+
+    Returns
+    -------
+    bool
+        True when :data:`CLUSTER_START_S` plus the larger of the longest item and the total
+        shared by the workers at :data:`PARALLEL_EFFICIENCY` is below the serial time (never
+        for one worker or one item).
+    """
     if workers <= 1 or len(costs) <= 1:
         return False
     total = float(sum(costs))
@@ -168,7 +192,18 @@ def parallel_pays(costs: Sequence[float], workers: int) -> bool:
 
 
 def table_cost(spins: int) -> float:
-    """Estimated serial seconds of one wheel table's work item of ``spins`` spins."""
+    """Estimated serial seconds of one wheel table's work item.
+
+    Parameters
+    ----------
+    spins : int
+        Spins of the table.
+
+    Returns
+    -------
+    float
+        :data:`TABLE_FIXED_S` + :data:`TABLE_SPIN_S` x ``spins``.
+    """
     return TABLE_FIXED_S + TABLE_SPIN_S * int(spins)
 
 
