@@ -531,3 +531,21 @@ def test_a_void_spin_at_the_end_of_a_rotated_file_is_not_a_gap(tmp_path):
     lost = _events(w) + _events(w)
     assert any("is 500" in t and "was 399" in t for t in lost), lost
     w.close()
+
+
+def test_atomic_rewrites_while_the_old_file_settles_lose_nothing(tmp_path):
+    """An exporter that rewrites the whole log as a new file renamed over it (twice while the
+    follower finishes the first one): the replaced copy is gone, its rows are in the next copy;
+    nothing is reported lost and every spin is counted once."""
+    log = tmp_path / "live.csv"
+    full = lines(900, 64, header=True).splitlines(keepends=True)
+    log.write_bytes(b"".join(full[:301]))
+    w = LogWatch(log, EU, block=1, settle=30.0)
+    assert _events(w) == [] and spins(w) == 300
+    for upto in (601, 901):
+        tmp = tmp_path / "live.csv.tmp"
+        tmp.write_bytes(b"".join(full[:upto]))
+        os.replace(tmp, log)
+        assert _events(w) == []
+    assert _events(w, final=True) == [] and spins(w) == 900 and w.repeated == 300
+    w.close()

@@ -323,15 +323,19 @@ class LogFollower:
 
     def _check_unseen_next(self) -> None:
         """After finishing a rotated file: the file that the path named when the rotation was seen,
-        if the path now names another one, was rotated away before it was opened."""
+        if the path now names another one and that file lies beside the log under a rotated name
+        (not empty), was rotated away before it was opened. One that is gone was replaced (an
+        exporter that writes a new copy and renames it over the log: its rows are in the new copy),
+        or deleted: the spin ids tell (:class:`LogWatch`)."""
         want, self._next_ident = self._next_ident, None
         if want is None or self.cur is None or self.cur.ident == want:
             return
-        where = next((n for n, b in self._sibling_stats().items() if b[:2] == want), None)
-        what = f"now {self.path.parent / where}" if where else "since deleted"
+        where = next((n for n, b in self._sibling_stats().items() if b[:2] == want and b[2] > 0), None)
+        if where is None or not re.match(r"[.\-_][0-9]", where[len(self.path.name):]) or self._compressed(self.path.parent / where):
+            return
         self.lost.append(
-            f"{self.path} was rotated again while the watch finished the previous file: the file it named in between ({what}) "
-            "is a log file the watch never read; its spins were not watched")
+            f"{self.path} was rotated again while the watch finished the previous file: the file it named in between (now "
+            f"{self.path.parent / where}) is a log file the watch never read; its spins were not watched")
 
     @staticmethod
     def _compressed(p: Path) -> bool:
