@@ -67,3 +67,18 @@ def test_binom_test_pvalue_is_scipys_binomtest():
              for k in sorted({0, 1, n // 2, int(p * n), min(n, int(p * n) + 1), max(0, n - 3), n})]
     for k, n, p in cases:
         assert binom_test_pvalue(k, n, p) == scipy.stats.binomtest(k, n, p).pvalue, (k, n, p)
+
+
+def test_fisher_exact_greater_is_scipys():
+    """The integrity check's Fisher test (boundary_repeats) without importing scipy.stats (issue 26):
+    bit-identical to scipy.stats.fisher_exact(alternative="greater") and hypergeom.cdf."""
+    from scipy import stats
+
+    rng = np.random.default_rng(26)
+    tables = [rng.integers(0, 60, size=(2, 2)) for _ in range(300)] + [
+        np.array([[0, 0], [3, 4]]), np.array([[5, 0], [7, 0]]), np.array([[40, 1960], [1500, 58500]]), np.array([[0, 10], [0, 20]]),
+        np.array([[260, 9740], [27000, 973000]])]
+    for t in tables:
+        assert _dist.fisher_exact_greater(t) == stats.fisher_exact(t, alternative="greater").pvalue, t
+    k, M, n, N = np.meshgrid(np.arange(-2, 14), [20, 31], [0, 5, 12, 20], [0, 7, 20], indexing="ij")
+    assert np.array_equal(_dist.hypergeom_cdf(k, M, n, N), stats.hypergeom.cdf(k, M, n, N))

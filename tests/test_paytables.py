@@ -241,3 +241,55 @@ def test_cli_house_edge():
     res = run.invoke(house_edge, ["poker"])
     assert res.exit_code == 3 and "unknown game" in res.output
     assert "Examples" in run.invoke(house_edge, ["--help"]).output
+
+
+class _CountingColours(tuple):
+    """A colours tuple that counts every element read (by index or by iteration)."""
+
+    reads = 0
+
+    def __getitem__(self, i):
+        type(self).reads += 1
+        return super().__getitem__(i)
+
+    def __iter__(self):
+        for x in super().__iter__():
+            type(self).reads += 1
+            yield x
+
+
+def _runs_brute_force(colours):
+    """The rule as stated: neighbouring non-green pockets of one colour with no green pocket between them."""
+    k = len(colours)
+    idx = [j for j, c in enumerate(colours) if c != "green"]
+    out = []
+    for i in range(len(idx)):
+        a, b = idx[i], idx[(i + 1) % len(idx)]
+        span = range(a + 1, b) if b > a else [*range(a + 1, k), *range(0, b)]
+        if colours[a] == colours[b] and not any(colours[j] == "green" for j in span):
+            out.append(i)
+    return out
+
+
+def test_wheel_colour_check_is_linear_at_the_pocket_limit():
+    """Issue 26 item 7: a 32,767-pocket wheel (the limit) is validated with a number of colour reads
+    linear in its pockets (the old check re-enumerated the wheel for every same-colour pair: 60.8 s)."""
+    from dataclasses import replace
+
+    from rngcert.equipment.paytables import _same_colour_neighbours, seed_checks
+    from rngcert.equipment.wheel import MAX_POSITIONS, wheel_from_dict
+
+    k = MAX_POSITIONS
+    labels = [str(i) for i in range(k)]
+    red = [str(i) for i in range(1, k) if i % 4 in (1, 2)]  # red, red, black, black, ...: every other pair clashes
+    wheel = wheel_from_dict({"id": "big", "kind": "roulette", "wheel_order": labels, "red": red, "green": ["0"]}, "big.toml")
+    counting = _CountingColours(wheel.colours)
+    _CountingColours.reads = 0
+    out = seed_checks(wheel=replace(wheel, colours=counting))
+    assert _CountingColours.reads <= 10 * k
+    assert any(f"{(k - 1) // 2} pair(s) of neighbouring pockets of the same colour" in x for x in out), out
+    rng = np.random.default_rng(26)
+    for _ in range(200):  # small wheels: the one-pass rule agrees with the rule as stated
+        n = int(rng.integers(1, 12))
+        colours = tuple(rng.choice(["red", "black", "green"], size=n, p=[0.4, 0.4, 0.2]))
+        assert _same_colour_neighbours(colours) == _runs_brute_force(colours), colours

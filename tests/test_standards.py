@@ -260,3 +260,14 @@ def test_bits_carry_the_standard_and_no_practical_edge(tmp_path, cli):
     assert d["standard"]["id"] == "uniformity" and d["standard"]["kind"] == "bits"
     assert d["tables"][0]["battery"]["two_lines"]["practical_edge"].startswith("Practical edge: not applicable")
     assert r.exit_code == EXIT[d["verdict"]]
+
+
+def test_every_packaged_standard_names_only_battery_tests():
+    """Packaged standards are loaded without the test-name check (it imports every battery); this is that check."""
+    from importlib import resources
+
+    from rngcert.battery.standard import packaged, parse_standard
+
+    for name in packaged():
+        text = (resources.files("rngcert.battery") / "standards" / f"{name}.toml").read_text(encoding="utf-8")
+        assert parse_standard(text, name, packaged_file=False).id == name

@@ -386,3 +386,166 @@ def test_max_idle_on_a_followed_log_says_why_it_stopped(tmp_path):
     assert _last_count(r.output) == 200
     msgs = [ln for ln in r.output.splitlines() if ln.startswith("watch: stopped after")]
     assert len(msgs) == 1 and msgs[0].endswith("s without new data (--max-idle 0.5)")
+
+
+# ---------------------------------------------------------------- rotations the watch did not see (issue 26 item 7)
+def _rotate(log: Path, data: bytes, keep=True):
+    """logrotate without copytruncate: live.csv.N -> live.csv.N+1, live.csv -> live.csv.1, a new
+    live.csv holding ``data`` (``keep=False``: the old file is deleted instead)."""
+    if keep:
+        import re
+
+        olds = [(int(m.group(1)), m.group(2), p) for p in log.parent.iterdir() if (m := re.fullmatch(re.escape(log.name) + r"\.(\d+)(\.gz)?", p.name))]
+        for n, gz, p in sorted(olds, key=lambda t: -t[0]):
+            os.rename(p, log.parent / f"{log.name}.{n + 1}{gz or ''}")
+        os.rename(log, log.parent / f"{log.name}.1")
+    else:
+        log.unlink()
+    log.write_bytes(data)
+
+
+def _events(w: LogWatch, final=False):
+    evs = w.step(final=final)
+    assert not any(e.kind == "alarm" for e in evs)
+    return [e.text for e in evs if e.kind == "lost"]
+
+
+def test_two_rotations_within_one_poll_are_reported_as_lost_spins(tmp_path):
+    """500 spins, then two rotations between two polls: the middle file (spins 501-1000, now
+    live.csv.1) was never opened. The watch names that file, and the jump of the spin ids from 500
+    to 1001, instead of going on silently."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(500, 40, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert _events(w) == [] and spins(w) == 500
+    _rotate(log, lines(500, 41, first=500, header=True))
+    _rotate(log, lines(500, 42, first=1000, header=True))
+    lost = _events(w) + _events(w)
+    assert spins(w) == 1000  # the spins it could read are counted; the gap is reported
+    assert any("live.csv.1" in t and "never read" in t for t in lost), lost
+    assert any("first spin_id of the new file after a rotation is 1001" in t and "was 500" in t and "about 500 spin(s)" in t for t in lost), lost
+    assert w.lost == lost
+    w.close()
+
+
+def test_lost_rotation_of_deleted_files_is_seen_in_the_spin_ids(tmp_path):
+    """Delete-and-recreate twice within one poll: no file is left to name; the ids show the gap."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(300, 43, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    _events(w)
+    _rotate(log, lines(300, 44, first=300, header=True), keep=False)
+    _rotate(log, lines(300, 45, first=600, header=True), keep=False)
+    lost = _events(w) + _events(w)
+    assert len(lost) == 1 and "is 601" in lost[0] and "was 300" in lost[0] and "about 300 spin(s)" in lost[0]
+    w.close()
+
+
+def test_rotation_while_the_old_file_is_being_finished_is_reported(tmp_path):
+    """The follower sees the rotation, finishes the old file for --settle seconds, and meanwhile
+    the new file is rotated away too: the file it was to read next is named."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(200, 46, header=True))
+    f = LogFollower(log, settle=30.0)
+    t0 = 1000.0
+    f.poll(now=t0)
+    _rotate(log, lines(200, 47, first=200, header=True))
+    f.poll(now=t0 + 1)
+    assert f.lost == []
+    _rotate(log, lines(200, 48, first=400, header=True))  # the file the follower was to read next is now live.csv.1
+    f.poll(now=t0 + 40)
+    assert len(f.lost) == 1 and "now " + str(tmp_path / "live.csv.1") in f.lost[0], f.lost
+    f.close()
+
+
+def test_one_rotation_with_older_and_compressed_archives_loses_nothing(tmp_path):
+    """One rotation per poll, archives shifted (.1 -> .2) and compressed (.2 -> .2.gz) by the
+    rotation: nothing is reported lost, every spin counted."""
+    import gzip
+
+    log = tmp_path / "live.csv"
+    (tmp_path / "live.csv.1").write_bytes(lines(100, 49, first=-100, header=True))  # an older archive
+    log.write_bytes(lines(300, 50, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert _events(w) == []
+    for i in range(1, 4):
+        _rotate(log, lines(300, 50 + i, first=300 * i, header=True))
+        a2 = tmp_path / "live.csv.2"
+        (tmp_path / "live.csv.2.gz").write_bytes(gzip.compress(a2.read_bytes()))  # logrotate compress (new inode)
+        a2.unlink()
+        assert _events(w) + _events(w) == []
+    assert spins(w) == 1200
+    w.close()
+
+
+def test_cli_exits_14_on_a_lost_rotation(tmp_path, monkeypatch):
+    """`rngcert watch --follow`: two rotations between its first and second poll (done by the
+    wait between polls, so no timing is involved): it says which file was never read and exits 14."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(400, 55, header=True))
+    calls = []
+
+    def wait(self, timeout):
+        if not calls:
+            _rotate(log, lines(400, 56, first=400, header=True))
+            _rotate(log, lines(400, 57, first=800, header=True))
+        calls.append(timeout)
+        time.sleep(0.01)
+
+    monkeypatch.setattr(LogFollower, "wait", wait)
+    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--settle", "0",
+                                      "--max-idle", "30"])
+    assert r.exit_code == 14, r.output
+    assert "SPINS LOST" in r.output and "live.csv.1" in r.output and "stopped: " in r.output
+
+
+def test_an_exporters_temporary_file_is_not_a_lost_rotation(tmp_path):
+    """An exporter that writes live.csv.tmp and renames it over live.csv (an atomic rewrite) while
+    it already writes the next live.csv.tmp: a rotation, and no lost file (the ids continue)."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(300, 60, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert _events(w) == []
+    tmp = tmp_path / "live.csv.tmp"
+    tmp.write_bytes(lines(300, 60, header=True) + lines(300, 61, first=300))
+    os.replace(tmp, log)
+    tmp.write_bytes(lines(50, 62, header=True))  # the next rewrite, half written
+    assert _events(w) + _events(w) == []
+    assert spins(w) == 600 and w.repeated == 300
+    w.close()
+
+
+def test_a_void_spin_at_the_end_of_a_rotated_file_is_not_a_gap(tmp_path):
+    """The ids of void rows count as spins of the log: a file ending in a void spin, then the next
+    file after one rotation, is no gap; two rotations in one poll still are."""
+    log = tmp_path / "live.csv"
+    head = "spin_id,table,result,void\n"
+    x = np.random.default_rng(63).integers(0, 37, 600)
+    log.write_text(head + "".join(f"{i},W1,{x[i]},false\n" for i in range(1, 300)) + "300,W1,,true\n")
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert _events(w) == [] and spins(w) == 299
+    _rotate(log, (head + "".join(f"{i},W1,{x[i]},false\n" for i in range(301, 400))).encode())
+    assert _events(w) + _events(w) == [] and spins(w) == 398
+    _rotate(log, (head + "".join(f"{i},W1,{x[i]},false\n" for i in range(400, 500))).encode())
+    _rotate(log, (head + "".join(f"{i},W1,{x[i]},false\n" for i in range(500, 600))).encode())
+    lost = _events(w) + _events(w)
+    assert any("is 500" in t and "was 399" in t for t in lost), lost
+    w.close()
+
+
+def test_atomic_rewrites_while_the_old_file_settles_lose_nothing(tmp_path):
+    """An exporter that rewrites the whole log as a new file renamed over it (twice while the
+    follower finishes the first one): the replaced copy is gone, its rows are in the next copy;
+    nothing is reported lost and every spin is counted once."""
+    log = tmp_path / "live.csv"
+    full = lines(900, 64, header=True).splitlines(keepends=True)
+    log.write_bytes(b"".join(full[:301]))
+    w = LogWatch(log, EU, block=1, settle=30.0)
+    assert _events(w) == [] and spins(w) == 300
+    for upto in (601, 901):
+        tmp = tmp_path / "live.csv.tmp"
+        tmp.write_bytes(b"".join(full[:upto]))
+        os.replace(tmp, log)
+        assert _events(w) == []
+    assert _events(w, final=True) == [] and spins(w) == 900 and w.repeated == 300
+    w.close()

@@ -6,8 +6,9 @@ from __future__ import annotations
 import click
 
 WORKERS_HELP = (
-    "Worker processes for the independent work items (tables, streams): default every core, on a local Dask "
-    "cluster (a single table runs here, its tests on up to 4 threads); 1 = serial in this process, one thread. "
+    "Worker processes for the independent work items (tables, streams): default every core this process may use "
+    "(CPU affinity and cgroup quota), on a local Dask cluster when the work is large enough for it to pay, else "
+    "serially here (a single table runs here, its tests on up to 4 threads); 1 = serial in this process, one thread. "
     "The result does not depend on it."
 )
 SCHEDULER_HELP = (

@@ -10,6 +10,7 @@ code  meaning
 11    INCONCLUSIVE: sample too small for the declared bias, or a test could not run
 12    FAIL: some test rejects after Holm's correction at alpha
 13    ALARM: ``rngcert watch`` saw the evidence cross its threshold
+14    spins lost: ``rngcert watch`` saw a rotation it could not follow (a file never read)
 3     input or storage error: unreadable or empty log, nothing readable, bad option value;
       a store or report folder that cannot be read or written (corrupt, read-only, disk full)
 4     equipment error: unknown or invalid wheel/procedure definition

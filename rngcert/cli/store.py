@@ -37,6 +37,9 @@ from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 #: Exit code of ``rngcert watch`` when the alarm is raised (not in cli.EXIT: a watch has no verdict).
 EXIT_ALARM = 13
+#: ``rngcert watch`` saw that spins were lost: a rotation it did not see (a file it never read, or
+#: the spin ids of the next file skip ahead); it stops rather than watch on with a gap.
+EXIT_LOST = 14
 
 #: Seconds a watch of a FIFO waits for its writer when neither --follow nor --max-idle is given.
 FIFO_WAIT = 60.0
@@ -427,8 +430,9 @@ Examples:
   an input error (exit 3) ends the lines without either, its message on standard error.
 Messages for people stay on standard error.
 
-Exit codes: 0 no alarm · 13 ALARM · 3 input error (also: a FIFO cut by --max-idle while its
-writer still held it open) · 2 usage error.
+Exit codes: 0 no alarm · 13 ALARM · 14 spins lost: a rotation the watch did not see (two
+rotations within one poll: a file never read, or the spin ids of the next file skip ahead) ·
+3 input error (also: a FIFO cut by --max-idle while its writer still held it open) · 2 usage error.
 """,
 )
 @click.argument("log", required=False, type=click.Path(dir_okay=False, path_type=Path))
@@ -472,6 +476,8 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
     (rows without spin_id cannot be recognised and are counted as read). A FIFO is read as a stream
     until its writer closes it, however long the writer pauses; a FIFO that delivers no spin is an
     input error, and so is a FIFO cut by --max-idle while its writer still holds it open (exit 3).
+    A rotation the watch did not see (two within one poll: a file beside the log that it never
+    read, or spin ids of the next file that skip ahead of the last file's) stops it with exit 14.
     """
     from rngcert.collect.store import Store
     from rngcert.equipment.wheel import load_wheel
@@ -539,8 +545,12 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
 
         def handle(events):
             nonlocal announced, idle_since
+            lost = []
             for ev in events:
-                if ev.kind == "note":
+                if ev.kind == "lost":
+                    lost.append(ev.text)
+                    click.echo(f"watch: SPINS LOST: {ev.text}", err=True)
+                elif ev.kind == "note":
                     click.echo(f"watch: {ev.text}", err=True)
                     if as_json:
                         _json_line({"event": "note", "table": ev.table, "text": ev.text})
@@ -556,6 +566,11 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
                 elif ev.kind == "alarm":
                     lw.close()
                     alarm_exit(ev.table, ev.watcher, ev.spin_id, str(log))
+            if lost:  # the detector's spins have a gap: stop and say so (exit 14), never watch on silently
+                lw.close()
+                click.echo(f"watch: stopped: {len(lost)} rotation(s) not seen; {sum(lw.spins.values()):,} spin(s) were watched. Poll more often "
+                           "(--interval) than the log rotates, or certify the rotated files themselves", err=True)
+                sys.exit(EXIT_LOST)
 
         is_fifo = log.exists() and stat.S_ISFIFO(os.stat(log).st_mode)
         try:

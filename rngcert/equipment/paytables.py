@@ -502,7 +502,7 @@ def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = 
         reds = seq.count("red")
         if reds != 18 or seq.count("black") != 18:
             out.append(f"wheel {wheel.id}: {reds} red and {seq.count('black')} black numbers; 004 §4 rule 3.3.2 requires 18 and 18")
-        runs = [i for i in range(len(seq)) if seq[i] == seq[(i + 1) % len(seq)] and not _zero_between(wheel.colours, i)]
+        runs = _same_colour_neighbours(wheel.colours)
         if runs:
             out.append(f"wheel {wheel.id}: {len(runs)} pair(s) of neighbouring pockets of the same colour; 003 rule 3.5 requires "
                        "red and black to alternate")
@@ -536,9 +536,15 @@ def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = 
     return out
 
 
-def _zero_between(colours, i_nonzero: int) -> bool:
-    """Whether a green pocket lies between the i-th and (i+1)-th non-green pockets around the wheel."""
+def _same_colour_neighbours(colours) -> list[int]:
+    """Indices ``i`` of the non-green pockets whose next non-green pocket around the wheel has the same
+    colour with no green pocket between them (one pass: linear in the number of pockets)."""
     idx = [j for j, c in enumerate(colours) if c != "green"]
-    a, b = idx[i_nonzero], idx[(i_nonzero + 1) % len(idx)]
-    span = range(a + 1, b) if b > a else list(range(a + 1, len(colours))) + list(range(0, b))
-    return any(colours[j] == "green" for j in span)
+    n, k = len(idx), len(colours)
+    out = []
+    for i in range(n):
+        a, b = idx[i], idx[(i + 1) % n]
+        gap = b - a if b > a else b + k - a  # a green pocket lies between them when the gap exceeds 1
+        if gap == 1 and colours[a] == colours[b]:
+            out.append(i)
+    return out

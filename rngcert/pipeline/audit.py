@@ -35,7 +35,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.pipeline.parallel import Plan, iter_items, pinned
+from rngcert.pipeline.parallel import Plan, iter_items, pinned, table_cost
 from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
 from rngcert.stats.result import jsonable
@@ -533,8 +533,12 @@ def audit_all(
         return out
     from rngcert.collect.store import Store
 
+    costs = None
     with Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
         tables = st.tables_with_spins()
+        if plan.workers is None and not plan.address and len(tables) > 1:  # the default plan: a cluster only where it pays
+            n = dict(st.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall())
+            costs = [table_cost(n.get(t, 0)) for t in tables]
     if on_start:
         on_start(len(tables))
     kw = dict(kw, figures=figures)
@@ -550,9 +554,9 @@ def audit_all(
     # store while the tables are computed, and a DuckDB file takes no writer while another process
     # reads it: the audits are recorded after the last table is computed, in table order, each in
     # its own short transaction of one write session (the reports are written already).
-    defer = record and not (plan.serial or len(items) <= 1)
+    defer = record and plan.runs_parallel(len(items), costs)
     deferred: list[tuple[AuditResult, dict, list]] = []
-    finished = iter_items(_audit_item, items, plan=plan, preload=preload)
+    finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs)
     try:
         for i, got in finished:
             pending[i] = got

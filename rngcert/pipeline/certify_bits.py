@@ -31,6 +31,7 @@ from scipy import special
 
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
 from rngcert.battery.plain import bits_findings
+from rngcert.pipeline import lawcache
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.stats.nist import nulllaw, twolevel
@@ -148,6 +149,13 @@ def _stream_item(item) -> list:
     return run_stream(bits, constants=constants)
 
 
+#: Serial seconds per bit of one stream's SP 800-22 tests (16.8 s for 100 streams of 10**6 bits,
+#: README), and of all the exact null laws of one run per 10**6 bits (about 10 s), on the 2-core machine:
+#: the estimates by which the default plan decides whether a local cluster pays.
+STREAM_BIT_S = 1.7e-7
+LAWS_S = 10.0
+
+
 def _law_key(result, alpha: float) -> tuple:
     key, params = nulllaw.law_params(result.name, result.details)
     return (key, int(result.n), params, float(alpha))
@@ -158,7 +166,7 @@ def _bits_work(item):
     ``("law", (key, n, params, alpha))`` (:func:`rngcert.stats.nist.nulllaw.pvalue_law`)."""
     kind, payload = item
     if kind == "law":
-        return nulllaw.pvalue_law(*payload)
+        return lawcache.cached_law(*payload)
     return _stream_item(payload)
 
 
@@ -175,7 +183,8 @@ def _streams_and_laws(items: list, alpha: float, plan: Plan, progress) -> tuple[
     first = _stream_item(items[0])
     if progress is not None:
         progress(0, first)
-    keys = list(dict.fromkeys(_law_key(r, alpha) for r in first if r.applicable and _has_law(r)))
+    keys = [k for k in dict.fromkeys(_law_key(r, alpha) for r in first if r.applicable and _has_law(r))
+            if not lawcache.is_cached(*k)]  # laws on disk from an earlier run are read, not computed
     work = [("law", k) for k in keys] + [("stream", it) for it in items[1:]]
     out = map_items(_bits_work, work, plan=plan,
                     progress=(lambda i, res: progress(i, res) if i >= len(keys) else None) if progress else None)
@@ -186,7 +195,7 @@ def _streams_and_laws(items: list, alpha: float, plan: Plan, progress) -> tuple[
         try:
             return laws[_law_key(result, a)]
         except (KeyError, TypeError, ValueError):
-            return nulllaw.law_for_result(result, a)
+            return lawcache.law_for_result(result, a)
 
     return per_seq, law_of
 
@@ -317,6 +326,10 @@ def certify_streams(
     m, n = streams.shape
     if plan is None:
         plan = Plan(workers=processes or 1)
+    # the default plan: a cluster only where it pays (the streams' cost, and the exact laws' at this n)
+    costs = [STREAM_BIT_S * n] * m + ([LAWS_S * n / 1e6] if null_law == "exact" else [])
+    if not plan.runs_parallel(m, costs):
+        plan = Plan(workers=1)
     items = _stream_items(streams, constants, packed=not plan.serial and m > 1)
     finished = [0]
 
@@ -324,7 +337,8 @@ def certify_streams(
         finished[0] += 1
         progress(finished[0], m)
 
-    law_of: "str | object" = null_law
+    # the exact laws through the disk cache (rngcert.pipeline.lawcache): computed once per (test, n)
+    law_of: "str | object" = lawcache.law_for_result if null_law == "exact" else null_law
     if null_law == "exact" and m > 1 and not plan.serial:
         per_seq, law_of = _streams_and_laws(items, alpha, plan, done if progress else None)
     else:

@@ -24,7 +24,7 @@ from rngcert.collect.tally import SpinTally
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.pipeline import checks
-from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.pipeline.parallel import Plan, map_items, table_cost
 from rngcert.pipeline.standards import apply_standard, resolve
 from rngcert.report import cite, schema
 from rngcert.seeding import root, stream
@@ -248,7 +248,8 @@ def certify_spins(
 
     if progress:
         progress(0, total, f"{len(names)} table(s)")
-    results = map_items(_table_item, items, plan=plan, progress=done, preload=_PRELOAD if figures else ())
+    results = map_items(_table_item, items, plan=plan, progress=done, preload=_PRELOAD if figures else (),
+                        costs=[table_cost(log.tables[name].n) for name in names])
     outcomes = [r[0] for r in results]
     table_reports = [r[1] for r in results]
     figs = [r[2] for r in results]

@@ -12,14 +12,19 @@ Where the items run (:class:`Plan`):
 * a scheduler address (``scheduler="tcp://HOST:PORT"``, or the environment variable
   ``DASK_SCHEDULER_ADDRESS``): on that existing Dask cluster, through ``distributed.Client``;
 * otherwise: on a ``distributed.LocalCluster(n_workers=N, threads_per_worker=1, processes=True)``
-  started for the run and closed after it, with N = ``workers`` or, by default, every core
-  (``os.cpu_count()``), and never more workers than items. Its workers are forked from this
+  started for the run and closed after it, with N = ``workers`` or, by default, every core this
+  process may use (:func:`available_cores`: its CPU affinity and its cgroup's CPU quota, not the
+  host's core count), and never more workers than items. Its workers are forked from this
   process (Dask's ``multiprocessing-method`` "fork"), which has already imported numpy, scipy and
   the battery, so starting them costs about a second instead of 2-4 s of imports each;
   ``RNGCERT_DASK_START=spawn`` (or ``forkserver``) chooses another start method.
 
-One work item always runs serially in this process (a cluster costs about 1.5 s to start, more
-than a small table's whole certification). A local cluster that fails to start (a worker that does
+One work item always runs serially in this process (a cluster costs about 0.8 s to start, more
+than a small table's whole certification). By default (no ``workers``, no scheduler) the items
+also run serially when only one core is available, or when the caller's estimate of their cost
+says that a cluster would not pay (:func:`parallel_pays`: the serial time against the cluster's
+start-up plus the largest item or the work shared by the workers, at the efficiency measured on
+2 cores); ``workers=N`` asks for a cluster of N whatever the estimate. A local cluster that fails to start (a worker that does
 not come up in time on a loaded machine: "Nanny failed to start") is not an error: the items then
 run serially in this process, with the same results, and a :class:`ClusterFallbackWarning` says
 so. An existing cluster (``--scheduler``) that cannot be reached is an input error.
@@ -53,7 +58,154 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from rngcert.errors import InputError
 
-__all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning"]
+__all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
+           "parallel_pays", "table_cost"]
+
+#: Seconds a local cluster adds to a run: importing ``distributed``, starting the scheduler and the
+#: forked workers, shipping the items, closing it. Measured on the 2-core machine (2026-12-03, in a
+#: process that has imported the battery: 0.82 s the first time, 0.39 s for a second cluster).
+CLUSTER_START_S = 0.8
+#: Share of the ideal speed-up that the workers reach (their start, Dask's own threads, the client
+#: collecting results): 1.65x of the 2.06x ceiling on 2 cores for ``audit --all`` (README).
+PARALLEL_EFFICIENCY = 0.8
+#: Seconds of one wheel table's work item (battery, integrity checks, power; figures and report):
+#: ``TABLE_FIXED_S + TABLE_SPIN_S * spins``, measured serially on the 2-core machine (2026-12-03:
+#: 0.24-0.26 CPU-s at 10 k spins, 0.47 at 1 M without figures, 0.72 with them).
+TABLE_FIXED_S = 0.25
+TABLE_SPIN_S = 0.25e-6
+
+
+def cgroup_cpu_limit(cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup") -> float | None:
+    """The CPU quota of this process's cgroup, in cores, or None when there is none.
+
+    Parameters
+    ----------
+    cgroup_root : path
+        Where the cgroup file systems are mounted.
+    proc_cgroup : path
+        This process's cgroup membership (``/proc/self/cgroup``).
+
+    Returns
+    -------
+    float or None
+        cgroup v2: the smallest ``quota / period`` of ``cpu.max`` in the process's cgroup and its
+        ancestors (``max`` is no limit); cgroup v1: ``cpu.cfs_quota_us / cpu.cfs_period_us`` of
+        the ``cpu`` controller (-1 is no limit). A container given 2 cores of a 64-core host gets
+        2.0 here, where ``os.cpu_count()`` says 64.
+    """
+    from pathlib import Path
+
+    root = Path(cgroup_root)
+    try:
+        lines = Path(proc_cgroup).read_text().splitlines()
+    except OSError:
+        lines = []
+    limits: list[float] = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, rel = parts
+        rel = rel.strip().lstrip("/")
+        if controllers == "":  # v2 unified hierarchy: cpu.max in the cgroup and every ancestor
+            d = root / rel if rel else root
+            while True:
+                try:
+                    quota, period = (d / "cpu.max").read_text().split()[:2]
+                    if quota != "max" and float(period) > 0:
+                        limits.append(float(quota) / float(period))
+                except (OSError, ValueError):
+                    pass
+                if d == root or root not in d.parents:
+                    break
+                d = d.parent
+        elif "cpu" in controllers.split(","):  # v1: the cpu controller's own mount
+            for mount in dict.fromkeys((controllers, "cpu,cpuacct", "cpu")):
+                base = root / mount
+                if not base.is_dir():
+                    continue
+                for d in ((base / rel, base) if rel else (base,)):
+                    quota, period = _number(d / "cpu.cfs_quota_us"), _number(d / "cpu.cfs_period_us")
+                    if quota is not None and period:
+                        if quota > 0:
+                            limits.append(quota / period)
+                        break
+                break
+    return min(limits) if limits else None
+
+
+def _number(path) -> float | None:
+    try:
+        return float(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def available_cores(*, cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgroup") -> int:
+    """Cores this process may use.
+
+    Parameters
+    ----------
+    cgroup_root, proc_cgroup : path
+        As in :func:`cgroup_cpu_limit` (tests give a fake cgroup tree).
+
+    Returns
+    -------
+    int
+        The CPU affinity (``os.sched_getaffinity``; ``os.cpu_count()`` where there is none), at
+        most the cgroup's CPU quota (:func:`cgroup_cpu_limit`, rounded down), at least 1. Pinned to
+        one core by ``taskset``, or given 2 cores of a big host by a container, this is 1 or 2, not
+        the host's core count.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    quota = cgroup_cpu_limit(cgroup_root, proc_cgroup)
+    if quota is not None:
+        cores = min(cores, max(1, int(quota)))
+    return max(1, cores)
+
+
+def parallel_pays(costs: Sequence[float], workers: int) -> bool:
+    """Whether a local cluster is expected to finish the items sooner than one process.
+
+    Parameters
+    ----------
+    costs : sequence of float
+        Estimated serial seconds of each item (e.g. :func:`table_cost`).
+    workers : int
+        Worker processes the cluster would have.
+
+    Returns
+    -------
+    bool
+        True when :data:`CLUSTER_START_S` plus the larger of the longest item and the total
+        shared by the workers at :data:`PARALLEL_EFFICIENCY` is below the serial time (never
+        for one worker or one item).
+    """
+    if workers <= 1 or len(costs) <= 1:
+        return False
+    total = float(sum(costs))
+    parallel = CLUSTER_START_S + max(max(costs), total / workers) / PARALLEL_EFFICIENCY
+    return parallel < total
+
+
+def table_cost(spins: int) -> float:
+    """Estimated serial seconds of one wheel table's work item.
+
+    Parameters
+    ----------
+    spins : int
+        Spins of the table.
+
+    Returns
+    -------
+    float
+        :data:`TABLE_FIXED_S` + :data:`TABLE_SPIN_S` x ``spins``.
+    """
+    return TABLE_FIXED_S + TABLE_SPIN_S * int(spins)
+
 
 class ClusterFallbackWarning(RuntimeWarning):
     """The local Dask cluster did not start; the work items ran serially in this process."""
@@ -74,8 +226,9 @@ class Plan:
     Parameters
     ----------
     workers : int or None
-        Worker processes of the local cluster (``None``: every core, ``os.cpu_count()``);
-        ``1`` without a scheduler runs serially in this process.
+        Worker processes of the local cluster (``None``: every core this process may use,
+        :func:`available_cores`, and only when it pays: see :meth:`runs_parallel`); ``1``
+        without a scheduler runs serially in this process.
     scheduler : str or None
         Address of an existing Dask scheduler (``tcp://HOST:PORT``). ``None``: the environment
         variable ``DASK_SCHEDULER_ADDRESS`` when it is set, else a local cluster.
@@ -112,20 +265,33 @@ class Plan:
         worker). The results do not depend on it (each test has its own random stream)."""
         if self.serial or self.address or n_items != 1:
             return 1
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            cores = os.cpu_count() or 1
+        cores = available_cores()
         return max(1, min(cores, 4, self.workers or cores))
 
     def n_workers(self, n_items: int) -> int:
-        """Local-cluster size for ``n_items`` items: ``workers`` or every core, at most ``n_items``."""
-        return max(1, min(self.workers or os.cpu_count() or 1, n_items))
+        """Local-cluster size for ``n_items`` items: ``workers`` or every available core
+        (:func:`available_cores`), at most ``n_items``."""
+        return max(1, min(self.workers or available_cores(), n_items))
+
+    def runs_parallel(self, n_items: int, costs: Sequence[float] | None = None) -> bool:
+        """Whether ``n_items`` items run on Dask: always on a scheduler; with ``workers`` > 1 when
+        there are 2 items or more; by default (``workers=None``) only when 2 cores or more are
+        available and, when the caller estimated the items' ``costs`` (serial seconds), when a
+        local cluster pays for itself (:func:`parallel_pays`)."""
+        if n_items <= 1 or self.serial:
+            return False
+        if self.address:
+            return True
+        w = self.n_workers(n_items)
+        if self.workers is not None:
+            return w > 1
+        return w > 1 and (costs is None or parallel_pays(costs, w))
 
 
-def describe(plan: Plan, n_items: int) -> str:
-    """One line for reports and logs: where ``n_items`` items run under ``plan``."""
-    if n_items <= 1 or plan.serial:
+def describe(plan: Plan, n_items: int, costs: Sequence[float] | None = None) -> str:
+    """One line for reports and logs: where ``n_items`` items (of estimated serial ``costs``)
+    run under ``plan``."""
+    if not plan.runs_parallel(n_items, costs):
         return f"{n_items} work item(s), serial in one process"
     if plan.address:
         return f"{n_items} work items on the Dask cluster at {plan.address}"
@@ -216,7 +382,7 @@ def _client(plan: Plan, n_items: int):
 
 
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
-               timings: dict | None = None, preload: Sequence[str] = ()) -> Iterator[tuple[int, Any]]:
+               timings: dict | None = None, preload: Sequence[str] = (), costs: Sequence[float] | None = None) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
 
     Serial plans (and a single item) yield in item order; on Dask, in completion order, so the
@@ -236,6 +402,9 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     preload : sequence of str
         Modules the items import (e.g. ``"rngcert.report.plots"``): imported here before a local
         cluster forks its workers, so that each worker does not import them again.
+    costs : sequence of float, optional
+        Estimated serial seconds of each item: with the default plan the items run serially when
+        a local cluster would not pay (:meth:`Plan.runs_parallel`).
 
     Raises
     ------
@@ -246,7 +415,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     plan = plan or Plan()
     items = list(items)
     t0 = time.perf_counter()
-    if len(items) <= 1 or plan.serial:
+    if not plan.runs_parallel(len(items), costs):
         if timings is not None:
             timings.update(start_s=0.0, workers=1, mode="serial")
         for i, it in enumerate(items):
@@ -301,7 +470,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
 
 def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
               progress: Callable[[int, Any], None] | None = None, timings: dict | None = None,
-              preload: Sequence[str] = ()) -> list:
+              preload: Sequence[str] = (), costs: Sequence[float] | None = None) -> list:
     """``[func(item) for item in items]`` on the plan's workers; results in item order.
 
     ``progress(index, result)`` is called in this process as each item finishes. Other
@@ -309,7 +478,7 @@ def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | 
     """
     items = list(items)
     out: list = [None] * len(items)
-    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload):
+    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload, costs=costs):
         out[i] = res
         if progress is not None:
             progress(i, res)

@@ -23,6 +23,14 @@ and the mean time to a false alarm is at least N/alpha spins.
 * **A final line without a newline** is counted once the file has not changed for ``settle``
   seconds (the writer is idle), or at once when the watch ends (``final=True``). If the writer
   later continues that line, the follower reports it.
+* **A lost rotation.** When two rotations happen within one poll, the file between them was
+  never opened. At a rotation the follower looks beside the log for a file (``<name>*``) that it
+  never followed, that was not there at the previous poll, is not empty, not compressed and has a
+  rotated name (a digit after a ``.``, ``-`` or ``_``: ``live.csv.1``, ``live.csv-20261201``; not
+  an exporter's ``live.csv.tmp``): such a file is reported in :attr:`LogFollower.lost`. :class:`LogWatch` also compares, per table, the
+  first spin id counted from the new file with the last one from the old file: when the ids
+  went up by a constant step and the new file's first id skips ahead, the spins between are
+  reported as lost (a ``"lost"`` event; ``rngcert watch`` stops with exit code 14).
 * **FIFO** (named pipe): read as a stream, without offsets, as the writer sends data; the stream
   ends when the writer closes the pipe. A FIFO on which no writer sent anything is an input error
   (never a quiet exit 0). Directories and devices are refused.
@@ -33,6 +41,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -217,6 +226,12 @@ class LogFollower:
         self.old: _FileState | None = None  # rotated away, being finished
         self.generation = 0
         self.notes: list[str] = []
+        self.lost: list[str] = []  # rotations that were not seen (a file skipped): the caller empties it
+        self.rotations: set[int] = set()  # generations that began a new file after a rotation
+        self._polled_at: float | None = None  # wall time of the last poll that found the path unchanged
+        self._siblings: dict[str, tuple] = {}  # name -> (dev, inode, size, mtime_ns) of the files beside the log then
+        self._followed: set[tuple[int, int]] = set()  # (dev, inode) of every file followed
+        self._next_ident = None  # what the path named when a rotation was seen (to be read next)
         self._fifo_buf = b""
         self._check_kind()
 
@@ -246,11 +261,15 @@ class LogFollower:
             return out
         # rotation: the path names another file (or no file) than the one open
         if self.old is None:
+            wall = time.time()
             ident = self._path_ident()
             if ident != self.cur.ident:
                 self.old, self.cur = self.cur, None
                 what = "was renamed or deleted" if ident is None else "now names a new file"
                 self.notes.append(f"{self.path} {what} (rotation): finishing the old file, then reading the new one from its beginning")
+                self._check_skipped(ident)
+            else:
+                self._polled_at, self._siblings = wall, self._sibling_stats()
         if self.old is not None:
             out += self._read_regular(self.old, final, now, finishing=True)
             idle = now - self.old.changed_at >= self.settle
@@ -259,6 +278,7 @@ class LogFollower:
                 os.close(self.old.fd)
                 self.old = None
                 self.generation += 1
+                self.rotations.add(self.generation)
             else:
                 return out  # keep the order: the new file only after the old one is finished
         if self.cur is None and not self._open():
@@ -267,6 +287,66 @@ class LogFollower:
         return out
 
     # ------------------------------------------------------------------ files
+    def _sibling_stats(self) -> dict[str, tuple]:
+        """(dev, inode, size, mtime_ns) of the regular files beside the log whose names start with its name."""
+        out = {}
+        try:
+            for p in self.path.parent.iterdir():
+                if p.name.startswith(self.path.name) and p.name != self.path.name:
+                    try:
+                        st = os.stat(p)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(st.st_mode):
+                        out[p.name] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            pass
+        return out
+
+    def _check_skipped(self, new_ident) -> None:
+        """At a rotation: a file beside the log that the follower never opened, is not empty, is not
+        compressed, and was not there at the last poll, was a log file between two rotations within
+        one poll (its lines were never read)."""
+        self._next_ident = new_ident
+        if self._polled_at is None:
+            return
+        before = {b[:2] for b in self._siblings.values()}
+        skip = {self.old.ident if self.old else None, new_ident} | self._followed | before
+        for name, (dev, ino, size, _mtime) in sorted(self._sibling_stats().items()):
+            if (dev, ino) in skip or size == 0 or self._compressed(self.path.parent / name):
+                continue
+            if not re.match(r"[.\-_][0-9]", name[len(self.path.name):]):
+                continue  # not a rotated name (LOG.1, LOG-20261201, LOG.2026-12-01): an exporter's LOG.tmp, LOG.lock
+            self.lost.append(
+                f"{self.path} was rotated more than once between two polls: {self.path.parent / name} ({size:,} bytes, "
+                "not there at the last poll) is a log file the watch never read; its spins were not watched")
+
+    def _check_unseen_next(self) -> None:
+        """After finishing a rotated file: the file that the path named when the rotation was seen,
+        if the path now names another one and that file lies beside the log under a rotated name
+        (not empty), was rotated away before it was opened. One that is gone was replaced (an
+        exporter that writes a new copy and renames it over the log: its rows are in the new copy),
+        or deleted: the spin ids tell (:class:`LogWatch`)."""
+        want, self._next_ident = self._next_ident, None
+        if want is None or self.cur is None or self.cur.ident == want:
+            return
+        where = next((n for n, b in self._sibling_stats().items() if b[:2] == want and b[2] > 0), None)
+        if where is None or not re.match(r"[.\-_][0-9]", where[len(self.path.name):]) or self._compressed(self.path.parent / where):
+            return
+        self.lost.append(
+            f"{self.path} was rotated again while the watch finished the previous file: the file it named in between (now "
+            f"{self.path.parent / where}) is a log file the watch never read; its spins were not watched")
+
+    @staticmethod
+    def _compressed(p: Path) -> bool:
+        """gzip, bzip2, xz or zstd: an archive logrotate compressed (its lines were read before)."""
+        try:
+            with open(p, "rb") as fh:
+                head = fh.read(6)
+        except OSError:
+            return True
+        return head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd"))
+
     def _check_kind(self) -> None:
         try:
             st = os.stat(self.path)
@@ -298,6 +378,9 @@ class LogFollower:
             return False
         fst = os.fstat(fd)
         self.cur = _FileState(fd=fd, ident=(fst.st_dev, fst.st_ino), fifo=fifo)
+        self._followed.add(self.cur.ident)
+        if self._next_ident is not None:
+            self._check_unseen_next()
         return True
 
     def _pread(self, fs: _FileState, start: int, n: int) -> bytes:
@@ -512,8 +595,9 @@ class LogFollower:
 class Event:
     """What :meth:`LogWatch.step` saw: ``kind`` is ``"status"`` (a table's detector after new
     spins), ``"alarm"`` (``spin_id`` of the spin at which the evidence crossed the threshold),
-    ``"note"`` (``text``: rotation, truncation, rejected lines) or ``"start"`` (the first spins
-    of a table: ``text`` is the guarantee)."""
+    ``"note"`` (``text``: rotation, truncation, rejected lines), ``"start"`` (the first spins
+    of a table: ``text`` is the guarantee) or ``"lost"`` (``text``: a rotation the watch did not
+    see: a file it never read, or a jump of the spin ids from one file to the next)."""
 
     kind: str
     table: str = ""
@@ -552,6 +636,11 @@ class LogWatch:
     conflicts : int
         Rows not counted because their ``spin_id`` was already counted in the same table with
         another result (each reported in a ``"note"`` event, the first 20 in full).
+    lost : list of str
+        Rotations the watch did not see (each also a ``"lost"`` event): a file beside the log that
+        it never read, or, per table, a jump of the whole-number spin ids from the last one of a
+        rotated file to the first one of the next file, where the ids went up by a constant step
+        (the last three or more of them) and the next file skips ahead.
 
     Every counted spin with a ``spin_id`` is remembered (table, spin_id -> result; 10 bytes a
     spin with a whole-number id), so that a spin is never counted twice, across truncation and
@@ -574,6 +663,10 @@ class LogWatch:
         self.repeated = 0
         self.conflicts = 0
         self._seen: dict[str, _Counted] = {}  # table -> the spins counted, by spin_id
+        self.lost: list[str] = []
+        self._tail: dict[str, tuple[int, int, int]] = {}  # table -> (last whole-number id, its constant step, run of that step)
+        self._after_rotation: set[str] = set()  # tables whose first id after a rotation is still to be compared
+        self._gen = 0
 
     @property
     def spins(self) -> dict[str, int]:
@@ -591,7 +684,15 @@ class LogWatch:
         chunks = self.follower.poll(final=final)
         events += [Event("note", text=t) for t in self.follower.notes]
         self.follower.notes.clear()
+        for t in self.follower.lost:
+            self.lost.append(t)
+            events.append(Event("lost", text=t))
+        self.follower.lost.clear()
         for ch in chunks:
+            if ch.generation != self._gen:
+                self._gen = ch.generation
+                if ch.generation in self.follower.rotations:
+                    self._after_rotation = set(self._tail)
             try:
                 rows = read_spin_rows(self.path, self.wheel, columns=self.columns, fmt=ch.fmt, data=ch.data)
             except NoDataError:
@@ -611,6 +712,8 @@ class LogWatch:
                 tnames = enc.dictionary.to_pylist()
             else:
                 tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [self.path.stem]
+            if rows.spin_id is not None:
+                self._id_gaps(events, rows, tcodes, tnames, line)
             used, first_at = np.unique(tcodes[ok], return_index=True)
             for c in used[np.argsort(first_at)].tolist():  # tables in order of appearance (a handful)
                 tname = tnames[c] or "(no table)"
@@ -692,6 +795,50 @@ class LogWatch:
                 f"skipped {repeated} row(s) of table {tname} that repeat spins already counted (same spin_id and result, "
                 f"e.g. the old rows of a log rewritten whole): not counted again")))
         return sel[keep]
+
+
+    def _id_gaps(self, events: list[Event], rows, tcodes: np.ndarray, tnames: list, line: np.ndarray) -> None:
+        """:meth:`_id_gap` for every table of a chunk, on the whole-number ids of all its rows in
+        file order: void and rejected rows too (a void spin is a spin of the log, not a gap)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        raw = pc.utf8_trim_whitespace(rows.spin_id.cast(pa.string()))
+        numeric = np.asarray(pc.fill_null(pc.match_substring_regex(raw, r"^[0-9]{1,18}$"), False).to_numpy(zero_copy_only=False), dtype=bool)
+        if not numeric.any():
+            return
+        num = np.zeros(rows.n, dtype=np.int64)
+        num[numeric] = pc.cast(raw.filter(pa.array(numeric)), pa.int64()).to_numpy(zero_copy_only=False)
+        for c in np.unique(tcodes[numeric]).tolist():  # tables (a handful)
+            r = np.flatnonzero(numeric & (tcodes == c))
+            self._id_gap(events, tnames[c] or "(no table)", num[r], line[r])
+
+    def _id_gap(self, events: list[Event], tname: str, ids: np.ndarray, line) -> None:
+        """Compare the first id counted after a rotation with the last one before it (see ``lost``),
+        then remember the last id and the step the ids went up by."""
+        if not ids.size:
+            return
+        tail = self._tail.get(tname)
+        if tname in self._after_rotation:
+            self._after_rotation.discard(tname)
+            if tail is not None and tail[1] > 0 and tail[2] >= 2 and int(ids[0]) > tail[0] + tail[1]:
+                missing = (int(ids[0]) - tail[0]) // tail[1] - 1
+                text = (f"{self.path}:{int(line[0])}: table {tname}: the first spin_id of the new file after a rotation is {int(ids[0])}, "
+                        f"the last one of the file before was {tail[0]} (ids went up by {tail[1]}): about {missing:,} spin(s) between them "
+                        "were never read (a rotation the watch did not see)")
+                self.lost.append(text)
+                events.append(Event("lost", tname, text=text))
+        seq = ids if tail is None else np.concatenate([[tail[0]], ids])
+        if seq.size < 2:
+            self._tail[tname] = (int(ids[-1]), 0, 0)
+            return
+        d = np.diff(seq)
+        step = int(d[-1])
+        neq = np.flatnonzero(d != step)
+        run = d.size - (int(neq[-1]) + 1 if neq.size else 0)
+        if not neq.size and tail is not None and tail[1] == step:
+            run += tail[2]
+        self._tail[tname] = (int(ids[-1]), step, run)
 
 
 class _Counted:

@@ -25,6 +25,10 @@ try:  # the ufuncs scipy.stats' binom, beta and ncx2 call (scipy >= 1.9)
     from scipy.special._ufuncs import _beta_ppf, _binom_cdf, _binom_pmf, _binom_sf, _ncx2_sf
 except ImportError:  # pragma: no cover - depends on the scipy release
     _beta_ppf = _binom_cdf = _binom_pmf = _binom_sf = _ncx2_sf = None
+try:  # scipy.stats.hypergeom's cdf (Boost)
+    from scipy.special._ufuncs import _hypergeom_cdf
+except ImportError:  # pragma: no cover - depends on the scipy release
+    _hypergeom_cdf = None
 
 
 def _out(x: np.ndarray):
@@ -125,3 +129,29 @@ def ncx2_sf(x, df, nc):
         v[central] = special.chdtrc(df[central], x[central])
         v[other] = _ncx2_sf(x[other], df[other], nc[other])
     return _out(np.clip(v, 0.0, 1.0))
+
+
+def hypergeom_cdf(k, M, n, N):
+    """``scipy.stats.hypergeom.cdf(k, M, n, N)``: P(X <= k) for X the marked items among N drawn
+    without replacement from M items of which n are marked (0 below the support
+    ``max(0, N - (M - n))``, 1 at and above its top ``min(n, N)``)."""
+    if _hypergeom_cdf is None:  # pragma: no cover
+        import scipy.stats
+
+        return scipy.stats.hypergeom.cdf(k, M, n, N)
+    k, M, n, N = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), *(np.asarray(a, dtype=float) for a in (M, n, N)))
+    lo, hi = np.maximum(N - (M - n), 0), np.minimum(n, N)
+    inside = (k >= lo) & (k < hi)
+    v = np.clip(_hypergeom_cdf(np.where(inside, k, lo), n, N, M), 0.0, 1.0)
+    return _out(np.where(inside, v, np.where(k < lo, 0.0, 1.0)))
+
+
+def fisher_exact_greater(table) -> float:
+    """``scipy.stats.fisher_exact(table, alternative="greater").pvalue`` of a 2 x 2 table of
+    non-negative counts: 1 when a row or column sums to 0, else
+    ``hypergeom.cdf(c01, n1 + n2, n1, c01 + c11)`` (scipy's formula)."""
+    c = np.asarray(table, dtype=np.int64)
+    if 0 in c.sum(axis=0) or 0 in c.sum(axis=1):
+        return 1.0
+    n1, n2 = int(c[0, 0] + c[0, 1]), int(c[1, 0] + c[1, 1])
+    return float(hypergeom_cdf(int(c[0, 1]), n1 + n2, n1, int(c[0, 1] + c[1, 1])))

@@ -185,11 +185,17 @@ def sector_scan(
 
     # Monte Carlo. Groups are independent under H0, so the null maximum over groups is the
     # element-wise maximum of independent per-group replicate vectors; each group is simulated
-    # on its own (multinomial with its own n), batched to bound memory.
+    # on its own (multinomial with its own n), batched to bound memory. The groups draw from the
+    # stream in a canonical order (by n, then null law), not in the order they were given, so that
+    # the p-value does not depend on the order of the groups (dealers in order of first appearance
+    # in a file differ when the same spins come in another row order); groups of equal n and
+    # law are interchangeable under H0.
     cells = k * (2 * k + 2 + 2 * len(lengths))
     batch = max(1, _BATCH_CELLS // max(1, cells))
     null = np.zeros(n_resamples)
-    for a, gidx in enumerate(active):  # loop over groups
+    canon = sorted(range(active.size), key=lambda a: (int(n[active[a]]), p2[active[a]].tobytes()))
+    for a in canon:  # loop over groups
+        gidx = active[a]
         flat = _flat_arcs(tables, lengths, k, a)
         done = 0
         while done < n_resamples:

@@ -1,0 +1,89 @@
+"""The worker count and when a local cluster is used (issue 26 item 6): cores from the CPU affinity
+and the cgroup quota, not ``os.cpu_count()``; by default, a cluster only where it pays.
+No cluster is started here (fast); tests/test_parallel.py runs the clusters."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rngcert.pipeline.parallel import Plan, available_cores, cgroup_cpu_limit, describe, map_items, parallel_pays, table_cost
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fake_cgroup(tmp_path, membership: str, files: dict[str, str]):
+    root = tmp_path / "cgroup"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    root.mkdir(parents=True, exist_ok=True)
+    proc = tmp_path / "proc_self_cgroup"
+    proc.write_text(membership)
+    return dict(cgroup_root=root, proc_cgroup=proc)
+
+
+def test_cgroup_v2_quota_is_the_smallest_of_the_cgroup_and_its_ancestors(tmp_path):
+    kw = _fake_cgroup(tmp_path, "0::/a/b\n", {"cpu.max": "max 100000\n", "a/cpu.max": "150000 100000\n", "a/b/cpu.max": "max 100000\n"})
+    assert cgroup_cpu_limit(**kw) == 1.5
+    assert available_cores(**kw) == 1  # 1.5 cores: one worker
+    kw = _fake_cgroup(tmp_path / "x", "0::/\n", {"cpu.max": "max 100000\n"})
+    assert cgroup_cpu_limit(**kw) is None  # no quota
+    assert available_cores(**kw) == len(os.sched_getaffinity(0))
+
+
+def test_cgroup_v1_quota(tmp_path):
+    kw = _fake_cgroup(tmp_path, "4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n",
+                      {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "200000\n", "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n"})
+    assert cgroup_cpu_limit(**kw) == 2.0
+    kw = _fake_cgroup(tmp_path / "y", "3:cpu,cpuacct:/\n", {"cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n"})
+    assert cgroup_cpu_limit(**kw) is None
+    kw = _fake_cgroup(tmp_path / "z", "garbage\n", {})
+    assert cgroup_cpu_limit(**kw) is None
+
+
+def test_pinned_to_one_core_the_default_plan_runs_serially():
+    """Under a one-core affinity (as `taskset -c 0`) the default plan has one worker and runs the
+    items in this process: no cluster, not even Dask imported; an explicit --workers 2 still asks
+    for two."""
+    code = (
+        "import os, sys\n"
+        "os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})\n"
+        "from rngcert.pipeline.parallel import Plan, available_cores, map_items\n"
+        "t = {}\n"
+        "out = map_items(abs, [-1, -2, -3], plan=Plan(), timings=t, costs=[100.0] * 3)\n"
+        "print(available_cores(), Plan().n_workers(8), Plan(workers=2).n_workers(8), Plan().item_threads(1), Plan().runs_parallel(8, [100.0] * 8),\n"
+        "      out, t['mode'], 'distributed' in sys.modules)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("DASK_SCHEDULER_ADDRESS", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["1", "1", "2", "1", "False", "[1,", "2,", "3]", "serial", "False"]
+
+
+def test_the_default_plan_uses_a_cluster_only_where_it_pays(monkeypatch):
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr("rngcert.pipeline.parallel.available_cores", lambda **kw: 2)
+    small = [table_cost(10_000)] * 4  # four 10 k-spin tables: about 1 s of work, less than a cluster saves
+    big = [table_cost(1_000_000)] * 20
+    assert not parallel_pays(small, 2) and parallel_pays(big, 2)
+    assert not parallel_pays([30.0, 0.3], 2)  # one long item: nothing to share
+    assert not Plan().runs_parallel(4, small) and Plan().runs_parallel(20, big)
+    assert Plan().runs_parallel(4)  # no estimate: as before, a cluster of every available core
+    assert Plan(workers=2).runs_parallel(4, small)  # asked for: always
+    assert not Plan(workers=1).runs_parallel(20, big)
+    assert describe(Plan(), 4, small) == "4 work item(s), serial in one process"
+    assert "2 worker process(es)" in describe(Plan(), 20, big)
+    t: dict = {}
+    assert map_items(abs, [-1, -2, -3, -4], plan=Plan(), timings=t, costs=small) == [1, 2, 3, 4] and t["mode"] == "serial"
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_one_core_container_quota_gives_one_worker(tmp_path, monkeypatch, n):
+    kw = _fake_cgroup(tmp_path, "0::/\n", {"cpu.max": f"{n}00000 100000\n"})
+    assert available_cores(**kw) == min(n, len(os.sched_getaffinity(0)))
