@@ -214,14 +214,16 @@ def test_calibration_belongs_to_the_current_battery():
 
 
 def test_calibration_is_printed_only_for_its_configuration(tmp_path, cli):
-    fp = run_fingerprint(alpha=0.01, suspect_level=0.05, n_resamples=1999, dealers=True, release=True)
+    # measured (benchmarks/calibrate_verdict.py): 4 dealers, release pockets and alternating rotor direction, as the
+    # bundled log, and plain logs, both at the default R = 9,999
+    fp = run_fingerprint(alpha=0.01, suspect_level=0.05, n_resamples=9999, dealers=True, release=True, direction=True)
     assert calibration_line(20000, fp)["calibrated"]
-    for change, word in ((dict(n_resamples=9999), "Monte Carlo replicates"), (dict(alpha=0.02, suspect_level=0.1), "alpha"),
-                         (dict(dealers=False, release=False), "dealer ids")):
+    for change, word in ((dict(n_resamples=1999), "Monte Carlo replicates"), (dict(alpha=0.02, suspect_level=0.1), "alpha"),
+                         (dict(dealers=False), "dealer ids"), (dict(direction=False), "rotor directions")):
         other = {**fp, **change}
         c = calibration_line(20000, other)
         assert not c["calibrated"] and c["statement"].startswith("Not calibrated for this configuration") and word in c["statement"]
-    # end to end: a plain log (no dealers, no release pockets) at the default R
+    # end to end: a plain log (no dealers, no release pockets) at R = 199, a configuration never measured
     p = log_file(tmp_path, 20000, seed=8)
     r = cli("certify", p, "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "r")
     assert r.exit_code in (0, 10), r.output

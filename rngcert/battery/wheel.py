@@ -597,10 +597,11 @@ def run_fingerprint(*, alpha: float, suspect_level: float | None, n_resamples: i
                     dealers: bool | None = None, release: bool | None = None, direction: bool | None = None) -> dict:
     """The fingerprint of a run, to compare with a calibration entry's: battery (spec hash), alpha,
     SUSPECT level, Monte Carlo replicates, and the data's shape (dealer ids present, release pockets
-    present for at least half the spins, rotor directions present: the direction tests run)."""
+    present for at least half the spins, both rotor directions present: the direction tests run)."""
     if data is not None:
         dealers = data.dealer is not None
-        direction = data.direction is not None and bool(np.any(np.asarray(data.direction) >= 0))
+        dv = None if data.direction is None else np.asarray(data.direction)
+        direction = dv is not None and np.unique(dv[dv >= 0]).size >= 2  # both directions: the direction tests can run
         rel = data.release
         release = rel is not None and share_at_least_half(lambda lo, hi: rel[lo:hi] >= 0, rel.size)
     return {"battery": battery_fingerprint(), "alpha": float(alpha), "suspect_level": None if suspect_level is None else float(suspect_level),
