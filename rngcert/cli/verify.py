@@ -126,6 +126,7 @@ def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
         files, load_wheel(r["equipment"]), columns=r.get("columns") or None, fmt=r.get("fmt", "auto"), pool=bool(r.get("pool")),
         alpha=r["alpha"], seed=int(r["seed"]), n_resamples=int(r["n_resamples"]), required_bias=r.get("required_bias"),
         power=r.get("power", 0.9), figures=False, max_rejected_share=r.get("max_rejected_share", 0.05), progress=bar.callback(),
+        tests=r.get("tests"),
     )
     return cert.report
 
@@ -142,14 +143,14 @@ def _rerun_shuffle(r: dict, files: list[Path]) -> dict:
 
 
 def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
-    import numpy as np
 
     from rngcert.collect import bits as bitsmod
     from rngcert.pipeline.certify_bits import certify_streams
+    from rngcert.seeding import root
     from rngcert.simulate import sources
 
     if r.get("source"):
-        ss = np.random.SeedSequence(int(r["seed"]))
+        ss = root(int(r["seed"]))
         arr = sources.generate_bits(r["source"], int(r["length"]), seed=ss, streams=int(r["streams"]))
         prov = {"generator": r["source"].lower(), "seed_entropy": str(ss.entropy)}
         entropy = int(ss.entropy)
