@@ -26,6 +26,7 @@ from rngcert.stats._validate import (
     _n_resamples_iv,
     _rng_iv,
 )
+from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.multiple import holm
 from rngcert.stats.result import (
     NotApplicable,
@@ -72,6 +73,7 @@ def _gof(
     name: str,
     requirement: Requirement,
     details: dict,
+    batch: int | None = None,
 ) -> TestResult | NotApplicable:
     """Common body of the Pearson/G tests of a multinomial with known cell probabilities."""
     n = int(counts.sum())
@@ -99,7 +101,7 @@ def _gof(
     else:
         rng = _rng_iv(rng, name)
         null = np.concatenate(
-            [statfun(x.astype(float), expected) for x in _multinomial_batches(n, p, n_resamples, rng)]
+            [statfun(x.astype(float), expected) for x in _multinomial_batches(n, p, n_resamples, rng, batch)]
         )
         pvalue = monte_carlo_pvalue(stat, null)
         mlabel = f"monte-carlo, R={n_resamples}"
@@ -110,7 +112,7 @@ def pocket_chisquare(
     counts,
     probs=None,
     *,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "pocket_chisquare",
@@ -126,6 +128,9 @@ def pocket_chisquare(
     method : {"auto", "asymptotic", "monte-carlo"}
         ``"auto"`` uses the chi-square law with ``k - 1`` degrees of freedom when every expected
         count is at least 5 and a Monte Carlo p-value otherwise.
+        ``method=MonteCarlo(n_resamples, batch, rng)`` (:class:`rngcert.stats.MonteCarlo`) is
+        ``"monte-carlo"`` with its options in one object, as scipy's ``MonteCarloMethod``; the
+        keywords below then stay unset.
     n_resamples : int
         Monte Carlo replicates R (multinomial count vectors drawn under H0).
     rng : numpy.random.Generator
@@ -169,18 +174,19 @@ def pocket_chisquare(
 
     A p-value this large is what a fair wheel gives: no evidence against equal pockets.
     """
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
     counts = _as_counts(counts, name)
     p = _as_probs(probs, counts.size, name)
     method = _method_iv(method, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
-    return _gof(counts, p, _pearson, method, n_resamples, rng, name, Requirement.UNIFORMITY, {})
+    return _gof(counts, p, _pearson, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
 
 
 def g_test(
     counts,
     probs=None,
     *,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "g_test",
@@ -200,11 +206,12 @@ def g_test(
     ----------
     .. [1] Cressie, N. & Read, T. R. C. (1984), JRSS B 46, 440-464, eq. (2.1) with lambda = 0.
     """
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
     counts = _as_counts(counts, name)
     p = _as_probs(probs, counts.size, name)
     method = _method_iv(method, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
-    return _gof(counts, p, _g_stat, method, n_resamples, rng, name, Requirement.UNIFORMITY, {})
+    return _gof(counts, p, _g_stat, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -537,7 +544,7 @@ def category_frequency(
     probs=None,
     *,
     name: str,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     requirement: Requirement = Requirement.UNIFORMITY,
@@ -576,6 +583,7 @@ def category_frequency(
     ----------
     .. [1] Pearson, K. (1900), Phil. Mag. (5) 50, 157-175.
     """
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
     counts = _as_counts(counts, name)
     k = counts.size
     p = _as_probs(probs, k, name)
@@ -609,5 +617,6 @@ def category_frequency(
         name,
         requirement,
         dict(category_ids=ids, excluded_spins=excluded, category_probs=pi),
+        batch,
     )
     return res

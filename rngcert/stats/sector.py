@@ -21,6 +21,7 @@ from rngcert.stats._validate import (
     _n_resamples_iv,
     _rng_iv,
 )
+from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 __all__ = ["sector_scan", "first_harmonic"]
@@ -65,9 +66,10 @@ def sector_scan(
     min_len: int = 2,
     max_len: int | None = None,
     n_resamples: int = 9999,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     name: str = "sector_scan",
     requirement: Requirement = Requirement.UNIFORMITY,
+    method: MonteCarlo | None = None,
 ) -> TestResult | NotApplicable:
     r"""Scan every circular arc of adjacent wheel positions for an excess or deficit.
 
@@ -83,11 +85,14 @@ def sector_scan(
     n_resamples : int
         Monte Carlo replicates R.
     rng : numpy.random.Generator
-        Required (the family-wise p-value is Monte Carlo).
+        Required (the family-wise p-value is Monte Carlo), here or in ``method``.
     name : str
         Identifier carried by the result.
     requirement : Requirement
         UNIFORMITY by default; the dealer-signature test files it under UNPREDICTABILITY.
+    method : MonteCarlo, optional
+        ``n_resamples``, ``batch`` and ``rng`` in one object (:class:`rngcert.stats.MonteCarlo`),
+        instead of the keywords; the same p-value.
 
     Returns
     -------
@@ -131,6 +136,9 @@ def sector_scan(
     No arc of a fair wheel was as extreme in 999 simulated wheels, so the Monte Carlo p-value is
     its floor 1/(R+1): the scan found the worn sector.
     """
+    if method is not None and not isinstance(method, MonteCarlo):
+        raise InputError(f"{name}: method must be a MonteCarlo(...) or None (the p-value is always Monte Carlo), got {method!r}")
+    _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     c2, p2, min_len, max_len, n_resamples, rng = _sector_scan_iv(
         counts, probs, min_len, max_len, n_resamples, rng, name
     )
@@ -178,7 +186,7 @@ def sector_scan(
     # element-wise maximum of independent per-group replicate vectors; each group is simulated
     # on its own (multinomial with its own n), batched to bound memory.
     cells = k * (2 * k + 2 + 2 * len(lengths))
-    batch = max(1, _BATCH_CELLS // max(1, cells))
+    batch = batch or max(1, _BATCH_CELLS // max(1, cells))
     null = np.zeros(n_resamples)
     for a, gidx in enumerate(active):  # loop over groups
         flat = _flat_arcs(tables, lengths, k, a)
