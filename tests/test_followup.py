@@ -78,3 +78,15 @@ def test_cli_tests_option(cli, tmp_path):
     other = cli("certify", p, "--tests", "symbol_frequency", "--seed", "1")
     assert other.exit_code == 3 and "not in the battery of the european wheel" in other.output + other.stderr
 
+
+
+def test_verify_rerun_reruns_the_same_followup(cli, tmp_path):
+    p = _log(tmp_path)
+    ok = cli("certify", p, "--tests", "pocket_chisquare,sector_scan", "--seed", "1", "--resamples", "199", "--no-plots",
+             "--out", tmp_path / "rep")
+    assert ok.exit_code in (0, 10), ok.output
+    (rep,) = (tmp_path / "rep").glob("european-*")
+    assert json.loads((rep / "report.json").read_text())["rerun"]["tests"] == ["pocket_chisquare", "sector_scan"]
+    res = cli("verify", rep, p, "--rerun")
+    assert res.exit_code == 0, res.output
+    assert "values recomputed, all equal" in res.output
