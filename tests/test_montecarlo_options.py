@@ -72,3 +72,21 @@ def test_examples_of_the_new_modules_run(name):
 
     res = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.attempted > 0 and res.failed == 0
+
+
+def test_max_count_fallback_and_serial_pair_permutation_accept_the_object(monkeypatch):
+    from rngcert.stats import frequency, max_count, pair_counts, serial_pair
+
+    monkeypatch.setattr(frequency, "_LEVIN_MAX_LEN", 8)  # force the Monte Carlo fallback on a small wheel
+    a = max_count(WHEEL, n_resamples=299, rng=stream(3, "m"))
+    b = max_count(WHEEL, method=MonteCarlo(299, 17, stream(3, "m")))
+    assert a.method == "monte-carlo, R=299"
+    _same(a, b)
+    x = np.random.default_rng(8).integers(0, 37, 300)
+    tab = pair_counts(x, 37)
+    c = serial_pair(tab, method="permutation", n_resamples=199, rng=stream(4, "p"), positions=x)
+    d = serial_pair(tab, method=MonteCarlo(199, rng=stream(4, "p")), positions=x)
+    e = serial_pair(tab, method=MonteCarlo(199, batch=5, rng=stream(4, "p")), positions=x)
+    assert c.method == "permutation, R=199"
+    _same(c, d)
+    _same(c, e)

@@ -350,6 +350,7 @@ def max_count(
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "max_count",
+    method: MonteCarlo | None = None,
 ) -> TestResult | NotApplicable:
     r"""Maximum-count ("favourable number") test: is one pocket coming up too often?
 
@@ -366,6 +367,10 @@ def max_count(
         Needed only in that Monte Carlo fallback.
     name : str
         Identifier carried by the result.
+    method : MonteCarlo, optional
+        The fallback's ``n_resamples``, ``batch`` and ``rng`` in one object
+        (:class:`rngcert.stats.MonteCarlo`) instead of the keywords; the exact law is still used
+        wherever it can be computed.
 
     Returns
     -------
@@ -392,6 +397,9 @@ def max_count(
     .. [1] Levin, B. (1981), "A representation for multinomial cumulative distribution
            functions", Ann. Statist. 9, 1123-1126.
     """
+    if method is not None and not isinstance(method, MonteCarlo):
+        raise InputError(f"{name}: method must be a MonteCarlo(...) or None, got {method!r}")
+    _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     counts = _as_counts(counts, name)
     k = counts.size
     p = _as_probs(probs, k, name)
@@ -424,7 +432,7 @@ def max_count(
     else:
         rng = _rng_iv(rng, name)
         null = np.concatenate(
-            [np.max((x - e) / sd, axis=1) for x in _multinomial_batches(n, p, n_resamples, rng)]
+            [np.max((x - e) / sd, axis=1) for x in _multinomial_batches(n, p, n_resamples, rng, batch)]
         )
         pvalue = monte_carlo_pvalue(m, null)
         mlabel = f"monte-carlo, R={n_resamples}"
