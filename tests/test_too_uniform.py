@@ -40,7 +40,8 @@ def test_a_perfectly_uniform_log_is_inconclusive_with_a_data_integrity_finding(t
     assert ev["lower_tail"]["pocket_chisquare"] == 0.0 and ev["statistic"]["pocket_chisquare"] < 1e-20
     assert "too uniform to be true" in found[0]["text"] and "made up or filtered" in found[0]["text"]
     assert any(r.startswith("data integrity: the counts are too even") for r in t["battery"]["reasons"])
-    assert any(k.startswith("Data integrity (not a wheel fault): the pocket counts are closer") for k in t["key_findings"])
+    assert any(k.startswith("Data integrity (not a wheel fault): a log too uniform to be true") for k in t["key_findings"])
+    assert "X² = 0 on 36 df, P(counts this even) = below 1e-300 for a fair wheel; Holm at 0.001" in found[0]["text"]
     assert not t["battery"]["rejected_familywise"]  # no test rejects: it is the record that is doubted
 
 

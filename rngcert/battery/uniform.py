@@ -100,10 +100,12 @@ def too_uniform(results: Sequence[TestResult | NotApplicable], *, level: float =
     i = int(np.argmin([t[2] for t in tails]))
     name, stat, p_low, df = tails[i]
     sym = "G" if name == "g_test" else "X²"
+    shown = f"{stat:.3g}" if stat > 1e-9 else "0"  # an exact 0 that rounding made 6e-28
+    chance = f"{p_low:.2g}" if p_low >= 1e-300 else "below 1e-300"
     text = (
-        f"the {unit} counts are closer to their expectation than chance allows ({sym} = {stat:.3g} on {df} df; a fair "
-        f"source gives counts this even with probability {p_low:.2g}, Holm-adjusted {float(adj[i]):.2g} < {level}): "
-        f"a log too uniform to be true, e.g. made up or filtered. Compare the log with the wheel controller's own record."
+        f"a log too uniform to be true (made up or filtered?): the {unit} counts are closer to their expectation than "
+        f"chance allows ({sym} = {shown} on {df} df, P(counts this even) = {chance} for a fair wheel; Holm at {level}). "
+        f"Compare the log with the wheel controller's own record."
     )
     evidence = {
         "lower_tail": {t[0]: t[2] for t in tails},

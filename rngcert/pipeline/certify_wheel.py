@@ -389,8 +389,8 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     tu = too_uniform(results, unit="pocket" if log.wheel.kind == "roulette" else ("section" if space.circular else "symbol"))
     if tu is not None and not other_wheel:
         integrity = dict(integrity, findings=list(integrity["findings"]) + [tu])
-        reasons.append(f"data integrity: the counts are too even to be the wheel's raw results ({tu['evidence']['rule']}; "
-                       f"see the data-integrity section): the data cannot carry a verdict")
+        reasons.append("data integrity: the counts are too even to be the wheel's raw results (see the data-integrity "
+                       "section): the data cannot carry a verdict")
     integrity = _with_source_comparison(integrity, t)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
     out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=battery.weights, seeds=seeds)
