@@ -90,3 +90,12 @@ def test_max_count_fallback_and_serial_pair_permutation_accept_the_object(monkey
     assert c.method == "permutation, R=199"
     _same(c, d)
     _same(c, e)
+
+
+def test_dealer_signature_accepts_the_object():
+    from rngcert.stats import dealer_signature
+
+    offs = np.random.default_rng(5).multinomial(400, np.full(37, 1 / 37), size=3)
+    a = dealer_signature(offs, n_resamples=199, rng=stream(6, "d"))
+    b = dealer_signature(offs, method=MonteCarlo(n_resamples=199, batch=11, rng=stream(6, "d")))
+    _same(a, b)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.errors import InputError
+from rngcert.stats.montecarlo import MonteCarlo
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 from rngcert.stats.sector import sector_scan
 
@@ -111,8 +112,9 @@ def dealer_signature(
     min_len: int = 1,
     max_len: int | None = None,
     n_resamples: int = 9999,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     name: str = "dealer_signature",
+    method: MonteCarlo | None = None,
 ) -> TestResult | NotApplicable:
     r"""Dealer-signature test: do results cluster in an arc at a fixed offset from a reference?
 
@@ -129,9 +131,12 @@ def dealer_signature(
     n_resamples : int
         Monte Carlo replicates R.
     rng : numpy.random.Generator
-        Required.
+        Required, here or in ``method``.
     name : str
         Identifier carried by the result.
+    method : MonteCarlo, optional
+        ``n_resamples``, ``batch`` and ``rng`` in one object (:class:`rngcert.stats.MonteCarlo`),
+        instead of the keywords; the same p-value.
 
     Returns
     -------
@@ -174,6 +179,7 @@ def dealer_signature(
         rng=rng,
         name=name,
         requirement=Requirement.UNPREDICTABILITY,
+        method=method,
     )
     if isinstance(res, NotApplicable):
         return res
