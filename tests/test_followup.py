@@ -90,3 +90,15 @@ def test_verify_rerun_reruns_the_same_followup(cli, tmp_path):
     res = cli("verify", rep, p, "--rerun")
     assert res.exit_code == 0, res.output
     assert "values recomputed, all equal" in res.output
+
+
+def test_a_followup_without_a_count_test_cannot_verify_a_declared_minimum_bias(tmp_path):
+    p = _log(tmp_path)
+    cert = certify_log([p], EU, seed=2, n_resamples=199, figures=False, tests=["gap_test", "runs_colour"], required_bias=0.5)
+    (t,) = cert.report["tables"]
+    assert cert.verdict == "INCONCLUSIVE"
+    assert any("cannot be verified: none of the chosen tests (gap_test, runs_colour)" in r for r in t["battery"]["reasons"])
+    # with a count-based test the power is stated as for the full battery
+    ok = certify_log([p], EU, seed=2, n_resamples=199, figures=False, tests=["max_count"], required_bias=5.0)
+    assert ok.report["tables"][0]["battery"]["power"]["single_pocket"]["effect"] > 0
+    assert not any("cannot be verified" in r for r in ok.report["tables"][0]["battery"]["reasons"])
