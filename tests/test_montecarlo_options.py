@@ -99,3 +99,13 @@ def test_dealer_signature_accepts_the_object():
     a = dealer_signature(offs, n_resamples=199, rng=stream(6, "d"))
     b = dealer_signature(offs, method=MonteCarlo(n_resamples=199, batch=11, rng=stream(6, "d")))
     _same(a, b)
+
+
+def test_homogeneity_chisquare_accepts_the_object():
+    from rngcert.stats import homogeneity_chisquare
+
+    tab = np.random.default_rng(7).multinomial(60, np.full(37, 1 / 37), size=3)
+    a = homogeneity_chisquare(tab, method="monte-carlo", n_resamples=99, rng=stream(8, "h"))
+    b = homogeneity_chisquare(tab, method=MonteCarlo(n_resamples=99, rng=stream(8, "h")))
+    assert a.method == "monte-carlo, R=99"
+    _same(a, b)

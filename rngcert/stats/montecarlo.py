@@ -4,7 +4,7 @@
 The Monte Carlo tests of :mod:`rngcert.stats` (:func:`~rngcert.stats.pocket_chisquare`,
 :func:`~rngcert.stats.g_test`, :func:`~rngcert.stats.category_frequency`,
 :func:`~rngcert.stats.sector_scan`, :func:`~rngcert.stats.dealer_signature`,
-:func:`~rngcert.stats.serial_pair` and the fallback of
+:func:`~rngcert.stats.serial_pair`, :func:`~rngcert.stats.homogeneity_chisquare` and the fallback of
 :func:`~rngcert.stats.max_count`) take ``method=MonteCarlo(...)`` beside their ``n_resamples=``
 and ``rng=`` keywords, which stay for compatibility. Both spellings give the same result, bit for
 bit.
