@@ -25,7 +25,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 
-__all__ = ["key_of", "root", "stream", "spawn_key", "default_stream", "DEFAULT_ENTROPY"]
+__all__ = ["key_of", "root", "sequence", "stream", "spawn_key", "default_stream", "DEFAULT_ENTROPY"]
 
 #: Root entropy of the stream a statistic of :mod:`rngcert.stats` draws from when it is called
 #: without ``rng=`` (:func:`default_stream`): a fixed seed, so such a call always gives the same
@@ -78,6 +78,31 @@ def root(seed: int | None) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
+def sequence(entropy, *key: int | str) -> np.random.SeedSequence:
+    """The ``SeedSequence`` of the stream named by ``key``: ``SeedSequence(entropy, spawn_key=spawn_key(*key))``.
+
+    For the callers that need the sequence itself rather than a generator on PCG64: a bit
+    generator chosen by name (:func:`rngcert.simulate.sources.bit_generator`), or the i-th child
+    of a root (``sequence(entropy, i)`` is ``SeedSequence(entropy).spawn(m)[i]`` for a fresh root).
+
+    Parameters
+    ----------
+    entropy : int or sequence of int
+        Root entropy, as :class:`numpy.random.SeedSequence` takes it.
+    *key : int or str
+        The stream's name (none: the root itself).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rngcert.seeding import sequence
+    >>> child = np.random.SeedSequence(7).spawn(3)[2]
+    >>> bool((sequence(7, 2).generate_state(4) == child.generate_state(4)).all())
+    True
+    """
+    return np.random.SeedSequence(entropy, spawn_key=spawn_key(*key))
+
+
 def stream(entropy: int, *key: int | str) -> np.random.Generator:
     """Independent random stream named by ``key`` under the root ``entropy``.
 
@@ -93,7 +118,7 @@ def stream(entropy: int, *key: int | str) -> np.random.Generator:
     numpy.random.Generator
         On PCG64 seeded from ``SeedSequence(entropy, spawn_key=spawn_key(*key))``.
     """
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(int(entropy), spawn_key=spawn_key(*key))))
+    return np.random.Generator(np.random.PCG64(sequence(int(entropy), *key)))
 
 
 def default_stream(name: str) -> np.random.Generator:

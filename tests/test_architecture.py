@@ -187,3 +187,70 @@ def test_the_checks_can_fail(tmp_path):
     p.write_text(src)
     tree_imports = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)]
     assert tree_imports and _layer(tree_imports[0].module) > LAYERS["stats"]
+
+
+#: Constructors of random state: only rngcert/seeding.py calls them (DESIGN §2: "the one place random streams are made").
+RANDOM_MAKERS = {"SeedSequence", "default_rng", "Generator", "RandomState", "BitGenerator", "PCG64", "PCG64DXSM", "MT19937",
+                 "Philox", "SFC64", "UserBitGenerator", "seed"}
+#: Modules allowed to construct random state besides seeding.py, each with its reason.
+RANDOM_ALLOWED = {
+    "rngcert/seeding.py": "the one place random streams are made",
+    "rngcert/simulate/sources.py": "the registry of simulated sources: it names the bit generator classes (pcg64, philox, "
+    "mt19937, …) and user bit generators, and builds them on a SeedSequence made by rngcert.seeding",
+}
+
+
+def _random_makers(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, call) of every call that constructs random state: ``np.random.X(...)``, ``numpy.random.X``,
+    ``randomgen.X``, or a name imported from them; and every import of ``random`` or ``secrets``."""
+    imported = set()
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("numpy", "randomgen") and (
+                "random" in (node.module or "") or node.module == "randomgen"):
+            imported |= {a.asname or a.name for a in node.names if a.name in RANDOM_MAKERS}
+        if isinstance(node, ast.Import) and any(a.name in ("random", "secrets") for a in node.names):
+            out.append((node.lineno, "import random/secrets"))
+        if isinstance(node, ast.ImportFrom) and node.module in ("random", "secrets"):
+            out.append((node.lineno, f"from {node.module} import"))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in imported:
+            out.append((node.lineno, f.id))
+        elif isinstance(f, ast.Attribute):
+            chain = []
+            x = f
+            while isinstance(x, ast.Attribute):
+                chain.append(x.attr)
+                x = x.value
+            if isinstance(x, ast.Name):
+                chain.append(x.id)
+            dotted = ".".join(reversed(chain))
+            if (dotted.startswith(("np.random.", "numpy.random.", "randomgen.")) or f.attr in imported) and f.attr in RANDOM_MAKERS | {
+                    "rand", "randn", "randint", "random", "shuffle", "permutation", "choice", "integers"}:
+                out.append((node.lineno, dotted))
+    return out
+
+
+def test_random_streams_are_made_only_in_seeding():
+    bad = []
+    for path in _all_modules():
+        rel = path.relative_to(PKG.parent).as_posix()
+        if rel in RANDOM_ALLOWED:
+            continue
+        for line, call in _random_makers(ast.parse(path.read_text(encoding="utf-8"))):
+            bad.append(f"{rel}:{line} {call}")
+    assert not bad, "random state made outside rngcert/seeding.py (use rngcert.seeding.stream/sequence/root):\n" + "\n".join(bad)
+
+
+def test_the_random_check_can_fail():
+    src = ("import numpy as np\nfrom numpy.random import default_rng\nimport random\n"
+           "a = np.random.SeedSequence(1)\nb = default_rng(2)\nc = np.random.Generator(np.random.PCG64(a))\nd = np.random.rand(3)\n")
+    found = [c for _, c in _random_makers(ast.parse(src))]
+    assert found.count("np.random.SeedSequence") == 1 and "default_rng" in found and "np.random.PCG64" in found
+    assert "np.random.Generator" in found and "np.random.rand" in found and "import random/secrets" in found
+    # a type named in an annotation or isinstance() is not a construction; nor are docstring examples
+    ok = "import numpy as np\ndef f(rng: np.random.Generator):\n    '''>>> np.random.default_rng(1)'''\n    return isinstance(rng, np.random.Generator)\n"
+    assert _random_makers(ast.parse(ok)) == []

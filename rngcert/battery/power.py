@@ -224,7 +224,8 @@ def verdict_power_statement(
                                  "monte_carlo": mcd}
         sentences.append(
             f"A dealer signature — landing 3 neighbouring pockets from the {ref} {_pct(ed)} more often than fair, for every "
-            f"one of the {g} dealer/direction groups — is caught with the same probability."
+            f"one of the {g} dealer/direction groups — is caught with "
+            + ("the same probability." if sentences else f"{power:.0%} probability (the battery returns FAIL).")
         )
     else:
         P["dealer_signature"] = {"applicable": False, "reason": "no dealer ids or release pockets in the log"}

@@ -79,12 +79,14 @@ Examples:
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
+@click.option("--tests", "tests", default=None, metavar="NAME,…", callback=lambda c, p, v: _tests_option(v),
+              help="Follow-up: rerun only these battery tests (comma-separated) on new data; the correction's family is these tests.")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @standard_option
 @parallel_options
 @report_options
-def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, min_round_interval, outdir, as_json, no_plots, strict,
-            standard, pdf, sign_key, workers, scheduler):
+def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples, min_bias, power, max_rejected, min_round_interval, outdir, as_json, no_plots, tests,
+            strict, standard, pdf, sign_key, workers, scheduler):
     """Certify a wheel from spin logs: run the wheel battery per table and write a report.
 
     LOGS are CSV or JSON Lines spin logs (columns: result, and optionally spin_id, timestamp,
@@ -155,5 +157,19 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
             plan=plan_of(workers, scheduler),
             standard=std,
             min_round_interval=parse_duration(min_round_interval),
+            tests=tests,
         )
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)
+
+
+def _tests_option(value: str | None) -> tuple[str, ...] | None:
+    """``--tests``: the chosen names of the wheel battery, or a usage error (exit 2) listing the valid ones."""
+    if value is None:
+        return None
+    from rngcert.battery.followup import parse_tests
+    from rngcert.battery.wheel import WHEEL
+
+    try:
+        return parse_tests(value, WHEEL)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--tests") from None

@@ -136,17 +136,17 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
                      command="", progress=True, plan=None, min_edge=None, power=None, pickup=None):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
-    import numpy as np
 
     from rngcert.cli._standard import load_for
     from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
     from rngcert.pipeline.standards import apply_standard
+    from rngcert.seeding import root
 
     # --standard: a packaged id or a lab's TOML; 'uniform' is the older name of 'uniformity'. The packaged edge and
     # uniformity standards also choose the shuffle battery's own rule; others leave it to the procedure's kind
     std = load_for("uniformity" if standard == "uniform" else standard, "shoe", "shuffle certify", alpha)
     internal = {"edge": "edge", "uniformity": "uniform"}.get(std.id) if std.packaged else None
-    ss = np.random.SeedSequence(seed)
+    ss = root(seed)
     thr = threshold / 100.0
     # the declared minimum tracker edge: --min-edge, else the standard's (a number, or "house-edge": the game's, which the
     # pipeline computes when given None); the declared power likewise
@@ -322,16 +322,16 @@ def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, dec
     cards dealt to the cutting card are written, with their orientation, as a live scanner logs
     them. Simulated and real shoes take the same path through ``rngcert shuffle certify LOG``.
     """
-    import numpy as np
 
     from rngcert.collect.shoelog import write_shoe_log
     from rngcert.equipment.procedure import load_procedure
+    from rngcert.seeding import root
     from rngcert.simulate.procedure import simulate_log
     from rngcert.simulate.sources import versions
 
     proc = load_procedure(procedure)
     proc, note = _apply_decks_rule(proc, decks, None)
-    ss = np.random.SeedSequence(seed)
+    ss = root(seed)
     seq = simulate_log(proc, shoes, int(ss.entropy), tables=tables)
     serial = (not dealt_only) if serials is None else serials
     turns = any(st.op == "wash" and st.full_params()["rotate"] > 0 for st in proc.steps)  # orientation is modelled only then

@@ -159,6 +159,7 @@ def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
         power=r.get("power", 0.9), figures=False, max_rejected_share=r.get("max_rejected_share", 0.05), progress=bar.callback(),
         standard=r.get("standard"),
         min_round_interval=r.get("min_round_interval", 0.0),
+        tests=r.get("tests"),
     )
     return cert.report
 
@@ -176,14 +177,14 @@ def _rerun_shuffle(r: dict, files: list[Path]) -> dict:
 
 
 def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
-    import numpy as np
 
     from rngcert.collect import bits as bitsmod
     from rngcert.pipeline.certify_bits import certify_streams
+    from rngcert.seeding import root
     from rngcert.simulate import sources
 
     if r.get("source"):
-        ss = np.random.SeedSequence(int(r["seed"]))
+        ss = root(int(r["seed"]))
         arr = sources.generate_bits(r["source"], int(r["length"]), seed=ss, streams=int(r["streams"]))
         prov = {"generator": r["source"].lower(), "seed_entropy": str(ss.entropy)}
         entropy = int(ss.entropy)

@@ -34,6 +34,7 @@ from rngcert.battery.plain import bits_findings
 from rngcert.pipeline import lawcache
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
+from rngcert.seeding import sequence
 from rngcert.stats.nist import nulllaw, twolevel
 
 # Start-up cost matters for one stream (sts-2.1.2 takes about 2 s for all 15 tests): the plots
@@ -127,7 +128,7 @@ class GeneratedStreams:
         """Stream ``i`` as an (n,) uint8 array of 0/1."""
         from rngcert.simulate.sources import generate_bits
 
-        return generate_bits(self.name, self.n, seed=np.random.SeedSequence(self.entropy, spawn_key=(int(i),)))
+        return generate_bits(self.name, self.n, seed=sequence(self.entropy, int(i)))
 
 
 def _stream_item(item) -> list:

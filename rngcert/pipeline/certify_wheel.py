@@ -16,13 +16,16 @@ import numpy as np
 
 from rngcert.battery.core import BatteryOutcome, decide, worst
 from rngcert.battery.findings import order_findings, table_findings
+from rngcert.battery.followup import family_line, followup, parse_tests
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.standard import Standard
+from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.collect.tally import SpinTally
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
+from rngcert.errors import InputError
 from rngcert.pipeline import checks
 from rngcert.pipeline.parallel import Plan, map_items, table_cost
 from rngcert.pipeline.standards import apply_standard, resolve
@@ -94,6 +97,7 @@ def certify_log(
     plan: Plan | None = None,
     standard: Standard | str | None = None,
     min_round_interval: float = 5.0,
+    tests: Sequence[str] | None = None,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -134,6 +138,9 @@ def certify_log(
         logged twice (counted once, reported as a data-integrity finding; 0: no check). The
         default, 5 s, is far below any real round (a roulette spin or a live money-wheel round
         lasts 20 s or more) and far above a scraper's double read (under a second apart).
+    tests : sequence of str, optional
+        A follow-up (``--tests``): run only these tests of the wheel battery
+        (:mod:`rngcert.battery.followup`); the correction's family is these tests, and the report says so.
     """
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
     cert = certify_spins(
@@ -150,6 +157,7 @@ def certify_log(
         max_rejected_share=max_rejected_share,
         plan=plan,
         standard=standard,
+        tests=tests,
     )
     # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
     cert.report["rerun"] = {
@@ -168,6 +176,8 @@ def certify_log(
         "standard": cert.report["standard"]["id"] if cert.report["standard"]["packaged"] else cert.report["standard"]["source"],
         "min_round_interval": min_round_interval,
     }
+    if tests is not None:  # a follow-up is rerun as the same follow-up
+        cert.report["rerun"]["tests"] = list(cert.report["follow_up"]["tests"])
     return cert
 
 
@@ -198,6 +208,7 @@ def certify_spins(
     plan: Plan | None = None,
     kind: str = "certification",
     standard: Standard | str | None = None,
+    tests: Sequence[str] | None = None,
 ) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`;
@@ -210,6 +221,7 @@ def certify_spins(
     if required_bias is None and std.wheel_min_bias() is not None:
         required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
     edge_levels = sorted({c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel") if "exploitability" in c.tests})
+    tests = _chosen_tests(tests, log)
     ss = root(seed)
     log_reasons, per_table_reasons = checks.unreadable_reasons(log, max_rejected_share)
     hint = checks.other_wheel_hint(log) if log_reasons else None
@@ -218,7 +230,7 @@ def certify_spins(
     else:  # rejected labels that concentrate on a few values, or spell a pocket never seen: never a FAIL (c16); the cause first
         log_reasons[:0] = checks.label_reasons(log)
     entropy = int(ss.entropy)
-    members = WHEEL.members(WheelData(np.zeros(0, dtype=np.int16), log.space))
+    members = _battery(tests).members(WheelData(np.zeros(0, dtype=np.int16), log.space))
     W = sum(s.weight for s in members)
     first = alpha * min(s.weight for s in members) / W
     floor = 1.0 / (n_resamples + 1)
@@ -236,6 +248,9 @@ def certify_spins(
     threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
     kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads, other_wheel=hint,
               suspect_level=suspect_level, edge_levels=tuple(edge_levels))
+    if tests is not None:
+        kw["tests"] = tests
+        notes = [family_line(tests)] + list(notes)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
     total = sum(t.n for t in log.tables.values()) or 1
     finished = [0]
@@ -293,13 +308,16 @@ def certify_spins(
         level=log.level,
         period=_period(log.period),
         policy=dict(
-            schema.policy(alpha, "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)",
+            schema.policy(alpha, "weighted Holm (per table, over all applicable tests; weights in each test's holm_weight)" if tests is None else
+                          f"weighted Holm (per table, over the {len(tests)} chosen tests of this follow-up; weights in each test's holm_weight)",
                           cite.wheel_requirement(wheel.kind, wheel.id)),
             suspect_level=suspect_level, integrity=checks.INTEGRITY_RULE, min_spins_per_outcome=checks.MIN_PER_OUTCOME,
         ),
         seed={"entropy": str(entropy), "how": "given with --seed" if seed is not None else "fresh OS entropy, recorded here", "n_resamples": n_resamples},
         notes=list(dict.fromkeys(list(notes) + list(log.notes))),  # a note given twice is printed once
     )
+    if tests is not None:
+        report["follow_up"] = {"tests": list(tests), "family_size": len(tests), "statement": family_line(tests)}
     report["tables"] = table_reports
     report["verdict"] = verdict
     # the SUSPECT rule at this run's level (derived from alpha by the standard, always looser than alpha)
@@ -310,6 +328,26 @@ def certify_spins(
     for o, t in zip(outcomes, table_reports):
         o.verdict = t["battery"]["verdict"]
     return Certification(report, figs, log, outcomes)
+
+
+def _battery(tests: Sequence[str] | None):
+    """The wheel battery, or its follow-up on the chosen ``tests``."""
+    return WHEEL if tests is None else followup(WHEEL, tests)
+
+
+def _chosen_tests(tests: Sequence[str] | None, log: SpinLog) -> tuple[str, ...] | None:
+    """The follow-up's test names, checked against the battery of this log's wheel: a name
+    outside the battery, or of a test this wheel's battery does not hold (e.g. ``symbol_frequency``
+    on a roulette wheel), is an input error naming the tests that can be chosen."""
+    if tests is None:
+        return None
+    names = parse_tests(list(tests), WHEEL)
+    own = [s.name for s in WHEEL.members(WheelData(np.zeros(0, dtype=np.int16), log.space))]
+    other = [n for n in names if n not in own]
+    if other:
+        raise InputError(f"--tests: {', '.join(other)} not in the battery of the {log.wheel.id} wheel "
+                         f"(at the level of {log.level}s); its tests are: {', '.join(own)}")
+    return names
 
 
 def _period(span: tuple[int, int] | None) -> dict | None:
@@ -348,7 +386,8 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
 
 
 def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1,
-                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = ()) -> tuple[BatteryOutcome, dict]:
+                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = (),
+                   tests: Sequence[str] | None = None) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -373,7 +412,8 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
                      tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
     try:
-        results, errors, keys = WHEEL.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads)
+        battery = _battery(tests)
+        results, errors, keys = battery.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads)
         dup = dup_job.result() if dup_job is not None else None
     finally:
         if side is not None:
@@ -381,9 +421,18 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     empty = {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
     integrity = checks.integrity_findings(t, space, line_starts=line_starts, dup=dup) if t.n >= 2 else empty
     reasons += integrity["inconclusive"]
+    # a log too uniform to be true (issue 27): a data-integrity finding, never a FAIL. It makes the verdict INCONCLUSIVE
+    # (DESIGN §4 lists data-integrity findings among its reasons): counts more even than a fair wheel gives once in
+    # 1,000 tables are no evidence of a good wheel but of a record that is not the wheel's raw output (made up,
+    # filtered), and a PASS on it would certify the record, not the equipment
+    tu = too_uniform(results, unit="pocket" if log.wheel.kind == "roulette" else ("section" if space.circular else "symbol"))
+    if tu is not None and not other_wheel:
+        integrity = dict(integrity, findings=list(integrity["findings"]) + [tu])
+        reasons.append("data integrity: the counts are too even to be the wheel's raw results (see the data-integrity "
+                       "section): the data cannot carry a verdict")
     integrity = _with_source_comparison(integrity, t)
     seeds = {"entropy": str(entropy), "spawn_keys": keys}
-    out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds, suspect_level=suspect_level)
+    out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=battery.weights, seeds=seeds, suspect_level=suspect_level)
     first_reasons = list(reasons)
     if mask is not None:
         touched = [r for r in checks.UNMASKABLE if r in out.rejected or r in out.suspect_rejected]
@@ -396,6 +445,10 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     if t.n >= checks.MIN_PER_OUTCOME * space.m:
         pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
         reasons += pw_reasons
+        if tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
+            # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
+            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
+                           f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
         paytable, rage = paytables_for_wheel(log.wheel)
         symbol_level = not space.circular
         pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
@@ -409,10 +462,11 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         pw = {"statement": f"{t.n} spins: too few to state a power."}
         pe = {}
     if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
-        out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=WHEEL.weights, seeds=seeds, suspect_level=suspect_level)
+        out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=battery.weights, seeds=seeds, suspect_level=suspect_level)
     out.power = pw
+    # the calibration was measured on the full battery: a follow-up's family is another, so none is printed for it
     out.calibration = calibration_line(t.n, fingerprint=run_fingerprint(alpha=alpha, suspect_level=suspect_level, n_resamples=n_resamples, data=data)) \
-        if space.circular and log.wheel.kind == "roulette" else {}
+        if space.circular and log.wheel.kind == "roulette" and tests is None else {}
     sp = pw.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None
     if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:

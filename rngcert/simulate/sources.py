@@ -16,7 +16,7 @@ import randomgen
 
 from rngcert.collect.bits import pack_bits, words_to_bits
 from rngcert.errors import InputError, NoDataError
-from rngcert.seeding import root
+from rngcert.seeding import root, sequence
 
 #: name -> (bit generator class, bits per raw word). numpy's five and randomgen's seedable
 #: generators with uniform raw output (randomgen's DSFMT is left out: its raw output is the
@@ -69,7 +69,7 @@ def _seed_iv(seed) -> np.random.SeedSequence:
         raise InputError("seed is required (an int or numpy.random.SeedSequence); rngcert never "
                          "seeds from fresh entropy implicitly")
     try:
-        return np.random.SeedSequence(seed)
+        return sequence(seed)
     except (TypeError, ValueError) as e:
         raise InputError(f"seed={seed!r} is not a valid SeedSequence entropy: {e}") from None
 

@@ -26,6 +26,7 @@ shuffles                       :func:`rising_sequences`, :func:`adjacent_pairs`,
                                :func:`position_chisquare`, :func:`guessing_test`,
                                :func:`riffle_tv_distance`
 homogeneity, multiplicity      :func:`homogeneity_chisquare`, :func:`holm`
+Monte Carlo options            :class:`MonteCarlo`, passed as ``method=``
 results                        :class:`TestResult`, :class:`NotApplicable`, :class:`Requirement`
 =============================  ==============================================================
 
@@ -88,6 +89,7 @@ _API = {
     "position_chisquare": "shuffle", "guessing_test": "shuffle", "riffle_tv_distance": "shuffle",
     "homogeneity_chisquare": "sequential",
     "holm": "multiple",
+    "MonteCarlo": "montecarlo",
 }
 
 __all__ = ["NotApplicable", "Requirement", "TestResult", *_API]

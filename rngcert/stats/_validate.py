@@ -81,9 +81,10 @@ def _n_resamples_iv(n_resamples, name: str) -> int:
     return int(n_resamples)
 
 
-def _multinomial_batches(n: int, p: np.ndarray, n_resamples: int, rng: np.random.Generator):
-    """Yield (b, k) int64 multinomial(n, p) draws, in batches totalling ``n_resamples`` rows."""
-    batch = max(1, _BATCH_CELLS // max(1, p.size))
+def _multinomial_batches(n: int, p: np.ndarray, n_resamples: int, rng: np.random.Generator, batch: int | None = None):
+    """Yield (b, k) int64 multinomial(n, p) draws, in batches totalling ``n_resamples`` rows (``batch``
+    rows each, default a memory bound; the rows are the same whatever the batch)."""
+    batch = batch or max(1, _BATCH_CELLS // max(1, p.size))
     done = 0
     while done < n_resamples:
         b = min(batch, n_resamples - done)

@@ -26,6 +26,7 @@ from rngcert.stats._validate import (
     _n_resamples_iv,
     _rng_iv,
 )
+from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.multiple import holm
 from rngcert.stats.result import (
     NotApplicable,
@@ -72,6 +73,7 @@ def _gof(
     name: str,
     requirement: Requirement,
     details: dict,
+    batch: int | None = None,
 ) -> TestResult | NotApplicable:
     """Common body of the Pearson/G tests of a multinomial with known cell probabilities."""
     n = int(counts.sum())
@@ -99,7 +101,7 @@ def _gof(
     else:
         rng = _rng_iv(rng, name)
         null = np.concatenate(
-            [statfun(x.astype(float), expected) for x in _multinomial_batches(n, p, n_resamples, rng)]
+            [statfun(x.astype(float), expected) for x in _multinomial_batches(n, p, n_resamples, rng, batch)]
         )
         pvalue = monte_carlo_pvalue(stat, null)
         mlabel = f"monte-carlo, R={n_resamples}"
@@ -110,7 +112,7 @@ def pocket_chisquare(
     counts,
     probs=None,
     *,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "pocket_chisquare",
@@ -126,6 +128,9 @@ def pocket_chisquare(
     method : {"auto", "asymptotic", "monte-carlo"}
         ``"auto"`` uses the chi-square law with ``k - 1`` degrees of freedom when every expected
         count is at least 5 and a Monte Carlo p-value otherwise.
+        ``method=MonteCarlo(n_resamples, batch, rng)`` (:class:`rngcert.stats.MonteCarlo`) is
+        ``"monte-carlo"`` with its options in one object, as scipy's ``MonteCarloMethod``; the
+        keywords below then stay unset.
     n_resamples : int
         Monte Carlo replicates R (multinomial count vectors drawn under H0).
     rng : numpy.random.Generator, optional
@@ -171,18 +176,19 @@ def pocket_chisquare(
 
     A p-value this large is what a fair wheel gives: no evidence against equal pockets.
     """
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
     counts = _as_counts(counts, name)
     p = _as_probs(probs, counts.size, name)
     method = _method_iv(method, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
-    return _gof(counts, p, _pearson, method, n_resamples, rng, name, Requirement.UNIFORMITY, {})
+    return _gof(counts, p, _pearson, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
 
 
 def g_test(
     counts,
     probs=None,
     *,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "g_test",
@@ -214,11 +220,12 @@ def g_test(
     >>> g_test(np.full(37, 100)).pvalue
     1.0
     """
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
     counts = _as_counts(counts, name)
     p = _as_probs(probs, counts.size, name)
     method = _method_iv(method, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
-    return _gof(counts, p, _g_stat, method, n_resamples, rng, name, Requirement.UNIFORMITY, {})
+    return _gof(counts, p, _g_stat, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -357,6 +364,7 @@ def max_count(
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "max_count",
+    method: MonteCarlo | None = None,
 ) -> TestResult | NotApplicable:
     r"""Maximum-count ("favourable number") test: is one pocket coming up too often?
 
@@ -375,6 +383,10 @@ def max_count(
         pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
+    method : MonteCarlo, optional
+        The fallback's ``n_resamples``, ``batch`` and ``rng`` in one object
+        (:class:`rngcert.stats.MonteCarlo`) instead of the keywords; the exact law is still used
+        wherever it can be computed.
 
     Returns
     -------
@@ -413,6 +425,9 @@ def max_count(
     >>> res.method
     'exact (Levin 1981)'
     """
+    if method is not None and not isinstance(method, MonteCarlo):
+        raise InputError(f"{name}: method must be a MonteCarlo(...) or None, got {method!r}")
+    _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     counts = _as_counts(counts, name)
     k = counts.size
     p = _as_probs(probs, k, name)
@@ -445,7 +460,7 @@ def max_count(
     else:
         rng = _rng_iv(rng, name)
         null = np.concatenate(
-            [np.max((x - e) / sd, axis=1) for x in _multinomial_batches(n, p, n_resamples, rng)]
+            [np.max((x - e) / sd, axis=1) for x in _multinomial_batches(n, p, n_resamples, rng, batch)]
         )
         pvalue = monte_carlo_pvalue(m, null)
         mlabel = f"monte-carlo, R={n_resamples}"
@@ -575,7 +590,7 @@ def category_frequency(
     probs=None,
     *,
     name: str,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     requirement: Requirement = Requirement.UNIFORMITY,
@@ -623,6 +638,7 @@ def category_frequency(
     >>> res.n, res.df, round(res.statistic, 2), round(res.pvalue, 4)
     (100, 1, 4.0, 0.0455)
     """
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
     counts = _as_counts(counts, name)
     k = counts.size
     p = _as_probs(probs, k, name)
@@ -656,5 +672,6 @@ def category_frequency(
         name,
         requirement,
         dict(category_ids=ids, excluded_spins=excluded, category_probs=pi),
+        batch,
     )
     return res

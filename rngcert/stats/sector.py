@@ -21,6 +21,7 @@ from rngcert.stats._validate import (
     _n_resamples_iv,
     _rng_iv,
 )
+from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 __all__ = ["sector_scan", "first_harmonic"]
@@ -68,6 +69,7 @@ def sector_scan(
     rng: np.random.Generator | None = None,
     name: str = "sector_scan",
     requirement: Requirement = Requirement.UNIFORMITY,
+    method: MonteCarlo | None = None,
 ) -> TestResult | NotApplicable:
     r"""Scan every circular arc of adjacent wheel positions for an excess or deficit.
 
@@ -83,13 +85,16 @@ def sector_scan(
     n_resamples : int
         Monte Carlo replicates R.
     rng : numpy.random.Generator, optional
-        For the Monte Carlo p-value. Default: the fixed-seed stream
+        For the Monte Carlo p-value, here or in ``method``. Default: the fixed-seed stream
         :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
         pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
     requirement : Requirement
         UNIFORMITY by default; the dealer-signature test files it under UNPREDICTABILITY.
+    method : MonteCarlo, optional
+        ``n_resamples``, ``batch`` and ``rng`` in one object (:class:`rngcert.stats.MonteCarlo`),
+        instead of the keywords; the same p-value.
 
     Returns
     -------
@@ -140,6 +145,9 @@ def sector_scan(
     >>> res.pvalue, res.pvalue == sector_scan(counts, n_resamples=999).pvalue
     (0.001, True)
     """
+    if method is not None and not isinstance(method, MonteCarlo):
+        raise InputError(f"{name}: method must be a MonteCarlo(...) or None (the p-value is always Monte Carlo), got {method!r}")
+    _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     c2, p2, min_len, max_len, n_resamples, rng = _sector_scan_iv(
         counts, probs, min_len, max_len, n_resamples, rng, name
     )
@@ -191,7 +199,7 @@ def sector_scan(
     # in a file differ when the same spins come in another row order); groups of equal n and
     # law are interchangeable under H0.
     cells = k * (2 * k + 2 + 2 * len(lengths))
-    batch = max(1, _BATCH_CELLS // max(1, cells))
+    batch = batch or max(1, _BATCH_CELLS // max(1, cells))
     null = np.zeros(n_resamples)
     canon = sorted(range(active.size), key=lambda a: (int(n[active[a]]), p2[active[a]].tobytes()))
     for a in canon:  # loop over groups

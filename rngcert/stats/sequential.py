@@ -67,6 +67,7 @@ import numpy as np
 from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _rng_iv
+from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 #: Feature ids: what the likelihood ratio of an alternative is a function of.
@@ -501,7 +502,7 @@ def _x2(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
 def homogeneity_chisquare(
     table,
     *,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 1999,
     rng: np.random.Generator | None = None,
     name: str = "pocket_homogeneity",
@@ -518,7 +519,9 @@ def homogeneity_chisquare(
     method : {"auto", "asymptotic", "monte-carlo"}
         "auto": the chi-square law when every expected count is at least 5, otherwise a Monte
         Carlo test conditional on both margins (tables drawn from the multivariate
-        hypergeometric law, exact in distribution).
+        hypergeometric law, exact in distribution). ``method=MonteCarlo(n_resamples, batch, rng)``
+        (:class:`rngcert.stats.MonteCarlo`) is ``"monte-carlo"`` with its options in one object
+        (its ``batch`` has no effect here: replicates are drawn one at a time).
     n_resamples : int
         Monte Carlo replicates R.
     rng : numpy.random.Generator, optional
@@ -555,6 +558,8 @@ def homogeneity_chisquare(
     >>> res.df, res.method, res.pvalue > 0.01
     (72, 'asymptotic', True)
     """
+    # MonteCarlo's batch has no effect here: the replicates are drawn one at a time (memory does not grow with R)
+    method, n_resamples, rng, _ = monte_carlo_args(method, n_resamples, rng, name, default_n=1999)
     t, method = _homogeneity_iv(table, method, n_resamples, rng)
     req = requirement
     rows = t.sum(axis=1) > 0

@@ -11,6 +11,7 @@ from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
 from rngcert.stats.chunks import count_true, spans
+from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 __all__ = ["pair_counts", "serial_pair", "wheel_distance", "serial_correlation", "gap_test"]
@@ -78,7 +79,7 @@ def _contingency_x2(tab: np.ndarray) -> np.ndarray:
 def serial_pair(
     pair_counts,
     *,
-    method: str = "auto",
+    method: str | MonteCarlo = "auto",
     n_resamples: int = 999,
     rng: np.random.Generator | None = None,
     positions=None,
@@ -93,6 +94,8 @@ def serial_pair(
     method : {"auto", "asymptotic", "permutation"}
         ``"auto"`` uses the chi-square law unless the expected counts are sparse (Cochran's rule:
         any expected count < 1, or more than 20% of them < 5), then a permutation p-value.
+        ``method=MonteCarlo(n_resamples, batch, rng)`` (:class:`rngcert.stats.MonteCarlo`) is
+        ``"permutation"`` with its options in one object.
     n_resamples : int
         Permutations R for the permutation p-value.
     rng : numpy.random.Generator, optional
@@ -144,6 +147,7 @@ def serial_pair(
     if tab.shape[0] != tab.shape[1]:
         raise InputError(f"{name}: pair_counts must be square (k, k), got shape {tab.shape}")
     k = tab.shape[0]
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=999, mc_method="permutation")
     if method not in ("auto", "asymptotic", "permutation"):
         raise InputError(
             f"{name}: method {method!r} is not one of ('auto', 'asymptotic', 'permutation')"
@@ -178,7 +182,7 @@ def serial_pair(
     if not np.array_equal(pair_counts_fn(pos, k), tab):
         raise InputError(f"{name}: positions do not reproduce the given pair_counts")
     n = pos.size
-    batch = max(1, _PERM_BATCH_CELLS // max(n, k * k))
+    batch = batch or max(1, _PERM_BATCH_CELLS // max(n, k * k))
     null = np.empty(n_resamples)
     done = 0
     while done < n_resamples:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.errors import InputError
+from rngcert.stats.montecarlo import MonteCarlo
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 from rngcert.stats.sector import sector_scan
 
@@ -122,6 +123,7 @@ def dealer_signature(
     n_resamples: int = 9999,
     rng: np.random.Generator | None = None,
     name: str = "dealer_signature",
+    method: MonteCarlo | None = None,
 ) -> TestResult | NotApplicable:
     r"""Dealer-signature test: do results cluster in an arc at a fixed offset from a reference?
 
@@ -138,11 +140,14 @@ def dealer_signature(
     n_resamples : int
         Monte Carlo replicates R.
     rng : numpy.random.Generator, optional
-        For the Monte Carlo p-value. Default: the fixed-seed stream
+        For the Monte Carlo p-value, here or in ``method``. Default: the fixed-seed stream
         :func:`rngcert.seeding.default_stream` of ``name`` (the same p-value on every call);
         pass ``rngcert.seeding.stream(seed, ...)`` for a stream of your own.
     name : str
         Identifier carried by the result.
+    method : MonteCarlo, optional
+        ``n_resamples``, ``batch`` and ``rng`` in one object (:class:`rngcert.stats.MonteCarlo`),
+        instead of the keywords; the same p-value.
 
     Returns
     -------
@@ -198,6 +203,7 @@ def dealer_signature(
         rng=rng,
         name=name,
         requirement=Requirement.UNPREDICTABILITY,
+        method=method,
     )
     if isinstance(res, NotApplicable):
         return res

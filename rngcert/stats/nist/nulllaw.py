@@ -87,6 +87,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from rngcert.seeding import stream
 from rngcert.stats.nist import complexity as _complexity
 from rngcert.stats.nist.dft import _LOG20_STS
 from rngcert.stats.nist.frequency import _cusum_pvalue
@@ -189,9 +190,8 @@ def _unknown(alpha, why) -> PValueLaw:
 
 
 def _rng(key: str, *ints) -> np.random.Generator:
-    ss = np.random.SeedSequence(MC_ENTROPY, spawn_key=(zlib.crc32(key.encode()),)
-                                + tuple(int(i) for i in ints))
-    return np.random.Generator(np.random.PCG64(ss))
+    # the CRC-32 of the whole key (a name's stream key would stop at its first "["), then the sizes
+    return stream(MC_ENTROPY, zlib.crc32(key.encode()), *(int(i) for i in ints))
 
 
 @functools.lru_cache(maxsize=4)
