@@ -45,3 +45,17 @@ def shared_file(*parts: str) -> Path:
 def has_shared(*parts: str) -> bool:
     """Whether a shared path exists (for ``skipif``)."""
     return shared_path(*parts).exists()
+
+
+def run_cli(*args, input=None, env=None, catch_exceptions=False):
+    """Run ``rngcert ARGS...`` in-process with click's runner → click Result.
+
+    The one command-line runner of the suite: the ``cli`` fixture (``conftest.py``) is this
+    function; module-scoped fixtures and hypothesis tests, which cannot take a function-scoped
+    fixture, call it directly. Arguments are turned into strings; an exception escapes (the test
+    shows its traceback) unless ``catch_exceptions``."""
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args], input=input, env=env, catch_exceptions=catch_exceptions)

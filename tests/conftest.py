@@ -9,8 +9,7 @@ import os
 import tempfile
 
 import pytest
-from _support import SHARED, shared_file
-from click.testing import CliRunner
+from _support import SHARED, run_cli, shared_file
 
 # the verdict-power cache of the suite lives in the temp folder, not in the user's home; the cached
 # numbers are those a fresh simulation gives (tests/test_verdict_power_cache.py), so sharing it
@@ -36,13 +35,9 @@ def shared_data():
 def cli():
     """Run ``rngcert ARGS...`` in-process: ``cli("certify", path, "--seed", "1")`` → click Result.
 
-    Standard error is kept apart from standard output (``result.stderr``)."""
-    from rngcert.cli import main
-
-    def run(*args, input=None, env=None):
-        return CliRunner().invoke(main, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
-
-    return run
+    Standard error is kept apart from standard output (``result.stderr``). The runner is
+    :func:`_support.run_cli` (for module-scoped fixtures and hypothesis tests)."""
+    return run_cli
 
 
 #: Tests that take more than about 2 s each on the 2-core machine, marked ``slow`` here in one

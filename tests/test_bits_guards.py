@@ -8,27 +8,21 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from rngcert.cli import main
 from rngcert.collect import bits as cb
 from rngcert.errors import InputError, NoDataError
 from rngcert.stats.nist import twolevel
 from rngcert.stats.result import Requirement, TestResult
 
 
-def _run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
 # ------------------------------------------------------------------ c17 and its kind
-def test_c17_ascii_bits_given_as_binary_are_refused(tmp_path):
+def test_c17_ascii_bits_given_as_binary_are_refused(cli, tmp_path):
     """c17: 64,000 bits written as '0'/'1' characters, given as --format binary: refused (exit 3),
     naming what the file is and --format ascii; read as ASCII it is certified."""
     b = np.random.default_rng(17).integers(0, 2, 64000)
     f = tmp_path / "bits.txt"
     f.write_text("".join(map(str, b)))
-    res = _run("bits", f, "--format", "binary", "--streams", 1, "--length", 64000, "--no-plots", "--out", tmp_path / "r")
+    res = cli("bits", f, "--format", "binary", "--streams", 1, "--length", 64000, "--no-plots", "--out", tmp_path / "r")
     assert res.exit_code == 3, res.output
     assert "every byte is the character '0' or '1'" in res.output and "--format ascii" in res.output
     assert not (tmp_path / "r").exists()  # no report on data read wrong
@@ -40,13 +34,13 @@ def test_c17_ascii_bits_given_as_binary_are_refused(tmp_path):
     assert cb.read_bits(g, fmt="ascii").n_bits == 6400
 
 
-def test_c17_kind_outcomes_stored_as_bytes_are_refused(tmp_path):
+def test_c17_kind_outcomes_stored_as_bytes_are_refused(cli, tmp_path):
     pockets = np.random.default_rng(3).integers(0, 37, 20000).astype(np.uint8)  # roulette outcomes, one per byte
     f = tmp_path / "spins.bin"
     f.write_bytes(pockets.tobytes())
     with pytest.raises(InputError, match=r"below 37.*outcomes stored one per byte.*37 distinct values from 0 to 36.*rngcert certify"):
         cb.read_bits(f, fmt="binary")
-    res = _run("bits", f, "--format", "binary", "--length", 1000, "--no-plots", "--out", tmp_path / "r")
+    res = cli("bits", f, "--format", "binary", "--length", 1000, "--no-plots", "--out", tmp_path / "r")
     assert res.exit_code == 3 and "outcomes stored one per byte" in res.output
     one_per_byte = np.random.default_rng(4).integers(0, 2, 4000).astype(np.uint8)
     f.write_bytes(one_per_byte.tobytes())
@@ -64,22 +58,22 @@ def test_real_binary_dumps_still_read(tmp_path):
     assert (cb.SMALL_BYTE_BOUND / 256) ** cb.MIN_CHECKED_BYTES < 1e-9
 
 
-def test_empty_dump_is_exit_3(tmp_path):
+def test_empty_dump_is_exit_3(cli, tmp_path):
     f = tmp_path / "e.bin"
     f.write_bytes(b"")
     with pytest.raises(NoDataError, match="empty"):
         cb.read_bits(f, fmt="binary")
-    res = _run("bits", f, "--format", "binary", "--no-plots", "--out", tmp_path / "r")
+    res = cli("bits", f, "--format", "binary", "--no-plots", "--out", tmp_path / "r")
     assert res.exit_code == 3 and "empty" in res.output
 
 
 @pytest.mark.slow
-def test_multi_stream_json_per_stream_pvalues_proportion_rule_and_unused_bits(tmp_path):
+def test_multi_stream_json_per_stream_pvalues_proportion_rule_and_unused_bits(cli, tmp_path):
     """One dump of 2 streams of 10,000 bits and 24 bits more: the JSON carries every stream's p-value
     per test name, the proportion rule with sts-2.1.2's difference, and the 24 untested bits."""
     f = tmp_path / "d.bin"
     f.write_bytes(np.random.default_rng(6).integers(0, 256, 2 * 1250 + 3, dtype=np.uint8).tobytes())
-    res = _run("bits", f, "--format", "binary", "--length", 10000, "--no-plots", "--workers", 1, "--json", "--out", tmp_path / "r")
+    res = cli("bits", f, "--format", "binary", "--length", 10000, "--no-plots", "--workers", 1, "--json", "--out", tmp_path / "r")
     assert res.exit_code in (0, 10, 11), res.output
     t = json.loads(res.stdout)["tables"][0]
     assert any("24 bit(s) of the file after the 2 stream(s) of 10,000 bits were not tested" in n for n in t["notes"]), t["notes"]

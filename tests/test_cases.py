@@ -14,20 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from rngcert.cli import EXIT_EQUIPMENT, EXIT_INPUT, main
+from rngcert.cli import EXIT_EQUIPMENT, EXIT_INPUT
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
 EU = load_wheel("european")
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *a: runner.invoke(main, [str(x) for x in a], catch_exceptions=False)
 
 
 def case(name: str) -> Path:
@@ -44,12 +37,12 @@ def _only_dir(base: Path) -> Path:
 
 
 # ------------------------------------------------------------------------------------ c09
-def test_c09_rejects_csv_neutralises_formulas_and_keeps_the_text(run, tmp_path):
+def test_c09_rejects_csv_neutralises_formulas_and_keeps_the_text(cli, tmp_path):
     """c09: cells of rejects.csv a spreadsheet would run (=, +, -, @, tab, CR) start with a quote;
     dropping that one quote gives the original text; numbers (line) are left as numbers."""
     from rngcert.collect.csvsafe import original_cell
 
-    res = run("certify", case("c09-rejects-formula.csv"), "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1)
+    res = cli("certify", case("c09-rejects-formula.csv"), "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1)
     assert res.exit_code not in (1, 3), res.output
     rows = list(csv.reader(open(_only_dir(tmp_path) / "rejects.csv", newline="", encoding="utf-8")))
     assert rows[0] == ["file", "line", "column", "reason", "text"]
@@ -64,7 +57,7 @@ def test_c09_rejects_csv_neutralises_formulas_and_keeps_the_text(run, tmp_path):
     assert [original_cell(t) for t in texts] == originals
 
 
-def test_c09_every_csv_writer_uses_the_rule(run, tmp_path):
+def test_c09_every_csv_writer_uses_the_rule(cli, tmp_path):
     """The kind: rngcert rejects --csv, and the logs rngcert simulate writes, use the same rule;
     a negative number that is text (a spin id) is quoted, a number cell is not."""
     from rngcert.collect.csvsafe import original_cell, safe_cell
@@ -77,8 +70,8 @@ def test_c09_every_csv_writer_uses_the_rule(run, tmp_path):
     log = tmp_path / "f.csv"
     log.write_text("spin_id,result\n1,=HYPERLINK(\"x\")\n-5,4\n2,+7\n3,@x\n4,5\n")
     db = tmp_path / "s.duckdb"
-    assert run("ingest", log, "--db", db).exit_code == 0
-    res = CliRunner().invoke(main, ["rejects", "--db", str(db), "--csv"])
+    assert cli("ingest", log, "--db", db).exit_code == 0
+    res = cli("rejects", "--db", db, "--csv")
     rows = list(csv.reader(io.StringIO(res.stdout)))[1:]
     assert len(rows) == 4
     for r in rows:
@@ -86,16 +79,16 @@ def test_c09_every_csv_writer_uses_the_rule(run, tmp_path):
     assert sorted(original_cell(r[4]) for r in rows) == sorted(['=HYPERLINK("x")', "-5", "+7", "@x"])
     # a simulated log with a table id that would be a formula is written safe and read back as given
     out = tmp_path / "sim.csv"
-    assert run("simulate", "wheel", "--spins", 50, "--seed", 1, "--table", "=A1", "--out", out).exit_code == 0
+    assert cli("simulate", "wheel", "--spins", 50, "--seed", 1, "--table", "=A1", "--out", out).exit_code == 0
     body = out.read_text().splitlines()[1:]
     assert all(",'=A1," in line for line in body)
     assert list(read_spin_log(out, EU).tables) == ["=A1"]
 
 
 # ------------------------------------------------------------------------------------ c01
-def test_c01_header_spaces_with_a_timestamp_column(run, tmp_path):
+def test_c01_header_spaces_with_a_timestamp_column(cli, tmp_path):
     """c01: `result,timestamp ` — 2 spins accepted and sorted by time (not an internal error)."""
-    res = run("certify", case("c01-header-space-timestamp.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+    res = cli("certify", case("c01-header-space-timestamp.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
     assert res.exit_code == 11, res.output
     rep = report_of(res)
     assert rep["rows"] == {"accepted": 2, "void": 0, "rejected": 0}
@@ -122,10 +115,10 @@ def test_c01_kind_every_column_is_text_whatever_it_looks_like(tmp_path, text):
 
 
 # ------------------------------------------------------------------------------------ c06
-def test_c06_bad_spin_ids_named_and_checks_stay_on(run, tmp_path):
+def test_c06_bad_spin_ids_named_and_checks_stay_on(cli, tmp_path):
     """c06: abc, -5, 2.5, 1e29 each rejected with line and reason; gap and duplicate checks run on
     the valid ids."""
-    res = run("certify", case("c06-spin-id-garbage.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+    res = cli("certify", case("c06-spin-id-garbage.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
     assert res.exit_code not in (1, 3), res.output
     rep = report_of(res)
     rej = {r["line"]: r for r in rep["rejected_sample"]}
@@ -159,8 +152,8 @@ def test_c06_kind_rejected_ids_are_not_gaps(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ c07
-def test_c07_duplicate_counted_once_conflict_neither_chosen(run, tmp_path):
-    res = run("certify", case("c07-duplicate-and-conflict.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+def test_c07_duplicate_counted_once_conflict_neither_chosen(cli, tmp_path):
+    res = cli("certify", case("c07-duplicate-and-conflict.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
     assert res.exit_code not in (1, 3), res.output
     rep = report_of(res)
     (t,) = rep["tables"]
@@ -174,7 +167,7 @@ def test_c07_duplicate_counted_once_conflict_neither_chosen(run, tmp_path):
     assert any("exact duplicate" in n for n in t["notes"]) and any("conflicting results (3)" in n for n in t["notes"])
 
 
-def test_c07_kind_repeats_across_files_and_the_store_rule(run, tmp_path):
+def test_c07_kind_repeats_across_files_and_the_store_rule(cli, tmp_path):
     """An overlapping second export counts each spin once; the store classifies the same rows with
     the same function (first kept, exact repeats duplicates, different results conflicts)."""
     from rngcert.collect.spinlog import outcome_key, repeat_status
@@ -198,7 +191,7 @@ def test_c07_kind_repeats_across_files_and_the_store_rule(run, tmp_path):
     assert (res.inserted, res.duplicates, res.conflicts) == (4, 1, 1)
 
 
-def test_c07_kind_exact_duplicates_are_not_unreadable_rows(run, tmp_path):
+def test_c07_kind_exact_duplicates_are_not_unreadable_rows(cli, tmp_path):
     """A block of 200 rows exported twice (same spin ids and results) is counted once and named as
     duplicates; the copies are in the rejects but are not "rows that could not be read", so they
     neither make the verdict INCONCLUSIVE by the --max-rejected rule nor send the user to check
@@ -208,7 +201,7 @@ def test_c07_kind_exact_duplicates_are_not_unreadable_rows(run, tmp_path):
     rows = [f"{i},{x}" for i, x in enumerate(rng.integers(0, 37, 2000).tolist(), start=1)]
     f = tmp_path / "dup.csv"
     f.write_text("spin_id,result\n" + "\n".join(rows + rows[1000:1200]) + "\n")
-    res = run("certify", f, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+    res = cli("certify", f, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
     rep = report_of(res)
     (src,) = rep["inputs"]
     assert (src["accepted"], src["rejected"], src["duplicates"]) == (2000, 200, 200)
@@ -216,19 +209,19 @@ def test_c07_kind_exact_duplicates_are_not_unreadable_rows(run, tmp_path):
     reasons = rep["tables"][0]["battery"]["reasons"]
     assert not any("could not be read" in r for r in reasons), reasons
     assert any("200 exact duplicate row(s)" in n for n in rep["tables"][0]["notes"])
-    twice = run("certify", f, f, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+    twice = cli("certify", f, f, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
     assert not any("could not be read" in r for r in report_of(twice)["tables"][0]["battery"]["reasons"])
     bad = tmp_path / "dup_bad.csv"
     bad.write_text("spin_id,result\n" + "\n".join(rows + rows[1000:1200] + [f"{3000 + i},X" for i in range(150)]) + "\n")
-    r3 = report_of(run("certify", bad, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99))
+    r3 = report_of(cli("certify", bad, "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99))
     (why,) = [r for r in r3["tables"][0]["battery"]["reasons"] if "could not be read" in r]
     assert why.startswith("150 of 2,150 data rows (7%) could not be read") and "200 duplicate row(s) besides" in why
     assert r3["verdict"] == "INCONCLUSIVE"
 
 
 # ------------------------------------------------------------------------------------ c08
-def test_c08_empty_table_rows_rejected_with_line(run, tmp_path):
-    res = run("certify", case("c08-empty-table-value.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
+def test_c08_empty_table_rows_rejected_with_line(cli, tmp_path):
+    res = cli("certify", case("c08-empty-table-value.csv"), "--out", tmp_path, "--no-plots", "--json", "--seed", 1, "--resamples", 99)
     assert res.exit_code not in (1, 3), res.output
     rep = report_of(res)
     assert [t["table"] for t in rep["tables"]] == ["T1"]  # no silent "(no table)"
@@ -294,16 +287,16 @@ def test_reader_zero_padded_pockets(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ c05
-def test_c05_one_deck_shoes_with_decks_2_is_an_input_error(run, tmp_path):
+def test_c05_one_deck_shoes_with_decks_2_is_an_input_error(cli, tmp_path):
     """c05: 300 shoes of 52 cards (each card once) certified as --decks 2: exit 3, naming the shoes
     and what is missing."""
-    res = run("shuffle", "certify", case("c05-one-deck-shoes.csv"), "--decks", 2, "--game", "blackjack", "--out", tmp_path, "--no-plots")
+    res = cli("shuffle", "certify", case("c05-one-deck-shoes.csv"), "--decks", 2, "--game", "blackjack", "--out", tmp_path, "--no-plots")
     assert res.exit_code == EXIT_INPUT, res.output
     msg = res.output.strip().splitlines()[-1]
     assert msg.startswith("rngcert: error:") and "shoe 1" in msg and "104" in msg and "52 cards" in msg and "missing" in msg
     assert not any(tmp_path.iterdir())  # no report on data that do not fit the declared decks
     # the same log with its real deck count is certified
-    res = run("shuffle", "certify", case("c05-one-deck-shoes.csv"), "--decks", 1, "--game", "blackjack", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1)
+    res = cli("shuffle", "certify", case("c05-one-deck-shoes.csv"), "--decks", 1, "--game", "blackjack", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1)
     assert res.exit_code in (0, 10, 11, 12), res.output
 
 
@@ -329,17 +322,17 @@ def test_c05_kind_deck_count_checked_both_ways(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ c11
-def test_c11_many_pockets_is_an_equipment_error_within_a_second(run, tmp_path, monkeypatch):
+def test_c11_many_pockets_is_an_equipment_error_within_a_second(cli, tmp_path, monkeypatch):
     """c11: a 40,000-pocket wheel file is refused at once (size limits before per-pocket work)."""
     import runpy
 
     monkeypatch.chdir(tmp_path)
     runpy.run_path(str(case("c11-many-pockets.py")))
-    res = run("equipment", tmp_path / "c11-many-pockets.toml")
+    res = cli("equipment", tmp_path / "c11-many-pockets.toml")
     assert res.exit_code == EXIT_EQUIPMENT and "40,000" in res.output  # refused by the size limit (no timing in tests)
 
 
-def test_c11_kind_validation_is_linear_and_deep_toml_is_an_equipment_error(run, tmp_path):
+def test_c11_kind_validation_is_linear_and_deep_toml_is_an_equipment_error(cli, tmp_path):
     import time
 
     k = 30000  # just under the limit: every check must be linear
@@ -362,11 +355,11 @@ def test_c11_kind_validation_is_linear_and_deep_toml_is_an_equipment_error(run, 
         f = tmp_path / f"deep-{n}.toml"
         f.write_text(text)
         for args in (("equipment", f), ("certify", "--equipment", f), ("house-edge", "roulette", "--paytable", f), ("shuffle", "certify", f)):
-            res = run(*args)
+            res = cli(*args)
             assert res.exit_code == EXIT_EQUIPMENT and "nested too deeply" in res.output, (args, res.output)
     huge = tmp_path / "huge.toml"
     huge.write_bytes(b"#" * (9 << 20))
-    res = run("equipment", huge)
+    res = cli("equipment", huge)
     assert res.exit_code == EXIT_EQUIPMENT and "MiB" in res.output
 
 
@@ -407,17 +400,17 @@ def _corrupt_store_found_by_a_query(tmp_path):
     return None
 
 
-def test_storage_corrupt_store_found_during_a_query_exits_3_naming_the_path(run, tmp_path):
+def test_storage_corrupt_store_found_during_a_query_exits_3_naming_the_path(cli, tmp_path):
     bad = _corrupt_store_found_by_a_query(tmp_path)
     if bad is None:
         pytest.skip("no block of this DuckDB version's store is read only by a query")
     for args in (("audit", "--table", "T9", "--db", bad, "--no-plots", "--resamples", 99, "--out", tmp_path / "r"), ("audit", "--all", "--db", bad, "--no-plots", "--resamples", 99, "--out", tmp_path / "r")):
-        res = run(*args)
+        res = cli(*args)
         assert res.exit_code == EXIT_INPUT, res.output
         assert str(bad) in res.output and "corrupt" in res.output and "internal error" not in res.output
 
 
-def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, monkeypatch):
+def test_storage_full_disk_and_read_only_exit_3_naming_the_path(cli, tmp_path, monkeypatch):
     import errno
 
     import duckdb
@@ -432,7 +425,7 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, m
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(store_mod, "_before_commit", full)
-    res = run("ingest", log, "--db", db)
+    res = cli("ingest", log, "--db", db)
     assert res.exit_code == EXIT_INPUT and str(db) in res.output and "no space left" in res.output.lower(), res.output
     monkeypatch.undo()
     with store_mod.Store(db, read_only=True) as st:
@@ -446,7 +439,7 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, m
         return real(path, read_only=read_only, **k)
 
     monkeypatch.setattr(duckdb, "connect", ro)
-    res = run("ingest", log, "--db", db)
+    res = cli("ingest", log, "--db", db)
     assert res.exit_code == EXIT_INPUT and str(db) in res.output and "Read-only" in res.output
     monkeypatch.undo()
 
@@ -454,9 +447,9 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, m
         raise OSError(errno.EROFS, "Read-only file system", str(self))
 
     monkeypatch.setattr(Path, "mkdir", ro_dir)
-    res = run("ingest", log, "--db", tmp_path / "new" / "s.duckdb")
+    res = cli("ingest", log, "--db", tmp_path / "new" / "s.duckdb")
     assert res.exit_code == EXIT_INPUT and "s.duckdb" in res.output and ("read-only" in res.output.lower() or "cannot be written" in res.output)
-    res = run("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
+    res = cli("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
     assert res.exit_code == EXIT_INPUT and "reports" in res.output and "cannot be written" in res.output
     monkeypatch.undo()
     # a report folder on a full disk
@@ -464,12 +457,12 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(run, tmp_path, m
         raise OSError(errno.ENOSPC, "No space left on device", str(self))
 
     monkeypatch.setattr(Path, "write_text", full_write)
-    res = run("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
+    res = cli("certify", log, "--out", tmp_path / "reports", "--no-plots", "--resamples", 99)
     assert res.exit_code == EXIT_INPUT and "report." in res.output and "No space left" in res.output
 
 
 # ------------------------------------------------------------------- pipes and FIFOs (item 5)
-def test_ingest_reads_a_pipe_and_certify_never_blocks_on_a_fifo(run, tmp_path, monkeypatch):
+def test_ingest_reads_a_pipe_and_certify_never_blocks_on_a_fifo(cli, tmp_path, monkeypatch):
     import os
     import threading
     import time
@@ -480,25 +473,25 @@ def test_ingest_reads_a_pipe_and_certify_never_blocks_on_a_fifo(run, tmp_path, m
     r, w = os.pipe()
     body = b"spin_id,result\n" + b"".join(b"%d,%d\n" % (i, i % 37) for i in range(1, 501))
     threading.Thread(target=lambda: (os.write(w, body), os.close(w)), daemon=True).start()
-    res = run("ingest", f"/dev/fd/{r}", "--db", db, "--table", "PIPE")
+    res = cli("ingest", f"/dev/fd/{r}", "--db", db, "--table", "PIPE")
     os.close(r)
     assert res.exit_code == 0, res.output
     assert "500 new spins" in res.output
     # a missing log: a clear error, and no empty store is created
-    res = run("ingest", tmp_path / "nope.csv", "--db", tmp_path / "other.duckdb")
+    res = cli("ingest", tmp_path / "nope.csv", "--db", tmp_path / "other.duckdb")
     assert res.exit_code == EXIT_INPUT and "no such file" in res.output and not (tmp_path / "other.duckdb").exists()
     # a FIFO that no process writes to: certify returns at once with a clear error
     fifo = tmp_path / "spins.fifo"
     os.mkfifo(fifo)
     t0 = time.perf_counter()
-    res = run("certify", fifo, "--out", tmp_path / "r", "--no-plots")
+    res = cli("certify", fifo, "--out", tmp_path / "r", "--no-plots")
     assert res.exit_code == EXIT_INPUT and "FIFO" in res.output and time.perf_counter() - t0 < 5
     # a writer that stays silent is given up after the idle time
     monkeypatch.setattr(csvstream, "STREAM_IDLE_SECONDS", 0.5)
     r, w = os.pipe()
-    res = run("certify", f"/dev/fd/{r}", "--out", tmp_path / "r", "--no-plots")
+    res = cli("certify", f"/dev/fd/{r}", "--out", tmp_path / "r", "--no-plots")
     os.close(w)
     os.close(r)
     assert res.exit_code == EXIT_INPUT and "no data for 0.5 s" in res.output
-    res = run("certify", tmp_path, "--out", tmp_path / "r")
+    res = cli("certify", tmp_path, "--out", tmp_path / "r")
     assert res.exit_code in (2, EXIT_INPUT)  # a folder: click or rngcert refuses it by name

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from rngcert.cli import EXIT, EXIT_EQUIPMENT, EXIT_INPUT, main
+from rngcert.cli import EXIT, EXIT_EQUIPMENT, EXIT_INPUT
 
 IDEAL = """
 id = "ideal-1deck"
@@ -37,44 +36,38 @@ op = "riffle"
 """
 
 
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *a: runner.invoke(main, [str(x) for x in a], catch_exceptions=False)
-
-
-def test_help(run):
+def test_help(cli):
     for cmd in (["shuffle"], ["shuffle", "certify"], ["shuffle", "simulate"], ["shuffle", "riffles"], ["shuffle", "house-edge"]):
-        res = run(*cmd, "--help")
+        res = cli(*cmd, "--help")
         assert res.exit_code == 0
         if len(cmd) > 1:
             assert "Example" in res.output
 
 
-def test_riffles_table_reproduces_bayer_diaconis(run):
-    d = json.loads(run("shuffle", "riffles", "--cards", 52, "--json").output)
+def test_riffles_table_reproduces_bayer_diaconis(cli):
+    d = json.loads(cli("shuffle", "riffles", "--cards", 52, "--json").output)
     tv = [round(r["tv"], 3) for r in d["rows"]]
     assert tv == [1.0, 1.0, 1.0, 1.0, 0.924, 0.614, 0.334, 0.167, 0.085, 0.043]
 
 
-def test_ideal_procedure_passes_and_two_riffles_fail(run, tmp_path):
+def test_ideal_procedure_passes_and_two_riffles_fail(cli, tmp_path):
     ideal = tmp_path / "ideal.toml"
     ideal.write_text(IDEAL)
-    res = run("shuffle", "certify", ideal, "--shoes", 1000, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
+    res = cli("shuffle", "certify", ideal, "--shoes", 1000, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert d["verdict"] == "PASS" and res.exit_code == EXIT["PASS"]
     assert d["policy"]["standard"] == "uniform"  # a machine (and no game): any rejection would fail
     assert all(t["battery"]["rejected_familywise"] == [] for t in d["tables"])
     bad = tmp_path / "two.toml"
     bad.write_text(TWO_RIFFLES)
-    res = run("shuffle", "certify", bad, "--shoes", 300, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
+    res = cli("shuffle", "certify", bad, "--shoes", 300, "--seed", 2, "--no-plots", "--json", "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert res.exit_code == EXIT["FAIL"]  # game "none": no edge to measure, the uniform standard applies
     assert "rising_sequences" in d["tables"][0]["battery"]["rejected_familywise"]
 
 
-def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, tmp_path):
-    res = run("shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--sensitivity-shoes", 100, "--out", tmp_path)
+def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(cli, tmp_path):
+    res = cli("shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--sensitivity-shoes", 100, "--out", tmp_path)
     assert res.exit_code in (EXIT["FAIL"], EXIT["SUSPECT"])
     assert "sensitivity at 100 tables a point" in res.output  # on by default for a procedure (issue 12: the packaged reports show it)
     assert "ASSUMED" in res.output and "tracker baccarat_sequence" in res.output and "first shoe from new decks" in res.output
@@ -91,20 +84,20 @@ def test_packaged_procedure_report_shows_assumptions_edges_and_first_shoe(run, t
         assert text in html, text
 
 
-def test_blackjack_decks_and_rules_are_checked(run, tmp_path):
-    res = run("shuffle", "certify", "blackjack-004", "--rule", "H17", "--shoes", 100, "--out", tmp_path)
+def test_blackjack_decks_and_rules_are_checked(cli, tmp_path):
+    res = cli("shuffle", "certify", "blackjack-004", "--rule", "H17", "--shoes", 100, "--out", tmp_path)
     assert res.exit_code == EXIT_EQUIPMENT and "4.4 ii" in res.output and "only S17 is allowed by" in res.output and "[" + "'S17" not in res.output
-    res = run("shuffle", "certify", "baccarat-004", "--decks", 6)  # refused by the rules, like H17: exit 4, rule cited
+    res = cli("shuffle", "certify", "baccarat-004", "--decks", 6)  # refused by the rules, like H17: exit 4, rule cited
     assert res.exit_code == EXIT_EQUIPMENT and "1.3.1" in res.output
-    res = run("shuffle", "house-edge", "blackjack-004", "--decks", 6, "--json")
+    res = cli("shuffle", "house-edge", "blackjack-004", "--decks", 6, "--json")
     d = json.loads(res.output)
     assert d["rules"]["decks"] == 6 and 0.003 < d["house_edge"] < 0.01 and d["rules"]["hole_card"] == "peek-ace"
 
 
-def test_simulated_log_takes_the_same_path(run, tmp_path):
+def test_simulated_log_takes_the_same_path(cli, tmp_path):
     log = tmp_path / "shoes.csv"
-    assert run("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 4, "--out", log).exit_code == 0
-    res = run("shuffle", "certify", log, "--decks", 8, "--procedure", "baccarat-004", "--seed", 1, "--no-plots", "--json",
+    assert cli("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 4, "--out", log).exit_code == 0
+    res = cli("shuffle", "certify", log, "--decks", 8, "--procedure", "baccarat-004", "--seed", 1, "--no-plots", "--json",
               "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert d["tables"][0]["n"] == 60 and d["inputs"][0]["sha256"]
@@ -112,12 +105,12 @@ def test_simulated_log_takes_the_same_path(run, tmp_path):
     assert d["fit"]["parameters"]["steps[1].clump"]["value"] > 1
 
 
-def test_dealt_only_scanner_stream_is_rebuilt(run, tmp_path):
+def test_dealt_only_scanner_stream_is_rebuilt(cli, tmp_path):
     log = tmp_path / "scan.csv"
-    assert run("shuffle", "simulate", "baccarat-004", "--shoes", 40, "--seed", 4, "--dealt-only", "--dealers", 2, "--out", log).exit_code == 0
+    assert cli("shuffle", "simulate", "baccarat-004", "--shoes", 40, "--seed", 4, "--dealt-only", "--dealers", 2, "--out", log).exit_code == 0
     head = log.read_text().splitlines()[:2]
     assert head[0] == "table,shoe_id,position,card,dealer,rotated" and "#" not in head[1]  # a live scanner: no serials
-    res = run("shuffle", "certify", log, "--decks", 8, "--procedure", "baccarat-004", "--seed", 1, "--no-plots", "--json",
+    res = cli("shuffle", "certify", log, "--decks", 8, "--procedure", "baccarat-004", "--seed", 1, "--no-plots", "--json",
               "--resamples", 99, "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert [t["table"] for t in d["tables"]] == ["all shoes", "dealer D1", "dealer D2"]
@@ -125,23 +118,23 @@ def test_dealt_only_scanner_stream_is_rebuilt(run, tmp_path):
     assert res.exit_code in (EXIT["FAIL"], EXIT["SUSPECT"])
 
 
-def test_shoe_log_errors(run, tmp_path):
-    assert run("shuffle", "certify", "nope.toml").exit_code == EXIT_EQUIPMENT
+def test_shoe_log_errors(cli, tmp_path):
+    assert cli("shuffle", "certify", "nope.toml").exit_code == EXIT_EQUIPMENT
     bad = tmp_path / "bad.toml"
     bad.write_text(IDEAL.replace('op = "fisher_yates"', 'op = "juggle"'))
-    res = run("shuffle", "certify", bad)
+    res = cli("shuffle", "certify", bad)
     assert res.exit_code == EXIT_EQUIPMENT and "juggle" in res.output
     log = tmp_path / "log.csv"
     log.write_text("shoe_id,position,card\n1,1,ZZ\n")
-    assert run("shuffle", "certify", log).exit_code == 2  # --decks required
-    res = run("shuffle", "certify", log, "--decks", 1, "--sensitivity", "--out", tmp_path / "r")  # works on logs (issue 23); no shoe here
+    assert cli("shuffle", "certify", log).exit_code == 2  # --decks required
+    res = cli("shuffle", "certify", log, "--decks", 1, "--sensitivity", "--out", tmp_path / "r")  # works on logs (issue 23); no shoe here
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output
-    res = run("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
+    res = cli("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output and "token 'ZZ'" in res.output
-    assert run("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2
+    assert cli("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2
 
 
-def test_declared_before_orders(run, tmp_path):
+def test_declared_before_orders(cli, tmp_path):
     # an electronic game that shuffles a new-deck-ordered virtual deck every time: --before new-deck,
     # or the same orders given in a FILE (a shoe log whose shoes are the orders before)
     import numpy as np
@@ -156,22 +149,22 @@ def test_declared_before_orders(run, tmp_path):
     for name, shoes, want in (("fy", fy, EXIT["PASS"]), ("sat", sat, EXIT["FAIL"])):
         log = tmp_path / f"{name}.csv"
         write_shoe_log(log, shoes, table="G1", serial=False)
-        res = run("shuffle", "certify", log, "--decks", 1, "--before", "new-deck", "--seed", 1, "--no-plots", "--resamples", 199,
+        res = cli("shuffle", "certify", log, "--decks", 1, "--before", "new-deck", "--seed", 1, "--no-plots", "--resamples", 199,
                   "--out", tmp_path / "r")
         assert res.exit_code == want, res.output[-800:]
     bfile = tmp_path / "before.csv"
     write_shoe_log(bfile, new, table="G1", serial=False)
-    res = run("shuffle", "certify", tmp_path / "sat.csv", "--decks", 1, "--before", bfile, "--seed", 1, "--no-plots", "--json",
+    res = cli("shuffle", "certify", tmp_path / "sat.csv", "--decks", 1, "--before", bfile, "--seed", 1, "--no-plots", "--json",
               "--resamples", 199, "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert res.exit_code == EXIT["FAIL"] and "fixed_points" in d["tables"][0]["battery"]["rejected_familywise"]
 
 
-def test_one_riffle_procedure_fails_on_edge(run, tmp_path):
+def test_one_riffle_procedure_fails_on_edge(cli, tmp_path):
     proc = tmp_path / "one.toml"
     proc.write_text('id = "one-riffle"\nname = "One GSR riffle of the 8-deck shoe"\ngame = "baccarat"\ndecks = 8\n'
                     'cut_card_from_back = 7\n[[steps]]\nop = "riffle"\n')
-    res = run("shuffle", "certify", proc, "--shoes", 600, "--seed", 3, "--no-plots", "--json", "--out", tmp_path / "r")
+    res = cli("shuffle", "certify", proc, "--shoes", 600, "--seed", 3, "--no-plots", "--json", "--out", tmp_path / "r")
     d = json.loads(res.output)
     assert res.exit_code == EXIT["FAIL"] and d["policy"]["standard"] == "edge"
     t = d["tables"][0]
@@ -204,16 +197,12 @@ def test_sensitivity_grid_states_verdict_edge_and_power_per_point(tmp_path):
             assert r["detectable_edge"] is None
 
 
-def test_shuffle_output_reads_verdict_first_and_last(tmp_path):
+def test_shuffle_output_reads_verdict_first_and_last(cli, tmp_path):
     """The report's header (with its verdict) is the first line and VERDICT the last before the
     report's paths; the shuffle's own lines (parameters, trackers, findings) stand between them,
     as in a wheel certificate (they came first, 45 lines before the header)."""
-    from click.testing import CliRunner
-
-    from rngcert.cli import main
-
-    r = CliRunner().invoke(main, ["shuffle", "certify", "baccarat-004", "--shoes", "120", "--seed", "1", "--no-sensitivity",
-                                  "--no-plots", "--resamples", "199", "--out", str(tmp_path)])
+    r = cli("shuffle", "certify", "baccarat-004", "--shoes", "120", "--seed", "1", "--no-sensitivity",
+            "--no-plots", "--resamples", "199", "--out", tmp_path, catch_exceptions=True)
     lines = r.output.splitlines()
     assert lines[0].startswith("rngcert ") and "Certification report" in lines[0], lines[:3]
     v = max(i for i, ln in enumerate(lines) if ln.startswith("VERDICT:"))

@@ -12,14 +12,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from click.testing import CliRunner
+from _support import run_cli
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from rngcert.cli import main
-
 VERDICT_CODES = {0, 10, 11, 12}
-RUNNER = CliRunner()
 # no shrinking phase: a failure is reported as found (shrinking a CLI run can take minutes)
 FUZZ = settings(
     max_examples=40, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
@@ -37,7 +34,7 @@ def data_rows(raw: bytes) -> int:
 
 
 def invoke(args: list[str]):
-    res = RUNNER.invoke(main, args, catch_exceptions=True)
+    res = run_cli(*args, catch_exceptions=True)
     assert res.exit_code != 1, f"internal error for {args}: {res.output}\n{res.exception!r}"
     assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
     return res

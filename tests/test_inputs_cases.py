@@ -14,9 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from rngcert.cli import main
 from rngcert.collect.labels import plausible_label, rejected_values
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel, wheel_from_dict
@@ -26,12 +24,6 @@ from rngcert.pipeline.certify_wheel import certify_log
 CASES = Path(__file__).resolve().parent / "data" / "cases"
 EU = load_wheel("european")
 AM = load_wheel("american")
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *a, **kw: runner.invoke(main, [str(x) for x in a], catch_exceptions=False, **kw)
 
 
 def _case_file(name: str, tmp_path: Path, monkeypatch) -> Path:
@@ -67,7 +59,7 @@ def test_c16_zero_spelled_is_read_by_the_packaged_alias(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("spelling", ["Null", "green", "nought"])
-def test_c16_kind_a_spelling_without_alias_is_inconclusive_naming_value_and_option(tmp_path, spelling, run):
+def test_c16_kind_a_spelling_without_alias_is_inconclusive_naming_value_and_option(tmp_path, spelling, cli):
     """The kind: a spelling the wheel does not declare leaves pocket 0 empty; the verdict is
     INCONCLUSIVE ("labels that do not fit the wheel"), never FAIL, naming the value, its rows and
     the --alias option that reads it, even though the rejected share (2.7%) is under --max-rejected."""
@@ -79,7 +71,7 @@ def test_c16_kind_a_spelling_without_alias_is_inconclusive_naming_value_and_opti
     assert "labels that do not fit the wheel" in why and repr(spelling) in why and f"--alias {spelling}=0" in why
     assert "pocket 0 has no accepted row" in why
     # the option named reads them: then the wheel is judged on all its spins
-    res = run("certify", p, "--alias", f"{spelling}=0", "--out", tmp_path / "r", "--no-plots", "--resamples", 99, "--seed", 1, "--json")
+    res = cli("certify", p, "--alias", f"{spelling}=0", "--out", tmp_path / "r", "--no-plots", "--resamples", 99, "--seed", 1, "--json")
     rep = json.loads(res.output)
     assert rep["rows"]["rejected"] == 0 and rep["verdict"] != "FAIL"
     assert rep["rerun"]["aliases"][spelling] == "0"
@@ -206,9 +198,9 @@ def test_c20_kind_text_lines_anywhere_but_labels_are_not_text(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ formats
-def test_standard_input_as_dash(run, tmp_path):
+def test_standard_input_as_dash(cli, tmp_path):
     data = "result\n" + "\n".join(str(i % 37) for i in range(400)) + "\n"
-    res = run("certify", "-", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1, "--json", input=data)
+    res = cli("certify", "-", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1, "--json", input=data)
     rep = json.loads(res.output)
     assert rep["rows"]["accepted"] == 400 and rep["inputs"][0]["path"] == "(standard input)"
 
@@ -338,14 +330,14 @@ def test_near_duplicates_respin_payout_and_resolution(tmp_path):
     assert tm.n == 60 and not tm.findings and any("whole minutes" in n for n in tm.notes)
 
 
-def test_min_round_interval_option(run, tmp_path):
+def test_min_round_interval_option(cli, tmp_path):
     p = tmp_path / "d.csv"
     p.write_text("timestamp,result\n2026-01-01T12:00:00Z,5\n2026-01-01T12:00:03Z,5\n2026-01-01T12:00:40Z,7\n")
-    rep = json.loads(run("certify", p, "--json", "--no-plots", "--resamples", 99, "--seed", 1, "--out", tmp_path).output)
+    rep = json.loads(cli("certify", p, "--json", "--no-plots", "--resamples", 99, "--seed", 1, "--out", tmp_path).output)
     assert rep["rows"]["accepted"] == 2 and rep["rerun"]["min_round_interval"] == 5.0
-    rep = json.loads(run("certify", p, "--json", "--no-plots", "--resamples", 99, "--seed", 1, "--out", tmp_path, "--min-round-interval", "2s").output)
+    rep = json.loads(cli("certify", p, "--json", "--no-plots", "--resamples", 99, "--seed", 1, "--out", tmp_path, "--min-round-interval", "2s").output)
     assert rep["rows"]["accepted"] == 3
-    res = run("certify", p, "--min-round-interval", "soon", "--out", tmp_path)
+    res = cli("certify", p, "--min-round-interval", "soon", "--out", tmp_path)
     assert res.exit_code == 2 and "not a duration" in res.output
 
 

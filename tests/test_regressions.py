@@ -7,10 +7,9 @@ import json
 import numpy as np
 import pytest
 from _support import shared_file
-from click.testing import CliRunner
 from statsmodels.stats.multitest import multipletests
 
-from rngcert.cli import EXIT, EXIT_INPUT, main
+from rngcert.cli import EXIT, EXIT_INPUT
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.certify_wheel import certify_log
@@ -18,12 +17,6 @@ from rngcert.stats.multiple import holm
 from rngcert.stats.result import Requirement, TestResult
 
 EU = load_wheel("european")
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *a: runner.invoke(main, [str(x) for x in a], catch_exceptions=False)
 
 
 def test_symbol_level_money_wheel_gap_test_uses_symbol_probabilities(tmp_path):
@@ -40,14 +33,14 @@ def test_symbol_level_money_wheel_gap_test_uses_symbol_probabilities(tmp_path):
     assert gap.pvalue > 0.001 and cert.verdict != "FAIL"
 
 
-def test_cr_only_and_garbage_csv_are_input_errors(run, tmp_path):
+def test_cr_only_and_garbage_csv_are_input_errors(cli, tmp_path):
     cr = tmp_path / "cr.csv"
     cr.write_bytes(b"spin_id,result\r1,5\r2,17\r")
-    res = run("certify", cr, "--out", tmp_path / "r")
+    res = cli("certify", cr, "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and "bare CR" in res.output
     junk = tmp_path / "junk.csv"
     junk.write_bytes(bytes(np.random.default_rng(1).integers(0, 256, 5000, dtype=np.uint8)))
-    res = run("certify", junk, "--out", tmp_path / "r")
+    res = cli("certify", junk, "--out", tmp_path / "r")
     assert res.exit_code in (EXIT_INPUT, EXIT["INCONCLUSIVE"]) and "Traceback" not in res.output
 
 
@@ -61,17 +54,17 @@ def test_each_file_without_table_column_is_its_own_table(tmp_path):
     assert list(pooled.tables) == ["(all)"] and any("pooled" in n for n in pooled.notes)
 
 
-def test_many_unreadable_rows_make_the_verdict_inconclusive(run, tmp_path):
+def test_many_unreadable_rows_make_the_verdict_inconclusive(cli, tmp_path):
     p = tmp_path / "mw.csv"
     rng = np.random.default_rng(2)
     vals = rng.choice(["1", "2", "5", "10", "CoinFlip", "Pachinko"], 2000)
     p.write_text("result\n" + "\n".join(vals) + "\n")
-    d = json.loads(run("certify", p, "--seed", 1, "--resamples", 999, "--no-plots", "--json", "--out", tmp_path / "r").output)
+    d = json.loads(cli("certify", p, "--seed", 1, "--resamples", 999, "--no-plots", "--json", "--out", tmp_path / "r").output)
     assert d["verdict"] in ("INCONCLUSIVE", "FAIL")
     assert any("could not be read" in r for r in d["tables"][0]["battery"]["reasons"]) or d["verdict"] == "FAIL"
     q = tmp_path / "x.csv"
     q.write_text("Number,Nr\n1,2\n")
-    assert run("certify", q, "--column", "result=Number", "--column", "result=Nr").exit_code == 2
+    assert cli("certify", q, "--column", "result=Number", "--column", "result=Nr").exit_code == 2
 
 
 def test_serial_pair_uses_the_requested_replicates(tmp_path):
@@ -141,65 +134,65 @@ def test_00_point_0_is_not_pocket_0(tmp_path):
 
 
 # ----------------------------------------------------------- second break test (shuffle, bits, store)
-def test_shoe_log_without_before_stage_is_rebuilt_from_the_previous_shoe(run, tmp_path):
+def test_shoe_log_without_before_stage_is_rebuilt_from_the_previous_shoe(cli, tmp_path):
     # issue 12: a log of dealt shoes only is certified by rebuilding each shoe's order before the
     # shuffle from the previous shoe of the table; a table with a single shoe stays INCONCLUSIVE
     log = tmp_path / "b.csv"
-    run("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 3, "--out", log)
+    cli("shuffle", "simulate", "baccarat-004", "--shoes", 60, "--seed", 3, "--out", log)
     after = tmp_path / "after.csv"
     after.write_text("".join(line for line in log.read_text().splitlines(True) if ",before," not in line and not line.rstrip().endswith(",before")))
-    res = run("shuffle", "certify", after, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--resamples", 99, "--out", tmp_path / "r")
+    res = cli("shuffle", "certify", after, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--resamples", 99, "--out", tmp_path / "r")
     assert res.exit_code != EXIT["INCONCLUSIVE"] and "rebuilt from the previous shoe" in res.output
     one = tmp_path / "one.csv"
     lines = after.read_text().splitlines(True)
     one.write_text(lines[0] + "".join(x for x in lines[1:] if x.split(",")[1] == "1"))
-    res = run("shuffle", "certify", one, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--out", tmp_path / "r")
+    res = cli("shuffle", "certify", one, "--decks", 8, "--game", "baccarat", "--seed", 1, "--no-plots", "--out", tmp_path / "r")
     assert res.exit_code == EXIT["INCONCLUSIVE"] and "no order before the shuffle" in res.output
 
 
-def test_procedure_typos_and_log_options(run, tmp_path):
-    res = run("shuffle", "certify", "baccarat-05")
+def test_procedure_typos_and_log_options(cli, tmp_path):
+    res = cli("shuffle", "certify", "baccarat-05")
     assert res.exit_code == 4 and "neither a file nor a packaged procedure" in res.output
-    assert run("shuffle", "certify", "baccarat-004", "--decks", 2).exit_code == 4  # refused by rule 1.3.1: an equipment error
+    assert cli("shuffle", "certify", "baccarat-004", "--decks", 2).exit_code == 4  # refused by rule 1.3.1: an equipment error
 
 
-def test_bits_too_short_for_the_battery_is_inconclusive(run, tmp_path):
-    res = run("bits", "--source", "pcg64", "--streams", 1, "--length", 100, "--seed", 1, "--no-plots", "--out", tmp_path)
+def test_bits_too_short_for_the_battery_is_inconclusive(cli, tmp_path):
+    res = cli("bits", "--source", "pcg64", "--streams", 1, "--length", 100, "--seed", 1, "--no-plots", "--out", tmp_path)
     assert res.exit_code == EXIT["INCONCLUSIVE"] and "could not be run" in res.output
 
 
-def test_bits_reference_expansion_of_e_is_not_suspect(run, tmp_path):
+def test_bits_reference_expansion_of_e_is_not_suspect(cli, tmp_path):
     f = shared_file("data", "nist-sts", "data.e")
-    d = json.loads(run("bits", f, "--format", "ascii", "--streams", 1, "--json", "--no-plots", "--out", tmp_path).output)
+    d = json.loads(cli("bits", f, "--format", "ascii", "--streams", 1, "--json", "--no-plots", "--out", tmp_path).output)
     assert d["verdict"] == "PASS"  # 188 p-values, about two below 0.01 by chance: not evidence
 
 
-def test_ingest_of_nothing_readable_exits_3(run, tmp_path):
+def test_ingest_of_nothing_readable_exits_3(cli, tmp_path):
     e = tmp_path / "empty.bin"
     e.write_bytes(b"")
     t = tmp_path / "text.txt"
     t.write_text("hello world\n")
     for f in (e, t):
-        res = run("ingest", f, "--db", tmp_path / "s.duckdb")
+        res = cli("ingest", f, "--db", tmp_path / "s.duckdb")
         assert res.exit_code == EXIT_INPUT
 
 
-def test_ingest_symbol_level_money_wheel(run, tmp_path):
+def test_ingest_symbol_level_money_wheel(cli, tmp_path):
     p = tmp_path / "ct.csv"
     p.write_text('WheelResult\n"1"\n"2"\n"CoinFlip"\n"1"\n')
-    res = run("ingest", p, "--equipment", "crazy-time", "--column", "result=WheelResult", "--db", tmp_path / "s.duckdb")
+    res = cli("ingest", p, "--equipment", "crazy-time", "--column", "result=WheelResult", "--db", tmp_path / "s.duckdb")
     assert res.exit_code == 0 and "4 new spins stored" in res.output
 
 
-def test_audit_all_on_an_empty_store_is_an_input_error(run, tmp_path):
-    res = run("audit", "--all", "--db", tmp_path / "empty.duckdb", "--out", tmp_path / "r")
+def test_audit_all_on_an_empty_store_is_an_input_error(cli, tmp_path):
+    res = cli("audit", "--all", "--db", tmp_path / "empty.duckdb", "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and ("no table with spins" in res.output or "rngcert ingest" in res.output)
 
 
-def test_reingest_with_other_options_says_they_are_not_applied(run, tmp_path):
+def test_reingest_with_other_options_says_they_are_not_applied(cli, tmp_path):
     p = tmp_path / "s.txt"
     p.write_text("1,2,3,4,5\n")
     db = tmp_path / "s.duckdb"
-    assert run("ingest", p, "--db", db).exit_code == 0
-    res = run("ingest", p, "--db", db, "--equipment", "american", "--table", "ZZ")
+    assert cli("ingest", p, "--db", db).exit_code == 0
+    res = cli("ingest", p, "--db", db, "--equipment", "american", "--table", "ZZ")
     assert res.exit_code == 0 and "already ingested" in res.output and "not applied" in res.output and "'american'" in res.output

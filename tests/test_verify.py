@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from _support import run_cli
 
-from rngcert.cli import EXIT, main
+from rngcert.cli import EXIT
 from rngcert.cli.verify import VERIFY_EXIT
 from rngcert.report import verify as vmod
 
@@ -21,27 +21,16 @@ def _no_pinned_keys(monkeypatch):
     monkeypatch.delenv("RNGCERT_TRUSTED_KEYS", raising=False)
 
 
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def _run(*args):
-        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-    return _run
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A certified simulated log with two tables, 5% bad rows written to rejects.csv, and its report."""
     d = tmp_path_factory.mktemp("v")
-    runner = CliRunner()
     log = d / "spins.csv"
-    assert runner.invoke(main, ["simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", str(log)]).exit_code == 0
+    assert run_cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", log, catch_exceptions=True).exit_code == 0
     lines = log.read_text().splitlines()
     lines[5] = lines[5].rsplit(",", 1)[0] + ",99"  # one unreadable pocket: rejects.csv is not empty
     log.write_text("\n".join(lines) + "\n")
-    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--out", str(d / "rep")], catch_exceptions=False)
+    res = run_cli("certify", log, "--seed", "1", "--resamples", "199", "--out", d / "rep")
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (d / "rep").glob("european-*")
     return log, rep
@@ -61,9 +50,9 @@ def _flip(path: Path, offset: int) -> None:
     path.write_bytes(bytes(b))
 
 
-def test_untouched_report_verifies(made, run):
+def test_untouched_report_verifies(made, cli):
     log, rep = made
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     # unsigned and no trusted key: intact at most, never VERIFIED (issue 24)
     assert res.exit_code == VERIFY_EXIT["INTACT"] == 10, res.output
     assert "RESULT: INTACT" in res.output and "VERIFIED" not in res.output
@@ -75,7 +64,7 @@ def test_untouched_report_verifies(made, run):
     assert integ["report_id"] in (rep / "report.html").read_text()  # the page footer names the report
 
 
-def test_one_byte_change_anywhere_in_report_json_is_caught(made, tmp_path, run):
+def test_one_byte_change_anywhere_in_report_json_is_caught(made, tmp_path, cli):
     log, rep = _copy(made, tmp_path)
     p = rep / "report.json"
     size = p.stat().st_size
@@ -89,55 +78,55 @@ def test_one_byte_change_anywhere_in_report_json_is_caught(made, tmp_path, run):
         _flip(p, off)
         if p.read_bytes() == original:
             continue
-        res = run("verify", rep, log)
+        res = cli("verify", rep, log)
         assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] == EXIT["FAIL"], (off, res.output)
         assert "FAILED" in res.output
     p.write_bytes(original)
-    assert run("verify", rep, log).exit_code == VERIFY_EXIT["INTACT"]
+    assert cli("verify", rep, log).exit_code == VERIFY_EXIT["INTACT"]
 
 
 @pytest.mark.parametrize("name", ["report.html", "rejects.csv"])
-def test_one_byte_change_in_a_written_file_is_caught(made, tmp_path, run, name):
+def test_one_byte_change_in_a_written_file_is_caught(made, tmp_path, cli, name):
     log, rep = _copy(made, tmp_path)
     f = rep / name
     _flip(f, f.stat().st_size // 2)
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     assert res.exit_code == 12 and f"FAILED      {name}" in res.output, res.output
 
 
-def test_one_byte_change_in_the_input_is_caught(made, tmp_path, run):
+def test_one_byte_change_in_the_input_is_caught(made, tmp_path, cli):
     log, rep = _copy(made, tmp_path)
     _flip(log, log.stat().st_size - 3)
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     assert res.exit_code == 12 and "FAILED      input spins.csv" in res.output, res.output
     # an input that cannot be found is reported as not checked, not as verified
     log.unlink()
     j = json.loads((rep / "report.json").read_text())
     if not Path(j["inputs"][0]["path"]).exists():
-        res = run("verify", rep)
+        res = cli("verify", rep)
         assert res.exit_code == VERIFY_EXIT["INCOMPLETE"] == 11 and "not checked" in res.output
 
 
-def test_a_log_that_is_not_an_input_fails(made, tmp_path, run):
+def test_a_log_that_is_not_an_input_fails(made, tmp_path, cli):
     _, rep = made
     other = tmp_path / "other.csv"
     other.write_text("result\n1\n2\n")
-    res = run("verify", rep, other)
+    res = cli("verify", rep, other)
     assert res.exit_code == 12 and "is not an input of this report" in res.output
 
 
-def test_signature_made_and_checked(made, tmp_path, run):
+def test_signature_made_and_checked(made, tmp_path, cli):
     log, _ = made
-    assert run("keygen", tmp_path / "lab.pem").exit_code == 0
-    assert run("keygen", tmp_path / "other.pem").exit_code == 0
-    assert run("keygen", tmp_path / "lab.pem").exit_code == 3  # never overwrites a key by accident
-    res = run("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", tmp_path / "lab.pem", "--out", tmp_path / "rep")
+    assert cli("keygen", tmp_path / "lab.pem").exit_code == 0
+    assert cli("keygen", tmp_path / "other.pem").exit_code == 0
+    assert cli("keygen", tmp_path / "lab.pem").exit_code == 3  # never overwrites a key by accident
+    res = cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", tmp_path / "lab.pem", "--out", tmp_path / "rep")
     assert "(signed)" in res.output
     (rep,) = (tmp_path / "rep").glob("european-*")
     sig = json.loads((rep / "report.json").read_text())["integrity"]["signature"]
     assert sig["algorithm"] == "Ed25519" and len(sig["key_fingerprint"]) == 64
-    assert run("verify", rep, log, "--key", tmp_path / "lab.pub").exit_code == 0
-    res = run("verify", rep, log, "--key", tmp_path / "other.pub")
+    assert cli("verify", rep, log, "--key", tmp_path / "lab.pub").exit_code == 0
+    res = cli("verify", rep, log, "--key", tmp_path / "other.pub")
     assert res.exit_code == 12 and "which is not a trusted key" in res.output
     # an attacker who edits the report and recomputes its hash cannot re-sign it
     p = rep / "report.json"
@@ -145,16 +134,16 @@ def test_signature_made_and_checked(made, tmp_path, run):
     j["verdict"] = "PASS" if j["verdict"] != "PASS" else "FAIL"
     j["integrity"]["report_sha256"] = vmod.content_sha256(j)
     p.write_text(vmod.serialise(j))
-    res = run("verify", rep, log, "--key", tmp_path / "lab.pub")
+    res = cli("verify", rep, log, "--key", tmp_path / "lab.pub")
     assert res.exit_code == 12 and "signature" in res.output and "does NOT verify" in res.output
     # an unsigned report checked against a key fails
     _, unsigned = made
-    assert run("verify", unsigned, log, "--key", tmp_path / "lab.pub").exit_code == 12
+    assert cli("verify", unsigned, log, "--key", tmp_path / "lab.pub").exit_code == 12
 
 
-def test_rerun_recomputes_every_statistic(made, tmp_path, run):
+def test_rerun_recomputes_every_statistic(made, tmp_path, cli):
     log, rep = _copy(made, tmp_path)
-    res = run("verify", rep, log, "--rerun")
+    res = cli("verify", rep, log, "--rerun")
     assert res.exit_code == VERIFY_EXIT["INTACT"], res.output
     assert "values recomputed, all equal" in res.output
     assert "the content follows from those files; but no trusted key vouches" in res.output  # what a rerun adds, and what it does not
@@ -165,46 +154,46 @@ def test_rerun_recomputes_every_statistic(made, tmp_path, run):
     x["statistic"] = x["statistic"] * 0.5
     j["integrity"]["report_sha256"] = vmod.content_sha256(j)
     p.write_text(vmod.serialise(j))
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     assert res.exit_code == 12 and "does not carry report id" in res.output  # the HTML was made from other content
-    res = run("verify", rep, log, "--rerun", "--json")
+    res = cli("verify", rep, log, "--rerun", "--json")
     d = json.loads(res.output)
     rerun = next(c for c in d["checks"] if c["item"] == "rerun")
     assert rerun["status"] == "FAILED" and "pocket_chisquare, statistic" in rerun["detail"]
 
 
-def test_bits_report_reruns(tmp_path, run):
-    res = run("bits", "--source", "pcg64", "--streams", 2, "--length", 20000, "--seed", 3, "--processes", 1, "--no-plots", "--out", tmp_path)
+def test_bits_report_reruns(tmp_path, cli):
+    res = cli("bits", "--source", "pcg64", "--streams", 2, "--length", 20000, "--seed", 3, "--processes", 1, "--no-plots", "--out", tmp_path)
     assert res.exit_code in (0, 10, 11), res.output
     (rep,) = tmp_path.glob("bits-*")
-    res = run("verify", rep, "--rerun")
+    res = cli("verify", rep, "--rerun")
     assert res.exit_code == VERIFY_EXIT["INCOMPLETE"], res.output  # a generator has no input file to hash
     assert "values recomputed, all equal" in res.output and "no file (a named generator" in res.output
 
 
-def test_not_a_report_folder(tmp_path, run):
-    res = run("verify", tmp_path)
+def test_not_a_report_folder(tmp_path, cli):
+    res = cli("verify", tmp_path)
     assert res.exit_code == 3 and "no report.json" in res.output
 
 
-def test_shuffle_reports_rerun(tmp_path, run):
+def test_shuffle_reports_rerun(tmp_path, cli):
     """A procedure report and a scanner-log report recompute from their recorded recipe; a changed
     shoe log is caught by its hash before anything is recomputed."""
-    res = run("shuffle", "certify", "baccarat-004", "--shoes", 150, "--seed", 5, "--no-plots", "--no-sensitivity", "--out", tmp_path / "p")
+    res = cli("shuffle", "certify", "baccarat-004", "--shoes", 150, "--seed", 5, "--no-plots", "--no-sensitivity", "--out", tmp_path / "p")
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (tmp_path / "p").glob("*-*")
-    res = run("verify", rep, "--rerun")
+    res = cli("verify", rep, "--rerun")
     assert "values recomputed, all equal" in res.output, res.output
     log = tmp_path / "scan.csv"
-    res = run("shuffle", "simulate", "baccarat-004", "--shoes", 40, "--dealt-only", "--seed", 2, "--out", log)
+    res = cli("shuffle", "simulate", "baccarat-004", "--shoes", 40, "--dealt-only", "--seed", 2, "--out", log)
     assert res.exit_code == 0, res.output
-    res = run("shuffle", "certify", log, "--decks", 8, "--game", "baccarat", "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "l")
+    res = cli("shuffle", "certify", log, "--decks", 8, "--game", "baccarat", "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "l")
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (tmp_path / "l").glob("*-*")
-    res = run("verify", rep, log, "--rerun")
+    res = cli("verify", rep, log, "--rerun")
     assert res.exit_code == VERIFY_EXIT["INTACT"] and "values recomputed, all equal" in res.output, res.output
     log.write_text(log.read_text().replace(",", ";", 1))
-    res = run("verify", rep, log, "--rerun")
+    res = cli("verify", rep, log, "--rerun")
     assert res.exit_code == 12 and "nothing to recompute from" in res.output, res.output
 
 
@@ -238,73 +227,73 @@ def keys(tmp_path_factory):
     return {"lab": lab, "other": other, "dir": d}
 
 
-def _signed_report(made, tmp_path, run, keys) -> tuple[Path, Path]:
+def _signed_report(made, tmp_path, cli, keys) -> tuple[Path, Path]:
     log, _ = made
-    res = run("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", keys["lab"][0], "--out", tmp_path / "s")
+    res = cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", keys["lab"][0], "--out", tmp_path / "s")
     assert "(signed)" in res.output, res.output
     (rep,) = (tmp_path / "s").glob("european-*")
     return log, rep
 
 
-def test_forgery_unsigned_report_resealed_after_verdict_edit(made, tmp_path, run):
+def test_forgery_unsigned_report_resealed_after_verdict_edit(made, tmp_path, cli):
     """Forgery 1: an unsigned report whose verdict was edited and re-sealed is at most INTACT, never
     VERIFIED; --rerun catches it."""
     log, rep = _copy(made, tmp_path)
     _reseal(rep, _flip_verdict)
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     assert "FAILED" not in res.output, res.output  # every hash is consistent: that is the point
     assert res.exit_code == VERIFY_EXIT["INTACT"] == 10 and "RESULT: INTACT" in res.output
     assert "VERIFIED" not in res.output.replace("NOT VERIFIED", "")
     assert "signed: no" in res.output and "anyone with rngcert can re-seal" in res.output
-    res = run("verify", rep, log, "--rerun")
+    res = cli("verify", rep, log, "--rerun")
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "verdict: recorded" in res.output, res.output
 
 
-def test_forgery_signed_report_resigned_with_another_key(made, tmp_path, run, keys):
+def test_forgery_signed_report_resigned_with_another_key(made, tmp_path, cli, keys):
     """Forgery 2: a signed report edited and re-signed with the forger's key: consistent on its own
     (INTACT without a trusted key), caught by the pinned key (option, keyring file or env var)."""
-    log, rep = _signed_report(made, tmp_path, run, keys)
-    assert run("verify", rep, log, "--key", keys["lab"][1]).exit_code == 0
+    log, rep = _signed_report(made, tmp_path, cli, keys)
+    assert cli("verify", rep, log, "--key", keys["lab"][1]).exit_code == 0
     forger = vmod.load_private_key(keys["other"][0])
     _reseal(rep, _flip_verdict)
     j = json.loads((rep / "report.json").read_text())
     files = {n: rep / n for n in j["integrity"]["files"]}
     j["integrity"] = vmod.seal(j, files, key=forger)
     (rep / "report.json").write_text(vmod.serialise(j))
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     assert res.exit_code == VERIFY_EXIT["INTACT"], res.output  # self-consistent, but nothing vouches for the key
     assert "not a trusted key" in res.output
-    res = run("verify", rep, log, "--key", keys["lab"][1])
+    res = cli("verify", rep, log, "--key", keys["lab"][1])
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "which is not a trusted key" in res.output, res.output
     ring = tmp_path / "ring.pem"
     ring.write_text("# the lab's keys\n" + keys["lab"][1].read_text())
-    res = run("verify", rep, log, "--keyring", ring)
+    res = cli("verify", rep, log, "--keyring", ring)
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
-    res = CliRunner(env={"RNGCERT_TRUSTED_KEYS": str(ring)}).invoke(main, ["verify", str(rep), str(log)])
+    res = cli("verify", rep, log, env={"RNGCERT_TRUSTED_KEYS": str(ring)}, catch_exceptions=True)
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "trusted keys: 1" in res.output, res.output
 
 
-def test_forgery_signature_removed(made, tmp_path, run, keys):
+def test_forgery_signature_removed(made, tmp_path, cli, keys):
     """Forgery 3: the signature block deleted. Without a policy it is an unsigned INTACT report (and
     says so); under a pinned key it FAILS, unless --allow-unsigned."""
-    log, rep = _signed_report(made, tmp_path, run, keys)
+    log, rep = _signed_report(made, tmp_path, cli, keys)
     ring = tmp_path / "ring.pem"
     ring.write_text(keys["other"][1].read_text() + keys["lab"][1].read_text())  # two pinned keys
-    env = CliRunner(env={"RNGCERT_TRUSTED_KEYS": str(ring)})
-    res = env.invoke(main, ["verify", str(rep), str(log)])
+    env = {"RNGCERT_TRUSTED_KEYS": str(ring)}
+    res = cli("verify", rep, log, env=env, catch_exceptions=True)
     assert res.exit_code == VERIFY_EXIT["VERIFIED"] == 0 and "RESULT: VERIFIED" in res.output and "a trusted key" in res.output, res.output
     p = rep / "report.json"
     j = json.loads(p.read_text())
     del j["integrity"]["signature"]
     p.write_text(vmod.serialise(j))
-    res = run("verify", rep, log)
+    res = cli("verify", rep, log)
     assert res.exit_code == VERIFY_EXIT["INTACT"] and "signed: no" in res.output
-    res = env.invoke(main, ["verify", str(rep), str(log)])
+    res = cli("verify", rep, log, env=env, catch_exceptions=True)
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "pinned keys require a signature" in res.output, res.output
-    res = run("verify", rep, log, "--keyring", ring, "--json")
+    res = cli("verify", rep, log, "--keyring", ring, "--json")
     d = json.loads(res.output)
     assert res.exit_code == 12 and d["signed"] == "no" and d["result"] == "NOT VERIFIED" and d["trusted_keys"]["count"] == 2
-    res = run("verify", rep, log, "--keyring", ring, "--allow-unsigned")
+    res = cli("verify", rep, log, "--keyring", ring, "--allow-unsigned")
     assert res.exit_code == VERIFY_EXIT["INTACT"], res.output
 
 
