@@ -254,3 +254,52 @@ def test_the_random_check_can_fail():
     # a type named in an annotation or isinstance() is not a construction; nor are docstring examples
     ok = "import numpy as np\ndef f(rng: np.random.Generator):\n    '''>>> np.random.default_rng(1)'''\n    return isinstance(rng, np.random.Generator)\n"
     assert _random_makers(ast.parse(ok)) == []
+
+
+def _packages() -> list[str]:
+    """Every package of rngcert (a folder with an ``__init__.py``), by dotted name."""
+    return sorted(_module_name(p) for p in PKG.rglob("__init__.py") if "data" not in p.relative_to(PKG).parts[:1])
+
+
+def _export_problems(package: str) -> list[str]:
+    """What is wrong with a package's ``__all__``: missing, not a list of distinct names, or a name
+    that neither the package defines nor a submodule of that name provides."""
+    import importlib
+
+    mod = importlib.import_module(package)
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        return [f"{package}: no __all__"]
+    if not all(isinstance(n, str) for n in names):
+        return [f"{package}: __all__ holds something that is not a name"]
+    bad = [f"{package}: {n!r} twice in __all__" for n in sorted({n for n in names if list(names).count(n) > 1})]
+    for n in names:
+        if hasattr(mod, n):
+            continue
+        try:
+            importlib.import_module(f"{package}.{n}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.{n}":
+                raise
+            bad.append(f"{package}: {n!r} in __all__ is neither defined there nor a submodule")
+    return bad
+
+
+def test_every_package_lists_its_public_names():
+    """Issue 27 item 5: every package ``__init__`` has ``__all__`` and each name listed imports."""
+    pkgs = _packages()
+    assert {"rngcert", "rngcert.collect", "rngcert.equipment", "rngcert.pipeline", "rngcert.report", "rngcert.simulate"} <= set(pkgs)
+    bad = [p for pkg in pkgs for p in _export_problems(pkg)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_export_check_can_fail(tmp_path, monkeypatch):
+    root = tmp_path / "fake_pkg"
+    (root / "bare").mkdir(parents=True)
+    (root / "__init__.py").write_text('__all__ = ["x", "sub", "ghost", "x"]\nx = 1\n')
+    (root / "sub.py").write_text("")
+    (root / "bare" / "__init__.py").write_text("y = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _export_problems("fake_pkg") == ["fake_pkg: 'x' twice in __all__",
+                                               "fake_pkg: 'ghost' in __all__ is neither defined there nor a submodule"]
+    assert _export_problems("fake_pkg.bare") == ["fake_pkg.bare: no __all__"]

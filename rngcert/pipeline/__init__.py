@@ -4,3 +4,7 @@ One module per job (``certify_wheel``, ``certify_shuffle``, ``certify_bits``, ``
 they share the report header of :mod:`rngcert.report.schema`. Nothing here prints or parses
 options: that is :mod:`rngcert.cli`.
 """
+
+#: the public modules (each imported on first use: ``from rngcert.pipeline import audit``)
+__all__ = ["audit", "certify_bits", "certify_shuffle", "certify_wheel", "checks", "group_audit", "lawcache",
+           "parallel", "pickup_side", "rage", "shoe_power", "standards", "watch"]
