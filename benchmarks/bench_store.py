@@ -180,7 +180,7 @@ def run(tmp: Path, quick: bool):
         hold = subprocess.Popen([sys.executable, "-c", (
             "import sys, time, rngcert.collect.store as s\n"
             "def hook():\n    print('HOLD', flush=True); time.sleep(5)\n"
-            "s._before_commit = hook\n"
+            "s.ingest._before_commit = hook\n"
             "s.ingest_files(sys.argv[1], [sys.argv[2]], wait=60)\n"), str(tmp / "ten-m.duckdb"), str(small)], stdout=subprocess.PIPE, text=True, env=ENV)
         hold.stdout.readline()
         w, pk = run_cmd(EXE + ["audit", "--table", "BIG", "--db", tmp / "ten-m.duckdb", "--seed", "1", "--no-plots", "--out", tmp / "rep-c", "--last", "1000000"])

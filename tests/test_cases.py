@@ -424,7 +424,7 @@ def test_storage_full_disk_and_read_only_exit_3_naming_the_path(cli, tmp_path, m
     def full(*a):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(store_mod, "_before_commit", full)
+    monkeypatch.setattr(store_mod.ingest, "_before_commit", full)
     res = cli("ingest", log, "--db", db)
     assert res.exit_code == EXIT_INPUT and str(db) in res.output and "no space left" in res.output.lower(), res.output
     monkeypatch.undo()

@@ -159,7 +159,7 @@ def test_ingest_spool_equals_in_memory(tmp_path, monkeypatch, oddities):
     grown = tmp_path / "grown.csv"
     grown.write_text(log.read_text() + log.read_text().splitlines()[-1].replace(",T", ",T", 1) + "\n")
     spooled = []
-    real = store._prepare_streamed
+    real = store.ingest._prepare_streamed
 
     def spy(*a, **k):
         out = real(*a, **k)
@@ -167,11 +167,11 @@ def test_ingest_spool_equals_in_memory(tmp_path, monkeypatch, oddities):
         return out
 
     monkeypatch.setattr(csvstream, "BLOCK_SIZE", 900)
-    monkeypatch.setattr(store, "_prepare_streamed", spy)
+    monkeypatch.setattr(store.ingest, "_prepare_streamed", spy)
     store.ingest_files(tmp_path / "s.duckdb", [log, grown])
     assert spooled == [True, True]
     assert not list(tmp_path.glob("rngcert-ingest-*"))
-    monkeypatch.setattr(store, "_prepare_streamed", lambda *a, **k: None)
+    monkeypatch.setattr(store.ingest, "_prepare_streamed", lambda *a, **k: None)
     store.ingest_files(tmp_path / "m.duckdb", [log, grown])
     assert _dump(tmp_path / "s.duckdb") == _dump(tmp_path / "m.duckdb")
 

@@ -177,7 +177,7 @@ _KILL_SCRIPT = textwrap.dedent(
         def hook():
             print("PAUSED", flush=True)
             time.sleep(600)
-        s._before_commit = hook
+        s.ingest._before_commit = hook
     print("START", flush=True)
     with s.Store(sys.argv[1]) as st:
         st.ingest([sys.argv[2]])
@@ -384,7 +384,7 @@ def test_a_log_held_in_memory_or_spilled_is_stored_alike(tmp_path, monkeypatch, 
     with Store(tmp_path / "ref.duckdb") as st:
         st.ingest([log])
     monkeypatch.setattr(cs, "BLOCK_SIZE", 64 << 10)  # several batches
-    monkeypatch.setattr(store_mod._Spool, "IN_MEMORY_ROWS", held)
+    monkeypatch.setattr(store_mod.spool._Spool, "IN_MEMORY_ROWS", held)
     import tempfile
 
     (tmp_path / "t").mkdir()

@@ -69,7 +69,7 @@ _HOLD = textwrap.dedent(
         def hook():
             print("HOLDING", flush=True)
             time.sleep(seconds)
-        s._before_commit = hook
+        s.ingest._before_commit = hook
         s.ingest_files(db, [sys.argv[4]], wait=60)
     else:  # a long reader (an audit reading a large table)
         with s.Store(db, read_only=True):
@@ -212,7 +212,7 @@ def test_full_disk_during_ingest_is_exit_3_with_the_path_and_keeps_what_was_comm
             raise duckdb.IOException(f'IO Error: Could not write file "{db}.wal": No space left on device')
         raise OSError(errno.ENOSPC, "No space left on device", f"{db}.wal")
 
-    monkeypatch.setattr(store_mod, "_before_commit", enospc)
+    monkeypatch.setattr(store_mod.ingest, "_before_commit", enospc)
     log = tmp_path / "d.csv"
     csv_log(log, 3000, 4, table="D")
     r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
@@ -222,7 +222,7 @@ def test_full_disk_during_ingest_is_exit_3_with_the_path_and_keeps_what_was_comm
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT * FROM spins ORDER BY seq").fetchall() == before
     con.close()
-    monkeypatch.setattr(store_mod, "_before_commit", lambda: None)
+    monkeypatch.setattr(store_mod.ingest, "_before_commit", lambda: None)
     r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
     assert r.exit_code == 0 and "3000 new spins stored" in r.output
 
@@ -233,7 +233,7 @@ def test_full_disk_while_recording_an_audit_is_exit_3(tmp_path, store_a, monkeyp
     def full(self, rec, tests):
         raise duckdb.IOException(f'IO Error: Could not write file "{db}": No space left on device')
 
-    monkeypatch.setattr(Store, "record_audit", store_mod._guarded(full))
+    monkeypatch.setattr(Store, "record_audit", store_mod.schema._guarded(full))
     r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")])
     assert r.exit_code == 3 and str(db) in r.output and "full" in r.output
 

@@ -42,9 +42,9 @@ def test_spins_in_batches_of_any_size(tmp_path, monkeypatch, kind):
         st.ingest([log])
     for kw in ({}, {"last": 200}, {"with_ids": False}, {"after_seq": 50, "before_seq": 600}):
         s1, a1, t1 = _read(db, **kw)
-        monkeypatch.setattr(store, "READ_BATCH", 7)
+        monkeypatch.setattr(store.queries, "READ_BATCH", 7)
         s2, a2, t2 = _read(db, **kw)
-        monkeypatch.setattr(store, "READ_BATCH", 1 << 20)
+        monkeypatch.setattr(store.queries, "READ_BATCH", 1 << 20)
         assert a1.keys() == a2.keys()
         for k in a1:
             assert (a1[k] is None and a2[k] is None) or np.array_equal(a1[k], a2[k]), k
@@ -70,7 +70,7 @@ def test_audit_read_without_per_spin_keys_is_the_same_window(tmp_path, monkeypat
     with Store(db) as st:
         st.ingest([log])
     for batch in (1 << 20, 7):
-        monkeypatch.setattr(store, "READ_BATCH", batch)
+        monkeypatch.setattr(store.queries, "READ_BATCH", batch)
         for kw in ({}, {"last": 200}, {"after_seq": 50, "before_seq": 600}):
             with Store(db, read_only=True) as st:
                 full, lean = st.spins("T1", with_ids=False, **kw), st.spins("T1", with_ids=False, keys=False, **kw)

@@ -1,0 +1,465 @@
+"""Ingest: one spin log into the store in one transaction, with the rules of ingest (see
+:mod:`rngcert.collect.store`); :func:`prepare_file` reads and parses a log with no store access."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert import __version__
+from rngcert.collect.store.schema import _guarded, _now
+from rngcert.collect.store.spool import _prepare_streamed, _rejects_table
+from rngcert.errors import InputError, NoDataError
+
+
+def _before_commit() -> None:
+    """Hook called just before an ingest commits (tests replace it to kill the process there)."""
+
+
+
+@dataclass
+class IngestResult:
+    """What one file's ingest did."""
+
+    path: str
+    sha256: str
+    status: str  # "ingested" | "already ingested" | "empty"
+    rows: int = 0
+    accepted: int = 0
+    void: int = 0
+    rejected: int = 0
+    inserted: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    conflict_sample: list[dict] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    spin_id_rule: str = "column"
+    note: str = ""
+
+    def summary(self) -> str:
+        if self.status != "ingested":
+            return f"{self.path}: {self.status} (sha256 {self.sha256[:16]}…): nothing added" + (f"; {self.note}" if self.note else "")
+        s = (
+            f"{self.path}: {self.rows} rows → {self.inserted} new spins stored, {self.duplicates} already stored, "
+            f"{self.conflicts} conflicting, {self.rejected} rejected ({self.void} void among the rows); "
+            f"tables: {', '.join(self.tables[:6])}{' …' if len(self.tables) > 6 else ''}"
+        )
+        if self.spin_id_rule == "position":
+            s += "; no spin_id column: spins numbered by position in the file"
+        if self.note:  # e.g. from an export folder, and what of the original ingest could not come back
+            s += f"; {self.note}"
+        return s
+
+
+
+class IngestMixin:
+    """Ingest of spin logs (part of :class:`~rngcert.collect.store.Store`)."""
+
+    @_guarded
+    def ingest(
+        self,
+        paths: Sequence[str | Path] | str | Path,
+        equipment: str = "european",
+        *,
+        columns: Mapping[str, str] | None = None,
+        fmt: str = "auto",
+        table: str | None = None,
+    ) -> list[IngestResult]:
+        """Ingest spin logs (one transaction per file) through this open connection.
+
+        Parameters
+        ----------
+        paths : path or sequence of paths
+            CSV, JSON Lines or permanence-list spin logs (every format ``certify`` reads), in
+            time order.
+        equipment : str
+            Packaged wheel id or wheel TOML file the logs were recorded on.
+        columns, fmt
+            As in :func:`rngcert.collect.spinlog.read_spin_log`.
+        table : str, optional
+            Table id for logs without a ``table`` column (default: the file name without
+            extension).
+
+        Returns
+        -------
+        list of IngestResult
+            One per file, in order.
+
+        Raises
+        ------
+        InputError
+            Unreadable file or options; a table already stored with another wheel.
+        StorageError
+            Full disk or damaged store (the file's transaction is rolled back).
+
+        See Also
+        --------
+        ingest_files : the same, holding the write lock only while each file is stored.
+        """
+        from rngcert.equipment.wheel import load_wheel
+
+        if self.read_only:
+            raise InputError(f"store {self.path} is open read-only")
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        wheel = load_wheel(equipment)
+        paths = [Path(p) for p in paths]
+        for p in paths:
+            if not p.is_file():
+                raise InputError(f"{p}: no such file")
+        reader = self.con.cursor()  # the prefetch thread's own connection (reads committed state)
+
+        def known(sha: str):
+            return self.known_source(sha, con=reader)
+
+        def prepare(p: Path):
+            return prepare_file(p, wheel, str(equipment), columns, fmt, table, known)
+
+        out: list[IngestResult] = []
+        # Pipeline: the next file is read and parsed (pyarrow, numpy: GIL released) while DuckDB
+        # stores the current one; files are still committed one by one, in order.
+        from concurrent.futures import ThreadPoolExecutor
+
+        nxt = None
+        try:
+            with ThreadPoolExecutor(max_workers=1) as ex:
+                nxt = ex.submit(prepare, paths[0]) if paths else None
+                for i in range(len(paths)):
+                    prep = nxt.result()
+                    nxt = ex.submit(prepare, paths[i + 1]) if i + 1 < len(paths) else None
+                    try:
+                        out.append(prep if isinstance(prep, IngestResult) else self._store_prepared(prep, wheel, str(equipment)))
+                    finally:
+                        discard_prepared(prep)
+                nxt = None
+        finally:
+            if nxt is not None and nxt.done() and nxt.exception() is None:  # a file prepared ahead of one that failed
+                discard_prepared(nxt.result())
+            reader.close()
+        return out
+
+    @_guarded
+    def _store_prepared(self, prep: dict, wheel, equipment: str) -> IngestResult:
+        """Store one prepared file in one transaction (see "Rules of ingest" in :mod:`rngcert.collect.store`)."""
+        path, sha, n, m = prep["path"], prep["sha"], prep["n"], prep["m"]
+        incoming, rej_tbl, rej, used_tables, rule = prep["incoming"], prep["rej_tbl"], prep["rej"], prep["used_tables"], prep["rule"]
+        default_table = prep["default_table"]
+        timing = prep["timing"]
+        self.last_timing = timing
+        clock = [time.perf_counter()]
+
+        def lap(what):
+            now_ = time.perf_counter()
+            timing[what] = timing.get(what, 0.0) + now_ - clock[0]
+            clock[0] = now_
+
+        con = self.con
+        if con.execute("SELECT 1 FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall():
+            return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
+        con.execute("BEGIN TRANSACTION")
+        try:
+            # equipment of every table is fixed once
+            stored_before = 0
+            for t in used_tables:  # loop over tables (a handful)
+                found = con.execute("SELECT equipment, wheel_id FROM tables WHERE table_id = ?", [t]).fetchall()
+                row = found[0] if found else None
+                if row is None:
+                    con.execute("INSERT INTO tables VALUES (?, ?, ?, ?)", [t, equipment, wheel.id, _now()]).fetchall()
+                elif row[1] != wheel.id:
+                    raise InputError(f"{path}: table {t!r} is stored as wheel {row[1]!r}, not {wheel.id!r}; give --equipment {row[0]}")
+                else:
+                    stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
+            source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
+            base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
+            spooled = isinstance(incoming, (str, Path))  # a streamed log: its rows in a Parquet file (see prepare_file)
+            if spooled:
+                con.execute(f"CREATE OR REPLACE TEMP VIEW incoming_arrow AS SELECT * FROM read_parquet('{_sql_path(incoming)}')").fetchall()
+                has_rn = False
+            else:
+                con.register("incoming_arrow", incoming)
+                has_rn = "rn" in incoming.column_names  # a parsed log carries the reader's rule; an export does not
+            if prep.get("repeated") is not None:  # proven while the file was streamed
+                repeated = int(prep["repeated"])
+            elif has_rn:
+                repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
+            else:
+                repeated = _repeated_keys(incoming, con)
+            now = _now()
+            if stored_before == 0 and repeated == 0:
+                # fast path: new tables, no repeated id in the file: every row is new
+                con.execute(
+                    """INSERT INTO spins
+                       SELECT table_id, spin_no, spin_label, ? + ord, ts, pos, sym, dealer, direction,
+                              release, void, ?, line
+                       FROM incoming_arrow""",
+                    [base, source_id],
+                ).fetchall()
+                n_new, n_conf = m, 0
+            else:
+                con.execute(
+                    """CREATE OR REPLACE TEMP TABLE inc AS
+                       SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
+                              direction, release, void, line, """
+                    + ("rn" if has_rn else "row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn")
+                    + """
+                       FROM incoming_arrow""",
+                    [base],
+                ).fetchall()
+                key = "s.table_id = i.table_id AND s.spin_no = i.spin_no AND s.spin_label = i.spin_label"
+                differ = "(s.pos IS DISTINCT FROM i.pos OR s.sym IS DISTINCT FROM i.sym OR s.void IS DISTINCT FROM i.void)"
+                sid_text = "CASE WHEN i.spin_label = '' THEN CAST(i.spin_no AS VARCHAR) ELSE i.spin_label END"
+                # conflicts with spins already stored
+                n_conf_old = con.execute(
+                    f"""INSERT INTO conflicts
+                        SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, s.source_id, s.line,
+                               i.pos, i.sym, i.void, ?, i.line, ?
+                        FROM inc i JOIN spins s ON {key} WHERE {differ}""",
+                    [source_id, now],
+                ).fetchall()[0][0]
+                # conflicts inside the file (a repeated spin_id with a different result)
+                n_conf_in = con.execute(
+                    f"""INSERT INTO conflicts
+                        SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, ?, s.line,
+                               i.pos, i.sym, i.void, ?, i.line, ?
+                        FROM inc i JOIN inc s ON {key} AND s.rn = 1
+                        WHERE i.rn > 1 AND {differ}
+                          AND NOT EXISTS (SELECT 1 FROM spins x WHERE x.table_id = i.table_id AND x.spin_no = i.spin_no
+                                          AND x.spin_label = i.spin_label)""",
+                    [source_id, source_id, now],
+                ).fetchall()[0][0]
+                n_new = con.execute(
+                    """INSERT INTO spins
+                       SELECT i.table_id, i.spin_no, i.spin_label, i.seq, i.ts, i.pos, i.sym, i.dealer, i.direction,
+                              i.release, i.void, ?, i.line
+                       FROM inc i
+                       WHERE i.rn = 1
+                         AND NOT EXISTS (SELECT 1 FROM spins s WHERE s.table_id = i.table_id AND s.spin_no = i.spin_no
+                                         AND s.spin_label = i.spin_label)""",
+                    [source_id],
+                ).fetchall()[0][0]
+                n_conf = int(n_conf_old) + int(n_conf_in)
+                con.execute("DROP TABLE inc").fetchall()
+            if spooled:
+                con.execute("DROP VIEW incoming_arrow").fetchall()
+            else:
+                con.unregister("incoming_arrow")
+            n_dup = m - int(n_new) - n_conf
+            # rejects: a grown log re-reads its old bad lines; keep each (file, line, column, reason) once
+            con.register("rej_arrow", rej_tbl)
+            con.execute(
+                """INSERT INTO rejects
+                   SELECT DISTINCT ?, r.file, r.line, r."column", r.reason, r.text FROM rej_arrow r
+                   WHERE NOT EXISTS (SELECT 1 FROM rejects x WHERE x.file = r.file AND x.line = r.line
+                                     AND x."column" = r."column" AND x.reason = r.reason AND x.text = r.text)""",
+                [source_id],
+            ).fetchall()
+            con.unregister("rej_arrow")
+            sample = con.execute(
+                """SELECT table_id, spin_id, stored_pos, stored_sym, stored_void, stored_line, new_pos, new_sym, new_void, line
+                   FROM conflicts WHERE source_id = ? ORDER BY line LIMIT 10""",
+                [source_id],
+            ).fetchall()
+            n_split_rejects = sum(1 for r in rej if r.column == "*")
+            con.execute(
+                "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    source_id, str(path), sha, prep["format"], prep["size"], equipment, rule, default_table,
+                    n + n_split_rejects, prep["accepted"], prep["void"], len(rej),
+                    int(n_new), n_dup, n_conf, now, __version__,
+                ],
+            ).fetchall()
+            lap("insert")
+            _before_commit()
+            con.execute("COMMIT")
+            lap("commit")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except Exception:  # pragma: no cover - connection already unusable
+                pass
+            raise
+        labels = wheel.position_space().labels if wheel.order_known else ()
+        conflict_sample = [
+            {
+                "table": r[0],
+                "spin_id": r[1],
+                "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None and labels else f"symbol {wheel.symbols[r[3]] if r[3] is not None else '?'}"),
+                "stored_line": r[5],
+                "new": "void" if r[8] else (labels[r[6]] if r[6] is not None and labels else f"symbol {wheel.symbols[r[7]] if r[7] is not None else '?'}"),
+                "line": r[9],
+            }
+            for r in sample
+        ]
+        return IngestResult(
+            str(path), sha, "ingested", rows=n + n_split_rejects, accepted=prep["accepted"],
+            void=prep["void"], rejected=len(rej), inserted=int(n_new), duplicates=n_dup, conflicts=n_conf,
+            conflict_sample=conflict_sample, tables=used_tables, spin_id_rule=rule,
+        )
+
+
+def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
+    """Read, hash and parse one spin log into the Arrow tables to store (no store access).
+
+    ``known(sha256)`` returns (equipment, default table) of an earlier ingest of the same bytes,
+    or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
+    to store, else the prepared file for :meth:`Store._store_prepared`.
+    """
+    from rngcert.collect.csvstream import is_stream, read_stream, sha256_file
+    from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
+
+    clock = [time.perf_counter()]
+    timing: dict[str, float] = {}
+
+    def lap(what):
+        now_ = time.perf_counter()
+        timing[what] = timing.get(what, 0.0) + now_ - clock[0]
+        clock[0] = now_
+
+    stream = is_stream(path)  # a pipe or FIFO (<(…)) is read into memory; a file is hashed and parsed as a stream
+    try:
+        data = read_stream(path) if stream else None
+        sha = sha256_of(data) if stream else sha256_file(path)[0]
+    except OSError as exc:  # the log, not the store
+        raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    lap("read+sha256")
+    first = known(sha)
+    if first:
+        eq0, tab0 = first
+        differs = []
+        if str(eq0) != str(equipment):
+            differs.append(f"equipment {eq0!r}, now {equipment!r}")
+        if table is not None and table != tab0:
+            differs.append(f"table {tab0!r}, now {table!r}")
+        note = (
+            "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
+            if differs
+            else "options of this call (e.g. --column) are not applied to bytes already stored"
+        )
+        return IngestResult(str(path), sha, "already ingested", note=note)
+    if not stream:
+        try:
+            prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing)
+        except NoDataError:
+            return IngestResult(str(path), sha, "empty")
+        if prep is not None:
+            lap("parse+spool")
+            return prep
+    try:
+        rows = read_spin_rows(path, wheel, columns=columns, fmt=fmt, data=data)
+    except NoDataError:
+        return IngestResult(str(path), sha, "empty")
+    del data
+    lap("parse")
+    n = rows.n
+    keep = rows.accepted | rows.void  # rejected rows go to `rejects` only
+    if stream and table is None and rows.table is None:
+        raise InputError(f"{path} is a pipe or FIFO and the log has no table column: name its table with --table")
+    default_table = table if table is not None else path.stem
+    if rows.table is not None:
+        tab = rows.table
+        tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
+    else:
+        tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+    tab_enc = pc.dictionary_encode(tab)
+    tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    tab_labels = tab_enc.dictionary.to_pylist()
+    if rows.spin_id is not None:
+        sid = rows.spin_id.combine_chunks() if isinstance(rows.spin_id, pa.ChunkedArray) else rows.spin_id
+        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+        spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+        spin_label = pc.if_else(canon, pa.scalar(""), sid)
+        rule = "column"
+    else:
+        # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
+        order = np.argsort(tab_codes, kind="stable")
+        sorted_codes = tab_codes[order]
+        starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
+        ordinal = np.empty(n, dtype=np.int64)
+        ordinal[order] = np.arange(n) - starts + 1
+        spin_no = pa.array(ordinal)
+        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        rule = "position"
+    # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
+    # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
+    lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
+    status, _ = repeat_status(
+        [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
+        outcome_key(rows.pos, rows.sym, rows.void), keep,
+    )
+    m = int(keep.sum())
+    sel = pa.array(keep)
+
+    def kept(a):  # rows to store (all of them, usually: no copy then)
+        return a if m == n else a.filter(sel)
+
+    pos = np.where(rows.pos >= 0, rows.pos, -1)
+    sym = np.where(rows.sym >= 0, rows.sym, -1)
+    ts = pa.nulls(m, pa.int64())
+    if rows.timestamp is not None:
+        tsv = rows.timestamp[keep]
+        ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+    ts = ts.cast(pa.timestamp("us"))
+    incoming = pa.table(
+        {
+            "table_id": kept(tab),
+            "spin_no": kept(spin_no),
+            "spin_label": kept(spin_label),
+            "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
+            "ts": ts,
+            "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
+            "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
+            "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
+            "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
+            "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
+            "void": pa.array(rows.void[keep]),
+            "line": pa.array(rows.line[keep].astype(np.int32)),
+            "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
+        }
+    )
+    rej = rows.rejected
+    rej_tbl = _rejects_table(rej)
+    used_tables = sorted({tab_labels[c] for c in np.unique(tab_codes[keep])}) if keep.any() else []
+    lap("arrow")
+    return {
+        "path": path, "sha": sha, "format": rows.format, "size": rows.size, "accepted": int(rows.accepted.sum()), "void": int(rows.void.sum()),
+        "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
+        "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
+    }
+
+
+
+def discard_prepared(prep) -> None:
+    """Remove the spool file of a prepared log (:func:`prepare_file`), if it has one."""
+    if isinstance(prep, dict) and isinstance(prep.get("incoming"), (str, Path)):
+        shutil.rmtree(Path(prep["incoming"]).parent, ignore_errors=True)
+
+
+def _sql_path(p) -> str:
+    return str(p).replace("'", "''")
+
+
+
+def _repeated_keys(incoming: pa.Table, con) -> int:
+    """Number of rows whose (table, spin id) repeats an earlier row of the same file.
+
+    Fast exact answer for the usual log (one table, numeric ids strictly increasing); otherwise
+    counted by DuckDB."""
+    if not isinstance(incoming, pa.Table):  # a spooled file: DuckDB counts
+        return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])
+    m = len(incoming)
+    if m == 0:
+        return 0
+    tab = incoming.column("table_id")
+    labels = incoming.column("spin_label")
+    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, "")).as_py():
+        no = incoming.column("spin_no").to_numpy()
+        if np.all(np.diff(no) > 0):
+            return 0
+    return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])

@@ -1,0 +1,367 @@
+"""Queries: the tables, sources, rejects and conflicts of a store, and the spins of a table in a
+window (:meth:`~rngcert.collect.store.Store.spins`)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert.collect import _arrow
+from rngcert.collect.store.schema import _guarded
+from rngcert.errors import InputError
+
+#: Rows per record batch read back by :meth:`Store.spins`.
+READ_BATCH = 1 << 20
+
+
+
+@dataclass
+class StoredSpins:
+    """Spins of one table read back from the store, in spin order (void spins included).
+
+    The per-spin columns are compact (the store's own types): 2 bytes a spin for positions,
+    symbols and release pockets, 1 for direction and void, 1-4 for dealer codes; ``seq`` and
+    ``ts`` are int64."""
+
+    table: str
+    equipment: str
+    spin_id: pa.Array  # text (empty when read without ids)
+    seq: np.ndarray | None  # int64; None when read with keys=False (see seq_range)
+    ts: np.ndarray | None  # int64 microseconds, or None when no row has a timestamp (or read with keys=False)
+    pos: np.ndarray  # int16, -1 none
+    sym: np.ndarray  # int16, -1 none
+    dealer: np.ndarray | None  # int8/int16/int32 codes into dealer_labels (first appearance by seq), None when no row names a dealer
+    direction: np.ndarray | None  # int8, -1 unknown
+    release: np.ndarray | None  # int16, -1 unknown
+    void: np.ndarray  # bool
+    dealer_labels: list[str] = field(default_factory=list)  # "" = not named
+    source_ids: list[int] = field(default_factory=list)
+    seq_range: tuple | None = None  # (smallest, largest) seq of the window; None when empty
+    ts_range: tuple | None = None  # (smallest, largest) ts, int64 us (the smallest int64 where a row has none); None without ts
+
+    @property
+    def n(self) -> int:
+        return int(self.void.size)
+
+
+class QueriesMixin:
+    """Reads of a store (part of :class:`~rngcert.collect.store.Store`)."""
+
+    @_guarded
+    def known_source(self, sha: str, *, con=None):
+        """(equipment, default table) of the first ingest of the bytes with this SHA-256, or None."""
+        rows = (con or self.con).execute("SELECT equipment, default_table FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall()
+        return tuple(rows[0]) if rows else None
+
+    @_guarded
+    def tables_with_spins(self) -> list[str]:
+        """Ids of the tables that hold at least one spin that is not void, sorted: the tables
+        ``audit --all`` audits (the same as ``[t["table"] for t in self.tables() if t["spins"]]``).
+
+        One pass over one column with no counts or times: on a store of 50 M spins it takes
+        about a tenth of :meth:`tables` (0.06 s against 0.6 s).
+        """
+        known = {r[0] for r in self.con.execute("SELECT table_id FROM tables").fetchall()}
+        return sorted(r[0] for r in self.con.execute("SELECT DISTINCT table_id FROM spins WHERE NOT void").fetchall() if r[0] in known)
+
+    @_guarded
+    def tables(self) -> list[dict]:
+        """Every table with its wheel and spin counts."""
+        q = """SELECT t.table_id, t.equipment, t.wheel_id,
+                      count(s.seq) FILTER (WHERE NOT s.void), count(s.seq) FILTER (WHERE s.void),
+                      min(s.ts), max(s.ts), max(s.seq)
+               FROM tables t LEFT JOIN spins s USING (table_id)
+               GROUP BY ALL ORDER BY t.table_id"""
+        return [
+            {"table": r[0], "equipment": r[1], "wheel": r[2], "spins": r[3], "void": r[4], "first_ts": r[5], "last_ts": r[6], "last_seq": r[7]}
+            for r in self.con.execute(q).fetchall()
+        ]
+
+    @_guarded
+    def equipment_of(self, table: str) -> str:
+        found = self.con.execute("SELECT equipment FROM tables WHERE table_id = ?", [table]).fetchall()
+        row = found[0] if found else None
+        if row is None:
+            known = [r[0] for r in self.con.execute("SELECT table_id FROM tables ORDER BY 1 LIMIT 20").fetchall()]
+            raise InputError(f"table {table!r} is not in store {self.path}; tables: {', '.join(known) or '(none: ingest a log first)'}")
+        return row[0]
+
+    @_guarded
+    def sources(self) -> list[dict]:
+        cur = self.con.execute("SELECT * FROM sources ORDER BY source_id")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    @_guarded
+    def rejects(self, *, file: str | None = None, limit: int | None = None) -> list[dict]:
+        """Rejected rows (file, line, column, reason, text), optionally of one file."""
+        q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
+        args: list = []
+        if file is not None:
+            q += " WHERE file = ? OR file LIKE ?"
+            args += [file, f"%{file}"]
+        q += " ORDER BY source_id, file, line"
+        if limit is not None:
+            q += f" LIMIT {int(limit)}"
+        return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in self.con.execute(q, args).fetchall()]
+
+    @_guarded
+    def conflicts(self, *, table: str | None = None) -> list[dict]:
+        q = "SELECT * FROM conflicts" + (" WHERE table_id = ?" if table else "") + " ORDER BY source_id, line"
+        cur = self.con.execute(q, [table] if table else [])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    @_guarded
+    def count_spins(self, table: str | None = None) -> int:
+        if table is None:
+            return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
+        return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
+
+    @_guarded
+    def spins(
+        self,
+        table: str,
+        *,
+        since: str | _dt.datetime | None = None,
+        until: str | _dt.datetime | None = None,
+        last: int | None = None,
+        after_seq: int | None = None,
+        before_seq: int | None = None,
+        with_ids: bool = True,
+        keys: bool = True,
+    ) -> StoredSpins:
+        """The spins of ``table`` in a window, in spin order, void spins included.
+
+        Spin order is ingest order (``seq``); when the window's timestamps are not
+        non-decreasing in that order, rows are sorted by timestamp (stably), as ``certify`` does.
+
+        Parameters
+        ----------
+        since, until : ISO 8601 date/time or datetime, optional
+            Keep spins with ``since <= ts < until`` (UTC; a bare date means midnight).
+            Spins without a timestamp are excluded when either bound is given.
+        last : int, optional
+            Keep only the last ``last`` non-void spins of the window (and the void spins among them).
+        after_seq, before_seq : int, optional
+            Keep ``after_seq < seq < before_seq`` (incremental reads by ``watch``).
+        with_ids : bool
+            Also return the spin ids as text (``spin_id``; otherwise an empty array).
+        keys : bool
+            Also return ``seq`` and ``ts`` per spin (16 bytes a spin); with False only their
+            ranges (``seq_range``, ``ts_range``) are kept, which is all an audit needs. A window
+            cut by ``last`` keeps them either way (its ranges are those of the spins kept).
+
+        Notes
+        -----
+        The window is read in record batches of :data:`READ_BATCH` rows into preallocated
+        compact arrays, in the stored order when that is seq order (else sorted by seq in the
+        database); the order check (timestamp, then spin id) runs batch by batch, and only a
+        window out of order reads its sort keys whole.
+        """
+        equipment = self.equipment_of(table)
+        where, args = ["table_id = ?"], [table]
+        if since is not None:
+            where.append("ts >= ?")
+            args.append(_parse_when(since, "since"))
+        if until is not None:
+            where.append("ts < ?")
+            args.append(_parse_when(until, "until"))
+        if after_seq is not None:
+            where.append("seq > ?")
+            args.append(int(after_seq))
+        if before_seq is not None:
+            where.append("seq < ?")
+            args.append(int(before_seq))
+        where_sql = " AND ".join(where)
+        n, n_ts, labelled = self.con.sql(
+            f"SELECT count(*), count(ts), coalesce(bool_or(spin_label <> ''), false) FROM spins WHERE {where_sql}", params=args
+        ).fetchall()[0]
+        n, has_ts = int(n), bool(n_ts)
+        # dealers: codes in the order of first appearance (by seq), as a dictionary encoding of the column would give
+        dealer_labels = [r[0] for r in self.con.sql(
+            f"SELECT coalesce(dealer, '') AS d, min(seq) AS f FROM spins WHERE {where_sql} GROUP BY 1 ORDER BY f",
+            params=args).fetchall()] if n else []
+        has_dealer = bool(n) and bool(self.con.sql(f"SELECT count(dealer) FROM spins WHERE {where_sql}", params=args).fetchall()[0][0])
+        sid = "CASE WHEN spin_label = '' THEN CAST(spin_no AS VARCHAR) ELSE spin_label END" if with_ids else "NULL::VARCHAR"
+        key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
+        codes = "NULL::INTEGER"
+        if has_dealer:
+            codes = "list_position(?::VARCHAR[], coalesce(dealer, '')) - 1"
+        cols = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, {codes} AS dealer,
+                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, coalesce(void, false) AS void, source_id,
+                       {key if has_ts else 'NULL::BIGINT'} AS key
+                FROM spins WHERE {where_sql}"""
+        # compact columns filled batch by batch (no whole Arrow table, no int64 copies of the small columns)
+        keys = keys or last is not None
+        seq = np.empty(n, dtype=np.int64) if keys else None
+        ts = np.empty(n, dtype=np.int64) if has_ts and keys else None
+        lo_seq = lo_ts = np.iinfo(np.int64).max
+        hi_seq = hi_ts = np.iinfo(np.int64).min
+        pos, sym, release = (np.empty(n, dtype=np.int16) for _ in range(3))
+        direction = np.empty(n, dtype=np.int8)
+        void = np.empty(n, dtype=bool)
+        dealer = np.empty(n, dtype=_small_codes(len(dealer_labels))) if has_dealer else None
+        # first in the stored order (DuckDB keeps insertion order, which is seq order unless rows were inserted
+        # otherwise): no sort of the window in the database; if seq goes backwards, read again sorted by seq
+        for sort in ((True,) if labelled else (False, True)):
+            ids, sources = [], set()
+            ordered = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
+            last_ts = last_key = None
+            last_seq = np.iinfo(np.int64).min
+            at = 0
+            rel = self.con.sql(cols + (" ORDER BY seq" if sort else ""), params=([dealer_labels] if has_dealer else []) + args)
+            reader = rel.to_arrow_reader(READ_BATCH) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(READ_BATCH)
+            in_seq_order = True
+            for b in reader:  # loop over record batches
+                m = b.num_rows
+                if m == 0:
+                    continue
+                sl = slice(at, at + m)
+                bseq = _arrow.ints(b.column("seq"))
+                if not sort:
+                    if bseq[0] <= last_seq or np.any(bseq[1:] <= bseq[:-1]):
+                        in_seq_order = False
+                        break
+                    last_seq = bseq[-1]
+                if seq is not None:
+                    seq[sl] = bseq
+                lo_seq, hi_seq = min(lo_seq, int(bseq.min())), max(hi_seq, int(bseq.max()))
+                for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction)):
+                    arr[sl] = _arrow.ints(b.column(name))
+                void[sl] = _arrow.bools(b.column("void"))
+                if dealer is not None:
+                    dealer[sl] = _arrow.ints(b.column("dealer"))
+                sources.update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
+                if with_ids:
+                    ids.append(b.column("spin_id"))
+                if has_ts:
+                    t = _arrow.ints(b.column("ts"), fill=np.iinfo(np.int64).min)
+                    if ts is not None:
+                        ts[sl] = t
+                    lo_ts, hi_ts = min(lo_ts, int(t.min())), max(hi_ts, int(t.max()))
+                    if ordered:
+                        k = _arrow.ints(b.column("key")).astype(np.int64)
+                        if last_ts is not None:
+                            t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
+                        d = np.diff(t)
+                        if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
+                            ordered = False
+                        last_ts, last_key = t[-1], k[-1]
+                at += m
+            reader.close()  # drained, or left early: the connection takes no new query with a result open
+            del reader, rel
+            if in_seq_order:
+                break
+        order = None
+        if not ordered:
+            # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
+            # of rows with equal timestamps cannot change the sequence
+            rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
+            got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
+            del rel
+            sort_keys = _arrow.ints(got.column("key")).astype(np.int64)
+            sort_ts = ts if ts is not None else _arrow.ints(got.column("ts"), fill=np.iinfo(np.int64).min)
+            del got
+            order = np.lexsort((np.arange(n), sort_keys, sort_ts))
+            del sort_keys, sort_ts
+            seq, ts, pos, sym, release, direction, void = (None if a is None else a[order] for a in (seq, ts, pos, sym, release, direction, void))
+            if dealer is not None:
+                dealer = dealer[order]
+        sel = None
+        if last is not None:
+            if last < 1:
+                raise InputError(f"--last must be a positive number of spins, got {last}")
+            n_good = n - int(np.count_nonzero(void))
+            if n_good > last:
+                sel = _nth_true(~void, n_good - last)  # the first of the last ``last`` non-void spins
+        spin_id = pa.concat_arrays(ids) if ids else pa.array([], type=pa.string())
+        out = StoredSpins(
+            table=table,
+            equipment=equipment,
+            spin_id=spin_id.take(pa.array(order)) if order is not None and with_ids else spin_id,
+            seq=seq,
+            ts=ts,
+            pos=pos,
+            sym=sym,
+            dealer=dealer,
+            dealer_labels=dealer_labels if has_dealer else [],
+            direction=direction if np.any(direction >= 0) else None,
+            release=release if np.any(release >= 0) else None,
+            void=void,
+            source_ids=sorted(int(x) for x in sources),
+            seq_range=(lo_seq, hi_seq) if n else None,
+            ts_range=(lo_ts, hi_ts) if n and has_ts else None,
+        )
+        if sel is not None:
+            for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
+                v = getattr(out, name)
+                if v is not None:
+                    setattr(out, name, v[sel:].copy())
+            out.spin_id = out.spin_id.slice(sel) if with_ids else out.spin_id
+            out.seq_range = (int(out.seq.min()), int(out.seq.max())) if out.n else None
+            out.ts_range = (int(out.ts.min()), int(out.ts.max())) if out.n and out.ts is not None else None
+        return out
+
+    @_guarded
+    def source_infos(self, source_ids: Sequence[int]) -> list:
+        from rngcert.collect.spinlog import SourceInfo
+
+        if not source_ids:
+            return []
+        q = f"SELECT path, sha256, format, rows, accepted, void, rejected FROM sources WHERE source_id IN ({','.join(str(int(s)) for s in source_ids)}) ORDER BY source_id"
+        return [SourceInfo(r[0], r[1], r[2], int(r[3]), int(r[4]), int(r[5]), int(r[6]), 0) for r in self.con.execute(q).fetchall()]
+
+    @_guarded
+    def rejected_rows(self, source_ids: Sequence[int]) -> list:
+        from rngcert.collect.spinlog import RejectedRow
+
+        if not source_ids:
+            return []
+        q = f'SELECT file, line, "column", reason, text FROM rejects WHERE source_id IN ({",".join(str(int(s)) for s in source_ids)}) ORDER BY source_id, line'
+        return [RejectedRow(*r) for r in self.con.execute(q).fetchall()]
+
+
+def _small_codes(n_labels: int) -> np.dtype:
+    """The smallest signed integer type for codes 0..n_labels-1."""
+    for dt in (np.int8, np.int16, np.int32):
+        if n_labels - 1 <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def _nth_true(mask: np.ndarray, j: int) -> int:
+    """Index of the ``j``-th (0-based) True entry of ``mask``, counted span by span."""
+    seen = 0
+    for lo in range(0, mask.size, READ_BATCH):  # loop over spans
+        part = mask[lo : lo + READ_BATCH]
+        c = int(np.count_nonzero(part))
+        if seen + c > j:
+            return lo + int(np.flatnonzero(part)[j - seen])
+        seen += c
+    raise IndexError(j)
+
+
+def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    return a[order] if order is not None else a
+
+
+def _parse_when(value, what: str) -> _dt.datetime:
+    """ISO 8601 date or date-time → naive UTC datetime."""
+    if isinstance(value, _dt.datetime):
+        d = value
+    elif isinstance(value, _dt.date):
+        d = _dt.datetime(value.year, value.month, value.day)
+    else:
+        try:
+            d = _dt.datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"--{what} {value!r} is not an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T18:00:00Z)") from None
+    if d.tzinfo is not None:
+        d = d.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    return d

@@ -1,0 +1,236 @@
+"""The bounded-memory path of ingest: a regular CSV log parsed batch by batch into the Arrow rows
+the store inserts (held in memory, or spilled to a Parquet file in a temporary folder)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert.errors import InputError
+
+
+def _rejects_table(rejected) -> pa.Table:
+    """The rejected rows of one file as the store's ``rejects`` columns (file, line, column, reason, text)."""
+    return pa.table(
+        {
+            "file": pa.array([r.file for r in rejected], type=pa.string()),
+            "line": pa.array([r.line for r in rejected], type=pa.int32()),
+            "column": pa.array([r.column for r in rejected], type=pa.string()),
+            "reason": pa.array([r.reason for r in rejected], type=pa.string()),
+            "text": pa.array([r.text for r in rejected], type=pa.string()),
+        }
+    )
+
+
+
+class _Spool:
+    """The rows of a streamed CSV log, batch by batch, as the Arrow rows :meth:`Store._store_prepared`
+    inserts, written to a Parquet file (memory: one batch), with what the ingest rules need
+    proven on the way: the file-level checks of :func:`rngcert.collect.spinlog._file_checks`
+    change nothing (no empty ``table`` value; ``spin_id`` all whole numbers or none, none
+    empty), and no (table, spin id) repeats (canonical ids increasing within each table, or ids
+    by position). When one of these fails, :func:`prepare_file` reads the file on the exact
+    path instead (``failed`` says why)."""
+
+    #: Rows kept in memory as Arrow batches before they are spilled to the Parquet file: a log of up
+    #: to about a million spins (about 40 MB of Arrow rows) is inserted from memory, without the
+    #: Parquet write and read (0.5 s of CPU for a million spins); a larger one keeps memory bounded.
+    IN_MEMORY_ROWS = 1_200_000
+
+    def __init__(self, folder: Path, default_table: str):
+        self.path = folder / "incoming.parquet"
+        self.default_table = default_table
+        self.writer = None
+        self._reset()
+
+    def _reset(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.writer = None
+        self.held: list = []  # batches not spilled yet
+        self.held_rows = 0
+        self.spilled = False
+        self.n = self.m = self.accepted = self.void = 0
+        self.failed: str | None = None
+        self.no_repeats = True
+        self.last: dict[str, int] = {}  # per table: last canonical spin id of a stored row, or the ordinal
+        self.n_valid = self.n_text = 0
+        self.has_ids: bool | None = None
+        self.tables: set[str] = set()
+
+    def reserve(self, rows: int) -> None:
+        pass
+
+    def rollback(self) -> None:
+        self._reset()
+
+    def add(self, pt: dict) -> None:
+        import pyarrow.parquet as pq
+
+        if self.failed:
+            return
+        n = pt["pos"].size
+        keep = pt["accepted_mask"] | pt["void_mask"]
+        self.has_ids = pt["spin_id"] is not None
+        if pt["table"] is not None:
+            tab = pt["table"]
+            if n and pc.any(pc.equal(tab, "")).as_py():
+                self.failed = "empty table values"
+                return
+        else:
+            tab = pa.array(np.full(n, self.default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        enc = pc.dictionary_encode(tab)
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        labels = enc.dictionary.to_pylist()
+        if self.has_ids:
+            sid = pt["spin_id"]
+            if n and pc.any(pc.equal(sid, "")).as_py():
+                self.failed = "empty spin ids"
+                return
+            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+            all_canon = bool(pc.all(canon).as_py()) if n else True
+            # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
+            # one vectorised pass over the rows (not one Python call per distinct id); when every id
+            # is canonical (the usual case) those are the ids without a minus sign
+            if all_canon:
+                valid = n - int(pc.sum(pc.cast(pc.starts_with(sid, "-"), pa.int64())).as_py() or 0)
+                spin_no = pc.cast(sid, pa.int64())
+                spin_label = pa.repeat(pa.scalar("", pa.string()), n)
+            else:
+                valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0)
+                spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+                spin_label = pc.if_else(canon, pa.scalar(""), sid)
+            self.n_valid += valid
+            self.n_text += n - valid
+            if self.no_repeats:
+                if not all_canon:
+                    self.no_repeats = False  # text ids: DuckDB finds the repeats
+                else:
+                    no = spin_no.to_numpy(zero_copy_only=False)
+                    for j, lab in enumerate(labels):
+                        r = np.flatnonzero((codes == j) & keep) if len(labels) > 1 else np.flatnonzero(keep)
+                        if r.size == 0:
+                            continue
+                        x = no[r]
+                        if x[0] <= self.last.get(lab, np.iinfo(np.int64).min) or (x.size > 1 and np.any(x[1:] <= x[:-1])):
+                            self.no_repeats = False
+                            break
+                        self.last[lab] = int(x[-1])
+        else:
+            # k-th row of its table in this file -> spin_id k (1-based, counting every row), carried across batches
+            ordinal = np.empty(n, dtype=np.int64)
+            for j, lab in enumerate(labels):
+                r = np.flatnonzero(codes == j) if len(labels) > 1 else np.arange(n)
+                base = self.last.get(lab, 0)
+                ordinal[r] = base + 1 + np.arange(r.size)
+                self.last[lab] = base + r.size
+            spin_no = pa.array(ordinal)
+            spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        m = int(keep.sum())
+        sel = pa.array(keep)
+
+        def kept(a):
+            return a if m == n else a.filter(sel)
+
+        pos, sym = pt["pos"][keep], pt["sym"][keep]
+        ts = pa.nulls(m, pa.int64())
+        if pt["ts"] is not None:
+            tsv = pt["ts"][keep]
+            ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+        d = pt["direction"][keep] if pt["direction"] is not None else None
+        rl = pt["release"][keep] if pt["release"] is not None else None
+        batch = pa.table(
+            {
+                "table_id": kept(tab),
+                "spin_no": kept(spin_no),
+                "spin_label": kept(spin_label),
+                "ord": pa.array(self.n + np.flatnonzero(keep).astype(np.int64)),
+                "ts": ts.cast(pa.timestamp("us")),
+                "pos": pa.array(pos.astype(np.int16), mask=pos < 0),
+                "sym": pa.array(sym.astype(np.int16), mask=sym < 0),
+                "dealer": kept(pt["dealer"]) if pt["dealer"] is not None else pa.nulls(m, pa.string()),
+                "direction": pa.array(d, mask=d < 0) if d is not None else pa.nulls(m, pa.int8()),
+                "release": pa.array(rl.astype(np.int16), mask=rl < 0) if rl is not None else pa.nulls(m, pa.int16()),
+                "void": pa.array(pt["void_mask"][keep]),
+                "line": pa.array(np.asarray(pt["lines"])[keep].astype(np.int32)),
+            }
+        )
+        if self.writer is None and self.held_rows + m <= self.IN_MEMORY_ROWS:
+            self.held.append(batch)
+            self.held_rows += m
+        else:
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.path, batch.schema, compression="zstd")
+                for b in self.held:  # spill what was held, in order
+                    self.writer.write_table(b)
+                self.held, self.held_rows = [], 0
+            self.writer.write_table(batch)
+        self.tables.update(labels[c] for c in np.unique(codes[keep]).tolist())
+        self.n += n
+        self.m += m
+        self.accepted += int(pt["accepted_mask"].sum())
+        self.void += int(pt["void_mask"].sum())
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+            self.spilled = True
+
+    @property
+    def incoming(self):
+        """The rows to insert: the Parquet file's path once spilled, else one Arrow table."""
+        if self.spilled:
+            return self.path
+        return pa.concat_tables(self.held) if self.held else None
+
+
+def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: dict):
+    """:func:`prepare_file` for a regular CSV file in bounded memory: the file is parsed batch by
+    batch into a :class:`_Spool` (a Parquet file in a temporary folder) that
+    :meth:`Store._store_prepared` inserts from. Returns None when the file is not CSV or not in
+    the shape the spool can prove (the exact, in-memory path then reads it)."""
+    import tempfile
+
+    from rngcert.collect import csvstream
+    from rngcert.collect.spinlog import _capture_format, _options_iv, _read_csv_streaming, detect_format
+
+    columns = _options_iv(_capture_format(fmt), columns)
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    csvstream.sniff_content(head, str(path))
+    if (fmt if fmt != "auto" else detect_format(path, head)) != "csv":
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="rngcert-ingest-"))
+    spool = _Spool(folder, table if table is not None else path.stem)
+    try:
+        part = _read_csv_streaming(path, wheel, columns, text_codes=False, consume=spool)
+        spool.close()
+        failed = spool.failed
+        if not failed and spool.has_ids and spool.n_valid and spool.n_text:
+            failed = "spin ids partly whole numbers, partly text"
+        if failed or spool.m == 0:
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+    except BaseException:
+        spool.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if part["sha256"] != sha:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InputError(f"{path}: the file changed while it was read (SHA-256 {sha[:16]}… then {part['sha256'][:16]}…); ingest it again when it is complete")
+    rej = part["rejected"]
+    rej_tbl = _rejects_table(rej)
+    incoming = spool.incoming
+    if not isinstance(incoming, Path):  # held in memory: the folder was not used
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "path": path, "sha": sha, "format": "csv", "size": part["size"], "accepted": spool.accepted, "void": spool.void,
+        "n": spool.n, "m": spool.m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "repeated": 0 if spool.no_repeats else None,
+        "used_tables": sorted(spool.tables), "rule": "column" if spool.has_ids else "position",
+        "default_table": table if table is not None else path.stem, "timing": timing,
+    }
