@@ -82,15 +82,16 @@ def run_json(*args) -> dict:
 
 def test_multi_table_certify_on_dask_equals_serial(tmp_path, cluster):
     log = multi_table_log(tmp_path / "casino.csv")
-    common = ["certify", log, "--seed", 7, "--resamples", 499, "--json"]
+    # --min-bias 3: T2 (2,500 spins, a planted sector) FAILs instead of being held INCONCLUSIVE by the default +50% (issue 23)
+    common = ["certify", log, "--seed", 7, "--resamples", 499, "--min-bias", 3, "--json"]
     serial = run_json(*common, "--workers", 1, "--out", tmp_path / "s")
     dask = run_json(*common, "--scheduler", cluster, "--out", tmp_path / "d")
     assert [t["table"] for t in serial["tables"]] == ["T1", "T2", "T3", "T4"]
     assert {t["battery"]["verdict"] for t in serial["tables"]} >= {"FAIL", "INCONCLUSIVE"}  # the comparison covers a rejection and a too-small table
     assert stable(serial) == stable(dask)
     # the figures, byte for byte (PNG drawn on the workers)
-    a = certify_log([log], EU, seed=7, n_resamples=499, plan=Plan(workers=1))
-    b = certify_log([log], EU, seed=7, n_resamples=499, plan=Plan(scheduler=cluster))
+    a = certify_log([log], EU, seed=7, n_resamples=499, plan=Plan(workers=1), required_bias=3.0)
+    b = certify_log([log], EU, seed=7, n_resamples=499, plan=Plan(scheduler=cluster), required_bias=3.0)
     assert [[f.png_base64 for f in figs] for figs in a.figures] == [[f.png_base64 for f in figs] for figs in b.figures]
     assert sum(len(f) for f in a.figures) >= 12
 
