@@ -17,7 +17,8 @@ from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.certify_wheel import certify_log
 
 #: modules whose Examples are doctest-clean (run here, with the normal test command)
-DOCTEST_MODULES = ("rngcert", "rngcert.stats", "rngcert.stats.result", "rngcert.seeding", "rngcert.stats.frequency", "rngcert.stats.sector")
+DOCTEST_MODULES = ("rngcert", "rngcert.stats", "rngcert.stats.result", "rngcert.seeding", "rngcert.stats.frequency", "rngcert.stats.sector",
+                   "rngcert.stats.tally")
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)

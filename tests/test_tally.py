@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rngcert.battery.wheel import WHEEL, WheelData
-from rngcert.collect.tally import RunTally, ShoeTally, SpinTally
 from rngcert.equipment.wheel import load_wheel
 from rngcert.errors import InputError
 from rngcert.stats import frequency, runs, sector, serial, signature
+from rngcert.stats.tally import RunTally, ShoeTally, SpinTally
 
 SPACE = load_wheel("european").position_space()
 PARTS = WheelData(np.zeros(0, dtype=np.int16), SPACE).run_partitions

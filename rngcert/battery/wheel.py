@@ -1,7 +1,7 @@
 """The wheel battery (roulette and money wheels; issue 2, DESIGN §5) as data.
 
 :data:`WHEEL` is a module-level :class:`~rngcert.battery.core.Battery`; :class:`WheelData` is what
-it runs on: one table's :class:`~rngcert.collect.tally.SpinTally` (counts, pairs, run boundaries),
+it runs on: one table's :class:`~rngcert.stats.tally.SpinTally` (counts, pairs, run boundaries),
 the outcome sequence for the tests that need the order, and the optional dealer, direction and
 release columns. Adding a test to the battery is one :class:`Spec` line here and its function in
 :mod:`rngcert.stats`.
@@ -28,10 +28,10 @@ from typing import Sequence
 import numpy as np
 
 from rngcert.battery.core import Battery, Context, Spec
-from rngcert.collect.tally import SpinTally
 from rngcert.stats import frequency, predict, rotor, runs, sector, serial, signature
 from rngcert.stats.chunks import share_at_least_half, spans
 from rngcert.stats.result import Requirement, TestResult
+from rngcert.stats.tally import SpinTally
 
 U, I, P = Requirement.UNIFORMITY, Requirement.INDEPENDENCE, Requirement.UNPREDICTABILITY
 

@@ -22,7 +22,6 @@ from rngcert.battery.standard import Standard
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
 from rngcert.collect.spinlog import SpinLog, read_spin_log
-from rngcert.collect.tally import SpinTally
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import InputError
@@ -34,6 +33,7 @@ from rngcert.seeding import root, stream
 from rngcert.stats.exploit import exploitability, power_and_exploitability
 from rngcert.stats.integrity import duplicated_blocks
 from rngcert.stats.result import jsonable
+from rngcert.stats.tally import SpinTally
 
 
 def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share, source="--min-bias") -> dict:
@@ -560,7 +560,7 @@ def _with_source_comparison(integrity: dict, t) -> dict:
 
 
 def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
-    """The table's :class:`~rngcert.collect.tally.SpinTally` (the one :class:`WheelData` makes),
+    """The table's :class:`~rngcert.stats.tally.SpinTally` (the one :class:`WheelData` makes),
     summed over chunks of ``chunk`` spins: the same tally (addition joins the chunks), without
     whole-table int64 temporaries (about 25 bytes a spin at once)."""
     parts = WheelData(np.zeros(0, dtype=np.int8), space).run_partitions

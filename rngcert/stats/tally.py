@@ -9,7 +9,7 @@ serial correlation, predictor) keep the outcomes as compact integer arrays besid
 Examples
 --------
 >>> import numpy as np
->>> from rngcert.collect.tally import SpinTally
+>>> from rngcert.stats.tally import SpinTally
 >>> x = np.array([3, 3, 5, 0, 36, 3])
 >>> a, b = SpinTally.of(x[:2], 37), SpinTally.of(x[2:], 37)
 >>> (a + b) == SpinTally.of(x, 37)
