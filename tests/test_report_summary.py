@@ -222,3 +222,14 @@ def test_bits_findings_for_every_verdict():
     assert keys == ["No verdict: the stream is too short for nist_rank."] and steps[0].startswith("Supply a dump")
     zeros = {"battery": {"verdict": "FAIL", "reasons": [], "tests": []}, "two_level": {"rows": []}}
     assert "biased towards zeros" in bits_findings(zeros, ones=4_800, bits=10_000)[0][0]
+
+
+def test_order_findings_integrity_note_never_the_deciding_reason_c18():
+    """c18: a data-integrity note (timestamps against the spin-id order) that did not decide the verdict
+    must not stand in the VERDICT line in place of the reason that did."""
+    note = "Data integrity (not a wheel fault): the timestamps go back 1 time(s) against the spin-id order."
+    keys = [note, "No verdict: 400 spins cannot carry a verdict."]
+    assert order_findings(keys, "INCONCLUSIVE")[0] == "No verdict: 400 spins cannot carry a verdict."
+    keys = ["No test rejects: the spins are consistent with a fair wheel.", note]
+    assert order_findings(keys, "PASS")[0].startswith("No test rejects")
+    assert order_findings([note, keys[0]], "PASS")[0].startswith("No test rejects")

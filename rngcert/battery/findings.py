@@ -211,14 +211,19 @@ def severity(sentence: str) -> str:
 def order_findings(keys: Sequence[str], verdict: str) -> list[str]:
     """Key findings with the deciding reason first (issue 24): FAIL, SUSPECT, INCONCLUSIVE, then the rest;
     under an INCONCLUSIVE verdict its reasons come first (they are the verdict), the rejections the data
-    cannot carry after them. The order within a rank is kept (stable)."""
+    cannot carry after them; under a PASS its statement comes first, an informational data-integrity note
+    after it. The order within a rank is kept (stable)."""
     rank = {"FAIL": 0, "SUSPECT": 1, "INCONCLUSIVE": 2, "": 3}
     if verdict == "INCONCLUSIVE":
         rank = {"INCONCLUSIVE": 0, "FAIL": 1, "SUSPECT": 2, "": 3}
 
     def key(s: str) -> tuple[int, int]:
+        if verdict == "PASS" and s.startswith("No test rejects"):  # the PASS statement is what decided a PASS
+            return -1, 0
         sev = severity(s)
-        sub = 0 if not s.startswith("Would be") else 1  # "No verdict: ..." before "Would be FAIL, but ..."
+        # "No verdict: ..." (the reasons) before a data-integrity note that did not itself decide the verdict
+        # (one that did is among the "No verdict" reasons), before "Would be FAIL, but ..." (c18)
+        sub = 2 if s.startswith("Would be") else 1 if s.startswith("Data integrity") else 0
         return rank[sev], sub
 
     return sorted(keys, key=key)
