@@ -233,3 +233,13 @@ def test_order_findings_integrity_note_never_the_deciding_reason_c18():
     keys = ["No test rejects: the spins are consistent with a fair wheel.", note]
     assert order_findings(keys, "PASS")[0].startswith("No test rejects")
     assert order_findings([note, keys[0]], "PASS")[0].startswith("No test rejects")
+
+
+def test_shoe_pass_without_trackers_does_not_claim_a_tracker_result_c21():
+    """c21 (--decks 1, no game): no tracker ran, so the PASS sentence must not say that none beats the threshold."""
+    from rngcert.battery.plain import shoe_findings
+
+    sec = {"table": "all shoes", "n": 20, "battery": {"verdict": "PASS", "reasons": [], "tests": []}, "trackers": []}
+    keys, _ = shoe_findings(sec)
+    assert keys[0].startswith("No test rejects after Holm in 20 shoes (no tracker ran")
+    assert "no tracker beats" not in keys[0]

@@ -69,7 +69,9 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
     if v == "PASS":
         best = max(trackers, key=lambda k: k["edge"], default=None)
         edge = f"; the best tracker returns {100 * best['edge']:+.2f}% of the stake (95% interval {100 * best['ci95'][0]:+.2f}% to {100 * best['ci95'][1]:+.2f}%)" if best else ""
-        keys.append(f"No test rejects after Holm and no tracker beats the threshold in {n:,} {unit}: the shuffle is consistent "
+        trk = ("and no tracker beats the threshold " if trackers else "")
+        none = "" if trackers else " (no tracker ran, so no player's edge was measured)"
+        keys.append(f"No test rejects after Holm {trk}in {n:,} {unit}{none}: the shuffle is consistent "
                     f"with a well-shuffled shoe at this sample size{edge}.")
     if assumed:
         keys.append(f"The verdict rests on {len(assumed)} assumed parameter(s) ({', '.join(assumed)}): neither given by the rules "
