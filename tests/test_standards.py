@@ -273,3 +273,20 @@ def test_every_packaged_standard_names_only_battery_tests():
     for name in packaged():
         text = (resources.files("rngcert.battery") / "standards" / f"{name}.toml").read_text(encoding="utf-8")
         assert parse_standard(text, name, packaged_file=False).id == name
+
+
+def test_inconclusive_battery_with_every_clause_met_says_why_c22():
+    """c22/c02: the battery is INCONCLUSIVE (a power gate, tests that could not run) while every clause that
+    ran is met: the standard's reason and its terminal line must say so, not list only 'met' clauses."""
+    from rngcert.battery.standard import summarise
+    from rngcert.pipeline.standards import terminal_lines
+
+    std = load_standard("maryland-comar-36.05.02.17F")
+    gate = "too few shoes (20; about 44,477 needed) to exclude the minimum tracker edge"
+    b = {"verdict": "INCONCLUSIVE", "reasons": [gate], "tests": [{"name": "position_chisquare", "applicable": True, "pvalue": 0.2}]}
+    ev = evaluate(std, "shoe:machine", b, alpha=0.01)
+    assert ev["verdict"] == "INCONCLUSIVE" and all(c["result"] != "inconclusive" for c in ev["clauses"])
+    assert gate in ev["reasons"][0]
+    s = summarise(std, [{"table": "T", "verdict": ev["verdict"], "clauses": ev["clauses"]}], alpha=0.01, kind="shoe:machine")
+    line = terminal_lines({"standard": s, "tables": []})[0]
+    assert line.startswith(f"standard: {std.id}: INCONCLUSIVE") and "battery INCONCLUSIVE" in line
