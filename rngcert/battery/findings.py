@@ -154,9 +154,6 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
         o, e = d["observed_in_direction"], d["expected_in_direction"]
         return (f"in {d['direction']} spins {unit} {_lab(labels, d['outcome'])} came up {_n(o)} times against {_n(e)} expected "
                 f"from both directions ({_pct(o / e - 1) if e else 'n/a'}): the results depend on the rotor's direction"), None, ""
-    if name == "ball_against_wheel" and "same_direction" in d:
-        return (f"the ball was spun the same way as the rotor in {_n(d['same_direction'])} of {_n(d['known'])} spins "
-                f"(the rules require the opposite way)"), None, ""
     if name == "speed_independence" and "sector_first" in d:
         o, e = d["observed"], d["expected"]
         return (f"at rotor speeds {d['speed_low']:g}-{d['speed_high']:g} the ball landed in positions {d['sector_first']}-{d['sector_last']} "

@@ -96,6 +96,7 @@ TABLE_FIELDS: dict[str, str] = {
     "key_findings": "plain sentences: what was observed, causes to check, next step",
     "next_steps": "plain sentences",
     "integrity": "data-integrity checks run before the battery: findings and summary",
+    "procedure": "wheels: rule checks over every spin (ball spun against the rotor): rule, spins checked, breaches, first breaching spins; no p-value",
     "parameters": "shuffles: procedure parameters, measured or assumed",
     "trackers": "shuffles: realistic trackers' edge",
     "sensitivity": "shuffles: sensitivity of the verdict to assumed parameters",
