@@ -105,6 +105,7 @@ TABLE_FIELDS: dict[str, str] = {
     "kind": "shuffles: steady_state, first_shoe, dealer or overall",
     "burn_in": "shuffles: shoes dealt before the tested shoe",
     "power_gate": "shuffles: the sample's power to detect the declared minimum tracker edge (a PASS needs it)",
+    "roulette_rage": "wheels: Roulette Rage rounds (003 rules 3.15-3.18): run-length test and return per pay table",
 }
 
 #: Fields of one test (``tables[i].battery.tests[j]``).
