@@ -290,3 +290,19 @@ def test_inconclusive_battery_with_every_clause_met_says_why_c22():
     s = summarise(std, [{"table": "T", "verdict": ev["verdict"], "clauses": ev["clauses"]}], alpha=0.01, kind="shoe:machine")
     line = terminal_lines({"standard": s, "tables": []})[0]
     assert line.startswith(f"standard: {std.id}: INCONCLUSIVE") and "battery INCONCLUSIVE" in line
+
+
+def test_findings_and_steps_restated_when_the_standard_changes_a_fail():
+    """A dealer signature under --standard edge: the battery FAILs, the standard says SUSPECT. The report
+    said "FAIL: dealer D3 ..." and "Take the wheel out of play" beside the verdict SUSPECT."""
+    from rngcert.pipeline.standards import _restate, _restate_steps
+
+    keys = ["FAIL: dealer D3, cw: the ball landed 36-38 pockets past the release pocket.", "No test rejects: x."]
+    steps = ["Take the wheel out of play until it has been inspected; after repair, re-test with the number of spins stated above."]
+    out = _restate(keys, "FAIL", "SUSPECT", "edge")
+    assert out[0].startswith("SUSPECT under standard edge") and "dealer D3" in out[0] and not any(k.startswith("FAIL") for k in out)
+    assert _restate(keys, "FAIL", "INCONCLUSIVE", "x")[0].startswith("Would be FAIL")
+    assert _restate(keys, "FAIL", "FAIL", "x") == keys
+    st = _restate_steps(steps, "SUSPECT", "edge")
+    assert st[0].startswith("Not a failure under standard edge") and not any("out of play" in s for s in st)
+    assert _restate_steps(steps, "FAIL", "edge") == steps
