@@ -306,3 +306,19 @@ def test_findings_and_steps_restated_when_the_standard_changes_a_fail():
     st = _restate_steps(steps, "SUSPECT", "edge")
     assert st[0].startswith("Not a failure under standard edge") and not any("out of play" in s for s in st)
     assert _restate_steps(steps, "FAIL", "edge") == steps
+
+
+def test_apply_standard_restates_each_tests_sentence_and_grade():
+    from rngcert.pipeline.standards import apply_standard
+
+    t = {"name": "dealer_signature", "applicable": True, "pvalue": 1e-6, "holm_weight": 1.0, "grade": "FAIL (rejected by Holm)",
+         "plain": "FAIL: dealer D3, cw: the ball landed 36-38 pockets past the release pocket.", "rejected_familywise": True}
+    rep = {"verdict": "FAIL", "tables": [{"table": "T", "n": 20000, "key_findings": [t["plain"]],
+                                           "next_steps": ["Take the wheel out of play until it has been inspected."],
+                                           "battery": {"verdict": "FAIL", "reasons": [], "alpha": 0.01, "tests": [t]}}]}
+    apply_standard(rep, "edge", kind="wheel", alpha=0.01)
+    tab = rep["tables"][0]
+    assert rep["verdict"] == "SUSPECT" and tab["battery"]["battery_verdict"] == "FAIL"
+    x = tab["battery"]["tests"][0]
+    assert x["grade"].startswith("rejected by Holm (not a FAIL") and x["plain"].startswith("SUSPECT under standard edge")
+    assert not any(k.startswith("FAIL") for k in tab["key_findings"]) and "out of play" not in " ".join(tab["next_steps"])

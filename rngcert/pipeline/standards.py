@@ -135,6 +135,12 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
                 t["key_findings"].insert(0, f"Under standard {std.id}, {ev['verdict']}: " + "; ".join(ev["reasons"]) + ".")
             if isinstance(t.get("next_steps"), list) and b["battery_verdict"] == "FAIL":
                 t["next_steps"] = _restate_steps(t["next_steps"], ev["verdict"], std.id)
+            if b["battery_verdict"] == "FAIL" and ev["verdict"] != "FAIL":  # each test's sentence and grade too
+                for x in b.get("tests", []):
+                    if isinstance(x.get("plain"), str):
+                        x["plain"] = _restate([x["plain"]], "FAIL", ev["verdict"], std.id)[0]
+                    if x.get("grade") == "FAIL (rejected by Holm)":
+                        x["grade"] = f"rejected by Holm (not a FAIL under standard {std.id})"
         per.append({"table": t.get("table"), "verdict": ev["verdict"], "clauses": ev["clauses"]})
     report["standard"] = summarise(std, per, alpha=alpha, kind=k)
     report["standard"]["rule_once"] = std.rule
