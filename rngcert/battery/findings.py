@@ -183,7 +183,7 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     elif fam == "dealer":
         check = "review the dealer's procedure (" + causes + "); vary ball speed, release point and rotor direction"
     else:
-        check = "check " + causes
+        check = "check: " + causes
     retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with 90% probability)" if need else (
         f"re-test with at least {2 * n:,} spins")
     lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
