@@ -506,6 +506,12 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     # the calibration was measured on the full battery: a follow-up's family is another, so none is printed for it
     out.calibration = calibration_line(t.n, fingerprint=run_fingerprint(alpha=alpha, suspect_level=suspect_level, n_resamples=n_resamples, data=data)) \
         if space.circular and log.wheel.kind == "roulette" and tests is None else {}
+    if tests is None and not out.calibration:  # a money wheel's PASS must not read as calibrated by silence
+        out.calibration = {"calibrated": False, "statement": (
+            f"Not calibrated for this wheel: the share of fair wheels that are SUSPECT or FAIL was measured on roulette wheels "
+            f"tested at the level of positions only, not on {log.wheel.id} "
+            f"({'positions' if space.circular else 'symbols'}); the limits of the policy still hold by construction (FAIL at most "
+            f"alpha, SUSPECT or FAIL at most the SUSPECT level, by weighted Holm).")}
     sp = pw.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None
     if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
