@@ -266,5 +266,5 @@ def test_house_edge_blackjack_line_names_every_rule_that_changes_the_edge():
 
 def test_bits_from_standard_input_is_a_clear_usage_error():
     """`certify -` reads standard input; `bits -` answered "-: cannot read: No such file or directory" (exit 3)."""
-    r = _run("bits", "-", "--format", "ascii", "--streams", 1, "--length", 100, input="0101" * 25)
+    r = CliRunner().invoke(main, ["bits", "-", "--format", "ascii", "--streams", "1", "--length", "100"], input="0101" * 25)
     assert r.exit_code == 2 and "standard input" in r.output and "save the dump to a file" in r.output
