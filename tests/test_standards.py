@@ -322,3 +322,11 @@ def test_apply_standard_restates_each_tests_sentence_and_grade():
     x = tab["battery"]["tests"][0]
     assert x["grade"].startswith("rejected by Holm (not a FAIL") and x["plain"].startswith("SUSPECT under standard edge")
     assert not any(k.startswith("FAIL") for k in tab["key_findings"]) and "out of play" not in " ".join(tab["next_steps"])
+
+
+def test_policy_text_of_pass_matches_the_power_gate():
+    """The PASS rule printed in every report said 'with low power, PASS means no evidence', while a sample too
+    small for the declared minimum effect is INCONCLUSIVE (DESIGN §4)."""
+    from rngcert.battery import POLICY_TEXT
+
+    assert "low power, PASS" not in POLICY_TEXT["PASS"] and "INCONCLUSIVE" in POLICY_TEXT["PASS"]

@@ -55,7 +55,9 @@ POLICY_TEXT = {
     "FAIL": "some test rejects after the family-wise correction (weighted Holm) at the certification level alpha",
     "SUSPECT": "no rejection at alpha, but a rejection at the looser family-wise level 0.05 (at most 5% of fair sources): "
     "re-test with more data",
-    "PASS": "no test rejects at either family-wise level; with low power, PASS means no evidence at this sample size",
+    "PASS": "no test rejects at either family-wise level, and the sample has the power to detect the standard's declared "
+    "minimum effect where one applies (a sample without it is INCONCLUSIVE, with the sample size needed): no evidence of "
+    "non-randomness at this sample size",
 }
 
 
