@@ -243,3 +243,15 @@ def test_shoe_pass_without_trackers_does_not_claim_a_tracker_result_c21():
     keys, _ = shoe_findings(sec)
     assert keys[0].startswith("No test rejects after Holm in 20 shoes (no tracker ran")
     assert "no tracker beats" not in keys[0]
+
+
+def test_strongest_rejection_leads_the_findings():
+    """A planted direction bias (p = 1e-51) stood behind a lag-9 serial correlation (p = 0.0025) in the VERDICT line,
+    because findings followed the battery's test order."""
+    bd = {"verdict": "FAIL", "reasons": [], "tests": [
+        {"name": "serial_correlation", "applicable": True, "pvalue": 0.0025, "pvalue_holm": 0.03, "rejected_familywise": True,
+         "details": {}},
+        {"name": "direction_homogeneity", "applicable": True, "pvalue": 2.5e-51, "pvalue_holm": 6e-50, "rejected_familywise": True,
+         "details": {"direction": "cw", "outcome": 2, "observed_in_direction": 344, "expected_in_direction": 266}}]}
+    keys, _ = table_findings(bd, n=20000, labels=[str(i) for i in range(37)], power={})
+    assert keys[0].startswith("FAIL: in cw spins pocket 2 came up 344"), keys
