@@ -165,6 +165,8 @@ def test_c07_duplicate_counted_once_conflict_neither_chosen(cli, tmp_path):
     assert rej[4].startswith("exact duplicate of line 3")
     assert "conflict" in rej[5] and "conflict" in rej[6] and "9 (line 5)" in rej[5] and "10 (line 6)" in rej[5]
     assert any("exact duplicate" in n for n in t["notes"]) and any("conflicting results (3)" in n for n in t["notes"])
+    # the share over --max-rejected names the conflicting rows for what they are, not only "could not be read"
+    assert any("2 of them conflicting results of one spin_id" in r for r in t["battery"]["reasons"])
 
 
 def test_c07_kind_repeats_across_files_and_the_store_rule(cli, tmp_path):

@@ -163,3 +163,6 @@ def test_crazy_time_money_wheel():
     assert any("sorted by timestamp" in n for n in t["notes"])
     assert isinstance(na, dict)
     assert len(cert.figures[0]) >= 2
+    # a PASS on a wheel that was never calibrated says so (it was silent: no calibration line at all)
+    cal = t["battery"]["calibration"]
+    assert cal["calibrated"] is False and cal["statement"].startswith("Not calibrated for this wheel") and "crazy-time" in cal["statement"]

@@ -252,3 +252,19 @@ def test_default_log_note_is_not_cut_in_the_summary(tmp_path):
     assert "regenerate with:" in res.output
     note = [ln for ln in res.output.splitlines() if DEFAULT_LOG_COMMAND in ln]  # whole, on one line
     assert note and "…" not in "".join(note)
+
+
+def test_house_edge_blackjack_line_names_every_rule_that_changes_the_edge():
+    """--obo and --resplit-aces change the edge: the printed line must say so, or two different edges read alike."""
+    enhc = _run("house-edge", "blackjack", "--decks", 6, "--double", "9-11", "--das", "--split-hands", 4, "--resplit-aces")
+    obo = _run("house-edge", "blackjack", "--decks", 6, "--double", "9-11", "--das", "--split-hands", 4, "--resplit-aces", "--obo")
+    assert enhc.exit_code == 0 and obo.exit_code == 0
+    a, b = enhc.output.splitlines()[0], obo.output.splitlines()[0]
+    assert "(ENHC)" in a and "(OBO)" in b and "aces resplit" in a and "blackjack pays 3 to 2" in a
+    assert "house edge 0.548%" in a  # Wizard of Odds #294 (reference/blackjack.json): 0.55% for these rules
+
+
+def test_bits_from_standard_input_is_a_clear_usage_error():
+    """`certify -` reads standard input; `bits -` answered "-: cannot read: No such file or directory" (exit 3)."""
+    r = CliRunner().invoke(main, ["bits", "-", "--format", "ascii", "--streams", "1", "--length", "100"], input="0101" * 25)
+    assert r.exit_code == 2 and "standard input" in r.output and "save the dump to a file" in r.output

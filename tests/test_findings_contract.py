@@ -102,6 +102,7 @@ def test_causes_fit_the_test_that_fired():
     for name in ("runs_colour", "serial_pair"):  # a permanence list transcribed by hand is a cause of order effects
         s = findings.finding_sentence({"name": name, "details": {}, "pvalue": 1e-5}, verdict_word="FAIL", n=60, labels=[], power={})
         assert "transcribed" in s, s
+        assert "Possible causes to check: " in s, s  # "Possible causes to check a dealer releasing ..." misread
     s = findings.finding_sentence({"name": "first_harmonic", "details": {"amplitude": 0.1, "phase_pockets": 3.2}}, verdict_word="FAIL",
                                   n=60, labels=[str(i) for i in range(37)], power={})
     assert "tilted" in s and "transcribed" not in s

@@ -222,3 +222,36 @@ def test_bits_findings_for_every_verdict():
     assert keys == ["No verdict: the stream is too short for nist_rank."] and steps[0].startswith("Supply a dump")
     zeros = {"battery": {"verdict": "FAIL", "reasons": [], "tests": []}, "two_level": {"rows": []}}
     assert "biased towards zeros" in bits_findings(zeros, ones=4_800, bits=10_000)[0][0]
+
+
+def test_order_findings_integrity_note_never_the_deciding_reason_c18():
+    """c18: a data-integrity note (timestamps against the spin-id order) that did not decide the verdict
+    must not stand in the VERDICT line in place of the reason that did."""
+    note = "Data integrity (not a wheel fault): the timestamps go back 1 time(s) against the spin-id order."
+    keys = [note, "No verdict: 400 spins cannot carry a verdict."]
+    assert order_findings(keys, "INCONCLUSIVE")[0] == "No verdict: 400 spins cannot carry a verdict."
+    keys = ["No test rejects: the spins are consistent with a fair wheel.", note]
+    assert order_findings(keys, "PASS")[0].startswith("No test rejects")
+    assert order_findings([note, keys[0]], "PASS")[0].startswith("No test rejects")
+
+
+def test_shoe_pass_without_trackers_does_not_claim_a_tracker_result_c21():
+    """c21 (--decks 1, no game): no tracker ran, so the PASS sentence must not say that none beats the threshold."""
+    from rngcert.battery.plain import shoe_findings
+
+    sec = {"table": "all shoes", "n": 20, "battery": {"verdict": "PASS", "reasons": [], "tests": []}, "trackers": []}
+    keys, _ = shoe_findings(sec)
+    assert keys[0].startswith("No test rejects after Holm in 20 shoes (no tracker ran")
+    assert "no tracker beats" not in keys[0]
+
+
+def test_strongest_rejection_leads_the_findings():
+    """A planted direction bias (p = 1e-51) stood behind a lag-9 serial correlation (p = 0.0025) in the VERDICT line,
+    because findings followed the battery's test order."""
+    bd = {"verdict": "FAIL", "reasons": [], "tests": [
+        {"name": "serial_correlation", "applicable": True, "pvalue": 0.0025, "pvalue_holm": 0.03, "rejected_familywise": True,
+         "details": {}},
+        {"name": "direction_homogeneity", "applicable": True, "pvalue": 2.5e-51, "pvalue_holm": 6e-50, "rejected_familywise": True,
+         "details": {"direction": "cw", "outcome": 2, "observed_in_direction": 344, "expected_in_direction": 266}}]}
+    keys, _ = table_findings(bd, n=20000, labels=[str(i) for i in range(37)], power={})
+    assert keys[0].startswith("FAIL: in cw spins pocket 2 came up 344"), keys

@@ -130,12 +130,17 @@ def test_speed_drift_is_detected_and_reported_with_its_size():
 
 
 def test_ball_spun_with_the_rotor_breaks_the_rule():
+    """A rule check: the count of breaches and the first spins, and no p-value (DESIGN §4 forbids 0 and 1)."""
     x, d, v, b = _sim(3000, 14, RotorBias(same_direction=0.002))
     res = rotor.ball_against_wheel(d, b)
     k = int(np.count_nonzero(d == b))
-    assert k > 0 and res.statistic == k and res.pvalue < 1e-300 and res.details["first_spins"][0] == int(np.flatnonzero(d == b)[0])
+    assert k > 0 and res.violations == k and res.broken and res.known == 3000
+    assert res.first[0] == int(np.flatnonzero(d == b)[0]) and not hasattr(res, "pvalue")
+    assert "3.6" in res.rule and "3.1.1" in res.rule
     ok = rotor.ball_against_wheel(*_sim(3000, 14)[1::2])
-    assert ok.pvalue == 1.0 and ok.statistic == 0
+    assert ok.applicable and not ok.broken and ok.violations == 0 and ok.first == ()
+    none = rotor.ball_against_wheel(np.full(5, -1), np.zeros(5, int))
+    assert not none.applicable and "both" in none.reason
 
 
 def test_speed_bins_keep_equal_speeds_together_and_constant_speed_is_not_applicable():
@@ -160,7 +165,9 @@ def test_rotor_tests_are_not_applicable_without_the_columns_and_change_nothing_e
     assert "no rotor_speed column" in na["speed_independence"]
     full = WHEEL.run(WheelData(x.astype(np.int16), SPACE, direction=d, rotor_speed=v, ball_direction=b), entropy=3, n_resamples=199)
     rot = {s.name for s in ROTOR_SPECS}
-    assert all(r.applicable for r in full.results if r.name in rot)
+    assert all(r.applicable for r in full.results if r.name in rot - {"ball_against_wheel"})
+    ball = next(r for r in full.results if r.name == "ball_against_wheel")  # a rule check: never a p-value
+    assert not ball.applicable and "rule check, not a statistical test" in ball.reason and "all 3,000 spins" in ball.reason
     a = {r.name: r.pvalue for r in base.results if r.applicable}
     c = {r.name: r.pvalue for r in full.results if r.applicable and r.name not in rot}
     assert a == c  # each test has its own stream: the rotor tests change no other p-value
@@ -173,18 +180,18 @@ def test_certify_a_log_with_a_planted_direction_bias_fails_with_a_rotor_finding(
     assert cert.verdict == "FAIL" and tab["battery"]["rejected_familywise"] == ["direction_homogeneity"]
     assert any("depend on the rotor's direction" in f and "inspect the wheel head" in f for f in tab["key_findings"])
     tests = {t["name"]: t for t in tab["battery"]["tests"]}
-    assert tests["ball_against_wheel"]["pvalue"] == 1.0 and tests["speed_independence"]["applicable"]
+    assert tests["ball_against_wheel"].get("pvalue") is None and tests["speed_independence"]["applicable"]
+    assert tab["procedure"][0]["violations"] == 0 and tab["procedure"][0]["known"] == 20000
     t = read_spin_log(p, EU).tables["SIM-1"]
     old = WHEEL.without(*(s.name for s in ROTOR_SPECS)).run(WheelData(t.outcomes, SPACE, direction=t.direction), entropy=1, n_resamples=199)
     assert old.verdict == "PASS"  # the battery before issue 25 misses it
 
 
 def test_findings_sentence_of_each_rotor_test():
-    x, d, v, b = _sim(3000, 16, RotorBias(drift=-2.0, same_direction=0.01))
+    x, d, v, b = _sim(3000, 16, RotorBias(drift=-2.0))
     out = WHEEL.run(WheelData(x.astype(np.int16), SPACE, direction=d, rotor_speed=v, ball_direction=b), entropy=3, n_resamples=199)
     bd = out.to_dict()
     keys, _ = table_findings(bd, n=3000, labels=list(SPACE.labels), power={})
-    assert any("ball was spun the same way as the rotor" in k for k in keys)
     assert any("rotor speed drifted from 16.9" in k or "rotor speed drifted from 17" in k for k in keys)
 
 
@@ -203,3 +210,27 @@ def test_simulate_wheel_writes_rotor_columns_and_plants_a_direction_bias(tmp_pat
     assert res.pvalue < 1e-6 and SPACE.labels[res.details["outcome"]] in ("32", "15", "19", "4", "21")
     bad = CliRunner().invoke(main, ["simulate", "wheel", "--spins", "100", "--rotor", "--pocket-bias", "17:1.2", "--out", str(tmp_path / "x.csv")])
     assert bad.exit_code == 2 and "the rotor simulation takes only" in bad.output
+
+
+def test_ball_with_the_rotor_is_a_procedure_finding_that_makes_the_verdict_inconclusive(tmp_path):
+    """Spins where the ball went with the rotor are not valid spins (004 §4 rule 3.1.1): the verdict is
+    INCONCLUSIVE by the stated policy, with the count, the first spins and the rules, and no p-value is
+    made up for the check (it was 1.0 or P_FLOOR before)."""
+    from rngcert.battery import POLICY_TEXT
+
+    p = _write(tmp_path / "same.csv", 8000, 22, RotorBias(same_direction=0.002))
+    t = read_spin_log(p, EU).tables["SIM-1"]
+    k = int(np.count_nonzero(t.direction == t.ball_direction))
+    assert k > 0
+    cert = certify_log([p], EU, seed=1, n_resamples=199, figures=False)
+    tab = cert.report["tables"][0]
+    assert cert.verdict == "INCONCLUSIVE" and tab["battery"]["data_inconclusive"]
+    why = [r for r in tab["battery"]["reasons"] if r.startswith("procedure:")]
+    assert len(why) == 1 and f"in {k:,} of 8,000 spins" in why[0] and "3.6" in why[0] and "3.1.1" in why[0]
+    first = int(np.flatnonzero(t.direction == t.ball_direction)[0]) + 1
+    assert tab["procedure"][0]["first_spins"][0] == first and f"spin no. {first:,}" in why[0]
+    assert tab["key_findings"][0].startswith("No verdict: procedure: the ball was spun the same way as the rotor")
+    tests = {x["name"]: x for x in tab["battery"]["tests"]}
+    assert not tests["ball_against_wheel"]["applicable"] and tests["ball_against_wheel"].get("pvalue") is None
+    assert "ball_against_wheel" not in tab["battery"]["rejected_familywise"]
+    assert "procedure finding" in POLICY_TEXT["INCONCLUSIVE"]

@@ -344,3 +344,16 @@ def test_blackjack_pickup_direction_is_a_side_too():
     assert np.array_equal(np.sort(r.discards, axis=1), np.sort(lt.discards, axis=1))
     with pytest.raises(Exception, match="pickup"):
         deal_pickup_blackjack(shoes, cut_position=104, pickup="sideways")
+
+
+def test_c22_gated_reasons_do_not_give_the_pass_reason_as_a_why():
+    from rngcert.pipeline.shoe_power import gated_reasons
+
+    gate = "too few shoes (20; about 44,477 needed) to exclude the minimum tracker edge"
+    out = gated_reasons(gate, ["no test rejects at family-wise level 0.01 (10 applicable tests)", gate])
+    assert out == [gate, "the tests alone would PASS: no test rejects at family-wise level 0.01 (10 applicable tests)"]
+    from rngcert.battery.plain import shoe_findings
+
+    sec = {"table": "all shoes", "n": 20, "battery": {"verdict": "INCONCLUSIVE", "reasons": out, "tests": []}, "trackers": []}
+    keys, _ = shoe_findings(sec)
+    assert keys[0] == f"No verdict: {gate}." and keys[1].startswith("Would be PASS, but these data cannot carry a verdict: no test rejects")

@@ -273,3 +273,60 @@ def test_every_packaged_standard_names_only_battery_tests():
     for name in packaged():
         text = (resources.files("rngcert.battery") / "standards" / f"{name}.toml").read_text(encoding="utf-8")
         assert parse_standard(text, name, packaged_file=False).id == name
+
+
+def test_inconclusive_battery_with_every_clause_met_says_why_c22():
+    """c22/c02: the battery is INCONCLUSIVE (a power gate, tests that could not run) while every clause that
+    ran is met: the standard's reason and its terminal line must say so, not list only 'met' clauses."""
+    from rngcert.battery.standard import summarise
+    from rngcert.pipeline.standards import terminal_lines
+
+    std = load_standard("maryland-comar-36.05.02.17F")
+    gate = "too few shoes (20; about 44,477 needed) to exclude the minimum tracker edge"
+    b = {"verdict": "INCONCLUSIVE", "reasons": [gate], "tests": [{"name": "position_chisquare", "applicable": True, "pvalue": 0.2}]}
+    ev = evaluate(std, "shoe:machine", b, alpha=0.01)
+    assert ev["verdict"] == "INCONCLUSIVE" and all(c["result"] != "inconclusive" for c in ev["clauses"])
+    assert gate in ev["reasons"][0]
+    s = summarise(std, [{"table": "T", "verdict": ev["verdict"], "clauses": ev["clauses"]}], alpha=0.01, kind="shoe:machine")
+    line = terminal_lines({"standard": s, "tables": []})[0]
+    assert line.startswith(f"standard: {std.id}: INCONCLUSIVE") and "battery INCONCLUSIVE" in line
+
+
+def test_findings_and_steps_restated_when_the_standard_changes_a_fail():
+    """A dealer signature under --standard edge: the battery FAILs, the standard says SUSPECT. The report
+    said "FAIL: dealer D3 ..." and "Take the wheel out of play" beside the verdict SUSPECT."""
+    from rngcert.pipeline.standards import _restate, _restate_steps
+
+    keys = ["FAIL: dealer D3, cw: the ball landed 36-38 pockets past the release pocket.", "No test rejects: x."]
+    steps = ["Take the wheel out of play until it has been inspected; after repair, re-test with the number of spins stated above."]
+    out = _restate(keys, "FAIL", "SUSPECT", "edge")
+    assert out[0].startswith("SUSPECT under standard edge") and "dealer D3" in out[0] and not any(k.startswith("FAIL") for k in out)
+    assert _restate(keys, "FAIL", "INCONCLUSIVE", "x")[0].startswith("Would be FAIL")
+    assert _restate(keys, "FAIL", "FAIL", "x") == keys
+    st = _restate_steps(steps, "SUSPECT", "edge")
+    assert st[0].startswith("Not a failure under standard edge") and not any("out of play" in s for s in st)
+    assert _restate_steps(steps, "FAIL", "edge") == steps
+
+
+def test_apply_standard_restates_each_tests_sentence_and_grade():
+    from rngcert.pipeline.standards import apply_standard
+
+    t = {"name": "dealer_signature", "applicable": True, "pvalue": 1e-6, "holm_weight": 1.0, "grade": "FAIL (rejected by Holm)",
+         "plain": "FAIL: dealer D3, cw: the ball landed 36-38 pockets past the release pocket.", "rejected_familywise": True}
+    rep = {"verdict": "FAIL", "tables": [{"table": "T", "n": 20000, "key_findings": [t["plain"]],
+                                           "next_steps": ["Take the wheel out of play until it has been inspected."],
+                                           "battery": {"verdict": "FAIL", "reasons": [], "alpha": 0.01, "tests": [t]}}]}
+    apply_standard(rep, "edge", kind="wheel", alpha=0.01)
+    tab = rep["tables"][0]
+    assert rep["verdict"] == "SUSPECT" and tab["battery"]["battery_verdict"] == "FAIL"
+    x = tab["battery"]["tests"][0]
+    assert x["grade"].startswith("rejected by Holm (not a FAIL") and x["plain"].startswith("SUSPECT under standard edge")
+    assert not any(k.startswith("FAIL") for k in tab["key_findings"]) and "out of play" not in " ".join(tab["next_steps"])
+
+
+def test_policy_text_of_pass_matches_the_power_gate():
+    """The PASS rule printed in every report said 'with low power, PASS means no evidence', while a sample too
+    small for the declared minimum effect is INCONCLUSIVE (DESIGN §4)."""
+    from rngcert.battery import POLICY_TEXT
+
+    assert "low power, PASS" not in POLICY_TEXT["PASS"] and "INCONCLUSIVE" in POLICY_TEXT["PASS"]

@@ -217,3 +217,21 @@ def test_no_scipy_stats_import():
     code = "import sys, rngcert.stats.verdict_power; print('scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_power_reason_is_a_whole_sentence_when_no_effect_is_reached(monkeypatch):
+    """When the detectable effect lies beyond the simulated range (effect None), the INCONCLUSIVE reason was
+    only "; no sample size reaches it" (an operator-precedence slip dropped the sentence's start)."""
+    from rngcert.battery import power as bp
+    from rngcert.battery.wheel import WHEEL, WheelData
+    from rngcert.equipment.wheel import load_wheel
+
+    space = load_wheel("european").position_space()
+    x = np.random.default_rng(5).integers(0, K, 400).astype(np.int16)
+    data = WheelData(x, space)
+    out = WHEEL.run(data, entropy=1, n_resamples=99)
+    monkeypatch.setattr(bp, "_verdict_effect", lambda *a, **k: {"effect": None, "se": None, "power": None, "power_se": None,
+                                                                  "n_alt": 0, "ess": 0, "null_rse": {}})
+    _, reasons = bp.verdict_power_statement(out, data, alpha=0.01, n_resamples=99, required_bias=0.5)
+    assert len(reasons) == 1 and reasons[0].startswith("400 spins cannot carry a verdict on the declared minimum bias")
+    assert reasons[0].endswith("lies beyond the range simulated)")

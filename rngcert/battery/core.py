@@ -49,12 +49,15 @@ SUSPECT_LEVEL = 0.05
 
 POLICY_TEXT = {
     "INCONCLUSIVE": "the data cannot carry a verdict (too few outcomes, too many unreadable rows, labels of another wheel, "
-    "a data-integrity finding large enough to change a conclusion, a core test that cannot run, or too little power for "
+    "a data-integrity finding large enough to change a conclusion, spins that break the game's rules (a procedure finding: "
+    "the ball spun with the rotor, not a valid spin under 004 §4 rule 3.1.1), a core test that cannot run, or too little power for "
     "the declared minimum bias); this takes precedence over every other verdict",
     "FAIL": "some test rejects after the family-wise correction (weighted Holm) at the certification level alpha",
     "SUSPECT": "no rejection at alpha, but a rejection at the looser family-wise level 0.05 (at most 5% of fair sources): "
     "re-test with more data",
-    "PASS": "no test rejects at either family-wise level; with low power, PASS means no evidence at this sample size",
+    "PASS": "no test rejects at either family-wise level, and the sample has the power to detect the standard's declared "
+    "minimum effect where one applies (a sample without it is INCONCLUSIVE, with the sample size needed): no evidence of "
+    "non-randomness at this sample size",
 }
 
 

@@ -154,9 +154,6 @@ def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> 
         o, e = d["observed_in_direction"], d["expected_in_direction"]
         return (f"in {d['direction']} spins {unit} {_lab(labels, d['outcome'])} came up {_n(o)} times against {_n(e)} expected "
                 f"from both directions ({_pct(o / e - 1) if e else 'n/a'}): the results depend on the rotor's direction"), None, ""
-    if name == "ball_against_wheel" and "same_direction" in d:
-        return (f"the ball was spun the same way as the rotor in {_n(d['same_direction'])} of {_n(d['known'])} spins "
-                f"(the rules require the opposite way)"), None, ""
     if name == "speed_independence" and "sector_first" in d:
         o, e = d["observed"], d["expected"]
         return (f"at rotor speeds {d['speed_low']:g}-{d['speed_high']:g} the ball landed in positions {d['sector_first']}-{d['sector_last']} "
@@ -186,7 +183,7 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     elif fam == "dealer":
         check = "review the dealer's procedure (" + causes + "); vary ball speed, release point and rotor direction"
     else:
-        check = "check " + causes
+        check = "check: " + causes
     retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with 90% probability)" if need else (
         f"re-test with at least {2 * n:,} spins")
     lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
@@ -211,14 +208,19 @@ def severity(sentence: str) -> str:
 def order_findings(keys: Sequence[str], verdict: str) -> list[str]:
     """Key findings with the deciding reason first (issue 24): FAIL, SUSPECT, INCONCLUSIVE, then the rest;
     under an INCONCLUSIVE verdict its reasons come first (they are the verdict), the rejections the data
-    cannot carry after them. The order within a rank is kept (stable)."""
+    cannot carry after them; under a PASS its statement comes first, an informational data-integrity note
+    after it. The order within a rank is kept (stable)."""
     rank = {"FAIL": 0, "SUSPECT": 1, "INCONCLUSIVE": 2, "": 3}
     if verdict == "INCONCLUSIVE":
         rank = {"INCONCLUSIVE": 0, "FAIL": 1, "SUSPECT": 2, "": 3}
 
     def key(s: str) -> tuple[int, int]:
+        if verdict == "PASS" and s.startswith("No test rejects"):  # the PASS statement is what decided a PASS
+            return -1, 0
         sev = severity(s)
-        sub = 0 if not s.startswith("Would be") else 1  # "No verdict: ..." before "Would be FAIL, but ..."
+        # "No verdict: ..." (the reasons) before a data-integrity note that did not itself decide the verdict
+        # (one that did is among the "No verdict" reasons), before "Would be FAIL, but ..." (c18)
+        sub = 2 if s.startswith("Would be") else 1 if s.startswith("Data integrity") else 0
         return rank[sev], sub
 
     return sorted(keys, key=key)
@@ -238,7 +240,13 @@ def table_findings(battery: dict, *, n: int, labels: Sequence[str], power: dict,
     v = battery["verdict"]
     if v == "INCONCLUSIVE":  # why there is no verdict comes first: it is the verdict
         keys.extend(f"No verdict: {r}." for r in battery["reasons"])
-    for t in battery["tests"]:
+    # the strongest rejection first (smallest Holm p; stable otherwise): a direction bias at p = 1e-51 must not stand
+    # behind a lag-9 correlation at p = 0.0025 in the banner
+    def strength(x: dict) -> float:
+        h = x.get("pvalue_holm")
+        return float(h) if isinstance(h, (int, float)) else (0.0 if x.get("rejected_familywise") else 2.0)
+
+    for t in sorted(battery["tests"], key=strength):
         if not t.get("applicable"):
             continue
         word = "FAIL" if t.get("rejected_familywise") else "SUSPECT" if t.get("rejected_at_suspect_level") else None

@@ -27,6 +27,18 @@ def _tracker_words(k: dict) -> str:
             f"(95% interval {100 * k['ci95'][0]:+.2f}% to {100 * k['ci95'][1]:+.2f}%) against a threshold of {100 * k['threshold']:+.2f}%")
 
 
+#: How the power gate keeps the PASS reason of a sample it makes INCONCLUSIVE (rngcert.pipeline.shoe_power.gated_reasons).
+_ALONE = "the tests alone would PASS: "
+
+
+def _no_verdict(reason: str) -> str:
+    """A key finding of an INCONCLUSIVE sample: its reason, or what the tests alone say (not a reason)."""
+    r = str(reason)
+    if r.startswith(_ALONE):
+        return f"Would be PASS, but these data cannot carry a verdict: {r[len(_ALONE):]}."
+    return f"No verdict: {r}."
+
+
 def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "shoes") -> tuple[list[str], list[str]]:
     """Key findings and next steps of one shoe sample (a section of a shuffle report).
 
@@ -53,7 +65,7 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
     beats = [k for k in trackers if k.get("beats_threshold")]
     found = list(section.get("findings") or [])
     if v == "INCONCLUSIVE":
-        keys.extend(f"No verdict: {r}." for r in b.get("reasons") or ["the data cannot carry a verdict"])
+        keys.extend(_no_verdict(r) for r in b.get("reasons") or ["the data cannot carry a verdict"])
     for k in beats:
         keys.append(f"FAIL: {_tracker_words(k)}: a player can beat the game, because the shuffle leaves the order of the previous "
                     "shoe readable. Possible causes to check: a wash too short, too few riffles, clumps kept by the pickup.")
@@ -69,7 +81,9 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
     if v == "PASS":
         best = max(trackers, key=lambda k: k["edge"], default=None)
         edge = f"; the best tracker returns {100 * best['edge']:+.2f}% of the stake (95% interval {100 * best['ci95'][0]:+.2f}% to {100 * best['ci95'][1]:+.2f}%)" if best else ""
-        keys.append(f"No test rejects after Holm and no tracker beats the threshold in {n:,} {unit}: the shuffle is consistent "
+        trk = ("and no tracker beats the threshold " if trackers else "")
+        none = "" if trackers else " (no tracker ran, so no player's edge was measured)"
+        keys.append(f"No test rejects after Holm {trk}in {n:,} {unit}{none}: the shuffle is consistent "
                     f"with a well-shuffled shoe at this sample size{edge}.")
     if assumed:
         keys.append(f"The verdict rests on {len(assumed)} assumed parameter(s) ({', '.join(assumed)}): neither given by the rules "
@@ -119,7 +133,7 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
     keys: list[str] = []
     steps: list[str] = []
     if v == "INCONCLUSIVE":
-        keys.extend(f"No verdict: {r}." for r in b.get("reasons") or ["the data cannot carry a verdict"])
+        keys.extend(_no_verdict(r) for r in b.get("reasons") or ["the data cannot carry a verdict"])
     share_line = ""
     biased = False
     if ones is not None and bits:

@@ -240,7 +240,7 @@ def verdict_power_statement(
             reasons.append(
                 f"{n:,} spins cannot carry a verdict on the declared minimum bias of +{required_bias:.0%} on one pocket: the "
                 f"battery would FAIL such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
-                f"about {need:,} spins are needed" if need else "; no sample size reaches it"
+                + (f"about {need:,} spins are needed" if need else "many more spins are needed (at this size the effect the battery detects lies beyond the range simulated)")
             )
     P["statement"] = " ".join(sentences)
     return P, reasons

@@ -478,7 +478,10 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         reasons += [f"clause {r['id']} not met ({r['title']}): {r['detail']}" for r in fail]
     elif base == "INCONCLUSIVE" or inc:
         verdict = "INCONCLUSIVE"
-        reasons += [f"clause {r['id']}: {r['detail']}" for r in inc] or ["the battery could not run a required test family (see its reasons)"]
+        own = [str(r) for r in battery.get("reasons") or [] if not str(r).startswith("no test rejects")]
+        reasons += [f"clause {r['id']}: {r['detail']}" for r in inc] or [
+            "every applicable clause is met on the tests that ran, but the battery's own verdict is INCONCLUSIVE: "
+            + (own[0] if own else "a required test family could not run (see its reasons)")]
     elif finding:
         verdict = "SUSPECT"
         reasons += [f"clause {r['id']} not met ({r['title']}; a finding): {r['detail']}" for r in finding]

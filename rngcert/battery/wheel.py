@@ -30,7 +30,7 @@ import numpy as np
 from rngcert.battery.core import Battery, Context, Spec
 from rngcert.stats import frequency, predict, rotor, runs, sector, serial, signature
 from rngcert.stats.chunks import share_at_least_half, spans
-from rngcert.stats.result import Requirement, TestResult
+from rngcert.stats.result import NotApplicable, Requirement, TestResult
 from rngcert.stats.tally import SpinTally
 
 U, I, P = Requirement.UNIFORMITY, Requirement.INDEPENDENCE, Requirement.UNPREDICTABILITY
@@ -456,7 +456,15 @@ def _direction_homogeneity(d: WheelData, ctx: Context):
 
 
 def _ball_against_wheel(d: WheelData, ctx: Context):
-    return rotor.ball_against_wheel(d.direction, d.ball_direction)
+    """A rule check, not a test: it never gives a p-value (DESIGN §4). Its count is stated here and, when a
+    spin breaks the rule, as a procedure finding that makes the verdict INCONCLUSIVE
+    (:func:`rngcert.pipeline.certify_wheel.procedure_check`)."""
+    rc = rotor.ball_against_wheel(d.direction, d.ball_direction)
+    if not rc.applicable:
+        return NotApplicable(rc.name, P, 0, rc.reason)
+    said = (f"the ball went with the rotor in {rc.violations:,} of {rc.known:,} spins: a procedure finding (see the reasons)"
+            if rc.broken else f"the ball went against the rotor in all {rc.known:,} spins where both directions are known")
+    return NotApplicable(rc.name, P, rc.known, f"a rule check, not a statistical test (no p-value): {said}")
 
 
 def _speed_independence(d: WheelData, ctx: Context):

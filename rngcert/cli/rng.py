@@ -66,6 +66,9 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         raise click.UsageError("give exactly one of FILE or --source NAME")
     std = load_for(standard, "bits", "bits", alpha)
     key = check_report_options(pdf, sign_key)
+    if file is not None and str(file) == "-":  # was "-: cannot read: No such file or directory" (exit 3)
+        raise click.UsageError("bits does not read standard input (-): the report hashes the dump and --rerun reads it again; "
+                               "save the dump to a file and give its name")
     if file is not None:
         if fmt is None:
             raise click.UsageError("--format ascii|binary is required with FILE (a text file is never guessed to be bits)")

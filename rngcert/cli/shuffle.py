@@ -441,6 +441,18 @@ def shuffle_house_edge(procedure, decks, rule, hole_card, double, das, split_han
         click.echo(json.dumps({"house_edge": h["house_edge"], "insurance_house_edge": h["insurance_house_edge"], "rules": h["rules"],
                                "method": h["method"], "strategy": h["strategy"].to_dict()}, indent=1))
         return
-    click.echo(f"blackjack, {r.decks} decks, {r.dealer}, hole card {r.hole_card}, double {r.double}, DAS {r.double_after_split}, "
-               f"split to {r.split_hands} hands: house edge {100 * h['house_edge']:.3f}% (basic strategy); insurance {100 * h['insurance_house_edge']:.2f}%")
+    # every rule that changes the edge is named, so two lines with different edges never read alike (--obo, --resplit-aces)
+    from fractions import Fraction
+
+    def _odds(x: float) -> str:
+        f = Fraction(x).limit_denominator(10)
+        return f"{f.numerator} to {f.denominator}"
+
+    aces = ("aces resplit" if r.resplit_aces else "aces not resplit") + (", one card to a split ace" if r.split_aces_one_card else "")
+    nohole = ("" if r.hole_card != "none" else
+              ", a dealer blackjack takes doubled and split bets too (ENHC)" if r.enhc_takes_all else
+              ", a dealer blackjack takes the original bet only (OBO)")
+    click.echo(f"blackjack, {r.decks} decks, {r.dealer}, hole card {r.hole_card}{nohole}, double {r.double}, DAS {r.double_after_split}, "
+               f"split to {r.split_hands} hands, {aces}, blackjack pays {_odds(r.blackjack_pays)}: house edge {100 * h['house_edge']:.3f}% "
+               f"(basic strategy); insurance {100 * h['insurance_house_edge']:.2f}%")
     click.echo(f"method: {h['method']}")

@@ -538,11 +538,24 @@ def detect_format(path: Path, data: bytes) -> str:
     fd = detect_feed(data)
     if fd is not None:  # a live result feed described by a packaged definition
         return "feed:" + fd.id
+    if re.search(rb"[A-Za-z_]", first) and suf not in (".csv", ".tsv") and _numbers_under_a_title(head):
+        return "permanence"  # a titled permanence list without its .txt name (standard input, .dat): c20's kind
     if re.search(rb"[A-Za-z_]", first) and suf != ".txt":
         return "csv"
     if suf in (".csv", ".tsv") and re.search(rb"[A-Za-z_]", first):
         return "csv"
     return "permanence"
+
+
+def _numbers_under_a_title(head: bytes) -> bool:
+    """True when the first line is a title (words, no CSV delimiter) and every following line of the
+    head (at least 3) holds two or more whole numbers and nothing else: a permanence list, which a
+    CSV header of one column over rows of many fields cannot be."""
+    lines = [ln.strip() for ln in head.splitlines()]
+    if not lines or re.search(rb"[,;\t]", lines[0]):
+        return False
+    body = [ln for ln in lines[1:-1] if ln]  # the last line of the head may be cut
+    return len(body) >= 3 and all(re.fullmatch(rb"\d+(?:[ ,;\t]+\d+)+[ ,;\t]*", ln) for ln in body)
 
 
 class _DuplicateKey(ValueError):

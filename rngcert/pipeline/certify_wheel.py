@@ -385,6 +385,42 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     return out, report, wheel_figures(t.outcomes, one.space, out, pair_mask=mask)
 
 
+def procedure_check(t) -> tuple[dict | None, str | None]:
+    """The rule checks over every spin of one table (not statistical tests: no p-value, DESIGN §4).
+
+    Today one: the ball spun against the rotor (003 rule 3.6; 004 §4 rule 3.1.1), where the log records
+    both directions (:func:`rngcert.stats.rotor.ball_against_wheel`).
+
+    Parameters
+    ----------
+    t : TableSpins
+
+    Returns
+    -------
+    record, reason : dict or None, str or None
+        ``record``: the check as the report carries it (``name``, ``rule``, ``known``, ``violations``,
+        ``first_spins`` as 1-based spin numbers in spin order), None when the log has no ball direction.
+        ``reason``: when some spin breaks the rule, the INCONCLUSIVE reason that says how many, which
+        and under which rule (such a spin is not a valid spin under 004, so a verdict on the wheel cannot
+        stand on a log that mixes them with valid spins); else None.
+    """
+    from rngcert.stats.rotor import ball_against_wheel
+
+    if t.direction is None or t.ball_direction is None:
+        return None, None
+    rc = ball_against_wheel(t.direction, t.ball_direction)
+    rec = rc.to_dict()
+    rec["first_spins"] = [i + 1 for i in rc.first]
+    if not rc.broken:
+        return rec, None
+    first = ", ".join(f"{i:,}" for i in rec["first_spins"]) + (" …" if rc.violations > len(rc.first) else "")
+    why = (f"procedure: the ball was spun the same way as the rotor in {rc.violations:,} of {rc.known:,} spins (spin no. {first}, "
+           f"counted in spin order), against 003 rule 3.6 and 004 §4 rule 3.1.1 (under 004 such a spin is not a valid spin): a "
+           f"rule check, not a chance event; the log mixes valid and invalid spins, so no verdict on the wheel stands on it: correct "
+           f"the procedure, or record those spins as void, then certify again")
+    return rec, why
+
+
 def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1,
                    other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = (),
                    tests: Sequence[str] | None = None) -> tuple[BatteryOutcome, dict]:
@@ -421,6 +457,9 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     empty = {"findings": [], "checks": [], "rule": checks.INTEGRITY_RULE, "pair_mask": None, "inconclusive": []}
     integrity = checks.integrity_findings(t, space, line_starts=line_starts, dup=dup) if t.n >= 2 else empty
     reasons += integrity["inconclusive"]
+    procedure, breach = procedure_check(t)  # a spin against the game's rules: a procedure finding, never a p-value
+    if breach:
+        reasons.append(breach)
     # a log too uniform to be true (issue 27): a data-integrity finding, never a FAIL. It makes the verdict INCONCLUSIVE
     # (DESIGN §4 lists data-integrity findings among its reasons): counts more even than a fair wheel gives once in
     # 1,000 tables are no evidence of a good wheel but of a record that is not the wheel's raw output (made up,
@@ -467,6 +506,12 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     # the calibration was measured on the full battery: a follow-up's family is another, so none is printed for it
     out.calibration = calibration_line(t.n, fingerprint=run_fingerprint(alpha=alpha, suspect_level=suspect_level, n_resamples=n_resamples, data=data)) \
         if space.circular and log.wheel.kind == "roulette" and tests is None else {}
+    if tests is None and not out.calibration:  # a money wheel's PASS must not read as calibrated by silence
+        out.calibration = {"calibrated": False, "statement": (
+            f"Not calibrated for this wheel: the share of fair wheels that are SUSPECT or FAIL was measured on roulette wheels "
+            f"tested at the level of positions only, not on {log.wheel.id} "
+            f"({'positions' if space.circular else 'symbols'}); the limits of the policy still hold by construction (FAIL at most "
+            f"alpha, SUSPECT or FAIL at most the SUSPECT level, by weighted Holm).")}
     sp = pw.get("single_pocket")
     mdb = sp.get("effect") if isinstance(sp, dict) else None
     if out.verdict == "PASS" and isinstance(mdb, float) and mdb > 0.5:
@@ -522,6 +567,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
         "labels": list(space.labels),
         "min_holm": min(out.adjusted.values()) if out.adjusted else None,
         "integrity": jsonable(integ),
+        "procedure": [procedure] if procedure else [],
         "key_findings": key_findings,
         "next_steps": next_steps,
         "battery": bd,

@@ -77,6 +77,9 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
             continue
         of = f" of {Path(s.path).name}" if multi else ""
         what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
+        conf = sum(1 for r in log.rejected if str(r.reason).startswith("conflict:") and str(r.file) == str(s.path))
+        if conf:  # c07: rows read well whose spin_id carries two results are not "unreadable", and are said apart
+            what += f" or used ({conf:,} of them conflicting results of one spin_id: neither result is used)"
         reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
         if dups:
             reason += f"; {dups:,} duplicate row(s) besides (exact, or near-duplicate rounds), counted once, are not among them"

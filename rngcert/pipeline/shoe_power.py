@@ -145,5 +145,13 @@ def power_gate(outcome, *, n_shoes: int, game: str | None, min_edge: float | Non
                         + f"; these shoes detect only {det}; minimum edge: {basis}")
     if apply and outcome.verdict == "PASS":
         outcome.verdict = "INCONCLUSIVE"
-        outcome.reasons = [info["sentence"]] + [r for r in outcome.reasons if r != info["sentence"]]
+        outcome.reasons = gated_reasons(info["sentence"], outcome.reasons)
     return info
+
+
+def gated_reasons(sentence: str, reasons) -> list[str]:
+    """The reasons of a PASS made INCONCLUSIVE by the power gate: the gate's sentence first; the PASS
+    reason ("no test rejects ...") kept as what the tests alone say, not as a reason for no verdict (c22:
+    the INCONCLUSIVE read "why: no test rejects at family-wise level 0.01")."""
+    return [sentence] + [("the tests alone would PASS: " + r if str(r).startswith("no test rejects") else r)
+                         for r in reasons if r != sentence]

@@ -70,6 +70,30 @@ def edge_line(kind: str, table: Mapping[str, Any]) -> str:
                else "no tracker beats the threshold declared in advance."))
 
 
+def _restate(keys: list, old: str, new: str, std_id: str) -> list:
+    """Key findings worded by the battery's own verdict, restated under the standard's: a sentence that
+    starts "FAIL:" must not stand beside a standard's SUSPECT, PASS or INCONCLUSIVE (the finding stays,
+    its verdict word says whose rule it is)."""
+    if old != "FAIL" or new == "FAIL":
+        return list(keys)
+    head = {"SUSPECT": f"SUSPECT under standard {std_id} (a finding there; FAIL under the battery's own rule): ",
+            "PASS": f"Not a FAIL under standard {std_id} (FAIL under the battery's own rule): ",
+            "INCONCLUSIVE": f"Would be FAIL under the battery's own rule, but standard {std_id} gives no verdict: "}[new]
+    return [head + str(k)[len("FAIL: "):] if str(k).startswith("FAIL: ") else k for k in keys]
+
+
+def _restate_steps(steps: list, new: str, std_id: str) -> list:
+    """Next steps of a battery FAIL restated when the standard's verdict is another (the wheel's or the
+    procedure's "take it out of play" step does not follow from a SUSPECT or a PASS)."""
+    if new == "FAIL":
+        return list(steps)
+    kept = [x for x in steps if not str(x).startswith(("Take the wheel out of play", "Do not use the procedure"))]
+    first = {"SUSPECT": f"Not a failure under standard {std_id}: collect the sample stated above and re-test before drawing a conclusion.",
+             "PASS": f"No failure under standard {std_id}: keep auditing at the interval your rules require.",
+             "INCONCLUSIVE": f"No verdict under standard {std_id}: correct the input or collect more data (see the reasons), then certify again."}[new]
+    return [first] + kept
+
+
 def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, alpha: float) -> dict:
     """Evaluate ``standard`` on every table of ``report`` and state the verdict under it (in place).
 
@@ -107,7 +131,16 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
             b["verdict"] = ev["verdict"]
             b["reasons"] = [f"under standard {std.id}: " + r for r in ev["reasons"]] + [f"(the battery's own rule: {b['battery_verdict']})"]
             if isinstance(t.get("key_findings"), list):
+                t["key_findings"] = _restate(t["key_findings"], b["battery_verdict"], ev["verdict"], std.id)
                 t["key_findings"].insert(0, f"Under standard {std.id}, {ev['verdict']}: " + "; ".join(ev["reasons"]) + ".")
+            if isinstance(t.get("next_steps"), list) and b["battery_verdict"] == "FAIL":
+                t["next_steps"] = _restate_steps(t["next_steps"], ev["verdict"], std.id)
+            if b["battery_verdict"] == "FAIL" and ev["verdict"] != "FAIL":  # each test's sentence and grade too
+                for x in b.get("tests", []):
+                    if isinstance(x.get("plain"), str):
+                        x["plain"] = _restate([x["plain"]], "FAIL", ev["verdict"], std.id)[0]
+                    if x.get("grade") == "FAIL (rejected by Holm)":
+                        x["grade"] = f"rejected by Holm (not a FAIL under standard {std.id})"
         per.append({"table": t.get("table"), "verdict": ev["verdict"], "clauses": ev["clauses"]})
     report["standard"] = summarise(std, per, alpha=alpha, kind=k)
     report["standard"]["rule_once"] = std.rule
@@ -125,6 +158,8 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
         return []
     parts = [f"{c['id']} {c['result'].upper() if c['result'] == 'not met' else c['result']}" for c in s["results"] if c.get("for_equipment", True)]
     src = "" if s.get("packaged", True) else f" from {s.get('source')}"
+    if s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
+        parts.append("battery INCONCLUSIVE (the clauses met do not make a PASS: see the reasons)")  # c22: not "all met" beside INCONCLUSIVE
     lines = [f"standard: {s['id']}{src}: {s['verdict']} (clauses: {' · '.join(parts)})"]
     if len(report.get("tables", [])) == 1:
         two = report["tables"][0]["battery"].get("two_lines") or {}

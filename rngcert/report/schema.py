@@ -98,6 +98,7 @@ TABLE_FIELDS: dict[str, str] = {
     "integrity": "data-integrity checks run before the battery: findings and summary",
     "roulette_rage": "single-zero wheels: Roulette Rage rounds counted on the log (003 rules 3.15-3.18): run lengths after the "
                      "establishing spin against the exact law and the return of each pay table (reported, not in the verdict)",
+    "procedure": "wheels: rule checks over every spin (ball spun against the rotor): rule, spins checked, breaches, first breaching spins; no p-value",
     "parameters": "shuffles: procedure parameters, measured or assumed",
     "trackers": "shuffles: realistic trackers' edge",
     "sensitivity": "shuffles: sensitivity of the verdict to assumed parameters",

@@ -8,7 +8,8 @@ of them:
   direction of each spin may alternate, money-wheel rule 4.1; a wheel that favours a sector in
   one direction only is unpredictable to nobody who watches the rotor);
 * :func:`ball_against_wheel` — the ball was spun against the rotor on every spin (roulette rules
-  003 rule 3.6 and 004 §4 rule 3.1.1), where the log says which way each turned;
+  003 rule 3.6 and 004 §4 rule 3.1.1), where the log says which way each turned: a rule check
+  (a count of breaches, :class:`RuleCheck`), not a test, so it gives no p-value;
 * :func:`speed_independence` — the landing sector does not depend on the rotor speed at the
   ball's launch: an outcome-level test of unpredictability, the proxy for the rotor/ball timing
   attacks of Small & Tse (2012), which predict the landing region from the rotor's and the ball's
@@ -27,6 +28,8 @@ Small, M. & Tse, C. K. (2012), "Predicting the outcome of roulette", Chaos 22, 0
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from rngcert.errors import InputError
@@ -35,7 +38,7 @@ from rngcert.stats._validate import _n_resamples_iv, _rng_iv
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 from rngcert.stats.serial import _contingency_x2
 
-__all__ = ["direction_homogeneity", "ball_against_wheel", "speed_independence", "rotor_speed_trend", "contingency_test", "DIRECTION_NAMES"]
+__all__ = ["direction_homogeneity", "ball_against_wheel", "RuleCheck", "BALL_RULE", "speed_independence", "rotor_speed_trend", "contingency_test", "DIRECTION_NAMES"]
 
 _REQ = Requirement.UNPREDICTABILITY
 #: Names of the direction codes 0 and 1.
@@ -192,7 +195,53 @@ def direction_homogeneity(outcomes, direction, m: int, *, n_resamples: int = 999
     return TestResult(name, _REQ, res.statistic, res.df, res.pvalue, res.n, res.method, det)
 
 
-def ball_against_wheel(direction, ball_direction, *, name: str = "ball_against_wheel") -> TestResult | NotApplicable:
+#: The rule that :func:`ball_against_wheel` checks, as the report cites it.
+BALL_RULE = ("the ball is spun in the direction opposite to the rotation of the wheel (003 rule 3.6, Gambling Commission "
+             "rules of casino games; 004 §4 rule 3.1.1, Rules for the Live Casino: opposite to the rotation, to constitute a valid spin)")
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """The outcome of a rule check over every spin: a count of breaches, not a chance event, so it
+    carries no p-value (DESIGN §4: no p-value of 0 or 1).
+
+    Attributes
+    ----------
+    name : str
+        Identifier of the check (the battery's test name).
+    rule : str
+        The rule checked, with its source.
+    known : int
+        Spins on which the check could be made.
+    violations : int
+        Spins that break the rule.
+    first : tuple of int
+        0-based indices (in spin order) of up to 10 breaching spins.
+    reason : str
+        Why the check could not be made (``known == 0``), else empty.
+    """
+
+    name: str
+    rule: str
+    known: int
+    violations: int
+    first: tuple[int, ...] = ()
+    reason: str = ""
+
+    @property
+    def applicable(self) -> bool:
+        return self.known > 0
+
+    @property
+    def broken(self) -> bool:
+        return self.violations > 0
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "rule": self.rule, "known": self.known, "violations": self.violations,
+                "first_spins": list(self.first), "reason": self.reason}
+
+
+def ball_against_wheel(direction, ball_direction, *, name: str = "ball_against_wheel") -> RuleCheck:
     """Rule check: the ball is spun against the rotor on every spin.
 
     Parameters
@@ -204,13 +253,12 @@ def ball_against_wheel(direction, ball_direction, *, name: str = "ball_against_w
 
     Returns
     -------
-    TestResult or NotApplicable
-        ``statistic``: spins in which ball and rotor turned the same way, among the ``n`` spins
-        where both are known. Not a chance event: the p-value is 1 when there is none, and the
-        smallest reportable p-value (:data:`~rngcert.stats.result.P_FLOOR`) when there is one, so
-        that the battery FAILs a procedure that breaks the rule. Details: ``same_direction``,
-        ``first_spins`` (0-based indices of up to 10 such spins). NotApplicable when no spin has
-        both directions.
+    RuleCheck
+        ``violations``: spins in which ball and rotor turned the same way, among the ``known``
+        spins where both directions are recorded; ``first``: the 0-based indices of up to 10 of
+        them. Not a statistical test: a single such spin breaks the rule, whatever chance says, so
+        no p-value is given (the caller states the breach as a procedure finding). Not applicable
+        (``known == 0``, with ``reason``) when no spin has both directions.
 
     Notes
     -----
@@ -218,8 +266,6 @@ def ball_against_wheel(direction, ball_direction, *, name: str = "ball_against_w
     opposite to the rotation of the wheel (under 004, to constitute a valid spin). Spinning with
     the rotor lowers the relative speed of ball and rotor, which is what a timing attack exploits.
     """
-    from rngcert.stats.result import P_FLOOR
-
     d = np.asarray(direction)
     b = np.asarray(ball_direction)
     if d.shape != b.shape or d.ndim != 1:
@@ -227,12 +273,9 @@ def ball_against_wheel(direction, ball_direction, *, name: str = "ball_against_w
     both = (d >= 0) & (b >= 0)
     n = int(both.sum())
     if n == 0:
-        return NotApplicable(name, _REQ, 0, "no spin has both the rotor's and the ball's direction")
+        return RuleCheck(name, BALL_RULE, 0, 0, (), "no spin has both the rotor's and the ball's direction")
     same = both & (d == b)
-    k = int(same.sum())
-    details = dict(same_direction=k, known=n, first_spins=np.flatnonzero(same)[:10],
-                   rule="the ball is spun opposite to the rotation of the wheel (003 rule 3.6; 004 §4 rule 3.1.1)")
-    return TestResult(name, _REQ, float(k), None, 1.0 if k == 0 else P_FLOOR, n, "rule check (every spin; not a chance event)", details)
+    return RuleCheck(name, BALL_RULE, n, int(same.sum()), tuple(int(i) for i in np.flatnonzero(same)[:10]))
 
 
 def _quantile_bins(v: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
