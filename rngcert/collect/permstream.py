@@ -28,8 +28,9 @@ import pyarrow as pa
 
 from rngcert.errors import NoDataError
 
-#: Bytes read and parsed at a time (the reader's working memory is a small multiple of it).
-CHUNK = 1 << 22
+#: Bytes read and parsed at a time: the reader's working memory is about 100 times this (1 << 18: 26 MB), and
+#: blocks that fit the CPU caches parse faster than larger ones (0.08 CPU-s a million spins here against 0.12 s at 4 MB).
+CHUNK = 1 << 18
 
 _BLANK, _NL, _DIGIT, _SEP, _ODD = 0, 1, 2, 3, 4  # (a line holding a byte of class >= _DIGIT is not blank)
 _CLASS = np.full(256, _ODD, dtype=np.uint8)

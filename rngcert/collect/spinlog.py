@@ -917,7 +917,10 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
         if f == "permanence":
             from rngcert.collect import permstream
 
-            acc.reserve(((data is not None and len(data)) or p.stat().st_size) // 2 + 1)  # at most one spin per two bytes
+            most = ((data is not None and len(data)) or p.stat().st_size) // 2 + 1  # at most one spin per two bytes
+            for g in (acc.pos, acc.sym, acc.tab, acc.line_start):  # (only the columns a list has: no other is filled)
+                if g is not None:
+                    g.reserve(most)
             part = permstream.read_permanence(p, wheel, acc, (RejectedRow, _read_permanence, _resolve_labels), data=data)
         else:
             part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
