@@ -146,3 +146,31 @@ def test_permanence_list_takes_the_compact_path_with_line_starts(tmp_path, monke
     t = log.tables["t5"]
     assert taken == ["compact"] and t.n == 300 and t.outcomes.dtype == np.int8
     assert t.line_start.dtype == bool and t.line_start.sum() == 30 and t.line_start[::10].all()
+
+
+def test_a_list_on_one_line_is_read_in_blocks(tmp_path, monkeypatch):
+    """All spins on one line (no line end): the line is cut after a separator, block by block, on
+    the compact path; field numbers and the line count run on across the cuts. A word on such a
+    long line sends the list to the exact reader, which judges the line whole."""
+    x = np.random.default_rng(9).integers(0, 37, 2000).astype(str)
+    x[1499] = "37"  # rejected: line 1, field 1500
+    p = tmp_path / "oneline.txt"
+    p.write_text(", ".join(x.tolist()))
+    w = load_wheel("european")
+    taken = []
+    real = spinlog._read_spin_log_compact
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        taken.append("compact")
+        return out
+
+    monkeypatch.setattr(spinlog, "_read_spin_log_compact", spy)
+    exact, tiny, big = _read_three_ways(p, w, monkeypatch)
+    assert tiny == exact and big == exact and taken == ["compact", "compact"]
+    (r,) = exact[2]
+    assert (r["line"], r["column"], r["text"]) == (1, "field 1500", "37")
+    p.write_text(", ".join(x.tolist()[:1000]) + " Spielbank " + ", ".join(x.tolist()[1000:]))
+    taken.clear()
+    exact, tiny, big = _read_three_ways(p, w, monkeypatch)
+    assert tiny == exact and big == exact and taken == ["compact"]  # blocks of 7 bytes: the exact reader

@@ -45,6 +45,11 @@ _OFFSET = np.array([0, 0, 10, 110], dtype=np.int16)
 _MAX_DIGITS = 3
 
 
+class NeedWholeLines(Exception):
+    """A line longer than a block holds text or a number of more than three digits: the exact
+    reader, which sees whole lines, must read the list (titles and words are judged per line)."""
+
+
 class _Latin1(Exception):
     """Invalid UTF-8 found after non-ASCII bytes were read as UTF-8: read the file again as Latin-1."""
 
@@ -80,10 +85,18 @@ class _Reader:
         self.rows = self.blank = self.void_count = 0
         self.rejected: list = []
         self.nonascii = False  # non-ASCII bytes already read as UTF-8
+        # a line longer than a block is cut after a separator: the next block continues it
+        self.cont = False  # the block starts inside a line
+        self.open_tokens = 0  # tokens of that line in earlier blocks
+        self.open_filled = 0  # 1 if that line had a byte other than white space
 
-    def block(self, buf: bytes) -> None:
-        """Parse whole lines (``buf`` ends with a line end) and hand their spins on."""
+    def block(self, buf: bytes, open_end: bool = False) -> None:
+        """Parse lines and hand their spins on: ``buf`` ends with a line end, or with ``open_end``
+        after a separator inside a line that the next block continues."""
         RejectedRow = self.row
+        if open_end:
+            buf = buf + b"\n"
+        cont = self.cont
         b = np.frombuffer(buf, dtype=np.uint8)
         cls = _CLASS[b]
         is_nl = cls == _NL
@@ -93,7 +106,14 @@ class _Reader:
         del is_nl
         # blank lines: nothing but tabs, CRs and spaces (lines with other bytes are counted by the exact reader)
         filled = np.cumsum(cls >= _DIGIT, dtype=np.int32)[nl]
-        self.blank += int(np.count_nonzero(np.diff(filled, prepend=np.int32(0)) == 0))
+        per_line = np.diff(filled, prepend=np.int32(0))
+        if cont:
+            per_line[0] += self.open_filled
+        if open_end:  # (the open line is counted when it ends)
+            self.open_filled = int(per_line[-1] > 0)
+            per_line = per_line[:-1]
+        self.blank += int(np.count_nonzero(per_line == 0))
+        del per_line
         del filled
         dig = (cls == _DIGIT).view(np.int8)
         edge = np.flatnonzero(np.diff(dig, prepend=np.int8(0), append=np.int8(0)))
@@ -111,6 +131,8 @@ class _Reader:
         if long.any():
             odd_line[tok_line[long]] = True
         any_odd = bool(odd_line.any())
+        if any_odd and ((cont and odd_line[0]) or (open_end and odd_line[-1])):
+            raise NeedWholeLines("a line longer than a block holds text or a long number")
         if any_odd:
             keep = ~odd_line[tok_line]
             starts, length, tok_line = starts[keep], length[keep], tok_line[keep]
@@ -124,10 +146,13 @@ class _Reader:
         del starts, length
         pos, sym, void, bad = self.pos[code], self.sym[code], self.void[code], self.bad[code]
         lines = tok_line + (self.line0 + 1)
+        last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
         rej = []
         r = np.flatnonzero(bad >= 0)
         if r.size:
             field = r - np.searchsorted(tok_line, tok_line[r]) + 1
+            if cont:
+                field += np.where(tok_line[r] == 0, self.open_tokens, 0)
             rej = [RejectedRow(self.name, ln, f"field {f}", self.reasons[w], self.texts[c])
                    for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), code[r].tolist())]
         del tok_line, code
@@ -140,7 +165,13 @@ class _Reader:
         self.rejected.extend(rej)
         self.rows += int(pos.size)
         self.void_count += int(np.count_nonzero(void))
-        self.line0 += n_lines
+        if open_end:
+            self.open_tokens = last + (self.open_tokens if cont and n_lines == 1 else 0)
+            self.line0 += n_lines - 1
+        else:
+            self.open_tokens = self.open_filled = 0
+            self.line0 += n_lines
+        self.cont = open_end
         self.consume.add({"pos": pos, "sym": sym, "accepted_mask": (bad < 0) & ~void, "void_mask": void, "line_no": lines})
 
     def _odd_lines(self, b: np.ndarray, nl: np.ndarray, k: np.ndarray):
@@ -231,6 +262,12 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
                 rd.nonascii = True  # as Latin-1 it would be three characters of the first line
         cut = buf.rfind(b"\n") + 1
         if cut == 0:
+            if len(buf) >= CHUNK:  # a line longer than a block: cut after its last separator (between two tokens)
+                cut = max(buf.rfind(sep) for sep in (b",", b";", b" ", b"\t", b"\r")) + 1
+                if cut:
+                    carry = buf[cut:]
+                    rd.block(buf[:cut], open_end=True)
+                    continue
             carry = buf
             continue
         carry = buf[cut:]

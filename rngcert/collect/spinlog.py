@@ -921,7 +921,10 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
             for g in (acc.pos, acc.sym, acc.tab, acc.line_start):  # (only the columns a list has: no other is filled)
                 if g is not None:
                     g.reserve(most)
-            part = permstream.read_permanence(p, wheel, acc, (RejectedRow, _read_permanence, _resolve_labels), data=data)
+            try:
+                part = permstream.read_permanence(p, wheel, acc, (RejectedRow, _read_permanence, _resolve_labels), data=data)
+            except permstream.NeedWholeLines as exc:
+                raise _NeedExact(str(exc)) from None
         else:
             part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
         accepted = acc.pos.n - n0

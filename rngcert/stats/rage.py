@@ -61,7 +61,9 @@ def rage_rounds(colour, max_run: int = 14) -> dict:
     is_round[0] = False  # the first run: the spin before it is unknown
     censored = bool(is_round[-1])
     is_round[-1] = False  # the log ends before the last run is broken: not settled
-    L = np.minimum(lengths[is_round] - 1, int(max_run)).astype(np.int64)
+    L = lengths[is_round].astype(np.int64, copy=False)  # (one array of the rounds, changed in place)
+    L -= 1
+    np.minimum(L, int(max_run), out=L)
     v = vals[is_round]
     return {"run_lengths": L, "rounds": int(L.size), "censored": int(censored), "first_run": int(lengths[0]),
             "by_colour": {"red": int(np.count_nonzero(v == 0)), "black": int(np.count_nonzero(v == 1))}}
