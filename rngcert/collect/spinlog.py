@@ -888,9 +888,10 @@ def _check_readable(part: dict, accepted: int) -> None:
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0) -> SpinLog:
-    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch into a
-    :class:`_CompactLog`, which keeps only the small-integer arrays the tests need. Raises
-    :class:`_NeedExact` when a log is not in the usual shape (the exact path then reads it)."""
+    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, and
+    permanence lists block by block (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`,
+    which keeps only the small-integer arrays the tests need. Raises :class:`_NeedExact` when a log
+    is not in the usual shape (the exact path then reads it)."""
     from rngcert.collect import csvstream
 
     acc = _CompactLog(wheel, pool, min_round_interval)
@@ -2196,7 +2197,8 @@ class _NeedExact(Exception):
     """The log is not in the usual shape, so the streamed reduction cannot prove its result equal
     to the exact one: a spin id repeats or goes backwards within a table, timestamps are out of
     order, ids are not whole numbers, a ``table`` value is empty, the files differ in their
-    columns, or a file is not CSV. :func:`read_spin_log` then reads the log again on the exact
+    columns (a CSV log beside a permanence list), a file is neither CSV nor a permanence list, or
+    a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
     path, which keeps every row's keys."""
 
 
