@@ -54,9 +54,19 @@ def rage_rounds(colour, max_run: int = 14) -> dict:
     n = c.size
     if n == 0:
         return {"run_lengths": np.zeros(0, np.int64), "rounds": 0, "censored": 0, "first_run": 0, "by_colour": {"red": 0, "black": 0}}
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    vals = c[starts]
+    # runs: where each starts after the first, as int32 when that holds n (about n/2 runs: 2 bytes a spin, not 12)
+    s = np.flatnonzero(c[1:] != c[:-1]).astype(np.int32 if n < 2**31 - 1 else np.int64)
+    s += 1
+    vals = np.empty(s.size + 1, dtype=np.int8)
+    vals[0] = c[0]
+    vals[1:] = c[s]
+    lengths = np.empty(s.size + 1, dtype=s.dtype)
+    if s.size:
+        lengths[0], lengths[-1] = s[0], n - s[-1]
+        np.subtract(s[1:], s[:-1], out=lengths[1:-1])
+    else:
+        lengths[0] = n
+    del s
     is_round = vals >= 0
     is_round[0] = False  # the first run: the spin before it is unknown
     censored = bool(is_round[-1])
