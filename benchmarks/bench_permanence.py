@@ -48,7 +48,9 @@ def run(args, env, ok=(0, 10, 11, 12)) -> tuple[float, float, float]:
     tfile = Path(tempfile.mktemp(suffix=".time"))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-o", str(tfile), "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=env)
+    # (run outside the source tree: ``python -m`` puts the working folder first on the path, before PYTHONPATH's tree)
+    p = subprocess.run(["/usr/bin/time", "-o", str(tfile), "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=env,
+                       cwd=tempfile.gettempdir())
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     peak = float(tfile.read_text().strip().splitlines()[-1]) / 1024
@@ -79,7 +81,7 @@ def main():
     ap.add_argument("--tree", type=Path, default=ROOT, help="the source tree whose rngcert runs (default: this one)")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_perm_"))
-    env = dict(os.environ, PYTHONPATH=str(a.tree) + os.pathsep + os.environ.get("PYTHONPATH", ""), CI="1", RNGCERT_CACHE=str(tmp / "cache"))
+    env = dict(os.environ, PYTHONPATH=str(a.tree.resolve()), CI="1", RNGCERT_CACHE=str(tmp / "cache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode cached
     env.pop("DASK_SCHEDULER_ADDRESS", None)
     rk = [sys.executable, "-m", "rngcert", "certify"]
