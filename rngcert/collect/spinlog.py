@@ -629,8 +629,8 @@ def _read_jsonl(data: bytes, name: str):
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
 
 
-def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None):
-    text, _ = _text_of(data)
+def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encoding: str | None = None):
+    text = _text_of(data)[0] if encoding is None else data.decode(encoding)  # (given: the whole file's, for some of its lines)
     raw = text.encode("utf-8")
     # one string per line, each keeping its newline (trimmed with the other whitespace below)
     nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
@@ -901,9 +901,10 @@ def _check_readable(part: dict, accepted: int) -> None:
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0) -> SpinLog:
-    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch into a
-    :class:`_CompactLog`, which keeps only the small-integer arrays the tests need. Raises
-    :class:`_NeedExact` when a log is not in the usual shape (the exact path then reads it)."""
+    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, and
+    permanence lists block by block (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`,
+    which keeps only the small-integer arrays the tests need. Raises :class:`_NeedExact` when a log
+    is not in the usual shape (the exact path then reads it)."""
     from rngcert.collect import csvstream
 
     acc = _CompactLog(wheel, pool, min_round_interval)
@@ -922,11 +923,24 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
                 raise NoDataError(f"{name}: the file is empty (a FIFO that no process writes to reads as empty): no spins to certify")
             head = data[: 1 << 16]
         csvstream.sniff_content(head, name)
-        if (fmt if fmt != "auto" else detect_format(p, head)) != "csv":
-            raise _NeedExact("not a CSV log")
+        f = fmt if fmt != "auto" else detect_format(p, head)
+        if f not in ("csv", "permanence") or (f == "permanence" and columns):
+            raise _NeedExact("not a CSV log or a permanence list")
         acc.begin(p.stem)
         n0 = acc.pos.n
-        part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
+        if f == "permanence":
+            from rngcert.collect import permstream
+
+            most = ((data is not None and len(data)) or p.stat().st_size) // 2 + 1  # at most one spin per two bytes
+            for g in (acc.pos, acc.sym, acc.tab, acc.line_start):  # (only the columns a list has: no other is filled)
+                if g is not None:
+                    g.reserve(most)
+            try:
+                part = permstream.read_permanence(p, wheel, acc, (RejectedRow, _read_permanence, _resolve_labels), data=data)
+            except permstream.NeedWholeLines as exc:
+                raise _NeedExact(str(exc)) from None
+        else:
+            part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
         accepted = acc.pos.n - n0
         _check_readable(part, accepted)
         metas.append(part)
@@ -2196,7 +2210,8 @@ class _NeedExact(Exception):
     """The log is not in the usual shape, so the streamed reduction cannot prove its result equal
     to the exact one: a spin id repeats or goes backwards within a table, timestamps are out of
     order, ids are not whole numbers, a ``table`` value is empty, the files differ in their
-    columns, or a file is not CSV. :func:`read_spin_log` then reads the log again on the exact
+    columns (a CSV log beside a permanence list), a file is neither CSV nor a permanence list, or
+    a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
     path, which keeps every row's keys."""
 
 
@@ -2287,6 +2302,8 @@ class _CompactLog:
         self.direction = _Grow(np.int8)
         self.rotor_speed = _Grow(np.float64)
         self.ball_direction = _Grow(np.int8)
+        self.line_start = _Grow(np.int8)  # permanence lists: 1 where a spin is the first accepted one of its line
+        self.last_line: dict[int, int] = {}  # per assembly table: line of its last accepted spin
         self.tables: dict[str, int] = {}
         self.dealers: dict[str, int] = {}
         self.columns: tuple | None = None
@@ -2318,16 +2335,18 @@ class _CompactLog:
         for d, k in ((self.tables, tables), (self.dealers, dealers)):
             for key in list(d)[k:]:
                 del d[key]
-        (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period) = small
+        (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
+         self.last_line) = small
 
     def _cols(self):
-        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction) if g is not None]
+        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction,
+                            self.line_start) if g is not None]
 
     def _state(self):
         import copy
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
-                 copy.deepcopy(self.present), self.n_runs, self.period)
+                 copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line))
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -2336,7 +2355,7 @@ class _CompactLog:
 
     # -- one batch (the dictionary of :func:`_process`)
     def add(self, pt: dict) -> None:
-        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed", "ball_direction") if pt.get(k) is not None)
+        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed", "ball_direction", "line_no") if pt.get(k) is not None)
         if self.columns is None:
             self.columns = cols
         elif cols != self.columns:
@@ -2395,10 +2414,12 @@ class _CompactLog:
                 last = rows[-1:]
                 self.last_ts[t] = (int(ts[rows[-1]]), int(ids[rows[-1]]) if ids is not None else 0,
                                    int(outcome_key(pt["pos"][last], pt["sym"][last], void[last])[0]))
-        for t, c in zip(*np.unique(akey[void], return_counts=True)):
-            self.void[int(t)] = self.void.get(int(t), 0) + int(c)
-        for t, c in zip(*np.unique(tcode[live], return_counts=True)):
-            self.live_rows[int(t)] = self.live_rows.get(int(t), 0) + int(c)
+        for t, c in enumerate(np.bincount(akey[void]).tolist()):  # (table codes are small: a count per code, no sort)
+            if c:
+                self.void[t] = self.void.get(t, 0) + c
+        for t, c in enumerate(np.bincount(tcode[live]).tolist()):
+            if c:
+                self.live_rows[t] = self.live_rows.get(t, 0) + c
         pos = pt["pos"][acc]
         self.all_pos = self.all_pos and bool(np.all(pos >= 0))
         self.pos.put(pos)
@@ -2416,6 +2437,15 @@ class _CompactLog:
             self.rotor_speed.put(pt["rotor_speed"][acc])
         if pt.get("ball_direction") is not None:
             self.ball_direction.put(pt["ball_direction"][acc])
+        if pt.get("line_no") is not None:  # as _assemble_tables: a spin whose line differs from the table's spin before it
+            ln, ka = pt["line_no"][acc], akey[acc]
+            start = np.empty(ln.size, dtype=np.int8)
+            for t, rows in _groups(ka, np.arange(ln.size)):
+                v = ln[rows]
+                start[rows[0]] = v[0] != self.last_line.get(t, -1)
+                start[rows[1:]] = v[1:] != v[:-1]
+                self.last_line[t] = int(v[-1])
+            self.line_start.put(start)
 
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
@@ -2469,8 +2499,10 @@ class _CompactLog:
         for c in ("rotor_speed", "ball_direction"):
             if c in cols:
                 arrays[c] = getattr(self, c).a
+        if "line_no" in cols:
+            arrays["line_start"] = self.line_start.a
         tab = self.tab.a
-        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = self.ball_direction = None  # (the arrays live on in ``arrays``)
+        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = self.ball_direction = self.line_start = None  # (the arrays live on in ``arrays``)
         del out, outcome
         if len(labels) > 1:
             arrays, bounds = _split_by_table(arrays, tab, len(labels))  # the ungrouped arrays are freed here
@@ -2498,6 +2530,8 @@ class _CompactLog:
                 ts_.rotor_speed = arrays["rotor_speed"][a:b]
             if "ball_direction" in arrays:
                 ts_.ball_direction = arrays["ball_direction"][a:b]
+            if "line_start" in arrays and b > a:
+                ts_.line_start = arrays["line_start"][a:b].view(bool)
             if "dealer" in arrays:
                 sel = arrays["dealer"][a:b]
                 used = np.flatnonzero(np.bincount(sel, minlength=len(dealer_labels))) if sel.size else np.zeros(0, np.int64)

@@ -47,7 +47,7 @@ def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_res
     col = np.asarray(space.categories["colour"][0])
     p_same = float(np.asarray(space.probs)[col == 0].sum())
     law = np.asarray(rage_run_length_law(p_same, max_run), dtype=float)
-    rounds = rage_rounds(col[np.asarray(outcomes, dtype=np.int64)], max_run)
+    rounds = rage_rounds(col.astype(np.int8)[np.asarray(outcomes)], max_run)  # (1 byte a spin: no int64 index or colour copy)
     L = rounds["run_lengths"]
     test = rage_run_length_test(L, law, n_resamples=n_resamples, rng=rng)
     nets = {}

@@ -1,0 +1,282 @@
+"""Permanence lists read in constant memory (issue 26): the shape casinos publish, pocket numbers
+separated by commas, semicolons or white space, many or one a line.
+
+The file is read in blocks of :data:`CHUNK` bytes cut at a line end and parsed with numpy: every
+byte is classed (digit, blank, separator, line end, other), the digit runs are the tokens, and a
+token of one to three digits is looked up in a table that :func:`rngcert.collect.spinlog._resolve_labels`
+filled once for the 1,110 such strings (so ``07``, ``00`` and ``37`` mean on this path exactly what they
+mean on the exact path). A line holding any other byte (a letter, a ``.``, a non-ASCII byte, a
+vertical tab) or a longer token is read by the exact reader, :func:`rngcert.collect.spinlog._read_permanence`,
+on just those lines: titles (c20), words, labels spelled in letters and decimals keep their rules, and
+their line numbers are the file's. Each block's spins go to a :class:`rngcert.collect.spinlog._CompactLog`
+(1 byte a spin for the outcome, plus the line start and table code), so a 10^8-spin list needs a few
+hundred MB, not a copy of the file per stage.
+
+The encoding is decided as the exact reader decides it for the whole file (UTF-8 with or without BOM,
+else Latin-1); only the lines read by the exact reader can hold non-ASCII bytes, so only they are
+checked. When invalid UTF-8 is found after non-ASCII bytes were already read as UTF-8, the file is
+read again as Latin-1 (the compact log forgets the first pass).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from rngcert.collect import _arrow
+from rngcert.errors import NoDataError
+
+#: Bytes read and parsed at a time: the reader's working memory is about 100 times this (1 << 18: 26 MB), and
+#: blocks that fit the CPU caches parse faster than larger ones (0.08 CPU-s a million spins here against 0.12 s at 4 MB).
+CHUNK = 1 << 18
+
+_BLANK, _NL, _DIGIT, _SEP, _ODD = 0, 1, 2, 3, 4  # (a line holding a byte of class >= _DIGIT is not blank)
+_CLASS = np.full(256, _ODD, dtype=np.uint8)
+_CLASS[48:58] = _DIGIT
+_CLASS[[9, 13, 32]] = _BLANK  # tab, CR, space: white space for the split and the trim alike
+_CLASS[[44, 59]] = _SEP  # ',' and ';'
+_CLASS[10] = _NL
+#: Code of a digit string of length 1, 2, 3: its value plus the offset of its length (``7``, ``07``
+#: and ``007`` are three strings: the wheel decides what each means).
+_OFFSET = np.array([0, 0, 10, 110], dtype=np.int16)
+_MAX_DIGITS = 3
+
+
+class NeedWholeLines(Exception):
+    """A line longer than a block holds text or a number of more than three digits: the exact
+    reader, which sees whole lines, must read the list (titles and words are judged per line)."""
+
+
+class _Latin1(Exception):
+    """Invalid UTF-8 found after non-ASCII bytes were read as UTF-8: read the file again as Latin-1."""
+
+
+def _token_table(wheel, _resolve_labels):
+    """(texts, pos, sym, void, bad, reasons) of every digit string of 1 to 3 digits, by code."""
+    texts = [str(d) for d in range(10)] + [f"{d:02d}" for d in range(100)] + [f"{d:03d}" for d in range(1000)]
+    offsets = np.r_[0, np.cumsum([len(t) for t in texts])]
+    col = _arrow.strings(offsets, "".join(texts).encode("ascii"))  # (not pa.array: that imports pandas, 0.6 s)
+    pos, sym, void, bad, reasons, _ = _resolve_labels(col, wheel)
+    return texts, pos, sym, void, bad, reasons
+
+
+def _blocks(p: Path, data: bytes | None):
+    if data is not None:
+        for a in range(0, len(data), CHUNK):
+            yield data[a : a + CHUNK]
+        return
+    with open(p, "rb") as fh:
+        while True:
+            b = fh.read(CHUNK)
+            if not b:
+                return
+            yield b
+
+
+class _Reader:
+    def __init__(self, name: str, wheel, consume, encoding: str, hooks):
+        self.name, self.wheel, self.consume, self.enc = name, wheel, consume, encoding
+        self.row, self.read_lines, self.resolve = hooks
+        self.texts, self.pos, self.sym, self.void, self.bad, self.reasons = _token_table(wheel, self.resolve)
+        self.line0 = 0  # lines before the current block
+        self.rows = self.blank = self.void_count = 0
+        self.rejected: list = []
+        self.nonascii = False  # non-ASCII bytes already read as UTF-8
+        # a line longer than a block is cut after a separator: the next block continues it
+        self.cont = False  # the block starts inside a line
+        self.open_tokens = 0  # tokens of that line in earlier blocks
+        self.open_filled = 0  # 1 if that line had a byte other than white space
+
+    def block(self, buf: bytes, open_end: bool = False) -> None:
+        """Parse lines and hand their spins on: ``buf`` ends with a line end, or with ``open_end``
+        after a separator inside a line that the next block continues."""
+        RejectedRow = self.row
+        if open_end:
+            buf = buf + b"\n"
+        cont = self.cont
+        b = np.frombuffer(buf, dtype=np.uint8)
+        cls = _CLASS[b]
+        is_nl = cls == _NL
+        nl = np.flatnonzero(is_nl)
+        n_lines = nl.size
+        line_of = np.cumsum(is_nl, dtype=np.int32)  # line (in the block) of each byte that is not a line end
+        del is_nl
+        # blank lines: nothing but tabs, CRs and spaces (lines with other bytes are counted by the exact reader)
+        filled = np.cumsum(cls >= _DIGIT, dtype=np.int32)[nl]
+        per_line = np.diff(filled, prepend=np.int32(0))
+        if cont:
+            per_line[0] += self.open_filled
+        if open_end:  # (the open line is counted when it ends)
+            self.open_filled = int(per_line[-1] > 0)
+            per_line = per_line[:-1]
+        self.blank += int(np.count_nonzero(per_line == 0))
+        del per_line
+        del filled
+        dig = (cls == _DIGIT).view(np.int8)
+        edge = np.flatnonzero(np.diff(dig, prepend=np.int8(0), append=np.int8(0)))
+        starts, ends = edge[0::2], edge[1::2]
+        del edge, dig
+        tok_line = line_of[starts]
+        length = ends - starts
+        del ends
+        odd_line = np.zeros(n_lines, dtype=bool)
+        odd_pos = np.flatnonzero(cls == _ODD)
+        if odd_pos.size:
+            odd_line[line_of[odd_pos]] = True
+        del cls, line_of
+        long = length > _MAX_DIGITS
+        if long.any():
+            odd_line[tok_line[long]] = True
+        any_odd = bool(odd_line.any())
+        if any_odd and ((cont and odd_line[0]) or (open_end and odd_line[-1])):
+            raise NeedWholeLines("a line longer than a block holds text or a long number")
+        if any_odd:
+            keep = ~odd_line[tok_line]
+            starts, length, tok_line = starts[keep], length[keep], tok_line[keep]
+        code = b[starts].astype(np.int16) - 48
+        for k in (2, 3):
+            more = length >= k
+            if more.any():
+                nxt = b[np.minimum(starts + (k - 1), b.size - 1)].astype(np.int16) - 48
+                code = np.where(more, code * 10 + nxt, code)
+        code += _OFFSET[length]
+        del starts, length
+        pos, sym, void, bad = self.pos[code], self.sym[code], self.void[code], self.bad[code]
+        lines = tok_line + (self.line0 + 1)
+        last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
+        rej = []
+        r = np.flatnonzero(bad >= 0)
+        if r.size:
+            field = r - np.searchsorted(tok_line, tok_line[r]) + 1
+            if cont:
+                field += np.where(tok_line[r] == 0, self.open_tokens, 0)
+            rej = [RejectedRow(self.name, ln, f"field {f}", self.reasons[w], self.texts[c])
+                   for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), code[r].tolist())]
+        del tok_line, code
+        if any_odd:
+            o = self._odd_lines(b, nl, np.flatnonzero(odd_line))
+            pos, sym, void, bad, lines = (np.concatenate([x, y]) for x, y in zip((pos, sym, void, bad, lines), o[:5]))
+            order = np.argsort(lines, kind="stable")
+            pos, sym, void, bad, lines = pos[order], sym[order], void[order], bad[order], lines[order]
+            rej = sorted(rej + o[5], key=lambda x: x.line)
+        self.rejected.extend(rej)
+        self.rows += int(pos.size)
+        self.void_count += int(np.count_nonzero(void))
+        if open_end:
+            self.open_tokens = last + (self.open_tokens if cont and n_lines == 1 else 0)
+            self.line0 += n_lines - 1
+        else:
+            self.open_tokens = self.open_filled = 0
+            self.line0 += n_lines
+        self.cont = open_end
+        self.consume.add({"pos": pos, "sym": sym, "accepted_mask": (bad < 0) & ~void, "void_mask": void, "line_no": lines})
+
+    def _odd_lines(self, b: np.ndarray, nl: np.ndarray, k: np.ndarray):
+        """The lines ``k`` of the block read by the exact reader: (pos, sym, void, bad, line) of their
+        tokens, and their rejected rows (titles, tokens that are not pockets), with the file's lines."""
+        RejectedRow, _read_permanence, _resolve_labels = self.row, self.read_lines, self.resolve
+        lo = np.r_[0, nl[:-1] + 1][k]
+        hi = nl[k] + 1
+        mark = np.zeros(b.size + 1, dtype=np.int32)
+        np.add.at(mark, lo, 1)
+        np.add.at(mark, hi, -1)
+        sub = b[np.cumsum(mark[:-1]) > 0].tobytes()
+        if not sub.isascii():
+            if self.enc == "utf-8":
+                try:
+                    sub.decode("utf-8")
+                except UnicodeDecodeError:
+                    if self.nonascii:
+                        raise _Latin1() from None
+                    self.enc = "latin-1"  # nothing read so far depended on it
+            self.nonascii = True
+        real = k + (self.line0 + 1)  # the file's line of each of these lines
+        cols, sub_lines, title_rej, blank, _, field = _read_permanence(sub, self.name, self.wheel, encoding=self.enc)
+        self.blank += blank
+        self.rows += len(title_rej)
+        rej = [RejectedRow(self.name, int(real[x.line - 1]), x.column, x.reason, x.text) for x in title_rej]
+        flat = cols["result"]
+        lines = real[np.asarray(sub_lines, dtype=np.int64) - 1] if len(flat) else np.zeros(0, np.int64)
+        pos, sym, void, bad, reasons, _ = _resolve_labels(flat, self.wheel)
+        r = np.flatnonzero(bad >= 0)
+        if r.size:
+            texts = flat.take(pa.array(r)).to_pylist()
+            rej += [RejectedRow(self.name, int(lines[i]), f"field {int(field[i])}", reasons[bad[i]], "" if t is None else str(t)[:200])
+                    for i, t in zip(r.tolist(), texts)]
+        return pos, sym, void, bad, lines, rej
+
+
+def read_permanence(p: Path, wheel, consume, hooks, *, data: bytes | None = None) -> dict:
+    """Read a permanence list into ``consume`` (a :class:`rngcert.collect.spinlog._CompactLog`,
+    its file begun) block by block; returns the file's description (rows, void, rejected rows,
+    blank lines, notes, SHA-256, size) as :func:`rngcert.collect.spinlog._read_file` gives it,
+    without per-row arrays.
+
+    Parameters
+    ----------
+    p : Path
+        The file (named so in rejects and notes).
+    wheel : Wheel
+        The wheel whose labels the tokens are.
+    consume : _CompactLog
+        Receives each block's spins (``add``); ``rollback`` when the file is read again as Latin-1.
+    hooks : tuple
+        ``(RejectedRow, _read_permanence, _resolve_labels)`` of :mod:`rngcert.collect.spinlog` (the
+        exact reader's rules, passed in: this module does not import the spin-log module).
+    data : bytes, optional
+        The file's bytes when already read (standard input, a FIFO).
+
+    Raises
+    ------
+    NoDataError
+        The file holds nothing but white space (or a byte-order mark).
+    """
+    name = str(p)
+    try:
+        return _read(p, name, wheel, consume, hooks, data, "utf-8")
+    except _Latin1:
+        consume.rollback()
+        return _read(p, name, wheel, consume, hooks, data, "latin-1")
+
+
+def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encoding: str) -> dict:
+    rd = _Reader(name, wheel, consume, encoding, hooks)
+    h = hashlib.sha256()
+    size = 0
+    content = False
+    carry = b""
+    first = True
+    for blk in _blocks(p, data):
+        h.update(blk)
+        size += len(blk)
+        if not content and blk.strip(b"\xef\xbb\xbf \t\r\n"):
+            content = True
+        buf = carry + blk if carry else blk
+        if first:
+            first = False
+            if encoding == "utf-8" and buf.startswith(b"\xef\xbb\xbf"):  # utf-8-sig: the mark is not text
+                buf = buf[3:]
+                rd.nonascii = True  # as Latin-1 it would be three characters of the first line
+        cut = buf.rfind(b"\n") + 1
+        if cut == 0:
+            if len(buf) >= CHUNK:  # a line longer than a block: cut after its last separator (between two tokens)
+                cut = max(buf.rfind(sep) for sep in (b",", b";", b" ", b"\t", b"\r")) + 1
+                if cut:
+                    carry = buf[cut:]
+                    rd.block(buf[:cut], open_end=True)
+                    continue
+            carry = buf
+            continue
+        carry = buf[cut:]
+        rd.block(buf[:cut] if cut < len(buf) else buf)
+        del buf
+    if not content:
+        raise NoDataError(f"{name}: the file is empty: no spins to certify")
+    if carry:
+        rd.block(carry + b"\n")  # a last line without a line end
+    notes = [] if rd.enc == "utf-8" else [f"{name}: not valid UTF-8; read as latin-1"]
+    return {"name": name, "rows": rd.rows, "void_count": rd.void_count, "rejected": rd.rejected, "notes": notes, "format": "permanence",
+            "sha256": h.hexdigest(), "blank": rd.blank, "size": size, "extra_ids": []}
