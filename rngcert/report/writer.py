@@ -100,14 +100,15 @@ def _css_string(s: object):
     return markupsafe.Markup(" ".join(t.split()))
 
 
-def uut_line(uut: dict, word: str = "table") -> str:
-    """The unit under test in one short line (every printed page's header)."""
+def uut_line(uut: dict, word: str = "table", limit: int | None = 120) -> str:
+    """The unit under test in one short line (every printed page's header: the description cut at
+    ``limit`` characters on a word boundary; ``limit=None`` for the whole description)."""
     if uut.get("demonstration"):
         return "demonstration data: a wheel simulated by rngcert, no equipment"
     tabs = list(uut.get("tables") or [])
     where = (f"{word} {tabs[0]}" if len(tabs) == 1 else f"{len(tabs)} {word}s") if tabs else ""
     desc = uut.get("description") or ""
-    return "; ".join(x for x in (desc[:120], where) if x) or "not stated"
+    return "; ".join(x for x in (text.clip(desc, limit), where) if x) or "not stated"
 
 
 def shown_figures(report: dict, figures: Sequence) -> list:
@@ -243,7 +244,7 @@ def unit_under_test(report: dict, description: str | None = None) -> dict:
     desc = (description or "").strip() or before.get("description") or None
     eq = report.get("equipment") or {}
     if desc is None and eq.get("kind") == "shuffle-procedure":  # a simulated procedure: the procedure is the unit
-        desc = f"the shuffle procedure {eq.get('name') or eq.get('id')} (simulated, not a physical shoe or shuffler)"
+        desc = f"the simulated shuffle procedure (not a physical shoe or shuffler) {eq.get('name') or eq.get('id')}"
     return {
         "description": desc,
         "tables": [str(t["table"]) for t in report.get("tables", [])],
@@ -267,7 +268,8 @@ def overall_line(report: dict) -> str:
         line = f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
         if report["verdict"] != "PASS":  # the finding that made it so, of the first such table (issue 24)
             first = next(t for t in tables if t["battery"]["verdict"] == report["verdict"])
-            line += f" {first['table']}: {text.deciding(first)}."
+            why = text.deciding(first)
+            line += f" {first['table']}: {why}" + ("" if why.endswith("…") else ".")
         return line
     return text.headline(tables[0]).rstrip(".") + "."
 
@@ -338,6 +340,7 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         tables_by_severity=text.by_severity(tables),
         uut=unit_under_test(report),
         uut_line=uut_line(unit_under_test(report), report.get("section_word", "Table").lower()),
+        uut_full=uut_line(unit_under_test(report), report.get("section_word", "Table").lower(), limit=None),
         assumed=assumed_parameters(report),
         deciding=text.deciding,
         integrity_findings=_integrity_findings(tables, multi),
