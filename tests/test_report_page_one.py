@@ -4,6 +4,8 @@ verdict named on the certificate, a demonstration banner on the bundled log's re
 
 from __future__ import annotations
 
+from html import unescape
+
 from rngcert.report import text
 from rngcert.report.writer import overall_line, unit_under_test, uut_line
 
@@ -42,3 +44,57 @@ def test_unit_under_test_not_cut_inside_a_word():
     assert desc == uut["description"] or (desc.endswith("…") and desc[:-1].split()[-1] in uut["description"].split())
     full = uut_line(uut, "sample", limit=None)
     assert full == uut["description"] + "; 2 samples"
+
+
+def _run(args, out):
+    import json
+
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    res = CliRunner().invoke(main, [*map(str, args), "--out", str(out)], catch_exceptions=False)
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = out.glob("*/report.json")
+    return json.loads(rep.read_text(encoding="utf-8")), rep.with_name("report.html").read_text(encoding="utf-8"), res.output
+
+
+def test_one_sp800_22_sequence_claims_no_second_level_rules(tmp_path):
+    """data.e as one stream: page one said "SP 800-22's second-level rules flag no test name" and the clause
+    sp800-22-second-level "met", though those rules need at least 2 sequences and never ran."""
+    j, html, out = _run(["bits", "--source", "pcg64", "--streams", 1, "--length", 100_000, "--seed", 3, "--no-plots"], tmp_path / "one")
+    clause = next(c for c in j["standard"]["results"] if c["id"] == "sp800-22-second-level")
+    assert clause["result"] == "not applicable" and "two-level analysis not applicable" in clause["detail"]
+    assert "second-level rules flag no test name" not in html and "second-level rules flag no test name" not in out
+    if j["verdict"] == "PASS":
+        assert "were not applied" in j["tables"][0]["key_findings"][0]
+    assert "1 stream tested" in html and "1 streams" not in html
+    j, html, _ = _run(["bits", "--source", "pcg64", "--streams", 3, "--length", 100_000, "--seed", 3, "--no-plots"], tmp_path / "three")
+    clause = next(c for c in j["standard"]["results"] if c["id"] == "sp800-22-second-level")
+    assert clause["result"] in ("met", "not met")  # with m >= 2 the rules run and the clause is judged
+
+
+def test_page_one_under_a_named_standard_states_its_rule(tmp_path):
+    """Under west-virginia-29-22B-909 (each test on its own at 99%) page one's "Verdict policy" quoted only
+    the battery's weighted-Holm rule; it states the standard's rule first and names the standard."""
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    log = tmp_path / "b.csv"
+    res = CliRunner().invoke(main, ["simulate", "wheel", "--spins", 3000, "--seed", 4, "--pocket-bias", "17:1.3", "--out", str(log)])
+    assert res.exit_code == 0, res.output
+    j, html, _ = _run(["certify", log, "--standard", "west-virginia-29-22B-909", "--seed", 1, "--resamples", 199, "--no-plots"], tmp_path / "r")
+    policy = unescape(html.split("<h2>Verdict policy</h2>", 1)[1].split("<nav", 1)[0])
+    assert 'id="policy-standard"' in policy and j["standard"]["summary"] in policy
+    assert policy.index(j["standard"]["summary"]) < policy.index(j["policy"]["summary"])
+    assert 'id="demo"' not in html  # a user's log is not demonstration data
+    j, html, _ = _run(["certify", log, "--seed", 1, "--resamples", 199, "--no-plots"], tmp_path / "default")
+    assert 'id="policy-standard"' not in html and j["policy"]["summary"] in unescape(html)
+    # the certificate (the PDF's first page) names the standard that decided and states its rule as the policy
+    from rngcert.report.writer import render_html
+
+    j, _, _ = _run(["certify", log, "--standard", "west-virginia-29-22B-909", "--seed", 1, "--resamples", 199, "--no-plots"], tmp_path / "c")
+    cert = unescape(render_html(j, [[] for _ in j["tables"]], certificate=True).split('id="certificate"', 1)[1].split("</section>", 1)[0])
+    assert f"{j['standard']['title']} (<code>west-virginia-29-22B-909</code>): {j['verdict']}" in cert
+    assert j["standard"]["summary"] in cert and j["policy"]["summary"] not in cert

@@ -297,7 +297,7 @@ def _tested_line(report: dict) -> str:
     n = sum(int(t.get("n", 0)) for t in tables)
     if len(tables) > 1:
         return f"{text.num(n)} {unit} in {len(tables)} {report.get('section_word', 'Table').lower()}s, each certified on its own"
-    return f"{text.num(n)} {unit}"
+    return f"{text.num(n)} {unit[:-1] if n == 1 and unit.endswith('s') else unit}"
 
 
 def _audit_view(audit: dict) -> dict:
@@ -340,6 +340,7 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         tables_by_severity=text.by_severity(tables),
         uut=unit_under_test(report),
         uut_line=uut_line(unit_under_test(report), report.get("section_word", "Table").lower()),
+        own_standard=bool((report.get("standard") or {}).get("summary")) and report["standard"].get("id") != "rngcert-default",
         uut_full=uut_line(unit_under_test(report), report.get("section_word", "Table").lower(), limit=None),
         assumed=assumed_parameters(report),
         deciding=text.deciding,
