@@ -98,3 +98,48 @@ def test_page_one_under_a_named_standard_states_its_rule(tmp_path):
     cert = unescape(render_html(j, [[] for _ in j["tables"]], certificate=True).split('id="certificate"', 1)[1].split("</section>", 1)[0])
     assert f"{j['standard']['title']} (<code>west-virginia-29-22B-909</code>): {j['verdict']}" in cert
     assert j["standard"]["summary"] in cert and j["policy"]["summary"] not in cert
+
+
+def test_identical_lines_of_a_schedule_share_one_cell():
+    """The certificate of 18 live-dealer tables ran onto a second page, one sentence repeated 18 times:
+    consecutive tables with the same verdict and text share one cell; every table keeps its row."""
+    from rngcert.report.writer import runs_of
+
+    ts = [{"table": n, "battery": {"verdict": v}, "why": w}
+          for n, v, w in [("a", "FAIL", "x"), ("b", "INCONCLUSIVE", "y"), ("c", "INCONCLUSIVE", "y"), ("d", "INCONCLUSIVE", "y"),
+                          ("e", "PASS", "y"), ("f", "INCONCLUSIVE", "z")]]
+    got = [(t["table"], span) for t, span in runs_of(ts, lambda t: t["why"])]
+    assert got == [("a", 1), ("b", 3), ("c", 0), ("d", 0), ("e", 1), ("f", 1)]
+
+
+def test_multi_table_page_one_and_shoe_two_lines(tmp_path):
+    """Three tables of one simulated log: the summary table gives each table its row and one cell to a
+    sentence they share. A shoe's page one gives the two lines (statistical finding, practical edge) of
+    each sample, the deciding sample first."""
+    import csv
+
+    from click.testing import CliRunner
+
+    from rngcert.cli import main
+
+    log = tmp_path / "three.csv"
+    assert CliRunner().invoke(main, ["simulate", "wheel", "--spins", 2400, "--seed", 2, "--out", str(log)]).exit_code == 0
+    rows = list(csv.reader(log.read_text().splitlines()))
+    j = rows[0].index("table")
+    for i, row in enumerate(rows[1:]):
+        row[j] = f"T{1 + i // 800}"
+    with open(log, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    rep, html, _ = _run(["certify", log, "--seed", 1, "--resamples", 199, "--no-plots"], tmp_path / "multi")
+    summary = html.split('<h2 id="summary">', 1)[1].split("</table>", 1)[0]
+    for t in ("T1", "T2", "T3"):
+        assert f">{t}</a></td>" in summary
+    heads = [text.headline(t) for t in rep["tables"]]
+    same = len(set(heads)) == 1 and len({t["battery"]["verdict"] for t in rep["tables"]}) == 1
+    assert ('rowspan="3"' in summary) == same and summary.count("<td class=\"small\"") == (1 if same else len(set(heads)))
+    shoe, html, _ = _run(["shuffle", "certify", "baccarat-004", "--shoes", 120, "--seed", 1, "--no-sensitivity", "--no-plots"],
+                         tmp_path / "shoe")
+    two = unescape(html.split('id="two-lines"', 1)[1].split("</div>", 1)[0])
+    names = [t["table"] for t in text.by_severity(shoe["tables"])]
+    assert [two.index(f"<b>{n}</b>") for n in names] == sorted(two.index(f"<b>{n}</b>") for n in names)
+    assert two.count("Statistical finding") == len(names) and two.count("Practical edge") == len(names)

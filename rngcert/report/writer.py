@@ -111,6 +111,36 @@ def uut_line(uut: dict, word: str = "table", limit: int | None = 120) -> str:
     return "; ".join(x for x in (text.clip(desc, limit), where) if x) or "not stated"
 
 
+def runs_of(tables: Sequence[dict], key) -> list[tuple[dict, int]]:
+    """Each table with the number of rows its text cell spans: consecutive tables whose ``key(table)``
+    and verdict are the same share one cell (the schedule and summary of 18 tables repeated one sentence
+    18 times); 0 for a table whose text the cell above covers.
+
+    Parameters
+    ----------
+    tables : sequence of dict
+        Table sections, in the order shown.
+    key : callable
+        The text of a table's cell.
+
+    Returns
+    -------
+    list of (dict, int)
+        Every table, in order, with its span (0: covered by the cell above).
+    """
+    out: list[tuple[dict, int]] = []
+    start, prev = 0, None
+    for t in tables:
+        k = (key(t), t["battery"]["verdict"])
+        if out and k == prev:
+            out.append((t, 0))
+            out[start] = (out[start][0], out[start][1] + 1)
+        else:
+            start, prev = len(out), k
+            out.append((t, 1))
+    return out
+
+
 def shown_figures(report: dict, figures: Sequence) -> list:
     """The figures a table section shows. Multi-table reports leave out the chart of every
     p-value: the test table beside it has the same numbers, and 18 tables must print in 25 pages."""
@@ -344,6 +374,8 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         uut_full=uut_line(unit_under_test(report), report.get("section_word", "Table").lower(), limit=None),
         assumed=assumed_parameters(report),
         deciding=text.deciding,
+        runs_of=runs_of,
+        headline_of=lambda t: t.get("headline", ""),
         integrity_findings=_integrity_findings(tables, multi),
         grades=text.GRADE_LEGEND,
         wheel_kind=(report.get("equipment") or {}).get("kind"),
