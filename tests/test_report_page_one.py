@@ -69,6 +69,9 @@ def test_one_sp800_22_sequence_claims_no_second_level_rules(tmp_path):
     if j["verdict"] == "PASS":
         assert "were not applied" in j["tables"][0]["key_findings"][0]
     assert "1 stream tested" in html and "1 streams" not in html
+    # the unit under test is the generator, not "battery 1 stream(s) × 100,000 bits"
+    assert j["unit_under_test"]["description"] == "bit generator pcg64 (seed entropy 3), software"
+    assert 'unit under test: bit generator pcg64 (seed entropy 3), software; 1 stream(s) × 100,000 bits"' in html
     j, html, _ = _run(["bits", "--source", "pcg64", "--streams", 3, "--length", 100_000, "--seed", 3, "--no-plots"], tmp_path / "three")
     clause = next(c for c in j["standard"]["results"] if c["id"] == "sp800-22-second-level")
     assert clause["result"] in ("met", "not met")  # with m >= 2 the rules run and the clause is judged

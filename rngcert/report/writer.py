@@ -108,6 +108,8 @@ def uut_line(uut: dict, word: str = "table", limit: int | None = 120) -> str:
     tabs = list(uut.get("tables") or [])
     where = (f"{word} {tabs[0]}" if len(tabs) == 1 else f"{len(tabs)} {word}s") if tabs else ""
     desc = uut.get("description") or ""
+    if word == "battery" and desc:  # SP 800-22: the section is the battery's streams, not a unit
+        where = tabs[0] if len(tabs) == 1 else where
     return "; ".join(x for x in (text.clip(desc, limit), where) if x) or "not stated"
 
 
@@ -275,6 +277,10 @@ def unit_under_test(report: dict, description: str | None = None) -> dict:
     eq = report.get("equipment") or {}
     if desc is None and eq.get("kind") == "shuffle-procedure":  # a simulated procedure: the procedure is the unit
         desc = f"the simulated shuffle procedure (not a physical shoe or shuffler) {eq.get('name') or eq.get('id')}"
+    src = eq.get("source") or {}
+    if desc is None and eq.get("kind") == "rng":  # bits: the generator, or the unnamed device behind a dump
+        desc = (f"bit generator {src['generator']} (seed entropy {src.get('seed_entropy')}), software" if src.get("generator")
+                else f"the RNG that produced {Path(str(src['path'])).name} (not named: give it with --subject)" if src.get("path") else None)
     return {
         "description": desc,
         "tables": [str(t["table"]) for t in report.get("tables", [])],
