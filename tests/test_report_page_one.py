@@ -146,3 +146,12 @@ def test_multi_table_page_one_and_shoe_two_lines(tmp_path):
     names = [t["table"] for t in text.by_severity(shoe["tables"])]
     assert [two.index(f"<b>{n}</b>") for n in names] == sorted(two.index(f"<b>{n}</b>") for n in names)
     assert two.count("Statistical finding") == len(names) and two.count("Practical edge") == len(names)
+
+
+def test_finding_of_a_contingency_table_is_not_a_dump_of_numbers():
+    """direction_homogeneity's finding cell printed both rows of its 2 x 37 table (74 numbers, 20 lines)."""
+    t = {"name": "direction_homogeneity", "applicable": True,
+         "details": {"observed": [[270] * 37, [268] * 37], "expected": [[269.0] * 37, [269.0] * 37]}}
+    assert text.finding(t, [str(i) for i in range(37)], "roulette") == "2 × 37 table of counts (in report.json)"
+    flat = {"name": "outside_colour", "applicable": True, "details": {"observed": [9628, 9595, 564], "expected": [9626, 9626, 534.8]}}
+    assert text.finding(flat) == "9,628 / 9,595 / 564 (expected 9,626 / 9,626 / 534.8)"

@@ -210,7 +210,10 @@ def finding(t: Mapping[str, Any], labels: Sequence[str] | None = None, wheel_kin
         return f"longest run {d['longest_run']} {col} (expected {num(d.get('expected_longest'))}), from spin {num(d.get('start_index'))}"
     if "direction_position" in d:
         return f"mean direction near {word} {lab(round(d['direction_position']))}, amplitude {num(d.get('amplitude'))}"
-    if "observed" in d and isinstance(d["observed"], list) and len(d["observed"]) <= 4:
+    obs = d.get("observed")
+    if isinstance(obs, list) and obs and all(isinstance(x, list) for x in obs):  # a contingency table (direction x pocket):
+        return f"{len(obs)} × {len(obs[0])} table of counts (in report.json)"  # not 74 numbers in a table cell (issue 24)
+    if isinstance(obs, list) and len(obs) <= 4:
         return " / ".join(num(x) for x in d["observed"]) + " (expected " + " / ".join(num(x) for x in d.get("expected", [])) + ")"
     return ""
 
