@@ -137,6 +137,15 @@ def test_multi_table_page_one_and_shoe_two_lines(tmp_path):
     summary = html.split('<h2 id="summary">', 1)[1].split("</table>", 1)[0]
     for t in ("T1", "T2", "T3"):
         assert f">{t}</a></td>" in summary
+    assert 'id="two-lines"' in html and html.count("Statistical finding:") == 3  # 3 tables: the two lines of each on page one
+    import copy
+
+    from rngcert.report.writer import render_html
+
+    six = copy.deepcopy(rep)  # more than 4 tables: the two lines go to each table's own section
+    six["tables"] = [dict(copy.deepcopy(t), table=f"{t['table']}{k}") for k in "ab" for t in rep["tables"]]
+    many = render_html(six, [[] for _ in six["tables"]])
+    assert 'id="two-lines"' not in many and many.count('class="small two-lines"') == 6 and many.count("Practical edge:") == 6
     heads = [text.headline(t) for t in rep["tables"]]
     same = len(set(heads)) == 1 and len({t["battery"]["verdict"] for t in rep["tables"]}) == 1
     assert ('rowspan="3"' in summary) == same and summary.count("<td class=\"small\"") == (1 if same else len(set(heads)))
