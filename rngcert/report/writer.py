@@ -145,7 +145,7 @@ def runs_of(tables: Sequence[dict], key) -> list[tuple[dict, int]]:
 
 def shown_figures(report: dict, figures: Sequence) -> list:
     """The figures a table section shows. Multi-table reports leave out the chart of every
-    p-value: the test table beside it has the same numbers, and 18 tables must print in about 26 pages."""
+    p-value: the test table beside it has the same numbers, and 18 tables must print in about 27 pages."""
     if len(report.get("tables", [])) > 1:
         return [f for f in figures if f.id != "pvalues"]
     return list(figures)
