@@ -164,3 +164,17 @@ def test_finding_of_a_contingency_table_is_not_a_dump_of_numbers():
     assert text.finding(t, [str(i) for i in range(37)], "roulette") == "2 × 37 table of counts (in report.json)"
     flat = {"name": "outside_colour", "applicable": True, "details": {"observed": [9628, 9595, 564], "expected": [9626, 9626, 534.8]}}
     assert text.finding(flat) == "9,628 / 9,595 / 564 (expected 9,626 / 9,626 / 534.8)"
+
+
+def test_shoe_also_rejected_does_not_count_the_tracker_twice():
+    """'Also rejected after Holm (9 test(s))' counted the tracker whose FAIL the finding before it states, while
+    the standard's statistical line said 8."""
+    from rngcert.battery.plain import shoe_findings
+
+    sec = {"table": "first shoe", "n": 200, "battery": {"verdict": "FAIL", "tests": []},
+           "trackers": [{"name": "baccarat_sequence", "edge": 0.05, "ci95": [0.03, 0.07], "threshold": 0.0, "beats_threshold": True}],
+           "findings": ["rising_sequences: cards end up nearer their place", "adjacent_pairs: pairs kept",
+                        "tracker_edge:baccarat_sequence: the tracker wins"]}
+    keys, _ = shoe_findings(sec)
+    also = next(k for k in keys if k.startswith("Also rejected"))
+    assert also.startswith("Also rejected after Holm (2 test(s))") and "tracker edge" not in also

@@ -57,6 +57,8 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
     for k in beats:
         keys.append(f"FAIL: {_tracker_words(k)}: a player can beat the game, because the shuffle leaves the order of the previous "
                     "shoe readable. Possible causes to check: a wash too short, too few riffles, clumps kept by the pickup.")
+    if beats:  # the tracker's FAIL is said above: "also rejected" lists the other tests (8 beside the two lines' 8, not 9)
+        found = [f for f in found if not str(f).startswith("tracker_edge")]
     if found:
         if beats:  # the tracker decided; the statistical rejections are said after it
             head = f"Also rejected after Holm ({len(found)} test(s))"
