@@ -100,8 +100,8 @@ def _css_string(s: object):
     return markupsafe.Markup(" ".join(t.split()))
 
 
-def uut_line(uut: dict, word: str = "table", limit: int | None = 120) -> str:
-    """The unit under test in one short line (every printed page's header: the description cut at
+def uut_line(uut: dict, word: str = "table", limit: int | None = 90) -> str:
+    """The unit under test in one short line (every printed page's header, one line of 7.5 pt: the description cut at
     ``limit`` characters on a word boundary; ``limit=None`` for the whole description)."""
     if uut.get("demonstration"):
         return "demonstration data: a wheel simulated by rngcert, no equipment"
