@@ -30,7 +30,7 @@ def test_default_log_certifies(cli, tmp_path):
     assert "VERDICT:" in res.output
     (html,) = [p.read_text(encoding="utf-8") for p in tmp_path.glob("european-*/report.html")]
     # on page one, next to the verdict, not only in the provenance at the end
-    assert html.index("Demonstration data.") < html.index('id="verdict"') + 600
+    assert html.index('id="demo"') < html.index('id="verdict"') + 600 and "DEMONSTRATION DATA" in html
 
 
 def test_json_output_and_exit_code_match(cli, tmp_path):

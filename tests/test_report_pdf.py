@@ -62,6 +62,8 @@ def test_demo_certificate_says_demonstration_data(tmp_path):
     assert "DEMONSTRATION DATA" in first and "certifies no equipment" in first
     assert first.index("DEMONSTRATION DATA") < first.index("Tested by")
     assert "Unit under test: none (demonstration data" in first
+    report_page = _text(rep / "report.pdf", 1)  # the report's own first page carries the banner too, under the verdict
+    assert "DEMONSTRATION DATA" in report_page and report_page.index("Verdict:") < report_page.index("DEMONSTRATION DATA")
     for page in _pages(rep / "report.pdf").pages:  # and so does every page's header
         assert "unit under test: demonstration data" in " ".join(page.extract_text().split())
     assert json.loads((rep / "report.json").read_text())["unit_under_test"]["demonstration"] is True
@@ -84,6 +86,7 @@ def test_certificate_names_the_unit_and_schedules_every_table(tmp_path):
     (rep,) = (tmp_path / "rep").glob("european-*")
     first = _text(rep / "report.pdf")
     assert f"Unit under test: {subject}; tables W1, W2, W3" in first
+    assert "DEMONSTRATION DATA" not in first + _text(rep / "report.pdf", 1)  # a user's log: no demonstration banner
     reader = _pages(rep / "report.pdf")
     for page in reader.pages:  # every printed page names the unit under test in its header
         assert f"unit under test: {subject}; 3 tables" in " ".join(page.extract_text().split())

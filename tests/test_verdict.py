@@ -193,6 +193,7 @@ def test_a_fail_finding_is_a_plain_sentence_with_a_next_step(tmp_path):
     assert t["battery"]["verdict"] == "FAIL"
     s = " ".join(t["key_findings"])
     assert "pocket 17 came up" in s and "expected" in s and "Possible causes" in s and "re-test with at least" in s
+    assert "Next step: after inspection and repair, re-test with at least" in s  # a FAIL needs no confirmation first
     assert "e+" not in s  # plain decimals
     assert t["next_steps"] and all(x.get("plain") for x in t["battery"]["tests"] if x.get("rejected_familywise"))
 

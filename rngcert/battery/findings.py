@@ -187,6 +187,8 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with 90% probability)" if need else (
         f"re-test with at least {2 * n:,} spins")
     lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
+    if lead == "FAIL" and not overridden:  # a FAIL is settled: the re-test comes after the repair (issue 24)
+        retest = "after inspection and repair, " + retest
     if overridden:
         lead = f"Would be {lead}, but these data cannot carry a verdict"
     return f"{lead}: {what}. Possible causes to {check}. Next step: {retest}."

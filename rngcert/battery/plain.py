@@ -69,6 +69,8 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
     for k in beats:
         keys.append(f"FAIL: {_tracker_words(k)}: a player can beat the game, because the shuffle leaves the order of the previous "
                     "shoe readable. Possible causes to check: a wash too short, too few riffles, clumps kept by the pickup.")
+    if beats:  # the tracker's FAIL is said above: "also rejected" lists the other tests (8 beside the two lines' 8, not 9)
+        found = [f for f in found if not str(f).startswith("tracker_edge")]
     if found:
         if beats:  # the tracker decided; the statistical rejections are said after it
             head = f"Also rejected after Holm ({len(found)} test(s))"
@@ -165,11 +167,16 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
             what.append("rejected after Holm: " + "; ".join(f"{x['name'].replace('nist_', '').replace('_', ' ')} (p {_p(x)})" for x in rejected[:4]))
         causes = ("a biased or failing entropy source (noise diode, ring oscillator) without a working conditioner, a stuck or "
                   "leaking bit, or a dump read with the wrong --format or --bit-order")
-        keys.append(f"{v}: " + "; ".join(what or ["a test rejects after Holm (see the summary)" if v == "FAIL" else "SP 800-22's second-level rules flag a test name"])
+        keys.append(f"{v}: " + "; ".join(what or ["a test rejects after Holm (see the summary)" if v == "FAIL" else
+                                                  "SP 800-22's second-level rules flag a test name" if rows else
+                                                  "more p-values below alpha than independent tests give by chance (see the summary)"])
                     + f". Possible causes to check: {causes}.")
     if share_line and not (v in ("FAIL", "SUSPECT") and biased):
         keys.append(share_line[0].upper() + share_line[1:] + ".")
-    if v == "PASS":
+    if v == "PASS" and not rows:  # one sequence: SP 800-22's second-level rules did not run, so say nothing of them
+        keys.insert(0, "No test rejects after Holm: the sequence is consistent with independent, uniform bits at this length "
+                       "(SP 800-22's second-level rules need at least 2 sequences and were not applied).")
+    elif v == "PASS":
         keys.insert(0, "No test rejects after Holm and SP 800-22's second-level rules flag no test name: the streams are "
                        "consistent with independent, uniform bits at this number and length of sequences.")
     if v == "FAIL":

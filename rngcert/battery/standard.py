@@ -433,6 +433,9 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
             why = "its tests were not applicable to these data" if named else "none of its tests is in this battery"
             rows.append(dict(row, result="not applicable", detail=why))
             continue
+        if c.correction == "second-level" and (battery.get("second_level") or {}).get("applicable") is False:
+            rows.append(dict(row, result="not applicable", detail=f"two-level analysis not applicable: {battery['second_level'].get('reason', '')}"))
+            continue
         if c.min_sample is not None and n is not None and n < c.min_sample:
             rows.append(dict(row, result="inconclusive", detail=f"{n:,} units, fewer than the clause's minimum sample {c.min_sample:,}"))
             continue

@@ -239,7 +239,9 @@ def emit_report(report: dict, figures, rejected, outdir: Path, equipment_id: str
 
 
 def _clip(s: str, n: int = 240) -> str:
-    return s if len(s) <= n else s[: n - 1] + "…"
+    from rngcert.report.text import clip
+
+    return clip(s, n)
 
 
 #: Width the summary's free text (notes, findings, next steps, reasons) is wrapped to when standard

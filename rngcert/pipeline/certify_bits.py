@@ -370,6 +370,7 @@ def certify_streams(
         section["notes"].append("per-stream p-values: two_level.rows[*].pvalues in report.json, in stream order (null where a test did not apply)")
     else:
         section["notes"].append(f"two-level analysis not applicable: {summary.reason}")
+        bd["second_level"] = {"applicable": False, "reason": str(summary.reason)}  # the standard's clause says so (issue 24)
     ones, nbits = _ones(per_seq)
     section["key_findings"], section["next_steps"] = bits_findings(section, ones=ones, bits=nbits)
     figs = [_figures(per_seq, summary, out)] if figures else [[]]

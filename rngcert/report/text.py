@@ -210,7 +210,10 @@ def finding(t: Mapping[str, Any], labels: Sequence[str] | None = None, wheel_kin
         return f"longest run {d['longest_run']} {col} (expected {num(d.get('expected_longest'))}), from spin {num(d.get('start_index'))}"
     if "direction_position" in d:
         return f"mean direction near {word} {lab(round(d['direction_position']))}, amplitude {num(d.get('amplitude'))}"
-    if "observed" in d and isinstance(d["observed"], list) and len(d["observed"]) <= 4:
+    obs = d.get("observed")
+    if isinstance(obs, list) and obs and all(isinstance(x, list) for x in obs):  # a contingency table (direction x pocket):
+        return f"{len(obs)} × {len(obs[0])} table of counts (in report.json)"  # not 74 numbers in a table cell (issue 24)
+    if isinstance(obs, list) and len(obs) <= 4:
         return " / ".join(num(x) for x in d["observed"]) + " (expected " + " / ".join(num(x) for x in d.get("expected", [])) + ")"
     return ""
 
@@ -332,5 +335,33 @@ def tables_label(names: Sequence[str], word: str = "table", limit: int | None = 
 def deciding(t: Mapping[str, Any], limit: int = 240) -> str:
     """The observation that decided a table's verdict, without its causes and next step (for banners and
     the certificate's schedule), cut at ``limit`` characters with an ellipsis."""
-    s = headline(t).split(". Possible causes", 1)[0].rstrip(".")
-    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
+    return clip(headline(t).split(". Possible causes", 1)[0].rstrip("."), limit)
+
+
+def clip(s: str, limit: int | None) -> str:
+    """``s`` cut to at most ``limit`` characters at a word boundary, ending in an ellipsis; never in the
+    middle of a word, so a cut banner or page header does not read "the previous s…" (issue 24).
+
+    Parameters
+    ----------
+    s : str
+        The text.
+    limit : int or None
+        The largest length of the result (None: no limit).
+
+    Returns
+    -------
+    str
+        ``s`` itself when it fits, else its longest prefix of whole words with "…" appended.
+
+    Examples
+    --------
+    >>> clip("the order of the previous shoe", 24)
+    'the order of the…'
+    """
+    if limit is None or len(s) <= limit:
+        return s
+    cut = s[: limit - 1]
+    if s[limit - 1] != " " and " " in cut:  # the cut falls inside a word: back to the last whole word
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:-–—(") + "…"

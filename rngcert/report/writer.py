@@ -100,19 +100,52 @@ def _css_string(s: object):
     return markupsafe.Markup(" ".join(t.split()))
 
 
-def uut_line(uut: dict, word: str = "table") -> str:
-    """The unit under test in one short line (every printed page's header)."""
+def uut_line(uut: dict, word: str = "table", limit: int | None = 90) -> str:
+    """The unit under test in one short line (every printed page's header, one line of 7.5 pt: the description cut at
+    ``limit`` characters on a word boundary; ``limit=None`` for the whole description)."""
     if uut.get("demonstration"):
         return "demonstration data: a wheel simulated by rngcert, no equipment"
     tabs = list(uut.get("tables") or [])
     where = (f"{word} {tabs[0]}" if len(tabs) == 1 else f"{len(tabs)} {word}s") if tabs else ""
     desc = uut.get("description") or ""
-    return "; ".join(x for x in (desc[:120], where) if x) or "not stated"
+    if word == "battery" and desc:  # SP 800-22: the section is the battery's streams, not a unit
+        where = tabs[0] if len(tabs) == 1 else where
+    return "; ".join(x for x in (text.clip(desc, limit), where) if x) or "not stated"
+
+
+def runs_of(tables: Sequence[dict], key) -> list[tuple[dict, int]]:
+    """Each table with the number of rows its text cell spans: consecutive tables whose ``key(table)``
+    and verdict are the same share one cell (the schedule and summary of 18 tables repeated one sentence
+    18 times); 0 for a table whose text the cell above covers.
+
+    Parameters
+    ----------
+    tables : sequence of dict
+        Table sections, in the order shown.
+    key : callable
+        The text of a table's cell.
+
+    Returns
+    -------
+    list of (dict, int)
+        Every table, in order, with its span (0: covered by the cell above).
+    """
+    out: list[tuple[dict, int]] = []
+    start, prev = 0, None
+    for t in tables:
+        k = (key(t), t["battery"]["verdict"])
+        if out and k == prev:
+            out.append((t, 0))
+            out[start] = (out[start][0], out[start][1] + 1)
+        else:
+            start, prev = len(out), k
+            out.append((t, 1))
+    return out
 
 
 def shown_figures(report: dict, figures: Sequence) -> list:
     """The figures a table section shows. Multi-table reports leave out the chart of every
-    p-value: the test table beside it has the same numbers, and 18 tables must print in 25 pages."""
+    p-value: the test table beside it has the same numbers, and 18 tables must print in about 27 pages."""
     if len(report.get("tables", [])) > 1:
         return [f for f in figures if f.id != "pvalues"]
     return list(figures)
@@ -243,7 +276,11 @@ def unit_under_test(report: dict, description: str | None = None) -> dict:
     desc = (description or "").strip() or before.get("description") or None
     eq = report.get("equipment") or {}
     if desc is None and eq.get("kind") == "shuffle-procedure":  # a simulated procedure: the procedure is the unit
-        desc = f"the shuffle procedure {eq.get('name') or eq.get('id')} (simulated, not a physical shoe or shuffler)"
+        desc = f"the simulated shuffle procedure (not a physical shoe or shuffler) {eq.get('name') or eq.get('id')}"
+    src = eq.get("source") or {}
+    if desc is None and eq.get("kind") == "rng":  # bits: the generator, or the unnamed device behind a dump
+        desc = (f"bit generator {src['generator']} (seed entropy {src.get('seed_entropy')}), software" if src.get("generator")
+                else f"the RNG that produced {Path(str(src['path'])).name} (not named: give it with --subject)" if src.get("path") else None)
     return {
         "description": desc,
         "tables": [str(t["table"]) for t in report.get("tables", [])],
@@ -267,7 +304,8 @@ def overall_line(report: dict) -> str:
         line = f"{report['verdict']} is the worst of {len(tables)} {word}s ({names}): {text.verdict_counts(tables)}."
         if report["verdict"] != "PASS":  # the finding that made it so, of the first such table (issue 24)
             first = next(t for t in tables if t["battery"]["verdict"] == report["verdict"])
-            line += f" {first['table']}: {text.deciding(first)}."
+            why = text.deciding(first)
+            line += f" {first['table']}: {why}" + ("" if why.endswith("…") else ".")
         return line
     return text.headline(tables[0]).rstrip(".") + "."
 
@@ -295,7 +333,7 @@ def _tested_line(report: dict) -> str:
     n = sum(int(t.get("n", 0)) for t in tables)
     if len(tables) > 1:
         return f"{text.num(n)} {unit} in {len(tables)} {report.get('section_word', 'Table').lower()}s, each certified on its own"
-    return f"{text.num(n)} {unit}"
+    return f"{text.num(n)} {unit[:-1] if n == 1 and unit.endswith('s') else unit}"
 
 
 def _audit_view(audit: dict) -> dict:
@@ -338,8 +376,12 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         tables_by_severity=text.by_severity(tables),
         uut=unit_under_test(report),
         uut_line=uut_line(unit_under_test(report), report.get("section_word", "Table").lower()),
+        own_standard=bool((report.get("standard") or {}).get("summary")) and report["standard"].get("id") != "rngcert-default",
+        uut_full=uut_line(unit_under_test(report), report.get("section_word", "Table").lower(), limit=None),
         assumed=assumed_parameters(report),
         deciding=text.deciding,
+        runs_of=runs_of,
+        headline_of=lambda t: t.get("headline", ""),
         integrity_findings=_integrity_findings(tables, multi),
         grades=text.GRADE_LEGEND,
         wheel_kind=(report.get("equipment") or {}).get("kind"),
