@@ -197,7 +197,7 @@ def test_c20_kind_text_lines_anywhere_but_labels_are_not_text(tmp_path):
     assert log.accepted == 9
 
 
-def test_c20_kind_titled_permanence_list_on_standard_input(run, tmp_path):
+def test_c20_kind_titled_permanence_list_on_standard_input(cli, tmp_path):
     """c20's list piped in (no .txt name): it was taken for a CSV whose one column is the title, and
     refused ("no 'result' column"); a one-column CSV with a header stays a CSV."""
     from rngcert.collect.spinlog import detect_format
@@ -206,7 +206,7 @@ def test_c20_kind_titled_permanence_list_on_standard_input(run, tmp_path):
     assert detect_format(Path("(standard input)"), data) == "permanence"
     assert detect_format(Path("x.csv"), data) == "csv"  # a .csv name is a CSV
     assert detect_format(Path("(standard input)"), b"result\n3\n5\n7\n9\n") == "csv"
-    res = run("certify", "-", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1, "--json", input=data.decode())
+    res = cli("certify", "-", "--out", tmp_path, "--no-plots", "--resamples", 99, "--seed", 1, "--json", input=data.decode())
     rep = json.loads(res.output)
     assert rep["rows"]["accepted"] == 600 and rep["rows"]["rejected"] == 1
 
