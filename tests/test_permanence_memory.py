@@ -21,6 +21,7 @@ import pytest
 
 import rngcert.collect.permstream as permstream
 import rngcert.collect.spinlog as spinlog
+import rngcert.collect.spinlog.read as spinlog_read  # where read_spin_log looks up _read_spin_log_compact
 from rngcert.equipment.wheel import load_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +100,7 @@ def _read_three_ways(path, wheel, monkeypatch):
     for how in ("exact", "blocks of 7 bytes", "blocks of 4 MB"):
         with monkeypatch.context() as m:
             if how == "exact":
-                m.setattr(spinlog, "_read_spin_log_compact", _exact)
+                m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
             m.setattr(permstream, "CHUNK", 7 if how == "blocks of 7 bytes" else 1 << 22)
             out.append(_snap(spinlog.read_spin_log(path, wheel, fmt="permanence")))
     return out
@@ -140,8 +141,8 @@ def test_permanence_list_takes_the_compact_path_with_line_starts(tmp_path, monke
         taken.append("compact")
         return real(*a, **k)
 
-    real = spinlog._read_spin_log_compact
-    monkeypatch.setattr(spinlog, "_read_spin_log_compact", spy)
+    real = spinlog_read._read_spin_log_compact
+    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", spy)
     log = spinlog.read_spin_log(p, load_wheel("european"))
     t = log.tables["t5"]
     assert taken == ["compact"] and t.n == 300 and t.outcomes.dtype == np.int8
@@ -158,14 +159,14 @@ def test_a_list_on_one_line_is_read_in_blocks(tmp_path, monkeypatch):
     p.write_text(", ".join(x.tolist()))
     w = load_wheel("european")
     taken = []
-    real = spinlog._read_spin_log_compact
+    real = spinlog_read._read_spin_log_compact
 
     def spy(*a, **k):
         out = real(*a, **k)
         taken.append("compact")
         return out
 
-    monkeypatch.setattr(spinlog, "_read_spin_log_compact", spy)
+    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", spy)
     exact, tiny, big = _read_three_ways(p, w, monkeypatch)
     assert tiny == exact and big == exact and taken == ["compact", "compact"]
     (r,) = exact[2]

@@ -19,6 +19,7 @@ import pytest
 
 import rngcert.collect.csvstream as csvstream
 import rngcert.collect.spinlog as spinlog
+import rngcert.collect.spinlog.read as spinlog_read  # where read_spin_log looks up _read_spin_log_compact
 import rngcert.collect.store as store
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.certify_wheel import certify_log
@@ -107,19 +108,19 @@ def test_compact_path_equals_exact_path(tmp_path, monkeypatch, pool):
     other.write_text(other.read_text().replace(",T1,", ",T3,").replace(",T2,", ",T4,"))
     monkeypatch.setattr(csvstream, "BLOCK_SIZE", 700)
     taken = []
-    real = spinlog._read_spin_log_compact
+    real = spinlog_read._read_spin_log_compact
 
     def spy(*a, **k):
         out = real(*a, **k)
         taken.append("compact")
         return out
 
-    monkeypatch.setattr(spinlog, "_read_spin_log_compact", spy)
+    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", spy)
     fast = spinlog.read_spin_log([log, other], EU, pool=pool)
     # pooled, the tables' ids interleave: their gaps cannot be proven from runs, the exact path reads it
     assert taken == ([] if pool else ["compact"])
     assert all(t.outcomes.dtype == np.int8 and t.dealer.dtype == np.int8 for t in fast.tables.values())
-    monkeypatch.setattr(spinlog, "_read_spin_log_compact", _exact)
+    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", _exact)
     slow = spinlog.read_spin_log([log, other], EU, pool=pool)
     assert _snapshot(fast) == _snapshot(slow)
     assert any(r.line == 81 and "99" in r.reason for r in fast.rejected)
@@ -134,7 +135,7 @@ def test_usual_shape_broken_late_falls_back(tmp_path, monkeypatch):
     log.write_text("\n".join(lines) + "\n")
     monkeypatch.setattr(csvstream, "BLOCK_SIZE", 800)
     got = spinlog.read_spin_log([log], EU)
-    monkeypatch.setattr(spinlog, "_read_spin_log_compact", _exact)
+    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", _exact)
     assert _snapshot(got) == _snapshot(spinlog.read_spin_log([log], EU))
     # with spin ids, id order is the order: the clock going back is a data-integrity finding (c18)
     assert any(f["name"] == "time_order" for t in got.tables.values() for f in t.findings)

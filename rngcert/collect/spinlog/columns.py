@@ -1,0 +1,340 @@
+"""Column decoders of the spin-log collector: pocket labels resolved against the wheel, booleans, numbers,
+directions, rotor speeds and timestamps (with the kinds of timestamp a log uses), vectorised with pyarrow.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert.collect import _arrow
+from rngcert.equipment.wheel import VOID_TOKENS, Wheel
+
+_TRUE = {"true", "t", "1", "yes", "y", "void", "no spin"}
+_FALSE = {"false", "f", "0", "no", "n", ""}
+_DIRECTIONS = {"cw": 0, "clockwise": 0, "ccw": 1, "acw": 1, "anticlockwise": 1, "counterclockwise": 1}
+
+
+def _as_text(col) -> pa.Array:
+    """The column as one pyarrow string array, whatever type the parser gave it (readers type
+    every column as text; this keeps each normalisation correct if one ever does not)."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+        col = pc.cast(col, pa.string())
+    return col
+
+
+def _decode(col: pa.Array) -> tuple[np.ndarray, list]:
+    """Dictionary-encode a string column: ((n,) int32 indices into the list of distinct values,
+    that list). A null has the index ``len(list)``: a lookup table of one more slot than the
+    list (the last for null) is indexed directly."""
+    enc = pc.dictionary_encode(col)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks()
+    uniq = enc.dictionary.to_pylist()
+    return _arrow.ints(enc.indices, fill=len(uniq)), uniq
+
+
+def _norm_text(t) -> str | None:
+    """Trim spaces and surrounding quotes, lower-case (one distinct value at a time)."""
+    if t is None:
+        return None
+    return t.strip().strip("\"'").strip().lower()
+
+
+def _decode_norm(col) -> tuple[np.ndarray, list]:
+    """Dictionary-encode the raw column, then normalise only its distinct values (fast: the
+    per-row work is one hash pass in C++)."""
+    idx, uniq = _decode(_as_text(col))
+    return idx, [_norm_text(u) for u in uniq]
+
+
+def _clean_text(col: pa.Array) -> pa.Array:
+    """A text column as compared and stored: surrounding white space trimmed, and a cell that
+    rngcert wrote with the spreadsheet-safe quote (``'=A1``, see :mod:`rngcert.collect.csvsafe`)
+    read as written before."""
+    col = pc.utf8_trim_whitespace(col)
+    if len(col) and pc.any(pc.starts_with(col, "'")).as_py():
+        col = pc.replace_substring_regex(col, r"^'([=+\-@\t\r'])", r"\1")
+    return col
+
+
+_NUMBER = re.compile(r"^(\d+)(?:[.,]0*)?$")  # 7.0 and, with a decimal comma, 7,0
+
+
+def _pocket_number(tok: str, positions: Mapping[str, int], symbols: Mapping[str, int]) -> str:
+    """The label a numeric token means when the wheel has no such label itself: ``7.0`` (a
+    spreadsheet export) and ``05`` / ``007`` (zero-padded) mean pocket 7 / 5 / 7. A token of
+    zeros only (``00``, ``000``, ``00.0``) is never read as ``0``: ``00`` is the American double
+    zero, a pocket of its own, and on a wheel without it it is rejected, not taken for 0."""
+    if tok in positions or tok in symbols:
+        return tok
+    mm = _NUMBER.match(tok)
+    if not mm:
+        return tok
+    digits = mm.group(1)
+    if digits.strip("0") == "":
+        return "0" if digits == "0" else tok
+    return digits.lstrip("0")
+_ID_DTYPE = np.int16  # wheel positions and symbol ids (a wheel has at most 32,767 pockets)
+
+
+def _resolve_labels(col: pa.Array, wheel: Wheel):
+    """Map result tokens to wheel positions and symbol ids, vectorised over distinct tokens.
+
+    Returns
+    -------
+    pos, sym : (n,) int16, -1 where the token is not a position / symbol
+    void : (n,) bool, token is a void marker
+    bad : (n,) int32, index into ``reasons`` of why the token is not read, -1 where it is
+    reasons : list of str
+    empty : (n,) bool, the cell is empty (or null)
+    """
+    positions, symbols = wheel.token_table()
+    idx, raw = _decode(_as_text(col))
+    uniq = [_norm_text(u) for u in raw]  # (the reason quotes the cell as written, not as normalised)
+    m = len(uniq)
+    pos_u = np.full(m + 1, -1, dtype=_ID_DTYPE)  # last slot: null
+    sym_u = np.full(m + 1, -1, dtype=_ID_DTYPE)
+    void_u = np.zeros(m + 1, dtype=bool)
+    empty_u = np.zeros(m + 1, dtype=bool)
+    bad_u = np.full(m + 1, -1, dtype=np.int32)
+    reasons = ["empty result"]
+    bad_u[m], empty_u[m] = 0, True  # a null cell: empty (a null result is "empty result")
+    for j, tok in enumerate(uniq):
+        if tok is None or tok == "":
+            bad_u[j] = 0
+            empty_u[j] = True
+            continue
+        t = _pocket_number(tok, positions, symbols)
+        if t in positions:
+            pos_u[j] = positions[t]
+            if wheel.kind != "roulette":
+                sym_u[j] = wheel.symbol_of_position()[positions[t]]
+        elif t in symbols:
+            sym_u[j] = symbols[t]
+        elif t in VOID_TOKENS:
+            void_u[j] = True
+        else:
+            bad_u[j] = len(reasons)
+            reasons.append(f"{str(raw[j]).strip()[:60]!r} is not a pocket/section of wheel {wheel.id!r}")
+    return pos_u[idx], sym_u[idx], void_u[idx], bad_u[idx], reasons, empty_u[idx]
+
+
+def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a boolean column: (values, bad mask)."""
+    idx, uniq = _decode_norm(col)
+    m = len(uniq)
+    val = np.zeros(m + 1, dtype=bool)
+    bad = np.zeros(m + 1, dtype=bool)
+    for j, t in enumerate(uniq):
+        if t in _TRUE:
+            val[j] = True
+        elif t not in _FALSE:
+            bad[j] = True
+    return val[idx], bad[idx]
+
+
+def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a numeric column: (float values with nan for empty, bad mask)."""
+    idx, uniq = _decode_norm(col)
+    m = len(uniq)
+    val = np.full(m + 1, np.nan)
+    bad = np.zeros(m + 1, dtype=bool)
+    for j, t in enumerate(uniq):
+        if t is None or t == "":
+            continue
+        if "," in t and re.fullmatch(r"\d+,\d+", t) and not re.fullmatch(r"\d{1,3},\d{3}", t):
+            t = t.replace(",", ".")  # a decimal comma (3,5); 1,000 could be a thousands separator and stays unread
+        try:
+            val[j] = float(t)
+            if not np.isfinite(val[j]):
+                bad[j] = True
+        except ValueError:
+            bad[j] = True
+    return val[idx], bad[idx]
+
+
+def _directions(col) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a direction column (cw/ccw and their synonyms): (int8 values, 0 cw, 1 ccw, -1
+    empty; bad mask)."""
+    idx, uniq = _decode_norm(col)
+    m = len(uniq)
+    dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
+    bad_u = np.zeros(m + 1, dtype=bool)
+    for j, t in enumerate(uniq):  # loop over the distinct values
+        if t in _DIRECTIONS:
+            dir_u[j] = _DIRECTIONS[t]
+        elif t not in ("", None):
+            bad_u[j] = True
+    return dir_u[idx], bad_u[idx]
+
+
+def _speeds(col) -> tuple[np.ndarray, np.ndarray]:
+    """Parse a rotor-speed column: (float64 values, NaN where empty; bad mask: not a finite
+    non-negative number). Cast in C++ when every cell is a number or empty."""
+    text = pc.utf8_trim_whitespace(_as_text(col))
+    try:
+        val = np.asarray(pc.cast(pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text), pa.float64()).to_numpy(zero_copy_only=False), dtype=float)
+        bad = np.zeros(val.size, dtype=bool)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        val, bad = _numbers(col)
+    with np.errstate(invalid="ignore"):
+        bad |= ~np.isnan(val) & ~(np.isfinite(val) & (val >= 0))
+    return val, bad
+
+
+def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Parse ISO 8601 timestamps to int64 microseconds since the epoch (UTC; a timestamp
+    without zone is taken as UTC). Returns (values, bad mask); empty cells are bad too."""
+    col = _as_text(col)
+    if not col.null_count:  # the usual log: every cell as written parses (then trimming would change nothing)
+        try:
+            return _arrow.ints(pc.cast(col, pa.timestamp("us", tz="UTC")).cast(pa.int64())), np.zeros(len(col), dtype=bool)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    col = pc.utf8_trim(pc.utf8_trim_whitespace(col), characters="\"'")
+    for typ in (pa.timestamp("us", tz="UTC"), pa.timestamp("us")):
+        try:
+            ts = pc.cast(col, typ)
+            vals = _arrow.ints(ts.cast(pa.int64()), fill=np.iinfo(np.int64).min)
+            bad = vals == np.iinfo(np.int64).min
+            return vals, bad
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    # Mixed or partly malformed: parse each distinct value in Python (slow path).
+    from datetime import datetime, timezone
+
+    idx, uniq = _decode(col)
+    m = len(uniq)
+    val = np.zeros(m + 1, dtype=np.int64)
+    bad = np.zeros(m + 1, dtype=bool)
+    bad[m] = True
+    for j, t in enumerate(uniq):
+        try:
+            d = datetime.fromisoformat(t.replace("Z", "+00:00"))
+            if d.tzinfo is None:
+                d = d.replace(tzinfo=timezone.utc)
+            val[j] = int(d.timestamp() * 1_000_000)
+        except (ValueError, AttributeError):
+            bad[j] = True
+    return val[idx], bad[idx]
+
+
+def timestamp_kinds(col, ok: np.ndarray) -> dict:
+    """What the readable timestamps of a column are (vectorised; cheap string kernels only).
+
+    Returns
+    -------
+    dict
+        ``zoneless``: rows with a time of day but no zone (read as UTC); ``dateonly``: rows with a
+        date and no time (``2026-10-25``); ``zoned``: rows with ``Z`` or an offset; ``offsets``:
+        the distinct offsets written (``"+02:00"``, ``"Z"``); ``example_zoneless``,
+        ``example_dateonly``: one cell of each, as written.
+    """
+    col = _as_text(col)
+    okm = np.asarray(ok, dtype=bool)
+    fast = _byte_view(col)
+    if fast is not None:  # bytes of the cells, read in place (timestamps are ASCII): a few numpy lookups a row
+        starts, ends, data = fast
+        n_len = ends - starts
+
+        byte_at: dict[int, np.ndarray] = {}
+
+        def at(k, chars):
+            if not data.size:
+                return np.zeros(n_len.size, bool)
+            if k not in byte_at:  # the k-th byte from the end of every cell (one gather, kept for other sets)
+                byte_at[k] = data.take(ends - k, mode="clip")
+            lut = np.zeros(256, dtype=bool)
+            lut[list(chars)] = True
+            hit = lut[byte_at[k]]
+            return hit if k == 1 else hit & (n_len >= k)
+
+        if data.size:
+            edge = np.zeros(256, dtype=bool)
+            edge[list(b" \t\r\"'")] = True
+            if np.any(at(1, b" \t\r\"'") & okm) or np.any(edge[data.take(starts, mode="clip")] & (n_len > 0) & okm):
+                fast = None  # cells with spaces or quotes around them: trimmed below
+    if fast is None:
+        col = pc.utf8_trim(pc.utf8_trim_whitespace(col), characters="\"'")
+        n_len = _arrow.ints(pc.utf8_length(col), fill=0)
+
+        def at(k, chars):
+            return _arrow.bools(pc.is_in(pc.utf8_slice_codeunits(col, -k, -k + 1 if k > 1 else None), value_set=pa.array(list(chars.decode()))))
+
+    dateonly = okm & (n_len == 10)
+    z = at(1, b"Zz") if len(col) else np.zeros(0, bool)
+    off6 = at(6, b"+-") if len(col) else np.zeros(0, bool)  # +hh:mm
+    zoned = okm & ~dateonly & (z | off6)
+    rest = okm & ~dateonly & ~zoned
+    short: list[tuple[np.ndarray, int]] = []
+    if rest.any():  # +hhmm, +hh (rare spellings of an offset)
+        o5, o3 = rest & at(5, b"+-"), rest & at(3, b"+-")
+        zoned |= o5 | o3
+        short = [(o5, 5), (o3 & ~o5, 3)]
+    zoneless = okm & ~dateonly & ~zoned
+    offsets: set[str] = set()
+    if zoned.any():
+        if (zoned & z).any():
+            offsets.add("Z")
+        for sel, k in [(zoned & off6 & ~z, 6)] + short:
+            if sel.any():
+                offsets.update(pc.unique(pc.utf8_slice_codeunits(col.filter(_arrow.mask(sel)), -k)).to_pylist())
+
+    def first(mask):
+        i = np.flatnonzero(mask)
+        return str(col[int(i[0])].as_py()) if i.size else ""
+
+    return {"zoneless": int(zoneless.sum()), "dateonly": int(dateonly.sum()), "zoned": int(zoned.sum()), "offsets": offsets,
+            "example_zoneless": first(zoneless), "example_dateonly": first(dateonly)}
+
+
+def _byte_view(col: pa.Array):
+    """(starts, ends, data) of a string array's cells as byte offsets into its data buffer, or None
+    (a large-string or sliced array: the caller uses the string kernels)."""
+    if not pa.types.is_string(col.type) or len(col) == 0:
+        return None
+    bufs = col.buffers()
+    if len(bufs) < 3 or bufs[1] is None:
+        return None
+    offs = np.frombuffer(bufs[1], dtype=np.int32)[col.offset : col.offset + len(col) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return offs[:-1], offs[1:], data
+
+
+def _join_kinds(items) -> dict | None:
+    """The :func:`timestamp_kinds` of a file's batches, joined."""
+    items = [k for k in items if k]
+    if not items:
+        return None
+    out = {"zoneless": 0, "dateonly": 0, "zoned": 0, "offsets": set(), "example_zoneless": "", "example_dateonly": ""}
+    for k in items:
+        for key in ("zoneless", "dateonly", "zoned"):
+            out[key] += k[key]
+        out["offsets"] |= k["offsets"]
+        for key in ("example_zoneless", "example_dateonly"):
+            out[key] = out[key] or k[key]
+    return out
+
+
+def timestamp_notes(name: str, kinds: dict | None) -> list[str]:
+    """Notes naming zone-less and date-only timestamps, and mixed zones, of one file."""
+    if not kinds:
+        return []
+    out = []
+    if kinds["zoneless"]:
+        out.append(f"{name}: {kinds['zoneless']:,} timestamp(s) have no time zone (e.g. {kinds['example_zoneless']!r}): read as UTC; "
+                   "local times repeat an hour when daylight-saving time ends")
+    if kinds["dateonly"]:
+        out.append(f"{name}: {kinds['dateonly']:,} timestamp(s) are a date only (e.g. {kinds['example_dateonly']!r}): they order spins "
+                   "by day, not within a day")
+    if len(kinds["offsets"]) > 1 or (kinds["offsets"] and kinds["zoneless"]):
+        zones = sorted(kinds["offsets"]) + (["no zone"] if kinds["zoneless"] else [])
+        out.append(f"{name}: timestamps in mixed time zones ({', '.join(zones)}): all converted to UTC")
+    return out

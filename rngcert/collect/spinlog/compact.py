@@ -1,0 +1,392 @@
+"""The compact path of :func:`rngcert.collect.spinlog.read_spin_log`: large, clean logs kept as small-integer
+arrays (:class:`_CompactLog`); anything it cannot prove falls back to the exact reader (:class:`_NeedExact`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
+from rngcert.collect.spinlog.order import outcome_key
+from rngcert.equipment.wheel import OutcomeSpace, Wheel
+
+
+# ---------------------------------------------------------------------------- constant-memory read
+class _NeedExact(Exception):
+    """The log is not in the usual shape, so the streamed reduction cannot prove its result equal
+    to the exact one: a spin id repeats or goes backwards within a table, timestamps are out of
+    order, ids are not whole numbers, a ``table`` value is empty, the files differ in their
+    columns (a CSV log beside a permanence list), a file is neither CSV nor a permanence list, or
+    a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
+    path, which keeps every row's keys."""
+
+
+class _Grow:
+    """A column appended to in place: space is reserved for the rows a file can hold at most (its
+    line count), so appending a batch never concatenates and copies; the type widens (once) only
+    when a value does not fit."""
+
+    def __init__(self, dtype):
+        self.a = np.empty(0, dtype=dtype)
+        self.n = 0
+
+    def reserve(self, extra: int) -> None:
+        need = self.n + int(extra)
+        if need > self.a.size:
+            new = np.empty(need, dtype=self.a.dtype)  # untouched pages cost no memory until written
+            new[: self.n] = self.a[: self.n]
+            self.a = new
+
+    def put(self, v: np.ndarray) -> None:
+        v = np.asarray(v)
+        if v.size == 0:
+            return
+        if self.a.dtype.kind != "f":  # integers: widen once when a value does not fit
+            info = np.iinfo(self.a.dtype)
+            lo, hi = int(v.min()), int(v.max())
+            if lo < info.min or hi > info.max:
+                self.a = self.a.astype(_small_int(max(hi, -lo)))
+        if self.n + v.size > self.a.size:
+            self.reserve(max(v.size, self.a.size // 4))
+        self.a[self.n : self.n + v.size] = v
+        self.n += v.size
+
+    def truncate(self, n: int) -> None:
+        self.n = n
+
+    def values(self) -> np.ndarray:
+        """The filled part, with the unused reserve given back (no copy)."""
+        if self.a.size != self.n:
+            try:
+                self.a.resize(self.n, refcheck=False)
+            except ValueError:  # pragma: no cover - a view of the buffer exists
+                self.a = self.a[: self.n].copy()
+        return self.a
+
+
+def _groups(codes: np.ndarray, rows: np.ndarray):
+    """``(code, rows of that code in row order)`` for the given rows (one group, usually)."""
+    if rows.size == 0:
+        return
+    c = codes[rows]
+    if c[0] == c[-1] and (c == c[0]).all():
+        yield int(c[0]), rows
+        return
+    order = np.argsort(c, kind="stable")
+    cs = c[order]
+    cut = np.flatnonzero(cs[1:] != cs[:-1]) + 1
+    for a, b in zip(np.r_[0, cut].tolist(), np.r_[cut, cs.size].tolist()):
+        yield int(cs[a]), rows[order[a:b]]
+
+
+class _CompactLog:
+    """The accepted spins of a log reduced batch by batch to what the tests keep: per spin the
+    outcome, table code, release pocket, dealer code and direction as small integers (about 7
+    bytes a spin, 4 once split into tables), and per table a few numbers that prove the log is in
+    the usual shape (no repeated spin id, ids and timestamps in order) and give its gaps.
+
+    Rows are taken in file order, files in the order given; the result equals the exact path's
+    (:func:`_mark_repeats`, :func:`_assemble_tables`) whenever no :class:`_NeedExact` is raised.
+    """
+
+    def __init__(self, wheel: Wheel, pool: bool, min_round_interval: float = 0.0):
+        self.wheel, self.pool = wheel, pool
+        self.min_us = int(round(min_round_interval * 1e6))
+        self.pos = _Grow(_small_int(max(wheel.k - 1, 1)))
+        self.sym = _Grow(_small_int(max(len(wheel.symbols) - 1, 1))) if wheel.kind != "roulette" else None
+        self.tab = _Grow(np.int16)
+        self.release = _Grow(_small_int(max(wheel.k - 1, 1)))
+        self.dealer = _Grow(np.int16)
+        self.direction = _Grow(np.int8)
+        self.rotor_speed = _Grow(np.float64)
+        self.ball_direction = _Grow(np.int8)
+        self.line_start = _Grow(np.int8)  # permanence lists: 1 where a spin is the first accepted one of its line
+        self.last_line: dict[int, int] = {}  # per assembly table: line of its last accepted spin
+        self.tables: dict[str, int] = {}
+        self.dealers: dict[str, int] = {}
+        self.columns: tuple | None = None
+        self.all_pos = True
+        self.void: dict[int, int] = {}
+        self.live_rows: dict[int, int] = {}
+        self.last_id: dict[int, int] = {}  # per table: last id of a live row (repeats)
+        self.last_ts: dict[int, tuple[int, int]] = {}  # per assembly table: (ts, id) of its last live row
+        self.present: dict[int, list] = {}  # per assembly table: [count, last id, runs (start, end) of the ids]
+        self.n_runs = 0
+        self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
+        self.stem = ""
+        self._mark = None
+
+    # -- one file
+    def begin(self, stem: str) -> None:
+        self.stem = stem
+        self._mark = self._state()
+
+    def reserve(self, rows: int) -> None:
+        for g in self._cols():
+            g.reserve(rows)
+
+    def rollback(self) -> None:
+        """Forget what the current file added (its fast parse is thrown away and done again)."""
+        n, tables, dealers, small = self._mark
+        for g in self._cols():
+            g.truncate(n)
+        for d, k in ((self.tables, tables), (self.dealers, dealers)):
+            for key in list(d)[k:]:
+                del d[key]
+        (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
+         self.last_line) = small
+
+    def _cols(self):
+        return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction,
+                            self.line_start) if g is not None]
+
+    def _state(self):
+        import copy
+
+        small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
+                 copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line))
+        return self.pos.n, len(self.tables), len(self.dealers), small
+
+    @staticmethod
+    def _lut(d: dict, labels) -> np.ndarray:
+        return np.array([d.setdefault(t, len(d)) for t in labels] or [0], dtype=np.int64)
+
+    # -- one batch (the dictionary of :func:`_process`)
+    def add(self, pt: dict) -> None:
+        cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed", "ball_direction", "line_no") if pt.get(k) is not None)
+        if self.columns is None:
+            self.columns = cols
+        elif cols != self.columns:
+            raise _NeedExact("the files have different columns")
+        if pt.get("result_source") is not None:
+            raise _NeedExact("rows of several result sources")
+        n = pt["pos"].size
+        if n == 0:
+            return
+        acc, void = pt["accepted_mask"], pt["void_mask"]
+        live = np.flatnonzero(acc | void)
+        if pt.get("table") is None:
+            tcode = np.full(n, self._lut(self.tables, [self.stem])[0], dtype=np.int64)
+        else:
+            codes, labels = pt["table"]
+            if "" in labels:
+                raise _NeedExact("empty table values")
+            tcode = self._lut(self.tables, labels)[codes]
+        akey = tcode if not self.pool else np.zeros(n, dtype=np.int64)
+        ids = None
+        if pt.get("spin_id") is not None:
+            if not isinstance(pt["spin_id"], IntIds):
+                raise _NeedExact("spin ids that are not all whole numbers")
+            ids = pt["spin_id"].values
+            if ids.size and ids.min() < 0:
+                raise _NeedExact("negative spin ids")
+            for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
+                v = ids[rows]
+                if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
+                    raise _NeedExact("a spin id repeats or goes backwards")
+                self.last_id[t] = int(v[-1])
+            for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
+                self._present(t, ids[rows])
+        ts = pt.get("ts")
+        if ts is not None and live.size:
+            self.period = _span(self.period, ts[live])
+        if ts is not None:
+            for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
+                v = ts[rows]
+                prev = self.last_ts.get(t)
+                if prev is not None:
+                    v = np.r_[prev[0], v]
+                d = np.diff(v)
+                if np.any(d < 0):
+                    raise _NeedExact("timestamps out of order")
+                if self.min_us > 0 and d.size and np.any(d < self.min_us):  # rounds closer than a round lasts, same result?
+                    o = outcome_key(pt["pos"][rows], pt["sym"][rows], void[rows])
+                    if prev is not None:
+                        o = np.r_[prev[2], o]
+                    if np.any((d < self.min_us) & (o[1:] == o[:-1])):
+                        raise _NeedExact("near-duplicate rounds")
+                if ids is not None and np.any(d == 0):
+                    s_ = ids[rows] if prev is None else np.r_[prev[1], ids[rows]]
+                    if np.any((d == 0) & (s_[1:] < s_[:-1])):
+                        raise _NeedExact("equal timestamps out of id order")
+                last = rows[-1:]
+                self.last_ts[t] = (int(ts[rows[-1]]), int(ids[rows[-1]]) if ids is not None else 0,
+                                   int(outcome_key(pt["pos"][last], pt["sym"][last], void[last])[0]))
+        for t, c in enumerate(np.bincount(akey[void]).tolist()):  # (table codes are small: a count per code, no sort)
+            if c:
+                self.void[t] = self.void.get(t, 0) + c
+        for t, c in enumerate(np.bincount(tcode[live]).tolist()):
+            if c:
+                self.live_rows[t] = self.live_rows.get(t, 0) + c
+        pos = pt["pos"][acc]
+        self.all_pos = self.all_pos and bool(np.all(pos >= 0))
+        self.pos.put(pos)
+        if self.sym is not None:
+            self.sym.put(pt["sym"][acc])
+        self.tab.put(tcode[acc])
+        if pt.get("release") is not None:
+            self.release.put(pt["release"][acc])
+        if pt.get("dealer") is not None:
+            codes, labels = pt["dealer"]
+            self.dealer.put(self._lut(self.dealers, labels)[codes[acc]])
+        if pt.get("direction") is not None:
+            self.direction.put(pt["direction"][acc])
+        if pt.get("rotor_speed") is not None:
+            self.rotor_speed.put(pt["rotor_speed"][acc])
+        if pt.get("ball_direction") is not None:
+            self.ball_direction.put(pt["ball_direction"][acc])
+        if pt.get("line_no") is not None:  # as _assemble_tables: a spin whose line differs from the table's spin before it
+            ln, ka = pt["line_no"][acc], akey[acc]
+            start = np.empty(ln.size, dtype=np.int8)
+            for t, rows in _groups(ka, np.arange(ln.size)):
+                v = ln[rows]
+                start[rows[0]] = v[0] != self.last_line.get(t, -1)
+                start[rows[1:]] = v[1:] != v[:-1]
+                self.last_line[t] = int(v[-1])
+            self.line_start.put(start)
+
+    def _present(self, t: int, v: np.ndarray) -> None:
+        """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
+        st = self.present.setdefault(t, [0, -1, [], []])
+        if v[0] <= st[1] or (v.size > 1 and np.any(v[1:] <= v[:-1])):
+            raise _NeedExact("spin ids of a table not increasing")
+        brk = np.flatnonzero(v[1:] != v[:-1] + 1) + 1
+        starts, ends = v[np.r_[0, brk]], v[np.r_[brk - 1, v.size - 1]]
+        if st[2] and st[3][-1][-1] + 1 == starts[0]:  # the first run continues the last one
+            st[3][-1] = np.r_[st[3][-1][:-1], ends[0]]
+            starts, ends = starts[1:], ends[1:]
+        if starts.size:
+            st[2].append(starts)
+            st[3].append(ends)
+            self.n_runs += starts.size
+            if self.n_runs > 4_000_000:
+                raise _NeedExact("too many gaps in the spin ids to keep as runs")
+        st[0] += v.size
+        st[1] = int(v[-1])
+
+    # -- the log
+    def finish(self, parts: list[dict], notes: list[str]) -> tuple[str, OutcomeSpace, dict[str, TableSpins]]:
+        """Level, outcome space and tables, as :func:`read_spin_log` and :func:`_assemble_tables`
+        build them."""
+        wheel = self.wheel
+        if wheel.kind == "roulette" or (wheel.order_known and self.all_pos):
+            level, space, out = "position", wheel.position_space(), self.pos
+        else:
+            level, space, out = "symbol", wheel.symbol_space(), self.sym
+            if wheel.order_known:
+                notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
+        cols = self.columns or ()
+        outcome = out.values()
+        for g in self._cols():
+            if g is not out:
+                g.values()
+        tab_labels_all = list(self.tables)
+        if not self.pool:
+            labels = tab_labels_all
+        else:
+            labels = ["(all)"]
+            if len(parts) > 1 or len(tab_labels_all) > 1:
+                notes.append("tables pooled on request (--pool): tested as one sequence")
+        arrays = {"outcomes": outcome}
+        if "release" in cols:
+            arrays["release"] = self.release.a
+        if "dealer" in cols:
+            arrays["dealer"] = self.dealer.a
+        if "direction" in cols:
+            arrays["direction"] = self.direction.a
+        for c in ("rotor_speed", "ball_direction"):
+            if c in cols:
+                arrays[c] = getattr(self, c).a
+        if "line_no" in cols:
+            arrays["line_start"] = self.line_start.a
+        tab = self.tab.a
+        self.pos = self.sym = self.tab = self.release = self.dealer = self.direction = self.rotor_speed = self.ball_direction = self.line_start = None  # (the arrays live on in ``arrays``)
+        del out, outcome
+        if len(labels) > 1:
+            arrays, bounds = _split_by_table(arrays, tab, len(labels))  # the ungrouped arrays are freed here
+        else:
+            bounds = np.array([0, arrays["outcomes"].size])
+        del tab
+        extra: dict = {}
+        for pt in parts:
+            for t, v in pt.get("extra_ids", []):
+                extra.setdefault(t, []).append(v)
+        dealer_labels = list(self.dealers)
+        tables: dict[str, TableSpins] = {}
+        for ti, t in enumerate(labels):
+            live = self.live_rows.get(ti, 0) if not self.pool else sum(self.live_rows.values())
+            if live == 0:
+                continue
+            a, b = int(bounds[ti]), int(bounds[ti + 1])
+            tnotes: list[str] = []
+            ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
+            if "release" in arrays:
+                ts_.release = arrays["release"][a:b]
+            if "direction" in arrays:
+                ts_.direction = arrays["direction"][a:b]
+            if "rotor_speed" in arrays:
+                ts_.rotor_speed = arrays["rotor_speed"][a:b]
+            if "ball_direction" in arrays:
+                ts_.ball_direction = arrays["ball_direction"][a:b]
+            if "line_start" in arrays and b > a:
+                ts_.line_start = arrays["line_start"][a:b].view(bool)
+            if "dealer" in arrays:
+                sel = arrays["dealer"][a:b]
+                used = np.flatnonzero(np.bincount(sel, minlength=len(dealer_labels))) if sel.size else np.zeros(0, np.int64)
+                lookup = np.zeros(max(len(dealer_labels), 1), dtype=_small_int(max(used.size - 1, 1)))
+                lookup[used] = np.arange(used.size)
+                ts_.dealer = lookup[sel]
+                ts_.dealer_labels = tuple(dealer_labels[u] if dealer_labels[u] else "(none)" for u in used)
+            if "spin_id" in cols:
+                names = ([str(t)] if not self.pool else tab_labels_all) + [None]
+                unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
+                gaps = self._gaps(ti, unsplit[unsplit >= 0])
+                if gaps:
+                    tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
+            tables[str(t)] = ts_
+        return level, space, tables
+
+    def _gaps(self, t: int, unsplit: np.ndarray):
+        """(missing, first, last) of the ids of table ``t`` and the unsplit rows' ids, or None."""
+        st = self.present.get(t)
+        if st is None or st[0] == 0:
+            if unsplit.size < 2:
+                return None
+            u = np.unique(unsplit)
+            gaps = int(u[-1] - u[0] + 1 - u.size)
+            return (gaps, int(u[0]), int(u[-1])) if gaps else None
+        starts, ends = np.concatenate(st[2]), np.concatenate(st[3])
+        distinct = st[0]
+        u = np.unique(unsplit)
+        if u.size:
+            i = np.searchsorted(starts, u, side="right") - 1  # the run that may hold each id
+            inside = (i >= 0) & (u <= ends[np.clip(i, 0, None)])
+            distinct += int(np.count_nonzero(~inside))
+        lo = int(min(starts[0], u[0])) if u.size else int(starts[0])
+        hi = int(max(ends[-1], u[-1])) if u.size else int(ends[-1])
+        if st[0] + unsplit.size < 2:
+            return None
+        gaps = hi - lo + 1 - distinct
+        return (gaps, lo, hi) if gaps else None
+
+
+def _split_by_table(arrays: dict[str, np.ndarray], tab: np.ndarray, n_tables: int, chunk: int = 1 << 20):
+    """Group the rows of every array by table (a stable counting sort done chunk by chunk, so
+    that no index array of the whole log is made). Returns the grouped arrays and the bounds of
+    each table's rows."""
+    counts = np.bincount(tab, minlength=n_tables)
+    bounds = np.r_[0, np.cumsum(counts)]
+    out = {k: np.empty_like(v) for k, v in arrays.items()}
+    fill = bounds[:-1].copy()
+    for a in range(0, tab.size, chunk):
+        t = tab[a : a + chunk].astype(np.int64)
+        order = np.argsort(t, kind="stable")
+        st = t[order]
+        c = np.bincount(st, minlength=n_tables)
+        first = np.r_[0, np.cumsum(c)[:-1]]
+        dest = np.empty(t.size, dtype=np.int64)
+        dest[order] = fill[st] + (np.arange(t.size) - first[st])
+        for k, v in arrays.items():
+            out[k][dest] = v[a : a + chunk]
+        fill += c
+    return out, bounds

@@ -1,0 +1,518 @@
+"""The row-to-spin core of the spin-log collector (:mod:`rngcert.collect.spinlog`): the types a log is read into
+(:class:`RejectedRow`, :class:`SourceInfo`, :class:`TableSpins`, :class:`SpinLog`), :func:`_process` (the
+decoded columns of any format to spins, voids and rejected rows), the file-level checks and the merging of batches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert.collect import _arrow
+from rngcert.collect.spinlog.columns import (
+    _ID_DTYPE,
+    _as_text,
+    _clean_text,
+    _decode,
+    _directions,
+    _numbers,
+    _resolve_labels,
+    _speeds,
+    _timestamps,
+    _truthy,
+    timestamp_kinds,
+)
+from rngcert.equipment.wheel import OutcomeSpace, Wheel
+from rngcert.errors import InputError
+
+#: Column names understood in a spin log (DESIGN §3).
+KNOWN_COLUMNS = (
+    "result",
+    "spin_id",
+    "timestamp",
+    "table",
+    "dealer",
+    "direction",
+    "release_pocket",
+    "revolutions",
+    "void",
+    "rotor_speed",
+    "ball_direction",
+    "result_source",
+    "payout",
+    "multiplier",
+)
+
+#: ``result_source`` values whose rows are the results (the wheel's own sensor or controller); rows
+#: of any other source (``camera``, ``display``) are compared with them, never used as results
+#: (money-wheel rule 5.5). An empty value is a primary row.
+PRIMARY_SOURCES = ("wheel", "wheel sensor", "wheel_sensor", "sensor", "controller", "serial", "")
+#: How the reason of a row of a secondary result source begins (see :func:`_split_sources`).
+SECOND_SOURCE_REASON = "second result source"
+
+
+@dataclass(frozen=True)
+class RejectedRow:
+    """A row that could not be read: kept, counted, and written beside the report."""
+
+    file: str
+    line: int
+    column: str
+    reason: str
+    text: str = ""
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column, "reason": self.reason, "text": self.text}
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Provenance of one input file."""
+
+    path: str
+    sha256: str
+    format: str
+    rows: int
+    accepted: int
+    void: int
+    rejected: int
+    blank_lines: int
+    #: rows among ``rejected`` that are exact copies of an earlier row (same table, spin_id and
+    #: result): read, and counted once, so not data that could not be read
+    duplicates: int = 0
+    #: rows among ``rejected`` that are a secondary source's reading of a spin (``result_source``
+    #: camera, display): compared with the result, not data that could not be read
+    second_source: int = 0
+    #: rows among ``duplicates`` that are near-duplicate rounds (same result, closer in time than a round lasts)
+    near_duplicates: int = 0
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class TableSpins:
+    """The accepted spins of one table, in spin order.
+
+    Attributes
+    ----------
+    table : str
+        Table/wheel id: the ``table`` column, the file name without extension when the file has
+        no such column, or ``"(all)"`` when tables are pooled.
+    outcomes : (n,) ndarray of int8 (int16 on a wheel of more than 127 pockets)
+        Outcome ids in ``space``: wheel positions when ``level == "position"``, symbol ids when
+        ``level == "symbol"``. The per-spin arrays are the smallest integer type that holds
+        their values (4 bytes a spin with every column: DESIGN §2).
+    release : (n,) ndarray of int8/int16 or None
+        Wheel position under the ball/pointer at release, -1 where the log has none.
+    dealer : (n,) ndarray of int8/int16 or None
+        Dealer id index into ``dealer_labels``.
+    direction : (n,) ndarray of int8 or None
+        0 clockwise, 1 counter-clockwise, -1 unknown.
+    void : int
+        Void spins of this table (excluded from ``outcomes``).
+    rotor_speed : (n,) ndarray of float64 or None
+        Rotor (wheel head) speed at the ball's launch, in the log's own unit; NaN where the row
+        has none.
+    ball_direction : (n,) ndarray of int8 or None
+        Direction the ball was spun: 0 clockwise, 1 counter-clockwise, -1 unknown.
+    line_start : (n,) ndarray of bool or None
+        Permanence lists (many spins per line): True where a spin is the first accepted spin of
+        its line of the file (for the data-integrity checks); None for one-row-per-spin formats.
+    """
+
+    table: str
+    outcomes: np.ndarray
+    release: np.ndarray | None = None
+    dealer: np.ndarray | None = None
+    dealer_labels: tuple[str, ...] = ()
+    direction: np.ndarray | None = None
+    void: int = 0
+    notes: list[str] = field(default_factory=list)
+    line_start: np.ndarray | None = None
+    rotor_speed: np.ndarray | None = None
+    ball_direction: np.ndarray | None = None
+    #: per secondary result source (camera, display) of a live feed, its comparison with the result
+    #: (:func:`rngcert.collect.feed.compare_sources`)
+    source_comparison: list = field(default_factory=list)
+    #: data-integrity findings of the reader (time order against spin ids, near-duplicate rounds):
+    #: ``{"name", "text", "evidence", "inconclusive": reason or ""}``, shown in the report's
+    #: data-integrity section (:func:`rngcert.pipeline.checks.integrity_findings`)
+    findings: list[dict] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return int(self.outcomes.size)
+
+
+@dataclass
+class SpinLog:
+    """Everything read from one or more log files for one wheel."""
+
+    wheel: Wheel
+    level: str
+    space: OutcomeSpace
+    tables: dict[str, TableSpins]
+    sources: list[SourceInfo]
+    rejected: list[RejectedRow]
+    notes: list[str] = field(default_factory=list)
+    #: (first, last) timestamp of the accepted and void spins, microseconds since the epoch (UTC),
+    #: or None when the log has no timestamps
+    period: tuple[int, int] | None = None
+
+    @property
+    def accepted(self) -> int:
+        return sum(s.accepted for s in self.sources)
+
+    @property
+    def void(self) -> int:
+        return sum(s.void for s in self.sources)
+
+
+# ---------------------------------------------------------------------------- helpers
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
+    """``period`` widened to the (non-empty) timestamps ``ts`` (int64 microseconds)."""
+    lo, hi = int(ts.min()), int(ts.max())
+    return (lo, hi) if period is None else (min(period[0], lo), max(period[1], hi))
+
+
+# ---------------------------------------------------------------------------- file-level checks
+def _id_value(t: str) -> tuple[int, str | None]:
+    """A spin id's number (a whole number >= 0, at most 18 digits), or -1 and why not."""
+    if t == "":
+        return -1, "empty spin_id (the other rows of the file have one)"
+    if t.isascii() and t.isdigit():
+        if len(t) > 18:
+            return -1, f"spin_id {t[:24]!r}{'…' if len(t) > 24 else ''} has {len(t)} digits; a spin counter has at most 18"
+        return int(t), None
+    if t[:1] == "-" and t[1:].isascii() and t[1:].isdigit():
+        return -1, f"spin_id {t!r} is negative; spin ids are whole numbers from 0"
+    return -1, f"spin_id {t[:40]!r} is not a whole number (the other spin ids of the file are)"
+
+
+def _codes_labels(col) -> tuple[np.ndarray, list]:
+    """(codes, labels) of a text column given as pyarrow strings or as (codes, labels)."""
+    if isinstance(col, tuple):
+        return np.asarray(col[0], dtype=np.int64), list(col[1])
+    idx, uniq = _decode(_as_text(col))
+    return idx, ["" if u is None else u for u in uniq]
+
+
+def _reject_rows(part: dict, rows: np.ndarray, column: str, reasons, texts) -> None:
+    """Move rows (accepted or void so far) to the rejected, with a reason each."""
+    if rows.size == 0:
+        return
+    part["accepted_mask"] = part["accepted_mask"].copy()
+    part["void_mask"] = part["void_mask"].copy()
+    part["accepted_mask"][rows] = False
+    part["void_mask"][rows] = False
+    part["void_count"] = int(part["void_mask"].sum())
+    lines = part["lines"]
+    new = [RejectedRow(part["name"], int(lines[i]), column, str(why), str(t)[:200]) for i, why, t in zip(rows.tolist(), reasons, texts)]
+    part["rejected"] = sorted(list(part["rejected"]) + new, key=lambda r: r.line)
+
+
+def _file_checks(part: dict, text_codes: bool) -> dict:
+    """Checks of a file as a whole (one batch cannot judge them): empty ``table`` values, and
+    ``spin_id`` values that are not spin counters.
+
+    * A file whose ``table`` column is empty in some rows rejects those rows (line and reason);
+      empty in every row, the column is ignored (one table, named after the file) with a note.
+    * When most ids of a file are whole numbers, an id that is not (``abc``, ``-5``, ``2.5``,
+      ``1e29``, empty) rejects its row; the duplicate and gap checks run on the valid ids. When
+      most are not numbers, ids are labels (no gap check) and only empty ones are rejected.
+      Empty in every row, the column is ignored with a note.
+    """
+    name = part["name"]
+    part.setdefault("extra_ids", [])
+    live = part["accepted_mask"] | part["void_mask"]
+    colnames = part.get("colnames", {})
+    if part.get("table") is not None:
+        codes, labels = _codes_labels(part["table"])
+        if "" in labels:
+            empty = codes == labels.index("")
+            if empty.all():
+                part["table"] = None
+                part["notes"] = list(part["notes"]) + [f"{name}: the table column is empty in every row: the file is one table, named after the file"]
+            else:
+                rows = np.flatnonzero(empty & live)
+                _reject_rows(part, rows, colnames.get("table", "table"), ["empty table value (the other rows of the file name a table)"] * rows.size, [""] * rows.size)
+    live = part["accepted_mask"] | part["void_mask"]
+    sid = part.get("spin_id")
+    if sid is None:
+        return part
+    if isinstance(sid, IntIds):
+        vals = sid.values
+        neg = vals < 0
+        if np.any(neg & live):
+            rows = np.flatnonzero(neg & live)
+            _reject_rows(part, rows, colnames.get("spin_id", "spin_id"), [_id_value(str(v))[1] for v in vals[rows]], [str(v) for v in vals[rows]])
+            part["spin_id"] = IntIds(np.where(neg, -1, vals))
+        return part
+    codes, labels = _codes_labels(sid)
+    val_u = np.empty(len(labels) + 1, dtype=np.int64)
+    why_u = np.empty(len(labels) + 1, dtype=object)
+    for j, t in enumerate(labels):
+        val_u[j], why_u[j] = _id_value(t)
+    val_u[-1], why_u[-1] = _id_value("")
+    codes = np.where(codes < 0, len(labels), codes)
+    vals = val_u[codes]
+    empty_u = np.array([t == "" for t in labels] + [True])
+    empty = empty_u[codes]
+    if empty.all():
+        part["spin_id"] = None
+        part["notes"] = list(part["notes"]) + [f"{name}: the spin_id column is empty in every row: spins are taken in file order without ids"]
+        return part
+    n_valid = int(np.count_nonzero(vals >= 0))
+    n_text = int(np.count_nonzero((vals < 0) & ~empty))
+    numeric = n_valid >= n_text
+    bad = (vals < 0) if numeric else empty
+    rows = np.flatnonzero(bad & live)
+    if rows.size:
+        lab = np.array(labels + [""], dtype=object)
+        _reject_rows(part, rows, colnames.get("spin_id", "spin_id"), why_u[codes[rows]] if numeric else ["empty spin_id (the other rows of the file have one)"] * rows.size, lab[codes[rows]])
+    if numeric and text_codes:
+        part["spin_id"] = IntIds(np.where(vals >= 0, vals, -1))
+    return part
+
+
+def _concat_parts(parts: list[dict]) -> dict:
+    """Join the per-batch results of one file, in order."""
+    if len(parts) == 1:
+        return parts[0]
+    out = dict(parts[0])
+    out["rows"] = sum(pt["rows"] for pt in parts)
+    out["void_count"] = sum(pt["void_count"] for pt in parts)
+    out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
+    out["notes"] = [n for pt in parts for n in pt["notes"]]
+    for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "rotor_speed", "ball_direction"):
+        out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
+        for pt in parts[1:]:  # free each batch's copy as soon as it is joined (bounded peak memory)
+            pt[key] = None
+    for key in ("table", "dealer", "spin_id", "result_source", "payout", "multiplier"):
+        vals = [pt.get(key) for pt in parts]
+        if vals[0] is None:
+            out[key] = None
+        elif isinstance(vals[0], (pa.Array, pa.ChunkedArray)):
+            out[key] = pa.concat_arrays([v.combine_chunks() if isinstance(v, pa.ChunkedArray) else v for v in vals])
+        else:
+            out[key] = _merge_codes(vals, raw=True)  # the batches of one file, before its file-level checks
+    return out
+
+
+def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True) -> dict:
+    """Resolve columns, validate, and return arrays for one file."""
+    lower = {}
+    for c in cols:
+        lower.setdefault(c.strip().lower(), c)
+    resolved: dict[str, str] = {}
+    for ours in KNOWN_COLUMNS:
+        want = mapping.get(ours, ours)
+        if want.lower() in lower:
+            resolved[ours] = lower[want.lower()]
+        elif ours in mapping:
+            raise InputError(f"{name}: column {want!r} (given for {ours!r}) is not in the file; columns: {', '.join(header)}")
+    if "result" not in resolved:
+        raise InputError(
+            f"{name}: no 'result' column (columns: {', '.join(header)}); name the column holding the pocket with --column result=NAME"
+        )
+    n = len(cols[resolved["result"]])
+    colnum = {c: i + 1 for i, c in enumerate(cols)}  # the reader's names, in file order
+    # Each row's first fault: the column (index into fcols) and the reason (index into whys);
+    # -1 and free = True while the row has none. Per-row reasons are small integer codes, not
+    # Python objects: a 10 M-spin log has 10 M rows and almost no faults.
+    free = np.ones(n, dtype=bool)
+    col_of = np.full(n, -1, dtype=np.int16)
+    why_of = np.full(n, -1, dtype=np.int32)
+    fcols: list[str] = []
+    whys: list[str] = []
+
+    def flag(mask, col, why, codes=None):
+        """Give the rows in ``mask`` that have no fault yet the reason ``why`` (a string), or,
+        with ``codes``, the reason ``why[codes[i]]`` of each row."""
+        new = mask & free
+        if not new.any():
+            return
+        if col not in fcols:
+            fcols.append(col)
+        col_of[new] = fcols.index(col)
+        if codes is None:
+            why_of[new] = len(whys)
+            whys.append(why)
+        else:
+            why_of[new] = len(whys) + codes[new]
+            whys.extend(why)
+        free[new] = False
+
+    pos, sym, void_tok, bad, bad_why, _ = _resolve_labels(cols[resolved["result"]], wheel)
+    void = void_tok.copy()
+    flag(bad >= 0, resolved["result"], bad_why, bad)
+    notes = []
+    if "void" in resolved:
+        v, badv = _truthy(cols[resolved["void"]])
+        flag(badv, resolved["void"], "void must be true/false")
+        void |= v & ~badv
+    if "revolutions" in resolved:
+        rv, badr = _numbers(cols[resolved["revolutions"]])
+        flag(badr | (rv < 0), resolved["revolutions"], "revolutions is not a non-negative number")
+        void |= (rv < 3) & ~badr  # rules 4.2 / 5.3: fewer than 3 revolutions is a void spin
+    # A void spin needs no readable result (e.g. "No spin" with an empty pocket).
+    if resolved["result"] in fcols:
+        unflag = void & (col_of == fcols.index(resolved["result"]))
+        free[unflag] = True
+        col_of[unflag] = -1
+        why_of[unflag] = -1
+    ts = None
+    if "timestamp" in resolved:
+        ts, badt = _timestamps(cols[resolved["timestamp"]])
+        flag(badt & ~void, resolved["timestamp"], "timestamp is not ISO 8601")
+        ts_kinds = timestamp_kinds(cols[resolved["timestamp"]], ~badt)
+    else:
+        ts_kinds = None
+    release = None
+    if "release_pocket" in resolved:
+        rpos, _, _, _, _, empty = _resolve_labels(cols[resolved["release_pocket"]], wheel)
+        flag((rpos < 0) & ~empty & ~void, resolved["release_pocket"], "release_pocket is not a pocket of this wheel")
+        release = np.where(empty, -1, rpos)
+    direction = ball_direction = rotor_speed = None
+    if "direction" in resolved:
+        direction, badd = _directions(cols[resolved["direction"]])
+        flag(badd & ~void, resolved["direction"], "direction must be cw or ccw")
+    if "ball_direction" in resolved:
+        ball_direction, badb = _directions(cols[resolved["ball_direction"]])
+        flag(badb & ~void, resolved["ball_direction"], "ball_direction must be cw or ccw")
+    if "rotor_speed" in resolved:
+        rotor_speed, bads = _speeds(cols[resolved["rotor_speed"]])
+        flag(bads & ~void, resolved["rotor_speed"], "rotor_speed is not a non-negative number")
+    accepted = free & ~void
+    void_final = void & free
+    rej_idx = np.flatnonzero(~free)
+    out_rejects = list(rejects)
+    if rej_idx.size:
+        # the text of the cell that was wrong (not always the result)
+        texts = [None] * rej_idx.size
+        rej_cols = col_of[rej_idx]
+        for ci in np.unique(rej_cols).tolist():
+            where = np.flatnonzero(rej_cols == ci)
+            vals = cols[fcols[ci]].take(pa.array(rej_idx[where])).to_pylist()
+            for w, v in zip(where.tolist(), vals):
+                texts[w] = v
+        for i, ci, wi, t in zip(rej_idx.tolist(), rej_cols.tolist(), why_of[rej_idx].tolist(), texts):
+            col = fcols[ci]
+            if fieldpos is not None:
+                colname = f"field {int(fieldpos[i])}"
+            else:
+                colname = f"{col} (column {colnum.get(col, '?')})"
+            out_rejects.append(RejectedRow(name, int(lines[i]), colname, whys[wi], "" if t is None else str(t)[:200]))
+    out_rejects.sort(key=lambda r: r.line)
+
+    def textcol(key):
+        """(codes, labels) of a text column: codes index labels; None if the column is absent.
+        Whole-number spin ids come back as :class:`IntIds` (no Python object per row)."""
+        if key not in resolved:
+            return None
+        raw = _as_text(cols[resolved[key]])
+        if raw.null_count:
+            raw = pc.fill_null(raw, "")
+        if key == "spin_id" or not text_codes:
+            if text_codes:
+                try:  # whole numbers as written (a cell with spaces or a quote fails here and is cleaned below)
+                    return IntIds(_arrow.ints(pc.cast(raw, pa.int64())))
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    pass
+            col = _clean_text(raw)
+            if not text_codes:
+                return col
+            try:
+                return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+            idx, uniq = _decode(col)
+            return idx, [("" if u is None else u) for u in uniq]
+        # a table or dealer column has few distinct values: clean those, then join the ones that
+        # clean to the same text (in order of first appearance, as the cleaned column would give)
+        enc = pc.dictionary_encode(raw)
+        if isinstance(enc, pa.ChunkedArray):
+            enc = enc.combine_chunks()
+        idx, uniq = _decode(_clean_text(enc.dictionary))
+        return idx[_arrow.ints(enc.indices)], [("" if u is None else u) for u in uniq]
+
+    return {
+        "name": name,
+        "rows": int(n + len(rejects)),
+        "pos": pos.astype(_ID_DTYPE, copy=False),  # compact dtypes: a 10 M-spin log must fit in memory
+        "sym": sym.astype(_ID_DTYPE, copy=False),
+        "accepted_mask": accepted,
+        "void_mask": void_final,
+        "void_count": int(void_final.sum()),
+        "rejected": out_rejects,
+        "lines": np.asarray(lines, dtype=np.int64 if not text_codes else np.int32),  # file-level checks name rows by line
+        "colnames": {
+            k: (f"{resolved[k]} (column {colnum.get(resolved[k], '?')})" if fieldpos is None else k) for k in ("spin_id", "table", "result_source") if k in resolved
+        },
+        "colindex": {k: colnum[resolved[k]] - 1 for k in ("spin_id", "table") if k in resolved and resolved[k] in colnum},
+        # permanence lists hold many spins per line: the line of each spin, for the data-integrity checks
+        "line_no": np.asarray(lines, dtype=np.int64) if fieldpos is not None else None,
+        "ts": ts,
+        "table": textcol("table"),
+        "dealer": textcol("dealer"),
+        "payout": textcol("payout") if text_codes else None,  # (compared by the near-duplicate check)
+        "multiplier": textcol("multiplier") if text_codes else None,
+        "spin_id": textcol("spin_id"),
+        "direction": direction,
+        "release": None if release is None else release.astype(np.int32),
+        "rotor_speed": rotor_speed,
+        "ball_direction": ball_direction,
+        "result_source": textcol("result_source"),
+        "notes": notes,
+        "ts_kinds": ts_kinds,
+    }
+
+
+@dataclass
+class IntIds:
+    """Whole-number spin ids of a file (kept as int64, not as text codes)."""
+
+    values: np.ndarray
+
+    def as_codes(self, raw: bool = False):
+        """(codes, labels); a row without a valid id (value -1) gets code -1. ``raw``: the values
+        are the ids as read, before the file-level checks (a negative id is a label of its own,
+        so that those checks name it as they do when the file is read in one piece)."""
+        v = self.values
+        ok = v >= 0 if not raw else np.ones(v.size, dtype=bool)
+        uniq, inv = np.unique(v[ok], return_inverse=True)
+        codes = np.full(v.size, -1, dtype=np.int64)
+        codes[ok] = inv
+        return codes, [str(u) for u in uniq]
+
+
+def _merge_codes(items, raw: bool = False):
+    """Concatenate per-file (codes, labels) into global codes and one label list (``raw``: see
+    :meth:`IntIds.as_codes`)."""
+    if all(isinstance(it, IntIds) for it in items):
+        return IntIds(np.concatenate([it.values for it in items]))
+    items = [it.as_codes(raw) if isinstance(it, IntIds) else it for it in items]
+    if len(items) == 1:
+        return items[0]
+    offsets = np.cumsum([0] + [len(labs) for _, labs in items])
+    enc = pc.dictionary_encode(pa.array([lab for _, labs in items for lab in labs], type=pa.string()))
+    remap = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    out = [np.where(codes < 0, -1, remap[np.clip(codes, 0, None) + off]) for (codes, _), off in zip(items, offsets)]
+    return np.concatenate(out), enc.dictionary.to_pylist()
+
+
+def _small_int(top: int) -> np.dtype:
+    """The smallest signed integer type holding ``-1 .. top``."""
+    for dt in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)

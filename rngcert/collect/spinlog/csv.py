@@ -1,0 +1,92 @@
+"""CSV spin logs read in batches (:mod:`rngcert.collect.csvstream`) through the row-to-spin core.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
+from rngcert.collect.spinlog.core import RejectedRow, _concat_parts, _process
+from rngcert.errors import InputError, NoDataError
+
+#: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
+_ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "table", "dealer", "spin_id",
+             "rotor_speed", "ball_direction", "result_source", "payout", "multiplier")
+
+
+def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
+    """Stream a CSV log batch by batch through :func:`_process` and join the parts.
+
+    With ``consume`` (a :class:`_CompactLog`), each batch is handed to ``consume.add`` and only
+    its description (counts, rejected rows, notes) is kept: the returned dictionary has no
+    per-row arrays."""
+    from rngcert.collect import csvstream
+
+    name = str(p)
+    with csvstream.open_source(p, data) as fh:
+        head = fh.read(1 << 16)
+        fh.seek(0)
+        scan = csvstream.scan_lines(fh)
+    encoding = csvstream.detect_encoding(scan, head)
+    if encoding == "utf-16":
+        raise InputError(f"{name}: the file is UTF-16; save it as UTF-8 (or ASCII) CSV and certify that")
+    if scan.size == 0 or not scan.first_line.strip(b" \t\r\n"):
+        raise NoDataError(f"{name}: the file is empty: no spins to certify")
+    header, delim = csvstream.header_fields(scan, name, encoding)
+
+    def reduce(out):
+        if consume is None:
+            return out
+        consume.add(out)
+        return {k: (None if k in _ROW_KEYS else v) for k, v in out.items()}
+
+    def process(cols, lines, bad):  # a pure function of its batch: run on the read threads
+        rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
+        out = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
+        del cols, lines
+        csvstream.release_arrow_memory()
+        return out
+
+    if consume is not None:
+        consume.reserve(scan.n_lines)
+    parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
+                                          on_restart=None if consume is None else consume.rollback, then=reduce, threads=csvstream.read_threads())
+    csvstream.release_arrow_memory(force=True)
+    if not parts:  # header only
+        parts.append(reduce(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
+    kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
+    part = _concat_parts(parts)
+    part["ts_kinds"] = kinds
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
+    if how:
+        part["notes"] = list(part["notes"]) + [how]
+    if encoding != "utf-8":
+        part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as {encoding}"]
+    if scan.sep:
+        part["notes"] = list(part["notes"]) + [f"{name}: the first line 'sep={scan.sep}' (Excel) names the delimiter: fields read as separated by {scan.sep!r}"]
+    # ids and tables of rows the reader could not split (they are rejected, but their ids are not gaps)
+    idx = part.get("colindex", {})
+    extra = []
+    if "spin_id" in idx:
+        import csv as _csv
+
+        for r in part["rejected"]:
+            if r.column != "*":
+                continue
+            try:
+                fields = next(_csv.reader([r.text], delimiter=delim), [])
+            except _csv.Error:
+                continue
+            sid = fields[idx["spin_id"]].strip() if len(fields) > idx["spin_id"] else ""
+            if sid.isascii() and sid.isdigit() and len(sid) <= 18:
+                t = fields[idx["table"]].strip() if "table" in idx and len(fields) > idx["table"] else None
+                extra.append((t, int(sid)))
+    part["extra_ids"] = extra
+    part["format"] = "csv"
+    part["sha256"] = scan.sha256
+    part["blank"] = int(scan.blank_lines.size)
+    part["size"] = scan.size
+    return part

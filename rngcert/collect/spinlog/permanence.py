@@ -1,0 +1,74 @@
+"""Permanence lists (the format casinos publish): pocket numbers in spin order, one table per file.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rngcert.collect import _arrow
+from rngcert.collect.spinlog.columns import _decode, _norm_text
+from rngcert.collect.spinlog.core import RejectedRow
+from rngcert.collect.spinlog.jsonl import _text_of
+from rngcert.equipment.wheel import VOID_TOKENS, Wheel
+
+
+def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encoding: str | None = None):
+    text = _text_of(data)[0] if encoding is None else data.decode(encoding)  # (given: the whole file's, for some of its lines)
+    raw = text.encode("utf-8")
+    # one string per line, each keeping its newline (trimmed with the other whitespace below)
+    nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
+    lines_arr = _arrow.strings(np.concatenate([[0], nl + 1, [len(raw)]]), raw)
+    lines_arr = pc.utf8_trim_whitespace(lines_arr)
+    blank = _arrow.ints(pc.utf8_length(lines_arr)) == 0
+    if text.endswith("\n"):
+        blank = blank[:-1]
+    tokens = pc.split_pattern_regex(lines_arr, r"[,;\s]+")
+    parent = _arrow.ints(pc.list_parent_indices(tokens)).astype(np.int64)
+    flat = pc.list_flatten(tokens)
+    nonempty = _arrow.ints(pc.utf8_length(flat)) > 0
+    flat = flat.filter(_arrow.mask(nonempty))
+    parent = parent[nonempty]
+    rejects: list[RejectedRow] = []
+    if wheel is not None and parent.size:
+        # a line that is mostly words is a title ("Spielbank Tisch 1 19.04.2026"), not spins (c20):
+        # rejected whole with its line, and none of its numbers taken as a spin
+        title = _title_lines(flat, parent, wheel, len(lines_arr))
+        if title.any():
+            for ln in np.flatnonzero(title).tolist():
+                rejects.append(RejectedRow(name, ln + 1, "line", "a title or text line (mostly words, not results): rejected whole, no spin taken from it",
+                                           str(lines_arr[ln].as_py())[:200]))
+            keep = ~title[parent]
+            flat = flat.filter(_arrow.mask(keep))
+            parent = parent[keep]
+    # field number within the line (1-based), vectorised
+    first = np.r_[True, parent[1:] != parent[:-1]] if parent.size else np.zeros(0, bool)
+    grp_start = np.flatnonzero(first)
+    pos_in_line = np.arange(parent.size) - np.repeat(grp_start, np.diff(np.r_[grp_start, parent.size]))
+    return {"result": flat}, parent + 1, rejects, int(blank.sum()), ["result"], pos_in_line + 1
+
+
+def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int) -> np.ndarray:
+    """(n_lines,) bool: lines of a permanence list that are titles or text: at least half of their
+    tokens are not results the wheel reads (a number, a label, an alias, a void word) and one of
+    them has a letter. A line of numbers with one stray word keeps its numbers (the word alone is
+    rejected)."""
+    numeric = _arrow.bools(pc.match_substring_regex(flat, r"^\d+([.,]0+)?$"))
+    bad = ~numeric
+    letter = np.zeros(parent.size, dtype=bool)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        other = flat.take(pa.array(rows))
+        idx, uniq = _decode(other)
+        positions, symbols = wheel.token_table()
+        ok_u = np.array([_norm_text(u) in positions or _norm_text(u) in symbols or _norm_text(u) in VOID_TOKENS for u in uniq] + [False])
+        let_u = np.array([bool(re.search(r"[^\W\d_]", u or "")) for u in uniq] + [False])
+        bad[rows] = ~ok_u[idx]
+        letter[rows] = let_u[idx]
+    n_tok = np.bincount(parent, minlength=n_lines)
+    n_bad = np.bincount(parent, weights=bad, minlength=n_lines)
+    n_let = np.bincount(parent, weights=letter, minlength=n_lines)
+    return (n_let > 0) & (2 * n_bad >= n_tok) & (n_tok > 0)
