@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
 
 import numpy as np
 import pytest
@@ -19,8 +20,11 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests_pass(name):
     mod = importlib.import_module(name)
-    res = doctest.testmod(mod, optionflags=FLAGS, verbose=False, report=True)
-    assert res.attempted > 0 and res.failed == 0, f"{name}: {res.failed} of {res.attempted} examples failed"
+    mods = [mod] + ([importlib.import_module(f"{name}.{m.name}") for m in pkgutil.iter_modules(mod.__path__)]
+                    if hasattr(mod, "__path__") and name != "rngcert.stats" else [])  # a package (stats.shuffle): its modules too
+    res = [doctest.testmod(m, optionflags=FLAGS, verbose=False, report=True) for m in mods]
+    attempted, failed = sum(r.attempted for r in res), sum(r.failed for r in res)
+    assert attempted > 0 and failed == 0, f"{name}: {failed} of {attempted} examples failed"
 
 
 @pytest.mark.parametrize("name", [n for n in S.__all__ if n not in ("NotApplicable", "Requirement", "TestResult")])
