@@ -50,8 +50,9 @@ SUSPECT_LEVEL = 0.05
 POLICY_TEXT = {
     "INCONCLUSIVE": "the data cannot carry a verdict (too few outcomes, too many unreadable rows, labels of another wheel, "
     "a data-integrity finding large enough to change a conclusion, spins that break the game's rules (a procedure finding: "
-    "the ball spun with the rotor, not a valid spin under 004 §4 rule 3.1.1), a core test that cannot run, or too little power for "
-    "the declared minimum bias); this takes precedence over every other verdict",
+    "the ball spun with the rotor, not a valid spin under 004 §4 rule 3.1.1), or a core test that cannot run); this takes precedence "
+    "over every other verdict. Too little power for the declared minimum effect makes INCONCLUSIVE what would be a PASS; a "
+    "rejection stays a FAIL or SUSPECT",
     "FAIL": "some test rejects after the family-wise correction (weighted Holm) at the certification level alpha",
     "SUSPECT": "no rejection at alpha, but a rejection at the looser family-wise level 0.05 (at most 5% of fair sources): "
     "re-test with more data",

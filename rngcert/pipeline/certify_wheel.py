@@ -483,8 +483,13 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
             )
     if t.n >= checks.MIN_PER_OUTCOME * space.m:
         pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
-        reasons += pw_reasons
-        if tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
+        # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
+        # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
+        # same verdict on a wheel and a shoe; the power statement is printed either way
+        gate = out.verdict in ("PASS", "INCONCLUSIVE")
+        if gate:
+            reasons += pw_reasons
+        if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
             # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
             reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
                            f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
