@@ -197,3 +197,7 @@ def test_alarm_names_the_biased_pocket_by_its_label_not_its_wheel_position():
     assert alternative_name("positions 3..7 (width 5) +20%", space.labels, True) == (
         f"results {space.labels[3]}..{space.labels[7]} (wheel positions 3..7, width 5) +20%")
     assert alternative_name("distance 3 +20%", space.labels, True) == "distance 3 +20%"
+    assert alternative_name("first harmonic towards position 0.0, amplitude 0.05", space.labels, True) == (
+        f"first harmonic towards result {space.labels[0]} (wheel position 0.0), amplitude 0.05")
+    assert alternative_name("first harmonic towards position 4.6, amplitude 0.05", space.labels, True) == (
+        f"first harmonic towards the arc between results {space.labels[4]} and {space.labels[5]} (wheel position 4.6), amplitude 0.05")

@@ -82,6 +82,7 @@ class WatchStatus:
 
 _POSITION = re.compile(r"^position (\d+) ")
 _ARC = re.compile(r"^positions (\d+)\.\.(\d+) \(width (\d+)\) ")
+_TOWARDS = re.compile(r"^first harmonic towards position (\d+(?:\.\d+)?),")
 
 
 def alternative_name(name: str, labels, circular: bool) -> str:
@@ -113,6 +114,12 @@ def alternative_name(name: str, labels, circular: bool) -> str:
     if m and max(int(m.group(1)), int(m.group(2))) < len(labels):
         s, e, w = (int(g) for g in m.groups())
         return f"results {labels[s]}..{labels[e]} (wheel positions {s}..{e}, width {w}) " + name[m.end():]
+    m = _TOWARDS.match(name)
+    if m and circular and labels:
+        x = float(m.group(1))
+        lo, hi = int(x) % len(labels), (int(x) + 1) % len(labels)
+        at = f"result {labels[lo]}" if x == int(x) else f"the arc between results {labels[lo]} and {labels[hi]}"
+        return f"first harmonic towards {at} (wheel position {m.group(1)})," + name[m.end():]
     return name
 
 
