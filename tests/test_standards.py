@@ -290,6 +290,20 @@ def test_inconclusive_battery_with_every_clause_met_says_why_c22():
     s = summarise(std, [{"table": "T", "verdict": ev["verdict"], "clauses": ev["clauses"]}], alpha=0.01, kind="shoe:machine")
     line = terminal_lines({"standard": s, "tables": []})[0]
     assert line.startswith(f"standard: {std.id}: INCONCLUSIVE") and "battery INCONCLUSIVE" in line
+    assert "the clauses met do not make a PASS" in line
+
+
+def test_inconclusive_with_no_clause_judged_does_not_speak_of_clauses_met():
+    """Trial (break2): the settings-session capture (0 spins, 1 void) printed "clauses: edge not applicable ·
+    statistics not applicable · looser-level not applicable · battery INCONCLUSIVE (the clauses met do not
+    make a PASS ...)": no clause was met."""
+    from rngcert.pipeline.standards import terminal_lines
+
+    s = {"id": "rngcert-default", "verdict": "INCONCLUSIVE",
+         "results": [{"id": c, "result": "not applicable"} for c in ("edge", "statistics", "looser-level")]}
+    line = terminal_lines({"standard": s, "tables": []})[0]
+    assert "battery INCONCLUSIVE (no clause could be judged: see the reasons)" in line
+    assert "clauses met" not in line
 
 
 def test_findings_and_steps_restated_when_the_standard_changes_a_fail():

@@ -127,6 +127,23 @@ def test_appended_permanence_list_numbered_by_position(tmp_path):
     assert [LABELS[i] for i in sp.pos] == [str(i) for i in range(1, 9)]
 
 
+def test_permanence_title_line_is_counted_among_the_rows_of_the_ingest_c20(tmp_path):
+    """Trial (break2), kind of c20: a permanence list with a title line at its end read in certify as
+    "2001 rows: 2000 accepted, 1 rejected" but in ingest as "2000 rows → 2000 stored, 1 rejected":
+    the counts did not add up. An export and its read-back keep the same count."""
+    p = tmp_path / "perm.txt"
+    p.write_text("1 2 3 4 5\n6 7 8 9 10\nSpielbank Tisch 1 19.04.2026\n")
+    db = tmp_path / "s.duckdb"
+    with Store(db) as st:
+        (r,) = st.ingest([p])
+        assert (r.rows, r.inserted, r.rejected) == (11, 10, 1)
+        assert "11 rows → 10 new spins stored" in r.summary()
+        st.export_parquet(tmp_path / "exp")
+    with Store(tmp_path / "copy.duckdb") as st:
+        (back,) = st.ingest_parquet(tmp_path / "exp")
+    assert (back.rows, back.inserted, back.rejected) == (11, 10, 1)
+
+
 def test_conflicting_rows_reported_not_overwritten(tmp_path):
     a = tmp_path / "a.csv"
     a.write_text("spin_id,table,result\n1,T,5\n2,T,7\n3,T,9\n")

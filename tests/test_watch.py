@@ -178,3 +178,26 @@ def test_counted_spins_match_the_plain_rule_on_random_chunks(tmp_path):
         kept_total += len(expect)
     assert lw.repeated + lw.conflicts + kept_total == rows_total  # every row: counted, a repeat or a conflict
     assert lw.repeated > 0 and lw.conflicts > 0
+
+
+def test_alarm_names_the_biased_pocket_by_its_label_not_its_wheel_position():
+    """Trial (break2): a log biased on pocket 17 alarmed with "leading: position 8 +40%", which a
+    compliance officer reads as pocket 8; pocket 17 sits at wheel position 8 of the European wheel."""
+    from rngcert.pipeline.watch import alternative_name
+
+    space = EU.position_space()
+    pos17 = space.labels.index("17")
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 37, 20_000)
+    x[rng.random(x.size) < 0.06] = pos17
+    w = Watcher(space, block=BLOCK)
+    st = w.update(x)
+    assert st.alarm
+    assert st.leader.startswith(f"result 17 (wheel position {pos17}) +"), st.leader
+    assert alternative_name("positions 3..7 (width 5) +20%", space.labels, True) == (
+        f"results {space.labels[3]}..{space.labels[7]} (wheel positions 3..7, width 5) +20%")
+    assert alternative_name("distance 3 +20%", space.labels, True) == "distance 3 +20%"
+    assert alternative_name("first harmonic towards position 0.0, amplitude 0.05", space.labels, True) == (
+        f"first harmonic towards result {space.labels[0]} (wheel position 0.0), amplitude 0.05")
+    assert alternative_name("first harmonic towards position 4.6, amplitude 0.05", space.labels, True) == (
+        f"first harmonic towards the arc between results {space.labels[4]} and {space.labels[5]} (wheel position 4.6), amplitude 0.05")

@@ -159,7 +159,9 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     parts = [f"{c['id']} {c['result'].upper() if c['result'] == 'not met' else c['result']}" for c in s["results"] if c.get("for_equipment", True)]
     src = "" if s.get("packaged", True) else f" from {s.get('source')}"
     if s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
-        parts.append("battery INCONCLUSIVE (the clauses met do not make a PASS: see the reasons)")  # c22: not "all met" beside INCONCLUSIVE
+        met = any(c["result"] == "met" for c in s["results"] if c.get("for_equipment", True))
+        # c22: not "all met" beside INCONCLUSIVE; and no "clauses met" when none is (every clause not applicable)
+        parts.append("battery INCONCLUSIVE (" + ("the clauses met do not make a PASS" if met else "no clause could be judged") + ": see the reasons)")
     lines = [f"standard: {s['id']}{src}: {s['verdict']} (clauses: {' · '.join(parts)})"]
     if len(report.get("tables", [])) == 1:
         two = report["tables"][0]["battery"].get("two_lines") or {}

@@ -80,6 +80,49 @@ class WatchStatus:
         )
 
 
+_POSITION = re.compile(r"^position (\d+) ")
+_ARC = re.compile(r"^positions (\d+)\.\.(\d+) \(width (\d+)\) ")
+_TOWARDS = re.compile(r"^first harmonic towards position (\d+(?:\.\d+)?),")
+
+
+def alternative_name(name: str, labels, circular: bool) -> str:
+    """An alternative's name with the wheel's own labels, for people.
+
+    The statistics name pocket alternatives by wheel position (``position 8 +40%``), which a
+    reader takes for pocket 8; this names the result as the log writes it, with its position.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`rngcert.stats.sequential.wheel_alternatives`.
+    labels : sequence of str
+        The outcome space's labels, by position.
+    circular : bool
+        Whether positions are places on the wheel (else they are symbols).
+
+    Returns
+    -------
+    str
+        e.g. ``result 17 (wheel position 8) +40%``; names of other kinds unchanged.
+    """
+    m = _POSITION.match(name)
+    if m and int(m.group(1)) < len(labels):
+        s = int(m.group(1))
+        where = f" (wheel position {s})" if circular else ""
+        return f"result {labels[s]}{where} " + name[m.end():]
+    m = _ARC.match(name)
+    if m and max(int(m.group(1)), int(m.group(2))) < len(labels):
+        s, e, w = (int(g) for g in m.groups())
+        return f"results {labels[s]}..{labels[e]} (wheel positions {s}..{e}, width {w}) " + name[m.end():]
+    m = _TOWARDS.match(name)
+    if m and circular and labels:
+        x = float(m.group(1))
+        lo, hi = int(x) % len(labels), (int(x) + 1) % len(labels)
+        at = f"result {labels[lo]}" if x == int(x) else f"the arc between results {labels[lo]} and {labels[hi]}"
+        return f"first harmonic towards {at} (wheel position {m.group(1)})," + name[m.end():]
+    return name
+
+
 class Watcher:
     """Incremental e-detector over a stream of spins (wheel positions, void spins removed).
 
@@ -91,6 +134,7 @@ class Watcher:
 
     def __init__(self, space, *, alpha: float = 0.01, horizon: int = 100_000, block: int = 100, release: bool = False):
         self.k = space.m
+        self.labels, self.circular = tuple(space.labels), bool(space.circular)
         self.block = block
         self.family = sq.wheel_alternatives(space.probs, circular=space.circular, distance=space.circular and bool(np.allclose(space.probs, 1 / space.m)), release=release)
         self.log_threshold = sq.detector_threshold(alpha, horizon, block)
@@ -127,14 +171,14 @@ class Watcher:
                 b = int(path.alarm)
                 self.alarm_spin = self.spins + (b + 1) * self.block
                 self.log_m = float(path.log_m[b])
-                self.leader = self.family.names[int(path.leader[b])]
+                self.leader = alternative_name(self.family.names[int(path.leader[b])], self.labels, self.circular)
                 # state up to the alarm block only
                 nfull = (b + 1) * self.block
                 self.state = sq.DetectorState(self.state.log_r, self.state.blocks + b + 1)
             else:
                 self.state = path.state
                 self.log_m = float(path.log_m[-1])
-                self.leader = self.family.names[int(path.leader[-1])]
+                self.leader = alternative_name(self.family.names[int(path.leader[-1])], self.labels, self.circular)
             self.previous = int(x[nfull - 1])
             self.spins += nfull
         self.pending, self.pending_release = x[nfull:], r[nfull:]

@@ -14,7 +14,7 @@ from typing import Sequence
 import pyarrow as pa
 
 from rngcert import __version__
-from rngcert.collect.store.ingest import IngestResult
+from rngcert.collect.store.ingest import IngestResult, whole_line_reject
 from rngcert.collect.store.schema import _guarded, _now, storage_error
 from rngcert.errors import InputError, StorageError
 
@@ -400,7 +400,7 @@ class ExportMixin:
                 prep = {
                     "path": Path(src["path"]), "sha": sha, "format": src.get("format"), "size": src.get("size_bytes"),
                     "accepted": int(src.get("accepted") or 0), "void": int(src.get("void") or 0),
-                    "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if r.column == "*"), "m": len(incoming),
+                    "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if whole_line_reject(r)), "m": len(incoming),
                     "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
                     "default_table": src.get("default_table"), "timing": {},
                 }

@@ -24,6 +24,25 @@ def _before_commit() -> None:
 
 
 
+def whole_line_reject(r) -> bool:
+    """Whether a rejected row is a whole line that holds no data row of the reader's count.
+
+    A line that could not be split into fields (column ``*``) and a permanence list's title line
+    (column ``line``, case c20) are rejected whole: they are rows of the file that the reader's
+    row count does not hold, so a file's rows are that count plus these.
+
+    Parameters
+    ----------
+    r : RejectedRow
+        A rejected row.
+
+    Returns
+    -------
+    bool
+    """
+    return r.column in ("*", "line")
+
+
 @dataclass
 class IngestResult:
     """What one file's ingest did."""
@@ -266,7 +285,7 @@ class IngestMixin:
                    FROM conflicts WHERE source_id = ? ORDER BY line LIMIT 10""",
                 [source_id],
             ).fetchall()
-            n_split_rejects = sum(1 for r in rej if r.column == "*")
+            n_split_rejects = sum(1 for r in rej if whole_line_reject(r))
             con.execute(
                 "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
