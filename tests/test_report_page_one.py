@@ -178,3 +178,18 @@ def test_shoe_also_rejected_does_not_count_the_tracker_twice():
     keys, _ = shoe_findings(sec)
     also = next(k for k in keys if k.startswith("Also rejected"))
     assert also.startswith("Also rejected after Holm (2 test(s))") and "tracker edge" not in also
+
+
+def test_reading_note_gives_the_standards_own_rule_not_the_default_one(tmp_path, cli):
+    """Under a standard other than the default, 'Reading this report' does not say that only a Holm-adjusted
+    p-value below alpha makes a FAIL (the West Virginia clauses judge each test on its own)."""
+    import numpy as np
+
+    x = np.random.default_rng(3).integers(0, 37, 8000)
+    log = tmp_path / "s.csv"
+    log.write_text("result\n" + "\n".join(map(str, x)) + "\n")
+    r = cli("certify", log, "--seed", 1, "--resamples", 199, "--no-plots", "--standard", "west-virginia-29-22B-909", "--out", tmp_path / "r")
+    html = next((tmp_path / "r").glob("*/report.html")).read_text()
+    note = html[html.index('id="reading"'):html.index('class="legend"', html.index('id="reading"'))]
+    assert r.exit_code in (0, 10, 11, 12) and "only an adjusted p-value below alpha makes a FAIL" not in note
+    assert "what makes a FAIL is the rule of the standard" in note
