@@ -193,3 +193,14 @@ def test_reading_note_gives_the_standards_own_rule_not_the_default_one(tmp_path,
     note = html[html.index('id="reading"'):html.index('class="legend"', html.index('id="reading"'))]
     assert r.exit_code in (0, 10, 11, 12) and "only an adjusted p-value below alpha makes a FAIL" not in note
     assert "what makes a FAIL is the rule of the standard" in note
+
+
+def test_terminal_verdict_line_of_the_bundled_log_says_demonstration_data(tmp_path, cli):
+    """The bundled default log is rngcert's own simulated wheel: the terminal's VERDICT line says so, as page one does."""
+    r = cli("certify", "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "r")
+    last = [ln for ln in r.output.splitlines() if ln.startswith("VERDICT: ")]
+    assert r.exit_code == 0 and last and "DEMONSTRATION DATA" in last[-1]
+    log = tmp_path / "own.csv"
+    log.write_text("result\n" + "\n".join(str(i % 37) for i in range(400)) + "\n")
+    own = cli("certify", log, "--seed", 1, "--resamples", 199, "--no-plots", "--out", tmp_path / "o")
+    assert "DEMONSTRATION" not in own.output

@@ -351,7 +351,8 @@ def summary_text(report: dict) -> str:
     from rngcert.pipeline.standards import terminal_lines
 
     lines += terminal_lines(report)
-    lines.append(f"VERDICT: {report['verdict']} — {overall_line(report)}")
+    demo = " (DEMONSTRATION DATA: a wheel simulated by rngcert, no equipment certified)" if (report.get("unit_under_test") or {}).get("demonstration") else ""
+    lines.append(f"VERDICT: {report['verdict']}{demo} — {overall_line(report)}")
     return "\n".join(lines)
 
 
