@@ -447,3 +447,14 @@ def test_c16_kind_an_unknown_spelling_of_an_empty_pocket_is_named(tmp_path):
     why = cert.outcomes[0].reasons[0]
     assert cert.verdict == "INCONCLUSIVE" and "'Ø'" in why and "pocket 0 has no accepted row" in why
     assert any("read as latin-1" in n for n in cert.log.notes)
+
+
+def test_a_header_repeated_inside_the_log_is_named_as_such(tmp_path):
+    """Two exports joined with `cat`: the second header line is rejected with its line and the cause, not only
+    "'Number' is not a pocket" (found by a new user's break test)."""
+    rows = [str(i % 37) for i in range(1, 200)]
+    p = tmp_path / "joined.csv"
+    p.write_text("Number\n" + "\n".join(rows[:100]) + "\nNumber\n" + "\n".join(rows[100:]) + "\n")
+    cert = certify_log([p], EU, columns={"result": "Number"}, seed=1, n_resamples=99, figures=False)
+    (rej,) = cert.log.rejected
+    assert rej.line == 102 and "header line repeated" in rej.reason and "Number" in rej.reason

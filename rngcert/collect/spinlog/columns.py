@@ -84,8 +84,10 @@ def _pocket_number(tok: str, positions: Mapping[str, int], symbols: Mapping[str,
 _ID_DTYPE = np.int16  # wheel positions and symbol ids (a wheel has at most 32,767 pockets)
 
 
-def _resolve_labels(col: pa.Array, wheel: Wheel):
+def _resolve_labels(col: pa.Array, wheel: Wheel, header: str | None = None):
     """Map result tokens to wheel positions and symbol ids, vectorised over distinct tokens.
+
+    ``header``: the column's name in the file; a cell that spells it is named as a repeated header line.
 
     Returns
     -------
@@ -122,7 +124,11 @@ def _resolve_labels(col: pa.Array, wheel: Wheel):
             void_u[j] = True
         else:
             bad_u[j] = len(reasons)
-            reasons.append(f"{str(raw[j]).strip()[:60]!r} is not a pocket/section of wheel {wheel.id!r}")
+            if header is not None and tok == _norm_text(header):  # the column's own name: a header line in the middle
+                reasons.append(f"{str(raw[j]).strip()[:60]!r} is the column's name, not a result: a header line repeated inside "
+                               f"the log (logs joined together?)")
+            else:
+                reasons.append(f"{str(raw[j]).strip()[:60]!r} is not a pocket/section of wheel {wheel.id!r}")
     return pos_u[idx], sym_u[idx], void_u[idx], bad_u[idx], reasons, empty_u[idx]
 
 

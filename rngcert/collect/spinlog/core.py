@@ -352,7 +352,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             whys.extend(why)
         free[new] = False
 
-    pos, sym, void_tok, bad, bad_why, _ = _resolve_labels(cols[resolved["result"]], wheel)
+    pos, sym, void_tok, bad, bad_why, _ = _resolve_labels(cols[resolved["result"]], wheel, header=resolved["result"])
     void = void_tok.copy()
     flag(bad >= 0, resolved["result"], bad_why, bad)
     notes = []
