@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -54,19 +51,7 @@ c = np.bincount(a, minlength=37); p = np.bincount(a[:-1] * 37 + a[1:], minlength
 """
 
 
-def run(args, env, ok=(0, 10, 11, 12)) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak MB) of a command in its own process."""
-    tfile = Path(tempfile.mktemp(suffix=".time"))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-o", str(tfile), "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    peak = float(tfile.read_text().strip().splitlines()[-1]) / 1024
-    tfile.unlink()
-    if p.returncode not in ok:
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}\n{p.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), peak
+from _measure import run  # noqa: E402 (benchmarks/ is the script's folder)
 
 
 def main():

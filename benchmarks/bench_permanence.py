@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -43,21 +40,11 @@ c = np.bincount(a, minlength=37); p = np.bincount(a[:-1] * 37 + a[1:], minlength
 """
 
 
-def run(args, env, ok=(0, 10, 11, 12)) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak MB) of a command in its own process."""
-    tfile = Path(tempfile.mktemp(suffix=".time"))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    # (run outside the source tree: ``python -m`` puts the working folder first on the path, before PYTHONPATH's tree)
-    p = subprocess.run(["/usr/bin/time", "-o", str(tfile), "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=env,
-                       cwd=tempfile.gettempdir())
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    peak = float(tfile.read_text().strip().splitlines()[-1]) / 1024
-    tfile.unlink()
-    if p.returncode not in ok:
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}\n{p.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), peak
+from _measure import run as _run  # noqa: E402 (benchmarks/ is the script's folder)
+
+
+def run(args, env, ok=(0, 10, 11, 12)):
+    return _run(args, env, ok, cwd=tempfile.gettempdir())  # outside the source tree
 
 
 def write_list(path: Path, n: int, per_line: int, seed: int = 1, block: int = 10_000_000) -> Path:
