@@ -1,0 +1,123 @@
+"""Reports are byte-identical before and after a refactor, apart from time stamps and paths.
+
+The house issue (27) moves code between modules, builds the options once in the command line and
+turns games into data; none of it may change a report. This test certifies fixed inputs with fixed
+seeds and compares every file written (``report.json``, ``report.html``, ``rejects.csv``) and the
+terminal summary, byte for byte, with the copies recorded in ``tests/data/golden/`` before the work
+began, after replacing only what differs between two runs of the same command:
+
+- the generation time (``generated_utc`` and its copies in the HTML);
+- the report folder, the repository, bundled-log and test-data paths, and the command line that names them;
+- the report id and SHA-256 (they hash the generation time) and the file hashes listed beside them;
+- the versions of Python and the libraries (``software``), which are the machine's, not rngcert's.
+
+The cases: the bundled default log (what ``rngcert certify`` does on a fresh machine), a three-table
+log (one verdict per table; ``tests/data/golden/multi-table.csv``, made by ``rngcert simulate wheel``
+with seeds 65, 66, 67 and 1,500 spins a table), a simulated shuffle procedure and an SP 800-22 run.
+
+A deliberate change of a report regenerates the copies::
+
+    python tests/test_golden_reports.py --regen
+
+and the commit that does so says why the reports changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _support import REPO, TEST_DATA, run_cli  # noqa: E402
+
+GOLDEN = TEST_DATA / "golden"
+
+# name -> (command line after `rngcert`, slow?)
+CASES = {
+    "bundled": (["certify", "--seed", "1", "--workers", "1"], False),
+    "multi-table": (["certify", str(GOLDEN / "multi-table.csv"), "--seed", "1", "--workers", "1"], True),
+    "shuffle-procedure": (["shuffle", "certify", "baccarat-004", "--shoes", "60", "--burn-in", "2",
+                           "--no-sensitivity", "--seed", "1", "--workers", "1"], True),
+    "bits-pcg64": (["bits", "--source", "pcg64", "-m", "4", "-n", "100000", "--seed", "1",
+                    "--workers", "1"], True),
+}
+FILES = ("report.json", "report.html", "rejects.csv")
+
+
+def _run(name: str, out: Path) -> dict[str, bytes]:
+    """Run one case into ``out`` and return its files and summary, normalised."""
+    args, _slow = CASES[name]
+    res = run_cli(*args, "--out", str(out))
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (folder,) = [p for p in out.iterdir() if p.is_dir()]
+    files = {f: (folder / f).read_bytes() for f in FILES}
+    files["summary.txt"] = res.output.encode()
+    report = json.loads(files["report.json"])
+    from rngcert.cli._common import default_log_path
+
+    subs: list[tuple[str, str]] = [
+        (str(folder), "<REPORT-FOLDER>"),
+        (str(out), "<OUT>"),
+        (str(GOLDEN), "<GOLDEN>"),
+        (str(default_log_path()), "<BUNDLED-LOG>"),
+        (str(REPO), "<REPO>"),
+        (report["generated_utc"], "<GENERATED-UTC>"),
+        (report["integrity"]["report_sha256"], "<REPORT-SHA256>"),
+        (report["integrity"]["report_id"], "<REPORT-ID>"),
+    ]
+    subs += [(h, f"<SHA256-OF-{f}>") for f, h in report["integrity"]["files"].items()]
+    text = {}
+    for f, raw in files.items():
+        s = raw.decode("utf-8")
+        for old, new in subs:
+            s = s.replace(old, new)
+        # The machine's versions: "numpy": "2.4.6" in JSON, "numpy 2.4.6" in the HTML.
+        for lib, ver in report.get("software", {}).items():
+            if lib == "rngcert":
+                continue
+            s = re.sub(rf'("{lib}": ")' + re.escape(str(ver)) + '"', rf'\g<1><{lib.upper()}-VERSION>"', s)
+            s = re.sub(rf"(\b{lib}\W{{1,3}})" + re.escape(str(ver)) + r"\b", rf"\g<1><{lib.upper()}-VERSION>", s)
+        text[f] = s.encode("utf-8")
+    return text
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if slow else []) for n, (_a, slow) in CASES.items()]
+)
+def test_report_bytes_unchanged(name, tmp_path):
+    got = _run(name, tmp_path)
+    for f, data in got.items():
+        want = (GOLDEN / name / f).read_bytes()
+        if data != want:
+            a, b = want.decode().splitlines(), data.decode().splitlines()
+            diff = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            pytest.fail(
+                f"{name}/{f} differs from the recorded copy at line {diff + 1}:\n"
+                f"  recorded: {a[diff][:300] if diff < len(a) else '<end>'}\n"
+                f"  now:      {b[diff][:300] if diff < len(b) else '<end>'}\n"
+                "A deliberate change: python tests/test_golden_reports.py --regen, and say why in the commit."
+            )
+
+
+def _regen() -> None:
+    import tempfile
+
+    for name in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            got = _run(name, Path(tmp))
+        d = GOLDEN / name
+        d.mkdir(parents=True, exist_ok=True)
+        for f, data in got.items():
+            (d / f).write_bytes(data)
+        print(f"recorded {name}: {', '.join(sorted(got))}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--regen"]:
+        _regen()
+    else:
+        sys.exit("usage: python tests/test_golden_reports.py --regen")
