@@ -7,7 +7,7 @@ terminal summary, byte for byte, with the copies recorded in ``tests/data/golden
 began, after replacing only what differs between two runs of the same command:
 
 - the generation time (``generated_utc`` and its copies in the HTML);
-- the report folder, the repository, bundled-log and test-data paths, and the command line that names them;
+- the report folder, the repository, installed-package, bundled-log and test-data paths, and the command line that names them;
 - the report id and SHA-256 (they hash the generation time) and the file hashes listed beside them;
 - the versions of Python and the libraries (``software``), which are the machine's, not rngcert's.
 
@@ -57,6 +57,7 @@ def _run(name: str, out: Path) -> dict[str, bytes]:
     files = {f: (folder / f).read_bytes() for f in FILES}
     files["summary.txt"] = res.output.encode()
     report = json.loads(files["report.json"])
+    import rngcert
     from rngcert.cli._common import default_log_path
 
     subs: list[tuple[str, str]] = [
@@ -64,12 +65,14 @@ def _run(name: str, out: Path) -> dict[str, bytes]:
         (str(out), "<OUT>"),
         (str(GOLDEN), "<GOLDEN>"),
         (str(default_log_path()), "<BUNDLED-LOG>"),
+        (str(Path(rngcert.__file__).resolve().parent), "<PACKAGE>"),
         (str(REPO), "<REPO>"),
         (report["generated_utc"], "<GENERATED-UTC>"),
         (report["integrity"]["report_sha256"], "<REPORT-SHA256>"),
         (report["integrity"]["report_id"], "<REPORT-ID>"),
     ]
     subs += [(h, f"<SHA256-OF-{f}>") for f, h in report["integrity"]["files"].items()]
+    subs.sort(key=lambda kv: -len(kv[0]))  # the longest path first: the package may lie inside the repository
     text = {}
     for f, raw in files.items():
         s = raw.decode("utf-8")
