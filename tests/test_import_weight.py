@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("scipy.stats", "dask", "distributed", "duckdb", "matplotlib", "pandas", "randomgen", "numba",
          # scipy.special's package (its array-API layer imports numpy.testing, numpy.f2py, unittest: 0.13 s);
          # the wheel path takes its ufuncs alone (rngcert/stats/ufuncs.py)
-         "scipy.special", "scipy._lib._array_api", "numpy.testing", "numpy.f2py", "unittest")
+         "scipy.special", "scipy._lib._array_api", "numpy.testing", "numpy.f2py", "unittest",
+         # importlib.metadata and its email parser, once imported for randomgen's version (report/schema.py)
+         "importlib.metadata", "email")
 
 
 def _imported_after_certify(tmp_path, log: Path) -> list[str]:

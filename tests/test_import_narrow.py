@@ -1,5 +1,6 @@
-"""``rngcert.stats.ufuncs``: scipy.special's compiled ufuncs loaded without the package's array-API layer
-(issue 26 item 1), the very objects ``scipy.special`` exports, so every number is bit-identical."""
+"""Narrow imports of a small certify (issue 26 item 1): ``rngcert.stats.ufuncs``, scipy.special's compiled
+ufuncs loaded without the package's array-API layer, the very objects ``scipy.special`` exports (so every
+number is bit-identical); randomgen's version read from its dist-info without ``importlib.metadata``."""
 
 from __future__ import annotations
 
@@ -47,3 +48,13 @@ def test_the_whole_package_when_already_imported_or_array_api_is_on():
     env_code = ("import os, json\nos.environ['SCIPY_ARRAY_API'] = '1'\nfrom rngcert.stats import ufuncs as _special\n"
                 "print(json.dumps(_special.special.__name__ == 'scipy.special'))\n")
     assert json.loads(_fresh(env_code)) is True
+
+
+def test_a_packages_version_from_its_dist_info_is_importlib_metadatas():
+    from importlib.metadata import version
+
+    from rngcert.report.schema import _dist_info_version
+
+    for package in ("randomgen", "numpy", "scipy"):
+        assert _dist_info_version(package) == version(package)
+    assert _dist_info_version("rngcert_no_such_package") is None
