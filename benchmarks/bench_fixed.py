@@ -3,6 +3,7 @@ items 1 and 5). Prints; asserts nothing.
 
     python benchmarks/bench_fixed.py              # 3 rounds (about 60-90 s on 2 busy cores)
     python benchmarks/bench_fixed.py --rounds 9
+    python benchmarks/bench_fixed.py --certify-only --rounds 5   # item 1 alone: no bits rows (about 20 s)
 
 Each round runs, one after the other, each in its own process:
 
@@ -57,6 +58,7 @@ from _measure import run  # noqa: E402 (benchmarks/ is the script's folder)
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--certify-only", action="store_true", help="only the certify rows and their floors (issue 26 item 1), no bits")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from rngcert.equipment.wheel import load_wheel
@@ -84,7 +86,8 @@ def main():
         col = open(logs[0][0]).readline().strip().split(",").index('"result"')
         print(f"fixed cost · load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs · {a.rounds} rounds")
         run(rk + ["certify", logs[0][0], "--seed", "1", "--out", tmp / "w"], env)  # warm: bytecode, template cache, page cache
-        run(rk + ["bits", "--source", "pcg64", "--streams", "2", "--length", "1000000", "--seed", "1", "--no-plots", "--out", tmp / "w"], env)
+        if not a.certify_only:
+            run(rk + ["bits", "--source", "pcg64", "--streams", "2", "--length", "1000000", "--seed", "1", "--no-plots", "--out", tmp / "w"], env)
         rows: dict[str, list] = {}
         for r in range(1, a.rounds + 1):
             csv, perm = logs[r]
@@ -96,8 +99,8 @@ def main():
                 ("numpy floor permanence list", [sys.executable, "-c", NUMPY_PERM_FLOOR, perm], env),
                 ("bits 2 x 10^6, laws on disk", rk + ["bits", "--source", "pcg64", "--streams", "2", "--length", "1000000", "--seed", "1",
                                                       "--no-plots", "--out", tmp / "o"], env),
-            ) + ((("bits 2 x 10^6, cache off", rk + ["bits", "--source", "pcg64", "--streams", "2", "--length", "1000000", "--seed", "1",
-                                                      "--no-plots", "--out", tmp / "o"], off),) if r == 1 else ()):  # 15 s: once
+            )[: 5 if a.certify_only else 6] + ((("bits 2 x 10^6, cache off", rk + ["bits", "--source", "pcg64", "--streams", "2", "--length", "1000000", "--seed", "1",
+                                                      "--no-plots", "--out", tmp / "o"], off),) if r == 1 and not a.certify_only else ()):  # 15 s: once
                 rows.setdefault(name, []).append(run(args, e))
             shutil.rmtree(tmp / "o", ignore_errors=True)
             print(f"  round {r}: " + " | ".join(f"{k} {v[-1][0]:.2f}/{v[-1][1]:.2f} s" for k, v in rows.items()) + "  (wall/CPU)")
@@ -108,6 +111,8 @@ def main():
         for ours, fl in (("certify 10 k CSV", "numpy floor CSV"), ("certify 10 k CSV", "pyarrow floor CSV"),
                          ("certify 10 k permanence list", "numpy floor permanence list")):
             print(f"  {ours} / {fl}: {best[ours][0] / best[fl][0]:.1f}x wall, {best[ours][1] / best[fl][1]:.1f}x CPU")
+        if a.certify_only:
+            return
         print(f"  bits, laws on disk / cache off: {best['bits 2 x 10^6, laws on disk'][1] / best['bits 2 x 10^6, cache off'][1]:.2f}x CPU, "
               f"{best['bits 2 x 10^6, laws on disk'][2] / best['bits 2 x 10^6, cache off'][2]:.2f}x memory")
     finally:

@@ -4,7 +4,9 @@ A certify runs in a fresh interpreter, in-process through the CLI, on a CSV log 
 permanence list of several numbers a line (whose line-start integrity check uses Fisher's exact
 test); then the heavy packages it has no use for must not be in ``sys.modules``. A test of the
 structure, not a timing: ``scipy.stats`` costs 0.5-1.9 s to import, randomgen 0.12 s (only its
-version is reported), Dask, DuckDB, matplotlib and pandas more.
+version is reported), Dask, DuckDB, matplotlib and pandas more; the package ``scipy.special`` 0.19 s
+of which 0.13 s is numpy's ``testing`` and ``f2py`` pulled in by scipy's array-API layer (the
+wheel path loads the compiled ufuncs alone, ``rngcert/stats/ufuncs.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("scipy.stats", "dask", "distributed", "duckdb", "matplotlib", "pandas", "randomgen", "numba")
+HEAVY = ("scipy.stats", "dask", "distributed", "duckdb", "matplotlib", "pandas", "randomgen", "numba",
+         # scipy.special's package (its array-API layer imports numpy.testing, numpy.f2py, unittest: 0.13 s);
+         # the wheel path takes its ufuncs alone (rngcert/stats/ufuncs.py)
+         "scipy.special", "scipy._lib._array_api", "numpy.testing", "numpy.f2py", "unittest",
+         # importlib.metadata and its email parser, once imported for randomgen's version (report/schema.py)
+         "importlib.metadata", "email")
 
 
 def _imported_after_certify(tmp_path, log: Path) -> list[str]:

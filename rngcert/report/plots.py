@@ -17,11 +17,11 @@ import io
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from rngcert.report import svg
 from rngcert.report.svg import CAP_HEIGHT, text_width
 from rngcert.stats.chunks import spans
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer
 
 _BLUE, _RED, _ORANGE, _GREY = "#4a7ab5", "#c0392b", "#e67e22", "#bbbbbb"
 _PYPLOT = None

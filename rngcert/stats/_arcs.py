@@ -68,3 +68,57 @@ def _scan_max(x: np.ndarray, flat) -> np.ndarray:
         z[zero] = 0.0
     np.abs(z, out=z)
     return z.reshape(-1, b).max(axis=0)
+
+
+def _exceed_bounds(flat, threshold: float, n: int):
+    """Integer bounds that decide, for every arc of one group, whether its ``|z|`` reaches ``threshold``.
+
+    For an integer arc sum ``s`` in ``0 .. n``, :func:`_scan_max` computes ``z = (s - e) / sd`` (one IEEE
+    subtraction and one division), a non-decreasing function of ``s``; so ``|z| >= threshold > 0`` exactly
+    when ``s <= lo`` or ``s >= hi``, with ``lo`` and ``hi`` found by bisection on that same arithmetic.
+    Returns ``(lengths, c, w, dtype)`` for :func:`_scan_exceeds`: ``c = lo + 1`` and ``w = hi - lo - 1``, so
+    that ``|z| >= threshold`` if and only if ``(s - c) mod 2^m >= w`` (``m`` the bits of ``dtype``, unsigned,
+    wide enough that the wrap-around cannot reach ``w``). Arcs with SD 0 (z = 0) never reach it.
+    """
+    lengths, e, sd, zero = flat
+    e2, sd2 = e[:, :, 0], sd[:, :, 0]
+
+    def first(cond):  # least s in 0..n+1 with cond(z(s)) (n + 1: none), cond monotone in s
+        a = np.zeros(e2.shape, dtype=np.int64)
+        b = np.full(e2.shape, n + 1, dtype=np.int64)
+        while True:
+            act = a < b
+            if not act.any():
+                return a
+            mid = (a + b) // 2
+            z = mid.astype(np.float64)
+            z -= e2
+            z /= sd2
+            ok = cond(z)
+            b = np.where(act & ok, mid, b)
+            a = np.where(act & ~ok, mid + 1, a)
+
+    hi = first(lambda z: z >= threshold)
+    lo = first(lambda z: z > -threshold) - 1
+    if zero is not None:
+        hi[zero], lo[zero] = n + 1, -1
+    dtype = np.uint16 if n < 2**14 else np.uint32 if n < 2**30 else np.uint64
+    return list(lengths), (lo + 1).astype(dtype)[:, :, None], (hi - lo - 1).astype(dtype)[:, :, None], dtype
+
+
+def _scan_exceeds(x: np.ndarray, bounds) -> np.ndarray:
+    """Whether any arc of each row of ``x``, (b, k) counts, has ``|z| >= threshold`` (the bounds of
+    :func:`_exceed_bounds`), as (b,) booleans: exactly ``_scan_max(x, flat) >= threshold``, with integer arc
+    sums in the narrowest unsigned type (modular arithmetic: every difference taken is exact modulo 2^m)
+    and one comparison per arc instead of the z arithmetic."""
+    lengths, c, w, dtype = bounds
+    b, k = x.shape
+    xt = x.T.astype(dtype)
+    cx = np.empty((2 * k + 1, b), dtype=dtype)
+    cx[0] = 0
+    np.cumsum(np.concatenate([xt, xt], axis=0), axis=0, out=cx[1:], dtype=dtype)
+    z = np.empty((len(lengths), k, b), dtype=dtype)
+    for i, L in enumerate(lengths):  # loop over arc lengths (<= k/2)
+        np.subtract(cx[L : L + k], cx[:k], out=z[i])
+    z -= c
+    return (z >= w).reshape(-1, b).any(axis=0)

@@ -19,16 +19,15 @@ come from the battery, which checks its inputs.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
-try:  # the ufuncs scipy.stats' binom, beta and ncx2 call (scipy >= 1.9)
-    from scipy.special._ufuncs import _beta_ppf, _binom_cdf, _binom_pmf, _binom_sf, _ncx2_sf
-except ImportError:  # pragma: no cover - depends on the scipy release
+from rngcert.stats.ufuncs import special, ufuncs  # scipy.special's ufuncs without its array-API layer
+
+# the ufuncs scipy.stats' binom, beta and ncx2 call (scipy >= 1.9), None if a release drops one
+_beta_ppf, _binom_cdf, _binom_pmf, _binom_sf, _ncx2_sf = (getattr(ufuncs, n, None) for n in ("_beta_ppf", "_binom_cdf", "_binom_pmf",
+                                                                                            "_binom_sf", "_ncx2_sf"))
+if None in (_beta_ppf, _binom_cdf, _binom_pmf, _binom_sf, _ncx2_sf):  # pragma: no cover - depends on the scipy release
     _beta_ppf = _binom_cdf = _binom_pmf = _binom_sf = _ncx2_sf = None
-try:  # scipy.stats.hypergeom's cdf (Boost)
-    from scipy.special._ufuncs import _hypergeom_cdf
-except ImportError:  # pragma: no cover - depends on the scipy release
-    _hypergeom_cdf = None
+_hypergeom_cdf = getattr(ufuncs, "_hypergeom_cdf", None)  # scipy.stats.hypergeom's cdf (Boost)
 
 
 def _out(x: np.ndarray):

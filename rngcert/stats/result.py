@@ -214,6 +214,11 @@ def monte_carlo_pvalue(observed: float, null: np.ndarray) -> float:
     exceedances so floating-point noise never makes an identical sample look extreme.
     """
     null = np.asarray(null, dtype=float)
-    tol = 1e-12 * max(1.0, abs(float(observed)))
-    b = int(np.count_nonzero(null >= observed - tol))
+    b = int(np.count_nonzero(null >= monte_carlo_threshold(observed)))
     return (b + 1) / (null.size + 1)
+
+
+def monte_carlo_threshold(observed: float) -> float:
+    """The least null statistic :func:`monte_carlo_pvalue` counts as an exceedance of ``observed``:
+    ``observed`` less its relative tolerance of 1e-12 (ties count)."""
+    return observed - 1e-12 * max(1.0, abs(float(observed)))

@@ -13,7 +13,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
-from rngcert.stats._arcs import _arc_tables, _flat_arcs, _scan, _scan_max
+from rngcert.stats._arcs import _arc_tables, _exceed_bounds, _flat_arcs, _scan, _scan_exceeds
 from rngcert.stats._validate import (
     _BATCH_CELLS,
     _as_counts,
@@ -22,7 +22,14 @@ from rngcert.stats._validate import (
     _rng_iv,
 )
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
-from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
+from rngcert.stats.result import (
+    NotApplicable,
+    Requirement,
+    TestResult,
+    clip_pvalue,
+    monte_carlo_pvalue,
+    monte_carlo_threshold,
+)
 
 __all__ = ["sector_scan", "first_harmonic"]
 
@@ -200,19 +207,23 @@ def sector_scan(
     # law are interchangeable under H0.
     cells = k * (2 * k + 2 + 2 * len(lengths))
     batch = batch or max(1, _BATCH_CELLS // max(1, cells))
-    null = np.zeros(n_resamples)
+    # Only whether a replicate's max |z| reaches the observed one (less monte_carlo_pvalue's tolerance)
+    # counts, so each arc is decided by integer bounds on its sum (_exceed_bounds: the same arithmetic,
+    # so the same p-value as the max |z| of every replicate, with the same draws).
+    threshold = monte_carlo_threshold(stat)
+    exceeds = np.zeros(n_resamples, dtype=bool)
     canon = sorted(range(active.size), key=lambda a: (int(n[active[a]]), p2[active[a]].tobytes()))
     for a in canon:  # loop over groups
         gidx = active[a]
-        flat = _flat_arcs(tables, lengths, k, a)
+        bounds = _exceed_bounds(_flat_arcs(tables, lengths, k, a), threshold, int(n[gidx])) if threshold > 0 else None
         done = 0
         while done < n_resamples:
             b = min(batch, n_resamples - done)
             x = rng.multinomial(int(n[gidx]), p2[gidx], size=b)  # (b, k)
-            m = null[done : done + b]
-            np.maximum(m, _scan_max(x, flat), out=m)
+            m = exceeds[done : done + b]
+            m |= True if bounds is None else _scan_exceeds(x, bounds)  # max |z| >= 0 >= threshold: every replicate
             done += b
-    pvalue = monte_carlo_pvalue(stat, null)
+    pvalue = monte_carlo_pvalue(stat, np.where(exceeds, stat, -np.inf))  # (b + 1) / (R + 1), b the exceedances
     details = dict(
         best_arc=best,
         per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},

@@ -1,0 +1,60 @@
+"""Narrow imports of a small certify (issue 26 item 1): ``rngcert.stats.ufuncs``, scipy.special's compiled
+ufuncs loaded without the package's array-API layer, the very objects ``scipy.special`` exports (so every
+number is bit-identical); randomgen's version read from its dist-info without ``importlib.metadata``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fresh(code: str) -> str:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("SCIPY_ARRAY_API", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.strip().splitlines()[-1]
+
+
+def test_the_ufuncs_load_without_the_package_and_are_the_packages_own_objects():
+    code = (
+        "import json, sys\n"
+        "from rngcert.stats.ufuncs import special, ufuncs\n"
+        "alone = type(special).__name__ == '_Special' and 'scipy.special' not in sys.modules and 'numpy.testing' not in sys.modules\n"
+        "import scipy.special\n"  # the real package afterwards: its __init__ runs and reuses the loaded extension
+        "names = ['bdtr', 'bdtrc', 'bdtri', 'bdtrik', 'chdtrc', 'chdtri', 'chndtrinc', 'gammainc', 'gammaln', 'ndtr', 'xlogy']\n"
+        "same = all(getattr(special, n) is getattr(scipy.special, n) for n in names) and ufuncs is scipy.special._ufuncs\n"
+        "print(json.dumps([alone, same, bool(scipy.special.logsumexp([0.0, 0.0]) > 0)]))\n"
+    )
+    assert json.loads(_fresh(code)) == [True, True, True]
+
+
+def test_a_name_outside_the_extension_comes_from_the_whole_package():
+    from rngcert.stats.ufuncs import special
+
+    assert float(special.logsumexp(np.zeros(2))) == float(np.log(2.0))
+
+
+def test_the_whole_package_when_already_imported_or_array_api_is_on():
+    code = "import scipy.special, json\nfrom rngcert.stats.ufuncs import special\nprint(json.dumps(special is scipy.special))\n"
+    assert json.loads(_fresh(code)) is True
+    env_code = ("import os, json\nos.environ['SCIPY_ARRAY_API'] = '1'\nfrom rngcert.stats import ufuncs as _special\n"
+                "print(json.dumps(_special.special.__name__ == 'scipy.special'))\n")
+    assert json.loads(_fresh(env_code)) is True
+
+
+def test_a_packages_version_from_its_dist_info_is_importlib_metadatas():
+    from importlib.metadata import version
+
+    from rngcert.report.schema import _dist_info_version
+
+    for package in ("randomgen", "numpy", "scipy"):
+        assert _dist_info_version(package) == version(package)
+    assert _dist_info_version("rngcert_no_such_package") is None
