@@ -32,6 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from rngcert.equipment.games import GAMES
 from rngcert.errors import EquipmentError, InputError
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
@@ -182,12 +183,13 @@ def value_composition(decks: int, game: str) -> np.ndarray:
     -------
     (10,) ndarray of int64
         baccarat: index = value 0..9 (value 0 has 16 per deck); blackjack: index = value - 1
-        for values 1 (ace) .. 10 (ten-valued: 16 per deck).
+        for values 1 (ace) .. 10 (ten-valued: 16 per deck); any registered game: index = its value
+        category (:attr:`rngcert.equipment.games.Game.value`), at least 10 entries.
     """
     decks = _check_decks(decks)
-    table = BACCARAT_VALUE if game == "baccarat" else BLACKJACK_VALUE - 1
-    if game not in ("baccarat", "blackjack"):
-        raise InputError(f"game must be 'baccarat' or 'blackjack', got {game!r}")
+    if game not in GAMES:
+        raise InputError(f"game must be one of {', '.join(repr(g) for g in GAMES)}, got {game!r}")
+    table = np.asarray(GAMES[game].value, dtype=np.int64)
     return np.bincount(table, minlength=10).astype(np.int64) * 4 * decks
 
 
