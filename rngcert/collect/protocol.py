@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
-from rngcert.equipment.protocol import Protocol, load_protocol, packaged_protocols
+from rngcert.equipment.protocol import PROTOCOLS, Protocol, load_protocol, packaged_protocols
 from rngcert.errors import EquipmentError, InputError
 
 
@@ -465,8 +465,7 @@ def sniff(head: bytes) -> str | None:
     if head[:1] not in (b"*", b"[") and b"\n*" not in head[:4096] and b"\n[" not in head[:4096]:
         return None
     text = head[: 1 << 15].decode("utf-8", errors="replace").splitlines()[:400]
-    for nm in packaged_protocols():
-        proto = load_protocol(nm)
+    for nm, proto in PROTOCOLS.items():  # the packaged protocols' registry (one TOML file each)
         pre = re.compile(proto.prefix) if proto.prefix else None
         st = re.compile(proto.state_message.pattern)
         for line in text:
