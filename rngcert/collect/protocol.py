@@ -91,10 +91,8 @@ class Games:
     start_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: index (into the decoded lines) of the message that began each game, and of the state message after it (-1: none yet)
     end_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-
-    @property
-    def n(self) -> int:
-        return int(self.spin_id.size)
+    #: number of games
+    n = property(lambda self: int(self.spin_id.size))
 
 
 @dataclass

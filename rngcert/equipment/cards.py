@@ -194,8 +194,27 @@ def value_composition(decks: int, game: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- shoe
+class _ShoeGeometry:
+    """Cards, cutting-card position and penetration of a shoe of ``decks`` decks with ``_behind_cut``
+    cards behind the cutting card (shared by :class:`Shoe` and the shuffle procedure)."""
+
+    @property
+    def n_cards(self) -> int:
+        return 52 * self.decks
+
+    @property
+    def cut_position(self) -> int:
+        """0-based position of the first card behind the cutting card (= cards in front of it, always dealt)."""
+        return self.n_cards - self._behind_cut
+
+    @property
+    def penetration(self) -> float:
+        """Fraction of the shoe in front of the cutting card."""
+        return self.cut_position / self.n_cards
+
+
 @dataclass(frozen=True)
-class Shoe:
+class Shoe(_ShoeGeometry):
     """A dealing shoe: number of decks and where the cutting card sits.
 
     Parameters
@@ -219,18 +238,8 @@ class Shoe:
             )
 
     @property
-    def n_cards(self) -> int:
-        return 52 * self.decks
-
-    @property
-    def cut_position(self) -> int:
-        """0-based position of the first card behind the cutting card (= cards in front of it)."""
-        return self.n_cards - self.cut_from_back
-
-    @property
-    def penetration(self) -> float:
-        """Fraction of the shoe in front of the cutting card."""
-        return self.cut_position / self.n_cards
+    def _behind_cut(self) -> int:
+        return self.cut_from_back
 
 
 # ----------------------------------------------------------------------------- baccarat

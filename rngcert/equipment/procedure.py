@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from rngcert.equipment import parse_toml, read_equipment_file
-from rngcert.equipment.cards import HOLE_CARD_RULES, MAX_DECKS
+from rngcert.equipment.cards import HOLE_CARD_RULES, MAX_DECKS, _ShoeGeometry
 from rngcert.equipment.games import GAMES
 from rngcert.errors import EquipmentError
 
@@ -119,7 +119,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Procedure:
+class Procedure(_ShoeGeometry):
     """A validated shuffle procedure (pure data; run it with :mod:`rngcert.simulate.procedure`).
 
     Attributes
@@ -158,18 +158,8 @@ class Procedure:
     raw: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
-    def n_cards(self) -> int:
-        return 52 * self.decks
-
-    @property
-    def cut_position(self) -> int:
-        """Cards in front of the cutting card (always dealt)."""
-        return self.n_cards - self.cut_card_from_back
-
-    @property
-    def penetration(self) -> float:
-        """Share of the shoe in front of the cutting card."""
-        return self.cut_position / self.n_cards
+    def _behind_cut(self) -> int:
+        return self.cut_card_from_back
 
     @property
     def dealer_rule(self) -> str:

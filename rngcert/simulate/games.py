@@ -19,6 +19,9 @@ from rngcert.simulate import deal as D
 
 __all__ = ["Play", "register_play", "play", "deal_params"]
 
+#: The registered plays, by game name (:func:`register_play`).
+_PLAYS: dict[str, "Play"] = {}
+
 
 @dataclass(frozen=True)
 class Play:
@@ -48,9 +51,6 @@ class Play:
     params: Callable
     house_edge: Callable
     specs: tuple = field(default_factory=tuple)
-
-
-_PLAYS: dict[str, Play] = {}
 
 
 def register_play(p: Play) -> Play:

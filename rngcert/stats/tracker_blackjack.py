@@ -141,11 +141,8 @@ def blackjack_sequence_tracker(before_view, after, starts, kernel: OffsetKernel,
 
     Parameters
     ----------
-    before_view : (n_shoes, N) array_like of int
-        The order before the shuffle as the player knows it (-1 for cards it never saw).
-    after : (n_shoes, N) array_like of int
-    starts : (n_shoes, R) array_like of int
-        First card of each round (-1: none).
+    before_view, after, starts
+        As :func:`blackjack_zone_tracker`.
     kernel : OffsetKernel
         Lags >= ``players + 2 + back``.
     ev_table : (10, 10, 10) array_like
