@@ -19,6 +19,7 @@ from rngcert.simulate import casino_war as W
 from rngcert.simulate.deal import rebuild_before
 from rngcert.simulate.games import play
 from rngcert.simulate.procedure import simulate_log
+from rngcert.stats.trackers import tracker_edge
 
 
 def _enumerated_edge(decks: int) -> Fraction:
@@ -77,6 +78,20 @@ def test_pickup_is_a_permutation_and_the_rebuild_is_exact_where_seen(pickup):
     assert np.array_equal(rb[known], d.discards[known]) and np.array_equal(known.sum(axis=1), d.n_dealt)
     with pytest.raises(Exception, match="pickup"):
         W.deal_pickup_casino_war(shoes, cut_position=400, pickup="sideways")
+
+
+def test_the_counter_bets_the_tie_only_when_the_unseen_cards_favour_it():
+    rng = np.random.default_rng(11)
+    fair = np.stack([rng.permutation(416) % 52 for _ in range(200)])
+    stake, ret = W.tie_count_tracker(fair, decks=8, cut_position=400)
+    assert stake.sum() < 0.05 * 200  # a well-shuffled shoe rarely makes the tie bet favourable
+    # ranks 2-10 dealt first: the last 128 cards are J, Q, K, A only, a tie about one round in four
+    low = np.array([f for f in range(52) if 1 <= f % 13 <= 9])
+    high = np.array([f for f in range(52) if f % 13 == 0 or f % 13 >= 10])
+    stacked = np.stack([np.concatenate([rng.permutation(np.tile(low, 8)), rng.permutation(np.tile(high, 8))]) for _ in range(50)])
+    stake, ret = W.tie_count_tracker(stacked, decks=8, cut_position=400, players=1)
+    assert stake.min() > 0 and ret.sum() / stake.sum() > 0.5
+    assert tracker_edge("t", stake, ret).pvalue < 1e-6
 
 
 def test_war_ties_sees_a_pickup_that_keeps_pairs_together():

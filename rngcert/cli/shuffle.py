@@ -186,7 +186,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             if proc.game != "none" and game not in (None, proc.game):
                 raise click.UsageError(f"--game {game} but procedure {proc.id} is for {proc.game}")
             game = game or proc.game
-            if proc.game == "baccarat" and decks != proc.decks:
+            if proc.game not in ("blackjack", "none") and decks != proc.decks:
                 from rngcert.errors import EquipmentError
 
                 raise EquipmentError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")

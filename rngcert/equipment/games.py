@@ -139,7 +139,7 @@ register(Game(
     "casino-war", "Casino War", "Wizard of Odds, Casino War (rules and house edge; wizardofodds.com/games/casino-war)",
     value=(12, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),  # rank order 2 < 3 < ... < K < A
     deal_keys={"players": (1, 7), "pickup": ("last-on-top", "first-on-top"), "tie": ("war", "surrender")}, int_keys=("players",),
-    pickup_sides=("last-on-top", "first-on-top"), pickup_rule="the house's table procedure (War rules leave the pickup open)",
+    pickup_sides=("last-on-top", "first-on-top"), pickup_rule="the house's War table procedure",
     min_cards=16,
     # about 1.25 cards a seat (one card per seat and the dealer's; 3 burns and a card per warring seat and the
     # dealer's after a tie); one unit's return +-1, +1 on a won war, -2 on a lost one: s.d. 1.05 (casino_war.house_edge)
