@@ -83,7 +83,7 @@ class ShoeData:
         Dealt shoes for the rank and game-level tests when they differ from ``after``.
     decks : int
         Decks per shoe.
-    game : {None, "baccarat", "blackjack"}
+    game : None or a game of rngcert.equipment.games ("baccarat", "blackjack", "casino-war", ...)
     rule : {"S17", "H17"}
         Blackjack dealer rule.
     usable : int, optional
