@@ -131,7 +131,9 @@ def test_shoe_log_errors(cli, tmp_path):
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output
     res = cli("shuffle", "certify", log, "--decks", 1, "--out", tmp_path / "r")
     assert res.exit_code == EXIT_INPUT and "no shoe could be accepted" in res.output and "token 'ZZ'" in res.output
-    assert cli("shuffle", "certify", "baccarat-004", "--game", "baccarat").exit_code == 2
+    # --game on a procedure deals another registered game (tests/test_casino_war.py); --pickup describes a shoe log
+    assert cli("shuffle", "certify", "baccarat-004", "--pickup", "banker-first").exit_code == 2
+    assert cli("shuffle", "certify", "baccarat-004", "--game", "poker").exit_code == 2
 
 
 def test_declared_before_orders(cli, tmp_path):

@@ -12,6 +12,7 @@ from scipy import stats
 from rngcert.equipment.cards import baccarat_exact, value_composition
 from rngcert.equipment.procedure import load_procedure, parse_procedure
 from rngcert.simulate.procedure import simulate_tables
+from rngcert.stats import tracker_kernel as TK
 from rngcert.stats import trackers as T
 from rngcert.stats.blackjack import Rules, first_deal_ev, house_edge, play_rounds
 
@@ -134,7 +135,7 @@ def test_blackjack_trackers_validation():
 
 def _locate_reference(before_faces, after_faces, anchors, kernel, copies, known_counts, decks, back):
     """The copy posterior as first written (a take per lag and a product per copy): the reference
-    the byte-pattern look-up of rngcert.stats.trackers._locate must reproduce bit for bit."""
+    the byte-pattern look-up of rngcert.stats.tracker_kernel._locate must reproduce bit for bit."""
     m, n = before_faces.shape
     ok = anchors >= 0
     a = np.where(ok, anchors, 0)
@@ -167,11 +168,11 @@ def test_locate_reproduces_the_product_per_copy_bit_for_bit(top):
     tr = simulate_tables(p, 60, 5, burn_in=2, key=("train",))
     k = T.learn_kernel(tr.before, tr.after, lags=24, top=top)
     ev = simulate_tables(p, 30, 6, burn_in=3, key=("eval",))
-    bf, af = T._iv(np.where(ev.before_unseen, -1, ev.before), ev.after, 8)
-    copies, counts = T._copies(bf, 8)
+    bf, af = TK._iv(np.where(ev.before_unseen, -1, ev.before), ev.after, 8)
+    copies, counts = TK._copies(bf, 8)
     rng = np.random.default_rng(top)
     anchors = np.where(rng.random((30, 90)) < 0.1, -1, rng.integers(0, 416, (30, 90)))
-    pos, post = T._locate(bf, af, anchors, k, copies, counts, 8, 5)
+    pos, post = TK._locate(bf, af, anchors, k, copies, counts, 8, 5)
     pos0, post0 = _locate_reference(bf, af, anchors, k, copies, counts, 8, 5)
     assert np.array_equal(pos, pos0) and np.array_equal(post, post0)
 

@@ -31,7 +31,7 @@ Needs used here:
 ``tracker``            a tracker's view of the order before the shuffle and an offset kernel
 ``full_shoes``         the dealt shoes are whole (trackers settle bets on every coup/round)
 ``rotated``            the card orientation is known
-``equipment:game:G``   the game is G (``baccarat``, ``blackjack``)
+``equipment:game:G``   the game is G (``baccarat``, ``blackjack``, a game of the registry)
 =====================  ====================================================================
 """
 
@@ -43,7 +43,9 @@ from functools import cached_property
 import numpy as np
 
 from rngcert.battery.core import Battery, BatteryOutcome, Context, Spec, decide
+from rngcert.equipment import games as G
 from rngcert.errors import InputError
+from rngcert.simulate import games as plays
 from rngcert.stats import games, trackers
 from rngcert.stats import shuffle as sh
 from rngcert.stats.result import NotApplicable, Requirement
@@ -81,7 +83,7 @@ class ShoeData:
         Dealt shoes for the rank and game-level tests when they differ from ``after``.
     decks : int
         Decks per shoe.
-    game : {None, "baccarat", "blackjack"}
+    game : None or a game of rngcert.equipment.games ("baccarat", "blackjack", "casino-war", ...)
     rule : {"S17", "H17"}
         Blackjack dealer rule.
     usable : int, optional
@@ -119,8 +121,8 @@ class ShoeData:
     rotated: np.ndarray | None = None
 
     def __post_init__(self):
-        if self.game not in (None, "baccarat", "blackjack"):
-            raise InputError(f"game must be None, 'baccarat' or 'blackjack', got {self.game!r}")
+        if self.game is not None and self.game not in G.GAMES:
+            raise InputError(f"game must be None or one of {', '.join(repr(g) for g in G.GAMES)}, got {self.game!r}")
         a = self.after if self.after is not None else self.dealt
         if a is None or np.asarray(a).ndim != 2:
             raise InputError(f"after must be 2-D (n_shoes, n_cards), got shape {None if a is None else np.asarray(a).shape}")
@@ -326,16 +328,35 @@ SHUFFLE = Battery(
 )
 
 
+_GAME_BATTERIES: dict[str, Battery] = {}
+
+
+def battery_for(game: str | None) -> Battery:
+    """The shuffle battery of a game: :data:`SHUFFLE`, or for a registered game whose play brings its
+    own tests and trackers (:attr:`rngcert.simulate.games.Play.specs`), the specs of :data:`SHUFFLE`
+    that need no other game followed by the game's own."""
+    specs = () if game is None else plays.play(game).specs
+    if not specs:
+        return SHUFFLE
+    if game not in _GAME_BATTERIES:
+        other = [s for s in SHUFFLE.specs if not any(n.startswith("equipment:game:") and n != f"equipment:game:{game}" for n in s.needs)]
+        own = [Spec(name, func, req, needs=tuple(needs)) for name, func, req, needs in specs]
+        _GAME_BATTERIES[game] = Battery("shuffle", tuple(other + own), required=REQUIRED)
+    return _GAME_BATTERIES[game]
+
+
 def evaluate_shuffle(data: ShoeData, *, entropy: int, n_resamples: int = 1999, alpha: float = 0.01, group: str = "shuffle",
-                     battery: Battery = SHUFFLE):
-    """Results of :data:`SHUFFLE` on ``data`` in report order, with the four card-tracking
-    families reported by name (NotApplicable each) when the order before the shuffle is unknown.
+                     battery: Battery | None = None):
+    """Results of the game's battery (:func:`battery_for`; default :data:`SHUFFLE`) on ``data`` in report
+    order, with the four card-tracking families reported by name (NotApplicable each) when the order
+    before the shuffle is unknown.
 
     Returns
     -------
     results, errors, keys
         As :meth:`rngcert.battery.core.Battery.evaluate`.
     """
+    battery = battery_for(data.game) if battery is None else battery
     results, errors, keys = battery.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
     out = []
     for r in results:

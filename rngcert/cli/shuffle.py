@@ -9,6 +9,7 @@ import click
 
 from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.equipment.games import GAMES
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
@@ -89,7 +90,9 @@ def _shuffle_lines(report: dict) -> list[str]:
                    + (f" ({fit['summaries_basis']})" if fit.get("summaries_basis") else ""))
     he = report.get("house_edge")
     if he:
-        if he["game"] == "baccarat":
+        if he.get("sentence"):  # a game of the registry words its own house edge
+            out.append(f"house edge ({he['decks']} decks): {he['sentence']}")
+        elif he["game"] == "baccarat":
             out.append(f"house edge ({he['decks']} decks): Banker {100 * he['banker']:.3f}%, Player {100 * he['player']:.3f}%")
         else:
             out.append(f"house edge, basic strategy ({he['decks']} decks, {he['rules']['dealer']}, hole card {he['rules']['hole_card']}): "
@@ -155,9 +158,11 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
-        if game is not None or procedure is not None or before != "pickup" or pickup is not None:
-            raise click.UsageError("--game, --procedure, --before and --pickup describe a shoe log; a procedure names its own game")
+        if procedure is not None or before != "pickup" or pickup is not None:
+            raise click.UsageError("--procedure, --before and --pickup describe a shoe log; a procedure names its own pickup")
         proc = load_procedure(source)
+        if game not in (None, "none", proc.game):  # the procedure's shuffle dealing another game: that game's deal and pickup
+            proc = proc.with_game(game)
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{proc.id}") as bar:
@@ -181,7 +186,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             if proc.game != "none" and game not in (None, proc.game):
                 raise click.UsageError(f"--game {game} but procedure {proc.id} is for {proc.game}")
             game = game or proc.game
-            if proc.game == "baccarat" and decks != proc.decks:
+            if proc.game not in ("blackjack", "none") and decks != proc.decks:
                 from rngcert.errors import EquipmentError
 
                 raise EquipmentError(f"{proc.id} is for {proc.decks} decks; the log was read with --decks {decks}")
@@ -243,7 +248,9 @@ Examples:
 @click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each).")
 @click.option("--burn-in", type=click.IntRange(min=1), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state).")
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required). PROCEDURE: decks in play where the rules leave it open (blackjack).")
-@click.option("--game", type=click.Choice(["baccarat", "blackjack", "none"]), default=None, help="SHOELOG: adds the game-level tests and the trackers (a procedure names its game).")
+@click.option("--game", type=click.Choice([*GAMES, "none"]), default=None,
+              help="The game dealt (rngcert.equipment.games): adds its game-level tests and trackers. SHOELOG: the log's game "
+                   "(default the --procedure's); PROCEDURE: deal this game instead of the procedure's own.")
 @click.option("--procedure", "procedure", default=None, help="SHOELOG: the procedure the table follows (pickup rules, wash to measure, standard).")
 @click.option("--before", "before", default="pickup", show_default=True, help="SHOELOG without a before stage: pickup (rebuild from the previous shoe), previous, new-deck, or a shoe-log FILE with the orders before.")
 @click.option("--standard", default=None, metavar="NAME|PATH", help="Certification standard: rngcert-default (the default: a manual procedure FAILs on a tracker edge, a machine on any rejection), edge, uniformity (or uniform), maryland-comar-36.05.02.17F, or a lab's own TOML file.")

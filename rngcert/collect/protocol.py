@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
-from rngcert.equipment.protocol import Protocol, load_protocol, packaged_protocols
+from rngcert.equipment.protocol import PROTOCOLS, Protocol, load_protocol, packaged_protocols
 from rngcert.errors import EquipmentError, InputError
 
 
@@ -91,10 +91,8 @@ class Games:
     start_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: index (into the decoded lines) of the message that began each game, and of the state message after it (-1: none yet)
     end_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-
-    @property
-    def n(self) -> int:
-        return int(self.spin_id.size)
+    #: number of games
+    n = property(lambda self: int(self.spin_id.size))
 
 
 @dataclass
@@ -465,8 +463,7 @@ def sniff(head: bytes) -> str | None:
     if head[:1] not in (b"*", b"[") and b"\n*" not in head[:4096] and b"\n[" not in head[:4096]:
         return None
     text = head[: 1 << 15].decode("utf-8", errors="replace").splitlines()[:400]
-    for nm in packaged_protocols():
-        proto = load_protocol(nm)
+    for nm, proto in PROTOCOLS.items():  # the packaged protocols' registry (one TOML file each)
         pre = re.compile(proto.prefix) if proto.prefix else None
         st = re.compile(proto.state_message.pattern)
         for line in text:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 #: the helpers below and the public modules (each imported on first use: ``from rngcert.equipment import wheel``)
 __all__ = ["MAX_FILE_BYTES", "parse_toml", "read_equipment_file",
-           "cards", "paytables", "procedure", "protocol", "scaling", "wheel"]
+           "cards", "games", "packaged", "paytables", "procedure", "protocol", "scaling", "wheel"]
 
 #: An equipment file (wheel, pay table, procedure) larger than this is refused before it is parsed.
 MAX_FILE_BYTES = 8 << 20

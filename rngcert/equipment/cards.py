@@ -32,6 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from rngcert.equipment.games import GAMES
 from rngcert.errors import EquipmentError, InputError
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
@@ -182,18 +183,38 @@ def value_composition(decks: int, game: str) -> np.ndarray:
     -------
     (10,) ndarray of int64
         baccarat: index = value 0..9 (value 0 has 16 per deck); blackjack: index = value - 1
-        for values 1 (ace) .. 10 (ten-valued: 16 per deck).
+        for values 1 (ace) .. 10 (ten-valued: 16 per deck); any registered game: index = its value
+        category (:attr:`rngcert.equipment.games.Game.value`), at least 10 entries.
     """
     decks = _check_decks(decks)
-    table = BACCARAT_VALUE if game == "baccarat" else BLACKJACK_VALUE - 1
-    if game not in ("baccarat", "blackjack"):
-        raise InputError(f"game must be 'baccarat' or 'blackjack', got {game!r}")
+    if game not in GAMES:
+        raise InputError(f"game must be one of {', '.join(repr(g) for g in GAMES)}, got {game!r}")
+    table = np.asarray(GAMES[game].value, dtype=np.int64)
     return np.bincount(table, minlength=10).astype(np.int64) * 4 * decks
 
 
 # ----------------------------------------------------------------------------- shoe
+class _ShoeGeometry:
+    """Cards, cutting-card position and penetration of a shoe of ``decks`` decks with ``_behind_cut``
+    cards behind the cutting card (shared by :class:`Shoe` and the shuffle procedure)."""
+
+    @property
+    def n_cards(self) -> int:
+        return 52 * self.decks
+
+    @property
+    def cut_position(self) -> int:
+        """0-based position of the first card behind the cutting card (= cards in front of it, always dealt)."""
+        return self.n_cards - self._behind_cut
+
+    @property
+    def penetration(self) -> float:
+        """Fraction of the shoe in front of the cutting card."""
+        return self.cut_position / self.n_cards
+
+
 @dataclass(frozen=True)
-class Shoe:
+class Shoe(_ShoeGeometry):
     """A dealing shoe: number of decks and where the cutting card sits.
 
     Parameters
@@ -217,18 +238,8 @@ class Shoe:
             )
 
     @property
-    def n_cards(self) -> int:
-        return 52 * self.decks
-
-    @property
-    def cut_position(self) -> int:
-        """0-based position of the first card behind the cutting card (= cards in front of it)."""
-        return self.n_cards - self.cut_from_back
-
-    @property
-    def penetration(self) -> float:
-        """Fraction of the shoe in front of the cutting card."""
-        return self.cut_position / self.n_cards
+    def _behind_cut(self) -> int:
+        return self.cut_from_back
 
 
 # ----------------------------------------------------------------------------- baccarat

@@ -27,17 +27,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from importlib import resources
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from rngcert.equipment import parse_toml, read_equipment_file
+from rngcert.equipment.packaged import Packaged
 from rngcert.errors import EquipmentError, InputError
 
 __all__ = [
     "Bet",
     "PayTable",
     "packaged_paytables",
+    "PAYTABLES",
     "load_paytable",
     "paytable_from_dict",
     "parse_odds",
@@ -148,9 +148,8 @@ def parse_odds(text, where: str = "odds") -> Fraction:
 
 # ----------------------------------------------------------------------------- loading
 def packaged_paytables() -> list[str]:
-    """Ids of the pay tables shipped with rngcert."""
-    folder = resources.files("rngcert.equipment") / "paytables"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    """Ids of the pay tables shipped with rngcert (:data:`PAYTABLES`: one TOML file each)."""
+    return PAYTABLES.names()
 
 
 def load_paytable(spec: str | Path) -> PayTable:
@@ -161,17 +160,7 @@ def load_paytable(spec: str | Path) -> PayTable:
     EquipmentError
         Unknown id, unreadable file, or a table that does not validate.
     """
-    spec = str(spec)
-    path = Path(spec)
-    if path.suffix == ".toml" or path.exists():
-        text, where = read_equipment_file(path, "pay table file"), str(path)
-    else:
-        ids = packaged_paytables()
-        if spec not in ids:
-            raise EquipmentError(f"unknown pay table {spec!r}; packaged pay tables: {', '.join(ids)}; or give a .toml file")
-        text = (resources.files("rngcert.equipment") / "paytables" / f"{spec}.toml").read_text(encoding="utf-8")
-        where = f"rngcert/equipment/paytables/{spec}.toml"
-    return paytable_from_dict(parse_toml(text, where), where)
+    return PAYTABLES.load(spec)
 
 
 def _get(doc, key, where, typ):
@@ -548,3 +537,7 @@ def _same_colour_neighbours(colours) -> list[int]:
         if gap == 1 and colours[a] == colours[b]:
             out.append(i)
     return out
+
+
+#: The packaged pay tables: ``rngcert/equipment/paytables/ID.toml``, one file each.
+PAYTABLES = Packaged("paytables", "pay table", "pay tables", "pay table file", paytable_from_dict)

@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from rngcert.equipment import parse_toml, read_equipment_file
-from rngcert.equipment.cards import HOLE_CARD_RULES, MAX_DECKS
+from rngcert.equipment.cards import HOLE_CARD_RULES, MAX_DECKS, _ShoeGeometry
+from rngcert.equipment.games import GAMES
 from rngcert.errors import EquipmentError
 
 PROCEDURE_DIR = Path(__file__).with_name("procedures")
@@ -77,10 +78,11 @@ PARAM_LABELS = {"intensity": "travel (s.d. of a clump's move, share of the stack
                 "rotate": "share of clumps turned end for end", "times": "repetitions", "grab": "cards per grab",
                 "switch": "drop switch probability", "lo": "smallest cut", "hi": "largest cut (negative: from the back)"}
 
-_DEAL = {
-    "baccarat": {"pickup": ("banker-first", "player-first"), "undealt": ("top", "bottom")},
-    "blackjack": {"players": (1, 7), "rule": ("S17", "H17"), "pickup": ("right-to-left", "left-to-right")},
-}
+
+def _deal_keys(game: str) -> dict:
+    """The [deal] keys a procedure of ``game`` may set (:attr:`rngcert.equipment.games.Game.deal_keys`)."""
+    return GAMES[game].deal_keys if game in GAMES else {}
+
 #: Blackjack game rules: key -> (allowed values or type, default, meaning).
 RULE_KEYS: dict[str, tuple[Any, Any, str]] = {
     "allowed_dealer": (("S17", "H17"), ["S17", "H17"], "dealer rules the game's rules permit"),
@@ -117,7 +119,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Procedure:
+class Procedure(_ShoeGeometry):
     """A validated shuffle procedure (pure data; run it with :mod:`rngcert.simulate.procedure`).
 
     Attributes
@@ -156,18 +158,8 @@ class Procedure:
     raw: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
-    def n_cards(self) -> int:
-        return 52 * self.decks
-
-    @property
-    def cut_position(self) -> int:
-        """Cards in front of the cutting card (always dealt)."""
-        return self.n_cards - self.cut_card_from_back
-
-    @property
-    def penetration(self) -> float:
-        """Share of the shoe in front of the cutting card."""
-        return self.cut_position / self.n_cards
+    def _behind_cut(self) -> int:
+        return self.cut_card_from_back
 
     @property
     def dealer_rule(self) -> str:
@@ -259,6 +251,20 @@ class Procedure:
         """The same procedure for another number of decks (the cutting card stays at the same
         number of cards from the back, e.g. "4 decks from the back" of 004 §3 rule 3.3 i)."""
         return self.with_params({"decks": decks})
+
+    def with_game(self, game: str) -> "Procedure":
+        """The same shuffle dealing another registered game (``--game`` on a procedure): the steps,
+        decks and cutting card are kept; the ``[deal]`` and ``[rules]`` of the old game are dropped
+        (the new game's defaults apply) and the procedure's id says which game it deals."""
+        if game == self.game:
+            return self
+        data = copy.deepcopy(self.raw)
+        data.pop("deal", None)
+        data.pop("rules", None)
+        data["parameters"] = [p for p in data.get("parameters", []) if not str(p.get("name", "")).startswith(("deal.", "rules."))]
+        data["id"], data["game"] = f"{self.id}+{game}", game
+        data["name"] = f"{self.name} (dealing {game})"
+        return parse_procedure(data, self.path)
 
 
 def _plain(v):
@@ -354,23 +360,24 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
         raise _err(path, f"'decks' must be an integer in 1..{MAX_DECKS}, got {decks!r}")
     n = 52 * decks
     game = data.get("game", "none")
-    if game not in ("baccarat", "blackjack", "none"):
-        raise _err(path, f"'game' must be 'baccarat', 'blackjack' or 'none', got {game!r}")
+    if game != "none" and game not in GAMES:
+        raise _err(path, f"'game' must be {', '.join(repr(g) for g in GAMES)} or 'none', got {game!r}")
     cut_back = data.get("cut_card_from_back", 0)
     if isinstance(cut_back, bool) or not isinstance(cut_back, int) or not 0 <= cut_back < n:
         raise _err(path, f"'cut_card_from_back' must be an integer in 0..{n - 1} for {decks} deck(s), got {cut_back!r}")
-    if game == "baccarat" and n - cut_back < 6:
-        raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; a coup needs 6")
+    if game in GAMES and n - cut_back < GAMES[game].min_cards:
+        raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; "
+                         f"a {GAMES[game].round_name} needs {GAMES[game].min_cards}")
     deal = dict(data.get("deal", {}))
-    if game in _DEAL:
-        spec = _DEAL[game]
+    if game in GAMES:
+        spec = _deal_keys(game)
         for k, v in deal.items():
             if k not in spec:
                 raise _err(path, f"[deal] unknown parameter {k!r} for {game}; allowed: {sorted(spec)}")
             allowed = spec[k]
-            if k == "players":
+            if k in GAMES[game].int_keys:
                 if isinstance(v, bool) or not isinstance(v, int) or not allowed[0] <= v <= allowed[1]:
-                    raise _err(path, f"[deal] 'players' must be an integer in {allowed[0]}..{allowed[1]}, got {v!r}")
+                    raise _err(path, f"[deal] {k!r} must be an integer in {allowed[0]}..{allowed[1]}, got {v!r}")
             elif v not in allowed:
                 raise _err(path, f"[deal] {k!r} must be one of {list(allowed)}, got {v!r}")
     elif deal:
@@ -435,7 +442,7 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
         k, a, b = _split_name(p["name"], n_steps=len(steps))
         if k == "step" and b not in STEPS[steps[a].op][1]:
             raise EquipmentError(f"{where}: step {a + 1} ({steps[a].op}) has no parameter {b!r}")
-        if k == "deal" and a not in _DEAL.get(game, {}):
+        if k == "deal" and a not in _deal_keys(game):
             raise EquipmentError(f"{where}: no deal parameter {a!r} for game {game!r}")
         if k == "rules" and a not in RULE_KEYS:
             raise EquipmentError(f"{where}: no rule {a!r}")

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
-from rngcert.equipment import parse_toml, read_equipment_file
+from rngcert.equipment.packaged import Packaged
 from rngcert.errors import EquipmentError
 
 #: Kinds of message a protocol may define.
@@ -128,9 +127,8 @@ class Protocol:
 
 
 def packaged_protocols() -> list[str]:
-    """Names of the protocols shipped with rngcert."""
-    folder = resources.files("rngcert.equipment") / "protocols"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    """Names of the protocols shipped with rngcert (:data:`PROTOCOLS`: one TOML file each)."""
+    return PROTOCOLS.names()
 
 
 def load_protocol(spec: str | Path) -> Protocol:
@@ -151,17 +149,7 @@ def load_protocol(spec: str | Path) -> Protocol:
         Unknown name, unreadable file, or a definition that does not validate (the message says
         which key and why).
     """
-    spec = str(spec)
-    path = Path(spec)
-    if path.suffix == ".toml" or path.exists():
-        text, where = read_equipment_file(path, "protocol file"), str(path)
-    else:
-        names = packaged_protocols()
-        if spec not in names:
-            raise EquipmentError(f"unknown wheel-controller protocol {spec!r}; packaged protocols: {', '.join(names)}; or give a .toml file")
-        text = (resources.files("rngcert.equipment") / "protocols" / f"{spec}.toml").read_text(encoding="utf-8")
-        where = f"rngcert/equipment/protocols/{spec}.toml"
-    return protocol_from_dict(parse_toml(text, where), where)
+    return PROTOCOLS.load(spec)
 
 
 def _pattern(text, where: str) -> tuple[str, tuple[str, ...]]:
@@ -318,3 +306,8 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
                     launch_state=launch_state, closed_states=closed, game_digits=digits, power_off=tuple(power_off), rotor_unit=rotor_unit,
                     rotor_scale=float(rotor_scale), rotor_assumed=rotor_assumed, direction_map={str(k): v for k, v in dmap.items()},
                     direction_assumed=direction_assumed, warning_void_states=void_states, warning_bits=bits, notes=tuple(notes), timezone=zone)
+
+
+#: The packaged wheel-controller protocols: ``rngcert/equipment/protocols/NAME.toml``, one file each
+#: (adding a controller is adding its TOML file). ``PROTOCOLS.get(name)``, ``PROTOCOLS.names()``.
+PROTOCOLS = Packaged("protocols", "wheel-controller protocol", "protocols", "protocol file", protocol_from_dict)

@@ -34,6 +34,7 @@ from scipy import stats as sps
 from rngcert.battery.core import BatteryOutcome, worst
 from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import POLICY_TEXT, ShoeData, decide_shuffle, evaluate_shuffle, is_tracker
+from rngcert.equipment import games as G
 from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
@@ -42,6 +43,7 @@ from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import cite, plots, schema, text
 from rngcert.seeding import root, stream
 from rngcert.simulate import deal as D
+from rngcert.simulate import games
 from rngcert.simulate.fit import fit_procedure, wash_parameters
 from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, concat_tables, simulate_batch, simulate_tables, table_batches
 from rngcert.stats import trackers as TR
@@ -82,19 +84,8 @@ def _rules(proc: Procedure | None, decks: int):
 
 
 def _house_edges(game: str | None, decks: int, bj_rules) -> dict | None:
-    if game == "baccarat":
-        tab = TR.baccarat_prefix_returns(decks)
-        he = {s: -float((tab["head"] * tab[s]).sum()) for s in ("player", "banker")}
-        return {"game": "baccarat", "decks": decks, "banker": he["banker"], "player": he["player"],
-                "method": "exact enumeration of the coup's six cards from the full shoe (004 §2 rules 2.2, 3.5.1)"}
-    if game == "blackjack" and bj_rules is not None:
-        from rngcert.stats.blackjack import house_edge
-
-        h = house_edge(bj_rules)
-        return {"game": "blackjack", "decks": decks, "basic_strategy": h["house_edge"], "insurance": h["insurance_house_edge"],
-                "rules": h["rules"], "method": h["method"], "strategy": h["strategy"].to_dict(),
-                "note": "003 rule 4.5: the house edge for the number of decks in play must be displayed at the table"}
-    return None
+    """The report's house-edge block: the registered game's own (:mod:`rngcert.simulate.games`)."""
+    return None if game is None else games.play(game).house_edge(decks, bj_rules)
 
 
 def _finding_sentence(t: dict, n_cards: int) -> str:
@@ -475,7 +466,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
 
     entropy = int(root(seed).entropy)
     # no game, no player's edge to measure: the uniform standard applies
-    standard = standard or ("uniform" if proc.kind == "machine" or proc.game == "none" else "edge")
+    standard = standard or ("uniform" if proc.kind == "machine" or proc.game == "none" else G.get(proc.game).default_standard)
     game = None if proc.game == "none" else proc.game
     bj_rules = _rules(proc, proc.decks)
     kernel = _kernel(proc, entropy, min(TRAIN_TABLES, max(100, tables)))
@@ -549,15 +540,10 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
 
 # ----------------------------------------------------------------------------- scanner logs
 def _pickup(proc: Procedure | None, game: str | None):
-    if game == "baccarat":
-        params = dict(proc.deal) if proc is not None and proc.game == "baccarat" else {}
-        return D.deal_pickup_baccarat, params
-    if game == "blackjack":
-        players = proc.deal.get("players", 7) if proc is not None and proc.game == "blackjack" else 7
-        rule = proc.dealer_rule if proc is not None and proc.game == "blackjack" else "S17"
-        side = proc.deal.get("pickup") if proc is not None and proc.game == "blackjack" else None
-        return D.deal_pickup_blackjack, {"players": players, "rule": rule} | ({"pickup": side} if side else {})
-    return None, {}
+    """The game's deal-and-pickup function and its parameters (:mod:`rngcert.simulate.games`)."""
+    if game is None:
+        return None, {}
+    return games.play(game).deal, games.deal_params(game, proc)
 
 
 def _faces(x, serialised):
@@ -702,7 +688,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     if pickup is None:
         meas = [g for g in info["groups"] if g["side"]]
         unid = [g for g in info["groups"] if not g["side"]]
-        rule_ref = "004 §2 rule 3.6.2" if game == "baccarat" else "004 §3 rule 3.6"
+        rule_ref = G.get(game).pickup_rule
         line = f"pickup side ({rule_ref} leaves it to each dealer for a shift), fitted from the log: "
         line += "; ".join(f"{g['group']}: {g['side']} measured ({g['evidence']})" for g in meas)
         if unid:
@@ -818,7 +804,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     if before_mode not in ("pickup", "previous", "new-deck"):
         raise InputError(f"before must be 'pickup', 'previous', 'new-deck' or a file, got {before_mode!r}")
     entropy = int(root(seed).entropy)
-    standard = standard or ("edge" if proc is not None and proc.kind == "manual" and game is not None else "uniform")
+    standard = standard or (G.get(game).default_standard if proc is not None and proc.kind == "manual" and game is not None else "uniform")
     N = 52 * decks
     ser = bool(log.serialised)
     notes = list(notes)
@@ -830,7 +816,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
         notes.append("blackjack rules not given (no --procedure): the trackers play the defaults of rngcert.stats.blackjack.Rules")
     house = _house_edges(game, decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
-    players = int(proc.deal.get("players", 7)) if proc and proc.game == "blackjack" else 7
+    players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
@@ -952,7 +938,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
                         min(cut_pos, usable) if game else None, after_prefix[rows][:, :usable] if usable < N else None,
                         guess_shoes=min(2000, rows.size), mc_shoes=500,
                         before_view=view[rows] if ks else None, kernel=ks or None, threshold=threshold, bj_rules=bj_rules,
-                        players=int(proc.deal.get("players", 7)) if proc and proc.game == "blackjack" else 7,
+                        players=int(proc.deal.get("players", 7)) if proc and proc.game == game else 7,
                         rotated=None if rot is None else rot[rows])
         if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
@@ -1035,7 +1021,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
 
     folds = data.kernel
     specs = []
-    for spec in BS.SHUFFLE.specs:
+    for spec in BS.battery_for(data.game).specs:
         if is_tracker(spec.name) and "tracker" in spec.needs:
             specs.append(_fold_spec(spec, folds))
         else:

@@ -28,12 +28,14 @@ import math
 import numpy as np
 from scipy import stats as sps
 
+from rngcert.equipment import games as G
+
 __all__ = ["SIDES", "kept_pairs", "fit_sides"]
 
 #: Pickup sides a game's rules leave to the dealer for a shift (004 §2 rule 3.6.2 for baccarat: which
 #: hand first; §3 rule 3.6 for blackjack: the direction over the players' hands, the dealer's cards at
-#: the bottom either way).
-SIDES = {"baccarat": ("banker-first", "player-first"), "blackjack": ("right-to-left", "left-to-right")}
+#: the bottom either way), from the game registry (:attr:`rngcert.equipment.games.Game.pickup_sides`).
+SIDES = {g.name: g.pickup_sides for g in G.GAMES.values() if g.pickup_sides}
 
 
 def kept_pairs(view: np.ndarray, after: np.ndarray) -> np.ndarray:

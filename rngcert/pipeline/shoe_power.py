@@ -31,15 +31,17 @@ import math
 from scipy import stats as sps
 
 from rngcert.battery.shuffle import is_tracker
+from rngcert.equipment import games as G
 
 __all__ = ["default_min_edge", "power_gate", "ROUND_MODEL"]
 
 #: Per-round model of the every-round bettor (when no tracker bet): expected cards per coup or
-#: round and the standard deviation of one unit's return. Baccarat: 4.94 cards a coup (exact
+#: round and the standard deviation of one unit's return, from the game registry
+#: (:attr:`rngcert.equipment.games.Game.round_model`). Baccarat: 4.94 cards a coup (exact
 #: expectation of the third-card rules), Banker bet s.d. 0.93 (ties push). Blackjack: about 2.7
 #: cards a hand, one hand per seat and the dealer's, s.d. 1.15 a hand (Griffin, *The Theory of
 #: Blackjack*, 6th ed., 1999, ch. 12), one unit on the first seat.
-ROUND_MODEL = {"baccarat": (4.94, 0.93), "blackjack": (2.7, 1.15)}
+ROUND_MODEL = {g.name: g.round_model for g in G.GAMES.values() if g.round_model}
 
 
 def default_min_edge(house_edge: dict | None) -> tuple[float | None, str]:
@@ -57,6 +59,8 @@ def default_min_edge(house_edge: dict | None) -> tuple[float | None, str]:
     """
     if not house_edge:
         return None, "no game: no player's edge to measure"
+    if "edge" in house_edge:  # a game of the registry states its own reference edge and basis
+        return float(house_edge["edge"]), str(house_edge["basis"])
     if house_edge["game"] == "baccarat":
         side = min(("banker", "player"), key=lambda s: house_edge[s])
         return float(house_edge[side]), (f"the house edge of the {side.capitalize()} bet, the smaller of the two "
@@ -115,7 +119,7 @@ def power_gate(outcome, *, n_shoes: int, game: str | None, min_edge: float | Non
                          "shoes_needed": int(math.ceil(n_shoes * (z * se / min_edge) ** 2))})
     if not rows and game in ROUND_MODEL and usable:
         cards, sd = ROUND_MODEL[game]
-        per_round = cards * ((players + 1) if game == "blackjack" else 1)
+        per_round = cards * ((players + 1) if G.get(game).cards_scale_with_seats else 1)
         rounds = max(n_shoes * usable / per_round, 1.0)
         se = sd / math.sqrt(rounds)
         rows.append({"tracker": "every-round bettor (no tracker bet)", "se": se, "detectable_edge": threshold + z * se,

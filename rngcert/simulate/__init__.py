@@ -2,4 +2,4 @@
 deal and pickup, and the execution of shuffle procedures."""
 
 #: the public modules (each imported on first use: ``from rngcert.simulate import deal``)
-__all__ = ["deal", "fit", "procedure", "protocol", "rotor", "shufflers", "sources", "watch", "wheel"]
+__all__ = ["deal", "fit", "games", "procedure", "protocol", "rotor", "shufflers", "sources", "watch", "wheel"]

@@ -28,8 +28,8 @@ from rngcert.equipment.cards import new_shoe
 from rngcert.equipment.procedure import STEPS, Procedure, Step
 from rngcert.errors import EquipmentError, InputError
 from rngcert.seeding import stream
-from rngcert.simulate import shufflers
-from rngcert.simulate.deal import Deal, deal_pickup_baccarat, deal_pickup_blackjack
+from rngcert.simulate import games, shufflers
+from rngcert.simulate.deal import Deal
 
 __all__ = ["step_function", "apply_step", "shuffle", "deal_pickup", "Tables", "simulate_tables", "simulate_batch", "concat_tables",
            "table_batches", "batch_key", "TABLE_BATCH", "ShoeSequence", "simulate_log", "SIMULATION_STREAM", "DEFAULT_BURN_IN"]
@@ -77,11 +77,8 @@ def deal_pickup(proc: Procedure, shoes, cut_position=None) -> Deal:
     """
     a = np.asarray(shoes)
     cp = proc.cut_position if cut_position is None else cut_position
-    if proc.game == "baccarat":
-        return deal_pickup_baccarat(a, cut_position=cp, **proc.deal)
-    if proc.game == "blackjack":
-        return deal_pickup_blackjack(a, cut_position=cp, players=proc.deal.get("players", 7), rule=proc.dealer_rule,
-                                     pickup=proc.deal.get("pickup", "right-to-left"))
+    if proc.game != "none":  # the game's deal and pickup (rngcert.simulate.games)
+        return games.play(proc.game).deal(a, cut_position=cp, **games.deal_params(proc.game, proc))
     m, n = a.shape
     order = np.broadcast_to(np.arange(n), (m, n)).copy()
     return Deal(a.copy(), order, np.full((m, 0), -1, dtype=np.int8), np.full(m, n, dtype=np.int64))

@@ -159,8 +159,8 @@ def sattolo(shoes, rng: np.random.Generator) -> np.ndarray:
 
     Parameters
     ----------
-    shoes : (n_shoes, n_cards) array_like of int
-    rng : numpy.random.Generator
+    shoes, rng
+        As :func:`fisher_yates`.
 
     Returns
     -------
@@ -197,12 +197,8 @@ def naive_swap(shoes, rng: np.random.Generator) -> np.ndarray:
 
     Parameters
     ----------
-    shoes : (n_shoes, n_cards) array_like of int
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    (n_shoes, n_cards) ndarray
+    shoes, rng
+        As :func:`fisher_yates`; returns the shuffled shoes, shape ``(n_shoes, n_cards)``.
 
     Notes
     -----
