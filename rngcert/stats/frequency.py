@@ -108,6 +108,16 @@ def _gof(
     return TestResult(name, requirement, stat, df, pvalue, n, mlabel, details)
 
 
+def _gof_test(counts, probs, statfun, method, n_resamples, rng, name: str) -> TestResult | NotApplicable:
+    """The arguments of a goodness-of-fit test checked, then :func:`_gof` (pocket chi-square, G test)."""
+    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
+    counts = _as_counts(counts, name)
+    p = _as_probs(probs, counts.size, name)
+    method = _method_iv(method, name)
+    n_resamples = _n_resamples_iv(n_resamples, name)
+    return _gof(counts, p, statfun, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
+
+
 def pocket_chisquare(
     counts,
     probs=None,
@@ -176,23 +186,11 @@ def pocket_chisquare(
 
     A p-value this large is what a fair wheel gives: no evidence against equal pockets.
     """
-    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
-    counts = _as_counts(counts, name)
-    p = _as_probs(probs, counts.size, name)
-    method = _method_iv(method, name)
-    n_resamples = _n_resamples_iv(n_resamples, name)
-    return _gof(counts, p, _pearson, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
+    return _gof_test(counts, probs, _pearson, method, n_resamples, rng, name)
 
 
-def g_test(
-    counts,
-    probs=None,
-    *,
-    method: str | MonteCarlo = "auto",
-    n_resamples: int = 9999,
-    rng: np.random.Generator | None = None,
-    name: str = "g_test",
-) -> TestResult | NotApplicable:
+def g_test(counts, probs=None, *, method: str | MonteCarlo = "auto", n_resamples: int = 9999,
+           rng: np.random.Generator | None = None, name: str = "g_test") -> TestResult | NotApplicable:
     r"""Likelihood-ratio (G) test that the pockets follow their null probabilities.
 
     Parameters and returns as :func:`pocket_chisquare`.
@@ -220,12 +218,7 @@ def g_test(
     >>> g_test(np.full(37, 100)).pvalue
     1.0
     """
-    method, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999)
-    counts = _as_counts(counts, name)
-    p = _as_probs(probs, counts.size, name)
-    method = _method_iv(method, name)
-    n_resamples = _n_resamples_iv(n_resamples, name)
-    return _gof(counts, p, _g_stat, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
+    return _gof_test(counts, probs, _g_stat, method, n_resamples, rng, name)
 
 
 # ----------------------------------------------------------------------------------------------

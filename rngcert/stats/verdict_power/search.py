@@ -297,27 +297,14 @@ def _harmonic_effect(bat, n, k, alternative, power, size, entropy) -> VerdictEff
     return VerdictEffect(float(hi), math.nan, p, math.sqrt(p * (1 - p) / size), size, size, 1, bat.null_rse(), math.nan, math.nan)
 
 
-def min_detectable_verdict_effect(
-    n: int,
-    k: int,
-    alternative: str,
-    levels: Mapping[str, float],
-    *,
-    power: float = 0.9,
-    groups: int = 1,
-    n_resamples: int | None = 9999,
-    n_alt: int = _ALT_SIZE,
-    max_effect: float = 50.0,
-    entropy: int = 20261201,
-    categories: Mapping[str, np.ndarray] | None = None,
-) -> float:
+def min_detectable_verdict_effect(n: int, k: int, alternative: str, levels: Mapping[str, float], **options) -> float:
     """Smallest effect at which the battery FAILs with probability ``power`` (the ``effect`` of
     :func:`verdict_effect`). ``inf`` when even ``max_effect`` falls short.
 
-    Parameters and errors as in :func:`verdict_power`.
+    Parameters and errors as in :func:`verdict_effect` (``options`` are its keywords: ``power``,
+    ``groups``, ``n_resamples``, ``n_alt``, ``max_effect``, ``entropy``, ``categories``).
     """
-    return verdict_effect(n, k, alternative, levels, power=power, groups=groups, n_resamples=n_resamples, n_alt=n_alt,
-                          max_effect=max_effect, entropy=entropy, categories=categories).effect
+    return verdict_effect(n, k, alternative, levels, **options).effect
 
 
 def spins_needed_for_verdict(
