@@ -46,6 +46,7 @@ def _binom_upper(k: int, n: int, p: float) -> float:
     return float(_dist.binom_sf(k - 1, n, p)) if n > 0 else 1.0
 
 
+# long: numpydoc docstring, then repeats at block boundaries against their chance under i.i.d. spins
 def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
     """Repeats of the same result at line starts against within lines.
 
@@ -110,6 +111,7 @@ def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
     return out
 
 
+# long: the rolling-hash search in its stages (high bits, candidates, whole hash, verification) sharing one hash table
 def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     """Blocks of ``length`` consecutive spins that occur more than once.
 

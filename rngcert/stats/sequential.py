@@ -122,6 +122,7 @@ def _arc_log_lr(pi: np.ndarray, start: int, width: int, bias: float) -> np.ndarr
     return np.where(arc, math.log1p(bias), math.log(out_factor))
 
 
+# long: numpydoc docstring, then one alternative family after another (pocket, sector, harmonic, categories)
 def wheel_alternatives(
     probs,
     *,
@@ -499,6 +500,7 @@ def _x2(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.sum((obs - expected) ** 2 / expected, axis=(-2, -1))
 
 
+# long: numpydoc docstring, then the asymptotic test and its Monte Carlo fallback for sparse tables
 def homogeneity_chisquare(
     table,
     *,

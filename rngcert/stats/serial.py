@@ -88,6 +88,7 @@ def _table_chisquare(tab: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int
     return float(_contingency_x2(sub)), df, e, method
 
 
+# long: numpydoc docstring, then the asymptotic test and its permutation fallback for sparse tables
 def serial_pair(
     pair_counts,
     *,
@@ -212,6 +213,7 @@ def _distance_law(p: np.ndarray) -> np.ndarray:
     return (p[:, None] * p[idx]).sum(axis=0)
 
 
+# long: numpydoc docstring, then the distance law under non-uniform probabilities and the pair mask
 def wheel_distance(
     positions,
     k: int,
@@ -331,6 +333,7 @@ def wheel_distance(
     return TestResult(name, _REQ, stat, k - 1, pvalue, N, mlabel, details)
 
 
+# long: numpydoc docstring, then the lagged correlation with its exact null moments and the pair mask
 def serial_correlation(
     positions,
     k: int,
@@ -450,6 +453,7 @@ def serial_correlation(
     return TestResult(name, _REQ, Q, df, pvalue, N, "asymptotic", dict(lags=per_lag))
 
 
+# long: numpydoc docstring, then the gap classes chosen by the expected-count rule (Knuth's gap test)
 def gap_test(
     positions,
     target,

@@ -284,6 +284,7 @@ def _uniform_law(result, alpha):
                              "uniform: SP 800-22 section 4.2.2 as published (10 equal bins)")
 
 
+# long: one second-level row: pass proportion with NIST's and the exact bound, p-value uniformity under each null law
 def _row(name, requirement, pvals: np.ndarray, laws, reasons, m_total, alpha, ualpha, min_u):
     m = int(pvals.size)
     hist = (np.bincount(nulllaw.bin_index(pvals), minlength=10) if m
@@ -345,6 +346,7 @@ def _row(name, requirement, pvals: np.ndarray, laws, reasons, m_total, alpha, ua
                        tuple(sorted(set(reasons))), phat, df, expected, classes, method, kinds)
 
 
+# long: numpydoc docstring, then grouping the results of m sequences by name before the rows
 def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha: float = ALPHA,
               uniformity_alpha: float = UNIFORMITY_ALPHA,
               min_uniformity: int = MIN_UNIFORMITY_SEQUENCES,

@@ -52,6 +52,7 @@ def _setup(k, alternative, alpha, power, test, method, groups, n_null, n_alt, rn
 
 
 # ----------------------------------------------------------------------------- public API
+# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def power_at(
     n: int,
     k: int,
@@ -109,6 +110,7 @@ def power_at(
     return PowerResult(alt, test, sim.method(), "power", n, float(effect), alpha, pw, pw, k, groups, det)
 
 
+# long: numpydoc docstring, then the search over n for the non-central law and for simulation
 def spins_needed(
     k: int,
     alternative: str,
@@ -196,6 +198,7 @@ def spins_needed(
     return PowerResult(alt, test, sim.method(), "n", int(hi), float(effect), alpha, power, pw, k, groups, det)
 
 
+# long: numpydoc docstring, then the search over the effect for the non-central law and for simulation
 def min_detectable_effect(
     n: int,
     k: int,
