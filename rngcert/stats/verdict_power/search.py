@@ -261,6 +261,12 @@ def verdict_effect(
         if abs(shift) <= 0.5:
             break
         e0 = e1
+    return _solved(curve, bat, e1, power, cap, sz, rounds)
+
+
+def _solved(curve: _Curve, bat: _Battery, e1: float, power: float, cap: float, size: int, rounds: int) -> VerdictEffect:
+    """The effect ``e1`` solved on ``curve``, with its Monte Carlo errors in quadrature: that of the
+    draws (the power's standard error over the curve's slope) and that of the null tails."""
     p, se, ess = curve.power(e1, se=True)
     h = 1e-3 * e1
     slope = (curve.power(e1 + h) - curve.power(e1 - h)) / (2 * h)
@@ -272,7 +278,7 @@ def verdict_effect(
         roots = [_root(curve.rescaled(1.0 + f * max(nr)), power, e1 / 1.5, min(cap, 1.5 * e1)) for f in (-1.0, 1.0)]
         if all(st == "ok" for st, _ in roots):
             se_null = abs(roots[1][1] - roots[0][1]) / 2
-    return VerdictEffect(e1, math.hypot(se_alt, se_null), p, se, sz, ess, rounds, bat.null_rse(), se_alt, se_null)
+    return VerdictEffect(e1, math.hypot(se_alt, se_null), p, se, size, ess, rounds, bat.null_rse(), se_alt, se_null)
 
 
 def _harmonic_effect(bat, n, k, alternative, power, size, entropy) -> VerdictEffect:
