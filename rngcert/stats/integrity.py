@@ -111,6 +111,55 @@ def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
     return out
 
 
+def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
+    """Blocks of ``length`` consecutive spins that occur more than once.
+
+    Parameters
+    ----------
+    outcomes : (n,) array_like of int
+        Outcome ids in spin order.
+    k : int
+        Number of outcome ids.
+    length : int
+        Block length L. Under i.i.d. uniform spins the chance that any two of the n - L + 1
+        blocks coincide is at most ``n**2 / 2 * k**-L`` (below 1e-18 for n = 10**7, k = 37, L = 20).
+
+    Returns
+    -------
+    dict
+        ``length``; ``repeated_blocks``: blocks that occur again later; ``spins_in_copies``: spins
+        covered by the later copies; ``share``: that count over n; ``first``: up to five
+        ``(first position, copy position)`` pairs (0-based spin indices); ``chance_bound``.
+    """
+    x = np.asarray(outcomes)
+    n = x.size
+    L = int(length)
+    if L < 2:
+        raise InputError(f"block length must be >= 2, got {length!r}")
+    res = {"length": L, "repeated_blocks": 0, "spins_in_copies": 0, "share": 0.0, "first": [],
+           "chance_bound": min(1.0, n * n / 2.0 * float(k) ** (-L)) if n else 0.0}
+    if n < 2 * L:
+        return res
+    n_win = n - L + 1
+    hashes = _WindowHashes(x, L)
+    twice = _high_bits_twice(hashes, n_win)
+    if twice.size == 0:
+        return res
+    first, later = _true_copies(x, L, *_candidates(hashes, n_win, twice))
+    if later.size == 0:
+        return res
+    srt = np.argsort(later)
+    starts = later[srt]
+    covered = int(np.minimum(np.diff(starts), L).sum()) + L  # spins of the union of the later copies
+    res.update(
+        repeated_blocks=int(later.size),
+        spins_in_copies=covered,
+        share=float(covered / n),
+        first=[(int(f), int(c)) for f, c in zip(first[srt][:5], later[srt][:5])],
+    )
+    return res
+
+
 def _power_table(b: int, m: int) -> np.ndarray:
     out = np.full(m, b, dtype=np.uint64)
     out[0] = 1
@@ -184,55 +233,6 @@ def _true_copies(x: np.ndarray, L: int, cand: np.ndarray, cand_h: np.ndarray) ->
     win = np.lib.stride_tricks.sliding_window_view(x, L)
     ok = np.all(win[first] == win[later], axis=1) & (later - first >= L)
     return first[ok], later[ok]
-
-
-def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
-    """Blocks of ``length`` consecutive spins that occur more than once.
-
-    Parameters
-    ----------
-    outcomes : (n,) array_like of int
-        Outcome ids in spin order.
-    k : int
-        Number of outcome ids.
-    length : int
-        Block length L. Under i.i.d. uniform spins the chance that any two of the n - L + 1
-        blocks coincide is at most ``n**2 / 2 * k**-L`` (below 1e-18 for n = 10**7, k = 37, L = 20).
-
-    Returns
-    -------
-    dict
-        ``length``; ``repeated_blocks``: blocks that occur again later; ``spins_in_copies``: spins
-        covered by the later copies; ``share``: that count over n; ``first``: up to five
-        ``(first position, copy position)`` pairs (0-based spin indices); ``chance_bound``.
-    """
-    x = np.asarray(outcomes)
-    n = x.size
-    L = int(length)
-    if L < 2:
-        raise InputError(f"block length must be >= 2, got {length!r}")
-    res = {"length": L, "repeated_blocks": 0, "spins_in_copies": 0, "share": 0.0, "first": [],
-           "chance_bound": min(1.0, n * n / 2.0 * float(k) ** (-L)) if n else 0.0}
-    if n < 2 * L:
-        return res
-    n_win = n - L + 1
-    hashes = _WindowHashes(x, L)
-    twice = _high_bits_twice(hashes, n_win)
-    if twice.size == 0:
-        return res
-    first, later = _true_copies(x, L, *_candidates(hashes, n_win, twice))
-    if later.size == 0:
-        return res
-    srt = np.argsort(later)
-    starts = later[srt]
-    covered = int(np.minimum(np.diff(starts), L).sum()) + L  # spins of the union of the later copies
-    res.update(
-        repeated_blocks=int(later.size),
-        spins_in_copies=covered,
-        share=float(covered / n),
-        first=[(int(f), int(c)) for f, c in zip(first[srt][:5], later[srt][:5])],
-    )
-    return res
 
 
 def time_order(timestamps) -> dict:

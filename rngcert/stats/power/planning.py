@@ -111,21 +111,9 @@ def power_at(
 
 
 # long: numpydoc docstring, then the search over n for the non-central law and for simulation
-def spins_needed(
-    k: int,
-    alternative: str,
-    effect: float,
-    *,
-    alpha: float = 0.01,
-    power: float = 0.9,
-    test: str | None = None,
-    method: str = "auto",
-    groups: int = 1,
-    max_n: int = 10**9,
-    n_null: int = 10_000,
-    n_alt: int = 2_000,
-    rng: np.random.Generator | None = None,
-) -> PowerResult:
+def spins_needed(k: int, alternative: str, effect: float, *, alpha: float = 0.01, power: float = 0.9, test: str | None = None,
+                 method: str = "auto", groups: int = 1, max_n: int = 10**9, n_null: int = 10_000, n_alt: int = 2_000,
+                 rng: np.random.Generator | None = None) -> PowerResult:
     r"""Smallest number of spins for which the test detects the alternative with ``power``.
 
     Parameters
@@ -199,20 +187,9 @@ def spins_needed(
 
 
 # long: numpydoc docstring, then the search over the effect for the non-central law and for simulation
-def min_detectable_effect(
-    n: int,
-    k: int,
-    alternative: str,
-    *,
-    alpha: float = 0.01,
-    power: float = 0.9,
-    test: str | None = None,
-    method: str = "auto",
-    groups: int = 1,
-    n_null: int = 10_000,
-    n_alt: int = 2_000,
-    rng: np.random.Generator | None = None,
-) -> PowerResult:
+def min_detectable_effect(n: int, k: int, alternative: str, *, alpha: float = 0.01, power: float = 0.9, test: str | None = None,
+                          method: str = "auto", groups: int = 1, n_null: int = 10_000, n_alt: int = 2_000,
+                          rng: np.random.Generator | None = None) -> PowerResult:
     """Smallest effect the test detects with ``power`` from ``n`` spins.
 
     Parameters

@@ -315,20 +315,9 @@ def min_detectable_verdict_effect(n: int, k: int, alternative: str, levels: Mapp
     return verdict_effect(n, k, alternative, levels, **options).effect
 
 
-def spins_needed_for_verdict(
-    effect: float,
-    k: int,
-    alternative: str,
-    levels: Mapping[str, float],
-    *,
-    power: float = 0.9,
-    groups: int = 1,
-    n_resamples: int | None = 9999,
-    n_alt: int = 1000,
-    max_n: int = 10**9,
-    entropy: int = 20261201,
-    categories: Mapping[str, np.ndarray] | None = None,
-) -> int | None:
+def spins_needed_for_verdict(effect: float, k: int, alternative: str, levels: Mapping[str, float], *, power: float = 0.9,
+                             groups: int = 1, n_resamples: int | None = 9999, n_alt: int = 1000, max_n: int = 10**9,
+                             entropy: int = 20261201, categories: Mapping[str, np.ndarray] | None = None) -> int | None:
     """Smallest n at which the battery FAILs with probability ``power`` at ``effect`` (bisection
     over n on a log scale, to 1%); None above ``max_n``."""
     if not effect > 0:
