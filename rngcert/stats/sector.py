@@ -191,29 +191,14 @@ def sector_scan(
                 z=float(Zs[lj, a, sj]),
             )
         )
-    pvalue = monte_carlo_pvalue(stat, _null_maxima(tables, lengths, k, active, n, p2, n_resamples, rng, batch))
-    details = dict(
-        best_arc=best,
-        per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},
-        groups=per_group,
-        n_groups=int(g),
-        lengths=[min_len, max_len],
-    )
-    return TestResult(
-        name, requirement, stat, None, pvalue, ntot, f"monte-carlo, R={n_resamples}", details
-    )
 
-
-def _null_maxima(tables, lengths, k: int, active: np.ndarray, n: np.ndarray, p2: np.ndarray, n_resamples: int, rng,
-                 batch: int | None) -> np.ndarray:
-    """``n_resamples`` null replicates of the scan's maximum over the ``active`` groups.
-
-    Groups are independent under H0, so the null maximum over groups is the element-wise maximum
-    of independent per-group replicate vectors; each group is simulated on its own (multinomial
-    with its own n), batched to bound memory. The groups draw from the stream in a canonical order
-    (by n, then null law), not in the order they were given, so that the p-value does not depend on
-    the order of the groups (dealers in order of first appearance in a file differ when the same
-    spins come in another row order); groups of equal n and law are interchangeable under H0."""
+    # Monte Carlo. Groups are independent under H0, so the null maximum over groups is the
+    # element-wise maximum of independent per-group replicate vectors; each group is simulated
+    # on its own (multinomial with its own n), batched to bound memory. The groups draw from the
+    # stream in a canonical order (by n, then null law), not in the order they were given, so that
+    # the p-value does not depend on the order of the groups (dealers in order of first appearance
+    # in a file differ when the same spins come in another row order); groups of equal n and
+    # law are interchangeable under H0.
     cells = k * (2 * k + 2 + 2 * len(lengths))
     batch = batch or max(1, _BATCH_CELLS // max(1, cells))
     null = np.zeros(n_resamples)
@@ -228,7 +213,17 @@ def _null_maxima(tables, lengths, k: int, active: np.ndarray, n: np.ndarray, p2:
             m = null[done : done + b]
             np.maximum(m, _scan_max(x, flat), out=m)
             done += b
-    return null
+    pvalue = monte_carlo_pvalue(stat, null)
+    details = dict(
+        best_arc=best,
+        per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},
+        groups=per_group,
+        n_groups=int(g),
+        lengths=[min_len, max_len],
+    )
+    return TestResult(
+        name, requirement, stat, None, pvalue, ntot, f"monte-carlo, R={n_resamples}", details
+    )
 
 
 # long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
