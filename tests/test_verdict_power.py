@@ -68,7 +68,7 @@ def test_max_count_monte_carlo_regime_of_huge_samples(monkeypatch):
     """Beyond the battery's FFT limit the battery judges the max count by Monte Carlo: the rule is
     P(Bin(R, q(c)) <= floor(a (R+1)) - 1) with the exact q, rising from 0 to 1 around c*."""
     n, R = 200_000, 9999
-    monkeypatch.setattr(vp, "_LEVIN_MAX_LEN", 1000)
+    monkeypatch.setattr(vp.maxcount, "_LEVIN_MAX_LEN", 1000)  # read where the rule lives
     rule = vp._MaxCountRule(n, K, A, R)
     assert rule.mc
     c = rule.threshold()

@@ -507,6 +507,7 @@ def _basic_strategy_cached(rules: Rules) -> Strategy:
 
 
 # ----------------------------------------------------------------------------- rounds from shoes
+# long: one vectorised loop over rounds for all shoes at once (deal, peek, splits, doubles, draws, settlement) on shared shoe arrays
 def play_rounds(after, *, rules: Rules, players: int = 7, cut_position: int) -> dict:
     """Deal blackjack rounds from shoes with every seat playing the basic strategy table.
 

@@ -46,6 +46,7 @@ def _binom_upper(k: int, n: int, p: float) -> float:
     return float(_dist.binom_sf(k - 1, n, p)) if n > 0 else 1.0
 
 
+# long: numpydoc docstring, then repeats at block boundaries against their chance under i.i.d. spins
 def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
     """Repeats of the same result at line starts against within lines.
 
@@ -139,67 +140,12 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
            "chance_bound": min(1.0, n * n / 2.0 * float(k) ** (-L)) if n else 0.0}
     if n < 2 * L:
         return res
-    # polynomial hash mod 2**64 of every window, H(i) = sum_j (x[i+j]+1) * B**(L-1-j) (numpy integer
-    # arithmetic wraps), verified below. Computed from a running sum, not L passes: with y[t] = (x[t]+1) * B**-t
-    # (B is odd, so invertible mod 2**64) and C its prefix sums, H(i) = (C[i+L] - C[i]) * B**(i+L-1).
-    B = 1_000_003
     n_win = n - L + 1
-
-    def power_table(b: int, m: int) -> np.ndarray:
-        out = np.full(m, b, dtype=np.uint64)
-        out[0] = 1
-        return np.cumprod(out, dtype=np.uint64)  # (wraps mod 2**64)
-
-    tables: dict = {}
-
-    def hashes(lo, hi):  # the hashes of windows lo..hi-1 (powers counted from lo)
-        m = hi - lo + L - 1
-        if tables.get("m", 0) < m:
-            tables.update(m=m, pw=power_table(B, m), inv=power_table(pow(B, -1, 1 << 64), m))
-        seg = x[lo : lo + m].astype(np.uint64)
-        seg += np.uint64(1)
-        seg *= tables["inv"][:m]
-        c = np.empty(m + 1, dtype=np.uint64)
-        c[0] = 0
-        np.cumsum(seg, out=c[1:])
-        h = c[L:] - c[: m + 1 - L]
-        h *= tables["pw"][L - 1 : m]
-        return h
-
-    # 1. the high 32 bits of every hash (4 bytes a window), sorted in place: the values that occur twice
-    top = np.empty(n_win, dtype=np.uint32)
-    for lo, hi in spans(n_win):
-        top[lo:hi] = hashes(lo, hi) >> np.uint64(32)
-    top.sort()
-    twice = [top[lo:hi][top[lo + 1 : hi + 1] == top[lo:hi]] for lo, hi in spans(n_win - 1)]
-    del top
-    twice = np.unique(np.concatenate(twice)) if twice else np.zeros(0, dtype=np.uint32)
+    hashes = _WindowHashes(x, L)
+    twice = _high_bits_twice(hashes, n_win)
     if twice.size == 0:
         return res
-    # 2. the windows whose high bits occur twice (a superset of those whose whole hash does), in spin order with
-    # their whole hash: equal hashes sort next to each other as among all windows
-    cand, cand_h = [], []
-    seen20 = np.zeros(1 << 20, dtype=bool)  # a 1 MB table of their top 20 bits (it stays in cache): a cheap first filter
-    seen20[twice >> np.uint32(12)] = True
-    for lo, hi in spans(n_win):
-        h = hashes(lo, hi)
-        hi32 = (h >> np.uint64(32)).astype(np.uint32)
-        sel = np.flatnonzero(seen20[hi32 >> np.uint32(12)])
-        i = np.minimum(np.searchsorted(twice, hi32[sel]), twice.size - 1)
-        sel = sel[twice[i] == hi32[sel]]
-        cand.append(sel + lo)
-        cand_h.append(h[sel])
-    cand, cand_h = np.concatenate(cand), np.concatenate(cand_h)
-    order = np.argsort(cand_h, kind="stable")
-    hs = cand_h[order]
-    same = np.flatnonzero(hs[1:] == hs[:-1])
-    if same.size == 0:
-        return res
-    a, b = cand[order[same]], cand[order[same + 1]]
-    first, later = np.minimum(a, b), np.maximum(a, b)
-    win = np.lib.stride_tricks.sliding_window_view(x, L)
-    ok = np.all(win[first] == win[later], axis=1) & (later - first >= L)  # true copies, not overlapping runs
-    first, later = first[ok], later[ok]
+    first, later = _true_copies(x, L, *_candidates(hashes, n_win, twice))
     if later.size == 0:
         return res
     srt = np.argsort(later)
@@ -212,6 +158,81 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
         first=[(int(f), int(c)) for f, c in zip(first[srt][:5], later[srt][:5])],
     )
     return res
+
+
+def _power_table(b: int, m: int) -> np.ndarray:
+    out = np.full(m, b, dtype=np.uint64)
+    out[0] = 1
+    return np.cumprod(out, dtype=np.uint64)  # (wraps mod 2**64)
+
+
+class _WindowHashes:
+    """Polynomial hash mod 2**64 of every window of L spins, H(i) = sum_j (x[i+j]+1) * B**(L-1-j) (numpy
+    integer arithmetic wraps; :func:`duplicated_blocks` verifies equal hashes). Computed from a running sum,
+    not L passes: with y[t] = (x[t]+1) * B**-t (B is odd, so invertible mod 2**64) and C its prefix sums,
+    H(i) = (C[i+L] - C[i]) * B**(i+L-1)."""
+
+    B = 1_000_003
+
+    def __init__(self, x: np.ndarray, L: int):
+        self.x, self.L, self.m, self.pw, self.inv = x, L, 0, None, None
+
+    def __call__(self, lo: int, hi: int) -> np.ndarray:
+        """The hashes of windows lo..hi-1 (powers counted from lo)."""
+        L = self.L
+        m = hi - lo + L - 1
+        if self.m < m:
+            self.m, self.pw, self.inv = m, _power_table(self.B, m), _power_table(pow(self.B, -1, 1 << 64), m)
+        seg = self.x[lo : lo + m].astype(np.uint64)
+        seg += np.uint64(1)
+        seg *= self.inv[:m]
+        c = np.empty(m + 1, dtype=np.uint64)
+        c[0] = 0
+        np.cumsum(seg, out=c[1:])
+        h = c[L:] - c[: m + 1 - L]
+        h *= self.pw[L - 1 : m]
+        return h
+
+
+def _high_bits_twice(hashes: _WindowHashes, n_win: int) -> np.ndarray:
+    """The high 32 bits of every hash (4 bytes a window), sorted in place: the values that occur twice."""
+    top = np.empty(n_win, dtype=np.uint32)
+    for lo, hi in spans(n_win):
+        top[lo:hi] = hashes(lo, hi) >> np.uint64(32)
+    top.sort()
+    twice = [top[lo:hi][top[lo + 1 : hi + 1] == top[lo:hi]] for lo, hi in spans(n_win - 1)]
+    del top
+    return np.unique(np.concatenate(twice)) if twice else np.zeros(0, dtype=np.uint32)
+
+
+def _candidates(hashes: _WindowHashes, n_win: int, twice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The windows whose high bits occur twice (a superset of those whose whole hash does), in spin order
+    with their whole hash: equal hashes sort next to each other as among all windows."""
+    cand, cand_h = [], []
+    seen20 = np.zeros(1 << 20, dtype=bool)  # a 1 MB table of their top 20 bits (it stays in cache): a cheap first filter
+    seen20[twice >> np.uint32(12)] = True
+    for lo, hi in spans(n_win):
+        h = hashes(lo, hi)
+        hi32 = (h >> np.uint64(32)).astype(np.uint32)
+        sel = np.flatnonzero(seen20[hi32 >> np.uint32(12)])
+        i = np.minimum(np.searchsorted(twice, hi32[sel]), twice.size - 1)
+        sel = sel[twice[i] == hi32[sel]]
+        cand.append(sel + lo)
+        cand_h.append(h[sel])
+    return np.concatenate(cand), np.concatenate(cand_h)
+
+
+def _true_copies(x: np.ndarray, L: int, cand: np.ndarray, cand_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, later) starts of the candidate windows whose whole hash is equal to a neighbour's in hash
+    order and whose spins are equal too, at least L apart (true copies, not overlapping runs)."""
+    order = np.argsort(cand_h, kind="stable")
+    hs = cand_h[order]
+    same = np.flatnonzero(hs[1:] == hs[:-1])
+    a, b = cand[order[same]], cand[order[same + 1]]
+    first, later = np.minimum(a, b), np.maximum(a, b)
+    win = np.lib.stride_tricks.sliding_window_view(x, L)
+    ok = np.all(win[first] == win[later], axis=1) & (later - first >= L)
+    return first[ok], later[ok]
 
 
 def time_order(timestamps) -> dict:

@@ -37,6 +37,7 @@ def _predict_iv(positions, reference, k, groups, group_labels, width, name):
     return pos, ref, k, grp, labels, int(width)
 
 
+# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def out_of_sample_predictor(
     positions,
     reference,
@@ -123,6 +124,7 @@ def out_of_sample_predictor(
     return predictor_from_offsets(chunks, k, labels, width=width, min_fit=min_fit, name=name)
 
 
+# long: its docstring (the streaming contract of chunks and totals) is half of it; the steps are helpers below
 def predictor_from_offsets(chunks, k: int, group_labels, *, width: int = 5, min_fit: int = 10, totals=None,
                            name: str = "out_of_sample_predictor") -> TestResult | NotApplicable:
     """:func:`out_of_sample_predictor` on landing offsets read span by span.
@@ -163,43 +165,10 @@ def predictor_from_offsets(chunks, k: int, group_labels, *, width: int = 5, min_
     n_spins = int(totals.sum())
     n_j = totals.sum(axis=1)
     nf_j = n_j // 2
-    fitc = np.zeros(g * k, dtype=np.int64)
-    seen = np.zeros(g, dtype=np.int64)
-    wanted = nf_j >= min_fit
-    if wanted.any():
-        for off, grp in chunks():  # loop over spans
-            gi = grp.astype(np.intp)
-            order = np.argsort(gi, kind="stable")  # spin order kept within each group
-            gs = gi[order]
-            del gi
-            first = np.searchsorted(gs, np.arange(g), side="left")
-            fit = seen[gs] + (np.arange(gs.size) - first[gs]) < nf_j[gs]  # rank within the group, in spin order
-            seen += np.bincount(gs, minlength=g)
-            keys = gs[fit] * k
-            keys += off[order[fit]]
-            fitc += np.bincount(keys, minlength=g * k)
-            if bool(np.all(seen >= nf_j)):
-                break  # the fitted halves are complete
-    fitc = fitc.reshape(g, k)
-    per_group = []
-    hits_total = 0
-    n_test = 0
-    arc = np.arange(width)
-    for j in range(g):  # loop over dealer/direction groups
-        nf = int(nf_j[j])
-        if nf < min_fit:
-            continue
-        c = fitc[j]
-        cc = np.concatenate([[0], np.cumsum(np.concatenate([c, c]))])
-        arc_counts = cc[width : width + k] - cc[:k]
-        s = int(np.argmax(arc_counts))
-        test_counts = totals[j] - c
-        h = int(test_counts[(s + arc) % k].sum())
-        n_tj = int(n_j[j]) - nf
-        hits_total += h
-        n_test += n_tj
-        per_group.append(dict(group=j, label=labels[j], arc_start_offset=s, arc_offsets=((s + arc) % k),
-                              fit_spins=int(nf), fit_hits=int(arc_counts[s]), test_spins=n_tj, hits=h))
+    fitc = _fit_half_counts(chunks, g, k, nf_j) if bool(np.any(nf_j >= min_fit)) else np.zeros((g, k), dtype=np.int64)
+    per_group = _arc_hits(fitc, totals, n_j, nf_j, labels, width, min_fit)
+    hits_total = sum(d["hits"] for d in per_group)
+    n_test = sum(d["test_spins"] for d in per_group)
     if not per_group:
         return NotApplicable(name, req, n_spins, f"no dealer/direction group has {2 * min_fit} spins (fit half >= {min_fit})")
     share = width / k
@@ -213,3 +182,46 @@ def predictor_from_offsets(chunks, k: int, group_labels, *, width: int = 5, min_
         groups_skipped=g - len(per_group),
     )
     return TestResult(name, req, float(hits_total), None, pvalue, n_test, "exact", details)
+
+
+def _arc_hits(fitc: np.ndarray, totals: np.ndarray, n_j: np.ndarray, nf_j: np.ndarray, labels, width: int, min_fit: int) -> list[dict]:
+    """Per group whose fitting half has at least ``min_fit`` spins: the arc of ``width`` offsets its
+    fitting half landed in most often, and the hits of its other (test) half in that arc."""
+    g, k = totals.shape
+    per_group = []
+    arc = np.arange(width)
+    for j in range(g):  # loop over dealer/direction groups
+        nf = int(nf_j[j])
+        if nf < min_fit:
+            continue
+        c = fitc[j]
+        cc = np.concatenate([[0], np.cumsum(np.concatenate([c, c]))])
+        arc_counts = cc[width : width + k] - cc[:k]
+        s = int(np.argmax(arc_counts))
+        test_counts = totals[j] - c
+        h = int(test_counts[(s + arc) % k].sum())
+        n_tj = int(n_j[j]) - nf
+        per_group.append(dict(group=j, label=labels[j], arc_start_offset=s, arc_offsets=((s + arc) % k),
+                              fit_spins=int(nf), fit_hits=int(arc_counts[s]), test_spins=n_tj, hits=h))
+    return per_group
+
+
+def _fit_half_counts(chunks, g: int, k: int, nf_j: np.ndarray) -> np.ndarray:
+    """(g, k) offset counts of the first ``nf_j[j]`` spins of each group j (its fitting half), in
+    spin order, read span by span until every half is complete."""
+    fitc = np.zeros(g * k, dtype=np.int64)
+    seen = np.zeros(g, dtype=np.int64)
+    for off, grp in chunks():  # loop over spans
+        gi = grp.astype(np.intp)
+        order = np.argsort(gi, kind="stable")  # spin order kept within each group
+        gs = gi[order]
+        del gi
+        first = np.searchsorted(gs, np.arange(g), side="left")
+        fit = seen[gs] + (np.arange(gs.size) - first[gs]) < nf_j[gs]  # rank within the group, in spin order
+        seen += np.bincount(gs, minlength=g)
+        keys = gs[fit] * k
+        keys += off[order[fit]]
+        fitc += np.bincount(keys, minlength=g * k)
+        if bool(np.all(seen >= nf_j)):
+            break  # the fitted halves are complete
+    return fitc.reshape(g, k)

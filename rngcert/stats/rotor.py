@@ -36,7 +36,7 @@ from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _n_resamples_iv, _rng_iv
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
-from rngcert.stats.serial import _contingency_x2
+from rngcert.stats.serial import _contingency_x2, _table_chisquare
 
 __all__ = ["direction_homogeneity", "ball_against_wheel", "RuleCheck", "BALL_RULE", "speed_independence", "rotor_speed_trend", "contingency_test", "DIRECTION_NAMES"]
 
@@ -65,6 +65,7 @@ def _same_length(name: str, x: np.ndarray, label: str, a) -> np.ndarray:
     return a
 
 
+# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def contingency_test(rows, cols, r: int, c: int, *, name: str, requirement: Requirement = _REQ, n_resamples: int = 9999,
                      rng: np.random.Generator | None = None, method: str = "auto") -> tuple[TestResult | NotApplicable, np.ndarray | None]:
     r"""Pearson chi-square test that the row and column labels of paired observations are
@@ -115,13 +116,7 @@ def contingency_test(rows, cols, r: int, c: int, *, name: str, requirement: Requ
     r2, c2 = int(rk.sum()), int(ck.sum())
     if r2 < 2 or c2 < 2:
         return NotApplicable(name, requirement, n, f"only {r2} non-empty rows and {c2} non-empty columns in the {r} x {c} table"), None
-    sub = tab[np.ix_(rk, ck)]
-    e = sub.sum(axis=1, keepdims=True) * sub.sum(axis=0, keepdims=True) / n
-    stat = float(_contingency_x2(sub))
-    df = (r2 - 1) * (c2 - 1)
-    sparse = bool(e.min() < 1.0 or np.mean(e < 5.0) > 0.2)
-    if method == "auto":
-        method = "permutation" if sparse else "asymptotic"
+    stat, df, e, method = _table_chisquare(tab, rk, ck, n, method)
     ef = np.zeros((r, c))
     ef[np.ix_(rk, ck)] = e
     z = np.where(ef > 0, (tab - ef) / np.sqrt(np.where(ef > 0, ef, 1.0)), 0.0)
@@ -289,6 +284,7 @@ def _quantile_bins(v: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     return ids.astype(np.int64), ranges
 
 
+# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def speed_independence(outcomes, speed, m: int, *, circular: bool = True, n_bins: int = 4, n_sectors: int = 8,
                        n_resamples: int = 9999, rng: np.random.Generator | None = None,
                        name: str = "speed_independence") -> TestResult | NotApplicable:
@@ -359,6 +355,7 @@ def speed_independence(outcomes, speed, m: int, *, circular: bool = True, n_bins
     return TestResult(name, _REQ, res.statistic, res.df, res.pvalue, res.n, res.method, det)
 
 
+# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def rotor_speed_trend(speed, *, min_spins: int = 20, name: str = "rotor_speed_trend") -> TestResult | NotApplicable:
     """Spearman rank test of a monotone trend of the rotor speed over the session.
 

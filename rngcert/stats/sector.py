@@ -66,6 +66,7 @@ def _sector_scan_iv(counts, probs, min_len, max_len, n_resamples, rng, name):
     return c2, p2, min_len, max_len, n_resamples, rng
 
 
+# long: numpydoc docstring of the scan's law, then validation, the per-group scan and its Monte Carlo p-value
 def sector_scan(
     counts,
     probs=None,
@@ -236,6 +237,7 @@ def sector_scan(
     )
 
 
+# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def first_harmonic(
     counts,
     probs=None,

@@ -122,6 +122,7 @@ def _arc_log_lr(pi: np.ndarray, start: int, width: int, bias: float) -> np.ndarr
     return np.where(arc, math.log1p(bias), math.log(out_factor))
 
 
+# long: most of it is its numpydoc docstring and the checks of its arguments; the families are built by the helpers below
 def wheel_alternatives(
     probs,
     *,
@@ -183,41 +184,14 @@ def wheel_alternatives(
             distance = False  # no geometry at symbol level: nothing to test
         else:
             raise InputError("distance/release alternatives need a circular outcome space with equal pocket probabilities")
-    groups: list[tuple[list[str], list[int], list[np.ndarray]]] = []
-
-    def arcs(null, feature, label):
-        names, feats, rows = [], [], []
-        for w in (widths if circular else (1,)):
-            for s in range(k):
-                for b in biases:
-                    lr = _arc_log_lr(null, s, w, b)
-                    if lr is None:
-                        continue
-                    what = f"{label} {s}" if w == 1 else f"{label}s {s}..{(s + w - 1) % k} (width {w})"
-                    names.append(f"{what} +{b:.0%}")
-                    feats.append(feature)
-                    rows.append(lr)
-        return names, feats, rows
-
-    groups.append(arcs(pi, POCKET, "position"))
+    ws = widths if circular else (1,)
+    groups: list[tuple[list[str], list[int], list[np.ndarray]]] = [_arc_alternatives(pi, POCKET, "position", ws, biases)]
     if circular and harmonic_phases > 0 and harmonic_amplitudes:
-        theta = 2 * np.pi * np.arange(k) / k
-        names, feats, rows = [], [], []
-        for ph in range(harmonic_phases):
-            phi = 2 * np.pi * ph / harmonic_phases
-            h = np.cos(theta - phi)
-            h = h - pi @ h
-            for a in harmonic_amplitudes:
-                lr = 1 + a * h
-                if np.all(lr > 0):
-                    names.append(f"first harmonic towards position {ph * k / harmonic_phases:.1f}, amplitude {a:g}")
-                    feats.append(POCKET)
-                    rows.append(np.log(lr))
-        groups.append((names, feats, rows))
+        groups.append(_harmonic_alternatives(pi, harmonic_phases, harmonic_amplitudes))
     if distance:
-        groups.append(arcs(np.full(k, 1.0 / k), DISTANCE, "distance"))
+        groups.append(_arc_alternatives(np.full(k, 1.0 / k), DISTANCE, "distance", ws, biases))
     if release:
-        groups.append(arcs(np.full(k, 1.0 / k), RELEASE_OFFSET, "release offset"))
+        groups.append(_arc_alternatives(np.full(k, 1.0 / k), RELEASE_OFFSET, "release offset", ws, biases))
     groups = [g for g in groups if g[0]]
     names, feats, rows, logw = [], [], [], []
     for gn, gf, gr in groups:
@@ -226,6 +200,44 @@ def wheel_alternatives(
         rows += gr
         logw += [-math.log(len(groups)) - math.log(len(gn))] * len(gn)
     return AlternativeFamily(tuple(names), np.asarray(feats, dtype=np.int64), np.asarray(rows, dtype=float), np.asarray(logw), k)
+
+
+
+def _arc_alternatives(null: np.ndarray, feature: int, label: str, widths, biases) -> tuple[list, list, list]:
+    """(names, features, log likelihood-ratio rows) of every arc of each width starting at each
+    position, raised by each bias, against ``null``."""
+    k = null.size
+    names, feats, rows = [], [], []
+    for w in widths:
+        for s in range(k):
+            for b in biases:
+                lr = _arc_log_lr(null, s, w, b)
+                if lr is None:
+                    continue
+                what = f"{label} {s}" if w == 1 else f"{label}s {s}..{(s + w - 1) % k} (width {w})"
+                names.append(f"{what} +{b:.0%}")
+                feats.append(feature)
+                rows.append(lr)
+    return names, feats, rows
+
+
+def _harmonic_alternatives(pi: np.ndarray, harmonic_phases: int, harmonic_amplitudes) -> tuple[list, list, list]:
+    """(names, features, log likelihood-ratio rows) of the first harmonic towards each of
+    ``harmonic_phases`` directions at each amplitude (those that keep every probability positive)."""
+    k = pi.size
+    theta = 2 * np.pi * np.arange(k) / k
+    names, feats, rows = [], [], []
+    for ph in range(harmonic_phases):
+        phi = 2 * np.pi * ph / harmonic_phases
+        h = np.cos(theta - phi)
+        h = h - pi @ h
+        for a in harmonic_amplitudes:
+            lr = 1 + a * h
+            if np.all(lr > 0):
+                names.append(f"first harmonic towards position {ph * k / harmonic_phases:.1f}, amplitude {a:g}")
+                feats.append(POCKET)
+                rows.append(np.log(lr))
+    return names, feats, rows
 
 
 def feature_values(positions, k: int, *, release=None, previous: int | None = None) -> dict[int, np.ndarray]:
@@ -499,6 +511,7 @@ def _x2(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.sum((obs - expected) ** 2 / expected, axis=(-2, -1))
 
 
+# long: numpydoc docstring, then the asymptotic test and its Monte Carlo fallback for sparse tables
 def homogeneity_chisquare(
     table,
     *,

@@ -76,6 +76,19 @@ def _contingency_x2(tab: np.ndarray) -> np.ndarray:
     return t.sum(axis=(-2, -1))
 
 
+def _table_chisquare(tab: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int, method: str):
+    """X^2 of ``tab`` on its non-empty ``rows`` and ``cols`` (masks), its df, the expected counts
+    of those cells, and ``method`` with "auto" resolved: "permutation" when the expected counts are
+    sparse (Cochran's rule: any below 1 or more than 20% below 5), else "asymptotic"."""
+    sub = tab[np.ix_(rows, cols)]
+    e = sub.sum(axis=1, keepdims=True) * sub.sum(axis=0, keepdims=True) / n
+    df = (int(rows.sum()) - 1) * (int(cols.sum()) - 1)
+    if method == "auto":
+        method = "permutation" if bool(e.min() < 1.0 or np.mean(e < 5.0) > 0.2) else "asymptotic"
+    return float(_contingency_x2(sub)), df, e, method
+
+
+# long: numpydoc docstring, then the asymptotic test and its permutation fallback for sparse tables
 def serial_pair(
     pair_counts,
     *,
@@ -159,13 +172,7 @@ def serial_pair(
     r, c = int(rows.sum()), int(cols.sum())
     if r < 2 or c < 2:
         return NotApplicable(name, _REQ, N, f"only {r} non-empty rows and {c} non-empty columns")
-    sub = tab[np.ix_(rows, cols)]
-    e = sub.sum(axis=1, keepdims=True) * sub.sum(axis=0, keepdims=True) / N
-    stat = float(_contingency_x2(sub))
-    df = (r - 1) * (c - 1)
-    sparse = bool(e.min() < 1.0 or np.mean(e < 5.0) > 0.2)
-    if method == "auto":
-        method = "permutation" if sparse else "asymptotic"
+    stat, df, e, method = _table_chisquare(tab, rows, cols, N, method)
     details = dict(min_expected=float(e.min()), frac_expected_below_5=float(np.mean(e < 5.0)),
                    nonempty_rows=r, nonempty_cols=c)
     if method == "asymptotic":
@@ -206,6 +213,7 @@ def _distance_law(p: np.ndarray) -> np.ndarray:
     return (p[:, None] * p[idx]).sum(axis=0)
 
 
+# long: numpydoc docstring, then the distance law under non-uniform probabilities and the pair mask
 def wheel_distance(
     positions,
     k: int,
@@ -325,6 +333,7 @@ def wheel_distance(
     return TestResult(name, _REQ, stat, k - 1, pvalue, N, mlabel, details)
 
 
+# long: numpydoc docstring, then the lagged correlation with its exact null moments and the pair mask
 def serial_correlation(
     positions,
     k: int,
@@ -444,6 +453,7 @@ def serial_correlation(
     return TestResult(name, _REQ, Q, df, pvalue, N, "asymptotic", dict(lags=per_lag))
 
 
+# long: numpydoc docstring, then the gap classes chosen by the expected-count rule (Knuth's gap test)
 def gap_test(
     positions,
     target,

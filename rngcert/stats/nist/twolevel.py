@@ -284,6 +284,29 @@ def _uniform_law(result, alpha):
                              "uniform: SP 800-22 section 4.2.2 as published (10 equal bins)")
 
 
+def _uniformity(hist: np.ndarray, laws, m: int, method: str, ualpha: float):
+    """Uniformity of one name's p-values (SP 800-22 section 4.2.2) against the bins of their null
+    laws, classes merged to ``MIN_EXPECTED``: (statistic, p-value, passed, df, expected per class,
+    classes, None), or (None, None, None, None, (), (), why) when every bin but one is too small."""
+    e = np.zeros(10)
+    inflate = 1.0
+    for law, c in laws:
+        e += c * np.asarray(law.bins)
+        if law.replicates:
+            inflate += c * c / (m * law.replicates)
+    cls = _merge(e, MIN_EXPECTED)
+    exp_c = np.array([e[a:b + 1].sum() for a, b in cls])
+    obs_c = np.array([hist[a:b + 1].sum() for a, b in cls])
+    if len(cls) < 2:
+        return None, None, None, None, (), (), (f"the p-values of m = {m} sequences expect fewer than {MIN_EXPECTED:g} "
+                                                 "in every bin but one (expected per bin "
+                                                 + ", ".join(f"{v:.3g}" for v in e) + f" under H0; {method})")
+    df = len(cls) - 1
+    ustat = float(np.sum((obs_c - exp_c) ** 2 / exp_c) / inflate)
+    up = clip_pvalue(special.gammaincc(df / 2.0, ustat / 2.0))
+    return ustat, up, bool(up >= ualpha), df, tuple(float(v) for v in exp_c), tuple((int(a), int(b)) for a, b in cls), None
+
+
 def _row(name, requirement, pvals: np.ndarray, laws, reasons, m_total, alpha, ualpha, min_u):
     m = int(pvals.size)
     hist = (np.bincount(nulllaw.bin_index(pvals), minlength=10) if m
@@ -319,32 +342,14 @@ def _row(name, requirement, pvals: np.ndarray, laws, reasons, m_total, alpha, ua
         ureason = (f"only m = {m} applicable sequences; the uniformity check of SP 800-22 "
                    f"section 4.2.2 needs at least {min_u} (expected {m / 10:g} per bin)")
     else:
-        e = np.zeros(10)
-        inflate = 1.0
-        for law, c in laws:
-            e += c * np.asarray(law.bins)
-            if law.replicates:
-                inflate += c * c / (m * law.replicates)
-        cls = _merge(e, MIN_EXPECTED)
-        exp_c = np.array([e[a:b + 1].sum() for a, b in cls])
-        obs_c = np.array([hist[a:b + 1].sum() for a, b in cls])
-        if len(cls) < 2:
-            ureason = (f"the p-values of m = {m} sequences expect fewer than {MIN_EXPECTED:g} "
-                       "in every bin but one (expected per bin "
-                       + ", ".join(f"{v:.3g}" for v in e) + f" under H0; {method})")
-        else:
-            df = len(cls) - 1
-            ustat = float(np.sum((obs_c - exp_c) ** 2 / exp_c) / inflate)
-            up = clip_pvalue(special.gammaincc(df / 2.0, ustat / 2.0))
-            uok = bool(up >= ualpha)
-            expected = tuple(float(v) for v in exp_c)
-            classes = tuple((int(a), int(b)) for a, b in cls)
+        ustat, up, uok, df, expected, classes, ureason = _uniformity(hist, laws, m, method, ualpha)
     verdict = "pass" if prop_ok and uok is not False else "fail"
     return TwoLevelRow(name, requirement, m_total, m, m_total - m, passes, prop, (lo, hi),
                        prop_ok, hist_t, ustat, up, uok, ureason, verdict,
                        tuple(sorted(set(reasons))), phat, df, expected, classes, method, kinds)
 
 
+# long: numpydoc docstring, then grouping the results of m sequences by name before the rows
 def two_level(results: Sequence[Sequence[TestResult | NotApplicable]], *, alpha: float = ALPHA,
               uniformity_alpha: float = UNIFORMITY_ALPHA,
               min_uniformity: int = MIN_UNIFORMITY_SEQUENCES,
