@@ -297,6 +297,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     """
     from rngcert.battery.core import worst
     from rngcert.pipeline.audit import audit_all, audit_table
+    from rngcert.pipeline.options import CertifyOptions
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
@@ -312,8 +313,10 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             if db.is_dir():
                 Store(db, read_only=True)  # "a folder, not a store file"
             raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
-        kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"),
-                  pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option(), standard=std)
+        # the audit's options, built once here and passed down as one object
+        options = CertifyOptions(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, figures=not no_plots,
+                                 command=_cmdline("audit"), standard=std)
+        kw = dict(outdir=outdir, pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option(), options=options)
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
                 results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
