@@ -139,6 +139,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
     from rngcert.cli._standard import load_for
     from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
+    from rngcert.pipeline.options import ShuffleOptions
     from rngcert.pipeline.standards import apply_standard
     from rngcert.seeding import root
 
@@ -152,6 +153,9 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     # pipeline computes when given None); the declared power likewise
     me = min_edge / 100.0 if min_edge is not None else std.shoe_min_edge(None)
     power = std.power() if power is None else power
+    # the certification's options, built once here and passed down as one object
+    options = ShuffleOptions(seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal, figures=figures,
+                             command=command, plan=plan, min_edge=me, power=power)
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
@@ -161,10 +165,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{proc.id}") as bar:
-            cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
-                                     n_resamples=resamples, standard=internal, sensitivity=sensitivity,
-                                     sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
-                                     progress=bar.callback(), plan=plan, min_edge=me, power=power)
+            cert = certify_procedure(proc, tables=shoes, burn_in=burn_in, sensitivity=sensitivity, sensitivity_tables=sensitivity_shoes,
+                                     decks_note=note, options=options.replace(progress=bar.callback()))
         rejected = []
         eq_id = proc.id
     else:
@@ -208,9 +210,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")} for s in log.sources]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
-                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal,
-                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback(),
-                               min_edge=me, power=power, pickup=pickup, sensitivity=bool(sensitivity))
+                               inputs=inputs, notes=notes, pickup=pickup, sensitivity=bool(sensitivity),
+                               options=options.replace(progress=bar.callback()))
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"

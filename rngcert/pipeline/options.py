@@ -97,58 +97,68 @@ class CertifyOptions(_Options):
 
 @dataclass(frozen=True)
 class ShuffleOptions(_Options):
-    """Options of a shuffle certification (``shuffle certify``: procedure or shoe log).
+    """Options of a shuffle certification (``shuffle certify``: a procedure or a shoe log).
 
     Parameters
     ----------
-    alpha : float
-        Certification level (default 0.01).
-    seed : int, optional
-        Root seed; fresh OS entropy (recorded) when None.
+    alpha, seed, command, figures, plan
+        As in :class:`CertifyOptions` (``plan``: where the batches of simulated tables run).
     n_resamples : int
-        Monte Carlo replicates per test.
-    command : str, optional
-        The command line, as the report states it.
-    figures : bool
-        Draw the figures.
+        Monte Carlo replicates (default 1999; only when card identity is ambiguous).
+    threshold : float
+        Tracker edge (per unit staked) declared in advance; above it the shuffle FAILs.
+    standard : {"edge", "uniform"}, optional
+        The shuffle battery's rule; default "edge" for a manual procedure, "uniform" otherwise.
     progress : callable, optional
-        Told the progress of the shoes.
-    plan : rngcert.pipeline.parallel.Plan, optional
-        Where the work items run (default serial).
-    standard : Standard, str or None
-        The certification standard (None: ``rngcert-default``).
+        ``progress(done, total, label)`` as each stage finishes: the CLI's progress bar.
+    min_edge : float, optional
+        Declared minimum tracker edge above ``threshold`` that the shoes must detect with ``power``
+        for a PASS (:mod:`rngcert.pipeline.shoe_power`); default the game's house edge.
+    power : float
+        Declared power (default 0.9, as the wheel's ``--power``).
     """
 
     alpha: float = 0.01
     seed: int | None = None
-    n_resamples: int = 9999
-    command: str | None = None
+    n_resamples: int = 1999
+    threshold: float = 0.0
+    standard: str | None = None
+    command: str = ""
     figures: bool = True
     progress: Callable | None = None
     plan: Any = None
-    standard: Any = None
+    min_edge: float | None = None
+    power: float = 0.9
 
 
 @dataclass(frozen=True)
 class BitsOptions(_Options):
-    """Options of an SP 800-22 certification of a bit stream (``rng certify``).
+    """Options of an SP 800-22 certification of bit streams (``rngcert bits``).
 
     Parameters
     ----------
     alpha : float
-        Level of each test (SP 800-22: 0.01).
-    command : str, optional
-        The command line, as the report states it.
-    figures : bool
-        Draw the figures.
+        Certification level; also the per-sequence pass level of SP 800-22 (0.01).
+    constants : {"reference", "corrected"}
+        Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
+    null_law : {"exact", "uniform"}
+        Law of the p-values in the two-level analysis: "exact" (default; the law of each test's
+        p-value at this n, case c02) or "uniform" (SP 800-22 as published).
+    command, figures
+        As in :class:`CertifyOptions`.
+    seed_entropy : int, optional
+        The root seed of a generated stream, as the report states it.
     plan : rngcert.pipeline.parallel.Plan, optional
-        Where the streams run (default serial).
-    standard : Standard, str or None
-        The certification standard (None: ``rngcert-default``).
+        Where the m streams run (independent work items); default serial.
+    progress : callable, optional
+        ``progress(done, total)`` as streams finish (the CLI's progress bar).
     """
 
     alpha: float = 0.01
-    command: str | None = None
+    constants: str = "reference"
+    null_law: str = "exact"
+    command: str = ""
     figures: bool = True
+    seed_entropy: int | None = None
     plan: Any = None
-    standard: Any = None
+    progress: Callable | None = None

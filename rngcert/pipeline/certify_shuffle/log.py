@@ -10,17 +10,15 @@ import numpy as np
 
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
-from rngcert.pipeline.certify_shuffle._common import DEFAULT_POWER, ShuffleCertification
+from rngcert.pipeline.certify_shuffle._common import ShuffleCertification
 from rngcert.pipeline.certify_shuffle.log_once import _certify_log_once
 from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
+from rngcert.pipeline.options import ShuffleOptions
 
 
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
-                before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
-                n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
-                fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
-                min_edge: float | None = None, power: float = DEFAULT_POWER, pickup: str | None = None,
-                sensitivity: bool = False) -> ShuffleCertification:
+                before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
+                pickup: str | None = None, sensitivity: bool = False, options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:
     """Certify a card-scanner shoe log (see :mod:`rngcert.pipeline.certify_shuffle`).
 
     When the order before a shuffle is rebuilt through a pickup whose side the rules leave to the
@@ -31,6 +29,10 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
 
     Parameters
     ----------
+    options : ShuffleOptions, optional
+        The certification's options as one object (:class:`rngcert.pipeline.options.ShuffleOptions`);
+        keywords given beside it (its fields: ``seed``, ``alpha``, ``threshold``, ``n_resamples``,
+        ``standard``, ``figures``, ``command``, ``progress``, ``min_edge``, ``power``) replace its fields.
     pickup : str, optional
         A declared pickup side for every shoe (``"banker-first"``, ``"player-first"``): not fitted.
     sensitivity : bool
@@ -39,9 +41,8 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     """
     from rngcert.pipeline.pickup_side import SIDES, fit_sides, kept_pairs
 
-    kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, seed=seed,
-              alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, figures=figures, command=command, fit=fit,
-              inputs=inputs, notes=notes, progress=progress, min_edge=min_edge, power=power)
+    kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, fit=fit,
+              inputs=inputs, notes=notes, options=ShuffleOptions.of(options, where="certify_log", **keywords))
     sides = SIDES.get(game) if game and before_mode == "pickup" else None
     if pickup is not None:
         if not sides or pickup not in sides:

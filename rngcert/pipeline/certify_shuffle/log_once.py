@@ -31,6 +31,7 @@ from rngcert.pipeline.certify_shuffle._common import (
     _section,
 )
 from rngcert.pipeline.certify_shuffle.rebuild import _faces, _log_pairs
+from rngcert.pipeline.options import ShuffleOptions
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import plots
 from rngcert.seeding import root, stream
@@ -41,11 +42,8 @@ from rngcert.stats import trackers as TR
 
 
 def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
-                      before_orders: dict | None = None, seed: int | None = None, alpha: float = 0.01, threshold: float = 0.0,
-                      n_resamples: int = 1999, standard: str | None = None, figures: bool = True, command: str = "",
-                      fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (), progress=None,
-                      min_edge: float | None = None, power: float = DEFAULT_POWER, side_of: dict | None = None,
-                      wash_override: dict | None = None, split: int = 1) -> ShuffleCertification:
+                      before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
+                      side_of: dict | None = None, wash_override: dict | None = None, split: int = 1, options: ShuffleOptions) -> ShuffleCertification:
     """Certify a card-scanner shoe log once, with given pickup sides (see the module docstring).
 
     ``side_of`` (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side
@@ -69,22 +67,19 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
         electronic reshuffle of the shoe as dealt), or new-deck order for every shoe.
     before_orders : dict, optional
         ``{(table, shoe_id): order}`` declared orders before the shuffle (``--before FILE``).
-    standard : {"edge", "uniform"}, optional
-        Default: "edge" when ``proc`` is a manual procedure, else "uniform".
-    progress : callable, optional
-        ``progress(done, total, label)`` as each stage finishes (orders rebuilt, wash fitted,
-        trackers trained, one battery per section): the CLI's progress bar.
-    min_edge : float, optional
-        Declared minimum tracker edge (per unit staked, above ``threshold``) that the shoes must
-        detect with ``power`` for a PASS (:mod:`rngcert.pipeline.shoe_power`); default the game's
-        house edge. Without that power a PASS is INCONCLUSIVE with the shoes needed.
-    power : float
-        Declared power (default 0.9, as the wheel's ``--power``).
+    options : ShuffleOptions
+        ``standard`` (default "edge" when ``proc`` is a manual procedure, else "uniform"), ``progress``
+        (called as each stage finishes: orders rebuilt, wash fitted, trackers trained, one battery per
+        section), ``min_edge`` (without the power to detect it a PASS is INCONCLUSIVE with the shoes
+        needed), ``power``, ``seed``, ``alpha``, ``threshold``, ``n_resamples``, ``figures``, ``command``.
 
     Returns
     -------
     ShuffleCertification
     """
+    o = options
+    seed, alpha, threshold, n_resamples, standard, figures = o.seed, o.alpha, o.threshold, o.n_resamples, o.standard, o.figures
+    command, progress, min_edge, power = o.command, o.progress, o.min_edge, o.power
     step = [0, 3]
 
     def advance(label: str) -> None:

@@ -11,7 +11,6 @@ from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import ShoeData, is_tracker
 from rngcert.equipment.procedure import Procedure
 from rngcert.pipeline.certify_shuffle._common import (
-    DEFAULT_POWER,
     TRAIN_TABLES,
     ShuffleCertification,
     _figures,
@@ -23,6 +22,7 @@ from rngcert.pipeline.certify_shuffle._common import (
     _run,
     _section,
 )
+from rngcert.pipeline.options import ShuffleOptions
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import plots
@@ -140,11 +140,9 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
                      "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
 
 
-def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None = None, burn_in: int = DEFAULT_BURN_IN,
-                      alpha: float = 0.01, threshold: float = 0.0, n_resamples: int = 1999, standard: str | None = None,
-                      sensitivity: bool = False, sensitivity_tables: int = 400, first_shoe: bool = True, figures: bool = True,
-                      command: str = "", decks_note: str = "", progress=None, plan: Plan | None = None,
-                      min_edge: float | None = None, power: float = DEFAULT_POWER) -> ShuffleCertification:
+def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEFAULT_BURN_IN, sensitivity: bool = False,
+                      sensitivity_tables: int = 400, first_shoe: bool = True, decks_note: str = "",
+                      options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:
     """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
 
     Parameters
@@ -153,45 +151,38 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, seed: int | None =
     tables : int
         Tables simulated (one tested shoe each, in steady state; their first shoes for the
         first-shoe verdict).
-    seed : int, optional
-        Root seed (fresh OS entropy, recorded, when None).
     burn_in : int
         Shoes a table deals before the tested shoe (stated in the report).
-    alpha : float
-        Family-wise level.
-    threshold : float
-        Tracker edge (per unit staked) declared in advance; above it the procedure FAILs.
-    n_resamples : int
-        Monte Carlo replicates (only when card identity is ambiguous; simulations are serialised).
-    standard : {"edge", "uniform"}, optional
-        Default: "edge" for a manual procedure, "uniform" for a machine.
     sensitivity : bool
         Also run the grid of assumed parameters (wash travel × clump × riffles).
     sensitivity_tables : int
         Tables per grid point.
     first_shoe : bool
         Judge the first shoe from new decks separately (and try remedies when it fails).
-    progress : callable, optional
-        ``progress(done, total, label)`` as each stage finishes (trackers trained, tables
-        simulated, steady-state battery, first-shoe battery, remedies, sensitivity grid): the
-        CLI's progress bar.
-    plan : rngcert.pipeline.parallel.Plan, optional
-        Where the batches of simulated tables run (work items of
-        :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables): default serial in this process;
-        ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
-        existing cluster. The tables, and so the report, are the same wherever they ran; the
-        battery and the trackers run here.
-    min_edge : float, optional
-        Declared minimum tracker edge above ``threshold`` that the tables must detect with
-        ``power`` for a PASS (steady state and first shoe; :mod:`rngcert.pipeline.shoe_power`);
-        default the game's house edge.
-    power : float
-        Declared power (default 0.9).
+    decks_note : str
+        A note on the decks the report prints.
+    options : ShuffleOptions, optional
+        The certification's options as one object (:class:`rngcert.pipeline.options.ShuffleOptions`,
+        what ``rngcert shuffle certify`` builds); keywords given beside it replace its fields.
+    **keywords
+        The fields of :class:`~rngcert.pipeline.options.ShuffleOptions`: ``seed`` (root seed; fresh OS
+        entropy, recorded, when None), ``alpha`` (family-wise level), ``threshold``, ``n_resamples``
+        (only when card identity is ambiguous; simulations are serialised), ``standard`` (default
+        "edge" for a manual procedure, "uniform" for a machine), ``figures``, ``command``, ``progress``
+        (called as each stage finishes: trackers trained, tables simulated, steady-state battery,
+        first-shoe battery, remedies, sensitivity grid), ``plan`` (where the batches of simulated
+        tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
+        serial; the tables, and so the report, are the same wherever they ran; the battery and the
+        trackers run here), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
+        state and first shoe; default the game's house edge) and ``power`` (default 0.9).
 
     Returns
     -------
     ShuffleCertification
     """
+    o = ShuffleOptions.of(options, where="certify_procedure", **keywords)
+    seed, alpha, threshold, n_resamples, standard, figures = o.seed, o.alpha, o.threshold, o.n_resamples, o.standard, o.figures
+    command, progress, plan, min_edge, power = o.command, o.progress, o.plan, o.min_edge, o.power
     stages = 3 + (2 if first_shoe else 0) + (1 if sensitivity else 0)
     step = [0]
 
