@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from rngcert.cli._blackjack import blackjack_rule_options
 from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
 
@@ -398,13 +399,7 @@ Examples:
 )
 @click.argument("procedure", required=False)
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="Decks (default: the procedure's, else 8).")
-@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Dealer rule (003 rule 4.15).")
-@click.option("--hole-card", type=click.Choice(["none", "peek-ace", "peek-all"]), default=None, help="No hole card (003 rule 4.10), peek under an ace (004 §3 rule 3.7), or under an ace or a ten.")
-@click.option("--double", type=click.Choice(["any", "9-11", "10-11"]), default=None, help="Totals a player may double (003 rule 4.24).")
-@click.option("--das/--no-das", default=None, help="Double after split.")
-@click.option("--split-hands", type=click.IntRange(1, 4), default=None, help="Most hands from one pair (1: no split).")
-@click.option("--resplit-aces", is_flag=True, help="Aces may be resplit.")
-@click.option("--obo", is_flag=True, help="Without a peek, a dealer blackjack takes the original bet only.")
+@blackjack_rule_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def shuffle_house_edge(procedure, decks, rule, hole_card, double, das, split_hands, resplit_aces, obo, as_json):
     """House edge of blackjack basic strategy under a procedure's rules or the options given.

@@ -107,37 +107,16 @@ def certify_log(
         The certification's options as one object (:class:`rngcert.pipeline.options.CertifyOptions`,
         what ``rngcert certify`` builds); keywords given beside it replace its fields.
     **keywords
-        The fields of :class:`~rngcert.pipeline.options.CertifyOptions`, as keywords:
-
-        alpha : float
-            Certification level (default 0.01).
-        seed : int, optional
-            Root seed; fresh OS entropy (recorded) when None.
-        n_resamples : int
-            Monte Carlo replicates per test.
-        required_bias : float, optional
-            Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
-            too small to detect it with ``power`` makes the verdict INCONCLUSIVE. None: the standard's
-            declared minimum effect (``rngcert-default``: +50%).
-        power, command, figures, notes
-            Power of the power statement (0.9), the command line, draw figures, the report's notes.
-        standard : Standard, str or None
-            The certification standard (a packaged id or a TOML path; None: ``rngcert-default``): its
-            clauses, SUSPECT level and minimum effect (:mod:`rngcert.battery.standard`).
-        progress : callable, optional
-            ``progress(spins_done, spins_total, label)``, called as each table's tests and figures
-            finish (the CLI's progress bar counts spins, so a large table moves it too).
-        max_rejected_share : float
-            When more than this share of a log's data rows cannot be read, every verdict is
-            INCONCLUSIVE: a wrong ``--equipment`` or ``--column`` can leave a readable remainder that
-            is not the wheel's results (default 5%).
-        plan : rngcert.pipeline.parallel.Plan, optional
-            Where the tables run (independent work items): default serial in this process;
-            ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
-            existing cluster. The report is the same, bit for bit, wherever the tables run.
-        tests : sequence of str, optional
-            A follow-up (``--tests``): run only these tests of the wheel battery
-            (:mod:`rngcert.battery.followup`); the correction's family is these tests, and the report says so.
+        The fields of :class:`~rngcert.pipeline.options.CertifyOptions` (documented there), as
+        keywords: ``alpha`` (certification level, 0.01), ``seed`` (root seed; fresh OS entropy,
+        recorded, when None), ``n_resamples``, ``required_bias`` (a sample too small to detect it with
+        ``power`` makes the verdict INCONCLUSIVE; None: the standard's minimum effect), ``power``,
+        ``command``, ``figures``, ``progress`` (``progress(spins_done, spins_total, label)`` as each
+        table finishes), ``notes``, ``max_rejected_share`` (above it every verdict is INCONCLUSIVE: a
+        wrong ``--equipment`` or ``--column`` can leave a readable remainder that is not the wheel's
+        results), ``plan`` (where the tables run; the report is the same, bit for bit, wherever they
+        run), ``standard`` (a packaged id or a TOML path; None: ``rngcert-default``) and ``tests``
+        (a follow-up on these tests of the battery; the correction's family is these tests).
     """
     opts = CertifyOptions.of(options, where="certify_log", **keywords)
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)

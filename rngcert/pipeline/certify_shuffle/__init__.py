@@ -24,15 +24,12 @@ statement, the game's house edges and the equipment checks.
 from __future__ import annotations
 
 from rngcert.pipeline.certify_shuffle._common import DEFAULT_POWER as DEFAULT_POWER
-from rngcert.pipeline.certify_shuffle._common import KERNEL_LAGS as KERNEL_LAGS
 from rngcert.pipeline.certify_shuffle._common import REQUIREMENT_TEXT, ShuffleCertification
-from rngcert.pipeline.certify_shuffle._common import TRAIN_TABLES as TRAIN_TABLES
 from rngcert.pipeline.certify_shuffle._common import _figures as _figures
 from rngcert.pipeline.certify_shuffle._common import _finding_sentence as _finding_sentence
 from rngcert.pipeline.certify_shuffle._common import _findings as _findings
 from rngcert.pipeline.certify_shuffle._common import _header as _header
 from rngcert.pipeline.certify_shuffle._common import _house_edges as _house_edges
-from rngcert.pipeline.certify_shuffle._common import _kernel as _kernel
 from rngcert.pipeline.certify_shuffle._common import _max_edge as _max_edge
 from rngcert.pipeline.certify_shuffle._common import _power as _power
 from rngcert.pipeline.certify_shuffle._common import _rules as _rules
@@ -58,5 +55,8 @@ from rngcert.pipeline.certify_shuffle.rebuild import _faces as _faces
 from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs as _log_pairs
 from rngcert.pipeline.certify_shuffle.rebuild import _pickup as _pickup
 from rngcert.pipeline.certify_shuffle.shoes import certify_shoes
+from rngcert.pipeline.certify_shuffle.training import KERNEL_LAGS as KERNEL_LAGS
+from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES as TRAIN_TABLES
+from rngcert.pipeline.certify_shuffle.training import _kernel as _kernel
 
 __all__ = ["ShuffleCertification", "certify_procedure", "certify_log", "certify_shoes", "REQUIREMENT_TEXT"]

@@ -1,6 +1,6 @@
 """The pieces every shuffle certification shares: constants, the result type, the house edges, the
 findings and trackers in words, the power statement, the report header, one battery run, a report
-section, its figures, and the trackers' kernel learned from simulated tables.
+section and its figures.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from rngcert.battery.core import BatteryOutcome
 from rngcert.battery.shuffle import POLICY_TEXT, ShoeData, decide_shuffle, evaluate_shuffle, is_tracker
 from rngcert.equipment.procedure import Procedure
 from rngcert.report import cite, plots, schema, text
-from rngcert.simulate.procedure import simulate_tables
 from rngcert.stats import trackers as TR
 from rngcert.stats.shuffle import adjacency_share, shuffle_plot_data, succession_law
 
@@ -25,8 +24,6 @@ REQUIREMENT_TEXT = (
     "to a player who saw the previous shoe (the shuffle-tracking threat). A regulator acts on the player's edge: "
     "the report states what realistic trackers gain, in % of the stake, with its interval."
 )
-KERNEL_LAGS = 24
-TRAIN_TABLES = 500
 #: Power at which a shoe sample must detect the declared minimum tracker edge for a PASS (as the wheel's ``--power``).
 DEFAULT_POWER = 0.9
 
@@ -267,8 +264,3 @@ def _max_edge(out: BatteryOutcome):
         if is_tracker(r.name) and r.applicable and (best is None or r.statistic > best[1]):
             best = (r.name.split(":", 1)[1], float(r.statistic), r.details["ci95"])
     return best
-
-
-def _kernel(proc: Procedure, entropy: int, train_tables: int, key=("tracker-training",)):
-    tr = simulate_tables(proc, train_tables, entropy, burn_in=2, key=key)
-    return TR.learn_kernel(tr.before, tr.after, lags=KERNEL_LAGS)

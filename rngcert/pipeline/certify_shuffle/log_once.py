@@ -16,21 +16,9 @@ from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import ShoeData, decide_shuffle, evaluate_shuffle, is_tracker
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
-from rngcert.pipeline.certify_shuffle._common import (
-    DEFAULT_POWER,
-    KERNEL_LAGS,
-    TRAIN_TABLES,
-    ShuffleCertification,
-    _figures,
-    _header,
-    _house_edges,
-    _kernel,
-    _power,
-    _rules,
-    _run,
-    _section,
-)
+from rngcert.pipeline.certify_shuffle._common import DEFAULT_POWER, ShuffleCertification, _figures, _header, _house_edges, _power, _rules, _run, _section
 from rngcert.pipeline.certify_shuffle.rebuild import _faces, _log_pairs
+from rngcert.pipeline.certify_shuffle.training import KERNEL_LAGS, TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import plots

@@ -10,18 +10,8 @@ from rngcert.battery.core import worst
 from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import ShoeData, is_tracker
 from rngcert.equipment.procedure import Procedure
-from rngcert.pipeline.certify_shuffle._common import (
-    TRAIN_TABLES,
-    ShuffleCertification,
-    _figures,
-    _header,
-    _house_edges,
-    _kernel,
-    _max_edge,
-    _rules,
-    _run,
-    _section,
-)
+from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section
+from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
