@@ -31,6 +31,7 @@ sector come up 10% more often (weight 1.1, then renormalised); for harmonic, the
 (max_count, sector_scan, dealer_signature) are simulated with a seed (recorded)."""
 
 
+# long: 15 lines of click options; the body the three questions (spins, effect, power) in one place
 @click.command("power", epilog=POWER_EPILOG)
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or wheel TOML file (sets k).")
 @click.option("--alternative", "-a", default="single-pocket", show_default=True,
@@ -152,6 +153,7 @@ def _blackjack_procedure(game: str) -> str | None:
     return game if _procedure_of(game, "blackjack") is not None else None
 
 
+# long: one branch per kind of GAME (a blackjack procedure, a baccarat procedure, pay tables), then the printing
 @click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
 @click.argument("game")
 @click.option("--paytable", "-p", "paytable_name", default=None, help="Packaged pay table id or a pay-table TOML file.")

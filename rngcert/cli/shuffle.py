@@ -60,6 +60,7 @@ def _apply_decks_rule(proc, decks, rule):
     return proc, note
 
 
+# long: one line per report part (parameters, trackers, first shoe, pickup, power), in print order
 def _shuffle_lines(report: dict) -> list[str]:
     """The shuffle-specific lines printed before the common summary."""
     out = []
@@ -132,6 +133,7 @@ def _shuffle_lines(report: dict) -> list[str]:
     return [x for x in out if x]
 
 
+# long: the two sources of shoes (a procedure, a scanner log) with their checks, one options object and the rerun recipe
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
                      command="", progress=True, plan=None, min_edge=None, power=None, pickup=None):
@@ -226,6 +228,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     return cert, rejected, eq_id
 
 
+# long: 47 lines of click options and the help text; the body is 10 lines
 @shuffle.command(
     "certify",
     epilog="""\b
@@ -298,6 +301,7 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 
 
+# long: 17 lines of click options and the help text; one pass that simulates and writes the shoe log
 @shuffle.command(
     "simulate",
     epilog="""\b
@@ -389,6 +393,7 @@ def shuffle_riffles(cards, kmax, as_json):
         click.echo(f"{r['riffles']:>7}  {r['tv']:.3f}")
 
 
+# long: 12 lines of click options; the body prints the rules and the edge
 @shuffle.command(
     "house-edge",
     epilog="""\b

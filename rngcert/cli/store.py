@@ -105,6 +105,7 @@ def _protocol_option(f):
 
 
 # --------------------------------------------------------------------------- ingest
+# long: 21 lines of click options and the help text; the body is one loop over files with its messages
 @click.command(
     "ingest",
     epilog="""\b
@@ -244,6 +245,7 @@ def rejects(db, file, limit, as_csv, as_json, wait):
 
 
 # --------------------------------------------------------------------------- audit
+# long: 38 lines of click options and the help text; the body prints each table's trend lines
 @click.command(
     "audit",
     epilog="""\b
@@ -414,6 +416,7 @@ def export(db, folder, tables, as_json, wait):
 
 
 # --------------------------------------------------------------------------- watch
+# long: 44 lines of click options and 24 of help text; the body is 13 lines (the loops are _watch_log and _watch_table)
 @click.command(
     "watch",
     epilog="""\b

@@ -119,6 +119,7 @@ def bias_estimates(counts: np.ndarray, probs: np.ndarray, labels: Sequence[str],
 
 
 # ---------------------------------------------------------------------------- one audit (pure)
+# long: the audit's trend section: the battery, then its two homogeneity tests, in order
 def compute_audit(
     log,
     *,
@@ -231,6 +232,7 @@ def _check_recordable(store, record: bool) -> None:
                          "recorded audit cannot be created: audit it with --no-record, or record it in a copy of the store elsewhere")
 
 
+# long: half is the numpydoc docstring; the body is read, compute, finish
 def audit_table(
     store,
     table: str,
@@ -448,6 +450,7 @@ def _audit_item(item):
     return table, slim, comp
 
 
+# long: a third is the numpydoc docstring; the serial and the cluster paths share their setup, each one loop over tables in order
 def audit_all(
     store,
     *,

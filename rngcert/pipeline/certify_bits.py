@@ -279,6 +279,7 @@ def _unused_tail(source: dict, m: int, n: int) -> list[str]:
             f"--length {n:,}{'' if rest < n else '; give --streams to test more whole streams'})"]
 
 
+# long: numpydoc a fifth; then one pass: plan, streams and laws, two-level analysis, verdict, report
 def certify_streams(
     streams: "np.ndarray | GeneratedStreams",
     *,

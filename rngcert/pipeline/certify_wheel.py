@@ -77,6 +77,7 @@ class Certification:
         return f"<Certification {self.report['subject']}: {self.verdict}, {len(t)} table(s), {sum(x['n'] for x in t)} spins>"
 
 
+# long: half is the numpydoc docstring; the rest reads the log and writes the rerun recipe
 def certify_log(
     paths: Sequence[str | Path],
     wheel: Wheel,
@@ -154,6 +155,7 @@ def _packaged(wheel: Wheel) -> bool:
     return str(wheel.path).startswith("rngcert/equipment/data/")
 
 
+# long: one linear pass (standard, log-level reasons, tables as work items, report header); each table's work is _certify_table
 def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: str = "certification", **keywords) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). ``options`` and ``keywords`` as in
@@ -369,6 +371,7 @@ def procedure_check(t) -> tuple[dict | None, str | None]:
     return rec, why
 
 
+# long: a table's verdict in the order of precedence (reasons, battery, integrity, power, calibration, findings); power and the practical edge are _table_power and _practical_edges
 def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, extra_reasons, threads=1,
                    other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = ()) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
@@ -383,7 +386,7 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     ``options`` gives ``alpha``, ``n_resamples``, ``power``, ``required_bias`` (already the standard's
     when none was declared) and ``tests`` (checked against the battery).
     """
-    alpha, n_resamples, power, required_bias, tests = options.alpha, options.n_resamples, options.power, options.required_bias, options.tests
+    alpha, n_resamples, power, tests = options.alpha, options.n_resamples, options.power, options.tests
     space = log.space
     group = f"table:{name}"
     reasons = list(extra_reasons) + checks.too_few_reasons(t, space.m)
@@ -431,30 +434,7 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
                 f"transcription artefact at its line starts (see the data-integrity section): the wheel and the artefact cannot "
                 f"be told apart"
             )
-    if t.n >= checks.MIN_PER_OUTCOME * space.m:
-        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
-        # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
-        # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
-        # same verdict on a wheel and a shoe; the power statement is printed either way
-        gate = out.verdict in ("PASS", "INCONCLUSIVE")
-        if gate:
-            reasons += pw_reasons
-        if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
-            # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
-            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
-                           f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
-        paytable, rage = paytables_for_wheel(log.wheel)
-        symbol_level = not space.circular
-        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
-                                      required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
-                                      with_power=symbol_level)
-        if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
-            reasons += pe["inconclusive_reasons"]
-            pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
-                      statement="Power of the symbol chi-square alone (the battery's verdict has at most this power): " + pe["power"].get("statement", ""))
-    else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
-        pw = {"statement": f"{t.n} spins: too few to state a power."}
-        pe = {}
+    pw, pe = _table_power(out, data, t, log, options=options, entropy=entropy, group=group, reasons=reasons)
     if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
         out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=battery.weights, seeds=seeds, suspect_level=suspect_level)
     out.power = pw
@@ -477,15 +457,7 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     bd = out.to_dict()
     if pe.get("exploitability", {}).get("applicable", True) and pe.get("exploitability") and not other_wheel:
         # the practical edge at the standard's level(s): the best bet's simultaneous interval at 1 - level
-        paytable, rage = paytables_for_wheel(log.wheel)
-        levels = sorted(set(edge_levels) | {alpha})
-        edges = {}
-        for lv in levels:
-            ex = exploitability(counts, space, paytable, rng=stream(entropy, group, f"practical_edge:{lv:g}"), wheel=log.wheel,
-                                rage_paytable=rage, confidence=1.0 - lv, n_draws=200)
-            edges[f"{lv:g}"] = {"level": lv, "confidence": 1.0 - lv, "bet": ex.best_bet, "expected_return": ex.expected_return,
-                                "ci": list(ex.ci), "demonstrated": ex.positive_expectation_demonstrated,
-                                "demonstrated_bet": ex.demonstrated_bet, "bets": ex.bets_considered}
+        edges = _practical_edges(counts, space, log.wheel, entropy=entropy, group=group, levels=sorted(set(edge_levels) | {alpha}))
         bd["practical_edge"] = edges[f"{alpha:g}"]
         bd["practical_edge_levels"] = edges
     bd["exploitability"] = pe.get("exploitability")
@@ -530,6 +502,52 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     if rage_part is not None:
         report["roulette_rage"] = rage_part
     return out, report
+
+
+def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, options: CertifyOptions, entropy: int, group: str,
+                 reasons: list) -> tuple[dict, dict]:
+    """The power statement of one table's verdict and the power and exploitability of :func:`power_and_exploitability`
+    (``(pw, pe)``); the reasons why a PASS would lack power are appended to ``reasons``."""
+    alpha, n_resamples, power, required_bias, tests = options.alpha, options.n_resamples, options.power, options.required_bias, options.tests
+    space, counts = log.space, data.counts
+    if t.n >= checks.MIN_PER_OUTCOME * space.m:
+        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
+        # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
+        # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
+        # same verdict on a wheel and a shoe; the power statement is printed either way
+        gate = out.verdict in ("PASS", "INCONCLUSIVE")
+        if gate:
+            reasons += pw_reasons
+        if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
+            # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
+            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
+                           f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
+        paytable, rage = paytables_for_wheel(log.wheel)
+        symbol_level = not space.circular
+        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
+                                      required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
+                                      with_power=symbol_level)
+        if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
+            reasons += pe["inconclusive_reasons"]
+            pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
+                      statement="Power of the symbol chi-square alone (the battery's verdict has at most this power): " + pe["power"].get("statement", ""))
+    else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
+        pw = {"statement": f"{t.n} spins: too few to state a power."}
+        pe = {}
+    return pw, pe
+
+
+def _practical_edges(counts, space, wheel: Wheel, *, entropy: int, group: str, levels) -> dict:
+    """The best bet's edge and its simultaneous interval at 1 - level for each level (keyed ``f"{level:g}"``)."""
+    paytable, rage = paytables_for_wheel(wheel)
+    edges = {}
+    for lv in levels:
+        ex = exploitability(counts, space, paytable, rng=stream(entropy, group, f"practical_edge:{lv:g}"), wheel=wheel,
+                            rage_paytable=rage, confidence=1.0 - lv, n_draws=200)
+        edges[f"{lv:g}"] = {"level": lv, "confidence": 1.0 - lv, "bet": ex.best_bet, "expected_return": ex.expected_return,
+                            "ci": list(ex.ci), "demonstrated": ex.positive_expectation_demonstrated,
+                            "demonstrated_bet": ex.demonstrated_bet, "bets": ex.bets_considered}
+    return edges
 
 
 def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha) -> dict | None:

@@ -16,6 +16,7 @@ from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
 from rngcert.pipeline.options import ShuffleOptions
 
 
+# long: numpydoc and the loop over the plausible pickup sides; the fit and the report lines are _fitted_sides and _state_sides
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                 before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
                 pickup: str | None = None, sensitivity: bool = False, options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:
@@ -39,7 +40,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         Also certify the log under every plausible pickup side and at both ends of every wash
         parameter's interval, and tabulate the verdicts (``report["log_sensitivity"]``).
     """
-    from rngcert.pipeline.pickup_side import SIDES, fit_sides, kept_pairs
+    from rngcert.pipeline.pickup_side import SIDES
 
     kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, fit=fit,
               inputs=inputs, notes=notes, options=ShuffleOptions.of(options, where="certify_log", **keywords))
@@ -67,16 +68,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
         assignments = [{i: pickup for i in range(log.n_shoes)}]
         info = {"status": "declared", "side": pickup, "groups": [], "method": "declared with --pickup (not fitted)"}
     else:
-        kept = {sd: kept_pairs(built[sd][1][rows], built[sd][2][rows]) for sd in sides}
-        by = [c for c in ("dealer", "shift") if c in log.columns]
-        keys = [tuple(log.meta[int(p_)][c] for c in by) for p_ in prevs]
-        labels = sorted(set(keys))
-        gid = np.array([labels.index(k) for k in keys])
-        names = [", ".join(f"{c} {v or '(none)'}" for c, v in zip(by, k)) or "whole log" for k in labels]
-        info = fit_sides(kept, gid, names)
-        info["grouped_by"] = by or ["whole log (no dealer or shift column)"]
-        group_of_prev = {int(p_): int(g) for p_, g in zip(prevs, gid)}
-        assignments = [{p_: a[g] for p_, g in group_of_prev.items()} for a in info["assignments"]]
+        info, assignments = _fitted_sides(log, built, sides, rows, prevs)
     runs = []
     for a in assignments:
         c = _certify_log_once(log, **kw, side_of=a, split=len(assignments))
@@ -87,6 +79,32 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     cert = max(runs, key=lambda x: order[x[0].verdict])[0] if len(runs) > 1 else runs[0][0]
     named = [{g["group"]: asg[gi] for gi, g in enumerate(info["groups"])} for asg in info.get("assignments", [])] if pickup is None else []
     info = dict(info) | {"runs": [r for _, r in runs], "verdict": cert.verdict, "assignments": named}
+    _state_sides(cert, info, runs, game=game, pickup=pickup, sides=sides)
+    cert.report["reconstruction"]["pickup_side"] = info.get("side") or [r["sides"] for _, r in runs]
+    if sensitivity:
+        cert = _log_sensitivity(cert, log, kw, assignments)
+    return cert
+
+
+def _fitted_sides(log, built: dict, sides, rows, prevs) -> tuple[dict, list[dict]]:
+    """The pickup side fitted per dealer and shift (:func:`rngcert.pipeline.pickup_side.fit_sides`) from the
+    orders rebuilt with each side; returns the fit and the plausible assignments ``{previous shoe: side}``."""
+    from rngcert.pipeline.pickup_side import fit_sides, kept_pairs
+
+    kept = {sd: kept_pairs(built[sd][1][rows], built[sd][2][rows]) for sd in sides}
+    by = [c for c in ("dealer", "shift") if c in log.columns]
+    keys = [tuple(log.meta[int(p_)][c] for c in by) for p_ in prevs]
+    labels = sorted(set(keys))
+    gid = np.array([labels.index(k) for k in keys])
+    names = [", ".join(f"{c} {v or '(none)'}" for c, v in zip(by, k)) or "whole log" for k in labels]
+    info = fit_sides(kept, gid, names)
+    info["grouped_by"] = by or ["whole log (no dealer or shift column)"]
+    group_of_prev = {int(p_): int(g) for p_, g in zip(prevs, gid)}
+    return info, [{p_: a[g] for p_, g in group_of_prev.items()} for a in info["assignments"]]
+
+
+def _state_sides(cert, info: dict, runs: list, *, game, pickup, sides) -> None:
+    """The pickup side in the report: a note (fitted or declared), ``pickup_side`` and the ``deal.pickup`` parameter."""
     if pickup is None:
         meas = [g for g in info["groups"] if g["side"]]
         unid = [g for g in info["groups"] if not g["side"]]
@@ -116,10 +134,6 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
             else:
                 p_.update(value="/".join(sides), status="not identifiable",
                           source="not identifiable from this log for some dealers or shifts: the verdict is the worst over both sides")
-    cert.report["reconstruction"]["pickup_side"] = info.get("side") or [r["sides"] for _, r in runs]
-    if sensitivity:
-        cert = _log_sensitivity(cert, log, kw, assignments)
-    return cert
 
 
 def _log_sensitivity(cert, log, kw, assignments):

@@ -29,6 +29,7 @@ from rngcert.simulate.procedure import SIMULATION_STREAM
 from rngcert.stats import trackers as TR
 
 
+# long: the stages of one log certification in order (rebuild, complete, wash, trackers, battery per dealer group), each feeding the next; the self-contained ones are _rank_only, _fit_wash and _tracker_kernels
 def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                       before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
                       side_of: dict | None = None, wash_override: dict | None = None, split: int = 1, options: ShuffleOptions) -> ShuffleCertification:
@@ -101,27 +102,9 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     dealt_all = _faces(log.dealt, ser)
     lengths_all = (dealt_all >= 0).sum(axis=1)
     usable = int(lengths_all.min())
-    if built is None:
-        # no order before any shuffle: rank and game tests only (INCONCLUSIVE: the required families cannot run)
-        data = ShoeData(None, None, decks, game, proc.dealer_rule if proc and proc.game == "blackjack" else "S17", usable,
-                        dealt_all[:, :usable], guess_shoes=min(2000, dealt_all.shape[0]),
-                        rotated=None if log.rotated is None else log.rotated[:, :usable])
-        out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
-        gate = power_gate(out, n_shoes=data.n_shoes, game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis,
-                          usable=usable, players=players)
-        sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out, extra={"power_gate": gate})]
-        notes.append("no shoe has a known order before its shuffle (one shoe per table, no before stage, no --before): "
-                     "only rank and game-level tests ran")
-        rep = _header(command=command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source}",
-                      notes=notes, tables=sections, verdict=out.verdict, alpha=alpha, entropy=entropy, seed=seed,
-                      n_resamples=n_resamples, decks=decks, game=game, rule=data.rule, standard=standard,
-                      rejected_count=len(log.rejected))
-        rep["parameters"] = proc.parameters() if proc else []
-        rep["house_edge"] = house
-        rep["power_effect"] = out.power
-        rep["power_gate"] = gate
-        add_shoe_findings(rep)
-        return ShuffleCertification(rep, [[plots.pvalue_figure(out.results, alpha, out.adjusted)] if figures and out.applicable else []], out)
+    if built is None:  # no order before any shuffle: rank and game tests only (INCONCLUSIVE: the required families cannot run)
+        return _rank_only(log, o.replace(min_edge=min_edge, standard=standard), entropy=entropy, source=source, decks=decks, game=game, proc=proc,
+                          inputs=inputs, notes=notes, dealt=dealt_all[:, :usable], house=house, edge_basis=edge_basis, players=players)
     idx, view, after_prefix = built
     advance(f"{idx.size} shoes rebuilt")
     known_before = view >= 0
@@ -134,64 +117,11 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
                  f"({'; '.join(f'{v} {k}' for k, v in how.items())}); "
                  f"{n_filled_b / max(idx.size, 1):.1f} cards per shoe before and {n_filled_a / max(idx.size, 1):.1f} after it were never "
                  "seen and are filled at random (valid under a uniform shuffle; they only dilute what a weak one leaves)")
-    extra = {}
-    measured = None
-    if fit and proc is not None and wash_parameters(proc) is not None:
-        base = proc.with_decks(decks) if proc.decks != decks else proc
-        try:
-            f = fit_procedure(base, before_c, after_c, entropy, known_before=known_before, known_after=known_after, serialised=ser)
-        except InputError as exc:
-            f = {"error": str(exc)}
-        extra["fit"] = f
-        if f and "parameters" in f:
-            vals = {k: v["value"] for k, v in f["parameters"].items()}
-            ivs = {k: v["interval"] for k, v in f["parameters"].items()}
-            # a parameter whose interval reaches both ends of the fitting grid is not identifiable from this
-            # log: the trackers train on its worst case over the interval (the least mixing: the shortest
-            # travel, the largest clumps), and it is never called measured
-            wp = wash_parameters(base) or []
-            unid = [k for k, v in f["parameters"].items() if v.get("open_low") and v.get("open_high")]
-            for k in unid:
-                vals[k] = ivs[k][0] if k == wp[0] else ivs[k][1]
-                f["parameters"][k]["status"] = "not identifiable from this log"
-                f["parameters"][k]["trained_on"] = vals[k]
-            if wash_override:
-                vals.update({k: float(v) for k, v in wash_override.items()})
-            src = f"fit to {f['n_shoes']} shoes of {source}"
-            measured = base.with_params(vals, status="measured", intervals=ivs, source=src)
-            extra["parameters"] = measured.parameters()
-            for p_ in extra["parameters"]:
-                if p_["name"] in unid:
-                    p_["status"] = "not identifiable"
-                    p_["source"] = (f"{src}: the 95% interval reaches both ends of the fitting grid ({ivs[p_['name']][0]:g}..{ivs[p_['name']][1]:g}); "
-                                    f"not identifiable from this log; the trackers train on its worst case, {vals[p_['name']]:g}")
-            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "not identifiable" if k in unid else "measured",
-                                                           "interval": ivs[k], "value": vals[k], "source": src} for k in vals]}
-            if unid:
-                notes.append("not identifiable from this log: " + ", ".join(f"{f['parameters'][k]['label']} (interval {ivs[k][0]:g}..{ivs[k][1]:g}, "
-                                                                             f"the whole fitting grid)" for k in unid)
-                             + "; the trackers train on the worst case over the interval (" + ", ".join(f"{k} = {vals[k]:g}" for k in unid) + ")")
-            if wash_override:
-                notes.append("sensitivity point: the trackers train on the wash " + ", ".join(f"{k} = {v:g}" for k, v in wash_override.items()))
+    extra, measured = _fit_wash(proc, decks, before_c, after_c, entropy, known_before, known_after, serialised=ser, source=source,
+                                fit=fit, wash_override=wash_override, notes=notes)
     advance("wash fitted" if measured is not None else "no wash to fit")
-    # trackers learn the shuffle from one half of the shoes and play the other (cross-fitting)
-    fold = np.arange(idx.size) % 2
-    kernels = []
-    if measured is not None:
-        # the tracker has studied the procedure as measured: its kernel comes from simulated tables
-        # of the measured procedure (card identity known), and it plays every shoe of the log
-        kernels.append((_kernel(measured, entropy, TRAIN_TABLES, key=("tracker-training", "measured")), np.arange(idx.size)))
-        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here"
-                     + (" (worst case where not identifiable)" if extra.get("fit", {}).get("parameters") and any(
-                         v.get("status") for v in extra["fit"]["parameters"].values()) else ""))
-    else:
-        for f_ in (0, 1):
-            tr = fold != f_
-            if tr.sum() >= 10:
-                k = TR.learn_kernel(before_c[tr], after_c[tr], lags=KERNEL_LAGS, known_before=known_before[tr], known_after=known_after[tr])
-                kernels.append((k, np.flatnonzero(fold == f_)))
-        if kernels:
-            notes.append("trackers learned the shuffle from one half of the shoes and played the other, both ways (cross-fitting)")
+    kernels = _tracker_kernels(measured, entropy, before_c, after_c, known_before, known_after, fit_parameters=(extra.get("fit") or {}).get("parameters"),
+                               notes=notes)
     rot = None if log.rotated is None else log.rotated[idx]
     dealer = [log.meta[i]["dealer"] for i in idx]
     cut_pos = cut if cut is not None else int(np.median(lengths_all[idx]))
@@ -253,6 +183,107 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
                              "pickup": (proc.id if proc is not None else f"the {game} pickup of 004 (defaults)") if game else "none"}
     add_shoe_findings(rep)
     return ShuffleCertification(rep, figs, outs[0])
+
+
+def _rank_only(log, o: ShuffleOptions, *, entropy: int, source: str, decks: int, game, proc, inputs, notes: list, dealt, house, edge_basis: str,
+               players: int) -> ShuffleCertification:
+    """The report of a log in which no shoe has a known order before its shuffle: the rank and game-level tests
+    on the ``dealt`` cards only (INCONCLUSIVE: the required families cannot run). ``o.min_edge`` is the
+    declared minimum edge (already the default's when none was declared) and ``o.standard`` the rule in force."""
+    alpha, n_resamples, standard, power, threshold = o.alpha, o.n_resamples, o.standard, o.power, o.threshold
+    usable = dealt.shape[1]
+    data = ShoeData(None, None, decks, game, proc.dealer_rule if proc and proc.game == "blackjack" else "S17", usable,
+                    dealt, guess_shoes=min(2000, dealt.shape[0]),
+                    rotated=None if log.rotated is None else log.rotated[:, :usable])
+    out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    gate = power_gate(out, n_shoes=data.n_shoes, game=game, min_edge=o.min_edge, power=power, threshold=threshold, basis=edge_basis,
+                      usable=usable, players=players)
+    sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out, extra={"power_gate": gate})]
+    notes.append("no shoe has a known order before its shuffle (one shoe per table, no before stage, no --before): "
+                 "only rank and game-level tests ran")
+    rep = _header(command=o.command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source}",
+                  notes=notes, tables=sections, verdict=out.verdict, alpha=alpha, entropy=entropy, seed=o.seed,
+                  n_resamples=n_resamples, decks=decks, game=game, rule=data.rule, standard=standard,
+                  rejected_count=len(log.rejected))
+    rep["parameters"] = proc.parameters() if proc else []
+    rep["house_edge"] = house
+    rep["power_effect"] = out.power
+    rep["power_gate"] = gate
+    add_shoe_findings(rep)
+    return ShuffleCertification(rep, [[plots.pvalue_figure(out.results, alpha, out.adjusted)] if o.figures and out.applicable else []], out)
+
+
+def _fit_wash(proc, decks: int, before_c, after_c, entropy: int, known_before, known_after, *, serialised: bool, source: str, fit: bool,
+              wash_override: dict | None, notes: list) -> tuple[dict, Procedure | None]:
+    """The procedure's wash fitted to the log (:func:`rngcert.simulate.fit.fit_procedure`): the report's ``fit``,
+    ``parameters`` and ``measured_procedure`` entries, and the procedure as measured (None when there is no wash to
+    fit); a parameter the log cannot identify is trained on at its worst case. Appends its notes to ``notes``."""
+    ser = serialised
+    extra = {}
+    measured = None
+    if fit and proc is not None and wash_parameters(proc) is not None:
+        base = proc.with_decks(decks) if proc.decks != decks else proc
+        try:
+            f = fit_procedure(base, before_c, after_c, entropy, known_before=known_before, known_after=known_after, serialised=ser)
+        except InputError as exc:
+            f = {"error": str(exc)}
+        extra["fit"] = f
+        if f and "parameters" in f:
+            vals = {k: v["value"] for k, v in f["parameters"].items()}
+            ivs = {k: v["interval"] for k, v in f["parameters"].items()}
+            # a parameter whose interval reaches both ends of the fitting grid is not identifiable from this
+            # log: the trackers train on its worst case over the interval (the least mixing: the shortest
+            # travel, the largest clumps), and it is never called measured
+            wp = wash_parameters(base) or []
+            unid = [k for k, v in f["parameters"].items() if v.get("open_low") and v.get("open_high")]
+            for k in unid:
+                vals[k] = ivs[k][0] if k == wp[0] else ivs[k][1]
+                f["parameters"][k]["status"] = "not identifiable from this log"
+                f["parameters"][k]["trained_on"] = vals[k]
+            if wash_override:
+                vals.update({k: float(v) for k, v in wash_override.items()})
+            src = f"fit to {f['n_shoes']} shoes of {source}"
+            measured = base.with_params(vals, status="measured", intervals=ivs, source=src)
+            extra["parameters"] = measured.parameters()
+            for p_ in extra["parameters"]:
+                if p_["name"] in unid:
+                    p_["status"] = "not identifiable"
+                    p_["source"] = (f"{src}: the 95% interval reaches both ends of the fitting grid ({ivs[p_['name']][0]:g}..{ivs[p_['name']][1]:g}); "
+                                    f"not identifiable from this log; the trackers train on its worst case, {vals[p_['name']]:g}")
+            extra["measured_procedure"] = {"parameters": [{"name": k, "status": "not identifiable" if k in unid else "measured",
+                                                           "interval": ivs[k], "value": vals[k], "source": src} for k in vals]}
+            if unid:
+                notes.append("not identifiable from this log: " + ", ".join(f"{f['parameters'][k]['label']} (interval {ivs[k][0]:g}..{ivs[k][1]:g}, "
+                                                                             f"the whole fitting grid)" for k in unid)
+                             + "; the trackers train on the worst case over the interval (" + ", ".join(f"{k} = {vals[k]:g}" for k in unid) + ")")
+            if wash_override:
+                notes.append("sensitivity point: the trackers train on the wash " + ", ".join(f"{k} = {v:g}" for k, v in wash_override.items()))
+    return extra, measured
+
+
+def _tracker_kernels(measured, entropy: int, before_c, after_c, known_before, known_after, *, fit_parameters, notes: list) -> list:
+    """The trackers' kernels as ``(kernel, shoes it plays)``: learned from simulated tables of the procedure as
+    measured (playing every shoe), else cross-fitted on the two halves of the log. Appends its note to ``notes``."""
+    idx_size = before_c.shape[0]
+    # trackers learn the shuffle from one half of the shoes and play the other (cross-fitting)
+    fold = np.arange(idx_size) % 2
+    kernels = []
+    if measured is not None:
+        # the tracker has studied the procedure as measured: its kernel comes from simulated tables
+        # of the measured procedure (card identity known), and it plays every shoe of the log
+        kernels.append((_kernel(measured, entropy, TRAIN_TABLES, key=("tracker-training", "measured")), np.arange(idx_size)))
+        notes.append(f"trackers learned the shuffle from {TRAIN_TABLES} simulated tables of the procedure with the wash measured here"
+                     + (" (worst case where not identifiable)" if fit_parameters and any(
+                         v.get("status") for v in fit_parameters.values()) else ""))
+    else:
+        for f_ in (0, 1):
+            tr = fold != f_
+            if tr.sum() >= 10:
+                k = TR.learn_kernel(before_c[tr], after_c[tr], lags=KERNEL_LAGS, known_before=known_before[tr], known_after=known_after[tr])
+                kernels.append((k, np.flatnonzero(fold == f_)))
+        if kernels:
+            notes.append("trackers learned the shuffle from one half of the shoes and played the other, both ways (cross-fitting)")
+    return kernels
 
 
 def _resolution_needed(o: BatteryOutcome, level: float, n_resamples: int) -> int | None:

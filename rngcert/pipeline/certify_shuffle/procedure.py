@@ -130,6 +130,7 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
                      "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
 
 
+# long: numpydoc a third; the rest the stages in their order (trackers, tables, steady state, first shoe and remedies, sensitivity, report)
 def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEFAULT_BURN_IN, sensitivity: bool = False,
                       sensitivity_tables: int = 400, first_shoe: bool = True, decks_note: str = "",
                       options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:

@@ -31,6 +31,7 @@ def _faces(x, serialised):
     return np.where(a >= 0, a if serialised else a % 52, -1).astype(np.int16)
 
 
+# long: one pass over consecutive shoes of each table, choosing how each order before the shuffle is known
 def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None, side_of: dict | None = None,
                prev_out: dict | None = None):
     """Rebuild (before view, after prefix) pairs from consecutive dealt shoes of each table.

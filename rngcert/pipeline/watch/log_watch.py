@@ -98,6 +98,7 @@ class LogWatch:
     def close(self) -> None:
         self.follower.close()
 
+    # long: one poll: chunks read, rows parsed, per-table spins counted once and fed to the detectors, in that order
     def step(self, *, final: bool = False) -> list[Event]:
         """Read what is new and update the detectors; stops at the first alarm."""
         from rngcert.collect.spinlog import read_spin_rows
@@ -159,6 +160,7 @@ class LogWatch:
                     return events
         return events
 
+    # long: the vectorised id bookkeeping (repeats, conflicts, text ids) of one chunk, kept together
     def _new_spins(self, events: list[Event], tname: str, sel: np.ndarray, rows, line: np.ndarray) -> np.ndarray:
         """The rows of ``sel`` whose spin was not counted yet; remembers them. An exact repeat
         (same table, spin_id and result) is skipped and counted in one note per chunk; a spin_id
