@@ -51,3 +51,24 @@ def test_options_are_frozen(cls):
     with pytest.raises(dataclasses.FrozenInstanceError):
         o.alpha = 0.5  # type: ignore[misc]
     assert o.replace(alpha=0.05).alpha == 0.05 and o.alpha == 0.01
+
+
+def test_bits_options_object_and_keywords_give_the_same_report():
+    from rngcert.pipeline.certify_bits import certify_streams
+    from rngcert.simulate import sources
+
+    arr = sources.generate_bits("pcg64", 20_000, seed=np.random.SeedSequence(1), streams=3)
+    src = {"generator": "pcg64", "seed_entropy": "1"}
+    a = certify_streams(arr, source=src, seed_entropy=1, figures=False).report
+    b = certify_streams(arr, source=src, options=BitsOptions(seed_entropy=1, figures=False)).report
+    assert a["verdict"] == b["verdict"] and a["tables"] == b["tables"] and a["seed"] == b["seed"]
+
+
+def test_shuffle_pipeline_refuses_an_unknown_option_before_it_simulates():
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle import certify_procedure
+
+    with pytest.raises(TypeError, match="certify_procedure.*'resamples'"):
+        certify_procedure(load_procedure("baccarat-004"), tables=10, resamples=99)
+    with pytest.raises(TypeError, match="options must be a ShuffleOptions"):
+        certify_procedure(load_procedure("baccarat-004"), tables=10, options=CertifyOptions())
