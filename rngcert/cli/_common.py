@@ -273,6 +273,7 @@ def _wrap(prefix: str, s: str, width: int | None = None) -> list[str]:
     return [ln.replace("\u00a0", " ") for ln in out] or [prefix.rstrip()]
 
 
+# long: the terminal summary in the report's order, one short block per part; splitting it scatters the order
 def summary_text(report: dict) -> str:
     """The terminal summary, in the report's order: verdict; what was certified; the data; key
     findings and next steps; one line per table (multi-table) or the flagged tests (one table);

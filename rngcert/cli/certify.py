@@ -45,6 +45,7 @@ def parse_aliases(items) -> dict[str, str]:
     return out
 
 
+# long: 40 lines of click options and the help text; the body builds the options once and calls certify_log
 @click.command(
     epilog="""\b
 Examples:
@@ -102,6 +103,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
     """
     from rngcert.equipment.wheel import load_wheel
     from rngcert.pipeline.certify_wheel import certify_log
+    from rngcert.pipeline.options import CertifyOptions
 
     std = load_for(standard, "wheel", "certify", alpha)
     key = check_report_options(pdf, sign_key)
@@ -127,7 +129,10 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
         notes.append(f"equipment check (warning): {w}")
         if not as_json:
             click.echo(f"rngcert: warning: {w}", err=True)
-    cmd = command_line()
+    # the certification's options, built once here and passed down as one object
+    options = CertifyOptions(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, command=command_line(),
+                             figures=not no_plots, notes=tuple(notes), max_rejected_share=max_rejected, plan=plan_of(workers, scheduler),
+                             standard=std, tests=tests)
     with progress_bar(unit="spin", desc="reading the log", scale=True) as bar:
         moved = bar.callback()
 
@@ -138,27 +143,8 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
             moved(done, total, postfix)
 
         stage = [False]
-        cert = certify_log(
-            logs,
-            wheel,
-            columns=parse_columns(columns),
-            fmt=fmt,
-            pool=pool,
-            alpha=alpha,
-            seed=seed,
-            n_resamples=resamples,
-            required_bias=min_bias,
-            power=power,
-            command=cmd,
-            figures=not no_plots,
-            progress=on_progress,
-            notes=notes,
-            max_rejected_share=max_rejected,
-            plan=plan_of(workers, scheduler),
-            standard=std,
-            min_round_interval=parse_duration(min_round_interval),
-            tests=tests,
-        )
+        cert = certify_log(logs, wheel, columns=parse_columns(columns), fmt=fmt, pool=pool, min_round_interval=parse_duration(min_round_interval),
+                           options=options.replace(progress=on_progress))
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)
 
 

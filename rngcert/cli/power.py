@@ -10,6 +10,7 @@ from fractions import Fraction
 import click
 import numpy as np
 
+from rngcert.cli._blackjack import blackjack_rule_options
 from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail
 from rngcert.errors import EquipmentError, InputError
 from rngcert.seeding import root, stream
@@ -30,6 +31,7 @@ sector come up 10% more often (weight 1.1, then renormalised); for harmonic, the
 (max_count, sector_scan, dealer_signature) are simulated with a seed (recorded)."""
 
 
+# long: 15 lines of click options; the body the three questions (spins, effect, power) in one place
 @click.command("power", epilog=POWER_EPILOG)
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or wheel TOML file (sets k).")
 @click.option("--alternative", "-a", default="single-pocket", show_default=True,
@@ -151,6 +153,7 @@ def _blackjack_procedure(game: str) -> str | None:
     return game if _procedure_of(game, "blackjack") is not None else None
 
 
+# long: one branch per kind of GAME (a blackjack procedure, a baccarat procedure, pay tables), then the printing
 @click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
 @click.argument("game")
 @click.option("--paytable", "-p", "paytable_name", default=None, help="Packaged pay table id or a pay-table TOML file.")
@@ -159,13 +162,7 @@ def _blackjack_procedure(game: str) -> str | None:
               help="Baccarat: decks in the shoe (exact probabilities by enumeration; default 8). Blackjack: 1-8 (default: the procedure's, else 8).")
 @click.option("--json", "as_json", is_flag=True, help="Print the house edges as JSON.")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a pay table or wheel that breaks the seeds' rules, instead of warning.")
-@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack: dealer rule (003 rule 4.15).")
-@click.option("--hole-card", type=click.Choice(["none", "peek-ace", "peek-all"]), default=None, help="Blackjack: no hole card, peek under an ace, or under an ace or a ten.")
-@click.option("--double", type=click.Choice(["any", "9-11", "10-11"]), default=None, help="Blackjack: totals a player may double (003 rule 4.24).")
-@click.option("--das/--no-das", default=None, help="Blackjack: double after split.")
-@click.option("--split-hands", type=click.IntRange(1, 4), default=None, help="Blackjack: most hands from one pair (1: no split).")
-@click.option("--resplit-aces", is_flag=True, help="Blackjack: aces may be resplit.")
-@click.option("--obo", is_flag=True, help="Blackjack: without a peek, a dealer blackjack takes the original bet only.")
+@blackjack_rule_options(prefix="Blackjack: ")
 @click.pass_context
 def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule, hole_card, double, das, split_hands, resplit_aces, obo):
     """Each bet's house edge (expected loss per unit staked) from the exact probabilities.

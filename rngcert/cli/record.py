@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 
+# long: 34 lines of click options and the help text; splitting the body scatters the serial settings
 @click.command(
     "record",
     epilog="""\b

@@ -13,6 +13,7 @@ from rngcert.cli._standard import load_for, standard_option
 from rngcert.seeding import root
 
 
+# long: 31 lines of click options and the help text; the body reads or generates the streams and builds the options once
 @click.command(
     "bits",
     epilog="""\b
@@ -60,6 +61,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     from rngcert.collect import bits as bitsmod
     from rngcert.errors import InputError
     from rngcert.pipeline.certify_bits import GeneratedStreams, certify_streams
+    from rngcert.pipeline.options import BitsOptions
     from rngcert.simulate.sources import bit_generator
 
     if (file is None) == (source is None):
@@ -91,11 +93,11 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         "pipeline": "certify_bits", "file": None if file is None else str(file), "format": fmt, "bit_order": bit_order,
         "source": source, "seed": entropy, "streams": int(arr.shape[0]), "length": int(arr.shape[1]), "constants": constants, "alpha": alpha,
     }
+    # the certification's options, built once here and passed down as one object
+    options = BitsOptions(alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, seed_entropy=entropy,
+                          plan=plan_of(workers or processes, scheduler))
     with progress_bar(total=int(arr.shape[0]), unit="stream", desc="SP 800-22") as bar:
-        cert = certify_streams(
-            arr, source=prov, alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, plan=plan_of(workers or processes, scheduler),
-            seed_entropy=entropy, rerun=rerun, progress=bar.callback() if bar.enabled else None,
-        )
+        cert = certify_streams(arr, source=prov, rerun=rerun, options=options.replace(progress=bar.callback() if bar.enabled else None))
     from rngcert.pipeline.standards import apply_standard
 
     apply_standard(cert.report, std, kind="bits", alpha=alpha)

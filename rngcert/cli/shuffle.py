@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from rngcert.cli._blackjack import blackjack_rule_options
 from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.equipment.games import GAMES
@@ -60,6 +61,7 @@ def _apply_decks_rule(proc, decks, rule):
     return proc, note
 
 
+# long: one line per report part (parameters, trackers, first shoe, pickup, power), in print order
 def _shuffle_lines(report: dict) -> list[str]:
     """The shuffle-specific lines printed before the common summary."""
     out = []
@@ -134,6 +136,7 @@ def _shuffle_lines(report: dict) -> list[str]:
     return [x for x in out if x]
 
 
+# long: the two sources of shoes (a procedure, a scanner log) with their checks, one options object and the rerun recipe
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
                      command="", progress=True, plan=None, min_edge=None, power=None, pickup=None):
@@ -142,6 +145,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
     from rngcert.cli._standard import load_for
     from rngcert.pipeline.certify_shuffle import certify_log, certify_procedure
+    from rngcert.pipeline.options import ShuffleOptions
     from rngcert.pipeline.standards import apply_standard
     from rngcert.seeding import root
 
@@ -155,6 +159,9 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     # pipeline computes when given None); the declared power likewise
     me = min_edge / 100.0 if min_edge is not None else std.shoe_min_edge(None)
     power = std.power() if power is None else power
+    # the certification's options, built once here and passed down as one object
+    options = ShuffleOptions(seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal, figures=figures,
+                             command=command, plan=plan, min_edge=me, power=power)
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
@@ -166,10 +173,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{proc.id}") as bar:
-            cert = certify_procedure(proc, tables=shoes, seed=int(ss.entropy), burn_in=burn_in, alpha=alpha, threshold=thr,
-                                     n_resamples=resamples, standard=internal, sensitivity=sensitivity,
-                                     sensitivity_tables=sensitivity_shoes, figures=figures, command=command, decks_note=note,
-                                     progress=bar.callback(), plan=plan, min_edge=me, power=power)
+            cert = certify_procedure(proc, tables=shoes, burn_in=burn_in, sensitivity=sensitivity, sensitivity_tables=sensitivity_shoes,
+                                     decks_note=note, options=options.replace(progress=bar.callback()))
         rejected = []
         eq_id = proc.id
     else:
@@ -213,9 +218,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")} for s in log.sources]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
-                               seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal,
-                               figures=figures, command=command, inputs=inputs, notes=notes, progress=bar.callback(),
-                               min_edge=me, power=power, pickup=pickup, sensitivity=bool(sensitivity))
+                               inputs=inputs, notes=notes, pickup=pickup, sensitivity=bool(sensitivity),
+                               options=options.replace(progress=bar.callback()))
         cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
         rejected = log.rejected
         eq_id = "shoe-log"
@@ -229,6 +233,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     return cert, rejected, eq_id
 
 
+# long: 47 lines of click options and the help text; the body is 10 lines
 @shuffle.command(
     "certify",
     epilog="""\b
@@ -303,6 +308,7 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 
 
+# long: 17 lines of click options and the help text; one pass that simulates and writes the shoe log
 @shuffle.command(
     "simulate",
     epilog="""\b
@@ -394,6 +400,7 @@ def shuffle_riffles(cards, kmax, as_json):
         click.echo(f"{r['riffles']:>7}  {r['tv']:.3f}")
 
 
+# long: 12 lines of click options; the body prints the rules and the edge
 @shuffle.command(
     "house-edge",
     epilog="""\b
@@ -404,13 +411,7 @@ Examples:
 )
 @click.argument("procedure", required=False)
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="Decks (default: the procedure's, else 8).")
-@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Dealer rule (003 rule 4.15).")
-@click.option("--hole-card", type=click.Choice(["none", "peek-ace", "peek-all"]), default=None, help="No hole card (003 rule 4.10), peek under an ace (004 §3 rule 3.7), or under an ace or a ten.")
-@click.option("--double", type=click.Choice(["any", "9-11", "10-11"]), default=None, help="Totals a player may double (003 rule 4.24).")
-@click.option("--das/--no-das", default=None, help="Double after split.")
-@click.option("--split-hands", type=click.IntRange(1, 4), default=None, help="Most hands from one pair (1: no split).")
-@click.option("--resplit-aces", is_flag=True, help="Aces may be resplit.")
-@click.option("--obo", is_flag=True, help="Without a peek, a dealer blackjack takes the original bet only.")
+@blackjack_rule_options()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def shuffle_house_edge(procedure, decks, rule, hole_card, double, das, split_hands, resplit_aces, obo, as_json):
     """House edge of blackjack basic strategy under a procedure's rules or the options given.

@@ -32,6 +32,7 @@ def _split(spec: str, n: int, what: str) -> list[str]:
     return parts
 
 
+# long: 34 lines of click options, then one pass: bias parsed, the rotor branch, the log written in chunks, its metadata
 @simulate.command(
     "wheel",
     epilog="""\b

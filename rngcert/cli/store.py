@@ -14,6 +14,7 @@ import shlex
 import stat
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -104,6 +105,7 @@ def _protocol_option(f):
 
 
 # --------------------------------------------------------------------------- ingest
+# long: 21 lines of click options and the help text; the body is one loop over files with its messages
 @click.command(
     "ingest",
     epilog="""\b
@@ -243,6 +245,7 @@ def rejects(db, file, limit, as_csv, as_json, wait):
 
 
 # --------------------------------------------------------------------------- audit
+# long: 38 lines of click options and the help text; the body prints each table's trend lines
 @click.command(
     "audit",
     epilog="""\b
@@ -297,6 +300,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     """
     from rngcert.battery.core import worst
     from rngcert.pipeline.audit import audit_all, audit_table
+    from rngcert.pipeline.options import CertifyOptions
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
@@ -312,8 +316,10 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             if db.is_dir():
                 Store(db, read_only=True)  # "a folder, not a store file"
             raise InputError(f"no table with spins in the store {db}: the store does not exist; create it with: rngcert ingest LOG --db {db}")
-        kw = dict(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, outdir=outdir, figures=not no_plots, command=_cmdline("audit"),
-                  pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option(), standard=std)
+        # the audit's options, built once here and passed down as one object
+        options = CertifyOptions(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, figures=not no_plots,
+                                 command=_cmdline("audit"), standard=std)
+        kw = dict(outdir=outdir, pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option(), options=options)
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
                 results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
@@ -410,6 +416,7 @@ def export(db, folder, tables, as_json, wait):
 
 
 # --------------------------------------------------------------------------- watch
+# long: 44 lines of click options and 24 of help text; the body is 13 lines (the loops are _watch_log and _watch_table)
 @click.command(
     "watch",
     epilog="""\b
@@ -479,11 +486,6 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
     A rotation the watch did not see (two within one poll: a file beside the log that it never
     read, or spin ids of the next file that skip ahead of the last file's) stops it with exit 14.
     """
-    from rngcert.collect.store import Store
-    from rngcert.equipment.wheel import load_wheel
-    from rngcert.errors import InputError
-    from rngcert.pipeline.watch import LogWatch, Watcher
-
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
     std = load_for(standard, "wheel", "watch")
@@ -493,13 +495,40 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
             "watch raises ALARM by an anytime-valid detector (rngcert-default's rule for monitoring); audit the stored spins against "
             f"it instead: rngcert audit --table T --standard {standard}"
         )
+    run = _WatchRun(db=db, follow=follow, interval=interval, max_idle=max_idle, settle=settle, equipment=equipment, columns=tuple(columns), fmt=fmt,
+                    alpha=alpha, horizon=horizon, block=block, no_record=no_record, as_json=as_json, wait=wait, fifo_wait=FIFO_WAIT)
+    _run((lambda: _watch_log(run, log)) if log else (lambda: _watch_table(run, table)))
 
-    def record(tname, w: Watcher, spin_id, source):
-        if no_record:
+
+@dataclass(frozen=True)
+class _WatchRun:
+    """The options of one ``rngcert watch`` and what it prints on a status, an alarm (and its record)."""
+
+    db: Path
+    follow: bool
+    interval: float
+    max_idle: float | None
+    settle: float
+    equipment: str
+    columns: tuple
+    fmt: str
+    alpha: float
+    horizon: int
+    block: int
+    no_record: bool
+    as_json: bool
+    wait: float
+    fifo_wait: float
+
+    def record(self, tname, w, spin_id, source):
+        """The alarm record written into the store (None with --no-record)."""
+        if self.no_record:
             return None
         import datetime as _dt
 
-        with Store(db, wait=wait, on_wait=_waiting(db)) as st:
+        from rngcert.collect.store import Store
+
+        with Store(self.db, wait=self.wait, on_wait=_waiting(self.db)) as st:
             return st.record_alarm(
                 {
                     "table_id": tname, "source": source, "created_utc": _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None),
@@ -508,160 +537,195 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
                 }
             )
 
-    def status_out(tname, st_):
-        if as_json:
+    def status_out(self, tname, st_):
+        if self.as_json:
             _json_line({"event": "status", "table": tname, "spins": st_.spins, "blocks": st_.blocks, "log_evidence": float(st_.log_evidence),
                         "log_threshold": float(st_.log_threshold), "leader": st_.leader, "alarm": bool(st_.alarm)})
         else:
             click.echo(f"[{tname}] {st_.line()}")
 
-    def alarm_exit(tname, w, spin_id, source):
-        aid = record(tname, w, spin_id, source)
-        if as_json:
+    def alarm_exit(self, tname, w, spin_id, source):
+        aid = self.record(tname, w, spin_id, source)
+        if self.as_json:
             _json_line({"event": "alarm", "table": tname, "source": source, "spin": w.alarm_spin, "spin_id": spin_id, "leader": w.leader,
                         "log_evidence": float(w.log_m), "log_threshold": float(w.log_threshold), "guarantee": w.guarantee(), "alarm_record": aid})
         click.echo(f"ALARM table {tname}: evidence crossed the threshold at spin {w.alarm_spin} (spin_id {spin_id}); leading alternative: {w.leader}", err=True)
         click.echo(f"  guarantee: {w.guarantee()}", err=True)
         if aid is not None:
-            click.echo(f"  alarm record {aid} written to {db}", err=True)
+            click.echo(f"  alarm record {aid} written to {self.db}", err=True)
         sys.exit(EXIT_ALARM)
 
-    def go_log():
-        wheel = load_wheel(equipment)
-        if log.is_file():  # a controller's raw capture is decoded game by game by `record`, not chunk by chunk here
-            from rngcert.collect.spinlog import detect_format
 
-            with open(log, "rb") as fh:
-                if detect_format(log, fh.read(1 << 15)).startswith("protocol"):
-                    raise InputError(f"{log} is a wheel controller's capture: decode it into a spin log first, then watch that: "
-                                     f"rngcert record {shlex.quote(str(log))} --out spins.csv && rngcert watch spins.csv")
-        if not follow and not log.exists():
-            raise InputError(f"{log}: no such file (give --follow to wait for it)")
-        lw = LogWatch(log, wheel, columns=parse_columns(columns), fmt=fmt, alpha=alpha, horizon=horizon, block=block, settle=settle)
-        idle_since = time.monotonic()
-        announced = False
-        cut = False
-        fifo_limit = max_idle if max_idle is not None else (None if follow else FIFO_WAIT)
+def _refuse_capture(log: Path, follow: bool) -> None:
+    """A controller's raw capture is decoded game by game by `record`, not chunk by chunk here; a missing
+    file is an error unless --follow waits for it."""
+    from rngcert.errors import InputError
 
-        def handle(events):
-            nonlocal announced, idle_since
-            lost = []
-            for ev in events:
-                if ev.kind == "lost":
-                    lost.append(ev.text)
-                    click.echo(f"watch: SPINS LOST: {ev.text}", err=True)
-                elif ev.kind == "note":
-                    click.echo(f"watch: {ev.text}", err=True)
-                    if as_json:
-                        _json_line({"event": "note", "table": ev.table, "text": ev.text})
-                elif ev.kind == "start":
-                    if as_json:
-                        _json_line({"event": "start", "table": ev.table, "source": str(log), "guarantee": ev.text})
-                    if not announced:
-                        click.echo(f"watching {log}: {ev.text}", err=True)
-                        announced = True
-                elif ev.kind == "status":
-                    idle_since = time.monotonic()
-                    status_out(ev.table, ev.status)
-                elif ev.kind == "alarm":
-                    lw.close()
-                    alarm_exit(ev.table, ev.watcher, ev.spin_id, str(log))
-            if lost:  # the detector's spins have a gap: stop and say so (exit 14), never watch on silently
+    if log.is_file():
+        from rngcert.collect.spinlog import detect_format
+
+        with open(log, "rb") as fh:
+            if detect_format(log, fh.read(1 << 15)).startswith("protocol"):
+                raise InputError(f"{log} is a wheel controller's capture: decode it into a spin log first, then watch that: "
+                                 f"rngcert record {shlex.quote(str(log))} --out spins.csv && rngcert watch spins.csv")
+    if not follow and not log.exists():
+        raise InputError(f"{log}: no such file (give --follow to wait for it)")
+
+
+class _LogEvents:
+    """Prints the events of a watched log as they come; stops on an alarm (exit 13) or lost spins (exit 14)."""
+
+    def __init__(self, run: _WatchRun, log: Path, lw):
+        self.run, self.log, self.lw = run, log, lw
+        self.idle_since = time.monotonic()  # the last status: --max-idle counts from it
+        self.announced = False
+
+    def __call__(self, events) -> None:
+        run, log, lw = self.run, self.log, self.lw
+        lost = []
+        for ev in events:
+            if ev.kind == "lost":
+                lost.append(ev.text)
+                click.echo(f"watch: SPINS LOST: {ev.text}", err=True)
+            elif ev.kind == "note":
+                click.echo(f"watch: {ev.text}", err=True)
+                if run.as_json:
+                    _json_line({"event": "note", "table": ev.table, "text": ev.text})
+            elif ev.kind == "start":
+                if run.as_json:
+                    _json_line({"event": "start", "table": ev.table, "source": str(log), "guarantee": ev.text})
+                if not self.announced:
+                    click.echo(f"watching {log}: {ev.text}", err=True)
+                    self.announced = True
+            elif ev.kind == "status":
+                self.idle_since = time.monotonic()
+                run.status_out(ev.table, ev.status)
+            elif ev.kind == "alarm":
                 lw.close()
-                click.echo(f"watch: stopped: {len(lost)} rotation(s) not seen; {sum(lw.spins.values()):,} spin(s) were watched. Poll more often "
-                           "(--interval) than the log rotates, or certify the rotated files themselves", err=True)
-                sys.exit(EXIT_LOST)
-
-        is_fifo = log.exists() and stat.S_ISFIFO(os.stat(log).st_mode)
-        try:
-            if not follow and not is_fifo:
-                handle(lw.step(final=True))  # a regular file read once: its last line counts
-            else:
-                while True:
-                    handle(lw.step())
-                    if is_fifo and lw.follower.fifo_ended and not follow:
-                        handle(lw.step(final=True))
-                        break
-                    # FIFO: the default wait (FIFO_WAIT) is for a writer to connect; a connected
-                    # writer is never cut by it, only by an explicit --max-idle (then exit 3 below)
-                    limit = (max_idle if lw.follower.fifo_connected else fifo_limit) if is_fifo else max_idle
-                    idle = time.monotonic() - idle_since
-                    if limit is not None and idle > limit:
-                        if is_fifo and lw.follower.fifo_connected:
-                            cut = True  # the writer still holds the pipe: an unfinished line is not a spin
-                        else:
-                            handle(lw.step(final=True))  # the watch ends: a last line without newline counts, a rotated file is finished
-                        if max_idle is not None:
-                            click.echo(f"watch: stopped after {idle:.0f} s without new data (--max-idle {max_idle:g})", err=True)
-                        break
-                    lw.follower.wait(interval)
-        finally:
-            had_writer = lw.follower.fifo_had_writer
-            pending = lw.follower.fifo_pending
+                run.alarm_exit(ev.table, ev.watcher, ev.spin_id, str(log))
+        if lost:  # the detector's spins have a gap: stop and say so (exit 14), never watch on silently
             lw.close()
-        total = sum(lw.spins.values())
-        if is_fifo and total == 0:
-            waited = "" if fifo_limit is None else f" within {fifo_limit:g} s"
-            raise InputError(
-                f"{log} is a FIFO and {'its writer sent no readable spin' if had_writer else 'no writer opened it'}{waited}: nothing was watched "
-                "(start the writer first, or give --max-idle SECONDS to wait longer)"
-            )
-        if lw.repeated:
-            click.echo(f"watch: {lw.repeated} row(s) of {log} repeated spins already counted (same table, spin_id and result) and were not counted again", err=True)
-        if lw.conflicts:
-            click.echo(f"watch: {lw.conflicts} row(s) of {log} gave another result for a spin_id already counted (conflict) and were not counted", err=True)
-        if cut:
-            raise InputError(
-                f"{log} is a FIFO whose writer still held it open after {max_idle:g} s without new data (--max-idle): the stream was cut "
-                f"after {total} spin(s){f' and {pending} byte(s) of an unfinished line' if pending else ''}; the writer gets a broken pipe and "
-                "anything it sends later is not watched. Give a longer --max-idle, or none: then a FIFO is read until its writer closes it"
-            )
-        if not lw.watchers:  # nothing readable is an input error, as for certify (an empty log, a header, rejected rows only)
-            why = f"{lw.rejected} line(s) could not be read" if lw.rejected else "the log holds no spin row"
-            raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch; check --equipment and --column")
-        if lw.rejected:
-            click.echo(f"watch: {lw.rejected} line(s) of {log} could not be read and were not counted", err=True)
-        if as_json:
-            _json_line({"event": "end", "source": str(log), "spins": dict(lw.spins), "repeated": lw.repeated, "conflicts": lw.conflicts,
-                        "rejected": lw.rejected, "alarm": False})
+            click.echo(f"watch: stopped: {len(lost)} rotation(s) not seen; {sum(lw.spins.values()):,} spin(s) were watched. Poll more often "
+                       "(--interval) than the log rotates, or certify the rotated files themselves", err=True)
+            sys.exit(EXIT_LOST)
 
-    def go_table():
-        last_seq = 0
-        w = None
-        idle_since = time.monotonic()
-        seen = 0
-        while True:
-            with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-                got = st.spins(table, after_seq=last_seq)
-            if got.n:
-                idle_since = time.monotonic()
-                order = np.argsort(got.seq, kind="stable")
-                last_seq = int(got.seq.max())
-                if w is None:
-                    wheel = load_wheel(got.equipment)
-                    w = Watcher(wheel.position_space(), alpha=alpha, horizon=horizon, block=block)
-                    click.echo(f"watching table {table} of {db}: {w.guarantee()}", err=True)
-                    if as_json:
-                        _json_line({"event": "start", "table": table, "source": f"store table {table}", "guarantee": w.guarantee()})
-                ok = (~got.void[order]) & (got.pos[order] >= 0)
-                sel = order[ok]
-                st_ = w.update(got.pos[sel])
-                seen += sel.size
-                status_out(table, st_)
-                if st_.alarm:
-                    sid_all = got.spin_id.take(sel).to_pylist() if sel.size else []
-                    before = seen - sel.size
-                    j = w.alarm_spin - 1 - before
-                    alarm_exit(table, w, sid_all[j] if 0 <= j < len(sid_all) else None, f"store table {table}")
-            if not follow:
-                break
-            if max_idle is not None and time.monotonic() - idle_since > max_idle:
-                click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {max_idle:g})", err=True)
-                break
-            time.sleep(interval)
-        if as_json:
-            _json_line({"event": "end", "source": f"store table {table}", "spins": {table: seen}, "alarm": False})
 
+def _watch_log(run: _WatchRun, log: Path) -> None:
+    """``rngcert watch LOG``: follow the log (or read it once) and report its end."""
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.watch import LogWatch
+
+    wheel = load_wheel(run.equipment)
+    _refuse_capture(log, run.follow)
+    lw = LogWatch(log, wheel, columns=parse_columns(run.columns), fmt=run.fmt, alpha=run.alpha, horizon=run.horizon,
+                  block=run.block, settle=run.settle)
+    handle = _LogEvents(run, log, lw)
+    fifo_limit = run.max_idle if run.max_idle is not None else (None if run.follow else run.fifo_wait)
+    is_fifo = log.exists() and stat.S_ISFIFO(os.stat(log).st_mode)
+    try:
+        cut = _follow_log(run, lw, handle, is_fifo, fifo_limit)
+    finally:
+        had_writer = lw.follower.fifo_had_writer
+        pending = lw.follower.fifo_pending
+        lw.close()
+    _end_of_log(run, log, lw, is_fifo=is_fifo, fifo_limit=fifo_limit, had_writer=had_writer, pending=pending, cut=cut)
+
+
+def _follow_log(run: _WatchRun, lw, handle: _LogEvents, is_fifo: bool, fifo_limit) -> bool:
+    """Poll the log until it ends (FIFO closed, --max-idle, or one read without --follow); True when a
+    FIFO whose writer still held it open was cut by --max-idle."""
+    if not run.follow and not is_fifo:
+        handle(lw.step(final=True))  # a regular file read once: its last line counts
+        return False
+    while True:
+        handle(lw.step())
+        if is_fifo and lw.follower.fifo_ended and not run.follow:
+            handle(lw.step(final=True))
+            return False
+        # FIFO: the default wait (FIFO_WAIT) is for a writer to connect; a connected
+        # writer is never cut by it, only by an explicit --max-idle (then exit 3 below)
+        limit = (run.max_idle if lw.follower.fifo_connected else fifo_limit) if is_fifo else run.max_idle
+        idle = time.monotonic() - handle.idle_since
+        if limit is not None and idle > limit:
+            cut = is_fifo and lw.follower.fifo_connected  # the writer still holds the pipe: an unfinished line is not a spin
+            if not cut:
+                handle(lw.step(final=True))  # the watch ends: a last line without newline counts, a rotated file is finished
+            if run.max_idle is not None:
+                click.echo(f"watch: stopped after {idle:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
+            return cut
+        lw.follower.wait(run.interval)
+
+
+def _end_of_log(run: _WatchRun, log: Path, lw, *, is_fifo, fifo_limit, had_writer, pending, cut) -> None:
+    """What the watch of a log says at its end: repeats, conflicts and rejected lines on stderr; an input
+    error when nothing was watched or a FIFO was cut; the ``end`` event with --json."""
+    from rngcert.errors import InputError
+
+    total = sum(lw.spins.values())
+    if is_fifo and total == 0:
+        waited = "" if fifo_limit is None else f" within {fifo_limit:g} s"
+        raise InputError(
+            f"{log} is a FIFO and {'its writer sent no readable spin' if had_writer else 'no writer opened it'}{waited}: nothing was watched "
+            "(start the writer first, or give --max-idle SECONDS to wait longer)"
+        )
+    if lw.repeated:
+        click.echo(f"watch: {lw.repeated} row(s) of {log} repeated spins already counted (same table, spin_id and result) and were not counted again", err=True)
+    if lw.conflicts:
+        click.echo(f"watch: {lw.conflicts} row(s) of {log} gave another result for a spin_id already counted (conflict) and were not counted", err=True)
+    if cut:
+        raise InputError(
+            f"{log} is a FIFO whose writer still held it open after {run.max_idle:g} s without new data (--max-idle): the stream was cut "
+            f"after {total} spin(s){f' and {pending} byte(s) of an unfinished line' if pending else ''}; the writer gets a broken pipe and "
+            "anything it sends later is not watched. Give a longer --max-idle, or none: then a FIFO is read until its writer closes it"
+        )
+    if not lw.watchers:  # nothing readable is an input error, as for certify (an empty log, a header, rejected rows only)
+        why = f"{lw.rejected} line(s) could not be read" if lw.rejected else "the log holds no spin row"
+        raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch; check --equipment and --column")
+    if lw.rejected:
+        click.echo(f"watch: {lw.rejected} line(s) of {log} could not be read and were not counted", err=True)
+    if run.as_json:
+        _json_line({"event": "end", "source": str(log), "spins": dict(lw.spins), "repeated": lw.repeated, "conflicts": lw.conflicts,
+                    "rejected": lw.rejected, "alarm": False})
+
+
+def _watch_table(run: _WatchRun, table: str) -> None:
+    """``rngcert watch --table T``: poll the stored table for new rows (once without --follow)."""
     import numpy as np
 
-    _run(go_log if log else go_table)
+    from rngcert.collect.store import Store
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.watch import Watcher
+
+    db = run.db
+    last_seq = 0
+    w = None
+    idle_since = time.monotonic()
+    seen = 0
+    while True:
+        with Store(db, read_only=True, wait=run.wait, on_wait=_waiting(db)) as st:
+            got = st.spins(table, after_seq=last_seq)
+        if got.n:
+            idle_since = time.monotonic()
+            order = np.argsort(got.seq, kind="stable")
+            last_seq = int(got.seq.max())
+            if w is None:
+                w = Watcher(load_wheel(got.equipment).position_space(), alpha=run.alpha, horizon=run.horizon, block=run.block)
+                click.echo(f"watching table {table} of {db}: {w.guarantee()}", err=True)
+                if run.as_json:
+                    _json_line({"event": "start", "table": table, "source": f"store table {table}", "guarantee": w.guarantee()})
+            sel = order[(~got.void[order]) & (got.pos[order] >= 0)]
+            st_ = w.update(got.pos[sel])
+            seen += sel.size
+            run.status_out(table, st_)
+            if st_.alarm:
+                sid_all = got.spin_id.take(sel).to_pylist() if sel.size else []
+                j = w.alarm_spin - 1 - (seen - sel.size)
+                run.alarm_exit(table, w, sid_all[j] if 0 <= j < len(sid_all) else None, f"store table {table}")
+        if not run.follow:
+            break
+        if run.max_idle is not None and time.monotonic() - idle_since > run.max_idle:
+            click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
+            break
+        time.sleep(run.interval)
+    if run.as_json:
+        _json_line({"event": "end", "source": f"store table {table}", "spins": {table: seen}, "alarm": False})

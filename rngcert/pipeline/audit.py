@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rngcert.errors import InputError
+from rngcert.pipeline.options import CertifyOptions
 from rngcert.pipeline.parallel import Plan, iter_items, pinned, table_cost
 from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
@@ -118,26 +119,22 @@ def bias_estimates(counts: np.ndarray, probs: np.ndarray, labels: Sequence[str],
 
 
 # ---------------------------------------------------------------------------- one audit (pure)
+# long: the audit's trend section: the battery, then its two homogeneity tests, in order
 def compute_audit(
     log,
     *,
     previous_counts: np.ndarray | None = None,
     previous_window: dict | None = None,
     earlier: Sequence[dict] = (),
-    alpha: float = 0.01,
-    seed: int | None = None,
-    n_resamples: int = 9999,
-    required_bias: float | None = None,
-    power: float = 0.9,
-    command: str | None = None,
-    figures: bool = True,
-    notes: Sequence[str] = (),
-    standard=None,
+    options: CertifyOptions | None = None,
+    **keywords,
 ) -> tuple:
     """Run the certify battery on one table's window and add the trend section (no I/O).
 
-    ``standard`` (a :class:`~rngcert.battery.standard.Standard`, an id or a path; None: the default)
-    is applied as by ``certify``.
+    ``options`` (a :class:`~rngcert.pipeline.options.CertifyOptions`) and ``keywords`` (its fields:
+    ``alpha``, ``seed``, ``n_resamples``, ``required_bias``, ``power``, ``command``, ``figures``,
+    ``notes``, ``standard``) as in :func:`rngcert.pipeline.certify_wheel.certify_spins`; the
+    ``standard`` is applied as by ``certify``.
 
     Returns
     -------
@@ -145,10 +142,9 @@ def compute_audit(
     """
     from rngcert.pipeline.certify_wheel import certify_spins
 
-    cert = certify_spins(
-        log, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
-        command=command, figures=figures, notes=notes, kind="audit", standard=standard,
-    )
+    opts = CertifyOptions.of(options, where="compute_audit", **keywords)
+    n_resamples = opts.n_resamples
+    cert = certify_spins(log, options=opts, kind="audit")
     (name, t), = log.tables.items()
     cert.report["subject"] = f"{log.wheel.name}, table {name}"
     _window_inputs(cert.report, name, t)
@@ -236,6 +232,7 @@ def _check_recordable(store, record: bool) -> None:
                          "recorded audit cannot be created: audit it with --no-record, or record it in a copy of the store elsewhere")
 
 
+# long: half is the numpydoc docstring; the body is read, compute, finish
 def audit_table(
     store,
     table: str,
@@ -243,21 +240,15 @@ def audit_table(
     since=None,
     until=None,
     last: int | None = None,
-    alpha: float = 0.01,
-    seed: int | None = None,
-    n_resamples: int = 9999,
-    required_bias: float | None = None,
-    power: float = 0.9,
     outdir: str | Path | None = "reports",
-    figures: bool = True,
-    command: str | None = None,
     record: bool = True,
     wait: float = 0.0,
     on_wait=None,
     pdf: bool = False,
     sign_key=None,
     subject: str | None = None,
-    standard=None,
+    options: CertifyOptions | None = None,
+    **keywords,
 ) -> AuditResult:
     """Audit one stored table: load the window, run :func:`compute_audit`, write the report
     (when ``outdir``) and the audit record (when ``record``).
@@ -271,8 +262,10 @@ def audit_table(
         the file) and ``record=False`` never opens the store for writing.
     since, until, last
         The window (see :meth:`~rngcert.collect.store.Store.spins`).
-    alpha, seed, n_resamples, required_bias, power, command, figures
-        As in :func:`rngcert.pipeline.certify_wheel.certify_spins`.
+    options, **keywords
+        A :class:`~rngcert.pipeline.options.CertifyOptions` and/or its fields (``alpha``, ``seed``,
+        ``n_resamples``, ``required_bias``, ``power``, ``command``, ``figures``, ``standard``), as in
+        :func:`rngcert.pipeline.certify_wheel.certify_spins`.
     outdir : path or None
         Folder for ``<wheel>-<table>-<UTC time>/`` (None: no files).
     record : bool
@@ -290,6 +283,7 @@ def audit_table(
     StorageError
         Full disk, damaged store, or the store locked past ``wait``.
     """
+    opts = CertifyOptions.of(options, where="audit_table", **keywords)
     _check_recordable(store, record)
     st, close = _open_read(store, wait, on_wait)
     try:
@@ -298,13 +292,15 @@ def audit_table(
         if close:
             st.close()
     with pinned():  # one BLAS thread, as every work item of audit --all (same bits)
-        cert, trend = compute_audit(
-            work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
-            alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power, command=command, figures=figures,
-            notes=work["notes"], standard=standard,
-        )
-    return finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, wait=wait, on_wait=on_wait,
+        cert, trend = _compute(work, opts)
+    return finish_audit(store, work, cert, trend, outdir=outdir, record=record, options=opts, wait=wait, on_wait=on_wait,
                         report_kw={"pdf": pdf, "sign_key": sign_key, "subject": subject})
+
+
+def _compute(work: dict, options: CertifyOptions) -> tuple:
+    """:func:`compute_audit` on what :func:`prepare_audit` loaded (the window's notes replace the options')."""
+    return compute_audit(work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
+                         options=options.replace(notes=work["notes"]))
 
 
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
@@ -354,17 +350,19 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
             "previous_counts": prev_counts, "previous_window": prev_window, "notes": notes}
 
 
-def finish_audit(store, work, cert, trend, *, outdir, record, alpha, n_resamples, wait: float = 0.0, on_wait=None,
-                 report_kw: dict | None = None) -> AuditResult:
+def finish_audit(store, work, cert, trend, *, outdir, record, options: CertifyOptions | None = None, wait: float = 0.0, on_wait=None,
+                 report_kw: dict | None = None, **keywords) -> AuditResult:
     """Write the report and record a computed audit (its own short write transaction).
 
     ``store`` is an open Store (recorded through it) or the store's path (opened for writing
-    only for the record, waiting at most ``wait`` seconds for the file)."""
+    only for the record, waiting at most ``wait`` seconds for the file). The record states the
+    ``alpha`` and ``n_resamples`` of ``options`` (or given as ``keywords``)."""
+    opts = CertifyOptions.of(options, where="finish_audit", **keywords)
     table, window = work["table"], work["window"]
     paths = cert.paths if isinstance(cert, _Computed) and cert.paths is not None else write_audit_report(work, cert, outdir, **(report_kw or {}))
     res = AuditResult(table, cert.report, cert.figures, cert, window, trend, paths=paths)
     if record:
-        rec, tests = _record_of(work, cert.report, trend, paths, alpha, n_resamples)
+        rec, tests = _record_of(work, cert.report, trend, paths, opts)
         if hasattr(store, "con"):
             res.audit_id = store.record_audit(rec, tests)
         else:
@@ -394,7 +392,7 @@ def write_audit_report(work, cert, outdir, *, pdf: bool = False, sign_key=None, 
     return write_report(cert.report, cert.figures, rejected, out, pdf=pdf, sign_key=sign_key, subject=subject)
 
 
-def _record_of(work, report, trend, paths, alpha, n_resamples) -> tuple[dict, list[dict]]:
+def _record_of(work, report, trend, paths, options: CertifyOptions) -> tuple[dict, list[dict]]:
     window = work["window"]
     tr = report["tables"][0]["battery"]
     tests = [
@@ -409,7 +407,7 @@ def _record_of(work, report, trend, paths, alpha, n_resamples) -> tuple[dict, li
         "table_id": work["table"], "equipment": work["equipment"], "created_utc": _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None),
         "since": window["since"], "until": window["until"], "last_n": window["last"], "first_seq": window["first_seq"], "last_seq": window["last_seq"],
         "first_ts": window["first_ts"], "last_ts": window["last_ts"], "n": window["n"], "void": window["void"], "verdict": report["verdict"],
-        "seed": report["seed"]["entropy"], "alpha": alpha, "n_resamples": n_resamples, "report_path": str(paths.get("json", "")) or None,
+        "seed": report["seed"]["entropy"], "alpha": options.alpha, "n_resamples": options.n_resamples, "report_path": str(paths.get("json", "")) or None,
         "report_sha256": (report.get("integrity") or {}).get("report_sha256"),
         "pvalues": json.dumps(jsonable({x["name"]: x["pvalue"] for x in tests if x["applicable"]})),
         "bias": json.dumps(jsonable(trend["bias"])), "homogeneity": json.dumps(jsonable(hom)),
@@ -436,17 +434,14 @@ def _audit_item(item):
     from rngcert.collect.store import Store
     from rngcert.errors import NoDataError
 
-    db, table, window, kw, wait, outdir, *more = item  # (a 7th element: write_report's pdf, sign_key, subject)
+    db, table, window, opts, wait, outdir, *more = item  # (a 7th element: write_report's pdf, sign_key, subject)
     report_kw = more[0] if more else {}
     try:
         with Store(db, read_only=True, wait=wait) as st:
             work = prepare_audit(st, table, **window)
     except NoDataError as exc:
         return table, None, str(exc)
-    cert, trend = compute_audit(
-        work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
-        notes=work["notes"], **kw,
-    )
+    cert, trend = _compute(work, opts)
     slim = {k: work[k] for k in ("table", "equipment", "wheel", "window")}
     comp = _Computed(cert.report, cert.figures, trend, list(work["log"].rejected))
     if outdir is not False:  # write the report here (the worker shares the client's file system)
@@ -455,6 +450,7 @@ def _audit_item(item):
     return table, slim, comp
 
 
+# long: a third is the numpydoc docstring; the serial and the cluster paths share their setup, each one loop over tables in order
 def audit_all(
     store,
     *,
@@ -464,6 +460,7 @@ def audit_all(
     on_start: Callable[[int], None] | None = None,
     wait: float = 0.0,
     on_wait=None,
+    options: CertifyOptions | None = None,
     **kw,
 ) -> list[AuditResult]:
     """Audit every table of the store; tables are independent work items.
@@ -488,8 +485,8 @@ def audit_all(
         For every open of the store file (see :class:`~rngcert.collect.store.Store`).
     **kw
         ``since``, ``until``, ``last`` (the window), ``outdir``, ``record``, ``figures``, ``pdf``, ``sign_key``
-        and ``subject`` (as in :func:`audit_table`), and the
-        keywords of :func:`compute_audit` (``alpha``, ``seed``, ``n_resamples``, ...).
+        and ``subject`` (as in :func:`audit_table`), and the fields of ``options`` (``alpha``, ``seed``,
+        ``n_resamples``, ...: :class:`~rngcert.pipeline.options.CertifyOptions`), which replace the object's.
 
     Returns
     -------
@@ -503,10 +500,10 @@ def audit_all(
     plan = plan or Plan(workers=jobs or 1)
     window = {k: kw.pop(k, None) for k in ("since", "until", "last")}
     outdir, record = kw.pop("outdir", "reports"), kw.pop("record", True)
-    figures = kw.pop("figures", True)
     report_kw = {k: kw.pop(k, None) for k in ("pdf", "sign_key", "subject")}
     report_kw["pdf"] = bool(report_kw["pdf"])
-    alpha, n_resamples = kw.get("alpha", 0.01), kw.get("n_resamples", 9999)
+    opts = CertifyOptions.of(options, where="audit_all", **kw)
+    figures = opts.figures
     _check_recordable(store, record)
     if hasattr(store, "con"):
         if not plan.serial:
@@ -523,11 +520,8 @@ def audit_all(
                     progress(f"table {t}: no spins in the window, skipped")
                 continue
             with pinned():
-                cert, trend = compute_audit(
-                    work["log"], previous_counts=work["previous_counts"], previous_window=work["previous_window"], earlier=work["earlier"],
-                    notes=work["notes"], figures=figures, **kw,
-                )
-            out.append(finish_audit(store, work, cert, trend, outdir=outdir, record=record, alpha=alpha, n_resamples=n_resamples, report_kw=report_kw))
+                cert, trend = _compute(work, opts)
+            out.append(finish_audit(store, work, cert, trend, outdir=outdir, record=record, options=opts, report_kw=report_kw))
             if progress:
                 progress(f"table {t}: {out[-1].verdict}")
         return out
@@ -541,11 +535,10 @@ def audit_all(
             costs = [table_cost(n.get(t, 0)) for t in tables]
     if on_start:
         on_start(len(tables))
-    kw = dict(kw, figures=figures)
     # a local cluster's workers (or this process) write each table's report where it is computed;
     # on a remote cluster the client writes them (its workers need not see the output folder)
     where = outdir if plan.serial or not plan.address else False
-    items = [(str(store), t, window, kw, wait, where, report_kw) for t in tables]
+    items = [(str(store), t, window, opts, wait, where, report_kw) for t in tables]
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
@@ -567,10 +560,10 @@ def audit_all(
                     if progress:
                         progress(f"table {table}: no spins in the window, skipped")
                     continue
-                res = finish_audit(store, work, comp, comp.trend, outdir=outdir, record=record and not defer, alpha=alpha, n_resamples=n_resamples,
+                res = finish_audit(store, work, comp, comp.trend, outdir=outdir, record=record and not defer, options=opts,
                                    wait=wait, on_wait=on_wait, report_kw=report_kw)
                 if defer:
-                    deferred.append((res, *_record_of(work, res.report, comp.trend, res.paths, alpha, n_resamples)))
+                    deferred.append((res, *_record_of(work, res.report, comp.trend, res.paths, opts)))
                 res.figures, res.certification = [], None
                 out.append(res)
                 if progress:

@@ -32,6 +32,7 @@ from scipy import special
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
 from rngcert.battery.plain import bits_findings
 from rngcert.pipeline import lawcache
+from rngcert.pipeline.options import BitsOptions
 from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.seeding import sequence
@@ -50,24 +51,23 @@ REQUIRED_FAMILIES = (
 )
 
 
+def _binom_tail(k, n: int, p: float, *, upper: bool = False) -> float:
+    """P(Binomial(n, p) <= k), or with ``upper`` P(Binomial(n, p) > k), for any real k (the lower tail
+    is 0 below 0 and 1 from n on; the upper tail its complement there)."""
+    k = math.floor(k)
+    if k < 0 or k >= n:
+        return float((k >= n) != upper)
+    return float((special.bdtrc if upper else special.bdtr)(k, n, p))
+
+
 def _binom_cdf(k, n: int, p: float) -> float:
     """P(Binomial(n, p) <= k) for any real k (0 below 0, 1 from n on)."""
-    k = math.floor(k)
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    return float(special.bdtr(k, n, p))
+    return _binom_tail(k, n, p)
 
 
 def _binom_sf(k, n: int, p: float) -> float:
     """P(Binomial(n, p) > k) for any real k (1 below 0, 0 from n on)."""
-    k = math.floor(k)
-    if k < 0:
-        return 1.0
-    if k >= n:
-        return 0.0
-    return float(special.bdtrc(k, n, p))
+    return _binom_tail(k, n, p, upper=True)
 
 
 def _flag_count_rule(summary, alpha: float) -> tuple[list[str], str, float]:
@@ -279,20 +279,15 @@ def _unused_tail(source: dict, m: int, n: int) -> list[str]:
             f"--length {n:,}{'' if rest < n else '; give --streams to test more whole streams'})"]
 
 
+# long: numpydoc a fifth; then one pass: plan, streams and laws, two-level analysis, verdict, report
 def certify_streams(
     streams: "np.ndarray | GeneratedStreams",
     *,
     source: dict,
-    alpha: float = 0.01,
-    constants: str = "reference",
     processes: int | None = None,
-    command: str = "",
-    figures: bool = True,
-    seed_entropy: int | None = None,
-    plan: Plan | None = None,
     rerun: dict | None = None,
-    progress=None,
-    null_law: str = "exact",
+    options: BitsOptions | None = None,
+    **keywords,
 ) -> BitsCertification:
     """Run SP 800-22 on ``streams`` (m, n) of 0/1 and build the report.
 
@@ -304,26 +299,23 @@ def certify_streams(
     source : dict
         Provenance: ``{"path", "sha256", "format", "bit_order", ...}`` for a dump, or
         ``{"generator", "seed_entropy", ...}`` for a named bit generator.
-    alpha : float
-        Certification level; also the per-sequence pass level of SP 800-22 (0.01).
-    constants : {"reference", "corrected"}
-        Constants of sts-2.1.2 (default; reproduces Appendix B) or the corrected ones.
-    null_law : {"exact", "uniform"}
-        Law of the p-values in the two-level analysis: "exact" (default; the law of each
-        test's p-value at this n, case c02) or "uniform" (SP 800-22 as published); see
-        :func:`rngcert.stats.nist.twolevel.two_level`.
     processes : int, optional
         Older name of ``plan=Plan(workers=processes)`` (kept for callers of the library).
-    plan : rngcert.pipeline.parallel.Plan, optional
-        Where the m streams run (independent work items, see :mod:`rngcert.pipeline.parallel`);
-        default serial. The first-level results are collected in stream order and the two-level
-        analysis (:func:`rngcert.stats.nist.twolevel.two_level`) runs here, so the report does
-        not depend on where the streams ran.
     rerun : dict, optional
         What ``rngcert verify --rerun`` needs to regenerate or re-read the streams (recorded).
-    progress : callable, optional
-        ``progress(done, total)`` as streams finish (the CLI's progress bar).
+    options : BitsOptions, optional
+        The certification's options as one object (:class:`rngcert.pipeline.options.BitsOptions`,
+        what ``rngcert bits`` builds); keywords given beside it replace its fields.
+    **keywords
+        The fields of :class:`~rngcert.pipeline.options.BitsOptions`: ``alpha``, ``constants``,
+        ``null_law`` (see :func:`rngcert.stats.nist.twolevel.two_level`), ``command``, ``figures``,
+        ``seed_entropy``, ``plan`` (where the m streams run, see :mod:`rngcert.pipeline.parallel`;
+        the first-level results are collected in stream order and the two-level analysis runs
+        here, so the report does not depend on where the streams ran) and ``progress``.
     """
+    o = BitsOptions.of(options, where="certify_streams", **keywords)
+    alpha, constants, null_law, command, figures = o.alpha, o.constants, o.null_law, o.command, o.figures
+    seed_entropy, plan, progress = o.seed_entropy, o.plan, o.progress
     m, n = streams.shape
     if plan is None:
         plan = Plan(workers=processes or 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -18,7 +18,6 @@ from rngcert.battery.core import BatteryOutcome, decide, worst
 from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.followup import family_line, followup, parse_tests
 from rngcert.battery.power import verdict_power_statement
-from rngcert.battery.standard import Standard
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
 from rngcert.collect.spinlog import SpinLog, read_spin_log
@@ -26,6 +25,7 @@ from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import InputError
 from rngcert.pipeline import checks
+from rngcert.pipeline.options import CertifyOptions
 from rngcert.pipeline.parallel import Plan, map_items, table_cost
 from rngcert.pipeline.standards import apply_standard, resolve
 from rngcert.report import cite, schema
@@ -77,6 +77,7 @@ class Certification:
         return f"<Certification {self.report['subject']}: {self.verdict}, {len(t)} table(s), {sum(x['n'] for x in t)} spins>"
 
 
+# long: half is the numpydoc docstring; the rest reads the log and writes the rerun recipe
 def certify_log(
     paths: Sequence[str | Path],
     wheel: Wheel,
@@ -84,20 +85,9 @@ def certify_log(
     columns: Mapping[str, str] | None = None,
     fmt: str = "auto",
     pool: bool = False,
-    alpha: float = 0.01,
-    seed: int | None = None,
-    n_resamples: int = 9999,
-    required_bias: float | None = None,
-    power: float = 0.9,
-    command: str | None = None,
-    figures: bool = True,
-    progress: Callable[[int, int, str], None] | None = None,
-    notes: Sequence[str] = (),
-    max_rejected_share: float = 0.05,
-    plan: Plan | None = None,
-    standard: Standard | str | None = None,
     min_round_interval: float = 5.0,
-    tests: Sequence[str] | None = None,
+    options: CertifyOptions | None = None,
+    **keywords,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
 
@@ -109,56 +99,29 @@ def certify_log(
         Equipment definition.
     columns, fmt, pool
         Passed to :func:`rngcert.collect.spinlog.read_spin_log`.
-    alpha : float
-        Certification level (default 0.01).
-    seed : int, optional
-        Root seed; fresh OS entropy (recorded) when None.
-    n_resamples : int
-        Monte Carlo replicates per test.
-    required_bias : float, optional
-        Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); a sample
-        too small to detect it with ``power`` makes the verdict INCONCLUSIVE. None: the standard's
-        declared minimum effect (``rngcert-default``: +50%).
-    standard : Standard, str or None
-        The certification standard (a packaged id or a TOML path; None: ``rngcert-default``): its
-        clauses, SUSPECT level and minimum effect (:mod:`rngcert.battery.standard`).
-    progress : callable, optional
-        ``progress(spins_done, spins_total, label)``, called as each table's tests and figures
-        finish (the CLI's progress bar counts spins, so a large table moves it too).
-    max_rejected_share : float
-        When more than this share of a log's data rows cannot be read, every verdict is
-        INCONCLUSIVE: a wrong ``--equipment`` or ``--column`` can leave a readable remainder that
-        is not the wheel's results (default 5%).
-    plan : rngcert.pipeline.parallel.Plan, optional
-        Where the tables run (independent work items): default serial in this process;
-        ``Plan()`` for a local Dask cluster of every core, ``Plan(scheduler="tcp://…")`` for an
-        existing cluster. The report is the same, bit for bit, wherever the tables run.
     min_round_interval : float
         Seconds; rows of a table with the same result closer in time than this are one round
         logged twice (counted once, reported as a data-integrity finding; 0: no check). The
         default, 5 s, is far below any real round (a roulette spin or a live money-wheel round
         lasts 20 s or more) and far above a scraper's double read (under a second apart).
-    tests : sequence of str, optional
-        A follow-up (``--tests``): run only these tests of the wheel battery
-        (:mod:`rngcert.battery.followup`); the correction's family is these tests, and the report says so.
+    options : CertifyOptions, optional
+        The certification's options as one object (:class:`rngcert.pipeline.options.CertifyOptions`,
+        what ``rngcert certify`` builds); keywords given beside it replace its fields.
+    **keywords
+        The fields of :class:`~rngcert.pipeline.options.CertifyOptions` (documented there), as
+        keywords: ``alpha`` (certification level, 0.01), ``seed`` (root seed; fresh OS entropy,
+        recorded, when None), ``n_resamples``, ``required_bias`` (a sample too small to detect it with
+        ``power`` makes the verdict INCONCLUSIVE; None: the standard's minimum effect), ``power``,
+        ``command``, ``figures``, ``progress`` (``progress(spins_done, spins_total, label)`` as each
+        table finishes), ``notes``, ``max_rejected_share`` (above it every verdict is INCONCLUSIVE: a
+        wrong ``--equipment`` or ``--column`` can leave a readable remainder that is not the wheel's
+        results), ``plan`` (where the tables run; the report is the same, bit for bit, wherever they
+        run), ``standard`` (a packaged id or a TOML path; None: ``rngcert-default``) and ``tests``
+        (a follow-up on these tests of the battery; the correction's family is these tests).
     """
+    opts = CertifyOptions.of(options, where="certify_log", **keywords)
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
-    cert = certify_spins(
-        log,
-        alpha=alpha,
-        seed=seed,
-        n_resamples=n_resamples,
-        required_bias=required_bias,
-        power=power,
-        command=command,
-        figures=figures,
-        progress=progress,
-        notes=notes,
-        max_rejected_share=max_rejected_share,
-        plan=plan,
-        standard=standard,
-        tests=tests,
-    )
+    cert = certify_spins(log, options=opts)
     # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
     cert.report["rerun"] = {
         "pipeline": "certify_wheel",
@@ -167,16 +130,16 @@ def certify_log(
         "aliases": dict(wheel.aliases),
         "fmt": fmt,
         "pool": pool,
-        "alpha": alpha,
+        "alpha": opts.alpha,
         "seed": int(cert.report["seed"]["entropy"]),
-        "n_resamples": n_resamples,
-        "required_bias": required_bias,
-        "power": power,
-        "max_rejected_share": max_rejected_share,
+        "n_resamples": opts.n_resamples,
+        "required_bias": opts.required_bias,
+        "power": opts.power,
+        "max_rejected_share": opts.max_rejected_share,
         "standard": cert.report["standard"]["id"] if cert.report["standard"]["packaged"] else cert.report["standard"]["source"],
         "min_round_interval": min_round_interval,
     }
-    if tests is not None:  # a follow-up is rerun as the same follow-up
+    if opts.tests is not None:  # a follow-up is rerun as the same follow-up
         cert.report["rerun"]["tests"] = list(cert.report["follow_up"]["tests"])
     return cert
 
@@ -192,27 +155,14 @@ def _packaged(wheel: Wheel) -> bool:
     return str(wheel.path).startswith("rngcert/equipment/data/")
 
 
-def certify_spins(
-    log: SpinLog,
-    *,
-    alpha: float = 0.01,
-    seed: int | None = None,
-    n_resamples: int = 9999,
-    required_bias: float | None = None,
-    power: float = 0.9,
-    command: str | None = None,
-    figures: bool = True,
-    progress: Callable[[int, int, str], None] | None = None,
-    notes: Sequence[str] = (),
-    max_rejected_share: float = 0.05,
-    plan: Plan | None = None,
-    kind: str = "certification",
-    standard: Standard | str | None = None,
-    tests: Sequence[str] | None = None,
-) -> Certification:
+# long: one linear pass (standard, log-level reasons, tables as work items, report header); each table's work is _certify_table
+def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: str = "certification", **keywords) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
-    (the path ``certify`` and store audits share). Parameters as in :func:`certify_log`;
-    ``kind`` is ``"audit"`` for store audits (the report's title)."""
+    (the path ``certify`` and store audits share). ``options`` and ``keywords`` as in
+    :func:`certify_log`; ``kind`` is ``"audit"`` for store audits (the report's title)."""
+    opts = CertifyOptions.of(options, where="certify_spins", **keywords)
+    alpha, seed, n_resamples, power, notes = opts.alpha, opts.seed, opts.n_resamples, opts.power, opts.notes
+    required_bias, standard, progress, plan, figures = opts.required_bias, opts.standard, opts.progress, opts.plan, opts.figures
     wheel = log.wheel
     std = resolve(standard)
     std.check_applies("wheel", "certify")
@@ -221,9 +171,9 @@ def certify_spins(
     if required_bias is None and std.wheel_min_bias() is not None:
         required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
     edge_levels = sorted({c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel") if "exploitability" in c.tests})
-    tests = _chosen_tests(tests, log)
+    tests = _chosen_tests(opts.tests, log)
     ss = root(seed)
-    log_reasons, per_table_reasons = checks.unreadable_reasons(log, max_rejected_share)
+    log_reasons, per_table_reasons = checks.unreadable_reasons(log, opts.max_rejected_share)
     hint = checks.other_wheel_hint(log) if log_reasons else None
     if hint:
         log_reasons.insert(0, hint)  # the cause first: the unreadable share follows from it
@@ -246,10 +196,10 @@ def certify_spins(
     plan = plan or Plan(workers=1)
     # a single table's tests on threads, where their temporaries at once stay small beside the log
     threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
-    kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, threads=threads, other_wheel=hint,
-              suspect_level=suspect_level, edge_levels=tuple(edge_levels))
+    # what a table's work item needs of the options (no progress callback, plan or standard: they stay here)
+    table_opts = CertifyOptions(alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, tests=tests)
+    kw = dict(options=table_opts, entropy=entropy, threads=threads, other_wheel=hint, suspect_level=suspect_level, edge_levels=tuple(edge_levels))
     if tests is not None:
-        kw["tests"] = tests
         notes = [family_line(tests)] + list(notes)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
     total = sum(t.n for t in log.tables.values()) or 1
@@ -280,7 +230,7 @@ def certify_spins(
     report = schema.header(
         kind=kind,
         subject=wheel.name,
-        command=command,
+        command=opts.command,
         inputs=[
             {
                 **s.to_dict(),
@@ -301,7 +251,7 @@ def certify_spins(
             f"tested at the level of {log.level}s"
         ),
         rules=cite.wheel_rules(wheel.kind, wheel.id),
-        declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=max_rejected_share,
+        declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=opts.max_rejected_share,
                            source=bias_source),
         unit="spins",
         section_word="Table",
@@ -421,9 +371,9 @@ def procedure_check(t) -> tuple[dict | None, str | None]:
     return rec, why
 
 
-def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power, required_bias, extra_reasons, threads=1,
-                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = (),
-                   tests: Sequence[str] | None = None) -> tuple[BatteryOutcome, dict]:
+# long: a table's verdict in the order of precedence (reasons, battery, integrity, power, calibration, findings); power and the practical edge are _table_power and _practical_edges
+def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, extra_reasons, threads=1,
+                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = ()) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -433,7 +383,10 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     verdict INCONCLUSIVE whatever the tests say. With ``other_wheel`` (the reason saying that the
     labels are another wheel's: :func:`rngcert.pipeline.checks.other_wheel_hint`) the tests ran on
     the wrong wheel: no finding of theirs and no exploitability claim is stated, only the reasons.
+    ``options`` gives ``alpha``, ``n_resamples``, ``power``, ``required_bias`` (already the standard's
+    when none was declared) and ``tests`` (checked against the battery).
     """
+    alpha, n_resamples, power, tests = options.alpha, options.n_resamples, options.power, options.tests
     space = log.space
     group = f"table:{name}"
     reasons = list(extra_reasons) + checks.too_few_reasons(t, space.m)
@@ -481,30 +434,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
                 f"transcription artefact at its line starts (see the data-integrity section): the wheel and the artefact cannot "
                 f"be told apart"
             )
-    if t.n >= checks.MIN_PER_OUTCOME * space.m:
-        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
-        # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
-        # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
-        # same verdict on a wheel and a shoe; the power statement is printed either way
-        gate = out.verdict in ("PASS", "INCONCLUSIVE")
-        if gate:
-            reasons += pw_reasons
-        if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
-            # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
-            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
-                           f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
-        paytable, rage = paytables_for_wheel(log.wheel)
-        symbol_level = not space.circular
-        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
-                                      required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
-                                      with_power=symbol_level)
-        if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
-            reasons += pe["inconclusive_reasons"]
-            pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
-                      statement="Power of the symbol chi-square alone (the battery's verdict has at most this power): " + pe["power"].get("statement", ""))
-    else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
-        pw = {"statement": f"{t.n} spins: too few to state a power."}
-        pe = {}
+    pw, pe = _table_power(out, data, t, log, options=options, entropy=entropy, group=group, reasons=reasons)
     if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
         out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=battery.weights, seeds=seeds, suspect_level=suspect_level)
     out.power = pw
@@ -527,15 +457,7 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     bd = out.to_dict()
     if pe.get("exploitability", {}).get("applicable", True) and pe.get("exploitability") and not other_wheel:
         # the practical edge at the standard's level(s): the best bet's simultaneous interval at 1 - level
-        paytable, rage = paytables_for_wheel(log.wheel)
-        levels = sorted(set(edge_levels) | {alpha})
-        edges = {}
-        for lv in levels:
-            ex = exploitability(counts, space, paytable, rng=stream(entropy, group, f"practical_edge:{lv:g}"), wheel=log.wheel,
-                                rage_paytable=rage, confidence=1.0 - lv, n_draws=200)
-            edges[f"{lv:g}"] = {"level": lv, "confidence": 1.0 - lv, "bet": ex.best_bet, "expected_return": ex.expected_return,
-                                "ci": list(ex.ci), "demonstrated": ex.positive_expectation_demonstrated,
-                                "demonstrated_bet": ex.demonstrated_bet, "bets": ex.bets_considered}
+        edges = _practical_edges(counts, space, log.wheel, entropy=entropy, group=group, levels=sorted(set(edge_levels) | {alpha}))
         bd["practical_edge"] = edges[f"{alpha:g}"]
         bd["practical_edge_levels"] = edges
     bd["exploitability"] = pe.get("exploitability")
@@ -580,6 +502,52 @@ def _certify_table(name, t, log: SpinLog, *, entropy, alpha, n_resamples, power,
     if rage_part is not None:
         report["roulette_rage"] = rage_part
     return out, report
+
+
+def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, options: CertifyOptions, entropy: int, group: str,
+                 reasons: list) -> tuple[dict, dict]:
+    """The power statement of one table's verdict and the power and exploitability of :func:`power_and_exploitability`
+    (``(pw, pe)``); the reasons why a PASS would lack power are appended to ``reasons``."""
+    alpha, n_resamples, power, required_bias, tests = options.alpha, options.n_resamples, options.power, options.required_bias, options.tests
+    space, counts = log.space, data.counts
+    if t.n >= checks.MIN_PER_OUTCOME * space.m:
+        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
+        # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
+        # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
+        # same verdict on a wheel and a shoe; the power statement is printed either way
+        gate = out.verdict in ("PASS", "INCONCLUSIVE")
+        if gate:
+            reasons += pw_reasons
+        if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
+            # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
+            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
+                           f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
+        paytable, rage = paytables_for_wheel(log.wheel)
+        symbol_level = not space.circular
+        pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
+                                      required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
+                                      with_power=symbol_level)
+        if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
+            reasons += pe["inconclusive_reasons"]
+            pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
+                      statement="Power of the symbol chi-square alone (the battery's verdict has at most this power): " + pe["power"].get("statement", ""))
+    else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
+        pw = {"statement": f"{t.n} spins: too few to state a power."}
+        pe = {}
+    return pw, pe
+
+
+def _practical_edges(counts, space, wheel: Wheel, *, entropy: int, group: str, levels) -> dict:
+    """The best bet's edge and its simultaneous interval at 1 - level for each level (keyed ``f"{level:g}"``)."""
+    paytable, rage = paytables_for_wheel(wheel)
+    edges = {}
+    for lv in levels:
+        ex = exploitability(counts, space, paytable, rng=stream(entropy, group, f"practical_edge:{lv:g}"), wheel=wheel,
+                            rage_paytable=rage, confidence=1.0 - lv, n_draws=200)
+        edges[f"{lv:g}"] = {"level": lv, "confidence": 1.0 - lv, "bet": ex.best_bet, "expected_return": ex.expected_return,
+                            "ci": list(ex.ci), "demonstrated": ex.positive_expectation_demonstrated,
+                            "demonstrated_bet": ex.demonstrated_bet, "bets": ex.bets_considered}
+    return edges
 
 
 def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha) -> dict | None:

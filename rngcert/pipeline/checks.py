@@ -145,6 +145,7 @@ LABEL_MIN_ROWS = 5
 LABEL_SD = 2.0
 
 
+# long: the rejected values weighed against the wheel's labels and counts (an export's label, a missing pocket's spelling), each with its sentence
 def label_reasons(log: SpinLog) -> list[str]:
     """INCONCLUSIVE reasons from result labels that do not fit the wheel (case c16).
 

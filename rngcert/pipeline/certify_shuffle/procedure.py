@@ -1,0 +1,257 @@
+"""Certification of a shuffle procedure by simulation (:func:`certify_procedure`): steady state, first
+shoe from new decks, remedies for it, trackers, sensitivity grid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rngcert.battery.core import worst
+from rngcert.battery.plain import add_shoe_findings
+from rngcert.battery.shuffle import ShoeData, is_tracker
+from rngcert.equipment import games as G
+from rngcert.equipment.procedure import Procedure
+from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section
+from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
+from rngcert.pipeline.options import ShuffleOptions
+from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.pipeline.shoe_power import default_min_edge, power_gate
+from rngcert.report import plots
+from rngcert.seeding import root
+from rngcert.simulate.fit import wash_parameters
+from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, concat_tables, simulate_batch, simulate_tables, table_batches
+
+
+# ----------------------------------------------------------------------------- procedures
+def _procedure_data(proc: Procedure, tab, kernel, *, first: bool, threshold: float, bj_rules) -> ShoeData:
+    if first:
+        before, after, rot, view = tab.first_before, tab.first_after, tab.first_after_rotated, tab.first_before
+    else:
+        before, after, rot = tab.before, tab.after, tab.after_rotated
+        view = np.where(tab.before_unseen, -1, tab.before)
+    game = None if proc.game == "none" else proc.game
+    turns = any(s.op == "wash" and s.full_params()["rotate"] > 0 for s in proc.steps)  # orientation is modelled only then
+    return ShoeData(before, after, proc.decks, game, proc.dealer_rule, proc.cut_position if game else None, None,
+                    guess_shoes=min(2000, before.shape[0]), before_view=view, kernel=kernel, threshold=threshold, bj_rules=bj_rules,
+                    players=int(proc.deal.get("players", 7)), rotated=rot.astype(np.int8) if turns else None)
+
+
+def _batch_item(item):
+    """One batch of simulated tables (a Dask work item): ``(procedure, batch, tables, entropy,
+    burn-in, key)`` -> :class:`~rngcert.simulate.procedure.Tables`."""
+    proc, batch, n, entropy, burn_in, key = item
+    return simulate_batch(proc, batch, n, entropy, burn_in=burn_in, key=key)
+
+
+def _simulate(proc: Procedure, tables: int, entropy: int, *, burn_in: int, plan: Plan, key=("tables",)):
+    """:func:`~rngcert.simulate.procedure.simulate_tables`, its batches run as the plan's work items."""
+    items = [(proc, b, n, entropy, burn_in, key) for b, n in table_batches(tables)]
+    return concat_tables(map_items(_batch_item, items, plan=plan))
+
+
+def _remedies(proc: Procedure) -> list[tuple[str, dict]]:
+    """Candidate changes for the first shoe of new decks: an extra riffle, a longer wash, both."""
+    out = []
+    riffle = next((i for i, s in enumerate(proc.steps, 1) if s.op in ("grab_riffle", "riffle")), None)
+    wash = wash_parameters(proc)
+    if riffle is not None:
+        t = proc.steps[riffle - 1].full_params()["times"]
+        out.append((f"one more riffle of the new decks (step {riffle} x{t + 1})", {f"steps[{riffle}].times": t + 1}))
+        out.append((f"two more riffles (step {riffle} x{t + 2})", {f"steps[{riffle}].times": t + 2}))
+    if wash is not None:
+        v = proc.value(wash[0])
+        out.append((f"a wash twice as long (travel {2 * v:.2f})", {wash[0]: min(100.0, 2 * v)}))
+        if riffle is not None:
+            t = proc.steps[riffle - 1].full_params()["times"]
+            out.append(("a wash twice as long and one more riffle", {wash[0]: min(100.0, 2 * v), f"steps[{riffle}].times": t + 1}))
+    return out
+
+
+def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules):
+    """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
+    edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy); a change
+    of a parameter fixed by the rules says so, with the rule."""
+    tried = []
+    rules = {p["name"]: p.get("source", "") for p in proc.parameters() if p.get("status") == "rule"}
+    for label, change in _remedies(proc):
+        fixed = [f"{k} is fixed by {rules[k]}" for k in change if k in rules]
+        if fixed:
+            label += " — a change of the rules: " + "; ".join(fixed)
+        p2 = proc.with_params(change)
+        k2 = _kernel(p2, entropy, min(TRAIN_TABLES, tables), key=("tracker-training", "remedy"))
+        t2 = simulate_tables(p2, tables, entropy, burn_in=1, key=("remedy",))
+        d2 = _procedure_data(p2, t2, k2, first=True, threshold=threshold, bj_rules=bj_rules)
+        o2 = _run(d2, entropy=entropy, group="first-shoe-remedy", alpha=alpha, n_resamples=n_resamples, standard=standard)
+        best = _max_edge(o2)
+        tried.append({"change": label, "parameters": change, "verdict": o2.verdict,
+                      "max_tracker_edge": None if best is None else {"tracker": best[0], "edge": best[1], "ci95": best[2]}})
+        if o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected) and (best is None or best[1] <= threshold):
+            return label, tried
+    return None, tried
+
+
+def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, threshold: float, n_resamples: int, standard: str,
+                 bj_rules, clumps=(1.0, 2.0, 4.0, 8.0), travels=(0.05, 0.15, 0.3, 0.6), riffles=(1, 2)) -> dict | None:
+    wash = wash_parameters(proc)
+    riffle = next((i for i, s in enumerate(proc.steps, 1) if s.op in ("grab_riffle", "riffle")), None)
+    if wash is None and riffle is None:
+        return None
+    axes = {}
+    if wash is not None:
+        axes["travel"] = (wash[0], list(travels))
+        axes["clump"] = (wash[1], list(clumps))
+    if riffle is not None:
+        axes["riffles"] = (f"steps[{riffle}].times", list(riffles))
+    names = list(axes)
+    grid = [dict()]
+    for ax in names:
+        grid = [g | {axes[ax][0]: v} for g in grid for v in axes[ax][1]]
+    rows = []
+    for g in grid:  # grid points, each a vectorised simulation
+        p2 = proc.with_params(g)
+        k2 = _kernel(p2, entropy, max(200, tables // 2), key=("tracker-training", "sensitivity"))
+        t2 = simulate_tables(p2, tables, entropy, burn_in=4, key=("sensitivity",))
+        d2 = _procedure_data(p2, t2, k2, first=False, threshold=threshold, bj_rules=bj_rules)
+        o2 = _run(d2, entropy=entropy, group="sensitivity", alpha=alpha, n_resamples=n_resamples, standard=standard)
+        best = _max_edge(o2)
+        mde = (o2.power.get("min_detectable_edge") or {}).get(best[0]) if best is not None else None  # that tracker's own
+        rows.append({**{ax: g[axes[ax][0]] for ax in names}, "verdict": o2.verdict, "detectable_edge": mde,
+                     "tracker": None if best is None else best[0], "edge": None if best is None else best[1],
+                     "ci95": None if best is None else best[2], "rejected": list(o2.rejected)})
+    current = {ax: proc.value(axes[ax][0]) for ax in names}
+    return {"axes": {ax: {"parameter": axes[ax][0], "values": axes[ax][1]} for ax in names}, "current": current, "rows": rows,
+            "tables_per_point": tables, "burn_in": 4,
+            "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
+                     "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
+                     "interval, and 'detectable' the edge of that tracker its tables detect with 90% power at the family-wise level. "
+                     "A point is FAIL when the edge passes the one-sided Holm test, or when a test rejects and no tracker could bet "
+                     "(nothing measured the edge, so nothing clears the rejection), so an interval above 0 need not be a FAIL "
+                     "at this size, and a point with fewer tables than the main run can differ from the main verdict for that reason. "
+                     "SUSPECT means statistical findings and no tracker edge established at this size: where its interval lies "
+                     "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
+
+
+# long: numpydoc a third; the rest the stages in their order (trackers, tables, steady state, first shoe and remedies, sensitivity, report)
+def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEFAULT_BURN_IN, sensitivity: bool = False,
+                      sensitivity_tables: int = 400, first_shoe: bool = True, decks_note: str = "",
+                      options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:
+    """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
+
+    Parameters
+    ----------
+    proc : Procedure
+    tables : int
+        Tables simulated (one tested shoe each, in steady state; their first shoes for the
+        first-shoe verdict).
+    burn_in : int
+        Shoes a table deals before the tested shoe (stated in the report).
+    sensitivity : bool
+        Also run the grid of assumed parameters (wash travel × clump × riffles).
+    sensitivity_tables : int
+        Tables per grid point.
+    first_shoe : bool
+        Judge the first shoe from new decks separately (and try remedies when it fails).
+    decks_note : str
+        A note on the decks the report prints.
+    options : ShuffleOptions, optional
+        The certification's options as one object (:class:`rngcert.pipeline.options.ShuffleOptions`,
+        what ``rngcert shuffle certify`` builds); keywords given beside it replace its fields.
+    **keywords
+        The fields of :class:`~rngcert.pipeline.options.ShuffleOptions`: ``seed`` (root seed; fresh OS
+        entropy, recorded, when None), ``alpha`` (family-wise level), ``threshold``, ``n_resamples``
+        (only when card identity is ambiguous; simulations are serialised), ``standard`` (default
+        "edge" for a manual procedure, "uniform" for a machine), ``figures``, ``command``, ``progress``
+        (called as each stage finishes: trackers trained, tables simulated, steady-state battery,
+        first-shoe battery, remedies, sensitivity grid), ``plan`` (where the batches of simulated
+        tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
+        serial; the tables, and so the report, are the same wherever they ran; the battery and the
+        trackers run here), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
+        state and first shoe; default the game's house edge) and ``power`` (default 0.9).
+
+    Returns
+    -------
+    ShuffleCertification
+    """
+    o = ShuffleOptions.of(options, where="certify_procedure", **keywords)
+    seed, alpha, threshold, n_resamples, standard, figures = o.seed, o.alpha, o.threshold, o.n_resamples, o.standard, o.figures
+    command, progress, plan, min_edge, power = o.command, o.progress, o.plan, o.min_edge, o.power
+    stages = 3 + (2 if first_shoe else 0) + (1 if sensitivity else 0)
+    step = [0]
+
+    def advance(label: str) -> None:
+        step[0] += 1
+        if progress is not None:
+            progress(step[0], stages, label)
+
+    entropy = int(root(seed).entropy)
+    # no game, no player's edge to measure: the uniform standard applies
+    standard = standard or ("uniform" if proc.kind == "machine" or proc.game == "none" else G.get(proc.game).default_standard)
+    game = None if proc.game == "none" else proc.game
+    bj_rules = _rules(proc, proc.decks)
+    kernel = _kernel(proc, entropy, min(TRAIN_TABLES, max(100, tables)))
+    advance("trackers trained")
+    tab = _simulate(proc, tables, entropy, burn_in=burn_in, plan=plan or Plan(workers=1))
+    advance(f"{tables} tables simulated")
+    data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
+    out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    house = _house_edges(game, proc.decks, bj_rules)
+    min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
+    gate_kw = dict(game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
+                   players=int(proc.deal.get("players", 7)))
+    gate = power_gate(out, n_shoes=data.n_shoes, **gate_kw)
+    advance(f"steady state: {out.verdict}")
+    notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
+             f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
+             f"trackers learned the procedure from {min(TRAIN_TABLES, max(100, tables))} independent simulated tables and play only "
+             "what a player sees (rank and suit, no deck serials); threshold declared in advance: "
+             f"{100 * threshold:+.2f}% of the stake"]
+    if decks_note:
+        notes.append(decks_note)
+    sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
+                                                                                   "power_gate": gate})]
+    figs = [_figures(data, out) if figures else []]
+    report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
+    outs = [out]
+    if first_shoe:
+        d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules)
+        o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
+        advance(f"first shoe: {o1.verdict}")
+        outs.append(o1)
+        sec1 = _section("first shoe from new decks", d1, o1, notes=["new decks are spread face up in order for inspection "
+                                                                   "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
+                        extra={"kind": "first_shoe", "power_gate": gate1})
+        sections.append(sec1)
+        figs.append(_figures(d1, o1) if figures else [])
+        fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
+        if o1.verdict == "FAIL":
+            fix, tried = _first_shoe_remedy(proc, entropy, tables=min(tables, 1000), alpha=alpha, threshold=threshold,
+                                            n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+            fs["remedy"] = fix
+            fs["remedies_tried"] = tried
+            fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
+                           "none of the remedies tried (one or two more riffles, a wash twice as long) is enough for new decks")
+        advance("remedies tried" if o1.verdict == "FAIL" else "no remedy needed")
+        report_extra["first_shoe"] = fs
+    if sensitivity:
+        report_extra["sensitivity"] = _sensitivity(proc, entropy, tables=sensitivity_tables, alpha=alpha, threshold=threshold,
+                                                   n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+        advance("sensitivity grid")
+        if figures and report_extra["sensitivity"]:
+            figs[0].append(plots.sensitivity_figure(report_extra["sensitivity"]))
+    verdict = worst([o.verdict for o in outs])
+    equipment = {"id": proc.id, "name": proc.name, "kind": "shuffle-procedure", "source": proc.source, "file": proc.path,
+                 "procedure": proc.to_dict()}
+    inputs = [{"path": proc.path, "sha256": "", "format": "shuffle procedure (TOML)",
+               "summary": f"{tables} simulated tables; steady state after {burn_in} shoes; first shoe from new decks judged separately"}]
+    report = _header(command=command, inputs=inputs, equipment=equipment, subject=f"{proc.name} ({tables} simulated tables)",
+                     notes=notes, tables=sections, verdict=verdict, alpha=alpha, entropy=entropy, seed=seed, n_resamples=n_resamples,
+                     decks=proc.decks, game=game, rule=proc.dealer_rule, standard=standard)
+    report |= report_extra
+    report["parameters"] = proc.parameters()
+    report["assumed_parameters"] = [p["name"] for p in report["parameters"] if p["status"] == "assumed"]
+    report["house_edge"] = house
+    report["power_effect"] = out.power
+    report["power_gate"] = gate
+    add_shoe_findings(report)
+    return ShuffleCertification(report, figs, out)
