@@ -78,20 +78,22 @@ class ScalingResult:
     max_relative_bias: Fraction
     rejection_probability: Fraction
 
-    @property
-    def favoured(self) -> list[int]:
-        """Outcomes with the largest probability (empty when exactly uniform)."""
+    def _extreme(self, pick) -> list[int]:
+        """Outcomes whose count is ``pick(counts)`` (empty when exactly uniform)."""
         if self.max_bias == 0:
             return []
-        c = max(self.counts)
+        c = pick(self.counts)
         return [j for j, v in enumerate(self.counts) if v == c]
 
     @property
+    def favoured(self) -> list[int]:
+        """Outcomes with the largest probability (empty when exactly uniform)."""
+        return self._extreme(max)
+
+    @property
     def disfavoured(self) -> list[int]:
-        if self.max_bias == 0:
-            return []
-        c = min(self.counts)
-        return [j for j, v in enumerate(self.counts) if v == c]
+        """Outcomes with the smallest probability (empty when exactly uniform)."""
+        return self._extreme(min)
 
     def to_dict(self) -> dict:
         """JSON-able summary; fractions as "a/b" strings next to floats."""

@@ -207,6 +207,29 @@ def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]
     return out
 
 
+def _table_keys(pt: dict, tab_ids: dict[str, int]) -> np.ndarray:
+    """One integer a row of the part ``pt``: its table's number in ``tab_ids`` (tables are numbered as they are
+    first met, across parts; a part without a table column is one table named after its file; a row with no
+    table gets -1)."""
+    if pt.get("table") is not None:
+        codes, labels = _codes_labels(pt["table"])
+        lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
+        return lut[np.where(codes < 0, len(labels), codes)]
+    return np.full(pt["pos"].size, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+
+
+def _result_label(pt: dict, j: int, wheel: Wheel, labels_pos: Sequence[str], bare: bool = False) -> str:
+    """Row ``j`` of the part ``pt`` as a finding names it: ``void``, its section's position label where the wheel
+    order is known (``bare``: without the ``index:`` prefix a money wheel's labels carry), else its symbol (``?``
+    if none)."""
+    if pt["void_mask"][j]:
+        return "void"
+    if pt["pos"][j] >= 0 and labels_pos:
+        label = str(labels_pos[pt["pos"][j]])
+        return label.split(":", 1)[-1] if bare else label
+    return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+
+
 def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     """Repeated spin ids of a table, across all files, with the store's rule
     (:func:`repeat_status`): an exact repeat (same result) is counted once, the later copies are
@@ -220,13 +243,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     keys_t, keys_s, outs, lives, where = [], [], [], [], []
     for i in with_ids:
         pt = parts[i]
-        n = pt["pos"].size
-        if pt.get("table") is not None:
-            codes, labels = _codes_labels(pt["table"])
-            lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
-            tk = lut[np.where(codes < 0, len(labels), codes)]
-        else:
-            tk = np.full(n, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+        tk = _table_keys(pt, tab_ids)
         sid = pt["spin_id"]
         if isinstance(sid, IntIds):
             sk = sid.values.astype(np.int64)
@@ -243,7 +260,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
         keys_s.append(sk)
         outs.append(outcome_key(pt["pos"], pt["sym"], pt["void_mask"]))
         lives.append(lv)
-        where.append(np.full(n, i, dtype=np.int64))
+        where.append(np.full(pt["pos"].size, i, dtype=np.int64))
     if len(with_ids) == 1:
         tk, sk, out, live, part_of = keys_t[0], keys_s[0], outs[0], lives[0], where[0]
     else:
@@ -262,13 +279,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     labels_pos = wheel.position_space().labels if wheel.order_known else ()
 
     def result(g):
-        pt = parts[int(part_of[g])]
-        j = int(local[g])
-        if pt["void_mask"][j]:
-            return "void"
-        if pt["pos"][j] >= 0 and labels_pos:
-            return str(labels_pos[pt["pos"][j]])
-        return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+        return _result_label(parts[int(part_of[g])], int(local[g]), wheel, labels_pos)
 
     def at(g, ref):
         pt = parts[int(part_of[g])]
@@ -332,14 +343,8 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
     extra_cols = [c for c in ("payout", "multiplier") if all(parts[i].get(c) is not None for i in use)]
     for i in use:
         pt = parts[i]
-        n = pt["pos"].size
         live = np.flatnonzero(pt["accepted_mask"] | pt["void_mask"])
-        if pt.get("table") is not None:
-            codes, labels = _codes_labels(pt["table"])
-            lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
-            tk = lut[np.where(codes < 0, len(labels), codes)]
-        else:
-            tk = np.full(n, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+        tk = _table_keys(pt, tab_ids)
         T.append(tk[live])
         TS.append(pt["ts"][live])
         O.append(outcome_key(pt["pos"], pt["sym"], pt["void_mask"])[live])
@@ -389,13 +394,7 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
     compared = ", ".join(["result"] + extra_cols)
 
     def result(g):
-        pt = parts[int(part_of[g])]
-        j = int(row[g])
-        if pt["void_mask"][j]:
-            return "void"
-        if pt["pos"][j] >= 0 and labels_pos:
-            return str(labels_pos[pt["pos"][j]]).split(":", 1)[-1]
-        return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+        return _result_label(parts[int(part_of[g])], int(row[g]), wheel, labels_pos, bare=True)
 
     def line(g):
         pt = parts[int(part_of[g])]
