@@ -225,6 +225,8 @@ def _global_ids(local_codes: np.ndarray, names: list, table: dict) -> np.ndarray
     return lut[local_codes] if lut.size else np.zeros(0, dtype=np.int64)
 
 
+# long: the whole validation of card-scanner logs, vectorised over the rows of every file, then per-shoe checks and renumbering: the stages share the
+#   concatenated row arrays (the longest function left: a split by stage is the next step)
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
@@ -590,6 +592,7 @@ def _why(rejects: dict, file: str, line: int) -> str:
     return f", column {r.column}, token {r.text!r}: {r.reason.rsplit(': ', 1)[0]}"
 
 
+# long: every reason a shoe is not a legal multiset of decks, one short check after the other, collected in one list
 def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
     """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
     f = d["file"]
@@ -654,6 +657,7 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
     return out
 
 
+# long: 28 lines of docstring (the scanner format written); the code builds the Arrow table stage by stage
 def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table: str | None = None,
                    serial: bool = True, lengths=None, rotated=None, dealer=None) -> int:
     """Write shoes in the scanner format (DESIGN §3), the inverse of :func:`read_shoe_log`.

@@ -164,6 +164,7 @@ def _outcome_word(labels: Sequence[str], wheel_kind: str | None) -> str:
     return "section" if wheel_kind == "money-wheel" else "outcome"
 
 
+# long: one flat dispatch on the test's details, a short wording per kind of test
 def finding(t: Mapping[str, Any], labels: Sequence[str] | None = None, wheel_kind: str | None = None) -> str:
     """One line saying what the test saw, in the equipment's words, from the test's details."""
     if not t.get("applicable", True):

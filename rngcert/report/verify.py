@@ -232,6 +232,7 @@ def _find_report_json(folder: Path) -> Path:
     return p
 
 
+# long: 24 lines of docstring; the checks of a report folder follow in the order they are reported
 def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public_key=None, trusted_keys: Sequence = (),
                   require_signature: bool = True) -> Verification:
     """Check a report folder: the content hash of report.json, its layout, the files written with
@@ -335,6 +336,7 @@ def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> Non
             v.add(f"log {g}", False, "is not an input of this report (its SHA-256 matches none recorded)")
 
 
+# long: the signature against the embedded and the pinned keys, one outcome message per case
 def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: bool) -> None:
     """The signature against the trusted keys (none: checked only against the key it carries)."""
     sig = integ.get("signature")

@@ -97,6 +97,7 @@ def outcome_key(pos: np.ndarray, sym: np.ndarray, void: np.ndarray) -> np.ndarra
     return ((np.asarray(pos, dtype=np.int64) + 1) * 65536 + (np.asarray(sym, dtype=np.int64) + 1)) * 2 + np.asarray(void, dtype=np.int64)
 
 
+# long: per file and table, the secondary result-source rows matched to their primary rounds with a reason for each: one pass over the shared row keys
 def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]]]:
     """Rows of secondary result sources (``result_source`` not in :data:`PRIMARY_SOURCES`) are
     taken out of the results and compared with the primary row of the same table and spin_id.
@@ -230,6 +231,7 @@ def _result_label(pt: dict, j: int, wheel: Wheel, labels_pos: Sequence[str], bar
     return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
 
 
+# long: repeated spin ids across files (the store's rule): vectorised keys of every file, then one status pass and the notes that name lines
 def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     """Repeated spin ids of a table, across all files, with the store's rule
     (:func:`repeat_status`): an exact repeat (same result) is counted once, the later copies are
@@ -325,6 +327,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     return notes
 
 
+# long: near-duplicate rounds: keys of every file, one sort into spin order and the neighbour comparison, then the finding with its examples
 def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: bool) -> dict[str, dict]:
     """Near-duplicate rounds (:data:`NEAR_DUPLICATE_RULE`): per table, rows taken in time order;
     a row with the same result (and payout, multiplier) as the row before it, less than ``min_s``
@@ -481,6 +484,8 @@ def _id_numbers(spin_id) -> np.ndarray | None:
     return vals[np.where(codes < 0, len(labels), codes)]
 
 
+# long: the concatenation of the files into tables in spin order, with the gap and time-order findings: every optional column is joined and split the
+#   same way
 def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, TableSpins]:
     """Concatenate files, split per table, put rows in spin order, report gaps in spin ids.
 
@@ -629,6 +634,7 @@ def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
     return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
 
 
+# long: 22 lines of docstring (the clock rules: DST, adjustments); the code is 49 lines
 def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None) -> dict | None:
     """The disagreement between spin-id order (or, without ids, file order) and time order of one
     table, or None when the timestamps never go back in that order.

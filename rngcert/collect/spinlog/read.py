@@ -24,6 +24,8 @@ from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
 
+# long: 34 lines of docstring and 9 of signature of the public reader; the code is the reading pipeline in order (files, sources, repeats, near
+#   duplicates, tables)
 def read_spin_log(
     paths: Sequence[str | Path] | str | Path,
     wheel: Wheel,
