@@ -484,7 +484,27 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         reader.close()
 
 
-# long: a generator that parses line by line with the state of its batch (flush, blank lines, BOM): 55 lines, 4 of them docstring
+def _line_fields(b: bytes, encoding: str, delim: str, k: int, mark: str) -> tuple[list[str] | None, str, str]:
+    """One physical line of :func:`iter_csv_lines` parsed on its own: ``(fields, "", "")``, or ``(None, its
+    text (200 characters), why it is rejected)``. ``mark`` stands for a bare CR inside the line."""
+    b = b[:-1] if b.endswith(b"\n") else b
+    b = b[:-1] if b.endswith(b"\r") else b
+    try:
+        text = b.decode(encoding)
+    except UnicodeDecodeError as exc:
+        return None, b[:200].decode(encoding, "replace"), f"not valid {encoding} text ({exc.reason} at byte {exc.start})"
+    text = text.replace("\r", mark)
+    try:
+        fields = next(_csv.reader([text], delimiter=delim, strict=True), [""])
+    except _csv.Error as exc:
+        if "field limit" in str(exc):
+            return None, text[:200], f"a field is longer than {_csv.field_size_limit():,} characters (the line has {len(text):,}): not a spin record"
+        return None, text[:200], f"quoting is not valid CSV ({exc}); a quote must close on its line"
+    if len(fields) != k:
+        return None, text[:200], f"expected {k} fields, found {len(fields)}"
+    return fields, "", ""
+
+
 def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int = 100_000, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
     """Like :func:`iter_csv_batches`, parsing each physical line on its own (Python's csv
     module, strict quoting). Slower; used when pyarrow's records do not match the lines: a line
@@ -513,25 +533,9 @@ def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int =
     for no, b in enumerate(fh, start=1):
         if no <= scan.first_line_no or no in blank:
             continue
-        b = b[:-1] if b.endswith(b"\n") else b
-        b = b[:-1] if b.endswith(b"\r") else b
-        try:
-            text = b.decode(encoding)
-        except UnicodeDecodeError as exc:
-            rejected.append((no, b[:200].decode(encoding, "replace"), f"not valid {encoding} text ({exc.reason} at byte {exc.start})"))
-            continue
-        text = text.replace("\r", mark)
-        try:
-            fields = next(_csv.reader([text], delimiter=delim, strict=True), [""])
-        except _csv.Error as exc:
-            if "field limit" in str(exc):
-                why = f"a field is longer than {_csv.field_size_limit():,} characters (the line has {len(text):,}): not a spin record"
-            else:
-                why = f"quoting is not valid CSV ({exc}); a quote must close on its line"
-            rejected.append((no, text[:200], why))
-            continue
-        if len(fields) != k:
-            rejected.append((no, text[:200], f"expected {k} fields, found {len(fields)}"))
+        fields, text, why = _line_fields(b, encoding, delim, k, mark)
+        if fields is None:
+            rejected.append((no, text, why))
             continue
         for c, v in zip(cols, fields):
             c.append(v)

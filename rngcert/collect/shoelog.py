@@ -592,20 +592,10 @@ def _why(rejects: dict, file: str, line: int) -> str:
     return f", column {r.column}, token {r.text!r}: {r.reason.rsplit(': ', 1)[0]}"
 
 
-# long: every reason a shoe is not a legal multiset of decks, one short check after the other, collected in one list
-def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
-    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
-    f = d["file"]
+def _position_problems(P, pos: np.ndarray, lines: np.ndarray, N: int, decks: int) -> list[ShoeProblem]:
+    """The positions of a shoe's cards that repeat, lie past its ``N`` cards, or are missing (five of each
+    named), in position order; ``P(line, position, reason)`` makes a problem."""
     out = []
-    P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
-    pos, lines, face, serial = d["pos"], d["lines"], d["face"], d["serial"]
-    rej_lines = d.get("rejected_lines", [])
-    k = pos.size
-    if rej_lines:
-        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}"
-                                      f"{_why(d.get('rejects') or {}, f, rej_lines[0])}); the shoe cannot be checked as a whole"))
-    if k == 0:
-        return out
     o = np.argsort(pos, kind="stable")
     ps, ls = pos[o], lines[o]
     dup = np.flatnonzero(ps[1:] == ps[:-1]) + 1
@@ -620,9 +610,26 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
         out.append(P(-1, g, f"position {g} missing"))
     if gaps.size > 5:
         out.append(P(-1, 0, f"{gaps.size} positions missing in all"))
+    return out
+
+
+def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
+    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
+    f = d["file"]
+    out = []
+    P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
+    pos, lines, face, serial = d["pos"], d["lines"], d["face"], d["serial"]
+    rej_lines = d.get("rejected_lines", [])
+    k = pos.size
+    if rej_lines:
+        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}"
+                                      f"{_why(d.get('rejects') or {}, f, rej_lines[0])}); the shoe cannot be checked as a whole"))
+    if k == 0:
+        return out
+    out += _position_problems(P, pos, lines, N, decks)
     if mixed and not serialised:
         if np.any(serial > 0) and np.any(serial == 0):
-            out.append(P(ls[0], 0, "mix of serialised (#k) and unserialised card tokens"))
+            out.append(P(lines[int(np.argmin(pos))], 0, "mix of serialised (#k) and unserialised card tokens"))  # the first card's line
     if np.any(serial > decks):
         i = int(np.flatnonzero(serial > decks)[0])
         out.append(P(lines[i], pos[i], f"deck serial #{serial[i]} but the shoe has {decks} deck(s)"))

@@ -336,7 +336,6 @@ def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> Non
             v.add(f"log {g}", False, "is not an input of this report (its SHA-256 matches none recorded)")
 
 
-# long: the signature against the embedded and the pinned keys, one outcome message per case
 def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: bool) -> None:
     """The signature against the trusted keys (none: checked only against the key it carries)."""
     sig = integ.get("signature")
@@ -367,6 +366,12 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
         except InvalidSignature:
             return False
 
+    _signature_outcome(v, verifies, embedded, trusted)
+
+
+def _signature_outcome(v: Verification, verifies, embedded, trusted: Sequence) -> None:
+    """The line and the check of a well-formed signature: ``verifies(key)`` says whether it verifies with ``key``;
+    ``embedded`` is the key the report carries (never trusted for itself), ``trusted`` the pinned keys."""
     fp = fingerprint(embedded)
     if not trusted:
         ok = verifies(embedded)
