@@ -25,3 +25,8 @@ def run(args, env, ok=(0, 10, 11, 12), cwd=None) -> tuple[float, float, float]:
     if p.returncode not in ok:
         raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}\n{p.stderr[-2000:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), peak
+
+
+def best(rows) -> tuple[float, float, float]:
+    """The best of repeated runs of one command (timeit's rule): least wall time, least CPU time, largest peak."""
+    return min(r[0] for r in rows), min(r[1] for r in rows), max(r[2] for r in rows)

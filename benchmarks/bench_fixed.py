@@ -52,7 +52,8 @@ c = np.bincount(a, minlength=37); p = np.bincount(a[:-1] * 37 + a[1:], minlength
 """
 
 
-from _measure import run  # noqa: E402 (benchmarks/ is the script's folder)
+from _measure import best as best_of  # noqa: E402 (benchmarks/ is the script's folder)
+from _measure import run  # noqa: E402
 
 
 def main():
@@ -104,7 +105,7 @@ def main():
                 rows.setdefault(name, []).append(run(args, e))
             shutil.rmtree(tmp / "o", ignore_errors=True)
             print(f"  round {r}: " + " | ".join(f"{k} {v[-1][0]:.2f}/{v[-1][1]:.2f} s" for k, v in rows.items()) + "  (wall/CPU)")
-        best = {k: (min(w for w, _, _ in v), min(c for _, c, _ in v), max(m for _, _, m in v)) for k, v in rows.items()}
+        best = {k: best_of(v) for k, v in rows.items()}
         print("best of the rounds (wall s, CPU s, peak MB):")
         for k, (w, c, m) in best.items():
             print(f"  {k:32s} {w:6.2f} {c:6.2f} {m:7.0f}")

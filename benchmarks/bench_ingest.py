@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import _measure  # (benchmarks/ is the script's folder)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,16 +36,16 @@ con.close()
 """
 
 
-def run(args) -> tuple[float, float]:
-    """(wall s, CPU s of the child) of a command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    p = subprocess.run([str(a) for a in args], capture_output=True, text=True, env=ENV)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}\n{p.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def run(args) -> tuple[float, float, float]:
+    """(wall s, CPU s of the child, peak MB) of a command."""
+    return _measure.run(args, ENV, ok=(0,))
+
+
+def compared(ours, floor) -> str:
+    """One line: rngcert's and the floor's wall and CPU times and their ratios."""
+    (o_w, o_c, _), (f_w, f_c, _) = ours, floor
+    return (f"rngcert {o_w:.2f} s wall, {o_c:.2f} s CPU | floor {f_w:.2f} s wall, {f_c:.2f} s CPU | "
+            f"ratio {o_w / f_w:.2f}x wall, {o_c / f_c:.2f}x CPU")
 
 
 def main():
@@ -59,8 +57,8 @@ def main():
     from rngcert.equipment.wheel import load_wheel
     from rngcert.simulate.wheel import simulate_spins, write_spin_log
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench_ingest_"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="bench_ingest_") as d:
+        tmp = Path(d)
         log = tmp / "log.csv"
         eu = load_wheel("european")
         sim = simulate_spins(eu, a.spins, np.random.default_rng(1), dealers=4, void_rate=0.01)
@@ -73,18 +71,12 @@ def main():
         for i in range(a.pairs):
             ours.append(run([sys.executable, "-m", "rngcert", "ingest", log, "--db", tmp / f"r{i}.duckdb"]))
             floor.append(run([sys.executable, "-c", FLOOR, log, tmp / f"f{i}.duckdb"]))
-            (o_w, o_c), (f_w, f_c) = ours[-1], floor[-1]
-            print(f"  pair {i + 1}: rngcert {o_w:.2f} s wall, {o_c:.2f} s CPU | floor {f_w:.2f} s wall, {f_c:.2f} s CPU | "
-                  f"ratio {o_w / f_w:.2f}x wall, {o_c / f_c:.2f}x CPU")
+            print(f"  pair {i + 1}: {compared(ours[-1], floor[-1])}")
             for p in tmp.glob("*.duckdb*"):
                 if not p.name.startswith("warm"):
                     p.unlink() if p.is_file() else shutil.rmtree(p, ignore_errors=True)
-        bw, bc = min(w for w, _ in ours), min(c for _, c in ours)
-        fw, fc = min(w for w, _ in floor), min(c for _, c in floor)
-        print(f"best: rngcert {bw:.2f} s wall, {bc:.2f} s CPU ({a.spins / bw / 1e6:.2f} M spins/s) | floor {fw:.2f} s wall, {fc:.2f} s CPU | "
-              f"ratio {bw / fw:.2f}x wall, {bc / fc:.2f}x CPU (target <= 2x)")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        b_ours, b_floor = _measure.best(ours), _measure.best(floor)
+        print(f"best: {compared(b_ours, b_floor)} (target <= 2x); rngcert {a.spins / b_ours[0] / 1e6:.2f} M spins/s")
 
 
 if __name__ == "__main__":

@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import _measure  # noqa: E402 (benchmarks/ is the script's folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), CI="1")
@@ -47,14 +47,7 @@ print(sum(counts.values()))
 
 def run(args, ok=(0, 10, 11, 12)) -> tuple[float, float]:
     """(wall s, peak RSS MB) of a command in its own process."""
-    out = Path(tempfile.mktemp(suffix=".time"))
-    t = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-o", str(out), "-f", "%M"] + [str(a) for a in args], capture_output=True, text=True, env=ENV)
-    wall = time.perf_counter() - t
-    peak = float(out.read_text().strip().splitlines()[-1]) / 1024
-    out.unlink()
-    if p.returncode not in ok:
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, args))}\n{p.stderr[-2000:]}")
+    wall, _, peak = _measure.run(args, ENV, ok)
     return wall, peak
 
 

@@ -59,3 +59,27 @@ def run_cli(*args, input=None, env=None, catch_exceptions=False):
     from rngcert.cli import main
 
     return CliRunner().invoke(main, [str(a) for a in args], input=input, env=env, catch_exceptions=catch_exceptions)
+
+
+def ingest_into(db, *paths) -> list:
+    """Ingest the files into the store at ``db`` (opened for this and closed again) → one
+    :class:`~rngcert.collect.store.IngestResult` a file."""
+    from rngcert.collect.store import Store
+
+    with Store(db) as st:
+        return st.ingest(list(paths))
+
+
+def split_tables(log, per_table: int, prefix: str = "T"):
+    """Rewrite the ``table`` column of a simulated CSV log (the simulator names one table) so that
+    each run of ``per_table`` rows is a table of its own: ``T1``, ``T2``, ... (``prefix``). → ``log``."""
+    import csv
+
+    log = Path(log)
+    rows = list(csv.reader(log.read_text().splitlines()))
+    j = rows[0].index("table")
+    for i, row in enumerate(rows[1:]):
+        row[j] = f"{prefix}{1 + i // per_table}"
+    with open(log, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return log

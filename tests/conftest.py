@@ -40,6 +40,24 @@ def cli():
     return run_cli
 
 
+@pytest.fixture
+def compact_reads(monkeypatch):
+    """The calls of the compact spin-log reader that returned (one ``"compact"`` each), in a list
+    that grows as the test reads logs; a read that falls back to the exact path adds nothing."""
+    import rngcert.collect.spinlog.read as spinlog_read  # where read_spin_log looks up _read_spin_log_compact
+
+    taken: list[str] = []
+    real = spinlog_read._read_spin_log_compact
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        taken.append("compact")
+        return out
+
+    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", spy)
+    return taken
+
+
 #: Tests that take more than about 2 s each on the 2-core machine, marked ``slow`` here in one
 #: place (besides the modules and tests that mark themselves): the calibration modules, the
 #: fuzzers, the whole-pipeline report tests and the store's concurrency runs. They run in the full

@@ -9,16 +9,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import click
 import duckdb
 import numpy as np
 import pytest
 from _support import shared_file, shared_path
-from click.testing import CliRunner
 from scipy import stats
 
 from rngcert.cli import EXIT
-from rngcert.cli.store import audit
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
@@ -142,31 +139,29 @@ def test_windows_last_since_until(tmp_path):
 
 
 @pytest.mark.slow
-def test_audit_cli_exit_code_report_and_all_parallel(tmp_path):
+def test_audit_cli_exit_code_report_and_all_parallel(tmp_path, cli):
     shared_file("data", "roulette-live-dealer", "live_roulette_spins.csv")  # skips without the shared folder
-    g = click.Group()
-    g.add_command(audit)
     log = tmp_path / "t.csv"
     _dealer_log(log, 3000, 4)
     db = tmp_path / "s.duckdb"
     with Store(db) as st:
         st.ingest([log])
         st.ingest([LIVE], columns=LIVE_COLUMNS)
-    r = CliRunner().invoke(g, ["audit", "--db", str(db), "--table", "T", "--seed", "3", "--resamples", "199", "--no-plots", "--out", str(tmp_path / "rep")])
+    r = cli("audit", "--db", db, "--table", "T", "--seed", "3", "--resamples", "199", "--no-plots", "--out", tmp_path / "rep")
     assert "VERDICT:" in r.output and "trend: homogeneity across dealers: X²" in r.output
     with Store(db, read_only=True) as st:
         (rec,) = st.audits("T")
     assert r.exit_code == EXIT[rec["verdict"]]
     assert Path(rec["report_path"]).is_file()
-    r1 = CliRunner().invoke(g, ["audit", "--db", str(db), "--all", "--seed", "3", "--resamples", "199", "--no-plots", "--out", str(tmp_path / "r1")])
-    r2 = CliRunner().invoke(g, ["audit", "--db", str(db), "--all", "--jobs", "2", "--seed", "3", "--resamples", "199", "--no-plots", "--out", str(tmp_path / "r2")])
+    r1 = cli("audit", "--db", db, "--all", "--seed", "3", "--resamples", "199", "--no-plots", "--out", tmp_path / "r1")
+    r2 = cli("audit", "--db", db, "--all", "--jobs", "2", "--seed", "3", "--resamples", "199", "--no-plots", "--out", tmp_path / "r2")
     assert r1.exit_code == r2.exit_code
     with Store(db, read_only=True) as st:
         recs = st.audits()
     assert len(recs) == 1 + 2 * 19
     first, second = recs[1:20], recs[20:]
     assert [(a["table_id"], a["pvalues"]) for a in first] == [(a["table_id"], a["pvalues"]) for a in second]
-    r = CliRunner().invoke(g, ["audit", "--db", str(db), "--table", "nope"])
+    r = cli("audit", "--db", db, "--table", "nope")
     assert r.exit_code == 3 and "not in store" in r.output
-    r = CliRunner().invoke(g, ["audit", "--db", str(db)])
+    r = cli("audit", "--db", db)
     assert r.exit_code == 2

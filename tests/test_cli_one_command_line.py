@@ -6,73 +6,67 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from rngcert.cli import main
-
-
-def _run(*args, **kw):
-    return CliRunner(**kw).invoke(main, [str(a) for a in args], catch_exceptions=False)
+from _support import run_cli
 
 
 # ------------------------------------------------------------------ house-edge covers every game
-def test_house_edge_blackjack_dispatches_to_the_shuffle_computation():
-    top = _run("house-edge", "blackjack", "--decks", 6, "--json")
-    alias = _run("shuffle", "house-edge", "--decks", 6, "--json")
+def test_house_edge_blackjack_dispatches_to_the_shuffle_computation(cli):
+    top = cli("house-edge", "blackjack", "--decks", 6, "--json")
+    alias = cli("shuffle", "house-edge", "--decks", 6, "--json")
     assert top.exit_code == 0 == alias.exit_code, top.output
     assert json.loads(top.output) == json.loads(alias.output)
     assert 0.0 < json.loads(top.output)["house_edge"] < 0.02
-    proc = _run("house-edge", "blackjack-004")
-    assert proc.exit_code == 0 and proc.output == _run("shuffle", "house-edge", "blackjack-004").output
+    proc = cli("house-edge", "blackjack-004")
+    assert proc.exit_code == 0 and proc.output == cli("shuffle", "house-edge", "blackjack-004").output
     assert "house edge" in proc.output and "basic strategy" in proc.output
 
 
-def test_house_edge_baccarat_and_wheels_still_work_and_options_do_not_mix():
-    res = _run("house-edge", "baccarat", "--json")
+def test_house_edge_baccarat_and_wheels_still_work_and_options_do_not_mix(cli):
+    res = cli("house-edge", "baccarat", "--json")
     assert res.exit_code == 0 and json.loads(res.output)[0]["paytable"]
-    res = _run("house-edge", "roulette", "--rule", "H17")
+    res = cli("house-edge", "roulette", "--rule", "H17")
     assert res.exit_code == 2 and "not blackjack" in res.output
-    res = _run("house-edge", "blackjack", "--paytable", "baccarat")
+    res = cli("house-edge", "blackjack", "--paytable", "baccarat")
     assert res.exit_code == 2
-    res = _run("house-edge", "baccarat-004", "--json")  # a baccarat procedure: baccarat at its decks
+    res = cli("house-edge", "baccarat-004", "--json")  # a baccarat procedure: baccarat at its decks
     assert res.exit_code == 0 and "exact 8-deck" in json.loads(res.output)[0]["probabilities"]
-    res = _run("house-edge", "baccarat-004", "--decks", 6)
+    res = cli("house-edge", "baccarat-004", "--decks", 6)
     assert res.exit_code == 4 and "fixes the number of decks at 8" in res.output  # as `shuffle certify` refuses it
-    res = _run("house-edge", "poker")
+    res = cli("house-edge", "poker")
     assert res.exit_code == 3 and "blackjack" in res.output  # the unknown-game message names blackjack
 
 
 # ------------------------------------------------------------------ --json on ingest, rejects, watch
 def _log(tmp_path, spins=600, seed=3):
     log = tmp_path / "spins.csv"
-    assert _run("simulate", "wheel", "--spins", spins, "--seed", seed, "--out", log).exit_code == 0
+    assert run_cli("simulate", "wheel", "--spins", spins, "--seed", seed, "--out", log).exit_code == 0
     lines = log.read_text().splitlines()
     lines[4] = lines[4].rsplit(",", 1)[0] + ",99"  # one unreadable pocket
     log.write_text("\n".join(lines) + "\n")
     return log
 
 
-def test_ingest_and_rejects_json(tmp_path):
+def test_ingest_and_rejects_json(tmp_path, cli):
     log = _log(tmp_path)
     db = tmp_path / "s.duckdb"
-    res = _run("ingest", log, "--db", db, "--json")
+    res = cli("ingest", log, "--db", db, "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.output)
     (f,) = d["files"]
     assert f["status"] == "ingested" and f["rejected"] == 1 and f["inserted"] == d["store_spins"] > 0 and d["store_tables"] >= 1
-    again = json.loads(_run("ingest", log, "--db", db, "--json").output)
+    again = json.loads(cli("ingest", log, "--db", db, "--json").output)
     assert again["files"][0]["status"] == "already ingested" and again["store_spins"] == d["store_spins"]
-    res = _run("rejects", "--db", db, "--json")
+    res = cli("rejects", "--db", db, "--json")
     r = json.loads(res.output)
     assert res.exit_code == 0 and r["count"] == 1
     (row,) = r["rejects"]
     assert row["line"] == 5 and row["column"].startswith("result") and "99" in row["text"] and row["reason"]
-    assert _run("rejects", "--db", db, "--json", "--csv").exit_code == 2
+    assert cli("rejects", "--db", db, "--json", "--csv").exit_code == 2
 
 
-def test_watch_json_lines(tmp_path):
+def test_watch_json_lines(tmp_path, cli):
     log = _log(tmp_path, spins=450)
-    res = _run("watch", log, "--json", "--no-record", "--block", 100)
+    res = cli("watch", log, "--json", "--no-record", "--block", 100)
     assert res.exit_code == 0, res.output
     events = [json.loads(ln) for ln in res.stdout.splitlines()]  # every line of stdout is one JSON object
     kinds = [e["event"] for e in events]
@@ -83,27 +77,27 @@ def test_watch_json_lines(tmp_path):
     assert {"table", "spins", "log_evidence", "log_threshold", "leader", "alarm"} <= set(st)
 
 
-def test_watch_json_alarm_is_the_last_event(tmp_path):
+def test_watch_json_alarm_is_the_last_event(tmp_path, cli):
     log = tmp_path / "biased.csv"
     log.write_text("spin_id,result\n" + "".join(f"{i},{17 if i % 3 == 0 else i % 37}\n" for i in range(1, 3001)))
-    res = _run("watch", log, "--json", "--no-record")
+    res = cli("watch", log, "--json", "--no-record")
     assert res.exit_code == 13, res.output
     events = [json.loads(ln) for ln in res.stdout.splitlines()]
     assert events[-1]["event"] == "alarm" and events[-1]["spin"] > 0 and events[-1]["alarm_record"] is None
 
 
-def test_every_command_that_prints_results_has_json(tmp_path):
+def test_every_command_that_prints_results_has_json(tmp_path, cli):
     """keygen prints only the two paths it wrote; every other command has --json."""
     cmds = [["certify"], ["simulate", "wheel"], ["equipment"], ["bits"], ["scaling"], ["shuffle", "certify"], ["shuffle", "simulate"],
             ["shuffle", "riffles"], ["shuffle", "house-edge"], ["power"], ["house-edge"], ["ingest"], ["rejects"], ["audit"], ["watch"],
             ["export"], ["verify"]]
     for c in cmds:
-        assert "--json" in _run(*c, "--help").output, c
-    wheels = json.loads(_run("equipment", "--json").output)
+        assert "--json" in cli(*c, "--help").output, c
+    wheels = json.loads(cli("equipment", "--json").output)
     assert {"european", "american"} <= {w["id"] for w in wheels} and all(w["k"] > 0 for w in wheels)
-    res = _run("simulate", "wheel", "--spins", 20, "--seed", 1, "--out", tmp_path / "x.csv", "--json")
+    res = cli("simulate", "wheel", "--spins", 20, "--seed", 1, "--out", tmp_path / "x.csv", "--json")
     assert json.loads(res.stdout)["spins"] == 20
-    res = _run("shuffle", "simulate", "baccarat-004", "--shoes", 2, "--seed", 1, "--out", tmp_path / "s.csv", "--json")
+    res = cli("shuffle", "simulate", "baccarat-004", "--shoes", 2, "--seed", 1, "--out", tmp_path / "s.csv", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["rows"] > 0
 
 
@@ -244,27 +238,27 @@ def test_notes_wrap_and_keep_commands_whole():
 
 
 @pytest.mark.slow
-def test_default_log_note_is_not_cut_in_the_summary(tmp_path):
+def test_default_log_note_is_not_cut_in_the_summary(tmp_path, cli):
     from rngcert.cli._common import DEFAULT_LOG_COMMAND
 
-    res = _run("certify", "--no-plots", "--resamples", 199, "--seed", 1, "--out", tmp_path)
+    res = cli("certify", "--no-plots", "--resamples", 199, "--seed", 1, "--out", tmp_path)
     assert res.exit_code in (0, 10, 11), res.output
     assert "regenerate with:" in res.output
     note = [ln for ln in res.output.splitlines() if DEFAULT_LOG_COMMAND in ln]  # whole, on one line
     assert note and "…" not in "".join(note)
 
 
-def test_house_edge_blackjack_line_names_every_rule_that_changes_the_edge():
+def test_house_edge_blackjack_line_names_every_rule_that_changes_the_edge(cli):
     """--obo and --resplit-aces change the edge: the printed line must say so, or two different edges read alike."""
-    enhc = _run("house-edge", "blackjack", "--decks", 6, "--double", "9-11", "--das", "--split-hands", 4, "--resplit-aces")
-    obo = _run("house-edge", "blackjack", "--decks", 6, "--double", "9-11", "--das", "--split-hands", 4, "--resplit-aces", "--obo")
+    enhc = cli("house-edge", "blackjack", "--decks", 6, "--double", "9-11", "--das", "--split-hands", 4, "--resplit-aces")
+    obo = cli("house-edge", "blackjack", "--decks", 6, "--double", "9-11", "--das", "--split-hands", 4, "--resplit-aces", "--obo")
     assert enhc.exit_code == 0 and obo.exit_code == 0
     a, b = enhc.output.splitlines()[0], obo.output.splitlines()[0]
     assert "(ENHC)" in a and "(OBO)" in b and "aces resplit" in a and "blackjack pays 3 to 2" in a
     assert "house edge 0.548%" in a  # Wizard of Odds #294 (reference/blackjack.json): 0.55% for these rules
 
 
-def test_bits_from_standard_input_is_a_clear_usage_error():
+def test_bits_from_standard_input_is_a_clear_usage_error(cli):
     """`certify -` reads standard input; `bits -` answered "-: cannot read: No such file or directory" (exit 3)."""
-    r = CliRunner().invoke(main, ["bits", "-", "--format", "ascii", "--streams", "1", "--length", "100"], input="0101" * 25)
+    r = cli("bits", "-", "--format", "ascii", "--streams", "1", "--length", "100", input="0101" * 25, catch_exceptions=True)
     assert r.exit_code == 2 and "standard input" in r.output and "save the dump to a file" in r.output

@@ -11,26 +11,17 @@ import json
 import shutil
 from pathlib import Path
 
-import click
 import duckdb
 import numpy as np
 import pyarrow.dataset as ds
-from click.testing import CliRunner
+from _support import run_cli
 
-from rngcert.cli.store import export, ingest
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.audit import audit_table
 from rngcert.simulate.wheel import simulate_spins, write_spin_log
 
 EU = load_wheel("european")
-
-
-def group():
-    g = click.Group()
-    g.add_command(export)
-    g.add_command(ingest)
-    return g
 
 
 def make_store(tmp_path) -> Path:
@@ -43,21 +34,21 @@ def make_store(tmp_path) -> Path:
         fh.write(b"6001,2026-01-04T00:00:00Z,T1,D1,cw,3,3,false,=HYPERLINK(1)\n")  # rejected
     perm = tmp_path / "wiesbaden-9.txt"
     perm.write_text(" ".join(str(x) for x in np.random.default_rng(2).integers(0, 37, 3000)) + "\n")
-    r = CliRunner().invoke(group(), ["ingest", str(a), str(perm), "--db", str(db)])
+    r = run_cli("ingest", a, perm, "--db", db)
     assert r.exit_code == 0, r.output
     return db
 
 
-def test_export_layout_and_readers(tmp_path):
+def test_export_layout_and_readers(tmp_path, cli):
     db = make_store(tmp_path)
     out = tmp_path / "exp"
-    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)])
+    r = cli("export", "--db", db, "--parquet", out)
     assert r.exit_code == 0, r.output
     days = sorted(p.name for p in (out / "table_id=T1").iterdir())
     assert days == ["day=2026-01-01", "day=2026-01-02", "day=2026-01-03"]
     assert [p.name for p in (out / "table_id=wiesbaden-9").iterdir()] == ["day=__HIVE_DEFAULT_PARTITION__"]  # no timestamps
     man = json.loads((out / "_rngcert" / "manifest.json").read_text())
-    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(tmp_path / "again"), "--json", "--table", "T1"])
+    r = cli("export", "--db", db, "--parquet", tmp_path / "again", "--json", "--table", "T1")
     assert r.exit_code == 0 and json.loads(r.output)["spins"] == 6000
     assert man["spins"] == 9000 and man["rejects"] == 1 and man["partitioning"] == ["table_id", "day"]
     con = duckdb.connect()
@@ -77,12 +68,12 @@ def test_export_layout_and_readers(tmp_path):
     assert set(d.to_table(columns=["table_id"]).column("table_id").to_pylist()) == {"T1", "wiesbaden-9"}
 
 
-def test_ingest_of_an_export_reproduces_the_store_and_its_audits(tmp_path):
+def test_ingest_of_an_export_reproduces_the_store_and_its_audits(tmp_path, cli):
     db = make_store(tmp_path)
     out = tmp_path / "exp"
-    assert CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)]).exit_code == 0
+    assert cli("export", "--db", db, "--parquet", out).exit_code == 0
     copy = tmp_path / "copy.duckdb"
-    r = CliRunner().invoke(group(), ["ingest", str(out), "--db", str(copy)])
+    r = cli("ingest", out, "--db", copy)
     assert r.exit_code == 0, r.output
     assert "store " + str(copy) + ": 9000 spins in 2 table(s)" in r.output
     cols = ", ".join(f"s.{c}" for c in ("table_id", "spin_no", "spin_label", "ts", "pos", "sym", "dealer", "direction", "release", "void", "line"))
@@ -101,22 +92,22 @@ def test_ingest_of_an_export_reproduces_the_store_and_its_audits(tmp_path):
         assert pa_ == pb and a.verdict == b.verdict
         assert a.report["inputs"] == b.report["inputs"]
     # idempotent: the same folder again adds nothing
-    r = CliRunner().invoke(group(), ["ingest", str(out), "--db", str(copy)])
+    r = cli("ingest", out, "--db", copy)
     assert r.exit_code == 0 and r.output.count("already ingested") == 2
     with Store(copy, read_only=True) as st:
         assert st.count_spins() == 9000
 
 
-def test_export_refuses_a_non_empty_folder_and_ingest_a_plain_folder(tmp_path):
+def test_export_refuses_a_non_empty_folder_and_ingest_a_plain_folder(tmp_path, cli):
     db = make_store(tmp_path)
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "x.txt").write_text("x")
-    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(busy)])
+    r = cli("export", "--db", db, "--parquet", busy)
     assert r.exit_code == 3 and "not an empty folder" in r.output
-    r = CliRunner().invoke(group(), ["ingest", str(busy), "--db", str(tmp_path / "n.duckdb")])
+    r = cli("ingest", busy, "--db", tmp_path / "n.duckdb")
     assert r.exit_code == 3 and "rngcert export" in r.output
-    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(tmp_path / "one"), "--table", "nope"])
+    r = cli("export", "--db", db, "--parquet", tmp_path / "one", "--table", "nope")
     assert r.exit_code == 3 and "not in store" in r.output
 
 
@@ -144,7 +135,7 @@ def small_store(tmp_path) -> Path:
     new = rows[-1].split(",")
     new[0] = "9999"
     c.write_text("\n".join([head, ",".join(new), with_result(",".join(new), other if new[k] != other else "2")]) + "\n")
-    r = CliRunner().invoke(group(), ["ingest", str(a), str(b), str(c), "--db", str(db)])
+    r = run_cli("ingest", a, b, c, "--db", db)
     assert r.exit_code == 0, r.output
     with Store(db, read_only=True) as st:
         assert st.count_spins() == 301 and len(st.rejects()) == 2 and len(st.conflicts()) == 2
@@ -152,17 +143,17 @@ def small_store(tmp_path) -> Path:
     return db
 
 
-def test_export_keeps_sources_rejects_and_conflicts_of_a_source_without_new_spins(tmp_path):
+def test_export_keeps_sources_rejects_and_conflicts_of_a_source_without_new_spins(tmp_path, cli):
     db = small_store(tmp_path)
     out = tmp_path / "exp"
-    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)])
+    r = cli("export", "--db", db, "--parquet", out)
     assert r.exit_code == 0 and "from 3 source(s)" in r.output and "2 rejected row(s)" in r.output, r.output
     man = json.loads((out / "_rngcert" / "manifest.json").read_text())
     assert man["sources"] == 3 and man["rejects"] == 2 and man["conflicts"] == 2
     assert [p["spins"] for p in man["per_source"]] == [300, 0, 1]
     assert len((out / "_rngcert" / "sources.jsonl").read_text().splitlines()) == 3
     copy = tmp_path / "copy.duckdb"
-    r = CliRunner().invoke(group(), ["ingest", str(out), "--db", str(copy)])
+    r = cli("ingest", out, "--db", copy)
     assert r.exit_code == 0, r.output
     sq = "SELECT path, sha256, rows, accepted, void, rejected, inserted, conflicts FROM sources ORDER BY source_id"
     rq = 'SELECT r.file, r.line, r."column", r.reason, r.text, s.sha256 FROM rejects r JOIN sources s USING (source_id) ORDER BY ALL'
@@ -185,13 +176,13 @@ def test_export_keeps_sources_rejects_and_conflicts_of_a_source_without_new_spin
 def _export(tmp_path, name="exp"):
     db = small_store(tmp_path)
     out = tmp_path / name
-    assert CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)]).exit_code == 0
+    assert run_cli("export", "--db", db, "--parquet", out).exit_code == 0
     return out
 
 
 def _refused(tmp_path, out, *words):
     new = tmp_path / "new.duckdb"
-    r = CliRunner().invoke(group(), ["ingest", str(out), "--db", str(new)])
+    r = run_cli("ingest", out, "--db", new)
     assert r.exit_code == 3, r.output
     for w in words:
         assert w in r.output, r.output

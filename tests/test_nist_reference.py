@@ -242,17 +242,12 @@ def test_c13_random_excursions_variant_data_e_all_states_equal_sts():
     assert {r.details["x"]: f"{r.pvalue:.6f}" for r in res} == STS_DATA_E_VARIANT
 
 
-def test_c13_cli_data_e_excursions(tmp_path):
+def test_c13_cli_data_e_excursions(tmp_path, cli):
     """The case's own command: rngcert bits data.e --format ascii --streams 1 --length 10^6."""
     import json as _json
 
-    from click.testing import CliRunner
-
-    from rngcert.cli import main
-    res = CliRunner().invoke(main, ["bits", str(DATA / "data.e"), "--format", "ascii",
-                                    "--streams", "1", "--length", "1000000", "--json",
-                                    "--no-plots", "--processes", "1", "--out", str(tmp_path)],
-                             catch_exceptions=False)
+    res = cli("bits", DATA / "data.e", "--format", "ascii", "--streams", "1", "--length", "1000000", "--json", "--no-plots", "--processes", "1",
+              "--out", tmp_path)
     tests = {t["name"]: t for t in _json.loads(res.output)["tables"][0]["battery"]["tests"]}
     for x, want in STS_DATA_E_EXCURSIONS.items():
         assert f"{tests[f'nist_random_excursions[x={x}]']['pvalue']:.6f}" == want

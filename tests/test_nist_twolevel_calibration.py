@@ -10,21 +10,18 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from rngcert.cli import EXIT, main
+from rngcert.cli import EXIT
 from rngcert.pipeline.certify_bits import bits_verdict
 from rngcert.simulate.sources import generate_bits
 from rngcert.stats.nist.twolevel import UNIFORMITY_ALPHA, run_many, two_level
 
 
-def test_c02_cli_perfect_generator_does_not_fail_at_n_128(tmp_path):
+def test_c02_cli_perfect_generator_does_not_fail_at_n_128(tmp_path, cli):
     """Case c02, the case's own command: a perfect generator FAILed with frequency-uniformity
     p ~ 1e-34 because the p-values at n = 128 take few values. Now no FAIL: the tests that
     cannot run at n = 128 make it INCONCLUSIVE, and every uniformity check that runs passes."""
-    res = CliRunner().invoke(main, ["bits", "--source", "pcg64", "--streams", "1000", "--length",
-                                    "128", "--seed", "1", "--no-plots", "--processes", "1",
-                                    "--json", "--out", str(tmp_path)], catch_exceptions=False)
+    res = cli("bits", "--source", "pcg64", "--streams", "1000", "--length", "128", "--seed", "1", "--no-plots", "--processes", "1", "--json", "--out", tmp_path)
     assert res.exit_code == EXIT["INCONCLUSIVE"], res.output[-2000:]
     rep = json.loads(res.output)
     tests = {t["name"]: t for t in rep["tables"][0]["battery"]["tests"]}

@@ -14,14 +14,10 @@ import os
 import shutil
 from pathlib import Path
 
-import click
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from _support import run_cli
 
-from rngcert.cli.certify import certify
-from rngcert.cli.rng import bits
-from rngcert.cli.store import audit
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
 from rngcert.errors import InputError
@@ -47,13 +43,6 @@ def cluster():
     c.close()
 
 
-def group():
-    g = click.Group()
-    for c in (certify, bits, audit):
-        g.add_command(c)
-    return g
-
-
 def multi_table_log(path: Path) -> Path:
     """Four tables of a live-dealer export, one of them biased, with dealers and release pockets.
     T1 is large enough (20,000 spins) for OpenBLAS to split a dot product over threads: without one
@@ -75,7 +64,7 @@ def stable(report: dict) -> dict:
 
 
 def run_json(*args) -> dict:
-    r = CliRunner().invoke(group(), [str(a) for a in args])
+    r = run_cli(*args)
     assert r.exit_code in (0, 10, 11, 12), r.output[-3000:]
     return json.loads(r.output)
 
@@ -120,7 +109,7 @@ def test_bits_from_a_file_on_dask_equal_serial(tmp_path, cluster):
     assert stable(run_json(*common, "--workers", 1, "--out", tmp_path / "s")) == stable(run_json(*common, "--scheduler", cluster, "--out", tmp_path / "d"))
 
 
-def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
+def test_audit_all_on_dask_equals_serial(tmp_path, cluster, cli):
     """Two copies of one store, audited with --all serially and on the cluster: the same reports
     (each table read by its own worker from the store) and the same audit records, in table order."""
     log = multi_table_log(tmp_path / "casino.csv")
@@ -131,10 +120,10 @@ def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
     shutil.copy(one, two)
     shutil.copy(one, three)
     args = ["--seed", "4", "--resamples", "199", "--all"]
-    r1 = CliRunner().invoke(group(), ["audit", "--db", str(one), "--workers", "1", "--out", str(tmp_path / "r1"), *args])
-    r2 = CliRunner().invoke(group(), ["audit", "--db", str(two), "--scheduler", cluster, "--out", str(tmp_path / "r2"), *args])
+    r1 = cli("audit", "--db", one, "--workers", "1", "--out", tmp_path / "r1", *args)
+    r2 = cli("audit", "--db", two, "--scheduler", cluster, "--out", tmp_path / "r2", *args)
     # a local cluster: each worker writes its own table's report
-    r3 = CliRunner().invoke(group(), ["audit", "--db", str(three), "--workers", "2", "--out", str(tmp_path / "r3"), *args])
+    r3 = cli("audit", "--db", three, "--workers", "2", "--out", tmp_path / "r3", *args)
     assert r1.exit_code == r2.exit_code == r3.exit_code and r1.exit_code in (0, 10, 11, 12), r1.output + r2.output + r3.output
     # the workers' read sessions and the client's records never wait on each other (recorded after the last table)
     assert not any("held by another process" in r.output for r in (r1, r2, r3)), r2.output + r3.output
@@ -160,11 +149,10 @@ def test_audit_all_on_dask_equals_serial(tmp_path, cluster):
         assert all(r["report_sha256"] for r in s3.audits())  # the workers' reports are the ones recorded
 
 
-def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster):
+def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster, cli):
     """`shuffle certify --shoes N`: the simulated tables are work items of TABLE_BATCH tables (batch
     0 from the plain stream key, so up to TABLE_BATCH tables nothing changes); the tables, and the
     whole report, are the same on a 2-worker cluster as serially."""
-    from rngcert.cli.app import main
     from rngcert.equipment.procedure import load_procedure
     from rngcert.pipeline.certify_shuffle import _simulate
     from rngcert.simulate.procedure import TABLE_BATCH, simulate_batch, simulate_tables, table_batches
@@ -179,8 +167,8 @@ def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster):
     one = simulate_batch(proc, 0, 50, 9, burn_in=1)  # batch 0 is the plain key: a small run is one pass
     assert np.array_equal(one.after, simulate_tables(proc, 50, 9, burn_in=1).after)
     args = ["shuffle", "certify", "baccarat-004", "--shoes", str(n), "--burn-in", "2", "--seed", "3", "--no-plots", "--json", "--no-sensitivity"]
-    a = CliRunner().invoke(main, args + ["--workers", "1", "--out", str(tmp_path / "s")])
-    b = CliRunner().invoke(main, args + ["--scheduler", cluster, "--out", str(tmp_path / "d")])
+    a = cli(*args, "--workers", "1", "--out", tmp_path / "s")
+    b = cli(*args, "--scheduler", cluster, "--out", tmp_path / "d")
     assert a.exit_code in (0, 10, 11, 12) and b.exit_code == a.exit_code, b.output[-2000:]
     ra, rb = (json.loads(r.output[r.output.index("{"):]) for r in (a, b))
     assert stable(ra) == stable(rb)
@@ -229,12 +217,11 @@ def test_one_item_and_workers_1_stay_serial(monkeypatch):
     os.environ.pop("DASK_SCHEDULER_ADDRESS", None)
 
 
-def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path):
+def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path, cli):
     """On a loaded machine a worker may not come up in time ("Nanny failed to start"): the items
     then run serially, with the same results and a warning, never an internal error (exit 1)."""
     import distributed
 
-    from rngcert.cli.app import main
     from rngcert.pipeline.parallel import ClusterFallbackWarning
 
     def refuse(*a, **k):
@@ -249,8 +236,7 @@ def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, t
     with pytest.warns(ClusterFallbackWarning), pytest.raises(InputError, match="item 2 is bad"):
         map_items(_fails, [0, 2], plan=Plan(workers=2))  # an item's own error keeps its type
     log = multi_table_log(tmp_path / "mt.csv")
-    r = CliRunner().invoke(main, ["certify", str(log), "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "2",
-                                  "--out", str(tmp_path / "fb"), "--json"])
+    r = cli("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "2", "--out", tmp_path / "fb", "--json")
     assert r.exit_code in (0, 10, 11, 12), r.output[-2000:]
     assert "rngcert: warning: the local Dask cluster did not start (RuntimeError: Nanny failed to start.)" in r.output
     serial = run_json("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "1", "--out", tmp_path / "s", "--json")

@@ -220,27 +220,24 @@ def test_lab_table_from_file(tmp_path):
 
 
 # ----------------------------------------------------------------------------- CLI
-def test_cli_house_edge():
-    from click.testing import CliRunner
+def test_cli_house_edge(cli):
 
-    from rngcert.cli.power import house_edge
 
-    run = CliRunner()
-    res = run.invoke(house_edge, ["roulette-rage", "--paytable", "roulette-rage-minimum-odds"])
+    res = cli("house-edge", "roulette-rage", "--paytable", "roulette-rage-minimum-odds")
     assert res.exit_code == 0 and "17.0011%" in res.output and "(0.170011)" in res.output
-    res = run.invoke(house_edge, ["roulette"])
+    res = cli("house-edge", "roulette")
     assert res.exit_code == 0 and "= 1/37" in res.output and "= 1/74" in res.output and "= 3/38" in res.output
-    res = run.invoke(house_edge, ["money-wheel", "--json"])
+    res = cli("house-edge", "money-wheel", "--json")
     doc = json.loads(res.output)
     assert [d["paytable"]["id"] for d in doc] == ["money-wheel-option-one", "money-wheel-option-two", "money-wheel-option-three"]
     assert doc[2]["house_edge"]["F"]["fraction"] == "3/26"
-    res = run.invoke(house_edge, ["baccarat"])
+    res = cli("house-edge", "baccarat")
     assert res.exit_code == 0 and "(0.010579)" in res.output and "(0.143596)" in res.output
-    res = run.invoke(house_edge, ["roulette", "--paytable", "baccarat"])
+    res = cli("house-edge", "roulette", "--paytable", "baccarat")
     assert res.exit_code == 3 and "not 'roulette'" in res.output
-    res = run.invoke(house_edge, ["poker"])
+    res = cli("house-edge", "poker")
     assert res.exit_code == 3 and "unknown game" in res.output
-    assert "Examples" in run.invoke(house_edge, ["--help"]).output
+    assert "Examples" in cli("house-edge", "--help").output
 
 
 class _CountingColours(tuple):

@@ -149,7 +149,7 @@ def test_permanence_list_takes_the_compact_path_with_line_starts(tmp_path, monke
     assert t.line_start.dtype == bool and t.line_start.sum() == 30 and t.line_start[::10].all()
 
 
-def test_a_list_on_one_line_is_read_in_blocks(tmp_path, monkeypatch):
+def test_a_list_on_one_line_is_read_in_blocks(tmp_path, monkeypatch, compact_reads):
     """All spins on one line (no line end): the line is cut after a separator, block by block, on
     the compact path; field numbers and the line count run on across the cuts. A word on such a
     long line sends the list to the exact reader, which judges the line whole."""
@@ -158,15 +158,7 @@ def test_a_list_on_one_line_is_read_in_blocks(tmp_path, monkeypatch):
     p = tmp_path / "oneline.txt"
     p.write_text(", ".join(x.tolist()))
     w = load_wheel("european")
-    taken = []
-    real = spinlog_read._read_spin_log_compact
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        taken.append("compact")
-        return out
-
-    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", spy)
+    taken = compact_reads
     exact, tiny, big = _read_three_ways(p, w, monkeypatch)
     assert tiny == exact and big == exact and taken == ["compact", "compact"]
     (r,) = exact[2]

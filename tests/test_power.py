@@ -246,26 +246,22 @@ def test_to_dict_and_text():
 
 
 # ----------------------------------------------------------------------------- CLI
-def test_cli_power():
+def test_cli_power(cli):
     import json
 
-    from click.testing import CliRunner
 
-    from rngcert.cli.power import power
-
-    run = CliRunner()
-    res = run.invoke(power, ["--equipment", "european", "--alternative", "single-pocket", "--effect", "0.1", "--alpha", "0.01", "--power", "0.9"])
+    res = cli("power", "--equipment", "european", "--alternative", "single-pocket", "--effect", "0.1", "--alpha", "0.01", "--power", "0.9")
     assert res.exit_code == 0 and "spins needed: 162443" in res.output and "non-central chi-square" in res.output
-    res = run.invoke(power, ["-a", "harmonic", "--spins", "5000", "--json"])
+    res = cli("power", "-a", "harmonic", "--spins", "5000", "--json")
     d = json.loads(res.output)
     assert d["solved_for"] == "effect" and d["effect"] == pytest.approx(0.0834906, rel=1e-5)
-    res = run.invoke(power, ["-a", "sector:5", "--spins", "3000", "--effect", "0.2", "--seed", "7", "--resamples", "1000", "--alt-samples", "200"])
+    res = cli("power", "-a", "sector:5", "--spins", "3000", "--effect", "0.2", "--seed", "7", "--resamples", "1000", "--alt-samples", "200")
     assert res.exit_code == 0 and "simulation" in res.output and "seed: 7" in res.output
-    res = run.invoke(power, ["-a", "sector", "--spins", "30"])
+    res = cli("power", "-a", "sector", "--spins", "30")
     assert res.exit_code == 3 and "sector width" in res.output
-    res = run.invoke(power, ["-a", "single-pocket"])
+    res = cli("power", "-a", "single-pocket")
     assert res.exit_code == 2
-    assert "Examples" in run.invoke(power, ["--help"]).output
+    assert "Examples" in cli("power", "--help").output
 
 
 def test_symbol_only_wheel_single_section():
@@ -283,15 +279,12 @@ def test_symbol_only_wheel_single_section():
     _within(np.mean([frequency.category_frequency(c, cats, name="symbol_frequency").pvalue <= 0.01 for c in C]))
 
 
-def test_cli_power_symbol_only_wheel():
-    from click.testing import CliRunner
+def test_cli_power_symbol_only_wheel(cli):
 
-    from rngcert.cli.power import power
 
-    run = CliRunner()
-    res = run.invoke(power, ["-e", "crazy-time", "--effect", "0.5"])
+    res = cli("power", "-e", "crazy-time", "--effect", "0.5")
     assert res.exit_code == 0 and "category_chisquare" in res.output and "spins needed" in res.output
-    res = run.invoke(power, ["-e", "crazy-time", "-a", "sector:3", "--spins", "1000"])
+    res = cli("power", "-e", "crazy-time", "-a", "sector:3", "--spins", "1000")
     assert res.exit_code == 3 and "no known arrangement" in res.output
 
 

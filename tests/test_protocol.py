@@ -8,9 +8,8 @@ import json
 import numpy as np
 import pytest
 from _support import shared_file
-from click.testing import CliRunner
 
-from rngcert.cli import EXIT, EXIT_EQUIPMENT, main
+from rngcert.cli import EXIT, EXIT_EQUIPMENT
 from rngcert.collect import protocol as proto_mod
 from rngcert.collect.spinlog import detect_format, read_spin_log
 from rngcert.equipment.protocol import load_protocol, packaged_protocols, protocol_from_dict
@@ -84,15 +83,15 @@ def test_protocol_validation_names_the_fault(change, words):
         protocol_from_dict(d, "lab.toml")
 
 
-def test_a_bad_protocol_file_is_exit_4_and_a_lab_protocol_file_works(tmp_path):
+def test_a_bad_protocol_file_is_exit_4_and_a_lab_protocol_file_works(tmp_path, cli):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\n[states]\n1 = "a"\n')
     cap = tmp_path / "cap.log"
     cap.write_text("\n".join(_game(1, "7")) + "\n")
-    res = CliRunner().invoke(main, ["certify", str(cap), "--protocol", str(bad), "--out", str(tmp_path), "--no-plots"])
+    res = cli("certify", cap, "--protocol", bad, "--out", tmp_path, "--no-plots")
     assert res.exit_code == EXIT_EQUIPMENT, res.output
     assert "bad.toml" in res.output and "message" in res.output
-    res = CliRunner().invoke(main, ["certify", str(cap), "--protocol", "no-such-wheel", "--out", str(tmp_path)])
+    res = cli("certify", cap, "--protocol", "no-such-wheel", "--out", tmp_path)
     assert res.exit_code == EXIT_EQUIPMENT and "slingshot2" in res.output
     # a lab's own controller: the same messages with '#' instead of ';' — no code, a TOML file
     text = (_doc_text().replace(r"^\*X;(?P<state>\d);(?P<game>\d{3});(?P<result>[ 0-9]{2});(?P<warning>\d{1,3});(?P<rotor_speed>\d{3});(?P<direction>\d)$",
@@ -153,16 +152,14 @@ def test_settings_session_has_one_game_that_never_ran():
 
 
 @pytest.mark.parametrize("name, accepted, void", [("ss2-protocol-6-games.log", 6, 1), ("selftest-capture.log", 3, 28), ("settings-session.log", 0, 1)])
-def test_certify_real_captures_end_to_end_inconclusive_for_size(tmp_path, name, accepted, void):
-    res = CliRunner().invoke(main, ["certify", str(_capture(name)), "--seed", "1", "--resamples", "999", "--no-plots", "--out", str(tmp_path), "--json"],
-                             catch_exceptions=False)
+def test_certify_real_captures_end_to_end_inconclusive_for_size(tmp_path, name, accepted, void, cli):
+    res = cli("certify", _capture(name), "--seed", "1", "--resamples", "999", "--no-plots", "--out", tmp_path, "--json")
     assert res.exit_code == EXIT["INCONCLUSIVE"], res.output
     rep = json.loads(res.output[res.output.index("{"):])
     assert rep["verdict"] == "INCONCLUSIVE"
     inp = rep["inputs"][0]
     assert (inp["format"], inp["accepted"], inp["void"]) == ("protocol:slingshot2", accepted, void)
-    txt = CliRunner().invoke(main, ["certify", str(_capture(name)), "--protocol", "slingshot2", "--seed", "1", "--resamples", "999", "--no-plots",
-                                    "--out", str(tmp_path)], catch_exceptions=False).output
+    txt = cli("certify", _capture(name), "--protocol", "slingshot2", "--seed", "1", "--resamples", "999", "--no-plots", "--out", tmp_path).output
     assert f"{accepted} accepted, {void} void" in txt and "too few" in txt
 
 
@@ -271,10 +268,9 @@ def test_simulated_protocol_reads_back_exactly(tmp_path):
         assert (log.period is not None) == ts
 
 
-def test_simulate_wheel_protocol_cli_with_a_direction_bias(tmp_path):
+def test_simulate_wheel_protocol_cli_with_a_direction_bias(tmp_path, cli):
     out = tmp_path / "dir.log"
-    res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--spins", "3000", "--seed", "5", "--direction-bias", "0:9:1.5",
-                                    "--out", str(out)], catch_exceptions=False)
+    res = cli("simulate", "wheel", "--format", "protocol", "--spins", "3000", "--seed", "5", "--direction-bias", "0:9:1.5", "--out", out)
     assert res.exit_code == 0, res.output
     t = next(iter(read_spin_log(out, EU).tables.values()))
     arc = t.outcomes < 9  # positions 0-8
@@ -282,7 +278,7 @@ def test_simulate_wheel_protocol_cli_with_a_direction_bias(tmp_path):
     # planted: the arc weighs 1.5 in clockwise games and 0.5 in counter-clockwise ones (9/37 of the wheel)
     assert cw == pytest.approx(9 * 1.5 / (28 + 9 * 1.5), abs=0.035) and ccw == pytest.approx(9 * 0.5 / (28 + 9 * 0.5), abs=0.035)
     assert abs(arc.mean() - 9 / 37) < 0.03  # pooled over both directions it is nearly fair
-    res = CliRunner().invoke(main, ["simulate", "wheel", "--format", "protocol", "--pocket-bias", "17:1.2", "--out", str(out)])
+    res = cli("simulate", "wheel", "--format", "protocol", "--pocket-bias", "17:1.2", "--out", out)
     assert res.exit_code == 2 and "does not take --pocket-bias" in res.output
 
 
@@ -309,10 +305,10 @@ def test_unknown_state_bad_direction_and_a_result_without_number(tmp_path):
     assert any("the result state has no winning number" in n and "spin 2 (game 002)" in n for n in log.notes)
 
 
-def test_ingest_a_capture(tmp_path):
+def test_ingest_a_capture(tmp_path, cli):
     db = tmp_path / "s.duckdb"
-    res = CliRunner().invoke(main, ["ingest", str(_capture("ss2-protocol-6-games.log")), "--db", str(db)], catch_exceptions=False)
+    res = cli("ingest", _capture("ss2-protocol-6-games.log"), "--db", db)
     assert res.exit_code == 0, res.output
     assert "7 rows → 7 new spins stored" in res.output and "(1 void among the rows)" in res.output
-    res = CliRunner().invoke(main, ["ingest", str(_capture("ss2-protocol-6-games.log")), "--db", str(db), "--protocol", "slingshot2"], catch_exceptions=False)
+    res = cli("ingest", _capture("ss2-protocol-6-games.log"), "--db", db, "--protocol", "slingshot2")
     assert res.exit_code == 0 and "already ingested" in res.output and "7 spins in 1 table" in res.output

@@ -3,10 +3,10 @@ rounds follow the rules, their run lengths follow the exact law on fair wheels, 
 the published house edge, and the section is in the certify report of a real permanence list."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 from numpy.random import PCG64, Generator
 from scipy import stats
 
@@ -21,8 +21,8 @@ EU = load_wheel("european")
 SPACE = EU.position_space()
 COLOUR = np.asarray(SPACE.categories["colour"][0])  # 0 red, 1 black, 2 zero
 LAW = np.asarray(rage_run_length_law(18 / 37), dtype=float)
-REF = Path("/work/shared/reference/roulette_rage.json")
-WIESBADEN = Path("/work/shared/data/roulette-wiesbaden/spielbank-wiesbaden_t5_190424.txt")
+REF = shared_path("reference", "roulette_rage.json")
+WIESBADEN = shared_path("data", "roulette-wiesbaden", "spielbank-wiesbaden_t5_190424.txt")
 
 
 def _rounds_by_the_rules(colour, cap=14):

@@ -14,9 +14,7 @@ import tty
 import numpy as np
 import pytest
 from _support import shared_file
-from click.testing import CliRunner
 
-from rngcert.cli import main
 from rngcert.collect import protocol as proto_mod
 from rngcert.collect.record import LiveDecoder, RecordStats, record
 from rngcert.collect.spinlog import read_spin_log
@@ -175,17 +173,17 @@ def test_record_from_a_pty_with_a_disconnect_mid_game_and_a_restart(tmp_path):
     assert t.rotor_speed.tolist() == pytest.approx([14.1, 16.1, 17.0, 16.7, 14.1, 16.2])
 
 
-def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path):
+def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path, cli):
     cap = shared_file(*SS2)
     part = tmp_path / "part.log"
     part.write_bytes(b"\n".join(cap.read_bytes().split(b"\n")[:210]) + b"\n")  # games 011 and 012
     out = tmp_path / "w.csv"
-    res = CliRunner().invoke(main, ["record", str(part), "--out", str(out)], catch_exceptions=False)
+    res = cli("record", part, "--out", out)
     assert res.exit_code == 0, res.output
     assert out.read_text().count("\n") == 3 and "game 013 was running" in res.output
     with out.open("a") as fh:
         fh.write("3,013,2026-01-01T00:00:00Z,6,fal")  # a crash while writing
-    res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q"], catch_exceptions=False)
+    res = cli("record", cap, "--out", out, "-q")
     assert res.exit_code == 0
     assert "cut off" in res.output and "resuming" in res.output
     import json
@@ -196,7 +194,7 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path):
     assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 10)]  # the whole capture is a new stream: its 7 games after spin 2
     bad = tmp_path / "other.csv"
     bad.write_text("spin_id,result\n1,5\n")
-    res = CliRunner().invoke(main, ["record", str(cap), "--out", str(bad)])
+    res = cli("record", cap, "--out", bad)
     assert res.exit_code == 3 and "not a log this recorder wrote" in res.output
 
 
@@ -222,8 +220,8 @@ def test_record_from_a_fifo_whose_writer_closes_and_comes_back(tmp_path):
     assert st.lines == 505
 
 
-def test_watch_refuses_a_raw_capture_and_says_what_to_run(tmp_path):
-    res = CliRunner().invoke(main, ["watch", str(shared_file(*SS2)), "--no-record", "--db", str(tmp_path / "s.duckdb")])
+def test_watch_refuses_a_raw_capture_and_says_what_to_run(tmp_path, cli):
+    res = cli("watch", shared_file(*SS2), "--no-record", "--db", tmp_path / "s.duckdb")
     assert res.exit_code == 3 and "rngcert record" in res.output
 
 
@@ -258,17 +256,17 @@ def test_pty_replays_a_real_capture_with_its_own_timing(tmp_path):
     assert st.rejected == 0 and any("game 002 was running" in e for e in events)
 
 
-def test_record_source_errors_exit_3_and_leave_no_log(tmp_path):
+def test_record_source_errors_exit_3_and_leave_no_log(tmp_path, cli):
     out = tmp_path / "w.csv"
-    res = CliRunner().invoke(main, ["record", str(tmp_path / "capture.lgo"), "--out", str(out)])
+    res = cli("record", tmp_path / "capture.lgo", "--out", out)
     assert res.exit_code == 3 and "no such file, FIFO or serial port" in res.output and not out.exists()
-    res = CliRunner().invoke(main, ["record", "/dev/ttyRNGCERT-NONE", "--out", str(out), "--max-wait", "0.2", "--reconnect", "0.05"])
+    res = cli("record", "/dev/ttyRNGCERT-NONE", "--out", out, "--max-wait", "0.2", "--reconnect", "0.05")
     assert res.exit_code == 3 and "gave up after 0.2 s" in res.output
-    res = CliRunner().invoke(main, ["record", str(shared_file(*SS2)), "--out", str(out), "--protocol", "no-such"])
+    res = cli("record", shared_file(*SS2), "--out", out, "--protocol", "no-such")
     assert res.exit_code == 4 and "slingshot2" in res.output
 
 
-def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path):
+def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path, cli):
     from rngcert.simulate.protocol import protocol_lines, write_protocol
     from rngcert.stats.alternatives import WheelBias, position_probabilities
 
@@ -280,7 +278,7 @@ def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path):
         cap = tmp_path / f"{name}.log"
         write_protocol(cap, protocol_lines(eu, pos, np.arange(n) % 2, np.full(n, 16.0), np.zeros(n, bool), PROTO))
         out = tmp_path / f"{name}.csv"
-        res = CliRunner().invoke(main, ["record", str(cap), "--out", str(out), "-q", "--watch"])
+        res = cli("record", cap, "--out", out, "-q", "--watch")
         assert res.exit_code == code, res.output
         rows = list(csv.DictReader(out.open()))
         if code:
@@ -290,18 +288,18 @@ def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path):
         assert not out.with_name(out.name + ".rejects.csv").read_text().strip().count("\n")  # header only
 
 
-def test_record_from_standard_input_with_a_table_column(tmp_path):
+def test_record_from_standard_input_with_a_table_column(tmp_path, cli):
     out = tmp_path / "w.csv"
-    res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "--table", "wheel-7", "-q"], input=shared_file(*SS2).read_bytes())
+    res = cli("record", "-", "--out", out, "--table", "wheel-7", "-q", input=shared_file(*SS2).read_bytes())
     assert res.exit_code == 0, res.output
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 7 and {r["table"] for r in rows} == {"wheel-7"}
     log = read_spin_log(out, load_wheel("european"))
     assert list(log.tables) == ["wheel-7"] and (log.accepted, log.void) == (6, 1)
-    res = CliRunner().invoke(main, ["record", "-", "--out", str(out), "-q"], input=b"")  # resuming without the table: another log's shape
+    res = cli("record", "-", "--out", out, "-q", input=b"")  # resuming without the table: another log's shape
     assert res.exit_code == 3 and "same --table" in res.output
 
 
-def test_record_help_has_examples_and_exit_codes():
-    res = CliRunner().invoke(main, ["record", "--help"])
+def test_record_help_has_examples_and_exit_codes(cli):
+    res = cli("record", "--help")
     assert res.exit_code == 0 and "Examples" in res.output and "13 ALARM" in res.output and "--baud" in res.output

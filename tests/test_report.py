@@ -13,9 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from _support import split_tables
 
-from rngcert.cli import main
 from rngcert.cli._common import summary_text
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.certify_wheel import certify_log
@@ -35,14 +34,7 @@ def _log(tmp_path, n=2000, seed=1, tables=1):
     p = tmp_path / f"sim-{seed}.csv"
     write_spin_log(p, EU, sim)
     if tables > 1:  # the simulator names one table: split the spins into T1, T2, ...
-        import csv
-
-        rows = list(csv.reader(p.read_text().splitlines()))
-        j = rows[0].index("table")
-        for i, row in enumerate(rows[1:]):
-            row[j] = f"T{1 + i // n}"
-        with open(p, "w", newline="") as fh:
-            csv.writer(fh).writerows(rows)
+        split_tables(p, n)
     return p
 
 
@@ -212,8 +204,8 @@ def test_terminal_summary_order_and_one_line_per_table(multi, single):
     assert one[-1].startswith("VERDICT: ") and any(ln.startswith("certified:") for ln in one) and any(ln.startswith("data:") for ln in one)
 
 
-def test_default_log_note_printed_once(tmp_path):
-    res = CliRunner().invoke(main, ["certify", "--seed", "1", "--resamples", "199", "--no-plots", "--out", str(tmp_path)], catch_exceptions=False)
+def test_default_log_note_printed_once(tmp_path, cli):
+    res = cli("certify", "--seed", "1", "--resamples", "199", "--no-plots", "--out", tmp_path)
     assert res.output.count("no log given") == 1, res.output
 
 
@@ -299,11 +291,11 @@ def test_write_report_figures_listed_are_the_figures_shown(multi, tmp_path):
     assert html.count("data:image/svg+xml;base64,") == sum(len(t["figures"]) for t in j["tables"])
 
 
-def test_pdf_unavailable_fails_before_the_run(tmp_path, monkeypatch):
+def test_pdf_unavailable_fails_before_the_run(tmp_path, monkeypatch, cli):
     import rngcert.report.pdf as pdfmod
 
     monkeypatch.setattr(pdfmod, "available", lambda: (False, "WeasyPrint is not installed (test); " + pdfmod.INSTALL))
-    res = CliRunner().invoke(main, ["certify", "--pdf", "--out", str(tmp_path)])
+    res = cli("certify", "--pdf", "--out", tmp_path)
     assert res.exit_code == 3 and "--pdf: WeasyPrint is not installed" in res.output and "rngcert[pdf]" in res.output
     assert not list(tmp_path.glob("*"))  # nothing was certified or written
 
@@ -332,13 +324,13 @@ def test_progress_bar_has_total_and_rate_and_is_silent_when_piped(monkeypatch, c
     assert buf2.getvalue() == ""
 
 
-def test_verify_and_keygen_have_help_with_examples():
+def test_verify_and_keygen_have_help_with_examples(cli):
     for cmd in (["verify", "--help"], ["keygen", "--help"], ["bits", "--help"], ["certify", "--help"]):
-        res = CliRunner().invoke(main, cmd)
+        res = cli(*cmd)
         assert res.exit_code == 0 and "Example" in res.output, cmd
-    assert "--pdf" in CliRunner().invoke(main, ["certify", "--help"]).output
-    assert "--sign" in CliRunner().invoke(main, ["bits", "--help"]).output
-    top = CliRunner().invoke(main, ["--help"]).output
+    assert "--pdf" in cli("certify", "--help").output
+    assert "--sign" in cli("bits", "--help").output
+    top = cli("--help").output
     assert "verify" in top and "keygen" in top
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from html import unescape
 
+from _support import run_cli, split_tables
+
 from rngcert.report import text
 from rngcert.report.writer import overall_line, unit_under_test, uut_line
 
@@ -49,11 +51,8 @@ def test_unit_under_test_not_cut_inside_a_word():
 def _run(args, out):
     import json
 
-    from click.testing import CliRunner
 
-    from rngcert.cli import main
-
-    res = CliRunner().invoke(main, [*map(str, args), "--out", str(out)], catch_exceptions=False)
+    res = run_cli(*args, "--out", out)
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = out.glob("*/report.json")
     return json.loads(rep.read_text(encoding="utf-8")), rep.with_name("report.html").read_text(encoding="utf-8"), res.output
@@ -77,15 +76,13 @@ def test_one_sp800_22_sequence_claims_no_second_level_rules(tmp_path):
     assert clause["result"] in ("met", "not met")  # with m >= 2 the rules run and the clause is judged
 
 
-def test_page_one_under_a_named_standard_states_its_rule(tmp_path):
+def test_page_one_under_a_named_standard_states_its_rule(tmp_path, cli):
     """Under west-virginia-29-22B-909 (each test on its own at 99%) page one's "Verdict policy" quoted only
     the battery's weighted-Holm rule; it states the standard's rule first and names the standard."""
-    from click.testing import CliRunner
 
-    from rngcert.cli import main
 
     log = tmp_path / "b.csv"
-    res = CliRunner().invoke(main, ["simulate", "wheel", "--spins", 3000, "--seed", 4, "--pocket-bias", "17:1.3", "--out", str(log)])
+    res = cli("simulate", "wheel", "--spins", 3000, "--seed", 4, "--pocket-bias", "17:1.3", "--out", log)
     assert res.exit_code == 0, res.output
     j, html, _ = _run(["certify", log, "--standard", "west-virginia-29-22B-909", "--seed", 1, "--resamples", 199, "--no-plots"], tmp_path / "r")
     policy = unescape(html.split("<h2>Verdict policy</h2>", 1)[1].split("<nav", 1)[0])
@@ -119,20 +116,9 @@ def test_multi_table_page_one_and_shoe_two_lines(tmp_path):
     """Three tables of one simulated log: the summary table gives each table its row and one cell to a
     sentence they share. A shoe's page one gives the two lines (statistical finding, practical edge) of
     each sample, the deciding sample first."""
-    import csv
-
-    from click.testing import CliRunner
-
-    from rngcert.cli import main
-
     log = tmp_path / "three.csv"
-    assert CliRunner().invoke(main, ["simulate", "wheel", "--spins", 2400, "--seed", 2, "--out", str(log)]).exit_code == 0
-    rows = list(csv.reader(log.read_text().splitlines()))
-    j = rows[0].index("table")
-    for i, row in enumerate(rows[1:]):
-        row[j] = f"T{1 + i // 800}"
-    with open(log, "w", newline="") as fh:
-        csv.writer(fh).writerows(rows)
+    assert run_cli("simulate", "wheel", "--spins", 2400, "--seed", 2, "--out", log, catch_exceptions=True).exit_code == 0
+    split_tables(log, 800)
     rep, html, _ = _run(["certify", log, "--seed", 1, "--resamples", 199, "--no-plots"], tmp_path / "multi")
     summary = html.split('<h2 id="summary">', 1)[1].split("</table>", 1)[0]
     for t in ("T1", "T2", "T3"):

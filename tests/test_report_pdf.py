@@ -8,9 +8,8 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
+from _support import split_tables
 
-from rngcert.cli import main
 from rngcert.report.pdf import available
 
 OK, WHY = available()
@@ -22,11 +21,10 @@ def _pages(pdf):
     return pypdf.PdfReader(str(pdf))
 
 
-def test_pdf_opens_with_a_certificate_and_is_sealed(tmp_path):
-    runner = CliRunner()
+def test_pdf_opens_with_a_certificate_and_is_sealed(tmp_path, cli):
     log = tmp_path / "spins.csv"
-    assert runner.invoke(main, ["simulate", "wheel", "--spins", "3000", "--seed", "2", "--out", str(log)]).exit_code == 0
-    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--pdf", "--out", str(tmp_path / "rep")], catch_exceptions=False)
+    assert cli("simulate", "wheel", "--spins", "3000", "--seed", "2", "--out", log).exit_code == 0
+    res = cli("certify", log, "--seed", "1", "--resamples", "199", "--pdf", "--out", tmp_path / "rep")
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (tmp_path / "rep").glob("european-*")
     pdf = rep / "report.pdf"
@@ -44,7 +42,7 @@ def test_pdf_opens_with_a_certificate_and_is_sealed(tmp_path):
     b = bytearray(pdf.read_bytes())
     b[len(b) // 2] ^= 0x01
     pdf.write_bytes(bytes(b))
-    res = runner.invoke(main, ["verify", str(rep), str(log)])
+    res = cli("verify", rep, log)
     assert res.exit_code == 12 and "FAILED      report.pdf" in res.output
 
 
@@ -52,10 +50,9 @@ def _text(pdf, page=0):
     return " ".join(_pages(pdf).pages[page].extract_text().split())
 
 
-def test_demo_certificate_says_demonstration_data(tmp_path):
+def test_demo_certificate_says_demonstration_data(tmp_path, cli):
     """The bundled default log is rngcert's own simulated wheel: its certificate says so, above the signature lines."""
-    res = CliRunner().invoke(main, ["certify", "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--out", str(tmp_path)],
-                             catch_exceptions=False)
+    res = cli("certify", "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--out", tmp_path)
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = tmp_path.glob("european-*")
     first = _text(rep / "report.pdf")
@@ -69,19 +66,12 @@ def test_demo_certificate_says_demonstration_data(tmp_path):
     assert json.loads((rep / "report.json").read_text())["unit_under_test"]["demonstration"] is True
 
 
-def test_certificate_names_the_unit_and_schedules_every_table(tmp_path):
-    runner = CliRunner()
+def test_certificate_names_the_unit_and_schedules_every_table(tmp_path, cli):
     log = tmp_path / "spins.csv"
-    assert runner.invoke(main, ["simulate", "wheel", "--spins", "2400", "--seed", "3", "--out", str(log)]).exit_code == 0
-    rows = list(csv.reader(log.read_text().splitlines()))
-    j = rows[0].index("table")
-    for i, r in enumerate(rows[1:]):
-        r[j] = f"W{1 + i // 800}"
-    with open(log, "w", newline="") as fh:
-        csv.writer(fh).writerows(rows)
+    assert cli("simulate", "wheel", "--spins", "2400", "--seed", "3", "--out", log).exit_code == 0
+    split_tables(log, 800, prefix="W")
     subject = 'Cammegh "Mercury" wheel <serial 4711>'
-    res = runner.invoke(main, ["certify", str(log), "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--subject", subject,
-                               "--out", str(tmp_path / "rep")], catch_exceptions=False)
+    res = cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--subject", subject, "--out", tmp_path / "rep")
     assert res.exit_code in (0, 10, 11, 12), res.output
     (rep,) = (tmp_path / "rep").glob("european-*")
     first = _text(rep / "report.pdf")
@@ -95,18 +85,17 @@ def test_certificate_names_the_unit_and_schedules_every_table(tmp_path):
     assert json.loads((rep / "report.json").read_text())["unit_under_test"]["description"] == subject
 
 
-def test_audit_pdf_and_sign(tmp_path):
+def test_audit_pdf_and_sign(tmp_path, cli):
     """audit --pdf --sign: the certificate and the signature of certify, through the same code."""
-    runner = CliRunner()
     log, db = tmp_path / "spins.csv", tmp_path / "store.duckdb"
-    assert runner.invoke(main, ["simulate", "wheel", "--spins", "2000", "--seed", "4", "--out", str(log)]).exit_code == 0
-    assert runner.invoke(main, ["ingest", str(log), "--db", str(db)], catch_exceptions=False).exit_code == 0
+    assert cli("simulate", "wheel", "--spins", "2000", "--seed", "4", "--out", log).exit_code == 0
+    assert cli("ingest", log, "--db", db).exit_code == 0
     key = tmp_path / "lab.pem"
-    assert runner.invoke(main, ["keygen", str(key)]).exit_code == 0
+    assert cli("keygen", key).exit_code == 0
     rows = list(csv.reader(log.read_text().splitlines()))
     tname = rows[1][rows[0].index("table")]
-    res = runner.invoke(main, ["audit", "--db", str(db), "--table", tname, "--seed", "1", "--resamples", "199", "--no-plots", "--pdf",
-                               "--sign", str(key), "--subject", "wheel serial 99", "--out", str(tmp_path / "rep")], catch_exceptions=False)
+    res = cli("audit", "--db", db, "--table", tname, "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--sign", key, "--subject",
+              "wheel serial 99", "--out", tmp_path / "rep")
     assert res.exit_code in (0, 10, 11, 12), res.output
     assert "certificate" in res.output and "signed" in res.output
     (rep,) = (tmp_path / "rep").glob("european-*")
@@ -114,5 +103,5 @@ def test_audit_pdf_and_sign(tmp_path):
     assert "Certificate of audit" in first and "Unit under test: wheel serial 99" in first and "digital signature" in first
     j = json.loads((rep / "report.json").read_text())
     assert j["integrity"]["signature"] and j["integrity"]["files"]["report.pdf"]
-    ok = runner.invoke(main, ["verify", str(rep), "--key", str(key.with_suffix(".pub"))])
+    ok = cli("verify", rep, "--key", key.with_suffix(".pub"))
     assert ok.exit_code == 0, ok.output

@@ -3,10 +3,10 @@ to end with its 527 rounds, and a camera that fails or disagrees is a data-integ
 counts, never a result."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import shared_path
 
 from rngcert.collect.feed import detect_feed, feed_definitions, load_feed
 from rngcert.collect.spinlog import read_spin_log
@@ -15,7 +15,7 @@ from rngcert.errors import InputError
 from rngcert.pipeline.certify_wheel import certify_log
 
 EU = load_wheel("european")
-ARO = Path("/work/shared/data/wheel-controller-serial/live-table-ARO-001-results.log")
+ARO = shared_path("data", "wheel-controller-serial", "live-table-ARO-001-results.log")
 HEAD = ("# Serial Port vs IDP Detection Result Comparison Log\n"
         "# Format: [TIMESTAMP] ROUND_ID | SERIAL_RESULT | IDP_RESULT | MATCH_STATUS | NOTES\n")
 

@@ -195,20 +195,18 @@ def test_findings_sentence_of_each_rotor_test():
     assert any("rotor speed drifted from 16.9" in k or "rotor speed drifted from 17" in k for k in keys)
 
 
-def test_simulate_wheel_writes_rotor_columns_and_plants_a_direction_bias(tmp_path):
-    from click.testing import CliRunner
+def test_simulate_wheel_writes_rotor_columns_and_plants_a_direction_bias(tmp_path, cli):
 
-    from rngcert.cli import main
 
     out = tmp_path / "rot.csv"
-    r = CliRunner().invoke(main, ["simulate", "wheel", "--spins", "20000", "--seed", "4", "--direction-bias", "32:5:1.3", "--out", str(out)])
+    r = cli("simulate", "wheel", "--spins", "20000", "--seed", "4", "--direction-bias", "32:5:1.3", "--out", out)
     assert r.exit_code == 0, r.output
     t = read_spin_log(out, EU).tables["SIM-1"]
     assert t.n == 20000 and t.rotor_speed is not None and np.all(t.ball_direction == 1 - t.direction)
     assert t.direction[:4].tolist() == [0, 1, 0, 1]  # the rotor alternates every game
     res = rotor.direction_homogeneity(t.outcomes.astype(np.int64), t.direction, K)
     assert res.pvalue < 1e-6 and SPACE.labels[res.details["outcome"]] in ("32", "15", "19", "4", "21")
-    bad = CliRunner().invoke(main, ["simulate", "wheel", "--spins", "100", "--rotor", "--pocket-bias", "17:1.2", "--out", str(tmp_path / "x.csv")])
+    bad = cli("simulate", "wheel", "--spins", "100", "--rotor", "--pocket-bias", "17:1.2", "--out", tmp_path / "x.csv")
     assert bad.exit_code == 2 and "the rotor simulation takes only" in bad.output
 
 

@@ -65,23 +65,19 @@ def _lab_wheel_file(tmp_path):
     return f
 
 
-def test_certify_warns_on_a_lab_wheel_and_refuses_it_with_strict(tmp_path):
+def test_certify_warns_on_a_lab_wheel_and_refuses_it_with_strict(tmp_path, cli):
     import json
 
-    from click.testing import CliRunner
-
-    from rngcert.cli import main
 
     f = _lab_wheel_file(tmp_path)
     log = tmp_path / "spins.csv"
-    r = CliRunner().invoke(main, ["simulate", "wheel", "--spins", "3000", "--seed", "1", "--out", str(log)])
+    r = cli("simulate", "wheel", "--spins", "3000", "--seed", "1", "--out", log)
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(main, ["certify", str(log), "--equipment", str(f), "--seed", "1", "--resamples", "199", "--no-plots", "--json",
-                                  "--out", str(tmp_path / "r")])
+    r = cli("certify", log, "--equipment", f, "--seed", "1", "--resamples", "199", "--no-plots", "--json", "--out", tmp_path / "r")
     assert r.exit_code in (0, 10, 11, 12), r.output
     rep = json.loads(r.stdout)
     assert any(n.startswith("equipment check (warning)") and "alternate" in n for n in rep["notes"]), rep["notes"]
-    r = CliRunner().invoke(main, ["certify", str(log), "--equipment", str(f), "--strict", "--no-plots", "--out", str(tmp_path / "s")])
+    r = cli("certify", log, "--equipment", f, "--strict", "--no-plots", "--out", tmp_path / "s")
     assert r.exit_code == 4 and "--strict" in r.output and "alternate" in r.output
-    r = CliRunner().invoke(main, ["equipment", str(f)])
+    r = cli("equipment", f)
     assert r.exit_code == 0 and any("alternate" in x for x in json.loads(r.output)["equipment_checks"])

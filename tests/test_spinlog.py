@@ -275,13 +275,11 @@ def test_a_rejected_result_is_quoted_as_written(tmp_path):
     assert why[3].startswith("'=SUM(A1)' is not a pocket/section") and why[4].startswith("'Red' is not a pocket/section")
 
 
-def test_period_of_the_spins_on_both_read_paths_and_in_the_report(tmp_path):
+def test_period_of_the_spins_on_both_read_paths_and_in_the_report(tmp_path, cli):
     """``SpinLog.period`` is the first and last timestamp of the accepted and void spins (rejected
     rows left out), the same on the streaming path and on the exact path (a repeated spin_id
     sends the log there); certify's report carries it as ``period`` (ISO 8601, UTC)."""
-    from click.testing import CliRunner
 
-    from rngcert.cli import main
 
     rows = ["spin_id,timestamp,result", "1,2026-03-01T10:00:00Z,5", "2,2026-03-01T10:00:40.5Z,7", "3,not-a-time,9",
             "4,2026-03-01T12:30:00+01:00,0"]
@@ -296,5 +294,5 @@ def test_period_of_the_spins_on_both_read_paths_and_in_the_report(tmp_path):
     none = tmp_path / "n.csv"
     none.write_text("result\n5\n7\n")
     assert read_spin_log([none], EU).period is None
-    res = CliRunner().invoke(main, ["certify", str(a), "--json", "--no-plots", "--out", str(tmp_path), "--seed", "1"])
+    res = cli("certify", a, "--json", "--no-plots", "--out", tmp_path, "--seed", "1")
     assert json.loads(res.output)["period"] == {"first": "2026-03-01T10:00:00", "last": "2026-03-01T11:30:00"}

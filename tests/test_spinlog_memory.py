@@ -96,7 +96,7 @@ def _exact(*a, **k):
 
 
 @pytest.mark.parametrize("pool", [False, True])
-def test_compact_path_equals_exact_path(tmp_path, monkeypatch, pool):
+def test_compact_path_equals_exact_path(tmp_path, monkeypatch, pool, compact_reads):
     """A log in the usual shape (ids increasing per table, times in order, one blank line and a
     bad result) is read on the compact path (small integer arrays) and equals the exact path."""
     log = _write_log(tmp_path / "a.csv", oddities=False)
@@ -107,15 +107,7 @@ def test_compact_path_equals_exact_path(tmp_path, monkeypatch, pool):
     other = _write_log(tmp_path / "b.csv", n=500, oddities=False, seed=4)
     other.write_text(other.read_text().replace(",T1,", ",T3,").replace(",T2,", ",T4,"))
     monkeypatch.setattr(csvstream, "BLOCK_SIZE", 700)
-    taken = []
-    real = spinlog_read._read_spin_log_compact
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        taken.append("compact")
-        return out
-
-    monkeypatch.setattr(spinlog_read, "_read_spin_log_compact", spy)
+    taken = compact_reads
     fast = spinlog.read_spin_log([log, other], EU, pool=pool)
     # pooled, the tables' ids interleave: their gaps cannot be proven from runs, the exact path reads it
     assert taken == ([] if pool else ["compact"])

@@ -11,13 +11,11 @@ import subprocess
 import sys
 import textwrap
 
-import click
 import duckdb
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from _support import ingest_into
 
-from rngcert.cli.store import ingest, rejects
 from rngcert.collect.spinlog import read_spin_log, sha256_of
 from rngcert.collect.store import SCHEMA_VERSION, Store, StoreVersionError
 from rngcert.equipment.wheel import load_wheel
@@ -95,8 +93,7 @@ def test_appended_log_adds_only_new_rows(tmp_path):
     log = tmp_path / "live.csv"
     sim1 = csv_log(log, 400, 3)
     db = tmp_path / "s.duckdb"
-    with Store(db) as st:
-        st.ingest([log])
+    ingest_into(db, log)
     sim2 = csv_log(log, 250, 4, first=400, header=False, mode="ab")
     with Store(db) as st:
         (res,) = st.ingest([log])
@@ -114,9 +111,8 @@ def test_appended_permanence_list_numbered_by_position(tmp_path):
     p = tmp_path / "perm.txt"
     p.write_text("1,2,3\n4,5\n")
     db = tmp_path / "s.duckdb"
-    with Store(db) as st:
-        (r1,) = st.ingest([p])
-        assert r1.spin_id_rule == "position" and r1.tables == ["perm"]
+    (r1,) = ingest_into(db, p)
+    assert r1.spin_id_rule == "position" and r1.tables == ["perm"]
     with open(p, "a") as fh:
         fh.write("6,7,8\n")
     with Store(db) as st:
@@ -162,7 +158,7 @@ def test_conflicting_rows_reported_not_overwritten(tmp_path):
     assert res.conflict_sample[0]["stored"] == "9" and res.conflict_sample[0]["new"] == "10"
 
 
-def test_unreadable_rows_go_to_rejects_once(tmp_path):
+def test_unreadable_rows_go_to_rejects_once(tmp_path, cli):
     log = tmp_path / "bad.csv"
     log.write_text("spin_id,result,timestamp\n1,5,2026-01-01T00:00:00Z\n2,37,2026-01-01T00:01:00Z\n3,7,yesterday\n4,1,2,3\n5,0,2026-01-01T00:04:00Z\n")
     db = tmp_path / "s.duckdb"
@@ -178,11 +174,10 @@ def test_unreadable_rows_go_to_rejects_once(tmp_path):
     with Store(db) as st:
         st.ingest([log])
         assert len(st.rejects()) == 4
-    runner = CliRunner()
-    out = runner.invoke(rejects, ["--db", str(db)])
+    out = cli("rejects", "--db", db)
     assert out.exit_code == 0
     assert f"{log}:3: result (column 2):" in out.output and "'abc'" in out.output
-    out = runner.invoke(rejects, ["--db", str(db), "--csv"])
+    out = cli("rejects", "--db", db, "--csv")
     assert out.output.splitlines()[0] == "file,line,column,reason,text" and len(out.output.splitlines()) == 5
 
 
@@ -282,22 +277,20 @@ def test_table_keeps_its_wheel_and_unknown_table(tmp_path):
             st.spins("Y")
 
 
-def test_ingest_cli(tmp_path):
-    g = click.Group()
-    g.add_command(ingest)
+def test_ingest_cli(tmp_path, cli):
     log = tmp_path / "a.csv"
     log.write_text("spin_id,result\n1,5\n2,5\n")
     b = tmp_path / "b.csv"
     b.write_text("spin_id,result\n2,6\n")
     db = tmp_path / "s.duckdb"
-    r = CliRunner().invoke(g, ["ingest", str(log), "--db", str(db), "--table", "T9"])
+    r = cli("ingest", log, "--db", db, "--table", "T9")
     assert r.exit_code == 0 and "2 new spins stored" in r.output
-    r = CliRunner().invoke(g, ["ingest", str(log), str(b), "--db", str(db), "--table", "T9"])
+    r = cli("ingest", log, b, "--db", db, "--table", "T9")
     assert r.exit_code == 0 and "already ingested" in r.output
     assert "conflict: table T9 spin 2: stored 5 (line 3), this file says 6 (line 2)" in r.output
-    r = CliRunner().invoke(g, ["ingest", str(tmp_path / "nope.csv"), "--db", str(db)])
+    r = cli("ingest", tmp_path / "nope.csv", "--db", db)
     assert r.exit_code == 3 and "no such file" in r.output
-    assert "Examples:" in CliRunner().invoke(g, ["ingest", "--help"]).output
+    assert "Examples:" in cli("ingest", "--help").output
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "permanence"])

@@ -18,14 +18,12 @@ import textwrap
 import time
 from pathlib import Path
 
-import click
 import duckdb
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from _support import run_cli
 
 import rngcert.collect.store as store_mod
-from rngcert.cli.store import audit, export, ingest, rejects
 from rngcert.collect.store import StorageError, Store
 from rngcert.equipment.wheel import load_wheel
 from rngcert.simulate.wheel import simulate_spins, write_spin_log
@@ -43,13 +41,6 @@ def csv_log(path, n, seed, *, table="T1", bad_line=False):
         with open(path, "ab") as fh:
             fh.write(f"{n + 1},2026-01-09T00:00:00Z,{table},D1,cw,3,false,99\n".encode())
     return sim
-
-
-def group():
-    g = click.Group()
-    for c in (ingest, rejects, audit, export):
-        g.add_command(c)
-    return g
 
 
 def cli(*args):
@@ -147,12 +138,11 @@ def test_no_record_audits_a_store_held_read_only_elsewhere_without_writing_it(tm
     before = sha(db)
     reader = hold(tmp_path, "read", db, 120.0)  # killed below; long enough for a loaded machine
     try:
-        r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--seed", "2", "--resamples", "199", "--no-plots",
-                                         "--no-record", "--out", str(tmp_path / "rep"), "--wait", "0"])
+        r = run_cli("audit", "--db", db, "--table", "A", "--seed", "2", "--resamples", "199", "--no-plots", "--no-record", "--out", tmp_path / "rep",
+                    "--wait", "0")
         assert r.exit_code in (0, 10, 11, 12), r.output
         assert "not recorded (--no-record)" in r.output
-        r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--seed", "2", "--resamples", "199", "--no-plots",
-                                         "--out", str(tmp_path / "rep2"), "--wait", "0"])
+        r = run_cli("audit", "--db", db, "--table", "A", "--seed", "2", "--resamples", "199", "--no-plots", "--out", tmp_path / "rep2", "--wait", "0")
         assert r.exit_code == 3 and "in use by another process" in r.output
     finally:
         reader.kill()
@@ -167,9 +157,9 @@ def test_no_record_on_a_read_only_file(tmp_path, store_a, monkeypatch):
     # root can write a 0444 file anyway: make the permission check say what a non-root user sees
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if (Path(p) == db and mode == os.W_OK) else real_access(p, mode, *a, **k))
-    r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")])
+    r = run_cli("audit", "--db", db, "--table", "A", "--no-plots", "--resamples", "199", "--out", tmp_path / "r")
     assert r.exit_code == 3 and "read-only" in r.output and "--no-record" in r.output
-    r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--all", "--no-plots", "--resamples", "199", "--no-record", "--workers", "1", "--out", str(tmp_path / "r")])
+    r = run_cli("audit", "--db", db, "--all", "--no-plots", "--resamples", "199", "--no-record", "--workers", "1", "--out", tmp_path / "r")
     assert r.exit_code in (0, 10, 11, 12), r.output
 
 
@@ -183,9 +173,9 @@ def test_a_store_marked_read_only_is_not_recorded_into_even_by_root(tmp_path, st
     args = ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")]
     os.chmod(db, 0o444)
     try:
-        r = CliRunner().invoke(group(), args)
+        r = run_cli(*args)
         assert r.exit_code == 3 and "read-only (mode 444)" in r.output and "--no-record" in r.output, r.output
-        r = CliRunner().invoke(group(), args + ["--no-record"])
+        r = run_cli(*args, "--no-record")
         assert r.exit_code in (0, 10, 11, 12), r.output
     finally:
         os.chmod(db, 0o644)
@@ -193,7 +183,7 @@ def test_a_store_marked_read_only_is_not_recorded_into_even_by_root(tmp_path, st
     mode = folder.stat().st_mode & 0o777
     os.chmod(folder, 0o555)
     try:
-        r = CliRunner().invoke(group(), args[:-2] + ["--out", str(tmp_path.parent / f"{tmp_path.name}-r2")])
+        r = run_cli(*args[:-2], "--out", tmp_path.parent / f"{tmp_path.name}-r2")
         assert r.exit_code == 3 and "read-only folder" in r.output and "--no-record" in r.output, r.output
     finally:
         os.chmod(folder, mode)
@@ -215,7 +205,7 @@ def test_full_disk_during_ingest_is_exit_3_with_the_path_and_keeps_what_was_comm
     monkeypatch.setattr(store_mod.ingest, "_before_commit", enospc)
     log = tmp_path / "d.csv"
     csv_log(log, 3000, 4, table="D")
-    r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
+    r = run_cli("ingest", log, "--db", db)
     assert r.exit_code == 3, r.output
     assert str(db) in r.output and "full" in r.output and "rolled back" in r.output
     assert "internal error" not in r.output
@@ -223,7 +213,7 @@ def test_full_disk_during_ingest_is_exit_3_with_the_path_and_keeps_what_was_comm
     assert con.execute("SELECT * FROM spins ORDER BY seq").fetchall() == before
     con.close()
     monkeypatch.setattr(store_mod.ingest, "_before_commit", lambda: None)
-    r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
+    r = run_cli("ingest", log, "--db", db)
     assert r.exit_code == 0 and "3000 new spins stored" in r.output
 
 
@@ -234,7 +224,7 @@ def test_full_disk_while_recording_an_audit_is_exit_3(tmp_path, store_a, monkeyp
         raise duckdb.IOException(f'IO Error: Could not write file "{db}": No space left on device')
 
     monkeypatch.setattr(Store, "record_audit", store_mod.schema._guarded(full))
-    r = CliRunner().invoke(group(), ["audit", "--db", str(db), "--table", "A", "--no-plots", "--resamples", "199", "--out", str(tmp_path / "r")])
+    r = run_cli("audit", "--db", db, "--table", "A", "--no-plots", "--resamples", "199", "--out", tmp_path / "r")
     assert r.exit_code == 3 and str(db) in r.output and "full" in r.output
 
 
@@ -285,7 +275,7 @@ def test_full_disk_during_export_leaves_no_partial_folder(tmp_path, store_a, mon
 
     monkeypatch.setattr(os, "replace", replace)
     out = tmp_path / "exp"
-    r = CliRunner().invoke(group(), ["export", "--db", str(db), "--parquet", str(out)])
+    r = run_cli("export", "--db", db, "--parquet", out)
     assert r.exit_code == 3 and "full" in r.output and str(out) in r.output
     assert f"store {db}" not in r.output, r.output
     assert not out.exists() and not [p for p in tmp_path.iterdir() if "rngcert-export" in p.name]
@@ -301,12 +291,11 @@ def test_damaged_store_is_exit_3_with_the_path(tmp_path, store_a, where):
         fh.seek(0 if where == "header" else 4096)
         fh.write(os.urandom(8192))
     assert size > 12288
-    g = group()
     for args in (["audit", "--db", str(db), "--table", "A", "--no-plots"], ["rejects", "--db", str(db)], ["audit", "--db", str(db), "--all", "--workers", "1"]):
-        r = CliRunner().invoke(g, args)
+        r = run_cli(*args)
         assert r.exit_code == 3, (args, r.output)
         assert str(db) in r.output and "internal error" not in r.output
-    r = CliRunner().invoke(g, ["ingest", str(tmp_path / "none.csv"), "--db", str(db)])
+    r = run_cli("ingest", tmp_path / "none.csv", "--db", db)
     assert r.exit_code == 3
 
 

@@ -10,12 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import click
 from _support import shared_path
-from click.testing import CliRunner
 
-from rngcert.cli.certify import certify
-from rngcert.cli.store import ingest, rejects, watch
 from rngcert.collect.csvstream import MAX_LINE
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.collect.store import Store
@@ -23,13 +19,6 @@ from rngcert.equipment.wheel import load_wheel
 
 EU = load_wheel("european")
 CASES = shared_path("cases")
-
-
-def group():
-    g = click.Group()
-    for c in (certify, ingest, rejects, watch):
-        g.add_command(c)
-    return g
 
 
 def c10_file(tmp_path) -> Path:
@@ -46,9 +35,9 @@ def c10_file(tmp_path) -> Path:
     return tmp_path / "c10-one-huge-line.csv"
 
 
-def test_c10_one_huge_line_certify_keeps_the_2000_good_rows(tmp_path):
+def test_c10_one_huge_line_certify_keeps_the_2000_good_rows(tmp_path, cli):
     log = c10_file(tmp_path)
-    r = CliRunner().invoke(group(), ["certify", str(log), "--json", "--no-plots", "--resamples", "199", "--seed", "1", "--out", str(tmp_path / "rep")])
+    r = cli("certify", log, "--json", "--no-plots", "--resamples", "199", "--seed", "1", "--out", tmp_path / "rep")
     assert r.exit_code in (0, 10, 11, 12), r.output
     rep = json.loads(r.output)
     assert rep["rows"] == {"accepted": 2000, "void": 0, "rejected": 1}
@@ -59,10 +48,10 @@ def test_c10_one_huge_line_certify_keeps_the_2000_good_rows(tmp_path):
     assert len(rows) == 2 and len(rows[1].encode()) <= 1024 + 200
 
 
-def test_c10_ingest_and_rejects(tmp_path):
+def test_c10_ingest_and_rejects(tmp_path, cli):
     log = c10_file(tmp_path)
     db = tmp_path / "s.duckdb"
-    r = CliRunner().invoke(group(), ["ingest", str(log), "--db", str(db)])
+    r = cli("ingest", log, "--db", db)
     assert r.exit_code == 0 and "2000 new spins stored" in r.output and "1 rejected" in r.output
     with Store(db, read_only=True) as st:
         (rej,) = st.rejects()
@@ -86,8 +75,8 @@ def test_huge_lines_of_the_same_kind_anywhere_in_the_file(tmp_path):
     assert spins.sources[0].blank_lines == 1
 
 
-def test_c10_watch_counts_the_good_rows(tmp_path):
+def test_c10_watch_counts_the_good_rows(tmp_path, cli):
     log = c10_file(tmp_path)
-    r = CliRunner().invoke(group(), ["watch", str(log), "--no-record", "--block", "1", "--alpha", "1e-300"])
+    r = cli("watch", log, "--no-record", "--block", "1", "--alpha", "1e-300")
     status = [ln for ln in r.output.splitlines() if ln.startswith("[")]
     assert status[-1].split("] ")[1].startswith("2000 spins"), r.output[-2000:]

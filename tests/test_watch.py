@@ -11,12 +11,10 @@ from __future__ import annotations
 import threading
 import time
 
-import click
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from rngcert.cli.store import EXIT_ALARM, ingest, watch
+from rngcert.cli.store import EXIT_ALARM
 from rngcert.collect.store import Store
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.watch import Watcher
@@ -69,24 +67,17 @@ def test_watcher_in_pieces_equals_one_pass():
     assert "P(any false alarm within the first 100000 spins of a fair wheel) <= 0.01" in w1.guarantee()
 
 
-def _group():
-    g = click.Group()
-    g.add_command(watch)
-    g.add_command(ingest)
-    return g
-
-
 def _write(path, n, seed, *, bias=WheelBias(), first=0, header=True, mode="wb"):
     sim = simulate_spins(EU, n, np.random.default_rng(seed), bias=bias, first_spin=first)
     with open(path, mode) as fh:
         write_spin_log(fh, EU, sim, table="W1", first_spin=first, header=header)
 
 
-def test_watch_log_alarm_exit_code_and_record(tmp_path):
+def test_watch_log_alarm_exit_code_and_record(tmp_path, cli):
     log = tmp_path / "live.csv"
     _write(log, 20_000, 1, bias=WheelBias(sectors=((3, 5, 1.5),)))
     db = tmp_path / "s.duckdb"
-    r = CliRunner().invoke(_group(), ["watch", str(log), "--db", str(db)])
+    r = cli("watch", log, "--db", db)
     assert r.exit_code == EXIT_ALARM, r.output
     assert "ALARM table W1" in r.output and "guarantee: P(any false alarm" in r.output
     with Store(db, read_only=True) as st:
@@ -96,7 +87,7 @@ def test_watch_log_alarm_exit_code_and_record(tmp_path):
     assert "positions" in al["alternative"] or "position" in al["alternative"]
 
 
-def test_watch_follow_tails_a_growing_log(tmp_path):
+def test_watch_follow_tails_a_growing_log(tmp_path, cli):
     log = tmp_path / "live.csv"
     _write(log, 1_000, 2)
     db = tmp_path / "s.duckdb"
@@ -107,33 +98,32 @@ def test_watch_follow_tails_a_growing_log(tmp_path):
 
     th = threading.Thread(target=grow)
     th.start()
-    r = CliRunner().invoke(_group(), ["watch", str(log), "--follow", "--interval", "0.1", "--max-idle", "1.5", "--db", str(db)])
+    r = cli("watch", log, "--follow", "--interval", "0.1", "--max-idle", "1.5", "--db", db)
     th.join()
     assert r.exit_code == 0, r.output
     status = [ln for ln in r.output.splitlines() if ln.startswith("[W1]")]
     assert status[0].startswith("[W1] 1000 spins") and status[-1].startswith("[W1] 2000 spins")
 
 
-def test_watch_stored_table(tmp_path):
+def test_watch_stored_table(tmp_path, cli):
     log = tmp_path / "t.csv"
     _write(log, 3_000, 5)
     db = tmp_path / "s.duckdb"
-    g = _group()
-    assert CliRunner().invoke(g, ["ingest", str(log), "--db", str(db)]).exit_code == 0
-    r = CliRunner().invoke(g, ["watch", "--table", "W1", "--db", str(db)])
+    assert cli("ingest", log, "--db", db).exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db)
     assert r.exit_code == 0 and "[W1] 3000 spins" in r.output and " ok" in r.output
-    r = CliRunner().invoke(g, ["watch", "--db", str(db)])
+    r = cli("watch", "--db", db)
     assert r.exit_code == 2 and "exactly one of LOG or --table" in r.output
 
 
 @pytest.mark.parametrize("text, why", [("", "holds no spin row"), ("spin_id,result\n", "holds no spin row"),
                                        ("spin_id,result\n1,99\n2,abc\n", "2 line(s) could not be read")])
-def test_watch_of_a_log_with_no_readable_spin_is_an_input_error(tmp_path, text, why):
+def test_watch_of_a_log_with_no_readable_spin_is_an_input_error(tmp_path, text, why, cli):
     """Nothing readable is exit 3 for watch as for certify (it printed 'no readable spin yet' and
     exited 0, like a healthy watch): an empty log, a header only, rows that are all rejected."""
     log = tmp_path / "w.csv"
     log.write_text(text)
-    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--db", str(tmp_path / "s.duckdb")])
+    r = cli("watch", log, "--no-record", "--db", tmp_path / "s.duckdb")
     assert r.exit_code == 3 and "no readable spin" in r.output and why in r.output, r.output
 
 

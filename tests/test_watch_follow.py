@@ -17,12 +17,10 @@ import threading
 import time
 from pathlib import Path
 
-import click
 import numpy as np
 import pytest
-from click.testing import CliRunner
+from _support import run_cli
 
-from rngcert.cli.store import watch
 from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.watch import LogFollower, LogWatch
 from rngcert.simulate.wheel import simulate_spins, write_spin_log
@@ -186,21 +184,15 @@ def test_partial_line_continued_after_the_idle_time_is_reported(tmp_path):
     f.close()
 
 
-def test_final_line_without_newline_counted_when_read_once(tmp_path):
+def test_final_line_without_newline_counted_when_read_once(tmp_path, cli):
     log = tmp_path / "live.csv"
     log.write_bytes(lines(333, 17, header=True).rstrip(b"\n"))
-    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--block", "1"])
+    r = cli("watch", log, "--no-record", "--block", "1")
     assert r.exit_code == 0, r.output
     assert [ln for ln in r.output.splitlines() if ln.startswith("[W1]")][-1].startswith("[W1] 333 spins")
 
 
-def _group():
-    g = click.Group()
-    g.add_command(watch)
-    return g
-
-
-def test_fifo_is_read_as_a_stream(tmp_path):
+def test_fifo_is_read_as_a_stream(tmp_path, cli):
     fifo = tmp_path / "spins.pipe"
     os.mkfifo(fifo)
     data = lines(1500, 18, header=True)
@@ -216,22 +208,22 @@ def test_fifo_is_read_as_a_stream(tmp_path):
 
     th = threading.Thread(target=writer)
     th.start()
-    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1"])
+    r = cli("watch", fifo, "--no-record", "--interval", "0.1", "--block", "1")
     th.join()
     assert r.exit_code == 0, r.output
     assert [ln for ln in r.output.splitlines() if ln.startswith("[W1]")][-1].startswith("[W1] 1500 spins")
 
 
-def test_fifo_without_writer_is_an_input_error_not_exit_0(tmp_path):
+def test_fifo_without_writer_is_an_input_error_not_exit_0(tmp_path, cli):
     fifo = tmp_path / "spins.pipe"
     os.mkfifo(fifo)
-    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--max-idle", "0.5"])
+    r = cli("watch", fifo, "--no-record", "--interval", "0.1", "--max-idle", "0.5")
     assert r.exit_code == 3, r.output
     assert "FIFO" in r.output and "no writer opened it" in r.output
 
 
-def test_a_folder_is_refused(tmp_path):
-    r = CliRunner().invoke(_group(), ["watch", str(tmp_path), "--no-record"])
+def test_a_folder_is_refused(tmp_path, cli):
+    r = cli("watch", tmp_path, "--no-record")
     assert r.exit_code in (2, 3)
 
 
@@ -346,7 +338,7 @@ def _watch_pausing_fifo(tmp_path, seed: int, pause: float, *opts: str):
     broke = []
     th = _fifo_writer(fifo, [b"".join(data[:101]), b"".join(data[101:])], pause, broke)
     th.start()
-    r = CliRunner().invoke(_group(), ["watch", str(fifo), "--no-record", "--interval", "0.1", "--block", "1", *opts])
+    r = run_cli("watch", fifo, "--no-record", "--interval", "0.1", "--block", "1", *opts)
     th.join()
     return r, bool(broke)
 
@@ -378,10 +370,10 @@ def test_fifo_pause_shorter_than_max_idle_reads_everything(tmp_path):
     assert _last_count(r.output) == 300 and not broke
 
 
-def test_max_idle_on_a_followed_log_says_why_it_stopped(tmp_path):
+def test_max_idle_on_a_followed_log_says_why_it_stopped(tmp_path, cli):
     log = tmp_path / "live.csv"
     log.write_bytes(lines(200, 34, header=True))
-    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--max-idle", "0.5"])
+    r = cli("watch", log, "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--max-idle", "0.5")
     assert r.exit_code == 0, r.output
     assert _last_count(r.output) == 200
     msgs = [ln for ln in r.output.splitlines() if ln.startswith("watch: stopped after")]
@@ -478,7 +470,7 @@ def test_one_rotation_with_older_and_compressed_archives_loses_nothing(tmp_path)
     w.close()
 
 
-def test_cli_exits_14_on_a_lost_rotation(tmp_path, monkeypatch):
+def test_cli_exits_14_on_a_lost_rotation(tmp_path, monkeypatch, cli):
     """`rngcert watch --follow`: two rotations between its first and second poll (done by the
     wait between polls, so no timing is involved): it says which file was never read and exits 14."""
     log = tmp_path / "live.csv"
@@ -493,8 +485,7 @@ def test_cli_exits_14_on_a_lost_rotation(tmp_path, monkeypatch):
         time.sleep(0.01)
 
     monkeypatch.setattr(LogFollower, "wait", wait)
-    r = CliRunner().invoke(_group(), ["watch", str(log), "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--settle", "0",
-                                      "--max-idle", "30"])
+    r = cli("watch", log, "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--settle", "0", "--max-idle", "30")
     assert r.exit_code == 14, r.output
     assert "SPINS LOST" in r.output and "live.csv.1" in r.output and "stopped: " in r.output
 

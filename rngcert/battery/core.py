@@ -387,6 +387,8 @@ def run_battery(
     )
 
 
+# long: the verdict rule of DESIGN §6 in one place (weighted Holm, SUSPECT level, required families, INCONCLUSIVE reasons); 39 lines are its docstring
+#   and 13 its signature
 def decide(
     results: Sequence[Result],
     *,

@@ -73,6 +73,7 @@ def _retest(n: int, observed: float | None, mde90: float | None) -> int | None:
     return int(math.ceil(max(n, n * (mde90 / observed) ** 2)))
 
 
+# long: one flat dispatch on the test name, a short branch per test of the battery: splitting it would scatter one table of wordings
 def observed_effect(test: dict, labels: Sequence[str], unit: str = "pocket") -> tuple[str, float | None, str]:
     """(what was observed, relative effect or None, which power alternative it is) for one test dict."""
     d = test.get("details") or {}

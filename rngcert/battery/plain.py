@@ -39,6 +39,7 @@ def _no_verdict(reason: str) -> str:
     return f"No verdict: {r}."
 
 
+# long: the findings and next steps of a shoe sample, verdict by verdict, read top to bottom as the report says them; 15 lines are its docstring
 def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "shoes") -> tuple[list[str], list[str]]:
     """Key findings and next steps of one shoe sample (a section of a shuffle report).
 
@@ -115,6 +116,8 @@ def add_shoe_findings(report: dict) -> dict:
     return report
 
 
+# long: the findings and next steps of an SP 800-22 section, verdict by verdict, read top to bottom as the report says them; 14 lines are its
+#   docstring
 def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = None) -> tuple[list[str], list[str]]:
     """Key findings and next steps of an SP 800-22 battery section.
 

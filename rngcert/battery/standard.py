@@ -278,6 +278,7 @@ def _known_tests() -> set[str]:
     return names
 
 
+# long: validation of every key of a standard's TOML with one error message each, in file order (a lab's file is checked here)
 def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool = False) -> Standard:
     """Parse and validate a standard's TOML text (``source`` names it in errors)."""
     try:
@@ -385,6 +386,7 @@ def _p(t: Mapping[str, Any]) -> float:
     return 0.0 if p is None else float(p)
 
 
+# long: each clause of a standard judged on one battery, then the standard's verdict from the clauses; 26 lines are its docstring
 def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: float, n: int | None = None,
              edge: Callable[[float], Mapping[str, Any] | None] | None = None) -> dict:
     """Each clause's result on one table's battery, and the standard's verdict.

@@ -60,6 +60,8 @@ def _run(fn):
 
     try:
         return fn()
+    except BrokenPipeError:  # the reader of the output went away (rngcert rejects | head): not an input error
+        raise
     except EquipmentError as exc:
         fail(EXIT_EQUIPMENT, str(exc))
     except (InputError, RngcertError, OSError, UnicodeDecodeError) as exc:

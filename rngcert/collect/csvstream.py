@@ -61,6 +61,8 @@ class LineScan:
     skip: tuple = ()  # (start byte, end byte) of lines before the header that are not CSV (the "sep=" line)
 
 
+# long: one pass over the byte stream (hash on its own thread, blank lines, line ends, BOM, long lines): its state is carried from chunk to chunk in
+#   locals
 def scan_lines(fh: BinaryIO) -> LineScan:
     """Hash and scan a binary stream for blank lines (see module docstring)."""
     h = hashlib.sha256()
@@ -384,6 +386,8 @@ def _check_header(header: list[str], name: str) -> None:
         raise InputError(f"{name}: the header names a column twice: {header}")
 
 
+# long: one generator around pyarrow's CSV reader: its setup (long lines, BOM, bare CRs) and the record-to-line mapping share the reader's state and
+#   its close on every exit
 def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int = 16 << 20, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
     """Yield ``(columns, lines, rejected)`` per record batch.
 
@@ -480,6 +484,27 @@ def iter_csv_batches(fh: BinaryIO, name: str, scan: LineScan, *, block_size: int
         reader.close()
 
 
+def _line_fields(b: bytes, encoding: str, delim: str, k: int, mark: str) -> tuple[list[str] | None, str, str]:
+    """One physical line of :func:`iter_csv_lines` parsed on its own: ``(fields, "", "")``, or ``(None, its
+    text (200 characters), why it is rejected)``. ``mark`` stands for a bare CR inside the line."""
+    b = b[:-1] if b.endswith(b"\n") else b
+    b = b[:-1] if b.endswith(b"\r") else b
+    try:
+        text = b.decode(encoding)
+    except UnicodeDecodeError as exc:
+        return None, b[:200].decode(encoding, "replace"), f"not valid {encoding} text ({exc.reason} at byte {exc.start})"
+    text = text.replace("\r", mark)
+    try:
+        fields = next(_csv.reader([text], delimiter=delim, strict=True), [""])
+    except _csv.Error as exc:
+        if "field limit" in str(exc):
+            return None, text[:200], f"a field is longer than {_csv.field_size_limit():,} characters (the line has {len(text):,}): not a spin record"
+        return None, text[:200], f"quoting is not valid CSV ({exc}); a quote must close on its line"
+    if len(fields) != k:
+        return None, text[:200], f"expected {k} fields, found {len(fields)}"
+    return fields, "", ""
+
+
 def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int = 100_000, encoding: str = "utf-8") -> Iterator[tuple[dict, np.ndarray, list]]:
     """Like :func:`iter_csv_batches`, parsing each physical line on its own (Python's csv
     module, strict quoting). Slower; used when pyarrow's records do not match the lines: a line
@@ -508,25 +533,9 @@ def iter_csv_lines(fh: BinaryIO, name: str, scan: LineScan, *, batch_rows: int =
     for no, b in enumerate(fh, start=1):
         if no <= scan.first_line_no or no in blank:
             continue
-        b = b[:-1] if b.endswith(b"\n") else b
-        b = b[:-1] if b.endswith(b"\r") else b
-        try:
-            text = b.decode(encoding)
-        except UnicodeDecodeError as exc:
-            rejected.append((no, b[:200].decode(encoding, "replace"), f"not valid {encoding} text ({exc.reason} at byte {exc.start})"))
-            continue
-        text = text.replace("\r", mark)
-        try:
-            fields = next(_csv.reader([text], delimiter=delim, strict=True), [""])
-        except _csv.Error as exc:
-            if "field limit" in str(exc):
-                why = f"a field is longer than {_csv.field_size_limit():,} characters (the line has {len(text):,}): not a spin record"
-            else:
-                why = f"quoting is not valid CSV ({exc}); a quote must close on its line"
-            rejected.append((no, text[:200], why))
-            continue
-        if len(fields) != k:
-            rejected.append((no, text[:200], f"expected {k} fields, found {len(fields)}"))
+        fields, text, why = _line_fields(b, encoding, delim, k, mark)
+        if fields is None:
+            rejected.append((no, text, why))
             continue
         for c, v in zip(cols, fields):
             c.append(v)

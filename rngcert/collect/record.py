@@ -394,6 +394,8 @@ class RecordStats:
     notes: list[str] = field(default_factory=list)
 
 
+# long: the recording loop (connect, read, decode, write, reconnect, stop conditions) keeps its state in locals that every branch updates; 33 lines
+#   are its docstring
 def record(source: str, out: Path, proto: Protocol, *, table: str | None = None, serial_settings: dict | None = None, reconnect: float = 1.0,
            max_wait: float | None = None, idle_timeout: float | None = None, max_spins: int | None = None,
            stop: Callable[[], bool] | None = None, on_spin: Callable[[Spin], None] | None = None,

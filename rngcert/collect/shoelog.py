@@ -225,6 +225,8 @@ def _global_ids(local_codes: np.ndarray, names: list, table: dict) -> np.ndarray
     return lut[local_codes] if lut.size else np.zeros(0, dtype=np.int64)
 
 
+# long: the whole validation of card-scanner logs, vectorised over the rows of every file, then per-shoe checks and renumbering: the stages share the
+#   concatenated row arrays (the longest function left: a split by stage is the next step)
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
@@ -590,19 +592,10 @@ def _why(rejects: dict, file: str, line: int) -> str:
     return f", column {r.column}, token {r.text!r}: {r.reason.rsplit(': ', 1)[0]}"
 
 
-def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
-    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
-    f = d["file"]
+def _position_problems(P, pos: np.ndarray, lines: np.ndarray, N: int, decks: int) -> list[ShoeProblem]:
+    """The positions of a shoe's cards that repeat, lie past its ``N`` cards, or are missing (five of each
+    named), in position order; ``P(line, position, reason)`` makes a problem."""
     out = []
-    P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
-    pos, lines, face, serial = d["pos"], d["lines"], d["face"], d["serial"]
-    rej_lines = d.get("rejected_lines", [])
-    k = pos.size
-    if rej_lines:
-        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}"
-                                      f"{_why(d.get('rejects') or {}, f, rej_lines[0])}); the shoe cannot be checked as a whole"))
-    if k == 0:
-        return out
     o = np.argsort(pos, kind="stable")
     ps, ls = pos[o], lines[o]
     dup = np.flatnonzero(ps[1:] == ps[:-1]) + 1
@@ -617,9 +610,26 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
         out.append(P(-1, g, f"position {g} missing"))
     if gaps.size > 5:
         out.append(P(-1, 0, f"{gaps.size} positions missing in all"))
+    return out
+
+
+def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
+    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
+    f = d["file"]
+    out = []
+    P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
+    pos, lines, face, serial = d["pos"], d["lines"], d["face"], d["serial"]
+    rej_lines = d.get("rejected_lines", [])
+    k = pos.size
+    if rej_lines:
+        out.append(P(rej_lines[0], 0, f"{len(rej_lines)} row(s) of this shoe rejected (first at line {rej_lines[0]}"
+                                      f"{_why(d.get('rejects') or {}, f, rej_lines[0])}); the shoe cannot be checked as a whole"))
+    if k == 0:
+        return out
+    out += _position_problems(P, pos, lines, N, decks)
     if mixed and not serialised:
         if np.any(serial > 0) and np.any(serial == 0):
-            out.append(P(ls[0], 0, "mix of serialised (#k) and unserialised card tokens"))
+            out.append(P(lines[int(np.argmin(pos))], 0, "mix of serialised (#k) and unserialised card tokens"))  # the first card's line
     if np.any(serial > decks):
         i = int(np.flatnonzero(serial > decks)[0])
         out.append(P(lines[i], pos[i], f"deck serial #{serial[i]} but the shoe has {decks} deck(s)"))
@@ -654,6 +664,7 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
     return out
 
 
+# long: 28 lines of docstring (the scanner format written); the code builds the Arrow table stage by stage
 def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table: str | None = None,
                    serial: bool = True, lengths=None, rotated=None, dealer=None) -> int:
     """Write shoes in the scanner format (DESIGN §3), the inverse of :func:`read_shoe_log`.

@@ -78,20 +78,22 @@ class ScalingResult:
     max_relative_bias: Fraction
     rejection_probability: Fraction
 
-    @property
-    def favoured(self) -> list[int]:
-        """Outcomes with the largest probability (empty when exactly uniform)."""
+    def _extreme(self, pick) -> list[int]:
+        """Outcomes whose count is ``pick(counts)`` (empty when exactly uniform)."""
         if self.max_bias == 0:
             return []
-        c = max(self.counts)
+        c = pick(self.counts)
         return [j for j, v in enumerate(self.counts) if v == c]
 
     @property
+    def favoured(self) -> list[int]:
+        """Outcomes with the largest probability (empty when exactly uniform)."""
+        return self._extreme(max)
+
+    @property
     def disfavoured(self) -> list[int]:
-        if self.max_bias == 0:
-            return []
-        c = min(self.counts)
-        return [j for j, v in enumerate(self.counts) if v == c]
+        """Outcomes with the smallest probability (empty when exactly uniform)."""
+        return self._extreme(min)
 
     def to_dict(self) -> dict:
         """JSON-able summary; fractions as "a/b" strings next to floats."""
@@ -107,6 +109,7 @@ class ScalingResult:
         }
 
 
+# long: 33 of its lines are the docstring (the three scaling methods and their exact law); the code is 19 lines
 def outcome_probabilities(bits: int, outcomes: int, method: str) -> ScalingResult:
     """Exact probability of each outcome when a uniform ``bits``-bit word is scaled.
 
@@ -162,6 +165,7 @@ def outcome_probabilities(bits: int, outcomes: int, method: str) -> ScalingResul
     return ScalingResult(b, k, method, counts, denom, probs, bias, bias * k, rej)
 
 
+# long: 25 lines of docstring; the code checks the words and maps them by the three methods
 def map_words(words, outcomes: int, method: str, *, bits: int):
     """Map raw words to outcomes, vectorised.
 

@@ -377,6 +377,7 @@ def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     return w
 
 
+# long: validation of every key of a wheel's TOML with one error message each, in file order
 def _wheel_from_dict(doc: dict, where: str) -> Wheel:
     wid = _req(doc, "id", where)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", wid):

@@ -49,8 +49,8 @@ def escape(s: str) -> str:
 
     Parameters
     ----------
-    s : str
-        Any text.
+    s : object
+        Any value; its ``str()`` is escaped.
 
     Returns
     -------
@@ -65,8 +65,8 @@ def quoteattr(s: str) -> str:
 
     Parameters
     ----------
-    s : str
-        Any text.
+    s : object
+        The attribute's value (its ``str()``), escaped as by :func:`escape` and then quotes and white space.
 
     Returns
     -------
@@ -362,19 +362,22 @@ class Axes:
     def bars(self, xs: Sequence[float], heights: Sequence[float], *, width: float = 0.8,
              colors: str | Sequence[str] = "#4a7ab5", base: float = 0.0) -> None:
         """Vertical bars centred on ``xs`` (data units), from ``base`` to ``heights``."""
-        cols = [colors] * len(xs) if isinstance(colors, str) else list(colors)
-        for x, h, col in zip(xs, heights, cols):
-            x0, x1 = self.px(x - width / 2), self.px(x + width / 2)
-            y0, y1 = self.py(base), self.py(h)
-            self.c.rect(x0, min(y0, y1), x1 - x0, abs(y1 - y0), fill=col)
+        self._bars(xs, heights, width, colors, base, vertical=True)
 
     def hbars(self, ys: Sequence[float], lengths: Sequence[float], *, height: float = 0.8,
               colors: str | Sequence[str] = "#4a7ab5", base: float = 0.0) -> None:
         """Horizontal bars centred on ``ys`` (data units), from ``base`` to ``lengths``."""
-        cols = [colors] * len(ys) if isinstance(colors, str) else list(colors)
-        for y, ln, col in zip(ys, lengths, cols):
-            y0, y1 = self.py(y - height / 2), self.py(y + height / 2)
-            x0, x1 = self.px(base), self.px(ln)
+        self._bars(ys, lengths, height, colors, base, vertical=False)
+
+    def _bars(self, centres, values, thickness, colors, base, *, vertical: bool) -> None:
+        """Bars of ``thickness`` centred on ``centres``, from ``base`` to ``values`` (data units): centres on the
+        x axis and values on the y axis when ``vertical``, the other way round otherwise."""
+        across, along = (self.px, self.py) if vertical else (self.py, self.px)
+        cols = [colors] * len(centres) if isinstance(colors, str) else list(colors)
+        for c, v, col in zip(centres, values, cols):
+            a0, a1 = across(c - thickness / 2), across(c + thickness / 2)
+            b0, b1 = along(base), along(v)
+            (x0, x1, y0, y1) = (a0, a1, b0, b1) if vertical else (b0, b1, a0, a1)
             self.c.rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0), fill=col)
 
     def step(self, edges: Sequence[float], values: Sequence[float], *, stroke: str = "#000000", width: float = 1.0,
@@ -508,6 +511,7 @@ def _dedupe(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
+# long: 27 of its 51 lines are the docstring (anchoring and the entry kinds)
 def legend(canvas: Canvas, x: float, y: float, entries: Sequence[dict], *, size: float = 7.0, align: str = "right",
            valign: str = "top", ncol: int | None = None, box: bool = False) -> tuple[float, float]:
     """A legend anchored at ``(x, y)``: its right (or left) edge at ``x``, its top (or bottom) edge at ``y``.
@@ -572,7 +576,9 @@ def legend_size(entries: Sequence[dict], *, size: float = 7.0, ncol: int | None 
 
     Parameters
     ----------
-    entries, size, ncol, box
+    entries : sequence of dict
+        The legend's rows, as for :func:`legend`.
+    size, ncol, box
         As for :func:`legend`.
 
     Returns

@@ -183,16 +183,7 @@ def finding(t: Mapping[str, Any], labels: Sequence[str] | None = None, wheel_kin
     name = str(t.get("name", ""))
     best = d.get("best_arc")
     if isinstance(best, dict) and "start" in best:
-        L = int(best.get("length", 1))
-        exc = best.get("relative_excess")
-        exc_s = f" ({pct(exc)})" if isinstance(exc, (int, float)) else ""
-        obs = f"{num(best.get('observed'))} against {num(best.get('expected'))} expected{exc_s}"
-        if name == "dealer_signature":
-            who = best.get("label", "")
-            ref = d.get("reference", "reference")
-            what = " (repeats of the same number)" if int(best["start"]) == 0 and L == 1 and ref == "previous result" else ""
-            return f"{who}: landing {int(best['start'])} to {int(best['start']) + L - 1} pockets past the {ref}{what}: {obs}"
-        return f"arc of {L} {word}s {lab(best['start'])} to {lab(int(best['start']) + L - 1)}: {obs}"
+        return _arc_finding(name, best, d, word, lab)
     if name.endswith(":proportion") and d.get("interval"):
         lo, hi = d["interval"]
         if d.get("proportion_ok", True):
@@ -216,6 +207,21 @@ def finding(t: Mapping[str, Any], labels: Sequence[str] | None = None, wheel_kin
     if isinstance(obs, list) and len(obs) <= 4:
         return " / ".join(num(x) for x in d["observed"]) + " (expected " + " / ".join(num(x) for x in d.get("expected", [])) + ")"
     return ""
+
+
+def _arc_finding(name: str, best: Mapping[str, Any], d: Mapping[str, Any], word: str, lab) -> str:
+    """:func:`finding` of a test that reports its best arc (``best``): the arc's outcomes, or for the dealer
+    signature the landing distances past the reference, with observed against expected counts."""
+    L = int(best.get("length", 1))
+    exc = best.get("relative_excess")
+    exc_s = f" ({pct(exc)})" if isinstance(exc, (int, float)) else ""
+    obs = f"{num(best.get('observed'))} against {num(best.get('expected'))} expected{exc_s}"
+    if name == "dealer_signature":
+        who = best.get("label", "")
+        ref = d.get("reference", "reference")
+        what = " (repeats of the same number)" if int(best["start"]) == 0 and L == 1 and ref == "previous result" else ""
+        return f"{who}: landing {int(best['start'])} to {int(best['start']) + L - 1} pockets past the {ref}{what}: {obs}"
+    return f"arc of {L} {word}s {lab(best['start'])} to {lab(int(best['start']) + L - 1)}: {obs}"
 
 
 def verdict_counts(tables: Sequence[Mapping[str, Any]]) -> str:

@@ -232,6 +232,7 @@ def _find_report_json(folder: Path) -> Path:
     return p
 
 
+# long: 24 lines of docstring; the checks of a report folder follow in the order they are reported
 def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public_key=None, trusted_keys: Sequence = (),
                   require_signature: bool = True) -> Verification:
     """Check a report folder: the content hash of report.json, its layout, the files written with
@@ -365,6 +366,12 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
         except InvalidSignature:
             return False
 
+    _signature_outcome(v, verifies, embedded, trusted)
+
+
+def _signature_outcome(v: Verification, verifies, embedded, trusted: Sequence) -> None:
+    """The line and the check of a well-formed signature: ``verifies(key)`` says whether it verifies with ``key``;
+    ``embedded`` is the key the report carries (never trusted for itself), ``trusted`` the pinned keys."""
     fp = fingerprint(embedded)
     if not trusted:
         ok = verifies(embedded)

@@ -74,6 +74,7 @@ def _limit_iv(cut_position, m: int, lo: int, hi: int) -> np.ndarray:
     return lim.astype(np.int64)
 
 
+# long: 24 lines of docstring; the deal and pickup are one vectorised pass over the shoes
 def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", undealt: str = "top") -> Deal:
     """Deal baccarat shoes to the cutting card and pick the cards up into the discard order.
 
@@ -168,6 +169,7 @@ def _bj_total(hard, ace):
     return np.where(soft, hard + 10, hard), soft
 
 
+# long: 28 lines of docstring; the blackjack deal (rounds, hands, dealer rule) and pickup are one vectorised pass over the shoes
 def deal_pickup_blackjack(shoes, *, cut_position, players: int = 7, rule: str = "S17", pickup: str = "right-to-left") -> Deal:
     """Deal blackjack shoes to the cutting card and pick the cards up into the discard order.
 

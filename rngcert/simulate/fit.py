@@ -54,6 +54,7 @@ def _moments(before, after, known_before, known_after, decks, serialised, rng):
     return shuffle_moments(perm), perm
 
 
+# long: 30 lines of docstring; the fit (moments, grid, interval) shares the observed statistics of the shoes
 def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=None, known_after=None, serialised: bool = False,
                   n_fit: int = 400, clump_grid=CLUMP_GRID, travel_grid=TRAVEL_GRID, level: float = 0.95) -> dict | None:
     """Fit the wash travel and clump size of ``proc`` to shoes before and after it.

@@ -232,6 +232,7 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return val[idx], bad[idx]
 
 
+# long: two vectorised paths over the cells (bytes read in place, or Arrow string kernels) feeding one classification of the timestamps
 def timestamp_kinds(col, ok: np.ndarray) -> dict:
     """What the readable timestamps of a column are (vectorised; cheap string kernels only).
 

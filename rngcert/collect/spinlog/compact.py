@@ -152,6 +152,8 @@ class _CompactLog:
         return np.array([d.setdefault(t, len(d)) for t in labels] or [0], dtype=np.int64)
 
     # -- one batch (the dictionary of :func:`_process`)
+    # long: one batch folded into the compact log: a short step per optional column (ids, times, dealers, directions, rotor data) on the same batch
+    #   arrays
     def add(self, pt: dict) -> None:
         cols = tuple(k for k in ("ts", "spin_id", "dealer", "direction", "release", "rotor_speed", "ball_direction", "line_no") if pt.get(k) is not None)
         if self.columns is None:
@@ -265,6 +267,7 @@ class _CompactLog:
         st[1] = int(v[-1])
 
     # -- the log
+    # long: builds the tables at the end of a compact read, one optional column after the other, as _assemble_tables does on the exact path
     def finish(self, parts: list[dict], notes: list[str]) -> tuple[str, OutcomeSpace, dict[str, TableSpins]]:
         """Level, outcome space and tables, as :func:`read_spin_log` and :func:`_assemble_tables`
         build them."""

@@ -17,6 +17,7 @@ _ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts
              "rotor_speed", "ball_direction", "result_source", "payout", "multiplier")
 
 
+# long: the streaming CSV read: scan, encoding, the batch function run on read threads and the join of the parts share the open source
 def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
     """Stream a CSV log batch by batch through :func:`_process` and join the parts.
 

@@ -97,6 +97,7 @@ def outcome_key(pos: np.ndarray, sym: np.ndarray, void: np.ndarray) -> np.ndarra
     return ((np.asarray(pos, dtype=np.int64) + 1) * 65536 + (np.asarray(sym, dtype=np.int64) + 1)) * 2 + np.asarray(void, dtype=np.int64)
 
 
+# long: per file and table, the secondary result-source rows matched to their primary rounds with a reason for each: one pass over the shared row keys
 def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]]]:
     """Rows of secondary result sources (``result_source`` not in :data:`PRIMARY_SOURCES`) are
     taken out of the results and compared with the primary row of the same table and spin_id.
@@ -207,6 +208,30 @@ def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]
     return out
 
 
+def _table_keys(pt: dict, tab_ids: dict[str, int]) -> np.ndarray:
+    """One integer a row of the part ``pt``: its table's number in ``tab_ids`` (tables are numbered as they are
+    first met, across parts; a part without a table column is one table named after its file; a row with no
+    table gets -1)."""
+    if pt.get("table") is not None:
+        codes, labels = _codes_labels(pt["table"])
+        lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
+        return lut[np.where(codes < 0, len(labels), codes)]
+    return np.full(pt["pos"].size, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+
+
+def _result_label(pt: dict, j: int, wheel: Wheel, labels_pos: Sequence[str], bare: bool = False) -> str:
+    """Row ``j`` of the part ``pt`` as a finding names it: ``void``, its section's position label where the wheel
+    order is known (``bare``: without the ``index:`` prefix a money wheel's labels carry), else its symbol (``?``
+    if none)."""
+    if pt["void_mask"][j]:
+        return "void"
+    if pt["pos"][j] >= 0 and labels_pos:
+        label = str(labels_pos[pt["pos"][j]])
+        return label.split(":", 1)[-1] if bare else label
+    return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+
+
+# long: repeated spin ids across files (the store's rule): vectorised keys of every file, then one status pass and the notes that name lines
 def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     """Repeated spin ids of a table, across all files, with the store's rule
     (:func:`repeat_status`): an exact repeat (same result) is counted once, the later copies are
@@ -220,13 +245,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     keys_t, keys_s, outs, lives, where = [], [], [], [], []
     for i in with_ids:
         pt = parts[i]
-        n = pt["pos"].size
-        if pt.get("table") is not None:
-            codes, labels = _codes_labels(pt["table"])
-            lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
-            tk = lut[np.where(codes < 0, len(labels), codes)]
-        else:
-            tk = np.full(n, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+        tk = _table_keys(pt, tab_ids)
         sid = pt["spin_id"]
         if isinstance(sid, IntIds):
             sk = sid.values.astype(np.int64)
@@ -243,7 +262,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
         keys_s.append(sk)
         outs.append(outcome_key(pt["pos"], pt["sym"], pt["void_mask"]))
         lives.append(lv)
-        where.append(np.full(n, i, dtype=np.int64))
+        where.append(np.full(pt["pos"].size, i, dtype=np.int64))
     if len(with_ids) == 1:
         tk, sk, out, live, part_of = keys_t[0], keys_s[0], outs[0], lives[0], where[0]
     else:
@@ -262,13 +281,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     labels_pos = wheel.position_space().labels if wheel.order_known else ()
 
     def result(g):
-        pt = parts[int(part_of[g])]
-        j = int(local[g])
-        if pt["void_mask"][j]:
-            return "void"
-        if pt["pos"][j] >= 0 and labels_pos:
-            return str(labels_pos[pt["pos"][j]])
-        return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+        return _result_label(parts[int(part_of[g])], int(local[g]), wheel, labels_pos)
 
     def at(g, ref):
         pt = parts[int(part_of[g])]
@@ -314,6 +327,7 @@ def _mark_repeats(parts: list[dict], wheel: Wheel) -> dict[str, list[str]]:
     return notes
 
 
+# long: near-duplicate rounds: keys of every file, one sort into spin order and the neighbour comparison, then the finding with its examples
 def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: bool) -> dict[str, dict]:
     """Near-duplicate rounds (:data:`NEAR_DUPLICATE_RULE`): per table, rows taken in time order;
     a row with the same result (and payout, multiplier) as the row before it, less than ``min_s``
@@ -332,14 +346,8 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
     extra_cols = [c for c in ("payout", "multiplier") if all(parts[i].get(c) is not None for i in use)]
     for i in use:
         pt = parts[i]
-        n = pt["pos"].size
         live = np.flatnonzero(pt["accepted_mask"] | pt["void_mask"])
-        if pt.get("table") is not None:
-            codes, labels = _codes_labels(pt["table"])
-            lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
-            tk = lut[np.where(codes < 0, len(labels), codes)]
-        else:
-            tk = np.full(n, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+        tk = _table_keys(pt, tab_ids)
         T.append(tk[live])
         TS.append(pt["ts"][live])
         O.append(outcome_key(pt["pos"], pt["sym"], pt["void_mask"])[live])
@@ -389,13 +397,7 @@ def _mark_near_duplicates(parts: list[dict], wheel: Wheel, min_s: float, pool: b
     compared = ", ".join(["result"] + extra_cols)
 
     def result(g):
-        pt = parts[int(part_of[g])]
-        j = int(row[g])
-        if pt["void_mask"][j]:
-            return "void"
-        if pt["pos"][j] >= 0 and labels_pos:
-            return str(labels_pos[pt["pos"][j]]).split(":", 1)[-1]
-        return wheel.symbols[pt["sym"][j]] if pt["sym"][j] >= 0 else "?"
+        return _result_label(parts[int(part_of[g])], int(row[g]), wheel, labels_pos, bare=True)
 
     def line(g):
         pt = parts[int(part_of[g])]
@@ -482,6 +484,8 @@ def _id_numbers(spin_id) -> np.ndarray | None:
     return vals[np.where(codes < 0, len(labels), codes)]
 
 
+# long: the concatenation of the files into tables in spin order, with the gap and time-order findings: every optional column is joined and split the
+#   same way
 def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, TableSpins]:
     """Concatenate files, split per table, put rows in spin order, report gaps in spin ids.
 
@@ -630,6 +634,7 @@ def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
     return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
 
 
+# long: 22 lines of docstring (the clock rules: DST, adjustments); the code is 49 lines
 def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None) -> dict | None:
     """The disagreement between spin-id order (or, without ids, file order) and time order of one
     table, or None when the timestamps never go back in that order.

@@ -24,6 +24,8 @@ from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
 
+# long: 34 lines of docstring and 9 of signature of the public reader; the code is the reading pipeline in order (files, sources, repeats, near
+#   duplicates, tables)
 def read_spin_log(
     paths: Sequence[str | Path] | str | Path,
     wheel: Wheel,
@@ -328,6 +330,14 @@ class SpinRows:
         return int(self.line.size)
 
 
+#: :class:`SpinRows` field <- key of the part :func:`_read_file` returns (``line`` apart: made int64)
+_SPIN_ROWS_FROM_PART = {
+    "path": "name", "sha256": "sha256", "format": "format", "size": "size", "pos": "pos", "sym": "sym",
+    "accepted": "accepted_mask", "void": "void_mask", "timestamp": "ts", "table": "table", "dealer": "dealer",
+    "spin_id": "spin_id", "direction": "direction", "release": "release", "rejected": "rejected", "blank_lines": "blank",
+}
+
+
 def read_spin_rows(
     path: str | Path,
     wheel: Wheel,
@@ -363,22 +373,4 @@ def read_spin_rows(
     """
     columns = _options_iv(_capture_format(fmt), columns)
     pt = _read_file(path, wheel, columns, fmt, data=data, text_codes=False)
-    return SpinRows(
-        path=pt["name"],
-        sha256=pt["sha256"],
-        format=pt["format"],
-        size=pt["size"],
-        line=np.asarray(pt["lines"], dtype=np.int64),
-        pos=pt["pos"],
-        sym=pt["sym"],
-        accepted=pt["accepted_mask"],
-        void=pt["void_mask"],
-        timestamp=pt["ts"],
-        table=pt["table"],
-        dealer=pt["dealer"],
-        spin_id=pt["spin_id"],
-        direction=pt["direction"],
-        release=pt["release"],
-        rejected=pt["rejected"],
-        blank_lines=pt["blank"],
-    )
+    return SpinRows(line=np.asarray(pt["lines"], dtype=np.int64), **{field: pt[key] for field, key in _SPIN_ROWS_FROM_PART.items()})

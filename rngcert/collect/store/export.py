@@ -25,6 +25,8 @@ EXPORT_FORMAT = 2  # 2: conflicts.jsonl; every file's SHA-256 and rows, spins pe
 class ExportMixin:
     """Parquet export and import (part of :class:`~rngcert.collect.store.Store`)."""
 
+    # long: the export into a temporary folder renamed at the end: spins, sources, rejects and conflicts of the chosen tables, then the manifest of
+    #   every file written (41 lines of docstring)
     @_guarded
     def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None) -> dict:
         """Write the spins as Parquet partitioned by table and day, with every row's provenance.
@@ -215,6 +217,8 @@ class ExportMixin:
             raise
         return manifest
 
+    # long: the read-back of an export in its three numbered steps (the files against the manifest, the data against the manifest, then one
+    #   transaction per source)
     @_guarded
     def ingest_parquet(self, folder: str | Path) -> list[IngestResult]:
         """Read an :meth:`export_parquet` folder back into this store, one source at a time.

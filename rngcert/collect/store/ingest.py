@@ -81,6 +81,7 @@ class IngestResult:
 class IngestMixin:
     """Ingest of spin logs (part of :class:`~rngcert.collect.store.Store`)."""
 
+    # long: 31 lines of docstring and 9 of signature; the code (41 lines) runs the read-ahead pipeline of files
     @_guarded
     def ingest(
         self,
@@ -164,6 +165,8 @@ class IngestMixin:
             reader.close()
         return out
 
+    # long: one file stored in one transaction (fast path, conflicts with the store and inside the file, duplicates, rejects, source row): its SQL
+    #   steps share the temp tables
     @_guarded
     def _store_prepared(self, prep: dict, wheel, equipment: str) -> IngestResult:
         """Store one prepared file in one transaction (see "Rules of ingest" in :mod:`rngcert.collect.store`)."""
@@ -323,6 +326,8 @@ class IngestMixin:
         )
 
 
+# long: reads, hashes and parses one file into the Arrow tables to store, with the checks against a file already known; the stages share the parsed
+#   rows
 def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
     """Read, hash and parse one spin log into the Arrow tables to store (no store access).
 

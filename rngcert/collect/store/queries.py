@@ -123,6 +123,8 @@ class QueriesMixin:
             return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
         return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
 
+    # long: the spins of a window read batch by batch into compact columns, with the seq-order check and its sorted re-read; 28 lines of docstring, 12
+    #   of signature
     @_guarded
     def spins(
         self,

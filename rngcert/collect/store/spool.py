@@ -68,6 +68,7 @@ class _Spool:
     def rollback(self) -> None:
         self._reset()
 
+    # long: one batch spooled to memory or Parquet: table codes, whole-number ids, positional ids and times, each on the batch's arrays
     def add(self, pt: dict) -> None:
         import pyarrow.parquet as pq
 
