@@ -3,8 +3,8 @@
 The house issue (27) moves code between modules, builds the options once in the command line and
 turns games into data; none of it may change a report. This test certifies fixed inputs with fixed
 seeds and compares every file written (``report.json``, ``report.html``, ``rejects.csv``) and the
-terminal summary, byte for byte, with the copies recorded in ``tests/data/golden/`` before the work
-began, after replacing only what differs between two runs of the same command:
+terminal summary, byte for byte, with the copies recorded in ``tests/data/golden/`` (``<file>.golden``, so that no tool reads them as
+source) before the work began, after replacing only what differs between two runs of the same command:
 
 - the generation time (``generated_utc`` and its copies in the HTML);
 - the report folder, the repository, installed-package, bundled-log and test-data paths, and the command line that names them;
@@ -94,7 +94,7 @@ def _run(name: str, out: Path) -> dict[str, bytes]:
 def test_report_bytes_unchanged(name, tmp_path):
     got = _run(name, tmp_path)
     for f, data in got.items():
-        want = (GOLDEN / name / f).read_bytes()
+        want = (GOLDEN / name / (f + ".golden")).read_bytes()
         if data != want:
             a, b = want.decode().splitlines(), data.decode().splitlines()
             diff = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
@@ -115,7 +115,7 @@ def _regen() -> None:
         d = GOLDEN / name
         d.mkdir(parents=True, exist_ok=True)
         for f, data in got.items():
-            (d / f).write_bytes(data)
+            (d / (f + ".golden")).write_bytes(data)
         print(f"recorded {name}: {', '.join(sorted(got))}")
 
 
