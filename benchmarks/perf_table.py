@@ -29,9 +29,9 @@ throughput bench_throughput.py      certify 1 M permanence lists (17 a line, one
            (else bench_permanence)  ``PERM_FLOOR`` or ``FLOOR``, ``CSV_FLOOR``, ``ARROW_FLOOR`` (else bench_fixed's),
                                     ``write_list`` (else bench_permanence's)
 ingest     bench_ingest.py          ingest 1 M spins beside DuckDB ``read_csv`` + ``INSERT`` / ``FLOOR``
-memory     bench_memory.py          peak memory of certify per input shape (CSV, JSON Lines, permanence lists
+memory     bench_shapes.py          peak memory of certify per input shape (CSV, JSON Lines, permanence lists
                                     one and 17 a line, ids out of order, text ids) at N and N/10 spins, the
-                                    10^8-spin peak extrapolated from the two / ``FLOOR`` (a pyarrow read)
+           (else bench_memory)      10^8-spin peak extrapolated from the two (no floor program used)
 parallel   bench_parallel.py        ``perf_rows`` (section S: speed-up against the ceiling, ``ceiling_rows``)
 ========== ======================== =========================================================================
 
@@ -61,7 +61,7 @@ from _measure import run as _run  # noqa: E402 (benchmarks/ is the script's fold
 
 #: group -> the benchmark modules that own its rows, the first one present is used
 GROUPS = {"fixed": ("bench_fixed",), "throughput": ("bench_throughput", "bench_permanence"), "ingest": ("bench_ingest",),
-          "memory": ("bench_memory",), "parallel": ("bench_parallel",)}
+          "memory": ("bench_shapes", "bench_memory"), "parallel": ("bench_parallel",)}
 COLUMNS = ("workload", "rngcert", "numpy_floor", "pyarrow_floor", "ratio", "target", "met")
 HEADER = "| workload | rngcert | plain numpy floor | pyarrow floor | ratio | target | met? |"
 RK = [sys.executable, "-m", "rngcert"]
@@ -266,7 +266,7 @@ def _shapes(tmp: Path, n: int, perm_mod) -> dict:
 def _rows_memory(mod, quick: bool, rounds: int, tmp: Path, say) -> list[dict]:
     perm = importlib.import_module("bench_permanence")
     env = _env(tmp)
-    n = 200_000 if quick else 10_000_000
+    n = 50_000 if quick else 10_000_000
     peaks: dict = {}
     for m in (n // 10, n):
         for shape, path in _shapes(tmp, m, perm).items():
