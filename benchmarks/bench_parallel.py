@@ -3,6 +3,8 @@
     python benchmarks/bench_parallel.py             # everything (about 20-30 minutes on 2 busy cores)
     python benchmarks/bench_parallel.py --quick     # 10 tables x 200k spins, 20 streams: a smoke run
     python benchmarks/bench_parallel.py --huge      # also certify 100 M spins (needs about 11 GB free)
+    python benchmarks/bench_parallel.py --ceiling   # section S alone: speed-up against the ceiling (about 4 x 60 s)
+    python benchmarks/bench_parallel.py --ceiling --workloads audit,bits --rounds 3 --json out.json
 
 Prints, measured in this one run, each figure beside its serial run, floor or peer and the ratio:
 
@@ -15,6 +17,12 @@ B. 50 tables x 1 M spins: `audit --all` (each task reads its own table from the 
 C. 100 bit streams of 10^6 bits: `bits --streams 100`, serial and on 2 workers (target >= 1.8x).
 D. 1,000 tables x 10 M spins, extrapolated from the measured cost of one 10 M-spin audit task,
    for clusters of 2..256 worker cores.
+S. Speed-up against the ceiling (issue 26 item 6), for `audit --all`, a multi-table `certify`,
+   `shuffle certify` of a procedure and `bits --streams m`: the default (a Dask cluster when the
+   estimate says it pays), `--workers 1`, and `--workers 1` pinned to one core, interleaved in each
+   round; the speed-up, the ceiling, the fraction of the ceiling reached (target >= 0.85), the
+   per-item costs, the cluster's start, and an Amdahl extrapolation to 16 and 64 cores (see
+   :func:`ceiling_rows`, the stable entry point that ``benchmarks/perf_table.py`` calls).
 E. Items 1-2 of issue 11 (the lead's), for reference: `certify` at 10 k, 1 M, 10 M (and 100 M
    with --huge) spins and on the Wiesbaden t5 log beside a minimal numpy/pyarrow floor that
    parses the same file and counts pockets, 37x37 pairs and wheel distances; `shuffle certify`
@@ -132,6 +140,224 @@ def overhead(n_tasks: int = 400) -> dict:
     return {"start_s": timings["start_s"], "per_task_ms": 1e3 * timings["run_s"] / n_tasks, "total_s": total, "n": n_tasks}
 
 
+# ------------------------------------------------------------------------------------------ S
+#: The definition printed with section S's table.
+CEILING_DEFINITION = (
+    "ceiling: pinned to one core (taskset), the serial run (--workers 1) measures its whole work W with every thread it "
+    "starts (pyarrow, DuckDB, the read threads) on that core: T1 >= W. No run of the same work on c cores ends before "
+    "W / c, so the speed-up of any parallel run over the serial run is at most c x T(serial) / T(serial, one core), "
+    "and never more than c: ceiling = min(c, c x Tserial / Tone-core), c = the cores this process may use. "
+    "fraction = speed-up / ceiling (target >= 0.85). Times are the best of the interleaved rounds.")
+
+#: Why a parallel run gains nothing on a machine that other sessions load (printed with section S).
+SHARE_NOTE = (
+    "share: Linux schedules by autogroup here (kernel.sched_autogroup_enabled = %s): every session gets an equal share of the "
+    "cores, whatever its number of threads, so while other sessions keep the cores busy a parallel run gets no more CPU than "
+    "the serial run. 'cores the default got' = its CPU-s / wall; the ceiling at this share = min(ceiling, cores the default got / "
+    "cores the serial run got): what the default could reach with no cost of its own; the rest of the loss is its extra CPU-s "
+    "(cluster start, each worker's first imports, per-task messages)." % (
+        Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() if Path("/proc/sys/kernel/sched_autogroup_enabled").exists() else "n/a"))
+
+#: The four workloads of section S and the functions of their top-level work items (nested calls,
+#: such as a table's certify inside an audit item, are not counted again).
+WORKLOADS = {
+    "audit": ("_audit_item",),
+    "certify": ("_table_item",),
+    "shuffle": ("_batch_item",),
+    "bits": ("_stream_item", "_bits_work"),
+}
+
+
+def _workload(name: str, tmp: Path, quick: bool) -> dict:
+    """Inputs and commands of one workload of section S: ``cmd(out)`` (without --workers), the
+    one-item command (a warm-up run that also fills the caches), items and a label."""
+    if name == "audit":
+        k, n = (4, 100_000) if quick else (20, 250_000)
+        db = tmp / "s-audit.duckdb"
+        if not db.exists():
+            files = []
+            for i in range(k):
+                f = tmp / f"s-a-{i:03d}.csv"
+                lean_csv(f, n, 300 + i, table=f"T{i:03d}")
+                files.append(f)
+            run(EXE + ["ingest", *files, "--db", db])
+            for f in files:
+                f.unlink()
+        base = ["audit", "--db", db, "--seed", "1", "--no-record"]
+        return {"label": f"audit --all, {k} tables x {n:,} spins, figures", "items": k, "unit": "table",
+                "cmd": lambda out: EXE + base + ["--all", "--out", out], "one": lambda out: EXE + base + ["--table", "T000", "--out", out]}
+    if name == "certify":
+        k, n = (4, 100_000) if quick else (20, 250_000)
+        big, one = tmp / "s-certify.csv", tmp / "s-certify-1.csv"
+        if not big.exists():
+            lean_csv(big, n, 500, tables=k, ids=False)
+            lean_csv(one, n, 500, tables=1, table="T000", ids=False)
+        return {"label": f"certify of one {k}-table log ({k} x {n:,} spins), figures", "items": k, "unit": "table",
+                "cmd": lambda out: EXE + ["certify", big, "--seed", "1", "--out", out], "one": lambda out: EXE + ["certify", one, "--seed", "1", "--out", out]}
+    if name == "shuffle":
+        # --no-sensitivity: the default's grid of 32 procedures x 400 tables (and the remedies tried
+        # for a first shoe that FAILs, kept here) run serially on the client, about 60% of a default
+        # run (cProfile, 2026-12-03): not yet work items, and 3 runs of 35 CPU-s do not fit a round
+        shoes = 4000 if quick else 6000
+        base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--no-sensitivity"]
+        return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity", "items": shoes // 2000, "unit": "batch of 2,000 shoes",
+                "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out], "one": lambda out: EXE + base + ["--shoes", 2000, "--out", out]}
+    if name == "bits":
+        m, n = (4, 200_000) if quick else (40, 1_000_000)
+        base = ["bits", "--source", "pcg64", "--length", n, "--seed", "1", "--no-plots"]
+        return {"label": f"bits --streams {m} --length {n:,}, exact laws on disk", "items": m, "unit": "stream",
+                "cmd": lambda out: EXE + base + ["--streams", m, "--out", out],
+                # two streams: one stream has no two-level analysis, so it would leave the exact laws uncomputed
+                "one": lambda out: EXE + base + ["--streams", 2, "--out", out]}
+    raise SystemExit(f"unknown workload {name!r} (one of {', '.join(WORKLOADS)})")
+
+
+def _timed(args, env, prefix=(), funcs=()) -> dict:
+    """A command's wall and CPU time, and the timings of its work items (``RNGCERT_TIMINGS``; only
+    the calls of ``funcs`` made by the command's own process)."""
+    global ENV
+    tfile = Path(tempfile.mktemp(suffix=".timings.jsonl"))
+    saved, ENV = ENV, dict(env, RNGCERT_TIMINGS=str(tfile))
+    try:
+        wall, peak, cpu = run_cpu(args, prefix=prefix)
+    finally:
+        ENV = saved
+    recs = [json.loads(ln) for ln in tfile.read_text().splitlines()] if tfile.exists() else []
+    tfile.unlink(missing_ok=True)
+    recs = [r for r in recs if r.get("func") in funcs]
+    main = max(recs, key=lambda r: r.get("items", 0)) if recs else {}
+    return {"wall": wall, "cpu": cpu, "peak": peak, "items_s": sum(r.get("run_s", 0.0) for r in recs),
+            "start_s": sum(r.get("start_s", 0.0) for r in recs), "items_cpu_s": sum(r.get("client_cpu_s", 0.0) for r in recs), "mode": main.get("mode", "no work items"),
+            "workers": main.get("workers", 1), "n_items": main.get("items", 0)}
+
+
+def _cluster_start_model() -> float:
+    """The cluster start that rngcert's threshold assumes (used when the default ran serially)."""
+    from rngcert.pipeline.parallel import CLUSTER_START_S
+
+    return CLUSTER_START_S
+
+
+def ceiling_rows(workloads=tuple(WORKLOADS), *, quick: bool = False, rounds: int = 2, tmp: Path | None = None,
+                 say=print) -> list[dict]:
+    """Section S: for each workload, the default, ``--workers 1`` and ``--workers 1`` on one core,
+    interleaved in each of ``rounds`` rounds; the best of each is compared.
+
+    A stable entry point (``benchmarks/perf_table.py`` calls it). Returns one dict a workload:
+    ``label, items, unit, cores, default, serial, one_core`` (each ``{wall, cpu, peak, items_s,
+    start_s, mode, workers}`` of the best run), ``speedup, ceiling, fraction, per_item_s,
+    serial_part_s, start_s, efficiency, extrapolated`` ({cores: seconds}), ``load``."""
+    from rngcert.pipeline.parallel import available_cores
+
+    cores = available_cores()
+    own = tmp is None
+    tmp = Path(tmp or tempfile.mkdtemp(prefix="bench_ceiling_"))
+    env = dict(ENV, RNGCERT_CACHE=str(tmp / "cache"))
+    out = []
+    try:
+        for name in workloads:
+            w = _workload(name, tmp, quick)
+            say(f"\n-- {w['label']} ({load()})")
+            funcs = WORKLOADS[name]
+            one = _timed(w["one"](tmp / "o-warm"), env, funcs=funcs)  # warm-up: bytecode, report template, verdict power, laws on disk
+            shutil.rmtree(tmp / "o-warm", ignore_errors=True)
+            say(f"   one {w['unit']} alone (two streams for bits; warm-up, caches filled): {one['wall']:.2f} s wall, {one['cpu']:.2f} CPU-s")
+            runs: dict[str, list] = {"default": [], "serial": [], "one_core": []}
+            for r in range(rounds):
+                for kind, extra, prefix in (("default", [], ()), ("serial", ["--workers", "1"], ()), ("one_core", ["--workers", "1"], ONE_CORE or ())):
+                    if kind == "one_core" and not ONE_CORE:
+                        continue
+                    got = _timed(w["cmd"](tmp / f"o-{kind}") + extra, env, prefix, funcs)
+                    shutil.rmtree(tmp / f"o-{kind}", ignore_errors=True)
+                    runs[kind].append(got)
+                    say(f"   round {r + 1} {kind:<8}: {got['wall']:6.2f} s wall, {got['cpu']:6.2f} CPU-s, peak {got['peak']:5.0f} MB, "
+                        f"items {got['items_s']:6.2f} s ({got['items_cpu_s']:.2f} CPU-s here), cluster start {got['start_s']:.2f} s ({got['mode']}, {got['workers']} worker(s)) [{load()}]")
+            best = {k: min(v, key=lambda g: g["wall"]) for k, v in runs.items() if v}
+            ts, td = best["serial"]["wall"], best["default"]["wall"]
+            tp = best["one_core"]["wall"] if "one_core" in best else float("nan")
+            ceil = min(cores, cores * ts / tp) if tp == tp else float(cores)
+            speed = ts / td
+            items = max(best["serial"]["n_items"], 1)
+            per_item = best["serial"]["items_s"] / items
+            serial_part = ts - best["serial"]["items_s"]
+            start = best["default"]["start_s"]
+            workers = best["default"]["workers"]
+            par_items = best["default"]["items_s"]
+            eff = (best["serial"]["items_s"] / workers) / par_items if workers > 1 and par_items > 0 else float("nan")
+            row = dict(name=name, label=w["label"], items=w["items"], unit=w["unit"], cores=cores, one_item=one, **best,
+                       speedup=speed, ceiling=ceil, fraction=speed / ceil, per_item_s=per_item, serial_part_s=serial_part,
+                       start_s=start, efficiency=eff, load=load(), utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+            row["extrapolated"] = extrapolate(row)
+            out.append(row)
+            say(f"   speed-up {speed:.2f}x, ceiling {ceil:.2f}x, fraction {speed / ceil:.2f} (target >= 0.85: {'met' if speed / ceil >= 0.85 else 'NOT met'})")
+    finally:
+        if own:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def extrapolate(row: dict, cores=(2, 16, 64)) -> dict:
+    """Amdahl's law from CPU seconds (which the other users' load does not stretch as it stretches wall time):
+    the serial run's CPU outside its work items (its serial part) + the cluster start measured in the default run
+    (:data:`rngcert.pipeline.parallel.CLUSTER_START_S` when the default ran serially) + max(the items' CPU / cores,
+    one item's CPU). EXTRAPOLATED, not measured: it assumes every core free and ideal workers."""
+    s = row["serial"]
+    items_cpu = s["items_cpu_s"]
+    n = max(s["n_items"], 1)
+    start = row["start_s"] if row["start_s"] > 0 else _cluster_start_model()
+    serial_cpu = max(s["cpu"] - items_cpu, 0.0)
+    return {p: serial_cpu + start + max(items_cpu / min(p, n), items_cpu / n) for p in cores}
+
+
+def perf_rows(quick: bool = False, rounds: int = 2, say=print) -> list[dict]:
+    """Rows of ``benchmarks/perf_table.py`` (its stable entry point): section S, one row a workload
+    (``--quick``: the bit streams alone, small: it checks that the row runs)."""
+    rows = ceiling_rows(("bits",) if quick else tuple(WORKLOADS), quick=quick, rounds=min(rounds, 2), say=say)
+    out = []
+    for r in rows:
+        d = r["default"]
+        mode = f"{d['workers']} workers" if d["workers"] > 1 else "serial by the threshold"
+        oc = f", one core {r['one_core']['wall']:.2f} s" if "one_core" in r else ""
+        out.append(dict(
+            workload=f"{r['label']}: default (Dask when it pays) against --workers 1, {r['cores']} cores",
+            rngcert=f"{d['wall']:.2f} s wall ({mode}), {d['cpu']:.2f} CPU-s",
+            numpy_floor="", pyarrow_floor=f"--workers 1: {r['serial']['wall']:.2f} s{oc}",
+            ratio=f"speed-up {r['speedup']:.2f}x of a ceiling of {r['ceiling']:.2f}x = {r['fraction']:.2f}",
+            target=">= 0.85 of the ceiling", met="" if quick else "met" if r["fraction"] >= 0.85 else "not met"))
+    return out
+
+
+def print_ceiling(rows: list[dict], say=print) -> None:
+    """Section S's tables (speed-up against the ceiling; per-item costs and the extrapolation)."""
+    say("\n" + CEILING_DEFINITION)
+    say("\n" + SHARE_NOTE)
+    say("\n| workload | default | --workers 1 | --workers 1, one core | speed-up | ceiling | fraction | target >= 0.85 "
+        "| cores the default got / the serial run got | ceiling at this share | fraction of it | CPU-s default / serial |")
+    say("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        d, s = r["default"], r["serial"]
+        mode = f"{d['workers']} workers" if d["workers"] > 1 else "serial (threshold)"
+        oc = f"{r['one_core']['wall']:.2f} s" if "one_core" in r else "n/a"
+        got_d, got_s = d["cpu"] / d["wall"], s["cpu"] / s["wall"]
+        capped = min(r["ceiling"], got_d / got_s)
+        say(f"| {r['label']} | {d['wall']:.2f} s ({mode}) | {s['wall']:.2f} s | {oc} | {r['speedup']:.2f}x | "
+            f"{r['ceiling']:.2f}x | {r['fraction']:.2f} | {'met' if r['fraction'] >= 0.85 else '**not met**'} | "
+            f"{got_d:.2f} / {got_s:.2f} | {capped:.2f}x | {r['speedup'] / capped:.2f} | {d['cpu']:.2f} / {s['cpu']:.2f} |")
+    say("\nper-item costs from the serial run (CPU seconds of its work items / items; the rest of its CPU is its serial part), "
+        "the local cluster's start (wall, the default run), the 2-worker efficiency (items' serial wall / 2 / their wall on "
+        "the cluster, at this load), and EXTRAPOLATED (not measured) times on 2, 16 and 64 free cores: serial part + cluster start + "
+        "max(items / cores, one item), all from CPU seconds (Amdahl; ideal workers), with the speed-up over the serial run's CPU")
+    say("\n| workload | per item (CPU) | serial part (CPU) | cluster start | 2-worker efficiency | 2 cores | 16 cores | 64 cores |")
+    say("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        x = r["extrapolated"]
+        s = r["serial"]
+        n = max(s["n_items"], 1)
+        eff = f"{r['efficiency']:.2f}" if r["efficiency"] == r["efficiency"] else "n/a (serial)"
+        say(f"| {r['label']} | {s['items_cpu_s'] / n:.3f} s a {r['unit']} | {max(s['cpu'] - s['items_cpu_s'], 0):.2f} s | {r['start_s']:.2f} s | {eff} | "
+            + " | ".join(f"{x[p]:.1f} s ({s['cpu'] / x[p]:.1f}x)" for p in (2, 16, 64)) + " |")
+
+
 # ------------------------------------------------------------------------------------------ E floors
 FLOOR = r"""
 import sys, time, numpy as np, pyarrow as pa, pyarrow.csv as pacsv, pyarrow.compute as pc
@@ -192,6 +418,10 @@ def main() -> None:
     ap.add_argument("--huge", action="store_true", help="also certify 100 M spins (about 11 GB of memory)")
     ap.add_argument("--repeat", type=int, default=None, help="section E: runs of each certify and its floor, alternating; the best of each is compared (default 3, 1 with --quick)")
     ap.add_argument("--skip", default="", help="comma-separated sections to skip, e.g. E")
+    ap.add_argument("--ceiling", action="store_true", help="section S alone: speed-up against the ceiling (issue 26 item 6)")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="section S: comma-separated, of " + ", ".join(WORKLOADS))
+    ap.add_argument("--rounds", type=int, default=2, help="section S: interleaved rounds (the best of each kind of run is compared)")
+    ap.add_argument("--json", default=None, help="section S: also write its rows to this JSON file")
     ap.add_argument("--tmp", default=None, help="scratch folder (default: a new temporary folder, removed at the end)")
     a = ap.parse_args()
     tmp = Path(a.tmp or tempfile.mkdtemp(prefix="bench_parallel_"))
@@ -200,6 +430,9 @@ def main() -> None:
     a.repeat = a.repeat or (1 if a.quick else 3)
     print(f"rngcert Dask benchmark · python {sys.version.split()[0]} · numpy {np.__version__} · {load()} · scratch {tmp} · {BYTECODE_NOTE}")
     try:
+        if a.ceiling:
+            section_s(tmp, a.quick, a.workloads.split(","), a.rounds, a.json)
+            return
         if "A" not in skip:
             section_a()
         if "B" not in skip:
@@ -210,9 +443,20 @@ def main() -> None:
             section_d(tmp, a.quick)
         if "E" not in skip:
             section_e(tmp, a.quick, a.huge, a.repeat)
+        if "S" not in skip:
+            section_s(tmp, a.quick, a.workloads.split(","), a.rounds, a.json)
     finally:
         if a.tmp is None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def section_s(tmp: Path, quick: bool, workloads, rounds: int, json_path=None):
+    print(f"\n== S. speed-up against the ceiling, {rounds} interleaved round(s) ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, {load()})")
+    rows = ceiling_rows(workloads, quick=quick, rounds=rounds, tmp=tmp)
+    print(f"\n({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, {load()})")
+    print_ceiling(rows)
+    if json_path:
+        Path(json_path).write_text(json.dumps(rows, indent=1, default=str))
 
 
 def section_a():

@@ -87,3 +87,19 @@ def test_the_default_plan_uses_a_cluster_only_where_it_pays(monkeypatch):
 def test_one_core_container_quota_gives_one_worker(tmp_path, monkeypatch, n):
     kw = _fake_cgroup(tmp_path, "0::/\n", {"cpu.max": f"{n}00000 100000\n"})
     assert available_cores(**kw) == min(n, len(os.sched_getaffinity(0)))
+
+
+def test_timings_env_records_each_call_and_changes_no_result(tmp_path, monkeypatch):
+    """RNGCERT_TIMINGS (benchmarks/bench_parallel.py section S): one JSON line a call, results unchanged."""
+    import json
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    log = tmp_path / "t.jsonl"
+    monkeypatch.setenv("RNGCERT_TIMINGS", str(log))
+    assert map_items(abs, [-1, 2, -3], plan=Plan(workers=1)) == [1, 2, 3]
+    assert map_items(abs, [-4], plan=Plan()) == [4]
+    recs = [json.loads(ln) for ln in log.read_text().splitlines()]
+    assert [(r["func"], r["items"], r["mode"], r["workers"], r["start_s"]) for r in recs] == [("abs", 3, "serial", 1, 0.0), ("abs", 1, "serial", 1, 0.0)]
+    assert all(r["run_s"] >= 0 and r["client_cpu_s"] >= 0 and r["pid"] == os.getpid() for r in recs)
+    monkeypatch.delenv("RNGCERT_TIMINGS")
+    assert map_items(abs, [-5], plan=Plan(workers=1)) == [5] and len(log.read_text().splitlines()) == 2

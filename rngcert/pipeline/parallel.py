@@ -59,7 +59,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
-           "parallel_pays", "table_cost"]
+           "parallel_pays", "table_cost", "TIMINGS_ENV"]
 
 #: Seconds a local cluster adds to a run: importing ``distributed``, starting the scheduler and the
 #: forked workers, shipping the items, closing it. Measured on the 2-core machine (2026-12-03, in a
@@ -205,6 +205,27 @@ def table_cost(spins: int) -> float:
         :data:`TABLE_FIXED_S` + :data:`TABLE_SPIN_S` x ``spins``.
     """
     return TABLE_FIXED_S + TABLE_SPIN_S * int(spins)
+
+
+#: Environment variable naming a file to which every :func:`iter_items` call appends one JSON line
+#: of its timings (function, items, mode, workers, ``start_s``, ``run_s``): how
+#: ``benchmarks/bench_parallel.py`` splits a command's wall time into the work items, the cluster's
+#: start and the rest. Unset (the default) nothing is written; results never depend on it.
+TIMINGS_ENV = "RNGCERT_TIMINGS"
+
+
+def _log_timings(func, n_items: int, timings: dict, cpu0: float) -> None:
+    path = os.environ.get(TIMINGS_ENV)
+    if not path:
+        return
+    import json
+
+    # client_cpu_s: this process's CPU time (every thread) while the items ran: their whole cost when serial
+    rec = {"func": getattr(func, "__name__", "item"), "items": n_items, "pid": os.getpid(), **timings,
+           "client_cpu_s": time.process_time() - cpu0}
+    with contextlib.suppress(OSError):
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(rec) + "\n")
 
 
 class ClusterFallbackWarning(RuntimeWarning):
@@ -414,7 +435,9 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     """
     plan = plan or Plan()
     items = list(items)
-    t0 = time.perf_counter()
+    if timings is None and os.environ.get(TIMINGS_ENV):
+        timings = {}
+    t0, cpu0 = time.perf_counter(), time.process_time()
     if not plan.runs_parallel(len(items), costs):
         if timings is not None:
             timings.update(start_s=0.0, workers=1, mode="serial")
@@ -422,6 +445,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
             yield i, _run_pinned(func, it)
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t0
+            _log_timings(func, len(items), timings, cpu0)
         return
     from distributed import as_completed
 
@@ -442,6 +466,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
             yield i, _run_pinned(func, it)
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t0
+            _log_timings(func, len(items), timings, cpu0)
         return
     with stack:
         t1 = time.perf_counter()
@@ -466,6 +491,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
                 f.release()
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t1
+            _log_timings(func, len(items), timings, cpu0)
 
 
 def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
