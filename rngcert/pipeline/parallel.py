@@ -438,14 +438,17 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     if timings is None and os.environ.get(TIMINGS_ENV):
         timings = {}
     t0, cpu0 = time.perf_counter(), time.process_time()
-    if not plan.runs_parallel(len(items), costs):
+    def serially(**how):
         if timings is not None:
-            timings.update(start_s=0.0, workers=1, mode="serial")
+            timings.update(how)
         for i, it in enumerate(items):
             yield i, _run_pinned(func, it)
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t0
             _log_timings(func, len(items), timings, cpu0)
+
+    if not plan.runs_parallel(len(items), costs):
+        yield from serially(start_s=0.0, workers=1, mode="serial")
         return
     from distributed import as_completed
 
@@ -460,13 +463,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     except _LocalClusterFailed as exc:
         warnings.warn(f"the local Dask cluster did not start ({exc}); the {len(items)} work items run serially in "
                       "this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
-        if timings is not None:
-            timings.update(start_s=time.perf_counter() - t0, workers=1, mode="serial (the local cluster did not start)")
-        for i, it in enumerate(items):
-            yield i, _run_pinned(func, it)
-        if timings is not None:
-            timings["run_s"] = time.perf_counter() - t0
-            _log_timings(func, len(items), timings, cpu0)
+        yield from serially(start_s=time.perf_counter() - t0, workers=1, mode="serial (the local cluster did not start)")
         return
     with stack:
         t1 = time.perf_counter()
