@@ -293,3 +293,19 @@ def _tables(wheel):
 
     pt, rage = paytables_for_wheel(wheel)
     return {"paytable": pt, "rage_paytable": rage}
+
+
+def test_money_wheel_power_sentences_say_section_not_pocket(cli, tmp_path):
+    """A money wheel has sections, not pockets: the power statement, the INCONCLUSIVE reason and the
+    declared minimum bias use the wheel's own word (a roulette wheel keeps "pocket")."""
+    import json
+
+    log = tmp_path / "mw.csv"
+    assert cli("simulate", "wheel", "--equipment", "money-wheel-52", "--spins", "3000", "--seed", "3", "--out", log).exit_code == 0
+    res = cli("certify", log, "--equipment", "money-wheel-52", "--seed", "1", "--resamples", "999", "--json")
+    rep = json.loads(res.output)
+    (table,) = rep["tables"]
+    statement = table["battery"]["power"]["statement"]
+    assert "one section comes up" in statement and "neighbouring sections" in statement and "pocket" not in statement
+    assert table["battery"]["reasons"] and all("pocket" not in r for r in table["battery"]["reasons"]), table["battery"]["reasons"]
+    assert "on one section" in json.dumps(rep)

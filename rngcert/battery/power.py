@@ -145,6 +145,7 @@ def verdict_power_statement(
     power: float = 0.9,
     n_resamples: int = 9999,
     required_bias: float | None = None,
+    unit: str = "pocket",
 ) -> tuple[dict[str, Any], list[str]]:
     """Power of the verdict for one table, and INCONCLUSIVE reasons when it falls short.
 
@@ -163,6 +164,9 @@ def verdict_power_statement(
     required_bias : float, optional
         The lab's declared minimum single-pocket bias (``--min-bias``): INCONCLUSIVE when the
         battery would FAIL a wheel with that bias with less than ``power`` probability.
+    unit : {"pocket", "section"}
+        The word for one position of the wheel in the sentences: ``"pocket"`` on a roulette wheel,
+        ``"section"`` on a money wheel.
 
     Returns
     -------
@@ -212,8 +216,8 @@ def verdict_power_statement(
         P["sector"] = {"alternative": f"sector:{SECTOR_WIDTH}", "effect": es, "effect_se": ses, "first_pocket": label,
                        "position": start, "monte_carlo": mcs}
         sentences.append(
-            f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which one numbered pocket "
-            f"comes up {_pct(e1)} more often than fair, or {SECTOR_WIDTH} neighbouring pockets each {_pct(es)} more often."
+            f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which {'one numbered pocket' if unit == 'pocket' else 'one ' + unit} "
+            f"comes up {_pct(e1)} more often than fair, or {SECTOR_WIDTH} neighbouring {unit}s each {_pct(es)} more often."
         )
     else:
         P["single_pocket"] = P["sector"] = {"applicable": False, "reason": "no count-based test was applicable"}
@@ -223,7 +227,7 @@ def verdict_power_statement(
         P["dealer_signature"] = {"alternative": "dealer-signature:3", "effect": ed, "effect_se": sed, "groups": g, "reference": ref,
                                  "monte_carlo": mcd}
         sentences.append(
-            f"A dealer signature — landing 3 neighbouring pockets from the {ref} {_pct(ed)} more often than fair, for every "
+            f"A dealer signature — landing 3 neighbouring {unit}s from the {ref} {_pct(ed)} more often than fair, for every "
             f"one of the {g} dealer/direction groups — is caught with "
             + ("the same probability." if sentences else f"{power:.0%} probability (the battery returns FAIL).")
         )
@@ -238,7 +242,7 @@ def verdict_power_statement(
         P["spins_needed_for_required_bias"] = need
         if e1 > required_bias:
             reasons.append(
-                f"{n:,} spins cannot carry a verdict on the declared minimum bias of +{required_bias:.0%} on one pocket: the "
+                f"{n:,} spins cannot carry a verdict on the declared minimum bias of +{required_bias:.0%} on one {unit}: the "
                 f"battery would FAIL such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
                 + (f"about {need:,} spins are needed" if need else "many more spins are needed (at this size the effect the battery detects lies beyond the range simulated)")
             )

@@ -36,11 +36,11 @@ from rngcert.stats.result import jsonable
 from rngcert.stats.tally import SpinTally
 
 
-def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share, source="--min-bias") -> dict:
+def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share, source="--min-bias", unit="pocket") -> dict:
     """The lab-declared parameters of a wheel certification, as page one states them."""
     return {
         "certification level alpha": alpha,
-        "declared minimum bias": "none declared" if required_bias is None else f"+{required_bias:.0%} on one pocket ({source})",
+        "declared minimum bias": "none declared" if required_bias is None else f"+{required_bias:.0%} on one {unit} ({source})",
         "power for the power statement": f"{power:.0%}",
         "Monte Carlo replicates": n_resamples,
         "largest unreadable share": f"{max_rejected_share:.0%}",
@@ -252,7 +252,7 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
         ),
         rules=cite.wheel_rules(wheel.kind, wheel.id),
         declared=_declared(alpha=alpha, required_bias=required_bias, power=power, n_resamples=n_resamples, max_rejected_share=opts.max_rejected_share,
-                           source=bias_source),
+                           source=bias_source, unit="pocket" if wheel.kind == "roulette" else "section"),
         unit="spins",
         section_word="Table",
         level=log.level,
@@ -511,7 +511,8 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
     alpha, n_resamples, power, required_bias, tests = options.alpha, options.n_resamples, options.power, options.required_bias, options.tests
     space, counts = log.space, data.counts
     if t.n >= checks.MIN_PER_OUTCOME * space.m:
-        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias)
+        pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias,
+                                                   unit="pocket" if log.wheel.kind == "roulette" else "section")
         # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
         # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
         # same verdict on a wheel and a shoe; the power statement is printed either way
@@ -520,7 +521,7 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
             reasons += pw_reasons
         if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
             # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
-            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one pocket cannot be verified: none of the "
+            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one {'pocket' if log.wheel.kind == 'roulette' else 'section'} cannot be verified: none of the "
                            f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
         paytable, rage = paytables_for_wheel(log.wheel)
         symbol_level = not space.circular
