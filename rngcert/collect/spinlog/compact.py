@@ -73,11 +73,16 @@ class _Grow:
         return self.a
 
 
+def _at(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]`` for increasing ``rows``; ``a`` itself (no copy) when they are all of its rows."""
+    return a if rows.size == a.size else a[rows]
+
+
 def _groups(codes: np.ndarray, rows: np.ndarray):
     """``(code, rows of that code in row order)`` for the given rows (one group, usually)."""
     if rows.size == 0:
         return
-    c = codes[rows]
+    c = _at(codes, rows)
     if c[0] == c[-1] and (c == c[0]).all():
         yield int(c[0]), rows
         return
@@ -174,7 +179,7 @@ class _CompactLog:
             return
         acc, void = pt["accepted_mask"], pt["void_mask"]
         live = np.flatnonzero(acc | void)
-        one = None  # the table code when every row is of one table (a permanence list): no per-spin code array
+        one = None  # the table code when every row is of one table: no per-spin code array
         if pt.get("table") is None:
             one = int(self._lut(self.tables, [self.stem])[0])
             tcode = np.broadcast_to(np.int64(one), (n,))
@@ -182,7 +187,11 @@ class _CompactLog:
             codes, labels = pt["table"]
             if "" in labels:
                 raise _NeedExact("empty table values")
-            tcode = self._lut(self.tables, labels)[codes]
+            if len(labels) == 1:
+                one = int(self._lut(self.tables, labels)[0])
+                tcode = np.broadcast_to(np.int64(one), (n,))
+            else:
+                tcode = self._lut(self.tables, labels)[codes]
         akey = tcode if not self.pool else np.zeros(n, dtype=np.int64)
         ak1 = None if one is None else (0 if self.pool else one)
         ids = None
@@ -193,18 +202,18 @@ class _CompactLog:
             if ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
-                v = ids[rows]
+                v = _at(ids, rows)
                 if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
                     raise _NeedExact("a spin id repeats or goes backwards")
                 self.last_id[t] = int(v[-1])
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
-                self._present(t, ids[rows])
+                self._present(t, _at(ids, rows))
         ts = pt.get("ts")
         if ts is not None and live.size:
-            self.period = _span(self.period, ts[live])
+            self.period = _span(self.period, _at(ts, live))
         if ts is not None:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
-                v = ts[rows]
+                v = _at(ts, rows)
                 prev = self.last_ts.get(t)
                 if prev is not None:
                     v = np.r_[prev[0], v]
