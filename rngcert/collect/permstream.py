@@ -39,10 +39,23 @@ _CLASS[48:58] = _DIGIT
 _CLASS[[9, 13, 32]] = _BLANK  # tab, CR, space: white space for the split and the trim alike
 _CLASS[[44, 59]] = _SEP  # ',' and ';'
 _CLASS[10] = _NL
-#: Code of a digit string of length 1, 2, 3: its value plus the offset of its length (``7``, ``07``
-#: and ``007`` are three strings: the wheel decides what each means).
-_OFFSET = np.array([0, 0, 10, 110], dtype=np.int16)
+#: The code of a digit string of length 1, 2, 3 is its value plus 0, 10 or 110 (``7``, ``07`` and ``007``
+#: are three strings: the wheel decides what each means): the index of :func:`_token_table`'s strings.
 _MAX_DIGITS = 3
+
+
+def _code_table() -> np.ndarray:
+    """``_CODE[d0 * 121 + d1 * 11 + d2]``: the code of a token from the digit values of its first three bytes
+    (10 for a byte that is not a digit: the token ended before it)."""
+    t = np.zeros(11**3, dtype=np.int16)
+    for d0 in range(10):
+        for d1 in range(11):
+            for d2 in range(11):
+                t[d0 * 121 + d1 * 11 + d2] = d0 if d1 == 10 else (d0 * 10 + d1 + 10 if d2 == 10 else d0 * 100 + d1 * 10 + d2 + 110)
+    return t
+
+
+_CODE = _code_table()
 
 
 class NeedWholeLines(Exception):
@@ -112,6 +125,7 @@ class _Reader:
         self.name, self.wheel, self.consume, self.enc = name, wheel, consume, encoding
         self.row, self.read_lines, self.resolve = hooks
         self.texts, self.pos, self.sym, self.void, self.bad, self.reasons = _token_table(wheel, self.resolve)
+        self.by_digits = [a[_CODE] for a in (self.pos, self.sym, self.void, self.bad)]  # the same, looked up by _CODE's index
         self.line0 = 0  # lines before the current block
         self.rows = self.blank = self.void_count = 0
         self.rejected: list = []
@@ -135,17 +149,13 @@ class _Reader:
             n_lines, any_odd = nl.size, False
         else:
             nl, n_lines, starts, length, tok_line, odd_line, any_odd = self._scan(b, cont, open_end)
-        code = b[starts].astype(np.int16) - 48
-        for k in (2, 3):
-            more = length >= k
-            if more.any():
-                nxt = b[np.minimum(starts + (k - 1), b.size - 1)].astype(np.int16) - 48
-                code = np.where(more, code * 10 + nxt, code)
-        code += _OFFSET[length]
+        # each token's code from the digit values of its first three bytes (10: not a digit; the block ends
+        # with a line end, so only the third byte of a last one-digit token can lie beyond it)
+        ci = np.multiply(b[starts] - np.uint8(48), 121, dtype=np.intp)
+        ci += np.multiply(np.minimum(b[starts + 1] - np.uint8(48), np.uint8(10)), 11, dtype=np.intp)
+        ci += np.minimum(b[np.minimum(starts + 2, b.size - 1)] - np.uint8(48), np.uint8(10))
         del starts, length
-        ci = code.astype(np.intp)  # (one cast for the four look-ups)
-        pos, sym, void, bad = self.pos[ci], self.sym[ci], self.void[ci], self.bad[ci]
-        del ci
+        pos, sym, void, bad = (a[ci] for a in self.by_digits)
         lines = tok_line + (self.line0 + 1)
         last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
         rej = []
@@ -155,8 +165,8 @@ class _Reader:
             if cont:
                 field += np.where(tok_line[r] == 0, self.open_tokens, 0)
             rej = [RejectedRow(self.name, ln, f"field {f}", self.reasons[w], self.texts[c])
-                   for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), code[r].tolist())]
-        del tok_line, code
+                   for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), _CODE[ci[r]].tolist())]
+        del tok_line, ci
         if any_odd:
             o = self._odd_lines(b, nl, np.flatnonzero(odd_line))
             pos, sym, void, bad, lines = (np.concatenate([x, y]) for x, y in zip((pos, sym, void, bad, lines), o[:5]))
