@@ -54,9 +54,10 @@ class _Grow:
     def fill(self, value: int, count: int) -> None:
         """Append ``count`` copies of ``value`` (without an array of them)."""
         if count:
-            self.put(np.array([value]))
+            self.put(np.array([value]))  # (widens the type when the value does not fit, and grows as put does)
             self.n -= 1
-            self.reserve(count)
+            if self.n + count > self.a.size:
+                self.reserve(max(count, self.a.size // 4))
             self.a[self.n : self.n + count] = value
             self.n += count
 
