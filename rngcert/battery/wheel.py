@@ -287,7 +287,9 @@ def _serial_correlation(d: WheelData, ctx: Context):
 
 
 def _wheel_distance(d: WheelData, ctx: Context):
-    return _masked(serial.wheel_distance(d.outcomes, d.m, probs=d.probs, pair_mask=d.pair_mask), d)
+    # every pair used: the distances come from the tally's pair table, not another pass over the spins
+    obs = d.tally.distance_counts() if d.pair_mask is None and d.tally is not None else None
+    return _masked(serial.wheel_distance(d.outcomes, d.m, probs=d.probs, pair_mask=d.pair_mask, observed=obs), d)
 
 
 def signature_groups(x, release, dealer, dealer_labels, direction, pair_mask=None):
