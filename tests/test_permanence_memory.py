@@ -167,3 +167,38 @@ def test_a_list_on_one_line_is_read_in_blocks(tmp_path, monkeypatch, compact_rea
     taken.clear()
     exact, tiny, big = _read_three_ways(p, w, monkeypatch)
     assert tiny == exact and big == exact and taken == ["compact"]  # blocks of 7 bytes: the exact reader
+
+
+def _clean(seed: int) -> bytes:
+    """A list of digit tokens only (pockets, and 07, 007, 00, 37, 999 that the wheel judges), one or many a line."""
+    rng = np.random.default_rng(seed)
+    per = int(rng.choice([1, 1, 3, 17]))
+    toks = [str(rng.integers(0, 37)) if rng.random() < 0.9 else ["07", "007", "00", "37", "999", "0"][rng.integers(6)] for _ in range(int(rng.integers(1, 400)))]
+    sep = [",", ";", " ", "\t", ", ", ",,"][rng.integers(6)]
+    lines = [sep.join(toks[i : i + per]) + ("," if rng.random() < 0.1 else "") for i in range(0, len(toks), per)]
+    nl = "\r\n" if rng.random() < 0.3 else "\n"
+    return (nl.join(lines) + (nl if rng.random() < 0.7 else "")).encode()
+
+
+@pytest.mark.parametrize("wheel", ["european", "american"])
+def test_lists_in_the_usual_shape_take_the_simple_scan_and_equal_the_exact_reader(tmp_path, monkeypatch, wheel):
+    """Blocks of digits, separators and line ends (issue 26 item 2: the scan without a per-byte cumulative
+    sum) give the exact reader's spins, rejected tokens (07, 007, 00, 37, 999), fields and line starts."""
+    w = load_wheel(wheel)
+    simple = []
+    real = permstream._simple_scan
+
+    def spy(buf):
+        r = real(buf)
+        simple.append(r is not None)
+        return r
+
+    monkeypatch.setattr(permstream, "_simple_scan", spy)
+    rejected = 0
+    for seed in range(30):
+        p = tmp_path / f"clean{seed}.txt"
+        p.write_bytes(_clean(seed))
+        exact, tiny, big = _read_three_ways(p, w, monkeypatch)
+        assert tiny == exact and big == exact, (seed, p.read_bytes()[:200])
+        rejected += len(exact[2])
+    assert any(simple) and rejected >= 5, (sum(simple), rejected)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -287,7 +288,9 @@ def _serial_correlation(d: WheelData, ctx: Context):
 
 
 def _wheel_distance(d: WheelData, ctx: Context):
-    return _masked(serial.wheel_distance(d.outcomes, d.m, probs=d.probs, pair_mask=d.pair_mask), d)
+    # every pair used: the distances come from the tally's pair table, not another pass over the spins
+    obs = d.tally.distance_counts() if d.pair_mask is None and d.tally is not None else None
+    return _masked(serial.wheel_distance(d.outcomes, d.m, probs=d.probs, pair_mask=d.pair_mask, observed=obs), d)
 
 
 def signature_groups(x, release, dealer, dealer_labels, direction, pair_mask=None):
@@ -432,13 +435,26 @@ def _landings(d: WheelData) -> Landings:
     return Landings(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask, d.m)
 
 
+_OFFSETS_LOCK = threading.Lock()
+
+
+def _offset_totals(d: WheelData, lg: Landings) -> np.ndarray:
+    """The table's landing-offset counts per group (:func:`rngcert.stats.signature.offset_counts_from_chunks`),
+    counted once for the dealer signature and the predictor (which may run on two threads: the second waits)."""
+    with _OFFSETS_LOCK:
+        oc = d.__dict__.get("_offset_totals")
+        if oc is None:
+            oc = d.__dict__["_offset_totals"] = signature.offset_counts_from_chunks(lg.chunks(), d.m, len(lg.labels))
+    return oc.copy()
+
+
 def _dealer_signature(d: WheelData, ctx: Context):
     lg = _landings(d)
     if lg.n == 0:  # no landing at all: the whole-array path says why (an empty table of groups)
         pos, ref, g, labels, _ = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
         oc = signature.offset_counts(pos, ref, d.m, groups=g, n_groups=len(labels))
     else:
-        oc = signature.offset_counts_from_chunks(lg.chunks(), d.m, len(lg.labels))
+        oc = _offset_totals(d, lg)
     return _with_reference(signature.dealer_signature(oc, group_labels=lg.labels, n_resamples=ctx.n_resamples, rng=ctx.rng), lg.ref_name)
 
 
@@ -447,7 +463,7 @@ def _predictor(d: WheelData, ctx: Context):
     if lg.n == 0:
         pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
         return _with_reference(predict.out_of_sample_predictor(pos, ref, d.m, groups=g, group_labels=labels), ref_name)
-    totals = signature.offset_counts_from_chunks(lg.chunks(), d.m, len(lg.labels))
+    totals = _offset_totals(d, lg)
     return _with_reference(predict.predictor_from_offsets(lg.chunks, d.m, lg.labels, totals=totals), lg.ref_name)
 
 

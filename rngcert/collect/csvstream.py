@@ -109,12 +109,15 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         size += len(chunk)
         arr = np.frombuffer(chunk, dtype=np.uint8)
         nl = np.flatnonzero(arr == 10)
-        if nl.size:  # lines longer than MAX_LINE (vectorised over the chunk's line ends)
-            ends_abs = at + nl
-            starts_abs = np.concatenate([[line_start], ends_abs[:-1] + 1])
-            for k in np.flatnonzero(ends_abs - starts_abs > MAX_LINE).tolist():
-                long_lines.append((line_no + k, int(starts_abs[k]), int(ends_abs[k])))
-            line_start = int(ends_abs[-1]) + 1
+        if nl.size:  # lines longer than MAX_LINE (vectorised over the chunk's line ends; the first began in earlier chunks)
+            width = np.diff(nl, prepend=line_start - at - 1)
+            width -= 1  # bytes of each line ending in this chunk, without its line end
+            if int(width.max()) > MAX_LINE:
+                ends_abs = at + nl
+                starts_abs = ends_abs - width
+                for k in np.flatnonzero(width > MAX_LINE).tolist():
+                    long_lines.append((line_no + k, int(starts_abs[k]), int(ends_abs[k])))
+            line_start = at + int(nl[-1]) + 1
         if nl.size == 0:
             prev_tail = prev_tail + chunk
             if first_line is not None and len(prev_tail) > _SHORT:
@@ -128,15 +131,15 @@ def scan_lines(fh: BinaryIO) -> LineScan:
             blanks.append(line_no)
         elif first_line is None:
             first_line, first_line_no = (prev_tail + chunk[: nl[0]]), line_no
-        starts = nl[:-1] + 1
-        ends = nl[1:]
         base = line_no + 1
-        width = ends - starts  # a blank line is empty or a lone CR (vectorised: lean logs have short lines)
-        empty = width == 0
-        cr1 = np.flatnonzero(width == 1)
-        empty[cr1[arr[starts[cr1]] == 13]] = True
-        blanks.extend((base + np.flatnonzero(empty)).tolist())
-        if first_line is None and starts.size:
+        if b"\n\n" in chunk or b"\n\r\n" in chunk:  # a blank line is empty or a lone CR (vectorised: lean logs have short lines)
+            width = width[1:]  # the lines that begin after the chunk's first line end
+            empty = width == 0
+            cr1 = np.flatnonzero(width == 1)
+            empty[cr1[arr[nl[cr1] + 1] == 13]] = True
+            blanks.extend((base + np.flatnonzero(empty)).tolist())
+        if first_line is None and nl.size > 1:
+            starts, ends = nl[:-1] + 1, nl[1:]
             # first non-blank line among the complete lines of this chunk
             for i in range(min(starts.size, 1000)):
                 seg = chunk[starts[i] : ends[i]]

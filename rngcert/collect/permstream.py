@@ -39,10 +39,23 @@ _CLASS[48:58] = _DIGIT
 _CLASS[[9, 13, 32]] = _BLANK  # tab, CR, space: white space for the split and the trim alike
 _CLASS[[44, 59]] = _SEP  # ',' and ';'
 _CLASS[10] = _NL
-#: Code of a digit string of length 1, 2, 3: its value plus the offset of its length (``7``, ``07``
-#: and ``007`` are three strings: the wheel decides what each means).
-_OFFSET = np.array([0, 0, 10, 110], dtype=np.int16)
+#: The code of a digit string of length 1, 2, 3 is its value plus 0, 10 or 110 (``7``, ``07`` and ``007``
+#: are three strings: the wheel decides what each means): the index of :func:`_token_table`'s strings.
 _MAX_DIGITS = 3
+
+
+def _code_table() -> np.ndarray:
+    """``_CODE[d0 * 121 + d1 * 11 + d2]``: the code of a token from the digit values of its first three bytes
+    (10 for a byte that is not a digit: the token ended before it)."""
+    t = np.zeros(11**3, dtype=np.int16)
+    for d0 in range(10):
+        for d1 in range(11):
+            for d2 in range(11):
+                t[d0 * 121 + d1 * 11 + d2] = d0 if d1 == 10 else (d0 * 10 + d1 + 10 if d2 == 10 else d0 * 100 + d1 * 10 + d2 + 110)
+    return t
+
+
+_CODE = _code_table()
 
 
 class NeedWholeLines(Exception):
@@ -76,11 +89,43 @@ def _blocks(p: Path, data: bytes | None):
             yield b
 
 
+#: :data:`_CLASS` as a ``bytes.translate`` table (one C pass over a block, no index array).
+_CLASS_BYTES = _CLASS.tobytes()
+
+
+def _simple_scan(buf: bytes):
+    """The tokens of a block in the usual shape, in a few passes over its bytes: ``(nl, starts,
+    length, tok_line)`` as :meth:`_Reader._scan` gives them, or None when the block is not simple (a
+    byte of another class, a token of more than three digits, a line without a token: blank, or
+    separators only), and the general scan must read it. ``buf`` ends with a line end."""
+    cls = np.frombuffer((b"\n" + buf).translate(_CLASS_BYTES), dtype=np.uint8)  # a line end before the first byte
+    if cls.max() >= _ODD:
+        return None
+    nl = np.flatnonzero(cls[1:] == _NL)
+    dig = cls == _DIGIT
+    edge = np.flatnonzero(dig[1:] != dig[:-1])  # (the block ends with a line end: starts and ends alternate)
+    del cls, dig
+    starts, ends = edge[0::2], edge[1::2]
+    length = ends - starts
+    if starts.size == 0 or int(length.max()) > _MAX_DIGITS:
+        return None
+    n_lines, n_tok = nl.size, starts.size
+    if n_tok == n_lines:  # one token a line?
+        if starts[0] < nl[0] and bool(np.all(starts[1:] > nl[:-1])) and bool(np.all(ends <= nl)):
+            return nl, starts, length, np.arange(n_lines, dtype=np.int32)
+        return None
+    per_line = np.diff(np.searchsorted(starts, nl), prepend=0)  # tokens before each line end, line by line
+    if not per_line.all():
+        return None
+    return nl, starts, length, np.repeat(np.arange(n_lines, dtype=np.int32), per_line)
+
+
 class _Reader:
     def __init__(self, name: str, wheel, consume, encoding: str, hooks):
         self.name, self.wheel, self.consume, self.enc = name, wheel, consume, encoding
         self.row, self.read_lines, self.resolve = hooks
         self.texts, self.pos, self.sym, self.void, self.bad, self.reasons = _token_table(wheel, self.resolve)
+        self.by_digits = [a[_CODE] for a in (self.pos, self.sym, self.void, self.bad)]  # the same, looked up by _CODE's index
         self.line0 = 0  # lines before the current block
         self.rows = self.blank = self.void_count = 0
         self.rejected: list = []
@@ -100,6 +145,51 @@ class _Reader:
             buf = buf + b"\n"
         cont = self.cont
         b = np.frombuffer(buf, dtype=np.uint8)
+        fast = None if cont or open_end else _simple_scan(buf)
+        if fast is not None:
+            nl, starts, length, tok_line = fast
+            n_lines, any_odd = nl.size, False
+        else:
+            nl, n_lines, starts, length, tok_line, odd_line, any_odd = self._scan(b, cont, open_end)
+        # each token's code from the digit values of its first three bytes (10: not a digit; the block ends
+        # with a line end, so only the third byte of a last one-digit token can lie beyond it)
+        ci = np.multiply(b[starts] - np.uint8(48), 121, dtype=np.intp)
+        ci += np.multiply(np.minimum(b[starts + 1] - np.uint8(48), np.uint8(10)), 11, dtype=np.intp)
+        ci += np.minimum(b[np.minimum(starts + 2, b.size - 1)] - np.uint8(48), np.uint8(10))
+        del starts, length
+        pos, sym, void, bad = (a[ci] for a in self.by_digits)
+        lines = tok_line + (self.line0 + 1)
+        last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
+        rej = []
+        r = np.flatnonzero(bad >= 0)
+        if r.size:
+            field = r - np.searchsorted(tok_line, tok_line[r]) + 1
+            if cont:
+                field += np.where(tok_line[r] == 0, self.open_tokens, 0)
+            rej = [RejectedRow(self.name, ln, f"field {f}", self.reasons[w], self.texts[c])
+                   for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), _CODE[ci[r]].tolist())]
+        del tok_line, ci
+        if any_odd:
+            o = self._odd_lines(b, nl, np.flatnonzero(odd_line))
+            pos, sym, void, bad, lines = (np.concatenate([x, y]) for x, y in zip((pos, sym, void, bad, lines), o[:5]))
+            order = np.argsort(lines, kind="stable")
+            pos, sym, void, bad, lines = pos[order], sym[order], void[order], bad[order], lines[order]
+            rej = sorted(rej + o[5], key=lambda x: x.line)
+        self.rejected.extend(rej)
+        self.rows += int(pos.size)
+        self.void_count += int(np.count_nonzero(void))
+        if open_end:
+            self.open_tokens = last + (self.open_tokens if cont and n_lines == 1 else 0)
+            self.line0 += n_lines - 1
+        else:
+            self.open_tokens = self.open_filled = 0
+            self.line0 += n_lines
+        self.cont = open_end
+        self.consume.add({"pos": pos, "sym": sym, "accepted_mask": (bad < 0) & ~void, "void_mask": void, "line_no": lines})
+
+    def _scan(self, b: np.ndarray, cont: bool, open_end: bool):
+        """The tokens of a block in any shape (:func:`_simple_scan` covers the usual one): line ends,
+        token starts, lengths and lines, the lines the exact reader must read; counts the blank lines."""
         cls = _CLASS[b]
         is_nl = cls == _NL
         nl = np.flatnonzero(is_nl)
@@ -138,43 +228,7 @@ class _Reader:
         if any_odd:
             keep = ~odd_line[tok_line]
             starts, length, tok_line = starts[keep], length[keep], tok_line[keep]
-        code = b[starts].astype(np.int16) - 48
-        for k in (2, 3):
-            more = length >= k
-            if more.any():
-                nxt = b[np.minimum(starts + (k - 1), b.size - 1)].astype(np.int16) - 48
-                code = np.where(more, code * 10 + nxt, code)
-        code += _OFFSET[length]
-        del starts, length
-        pos, sym, void, bad = self.pos[code], self.sym[code], self.void[code], self.bad[code]
-        lines = tok_line + (self.line0 + 1)
-        last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
-        rej = []
-        r = np.flatnonzero(bad >= 0)
-        if r.size:
-            field = r - np.searchsorted(tok_line, tok_line[r]) + 1
-            if cont:
-                field += np.where(tok_line[r] == 0, self.open_tokens, 0)
-            rej = [RejectedRow(self.name, ln, f"field {f}", self.reasons[w], self.texts[c])
-                   for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), code[r].tolist())]
-        del tok_line, code
-        if any_odd:
-            o = self._odd_lines(b, nl, np.flatnonzero(odd_line))
-            pos, sym, void, bad, lines = (np.concatenate([x, y]) for x, y in zip((pos, sym, void, bad, lines), o[:5]))
-            order = np.argsort(lines, kind="stable")
-            pos, sym, void, bad, lines = pos[order], sym[order], void[order], bad[order], lines[order]
-            rej = sorted(rej + o[5], key=lambda x: x.line)
-        self.rejected.extend(rej)
-        self.rows += int(pos.size)
-        self.void_count += int(np.count_nonzero(void))
-        if open_end:
-            self.open_tokens = last + (self.open_tokens if cont and n_lines == 1 else 0)
-            self.line0 += n_lines - 1
-        else:
-            self.open_tokens = self.open_filled = 0
-            self.line0 += n_lines
-        self.cont = open_end
-        self.consume.add({"pos": pos, "sym": sym, "accepted_mask": (bad < 0) & ~void, "void_mask": void, "line_no": lines})
+        return nl, n_lines, starts, length, tok_line, odd_line, any_odd
 
     def _odd_lines(self, b: np.ndarray, nl: np.ndarray, k: np.ndarray):
         """The lines ``k`` of the block read by the exact reader: (pos, sym, void, bad, line) of their

@@ -326,13 +326,15 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     (battery outcome, the table's report section, its figures)."""
     name, one, kw, figures = item
     t = one.tables[name]
-    out, report = _certify_table(name, t, one, **kw)
+    # the line-start comparison and the tally are made once, for the battery and the figures
+    line_starts = checks.line_start_evidence(t, one.space) if t.n >= 2 else None
+    tally = chunked_tally(t.outcomes, one.space)
+    out, report = _certify_table(name, t, one, line_starts=line_starts, tally=tally, **kw)
     if not figures:
         return out, report, []
     # the figures show the data their tests used: the pairs across a transcribed list's line starts that the
-    # pair-based tests excluded are left out of the wheel-distance figure too (the same deterministic check)
-    mask = checks.pair_mask_of(checks.line_start_evidence(t, one.space)) if t.n >= 2 else None
-    return out, report, wheel_figures(t.outcomes, one.space, out, pair_mask=mask)
+    # pair-based tests excluded are left out of the wheel-distance figure too
+    return out, report, wheel_figures(t.outcomes, one.space, out, pair_mask=checks.pair_mask_of(line_starts), tally=tally)
 
 
 def procedure_check(t) -> tuple[dict | None, str | None]:
@@ -373,7 +375,8 @@ def procedure_check(t) -> tuple[dict | None, str | None]:
 
 # long: a table's verdict in the order of precedence (reasons, battery, integrity, power, calibration, findings); power and the practical edge are _table_power and _practical_edges
 def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, extra_reasons, threads=1,
-                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = ()) -> tuple[BatteryOutcome, dict]:
+                   other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = (),
+                   line_starts: dict | None | bool = False, tally: SpinTally | None = None) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -385,6 +388,8 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     the wrong wheel: no finding of theirs and no exploitability claim is stated, only the reasons.
     ``options`` gives ``alpha``, ``n_resamples``, ``power``, ``required_bias`` (already the standard's
     when none was declared) and ``tests`` (checked against the battery).
+    ``line_starts`` (:func:`rngcert.pipeline.checks.line_start_evidence`) and ``tally`` (:func:`chunked_tally`)
+    may be given when already made; by default they are made here.
     """
     alpha, n_resamples, power, tests = options.alpha, options.n_resamples, options.power, options.tests
     space = log.space
@@ -392,13 +397,14 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     reasons = list(extra_reasons) + checks.too_few_reasons(t, space.m)
     # the line-start comparison decides the pairs the battery may use; the scan for duplicated blocks
     # (a third of a large table's checks) changes no test's data, so with threads it runs beside the battery
-    line_starts = checks.line_start_evidence(t, space) if t.n >= 2 else None
+    if line_starts is False:
+        line_starts = checks.line_start_evidence(t, space) if t.n >= 2 else None
     mask = checks.pair_mask_of(line_starts)
     side = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rngcert-integrity") if threads > 1 and t.n >= 2 else None
     dup_job = side.submit(duplicated_blocks, t.outcomes, space.m) if side is not None else None
     data = WheelData(t.outcomes, space, release=t.release, dealer=t.dealer, dealer_labels=t.dealer_labels, direction=t.direction,
                      rotor_speed=t.rotor_speed, ball_direction=t.ball_direction,
-                     tally=chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
+                     tally=tally if tally is not None else chunked_tally(t.outcomes, space), pair_mask=mask, pair_mask_reason="pairs across line starts (data-integrity finding)" if mask is not None else "")
     counts = data.counts
     try:
         battery = _battery(tests)
@@ -590,12 +596,14 @@ def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
     return total
 
 
-def wheel_figures(x, space, out: BatteryOutcome, pair_mask=None) -> list:
+def wheel_figures(x, space, out: BatteryOutcome, pair_mask=None, tally: SpinTally | None = None) -> list:
     """The figures of one wheel table; ``pair_mask`` (:func:`rngcert.pipeline.checks.pair_mask_of`) gives the
-    consecutive pairs the pair-based tests used, and the wheel-distance figure counts only those."""
+    consecutive pairs the pair-based tests used, and the wheel-distance figure counts only those. With the
+    table's ``tally`` (:func:`chunked_tally` of ``x``) the counts and, when every pair is used, the wheel
+    distances come from it, not from another pass over the spins."""
     from rngcert.report import plots  # imported only when figures are drawn (the wheel figures need no matplotlib)
 
-    counts = np.bincount(x, minlength=space.m)
+    counts = np.bincount(x, minlength=space.m) if tally is None else tally.counts
     figs = []
     if space.circular:
         title = "Pocket frequencies in wheel order"
@@ -606,7 +614,8 @@ def wheel_figures(x, space, out: BatteryOutcome, pair_mask=None) -> list:
                 best = r.details.get("best_arc")
         figs.append(plots.sector_figure(counts, space.probs, list(space.labels), best if isinstance(best, dict) else None))
         if x.size > 1:
-            figs.append(plots.distance_figure(x, space.m, space.probs, pair_mask,
+            figs.append(plots.distance_figure(x, space.m, space.probs, pair_mask, distances=None if tally is None or pair_mask is not None
+                                              else tally.distance_counts(),
                                               excluded="pairs across the line starts of a transcribed list: data-integrity finding"))
     else:
         figs.append(plots.frequency_figure(counts, space.probs, list(space.labels), title="Symbol frequencies", xlabel="symbol"))

@@ -306,8 +306,7 @@ def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     return Figure("sector_scan", title, _svg(c), cap)
 
 
-# long: 22 lines of docstring; the code (29 lines) counts the distances span by span and draws them through frequency_figure
-def distance_figure(positions, k: int, probs=None, pair_mask=None, *, excluded: str = "") -> Figure:
+def distance_figure(positions, k: int, probs=None, pair_mask=None, *, excluded: str = "", distances=None) -> Figure:
     """Counts of the clockwise wheel distance between consecutive results, against their law
     under independence (a :func:`frequency_figure`), over the pairs the wheel-distance test used.
 
@@ -324,6 +323,9 @@ def distance_figure(positions, k: int, probs=None, pair_mask=None, *, excluded: 
         transcribed list's pairs across line starts are excluded); default all.
     excluded : str
         Why pairs were excluded, for the caption.
+    distances : (k,) array_like of int, optional
+        The counts of the distances when already known (:meth:`rngcert.stats.tally.SpinTally.distance_counts`
+        over the pairs used): no pass over ``positions``.
 
     Returns
     -------
@@ -334,8 +336,8 @@ def distance_figure(positions, k: int, probs=None, pair_mask=None, *, excluded: 
     mask = None if pair_mask is None else np.asarray(pair_mask, dtype=bool)
     if mask is not None and mask.shape != (max(x.size - 1, 0),):
         raise ValueError("pair_mask must have one entry per consecutive pair (n - 1)")
-    counts = np.zeros(k, dtype=np.int64)
-    for lo, hi in spans(max(x.size - 1, 0)):  # loop over spans: no whole-table int64 differences
+    counts = np.zeros(k, dtype=np.int64) if distances is None else np.asarray(distances, dtype=np.int64)
+    for lo, hi in spans(max(x.size - 1, 0)) if distances is None else ():  # loop over spans: no whole-table int64 differences
         d = x[lo + 1 : hi + 1].astype(np.int32)
         d -= x[lo:hi]
         d %= k

@@ -108,10 +108,12 @@ def contingency_test(rows, cols, r: int, c: int, *, name: str, requirement: Requ
     if method not in ("auto", "asymptotic", "permutation"):
         raise InputError(f"{name}: method {method!r} is not one of ('auto', 'asymptotic', 'permutation')")
     n_resamples = _n_resamples_iv(n_resamples, name)
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
+    rows, cols = (a if a.dtype.kind == "i" else a.astype(np.int64) for a in (np.asarray(rows), np.asarray(cols)))
     n = int(rows.size)
-    tab = np.bincount(rows * c + cols, minlength=r * c).reshape(r, c)
+    key = np.multiply(rows, c, dtype=np.intp)  # (one index array, in the labels' own types: no int64 copies of them)
+    key += cols
+    tab = np.bincount(key, minlength=r * c).reshape(r, c)
+    del key
     rk, ck = tab.sum(axis=1) > 0, tab.sum(axis=0) > 0
     r2, c2 = int(rk.sum()), int(ck.sum())
     if r2 < 2 or c2 < 2:
@@ -126,6 +128,7 @@ def contingency_test(rows, cols, r: int, c: int, *, name: str, requirement: Requ
     if method == "asymptotic":
         return TestResult(name, requirement, stat, df, clip_pvalue(_dist.chi2_sf(stat, df)), n, "asymptotic", details), tab
     rng = _rng_iv(rng, name)
+    rows, cols = rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False)
     batch = max(1, _PERM_BATCH_CELLS // max(n, r * c))
     null = np.empty(n_resamples)
     done = 0
@@ -173,13 +176,15 @@ def direction_homogeneity(outcomes, direction, m: int, *, n_resamples: int = 999
     directions (nearly fair when pooled), is seen here and not by the pooled uniformity tests.
     """
     x, m = _outcomes_iv(outcomes, m, name)
-    d = _same_length(name, x, "direction", direction).astype(np.int64)
+    d = _same_length(name, x, "direction", direction)
+    d = d if d.dtype.kind == "i" else d.astype(np.int64)
     known = (d == 0) | (d == 1)
-    per = np.bincount(d[known], minlength=2)
+    every = bool(known.all())  # (then no masked copies)
+    per = np.bincount(d if every else d[known], minlength=2)
     if per.min() < 2:
         return NotApplicable(name, _REQ, int(known.sum()),
                              f"the rotor turned one way only in the known spins ({int(per[0])} cw, {int(per[1])} ccw): nothing to compare")
-    res, tab = contingency_test(d[known], x[known], 2, m, name=name, n_resamples=n_resamples, rng=rng)
+    res, tab = contingency_test(d if every else d[known], x if every else x[known], 2, m, name=name, n_resamples=n_resamples, rng=rng)
     if not res.applicable:
         return res
     det = dict(res.details)

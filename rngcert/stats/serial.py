@@ -222,6 +222,7 @@ def wheel_distance(
     probs=None,
     name: str = "wheel_distance",
     pair_mask=None,
+    observed=None,
 ) -> TestResult | NotApplicable:
     r"""Chi-square test of the wheel distance between results ``lag`` spins apart.
 
@@ -242,6 +243,9 @@ def wheel_distance(
         straddle the lines of a transcribed list. Any subset of the distances of an i.i.d.
         sequence has the same law, so the test stays exact in form; the dependence term below
         counts only the adjacent distances that are both kept.
+    observed : (k,) array_like of int, optional
+        The counts of the distances 0..k-1 when already known (with ``lag`` 1 and no ``pair_mask``:
+        :meth:`rngcert.stats.tally.SpinTally.distance_counts`); not counted again from ``positions``.
 
     Returns
     -------
@@ -300,8 +304,10 @@ def wheel_distance(
         N = count_true(mask)
         if N < 1:
             return NotApplicable(name, _REQ, 0, "no distance left after the excluded pairs")
-    obs = np.zeros(k, dtype=np.int64)
-    for lo, hi in spans(pos.size - lag):  # loop over spans: d_t = (x_{t+lag} - x_t) mod k
+    if observed is not None and (lag != 1 or mask is not None):
+        raise InputError(f"{name}: observed counts are taken only for lag 1 over every pair")
+    obs = np.zeros(k, dtype=np.int64) if observed is None else np.asarray(observed, dtype=np.int64).copy()
+    for lo, hi in spans(pos.size - lag) if observed is None else ():  # loop over spans: d_t = (x_{t+lag} - x_t) mod k
         d = pos[lo + lag : hi + lag].astype(np.int32)
         d -= pos[lo:hi]
         d[d < 0] += k

@@ -51,6 +51,16 @@ class _Grow:
         self.a[self.n : self.n + v.size] = v
         self.n += v.size
 
+    def fill(self, value: int, count: int) -> None:
+        """Append ``count`` copies of ``value`` (without an array of them)."""
+        if count:
+            self.put(np.array([value]))  # (widens the type when the value does not fit, and grows as put does)
+            self.n -= 1
+            if self.n + count > self.a.size:
+                self.reserve(max(count, self.a.size // 4))
+            self.a[self.n : self.n + count] = value
+            self.n += count
+
     def truncate(self, n: int) -> None:
         self.n = n
 
@@ -64,11 +74,16 @@ class _Grow:
         return self.a
 
 
+def _at(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]`` for increasing ``rows``; ``a`` itself (no copy) when they are all of its rows."""
+    return a if rows.size == a.size else a[rows]
+
+
 def _groups(codes: np.ndarray, rows: np.ndarray):
     """``(code, rows of that code in row order)`` for the given rows (one group, usually)."""
     if rows.size == 0:
         return
-    c = codes[rows]
+    c = _at(codes, rows)
     if c[0] == c[-1] and (c == c[0]).all():
         yield int(c[0]), rows
         return
@@ -167,14 +182,21 @@ class _CompactLog:
             return
         acc, void = pt["accepted_mask"], pt["void_mask"]
         live = np.flatnonzero(acc | void)
+        one = None  # the table code when every row is of one table: no per-spin code array
         if pt.get("table") is None:
-            tcode = np.full(n, self._lut(self.tables, [self.stem])[0], dtype=np.int64)
+            one = int(self._lut(self.tables, [self.stem])[0])
+            tcode = np.broadcast_to(np.int64(one), (n,))
         else:
             codes, labels = pt["table"]
             if "" in labels:
                 raise _NeedExact("empty table values")
-            tcode = self._lut(self.tables, labels)[codes]
+            if len(labels) == 1:
+                one = int(self._lut(self.tables, labels)[0])
+                tcode = np.broadcast_to(np.int64(one), (n,))
+            else:
+                tcode = self._lut(self.tables, labels)[codes]
         akey = tcode if not self.pool else np.zeros(n, dtype=np.int64)
+        ak1 = None if one is None else (0 if self.pool else one)
         ids = None
         if pt.get("spin_id") is not None:
             if not isinstance(pt["spin_id"], IntIds):
@@ -183,18 +205,18 @@ class _CompactLog:
             if ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
-                v = ids[rows]
+                v = _at(ids, rows)
                 if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
                     raise _NeedExact("a spin id repeats or goes backwards")
                 self.last_id[t] = int(v[-1])
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
-                self._present(t, ids[rows])
+                self._present(t, _at(ids, rows))
         ts = pt.get("ts")
         if ts is not None and live.size:
-            self.period = _span(self.period, ts[live])
+            self.period = _span(self.period, _at(ts, live))
         if ts is not None:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
-                v = ts[rows]
+                v = _at(ts, rows)
                 prev = self.last_ts.get(t)
                 if prev is not None:
                     v = np.r_[prev[0], v]
@@ -214,18 +236,23 @@ class _CompactLog:
                 last = rows[-1:]
                 self.last_ts[t] = (int(ts[rows[-1]]), int(ids[rows[-1]]) if ids is not None else 0,
                                    int(outcome_key(pt["pos"][last], pt["sym"][last], void[last])[0]))
-        for t, c in enumerate(np.bincount(akey[void]).tolist()):  # (table codes are small: a count per code, no sort)
-            if c:
+        for t, c in enumerate(np.bincount(akey[void]).tolist() if ak1 is None else [0] * ak1 + [int(np.count_nonzero(void))]):
+            if c:  # (table codes are small: a count per code, no sort)
                 self.void[t] = self.void.get(t, 0) + c
-        for t, c in enumerate(np.bincount(tcode[live]).tolist()):
+        for t, c in enumerate(np.bincount(tcode[live]).tolist() if one is None else [0] * one + [live.size]):
             if c:
                 self.live_rows[t] = self.live_rows.get(t, 0) + c
+        if acc.all():  # (every row accepted: views, no copies)
+            acc = slice(None)
         pos = pt["pos"][acc]
         self.all_pos = self.all_pos and bool(np.all(pos >= 0))
         self.pos.put(pos)
         if self.sym is not None:
             self.sym.put(pt["sym"][acc])
-        self.tab.put(tcode[acc])
+        if one is None:
+            self.tab.put(tcode[acc])
+        else:
+            self.tab.fill(one, pos.size)
         if pt.get("release") is not None:
             self.release.put(pt["release"][acc])
         if pt.get("dealer") is not None:
@@ -238,12 +265,13 @@ class _CompactLog:
         if pt.get("ball_direction") is not None:
             self.ball_direction.put(pt["ball_direction"][acc])
         if pt.get("line_no") is not None:  # as _assemble_tables: a spin whose line differs from the table's spin before it
-            ln, ka = pt["line_no"][acc], akey[acc]
+            ln = pt["line_no"][acc]
             start = np.empty(ln.size, dtype=np.int8)
-            for t, rows in _groups(ka, np.arange(ln.size)):
-                v = ln[rows]
-                start[rows[0]] = v[0] != self.last_line.get(t, -1)
-                start[rows[1:]] = v[1:] != v[:-1]
+            for t, rows in (_groups(akey[acc], np.arange(ln.size)) if ak1 is None else [(ak1, None)] if ln.size else []):
+                v = ln if rows is None else ln[rows]
+                head, rest = (0, slice(1, None)) if rows is None else (rows[0], rows[1:])
+                start[head] = v[0] != self.last_line.get(t, -1)
+                start[rest] = v[1:] != v[:-1]
                 self.last_line[t] = int(v[-1])
             self.line_start.put(start)
 
