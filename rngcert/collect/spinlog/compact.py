@@ -135,6 +135,7 @@ class _CompactLog:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
          self.last_line) = small
+        self._mark = self._state()  # (a copy: the restored dictionaries change as the file is read again)
 
     def _cols(self):
         return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction,

@@ -1,0 +1,149 @@
+"""Constant memory for every input shape (issue 26, item 3): the streamed readers of JSON Lines
+logs give exactly what the exact path (every row's keys kept) gives: rows, rejects with line,
+column and reason, duplicates, conflicts, gaps, notes, findings and the spins of every table,
+whatever the block size."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import rngcert.collect.spinlog as spinlog
+import rngcert.collect.spinlog.jsonl as jsonl
+import rngcert.collect.spinlog.read as spinlog_read
+from rngcert.equipment.wheel import load_wheel
+
+EU = load_wheel("european")
+
+
+def _snapshot(log) -> str:
+    out = [log.level, [s.to_dict() for s in log.sources], [r.to_dict() for r in log.rejected], list(log.notes), log.period]
+    for name, t in log.tables.items():
+        out.append([name, t.void, list(t.notes), t.findings, t.dealer_labels, list(t.source_comparison)]
+                   + [None if a is None else np.asarray(a).astype(np.int64).tolist() for a in (t.outcomes, t.release, t.dealer, t.direction)])
+    return json.dumps(out, default=str)
+
+
+def _exact(*a, **k):
+    raise spinlog._NeedExact("forced by the test")
+
+
+def _both(monkeypatch, paths, **kw):
+    """(streamed read, exact read, whether the streamed path took it)."""
+    taken = []
+    real = spinlog_read._read_spin_log_compact
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        taken.append(True)
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(spinlog_read, "_read_spin_log_compact", spy)
+        fast = spinlog.read_spin_log(paths, EU, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+        slow = spinlog.read_spin_log(paths, EU, **kw)
+    return fast, slow, bool(taken)
+
+
+def _jsonl(path, *, n=900, seed=5, oddities=True, dupes=True, tables=("T1", "T2")):
+    """A JSON Lines log of interleaved tables: numbers and text as JSON numbers or strings, voids
+    as booleans; with ``oddities``: blank and white-space lines, a line that is not JSON, an array,
+    a key given twice, a float, an escaped character, an unknown pocket and a gap; with ``dupes`` an exact
+    duplicate and a conflict."""
+    rng = np.random.default_rng(seed)
+    ids = {t: 1000 * i for i, t in enumerate(tables)}
+    out = []
+    for i in range(n):
+        t = tables[int(rng.integers(0, len(tables)))]
+        ids[t] += 1
+        if oddities and i == 400:
+            ids[t] += 4  # a gap
+        res = int(rng.integers(0, 37))
+        obj = {"spin_id": ids[t], "timestamp": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z", "table": t,
+               "dealer": f"D{int(rng.integers(1, 4))}", "direction": ["cw", "ccw"][int(rng.integers(0, 2))], "result": res}
+        if rng.random() < 0.3:
+            obj["result"] = str(res)
+        if rng.random() < 0.02:
+            obj["void"] = True
+        line = json.dumps(obj)
+        if oddities and rng.random() < 0.01:
+            line = line.replace(f'"result": {res}', '"result": 37').replace(f'"result": "{res}"', '"result": "x"')
+        out.append(line)
+        if oddities and i == 100:
+            out += ["", "   ", "{not json", "[1, 2]", '{"result": 3, "result": 4, "spin_id": 5}']
+        if oddities and dupes and i == 200:
+            out.append(line)  # exported twice
+        if oddities and dupes and i == 600:
+            out.append(line.replace('"dealer": "D', '"dealer": "\\u0044').replace('"direction": "c', '"direction": "cc'))  # the same spin again, escaped
+        if oddities and i == 700:
+            out.append(json.dumps({**obj, "spin_id": ids[t] + 1, "revolutions": 5.0, "timestamp": obj["timestamp"]}))
+            ids[t] += 1
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("block", [200, 2000, 1 << 22])
+@pytest.mark.parametrize("oddities", [False, True])
+def test_jsonl_streamed_equals_exact(tmp_path, monkeypatch, block, oddities):
+    log = _jsonl(tmp_path / "spins.jsonl", oddities=oddities, dupes=False)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", block)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed  # the usual shape (ids increasing per table) and its malformed rows: no fall-back
+    assert _snapshot(fast) == _snapshot(slow)
+    assert all(t.outcomes.dtype == np.int8 for t in fast.tables.values())
+    if oddities:
+        why = {r.line: r.reason for r in fast.rejected}
+        assert any("not a JSON object" in w for w in why.values()) and any("given twice" in w for w in why.values())
+        assert any("gaps in the sequence" in x for t in fast.tables.values() for x in t.notes)
+
+
+def test_jsonl_pyarrow_blocks_equal_python_blocks(tmp_path, monkeypatch):
+    """The blocks pyarrow parses give the rows Python's parser gives (every value as text)."""
+    log = _jsonl(tmp_path / "spins.jsonl", oddities=False)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 3000)
+    fast, _, _ = _both(monkeypatch, [log])
+    with monkeypatch.context() as m:
+        m.setattr(jsonl, "_fast_block", lambda *a, **k: None)
+        m.setattr(spinlog_read, "_read_spin_log_compact", spinlog_read._read_spin_log_compact)
+        python = spinlog.read_spin_log([log], EU)
+    assert _snapshot(fast) == _snapshot(python)
+
+
+def test_jsonl_fast_block_refuses_what_it_would_read_otherwise():
+    keys = ["spin_id", "result"]
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 17}\n{"spin_id": 2, "result": "0"}\n', keys) is None  # number, then text
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1.0}\n', keys) is None  # str(1.0) is "1.0"
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1}{"spin_id": 2, "result": 2}\n', keys) is None  # two objects, one line
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1, "x": 1}\n', keys) is None  # a new key
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": "\\u0031"}\n', keys) is None
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1}\r{"spin_id": 2, "result": 2}\n', keys) is None  # a bare CR ends a line
+    cols, n = jsonl._fast_block(b'{"spin_id": 1, "result": 17}\r\n{"result": 0, "spin_id": 2}\n', keys)
+    assert n == 2 and cols["spin_id"].to_pylist() == ["1", "2"] and cols["result"].to_pylist() == ["17", "0"]
+
+
+@pytest.mark.parametrize("shape", ["dupes", "latin1", "bom", "new_key_late", "first_block_bad", "text_ids", "out_of_order"])
+def test_jsonl_other_shapes_equal_exact(tmp_path, monkeypatch, shape):
+    """Shapes the streamed reader hands to the exact path (or reads alike): whatever path, the same result."""
+    log = _jsonl(tmp_path / "spins.jsonl", oddities=True)
+    lines = log.read_text().splitlines()
+    if shape == "latin1":
+        log.write_bytes("\n".join(lines).replace('"D1"', '"D\u00e91"').encode("latin-1") + b"\n")
+    elif shape == "bom":
+        log.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    elif shape == "new_key_late":
+        lines[-3] = lines[-3][:-1] + ', "payout": 35}'
+        log.write_text("\n".join(lines) + "\n")
+    elif shape == "first_block_bad":
+        log.write_text("\n".join(["{bad"] * 30 + lines) + "\n")
+    elif shape == "text_ids":
+        log.write_text(re.sub(r'"spin_id": (\d+)', r'"spin_id": "R\1"', "\n".join(lines)) + "\n")
+    elif shape == "out_of_order":
+        log.write_text("\n".join(lines[::-1]) + "\n")
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 500)
+    fast, slow, _ = _both(monkeypatch, [log])
+    assert _snapshot(fast) == _snapshot(slow)
