@@ -149,8 +149,10 @@ def _blocks(fh, size: int | None = None):
     """The file's bytes in blocks of whole lines (each cut after a ``\\n``; the last may end without one)."""
     size = size or JSONL_BLOCK
     rest = b""
+    first = min(size, 1 << 16)  # (the first block is parsed by Python, for the keys in their order: a small one)
     while True:
-        chunk = fh.read(size)
+        chunk = fh.read(first or size)
+        first = 0
         if not chunk:
             if rest:
                 yield rest
