@@ -147,3 +147,85 @@ def test_jsonl_other_shapes_equal_exact(tmp_path, monkeypatch, shape):
     monkeypatch.setattr(jsonl, "JSONL_BLOCK", 500)
     fast, slow, _ = _both(monkeypatch, [log])
     assert _snapshot(fast) == _snapshot(slow)
+
+
+# ---------------------------------------------------------------------------- spin ids out of file order
+def _csv_log(path, n=1500, seed=3):
+    """A CSV log of two interleaved tables with voids, a gap, an unreadable result and timestamps in id order."""
+    from test_spinlog_memory import _write_log
+
+    log = _write_log(path, n=n, oddities=False, seed=seed)
+    rows = log.read_text().splitlines()
+    rows[80] = rows[80].rsplit(",", 1)[0] + ",99"  # rejected, its id is present (no gap)
+    del rows[300]  # a gap
+    log.write_text("\n".join(rows) + "\n")
+    return log
+
+
+def _reshape(log, how: str, seed=0):
+    rows = log.read_text().splitlines()
+    head, body = rows[:1], rows[1:]
+    rng = np.random.default_rng(seed)
+    if how == "reversed":  # a newest-first export
+        body = body[::-1]
+    elif how == "blocks":  # daily files, each newest-first, joined oldest day first
+        cut = [0, 200, 450, 700, 1000, len(body)]
+        body = [r for a, b in zip(cut[:-1], cut[1:]) for r in body[a:b][::-1]]
+    elif how == "blocks_swapped":  # files joined in the wrong order (ascending parts: not told from gaps)
+        cut = [0, 200, 450, 700, 1000, len(body)]
+        parts = [body[a:b] for a, b in zip(cut[:-1], cut[1:])]
+        body = [r for i in (3, 0, 4, 1, 2) for r in parts[i]]
+    elif how == "one_late":  # one row exported late
+        body = body[:100] + body[101:900] + [body[100]] + body[900:]
+    elif how == "shuffled":
+        body = [body[i] for i in rng.permutation(len(body))]
+    elif how == "repeat":  # reversed, and a row exported twice
+        body = body[::-1]
+        body.insert(500, body[200])
+    elif how == "conflict":
+        body = body[::-1]
+        body.insert(500, body[200].rsplit(",", 1)[0] + ("," + ("5" if not body[200].endswith(",5") else "6")))
+    elif how == "clock_back":  # reversed, and one timestamp that goes back in spin-id order
+        body = body[::-1]
+        body[400] = body[400].replace("2026-01-01T", "2025-12-31T")
+    log.write_text("\n".join(head + body) + "\n")
+    return log
+
+
+@pytest.mark.parametrize("how,streams", [("reversed", True), ("blocks", True), ("blocks_swapped", False), ("one_late", False), ("shuffled", False),
+                                         ("repeat", False), ("conflict", False), ("clock_back", False)])
+@pytest.mark.parametrize("pool,min_s", [(False, 0.0), (True, 0.0), (False, 5.0)])
+def test_ids_out_of_order_equal_exact(tmp_path, monkeypatch, how, streams, pool, min_s):
+    """Rows out of spin-id order: read in constant memory when the ids come in runs (a newest-first
+    export, newest-first files joined), equal to the exact path's sort, note and gaps; ascending parts
+    joined out of order, a row exported late, shuffled ids, repeats, conflicts and a clock that goes
+    back in id order are the exact path's (still equal, in the memory of the exact path)."""
+    import rngcert.collect.csvstream as csvstream
+
+    log = _reshape(_csv_log(tmp_path / "a.csv"), how)
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    fast, slow, streamed = _both(monkeypatch, [log], pool=pool, min_round_interval=min_s)
+    assert _snapshot(fast) == _snapshot(slow)
+    if min_s == 0:  # (rounds 1 s apart: some have the same result within 5 s, which the exact path judges)
+        assert streamed == (streams and not pool)
+    if streamed:
+        notes = [x for t in fast.tables.values() for x in t.notes]
+        assert any("put in spin_id order" in x for x in notes) and any("gaps in the sequence" in x for x in notes)
+        assert all(t.outcomes.dtype == np.int8 for t in fast.tables.values())
+
+
+def test_ids_reversed_jsonl_and_two_files_equal_exact(tmp_path, monkeypatch):
+    """A newest-first JSON Lines log beside a CSV log of the same tables, read in tiny blocks."""
+    import rngcert.collect.csvstream as csvstream
+
+    a = _reshape(_csv_log(tmp_path / "a.csv", n=800), "reversed")
+    rows = [ln.split(",") for ln in a.read_text().splitlines()]
+    js = tmp_path / "b.jsonl"
+    js.write_text("\n".join(json.dumps(dict(zip(rows[0], r))) for r in rows[1:]) + "\n")
+    b = _csv_log(tmp_path / "c.csv", n=600, seed=9)
+    b.write_text(b.read_text().replace(",T1,", ",T3,").replace(",T2,", ",T4,"))
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 3000)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 2500)
+    for paths in ([js], [js, b], [b, a]):
+        fast, slow, streamed = _both(monkeypatch, paths)
+        assert streamed and _snapshot(fast) == _snapshot(slow)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
+from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, reorder
 from rngcert.collect.spinlog.order import outcome_key
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
 
@@ -114,6 +115,7 @@ class _CompactLog:
         self.n_runs = 0
         self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
         self.stem = ""
+        self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
         self._mark = None
 
     # -- one file
@@ -134,7 +136,8 @@ class _CompactLog:
             for key in list(d)[k:]:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
-         self.last_line) = small
+         self.last_line, order) = small
+        self.order.restore(order)
         self._mark = self._state()  # (a copy: the restored dictionaries change as the file is read again)
 
     def _cols(self):
@@ -145,7 +148,7 @@ class _CompactLog:
         import copy
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
-                 copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line))
+                 copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state())
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -181,6 +184,17 @@ class _CompactLog:
             ids = pt["spin_id"].values
             if ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
+        ts = pt.get("ts")
+        by_runs = ids is not None and not self.pool  # (pooled tables are one sequence of several tables' ids: the exact path)
+        if by_runs:
+            okey = outcome_key(pt["pos"], pt["sym"], void) if ts is not None and self.min_us > 0 else None
+            lv = acc | void
+            try:
+                for t, rows in _groups(tcode, np.arange(n)):
+                    self.order.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], None if okey is None else okey[rows], self.min_us)
+            except NotInRuns as exc:
+                raise _NeedExact(str(exc)) from None
+        elif ids is not None:
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
                 v = ids[rows]
                 if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
@@ -188,10 +202,9 @@ class _CompactLog:
                 self.last_id[t] = int(v[-1])
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
                 self._present(t, ids[rows])
-        ts = pt.get("ts")
         if ts is not None and live.size:
             self.period = _span(self.period, ts[live])
-        if ts is not None:
+        if ts is not None and not by_runs:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
                 v = ts[rows]
                 prev = self.last_ts.get(t)
@@ -320,6 +333,15 @@ class _CompactLog:
                 continue
             a, b = int(bounds[ti]), int(bounds[ti + 1])
             tnotes: list[str] = []
+            if "spin_id" in cols and not self.pool:
+                try:
+                    self.present[ti], slices = self.order.finish(ti, self.min_us)
+                except NotInRuns as exc:
+                    raise _NeedExact(str(exc)) from None
+                if slices is not None:
+                    for arr in arrays.values():
+                        reorder(arr[a:b], slices)
+                    tnotes.append(ORDER_NOTE)
             ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
             if "release" in arrays:
                 ts_.release = arrays["release"][a:b]
