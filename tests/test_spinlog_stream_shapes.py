@@ -229,3 +229,55 @@ def test_ids_reversed_jsonl_and_two_files_equal_exact(tmp_path, monkeypatch):
     for paths in ([js], [js, b], [b, a]):
         fast, slow, streamed = _both(monkeypatch, paths)
         assert streamed and _snapshot(fast) == _snapshot(slow)
+
+
+# ---------------------------------------------------------------------------- text spin ids
+def _text_ids(log, how: str):
+    rows = log.read_text().splitlines()
+    head, body = rows[:1], rows[1:]
+    pre = {"T1": "A", "T2": "B"} if how == "per_table" else {"T1": "R", "T2": "R"}
+    body = [f"{pre[r.split(',')[2]]}{r}" if r.split(",")[2] in pre else r for r in body]
+    if how == "repeat":
+        body.insert(500, body[200])
+    elif how == "conflict":
+        body.insert(500, body[200].rsplit(",", 1)[0] + ("," + ("5" if not body[200].endswith(",5") else "6")))
+    elif how == "empty":
+        body[40] = "," + body[40].split(",", 1)[1]
+    elif how == "mixed":
+        body[40] = "Q" + body[40][1:]
+    elif how == "zeros":
+        body[40] = body[40][0] + "0" + body[40][1:]
+    elif how == "reversed":
+        body = body[::-1]
+    log.write_text("\n".join(head + body) + "\n")
+    return log
+
+
+@pytest.mark.parametrize("how,streams", [("plain", True), ("per_table", True), ("reversed", False), ("repeat", False), ("conflict", False),
+                                         ("empty", False), ("mixed", False), ("zeros", False)])
+@pytest.mark.parametrize("pool", [False, True])
+def test_text_ids_equal_exact(tmp_path, monkeypatch, how, streams, pool):
+    """Text spin ids (``R1234``): read in constant memory when each table's ids are letters and a whole
+    number in runs; repeats, conflicts, an empty id, another prefix in a table or a leading zero are the
+    exact path's; either way the result is the exact path's (no gaps, file order, text in the rejects).
+    (Reversed: timestamps go back in file order, which the exact path sorts.)"""
+    import rngcert.collect.csvstream as csvstream
+
+    log = _text_ids(_csv_log(tmp_path / "a.csv"), how)
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    fast, slow, streamed = _both(monkeypatch, [log], pool=pool)
+    assert _snapshot(fast) == _snapshot(slow)
+    assert streamed == streams
+    if how in ("repeat", "conflict"):
+        assert any("R" in r.text and ("duplicate" in r.reason or "conflict" in r.reason) for r in fast.rejected)
+
+
+def test_text_ids_jsonl_without_timestamps_reversed(tmp_path, monkeypatch):
+    """Text ids with no timestamps going down the file: file order, in constant memory, as the exact path."""
+    rows = [{"spin_id": f"spin-{100 + 3 * i}", "table": "T1", "result": i % 37} for i in range(600)][::-1]
+    rows.insert(300, {"spin_id": "spin-7", "result": 40, "table": "T1"})  # a bad result: rejected
+    log = tmp_path / "t.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 1500)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed and _snapshot(fast) == _snapshot(slow)

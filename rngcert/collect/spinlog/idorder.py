@@ -126,3 +126,23 @@ def reorder(a: np.ndarray, slices) -> None:
     for s, e, step in slices:
         a[o : o + e - s] = src[s:e] if step > 0 else src[s:e][::-1]
         o += e - s
+
+
+#: A text spin id the compact log keeps as a number: letters, then a whole number written without leading zeros
+#: (``R100234``, ``spin-17``); one prefix per table, so that the number is the id.
+_TEXT_ID = r"^(?P<prefix>[A-Za-z][A-Za-z_\-:#/.]*?)(?P<number>0|[1-9][0-9]{0,17})$"
+
+
+def text_id_numbers(labels: list[str]) -> tuple[list[str], np.ndarray] | None:
+    """Each text id's prefix and number when every one is in the shape of :data:`_TEXT_ID` (then
+    two ids are the same text exactly when prefix and number are); None otherwise."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(labels, type=pa.string())
+    if not len(arr) or not pc.all(pc.match_substring_regex(arr, _TEXT_ID)).as_py():
+        return None
+    parts = pc.extract_regex(arr, _TEXT_ID)
+    prefix = parts.field("prefix")
+    num = pc.cast(parts.field("number"), pa.int64()).to_numpy(zero_copy_only=False)
+    return prefix.to_pylist(), num

@@ -170,10 +170,12 @@ def _check_readable(part: dict, accepted: int) -> None:
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0) -> SpinLog:
-    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, and
-    permanence lists block by block (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`,
-    which keeps only the small-integer arrays the tests need. Raises :class:`_NeedExact` when a log
-    is not in the usual shape (the exact path then reads it)."""
+    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, JSON Lines
+    block by block (:func:`_read_jsonl_streaming`) and permanence lists block by block
+    (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`, which keeps only the
+    small-integer arrays the tests need (spin ids out of file order in runs, and text ids of letters
+    and a number: :mod:`rngcert.collect.spinlog.idorder`). Raises :class:`_NeedExact` when a log is
+    not in a shape it can prove equal to the exact path's reading (the exact path then reads it)."""
     from rngcert.collect import csvstream
 
     acc = _CompactLog(wheel, pool, min_round_interval)
