@@ -104,7 +104,7 @@ def main() -> None:
     trees = [("this tree", ROOT)] + ([("base", Path(a.base).resolve())] if a.base else [])
     print(f"certify {n:,} spins; {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC; free disk {shutil.disk_usage(tmp).free / 2**30:.0f} GiB; "
           f"load {os.getloadavg()[0]:.1f}\n")
-    print("| shape | file | tree | wall | CPU | peak RSS | bytes a spin |")
+    print("| shape | file | tree | wall | CPU | peak RSS | peak ÷ spins (bytes) |")
     print("|---|---|---|---|---|---|---|")
     try:
         for shape in a.shapes.split(","):

@@ -281,3 +281,17 @@ def test_text_ids_jsonl_without_timestamps_reversed(tmp_path, monkeypatch):
     monkeypatch.setattr(jsonl, "JSONL_BLOCK", 1500)
     fast, slow, streamed = _both(monkeypatch, [log])
     assert streamed and _snapshot(fast) == _snapshot(slow)
+
+
+def test_ids_runs_over_the_limits_fall_back(tmp_path, monkeypatch):
+    """More runs (or gap runs) than the limits: the exact path reads the log, with the same result."""
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idorder as idorder
+
+    log = _reshape(_csv_log(tmp_path / "a.csv"), "blocks")
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    for limit in ("MAX_RUNS", "MAX_GAP_RUNS"):
+        with monkeypatch.context() as m:
+            m.setattr(idorder, limit, 3)
+            fast, slow, streamed = _both(m, [log])
+        assert not streamed and _snapshot(fast) == _snapshot(slow)

@@ -20,6 +20,8 @@ import numpy as np
 RUNS_PER_ROWS = 64
 #: Runs of a table at most.
 MAX_RUNS = 200_000
+#: Runs of consecutive ids (kept for the gap count) of the whole log at most, as the compact log's.
+MAX_GAP_RUNS = 4_000_000
 
 class NotInRuns(Exception):
     """The ids of a table are not in runs this module can put in order (the reason is the message)."""
@@ -36,12 +38,13 @@ class IdRuns:
         self.runs: dict[int, list[tuple]] = {}
         self.acc_n: dict[int, int] = {}
         self.live_n: dict[int, int] = {}
+        self.gap_runs = 0
 
     def state(self):
-        return ({t: list(r) for t, r in self.runs.items()}, dict(self.acc_n), dict(self.live_n))
+        return ({t: list(r) for t, r in self.runs.items()}, dict(self.acc_n), dict(self.live_n), self.gap_runs)
 
     def restore(self, st) -> None:
-        runs, acc_n, live_n = st
+        runs, acc_n, live_n, self.gap_runs = st
         self.runs, self.acc_n, self.live_n = {t: list(r) for t, r in runs.items()}, dict(acc_n), dict(live_n)
 
     def add(self, t: int, v: np.ndarray, live: np.ndarray, acc: np.ndarray, ts: np.ndarray | None, okey: np.ndarray | None, min_us: int) -> None:
@@ -71,6 +74,9 @@ class IdRuns:
             step = int(s[a]) if b - a > 1 else 1
             vv = v[a:b] if step > 0 else v[a:b][::-1]
             brk = np.flatnonzero(np.diff(vv) != 1) + 1
+            self.gap_runs += brk.size + 1
+            if self.gap_runs > MAX_GAP_RUNS:
+                raise NotInRuns("too many gaps in the spin ids to keep as runs")
             lo_end = hi_end = None
             if ts is not None:
                 lv = live[a:b]
