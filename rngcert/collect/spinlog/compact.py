@@ -286,16 +286,13 @@ class _CompactLog:
         got = text_id_numbers(labels) if "" not in labels else None
         if got is None:
             raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
-        prefix, num = got
+        prefixes, num, pcode = got
         codes = np.asarray(codes, dtype=np.int64)
-        if len(set(prefix)) > 1:  # (a prefix per table: the tables' codes of each prefix)
-            pcode = np.unique(np.asarray(prefix, dtype=object), return_inverse=True)[1].reshape(-1)
-            per_row = pcode[codes]
-            for t, rows in _groups(tcode, np.arange(codes.size)):
-                if np.any(per_row[rows] != per_row[rows[0]]):
-                    raise _NeedExact("text spin ids of one table with different prefixes")
-        for t, rows in _groups(tcode, np.arange(codes.size)):
-            p = prefix[int(codes[rows[0]])]
+        per_row = pcode[codes]
+        for t, rows in _groups(tcode, np.arange(codes.size)):  # (a prefix per table)
+            if len(prefixes) > 1 and np.any(per_row[rows] != per_row[rows[0]]):
+                raise _NeedExact("text spin ids of one table with different prefixes")
+            p = prefixes[int(per_row[rows[0]])]
             if self.id_prefix.setdefault(t, p) != p:
                 raise _NeedExact("text spin ids of one table with different prefixes")
         return num[codes]

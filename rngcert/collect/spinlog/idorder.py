@@ -136,19 +136,20 @@ def reorder(a: np.ndarray, slices) -> None:
 
 #: A text spin id the compact log keeps as a number: letters, then a whole number written without leading zeros
 #: (``R100234``, ``spin-17``); one prefix per table, so that the number is the id.
-_TEXT_ID = r"^(?P<prefix>[A-Za-z][A-Za-z_\-:#/.]*?)(?P<number>0|[1-9][0-9]{0,17})$"
+_TEXT_ID = r"^(?P<prefix>[A-Za-z][A-Za-z_\-:#/.]*)(?P<number>0|[1-9][0-9]{0,17})$"
 
 
-def text_id_numbers(labels: list[str]) -> tuple[list[str], np.ndarray] | None:
-    """Each text id's prefix and number when every one is in the shape of :data:`_TEXT_ID` (then
-    two ids are the same text exactly when prefix and number are); None otherwise."""
+def text_id_numbers(labels: list[str]) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+    """The prefixes, and each text id's number and prefix (an index into them), when every one is in
+    the shape of :data:`_TEXT_ID` (then two ids are the same text exactly when prefix and number
+    are); None otherwise."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     arr = pa.array(labels, type=pa.string())
-    if not len(arr) or not pc.all(pc.match_substring_regex(arr, _TEXT_ID)).as_py():
+    parts = pc.extract_regex(arr, _TEXT_ID)  # (null where a label is not in the shape)
+    if not len(arr) or parts.null_count:
         return None
-    parts = pc.extract_regex(arr, _TEXT_ID)
-    prefix = parts.field("prefix")
+    prefix = pc.dictionary_encode(parts.field("prefix"))
     num = pc.cast(parts.field("number"), pa.int64()).to_numpy(zero_copy_only=False)
-    return prefix.to_pylist(), num
+    return prefix.dictionary.to_pylist(), num, prefix.indices.to_numpy(zero_copy_only=False)
