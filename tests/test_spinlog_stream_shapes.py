@@ -295,3 +295,23 @@ def test_ids_runs_over_the_limits_fall_back(tmp_path, monkeypatch):
             m.setattr(idorder, limit, 3)
             fast, slow, streamed = _both(m, [log])
         assert not streamed and _snapshot(fast) == _snapshot(slow)
+
+
+@pytest.mark.parametrize("start", [b"[", b"  \n[", b"\xef\xbb\xbf[", b"\xa0["])
+def test_jsonl_array_named_as_the_exact_path_names_it(tmp_path, monkeypatch, start):
+    """A JSON array (after white space, a byte-order mark, or Latin-1's no-break space): the same error on both paths."""
+    from rngcert.errors import InputError
+
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(start + b'{"spin_id": 1, "result": 5}]\n')
+    got = []
+    for force in (False, True):
+        with monkeypatch.context() as m:
+            if force:
+                m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+            try:
+                spinlog.read_spin_log([log], EU)
+                got.append("read")
+            except InputError as exc:
+                got.append(str(exc))
+    assert got[0] == got[1]

@@ -115,23 +115,20 @@ _RESTARTS = 8
 _ODD = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\\u")
 
 
-def _scan(fh) -> tuple[str, str, int, bytes]:
-    """One pass over the bytes: SHA-256, the encoding :func:`_text_of` would choose, the size and
-    the first bytes that are not white space."""
+def _scan(fh) -> tuple[str, str, int]:
+    """One pass over the bytes: SHA-256, the encoding :func:`_text_of` would choose, and the size."""
     import codecs
     import hashlib
 
     h = hashlib.sha256()
     dec = codecs.getincrementaldecoder("utf-8")()
-    utf8, size, first = True, 0, b""
+    utf8, size = True, 0
     while True:
         chunk = fh.read(8 << 20)
         if not chunk:
             break
         h.update(chunk)
         size += len(chunk)
-        if not first:
-            first = chunk.lstrip(b"\xef\xbb\xbf").lstrip()[:1] if size == len(chunk) else chunk.lstrip()[:1]
         if utf8:
             try:
                 dec.decode(chunk)
@@ -142,7 +139,7 @@ def _scan(fh) -> tuple[str, str, int, bytes]:
             dec.decode(b"", final=True)
         except UnicodeDecodeError:
             utf8 = False
-    return h.hexdigest(), "utf-8" if utf8 else "latin-1", size, first
+    return h.hexdigest(), "utf-8" if utf8 else "latin-1", size
 
 
 def _blocks(fh, size: int | None = None):
@@ -221,9 +218,14 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
 
     name = str(p)
     with csvstream.open_source(p, data) as fh:
-        sha, encoding, size, first = _scan(fh)
-    if first == b"[":
+        sha, encoding, size = _scan(fh)
+        fh.seek(0)
+        head = fh.read(1 << 20)
+    lead = head.decode("utf-8-sig" if encoding == "utf-8" else encoding, errors="ignore").lstrip()  # (as _read_jsonl strips the text)
+    if lead.startswith("["):
         raise json_array_error(name)
+    if not lead and size > len(head):
+        raise _NeedExact("a long run of white space at the start")
     keys = None
     for _ in range(_RESTARTS):
         try:
