@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
+from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, reorder, text_id_numbers
 from rngcert.collect.spinlog.order import outcome_key
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
 
@@ -14,10 +15,11 @@ from rngcert.equipment.wheel import OutcomeSpace, Wheel
 # ---------------------------------------------------------------------------- constant-memory read
 class _NeedExact(Exception):
     """The log is not in the usual shape, so the streamed reduction cannot prove its result equal
-    to the exact one: a spin id repeats or goes backwards within a table, timestamps are out of
-    order, ids are not whole numbers, a ``table`` value is empty, the files differ in their
-    columns (a CSV log beside a permanence list), a file is neither CSV nor a permanence list, or
-    a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
+    to the exact one: a spin id repeats within a table, ids go backwards other than in runs
+    (:mod:`rngcert.collect.spinlog.idorder`), timestamps are out of spin order, ids are neither
+    whole numbers nor letters and a number, a ``table`` value is empty, the files differ in their
+    columns (a CSV log beside a permanence list), a file is neither CSV, JSON Lines nor a
+    permanence list, or a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
     path, which keeps every row's keys."""
 
 
@@ -129,6 +131,9 @@ class _CompactLog:
         self.n_runs = 0
         self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
         self.stem = ""
+        self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
+        self.id_kind: bool | None = None  # True: text ids, kept as the numbers after their prefix
+        self.id_prefix: dict[int, str] = {}  # per table: the prefix of its text ids
         self._mark = None
 
     # -- one file
@@ -149,7 +154,9 @@ class _CompactLog:
             for key in list(d)[k:]:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
-         self.last_line) = small
+         self.last_line, order, self.id_kind, self.id_prefix) = small
+        self.order.restore(order)
+        self._mark = self._state()  # (a copy: the restored dictionaries change as the file is read again)
 
     def _cols(self):
         return [g for g in (self.pos, self.sym, self.tab, self.release, self.dealer, self.direction, self.rotor_speed, self.ball_direction,
@@ -159,7 +166,8 @@ class _CompactLog:
         import copy
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
-                 copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line))
+                 copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state(),
+                 self.id_kind, dict(self.id_prefix))
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -198,12 +206,37 @@ class _CompactLog:
         akey = tcode if not self.pool else np.zeros(n, dtype=np.int64)
         ak1 = None if one is None else (0 if self.pool else one)
         ids = None
+        text = False
         if pt.get("spin_id") is not None:
             if not isinstance(pt["spin_id"], IntIds):
-                raise _NeedExact("spin ids that are not all whole numbers")
-            ids = pt["spin_id"].values
+                ids = self._text_ids(pt["spin_id"], tcode)  # (raises _NeedExact when they are not text ids it can keep as numbers)
+                text = True
+            else:
+                ids = pt["spin_id"].values
+            if self.id_kind is None:
+                self.id_kind = text
+            elif self.id_kind != text:
+                raise _NeedExact("whole-number and text spin ids in one log")
             if ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
+        ts = pt.get("ts")
+        by_runs = ids is not None and not self.pool and not text  # (pooled tables are one sequence of several tables' ids: the exact path)
+        if text:  # text ids order nothing: repeats are found from the runs of their numbers, and the file order stays
+            lv = acc | void
+            try:
+                for t, rows in _groups(tcode, np.arange(n)):
+                    self.order.add(t, ids[rows], lv[rows], acc[rows], None, None, 0)
+            except NotInRuns as exc:
+                raise _NeedExact(str(exc)) from None
+        if by_runs:
+            okey = outcome_key(pt["pos"], pt["sym"], void) if ts is not None and self.min_us > 0 else None
+            lv = acc | void
+            try:
+                for t, rows in _groups(tcode, np.arange(n)):
+                    self.order.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], None if okey is None else okey[rows], self.min_us)
+            except NotInRuns as exc:
+                raise _NeedExact(str(exc)) from None
+        elif ids is not None and not text:
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
                 v = _at(ids, rows)
                 if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
@@ -211,10 +244,9 @@ class _CompactLog:
                 self.last_id[t] = int(v[-1])
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
                 self._present(t, _at(ids, rows))
-        ts = pt.get("ts")
         if ts is not None and live.size:
             self.period = _span(self.period, _at(ts, live))
-        if ts is not None:
+        if ts is not None and not by_runs:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
                 v = _at(ts, rows)
                 prev = self.last_ts.get(t)
@@ -229,7 +261,9 @@ class _CompactLog:
                         o = np.r_[prev[2], o]
                     if np.any((d < self.min_us) & (o[1:] == o[:-1])):
                         raise _NeedExact("near-duplicate rounds")
-                if ids is not None and np.any(d == 0):
+                if text and np.any(d == 0):
+                    raise _NeedExact("equal timestamps with text spin ids")  # (the exact path orders them by their text)
+                if ids is not None and not text and np.any(d == 0):
                     s_ = ids[rows] if prev is None else np.r_[prev[1], ids[rows]]
                     if np.any((d == 0) & (s_[1:] < s_[:-1])):
                         raise _NeedExact("equal timestamps out of id order")
@@ -275,6 +309,24 @@ class _CompactLog:
                 self.last_line[t] = int(v[-1])
             self.line_start.put(start)
 
+    def _text_ids(self, sid, tcode: np.ndarray) -> np.ndarray:
+        """The numbers of text spin ids (``(codes, labels)``) in the shape of
+        :func:`text_id_numbers`, one prefix per table; else :class:`_NeedExact`."""
+        codes, labels = sid
+        got = text_id_numbers(labels) if "" not in labels else None
+        if got is None:
+            raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
+        prefixes, num, pcode = got
+        codes = np.asarray(codes, dtype=np.int64)
+        per_row = pcode[codes]
+        for t, rows in _groups(tcode, np.arange(codes.size)):  # (a prefix per table)
+            if len(prefixes) > 1 and np.any(per_row[rows] != per_row[rows[0]]):
+                raise _NeedExact("text spin ids of one table with different prefixes")
+            p = prefixes[int(per_row[rows[0]])]
+            if self.id_prefix.setdefault(t, p) != p:
+                raise _NeedExact("text spin ids of one table with different prefixes")
+        return num[codes]
+
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
         st = self.present.setdefault(t, [0, -1, [], []])
@@ -307,6 +359,12 @@ class _CompactLog:
             if wheel.order_known:
                 notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
         cols = self.columns or ()
+        if self.id_kind:  # text ids: no repeat in any table (they order nothing and have no gaps, as on the exact path)
+            for t in list(self.order.runs):
+                try:
+                    self.order.finish(t, 0)
+                except NotInRuns as exc:
+                    raise _NeedExact(str(exc)) from None
         outcome = out.values()
         for g in self._cols():
             if g is not out:
@@ -350,6 +408,15 @@ class _CompactLog:
                 continue
             a, b = int(bounds[ti]), int(bounds[ti + 1])
             tnotes: list[str] = []
+            if "spin_id" in cols and not self.pool and not self.id_kind:
+                try:
+                    self.present[ti], slices = self.order.finish(ti, self.min_us)
+                except NotInRuns as exc:
+                    raise _NeedExact(str(exc)) from None
+                if slices is not None:
+                    for arr in arrays.values():
+                        reorder(arr[a:b], slices)
+                    tnotes.append(ORDER_NOTE)
             ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
             if "release" in arrays:
                 ts_.release = arrays["release"][a:b]
@@ -368,7 +435,7 @@ class _CompactLog:
                 lookup[used] = np.arange(used.size)
                 ts_.dealer = lookup[sel]
                 ts_.dealer_labels = tuple(dealer_labels[u] if dealer_labels[u] else "(none)" for u in used)
-            if "spin_id" in cols:
+            if "spin_id" in cols and not self.id_kind:
                 names = ([str(t)] if not self.pool else tab_labels_all) + [None]
                 unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
                 gaps = self._gaps(ti, unsplit[unsplit >= 0])

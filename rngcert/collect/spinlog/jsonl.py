@@ -52,12 +52,20 @@ def _read_jsonl(data: bytes, name: str):
     text, _ = _text_of(data)
     if text.lstrip().startswith("["):
         raise json_array_error(name)
-    rows: dict[str, list] = {}
+    return _parse_lines(text.splitlines(), name, 1)
+
+
+def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None):
+    """Parse JSON Lines (``first``: the 1-based number of the first line): the columns (text or
+    None per row), the line of each row, the rejected lines, the blank-line count and the keys in
+    order of first appearance. With ``keys`` (the keys of a file's first block), every one of
+    them is a column (None where absent) and a key not among them raises :class:`NewKey`."""
+    rows: dict[str, list] = {k: [] for k in keys} if keys is not None else {}
     lines: list[int] = []
     rejects: list[RejectedRow] = []
     blank = 0
     n = 0
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(lines_of_text, first):
         if not line.strip():
             blank += 1
             continue
@@ -73,7 +81,11 @@ def _read_jsonl(data: bytes, name: str):
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
             continue
         for k, v in obj.items():
-            col = rows.setdefault(k, [None] * n)
+            col = rows.get(k)
+            if col is None:
+                if keys is not None:
+                    raise NewKey(k)
+                col = rows[k] = [None] * n
             col.append(None if v is None else (str(v).lower() if isinstance(v, bool) else str(v)))
         n += 1
         for col in rows.values():
@@ -82,3 +94,206 @@ def _read_jsonl(data: bytes, name: str):
         lines.append(i)
     cols = {k: pa.array(v, type=pa.string()) for k, v in rows.items()}
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
+
+
+class NewKey(Exception):
+    """A key first seen after a file's first block: the streamed reader reads the file again with
+    ``keys`` (the file's keys so far, in order of first appearance)."""
+
+    def __init__(self, key: str, keys: list[str] | None = None):
+        super().__init__(key)
+        self.keys = keys
+
+
+# ---------------------------------------------------------------------------- streamed
+#: Bytes of whole lines parsed at a time by :func:`_read_jsonl_streaming`.
+JSONL_BLOCK = 4 << 20
+#: Reads of one file at most (each new key seen after the first block starts the read again).
+_RESTARTS = 8
+#: Bytes that end a line for :meth:`str.splitlines` besides ``\n`` (and ``\r\n``), and the escape of a
+#: JSON string (``\u``): a block holding any of them is parsed line by line in Python, as the whole file is.
+_ODD = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\\u")
+
+
+def _scan(fh) -> tuple[str, str, int]:
+    """One pass over the bytes: SHA-256, the encoding :func:`_text_of` would choose, and the size."""
+    import codecs
+    import hashlib
+
+    h = hashlib.sha256()
+    dec = codecs.getincrementaldecoder("utf-8")()
+    utf8, size = True, 0
+    while True:
+        chunk = fh.read(8 << 20)
+        if not chunk:
+            break
+        h.update(chunk)
+        size += len(chunk)
+        if utf8:
+            try:
+                dec.decode(chunk)
+            except UnicodeDecodeError:
+                utf8 = False
+    if utf8:
+        try:
+            dec.decode(b"", final=True)
+        except UnicodeDecodeError:
+            utf8 = False
+    return h.hexdigest(), "utf-8" if utf8 else "latin-1", size
+
+
+def _blocks(fh, size: int | None = None):
+    """The file's bytes in blocks of whole lines (each cut after a ``\\n``; the last may end without one)."""
+    size = size or JSONL_BLOCK
+    rest = b""
+    first = min(size, 1 << 16)  # (the first block is parsed by Python, for the keys in their order: a small one)
+    while True:
+        chunk = fh.read(first or size)
+        first = 0
+        if not chunk:
+            if rest:
+                yield rest
+            return
+        buf = rest + chunk
+        cut = buf.rfind(b"\n") + 1
+        if cut == 0:
+            rest = buf
+            continue
+        rest = buf[cut:]
+        yield buf[:cut]
+
+
+def _fast_block(block: bytes, keys: list[str]):
+    """Columns of a block by pyarrow's JSON reader when that gives exactly what :func:`_parse_lines`
+    gives (every line one object starting at its first byte, values text, whole numbers within
+    int64, booleans or null, no new key); None when it cannot tell (the block is then parsed line
+    by line). Returns ``(cols, lines in the block)``."""
+    import io
+
+    import pyarrow.compute as pc
+    import pyarrow.json as pj
+
+    if any(b in block for b in _ODD) or block.count(b"\r") != block.count(b"\r\n"):
+        return None
+    arr = np.frombuffer(block, dtype=np.uint8)
+    nl = np.flatnonzero(arr == 10)
+    starts = np.r_[0, nl[:-1] + 1] if nl.size else np.zeros(1, np.int64)
+    if nl.size and nl[-1] + 1 < arr.size:
+        starts = np.r_[starts, nl[-1] + 1]
+    if not np.all(arr[starts] == ord("{")):  # a blank line, leading space or not an object: the exact parse
+        return None
+    try:
+        tab = pj.read_json(io.BytesIO(block), read_options=pj.ReadOptions(use_threads=False, block_size=len(block) + 1))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if tab.num_rows != starts.size or any(k not in keys for k in tab.column_names):
+        return None
+    cols = {}
+    for k in keys:
+        if k not in tab.column_names:
+            cols[k] = pa.nulls(starts.size, type=pa.string())
+            continue
+        c = tab.column(k).combine_chunks()
+        if pa.types.is_string(c.type):
+            cols[k] = c
+        elif pa.types.is_int64(c.type) or pa.types.is_boolean(c.type) or pa.types.is_null(c.type):
+            cols[k] = pc.cast(c, pa.string())  # (as str(): "17", "-3"; booleans "true"/"false")
+        else:
+            return None
+    return cols, starts.size
+
+
+def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None, consume=None) -> dict:
+    """A JSON Lines log read block by block (:data:`JSONL_BLOCK` bytes of whole lines) through the
+    same row-to-spin core as the whole-file reader, each block's rows handed to ``consume.add``
+    (a :class:`_CompactLog`): memory does not grow with the file. Rows, rejects, notes and spins
+    are those of :func:`_read_jsonl` and the exact path: lines are parsed by Python's JSON parser,
+    or by pyarrow's where a block is in the plain shape that both read alike (:func:`_fast_block`).
+    Raises :class:`_NeedExact` when a key first appears after the first block."""
+    from rngcert.collect import csvstream
+    from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
+    from rngcert.collect.spinlog.compact import _NeedExact
+    from rngcert.collect.spinlog.core import _concat_parts
+    from rngcert.collect.spinlog.csv import _ROW_KEYS
+
+    name = str(p)
+    with csvstream.open_source(p, data) as fh:
+        sha, encoding, size = _scan(fh)
+        fh.seek(0)
+        head = fh.read(1 << 20)
+    lead = head.decode("utf-8-sig" if encoding == "utf-8" else encoding, errors="ignore").lstrip()  # (as _read_jsonl strips the text)
+    if lead.startswith("["):
+        raise json_array_error(name)
+    if not lead and size > len(head):
+        raise _NeedExact("a long run of white space at the start")
+    keys = None
+    for _ in range(_RESTARTS):
+        try:
+            parts, blank = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS)
+            break
+        except NewKey as exc:  # a key first seen in a later block: read again with it (rows without it have None there)
+            keys = exc.keys
+            if consume is not None:
+                consume.rollback()
+    else:
+        raise _NeedExact("keys keep appearing late in the file")
+    if not parts:
+        raise _NeedExact("an empty file")
+    kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
+    part = _concat_parts(parts)
+    part["ts_kinds"] = kinds
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
+    if encoding != "utf-8":
+        part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
+    part["extra_ids"] = []
+    part["format"] = "jsonl"
+    part["sha256"] = sha
+    part["blank"] = blank
+    part["size"] = size
+    return part
+
+
+def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_keys):
+    """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines)``. ``keys``: the file's keys
+    when known (None: the first block's). Raises :class:`NewKey` with the keys known so far when
+    a block names one more, and :class:`_NeedExact` when a block is not one the streamed read can
+    prove equal to the whole-file read (no object in the first block, a column the whole file has
+    but a block lacks)."""
+    from rngcert.collect import csvstream
+    from rngcert.collect.spinlog.compact import _NeedExact
+    from rngcert.collect.spinlog.core import _process
+
+    parts, blank, line = [], 0, 1
+    with csvstream.open_source(p, data) as fh:
+        for bi, block in enumerate(_blocks(fh)):
+            if bi == 0 and block.startswith(b"\xef\xbb\xbf") and encoding == "utf-8":
+                block = block[3:]  # (utf-8-sig: the mark is not text)
+            fast = _fast_block(block, keys) if keys and encoding == "utf-8" else None
+            if fast is not None:
+                cols, k = fast
+                lines, rej, b = np.arange(line, line + k, dtype=np.int64), [], 0
+            else:
+                text = block.decode(encoding)
+                split = text.splitlines()
+                try:
+                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys)
+                except NewKey:
+                    found = _parse_lines(split, name, line)[4]
+                    raise NewKey("", keys + [x for x in found if x not in keys]) from None
+                k = len(split)
+                if keys is None:
+                    keys = found
+            line += k
+            blank += b
+            if not keys:
+                raise _NeedExact("no JSON object in the first block")  # (the keys and their order are the file's first object's)
+            try:
+                out = _process(cols, lines, rej, name, wheel, columns, None, keys)
+            except InputError:
+                raise _NeedExact("a block without a column the file has") from None  # (the whole-file read judges the file)
+            del cols
+            if consume is not None:
+                consume.add(out)
+                out = {kk: (None if kk in row_keys else v) for kk, v in out.items()}
+            parts.append(out)
+    return parts, blank

@@ -17,7 +17,7 @@ from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact
 from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
-from rngcert.collect.spinlog.jsonl import _read_jsonl, _text_of
+from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
 from rngcert.collect.spinlog.permanence import _read_permanence
 from rngcert.equipment.wheel import Wheel
@@ -172,10 +172,12 @@ def _check_readable(part: dict, accepted: int) -> None:
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0) -> SpinLog:
-    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, and
-    permanence lists block by block (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`,
-    which keeps only the small-integer arrays the tests need. Raises :class:`_NeedExact` when a log
-    is not in the usual shape (the exact path then reads it)."""
+    """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, JSON Lines
+    block by block (:func:`_read_jsonl_streaming`) and permanence lists block by block
+    (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`, which keeps only the
+    small-integer arrays the tests need (spin ids out of file order in runs, and text ids of letters
+    and a number: :mod:`rngcert.collect.spinlog.idorder`). Raises :class:`_NeedExact` when a log is
+    not in a shape it can prove equal to the exact path's reading (the exact path then reads it)."""
     from rngcert.collect import csvstream
 
     acc = _CompactLog(wheel, pool, min_round_interval)
@@ -195,8 +197,8 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
             head = data[: 1 << 16]
         csvstream.sniff_content(head, name)
         f = fmt if fmt != "auto" else detect_format(p, head)
-        if f not in ("csv", "permanence") or (f == "permanence" and columns):
-            raise _NeedExact("not a CSV log or a permanence list")
+        if f not in ("csv", "permanence", "jsonl") or (f == "permanence" and columns):
+            raise _NeedExact("not a CSV log, a JSON Lines log or a permanence list")
         acc.begin(p.stem)
         n0 = acc.pos.n
         if f == "permanence":
@@ -210,6 +212,8 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
                 part = permstream.read_permanence(p, wheel, acc, (RejectedRow, _read_permanence, _resolve_labels), data=data)
             except permstream.NeedWholeLines as exc:
                 raise _NeedExact(str(exc)) from None
+        elif f == "jsonl":
+            part = _read_jsonl_streaming(p, wheel, columns, data=data, consume=acc)
         else:
             part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
         accepted = acc.pos.n - n0

@@ -1,0 +1,317 @@
+"""Constant memory for every input shape (issue 26, item 3): the streamed readers of JSON Lines
+logs give exactly what the exact path (every row's keys kept) gives: rows, rejects with line,
+column and reason, duplicates, conflicts, gaps, notes, findings and the spins of every table,
+whatever the block size."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import rngcert.collect.spinlog as spinlog
+import rngcert.collect.spinlog.jsonl as jsonl
+import rngcert.collect.spinlog.read as spinlog_read
+from rngcert.equipment.wheel import load_wheel
+
+EU = load_wheel("european")
+
+
+def _snapshot(log) -> str:
+    out = [log.level, [s.to_dict() for s in log.sources], [r.to_dict() for r in log.rejected], list(log.notes), log.period]
+    for name, t in log.tables.items():
+        out.append([name, t.void, list(t.notes), t.findings, t.dealer_labels, list(t.source_comparison)]
+                   + [None if a is None else np.asarray(a).astype(np.int64).tolist() for a in (t.outcomes, t.release, t.dealer, t.direction)])
+    return json.dumps(out, default=str)
+
+
+def _exact(*a, **k):
+    raise spinlog._NeedExact("forced by the test")
+
+
+def _both(monkeypatch, paths, **kw):
+    """(streamed read, exact read, whether the streamed path took it)."""
+    taken = []
+    real = spinlog_read._read_spin_log_compact
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        taken.append(True)
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(spinlog_read, "_read_spin_log_compact", spy)
+        fast = spinlog.read_spin_log(paths, EU, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+        slow = spinlog.read_spin_log(paths, EU, **kw)
+    return fast, slow, bool(taken)
+
+
+def _jsonl(path, *, n=900, seed=5, oddities=True, dupes=True, tables=("T1", "T2")):
+    """A JSON Lines log of interleaved tables: numbers and text as JSON numbers or strings, voids
+    as booleans; with ``oddities``: blank and white-space lines, a line that is not JSON, an array,
+    a key given twice, a float, an escaped character, an unknown pocket and a gap; with ``dupes`` an exact
+    duplicate and a conflict."""
+    rng = np.random.default_rng(seed)
+    ids = {t: 1000 * i for i, t in enumerate(tables)}
+    out = []
+    for i in range(n):
+        t = tables[int(rng.integers(0, len(tables)))]
+        ids[t] += 1
+        if oddities and i == 400:
+            ids[t] += 4  # a gap
+        res = int(rng.integers(0, 37))
+        obj = {"spin_id": ids[t], "timestamp": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z", "table": t,
+               "dealer": f"D{int(rng.integers(1, 4))}", "direction": ["cw", "ccw"][int(rng.integers(0, 2))], "result": res}
+        if rng.random() < 0.3:
+            obj["result"] = str(res)
+        if rng.random() < 0.02:
+            obj["void"] = True
+        line = json.dumps(obj)
+        if oddities and rng.random() < 0.01:
+            line = line.replace(f'"result": {res}', '"result": 37').replace(f'"result": "{res}"', '"result": "x"')
+        out.append(line)
+        if oddities and i == 100:
+            out += ["", "   ", "{not json", "[1, 2]", '{"result": 3, "result": 4, "spin_id": 5}']
+        if oddities and dupes and i == 200:
+            out.append(line)  # exported twice
+        if oddities and dupes and i == 600:
+            out.append(line.replace('"dealer": "D', '"dealer": "\\u0044').replace('"direction": "c', '"direction": "cc'))  # the same spin again, escaped
+        if oddities and i == 700:
+            out.append(json.dumps({**obj, "spin_id": ids[t] + 1, "revolutions": 5.0, "timestamp": obj["timestamp"]}))
+            ids[t] += 1
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("block", [200, 2000, 1 << 22])
+@pytest.mark.parametrize("oddities", [False, True])
+def test_jsonl_streamed_equals_exact(tmp_path, monkeypatch, block, oddities):
+    log = _jsonl(tmp_path / "spins.jsonl", oddities=oddities, dupes=False)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", block)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed  # the usual shape (ids increasing per table) and its malformed rows: no fall-back
+    assert _snapshot(fast) == _snapshot(slow)
+    assert all(t.outcomes.dtype == np.int8 for t in fast.tables.values())
+    if oddities:
+        why = {r.line: r.reason for r in fast.rejected}
+        assert any("not a JSON object" in w for w in why.values()) and any("given twice" in w for w in why.values())
+        assert any("gaps in the sequence" in x for t in fast.tables.values() for x in t.notes)
+
+
+def test_jsonl_pyarrow_blocks_equal_python_blocks(tmp_path, monkeypatch):
+    """The blocks pyarrow parses give the rows Python's parser gives (every value as text)."""
+    log = _jsonl(tmp_path / "spins.jsonl", oddities=False)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 3000)
+    fast, _, _ = _both(monkeypatch, [log])
+    with monkeypatch.context() as m:
+        m.setattr(jsonl, "_fast_block", lambda *a, **k: None)
+        m.setattr(spinlog_read, "_read_spin_log_compact", spinlog_read._read_spin_log_compact)
+        python = spinlog.read_spin_log([log], EU)
+    assert _snapshot(fast) == _snapshot(python)
+
+
+def test_jsonl_fast_block_refuses_what_it_would_read_otherwise():
+    keys = ["spin_id", "result"]
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 17}\n{"spin_id": 2, "result": "0"}\n', keys) is None  # number, then text
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1.0}\n', keys) is None  # str(1.0) is "1.0"
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1}{"spin_id": 2, "result": 2}\n', keys) is None  # two objects, one line
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1, "x": 1}\n', keys) is None  # a new key
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": "\\u0031"}\n', keys) is None
+    assert jsonl._fast_block(b'{"spin_id": 1, "result": 1}\r{"spin_id": 2, "result": 2}\n', keys) is None  # a bare CR ends a line
+    cols, n = jsonl._fast_block(b'{"spin_id": 1, "result": 17}\r\n{"result": 0, "spin_id": 2}\n', keys)
+    assert n == 2 and cols["spin_id"].to_pylist() == ["1", "2"] and cols["result"].to_pylist() == ["17", "0"]
+
+
+@pytest.mark.parametrize("shape", ["dupes", "latin1", "bom", "new_key_late", "first_block_bad", "text_ids", "out_of_order"])
+def test_jsonl_other_shapes_equal_exact(tmp_path, monkeypatch, shape):
+    """Shapes the streamed reader hands to the exact path (or reads alike): whatever path, the same result."""
+    log = _jsonl(tmp_path / "spins.jsonl", oddities=True)
+    lines = log.read_text().splitlines()
+    if shape == "latin1":
+        log.write_bytes("\n".join(lines).replace('"D1"', '"D\u00e91"').encode("latin-1") + b"\n")
+    elif shape == "bom":
+        log.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    elif shape == "new_key_late":
+        lines[-3] = lines[-3][:-1] + ', "payout": 35}'
+        log.write_text("\n".join(lines) + "\n")
+    elif shape == "first_block_bad":
+        log.write_text("\n".join(["{bad"] * 30 + lines) + "\n")
+    elif shape == "text_ids":
+        log.write_text(re.sub(r'"spin_id": (\d+)', r'"spin_id": "R\1"', "\n".join(lines)) + "\n")
+    elif shape == "out_of_order":
+        log.write_text("\n".join(lines[::-1]) + "\n")
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 500)
+    fast, slow, _ = _both(monkeypatch, [log])
+    assert _snapshot(fast) == _snapshot(slow)
+
+
+# ---------------------------------------------------------------------------- spin ids out of file order
+def _csv_log(path, n=1500, seed=3):
+    """A CSV log of two interleaved tables with voids, a gap, an unreadable result and timestamps in id order."""
+    from test_spinlog_memory import _write_log
+
+    log = _write_log(path, n=n, oddities=False, seed=seed)
+    rows = log.read_text().splitlines()
+    rows[80] = rows[80].rsplit(",", 1)[0] + ",99"  # rejected, its id is present (no gap)
+    del rows[300]  # a gap
+    log.write_text("\n".join(rows) + "\n")
+    return log
+
+
+def _reshape(log, how: str, seed=0):
+    rows = log.read_text().splitlines()
+    head, body = rows[:1], rows[1:]
+    rng = np.random.default_rng(seed)
+    if how == "reversed":  # a newest-first export
+        body = body[::-1]
+    elif how == "blocks":  # daily files, each newest-first, joined oldest day first
+        cut = [0, 200, 450, 700, 1000, len(body)]
+        body = [r for a, b in zip(cut[:-1], cut[1:]) for r in body[a:b][::-1]]
+    elif how == "blocks_swapped":  # files joined in the wrong order (ascending parts: not told from gaps)
+        cut = [0, 200, 450, 700, 1000, len(body)]
+        parts = [body[a:b] for a, b in zip(cut[:-1], cut[1:])]
+        body = [r for i in (3, 0, 4, 1, 2) for r in parts[i]]
+    elif how == "one_late":  # one row exported late
+        body = body[:100] + body[101:900] + [body[100]] + body[900:]
+    elif how == "shuffled":
+        body = [body[i] for i in rng.permutation(len(body))]
+    elif how == "repeat":  # reversed, and a row exported twice
+        body = body[::-1]
+        body.insert(500, body[200])
+    elif how == "conflict":
+        body = body[::-1]
+        body.insert(500, body[200].rsplit(",", 1)[0] + ("," + ("5" if not body[200].endswith(",5") else "6")))
+    elif how == "clock_back":  # reversed, and one timestamp that goes back in spin-id order
+        body = body[::-1]
+        body[400] = body[400].replace("2026-01-01T", "2025-12-31T")
+    log.write_text("\n".join(head + body) + "\n")
+    return log
+
+
+@pytest.mark.parametrize("how,streams", [("reversed", True), ("blocks", True), ("blocks_swapped", False), ("one_late", False), ("shuffled", False),
+                                         ("repeat", False), ("conflict", False), ("clock_back", False)])
+@pytest.mark.parametrize("pool,min_s", [(False, 0.0), (True, 0.0), (False, 5.0)])
+def test_ids_out_of_order_equal_exact(tmp_path, monkeypatch, how, streams, pool, min_s):
+    """Rows out of spin-id order: read in constant memory when the ids come in runs (a newest-first
+    export, newest-first files joined), equal to the exact path's sort, note and gaps; ascending parts
+    joined out of order, a row exported late, shuffled ids, repeats, conflicts and a clock that goes
+    back in id order are the exact path's (still equal, in the memory of the exact path)."""
+    import rngcert.collect.csvstream as csvstream
+
+    log = _reshape(_csv_log(tmp_path / "a.csv"), how)
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    fast, slow, streamed = _both(monkeypatch, [log], pool=pool, min_round_interval=min_s)
+    assert _snapshot(fast) == _snapshot(slow)
+    if min_s == 0:  # (rounds 1 s apart: some have the same result within 5 s, which the exact path judges)
+        assert streamed == (streams and not pool)
+    if streamed:
+        notes = [x for t in fast.tables.values() for x in t.notes]
+        assert any("put in spin_id order" in x for x in notes) and any("gaps in the sequence" in x for x in notes)
+        assert all(t.outcomes.dtype == np.int8 for t in fast.tables.values())
+
+
+def test_ids_reversed_jsonl_and_two_files_equal_exact(tmp_path, monkeypatch):
+    """A newest-first JSON Lines log beside a CSV log of the same tables, read in tiny blocks."""
+    import rngcert.collect.csvstream as csvstream
+
+    a = _reshape(_csv_log(tmp_path / "a.csv", n=800), "reversed")
+    rows = [ln.split(",") for ln in a.read_text().splitlines()]
+    js = tmp_path / "b.jsonl"
+    js.write_text("\n".join(json.dumps(dict(zip(rows[0], r))) for r in rows[1:]) + "\n")
+    b = _csv_log(tmp_path / "c.csv", n=600, seed=9)
+    b.write_text(b.read_text().replace(",T1,", ",T3,").replace(",T2,", ",T4,"))
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 3000)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 2500)
+    for paths in ([js], [js, b], [b, a]):
+        fast, slow, streamed = _both(monkeypatch, paths)
+        assert streamed and _snapshot(fast) == _snapshot(slow)
+
+
+# ---------------------------------------------------------------------------- text spin ids
+def _text_ids(log, how: str):
+    rows = log.read_text().splitlines()
+    head, body = rows[:1], rows[1:]
+    pre = {"T1": "A", "T2": "B"} if how == "per_table" else {"T1": "R", "T2": "R"}
+    body = [f"{pre[r.split(',')[2]]}{r}" if r.split(",")[2] in pre else r for r in body]
+    if how == "repeat":
+        body.insert(500, body[200])
+    elif how == "conflict":
+        body.insert(500, body[200].rsplit(",", 1)[0] + ("," + ("5" if not body[200].endswith(",5") else "6")))
+    elif how == "empty":
+        body[40] = "," + body[40].split(",", 1)[1]
+    elif how == "mixed":
+        body[40] = "Q" + body[40][1:]
+    elif how == "zeros":
+        body[40] = body[40][0] + "0" + body[40][1:]
+    elif how == "reversed":
+        body = body[::-1]
+    log.write_text("\n".join(head + body) + "\n")
+    return log
+
+
+@pytest.mark.parametrize("how,streams", [("plain", True), ("per_table", True), ("reversed", False), ("repeat", False), ("conflict", False),
+                                         ("empty", False), ("mixed", False), ("zeros", False)])
+@pytest.mark.parametrize("pool", [False, True])
+def test_text_ids_equal_exact(tmp_path, monkeypatch, how, streams, pool):
+    """Text spin ids (``R1234``): read in constant memory when each table's ids are letters and a whole
+    number in runs; repeats, conflicts, an empty id, another prefix in a table or a leading zero are the
+    exact path's; either way the result is the exact path's (no gaps, file order, text in the rejects).
+    (Reversed: timestamps go back in file order, which the exact path sorts.)"""
+    import rngcert.collect.csvstream as csvstream
+
+    log = _text_ids(_csv_log(tmp_path / "a.csv"), how)
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    fast, slow, streamed = _both(monkeypatch, [log], pool=pool)
+    assert _snapshot(fast) == _snapshot(slow)
+    assert streamed == streams
+    if how in ("repeat", "conflict"):
+        assert any("R" in r.text and ("duplicate" in r.reason or "conflict" in r.reason) for r in fast.rejected)
+
+
+def test_text_ids_jsonl_without_timestamps_reversed(tmp_path, monkeypatch):
+    """Text ids with no timestamps going down the file: file order, in constant memory, as the exact path."""
+    rows = [{"spin_id": f"spin-{100 + 3 * i}", "table": "T1", "result": i % 37} for i in range(600)][::-1]
+    rows.insert(300, {"spin_id": "spin-7", "result": 40, "table": "T1"})  # a bad result: rejected
+    log = tmp_path / "t.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 1500)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed and _snapshot(fast) == _snapshot(slow)
+
+
+def test_ids_runs_over_the_limits_fall_back(tmp_path, monkeypatch):
+    """More runs (or gap runs) than the limits: the exact path reads the log, with the same result."""
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idorder as idorder
+
+    log = _reshape(_csv_log(tmp_path / "a.csv"), "blocks")
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    for limit in ("MAX_RUNS", "MAX_GAP_RUNS"):
+        with monkeypatch.context() as m:
+            m.setattr(idorder, limit, 3)
+            fast, slow, streamed = _both(m, [log])
+        assert not streamed and _snapshot(fast) == _snapshot(slow)
+
+
+@pytest.mark.parametrize("start", [b"[", b"  \n[", b"\xef\xbb\xbf[", b"\xa0["])
+def test_jsonl_array_named_as_the_exact_path_names_it(tmp_path, monkeypatch, start):
+    """A JSON array (after white space, a byte-order mark, or Latin-1's no-break space): the same error on both paths."""
+    from rngcert.errors import InputError
+
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(start + b'{"spin_id": 1, "result": 5}]\n')
+    got = []
+    for force in (False, True):
+        with monkeypatch.context() as m:
+            if force:
+                m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+            try:
+                spinlog.read_spin_log([log], EU)
+                got.append("read")
+            except InputError as exc:
+                got.append(str(exc))
+    assert got[0] == got[1]
