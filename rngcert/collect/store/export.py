@@ -22,11 +22,40 @@ from rngcert.errors import InputError, StorageError
 EXPORT_FORMAT = 2  # 2: conflicts.jsonl; every file's SHA-256 and rows, spins per source in the manifest
 
 
+def _export_files(tmp: Path) -> list[dict]:
+    """Every file of the export under ``tmp`` with its SHA-256 and rows (lines of the .jsonl files), checked by ingest."""
+    files = []
+    for p in sorted(tmp.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(tmp).as_posix()
+        if p.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            rows = int(pq.ParquetFile(p).metadata.num_rows)
+        else:
+            with open(p, "rb") as fh:
+                rows = sum(1 for _ in fh)
+        files.append({"path": rel, "sha256": _file_sha256(p), "rows": rows})
+    return files
+
+
+def _export_error(folder: Path, exc: BaseException) -> None:
+    """Raise the StorageError of a failed export, when it is one (a full disk, a storage fault); return otherwise."""
+    # the export's own disk: an OSError, or DuckDB's Parquet writer's IOException (which the
+    # store's guard would take for the store's disk)
+    if "no space left" in str(exc).lower() or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+        raise StorageError(f"export to {folder} failed, nothing was written: the disk holding {folder.parent} is full ({exc}); "
+                           "free space there (or export elsewhere) and run the command again") from exc
+    if isinstance(exc, OSError):
+        err = storage_error(folder, exc)
+        if err is not None:
+            raise StorageError(f"export to {folder} failed, nothing was written: {err}") from exc
+
+
 class ExportMixin:
     """Parquet export and import (part of :class:`~rngcert.collect.store.Store`)."""
 
-    # long: the export into a temporary folder renamed at the end: spins, sources, rejects and conflicts of the chosen tables, then the manifest of
-    #   every file written (41 lines of docstring)
     @_guarded
     def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None) -> dict:
         """Write the spins as Parquet partitioned by table and day, with every row's provenance.
@@ -70,8 +99,6 @@ class ExportMixin:
         StorageError
             Full disk (the temporary folder is removed) or damaged store.
         """
-        from rngcert.equipment.wheel import load_wheel
-
         folder = Path(folder)
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise InputError(f"{folder} exists and is not an empty folder: give a new folder for the export")
@@ -86,136 +113,132 @@ class ExportMixin:
             tmp.mkdir(parents=True)
             con = self.con.cursor()
             try:
-                # labels of every wheel in use, for the readable `result` column
-                lab_rows = []
-                for t in chosen:
-                    eq = known[t]["equipment"]
-                    w = load_wheel(eq)
-                    if w.order_known:
-                        lab_rows += [(t, "pos", i, str(lab)) for i, lab in enumerate(w.position_space().labels)]
-                    lab_rows += [(t, "sym", i, str(sym)) for i, sym in enumerate(w.symbols)] if getattr(w, "symbols", None) else []
-                labels = pa.table(
-                    {
-                        "table_id": pa.array([r[0] for r in lab_rows], pa.string()), "kind": pa.array([r[1] for r in lab_rows], pa.string()),
-                        "code": pa.array([r[2] for r in lab_rows], pa.int16()), "label": pa.array([r[3] for r in lab_rows], pa.string()),
-                    }
-                )
-                con.register("labels_arrow", labels)
-                con.register("chosen_arrow", pa.table({"table_id": pa.array(chosen, pa.string())}))
-                q = """SELECT s.table_id, CAST(s.ts AS DATE) AS day,
-                              CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END AS spin_id,
-                              s.spin_no, s.spin_label, s.seq, s.ts, coalesce(lp.label, ls.label) AS result, s.pos, s.sym, s.dealer,
-                              s.direction, s.release, s.void, t.equipment, src.sha256 AS source_sha256, src.path AS source_path, s.line
-                       FROM spins s JOIN chosen_arrow c USING (table_id) JOIN tables t USING (table_id) JOIN sources src USING (source_id)
-                       LEFT JOIN labels_arrow lp ON lp.table_id = s.table_id AND lp.kind = 'pos' AND lp.code = s.pos
-                       LEFT JOIN labels_arrow ls ON ls.table_id = s.table_id AND ls.kind = 'sym' AND ls.code = s.sym
-                       ORDER BY s.seq"""
-                target = str(tmp).replace("'", "''")
-                con.execute(f"COPY ({q}) TO '{target}' (FORMAT PARQUET, PARTITION_BY (table_id, day), COMPRESSION zstd)").fetchall()
+                self._export_spins(con, tmp, chosen, known)
                 meta = tmp / "_rngcert"
                 meta.mkdir()
-                # every source of the chosen tables: its spins or conflicts are in them, or it left
-                # neither (only duplicates and rejects: its table is unknown, so it goes with every export)
-                src_ids = {
-                    r[0]
-                    for r in con.execute(
-                        """SELECT source_id FROM sources src
-                           WHERE EXISTS (SELECT 1 FROM spins s JOIN chosen_arrow USING (table_id) WHERE s.source_id = src.source_id)
-                              OR EXISTS (SELECT 1 FROM conflicts c JOIN chosen_arrow USING (table_id) WHERE c.source_id = src.source_id)
-                              OR (NOT EXISTS (SELECT 1 FROM spins s WHERE s.source_id = src.source_id)
-                                  AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.source_id = src.source_id))"""
-                    ).fetchall()
-                }
-                srcs = [r for r in self.sources() if r["source_id"] in src_ids]
-                with open(meta / "sources.jsonl", "w", encoding="utf-8") as fh:
-                    for r in srcs:
-                        fh.write(json.dumps(_jsonable_row(r)) + "\n")
-                sha_of = {r["source_id"]: r["sha256"] for r in srcs}
-                con.register("srcids_arrow", pa.table({"source_id": pa.array(sorted(src_ids), pa.int32())}))
-                rej_rows = con.execute(
-                    'SELECT source_id, file, line, "column", reason, text FROM rejects JOIN srcids_arrow USING (source_id) ORDER BY source_id, line'
-                ).fetchall()
-                with open(meta / "rejects.jsonl", "w", encoding="utf-8") as fh:
-                    for r in rej_rows:
-                        fh.write(json.dumps({"source_sha256": sha_of.get(r[0]), "file": r[1], "line": r[2], "column": r[3], "reason": r[4], "text": r[5]}) + "\n")
-                # conflicts of the chosen tables, with the stored spin's key (spin_no, spin_label)
-                conf_rows = con.execute(
-                    """SELECT c.table_id, c.spin_id, s.spin_no, s.spin_label, c.stored_pos, c.stored_sym, c.stored_void,
-                              c.stored_source_id, c.stored_line, c.new_pos, c.new_sym, c.new_void, c.source_id, c.line, c.detected_utc
-                       FROM conflicts c JOIN chosen_arrow USING (table_id)
-                       LEFT JOIN spins s ON s.table_id = c.table_id
-                            AND (CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END) = c.spin_id
-                       ORDER BY c.source_id, c.line, c.table_id, c.spin_id"""
-                ).fetchall()
-                conf_names = ("table_id", "spin_id", "spin_no", "spin_label", "stored_pos", "stored_sym", "stored_void", "stored_source_sha256",
-                              "stored_line", "new_pos", "new_sym", "new_void", "source_sha256", "line", "detected_utc")
-                with open(meta / "conflicts.jsonl", "w", encoding="utf-8") as fh:
-                    for r in conf_rows:
-                        d = dict(zip(conf_names, r))
-                        d["stored_source_sha256"], d["source_sha256"] = sha_of.get(d["stored_source_sha256"]), sha_of.get(d["source_sha256"])
-                        fh.write(json.dumps(_jsonable_row(d)) + "\n")
-                per_source = dict(con.execute("SELECT source_id, count(*) FROM spins JOIN chosen_arrow USING (table_id) GROUP BY 1").fetchall())
+                srcs, rej_rows, conf_rows, per_source = self._export_provenance(con, meta)
                 n = int(sum(per_source.values()))
             finally:
                 con.close()
-            # every file of the export with its SHA-256 and rows (lines of the .jsonl files), checked by ingest
-            files = []
-            for p in sorted(tmp.rglob("*")):
-                if not p.is_file():
-                    continue
-                rel = p.relative_to(tmp).as_posix()
-                if p.suffix == ".parquet":
-                    import pyarrow.parquet as pq
-
-                    rows = int(pq.ParquetFile(p).metadata.num_rows)
-                else:
-                    with open(p, "rb") as fh:
-                        rows = sum(1 for _ in fh)
-                files.append({"path": rel, "sha256": _file_sha256(p), "rows": rows})
-            n_conf_of: dict[int, int] = {}
-            for r in conf_rows:
-                n_conf_of[r[12]] = n_conf_of.get(r[12], 0) + 1
-            n_rej_of: dict[int, int] = {}
-            for r in rej_rows:
-                n_rej_of[r[0]] = n_rej_of.get(r[0], 0) + 1
-            manifest = {
-                "rngcert_export": EXPORT_FORMAT,
-                "written_by": f"rngcert {__version__}",
-                "written_utc": _now().isoformat(timespec="seconds"),
-                "store": str(self.path),
-                "store_schema_version": self.schema_version,
-                "partitioning": ["table_id", "day"],
-                "spins": n,
-                "rejects": len(rej_rows),
-                "conflicts": len(conf_rows),
-                "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
-                "sources": len(srcs),
-                "per_source": [
-                    {"sha256": r["sha256"], "path": r["path"], "spins": int(per_source.get(r["source_id"], 0)),
-                     "rejects": n_rej_of.get(r["source_id"], 0), "conflicts": n_conf_of.get(r["source_id"], 0)}
-                    for r in srcs
-                ],
-                "files": files,
-                "read_with": "duckdb: SELECT * FROM read_parquet('DIR/*/*/*.parquet', hive_partitioning = true); "
-                "spark: spark.read.parquet('DIR'); dask: dask.dataframe.read_parquet('DIR')",
-            }
+            files = _export_files(tmp)
+            manifest = self._export_manifest(chosen, known, srcs, per_source, rej_rows, conf_rows, files, n)
             (meta / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
             if folder.exists():
                 folder.rmdir()
             os.replace(tmp, folder)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            # the export's own disk: an OSError, or DuckDB's Parquet writer's IOException (which the
-            # store's guard would take for the store's disk)
-            if "no space left" in str(exc).lower() or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
-                raise StorageError(f"export to {folder} failed, nothing was written: the disk holding {folder.parent} is full ({exc}); "
-                                   "free space there (or export elsewhere) and run the command again") from exc
-            if isinstance(exc, OSError):
-                err = storage_error(folder, exc)
-                if err is not None:
-                    raise StorageError(f"export to {folder} failed, nothing was written: {err}") from exc
+            _export_error(folder, exc)
             raise
         return manifest
+
+    def _export_spins(self, con, tmp: Path, chosen: list, known: dict) -> None:
+        """The spins of the chosen tables, with their readable result, as Parquet partitioned by table and day under ``tmp``."""
+        from rngcert.equipment.wheel import load_wheel
+
+        # labels of every wheel in use, for the readable `result` column
+        lab_rows = []
+        for t in chosen:
+            eq = known[t]["equipment"]
+            w = load_wheel(eq)
+            if w.order_known:
+                lab_rows += [(t, "pos", i, str(lab)) for i, lab in enumerate(w.position_space().labels)]
+            lab_rows += [(t, "sym", i, str(sym)) for i, sym in enumerate(w.symbols)] if getattr(w, "symbols", None) else []
+        labels = pa.table(
+            {
+                "table_id": pa.array([r[0] for r in lab_rows], pa.string()), "kind": pa.array([r[1] for r in lab_rows], pa.string()),
+                "code": pa.array([r[2] for r in lab_rows], pa.int16()), "label": pa.array([r[3] for r in lab_rows], pa.string()),
+            }
+        )
+        con.register("labels_arrow", labels)
+        con.register("chosen_arrow", pa.table({"table_id": pa.array(chosen, pa.string())}))
+        q = """SELECT s.table_id, CAST(s.ts AS DATE) AS day,
+                      CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END AS spin_id,
+                      s.spin_no, s.spin_label, s.seq, s.ts, coalesce(lp.label, ls.label) AS result, s.pos, s.sym, s.dealer,
+                      s.direction, s.release, s.void, t.equipment, src.sha256 AS source_sha256, src.path AS source_path, s.line
+               FROM spins s JOIN chosen_arrow c USING (table_id) JOIN tables t USING (table_id) JOIN sources src USING (source_id)
+               LEFT JOIN labels_arrow lp ON lp.table_id = s.table_id AND lp.kind = 'pos' AND lp.code = s.pos
+               LEFT JOIN labels_arrow ls ON ls.table_id = s.table_id AND ls.kind = 'sym' AND ls.code = s.sym
+               ORDER BY s.seq"""
+        target = str(tmp).replace("'", "''")
+        con.execute(f"COPY ({q}) TO '{target}' (FORMAT PARQUET, PARTITION_BY (table_id, day), COMPRESSION zstd)").fetchall()
+
+    def _export_provenance(self, con, meta: Path) -> tuple:
+        """sources.jsonl, rejects.jsonl and conflicts.jsonl of the chosen tables under ``meta``; returns (sources, reject rows,
+        conflict rows, spins per source id)."""
+        # every source of the chosen tables: its spins or conflicts are in them, or it left
+        # neither (only duplicates and rejects: its table is unknown, so it goes with every export)
+        src_ids = {
+            r[0]
+            for r in con.execute(
+                """SELECT source_id FROM sources src
+                   WHERE EXISTS (SELECT 1 FROM spins s JOIN chosen_arrow USING (table_id) WHERE s.source_id = src.source_id)
+                      OR EXISTS (SELECT 1 FROM conflicts c JOIN chosen_arrow USING (table_id) WHERE c.source_id = src.source_id)
+                      OR (NOT EXISTS (SELECT 1 FROM spins s WHERE s.source_id = src.source_id)
+                          AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.source_id = src.source_id))"""
+            ).fetchall()
+        }
+        srcs = [r for r in self.sources() if r["source_id"] in src_ids]
+        with open(meta / "sources.jsonl", "w", encoding="utf-8") as fh:
+            for r in srcs:
+                fh.write(json.dumps(_jsonable_row(r)) + "\n")
+        sha_of = {r["source_id"]: r["sha256"] for r in srcs}
+        con.register("srcids_arrow", pa.table({"source_id": pa.array(sorted(src_ids), pa.int32())}))
+        rej_rows = con.execute(
+            'SELECT source_id, file, line, "column", reason, text FROM rejects JOIN srcids_arrow USING (source_id) ORDER BY source_id, line'
+        ).fetchall()
+        with open(meta / "rejects.jsonl", "w", encoding="utf-8") as fh:
+            for r in rej_rows:
+                fh.write(json.dumps({"source_sha256": sha_of.get(r[0]), "file": r[1], "line": r[2], "column": r[3], "reason": r[4], "text": r[5]}) + "\n")
+        # conflicts of the chosen tables, with the stored spin's key (spin_no, spin_label)
+        conf_rows = con.execute(
+            """SELECT c.table_id, c.spin_id, s.spin_no, s.spin_label, c.stored_pos, c.stored_sym, c.stored_void,
+                      c.stored_source_id, c.stored_line, c.new_pos, c.new_sym, c.new_void, c.source_id, c.line, c.detected_utc
+               FROM conflicts c JOIN chosen_arrow USING (table_id)
+               LEFT JOIN spins s ON s.table_id = c.table_id
+                    AND (CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END) = c.spin_id
+               ORDER BY c.source_id, c.line, c.table_id, c.spin_id"""
+        ).fetchall()
+        conf_names = ("table_id", "spin_id", "spin_no", "spin_label", "stored_pos", "stored_sym", "stored_void", "stored_source_sha256",
+                      "stored_line", "new_pos", "new_sym", "new_void", "source_sha256", "line", "detected_utc")
+        with open(meta / "conflicts.jsonl", "w", encoding="utf-8") as fh:
+            for r in conf_rows:
+                d = dict(zip(conf_names, r))
+                d["stored_source_sha256"], d["source_sha256"] = sha_of.get(d["stored_source_sha256"]), sha_of.get(d["source_sha256"])
+                fh.write(json.dumps(_jsonable_row(d)) + "\n")
+        per_source = dict(con.execute("SELECT source_id, count(*) FROM spins JOIN chosen_arrow USING (table_id) GROUP BY 1").fetchall())
+        return srcs, rej_rows, conf_rows, per_source
+
+    def _export_manifest(self, chosen: list, known: dict, srcs: list, per_source: dict, rej_rows: list, conf_rows: list, files: list,
+                         n: int) -> dict:
+        """The export's manifest: format, store, tables, per-source counts and every file."""
+        n_conf_of: dict[int, int] = {}
+        for r in conf_rows:
+            n_conf_of[r[12]] = n_conf_of.get(r[12], 0) + 1
+        n_rej_of: dict[int, int] = {}
+        for r in rej_rows:
+            n_rej_of[r[0]] = n_rej_of.get(r[0], 0) + 1
+        return {
+            "rngcert_export": EXPORT_FORMAT,
+            "written_by": f"rngcert {__version__}",
+            "written_utc": _now().isoformat(timespec="seconds"),
+            "store": str(self.path),
+            "store_schema_version": self.schema_version,
+            "partitioning": ["table_id", "day"],
+            "spins": n,
+            "rejects": len(rej_rows),
+            "conflicts": len(conf_rows),
+            "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
+            "sources": len(srcs),
+            "per_source": [
+                {"sha256": r["sha256"], "path": r["path"], "spins": int(per_source.get(r["source_id"], 0)),
+                 "rejects": n_rej_of.get(r["source_id"], 0), "conflicts": n_conf_of.get(r["source_id"], 0)}
+                for r in srcs
+            ],
+            "files": files,
+            "read_with": "duckdb: SELECT * FROM read_parquet('DIR/*/*/*.parquet', hive_partitioning = true); "
+            "spark: spark.read.parquet('DIR'); dask: dask.dataframe.read_parquet('DIR')",
+        }
 
     # long: the read-back of an export in its three numbered steps (the files against the manifest, the data against the manifest, then one
     #   transaction per source)
