@@ -123,6 +123,16 @@ def _fill_window(w: dict, reader, *, sort: bool, has_ts: bool, with_ids: bool) -
     return True
 
 
+def _last_start(void: np.ndarray, last: int) -> int | None:
+    """Index of the first of the last ``last`` non-void spins (None: the window has no more than ``last``)."""
+    if last < 1:
+        raise InputError(f"--last must be a positive number of spins, got {last}")
+    n_good = void.size - int(np.count_nonzero(void))
+    if n_good > last:
+        return _nth_true(~void, n_good - last)  # the first of the last ``last`` non-void spins
+    return None
+
+
 def _keep_from(out: StoredSpins, sel: int, with_ids: bool) -> None:
     """Cut ``out`` to its spins from index ``sel`` on (``--last``), with their ranges."""
     for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
@@ -251,27 +261,13 @@ class QueriesMixin:
         """
         equipment = self.equipment_of(table)
         where_sql, args = _window_where(table, since, until, after_seq, before_seq)
-        n, n_ts, labelled = self.con.sql(
-            f"SELECT count(*), count(ts), coalesce(bool_or(spin_label <> ''), false) FROM spins WHERE {where_sql}", params=args
-        ).fetchall()[0]
-        n, has_ts = int(n), bool(n_ts)
-        # dealers: codes in the order of first appearance (by seq), as a dictionary encoding of the column would give
-        dealer_labels = [r[0] for r in self.con.sql(
-            f"SELECT coalesce(dealer, '') AS d, min(seq) AS f FROM spins WHERE {where_sql} GROUP BY 1 ORDER BY f",
-            params=args).fetchall()] if n else []
-        has_dealer = bool(n) and bool(self.con.sql(f"SELECT count(dealer) FROM spins WHERE {where_sql}", params=args).fetchall()[0][0])
+        n, has_ts, labelled, dealer_labels, has_dealer = self._window_summary(where_sql, args)
         key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
         cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
         w = self._read_window(cols, ([dealer_labels] if has_dealer else []) + args, n, labelled=labelled, has_ts=has_ts,
                               dealer_codes=len(dealer_labels) if has_dealer else None, keys=keys or last is not None, with_ids=with_ids)
         order = None if w["ordered"] else self._time_order(w, key, where_sql, args, n)
-        sel = None
-        if last is not None:
-            if last < 1:
-                raise InputError(f"--last must be a positive number of spins, got {last}")
-            n_good = n - int(np.count_nonzero(w["void"]))
-            if n_good > last:
-                sel = _nth_true(~w["void"], n_good - last)  # the first of the last ``last`` non-void spins
+        sel = None if last is None else _last_start(w["void"], last)
         spin_id = pa.concat_arrays(w["ids"]) if w["ids"] else pa.array([], type=pa.string())
         direction, release = w["direction"], w["release"]
         out = StoredSpins(
@@ -294,6 +290,19 @@ class QueriesMixin:
         if sel is not None:
             _keep_from(out, sel, with_ids)
         return out
+
+    def _window_summary(self, where_sql: str, args: list) -> tuple[int, bool, bool, list, bool]:
+        """(rows, any timestamp, any text spin id, dealer labels, any dealer) of a window."""
+        n, n_ts, labelled = self.con.sql(
+            f"SELECT count(*), count(ts), coalesce(bool_or(spin_label <> ''), false) FROM spins WHERE {where_sql}", params=args
+        ).fetchall()[0]
+        n, has_ts = int(n), bool(n_ts)
+        # dealers: codes in the order of first appearance (by seq), as a dictionary encoding of the column would give
+        dealer_labels = [r[0] for r in self.con.sql(
+            f"SELECT coalesce(dealer, '') AS d, min(seq) AS f FROM spins WHERE {where_sql} GROUP BY 1 ORDER BY f",
+            params=args).fetchall()] if n else []
+        has_dealer = bool(n) and bool(self.con.sql(f"SELECT count(dealer) FROM spins WHERE {where_sql}", params=args).fetchall()[0][0])
+        return n, has_ts, bool(labelled), dealer_labels, has_dealer
 
     def _read_window(self, cols: str, params: list, n: int, *, labelled: bool, has_ts: bool, dealer_codes: int | None, keys: bool,
                      with_ids: bool) -> dict:
