@@ -32,6 +32,7 @@ import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Sequence
 
 import numpy as np
@@ -225,8 +226,134 @@ def _global_ids(local_codes: np.ndarray, names: list, table: dict) -> np.ndarray
     return lut[local_codes] if lut.size else np.zeros(0, dtype=np.int64)
 
 
-# long: the whole validation of card-scanner logs, vectorised over the rows of every file, then per-shoe checks and renumbering: the stages share the
-#   concatenated row arrays (the longest function left: a split by stage is the next step)
+def _optional_columns(cols: dict, n: int, ids: SimpleNamespace) -> tuple:
+    """(timestamp, dealer and shift ids per row (-1: empty or no column), time in µs, timestamp unreadable, rotated 1/0 (-1: no
+    column, -2: unreadable)) of one shoe log."""
+    opt: dict = {}
+    for oc in ("timestamp", "dealer", "shift"):
+        if oc in cols:
+            ids.seen.add(oc)
+            c_, nm_ = _encode(cols[oc])
+            opt[oc] = np.where(np.array([x == "" for x in nm_], dtype=bool)[c_] if n else np.zeros(0, bool), -1,
+                               _global_ids(c_, nm_, ids.opt[oc]))
+        else:
+            opt[oc] = np.full(n, -1, dtype=np.int64)
+    # timestamps are parsed (ISO 8601, UTC when no zone is given): consecutive shoes of a table are
+    # ordered by time, never by the text of the cell (which puts "9:58" after "10:05")
+    ts_us = np.full(n, _NO_TIME, dtype=np.int64)
+    ts_bad = np.zeros(n, dtype=bool)
+    if "timestamp" in cols and n:
+        filled = opt["timestamp"] >= 0
+        if filled.any():
+            fi_ = np.flatnonzero(filled)
+            vals, bad_ = _timestamps(cols["timestamp"].take(pa.array(fi_)))
+            ts_us[fi_] = np.where(bad_, _NO_TIME, vals)
+            ts_bad[fi_] = bad_
+    if "rotated" in cols:
+        ids.seen.add("rotated")
+        rc_, rn_ = _encode(cols["rotated"], lower=True)
+        rlut = np.array([_ROTATED.get(t, -2) for t in rn_], dtype=np.int64)
+        rot = rlut[rc_] if n else np.zeros(0, np.int64)
+    else:
+        rot = np.full(n, -1, dtype=np.int64)
+    return opt, ts_us, ts_bad, rot
+
+
+def _shoe_columns(cols: dict, n: int, ids: SimpleNamespace) -> SimpleNamespace:
+    """The columns of one shoe log parsed per row (positions, cards, stage, shoe and table ids shared by all files, the
+    optional columns, timestamps, orientation); a value that does not parse is -1 (or flagged), for the row checks."""
+    c = SimpleNamespace()
+    pos_c, pos_names = _encode(cols["position"])
+    # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
+    pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
+    c.pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
+    c.card_c, card_names = _encode(cols["card"])
+    f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
+    c.face, c.serial, c.good_card = f_lut[c.card_c], s_lut[c.card_c], ok_lut[c.card_c]
+    c.nc_names = [non_card(t) for t in card_names]
+    c.nc_lut = np.array([x is not None for x in c.nc_names], dtype=bool)
+    c.is_nc = c.nc_lut[c.card_c] if n else np.zeros(0, bool)
+    if "stage" in cols:
+        st_c, st_names = _encode(cols["stage"], lower=True)
+        st_lut = np.array([STAGES.index(t) if t in STAGES else -1 for t in st_names], dtype=np.int64)
+        c.stage = st_lut[st_c]
+    else:
+        c.stage = np.ones(n, dtype=np.int64)
+    sh_c, sh_names = _encode(cols["shoe_id"])
+    c.sid = _global_ids(sh_c, sh_names, ids.shoes)
+    if "table" in cols:
+        tb_c, tb_names = _encode(cols["table"])
+        c.tid = _global_ids(tb_c, tb_names, ids.tables)
+    else:
+        c.tid = np.full(n, ids.tables.setdefault("", len(ids.tables)), dtype=np.int64)
+    c.opt, c.ts_us, c.ts_bad, c.rot = _optional_columns(cols, n, ids)
+    return c
+
+
+def _shoe_row_checks(c: SimpleNamespace, cols: dict, lines: np.ndarray, name: str, shoes: dict, file_rej: list) -> tuple:
+    """(row accepted, row is a joker or cutting card read around, row has an empty shoe id) of one shoe log; each rejected
+    row added to ``file_rej`` with its first fault."""
+    n = lines.size
+    inv_shoe = {v: k for k, v in shoes.items()}
+    badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[c.sid] if n else np.zeros(0, bool)
+    ok = np.ones(n, dtype=bool)
+    # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
+    # shoe is read without it (the positions after it renumbered), not lost
+    skip = c.is_nc & ~badshoe & (c.pos >= 1) & (c.stage >= 0)
+    for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
+                              (c.pos < 1, "position", "position is not a positive integer"),
+                              *((c.is_nc & (c.card_c == k), "card", f"{c.nc_names[k]}, not a card of the decks: the row is left out"
+                                 + " and its shoe read without it (later positions renumbered)")
+                                for k in np.flatnonzero(c.nc_lut)),
+                              (~c.good_card, "card", "unknown card token (expected e.g. QH, 10S, 10♥, QH#3)"),
+                              (c.stage < 0, "stage", "stage must be 'before' or 'after'"),
+                              (c.rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no"),
+                              (c.ts_bad, "timestamp", "timestamp is not an ISO 8601 date and time (e.g. 2026-01-01T09:58:00Z)")):
+        bad = np.flatnonzero(mask & ok)
+        if bad.size:
+            texts = cols[col].take(pa.array(bad)).to_pylist()
+            file_rej.extend(RejectedRow(name, int(lines[i]), col, f"{reason}: {t!r}", str(t)[:200])
+                            for i, t in zip(bad, texts))
+        ok &= ~mask
+    return ok, skip, badshoe
+
+
+def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
+    """Read file ``fi`` of a shoe log and check its rows: (its accepted rows' arrays, the (table, shoe, stage, line, file) of
+    its rejected rows that name a shoe or None, the (table, shoe, stage, position) of its skipped non-card rows, its source
+    entry, its rejected rows)."""
+    from rngcert.collect import csvstream
+
+    try:
+        data = csvstream.read_stream(path) if csvstream.is_stream(path) else path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    name = str(path)
+    cols, lines, rej = _read_table(path, data)
+    n = lines.size
+    file_rej = list(rej)
+    c = _shoe_columns(cols, n, ids)
+    ok, skip, badshoe = _shoe_row_checks(c, cols, lines, name, ids.shoes, file_rej)
+    tid, sid, stage, pos = c.tid, c.sid, c.stage, c.pos
+    bad = np.flatnonzero(~ok & ~badshoe & ~skip)
+    rk = None
+    if bad.size:
+        rk = np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad], np.full(bad.size, fi)], axis=1)
+    keep = np.flatnonzero(ok)
+    part = {"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
+            "stage": stage[keep], "pos": pos[keep], "face": c.face[keep].astype(np.int64),
+            "serial": c.serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
+            "rot": c.rot[keep], "ts": c.opt["timestamp"][keep], "ts_us": c.ts_us[keep], "dealer": c.opt["dealer"][keep],
+            "shift": c.opt["shift"][keep]}
+    sk = np.flatnonzero(skip)
+    skipped = np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64)
+    source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
+              "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)}
+    return part, rk, skipped, source, file_rej
+
+
+# long: after the per-file stage (_read_shoe_file), the checks of every shoe on the concatenated, sorted rows: renumbering,
+#   group checks, problems and the accepted shoes share those row arrays and group boundaries
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
@@ -273,101 +400,14 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     skipped = []  # (table id, shoe id, stage, position) of joker and cutting-card rows: their shoes are read without them
     seen_columns: set = set()
     opt_ids: dict = {"timestamp": {}, "dealer": {}, "shift": {}}
+    ids = SimpleNamespace(tables=tables, shoes=shoes_ids, opt=opt_ids, seen=seen_columns)
     for fi, path in enumerate(paths):
-        from rngcert.collect import csvstream
-
-        try:
-            data = csvstream.read_stream(path) if csvstream.is_stream(path) else path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc}") from None
-        name = str(path)
-        cols, lines, rej = _read_table(path, data)
-        n = lines.size
-        file_rej = list(rej)
-        pos_c, pos_names = _encode(cols["position"])
-        # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
-        pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
-        pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
-        card_c, card_names = _encode(cols["card"])
-        f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
-        face, serial, good_card = f_lut[card_c], s_lut[card_c], ok_lut[card_c]
-        nc_names = [non_card(t) for t in card_names]
-        nc_lut = np.array([x is not None for x in nc_names], dtype=bool)
-        is_nc = nc_lut[card_c] if n else np.zeros(0, bool)
-        if "stage" in cols:
-            st_c, st_names = _encode(cols["stage"], lower=True)
-            st_lut = np.array([STAGES.index(t) if t in STAGES else -1 for t in st_names], dtype=np.int64)
-            stage = st_lut[st_c]
-        else:
-            stage = np.ones(n, dtype=np.int64)
-        sh_c, sh_names = _encode(cols["shoe_id"])
-        sid = _global_ids(sh_c, sh_names, shoes_ids)
-        if "table" in cols:
-            tb_c, tb_names = _encode(cols["table"])
-            tid = _global_ids(tb_c, tb_names, tables)
-        else:
-            tid = np.full(n, tables.setdefault("", len(tables)), dtype=np.int64)
-        opt = {}
-        for oc in ("timestamp", "dealer", "shift"):
-            if oc in cols:
-                seen_columns.add(oc)
-                c_, nm_ = _encode(cols[oc])
-                opt[oc] = np.where(np.array([x == "" for x in nm_], dtype=bool)[c_] if n else np.zeros(0, bool), -1,
-                                   _global_ids(c_, nm_, opt_ids[oc]))
-            else:
-                opt[oc] = np.full(n, -1, dtype=np.int64)
-        # timestamps are parsed (ISO 8601, UTC when no zone is given): consecutive shoes of a table are
-        # ordered by time, never by the text of the cell (which puts "9:58" after "10:05")
-        ts_us = np.full(n, _NO_TIME, dtype=np.int64)
-        ts_bad = np.zeros(n, dtype=bool)
-        if "timestamp" in cols and n:
-            filled = opt["timestamp"] >= 0
-            if filled.any():
-                fi_ = np.flatnonzero(filled)
-                vals, bad_ = _timestamps(cols["timestamp"].take(pa.array(fi_)))
-                ts_us[fi_] = np.where(bad_, _NO_TIME, vals)
-                ts_bad[fi_] = bad_
-        if "rotated" in cols:
-            seen_columns.add("rotated")
-            rc_, rn_ = _encode(cols["rotated"], lower=True)
-            rlut = np.array([_ROTATED.get(t, -2) for t in rn_], dtype=np.int64)
-            rot = rlut[rc_] if n else np.zeros(0, np.int64)
-        else:
-            rot = np.full(n, -1, dtype=np.int64)
-        inv_shoe = {v: k for k, v in shoes_ids.items()}
-        badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[sid] if n else np.zeros(0, bool)
-        ok = np.ones(n, dtype=bool)
-        # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
-        # shoe is read without it (the positions after it renumbered), not lost
-        skip = is_nc & ~badshoe & (pos >= 1) & (stage >= 0)
-        for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
-                                  (pos < 1, "position", "position is not a positive integer"),
-                                  *((is_nc & (card_c == k), "card", f"{nc_names[k]}, not a card of the decks: the row is left out"
-                                     + " and its shoe read without it (later positions renumbered)")
-                                    for k in np.flatnonzero(nc_lut)),
-                                  (~good_card, "card", "unknown card token (expected e.g. QH, 10S, 10♥, QH#3)"),
-                                  (stage < 0, "stage", "stage must be 'before' or 'after'"),
-                                  (rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no"),
-                                  (ts_bad, "timestamp", "timestamp is not an ISO 8601 date and time (e.g. 2026-01-01T09:58:00Z)")):
-            bad = np.flatnonzero(mask & ok)
-            if bad.size:
-                texts = cols[col].take(pa.array(bad)).to_pylist()
-                file_rej.extend(RejectedRow(name, int(lines[i]), col, f"{reason}: {t!r}", str(t)[:200])
-                                for i, t in zip(bad, texts))
-            ok &= ~mask
-        bad = np.flatnonzero(~ok & ~badshoe & ~skip)
-        if bad.size:
-            rej_keys.append(np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad],
-                                      np.full(bad.size, fi)], axis=1))
-        keep = np.flatnonzero(ok)
-        parts.append({"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
-                      "stage": stage[keep], "pos": pos[keep], "face": face[keep].astype(np.int64),
-                      "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
-                      "rot": rot[keep], "ts": opt["timestamp"][keep], "ts_us": ts_us[keep], "dealer": opt["dealer"][keep], "shift": opt["shift"][keep]})
-        sk = np.flatnonzero(skip)
-        skipped.append(np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64))
-        sources.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
-                        "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)})
+        part, rk, sk, source, file_rej = _read_shoe_file(fi, path, ids)
+        if rk is not None:
+            rej_keys.append(rk)
+        parts.append(part)
+        skipped.append(sk)
+        sources.append(source)
         rejected.extend(file_rej)
     R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
