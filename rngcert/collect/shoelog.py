@@ -352,6 +352,51 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
     return part, rk, skipped, source, file_rej
 
 
+def _group_checks(R: dict, gkey: np.ndarray, N: int, decks: int, min_prefix: int, serialised: bool) -> tuple:
+    """The accepted rows sorted by shoe (``gkey``: table, shoe, stage) and position, and the checks of each shoe as a group:
+    (sorted rows, first row and length of each shoe, its key and stage, shoe fails a check, most and fewest copies of one card
+    in it, shoe complete). A shoe fails on gaps or repeats of positions, too many cards or copies of a card, deck serials
+    out of range or mixed, spanning files, or (not complete) a ``before`` shoe or a prefix shorter than ``min_prefix``."""
+    # sort rows by shoe, then position; group boundaries
+    order = np.lexsort((R["pos"], gkey))
+    R = {k: v[order] for k, v in R.items()}
+    gkey = gkey[order]
+    M = gkey.size
+    starts = np.flatnonzero(np.r_[True, gkey[1:] != gkey[:-1]]) if M else np.zeros(0, np.int64)
+    G = starts.size
+    length = np.diff(np.r_[starts, M])
+    grp = np.repeat(np.arange(G), length)
+    rank = np.arange(M) - starts[grp] if M else np.zeros(0, np.int64)
+    keys = gkey[starts] if G else np.zeros(0, np.int64)
+    g_stage = keys % 2
+    bad = np.zeros(G, dtype=bool)
+    bad |= np.bincount(grp, weights=(R["pos"] != rank + 1), minlength=G) > 0  # gaps, duplicates
+    bad |= length > N
+    bad |= np.bincount(grp, weights=(R["serial"] > decks), minlength=G) > 0
+    nser = np.bincount(grp, weights=(R["serial"] > 0), minlength=G)
+    bad |= (nser > 0) & (nser < length)  # mixed serialised / unserialised in one shoe
+    bad |= (np.minimum.reduceat(R["file"], starts) != np.maximum.reduceat(R["file"], starts)) if G else bad
+    # card multiplicities, in chunks of shoes to bound memory
+    chunk = max(1, 4_000_000 // N)
+    max_face = np.zeros(G, dtype=np.int64)  # most copies of one card in the shoe
+    min_face = np.zeros(G, dtype=np.int64)
+    for g0 in range(0, G, chunk):  # loop over chunks of shoes, vectorised inside
+        g1 = min(G, g0 + chunk)
+        r0, r1 = starts[g0], (starts[g1] if g1 < G else M)
+        local = grp[r0:r1] - g0
+        fc = np.bincount(local * 52 + R["face"][r0:r1], minlength=(g1 - g0) * 52).reshape(g1 - g0, 52)
+        bad[g0:g1] |= (fc > decks).any(axis=1)
+        max_face[g0:g1] = fc.max(axis=1) if g1 > g0 else 0
+        min_face[g0:g1] = fc.min(axis=1) if g1 > g0 else 0
+        if serialised:
+            code = (R["serial"][r0:r1] - 1) * 52 + R["face"][r0:r1]
+            sc = np.bincount(local * N + np.clip(code, 0, N - 1), minlength=(g1 - g0) * N).reshape(g1 - g0, N)
+            bad[g0:g1] |= (sc > 1).any(axis=1)
+    complete = length == N
+    bad |= ~complete & ((g_stage == 0) | (length < min_prefix))
+    return R, starts, length, keys, g_stage, bad, max_face, min_face, complete
+
+
 # long: after the per-file stage (_read_shoe_file), the checks of every shoe on the concatenated, sorted rows: renumbering,
 #   group checks, problems and the accepted shoes share those row arrays and group boundaries
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
@@ -424,43 +469,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     any_serial = bool(np.any(R["serial"] > 0))
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
-    # sort rows by shoe, then position; group boundaries
-    order = np.lexsort((R["pos"], gkey))
-    R = {k: v[order] for k, v in R.items()}
-    gkey = gkey[order]
-    M = gkey.size
-    starts = np.flatnonzero(np.r_[True, gkey[1:] != gkey[:-1]]) if M else np.zeros(0, np.int64)
-    G = starts.size
-    length = np.diff(np.r_[starts, M])
-    grp = np.repeat(np.arange(G), length)
-    rank = np.arange(M) - starts[grp] if M else np.zeros(0, np.int64)
-    keys = gkey[starts] if G else np.zeros(0, np.int64)
-    g_stage = keys % 2
-    bad = np.zeros(G, dtype=bool)
-    bad |= np.bincount(grp, weights=(R["pos"] != rank + 1), minlength=G) > 0  # gaps, duplicates
-    bad |= length > N
-    bad |= np.bincount(grp, weights=(R["serial"] > decks), minlength=G) > 0
-    nser = np.bincount(grp, weights=(R["serial"] > 0), minlength=G)
-    bad |= (nser > 0) & (nser < length)  # mixed serialised / unserialised in one shoe
-    bad |= (np.minimum.reduceat(R["file"], starts) != np.maximum.reduceat(R["file"], starts)) if G else bad
-    # card multiplicities, in chunks of shoes to bound memory
-    chunk = max(1, 4_000_000 // N)
-    max_face = np.zeros(G, dtype=np.int64)  # most copies of one card in the shoe
-    min_face = np.zeros(G, dtype=np.int64)
-    for g0 in range(0, G, chunk):  # loop over chunks of shoes, vectorised inside
-        g1 = min(G, g0 + chunk)
-        r0, r1 = starts[g0], (starts[g1] if g1 < G else M)
-        local = grp[r0:r1] - g0
-        fc = np.bincount(local * 52 + R["face"][r0:r1], minlength=(g1 - g0) * 52).reshape(g1 - g0, 52)
-        bad[g0:g1] |= (fc > decks).any(axis=1)
-        max_face[g0:g1] = fc.max(axis=1) if g1 > g0 else 0
-        min_face[g0:g1] = fc.min(axis=1) if g1 > g0 else 0
-        if serialised:
-            code = (R["serial"][r0:r1] - 1) * 52 + R["face"][r0:r1]
-            sc = np.bincount(local * N + np.clip(code, 0, N - 1), minlength=(g1 - g0) * N).reshape(g1 - g0, N)
-            bad[g0:g1] |= (sc > 1).any(axis=1)
-    complete = length == N
-    bad |= ~complete & ((g_stage == 0) | (length < min_prefix))
+    R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
     # shoes with rejected rows
     rej_first: dict = {}
     if rej_keys:
