@@ -397,6 +397,48 @@ def _group_checks(R: dict, gkey: np.ndarray, N: int, decks: int, min_prefix: int
     return R, starts, length, keys, g_stage, bad, max_face, min_face, complete
 
 
+def _shoe_problems(rej_keys: list, S_: int, keys, bad, starts, length, R: dict, paths: list, rejected: list, label,
+                   shoe_rules: tuple) -> list:
+    """The problems of every shoe that fails (``bad``, to which the shoes with rejected rows are added here) and of every shoe
+    whose rows were all rejected; ``shoe_rules`` are the last arguments of :func:`_check_shoe`."""
+    # shoes with rejected rows
+    rej_first: dict = {}
+    if rej_keys:
+        rk = np.concatenate(rej_keys)
+        rej_file: dict = {}
+        for t, s_, st, ln, fi in rk.tolist():  # rejected rows only (few)
+            rej_first.setdefault(((t * S_ + s_) * 2 + st), []).append(ln)
+            rej_file.setdefault(((t * S_ + s_) * 2 + st), fi)
+    key_index = {int(k): i for i, k in enumerate(keys.tolist())}
+    extra_problem_keys = []
+    for k in rej_first:
+        if k in key_index:
+            bad[key_index[k]] = True
+        else:
+            extra_problem_keys.append(k)
+    problems: list[ShoeProblem] = []
+    rej_at = {(r.file, r.line): r for r in rejected}  # why each rejected row was rejected (few)
+    for gi in np.flatnonzero(bad):  # messages only for shoes that fail
+        r0, r1 = starts[gi], starts[gi] + length[gi]
+        t, s_, st = label(int(keys[gi]))
+        files = np.unique(R["file"][r0:r1])
+        fname = str(paths[int(files[0])])
+        if files.size > 1:
+            problems.append(ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0,
+                                        f"shoe spans files {[str(paths[int(f)]) for f in files]}; shoes must not span files"))
+        d = {"file": fname, "pos": R["pos"][r0:r1], "lines": R["line"][r0:r1], "face": R["face"][r0:r1],
+             "serial": R["serial"][r0:r1], "rejected_lines": rej_first.get(int(keys[gi]), []), "rejects": rej_at}
+        probs = _check_shoe(d, t, s_, st, *shoe_rules)
+        problems.extend(probs or [ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0, "shoe rejected")])
+    for k in extra_problem_keys:  # shoes whose every row was rejected
+        t, s_, st = label(k)
+        ln = rej_first[k]
+        fname = str(paths[rej_file[k]])
+        problems.append(ShoeProblem(fname, ln[0], t, s_, st, 0,
+                                    f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]}{_why(rej_at, fname, ln[0])})"))
+    return problems
+
+
 # long: after the per-file stage (_read_shoe_file), the checks of every shoe on the concatenated, sorted rows: renumbering,
 #   group checks, problems and the accepted shoes share those row arrays and group boundaries
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
@@ -470,47 +512,13 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
-    # shoes with rejected rows
-    rej_first: dict = {}
-    if rej_keys:
-        rk = np.concatenate(rej_keys)
-        rej_file: dict = {}
-        for t, s_, st, ln, fi in rk.tolist():  # rejected rows only (few)
-            rej_first.setdefault(((t * S_ + s_) * 2 + st), []).append(ln)
-            rej_file.setdefault(((t * S_ + s_) * 2 + st), fi)
-    key_index = {int(k): i for i, k in enumerate(keys.tolist())}
-    extra_problem_keys = []
-    for k in rej_first:
-        if k in key_index:
-            bad[key_index[k]] = True
-        else:
-            extra_problem_keys.append(k)
-    problems: list[ShoeProblem] = []
-    rej_at = {(r.file, r.line): r for r in rejected}  # why each rejected row was rejected (few)
-
     def label(k):
         st = k % 2
         ts = k // 2
         return table_names[ts // S_], shoe_names[ts % S_], STAGES[st]
 
-    for gi in np.flatnonzero(bad):  # messages only for shoes that fail
-        r0, r1 = starts[gi], starts[gi] + length[gi]
-        t, s_, st = label(int(keys[gi]))
-        files = np.unique(R["file"][r0:r1])
-        fname = str(paths[int(files[0])])
-        if files.size > 1:
-            problems.append(ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0,
-                                        f"shoe spans files {[str(paths[int(f)]) for f in files]}; shoes must not span files"))
-        d = {"file": fname, "pos": R["pos"][r0:r1], "lines": R["line"][r0:r1], "face": R["face"][r0:r1],
-             "serial": R["serial"][r0:r1], "rejected_lines": rej_first.get(int(keys[gi]), []), "rejects": rej_at}
-        probs = _check_shoe(d, t, s_, st, N, decks, min_prefix, serialised, any_serial and any_unserial)
-        problems.extend(probs or [ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0, "shoe rejected")])
-    for k in extra_problem_keys:  # shoes whose every row was rejected
-        t, s_, st = label(k)
-        ln = rej_first[k]
-        fname = str(paths[rej_file[k]])
-        problems.append(ShoeProblem(fname, ln[0], t, s_, st, 0,
-                                    f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]}{_why(rej_at, fname, ln[0])})"))
+    problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
+                              (N, decks, min_prefix, serialised, any_serial and any_unserial))
     for src in sources:
         # shoes left out, not symptoms: one card replaced by another is a duplicate, an excess and a missing card
         src["shoe_problems"] = len({(p.table, p.shoe, p.stage) for p in problems if p.file == src["path"]})
