@@ -439,8 +439,80 @@ def _shoe_problems(rej_keys: list, S_: int, keys, bad, starts, length, R: dict, 
     return problems
 
 
-# long: after the per-file stage (_read_shoe_file), the checks of every shoe on the concatenated, sorted rows: renumbering,
-#   group checks, problems and the accepted shoes share those row arrays and group boundaries
+def _read_shoe_files(paths: list) -> tuple:
+    """Every file of a shoe log read and its rows checked: (the accepted rows of all files as concatenated arrays, the ids
+    shared by the files (tables, shoes, optional columns, columns seen), keys of the rejected rows that name a shoe, skipped
+    non-card rows, source entries, rejected rows)."""
+    rejected: list[RejectedRow] = []
+    sources = []
+    parts = []  # per file: accepted-row arrays
+    rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
+    skipped = []  # (table id, shoe id, stage, position) of joker and cutting-card rows: their shoes are read without them
+    ids = SimpleNamespace(tables={}, shoes={}, opt={"timestamp": {}, "dealer": {}, "shift": {}}, seen=set())
+    for fi, path in enumerate(paths):
+        part, rk, sk, source, file_rej = _read_shoe_file(fi, path, ids)
+        if rk is not None:
+            rej_keys.append(rk)
+        parts.append(part)
+        skipped.append(sk)
+        sources.append(source)
+        rejected.extend(file_rej)
+    R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return R, ids, rej_keys, skipped, sources, rejected
+
+
+def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
+    """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up."""
+    sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
+    if sk.size:
+        # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
+        B = np.int64(10**9 + 1)
+        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
+        R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
+
+
+def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int) -> tuple:
+    """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``."""
+    # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
+    dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
+    rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
+    meta = []
+    for i, g in enumerate(after_g.tolist()):  # one entry per accepted shoe (vectorised per shoe)
+        r0, ln = starts[g], length[g]
+        dealt_full[i, :ln] = codes[r0:r0 + ln]
+        rot_full[i, :ln] = R["rot"][r0:r0 + ln]
+        meta.append({"table": names[g][0], "shoe": names[g][1], "file": int(R["file"][r0]), "line": int(R["line"][r0]),
+                     "timestamp": opt_names["timestamp"].get(int(R["ts"][r0]), "") if R["ts"][r0] >= 0 else "",
+                     "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
+                     "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
+                     "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
+                     "length": int(ln)})
+    return dealt_full, rot_full, meta
+
+
+def _before_after_pairs(after_g, complete, names: list, before_of: dict, codes, starts, N: int) -> tuple:
+    """(ids, before orders, after orders) of the complete dealt shoes whose order before the shuffle was logged too."""
+    pair_a = [g for g in after_g if complete[g] and names[g][:2] in before_of]
+    if pair_a:
+        pair_b = np.array([before_of[names[g][:2]] for g in pair_a])
+        pair_a = np.array(pair_a)
+        pb = codes[starts[pair_b][:, None] + np.arange(N)[None, :]]
+        pa_ = codes[starts[pair_a][:, None] + np.arange(N)[None, :]]
+        pair_ids = [names[g][:2] for g in pair_a]
+    else:
+        pb = pa_ = None
+        pair_ids = []
+    return pair_ids, pb, pa_
+
+
+def _count_problems(sources: list, problems: list) -> None:
+    """Each source's shoes with problems and its problem findings."""
+    for src in sources:
+        # shoes left out, not symptoms: one card replaced by another is a duplicate, an excess and a missing card
+        src["shoe_problems"] = len({(p.table, p.shoe, p.stage) for p in problems if p.file == src["path"]})
+        src["shoe_problem_findings"] = sum(1 for p in problems if p.file == src["path"])
+
+
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
@@ -478,40 +550,19 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     if isinstance(paths, (str, Path)):
         paths = [paths]
     paths = [Path(p) for p in paths]
-    rejected: list[RejectedRow] = []
-    sources = []
-    tables: dict = {}
-    shoes_ids: dict = {}
-    parts = []  # per file: accepted-row arrays
-    rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
-    skipped = []  # (table id, shoe id, stage, position) of joker and cutting-card rows: their shoes are read without them
-    seen_columns: set = set()
-    opt_ids: dict = {"timestamp": {}, "dealer": {}, "shift": {}}
-    ids = SimpleNamespace(tables=tables, shoes=shoes_ids, opt=opt_ids, seen=seen_columns)
-    for fi, path in enumerate(paths):
-        part, rk, sk, source, file_rej = _read_shoe_file(fi, path, ids)
-        if rk is not None:
-            rej_keys.append(rk)
-        parts.append(part)
-        skipped.append(sk)
-        sources.append(source)
-        rejected.extend(file_rej)
-    R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    R, ids, rej_keys, skipped, sources, rejected = _read_shoe_files(paths)
+    tables, shoes_ids, opt_ids, seen_columns = ids.tables, ids.shoes, ids.opt, ids.seen
     opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
     table_names = {v: k for k, v in tables.items()}
     shoe_names = {v: k for k, v in shoes_ids.items()}
     S_ = max(len(shoes_ids), 1)
     gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
-    sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
-    if sk.size:
-        # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
-        B = np.int64(10**9 + 1)
-        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
-        R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
+    _renumber(R, gkey, skipped, S_)
     any_serial = bool(np.any(R["serial"] > 0))
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
+
     def label(k):
         st = k % 2
         ts = k // 2
@@ -519,10 +570,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
 
     problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
                               (N, decks, min_prefix, serialised, any_serial and any_unserial))
-    for src in sources:
-        # shoes left out, not symptoms: one card replaced by another is a duplicate, an excess and a missing card
-        src["shoe_problems"] = len({(p.table, p.shoe, p.stage) for p in problems if p.file == src["path"]})
-        src["shoe_problem_findings"] = sum(1 for p in problems if p.file == src["path"])
+    _count_problems(sources, problems)
     good = ~bad
     _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, [label(int(k)) for k in keys.tolist()], paths)
     codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]
@@ -538,30 +586,8 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     L = int(lengths.min())
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
-    # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
-    dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
-    rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
-    meta = []
-    for i, g in enumerate(after_g.tolist()):  # one entry per accepted shoe (vectorised per shoe)
-        r0, ln = starts[g], length[g]
-        dealt_full[i, :ln] = codes[r0:r0 + ln]
-        rot_full[i, :ln] = R["rot"][r0:r0 + ln]
-        meta.append({"table": names[g][0], "shoe": names[g][1], "file": int(R["file"][r0]), "line": int(R["line"][r0]),
-                     "timestamp": opt_names["timestamp"].get(int(R["ts"][r0]), "") if R["ts"][r0] >= 0 else "",
-                     "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
-                     "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
-                     "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
-                     "length": int(ln)})
-    pair_a = [g for g in after_g if complete[g] and names[g][:2] in before_of]
-    if pair_a:
-        pair_b = np.array([before_of[names[g][:2]] for g in pair_a])
-        pair_a = np.array(pair_a)
-        pb = codes[starts[pair_b][:, None] + np.arange(N)[None, :]]
-        pa_ = codes[starts[pair_a][:, None] + np.arange(N)[None, :]]
-        pair_ids = [names[g][:2] for g in pair_a]
-    else:
-        pb = pa_ = None
-        pair_ids = []
+    dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N)
+    pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
     has_rot = "rotated" in seen_columns
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if has_rot else None, meta,
