@@ -13,8 +13,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "rngcert"
 MAX_LINES = 50
 MAX_LONG = 60
@@ -72,8 +70,6 @@ def test_the_counter_measures_defs_and_finds_the_comment(tmp_path):
     assert [(name, n, ok) for _, _, name, n, ok in rows] == [("a", 51, True), ("b", 51, False), ("c", 51, False), ("d", 51, True)]
 
 
-@pytest.mark.xfail(strict=False, reason="issue 27: the functions in the other helpers' files (stats/, pipeline/, cli/, ...) still lack "
-                                        "their '# long:' comments or splits; the lead makes this a hard test after the merge")
 def test_at_most_60_long_functions_each_justified():
     rows = long_functions()
     missing = [r for r in rows if not r[4]]

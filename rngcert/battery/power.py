@@ -137,6 +137,8 @@ def _categories(out: BatteryOutcome, data: WheelData, start: int) -> tuple:
     return tuple(res)
 
 
+# long: one table's power statement built in order: the not-modelled case, the count alternatives, the dealer signature and the
+#   declared bias, each adding its entry and sentence to the same statement and its Monte Carlo errors to one list
 def verdict_power_statement(
     out: BatteryOutcome,
     data: WheelData,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
@@ -177,6 +178,244 @@ def _first_per(groups: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- decoding
+class _Rejects:
+    """The rejected lines of a capture, collected stage by stage (called with rows, the column, the reason or reasons)."""
+
+    def __init__(self, lines: pa.Array, line_no: np.ndarray):
+        self.lines, self.line_no, self.rows = lines, line_no, []
+
+    def __call__(self, rows: np.ndarray, column: str, reasons) -> None:
+        if rows.size == 0:
+            return
+        texts = self.lines.take(_idx(rows)).to_pylist()
+        if isinstance(reasons, str):
+            reasons = [reasons] * rows.size
+        self.rows.extend(LineReject(int(self.line_no[r]), column, str(w), (t or "")[:200]) for r, w, t in zip(rows.tolist(), reasons, texts))
+
+
+def _split_prefix(lines: pa.Array, proto: Protocol) -> tuple:
+    """(message behind the prefix, line of a receive channel, line has the prefix, timestamp text or None) of each line."""
+    n = len(lines)
+    where = proto.where
+    body = lines
+    channel_ok = np.ones(n, dtype=bool)
+    has_prefix = np.zeros(n, dtype=bool)
+    ts_text = None
+    if proto.prefix and n:
+        # one pass: the prefix's groups and the message behind it
+        ext = _extract(lines, proto.prefix + "(?P<rngcert_body>.*)$", f"{where}: prefix.pattern")
+        has_prefix = _arrow.valid(ext)
+        names = [ext.type.field(i).name for i in range(ext.type.num_fields)]
+        body = pc.if_else(_arrow.mask(has_prefix), ext.field("rngcert_body"), lines)
+        if "channel" in names:
+            channel_ok = ~has_prefix | _arrow.bools(pc.is_in(ext.field("channel"), value_set=_strs(list(proto.receive))), fill=False)
+        if "timestamp" in names:
+            ts_text = ext.field("timestamp")
+    return body, channel_ok, has_prefix, ts_text
+
+
+def _classify(body: pa.Array, consider: np.ndarray, proto: Protocol) -> tuple:
+    """(message of each line, -1 for none; the considered lines no message matched; the state message's fields of the lines it
+    matched, in line order)."""
+    where = proto.where
+    kind = np.full(len(body), -1, dtype=np.int16)
+    si = [m.kind for m in proto.messages].index("state")
+    ext = None
+    rest = np.flatnonzero(consider)
+    for i, m in enumerate(proto.messages):  # each message is tried on the lines no earlier one matched
+        if not rest.size:
+            break
+        sub = body.take(_idx(rest))
+        if i == si:  # the state message: its fields in the same pass
+            e = _extract(sub, m.pattern, f"{where}: message {i + 1}")
+            hit = _arrow.valid(e)
+            ext = e.filter(_arrow.mask(hit))
+        else:
+            hit = _match(sub, m.pattern, f"{where}: message {i + 1}")
+        kind[rest[hit]] = i
+        rest = rest[~hit]
+    return kind, rest, ext
+
+
+def _state_fields(kind: np.ndarray, ext, proto: Protocol, line_no: np.ndarray, reject: _Rejects) -> tuple:
+    """The state messages with a known state and direction (the others rejected): their rows and their state S, direction D,
+    game G, result R, warning W, rotor speed V and line L."""
+    si = [m.kind for m in proto.messages].index("state")
+    sm = proto.messages[si]
+    rows = np.flatnonzero(kind == si)
+    S = _ints(ext.field("state")) if rows.size else np.zeros(0, np.int64)
+    ok = np.isin(S, list(proto.states))
+    reject(rows[~ok], "state", [f"state {s} is not a state of protocol {proto.name} ({', '.join(map(str, proto.states))})" for s in S[~ok]])
+    D = _labels(ext.field("direction")) if rows.size and "direction" in sm.groups else np.full(rows.size, "", dtype=object)
+    if proto.direction_map and rows.size:
+        dok = np.isin(D, list(proto.direction_map))
+        bad = ok & ~dok
+        reject(rows[bad], "direction", [f"direction {d!r} is not one of {', '.join(proto.direction_map)}" for d in D[bad]])
+        ok &= dok
+    sel = np.flatnonzero(ok)
+    rows, S, D = rows[sel], S[sel], D[sel]
+    if ext is not None and sel.size != len(ext):
+        ext = ext.filter(_arrow.mask(ok))
+    G = _ints(ext.field("game")) if rows.size else np.zeros(0, np.int64)
+    R = _labels(pc.utf8_trim_whitespace(ext.field("result"))) if rows.size else np.zeros(0, dtype=object)
+    W = _ints(ext.field("warning")) if rows.size and "warning" in sm.groups else np.zeros(rows.size, np.int64)
+    V = (_ints(ext.field("rotor_speed")).astype(np.float64) * proto.rotor_scale) if rows.size and "rotor_speed" in sm.groups else np.full(rows.size, np.nan)
+    return rows, S, D, G, R, W, V, line_no[rows]
+
+
+def _segment(S: np.ndarray, G: np.ndarray, proto: Protocol) -> SimpleNamespace:
+    """The games among the state messages: each message's game (``seg``, -1 when the table is closed), each game's first and
+    last message, the message that ends it, and its first message in the result, launch and later states (-1: none)."""
+    closed = np.isin(S, list(proto.closed_states))
+    in_game = ~closed
+    prev_s = np.r_[-1, S[:-1]]
+    prev_g = np.r_[-1, G[:-1]]
+    prev_closed = np.r_[True, closed[:-1]]
+    boundary = in_game & (prev_closed | (S < prev_s) | (G != prev_g))
+    seg = np.cumsum(boundary) - 1
+    seg[~in_game] = -1
+    ng = int(boundary.sum())
+    start = np.flatnonzero(boundary)
+    game_rows = np.flatnonzero(in_game)
+    last = game_rows[np.searchsorted(seg[game_rows], np.arange(ng), side="right") - 1] if ng else np.zeros(0, np.int64)
+    end = last + 1  # the state message after the game (closed or the next game), == S.size if none
+    res = _first_per(seg, np.flatnonzero(in_game & (S == proto.result_state)), ng)
+    return SimpleNamespace(
+        closed=closed, in_game=in_game, seg=seg, ng=ng, start=start, last=last, end=end, has_end=end < S.size, res=res, has_res=res >= 0,
+        launch=_first_per(seg, np.flatnonzero(in_game & (S == proto.launch_state)), ng),
+        after_launch=_first_per(seg, np.flatnonzero(in_game & (S >= proto.launch_state)), ng),
+    )
+
+
+def _game_values(g: SimpleNamespace, S, D, R, V, L, rows, proto: Protocol, reject: _Rejects) -> tuple:
+    """(winning number, rotor speed at launch, direction) of each game; a repeat of the result state with another number is
+    rejected (the first stands)."""
+    ng, seg, res = g.ng, g.seg, g.res
+    result = np.where(g.has_res, R[np.maximum(res, 0)], "") if ng else np.zeros(0, dtype=object)
+    result = np.asarray(result, dtype=object)
+    # repeats of the result state with another number: rejected, the first stands
+    rr = np.flatnonzero(g.in_game & (S == proto.result_state))
+    if rr.size:
+        differ = R[rr] != result[seg[rr]]
+        reject(rows[rr[differ]], "result", [f"winning number {R[r]!r} differs from the game's first result {result[seg[r]]!r} (line {L[res[seg[r]]]})"
+                                            for r in rr[differ]])
+    rotor = np.where(g.launch >= 0, V[np.maximum(g.launch, 0)], np.nan) if ng else np.zeros(0)
+    direction = np.where(g.after_launch >= 0, D[np.maximum(g.after_launch, 0)], "") if ng else np.zeros(0, dtype=object)
+    if proto.direction_map:
+        direction = np.asarray([proto.direction_map.get(d, "") for d in direction], dtype=object)
+    return result, rotor, direction
+
+
+class _Voids:
+    """Each game's void reason ("" none) and the line (and row) that decided it; the first reason given stands."""
+
+    def __init__(self, g: SimpleNamespace, L: np.ndarray, rows: np.ndarray):
+        self.reason = np.full(g.ng, "", dtype=object)
+        self.decided = np.where(g.has_res, L[np.maximum(g.res, 0)], 0).astype(np.int64)
+        self.decided_row = np.where(g.has_res, rows[np.maximum(g.res, 0)], -1).astype(np.int64)
+
+    def where(self, mask, why, line, row) -> None:
+        new = mask & (self.reason == "")
+        self.reason[new] = why[new] if isinstance(why, np.ndarray) else why
+        self.decided[new] = line[new]
+        self.decided_row[new] = row[new]
+
+
+def _void_power_off(voids: _Voids, g: SimpleNamespace, kind, body, rows, S, line_no, proto: Protocol) -> None:
+    """Games during which the controller reported a power-off before the result: void."""
+    ng, seg, has_res, res = g.ng, g.seg, g.has_res, g.res
+    pk = next((i for i, m in enumerate(proto.messages) if m.kind == "power"), None)
+    if pk is not None and ng and proto.power_off:
+        prow = np.flatnonzero(kind == pk)
+        if prow.size:
+            pval = _py(_extract(body.take(_idx(prow)), proto.messages[pk].pattern, proto.where).field("power"))
+            prow = prow[np.isin(pval, list(proto.power_off))]
+            j = np.searchsorted(rows, prow) - 1  # the state message before each power-off
+            okp = (j >= 0) & (seg[np.maximum(j, 0)] >= 0)
+            prow, j = prow[okp], j[okp]
+            k = seg[j]
+            before = ~has_res[k] | (res[k] > j)
+            prow, j, k = prow[before], j[before], k[before]
+            first = _first_per(k, np.arange(k.size), ng)
+            m = first >= 0
+            fl = np.zeros(ng, np.int64)
+            fr = np.zeros(ng, np.int64)
+            why = np.full(ng, "", dtype=object)
+            fl[m], fr[m] = line_no[prow[first[m]]], prow[first[m]]
+            txt = body.take(_idx(fr[m])).to_pylist() if m.any() else []
+            why[m] = [f"power off ({t.strip()}, line {ln}) in state {s} ({proto.states.get(s, '?')}) before the result"
+                      for t, ln, s in zip(txt, fl[m], S[j[first[m]]])]
+            voids.where(m, why, fl, fr)
+
+
+def _void_warnings(voids: _Voids, g: SimpleNamespace, S, W, L, rows, proto: Protocol) -> None:
+    """Games with warning flags raised (in a state that voids) before the result: void."""
+    ng, seg, has_res, res = g.ng, g.seg, g.has_res, g.res
+    sm = proto.messages[[m.kind for m in proto.messages].index("state")]
+    if "warning" in sm.groups and ng:
+        wr = np.flatnonzero(g.in_game & (W != 0) & np.isin(S, list(proto.warning_void_states)))
+        if wr.size:
+            wr = wr[~has_res[seg[wr]] | (wr <= res[seg[wr]])]
+        first = _first_per(seg, wr, ng)
+        m = first >= 0
+        if m.any():
+            bits = np.zeros(ng, np.int64)
+            np.bitwise_or.at(bits, seg[wr], W[wr])
+            why = np.full(ng, "", dtype=object)
+            why[m] = [f"warning flags {b} ({_bit_names(b, proto)}) in state {S[f]} ({proto.states.get(S[f], '?')}, line {L[f]})" for b, f in zip(bits[m], first[m])]
+            voids.where(m, why, np.where(m, L[np.maximum(first, 0)], 0), np.where(m, rows[np.maximum(first, 0)], 0))
+
+
+def _void_no_result(voids: _Voids, g: SimpleNamespace, S, L, rows, proto: Protocol, final: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Games without a result that ended (table closed, next game) or, in a whole capture, that the capture ends: void.
+    Returns (the state message after each game, clipped; the game is complete)."""
+    ng, last, has_end, closed = g.ng, g.last, g.has_end, g.closed
+    no_res = ~g.has_res
+    e = np.minimum(g.end, max(S.size - 1, 0))
+    why = np.full(ng, "", dtype=object)
+    for i in np.flatnonzero(no_res).tolist():
+        ls = int(S[last[i]])
+        state = f"state {ls} ({proto.states.get(ls, '?')})"
+        if has_end[i] and closed[e[i]]:
+            why[i] = f"no result: table closed (state {S[e[i]]}, line {L[e[i]]}) in {state}"
+        elif has_end[i]:
+            why[i] = f"no result: the next game began (line {L[e[i]]}) in {state}"
+        else:
+            why[i] = f"no result: the capture ends in {state} (line {L[last[i]]})"
+    end_line = np.where(has_end, L[e] if ng else 0, L[last] if ng else 0)
+    end_row = np.where(has_end, rows[e] if ng else 0, rows[last] if ng else 0)
+    complete = g.has_res | has_end
+    voids.where(no_res & (complete | final), why, end_line, end_row)
+    return e, complete
+
+
+def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto: Protocol, ng: int):
+    """ISO 8601 text of the prefix of each game's deciding line ("" none), or None when the capture has no timestamps."""
+    ts = None
+    if ts_text is not None and ng:
+        tsv = _py(ts_text.take(_idx(np.maximum(decided_row, 0))))
+        tsv = np.where(has_prefix[np.maximum(decided_row, 0)], tsv, None)
+        if any(t for t in tsv):
+            z = "Z" if proto.timezone == "UTC" else proto.timezone  # the capture's clock has no zone: the protocol file says which
+            ts = np.asarray([(t.replace(" ", "T", 1) + z) if t else "" for t in tsv], dtype=object)
+    return ts
+
+
+def _check_result_lines(kind, body, rows, S, R, L, proto: Protocol, reject: _Rejects) -> None:
+    """The winning number alone on a line: checked against the result state that follows it (rejected when it differs)."""
+    ek = next((i for i, m in enumerate(proto.messages) if m.kind == "result"), None)
+    if ek is not None and rows.size:
+        erow = np.flatnonzero(kind == ek)
+        if erow.size:
+            ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, proto.where).field("result").to_pylist()], dtype=object)
+            nxt = np.searchsorted(rows, erow)
+            has = nxt < rows.size
+            chk = np.flatnonzero(has)
+            nx = nxt[chk]
+            bad = chk[(S[nx] == proto.result_state) & (R[nx] != ev[chk])]
+            reject(erow[bad], "result", [f"winning number {ev[b]!r} alone differs from the result state that follows ({R[nxt[b]]!r}, line {L[nxt[b]]})" for b in bad])
+
+
 def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, final: bool = True, seq0: int = 1) -> Decoded:
     """Decode the lines of a capture into games.
 
@@ -201,201 +440,40 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     Decoded
     """
     n = len(lines)
-    where = proto.where
-    body = lines
-    channel_ok = np.ones(n, dtype=bool)
-    has_prefix = np.zeros(n, dtype=bool)
-    ts_text = None
-    if proto.prefix and n:
-        # one pass: the prefix's groups and the message behind it
-        ext = _extract(lines, proto.prefix + "(?P<rngcert_body>.*)$", f"{where}: prefix.pattern")
-        has_prefix = _arrow.valid(ext)
-        names = [ext.type.field(i).name for i in range(ext.type.num_fields)]
-        body = pc.if_else(_arrow.mask(has_prefix), ext.field("rngcert_body"), lines)
-        if "channel" in names:
-            channel_ok = ~has_prefix | _arrow.bools(pc.is_in(ext.field("channel"), value_set=_strs(list(proto.receive))), fill=False)
-        if "timestamp" in names:
-            ts_text = ext.field("timestamp")
+    body, channel_ok, has_prefix, ts_text = _split_prefix(lines, proto)
     blank = _arrow.ints(pc.utf8_length(body)) == 0 if n else np.zeros(0, bool)
     blank &= ~has_prefix
     consider = channel_ok & ~blank
-    kind = np.full(n, -1, dtype=np.int16)
-    si = [m.kind for m in proto.messages].index("state")
-    sm = proto.messages[si]
-    ext = None
-    rest = np.flatnonzero(consider)
-    for i, m in enumerate(proto.messages):  # each message is tried on the lines no earlier one matched
-        if not rest.size:
-            break
-        sub = body.take(_idx(rest))
-        if i == si:  # the state message: its fields in the same pass
-            e = _extract(sub, m.pattern, f"{where}: message {i + 1}")
-            hit = _arrow.valid(e)
-            ext = e.filter(_arrow.mask(hit))
-        else:
-            hit = _match(sub, m.pattern, f"{where}: message {i + 1}")
-        kind[rest[hit]] = i
-        rest = rest[~hit]
-    rejected: list[LineReject] = []
-
-    def reject(rows: np.ndarray, column: str, reasons) -> None:
-        if rows.size == 0:
-            return
-        texts = lines.take(_idx(rows)).to_pylist()
-        if isinstance(reasons, str):
-            reasons = [reasons] * rows.size
-        rejected.extend(LineReject(int(line_no[r]), column, str(w), (t or "")[:200]) for r, w, t in zip(rows.tolist(), reasons, texts))
-
+    kind, rest, ext = _classify(body, consider, proto)
+    reject = _Rejects(lines, line_no)
     reject(rest, "message", f"not a message of protocol {proto.name} (truncated, garbled, or a message the protocol file does not define)")
     kinds = np.array([m.kind for m in proto.messages] + ["none"])
     k_of = kinds[np.where(kind < 0, len(proto.messages), kind)]
-    rows = np.flatnonzero(kind == si)
-    S = _ints(ext.field("state")) if rows.size else np.zeros(0, np.int64)
-    ok = np.isin(S, list(proto.states))
-    reject(rows[~ok], "state", [f"state {s} is not a state of protocol {proto.name} ({', '.join(map(str, proto.states))})" for s in S[~ok]])
-    D = _labels(ext.field("direction")) if rows.size and "direction" in sm.groups else np.full(rows.size, "", dtype=object)
-    if proto.direction_map and rows.size:
-        dok = np.isin(D, list(proto.direction_map))
-        bad = ok & ~dok
-        reject(rows[bad], "direction", [f"direction {d!r} is not one of {', '.join(proto.direction_map)}" for d in D[bad]])
-        ok &= dok
-    sel = np.flatnonzero(ok)
-    rows, S, D = rows[sel], S[sel], D[sel]
-    if ext is not None and sel.size != len(ext):
-        ext = ext.filter(_arrow.mask(ok))
-    G = _ints(ext.field("game")) if rows.size else np.zeros(0, np.int64)
-    R = _labels(pc.utf8_trim_whitespace(ext.field("result"))) if rows.size else np.zeros(0, dtype=object)
-    W = _ints(ext.field("warning")) if rows.size and "warning" in sm.groups else np.zeros(rows.size, np.int64)
-    V = (_ints(ext.field("rotor_speed")).astype(np.float64) * proto.rotor_scale) if rows.size and "rotor_speed" in sm.groups else np.full(rows.size, np.nan)
-    L = line_no[rows]
-
-    # games
-    closed = np.isin(S, list(proto.closed_states))
-    in_game = ~closed
-    prev_s = np.r_[-1, S[:-1]]
-    prev_g = np.r_[-1, G[:-1]]
-    prev_closed = np.r_[True, closed[:-1]]
-    boundary = in_game & (prev_closed | (S < prev_s) | (G != prev_g))
-    seg = np.cumsum(boundary) - 1
-    seg[~in_game] = -1
-    ng = int(boundary.sum())
-    start = np.flatnonzero(boundary)
-    game_rows = np.flatnonzero(in_game)
-    last = game_rows[np.searchsorted(seg[game_rows], np.arange(ng), side="right") - 1] if ng else np.zeros(0, np.int64)
-    end = last + 1  # the state message after the game (closed or the next game), == S.size if none
-    has_end = end < S.size
-    res = _first_per(seg, np.flatnonzero(in_game & (S == proto.result_state)), ng)
-    has_res = res >= 0
-    launch = _first_per(seg, np.flatnonzero(in_game & (S == proto.launch_state)), ng)
-    after_launch = _first_per(seg, np.flatnonzero(in_game & (S >= proto.launch_state)), ng)
-    result = np.where(has_res, R[np.maximum(res, 0)], "") if ng else np.zeros(0, dtype=object)
-    result = np.asarray(result, dtype=object)
-    # repeats of the result state with another number: rejected, the first stands
-    rr = np.flatnonzero(in_game & (S == proto.result_state))
-    if rr.size:
-        differ = R[rr] != result[seg[rr]]
-        reject(rows[rr[differ]], "result", [f"winning number {R[r]!r} differs from the game's first result {result[seg[r]]!r} (line {L[res[seg[r]]]})"
-                                            for r in rr[differ]])
-    rotor = np.where(launch >= 0, V[np.maximum(launch, 0)], np.nan) if ng else np.zeros(0)
-    direction = np.where(after_launch >= 0, D[np.maximum(after_launch, 0)], "") if ng else np.zeros(0, dtype=object)
-    if proto.direction_map:
-        direction = np.asarray([proto.direction_map.get(d, "") for d in direction], dtype=object)
-    reason = np.full(ng, "", dtype=object)
-    decided = np.where(has_res, L[np.maximum(res, 0)], 0).astype(np.int64)
-    decided_row = np.where(has_res, rows[np.maximum(res, 0)], -1).astype(np.int64)
-
-    def void_where(mask, why, line, row):
-        new = mask & (reason == "")
-        reason[new] = why[new] if isinstance(why, np.ndarray) else why
-        decided[new] = line[new]
-        decided_row[new] = row[new]
-
-    # power off before the result
-    pk = next((i for i, m in enumerate(proto.messages) if m.kind == "power"), None)
-    if pk is not None and ng and proto.power_off:
-        prow = np.flatnonzero(kind == pk)
-        if prow.size:
-            pval = _py(_extract(body.take(_idx(prow)), proto.messages[pk].pattern, where).field("power"))
-            prow = prow[np.isin(pval, list(proto.power_off))]
-            j = np.searchsorted(rows, prow) - 1  # the state message before each power-off
-            okp = (j >= 0) & (seg[np.maximum(j, 0)] >= 0)
-            prow, j = prow[okp], j[okp]
-            k = seg[j]
-            before = ~has_res[k] | (res[k] > j)
-            prow, j, k = prow[before], j[before], k[before]
-            first = _first_per(k, np.arange(k.size), ng)
-            m = first >= 0
-            fl = np.zeros(ng, np.int64)
-            fr = np.zeros(ng, np.int64)
-            why = np.full(ng, "", dtype=object)
-            fl[m], fr[m] = line_no[prow[first[m]]], prow[first[m]]
-            txt = body.take(_idx(fr[m])).to_pylist() if m.any() else []
-            why[m] = [f"power off ({t.strip()}, line {ln}) in state {s} ({proto.states.get(s, '?')}) before the result"
-                      for t, ln, s in zip(txt, fl[m], S[j[first[m]]])]
-            void_where(m, why, fl, fr)
-    # warning flags raised before the result
-    if "warning" in sm.groups and ng:
-        wr = np.flatnonzero(in_game & (W != 0) & np.isin(S, list(proto.warning_void_states)))
-        if wr.size:
-            wr = wr[~has_res[seg[wr]] | (wr <= res[seg[wr]])]
-        first = _first_per(seg, wr, ng)
-        m = first >= 0
-        if m.any():
-            bits = np.zeros(ng, np.int64)
-            np.bitwise_or.at(bits, seg[wr], W[wr])
-            why = np.full(ng, "", dtype=object)
-            why[m] = [f"warning flags {b} ({_bit_names(b, proto)}) in state {S[f]} ({proto.states.get(S[f], '?')}, line {L[f]})" for b, f in zip(bits[m], first[m])]
-            void_where(m, why, np.where(m, L[np.maximum(first, 0)], 0), np.where(m, rows[np.maximum(first, 0)], 0))
+    rows, S, D, G, R, W, V, L = _state_fields(kind, ext, proto, line_no, reject)
+    g = _segment(S, G, proto)
+    ng, start = g.ng, g.start
+    result, rotor, direction = _game_values(g, S, D, R, V, L, rows, proto, reject)
+    voids = _Voids(g, L, rows)
+    _void_power_off(voids, g, kind, body, rows, S, line_no, proto)  # power off before the result
+    _void_warnings(voids, g, S, W, L, rows, proto)  # warning flags raised before the result
     # a result state without a number
-    void_where(has_res & (result == ""), np.full(ng, "the result state has no winning number", dtype=object),
-               np.where(has_res, L[np.maximum(res, 0)], 0), np.where(has_res, rows[np.maximum(res, 0)], 0))
-    # no result
-    no_res = ~has_res
-    e = np.minimum(end, max(S.size - 1, 0))
-    why = np.full(ng, "", dtype=object)
-    for i in np.flatnonzero(no_res).tolist():
-        ls = int(S[last[i]])
-        state = f"state {ls} ({proto.states.get(ls, '?')})"
-        if has_end[i] and closed[e[i]]:
-            why[i] = f"no result: table closed (state {S[e[i]]}, line {L[e[i]]}) in {state}"
-        elif has_end[i]:
-            why[i] = f"no result: the next game began (line {L[e[i]]}) in {state}"
-        else:
-            why[i] = f"no result: the capture ends in {state} (line {L[last[i]]})"
-    end_line = np.where(has_end, L[e] if ng else 0, L[last] if ng else 0)
-    end_row = np.where(has_end, rows[e] if ng else 0, rows[last] if ng else 0)
-    complete = has_res | has_end
-    void_where(no_res & (complete | final), why, end_line, end_row)
-    void = reason != ""
-    ts = None
-    if ts_text is not None and ng:
-        tsv = _py(ts_text.take(_idx(np.maximum(decided_row, 0))))
-        tsv = np.where(has_prefix[np.maximum(decided_row, 0)], tsv, None)
-        if any(t for t in tsv):
-            z = "Z" if proto.timezone == "UTC" else proto.timezone  # the capture's clock has no zone: the protocol file says which
-            ts = np.asarray([(t.replace(" ", "T", 1) + z) if t else "" for t in tsv], dtype=object)
+    voids.where(g.has_res & (result == ""), np.full(ng, "the result state has no winning number", dtype=object),
+                np.where(g.has_res, L[np.maximum(g.res, 0)], 0), np.where(g.has_res, rows[np.maximum(g.res, 0)], 0))
+    e, complete = _void_no_result(voids, g, S, L, rows, proto, final)  # no result
+    void = voids.reason != ""
+    ts = _timestamps(ts_text, has_prefix, voids.decided_row, proto, ng)
     games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64), game=G[start] if ng else np.zeros(0, np.int64), result=result,
-                  void=void, reason=reason, line=decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
+                  void=void, reason=voids.reason, line=voids.decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
                   rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
-                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(has_end, rows[e], -1) if ng else np.zeros(0, np.int64))
-    # the winning number alone on a line: checked against the result state that follows it
-    ek = next((i for i, m in enumerate(proto.messages) if m.kind == "result"), None)
-    if ek is not None and rows.size:
-        erow = np.flatnonzero(kind == ek)
-        if erow.size:
-            ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, where).field("result").to_pylist()], dtype=object)
-            nxt = np.searchsorted(rows, erow)
-            has = nxt < rows.size
-            chk = np.flatnonzero(has)
-            nx = nxt[chk]
-            bad = chk[(S[nx] == proto.result_state) & (R[nx] != ev[chk])]
-            reject(erow[bad], "result", [f"winning number {ev[b]!r} alone differs from the result state that follows ({R[nxt[b]]!r}, line {L[nxt[b]]})" for b in bad])
+                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64))
+    _check_result_lines(kind, body, rows, S, R, L, proto, reject)
+    rejected = reject.rows
     rejected.sort(key=lambda r: r.line)
     counts = {
         "lines": int(n), "blank": int(blank.sum()), "host_lines": int((~channel_ok & ~blank).sum()),
         "messages": int((consider & (kind >= 0)).sum()), "state_messages": int(rows.size),
         "power_messages": int((k_of == "power").sum()), "ignored_messages": int((k_of == "ignore").sum()),
-        "games": ng, "with_result": int((~void & has_res).sum()) if ng else 0, "void": int(void.sum()), "rejected": len(rejected),
+        "games": ng, "with_result": int((~void & g.has_res).sum()) if ng else 0, "void": int(void.sum()), "rejected": len(rejected),
     }
     return Decoded(games, rejected, counts["blank"], counts, [])
 

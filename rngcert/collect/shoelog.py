@@ -32,6 +32,7 @@ import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Sequence
 
 import numpy as np
@@ -225,165 +226,137 @@ def _global_ids(local_codes: np.ndarray, names: list, table: dict) -> np.ndarray
     return lut[local_codes] if lut.size else np.zeros(0, dtype=np.int64)
 
 
-# long: the whole validation of card-scanner logs, vectorised over the rows of every file, then per-shoe checks and renumbering: the stages share the
-#   concatenated row arrays (the longest function left: a split by stage is the next step)
-def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
-    """Read and validate card-scanner shoe logs.
-
-    Parameters
-    ----------
-    paths : path or sequence of paths
-        CSV shoe logs (DESIGN §3).
-    decks : int
-        Decks per shoe (1..8).
-    min_prefix : int
-        Shortest dealt shoe accepted as a prefix (e.g. the cards in front of the cutting card);
-        shorter dealt shoes are reported as problems. ``before`` shoes must be complete.
-
-    Returns
-    -------
-    ShoeLog
-
-    Raises
-    ------
-    InputError
-        A file that cannot be read as CSV or lacks a required column (naming file and line).
-    NoDataError
-        No shoe at all could be accepted.
-
-    Notes
-    -----
-    Parsing is vectorised: each column is dictionary-encoded by pyarrow and only the distinct
-    tokens are parsed in Python; shoes are checked with sorted-array group operations, and the
-    per-shoe messages are built only for shoes that fail.
-    """
-    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or not 1 <= decks <= MAX_DECKS:
-        raise InputError(f"decks must be an integer in 1..{MAX_DECKS}, got {decks!r}")
-    decks = int(decks)
-    N = 52 * decks
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    paths = [Path(p) for p in paths]
-    rejected: list[RejectedRow] = []
-    sources = []
-    tables: dict = {}
-    shoes_ids: dict = {}
-    parts = []  # per file: accepted-row arrays
-    rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
-    skipped = []  # (table id, shoe id, stage, position) of joker and cutting-card rows: their shoes are read without them
-    seen_columns: set = set()
-    opt_ids: dict = {"timestamp": {}, "dealer": {}, "shift": {}}
-    for fi, path in enumerate(paths):
-        from rngcert.collect import csvstream
-
-        try:
-            data = csvstream.read_stream(path) if csvstream.is_stream(path) else path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc}") from None
-        name = str(path)
-        cols, lines, rej = _read_table(path, data)
-        n = lines.size
-        file_rej = list(rej)
-        pos_c, pos_names = _encode(cols["position"])
-        # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
-        pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
-        pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
-        card_c, card_names = _encode(cols["card"])
-        f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
-        face, serial, good_card = f_lut[card_c], s_lut[card_c], ok_lut[card_c]
-        nc_names = [non_card(t) for t in card_names]
-        nc_lut = np.array([x is not None for x in nc_names], dtype=bool)
-        is_nc = nc_lut[card_c] if n else np.zeros(0, bool)
-        if "stage" in cols:
-            st_c, st_names = _encode(cols["stage"], lower=True)
-            st_lut = np.array([STAGES.index(t) if t in STAGES else -1 for t in st_names], dtype=np.int64)
-            stage = st_lut[st_c]
+def _optional_columns(cols: dict, n: int, ids: SimpleNamespace) -> tuple:
+    """(timestamp, dealer and shift ids per row (-1: empty or no column), time in µs, timestamp unreadable, rotated 1/0 (-1: no
+    column, -2: unreadable)) of one shoe log."""
+    opt: dict = {}
+    for oc in ("timestamp", "dealer", "shift"):
+        if oc in cols:
+            ids.seen.add(oc)
+            c_, nm_ = _encode(cols[oc])
+            opt[oc] = np.where(np.array([x == "" for x in nm_], dtype=bool)[c_] if n else np.zeros(0, bool), -1,
+                               _global_ids(c_, nm_, ids.opt[oc]))
         else:
-            stage = np.ones(n, dtype=np.int64)
-        sh_c, sh_names = _encode(cols["shoe_id"])
-        sid = _global_ids(sh_c, sh_names, shoes_ids)
-        if "table" in cols:
-            tb_c, tb_names = _encode(cols["table"])
-            tid = _global_ids(tb_c, tb_names, tables)
-        else:
-            tid = np.full(n, tables.setdefault("", len(tables)), dtype=np.int64)
-        opt = {}
-        for oc in ("timestamp", "dealer", "shift"):
-            if oc in cols:
-                seen_columns.add(oc)
-                c_, nm_ = _encode(cols[oc])
-                opt[oc] = np.where(np.array([x == "" for x in nm_], dtype=bool)[c_] if n else np.zeros(0, bool), -1,
-                                   _global_ids(c_, nm_, opt_ids[oc]))
-            else:
-                opt[oc] = np.full(n, -1, dtype=np.int64)
-        # timestamps are parsed (ISO 8601, UTC when no zone is given): consecutive shoes of a table are
-        # ordered by time, never by the text of the cell (which puts "9:58" after "10:05")
-        ts_us = np.full(n, _NO_TIME, dtype=np.int64)
-        ts_bad = np.zeros(n, dtype=bool)
-        if "timestamp" in cols and n:
-            filled = opt["timestamp"] >= 0
-            if filled.any():
-                fi_ = np.flatnonzero(filled)
-                vals, bad_ = _timestamps(cols["timestamp"].take(pa.array(fi_)))
-                ts_us[fi_] = np.where(bad_, _NO_TIME, vals)
-                ts_bad[fi_] = bad_
-        if "rotated" in cols:
-            seen_columns.add("rotated")
-            rc_, rn_ = _encode(cols["rotated"], lower=True)
-            rlut = np.array([_ROTATED.get(t, -2) for t in rn_], dtype=np.int64)
-            rot = rlut[rc_] if n else np.zeros(0, np.int64)
-        else:
-            rot = np.full(n, -1, dtype=np.int64)
-        inv_shoe = {v: k for k, v in shoes_ids.items()}
-        badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[sid] if n else np.zeros(0, bool)
-        ok = np.ones(n, dtype=bool)
-        # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
-        # shoe is read without it (the positions after it renumbered), not lost
-        skip = is_nc & ~badshoe & (pos >= 1) & (stage >= 0)
-        for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
-                                  (pos < 1, "position", "position is not a positive integer"),
-                                  *((is_nc & (card_c == k), "card", f"{nc_names[k]}, not a card of the decks: the row is left out"
-                                     + " and its shoe read without it (later positions renumbered)")
-                                    for k in np.flatnonzero(nc_lut)),
-                                  (~good_card, "card", "unknown card token (expected e.g. QH, 10S, 10♥, QH#3)"),
-                                  (stage < 0, "stage", "stage must be 'before' or 'after'"),
-                                  (rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no"),
-                                  (ts_bad, "timestamp", "timestamp is not an ISO 8601 date and time (e.g. 2026-01-01T09:58:00Z)")):
-            bad = np.flatnonzero(mask & ok)
-            if bad.size:
-                texts = cols[col].take(pa.array(bad)).to_pylist()
-                file_rej.extend(RejectedRow(name, int(lines[i]), col, f"{reason}: {t!r}", str(t)[:200])
-                                for i, t in zip(bad, texts))
-            ok &= ~mask
-        bad = np.flatnonzero(~ok & ~badshoe & ~skip)
+            opt[oc] = np.full(n, -1, dtype=np.int64)
+    # timestamps are parsed (ISO 8601, UTC when no zone is given): consecutive shoes of a table are
+    # ordered by time, never by the text of the cell (which puts "9:58" after "10:05")
+    ts_us = np.full(n, _NO_TIME, dtype=np.int64)
+    ts_bad = np.zeros(n, dtype=bool)
+    if "timestamp" in cols and n:
+        filled = opt["timestamp"] >= 0
+        if filled.any():
+            fi_ = np.flatnonzero(filled)
+            vals, bad_ = _timestamps(cols["timestamp"].take(pa.array(fi_)))
+            ts_us[fi_] = np.where(bad_, _NO_TIME, vals)
+            ts_bad[fi_] = bad_
+    if "rotated" in cols:
+        ids.seen.add("rotated")
+        rc_, rn_ = _encode(cols["rotated"], lower=True)
+        rlut = np.array([_ROTATED.get(t, -2) for t in rn_], dtype=np.int64)
+        rot = rlut[rc_] if n else np.zeros(0, np.int64)
+    else:
+        rot = np.full(n, -1, dtype=np.int64)
+    return opt, ts_us, ts_bad, rot
+
+
+def _shoe_columns(cols: dict, n: int, ids: SimpleNamespace) -> SimpleNamespace:
+    """The columns of one shoe log parsed per row (positions, cards, stage, shoe and table ids shared by all files, the
+    optional columns, timestamps, orientation); a value that does not parse is -1 (or flagged), for the row checks."""
+    c = SimpleNamespace()
+    pos_c, pos_names = _encode(cols["position"])
+    # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
+    pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
+    c.pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
+    c.card_c, card_names = _encode(cols["card"])
+    f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
+    c.face, c.serial, c.good_card = f_lut[c.card_c], s_lut[c.card_c], ok_lut[c.card_c]
+    c.nc_names = [non_card(t) for t in card_names]
+    c.nc_lut = np.array([x is not None for x in c.nc_names], dtype=bool)
+    c.is_nc = c.nc_lut[c.card_c] if n else np.zeros(0, bool)
+    if "stage" in cols:
+        st_c, st_names = _encode(cols["stage"], lower=True)
+        st_lut = np.array([STAGES.index(t) if t in STAGES else -1 for t in st_names], dtype=np.int64)
+        c.stage = st_lut[st_c]
+    else:
+        c.stage = np.ones(n, dtype=np.int64)
+    sh_c, sh_names = _encode(cols["shoe_id"])
+    c.sid = _global_ids(sh_c, sh_names, ids.shoes)
+    if "table" in cols:
+        tb_c, tb_names = _encode(cols["table"])
+        c.tid = _global_ids(tb_c, tb_names, ids.tables)
+    else:
+        c.tid = np.full(n, ids.tables.setdefault("", len(ids.tables)), dtype=np.int64)
+    c.opt, c.ts_us, c.ts_bad, c.rot = _optional_columns(cols, n, ids)
+    return c
+
+
+def _shoe_row_checks(c: SimpleNamespace, cols: dict, lines: np.ndarray, name: str, shoes: dict, file_rej: list) -> tuple:
+    """(row accepted, row is a joker or cutting card read around, row has an empty shoe id) of one shoe log; each rejected
+    row added to ``file_rej`` with its first fault."""
+    n = lines.size
+    inv_shoe = {v: k for k, v in shoes.items()}
+    badshoe = np.array([inv_shoe[i] == "" for i in range(len(inv_shoe))], dtype=bool)[c.sid] if n else np.zeros(0, bool)
+    ok = np.ones(n, dtype=bool)
+    # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
+    # shoe is read without it (the positions after it renumbered), not lost
+    skip = c.is_nc & ~badshoe & (c.pos >= 1) & (c.stage >= 0)
+    for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
+                              (c.pos < 1, "position", "position is not a positive integer"),
+                              *((c.is_nc & (c.card_c == k), "card", f"{c.nc_names[k]}, not a card of the decks: the row is left out"
+                                 + " and its shoe read without it (later positions renumbered)")
+                                for k in np.flatnonzero(c.nc_lut)),
+                              (~c.good_card, "card", "unknown card token (expected e.g. QH, 10S, 10♥, QH#3)"),
+                              (c.stage < 0, "stage", "stage must be 'before' or 'after'"),
+                              (c.rot < -1, "rotated", "rotated must be 1/0, true/false or yes/no"),
+                              (c.ts_bad, "timestamp", "timestamp is not an ISO 8601 date and time (e.g. 2026-01-01T09:58:00Z)")):
+        bad = np.flatnonzero(mask & ok)
         if bad.size:
-            rej_keys.append(np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad],
-                                      np.full(bad.size, fi)], axis=1))
-        keep = np.flatnonzero(ok)
-        parts.append({"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
-                      "stage": stage[keep], "pos": pos[keep], "face": face[keep].astype(np.int64),
-                      "serial": serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
-                      "rot": rot[keep], "ts": opt["timestamp"][keep], "ts_us": ts_us[keep], "dealer": opt["dealer"][keep], "shift": opt["shift"][keep]})
-        sk = np.flatnonzero(skip)
-        skipped.append(np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64))
-        sources.append({"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
-                        "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)})
-        rejected.extend(file_rej)
-    R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
-    table_names = {v: k for k, v in tables.items()}
-    shoe_names = {v: k for k, v in shoes_ids.items()}
-    S_ = max(len(shoes_ids), 1)
-    gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
-    sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
-    if sk.size:
-        # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
-        B = np.int64(10**9 + 1)
-        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
-        R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
-    any_serial = bool(np.any(R["serial"] > 0))
-    any_unserial = bool(np.any(R["serial"] == 0))
-    serialised = any_serial and not any_unserial
+            texts = cols[col].take(pa.array(bad)).to_pylist()
+            file_rej.extend(RejectedRow(name, int(lines[i]), col, f"{reason}: {t!r}", str(t)[:200])
+                            for i, t in zip(bad, texts))
+        ok &= ~mask
+    return ok, skip, badshoe
+
+
+def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
+    """Read file ``fi`` of a shoe log and check its rows: (its accepted rows' arrays, the (table, shoe, stage, line, file) of
+    its rejected rows that name a shoe or None, the (table, shoe, stage, position) of its skipped non-card rows, its source
+    entry, its rejected rows)."""
+    from rngcert.collect import csvstream
+
+    try:
+        data = csvstream.read_stream(path) if csvstream.is_stream(path) else path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
+    name = str(path)
+    cols, lines, rej = _read_table(path, data)
+    n = lines.size
+    file_rej = list(rej)
+    c = _shoe_columns(cols, n, ids)
+    ok, skip, badshoe = _shoe_row_checks(c, cols, lines, name, ids.shoes, file_rej)
+    tid, sid, stage, pos = c.tid, c.sid, c.stage, c.pos
+    bad = np.flatnonzero(~ok & ~badshoe & ~skip)
+    rk = None
+    if bad.size:
+        rk = np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad], np.full(bad.size, fi)], axis=1)
+    keep = np.flatnonzero(ok)
+    part = {"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
+            "stage": stage[keep], "pos": pos[keep], "face": c.face[keep].astype(np.int64),
+            "serial": c.serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
+            "rot": c.rot[keep], "ts": c.opt["timestamp"][keep], "ts_us": c.ts_us[keep], "dealer": c.opt["dealer"][keep],
+            "shift": c.opt["shift"][keep]}
+    sk = np.flatnonzero(skip)
+    skipped = np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64)
+    source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
+              "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)}
+    return part, rk, skipped, source, file_rej
+
+
+def _group_checks(R: dict, gkey: np.ndarray, N: int, decks: int, min_prefix: int, serialised: bool) -> tuple:
+    """The accepted rows sorted by shoe (``gkey``: table, shoe, stage) and position, and the checks of each shoe as a group:
+    (sorted rows, first row and length of each shoe, its key and stage, shoe fails a check, most and fewest copies of one card
+    in it, shoe complete). A shoe fails on gaps or repeats of positions, too many cards or copies of a card, deck serials
+    out of range or mixed, spanning files, or (not complete) a ``before`` shoe or a prefix shorter than ``min_prefix``."""
     # sort rows by shoe, then position; group boundaries
     order = np.lexsort((R["pos"], gkey))
     R = {k: v[order] for k, v in R.items()}
@@ -421,6 +394,13 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
             bad[g0:g1] |= (sc > 1).any(axis=1)
     complete = length == N
     bad |= ~complete & ((g_stage == 0) | (length < min_prefix))
+    return R, starts, length, keys, g_stage, bad, max_face, min_face, complete
+
+
+def _shoe_problems(rej_keys: list, S_: int, keys, bad, starts, length, R: dict, paths: list, rejected: list, label,
+                   shoe_rules: tuple) -> list:
+    """The problems of every shoe that fails (``bad``, to which the shoes with rejected rows are added here) and of every shoe
+    whose rows were all rejected; ``shoe_rules`` are the last arguments of :func:`_check_shoe`."""
     # shoes with rejected rows
     rej_first: dict = {}
     if rej_keys:
@@ -438,12 +418,6 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
             extra_problem_keys.append(k)
     problems: list[ShoeProblem] = []
     rej_at = {(r.file, r.line): r for r in rejected}  # why each rejected row was rejected (few)
-
-    def label(k):
-        st = k % 2
-        ts = k // 2
-        return table_names[ts // S_], shoe_names[ts % S_], STAGES[st]
-
     for gi in np.flatnonzero(bad):  # messages only for shoes that fail
         r0, r1 = starts[gi], starts[gi] + length[gi]
         t, s_, st = label(int(keys[gi]))
@@ -454,7 +428,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
                                         f"shoe spans files {[str(paths[int(f)]) for f in files]}; shoes must not span files"))
         d = {"file": fname, "pos": R["pos"][r0:r1], "lines": R["line"][r0:r1], "face": R["face"][r0:r1],
              "serial": R["serial"][r0:r1], "rejected_lines": rej_first.get(int(keys[gi]), []), "rejects": rej_at}
-        probs = _check_shoe(d, t, s_, st, N, decks, min_prefix, serialised, any_serial and any_unserial)
+        probs = _check_shoe(d, t, s_, st, *shoe_rules)
         problems.extend(probs or [ShoeProblem(fname, int(R["line"][r0]), t, s_, st, 0, "shoe rejected")])
     for k in extra_problem_keys:  # shoes whose every row was rejected
         t, s_, st = label(k)
@@ -462,10 +436,141 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         fname = str(paths[rej_file[k]])
         problems.append(ShoeProblem(fname, ln[0], t, s_, st, 0,
                                     f"all {len(ln)} row(s) of this shoe rejected (first at line {ln[0]}{_why(rej_at, fname, ln[0])})"))
+    return problems
+
+
+def _read_shoe_files(paths: list) -> tuple:
+    """Every file of a shoe log read and its rows checked: (the accepted rows of all files as concatenated arrays, the ids
+    shared by the files (tables, shoes, optional columns, columns seen), keys of the rejected rows that name a shoe, skipped
+    non-card rows, source entries, rejected rows)."""
+    rejected: list[RejectedRow] = []
+    sources = []
+    parts = []  # per file: accepted-row arrays
+    rej_keys = []  # (table id, shoe id, stage, line) of rejected rows that name a shoe
+    skipped = []  # (table id, shoe id, stage, position) of joker and cutting-card rows: their shoes are read without them
+    ids = SimpleNamespace(tables={}, shoes={}, opt={"timestamp": {}, "dealer": {}, "shift": {}}, seen=set())
+    for fi, path in enumerate(paths):
+        part, rk, sk, source, file_rej = _read_shoe_file(fi, path, ids)
+        if rk is not None:
+            rej_keys.append(rk)
+        parts.append(part)
+        skipped.append(sk)
+        sources.append(source)
+        rejected.extend(file_rej)
+    R = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return R, ids, rej_keys, skipped, sources, rejected
+
+
+def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
+    """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up."""
+    sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
+    if sk.size:
+        # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
+        B = np.int64(10**9 + 1)
+        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
+        R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
+
+
+def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int) -> tuple:
+    """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``."""
+    # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
+    dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
+    rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
+    meta = []
+    for i, g in enumerate(after_g.tolist()):  # one entry per accepted shoe (vectorised per shoe)
+        r0, ln = starts[g], length[g]
+        dealt_full[i, :ln] = codes[r0:r0 + ln]
+        rot_full[i, :ln] = R["rot"][r0:r0 + ln]
+        meta.append({"table": names[g][0], "shoe": names[g][1], "file": int(R["file"][r0]), "line": int(R["line"][r0]),
+                     "timestamp": opt_names["timestamp"].get(int(R["ts"][r0]), "") if R["ts"][r0] >= 0 else "",
+                     "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
+                     "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
+                     "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
+                     "length": int(ln)})
+    return dealt_full, rot_full, meta
+
+
+def _before_after_pairs(after_g, complete, names: list, before_of: dict, codes, starts, N: int) -> tuple:
+    """(ids, before orders, after orders) of the complete dealt shoes whose order before the shuffle was logged too."""
+    pair_a = [g for g in after_g if complete[g] and names[g][:2] in before_of]
+    if pair_a:
+        pair_b = np.array([before_of[names[g][:2]] for g in pair_a])
+        pair_a = np.array(pair_a)
+        pb = codes[starts[pair_b][:, None] + np.arange(N)[None, :]]
+        pa_ = codes[starts[pair_a][:, None] + np.arange(N)[None, :]]
+        pair_ids = [names[g][:2] for g in pair_a]
+    else:
+        pb = pa_ = None
+        pair_ids = []
+    return pair_ids, pb, pa_
+
+
+def _count_problems(sources: list, problems: list) -> None:
+    """Each source's shoes with problems and its problem findings."""
     for src in sources:
         # shoes left out, not symptoms: one card replaced by another is a duplicate, an excess and a missing card
         src["shoe_problems"] = len({(p.table, p.shoe, p.stage) for p in problems if p.file == src["path"]})
         src["shoe_problem_findings"] = sum(1 for p in problems if p.file == src["path"])
+
+
+def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
+    """Read and validate card-scanner shoe logs.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        CSV shoe logs (DESIGN §3).
+    decks : int
+        Decks per shoe (1..8).
+    min_prefix : int
+        Shortest dealt shoe accepted as a prefix (e.g. the cards in front of the cutting card);
+        shorter dealt shoes are reported as problems. ``before`` shoes must be complete.
+
+    Returns
+    -------
+    ShoeLog
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read as CSV or lacks a required column (naming file and line).
+    NoDataError
+        No shoe at all could be accepted.
+
+    Notes
+    -----
+    Parsing is vectorised: each column is dictionary-encoded by pyarrow and only the distinct
+    tokens are parsed in Python; shoes are checked with sorted-array group operations, and the
+    per-shoe messages are built only for shoes that fail.
+    """
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or not 1 <= decks <= MAX_DECKS:
+        raise InputError(f"decks must be an integer in 1..{MAX_DECKS}, got {decks!r}")
+    decks = int(decks)
+    N = 52 * decks
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    paths = [Path(p) for p in paths]
+    R, ids, rej_keys, skipped, sources, rejected = _read_shoe_files(paths)
+    tables, shoes_ids, opt_ids, seen_columns = ids.tables, ids.shoes, ids.opt, ids.seen
+    opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
+    table_names = {v: k for k, v in tables.items()}
+    shoe_names = {v: k for k, v in shoes_ids.items()}
+    S_ = max(len(shoes_ids), 1)
+    gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
+    _renumber(R, gkey, skipped, S_)
+    any_serial = bool(np.any(R["serial"] > 0))
+    any_unserial = bool(np.any(R["serial"] == 0))
+    serialised = any_serial and not any_unserial
+    R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
+
+    def label(k):
+        st = k % 2
+        ts = k // 2
+        return table_names[ts // S_], shoe_names[ts % S_], STAGES[st]
+
+    problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
+                              (N, decks, min_prefix, serialised, any_serial and any_unserial))
+    _count_problems(sources, problems)
     good = ~bad
     _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, [label(int(k)) for k in keys.tolist()], paths)
     codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]
@@ -481,30 +586,8 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     L = int(lengths.min())
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
-    # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
-    dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
-    rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
-    meta = []
-    for i, g in enumerate(after_g.tolist()):  # one entry per accepted shoe (vectorised per shoe)
-        r0, ln = starts[g], length[g]
-        dealt_full[i, :ln] = codes[r0:r0 + ln]
-        rot_full[i, :ln] = R["rot"][r0:r0 + ln]
-        meta.append({"table": names[g][0], "shoe": names[g][1], "file": int(R["file"][r0]), "line": int(R["line"][r0]),
-                     "timestamp": opt_names["timestamp"].get(int(R["ts"][r0]), "") if R["ts"][r0] >= 0 else "",
-                     "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
-                     "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
-                     "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
-                     "length": int(ln)})
-    pair_a = [g for g in after_g if complete[g] and names[g][:2] in before_of]
-    if pair_a:
-        pair_b = np.array([before_of[names[g][:2]] for g in pair_a])
-        pair_a = np.array(pair_a)
-        pb = codes[starts[pair_b][:, None] + np.arange(N)[None, :]]
-        pa_ = codes[starts[pair_a][:, None] + np.arange(N)[None, :]]
-        pair_ids = [names[g][:2] for g in pair_a]
-    else:
-        pb = pa_ = None
-        pair_ids = []
+    dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N)
+    pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
     has_rot = "rotated" in seen_columns
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if has_rot else None, meta,

@@ -175,6 +175,80 @@ def _get(doc, key, where, typ):
 MAX_BETS = 100_000  #: bets a pay table may list (checked before any bet is read)
 
 
+def _roulette_bets(doc: dict, where: str, params: dict) -> list[Bet]:
+    """The bets of a roulette pay table (and its zero and zero_rule into ``params``)."""
+    bets: list[Bet] = []
+    zero = tuple(str(z) for z in _get(doc, "zero", where, list))
+    rule = doc.get("zero_rule", "lose")
+    if rule not in ("lose", "half-back"):
+        raise EquipmentError(f"{where}: zero_rule must be 'lose' or 'half-back', got {rule!r}")
+    params.update(zero=zero, zero_rule=rule)
+    for i, b in enumerate(_get(doc, "bets", where, list)):
+        w = f"{where}: bets[{i}]"
+        bname = _get(b, "name", w, str)
+        odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
+        nums = tuple(str(x) for x in _get(b, "numbers", w, list))
+        if not nums or len(set(nums)) != len(nums):
+            raise EquipmentError(f"{w} ({bname}): numbers must be a non-empty list without repeats, got {list(nums)}")
+        even = bool(b.get("even_money", False))
+        net = {x: odds for x in nums}
+        if even and rule == "half-back":
+            for z in zero:
+                if z not in net:
+                    net[z] = Fraction(-1, 2)  # rule 3.3 b
+        bets.append(Bet(bname, odds, net, nums))
+    return bets
+
+
+def _money_wheel_bets(doc: dict, where: str) -> list[Bet]:
+    """The bets of a money-wheel pay table (one per symbol)."""
+    bets: list[Bet] = []
+    for i, b in enumerate(_get(doc, "bets", where, list)):
+        w = f"{where}: bets[{i}]"
+        bname = _get(b, "name", w, str)
+        sym = str(_get(b, "symbol", w, str))
+        odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
+        bets.append(Bet(bname, odds, {sym: odds}, (sym,)))
+    return bets
+
+
+def _rage_bets(doc: dict, where: str, params: dict) -> tuple[list[Bet], tuple[str, ...]]:
+    """The one bet and the outcomes of a Roulette Rage pay table (its run lengths into ``params``)."""
+    bets: list[Bet] = []
+    lo = _get(doc, "min_run", where, int)
+    hi = _get(doc, "max_run", where, int)
+    if not 1 <= lo <= hi:
+        raise EquipmentError(f"{where}: need 1 <= min_run <= max_run, got {lo}, {hi}")
+    table = _get(doc, "odds", where, dict)
+    keys = {str(j) for j in range(lo, hi + 1)}
+    if set(table) != keys:
+        raise EquipmentError(f"{where}: [odds] must have keys {lo}..{hi}, got {sorted(table, key=lambda s: int(s) if s.isdigit() else -1)}")
+    net = {str(j): parse_odds(table[str(j)], f"{where}: odds[{j}]") for j in range(lo, hi + 1)}
+    params.update(min_run=lo, max_run=hi)
+    outcomes = tuple(str(j) for j in range(hi + 1))
+    bets.append(Bet("rage", net[str(lo)], net, tuple(net)))
+    return bets, outcomes
+
+
+def _baccarat_bets(doc: dict, where: str) -> tuple[list[Bet], tuple[str, ...]]:
+    """The bets and the outcomes of a baccarat pay table."""
+    bets: list[Bet] = []
+    outcomes = tuple(str(x) for x in _get(doc, "outcomes", where, list))
+    for i, b in enumerate(_get(doc, "bets", where, list)):
+        w = f"{where}: bets[{i}]"
+        bname = _get(b, "name", w, str)
+        win = _get(b, "wins_on", w, str)
+        odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
+        push = [str(x) for x in b.get("push_on", [])]
+        bad = sorted(set([win] + push) - set(outcomes))
+        if bad:
+            raise EquipmentError(f"{w} ({bname}): outcomes {bad} are not in outcomes {list(outcomes)}")
+        net = {win: odds}
+        net.update({p: Fraction(0) for p in push})
+        bets.append(Bet(bname, odds, net, (win,)))
+    return bets, outcomes
+
+
 def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
     """Validate a parsed TOML document and build a :class:`PayTable`."""
     if isinstance(doc.get("bets"), list) and len(doc["bets"]) > MAX_BETS:
@@ -186,63 +260,16 @@ def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
     name = str(doc.get("name", pid))
     source = str(doc.get("source", ""))
     wheel = doc.get("wheel")
-    bets: list[Bet] = []
     params: dict[str, object] = {}
     outcomes: tuple[str, ...] = ()
     if game == "roulette":
-        zero = tuple(str(z) for z in _get(doc, "zero", where, list))
-        rule = doc.get("zero_rule", "lose")
-        if rule not in ("lose", "half-back"):
-            raise EquipmentError(f"{where}: zero_rule must be 'lose' or 'half-back', got {rule!r}")
-        params.update(zero=zero, zero_rule=rule)
-        for i, b in enumerate(_get(doc, "bets", where, list)):
-            w = f"{where}: bets[{i}]"
-            bname = _get(b, "name", w, str)
-            odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
-            nums = tuple(str(x) for x in _get(b, "numbers", w, list))
-            if not nums or len(set(nums)) != len(nums):
-                raise EquipmentError(f"{w} ({bname}): numbers must be a non-empty list without repeats, got {list(nums)}")
-            even = bool(b.get("even_money", False))
-            net = {x: odds for x in nums}
-            if even and rule == "half-back":
-                for z in zero:
-                    if z not in net:
-                        net[z] = Fraction(-1, 2)  # rule 3.3 b
-            bets.append(Bet(bname, odds, net, nums))
+        bets = _roulette_bets(doc, where, params)
     elif game == "money-wheel":
-        for i, b in enumerate(_get(doc, "bets", where, list)):
-            w = f"{where}: bets[{i}]"
-            bname = _get(b, "name", w, str)
-            sym = str(_get(b, "symbol", w, str))
-            odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
-            bets.append(Bet(bname, odds, {sym: odds}, (sym,)))
+        bets = _money_wheel_bets(doc, where)
     elif game == "roulette-rage":
-        lo = _get(doc, "min_run", where, int)
-        hi = _get(doc, "max_run", where, int)
-        if not 1 <= lo <= hi:
-            raise EquipmentError(f"{where}: need 1 <= min_run <= max_run, got {lo}, {hi}")
-        table = _get(doc, "odds", where, dict)
-        keys = {str(j) for j in range(lo, hi + 1)}
-        if set(table) != keys:
-            raise EquipmentError(f"{where}: [odds] must have keys {lo}..{hi}, got {sorted(table, key=lambda s: int(s) if s.isdigit() else -1)}")
-        net = {str(j): parse_odds(table[str(j)], f"{where}: odds[{j}]") for j in range(lo, hi + 1)}
-        params.update(min_run=lo, max_run=hi)
-        outcomes = tuple(str(j) for j in range(hi + 1))
-        bets.append(Bet("rage", net[str(lo)], net, tuple(net)))
+        bets, outcomes = _rage_bets(doc, where, params)
     else:  # baccarat
-        outcomes = tuple(str(x) for x in _get(doc, "outcomes", where, list))
-        for i, b in enumerate(_get(doc, "bets", where, list)):
-            w = f"{where}: bets[{i}]"
-            bname = _get(b, "name", w, str)
-            win = _get(b, "wins_on", w, str)
-            odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
-            push = [str(x) for x in b.get("push_on", [])]
-            bad = sorted(set([win] + push) - set(outcomes))
-            if bad:
-                raise EquipmentError(f"{w} ({bname}): outcomes {bad} are not in outcomes {list(outcomes)}")
-            net = {win: odds}
-            net.update({p: Fraction(0) for p in push})
-            bets.append(Bet(bname, odds, net, (win,)))
+        bets, outcomes = _baccarat_bets(doc, where)
     if not bets:
         raise EquipmentError(f"{where}: no bets")
     return PayTable(pid, name, game, source, None if wheel is None else str(wheel), tuple(bets), outcomes, params, where)
@@ -440,6 +467,67 @@ ROULETTE_MINIMUM_ODDS = {1: Fraction(35), 2: Fraction(17), 3: Fraction(11), 4: F
                          18: Fraction(1), 24: Fraction(1, 2)}
 
 
+def _wheel_seed_checks(wheel) -> list[str]:
+    """The wheel half of :func:`seed_checks` (money wheel 000 rules 2.2, 2.3; roulette 003 rule 3.5, 004 §4 rule 3.3.2)."""
+    out: list[str] = []
+    if wheel is not None and wheel.kind == "money-wheel" and set(wheel.symbols) <= set(MONEY_WHEEL_SECTIONS):
+        counts = dict(zip(wheel.symbols, wheel.symbol_counts))
+        if wheel.k != 52:
+            out.append(f"wheel {wheel.id}: {wheel.k} sections; 000 rule 2.2 requires 52 equally spaced sections")
+        bad = {s: counts.get(s, 0) for s, c in MONEY_WHEEL_SECTIONS.items() if counts.get(s, 0) != c}
+        if bad:
+            out.append(f"wheel {wheel.id}: sections per symbol " + ", ".join(f"{s} {v} (rule: {MONEY_WHEEL_SECTIONS[s]})" for s, v in bad.items())
+                       + "; 000 rule 2.3 requires 24/12/8/4/2/1/1 for A-G")
+    if wheel is not None and wheel.kind == "roulette" and wheel.colours:
+        k = wheel.k
+        zeros = [i for i, c in enumerate(wheel.colours) if c == "green"]
+        if k not in (37, 38):
+            out.append(f"wheel {wheel.id}: {k} pockets; 003 rule 3.5 requires 37 (0-36), an American wheel 38")
+        if len(zeros) != k - 36:
+            out.append(f"wheel {wheel.id}: {len(zeros)} green pocket(s) and {k - len(zeros)} numbered ones; 003 rule 3.5 requires "
+                       "the 36 numbers 1-36 in red and black and one green zero (two, 0 and 00, on an American wheel)")
+        seq = [c for c in wheel.colours if c != "green"]
+        reds = seq.count("red")
+        if reds != 18 or seq.count("black") != 18:
+            out.append(f"wheel {wheel.id}: {reds} red and {seq.count('black')} black numbers; 004 §4 rule 3.3.2 requires 18 and 18")
+        runs = _same_colour_neighbours(wheel.colours)
+        if runs:
+            out.append(f"wheel {wheel.id}: {len(runs)} pair(s) of neighbouring pockets of the same colour; 003 rule 3.5 requires "
+                       "red and black to alternate")
+    return out
+
+
+def _paytable_seed_checks(paytable) -> list[str]:
+    """The pay-table half of :func:`seed_checks` (000 rule 3.8, 003 rules 3.28 and 3.2)."""
+    out: list[str] = []
+    if paytable is not None and paytable.game == "money-wheel":
+        odds = {b.name: b.odds for b in paytable.bets}
+        match = [k for k, opt in MONEY_WHEEL_OPTIONS.items() if all(odds.get(s) == Fraction(v) for s, v in opt.items())]
+        if not match:
+            best = min(MONEY_WHEEL_OPTIONS, key=lambda k: sum(odds.get(s) != Fraction(v) for s, v in MONEY_WHEEL_OPTIONS[k].items()))
+            diff = [f"{s} {odds.get(s)}:1 (option {best}: {v}:1)" for s, v in MONEY_WHEEL_OPTIONS[best].items() if odds.get(s) != Fraction(v)]
+            out.append(f"pay table {paytable.id}: not one of the payout options of 000 rule 3.8; differs from option {best} in " + ", ".join(diff))
+    if paytable is not None and paytable.game == "roulette-rage":
+        net = paytable.bets[0].net
+        low = [f"a run of {j} pays {net.get(str(j))}:1 (minimum {m}:1)" for j, m in RAGE_MINIMUM_ODDS.items()
+               if str(j) in net and net[str(j)] < m]
+        missing = [j for j in RAGE_MINIMUM_ODDS if str(j) not in net]
+        if low:
+            out.append(f"pay table {paytable.id}: below the minimum odds of 003 rule 3.28: " + ", ".join(low))
+        if missing:
+            out.append(f"pay table {paytable.id}: no odds for run lengths {missing} (003 rule 3.28 pays 4 to 14)")
+    if paytable is not None and paytable.game == "roulette":
+        low = []
+        for b in paytable.bets:
+            n = len(b.covers)
+            m = ROULETTE_MINIMUM_ODDS.get(n)
+            if m is not None and b.odds < m:
+                low.append(f"{b.name} ({n} numbers) {b.odds} to 1, minimum {m} to 1")
+        if low:
+            out.append(f"pay table {paytable.id}: below the minimum odds of 003 rule 3.2: " + "; ".join(low))
+    return out
+
+
 def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = False) -> list[str]:
     """Check lab-supplied equipment against the rules of the seeds it claims.
 
@@ -470,56 +558,7 @@ def seed_checks(paytable: PayTable | None = None, wheel=None, *, strict: bool = 
     * roulette pay table (003 rule 3.2): each bet pays at least the minimum odds for the count of
       numbers it covers.
     """
-    out: list[str] = []
-    if wheel is not None and wheel.kind == "money-wheel" and set(wheel.symbols) <= set(MONEY_WHEEL_SECTIONS):
-        counts = dict(zip(wheel.symbols, wheel.symbol_counts))
-        if wheel.k != 52:
-            out.append(f"wheel {wheel.id}: {wheel.k} sections; 000 rule 2.2 requires 52 equally spaced sections")
-        bad = {s: counts.get(s, 0) for s, c in MONEY_WHEEL_SECTIONS.items() if counts.get(s, 0) != c}
-        if bad:
-            out.append(f"wheel {wheel.id}: sections per symbol " + ", ".join(f"{s} {v} (rule: {MONEY_WHEEL_SECTIONS[s]})" for s, v in bad.items())
-                       + "; 000 rule 2.3 requires 24/12/8/4/2/1/1 for A-G")
-    if wheel is not None and wheel.kind == "roulette" and wheel.colours:
-        k = wheel.k
-        zeros = [i for i, c in enumerate(wheel.colours) if c == "green"]
-        if k not in (37, 38):
-            out.append(f"wheel {wheel.id}: {k} pockets; 003 rule 3.5 requires 37 (0-36), an American wheel 38")
-        if len(zeros) != k - 36:
-            out.append(f"wheel {wheel.id}: {len(zeros)} green pocket(s) and {k - len(zeros)} numbered ones; 003 rule 3.5 requires "
-                       "the 36 numbers 1-36 in red and black and one green zero (two, 0 and 00, on an American wheel)")
-        seq = [c for c in wheel.colours if c != "green"]
-        reds = seq.count("red")
-        if reds != 18 or seq.count("black") != 18:
-            out.append(f"wheel {wheel.id}: {reds} red and {seq.count('black')} black numbers; 004 §4 rule 3.3.2 requires 18 and 18")
-        runs = _same_colour_neighbours(wheel.colours)
-        if runs:
-            out.append(f"wheel {wheel.id}: {len(runs)} pair(s) of neighbouring pockets of the same colour; 003 rule 3.5 requires "
-                       "red and black to alternate")
-    if paytable is not None and paytable.game == "money-wheel":
-        odds = {b.name: b.odds for b in paytable.bets}
-        match = [k for k, opt in MONEY_WHEEL_OPTIONS.items() if all(odds.get(s) == Fraction(v) for s, v in opt.items())]
-        if not match:
-            best = min(MONEY_WHEEL_OPTIONS, key=lambda k: sum(odds.get(s) != Fraction(v) for s, v in MONEY_WHEEL_OPTIONS[k].items()))
-            diff = [f"{s} {odds.get(s)}:1 (option {best}: {v}:1)" for s, v in MONEY_WHEEL_OPTIONS[best].items() if odds.get(s) != Fraction(v)]
-            out.append(f"pay table {paytable.id}: not one of the payout options of 000 rule 3.8; differs from option {best} in " + ", ".join(diff))
-    if paytable is not None and paytable.game == "roulette-rage":
-        net = paytable.bets[0].net
-        low = [f"a run of {j} pays {net.get(str(j))}:1 (minimum {m}:1)" for j, m in RAGE_MINIMUM_ODDS.items()
-               if str(j) in net and net[str(j)] < m]
-        missing = [j for j in RAGE_MINIMUM_ODDS if str(j) not in net]
-        if low:
-            out.append(f"pay table {paytable.id}: below the minimum odds of 003 rule 3.28: " + ", ".join(low))
-        if missing:
-            out.append(f"pay table {paytable.id}: no odds for run lengths {missing} (003 rule 3.28 pays 4 to 14)")
-    if paytable is not None and paytable.game == "roulette":
-        low = []
-        for b in paytable.bets:
-            n = len(b.covers)
-            m = ROULETTE_MINIMUM_ODDS.get(n)
-            if m is not None and b.odds < m:
-                low.append(f"{b.name} ({n} numbers) {b.odds} to 1, minimum {m} to 1")
-        if low:
-            out.append(f"pay table {paytable.id}: below the minimum odds of 003 rule 3.2: " + "; ".join(low))
+    out = _wheel_seed_checks(wheel) + _paytable_seed_checks(paytable)
     if strict and out:
         raise EquipmentError("equipment does not meet the seeds' rules (--strict): " + " | ".join(out))
     return out

@@ -347,28 +347,8 @@ def _check_rules(path: str, game: str, rules_in) -> dict:
     return out
 
 
-def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
-    """Validate a procedure given as a dict (already parsed TOML); see :func:`load_procedure`."""
-    unknown = set(data) - _TOP_KEYS
-    if unknown:
-        raise _err(path, f"unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
-    for key in ("id", "decks", "steps"):
-        if key not in data:
-            raise _err(path, f"missing required key {key!r}")
-    decks = data["decks"]
-    if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
-        raise _err(path, f"'decks' must be an integer in 1..{MAX_DECKS}, got {decks!r}")
-    n = 52 * decks
-    game = data.get("game", "none")
-    if game != "none" and game not in GAMES:
-        raise _err(path, f"'game' must be {', '.join(repr(g) for g in GAMES)} or 'none', got {game!r}")
-    cut_back = data.get("cut_card_from_back", 0)
-    if isinstance(cut_back, bool) or not isinstance(cut_back, int) or not 0 <= cut_back < n:
-        raise _err(path, f"'cut_card_from_back' must be an integer in 0..{n - 1} for {decks} deck(s), got {cut_back!r}")
-    if game in GAMES and n - cut_back < GAMES[game].min_cards:
-        raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; "
-                         f"a {GAMES[game].round_name} needs {GAMES[game].min_cards}")
-    deal = dict(data.get("deal", {}))
+def _check_deal(path: str, game: str, deal: dict) -> None:
+    """The [deal] parameters, checked against the game's deal keys (none when there is no game)."""
     if game in GAMES:
         spec = _deal_keys(game)
         for k, v in deal.items():
@@ -382,14 +362,10 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
                 raise _err(path, f"[deal] {k!r} must be one of {list(allowed)}, got {v!r}")
     elif deal:
         raise _err(path, f"[deal] given but game is {game!r}")
-    rules = _check_rules(path, game, data.get("rules", {}))
-    if game == "blackjack":
-        rule = deal.get("rule", "S17")
-        if rule not in rules["allowed_dealer"]:
-            src = rules.get("allowed_dealer_source") or "the procedure's [rules] allowed_dealer"
-            allowed = " or ".join(str(r) for r in rules["allowed_dealer"])
-            raise _err(path, f"dealer rule {rule} is not permitted: only {allowed} is allowed by {src}")
-    steps_in = data["steps"]
+
+
+def _check_steps(path: str, steps_in, n: int) -> list:
+    """The [[steps]] as :class:`Step`, each parameter checked (``n`` cards in the shoe)."""
     if not isinstance(steps_in, list) or not steps_in:
         raise _err(path, "'steps' must be a non-empty array of tables ([[steps]])")
     if len(steps_in) > MAX_STEPS:
@@ -424,12 +400,12 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
         if op == "shelf" and 2 * n * params.get("shelves", 10) > 32767:
             raise EquipmentError(f"{where} (shelf): shelves * cards must be <= 16383, got {params.get('shelves', 10)} * {n}")
         steps.append(Step(op, params, str(st.get("note", ""))))
-    kinds = {STEPS[s.op][0] for s in steps}
-    kind = data.get("kind", "machine" if kinds == {"machine"} else "manual")
-    if kind not in ("manual", "machine"):
-        raise _err(path, f"'kind' must be 'manual' or 'machine', got {kind!r}")
+    return steps
+
+
+def _check_declared(path: str, params_in, steps: list, game: str) -> dict:
+    """The [[parameters]] entries (what is measured, fixed by a rule, ...) by name, each checked."""
     declared = {}
-    params_in = data.get("parameters", [])
     if not isinstance(params_in, list):
         raise _err(path, "'parameters' must be an array of tables ([[parameters]])")
     for j, p in enumerate(params_in, start=1):
@@ -460,6 +436,45 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
         elif p["status"] == "rule" and not entry["source"]:
             raise EquipmentError(f"{where}: a value fixed by the rules needs a 'source' (the rule)")
         declared[str(p["name"])] = entry
+    return declared
+
+
+def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
+    """Validate a procedure given as a dict (already parsed TOML); see :func:`load_procedure`."""
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise _err(path, f"unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
+    for key in ("id", "decks", "steps"):
+        if key not in data:
+            raise _err(path, f"missing required key {key!r}")
+    decks = data["decks"]
+    if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
+        raise _err(path, f"'decks' must be an integer in 1..{MAX_DECKS}, got {decks!r}")
+    n = 52 * decks
+    game = data.get("game", "none")
+    if game != "none" and game not in GAMES:
+        raise _err(path, f"'game' must be {', '.join(repr(g) for g in GAMES)} or 'none', got {game!r}")
+    cut_back = data.get("cut_card_from_back", 0)
+    if isinstance(cut_back, bool) or not isinstance(cut_back, int) or not 0 <= cut_back < n:
+        raise _err(path, f"'cut_card_from_back' must be an integer in 0..{n - 1} for {decks} deck(s), got {cut_back!r}")
+    if game in GAMES and n - cut_back < GAMES[game].min_cards:
+        raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; "
+                         f"a {GAMES[game].round_name} needs {GAMES[game].min_cards}")
+    deal = dict(data.get("deal", {}))
+    _check_deal(path, game, deal)
+    rules = _check_rules(path, game, data.get("rules", {}))
+    if game == "blackjack":
+        rule = deal.get("rule", "S17")
+        if rule not in rules["allowed_dealer"]:
+            src = rules.get("allowed_dealer_source") or "the procedure's [rules] allowed_dealer"
+            allowed = " or ".join(str(r) for r in rules["allowed_dealer"])
+            raise _err(path, f"dealer rule {rule} is not permitted: only {allowed} is allowed by {src}")
+    steps = _check_steps(path, data["steps"], n)
+    kinds = {STEPS[s.op][0] for s in steps}
+    kind = data.get("kind", "machine" if kinds == {"machine"} else "manual")
+    if kind not in ("manual", "machine"):
+        raise _err(path, f"'kind' must be 'manual' or 'machine', got {kind!r}")
+    declared = _check_declared(path, data.get("parameters", []), steps, game)
     return Procedure(
         id=str(data["id"]), name=str(data.get("name", data["id"])), source=str(data.get("source", "")), game=game,
         decks=decks, cut_card_from_back=cut_back, steps=tuple(steps), deal=deal, path=path, rules=rules, kind=kind,

@@ -185,32 +185,18 @@ def _state_list(v, states, where: str) -> tuple[int, ...]:
     return tuple(v)
 
 
-def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
-    """Validate a parsed protocol document and build a :class:`Protocol`.
+def _need(d, key, typ, at, where):
+    """``d[key]`` checked to be of type ``typ`` (``at`` is the key's section, e.g. ``"game."``)."""
+    if key not in d:
+        raise EquipmentError(f"{where}: missing key {at}{key!r}")
+    v = d[key]
+    if not isinstance(v, typ) or (isinstance(v, bool) and typ is not bool):
+        raise EquipmentError(f"{where}: key {at}{key!r} must be {getattr(typ, '__name__', typ)}, got {v!r}")
+    return v
 
-    Raises
-    ------
-    EquipmentError
-        The first key that is missing or wrong, with the file and the reason.
-    """
-    def need(d, key, typ, at):
-        if key not in d:
-            raise EquipmentError(f"{where}: missing key {at}{key!r}")
-        v = d[key]
-        if not isinstance(v, typ) or (isinstance(v, bool) and typ is not bool):
-            raise EquipmentError(f"{where}: key {at}{key!r} must be {getattr(typ, '__name__', typ)}, got {v!r}")
-        return v
 
-    name = need(doc, "name", str, "")
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
-        raise EquipmentError(f"{where}: name {name!r} must be letters, digits, '-', '_' or '.'")
-    encoding = str(doc.get("encoding", "ascii"))
-    import codecs
-
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise EquipmentError(f"{where}: encoding {encoding!r} is not a known text encoding") from None
+def _serial_section(doc: dict, where: str) -> dict:
+    """The [serial] settings with their defaults, each checked."""
     serial = dict(doc.get("serial", {}))
     serial = {"baudrate": serial.get("baudrate", 9600), "bytesize": serial.get("bytesize", 8), "parity": serial.get("parity", "N"),
               "stopbits": serial.get("stopbits", 1)}
@@ -222,22 +208,30 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
         raise EquipmentError(f"{where}: serial.parity must be one of N E O M S, got {serial['parity']!r}")
     if serial["stopbits"] not in (1, 1.5, 2):
         raise EquipmentError(f"{where}: serial.stopbits must be 1, 1.5 or 2, got {serial['stopbits']!r}")
+    return serial
 
+
+def _prefix_section(doc: dict, where: str) -> tuple:
+    """(prefix pattern or None, receive channels, timezone) of the optional [prefix] table."""
     prefix, receive, zone = None, (), "UTC"
     if "prefix" in doc:
-        pre = need(doc, "prefix", dict, "")
+        pre = _need(doc, "prefix", dict, "", where)
         prefix, groups = _pattern(pre.get("pattern"), f"{where}: prefix.pattern")
         if not prefix.startswith("^"):
             raise EquipmentError(f"{where}: prefix.pattern must be anchored at the start of the line (begin with '^')")
         if "channel" in groups:
-            receive = tuple(need(pre, "receive", list, "prefix."))
+            receive = tuple(_need(pre, "receive", list, "prefix.", where))
             if not receive or not all(isinstance(r, str) for r in receive):
                 raise EquipmentError(f"{where}: prefix.receive must list the channel names that came from the controller")
         zone = str(pre.get("timezone", "UTC"))
         if not re.fullmatch(r"UTC|[+-]\d\d:\d\d", zone):
             raise EquipmentError(f"{where}: prefix.timezone must be 'UTC' or an offset such as '+08:00', got {zone!r}")
+    return prefix, receive, zone
 
-    msgs = need(doc, "message", list, "")
+
+def _message_section(doc: dict, where: str) -> list:
+    """The [[message]] tables as :class:`Message` (exactly one of kind 'state')."""
+    msgs = _need(doc, "message", list, "", where)
     messages = []
     for i, m in enumerate(msgs, 1):
         at = f"message {i}"
@@ -255,12 +249,14 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     n_state = sum(m.kind == "state" for m in messages)
     if n_state != 1:
         raise EquipmentError(f"{where}: a protocol has exactly one message of kind 'state' (it has {n_state})")
+    return messages
 
-    states_raw = _int_keys(need(doc, "states", dict, ""), f"{where}: [states]")
-    states = {k: str(v) for k, v in sorted(states_raw.items())}
-    game = need(doc, "game", dict, "")
-    result_state = need(game, "result_state", int, "game.")
-    launch_state = need(game, "launch_state", int, "game.")
+
+def _game_section(doc: dict, states: dict, where: str) -> tuple:
+    """(result_state, launch_state, closed_states, game_digits, power_off) of the [game] table."""
+    game = _need(doc, "game", dict, "", where)
+    result_state = _need(game, "result_state", int, "game.", where)
+    launch_state = _need(game, "launch_state", int, "game.", where)
     for key, v in (("result_state", result_state), ("launch_state", launch_state)):
         if v not in states:
             raise EquipmentError(f"{where}: game.{key} = {v} is not a state of [states]")
@@ -275,7 +271,11 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     power_off = game.get("power_off", [])
     if not isinstance(power_off, list) or not all(isinstance(x, str) for x in power_off):
         raise EquipmentError(f"{where}: game.power_off must be a list of strings, got {power_off!r}")
+    return result_state, launch_state, closed, digits, power_off
 
+
+def _fields_section(doc: dict, messages: list, states: dict, closed: tuple, where: str) -> tuple[dict, list]:
+    """The [fields] table: the Protocol keywords it sets, and the notes it makes (rotor speed, direction)."""
     fields = doc.get("fields", {})
     if not isinstance(fields, dict):
         raise EquipmentError(f"{where}: [fields] must be a table")
@@ -299,13 +299,42 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     wr = fields.get("warning", {})
     void_states = _state_list(wr.get("void_states", sorted(set(states) - set(closed))), states, f"{where}: fields.warning.void_states")
     bits = {k: str(v) for k, v in _int_keys(wr["bits"], f"{where}: fields.warning.bits").items()} if "bits" in wr else {}
+    kw = dict(rotor_unit=rotor_unit, rotor_scale=float(rotor_scale), rotor_assumed=rotor_assumed, direction_map={str(k): v for k, v in dmap.items()},
+              direction_assumed=direction_assumed, warning_void_states=void_states, warning_bits=bits)
+    return kw, notes
+
+
+def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
+    """Validate a parsed protocol document and build a :class:`Protocol`.
+
+    Raises
+    ------
+    EquipmentError
+        The first key that is missing or wrong, with the file and the reason.
+    """
+    name = _need(doc, "name", str, "", where)
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise EquipmentError(f"{where}: name {name!r} must be letters, digits, '-', '_' or '.'")
+    encoding = str(doc.get("encoding", "ascii"))
+    import codecs
+
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise EquipmentError(f"{where}: encoding {encoding!r} is not a known text encoding") from None
+    serial = _serial_section(doc, where)
+    prefix, receive, zone = _prefix_section(doc, where)
+    messages = _message_section(doc, where)
+    states_raw = _int_keys(_need(doc, "states", dict, "", where), f"{where}: [states]")
+    states = {k: str(v) for k, v in sorted(states_raw.items())}
+    result_state, launch_state, closed, digits, power_off = _game_section(doc, states, where)
+    fields, notes = _fields_section(doc, messages, states, closed, where)
     if prefix is not None:
         notes.append(f"capture timestamps carry no zone: read as {zone} (prefix.timezone of the protocol file)")
     return Protocol(name=name, description=str(doc.get("description", "")), source=str(doc.get("source", "")), where=where, encoding=encoding,
                     serial=serial, prefix=prefix, receive=receive, messages=tuple(messages), states=states, result_state=result_state,
-                    launch_state=launch_state, closed_states=closed, game_digits=digits, power_off=tuple(power_off), rotor_unit=rotor_unit,
-                    rotor_scale=float(rotor_scale), rotor_assumed=rotor_assumed, direction_map={str(k): v for k, v in dmap.items()},
-                    direction_assumed=direction_assumed, warning_void_states=void_states, warning_bits=bits, notes=tuple(notes), timezone=zone)
+                    launch_state=launch_state, closed_states=closed, game_digits=digits, power_off=tuple(power_off),
+                    notes=tuple(notes), timezone=zone, **fields)
 
 
 #: The packaged wheel-controller protocols: ``rngcert/equipment/protocols/NAME.toml``, one file each

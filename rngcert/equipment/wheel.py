@@ -377,7 +377,53 @@ def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     return w
 
 
-# long: validation of every key of a wheel's TOML with one error message each, in file order
+def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, source: str, aliases: dict) -> Wheel:
+    """A roulette wheel: its wheel_order and the red and green pockets, checked."""
+    labels = _label_list(doc, "wheel_order", where)
+    if len(labels) < 3:
+        raise EquipmentError(f"{where}: wheel_order has {len(labels)} pockets; a wheel needs at least 3")
+    dup = sorted(x for x, c in Counter(labels).items() if c > 1)
+    if dup:
+        raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup[:20]}{' …' if len(dup) > 20 else ''}")
+    red = set(_label_list(doc, "red", where))
+    green = set(_label_list(doc, "green", where)) if "green" in doc else set()
+    unknown = sorted((red | green) - set(labels))
+    if unknown:
+        raise EquipmentError(f"{where}: red/green name pockets not on the wheel: {unknown[:20]}")
+    both = sorted(red & green)
+    if both:
+        raise EquipmentError(f"{where}: pockets both red and green: {both[:20]}")
+    for lab in labels:
+        if lab not in green and not lab.isdigit():
+            raise EquipmentError(f"{where}: pocket label {lab!r} is not a number; roulette pockets are 0-36 and 00")
+    colours = tuple("red" if x in red else "green" if x in green else "black" for x in labels)
+    return Wheel(wid, name, kind, source, tuple(labels), (), (), colours, aliases, where)
+
+
+def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, source: str, aliases: dict) -> Wheel:
+    """A money wheel: its sections in wheel order, or its [segment_counts], checked."""
+    if "sections" in doc:
+        labels = _label_list(doc, "sections", where)
+        if len(labels) < 3:
+            raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
+        count = Counter(labels)  # insertion order = first appearance in wheel order
+        symbols = sorted(count, key=lambda s: -count[s])  # most sections first; ties keep wheel order (stable)
+        counts = tuple(count[s] for s in symbols)
+        return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)
+    if "segment_counts" in doc:
+        sc = _req(doc, "segment_counts", where, dict)
+        symbols, counts = [], []
+        for s, c in sc.items():
+            if isinstance(c, bool) or not isinstance(c, int) or c <= 0:
+                raise EquipmentError(f"{where}: segment_counts[{s!r}] must be a positive integer, got {c!r}")
+            symbols.append(str(s).strip())
+            counts.append(c)
+        if len(symbols) < 2:
+            raise EquipmentError(f"{where}: segment_counts needs at least two symbols")
+        return Wheel(wid, name, kind, source, (), tuple(symbols), tuple(counts), (), aliases, where)
+    raise EquipmentError(f"{where}: a money wheel needs 'sections' (arrangement) or [segment_counts]")
+
+
 def _wheel_from_dict(doc: dict, where: str) -> Wheel:
     wid = _req(doc, "id", where)
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", wid):
@@ -396,44 +442,7 @@ def _wheel_from_dict(doc: dict, where: str) -> Wheel:
         raise EquipmentError(f"{where}: [aliases] {bad_alias[0]!r} must name a label (a string), got {type(aliases_raw[bad_alias[0]]).__name__}")
     aliases = {str(a).strip(): str(t).strip() for a, t in aliases_raw.items()}
     if kind == "roulette":
-        labels = _label_list(doc, "wheel_order", where)
-        if len(labels) < 3:
-            raise EquipmentError(f"{where}: wheel_order has {len(labels)} pockets; a wheel needs at least 3")
-        dup = sorted(x for x, c in Counter(labels).items() if c > 1)
-        if dup:
-            raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup[:20]}{' …' if len(dup) > 20 else ''}")
-        red = set(_label_list(doc, "red", where))
-        green = set(_label_list(doc, "green", where)) if "green" in doc else set()
-        unknown = sorted((red | green) - set(labels))
-        if unknown:
-            raise EquipmentError(f"{where}: red/green name pockets not on the wheel: {unknown[:20]}")
-        both = sorted(red & green)
-        if both:
-            raise EquipmentError(f"{where}: pockets both red and green: {both[:20]}")
-        for lab in labels:
-            if lab not in green and not lab.isdigit():
-                raise EquipmentError(f"{where}: pocket label {lab!r} is not a number; roulette pockets are 0-36 and 00")
-        colours = tuple("red" if x in red else "green" if x in green else "black" for x in labels)
-        return Wheel(wid, name, kind, source, tuple(labels), (), (), colours, aliases, where)
+        return _roulette_from_dict(doc, where, wid, name, kind, source, aliases)
     if kind == "money-wheel":
-        if "sections" in doc:
-            labels = _label_list(doc, "sections", where)
-            if len(labels) < 3:
-                raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
-            count = Counter(labels)  # insertion order = first appearance in wheel order
-            symbols = sorted(count, key=lambda s: -count[s])  # most sections first; ties keep wheel order (stable)
-            counts = tuple(count[s] for s in symbols)
-            return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)
-        if "segment_counts" in doc:
-            sc = _req(doc, "segment_counts", where, dict)
-            symbols, counts = [], []
-            for s, c in sc.items():
-                if isinstance(c, bool) or not isinstance(c, int) or c <= 0:
-                    raise EquipmentError(f"{where}: segment_counts[{s!r}] must be a positive integer, got {c!r}")
-                symbols.append(str(s).strip())
-                counts.append(c)
-            if len(symbols) < 2:
-                raise EquipmentError(f"{where}: segment_counts needs at least two symbols")
-            return Wheel(wid, name, kind, source, (), tuple(symbols), tuple(counts), (), aliases, where)
-        raise EquipmentError(f"{where}: a money wheel needs 'sections' (arrangement) or [segment_counts]")
+        return _money_wheel_from_dict(doc, where, wid, name, kind, source, aliases)
     raise EquipmentError(f"{where}: kind {kind!r} is not one of 'roulette', 'money-wheel'")

@@ -402,6 +402,8 @@ def _client(plan: Plan, n_items: int):
         cfg.__exit__(None, None, None)
 
 
+# long: one generator for the three ways items run (serial plan, serial fallback when the local cluster fails, Dask), each
+#   yielding as items finish and recording the same timings
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
                timings: dict | None = None, preload: Sequence[str] = (), costs: Sequence[float] | None = None) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.

@@ -53,6 +53,8 @@ TIE_PAYS = 10
 OUTCOMES = ("seat wins", "dealer wins", "war won", "war lost", "surrendered")
 
 
+# long: argument checks, then one vectorised loop over rounds whose deal, war, burn and payout steps update the same per-shoe
+#   arrays
 def war_rounds(shoes, *, cut_position, players: int = 7, tie: str = "war") -> dict:
     """Deal Casino War rounds from shoes (vectorised over shoes, a loop over rounds).
 

@@ -200,6 +200,8 @@ def _neighbours(before_faces: np.ndarray, kernel: OffsetKernel, back: int) -> np
     return np.take(dbl, np.minimum(np.arange(n)[:, None, None] + idx[None], 2 * n), axis=1)  # C-contiguous
 
 
+# long: the hot kernel of the trackers: gather, byte-parallel match and table look-up run in place on the same large arrays
+#   (splitting it would pass or copy them between functions); 35 lines of docstring besides
 def _locate(before_faces, after_faces, anchors, kernel: OffsetKernel, copies, known_counts, decks: int, back: int,
             near: np.ndarray | None = None):
     """Posterior over the copies of each anchor card: which before position it came from.

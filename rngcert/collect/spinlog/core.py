@@ -220,6 +220,8 @@ def _reject_rows(part: dict, rows: np.ndarray, column: str, reasons, texts) -> N
     part["rejected"] = sorted(list(part["rejected"]) + new, key=lambda r: r.line)
 
 
+# long: the two file-wide checks (empty table values; spin ids that are not counters) share one file's live-row mask and
+#   reject bookkeeping
 def _file_checks(part: dict, text_codes: bool) -> dict:
     """Checks of a file as a whole (one batch cannot judge them): empty ``table`` values, and
     ``spin_id`` values that are not spin counters.
@@ -308,6 +310,8 @@ def _concat_parts(parts: list[dict]) -> dict:
     return out
 
 
+# long: one file's columns resolved and every row validated column by column (result, void, revolutions, times, ids,
+#   table, dealer), each row's first fault kept as a small integer code: the checks share the row masks
 def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True) -> dict:
     """Resolve columns, validate, and return arrays for one file."""
     lower = {}

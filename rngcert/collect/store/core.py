@@ -46,7 +46,17 @@ class Store(IngestMixin, QueriesMixin, RecordsMixin, ExportMixin, StoreBase):
     # ingest.IngestMixin, queries.QueriesMixin, records.RecordsMixin, export.ExportMixin
 
 
-# long: 38 lines of docstring and 12 of signature; the code (41 lines) checks the paths and ingests file by file under one lock
+def _ingest_paths(paths: Sequence[str | Path]) -> list[Path]:
+    """The paths to ingest, each checked before the store is opened: a file, a FIFO, or an ``rngcert export`` folder."""
+    paths = [Path(p) for p in paths]
+    for p in paths:
+        if not (p.is_file() or p.is_fifo() or (p.is_dir() and (p / "_rngcert" / "manifest.json").is_file())):
+            if p.is_dir():
+                raise InputError(f"{p}: a folder is ingested only when it is an `rngcert export --parquet` folder (no {p / '_rngcert' / 'manifest.json'})")
+            raise InputError(f"{p}: no such file")
+    return paths
+
+
 def ingest_files(
     db: str | Path,
     paths: Sequence[str | Path],
@@ -99,12 +109,7 @@ def ingest_files(
     """
     from rngcert.equipment.wheel import load_wheel
 
-    paths = [Path(p) for p in paths]
-    for p in paths:
-        if not (p.is_file() or p.is_fifo() or (p.is_dir() and (p / "_rngcert" / "manifest.json").is_file())):
-            if p.is_dir():
-                raise InputError(f"{p}: a folder is ingested only when it is an `rngcert export --parquet` folder (no {p / '_rngcert' / 'manifest.json'})")
-            raise InputError(f"{p}: no such file")
+    paths = _ingest_paths(paths)
     with Store(db, wait=wait, on_wait=on_wait):  # creates the store (and checks its schema) once
         pass
     wheel = load_wheel(equipment)

@@ -22,11 +22,169 @@ from rngcert.errors import InputError, StorageError
 EXPORT_FORMAT = 2  # 2: conflicts.jsonl; every file's SHA-256 and rows, spins per source in the manifest
 
 
+def _export_files(tmp: Path) -> list[dict]:
+    """Every file of the export under ``tmp`` with its SHA-256 and rows (lines of the .jsonl files), checked by ingest."""
+    files = []
+    for p in sorted(tmp.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(tmp).as_posix()
+        if p.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            rows = int(pq.ParquetFile(p).metadata.num_rows)
+        else:
+            with open(p, "rb") as fh:
+                rows = sum(1 for _ in fh)
+        files.append({"path": rel, "sha256": _file_sha256(p), "rows": rows})
+    return files
+
+
+def _export_error(folder: Path, exc: BaseException) -> None:
+    """Raise the StorageError of a failed export, when it is one (a full disk, a storage fault); return otherwise."""
+    # the export's own disk: an OSError, or DuckDB's Parquet writer's IOException (which the
+    # store's guard would take for the store's disk)
+    if "no space left" in str(exc).lower() or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
+        raise StorageError(f"export to {folder} failed, nothing was written: the disk holding {folder.parent} is full ({exc}); "
+                           "free space there (or export elsewhere) and run the command again") from exc
+    if isinstance(exc, OSError):
+        err = storage_error(folder, exc)
+        if err is not None:
+            raise StorageError(f"export to {folder} failed, nothing was written: {err}") from exc
+
+
+def _check_listed_files(folder: Path, manifest: dict, fmt_version: int, mpath: Path, bad) -> list[Path]:
+    """Step 1 of :meth:`ExportMixin.ingest_parquet`: the data files of an export, each file the manifest lists checked (there, with
+    its SHA-256) and no data file it does not list."""
+    listed = manifest.get("files")
+    if fmt_version >= 2:
+        if not isinstance(listed, list):
+            raise bad(f"{mpath} lists no files")
+        missing, changed = [], []
+        for f in listed:
+            p = folder / f["path"]
+            if not p.is_file():
+                missing.append(f"{p} ({f.get('rows')} row(s))")
+            elif _file_sha256(p) != f["sha256"]:
+                changed.append(str(p))
+        if missing:
+            raise bad(f"{len(missing)} file(s) of the manifest are missing: {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}")
+        if changed:
+            raise bad(f"{len(changed)} file(s) differ from their SHA-256 in the manifest: {', '.join(changed[:10])}{' …' if len(changed) > 10 else ''}")
+        data_files = [folder / f["path"] for f in listed if f["path"].endswith(".parquet") and not f["path"].startswith("_rngcert/")]
+        extra = sorted(
+            str(p) for p in folder.rglob("*.parquet")
+            if not p.relative_to(folder).as_posix().startswith("_rngcert/") and p.relative_to(folder).as_posix() not in {f["path"] for f in listed}
+        )
+        if extra:
+            raise bad(f"{len(extra)} data file(s) not in the manifest: {', '.join(extra[:10])}")
+    else:  # format 1: no checksums; the counts below are still checked
+        data_files = sorted(p for p in folder.rglob("*.parquet") if not p.relative_to(folder).as_posix().startswith("_rngcert/"))
+    return data_files
+
+
+def _read_export_meta(meta: Path, manifest: dict, fmt_version: int, bad) -> tuple:
+    """The sources, rejects and conflicts files of an export, checked against the manifest and each other; returns (sources,
+    rejects by source SHA-256, conflicts by source SHA-256, the sources' SHA-256s)."""
+    def jsonl(name: str, need: bool) -> list[dict]:
+        p = meta / name
+        if not p.is_file():
+            if need:
+                raise bad(f"{p} is missing")
+            return []
+        try:
+            return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except ValueError as exc:
+            raise bad(f"{p}: {exc}") from None
+
+    sources = jsonl("sources.jsonl", True)
+    rejects = jsonl("rejects.jsonl", False)
+    conflicts = jsonl("conflicts.jsonl", fmt_version >= 2)
+    for name, got, key in (("sources.jsonl", sources, "sources"), ("rejects.jsonl", rejects, "rejects"), ("conflicts.jsonl", conflicts, "conflicts")):
+        if key in manifest and len(got) != int(manifest[key]):
+            raise bad(f"{meta / name} has {len(got)} row(s), the manifest lists {manifest[key]}")
+    rejects_by_sha: dict[str, list[dict]] = {}
+    for r in rejects:
+        rejects_by_sha.setdefault(r.get("source_sha256"), []).append(r)
+    conflicts_by_sha: dict[str, list[dict]] = {}
+    for r in conflicts:
+        conflicts_by_sha.setdefault(r.get("source_sha256"), []).append(r)
+    shas = {s_["sha256"] for s_ in sources}
+    orphans = sorted({str(k) for k in list(rejects_by_sha) + list(conflicts_by_sha) if k not in shas})
+    if orphans:
+        raise bad(f"rejected rows or conflicts of source(s) not in {meta / 'sources.jsonl'}: {', '.join(orphans[:5])}")
+    keyless = [f"table {c.get('table_id')} spin {c.get('spin_id')}" for c in conflicts if c.get("spin_no") is None or c.get("spin_label") is None]
+    if keyless:
+        raise bad(f"{meta / 'conflicts.jsonl'}: conflict(s) without the stored spin's key: {', '.join(keyless[:5])}")
+    return sources, rejects_by_sha, conflicts_by_sha, shas
+
+
+def _check_exported_counts(reader, data_files: list[Path], manifest: dict, shas: set, meta: Path, bad) -> None:
+    """Step 2 of :meth:`ExportMixin.ingest_parquet`: the view ``exported`` over the data files, whose spins per source and per
+    table must agree with the manifest."""
+    if data_files:
+        flist = ", ".join("'" + str(p).replace("'", "''") + "'" for p in data_files)
+        reader.execute(f"CREATE VIEW exported AS SELECT * FROM read_parquet([{flist}], hive_partitioning = true, hive_types_autocast = false)").fetchall()
+    else:
+        reader.execute(
+            """CREATE VIEW exported AS SELECT NULL::VARCHAR AS table_id, NULL::BIGINT AS spin_no, NULL::VARCHAR AS spin_label,
+                      NULL::BIGINT AS seq, NULL::TIMESTAMP AS ts, NULL::SMALLINT AS pos, NULL::SMALLINT AS sym, NULL::VARCHAR AS dealer,
+                      NULL::TINYINT AS direction, NULL::SMALLINT AS release, NULL::BOOLEAN AS void, NULL::INTEGER AS line,
+                      NULL::VARCHAR AS equipment, NULL::VARCHAR AS source_sha256 WHERE false"""
+        ).fetchall()
+    got_src = dict(reader.execute("SELECT source_sha256, count(*) FROM exported GROUP BY 1").fetchall())
+    got_tab = {r[0]: (r[1], r[2]) for r in reader.execute("SELECT table_id, count(*) FILTER (WHERE NOT void), count(*) FILTER (WHERE void) FROM exported GROUP BY 1").fetchall()}
+    unknown = sorted(str(k) for k in got_src if k not in shas)
+    if unknown:
+        raise bad(f"spins of source(s) not in {meta / 'sources.jsonl'}: {', '.join(unknown[:5])}")
+    short = []
+    if "spins" in manifest and sum(got_src.values()) != int(manifest["spins"]):
+        short.append(f"{sum(got_src.values())} spins read, the manifest lists {manifest['spins']}")
+    for t in manifest.get("tables", []):
+        want = (int(t.get("spins") or 0), int(t.get("void") or 0))
+        if got_tab.get(t["table_id"], (0, 0)) != want:
+            short.append(f"table {t['table_id']}: {sum(got_tab.get(t['table_id'], (0, 0)))} spins read, the manifest lists {sum(want)}")
+    for ps in manifest.get("per_source", []):
+        if got_src.get(ps["sha256"], 0) != int(ps["spins"]):
+            short.append(f"source {ps['path']} (sha256 {ps['sha256'][:16]}…): {got_src.get(ps['sha256'], 0)} spins read, the manifest lists {ps['spins']}")
+    if short:
+        raise bad("; ".join(short[:10]) + (" …" if len(short) > 10 else ""))
+
+
+def _with_conflicts(incoming: pa.Table, confs: list[dict]) -> pa.Table:
+    """A source's exported spins followed by its conflicts."""
+    if confs:
+        # a conflict is a row of this source that the store did not keep: it goes in again, after
+        # the source's spins, and the rules of ingest record it as the same conflict again
+        k = len(confs)
+        cols = {
+            "table_id": [c["table_id"] for c in confs], "spin_no": [c["spin_no"] for c in confs],
+            "spin_label": [c["spin_label"] for c in confs], "ord": list(range(len(incoming), len(incoming) + k)),
+            "ts": [None] * k, "pos": [c["new_pos"] for c in confs], "sym": [c["new_sym"] for c in confs], "dealer": [None] * k,
+            "direction": [None] * k, "release": [None] * k, "void": [c["new_void"] for c in confs], "line": [c["line"] for c in confs],
+        }
+        incoming = pa.concat_tables([incoming, pa.table({f.name: pa.array(cols[f.name], f.type) for f in incoming.schema}, schema=incoming.schema)])
+    return incoming
+
+
+def _export_rejects(rows: list[dict]) -> tuple[list, pa.Table]:
+    """A source's exported rejected rows, as RejectedRow and as the store's rejects table."""
+    from rngcert.collect.spinlog import RejectedRow
+
+    rej = [RejectedRow(r["file"], r["line"], r["column"], r["reason"], r["text"]) for r in rows]
+    rej_tbl = pa.table(
+        {
+            "file": pa.array([r.file for r in rej], type=pa.string()), "line": pa.array([r.line for r in rej], type=pa.int32()),
+            "column": pa.array([r.column for r in rej], type=pa.string()), "reason": pa.array([r.reason for r in rej], type=pa.string()),
+            "text": pa.array([r.text for r in rej], type=pa.string()),
+        }
+    )
+    return rej, rej_tbl
+
+
 class ExportMixin:
     """Parquet export and import (part of :class:`~rngcert.collect.store.Store`)."""
 
-    # long: the export into a temporary folder renamed at the end: spins, sources, rejects and conflicts of the chosen tables, then the manifest of
-    #   every file written (41 lines of docstring)
     @_guarded
     def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None) -> dict:
         """Write the spins as Parquet partitioned by table and day, with every row's provenance.
@@ -70,8 +228,6 @@ class ExportMixin:
         StorageError
             Full disk (the temporary folder is removed) or damaged store.
         """
-        from rngcert.equipment.wheel import load_wheel
-
         folder = Path(folder)
         if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
             raise InputError(f"{folder} exists and is not an empty folder: give a new folder for the export")
@@ -86,139 +242,133 @@ class ExportMixin:
             tmp.mkdir(parents=True)
             con = self.con.cursor()
             try:
-                # labels of every wheel in use, for the readable `result` column
-                lab_rows = []
-                for t in chosen:
-                    eq = known[t]["equipment"]
-                    w = load_wheel(eq)
-                    if w.order_known:
-                        lab_rows += [(t, "pos", i, str(lab)) for i, lab in enumerate(w.position_space().labels)]
-                    lab_rows += [(t, "sym", i, str(sym)) for i, sym in enumerate(w.symbols)] if getattr(w, "symbols", None) else []
-                labels = pa.table(
-                    {
-                        "table_id": pa.array([r[0] for r in lab_rows], pa.string()), "kind": pa.array([r[1] for r in lab_rows], pa.string()),
-                        "code": pa.array([r[2] for r in lab_rows], pa.int16()), "label": pa.array([r[3] for r in lab_rows], pa.string()),
-                    }
-                )
-                con.register("labels_arrow", labels)
-                con.register("chosen_arrow", pa.table({"table_id": pa.array(chosen, pa.string())}))
-                q = """SELECT s.table_id, CAST(s.ts AS DATE) AS day,
-                              CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END AS spin_id,
-                              s.spin_no, s.spin_label, s.seq, s.ts, coalesce(lp.label, ls.label) AS result, s.pos, s.sym, s.dealer,
-                              s.direction, s.release, s.void, t.equipment, src.sha256 AS source_sha256, src.path AS source_path, s.line
-                       FROM spins s JOIN chosen_arrow c USING (table_id) JOIN tables t USING (table_id) JOIN sources src USING (source_id)
-                       LEFT JOIN labels_arrow lp ON lp.table_id = s.table_id AND lp.kind = 'pos' AND lp.code = s.pos
-                       LEFT JOIN labels_arrow ls ON ls.table_id = s.table_id AND ls.kind = 'sym' AND ls.code = s.sym
-                       ORDER BY s.seq"""
-                target = str(tmp).replace("'", "''")
-                con.execute(f"COPY ({q}) TO '{target}' (FORMAT PARQUET, PARTITION_BY (table_id, day), COMPRESSION zstd)").fetchall()
+                self._export_spins(con, tmp, chosen, known)
                 meta = tmp / "_rngcert"
                 meta.mkdir()
-                # every source of the chosen tables: its spins or conflicts are in them, or it left
-                # neither (only duplicates and rejects: its table is unknown, so it goes with every export)
-                src_ids = {
-                    r[0]
-                    for r in con.execute(
-                        """SELECT source_id FROM sources src
-                           WHERE EXISTS (SELECT 1 FROM spins s JOIN chosen_arrow USING (table_id) WHERE s.source_id = src.source_id)
-                              OR EXISTS (SELECT 1 FROM conflicts c JOIN chosen_arrow USING (table_id) WHERE c.source_id = src.source_id)
-                              OR (NOT EXISTS (SELECT 1 FROM spins s WHERE s.source_id = src.source_id)
-                                  AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.source_id = src.source_id))"""
-                    ).fetchall()
-                }
-                srcs = [r for r in self.sources() if r["source_id"] in src_ids]
-                with open(meta / "sources.jsonl", "w", encoding="utf-8") as fh:
-                    for r in srcs:
-                        fh.write(json.dumps(_jsonable_row(r)) + "\n")
-                sha_of = {r["source_id"]: r["sha256"] for r in srcs}
-                con.register("srcids_arrow", pa.table({"source_id": pa.array(sorted(src_ids), pa.int32())}))
-                rej_rows = con.execute(
-                    'SELECT source_id, file, line, "column", reason, text FROM rejects JOIN srcids_arrow USING (source_id) ORDER BY source_id, line'
-                ).fetchall()
-                with open(meta / "rejects.jsonl", "w", encoding="utf-8") as fh:
-                    for r in rej_rows:
-                        fh.write(json.dumps({"source_sha256": sha_of.get(r[0]), "file": r[1], "line": r[2], "column": r[3], "reason": r[4], "text": r[5]}) + "\n")
-                # conflicts of the chosen tables, with the stored spin's key (spin_no, spin_label)
-                conf_rows = con.execute(
-                    """SELECT c.table_id, c.spin_id, s.spin_no, s.spin_label, c.stored_pos, c.stored_sym, c.stored_void,
-                              c.stored_source_id, c.stored_line, c.new_pos, c.new_sym, c.new_void, c.source_id, c.line, c.detected_utc
-                       FROM conflicts c JOIN chosen_arrow USING (table_id)
-                       LEFT JOIN spins s ON s.table_id = c.table_id
-                            AND (CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END) = c.spin_id
-                       ORDER BY c.source_id, c.line, c.table_id, c.spin_id"""
-                ).fetchall()
-                conf_names = ("table_id", "spin_id", "spin_no", "spin_label", "stored_pos", "stored_sym", "stored_void", "stored_source_sha256",
-                              "stored_line", "new_pos", "new_sym", "new_void", "source_sha256", "line", "detected_utc")
-                with open(meta / "conflicts.jsonl", "w", encoding="utf-8") as fh:
-                    for r in conf_rows:
-                        d = dict(zip(conf_names, r))
-                        d["stored_source_sha256"], d["source_sha256"] = sha_of.get(d["stored_source_sha256"]), sha_of.get(d["source_sha256"])
-                        fh.write(json.dumps(_jsonable_row(d)) + "\n")
-                per_source = dict(con.execute("SELECT source_id, count(*) FROM spins JOIN chosen_arrow USING (table_id) GROUP BY 1").fetchall())
+                srcs, rej_rows, conf_rows, per_source = self._export_provenance(con, meta)
                 n = int(sum(per_source.values()))
             finally:
                 con.close()
-            # every file of the export with its SHA-256 and rows (lines of the .jsonl files), checked by ingest
-            files = []
-            for p in sorted(tmp.rglob("*")):
-                if not p.is_file():
-                    continue
-                rel = p.relative_to(tmp).as_posix()
-                if p.suffix == ".parquet":
-                    import pyarrow.parquet as pq
-
-                    rows = int(pq.ParquetFile(p).metadata.num_rows)
-                else:
-                    with open(p, "rb") as fh:
-                        rows = sum(1 for _ in fh)
-                files.append({"path": rel, "sha256": _file_sha256(p), "rows": rows})
-            n_conf_of: dict[int, int] = {}
-            for r in conf_rows:
-                n_conf_of[r[12]] = n_conf_of.get(r[12], 0) + 1
-            n_rej_of: dict[int, int] = {}
-            for r in rej_rows:
-                n_rej_of[r[0]] = n_rej_of.get(r[0], 0) + 1
-            manifest = {
-                "rngcert_export": EXPORT_FORMAT,
-                "written_by": f"rngcert {__version__}",
-                "written_utc": _now().isoformat(timespec="seconds"),
-                "store": str(self.path),
-                "store_schema_version": self.schema_version,
-                "partitioning": ["table_id", "day"],
-                "spins": n,
-                "rejects": len(rej_rows),
-                "conflicts": len(conf_rows),
-                "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
-                "sources": len(srcs),
-                "per_source": [
-                    {"sha256": r["sha256"], "path": r["path"], "spins": int(per_source.get(r["source_id"], 0)),
-                     "rejects": n_rej_of.get(r["source_id"], 0), "conflicts": n_conf_of.get(r["source_id"], 0)}
-                    for r in srcs
-                ],
-                "files": files,
-                "read_with": "duckdb: SELECT * FROM read_parquet('DIR/*/*/*.parquet', hive_partitioning = true); "
-                "spark: spark.read.parquet('DIR'); dask: dask.dataframe.read_parquet('DIR')",
-            }
+            files = _export_files(tmp)
+            manifest = self._export_manifest(chosen, known, srcs, per_source, rej_rows, conf_rows, files, n)
             (meta / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
             if folder.exists():
                 folder.rmdir()
             os.replace(tmp, folder)
         except BaseException as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            # the export's own disk: an OSError, or DuckDB's Parquet writer's IOException (which the
-            # store's guard would take for the store's disk)
-            if "no space left" in str(exc).lower() or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
-                raise StorageError(f"export to {folder} failed, nothing was written: the disk holding {folder.parent} is full ({exc}); "
-                                   "free space there (or export elsewhere) and run the command again") from exc
-            if isinstance(exc, OSError):
-                err = storage_error(folder, exc)
-                if err is not None:
-                    raise StorageError(f"export to {folder} failed, nothing was written: {err}") from exc
+            _export_error(folder, exc)
             raise
         return manifest
 
-    # long: the read-back of an export in its three numbered steps (the files against the manifest, the data against the manifest, then one
-    #   transaction per source)
+    def _export_spins(self, con, tmp: Path, chosen: list, known: dict) -> None:
+        """The spins of the chosen tables, with their readable result, as Parquet partitioned by table and day under ``tmp``."""
+        from rngcert.equipment.wheel import load_wheel
+
+        # labels of every wheel in use, for the readable `result` column
+        lab_rows = []
+        for t in chosen:
+            eq = known[t]["equipment"]
+            w = load_wheel(eq)
+            if w.order_known:
+                lab_rows += [(t, "pos", i, str(lab)) for i, lab in enumerate(w.position_space().labels)]
+            lab_rows += [(t, "sym", i, str(sym)) for i, sym in enumerate(w.symbols)] if getattr(w, "symbols", None) else []
+        labels = pa.table(
+            {
+                "table_id": pa.array([r[0] for r in lab_rows], pa.string()), "kind": pa.array([r[1] for r in lab_rows], pa.string()),
+                "code": pa.array([r[2] for r in lab_rows], pa.int16()), "label": pa.array([r[3] for r in lab_rows], pa.string()),
+            }
+        )
+        con.register("labels_arrow", labels)
+        con.register("chosen_arrow", pa.table({"table_id": pa.array(chosen, pa.string())}))
+        q = """SELECT s.table_id, CAST(s.ts AS DATE) AS day,
+                      CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END AS spin_id,
+                      s.spin_no, s.spin_label, s.seq, s.ts, coalesce(lp.label, ls.label) AS result, s.pos, s.sym, s.dealer,
+                      s.direction, s.release, s.void, t.equipment, src.sha256 AS source_sha256, src.path AS source_path, s.line
+               FROM spins s JOIN chosen_arrow c USING (table_id) JOIN tables t USING (table_id) JOIN sources src USING (source_id)
+               LEFT JOIN labels_arrow lp ON lp.table_id = s.table_id AND lp.kind = 'pos' AND lp.code = s.pos
+               LEFT JOIN labels_arrow ls ON ls.table_id = s.table_id AND ls.kind = 'sym' AND ls.code = s.sym
+               ORDER BY s.seq"""
+        target = str(tmp).replace("'", "''")
+        con.execute(f"COPY ({q}) TO '{target}' (FORMAT PARQUET, PARTITION_BY (table_id, day), COMPRESSION zstd)").fetchall()
+
+    def _export_provenance(self, con, meta: Path) -> tuple:
+        """sources.jsonl, rejects.jsonl and conflicts.jsonl of the chosen tables under ``meta``; returns (sources, reject rows,
+        conflict rows, spins per source id)."""
+        # every source of the chosen tables: its spins or conflicts are in them, or it left
+        # neither (only duplicates and rejects: its table is unknown, so it goes with every export)
+        src_ids = {
+            r[0]
+            for r in con.execute(
+                """SELECT source_id FROM sources src
+                   WHERE EXISTS (SELECT 1 FROM spins s JOIN chosen_arrow USING (table_id) WHERE s.source_id = src.source_id)
+                      OR EXISTS (SELECT 1 FROM conflicts c JOIN chosen_arrow USING (table_id) WHERE c.source_id = src.source_id)
+                      OR (NOT EXISTS (SELECT 1 FROM spins s WHERE s.source_id = src.source_id)
+                          AND NOT EXISTS (SELECT 1 FROM conflicts c WHERE c.source_id = src.source_id))"""
+            ).fetchall()
+        }
+        srcs = [r for r in self.sources() if r["source_id"] in src_ids]
+        with open(meta / "sources.jsonl", "w", encoding="utf-8") as fh:
+            for r in srcs:
+                fh.write(json.dumps(_jsonable_row(r)) + "\n")
+        sha_of = {r["source_id"]: r["sha256"] for r in srcs}
+        con.register("srcids_arrow", pa.table({"source_id": pa.array(sorted(src_ids), pa.int32())}))
+        rej_rows = con.execute(
+            'SELECT source_id, file, line, "column", reason, text FROM rejects JOIN srcids_arrow USING (source_id) ORDER BY source_id, line'
+        ).fetchall()
+        with open(meta / "rejects.jsonl", "w", encoding="utf-8") as fh:
+            for r in rej_rows:
+                fh.write(json.dumps({"source_sha256": sha_of.get(r[0]), "file": r[1], "line": r[2], "column": r[3], "reason": r[4], "text": r[5]}) + "\n")
+        # conflicts of the chosen tables, with the stored spin's key (spin_no, spin_label)
+        conf_rows = con.execute(
+            """SELECT c.table_id, c.spin_id, s.spin_no, s.spin_label, c.stored_pos, c.stored_sym, c.stored_void,
+                      c.stored_source_id, c.stored_line, c.new_pos, c.new_sym, c.new_void, c.source_id, c.line, c.detected_utc
+               FROM conflicts c JOIN chosen_arrow USING (table_id)
+               LEFT JOIN spins s ON s.table_id = c.table_id
+                    AND (CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END) = c.spin_id
+               ORDER BY c.source_id, c.line, c.table_id, c.spin_id"""
+        ).fetchall()
+        conf_names = ("table_id", "spin_id", "spin_no", "spin_label", "stored_pos", "stored_sym", "stored_void", "stored_source_sha256",
+                      "stored_line", "new_pos", "new_sym", "new_void", "source_sha256", "line", "detected_utc")
+        with open(meta / "conflicts.jsonl", "w", encoding="utf-8") as fh:
+            for r in conf_rows:
+                d = dict(zip(conf_names, r))
+                d["stored_source_sha256"], d["source_sha256"] = sha_of.get(d["stored_source_sha256"]), sha_of.get(d["source_sha256"])
+                fh.write(json.dumps(_jsonable_row(d)) + "\n")
+        per_source = dict(con.execute("SELECT source_id, count(*) FROM spins JOIN chosen_arrow USING (table_id) GROUP BY 1").fetchall())
+        return srcs, rej_rows, conf_rows, per_source
+
+    def _export_manifest(self, chosen: list, known: dict, srcs: list, per_source: dict, rej_rows: list, conf_rows: list, files: list,
+                         n: int) -> dict:
+        """The export's manifest: format, store, tables, per-source counts and every file."""
+        n_conf_of: dict[int, int] = {}
+        for r in conf_rows:
+            n_conf_of[r[12]] = n_conf_of.get(r[12], 0) + 1
+        n_rej_of: dict[int, int] = {}
+        for r in rej_rows:
+            n_rej_of[r[0]] = n_rej_of.get(r[0], 0) + 1
+        return {
+            "rngcert_export": EXPORT_FORMAT,
+            "written_by": f"rngcert {__version__}",
+            "written_utc": _now().isoformat(timespec="seconds"),
+            "store": str(self.path),
+            "store_schema_version": self.schema_version,
+            "partitioning": ["table_id", "day"],
+            "spins": n,
+            "rejects": len(rej_rows),
+            "conflicts": len(conf_rows),
+            "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
+            "sources": len(srcs),
+            "per_source": [
+                {"sha256": r["sha256"], "path": r["path"], "spins": int(per_source.get(r["source_id"], 0)),
+                 "rejects": n_rej_of.get(r["source_id"], 0), "conflicts": n_conf_of.get(r["source_id"], 0)}
+                for r in srcs
+            ],
+            "files": files,
+            "read_with": "duckdb: SELECT * FROM read_parquet('DIR/*/*/*.parquet', hive_partitioning = true); "
+            "spark: spark.read.parquet('DIR'); dask: dask.dataframe.read_parquet('DIR')",
+        }
+
     @_guarded
     def ingest_parquet(self, folder: str | Path) -> list[IngestResult]:
         """Read an :meth:`export_parquet` folder back into this store, one source at a time.
@@ -250,9 +400,6 @@ class ExportMixin:
         """
         import duckdb
 
-        from rngcert.collect.spinlog import RejectedRow
-        from rngcert.equipment.wheel import load_wheel
-
         if self.read_only:
             raise InputError(f"store {self.path} is open read-only")
         folder = Path(folder)
@@ -271,151 +418,62 @@ class ExportMixin:
             return InputError(f"{folder}: damaged or incomplete export, nothing was ingested: {what}")
 
         # 1. every file the manifest lists is there with its SHA-256 and rows; no data file it does not list
-        listed = manifest.get("files")
-        if fmt_version >= 2:
-            if not isinstance(listed, list):
-                raise bad(f"{mpath} lists no files")
-            missing, changed = [], []
-            for f in listed:
-                p = folder / f["path"]
-                if not p.is_file():
-                    missing.append(f"{p} ({f.get('rows')} row(s))")
-                elif _file_sha256(p) != f["sha256"]:
-                    changed.append(str(p))
-            if missing:
-                raise bad(f"{len(missing)} file(s) of the manifest are missing: {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}")
-            if changed:
-                raise bad(f"{len(changed)} file(s) differ from their SHA-256 in the manifest: {', '.join(changed[:10])}{' …' if len(changed) > 10 else ''}")
-            data_files = [folder / f["path"] for f in listed if f["path"].endswith(".parquet") and not f["path"].startswith("_rngcert/")]
-            extra = sorted(
-                str(p) for p in folder.rglob("*.parquet")
-                if not p.relative_to(folder).as_posix().startswith("_rngcert/") and p.relative_to(folder).as_posix() not in {f["path"] for f in listed}
-            )
-            if extra:
-                raise bad(f"{len(extra)} data file(s) not in the manifest: {', '.join(extra[:10])}")
-        else:  # format 1: no checksums; the counts below are still checked
-            data_files = sorted(p for p in folder.rglob("*.parquet") if not p.relative_to(folder).as_posix().startswith("_rngcert/"))
-
-        def jsonl(name: str, need: bool) -> list[dict]:
-            p = meta / name
-            if not p.is_file():
-                if need:
-                    raise bad(f"{p} is missing")
-                return []
-            try:
-                return [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
-            except ValueError as exc:
-                raise bad(f"{p}: {exc}") from None
-
-        sources = jsonl("sources.jsonl", True)
-        rejects = jsonl("rejects.jsonl", False)
-        conflicts = jsonl("conflicts.jsonl", fmt_version >= 2)
-        for name, got, key in (("sources.jsonl", sources, "sources"), ("rejects.jsonl", rejects, "rejects"), ("conflicts.jsonl", conflicts, "conflicts")):
-            if key in manifest and len(got) != int(manifest[key]):
-                raise bad(f"{meta / name} has {len(got)} row(s), the manifest lists {manifest[key]}")
-        rejects_by_sha: dict[str, list[dict]] = {}
-        for r in rejects:
-            rejects_by_sha.setdefault(r.get("source_sha256"), []).append(r)
-        conflicts_by_sha: dict[str, list[dict]] = {}
-        for r in conflicts:
-            conflicts_by_sha.setdefault(r.get("source_sha256"), []).append(r)
-        shas = {s_["sha256"] for s_ in sources}
-        orphans = sorted({str(k) for k in list(rejects_by_sha) + list(conflicts_by_sha) if k not in shas})
-        if orphans:
-            raise bad(f"rejected rows or conflicts of source(s) not in {meta / 'sources.jsonl'}: {', '.join(orphans[:5])}")
-        keyless = [f"table {c.get('table_id')} spin {c.get('spin_id')}" for c in conflicts if c.get("spin_no") is None or c.get("spin_label") is None]
-        if keyless:
-            raise bad(f"{meta / 'conflicts.jsonl'}: conflict(s) without the stored spin's key: {', '.join(keyless[:5])}")
+        data_files = _check_listed_files(folder, manifest, fmt_version, mpath, bad)
+        sources, rejects_by_sha, conflicts_by_sha, shas = _read_export_meta(meta, manifest, fmt_version, bad)
         out: list[IngestResult] = []
         reader = duckdb.connect()  # an in-memory connection reads the Parquet files
         try:
             # 2. what the data files hold agrees with the manifest: spins per source and per table
-            if data_files:
-                flist = ", ".join("'" + str(p).replace("'", "''") + "'" for p in data_files)
-                reader.execute(f"CREATE VIEW exported AS SELECT * FROM read_parquet([{flist}], hive_partitioning = true, hive_types_autocast = false)").fetchall()
-            else:
-                reader.execute(
-                    """CREATE VIEW exported AS SELECT NULL::VARCHAR AS table_id, NULL::BIGINT AS spin_no, NULL::VARCHAR AS spin_label,
-                              NULL::BIGINT AS seq, NULL::TIMESTAMP AS ts, NULL::SMALLINT AS pos, NULL::SMALLINT AS sym, NULL::VARCHAR AS dealer,
-                              NULL::TINYINT AS direction, NULL::SMALLINT AS release, NULL::BOOLEAN AS void, NULL::INTEGER AS line,
-                              NULL::VARCHAR AS equipment, NULL::VARCHAR AS source_sha256 WHERE false"""
-                ).fetchall()
-            got_src = dict(reader.execute("SELECT source_sha256, count(*) FROM exported GROUP BY 1").fetchall())
-            got_tab = {r[0]: (r[1], r[2]) for r in reader.execute("SELECT table_id, count(*) FILTER (WHERE NOT void), count(*) FILTER (WHERE void) FROM exported GROUP BY 1").fetchall()}
-            unknown = sorted(str(k) for k in got_src if k not in shas)
-            if unknown:
-                raise bad(f"spins of source(s) not in {meta / 'sources.jsonl'}: {', '.join(unknown[:5])}")
-            short = []
-            if "spins" in manifest and sum(got_src.values()) != int(manifest["spins"]):
-                short.append(f"{sum(got_src.values())} spins read, the manifest lists {manifest['spins']}")
-            for t in manifest.get("tables", []):
-                want = (int(t.get("spins") or 0), int(t.get("void") or 0))
-                if got_tab.get(t["table_id"], (0, 0)) != want:
-                    short.append(f"table {t['table_id']}: {sum(got_tab.get(t['table_id'], (0, 0)))} spins read, the manifest lists {sum(want)}")
-            for ps in manifest.get("per_source", []):
-                if got_src.get(ps["sha256"], 0) != int(ps["spins"]):
-                    short.append(f"source {ps['path']} (sha256 {ps['sha256'][:16]}…): {got_src.get(ps['sha256'], 0)} spins read, the manifest lists {ps['spins']}")
-            if short:
-                raise bad("; ".join(short[:10]) + (" …" if len(short) > 10 else ""))
+            _check_exported_counts(reader, data_files, manifest, shas, meta, bad)
             # 3. store, source by source
             for src in sources:
                 sha = src["sha256"]
                 if self.known_source(sha):
                     out.append(IngestResult(src["path"], sha, "already ingested", note=f"source of export {folder}"))
                     continue
-                tbl = reader.sql(
-                    """SELECT table_id, spin_no, spin_label, CAST(row_number() OVER (ORDER BY seq) - 1 AS BIGINT) AS ord, ts,
-                              CAST(pos AS SMALLINT) AS pos, CAST(sym AS SMALLINT) AS sym, dealer, CAST(direction AS TINYINT) AS direction,
-                              CAST(release AS SMALLINT) AS release, void, CAST(line AS INTEGER) AS line, equipment
-                       FROM exported WHERE source_sha256 = $sha ORDER BY seq""",
-                    params={"sha": sha},
-                )
-                tbl = tbl.to_arrow_table() if hasattr(tbl, "to_arrow_table") else tbl.arrow()
-                eqs = set(tbl.column("equipment").to_pylist()) or {src.get("equipment")}
-                if len(eqs) != 1:
-                    raise InputError(f"{folder}: source {src['path']} holds spins of several wheels ({sorted(map(str, eqs))}); cannot ingest it as one")
-                (equipment,) = eqs
-                wheel = load_wheel(equipment)
-                incoming = tbl.drop_columns(["equipment"])
-                confs = conflicts_by_sha.get(sha, [])
-                if confs:
-                    # a conflict is a row of this source that the store did not keep: it goes in again, after
-                    # the source's spins, and the rules of ingest record it as the same conflict again
-                    k = len(confs)
-                    cols = {
-                        "table_id": [c["table_id"] for c in confs], "spin_no": [c["spin_no"] for c in confs],
-                        "spin_label": [c["spin_label"] for c in confs], "ord": list(range(len(incoming), len(incoming) + k)),
-                        "ts": [None] * k, "pos": [c["new_pos"] for c in confs], "sym": [c["new_sym"] for c in confs], "dealer": [None] * k,
-                        "direction": [None] * k, "release": [None] * k, "void": [c["new_void"] for c in confs], "line": [c["line"] for c in confs],
-                    }
-                    incoming = pa.concat_tables([incoming, pa.table({f.name: pa.array(cols[f.name], f.type) for f in incoming.schema}, schema=incoming.schema)])
-                rej = [RejectedRow(r["file"], r["line"], r["column"], r["reason"], r["text"]) for r in rejects_by_sha.get(sha, [])]
-                rej_tbl = pa.table(
-                    {
-                        "file": pa.array([r.file for r in rej], type=pa.string()), "line": pa.array([r.line for r in rej], type=pa.int32()),
-                        "column": pa.array([r.column for r in rej], type=pa.string()), "reason": pa.array([r.reason for r in rej], type=pa.string()),
-                        "text": pa.array([r.text for r in rej], type=pa.string()),
-                    }
-                )
-                used = sorted(set(incoming.column("table_id").to_pylist()))
-                for t in used:
-                    if t in equipment_of and equipment_of[t] != equipment:
-                        raise InputError(f"{folder}: table {t!r} has wheel {equipment_of[t]!r} in the manifest but {equipment!r} in its spins")
-                prep = {
-                    "path": Path(src["path"]), "sha": sha, "format": src.get("format"), "size": src.get("size_bytes"),
-                    "accepted": int(src.get("accepted") or 0), "void": int(src.get("void") or 0),
-                    "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if whole_line_reject(r)), "m": len(incoming),
-                    "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
-                    "default_table": src.get("default_table"), "timing": {},
-                }
-                res = self._store_prepared(prep, wheel, str(equipment))
-                res.note = f"from export {folder}"
-                if res.duplicates != int(src.get("duplicates") or 0):  # repeats of stored spins are counted, not kept
-                    res.note += f"; the original ingest counted {src.get('duplicates')} row(s) already stored (not kept by a store, so not exported)"
-                out.append(res)
+                out.append(self._ingest_exported_source(reader, folder, src, equipment_of, rejects_by_sha, conflicts_by_sha))
         finally:
             reader.close()
         return out
+
+    def _ingest_exported_source(self, reader, folder: Path, src: dict, equipment_of: dict, rejects_by_sha: dict, conflicts_by_sha: dict) -> IngestResult:
+        """Step 3 of :meth:`ingest_parquet` for one source of the export not yet in the store: its spins, conflicts and rejected
+        rows stored in one transaction."""
+        from rngcert.equipment.wheel import load_wheel
+
+        sha = src["sha256"]
+        tbl = reader.sql(
+            """SELECT table_id, spin_no, spin_label, CAST(row_number() OVER (ORDER BY seq) - 1 AS BIGINT) AS ord, ts,
+                      CAST(pos AS SMALLINT) AS pos, CAST(sym AS SMALLINT) AS sym, dealer, CAST(direction AS TINYINT) AS direction,
+                      CAST(release AS SMALLINT) AS release, void, CAST(line AS INTEGER) AS line, equipment
+               FROM exported WHERE source_sha256 = $sha ORDER BY seq""",
+            params={"sha": sha},
+        )
+        tbl = tbl.to_arrow_table() if hasattr(tbl, "to_arrow_table") else tbl.arrow()
+        eqs = set(tbl.column("equipment").to_pylist()) or {src.get("equipment")}
+        if len(eqs) != 1:
+            raise InputError(f"{folder}: source {src['path']} holds spins of several wheels ({sorted(map(str, eqs))}); cannot ingest it as one")
+        (equipment,) = eqs
+        wheel = load_wheel(equipment)
+        incoming = tbl.drop_columns(["equipment"])
+        incoming = _with_conflicts(incoming, conflicts_by_sha.get(sha, []))
+        rej, rej_tbl = _export_rejects(rejects_by_sha.get(sha, []))
+        used = sorted(set(incoming.column("table_id").to_pylist()))
+        for t in used:
+            if t in equipment_of and equipment_of[t] != equipment:
+                raise InputError(f"{folder}: table {t!r} has wheel {equipment_of[t]!r} in the manifest but {equipment!r} in its spins")
+        prep = {
+            "path": Path(src["path"]), "sha": sha, "format": src.get("format"), "size": src.get("size_bytes"),
+            "accepted": int(src.get("accepted") or 0), "void": int(src.get("void") or 0),
+            "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if whole_line_reject(r)), "m": len(incoming),
+            "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
+            "default_table": src.get("default_table"), "timing": {},
+        }
+        res = self._store_prepared(prep, wheel, str(equipment))
+        res.note = f"from export {folder}"
+        if res.duplicates != int(src.get("duplicates") or 0):  # repeats of stored spins are counted, not kept
+            res.note += f"; the original ingest counted {src.get('duplicates')} row(s) already stored (not kept by a store, so not exported)"
+        return res
 
 
 def _file_sha256(path: Path) -> str:

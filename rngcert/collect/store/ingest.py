@@ -78,6 +78,165 @@ class IngestResult:
 
 
 
+def _lapper(timing: dict):
+    """A ``lap(what)`` that adds the seconds since the previous lap (or since now) to ``timing[what]``."""
+    clock = [time.perf_counter()]
+
+    def lap(what):
+        now_ = time.perf_counter()
+        timing[what] = timing.get(what, 0.0) + now_ - clock[0]
+        clock[0] = now_
+
+    return lap
+
+
+def _fix_tables(con, path, used_tables: list, wheel, equipment: str) -> int:
+    """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel);
+    returns the spins already stored in those tables."""
+    stored_before = 0
+    for t in used_tables:  # loop over tables (a handful)
+        found = con.execute("SELECT equipment, wheel_id FROM tables WHERE table_id = ?", [t]).fetchall()
+        row = found[0] if found else None
+        if row is None:
+            con.execute("INSERT INTO tables VALUES (?, ?, ?, ?)", [t, equipment, wheel.id, _now()]).fetchall()
+        elif row[1] != wheel.id:
+            raise InputError(f"{path}: table {t!r} is stored as wheel {row[1]!r}, not {wheel.id!r}; give --equipment {row[0]}")
+        else:
+            stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
+    return stored_before
+
+
+def _open_incoming(con, incoming, proven_repeated) -> tuple[bool, bool, int]:
+    """The file's rows as the view or table ``incoming_arrow``; returns (spooled to Parquet, rows carry ``rn``, rows whose
+    (table, spin id) repeats an earlier row of the file)."""
+    spooled = isinstance(incoming, (str, Path))  # a streamed log: its rows in a Parquet file (see prepare_file)
+    if spooled:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW incoming_arrow AS SELECT * FROM read_parquet('{_sql_path(incoming)}')").fetchall()
+        has_rn = False
+    else:
+        con.register("incoming_arrow", incoming)
+        has_rn = "rn" in incoming.column_names  # a parsed log carries the reader's rule; an export does not
+    if proven_repeated is not None:  # proven while the file was streamed
+        repeated = int(proven_repeated)
+    elif has_rn:
+        repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
+    else:
+        repeated = _repeated_keys(incoming, con)
+    return spooled, has_rn, repeated
+
+
+def _insert_keyed(con, base: int, source_id: int, has_rn: bool, now) -> tuple[int, int]:
+    """Insert the rows of ``incoming_arrow`` whose (table, spin id) is new, recording the conflicts with the store and inside
+    the file; returns (spins inserted, conflicts)."""
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE inc AS
+           SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
+                  direction, release, void, line, """
+        + ("rn" if has_rn else "row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn")
+        + """
+           FROM incoming_arrow""",
+        [base],
+    ).fetchall()
+    key = "s.table_id = i.table_id AND s.spin_no = i.spin_no AND s.spin_label = i.spin_label"
+    differ = "(s.pos IS DISTINCT FROM i.pos OR s.sym IS DISTINCT FROM i.sym OR s.void IS DISTINCT FROM i.void)"
+    sid_text = "CASE WHEN i.spin_label = '' THEN CAST(i.spin_no AS VARCHAR) ELSE i.spin_label END"
+    # conflicts with spins already stored
+    n_conf_old = con.execute(
+        f"""INSERT INTO conflicts
+            SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, s.source_id, s.line,
+                   i.pos, i.sym, i.void, ?, i.line, ?
+            FROM inc i JOIN spins s ON {key} WHERE {differ}""",
+        [source_id, now],
+    ).fetchall()[0][0]
+    # conflicts inside the file (a repeated spin_id with a different result)
+    n_conf_in = con.execute(
+        f"""INSERT INTO conflicts
+            SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, ?, s.line,
+                   i.pos, i.sym, i.void, ?, i.line, ?
+            FROM inc i JOIN inc s ON {key} AND s.rn = 1
+            WHERE i.rn > 1 AND {differ}
+              AND NOT EXISTS (SELECT 1 FROM spins x WHERE x.table_id = i.table_id AND x.spin_no = i.spin_no
+                              AND x.spin_label = i.spin_label)""",
+        [source_id, source_id, now],
+    ).fetchall()[0][0]
+    n_new = con.execute(
+        """INSERT INTO spins
+           SELECT i.table_id, i.spin_no, i.spin_label, i.seq, i.ts, i.pos, i.sym, i.dealer, i.direction,
+                  i.release, i.void, ?, i.line
+           FROM inc i
+           WHERE i.rn = 1
+             AND NOT EXISTS (SELECT 1 FROM spins s WHERE s.table_id = i.table_id AND s.spin_no = i.spin_no
+                             AND s.spin_label = i.spin_label)""",
+        [source_id],
+    ).fetchall()[0][0]
+    n_conf = int(n_conf_old) + int(n_conf_in)
+    con.execute("DROP TABLE inc").fetchall()
+    return n_new, n_conf
+
+
+def _insert_rejects(con, rej_tbl, source_id: int) -> None:
+    """Store a file's rejected rows."""
+    # rejects: a grown log re-reads its old bad lines; keep each (file, line, column, reason) once
+    con.register("rej_arrow", rej_tbl)
+    con.execute(
+        """INSERT INTO rejects
+           SELECT DISTINCT ?, r.file, r.line, r."column", r.reason, r.text FROM rej_arrow r
+           WHERE NOT EXISTS (SELECT 1 FROM rejects x WHERE x.file = r.file AND x.line = r.line
+                             AND x."column" = r."column" AND x.reason = r.reason AND x.text = r.text)""",
+        [source_id],
+    ).fetchall()
+    con.unregister("rej_arrow")
+
+
+def _insert_all(con, base: int, source_id: int) -> None:
+    """The fast path of a store: every row of ``incoming_arrow`` is a new spin (new tables, no repeated id in the file)."""
+    con.execute(
+        """INSERT INTO spins
+           SELECT table_id, spin_no, spin_label, ? + ord, ts, pos, sym, dealer, direction,
+                  release, void, ?, line
+           FROM incoming_arrow""",
+        [base, source_id],
+    ).fetchall()
+
+
+def _close_incoming(con, spooled: bool) -> None:
+    """Drop the view (a spooled file) or the registered table ``incoming_arrow``."""
+    if spooled:
+        con.execute("DROP VIEW incoming_arrow").fetchall()
+    else:
+        con.unregister("incoming_arrow")
+
+
+def _first_conflicts(con, source_id: int) -> list:
+    """The first ten conflicts of a source, in line order (for :func:`_conflict_sample`)."""
+    return con.execute(
+        """SELECT table_id, spin_id, stored_pos, stored_sym, stored_void, stored_line, new_pos, new_sym, new_void, line
+           FROM conflicts WHERE source_id = ? ORDER BY line LIMIT 10""",
+        [source_id],
+    ).fetchall()
+
+
+def _insert_source(con, values: list) -> None:
+    """The row of a source (its path, SHA-256, format, options and counts) in ``sources``."""
+    con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values).fetchall()
+
+
+def _conflict_sample(wheel, sample: list) -> list[dict]:
+    """The first conflicts of a file, with results as the wheel's labels (or symbols)."""
+    labels = wheel.position_space().labels if wheel.order_known else ()
+    return [
+        {
+            "table": r[0],
+            "spin_id": r[1],
+            "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None and labels else f"symbol {wheel.symbols[r[3]] if r[3] is not None else '?'}"),
+            "stored_line": r[5],
+            "new": "void" if r[8] else (labels[r[6]] if r[6] is not None and labels else f"symbol {wheel.symbols[r[7]] if r[7] is not None else '?'}"),
+            "line": r[9],
+        }
+        for r in sample
+    ]
+
+
 class IngestMixin:
     """Ingest of spin logs (part of :class:`~rngcert.collect.store.Store`)."""
 
@@ -165,8 +324,6 @@ class IngestMixin:
             reader.close()
         return out
 
-    # long: one file stored in one transaction (fast path, conflicts with the store and inside the file, duplicates, rejects, source row): its SQL
-    #   steps share the temp tables
     @_guarded
     def _store_prepared(self, prep: dict, wheel, equipment: str) -> IngestResult:
         """Store one prepared file in one transaction (see "Rules of ingest" in :mod:`rngcert.collect.store`)."""
@@ -175,128 +332,33 @@ class IngestMixin:
         default_table = prep["default_table"]
         timing = prep["timing"]
         self.last_timing = timing
-        clock = [time.perf_counter()]
-
-        def lap(what):
-            now_ = time.perf_counter()
-            timing[what] = timing.get(what, 0.0) + now_ - clock[0]
-            clock[0] = now_
-
+        lap = _lapper(timing)
         con = self.con
         if con.execute("SELECT 1 FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall():
             return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
         con.execute("BEGIN TRANSACTION")
         try:
-            # equipment of every table is fixed once
-            stored_before = 0
-            for t in used_tables:  # loop over tables (a handful)
-                found = con.execute("SELECT equipment, wheel_id FROM tables WHERE table_id = ?", [t]).fetchall()
-                row = found[0] if found else None
-                if row is None:
-                    con.execute("INSERT INTO tables VALUES (?, ?, ?, ?)", [t, equipment, wheel.id, _now()]).fetchall()
-                elif row[1] != wheel.id:
-                    raise InputError(f"{path}: table {t!r} is stored as wheel {row[1]!r}, not {wheel.id!r}; give --equipment {row[0]}")
-                else:
-                    stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
+            stored_before = _fix_tables(con, path, used_tables, wheel, equipment)
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
-            spooled = isinstance(incoming, (str, Path))  # a streamed log: its rows in a Parquet file (see prepare_file)
-            if spooled:
-                con.execute(f"CREATE OR REPLACE TEMP VIEW incoming_arrow AS SELECT * FROM read_parquet('{_sql_path(incoming)}')").fetchall()
-                has_rn = False
-            else:
-                con.register("incoming_arrow", incoming)
-                has_rn = "rn" in incoming.column_names  # a parsed log carries the reader's rule; an export does not
-            if prep.get("repeated") is not None:  # proven while the file was streamed
-                repeated = int(prep["repeated"])
-            elif has_rn:
-                repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
-            else:
-                repeated = _repeated_keys(incoming, con)
+            spooled, has_rn, repeated = _open_incoming(con, incoming, prep.get("repeated"))
             now = _now()
             if stored_before == 0 and repeated == 0:
                 # fast path: new tables, no repeated id in the file: every row is new
-                con.execute(
-                    """INSERT INTO spins
-                       SELECT table_id, spin_no, spin_label, ? + ord, ts, pos, sym, dealer, direction,
-                              release, void, ?, line
-                       FROM incoming_arrow""",
-                    [base, source_id],
-                ).fetchall()
+                _insert_all(con, base, source_id)
                 n_new, n_conf = m, 0
             else:
-                con.execute(
-                    """CREATE OR REPLACE TEMP TABLE inc AS
-                       SELECT table_id, spin_no, spin_label, ? + ord AS seq, ts, pos, sym, dealer,
-                              direction, release, void, line, """
-                    + ("rn" if has_rn else "row_number() OVER (PARTITION BY table_id, spin_no, spin_label ORDER BY ord) AS rn")
-                    + """
-                       FROM incoming_arrow""",
-                    [base],
-                ).fetchall()
-                key = "s.table_id = i.table_id AND s.spin_no = i.spin_no AND s.spin_label = i.spin_label"
-                differ = "(s.pos IS DISTINCT FROM i.pos OR s.sym IS DISTINCT FROM i.sym OR s.void IS DISTINCT FROM i.void)"
-                sid_text = "CASE WHEN i.spin_label = '' THEN CAST(i.spin_no AS VARCHAR) ELSE i.spin_label END"
-                # conflicts with spins already stored
-                n_conf_old = con.execute(
-                    f"""INSERT INTO conflicts
-                        SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, s.source_id, s.line,
-                               i.pos, i.sym, i.void, ?, i.line, ?
-                        FROM inc i JOIN spins s ON {key} WHERE {differ}""",
-                    [source_id, now],
-                ).fetchall()[0][0]
-                # conflicts inside the file (a repeated spin_id with a different result)
-                n_conf_in = con.execute(
-                    f"""INSERT INTO conflicts
-                        SELECT i.table_id, {sid_text}, s.pos, s.sym, s.void, ?, s.line,
-                               i.pos, i.sym, i.void, ?, i.line, ?
-                        FROM inc i JOIN inc s ON {key} AND s.rn = 1
-                        WHERE i.rn > 1 AND {differ}
-                          AND NOT EXISTS (SELECT 1 FROM spins x WHERE x.table_id = i.table_id AND x.spin_no = i.spin_no
-                                          AND x.spin_label = i.spin_label)""",
-                    [source_id, source_id, now],
-                ).fetchall()[0][0]
-                n_new = con.execute(
-                    """INSERT INTO spins
-                       SELECT i.table_id, i.spin_no, i.spin_label, i.seq, i.ts, i.pos, i.sym, i.dealer, i.direction,
-                              i.release, i.void, ?, i.line
-                       FROM inc i
-                       WHERE i.rn = 1
-                         AND NOT EXISTS (SELECT 1 FROM spins s WHERE s.table_id = i.table_id AND s.spin_no = i.spin_no
-                                         AND s.spin_label = i.spin_label)""",
-                    [source_id],
-                ).fetchall()[0][0]
-                n_conf = int(n_conf_old) + int(n_conf_in)
-                con.execute("DROP TABLE inc").fetchall()
-            if spooled:
-                con.execute("DROP VIEW incoming_arrow").fetchall()
-            else:
-                con.unregister("incoming_arrow")
+                n_new, n_conf = _insert_keyed(con, base, source_id, has_rn, now)
+            _close_incoming(con, spooled)
             n_dup = m - int(n_new) - n_conf
-            # rejects: a grown log re-reads its old bad lines; keep each (file, line, column, reason) once
-            con.register("rej_arrow", rej_tbl)
-            con.execute(
-                """INSERT INTO rejects
-                   SELECT DISTINCT ?, r.file, r.line, r."column", r.reason, r.text FROM rej_arrow r
-                   WHERE NOT EXISTS (SELECT 1 FROM rejects x WHERE x.file = r.file AND x.line = r.line
-                                     AND x."column" = r."column" AND x.reason = r.reason AND x.text = r.text)""",
-                [source_id],
-            ).fetchall()
-            con.unregister("rej_arrow")
-            sample = con.execute(
-                """SELECT table_id, spin_id, stored_pos, stored_sym, stored_void, stored_line, new_pos, new_sym, new_void, line
-                   FROM conflicts WHERE source_id = ? ORDER BY line LIMIT 10""",
-                [source_id],
-            ).fetchall()
+            _insert_rejects(con, rej_tbl, source_id)
+            sample = _first_conflicts(con, source_id)
             n_split_rejects = sum(1 for r in rej if whole_line_reject(r))
-            con.execute(
-                "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    source_id, str(path), sha, prep["format"], prep["size"], equipment, rule, default_table,
-                    n + n_split_rejects, prep["accepted"], prep["void"], len(rej),
-                    int(n_new), n_dup, n_conf, now, __version__,
-                ],
-            ).fetchall()
+            _insert_source(con, [
+                source_id, str(path), sha, prep["format"], prep["size"], equipment, rule, default_table,
+                n + n_split_rejects, prep["accepted"], prep["void"], len(rej),
+                int(n_new), n_dup, n_conf, now, __version__,
+            ])
             lap("insert")
             _before_commit()
             con.execute("COMMIT")
@@ -307,18 +369,7 @@ class IngestMixin:
             except Exception:  # pragma: no cover - connection already unusable
                 pass
             raise
-        labels = wheel.position_space().labels if wheel.order_known else ()
-        conflict_sample = [
-            {
-                "table": r[0],
-                "spin_id": r[1],
-                "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None and labels else f"symbol {wheel.symbols[r[3]] if r[3] is not None else '?'}"),
-                "stored_line": r[5],
-                "new": "void" if r[8] else (labels[r[6]] if r[6] is not None and labels else f"symbol {wheel.symbols[r[7]] if r[7] is not None else '?'}"),
-                "line": r[9],
-            }
-            for r in sample
-        ]
+        conflict_sample = _conflict_sample(wheel, sample)
         return IngestResult(
             str(path), sha, "ingested", rows=n + n_split_rejects, accepted=prep["accepted"],
             void=prep["void"], rejected=len(rej), inserted=int(n_new), duplicates=n_dup, conflicts=n_conf,
@@ -326,25 +377,11 @@ class IngestMixin:
         )
 
 
-# long: reads, hashes and parses one file into the Arrow tables to store, with the checks against a file already known; the stages share the parsed
-#   rows
-def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
-    """Read, hash and parse one spin log into the Arrow tables to store (no store access).
-
-    ``known(sha256)`` returns (equipment, default table) of an earlier ingest of the same bytes,
-    or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
-    to store, else the prepared file for :meth:`Store._store_prepared`.
-    """
+def _read_and_hash(path: Path) -> tuple:
+    """(is a pipe or FIFO, its bytes or None, SHA-256) of a log: a pipe or FIFO (<(…)) is read into memory; a file is hashed
+    as a stream (and parsed as one)."""
     from rngcert.collect.csvstream import is_stream, read_stream, sha256_file
-    from rngcert.collect.spinlog import outcome_key, read_spin_rows, repeat_status, sha256_of
-
-    clock = [time.perf_counter()]
-    timing: dict[str, float] = {}
-
-    def lap(what):
-        now_ = time.perf_counter()
-        timing[what] = timing.get(what, 0.0) + now_ - clock[0]
-        clock[0] = now_
+    from rngcert.collect.spinlog import sha256_of
 
     stream = is_stream(path)  # a pipe or FIFO (<(…)) is read into memory; a file is hashed and parsed as a stream
     try:
@@ -352,21 +389,125 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
         sha = sha256_of(data) if stream else sha256_file(path)[0]
     except OSError as exc:  # the log, not the store
         raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    return stream, data, sha
+
+
+def _table_column(table, default_table: str, n: int) -> tuple:
+    """(table of each row, its dictionary codes, the codes' labels): the log's table column (an empty value is
+    "(no table)") or ``default_table`` for every row."""
+    if table is not None:
+        tab = table
+        tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
+    else:
+        tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+    tab_enc = pc.dictionary_encode(tab)
+    tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    tab_labels = tab_enc.dictionary.to_pylist()
+    return tab, tab_codes, tab_labels
+
+
+def _repeat_status(rows, keep: np.ndarray, tab_codes: np.ndarray, spin_no, spin_label) -> np.ndarray:
+    """Status of each row among the repeats of its (table, spin id) in the file (0: the first)."""
+    from rngcert.collect.spinlog import outcome_key, repeat_status
+
+    n = rows.n
+    # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
+    # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
+    lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
+    status, _ = repeat_status(
+        [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
+        outcome_key(rows.pos, rows.sym, rows.void), keep,
+    )
+    return status
+
+
+def _known_file(path: Path, sha: str, first: tuple, equipment: str, table) -> IngestResult:
+    """The result for bytes already stored (``first``: their equipment and default table), noting the options not applied."""
+    eq0, tab0 = first
+    differs = []
+    if str(eq0) != str(equipment):
+        differs.append(f"equipment {eq0!r}, now {equipment!r}")
+    if table is not None and table != tab0:
+        differs.append(f"table {tab0!r}, now {table!r}")
+    note = (
+        "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
+        if differs
+        else "options of this call (e.g. --column) are not applied to bytes already stored"
+    )
+    return IngestResult(str(path), sha, "already ingested", note=note)
+
+
+def _spin_keys(spin_id, tab_codes: np.ndarray, n: int) -> tuple:
+    """(spin_no, spin_label, rule) of a file's rows: from its spin id column, or the k-th row of its table (1-based)."""
+    if spin_id is not None:
+        sid = spin_id.combine_chunks() if isinstance(spin_id, pa.ChunkedArray) else spin_id
+        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+        spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+        spin_label = pc.if_else(canon, pa.scalar(""), sid)
+        rule = "column"
+    else:
+        # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
+        order = np.argsort(tab_codes, kind="stable")
+        sorted_codes = tab_codes[order]
+        starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
+        ordinal = np.empty(n, dtype=np.int64)
+        ordinal[order] = np.arange(n) - starts + 1
+        spin_no = pa.array(ordinal)
+        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        rule = "position"
+    return spin_no, spin_label, rule
+
+
+def _incoming_table(rows, keep: np.ndarray, m: int, tab, spin_no, spin_label, status: np.ndarray) -> pa.Table:
+    """The ``m`` rows to store (accepted or void) of a parsed file as the Arrow table ``_store_prepared`` inserts."""
+    n = rows.n
+    sel = pa.array(keep)
+
+    def kept(a):  # rows to store (all of them, usually: no copy then)
+        return a if m == n else a.filter(sel)
+
+    pos = np.where(rows.pos >= 0, rows.pos, -1)
+    sym = np.where(rows.sym >= 0, rows.sym, -1)
+    ts = pa.nulls(m, pa.int64())
+    if rows.timestamp is not None:
+        tsv = rows.timestamp[keep]
+        ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+    ts = ts.cast(pa.timestamp("us"))
+    return pa.table(
+        {
+            "table_id": kept(tab),
+            "spin_no": kept(spin_no),
+            "spin_label": kept(spin_label),
+            "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
+            "ts": ts,
+            "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
+            "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
+            "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
+            "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
+            "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
+            "void": pa.array(rows.void[keep]),
+            "line": pa.array(rows.line[keep].astype(np.int32)),
+            "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
+        }
+    )
+
+
+def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
+    """Read, hash and parse one spin log into the Arrow tables to store (no store access).
+
+    ``known(sha256)`` returns (equipment, default table) of an earlier ingest of the same bytes,
+    or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
+    to store, else the prepared file for :meth:`Store._store_prepared`.
+    """
+    from rngcert.collect.spinlog import read_spin_rows
+
+    timing: dict[str, float] = {}
+    lap = _lapper(timing)
+    stream, data, sha = _read_and_hash(path)
     lap("read+sha256")
     first = known(sha)
     if first:
-        eq0, tab0 = first
-        differs = []
-        if str(eq0) != str(equipment):
-            differs.append(f"equipment {eq0!r}, now {equipment!r}")
-        if table is not None and table != tab0:
-            differs.append(f"table {tab0!r}, now {table!r}")
-        note = (
-            "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
-            if differs
-            else "options of this call (e.g. --column) are not applied to bytes already stored"
-        )
-        return IngestResult(str(path), sha, "already ingested", note=note)
+        return _known_file(path, sha, first, equipment, table)
     if not stream:
         try:
             prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing)
@@ -386,67 +527,11 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
     if stream and table is None and rows.table is None:
         raise InputError(f"{path} is a pipe or FIFO and the log has no table column: name its table with --table")
     default_table = table if table is not None else path.stem
-    if rows.table is not None:
-        tab = rows.table
-        tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
-    else:
-        tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
-    tab_enc = pc.dictionary_encode(tab)
-    tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    tab_labels = tab_enc.dictionary.to_pylist()
-    if rows.spin_id is not None:
-        sid = rows.spin_id.combine_chunks() if isinstance(rows.spin_id, pa.ChunkedArray) else rows.spin_id
-        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
-        spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
-        spin_label = pc.if_else(canon, pa.scalar(""), sid)
-        rule = "column"
-    else:
-        # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
-        order = np.argsort(tab_codes, kind="stable")
-        sorted_codes = tab_codes[order]
-        starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
-        ordinal = np.empty(n, dtype=np.int64)
-        ordinal[order] = np.arange(n) - starts + 1
-        spin_no = pa.array(ordinal)
-        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
-        rule = "position"
-    # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
-    # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
-    lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
-    status, _ = repeat_status(
-        [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
-        outcome_key(rows.pos, rows.sym, rows.void), keep,
-    )
+    tab, tab_codes, tab_labels = _table_column(rows.table, default_table, n)
+    spin_no, spin_label, rule = _spin_keys(rows.spin_id, tab_codes, n)
+    status = _repeat_status(rows, keep, tab_codes, spin_no, spin_label)
     m = int(keep.sum())
-    sel = pa.array(keep)
-
-    def kept(a):  # rows to store (all of them, usually: no copy then)
-        return a if m == n else a.filter(sel)
-
-    pos = np.where(rows.pos >= 0, rows.pos, -1)
-    sym = np.where(rows.sym >= 0, rows.sym, -1)
-    ts = pa.nulls(m, pa.int64())
-    if rows.timestamp is not None:
-        tsv = rows.timestamp[keep]
-        ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
-    ts = ts.cast(pa.timestamp("us"))
-    incoming = pa.table(
-        {
-            "table_id": kept(tab),
-            "spin_no": kept(spin_no),
-            "spin_label": kept(spin_label),
-            "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
-            "ts": ts,
-            "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
-            "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
-            "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
-            "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
-            "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
-            "void": pa.array(rows.void[keep]),
-            "line": pa.array(rows.line[keep].astype(np.int32)),
-            "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
-        }
-    )
+    incoming = _incoming_table(rows, keep, m, tab, spin_no, spin_label, status)
     rej = rows.rejected
     rej_tbl = _rejects_table(rej)
     used_tables = sorted({tab_labels[c] for c in np.unique(tab_codes[keep])}) if keep.any() else []
@@ -456,7 +541,6 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
         "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
         "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
     }
-
 
 
 def discard_prepared(prep) -> None:

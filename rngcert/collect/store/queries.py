@@ -49,6 +49,101 @@ class StoredSpins:
         return int(self.void.size)
 
 
+def _window_where(table: str, since, until, after_seq, before_seq) -> tuple[str, list]:
+    """The WHERE clause (and its parameters) of a table's window of spins."""
+    where, args = ["table_id = ?"], [table]
+    if since is not None:
+        where.append("ts >= ?")
+        args.append(_parse_when(since, "since"))
+    if until is not None:
+        where.append("ts < ?")
+        args.append(_parse_when(until, "until"))
+    if after_seq is not None:
+        where.append("seq > ?")
+        args.append(int(after_seq))
+    if before_seq is not None:
+        where.append("seq < ?")
+        args.append(int(before_seq))
+    return " AND ".join(where), args
+
+
+def _window_columns(where_sql: str, key: str, *, with_ids: bool, has_ts: bool, has_dealer: bool) -> str:
+    """The SELECT of a window's compact columns (its dealer codes take the dealer labels as their first parameter)."""
+    sid = "CASE WHEN spin_label = '' THEN CAST(spin_no AS VARCHAR) ELSE spin_label END" if with_ids else "NULL::VARCHAR"
+    codes = "NULL::INTEGER"
+    if has_dealer:
+        codes = "list_position(?::VARCHAR[], coalesce(dealer, '')) - 1"
+    return f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, {codes} AS dealer,
+                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, coalesce(void, false) AS void, source_id,
+                       {key if has_ts else 'NULL::BIGINT'} AS key
+                FROM spins WHERE {where_sql}"""
+
+
+def _fill_window(w: dict, reader, *, sort: bool, has_ts: bool, with_ids: bool) -> bool:
+    """Fill the window's columns in ``w`` from the record batches of ``reader``, checking the (timestamp, key) order as it goes;
+    False (stopped early) when the rows, read unsorted, are not in seq order."""
+    last_ts = last_key = None
+    last_seq = np.iinfo(np.int64).min
+    at = 0
+    for b in reader:  # loop over record batches
+        m = b.num_rows
+        if m == 0:
+            continue
+        sl = slice(at, at + m)
+        bseq = _arrow.ints(b.column("seq"))
+        if not sort:
+            if bseq[0] <= last_seq or np.any(bseq[1:] <= bseq[:-1]):
+                return False
+            last_seq = bseq[-1]
+        if w["seq"] is not None:
+            w["seq"][sl] = bseq
+        w["lo_seq"], w["hi_seq"] = min(w["lo_seq"], int(bseq.min())), max(w["hi_seq"], int(bseq.max()))
+        for name in ("pos", "sym", "release", "direction"):
+            w[name][sl] = _arrow.ints(b.column(name))
+        w["void"][sl] = _arrow.bools(b.column("void"))
+        if w["dealer"] is not None:
+            w["dealer"][sl] = _arrow.ints(b.column("dealer"))
+        w["sources"].update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
+        if with_ids:
+            w["ids"].append(b.column("spin_id"))
+        if has_ts:
+            t = _arrow.ints(b.column("ts"), fill=np.iinfo(np.int64).min)
+            if w["ts"] is not None:
+                w["ts"][sl] = t
+            w["lo_ts"], w["hi_ts"] = min(w["lo_ts"], int(t.min())), max(w["hi_ts"], int(t.max()))
+            if w["ordered"]:
+                k = _arrow.ints(b.column("key")).astype(np.int64)
+                if last_ts is not None:
+                    t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
+                d = np.diff(t)
+                if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
+                    w["ordered"] = False
+                last_ts, last_key = t[-1], k[-1]
+        at += m
+    return True
+
+
+def _last_start(void: np.ndarray, last: int) -> int | None:
+    """Index of the first of the last ``last`` non-void spins (None: the window has no more than ``last``)."""
+    if last < 1:
+        raise InputError(f"--last must be a positive number of spins, got {last}")
+    n_good = void.size - int(np.count_nonzero(void))
+    if n_good > last:
+        return _nth_true(~void, n_good - last)  # the first of the last ``last`` non-void spins
+    return None
+
+
+def _keep_from(out: StoredSpins, sel: int, with_ids: bool) -> None:
+    """Cut ``out`` to its spins from index ``sel`` on (``--last``), with their ranges."""
+    for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
+        v = getattr(out, name)
+        if v is not None:
+            setattr(out, name, v[sel:].copy())
+    out.spin_id = out.spin_id.slice(sel) if with_ids else out.spin_id
+    out.seq_range = (int(out.seq.min()), int(out.seq.max())) if out.n else None
+    out.ts_range = (int(out.ts.min()), int(out.ts.max())) if out.n and out.ts is not None else None
+
+
 class QueriesMixin:
     """Reads of a store (part of :class:`~rngcert.collect.store.Store`)."""
 
@@ -123,8 +218,6 @@ class QueriesMixin:
             return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
         return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
 
-    # long: the spins of a window read batch by batch into compact columns, with the seq-order check and its sorted re-read; 28 lines of docstring, 12
-    #   of signature
     @_guarded
     def spins(
         self,
@@ -167,20 +260,39 @@ class QueriesMixin:
         window out of order reads its sort keys whole.
         """
         equipment = self.equipment_of(table)
-        where, args = ["table_id = ?"], [table]
-        if since is not None:
-            where.append("ts >= ?")
-            args.append(_parse_when(since, "since"))
-        if until is not None:
-            where.append("ts < ?")
-            args.append(_parse_when(until, "until"))
-        if after_seq is not None:
-            where.append("seq > ?")
-            args.append(int(after_seq))
-        if before_seq is not None:
-            where.append("seq < ?")
-            args.append(int(before_seq))
-        where_sql = " AND ".join(where)
+        where_sql, args = _window_where(table, since, until, after_seq, before_seq)
+        n, has_ts, labelled, dealer_labels, has_dealer = self._window_summary(where_sql, args)
+        key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
+        cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
+        w = self._read_window(cols, ([dealer_labels] if has_dealer else []) + args, n, labelled=labelled, has_ts=has_ts,
+                              dealer_codes=len(dealer_labels) if has_dealer else None, keys=keys or last is not None, with_ids=with_ids)
+        order = None if w["ordered"] else self._time_order(w, key, where_sql, args, n)
+        sel = None if last is None else _last_start(w["void"], last)
+        spin_id = pa.concat_arrays(w["ids"]) if w["ids"] else pa.array([], type=pa.string())
+        direction, release = w["direction"], w["release"]
+        out = StoredSpins(
+            table=table,
+            equipment=equipment,
+            spin_id=spin_id.take(pa.array(order)) if order is not None and with_ids else spin_id,
+            seq=w["seq"],
+            ts=w["ts"],
+            pos=w["pos"],
+            sym=w["sym"],
+            dealer=w["dealer"],
+            dealer_labels=dealer_labels if has_dealer else [],
+            direction=direction if np.any(direction >= 0) else None,
+            release=release if np.any(release >= 0) else None,
+            void=w["void"],
+            source_ids=sorted(int(x) for x in w["sources"]),
+            seq_range=(w["lo_seq"], w["hi_seq"]) if n else None,
+            ts_range=(w["lo_ts"], w["hi_ts"]) if n and has_ts else None,
+        )
+        if sel is not None:
+            _keep_from(out, sel, with_ids)
+        return out
+
+    def _window_summary(self, where_sql: str, args: list) -> tuple[int, bool, bool, list, bool]:
+        """(rows, any timestamp, any text spin id, dealer labels, any dealer) of a window."""
         n, n_ts, labelled = self.con.sql(
             f"SELECT count(*), count(ts), coalesce(bool_or(spin_label <> ''), false) FROM spins WHERE {where_sql}", params=args
         ).fetchall()[0]
@@ -190,125 +302,48 @@ class QueriesMixin:
             f"SELECT coalesce(dealer, '') AS d, min(seq) AS f FROM spins WHERE {where_sql} GROUP BY 1 ORDER BY f",
             params=args).fetchall()] if n else []
         has_dealer = bool(n) and bool(self.con.sql(f"SELECT count(dealer) FROM spins WHERE {where_sql}", params=args).fetchall()[0][0])
-        sid = "CASE WHEN spin_label = '' THEN CAST(spin_no AS VARCHAR) ELSE spin_label END" if with_ids else "NULL::VARCHAR"
-        key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
-        codes = "NULL::INTEGER"
-        if has_dealer:
-            codes = "list_position(?::VARCHAR[], coalesce(dealer, '')) - 1"
-        cols = f"""SELECT {sid} AS spin_id, seq, epoch_us(ts) AS ts, coalesce(pos, -1) AS pos, coalesce(sym, -1) AS sym, {codes} AS dealer,
-                       coalesce(direction, -1) AS direction, coalesce(release, -1) AS release, coalesce(void, false) AS void, source_id,
-                       {key if has_ts else 'NULL::BIGINT'} AS key
-                FROM spins WHERE {where_sql}"""
+        return n, has_ts, bool(labelled), dealer_labels, has_dealer
+
+    def _read_window(self, cols: str, params: list, n: int, *, labelled: bool, has_ts: bool, dealer_codes: int | None, keys: bool,
+                     with_ids: bool) -> dict:
+        """The ``n`` rows of the window query ``cols`` read batch by batch into compact columns (a dict of them, with the seq and
+        timestamp ranges, the source ids, and ``ordered``: whether (timestamp, key) is non-decreasing in seq order)."""
         # compact columns filled batch by batch (no whole Arrow table, no int64 copies of the small columns)
-        keys = keys or last is not None
-        seq = np.empty(n, dtype=np.int64) if keys else None
-        ts = np.empty(n, dtype=np.int64) if has_ts and keys else None
-        lo_seq = lo_ts = np.iinfo(np.int64).max
-        hi_seq = hi_ts = np.iinfo(np.int64).min
-        pos, sym, release = (np.empty(n, dtype=np.int16) for _ in range(3))
-        direction = np.empty(n, dtype=np.int8)
-        void = np.empty(n, dtype=bool)
-        dealer = np.empty(n, dtype=_small_codes(len(dealer_labels))) if has_dealer else None
+        w = {"seq": np.empty(n, dtype=np.int64) if keys else None, "ts": np.empty(n, dtype=np.int64) if has_ts and keys else None,
+             "lo_seq": np.iinfo(np.int64).max, "lo_ts": np.iinfo(np.int64).max, "hi_seq": np.iinfo(np.int64).min, "hi_ts": np.iinfo(np.int64).min,
+             "pos": np.empty(n, dtype=np.int16), "sym": np.empty(n, dtype=np.int16), "release": np.empty(n, dtype=np.int16),
+             "direction": np.empty(n, dtype=np.int8), "void": np.empty(n, dtype=bool),
+             "dealer": np.empty(n, dtype=_small_codes(dealer_codes)) if dealer_codes is not None else None}
         # first in the stored order (DuckDB keeps insertion order, which is seq order unless rows were inserted
         # otherwise): no sort of the window in the database; if seq goes backwards, read again sorted by seq
         for sort in ((True,) if labelled else (False, True)):
-            ids, sources = [], set()
-            ordered = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
-            last_ts = last_key = None
-            last_seq = np.iinfo(np.int64).min
-            at = 0
-            rel = self.con.sql(cols + (" ORDER BY seq" if sort else ""), params=([dealer_labels] if has_dealer else []) + args)
+            w["ids"], w["sources"] = [], set()
+            w["ordered"] = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
+            rel = self.con.sql(cols + (" ORDER BY seq" if sort else ""), params=params)
             reader = rel.to_arrow_reader(READ_BATCH) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(READ_BATCH)
-            in_seq_order = True
-            for b in reader:  # loop over record batches
-                m = b.num_rows
-                if m == 0:
-                    continue
-                sl = slice(at, at + m)
-                bseq = _arrow.ints(b.column("seq"))
-                if not sort:
-                    if bseq[0] <= last_seq or np.any(bseq[1:] <= bseq[:-1]):
-                        in_seq_order = False
-                        break
-                    last_seq = bseq[-1]
-                if seq is not None:
-                    seq[sl] = bseq
-                lo_seq, hi_seq = min(lo_seq, int(bseq.min())), max(hi_seq, int(bseq.max()))
-                for name, arr in (("pos", pos), ("sym", sym), ("release", release), ("direction", direction)):
-                    arr[sl] = _arrow.ints(b.column(name))
-                void[sl] = _arrow.bools(b.column("void"))
-                if dealer is not None:
-                    dealer[sl] = _arrow.ints(b.column("dealer"))
-                sources.update(x for x in pc.unique(b.column("source_id")).to_pylist() if x is not None)
-                if with_ids:
-                    ids.append(b.column("spin_id"))
-                if has_ts:
-                    t = _arrow.ints(b.column("ts"), fill=np.iinfo(np.int64).min)
-                    if ts is not None:
-                        ts[sl] = t
-                    lo_ts, hi_ts = min(lo_ts, int(t.min())), max(hi_ts, int(t.max()))
-                    if ordered:
-                        k = _arrow.ints(b.column("key")).astype(np.int64)
-                        if last_ts is not None:
-                            t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
-                        d = np.diff(t)
-                        if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
-                            ordered = False
-                        last_ts, last_key = t[-1], k[-1]
-                at += m
+            in_seq_order = _fill_window(w, reader, sort=sort, has_ts=has_ts, with_ids=with_ids)
             reader.close()  # drained, or left early: the connection takes no new query with a result open
             del reader, rel
             if in_seq_order:
                 break
-        order = None
-        if not ordered:
-            # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
-            # of rows with equal timestamps cannot change the sequence
-            rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
-            got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
-            del rel
-            sort_keys = _arrow.ints(got.column("key")).astype(np.int64)
-            sort_ts = ts if ts is not None else _arrow.ints(got.column("ts"), fill=np.iinfo(np.int64).min)
-            del got
-            order = np.lexsort((np.arange(n), sort_keys, sort_ts))
-            del sort_keys, sort_ts
-            seq, ts, pos, sym, release, direction, void = (None if a is None else a[order] for a in (seq, ts, pos, sym, release, direction, void))
-            if dealer is not None:
-                dealer = dealer[order]
-        sel = None
-        if last is not None:
-            if last < 1:
-                raise InputError(f"--last must be a positive number of spins, got {last}")
-            n_good = n - int(np.count_nonzero(void))
-            if n_good > last:
-                sel = _nth_true(~void, n_good - last)  # the first of the last ``last`` non-void spins
-        spin_id = pa.concat_arrays(ids) if ids else pa.array([], type=pa.string())
-        out = StoredSpins(
-            table=table,
-            equipment=equipment,
-            spin_id=spin_id.take(pa.array(order)) if order is not None and with_ids else spin_id,
-            seq=seq,
-            ts=ts,
-            pos=pos,
-            sym=sym,
-            dealer=dealer,
-            dealer_labels=dealer_labels if has_dealer else [],
-            direction=direction if np.any(direction >= 0) else None,
-            release=release if np.any(release >= 0) else None,
-            void=void,
-            source_ids=sorted(int(x) for x in sources),
-            seq_range=(lo_seq, hi_seq) if n else None,
-            ts_range=(lo_ts, hi_ts) if n and has_ts else None,
-        )
-        if sel is not None:
-            for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
-                v = getattr(out, name)
-                if v is not None:
-                    setattr(out, name, v[sel:].copy())
-            out.spin_id = out.spin_id.slice(sel) if with_ids else out.spin_id
-            out.seq_range = (int(out.seq.min()), int(out.seq.max())) if out.n else None
-            out.ts_range = (int(out.ts.min()), int(out.ts.max())) if out.n and out.ts is not None else None
-        return out
+        return w
+
+    def _time_order(self, w: dict, key: str, where_sql: str, args: list, n: int) -> np.ndarray:
+        """Sort the window's columns in ``w`` into the order certify uses (timestamp, spin id, then ingest order) and return it."""
+        # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
+        # of rows with equal timestamps cannot change the sequence
+        rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
+        got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
+        del rel
+        sort_keys = _arrow.ints(got.column("key")).astype(np.int64)
+        sort_ts = w["ts"] if w["ts"] is not None else _arrow.ints(got.column("ts"), fill=np.iinfo(np.int64).min)
+        del got
+        order = np.lexsort((np.arange(n), sort_keys, sort_ts))
+        del sort_keys, sort_ts
+        for name in ("seq", "ts", "pos", "sym", "release", "direction", "void", "dealer"):
+            if w[name] is not None:
+                w[name] = w[name][order]
+        return order
 
     @_guarded
     def source_infos(self, source_ids: Sequence[int]) -> list:

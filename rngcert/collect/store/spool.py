@@ -68,70 +68,97 @@ class _Spool:
     def rollback(self) -> None:
         self._reset()
 
-    # long: one batch spooled to memory or Parquet: table codes, whole-number ids, positional ids and times, each on the batch's arrays
     def add(self, pt: dict) -> None:
-        import pyarrow.parquet as pq
-
         if self.failed:
             return
         n = pt["pos"].size
         keep = pt["accepted_mask"] | pt["void_mask"]
         self.has_ids = pt["spin_id"] is not None
+        coded = self._table_codes(pt, n)
+        if coded is None:
+            return
+        tab, codes, labels = coded
+        if self.has_ids:
+            ids = self._given_ids(pt["spin_id"], n, codes, labels, keep)
+            if ids is None:
+                return
+            spin_no, spin_label = ids
+        else:
+            spin_no, spin_label = self._ordinal_ids(n, codes, labels)
+        m = int(keep.sum())
+        self._put(self._arrow_batch(pt, keep, n, m, tab, spin_no, spin_label), m)
+        self.tables.update(labels[c] for c in np.unique(codes[keep]).tolist())
+        self.n += n
+        self.m += m
+        self.accepted += int(pt["accepted_mask"].sum())
+        self.void += int(pt["void_mask"].sum())
+
+    def _table_codes(self, pt: dict, n: int):
+        """(table values, their dictionary codes, the codes' labels) of a batch; None, with ``failed`` set, on an empty table value."""
         if pt["table"] is not None:
             tab = pt["table"]
             if n and pc.any(pc.equal(tab, "")).as_py():
                 self.failed = "empty table values"
-                return
+                return None
         else:
             tab = pa.array(np.full(n, self.default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
         enc = pc.dictionary_encode(tab)
         codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         labels = enc.dictionary.to_pylist()
-        if self.has_ids:
-            sid = pt["spin_id"]
-            if n and pc.any(pc.equal(sid, "")).as_py():
-                self.failed = "empty spin ids"
-                return
-            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
-            all_canon = bool(pc.all(canon).as_py()) if n else True
-            # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
-            # one vectorised pass over the rows (not one Python call per distinct id); when every id
-            # is canonical (the usual case) those are the ids without a minus sign
-            if all_canon:
-                valid = n - int(pc.sum(pc.cast(pc.starts_with(sid, "-"), pa.int64())).as_py() or 0)
-                spin_no = pc.cast(sid, pa.int64())
-                spin_label = pa.repeat(pa.scalar("", pa.string()), n)
-            else:
-                valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0)
-                spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
-                spin_label = pc.if_else(canon, pa.scalar(""), sid)
-            self.n_valid += valid
-            self.n_text += n - valid
-            if self.no_repeats:
-                if not all_canon:
-                    self.no_repeats = False  # text ids: DuckDB finds the repeats
-                else:
-                    no = spin_no.to_numpy(zero_copy_only=False)
-                    for j, lab in enumerate(labels):
-                        r = np.flatnonzero((codes == j) & keep) if len(labels) > 1 else np.flatnonzero(keep)
-                        if r.size == 0:
-                            continue
-                        x = no[r]
-                        if x[0] <= self.last.get(lab, np.iinfo(np.int64).min) or (x.size > 1 and np.any(x[1:] <= x[:-1])):
-                            self.no_repeats = False
-                            break
-                        self.last[lab] = int(x[-1])
+        return tab, codes, labels
+
+    def _given_ids(self, sid, n: int, codes: np.ndarray, labels: list, keep: np.ndarray):
+        """(spin_no, spin_label) of a batch's spin ids, counting whole-number and text ids and watching for repeats per table;
+        None, with ``failed`` set, on an empty id."""
+        if n and pc.any(pc.equal(sid, "")).as_py():
+            self.failed = "empty spin ids"
+            return None
+        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+        all_canon = bool(pc.all(canon).as_py()) if n else True
+        # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
+        # one vectorised pass over the rows (not one Python call per distinct id); when every id
+        # is canonical (the usual case) those are the ids without a minus sign
+        if all_canon:
+            valid = n - int(pc.sum(pc.cast(pc.starts_with(sid, "-"), pa.int64())).as_py() or 0)
+            spin_no = pc.cast(sid, pa.int64())
+            spin_label = pa.repeat(pa.scalar("", pa.string()), n)
         else:
-            # k-th row of its table in this file -> spin_id k (1-based, counting every row), carried across batches
-            ordinal = np.empty(n, dtype=np.int64)
-            for j, lab in enumerate(labels):
-                r = np.flatnonzero(codes == j) if len(labels) > 1 else np.arange(n)
-                base = self.last.get(lab, 0)
-                ordinal[r] = base + 1 + np.arange(r.size)
-                self.last[lab] = base + r.size
-            spin_no = pa.array(ordinal)
-            spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
-        m = int(keep.sum())
+            valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0)
+            spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
+            spin_label = pc.if_else(canon, pa.scalar(""), sid)
+        self.n_valid += valid
+        self.n_text += n - valid
+        if self.no_repeats:
+            if not all_canon:
+                self.no_repeats = False  # text ids: DuckDB finds the repeats
+            else:
+                no = spin_no.to_numpy(zero_copy_only=False)
+                for j, lab in enumerate(labels):
+                    r = np.flatnonzero((codes == j) & keep) if len(labels) > 1 else np.flatnonzero(keep)
+                    if r.size == 0:
+                        continue
+                    x = no[r]
+                    if x[0] <= self.last.get(lab, np.iinfo(np.int64).min) or (x.size > 1 and np.any(x[1:] <= x[:-1])):
+                        self.no_repeats = False
+                        break
+                    self.last[lab] = int(x[-1])
+        return spin_no, spin_label
+
+    def _ordinal_ids(self, n: int, codes: np.ndarray, labels: list):
+        """(spin_no, spin_label) of a batch without spin ids: the k-th row of its table in this file is spin k (1-based,
+        counting every row), carried across batches."""
+        ordinal = np.empty(n, dtype=np.int64)
+        for j, lab in enumerate(labels):
+            r = np.flatnonzero(codes == j) if len(labels) > 1 else np.arange(n)
+            base = self.last.get(lab, 0)
+            ordinal[r] = base + 1 + np.arange(r.size)
+            self.last[lab] = base + r.size
+        spin_no = pa.array(ordinal)
+        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        return spin_no, spin_label
+
+    def _arrow_batch(self, pt: dict, keep: np.ndarray, n: int, m: int, tab, spin_no, spin_label) -> pa.Table:
+        """The kept rows (accepted or void) of a batch as the spool's Arrow table."""
         sel = pa.array(keep)
 
         def kept(a):
@@ -144,7 +171,7 @@ class _Spool:
             ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
         d = pt["direction"][keep] if pt["direction"] is not None else None
         rl = pt["release"][keep] if pt["release"] is not None else None
-        batch = pa.table(
+        return pa.table(
             {
                 "table_id": kept(tab),
                 "spin_no": kept(spin_no),
@@ -160,6 +187,11 @@ class _Spool:
                 "line": pa.array(np.asarray(pt["lines"])[keep].astype(np.int32)),
             }
         )
+
+    def _put(self, batch: pa.Table, m: int) -> None:
+        """Hold ``batch`` (``m`` rows) in memory, or write it (after what was held) to the spool's Parquet file."""
+        import pyarrow.parquet as pq
+
         if self.writer is None and self.held_rows + m <= self.IN_MEMORY_ROWS:
             self.held.append(batch)
             self.held_rows += m
@@ -170,11 +202,6 @@ class _Spool:
                     self.writer.write_table(b)
                 self.held, self.held_rows = [], 0
             self.writer.write_table(batch)
-        self.tables.update(labels[c] for c in np.unique(codes[keep]).tolist())
-        self.n += n
-        self.m += m
-        self.accepted += int(pt["accepted_mask"].sum())
-        self.void += int(pt["void_mask"].sum())
 
     def close(self) -> None:
         if self.writer is not None:
