@@ -83,6 +83,11 @@ LONG = (
     "tests/test_trackers.py::test_blackjack_trackers_validation",
     "tests/test_spinlog_memory.py::test_certify_tiny_batches_equal_one_batch",
     "tests/test_shuffle_pin.py::test_certify_report_statistics_are_unchanged",
+    "tests/test_cli_shuffle.py::test_dealt_only_scanner_stream_is_rebuilt",
+    "tests/test_cli_shuffle.py::test_sensitivity_grid_states_verdict_edge_and_power_per_point",
+    "tests/test_cli_shuffle.py::test_simulated_log_takes_the_same_path",
+    "tests/test_shuffle_logs.py::test_fisher_yates_log_passes",
+    "tests/test_arrow_views.py::test_wheel_certify_imports_neither_pandas_scipy_stats_scipy_fft_nor_matplotlib",
 )
 
 
