@@ -1,7 +1,7 @@
 """The options of a certification, as one object built once and passed down (issue 27 item 2).
 
 ``rngcert certify`` (and ``audit``) build one :class:`CertifyOptions`, ``rngcert shuffle certify`` one
-:class:`ShuffleOptions` and ``rngcert rng certify`` one :class:`BitsOptions`; the pipeline passes the
+:class:`ShuffleOptions` and ``rngcert bits`` one :class:`BitsOptions`; the pipeline passes the
 object down instead of a chain of keywords, so a new option is one field here. The Python API still takes
 the keywords, as scipy's functions do: ``certify_log(paths, wheel, alpha=0.05, seed=1)`` builds the
 options from them (:meth:`CertifyOptions.of`), and ``options=`` may be given instead, or both (the
