@@ -69,6 +69,22 @@ def bar_size() -> tuple[int, int] | None:
     return env("COLUMNS", 80), env("LINES", 24)
 
 
+def echo_out(message: str = "") -> None:
+    """``click.echo`` to standard output that outlives its reader: after a broken pipe (``rngcert
+    ingest … | head`` has read enough) the rest of the output is discarded and the command goes on.
+    A command that stores or records (ingest, record) must not stop half-way, with exit 0, because
+    the reader of its progress lines went away; a command that only prints may stop (see ``invoke``)."""
+    try:
+        click.echo(message)
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # not a real file descriptor (a test runner's stream)
+            pass
+
+
 def fail(code: int, msg: str):
     click.echo(f"rngcert: error: {msg}", err=True)
     sys.exit(code)

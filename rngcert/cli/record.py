@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from rngcert.cli._common import echo_out
+
 
 # long: 34 lines of click options and the help text; splitting the body scatters the serial settings
 @click.command(
@@ -77,7 +79,7 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
         if not quiet:
             what = f"VOID ({s.void_reason})" if s.void else s.result
             rs = "" if s.rotor_speed != s.rotor_speed else f" rotor {s.rotor_speed:g} {proto.rotor_unit}"
-            click.echo(f"spin {s.spin_id} game {s.game:0{proto.game_digits}d}: {what} {s.direction}{rs} {s.timestamp}")
+            echo_out(f"spin {s.spin_id} game {s.game:0{proto.game_digits}d}: {what} {s.direction}{rs} {s.timestamp}")
         if detector is not None and not s.void:
             detector.add(s)
 

@@ -25,6 +25,7 @@ from rngcert.cli._common import (
     EXIT_INPUT,
     audit_overview,
     check_report_options,
+    echo_out,
     fail,
     parse_columns,
     progress_bar,
@@ -156,7 +157,7 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
             if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0 and not res.note.startswith("from export")):
                 unreadable.append(res.path)
             return
-        click.echo(res.summary())
+        echo_out(res.summary())
         if res.status == "empty" or (res.status == "ingested" and res.accepted + res.void == 0 and not res.note.startswith("from export")):
             unreadable.append(res.path)
         for c in res.conflict_sample:
@@ -188,10 +189,10 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
         if as_json:
             import json
 
-            click.echo(json.dumps({"store": str(db), "files": [asdict(r) for r in results], "store_spins": spins, "store_tables": ntables,
+            echo_out(json.dumps({"store": str(db), "files": [asdict(r) for r in results], "store_spins": spins, "store_tables": ntables,
                                    "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
         else:
-            click.echo(f"store {db}: {spins} spins in {ntables} table(s)")
+            echo_out(f"store {db}: {spins} spins in {ntables} table(s)")
         if unreadable:
             click.echo(f"rngcert: error: nothing readable in {', '.join(unreadable)}", err=True)
             sys.exit(EXIT_INPUT)
