@@ -13,7 +13,6 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "certify_outcomes"]
 
 
-# long: 48 of its lines are the numpydoc docstring of the public entry point (parameters, returns, an example); the code is 31 lines
 def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha=0.01, n_resamples=9999, required_bias=None, power=0.9, figures=True):
     """Certify a sequence of wheel results, exactly as ``rngcert certify`` certifies a log.
 

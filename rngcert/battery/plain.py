@@ -39,7 +39,6 @@ def _no_verdict(reason: str) -> str:
     return f"No verdict: {r}."
 
 
-# long: the findings and next steps of a shoe sample, verdict by verdict, read top to bottom as the report says them; 15 lines are its docstring
 def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "shoes") -> tuple[list[str], list[str]]:
     """Key findings and next steps of one shoe sample (a section of a shuffle report).
 

@@ -59,7 +59,6 @@ def _lower_tails(results: Sequence[TestResult | NotApplicable]) -> list[tuple[st
     return out
 
 
-# long: 31 of its lines are the docstring (the rule of the too-uniform finding and its evidence); the code is 26 lines
 def too_uniform(results: Sequence[TestResult | NotApplicable], *, level: float = LEVEL, unit: str = "pocket") -> dict | None:
     """The too-uniform data-integrity finding of a battery's results, or None.
 

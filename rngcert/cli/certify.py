@@ -45,7 +45,6 @@ def parse_aliases(items) -> dict[str, str]:
     return out
 
 
-# long: 40 lines of click options and the help text; the body builds the options once and calls certify_log
 @click.command(
     epilog="""\b
 Examples:

@@ -9,7 +9,6 @@ import click
 from rngcert.cli._common import echo_out
 
 
-# long: 34 lines of click options and the help text; splitting the body scatters the serial settings
 @click.command(
     "record",
     epilog="""\b

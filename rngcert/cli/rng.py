@@ -13,7 +13,6 @@ from rngcert.cli._standard import load_for, standard_option
 from rngcert.seeding import root
 
 
-# long: 31 lines of click options and the help text; the body reads or generates the streams and builds the options once
 @click.command(
     "bits",
     epilog="""\b

@@ -233,7 +233,6 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     return cert, rejected, eq_id
 
 
-# long: 47 lines of click options and the help text; the body is 10 lines
 @shuffle.command(
     "certify",
     epilog="""\b
@@ -308,7 +307,6 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 
 
-# long: 17 lines of click options and the help text; one pass that simulates and writes the shoe log
 @shuffle.command(
     "simulate",
     epilog="""\b
@@ -400,7 +398,6 @@ def shuffle_riffles(cards, kmax, as_json):
         click.echo(f"{r['riffles']:>7}  {r['tv']:.3f}")
 
 
-# long: 12 lines of click options; the body prints the rules and the edge
 @shuffle.command(
     "house-edge",
     epilog="""\b

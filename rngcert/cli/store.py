@@ -419,7 +419,6 @@ def export(db, folder, tables, as_json, wait):
 
 
 # --------------------------------------------------------------------------- watch
-# long: 44 lines of click options and 24 of help text; the body is 13 lines (the loops are _watch_log and _watch_table)
 @click.command(
     "watch",
     epilog="""\b

@@ -16,7 +16,6 @@ from rngcert.cli._common import EXIT, progress_bar
 VERIFY_EXIT = {"VERIFIED": EXIT["PASS"], "INTACT": EXIT["SUSPECT"], "INCOMPLETE": EXIT["INCONCLUSIVE"], "NOT VERIFIED": EXIT["FAIL"]}
 
 
-# long: 33 lines of click options and the help text; the body is the checks in order
 @click.command(
     "verify",
     epilog="""\b

@@ -168,7 +168,6 @@ class BitDump:
                 "bits_used": int(self.bits.size)}
 
 
-# long: 20 lines of docstring; the rest checks the options and reads the two dump formats, ASCII and binary
 def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -> BitDump:
     """Read a device's raw dump.
 

@@ -173,7 +173,6 @@ def parse_feed(data: bytes, name: str, feed: FeedDefinition):
     return cols, no[ok], rejects, int(blank_np.sum())
 
 
-# long: 28 of its lines are the docstring (what a disagreement is and what is returned); the loop over the sources is 31 lines
 def compare_sources(result_pos: np.ndarray, live: np.ndarray, cols: Mapping[str, pa.Array], feed: FeedDefinition, resolve, labels, *,
                     lines: np.ndarray, spin_ids: pa.Array | None = None) -> list[dict]:
     """Compare each secondary source with the result, round by round.

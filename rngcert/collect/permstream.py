@@ -135,8 +135,6 @@ class _Reader:
         self.open_tokens = 0  # tokens of that line in earlier blocks
         self.open_filled = 0  # 1 if that line had a byte other than white space
 
-    # long: the vectorised parse of one block of a permanence list (separators, blank lines, a line cut across blocks, rejects): one numpy pipeline on
-    #   the block's bytes
     def block(self, buf: bytes, open_end: bool = False) -> None:
         """Parse lines and hand their spins on: ``buf`` ends with a line end, or with ``open_end``
         after a separator inside a line that the next block continues."""

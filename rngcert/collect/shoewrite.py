@@ -17,7 +17,6 @@ from rngcert.errors import InputError
 __all__ = ["write_shoe_log"]
 
 
-# long: 28 lines of docstring (the scanner format written); the code builds the Arrow table stage by stage
 def write_shoe_log(path: str | Path, after, *, before=None, shoe_ids=None, table: str | None = None,
                    serial: bool = True, lengths=None, rotated=None, dealer=None) -> int:
     """Write shoes in the scanner format (DESIGN §3), the inverse of :func:`read_shoe_log`.

@@ -109,7 +109,6 @@ class ScalingResult:
         }
 
 
-# long: 33 of its lines are the docstring (the three scaling methods and their exact law); the code is 19 lines
 def outcome_probabilities(bits: int, outcomes: int, method: str) -> ScalingResult:
     """Exact probability of each outcome when a uniform ``bits``-bit word is scaled.
 
@@ -165,7 +164,6 @@ def outcome_probabilities(bits: int, outcomes: int, method: str) -> ScalingResul
     return ScalingResult(b, k, method, counts, denom, probs, bias, bias * k, rej)
 
 
-# long: 25 lines of docstring; the code checks the words and maps them by the three methods
 def map_words(words, outcomes: int, method: str, *, bits: int):
     """Map raw words to outcomes, vectorised.
 

@@ -119,7 +119,6 @@ def bias_estimates(counts: np.ndarray, probs: np.ndarray, labels: Sequence[str],
 
 
 # ---------------------------------------------------------------------------- one audit (pure)
-# long: the audit's trend section: the battery, then its two homogeneity tests, in order
 def compute_audit(
     log,
     *,
@@ -232,7 +231,6 @@ def _check_recordable(store, record: bool) -> None:
                          "recorded audit cannot be created: audit it with --no-record, or record it in a copy of the store elsewhere")
 
 
-# long: half is the numpydoc docstring; the body is read, compute, finish
 def audit_table(
     store,
     table: str,

@@ -77,7 +77,6 @@ class Certification:
         return f"<Certification {self.report['subject']}: {self.verdict}, {len(t)} table(s), {sum(x['n'] for x in t)} spins>"
 
 
-# long: half is the numpydoc docstring; the rest reads the log and writes the rerun recipe
 def certify_log(
     paths: Sequence[str | Path],
     wheel: Wheel,

@@ -64,7 +64,6 @@ def kept_pairs(view: np.ndarray, after: np.ndarray) -> np.ndarray:
     return (np.take_along_axis(adj, key, axis=1) & okb).sum(axis=1)
 
 
-# long: numpydoc is 23 lines; the body is one fit per group
 def fit_sides(kept: dict, groups: np.ndarray, labels: list[str], *, level: float = 0.01) -> dict:
     """The pickup side of each group of shoes, or both when the log cannot tell.
 

@@ -20,7 +20,6 @@ from rngcert.stats.result import jsonable
 RAGE_PAYTABLES = ("roulette-rage-minimum-odds", "roulette-rage-pay-table-1", "roulette-rage-pay-table-2")
 
 
-# long: numpydoc is 21 lines; the body is one section
 def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_resamples: int = 9999, alpha: float = 0.01) -> dict:
     """The Roulette Rage section of one table.
 

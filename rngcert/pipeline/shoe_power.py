@@ -69,7 +69,6 @@ def default_min_edge(house_edge: dict | None) -> tuple[float | None, str]:
                                                  f"{house_edge['rules']['dealer']}; rngcert.stats.blackjack.house_edge)")
 
 
-# long: numpydoc a third; one decision (power, shoes needed, the sentence) read top to bottom
 def power_gate(outcome, *, n_shoes: int, game: str | None, min_edge: float | None, power: float, threshold: float,
                basis: str, usable: int | None = None, players: int = 7, apply: bool = True) -> dict:
     """Check that a shoe sample could detect ``min_edge``; turn a PASS without that power into

@@ -94,7 +94,6 @@ def _restate_steps(steps: list, new: str, std_id: str) -> list:
     return [first] + kept
 
 
-# long: numpydoc is 18 lines; the body is one pass over clauses and tables
 def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, alpha: float) -> dict:
     """Evaluate ``standard`` on every table of ``report`` and state the verdict under it (in place).
 

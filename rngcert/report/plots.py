@@ -174,7 +174,6 @@ def _title_and_legend(c: svg.Canvas, ax: svg.Axes, title: str, entries: list, ti
         svg.legend(c, ax.right, ax.top - 15 - h, entries, size=7, align="right", ncol=ncol)
 
 
-# long: 21 lines of docstring; the rest lays out one figure (ticks, margins, labels turned or not, legend)
 def frequency_figure(counts, probs, labels, *, title: str, xlabel: str, fig_id: str = "frequencies") -> Figure:
     """Bars of observed counts per outcome against the expected count and the simultaneous
     99% band (red bars lie outside it).
@@ -240,7 +239,6 @@ def frequency_figure(counts, probs, labels, *, title: str, xlabel: str, fig_id: 
     return Figure(fig_id, title, _svg(c), cap)
 
 
-# long: 18 lines of docstring; the rest computes the arc z-scores and lays out the heat map
 def sector_figure(counts, probs, labels, best: dict | None = None) -> Figure:
     """Heat map of the z-score of every arc (start position × length) in wheel order.
 
@@ -372,7 +370,6 @@ def _fit(s: str, size: float, width: float) -> str:
     return s + "…"
 
 
-# long: 17 lines of docstring; the rest lays out one figure (bars, two thresholds, legend)
 def pvalue_figure(results, alpha: float, adjusted: dict) -> Figure:
     """Horizontal bars of −log10(p) of every applicable test, with the raw alpha and Holm's
     first threshold as reference lines.
@@ -461,7 +458,6 @@ def nist_histograms(two_level: dict) -> Figure:
     return Figure("nist_histograms", "P-value histograms per test", _png(fig), cap)
 
 
-# long: 16 lines of docstring; the rest lays out one figure (interval band, points, legend)
 def nist_proportions(two_level: dict) -> Figure:
     """Proportion of passing sequences per test name with SP 800-22's 3-sigma interval, drawn as SVG.
 

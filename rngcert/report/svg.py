@@ -511,7 +511,6 @@ def _dedupe(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-# long: 27 of its 51 lines are the docstring (anchoring and the entry kinds)
 def legend(canvas: Canvas, x: float, y: float, entries: Sequence[dict], *, size: float = 7.0, align: str = "right",
            valign: str = "top", ncol: int | None = None, box: bool = False) -> tuple[float, float]:
     """A legend anchored at ``(x, y)``: its right (or left) edge at ``x``, its top (or bottom) edge at ``y``.

@@ -232,7 +232,6 @@ def _find_report_json(folder: Path) -> Path:
     return p
 
 
-# long: 24 lines of docstring; the checks of a report folder follow in the order they are reported
 def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public_key=None, trusted_keys: Sequence = (),
                   require_signature: bool = True) -> Verification:
     """Check a report folder: the content hash of report.json, its layout, the files written with

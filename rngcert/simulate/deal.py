@@ -74,7 +74,6 @@ def _limit_iv(cut_position, m: int, lo: int, hi: int) -> np.ndarray:
     return lim.astype(np.int64)
 
 
-# long: 24 lines of docstring; the deal and pickup are one vectorised pass over the shoes
 def deal_pickup_baccarat(shoes, *, cut_position, pickup: str = "banker-first", undealt: str = "top") -> Deal:
     """Deal baccarat shoes to the cutting card and pick the cards up into the discard order.
 

@@ -36,7 +36,6 @@ def _fmt(state, game, nn, warn, speed, direction, digits: int) -> np.ndarray:
     return out
 
 
-# long: 25 lines of docstring; the messages of every game state are built as whole arrays
 def protocol_lines(wheel: Wheel, positions: np.ndarray, direction: np.ndarray, rotor_speed: np.ndarray, void: np.ndarray, proto: Protocol, *,
                    first_game: int = 1) -> np.ndarray:
     """The controller's messages for a sequence of games, in order (an array of str).

@@ -59,7 +59,6 @@ def _arc_probs(k: int, arc: tuple[int, int, float], other: bool) -> np.ndarray:
     return position_probabilities(k, WheelBias(sectors=((int(start) % k, int(width), f),)))
 
 
-# long: 26 lines of docstring; the code (33 lines) draws directions, speeds and results
 def simulate_rotor_spins(wheel: Wheel, n: int, rng: np.random.Generator, *, bias: RotorBias = RotorBias(), speed_mean: float = 16.0,
                          speed_sd: float = 0.6, resolution: float = 0.1) -> tuple[SimulatedSpins, np.ndarray, np.ndarray]:
     """Draw ``n`` spins of ``wheel`` with rotor data.

@@ -38,7 +38,6 @@ class SimulatedSpins:
     ball_direction: np.ndarray | None = None
 
 
-# long: 28 lines of docstring and 12 of signature; the code (35 lines) draws the spins with every bias of WheelBias
 def simulate_spins(
     wheel: Wheel,
     n: int,

@@ -118,7 +118,6 @@ def _gof_test(counts, probs, statfun, method, n_resamples, rng, name: str) -> Te
     return _gof(counts, p, statfun, method, n_resamples, rng, name, Requirement.UNIFORMITY, {}, batch)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def pocket_chisquare(
     counts,
     probs=None,
@@ -351,7 +350,6 @@ def _levin_cdf(n: int, p: np.ndarray, a: np.ndarray) -> float | None:
     return min(1.0, pw * math.exp(log_norm))
 
 
-# long: numpydoc docstring, then the exact Levin law with its Monte Carlo fallback for huge samples
 def max_count(
     counts,
     probs=None,
@@ -504,7 +502,6 @@ def _binom_two_sided(k: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def pocket_binomial(
     counts,
     probs=None,
@@ -580,7 +577,6 @@ def pocket_binomial(
 # ----------------------------------------------------------------------------------------------
 # category (outside-bet / symbol) frequencies
 # ----------------------------------------------------------------------------------------------
-# long: numpydoc docstring, then the partition's validation and the goodness-of-fit on category counts
 def category_frequency(
     counts,
     categories,

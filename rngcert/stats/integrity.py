@@ -46,7 +46,6 @@ def _binom_upper(k: int, n: int, p: float) -> float:
     return float(_dist.binom_sf(k - 1, n, p)) if n > 0 else 1.0
 
 
-# long: numpydoc docstring, then repeats at block boundaries against their chance under i.i.d. spins
 def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
     """Repeats of the same result at line starts against within lines.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """Holm step-down adjustment controlling the family-wise error rate, optionally weighted.
 

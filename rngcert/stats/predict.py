@@ -37,7 +37,6 @@ def _predict_iv(positions, reference, k, groups, group_labels, width, name):
     return pos, ref, k, grp, labels, int(width)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def out_of_sample_predictor(
     positions,
     reference,
@@ -124,7 +123,6 @@ def out_of_sample_predictor(
     return predictor_from_offsets(chunks, k, labels, width=width, min_fit=min_fit, name=name)
 
 
-# long: its docstring (the streaming contract of chunks and totals) is half of it; the steps are helpers below
 def predictor_from_offsets(chunks, k: int, group_labels, *, width: int = 5, min_fit: int = 10, totals=None,
                            name: str = "out_of_sample_predictor") -> TestResult | NotApplicable:
     """:func:`out_of_sample_predictor` on landing offsets read span by span.

@@ -65,7 +65,6 @@ def _same_length(name: str, x: np.ndarray, label: str, a) -> np.ndarray:
     return a
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def contingency_test(rows, cols, r: int, c: int, *, name: str, requirement: Requirement = _REQ, n_resamples: int = 9999,
                      rng: np.random.Generator | None = None, method: str = "auto") -> tuple[TestResult | NotApplicable, np.ndarray | None]:
     r"""Pearson chi-square test that the row and column labels of paired observations are
@@ -289,7 +288,6 @@ def _quantile_bins(v: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     return ids.astype(np.int64), ranges
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def speed_independence(outcomes, speed, m: int, *, circular: bool = True, n_bins: int = 4, n_sectors: int = 8,
                        n_resamples: int = 9999, rng: np.random.Generator | None = None,
                        name: str = "speed_independence") -> TestResult | NotApplicable:
@@ -360,7 +358,6 @@ def speed_independence(outcomes, speed, m: int, *, circular: bool = True, n_bins
     return TestResult(name, _REQ, res.statistic, res.df, res.pvalue, res.n, res.method, det)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def rotor_speed_trend(speed, *, min_spins: int = 20, name: str = "rotor_speed_trend") -> TestResult | NotApplicable:
     """Spearman rank test of a monotone trend of the rotor speed over the session.
 

@@ -29,7 +29,6 @@ def _seq_iv(seq, allowed, name: str) -> np.ndarray:
     return x
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def runs_test(
     categories_seq,
     *,
@@ -204,7 +203,6 @@ def _prob_longest_exceeds(m: int, n: int, p) -> float:
     return float(min(1.0, max(0.0, _vec_matpow(v, T, n)[-1])))
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def longest_run(
     categories_seq,
     p,

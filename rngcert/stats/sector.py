@@ -237,7 +237,6 @@ def sector_scan(
     )
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def first_harmonic(
     counts,
     probs=None,

@@ -122,7 +122,6 @@ def _arc_log_lr(pi: np.ndarray, start: int, width: int, bias: float) -> np.ndarr
     return np.where(arc, math.log1p(bias), math.log(out_factor))
 
 
-# long: most of it is its numpydoc docstring and the checks of its arguments; the families are built by the helpers below
 def wheel_alternatives(
     probs,
     *,
@@ -511,7 +510,6 @@ def _x2(obs: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.sum((obs - expected) ** 2 / expected, axis=(-2, -1))
 
 
-# long: numpydoc docstring, then the asymptotic test and its Monte Carlo fallback for sparse tables
 def homogeneity_chisquare(
     table,
     *,

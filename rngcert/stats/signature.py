@@ -113,7 +113,6 @@ def offset_counts_from_chunks(chunks, k: int, n_groups: int) -> np.ndarray:
     return total.reshape(g, k)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def dealer_signature(
     offset_counts,
     *,

@@ -116,7 +116,6 @@ class SpinTally:
         """The tally of no spins (the identity of ``+``)."""
         return cls(int(k), np.zeros(int(k), dtype=np.int64), np.zeros((int(k), int(k)), dtype=np.int64))
 
-    # long: numpydoc docstring, then one tally from arrays of each layout (counts, groups, runs)
     @classmethod
     def of(
         cls,

@@ -634,7 +634,6 @@ def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
     return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
 
 
-# long: 22 lines of docstring (the clock rules: DST, adjustments); the code is 49 lines
 def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None) -> dict | None:
     """The disagreement between spin-id order (or, without ids, file order) and time order of one
     table, or None when the timestamps never go back in that order.

@@ -240,7 +240,6 @@ def _conflict_sample(wheel, sample: list) -> list[dict]:
 class IngestMixin:
     """Ingest of spin logs (part of :class:`~rngcert.collect.store.Store`)."""
 
-    # long: 31 lines of docstring and 9 of signature; the code (41 lines) runs the read-ahead pipeline of files
     @_guarded
     def ingest(
         self,

@@ -17,7 +17,6 @@ from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
 from rngcert.pipeline.options import ShuffleOptions
 
 
-# long: numpydoc and the loop over the plausible pickup sides; the fit and the report lines are _fitted_sides and _state_sides
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                 before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
                 pickup: str | None = None, sensitivity: bool = False, options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:

@@ -158,7 +158,6 @@ def _params_iv(params) -> dict[str, dict]:
     return out
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def run_sp800_22(bits, *, params=None, constants: str = "reference", tests=None):
     """Run the 15 tests of NIST SP 800-22 rev1a on one bit sequence.
 

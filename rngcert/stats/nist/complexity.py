@@ -14,7 +14,6 @@ __all__ = ["linear_complexity", "berlekamp_massey_blocks"]
 _PI = np.array([0.01047, 0.03125, 0.12500, 0.50000, 0.25000, 0.06250, 0.020833])
 
 
-# long: the Berlekamp-Massey recursion vectorised over all blocks at once (SP 800-22 §2.10.4)
 def berlekamp_massey_blocks(blocks) -> np.ndarray:
     """Linear complexity over GF(2) of every row of a (B, M) 0/1 array.
 

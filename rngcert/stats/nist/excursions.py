@@ -59,7 +59,6 @@ def _probabilities(a: int, constants: str) -> tuple[float, ...]:
     return tuple(float(v) for v in exact)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def excursion_state_probabilities(x: int, constants: str = "reference") -> np.ndarray:
     r"""P(k visits to state x during one cycle of a fair walk), k = 0, 1, 2, 3, 4, >= 5.
 
@@ -138,7 +137,6 @@ def _min_cycles_reason(J: int, n: int, min_cycles) -> str | None:
     return None
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def random_excursions(bits, *, states=(-4, -3, -2, -1, 1, 2, 3, 4), constants="reference",
                       min_cycles=None, _S=None):
     """Random excursions test, SP 800-22 rev1a section 2.14.

@@ -545,7 +545,6 @@ def _key(name: str) -> str:
     return name.split("[", 1)[0].removeprefix("nist_")
 
 
-# long: one branch per SP 800-22 test, each naming its exact p-value law
 @functools.lru_cache(maxsize=512)
 def pvalue_law(key: str, n: int, params: tuple = (), alpha: float = 0.01) -> PValueLaw:
     """Law under H0 of the p-value of one SP 800-22 test at sequence length n.

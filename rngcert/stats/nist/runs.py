@@ -118,7 +118,6 @@ def _longest_runs_per_row(blocks: np.ndarray) -> np.ndarray:
     return (c - reset).max(axis=1)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def longest_run(bits, M: int | None = None, *, constants: str = "reference"):
     """Test for the longest run of ones in a block, SP 800-22 rev1a section 2.4.
 

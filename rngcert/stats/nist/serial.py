@@ -26,7 +26,6 @@ def _psi2(counts: np.ndarray, m: int, n: int) -> float:
     return float(int(np.sum(c * c))) * (2.0 ** m) / n - n   # exact integer sum of squares
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def serial(bits, m: int = 16, *, _counts=None):
     """Serial test, SP 800-22 rev1a section 2.11.
 

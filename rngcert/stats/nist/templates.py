@@ -45,7 +45,6 @@ def _template_iv(template, name="template") -> tuple[str, int]:
     return s, int(s, 2)
 
 
-# long: the published algorithm's steps in order (SP 800-22 §2.7.4), vectorised over blocks
 def non_overlapping_template(bits, m: int = 9, N: int = 8, templates=None, *, _codes=None):
     """Non-overlapping template matching test, SP 800-22 rev1a section 2.7.
 
@@ -180,7 +179,6 @@ def overlapping_class_probabilities(m: int = 9, M: int = 1032, K: int = 5,
     return np.array(_exact_ones_overlapping(m, M, K))
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def overlapping_template(bits, m: int = 9, M: int = 1032, K: int = 5, *,
                          constants: str = "reference", _codes=None):
     """Overlapping template matching test (template of m ones), SP 800-22 rev1a section 2.8.

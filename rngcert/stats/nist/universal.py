@@ -30,7 +30,6 @@ def _choose_L(n: int) -> int:
     return 5
 
 
-# long: the published algorithm's steps in order (SP 800-22 §2.9.4), with its table of L
 def universal(bits, L: int | None = None, Q: int | None = None):
     """Maurer's universal statistical test, SP 800-22 rev1a section 2.9.
 

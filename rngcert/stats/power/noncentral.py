@@ -98,7 +98,6 @@ def _analytic_power(test: str, n: int, p0: np.ndarray, p1: np.ndarray, alpha: fl
     )
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def chisquare_power(
     n: int, p0, p1, alpha: float = 0.01, *, test: str = "pocket_chisquare", categories=None, approximation: str = "two-moment"
 ) -> float:

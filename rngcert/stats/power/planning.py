@@ -52,7 +52,6 @@ def _setup(k, alternative, alpha, power, test, method, groups, n_null, n_alt, rn
 
 
 # ----------------------------------------------------------------------------- public API
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def power_at(
     n: int,
     k: int,
@@ -110,7 +109,6 @@ def power_at(
     return PowerResult(alt, test, sim.method(), "power", n, float(effect), alpha, pw, pw, k, groups, det)
 
 
-# long: numpydoc docstring, then the search over n for the non-central law and for simulation
 def spins_needed(k: int, alternative: str, effect: float, *, alpha: float = 0.01, power: float = 0.9, test: str | None = None,
                  method: str = "auto", groups: int = 1, max_n: int = 10**9, n_null: int = 10_000, n_alt: int = 2_000,
                  rng: np.random.Generator | None = None) -> PowerResult:
@@ -186,7 +184,6 @@ def spins_needed(k: int, alternative: str, effect: float, *, alpha: float = 0.01
     return PowerResult(alt, test, sim.method(), "n", int(hi), float(effect), alpha, power, pw, k, groups, det)
 
 
-# long: numpydoc docstring, then the search over the effect for the non-central law and for simulation
 def min_detectable_effect(n: int, k: int, alternative: str, *, alpha: float = 0.01, power: float = 0.9, test: str | None = None,
                           method: str = "auto", groups: int = 1, n_null: int = 10_000, n_alt: int = 2_000,
                           rng: np.random.Generator | None = None) -> PowerResult:

@@ -77,7 +77,6 @@ def fixed_points(before, after) -> TestResult:
     )
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def position_correlation(before, after, *, alternative: str = "two-sided") -> TestResult:
     """Linear correlation between a card's position after the shuffle and where its face was before.
 
@@ -210,7 +209,6 @@ def orientation_share(rotated, *, expected: float = 0.5) -> TestResult | NotAppl
                       "asymptotic (t over shoes)", {"expected": expected, "t": float(t), "uses": "orientation"})
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def orientation_rank(rotated, after) -> TestResult | NotApplicable:
     """Independence of a card's orientation from its rank (edge sorting).
 

@@ -87,7 +87,6 @@ def _guess_count_quadratic(perm) -> np.ndarray:
     return correct
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def guessing_test(perm, *, max_shoes: int = 2000) -> TestResult:
     """Guess-the-next-card test with feedback: too many correct guesses means predictable.
 

@@ -39,7 +39,6 @@ def _spearman_per_shoe(perm):
 
 
 # ----------------------------------------------------------------------------- tests on perm
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def rising_sequences(perm, *, alternative: str = "two-sided") -> TestResult:
     """Rising-sequence test: number of rising sequences per shoe against its law under uniform.
 
@@ -95,7 +94,6 @@ def rising_sequences(perm, *, alternative: str = "two-sided") -> TestResult:
     )
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def adjacent_pairs(perm, *, alternative: str = "greater") -> TestResult:
     """Adjacent pairs kept: cards adjacent before the shuffle still adjacent, in order, after it.
 

@@ -26,7 +26,6 @@ def _binned_table(perm, bins):
     return np.bincount(cells.ravel(), minlength=bins * bins).reshape(bins, bins)
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def position_chisquare(perm, *, bins: int | None = None) -> TestResult | NotApplicable:
     """Binned position-to-position chi-square: zone before the shuffle × zone after it.
 
@@ -91,7 +90,6 @@ def position_chisquare(perm, *, bins: int | None = None) -> TestResult | NotAppl
     )
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def position_rank_chisquare(after, *, decks: int) -> TestResult | NotApplicable:
     """Per-card-position chi-square across shoes: is each rank equally likely at every position?
 

@@ -21,7 +21,6 @@ from rngcert.stats.shuffle.order import (
 
 
 # ----------------------------------------------------------------------------- riffle model fit
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def riffle_fit(drops) -> list:
     """Fit recorded riffles (drop sequences) against the Gilbert–Shannon–Reeds model.
 
@@ -94,7 +93,6 @@ def _a_shuffle_law(n: int, a: float) -> np.ndarray:
     return p / p.sum()
 
 
-# long: numpydoc docstring, then the exact GSR law of rising sequences compared bin by bin
 def gsr_law_check(perm, a: float, *, level: float = 0.01) -> dict:
     """Do these shoes follow the law of an a-shuffle (GSR riffles) at all?
 
@@ -161,7 +159,6 @@ def gsr_law_check(perm, a: float, *, level: float = 0.01) -> dict:
             "level": level, "reason": "; ".join(reasons) or None}
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def gsr_equivalent_riffles(perm, *, drop_law: str | None = None, level: float = 0.01) -> dict:
     """Descriptive: how many GSR riffles leave as many rising sequences as these shoes?
 

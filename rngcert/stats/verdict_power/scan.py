@@ -154,7 +154,6 @@ def _draw_tail(arcs: _Arcs, s0: float, size: int, rng) -> tuple[np.ndarray, np.n
     return M, total / C
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 @functools.lru_cache(maxsize=64)
 def scan_null_tail(test: str, n: int, k: int, groups: int, q_min: float, size: int = _NULL_SIZE, entropy: int = 20261201) -> ScanTail:
     r"""Null upper tail of the battery's sector scan or dealer-signature statistic, down to ``q_min``.

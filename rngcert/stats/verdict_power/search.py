@@ -16,7 +16,6 @@ from rngcert.stats.verdict_power.battery import _Battery, _Curve, _sample, _setu
 from rngcert.stats.verdict_power.common import _ALT_SIZE, _block_effect, _block_pi, _probs
 
 
-# long: about half or more is its numpydoc docstring (parameters, law, references, examples); the code is under 35 lines
 def verdict_power(
     n: int,
     k: int,
@@ -204,7 +203,6 @@ def _root(curve: _Curve, power: float, lo: float, hi: float):
     return "ok", math.exp(b)
 
 
-# long: numpydoc docstring and the re-centred search of the root, round by round (module docstring)
 def verdict_effect(
     n: int,
     k: int,
