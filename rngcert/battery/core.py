@@ -84,11 +84,42 @@ class Context:
         Monte Carlo replicates for the tests that need them.
     alpha : float
         Certification level.
+    stop_after : int or None
+        Sequential stopping of the scans' Monte Carlo p-values (Besag & Clifford; see
+        :class:`rngcert.stats.MonteCarlo`): None draws all ``n_resamples``.
     """
 
     rng: np.random.Generator
     n_resamples: int = 9999
     alpha: float = 0.01
+    stop_after: int | None = None
+
+    def monte_carlo(self, *, sequential: bool = False):
+        """The :class:`rngcert.stats.MonteCarlo` of this spec's stream (``stop_after`` only for a test
+        that stops early, ``sequential`` True)."""
+        from rngcert.stats.montecarlo import MonteCarlo
+
+        return MonteCarlo(self.n_resamples, rng=self.rng, stop_after=self.stop_after if sequential else None)
+
+
+def sequential_stop(decision_level: float | None, n_resamples: int) -> int | None:
+    """The exceedances h after which a scan's Monte Carlo p-value may stop (Besag & Clifford 1991),
+    so that no decision at ``decision_level`` or below differs from the full run of ``n_resamples``.
+
+    h = floor(level * R) + 1: a stopped p-value is h / l >= h / R > level, and the full run's is then
+    at least (h + 1) / (R + 1) > level too, so neither rejects at that level, and every p-value
+    that does reject is the full run's bit for bit (it never stopped). None (no stopping) when
+    ``decision_level`` is None or h would exceed R.
+
+    >>> sequential_stop(0.05, 9999)
+    500
+    >>> sequential_stop(None, 9999) is None
+    True
+    """
+    if decision_level is None:
+        return None
+    h = int(np.floor(float(decision_level) * n_resamples)) + 1
+    return h if h <= n_resamples else None
 
 
 @dataclass(frozen=True)
@@ -186,8 +217,12 @@ class Battery:
         return replace(self, specs=tuple(s for s in self.specs if s.name not in names))
 
     def evaluate(self, data, *, entropy: int, group: int | str = 0, n_resamples: int = 9999, alpha: float = 0.01,
-                 threads: int = 1) -> tuple[list[Result], list[str], dict]:
+                 threads: int = 1, decision_level: float | None = None) -> tuple[list[Result], list[str], dict]:
         """Run every member spec on ``data``; returns (results, errors, spawn keys by name).
+
+        ``decision_level``: the largest level any decision on these results is taken at (alpha, the
+        SUSPECT level, a standard's clause levels). Given, the scans' Monte Carlo p-values stop early
+        (:func:`sequential_stop`): every decision at or below that level is the full run's.
 
         An exception in one test is recorded with its message (and a NotApplicable result saying
         so), never dropped. With ``threads`` > 1 the specs run on that many threads (numpy
@@ -200,7 +235,7 @@ class Battery:
             missing = [r for r in (data.lacks(n) for n in spec.needs if not n.startswith("equipment:")) if r]
             if missing:
                 return [NotApplicable(spec.name, spec.requirement, 0, "; ".join(missing))], None
-            ctx = Context(stream(entropy, group, spec.name), n_resamples, alpha)
+            ctx = Context(stream(entropy, group, spec.name), n_resamples, alpha, sequential_stop(decision_level, n_resamples))
             try:
                 out = spec.func(data, ctx, **spec.params)
             except Exception as exc:  # recorded, never dropped

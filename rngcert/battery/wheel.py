@@ -236,7 +236,7 @@ def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str)
 
 
 def _sector_scan(d: WheelData, ctx: Context):
-    res = sector.sector_scan(d.counts, d.probs, n_resamples=ctx.n_resamples, rng=ctx.rng)
+    res = sector.sector_scan(d.counts, d.probs, method=ctx.monte_carlo(sequential=True))
     if not res.applicable or not isinstance(res.details.get("best_arc"), dict):
         return res
     arc = dict(res.details["best_arc"])
@@ -455,7 +455,7 @@ def _dealer_signature(d: WheelData, ctx: Context):
         oc = signature.offset_counts(pos, ref, d.m, groups=g, n_groups=len(labels))
     else:
         oc = _offset_totals(d, lg)
-    return _with_reference(signature.dealer_signature(oc, group_labels=lg.labels, n_resamples=ctx.n_resamples, rng=ctx.rng), lg.ref_name)
+    return _with_reference(signature.dealer_signature(oc, group_labels=lg.labels, method=ctx.monte_carlo(sequential=True)), lg.ref_name)
 
 
 def _predictor(d: WheelData, ctx: Context):

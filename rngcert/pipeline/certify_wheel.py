@@ -170,6 +170,9 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     if required_bias is None and std.wheel_min_bias() is not None:
         required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
     edge_levels = sorted({c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel") if "exploitability" in c.tests})
+    # the largest level any decision on the battery's p-values is taken at: the scans' Monte Carlo p-values stop
+    # early above it (Besag & Clifford), and every verdict and clause result is that of the full R replicates
+    decision_level = max([alpha, suspect_level] + [c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel")])
     tests = _chosen_tests(opts.tests, log)
     ss = root(seed)
     log_reasons, per_table_reasons = checks.unreadable_reasons(log, opts.max_rejected_share)
@@ -197,7 +200,8 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
     # what a table's work item needs of the options (no progress callback, plan or standard: they stay here)
     table_opts = CertifyOptions(alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, tests=tests)
-    kw = dict(options=table_opts, entropy=entropy, threads=threads, other_wheel=hint, suspect_level=suspect_level, edge_levels=tuple(edge_levels))
+    kw = dict(options=table_opts, entropy=entropy, threads=threads, other_wheel=hint, suspect_level=suspect_level, edge_levels=tuple(edge_levels),
+              decision_level=decision_level)
     if tests is not None:
         notes = [family_line(tests)] + list(notes)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
@@ -375,7 +379,8 @@ def procedure_check(t) -> tuple[dict | None, str | None]:
 # long: a table's verdict in the order of precedence (reasons, battery, integrity, power, calibration, findings); power and the practical edge are _table_power and _practical_edges
 def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, extra_reasons, threads=1,
                    other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = (),
-                   line_starts: dict | None | bool = False, tally: SpinTally | None = None) -> tuple[BatteryOutcome, dict]:
+                   line_starts: dict | None | bool = False, tally: SpinTally | None = None,
+                   decision_level: float | None = None) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -388,7 +393,8 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     ``options`` gives ``alpha``, ``n_resamples``, ``power``, ``required_bias`` (already the standard's
     when none was declared) and ``tests`` (checked against the battery).
     ``line_starts`` (:func:`rngcert.pipeline.checks.line_start_evidence`) and ``tally`` (:func:`chunked_tally`)
-    may be given when already made; by default they are made here.
+    may be given when already made; by default they are made here. ``decision_level`` (the largest level a
+    decision is taken at) lets the scans' Monte Carlo p-values stop early (:func:`rngcert.battery.core.sequential_stop`).
     """
     alpha, n_resamples, power, tests = options.alpha, options.n_resamples, options.power, options.tests
     space = log.space
@@ -407,7 +413,8 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     counts = data.counts
     try:
         battery = _battery(tests)
-        results, errors, keys = battery.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads)
+        results, errors, keys = battery.evaluate(data, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, threads=threads,
+                                                 decision_level=decision_level)
         dup = dup_job.result() if dup_job is not None else None
     finally:
         if side is not None:

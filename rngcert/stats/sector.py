@@ -155,7 +155,8 @@ def sector_scan(
     """
     if method is not None and not isinstance(method, MonteCarlo):
         raise InputError(f"{name}: method must be a MonteCarlo(...) or None (the p-value is always Monte Carlo), got {method!r}")
-    _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
+    _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None, sequential=True)
+    stop_after = method.stop_after if method is not None else None
     c2, p2, min_len, max_len, n_resamples, rng = _sector_scan_iv(
         counts, probs, min_len, max_len, n_resamples, rng, name
     )
@@ -212,19 +213,17 @@ def sector_scan(
     # counts, so each arc is decided by integer bounds on its sum (_exceed_bounds: the same arithmetic,
     # so the same p-value as the max |z| of every replicate, with the same draws).
     threshold = monte_carlo_threshold(stat)
-    exceeds = np.zeros(n_resamples, dtype=bool)
     canon = sorted(range(active.size), key=lambda a: (int(n[active[a]]), p2[active[a]].tobytes()))
-    for a in canon:  # loop over groups
-        gidx = active[a]
-        bounds = _exceed_bounds(_flat_arcs(tables, lengths, k, a), threshold, int(n[gidx])) if threshold > 0 else None
-        done = 0
-        while done < n_resamples:
-            b = min(batch, n_resamples - done)
-            x = rng.multinomial(int(n[gidx]), p2[gidx], size=b)  # (b, k)
-            m = exceeds[done : done + b]
-            m |= True if bounds is None else _scan_exceeds(x, bounds)  # max |z| >= 0 >= threshold: every replicate
-            done += b
-    pvalue = monte_carlo_pvalue(stat, np.where(exceeds, stat, -np.inf))  # (b + 1) / (R + 1), b the exceedances
+    groups = [(int(n[active[a]]), p2[active[a]],
+               _exceed_bounds(_flat_arcs(tables, lengths, k, a), threshold, int(n[active[a]])) if threshold > 0 else None)
+              for a in canon]
+    if stop_after is None:
+        pvalue = monte_carlo_pvalue(stat, np.where(_group_major_exceeds(groups, n_resamples, batch, rng), stat, -np.inf))
+        mc_method = f"monte-carlo, R={n_resamples}"  # (b + 1) / (R + 1), b the exceedances
+    else:
+        pvalue, drawn = _sequential_pvalue(groups, n_resamples, batch, rng, stop_after)
+        mc_method = f"monte-carlo, R={n_resamples}" if drawn == n_resamples else (
+            f"sequential monte-carlo (Besag-Clifford), stopped at {stop_after} exceedances after {drawn} of R={n_resamples}")
     details = dict(
         best_arc=best,
         per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},
@@ -232,9 +231,53 @@ def sector_scan(
         n_groups=int(g),
         lengths=[min_len, max_len],
     )
-    return TestResult(
-        name, requirement, stat, None, pvalue, ntot, f"monte-carlo, R={n_resamples}", details
-    )
+    return TestResult(name, requirement, stat, None, pvalue, ntot, mc_method, details)
+
+
+
+def _group_major_exceeds(groups, n_resamples: int, batch: int, rng: np.random.Generator) -> np.ndarray:
+    """(R,) bool: whether replicate r of any group reaches the observed maximum. Each group draws its R
+    replicates from ``rng`` in turn (group-major: the layout of every full-R p-value of this test)."""
+    exceeds = np.zeros(n_resamples, dtype=bool)
+    for n_g, p_g, bounds in groups:  # loop over groups
+        done = 0
+        while done < n_resamples:
+            b = min(batch, n_resamples - done)
+            x = rng.multinomial(n_g, p_g, size=b)  # (b, k)
+            m = exceeds[done : done + b]
+            m |= True if bounds is None else _scan_exceeds(x, bounds)  # max |z| >= 0 >= threshold: every replicate
+            done += b
+    return exceeds
+
+
+def _sequential_pvalue(groups, n_resamples: int, batch: int, rng: np.random.Generator, stop_after: int) -> tuple[float, int]:
+    """Besag & Clifford's sequential Monte Carlo p-value: ``(p, replicates drawn)``.
+
+    Replicate r is drawn for every group (group i from its own child stream of ``rng``, in the
+    canonical group order, so replicate r is the same whatever the batch); drawing stops at the
+    replicate l where the ``stop_after``-th exceedance occurs, with p = h / l, or after R
+    replicates with the usual (b + 1) / (R + 1). Where the full R replicates give a p-value at or
+    below h / (R + 1) (fewer than h exceedances), drawing never stops early and the p-value is theirs,
+    bit for bit; otherwise both are above h / (R + 1) (the full run's is at least (h + 1) / (R + 1), this
+    one at least h / R) and this one is Besag & Clifford's valid p-value
+    (Besag, J. & Clifford, P. (1991), "Sequential Monte Carlo p-values", Biometrika 78, 301-304).
+    """
+    streams = [rng] if len(groups) == 1 else rng.spawn(len(groups))
+    hits = 0
+    done = 0
+    while done < n_resamples:
+        b = min(batch, n_resamples - done)
+        m = np.zeros(b, dtype=bool)
+        for (n_g, p_g, bounds), g_rng in zip(groups, streams):  # loop over groups
+            x = g_rng.multinomial(n_g, p_g, size=b)  # (b, k)
+            m |= True if bounds is None else _scan_exceeds(x, bounds)
+        new = int(np.count_nonzero(m))
+        if hits + new >= stop_after:
+            drawn = done + int(np.flatnonzero(m)[stop_after - hits - 1]) + 1
+            return stop_after / drawn, drawn
+        hits += new
+        done += b
+    return (hits + 1) / (n_resamples + 1), n_resamples
 
 
 def first_harmonic(
