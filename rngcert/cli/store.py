@@ -163,7 +163,7 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
         for c in res.conflict_sample:
             click.echo(
                 f"  conflict: table {c['table']} spin {c['spin_id']}: stored {c['stored']} (line {c['stored_line']}), "
-                f"this file says {c['new']} (line {c['line']}): kept the stored row",
+                f"this file says {c['new']} (line {c['line']}): neither result is used (both kept, see rngcert rejects)",
                 err=True,
             )
         if res.conflicts > len(res.conflict_sample):
@@ -218,12 +218,13 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {store, count, rejects: [{file, line, column, reason, text}, ...]}.")
 @_WAIT_OPTION
 def rejects(db, file, limit, as_csv, as_json, wait):
-    """List the rows the store rejected on ingest: file, line, column and reason (read-only)."""
+    """List the rows the store rejected on ingest: file, line, column and reason, and both rows of every spin_id stored with
+    two results (a conflict: audits use neither) (read-only)."""
     from rngcert.collect.store import Store
 
     def go():
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            rows = st.rejects(file=file, limit=limit)
+            rows = st.rejects(file=file, limit=limit, conflicts=True)
         if as_csv and as_json:
             raise click.UsageError("give --csv or --json, not both")
         if as_json:
