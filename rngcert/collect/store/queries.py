@@ -75,20 +75,31 @@ def _window_where(table: str, since, until, after_seq, before_seq) -> tuple[str,
 #: The spin id of a row of ``spins`` as text (as the ``conflicts`` table holds it).
 _SID = "CASE WHEN spins.spin_label = '' THEN CAST(spins.spin_no AS VARCHAR) ELSE spins.spin_label END"
 
-#: Rows of ``spins`` whose (table, spin id) has a conflict: the store holds two results for them and uses neither.
-_CONFLICTED = f"EXISTS (SELECT 1 FROM conflicts c WHERE c.table_id = spins.table_id AND c.spin_id = {_SID})"
+#: Rows of ``spins`` whose key is among the conflicting ones (parameters: their numeric ids, their text ids; see
+#: :func:`_conflicted_keys`): compared as stored (BIGINT, or the text of a non-numeric id), no cast per row.
+_CONFLICTED = "((spin_label = '' AND list_contains(?::BIGINT[], spin_no)) OR (spin_label <> '' AND list_contains(?::VARCHAR[], spin_label)))"
 
 
-def _conflict_rejects(con, where_sql: str, args: list) -> list[tuple]:
+def _conflicted_keys(con, table: str) -> list:
+    """The two parameters of :data:`_CONFLICTED` for a table: the spin ids with a conflict, numeric ids (written as the
+    store's ``spin_no``, e.g. ``17``) and text ids apart; empty lists when the table has no conflict."""
+    import re
+
+    ids = [r[0] for r in con.execute("SELECT DISTINCT spin_id FROM conflicts WHERE table_id = ?", [table]).fetchall()]
+    canon = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")  # (the rule of ingest: such an id is stored as spin_no)
+    return [[int(x) for x in ids if canon.match(x)], [x for x in ids if not canon.match(x)]]
+
+
+def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = None) -> list[tuple]:
     """Both versions of every conflict of the ``conflicts`` rows selected by ``where_sql`` (on ``c``) as (file, line, column,
-    reason, text, source_id, seq of the stored spin), each (file, line) once, in source and line order."""
+    reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}), each (file, line) once, in
+    source and line order."""
     from rngcert.collect.store.ingest import result_text
     from rngcert.equipment.wheel import load_wheel
 
     rows = con.execute(
         f"""SELECT c.table_id, c.spin_id, c.stored_pos, c.stored_sym, c.stored_void, c.stored_source_id, ss.path, c.stored_line,
-                   c.new_pos, c.new_sym, c.new_void, c.source_id, ns.path, c.line, t.equipment,
-                   (SELECT min(seq) FROM spins WHERE spins.table_id = c.table_id AND {_SID} = c.spin_id)
+                   c.new_pos, c.new_sym, c.new_void, c.source_id, ns.path, c.line, t.equipment
             FROM conflicts c LEFT JOIN sources ss ON ss.source_id = c.stored_source_id
                  LEFT JOIN sources ns ON ns.source_id = c.source_id LEFT JOIN tables t ON t.table_id = c.table_id
             WHERE {where_sql}""",
@@ -96,18 +107,17 @@ def _conflict_rejects(con, where_sql: str, args: list) -> list[tuple]:
     ).fetchall()
     wheels: dict = {}
     versions: dict = {}  # (table, spin id) -> {(file, line): (result, source_id)}
-    seq_of: dict = {}
     for r in rows:  # loop over conflicts (rare rows, not spins)
         w = wheels.get(r[14]) or wheels.setdefault(r[14], load_wheel(r[14]))
         v = versions.setdefault((r[0], r[1]), {})
         v.setdefault((r[6], r[7]), (result_text(w, r[2], r[3], r[4]), r[5]))
         v.setdefault((r[12], r[13]), (result_text(w, r[8], r[9], r[10]), r[11]))
-        seq_of[(r[0], r[1])] = r[15]
     out = []
     for (table, sid), v in versions.items():
         said = "; ".join(f"{res} ({Path(str(f)).name} line {ln})" for (f, ln), (res, _) in v.items())
         reason = f"conflict: spin_id {sid} of table {table} has different results in the store: {said}; neither result is used"
-        out.extend((f, ln, "result", reason, res, src, seq_of[(table, sid)]) for (f, ln), (res, src) in v.items())
+        seq = (seq_of or {}).get((table, sid))
+        out.extend((f, ln, "result", reason, res, src, seq) for (f, ln), (res, src) in v.items())
     out.sort(key=lambda x: (x[5] or 0, str(x[0]), x[1] or 0))
     return out
 
@@ -311,11 +321,14 @@ class QueriesMixin:
         equipment = self.equipment_of(table)
         where_sql, args = _window_where(table, since, until, after_seq, before_seq)
         conflict_rows = []
-        if self.con.execute("SELECT 1 FROM conflicts WHERE table_id = ? LIMIT 1", [table]).fetchall():
+        keys_ = _conflicted_keys(self.con, table)
+        if keys_[0] or keys_[1]:
             # a spin id stored with two results is left out (neither result is used, as certify does), and said
-            conflict_rows = _conflict_rejects(
-                self.con, f"c.table_id = ? AND c.spin_id IN (SELECT {_SID} FROM spins WHERE {where_sql} AND {_CONFLICTED})", [table] + args)
-            where_sql = f"{where_sql} AND NOT {_CONFLICTED}"
+            seq_of = {(table, r[0]): r[1] for r in self.con.execute(
+                f"SELECT {_SID}, min(seq) FROM spins WHERE {where_sql} AND {_CONFLICTED} GROUP BY 1", args + keys_).fetchall()}
+            conflict_rows = _conflict_rejects(self.con, "c.table_id = ? AND list_contains(?::VARCHAR[], c.spin_id)",
+                                              [table, [sid for _, sid in seq_of]], seq_of) if seq_of else []
+            where_sql, args = f"{where_sql} AND NOT {_CONFLICTED}", args + keys_
         n, has_ts, labelled, dealer_labels, has_dealer = self._window_summary(where_sql, args)
         key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
         cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
