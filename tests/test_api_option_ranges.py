@@ -27,11 +27,11 @@ BAD = [
     ("n_resamples", 98, ValueError, ">= 99"),
     ("n_resamples", 999.5, TypeError, "n_resamples must be an integer >= 99"),
     ("alpha", "0.05", TypeError, "alpha must be a number in (0, 1), got '0.05' (str)"),
-    ("alpha", 0.0, ValueError, "alpha must be a number in (0, 1)"),
-    ("alpha", 1.0, ValueError, "in (0, 1)"),
+    ("alpha", 0.0, ValueError, "alpha must be in (0, 1), got 0.0"),
+    ("alpha", 1.0, ValueError, "alpha must be in (0, 1), got 1.0"),
     ("alpha", float("nan"), ValueError, "in (0, 1)"),
-    ("power", 1.5, ValueError, "power must be a number in (0, 1)"),
-    ("required_bias", 0.0, ValueError, "required_bias must be a number > 0"),
+    ("power", 1.5, ValueError, "power must be in (0, 1), got 1.5"),
+    ("required_bias", 0.0, ValueError, "required_bias must be > 0, got 0.0"),
     ("required_bias", "20%", TypeError, "required_bias must be a number > 0 or None"),
     ("seed", -1, ValueError, "seed must be an integer >= 0"),
     ("seed", True, TypeError, "seed must be an integer >= 0"),
@@ -63,11 +63,11 @@ def test_shuffle_and_bits_options_have_the_same_ranges():
         certify_procedure("baccarat-004", tables=10, n_resamples=19)
     with pytest.raises(TypeError, match="alpha must be a number in"):
         ShuffleOptions(alpha="0.01")
-    with pytest.raises(ValueError, match="min_edge must be a number > 0"):
+    with pytest.raises(ValueError, match="min_edge must be > 0"):
         ShuffleOptions(min_edge=-0.01)
-    with pytest.raises(ValueError, match=r"^certify_streams\(\): alpha must be a number in \(0, 1\), got 2"):
+    with pytest.raises(ValueError, match=r"^certify_streams\(\): alpha must be in \(0, 1\), got 2"):
         certify_streams([np.zeros(128, np.uint8)], source="zeros", alpha=2)
-    with pytest.raises(ValueError, match="max_rejected_share must be a number in \\[0, 1\\]"):
+    with pytest.raises(ValueError, match="max_rejected_share must be in \\[0, 1\\], got 1.5"):
         CertifyOptions(max_rejected_share=1.5)
     # numpy numbers are numbers, stored as the Python numbers the report's JSON holds
     o = CertifyOptions(n_resamples=np.int64(199), alpha=np.float32(0.05), seed=np.uint32(3))
@@ -78,5 +78,23 @@ def test_shuffle_and_bits_options_have_the_same_ranges():
 def test_holm_names_a_bad_alpha():
     with pytest.raises(TypeError, match=r"alpha must be a number in \(0, 1\), got '0.05' \(str\)"):
         holm([0.01, 0.2], alpha="0.05")
-    with pytest.raises(ValueError, match="alpha must be a number in"):
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\), got 5"):
         holm([0.01, 0.2], alpha=5)
+
+
+def test_statistics_name_a_bad_level_alike():
+    """The statistics that take a level or a power check it with the same function (rngcert.stats.params)."""
+    from rngcert.stats.frequency import pocket_binomial
+    from rngcert.stats.power.planning import spins_needed
+    from rngcert.stats.sequential import detector_threshold
+
+    with pytest.raises(TypeError, match=r"alpha must be a number in \(0, 1\), got '0.05' \(str\)"):
+        spins_needed(37, "single-pocket", 0.2, alpha="0.05")
+    with pytest.raises(TypeError, match=r"power must be a number in \(0, 1\), got '90%'"):
+        spins_needed(37, "single-pocket", 0.2, power="90%")
+    with pytest.raises(ValueError, match=r"power must be in \(alpha, 1\)"):
+        spins_needed(37, "single-pocket", 0.2, alpha=0.5, power=0.4)
+    with pytest.raises(TypeError, match=r"alpha must be a number in \(0, 1\)"):
+        detector_threshold("0.01", 1000, 10)
+    with pytest.raises(ValueError, match=r"pocket_binomial_holm: alpha must be in \(0, 1\), got 0"):
+        pocket_binomial(np.full(37, 10), alpha=0)

@@ -56,13 +56,14 @@ def check_number(value, name: str, *, low=None, high=None, low_open: bool = Fals
     if value is None and none_ok:
         return value
     rng = _range_text(low, high, low_open, high_open) if (low, high) != (None, None) else ""
-    want = ("an integer" if integer else "a number") + (f" in {rng}" if low is not None and high is not None else f" {rng}" if rng else "")
+    where = f"in {rng}" if low is not None and high is not None else rng
     types = (int, np.integer) if integer else (int, float, np.integer, np.floating)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, types):
-        raise TypeError(f"{name} must be {want}{' or None' if none_ok else ''}, got {value!r} ({type(value).__name__})")
+        want = ("an integer" if integer else "a number") + (f" {where}" if where else "") + (" or None" if none_ok else "")
+        raise TypeError(f"{name} must be {want}, got {value!r} ({type(value).__name__})")
     v = float(value)
     bad = not np.isfinite(v)
     bad = bad or (low is not None and (v <= low if low_open else v < low)) or (high is not None and (v >= high if high_open else v > high))
     if bad:
-        raise InputError(f"{name} must be {want}, got {value!r}")
+        raise InputError(f"{name} must be {'an integer ' if integer else ''}{where or 'finite'}, got {value!r}")
     return int(value) if integer else float(value) if isinstance(value, np.floating) else value
