@@ -294,6 +294,9 @@ class QueriesMixin:
 
         Spin order is ingest order (``seq``); when the window's timestamps are not
         non-decreasing in that order, rows are sorted by timestamp (stably), as ``certify`` does.
+        A spin id with a conflict (two results stored for it) is left out, as ``certify`` leaves
+        it out: ``conflicted`` counts them and ``conflict_rows`` holds both rows of each as
+        rejected rows (file, line, column, reason).
 
         Parameters
         ----------
