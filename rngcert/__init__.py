@@ -70,7 +70,10 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     from rngcert.equipment.wheel import Wheel, load_wheel
     from rngcert.errors import InputError
     from rngcert.pipeline.certify_wheel import certify_log
+    from rngcert.pipeline.options import CertifyOptions
 
+    # the options checked first, named as this function's (the same ranges as rngcert certify's options)
+    CertifyOptions.of(where="certify_outcomes", alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power)
     w = wheel if isinstance(wheel, Wheel) else load_wheel(wheel)
     name = table or getattr(outcomes, "name", None) or "outcomes"
     values = outcomes.to_numpy() if hasattr(outcomes, "to_numpy") else np.asarray(outcomes)

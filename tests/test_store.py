@@ -152,7 +152,10 @@ def test_conflicting_rows_reported_not_overwritten(tmp_path):
         assert res.inserted == 1 and res.duplicates == 1 and res.conflicts == 2
         sp = st.spins("T")
         conf = st.conflicts()
-    assert [LABELS[i] for i in sp.pos] == ["5", "7", "9", "11"]  # stored 9 kept; first 4 kept
+        stored = [r[0] for r in st.con.execute("SELECT pos FROM spins ORDER BY seq").fetchall()]
+    assert [LABELS[i] for i in stored] == ["5", "7", "9", "11"]  # stored 9 never overwritten; first 4 stored
+    # the rule of certify (c07): a spin id with two results is read back by neither result
+    assert [LABELS[i] for i in sp.pos] == ["5", "7"] and sp.conflicted == 2
     got = sorted((c["spin_id"], LABELS[c["stored_pos"]], LABELS[c["new_pos"]], c["line"]) for c in conf)
     assert got == [("3", "9", "10", 3), ("4", "11", "12", 5)]
     assert res.conflict_sample[0]["stored"] == "9" and res.conflict_sample[0]["new"] == "10"

@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import duckdb
@@ -60,6 +59,11 @@ _HOLD = textwrap.dedent(
         def hook():
             print("HOLDING", flush=True)
             time.sleep(seconds)
+            if len(sys.argv) > 5:  # ... until the file sys.argv[5] exists (a handshake with the test, no timing)
+                from pathlib import Path
+                release, give_up = Path(sys.argv[5]), time.monotonic() + 600
+                while not release.exists() and time.monotonic() < give_up:
+                    time.sleep(0.02)
         s.ingest._before_commit = hook
         s.ingest_files(db, [sys.argv[4]], wait=60)
     else:  # a long reader (an audit reading a large table)
@@ -89,25 +93,45 @@ def store_a(tmp_path):
     return db
 
 
+def _until_waiting(proc) -> list[str]:
+    """Standard error lines of ``proc`` up to the one saying it waits for the store (all of them if it never says so)."""
+    seen = []
+    for line in proc.stderr:  # ends at the process's end: never hangs
+        seen.append(line)
+        if "held by another process" in line:
+            break
+    return seen
+
+
 def test_audit_and_rejects_run_while_an_ingest_writes(tmp_path, store_a):
-    """Two real processes: an ingest holding the write lock for 3 s, and `rngcert audit` and
-    `rngcert rejects` started meanwhile: they wait (and say so), then succeed; the ingest
-    commits every row."""
+    """Two real processes: an ingest holding the write lock inside its transaction until the test
+    lets it go, and `rngcert audit` and `rngcert rejects` started meanwhile: each says it waits for
+    the store while the writer still holds it (a handshake, no timing: the writer lets go only after
+    both have said so), then succeeds; the ingest commits every row."""
     db = store_a
     big = tmp_path / "b.csv"
     csv_log(big, 100_000, 2, table="B")
-    writer = hold(tmp_path, "ingest", db, 3.0, big)
-    t0 = time.monotonic()
-    aud = subprocess.Popen([sys.executable, "-m", "rngcert", "audit", "--db", str(db), "--table", "A", "--seed", "1", "--resamples", "199",
-                            "--no-plots", "--out", str(tmp_path / "rep")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    rej = cli("rejects", "--db", db)
+    release = tmp_path / "release"
+    writer = hold(tmp_path, "ingest", db, 0, big, release)
+    try:
+        aud = subprocess.Popen([sys.executable, "-m", "rngcert", "audit", "--db", str(db), "--table", "A", "--seed", "1", "--resamples", "199",
+                                "--no-plots", "--out", str(tmp_path / "rep"), "--wait", "600"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        rej = subprocess.Popen([sys.executable, "-m", "rngcert", "rejects", "--db", str(db), "--wait", "600"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        aud_wait, rej_wait = _until_waiting(aud), _until_waiting(rej)
+        assert writer.poll() is None  # the writer still holds the store: both waited for it
+    finally:
+        release.touch()
     out, err = aud.communicate(timeout=300)
-    assert writer.wait(timeout=120) == 0
-    assert rej.returncode == 0, rej.stderr
-    assert "1 rejected row(s)" in rej.stderr and "held by another process" in rej.stderr
+    rej_out, rej_err = rej.communicate(timeout=300)
+    assert writer.wait(timeout=300) == 0
+    assert "held by another process" in aud_wait[-1], "".join(aud_wait) + err
+    assert "held by another process" in rej_wait[-1], "".join(rej_wait) + rej_err
+    assert rej.returncode == 0, rej_err
+    assert "1 rejected row(s)" in rej_err
     assert aud.returncode in (0, 10, 11, 12), out + err
     assert "VERDICT:" in out
-    assert time.monotonic() - t0 >= 1.0  # they did wait for the writer
     with Store(db, read_only=True) as st:
         assert st.count_spins("B") == 100_000 and st.count_spins("A") == 4000
         (rec,) = st.audits("A")

@@ -346,9 +346,9 @@ def _watch_pausing_fifo(tmp_path, seed: int, pause: float, *opts: str):
 def test_fifo_writer_pausing_longer_than_the_default_wait_is_not_cut(tmp_path, monkeypatch):
     """Without --max-idle the wait (60 s, here 0.5 s) is for a writer to connect: a writer that
     pauses longer with the pipe open is read until it closes the pipe: 300 spins, exit 0."""
-    import rngcert.cli.store as cs
+    import rngcert.cli._watch as cw
 
-    monkeypatch.setattr(cs, "FIFO_WAIT", 0.5)
+    monkeypatch.setattr(cw, "FIFO_WAIT", 0.5)
     r, broke = _watch_pausing_fifo(tmp_path, 31, 1.5)
     assert r.exit_code == 0, r.output
     assert _last_count(r.output) == 300 and not broke

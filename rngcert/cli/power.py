@@ -122,17 +122,18 @@ Examples:
   rngcert house-edge blackjack                      # basic strategy, 8 decks (the shuffle command's rules)
   rngcert house-edge blackjack-004 --decks 6        # a blackjack procedure's rules
   rngcert house-edge blackjack --decks 6 --hole-card none --double 9-11 --das --split-hands 4
+  rngcert house-edge casino-war --decks 6
 
 \b
 GAME is roulette (single-zero by default), european, american, money-wheel, roulette-rage,
-baccarat, blackjack, or a shuffle procedure (blackjack-004, baccarat-004 at its decks, or a
+baccarat, blackjack, any other card game of the registry (casino-war), or a shuffle procedure (blackjack-004, baccarat-004 at its decks, or a
 procedure TOML file). Without
 --paytable every packaged pay table of the game is printed. Blackjack is the same computation as
 `rngcert shuffle house-edge` (kept as an alias); its options apply to blackjack only."""
 
 
 def _procedure_of(game: str, kind: str):
-    """The procedure named by GAME (a packaged id or a TOML file) when it is one of ``kind``, else None."""
+    """The procedure named by GAME (a packaged id or a TOML file) when it is one of ``kind`` (``""``: any game), else None."""
     from rngcert.equipment import paytables as pt
 
     if game in pt.GAME_PAYTABLES or game.lower() == "blackjack":
@@ -143,7 +144,7 @@ def _procedure_of(game: str, kind: str):
         proc = load_procedure(game)
     except (EquipmentError, InputError, OSError):
         return None
-    return proc if proc.game == kind else None
+    return proc if proc.game == kind or not kind else None
 
 
 def _blackjack_procedure(game: str) -> str | None:
@@ -151,6 +152,49 @@ def _blackjack_procedure(game: str) -> str | None:
     if game.lower() == "blackjack":
         return ""
     return game if _procedure_of(game, "blackjack") is not None else None
+
+
+def _other_card_game(game: str):
+    """(registered card game, its procedure or None) when GAME names a game of the registry
+    (:mod:`rngcert.equipment.games`) whose house edge comes from its module (not a pay table, not
+    blackjack), or a procedure dealing one; else None."""
+    from rngcert.equipment import games as G
+    from rngcert.equipment import paytables as pt
+
+    def own(name: str) -> bool:
+        return name in G.names() and name not in pt.GAME_PAYTABLES and name != "blackjack"
+
+    if own(game):
+        return game, None
+    proc = _procedure_of(game, "")
+    return (proc.game, proc) if proc is not None and own(proc.game) else None
+
+
+def _card_game_edge(game: str, proc, decks: int | None, as_json: bool) -> None:
+    """Print the house edge of a registered card game from its module (:func:`rngcert.simulate.games.play`)."""
+    from rngcert.equipment import games as G
+    from rngcert.simulate.games import play
+
+    if decks is None:
+        decks = proc.decks if proc is not None else 8
+    try:
+        block = play(game).house_edge(decks, None)
+    except EquipmentError as exc:
+        fail(EXIT_EQUIPMENT, str(exc))
+    except InputError as exc:  # the only option of the game is --decks
+        raise click.BadParameter(f"{game}: {exc}", param_hint="--decks") from None
+    info = G.get(game)
+    if as_json:
+        click.echo(json.dumps([{"game": game, "title": info.title, "rules": info.rules, "house_edge": block}], indent=2, default=str))
+        return
+    click.echo(f"{game}: {info.title} ({block.get('decks', decks)} decks)")
+    click.echo(f"  source: {info.rules}")
+    if block.get("sentence"):
+        click.echo(f"  house edge: {block['sentence']}")
+    for k, v in block.items():
+        if isinstance(v, float) and k != "edge":
+            click.echo(f"  {k:<16} {v:8.4%}  ({v:.6f})" if not k.startswith("sd_") else f"  {k:<16} {v:.6f}")
+    click.echo(f"  method: {block.get('method', '')}")
 
 
 # long: one branch per kind of GAME (a blackjack procedure, a baccarat procedure, pay tables), then the printing
@@ -186,6 +230,14 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
             raise click.BadParameter(f"{decks} is not in the range 1<=x<=8 for blackjack", param_hint="--decks")
         return ctx.invoke(shuffle_house_edge, procedure=procedure or None, decks=decks, rule=rule, hole_card=hole_card, double=double,
                           das=das, split_hands=split_hands, resplit_aces=resplit_aces, obo=obo, as_json=as_json)
+    other = _other_card_game(game)
+    if other is not None:  # a card game of the registry (e.g. casino-war): the house edge its module computes
+        used = [o for o, v in (("--paytable", paytable_name), ("--equipment", equipment), ("--strict", strict or None), ("--rule", rule),
+                               ("--hole-card", hole_card), ("--double", double), ("--das", das), ("--split-hands", split_hands),
+                               ("--resplit-aces", resplit_aces or None), ("--obo", obo or None)) if v is not None]
+        if used:
+            raise click.UsageError(f"{', '.join(used)}: not options of {other[0]!r} (only --decks and --json are)")
+        return _card_game_edge(other[0], other[1], decks, as_json)
     baccarat_proc = _procedure_of(game, "baccarat")
     if baccarat_proc is not None:  # a baccarat procedure: the baccarat pay table at its decks (--decks only where its rules allow)
         from rngcert.cli.shuffle import _apply_decks_rule
@@ -202,7 +254,10 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
     decks = 8 if decks is None else decks
     try:
         if game not in pt.GAME_PAYTABLES:
-            raise InputError(f"unknown game {game!r}; known: {', '.join(pt.GAME_PAYTABLES)}, blackjack (or a procedure: "
+            from rngcert.equipment import games as G
+
+            known = list(pt.GAME_PAYTABLES) + [g for g in G.names() if g not in pt.GAME_PAYTABLES]
+            raise InputError(f"unknown game {game!r}; known: {', '.join(known)} (or a procedure: "
                              "blackjack-004, baccarat-004, a procedure TOML file)")
         candidates = list(pt.paytables_for_game(game))  # validates GAME
         ids = [paytable_name] if paytable_name else candidates

@@ -317,9 +317,19 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
         "first_ts": _ts(stored.ts_range[0]) if stored.ts_range else None, "last_ts": _ts(stored.ts_range[1]) if stored.ts_range else None,
     }
     notes = [f"audit of stored table {table!r}: spins with seq {window['first_seq']}..{window['last_seq']} of store {store.path}"]
+    if stored.conflicted:  # the rule of certify (c07): a spin id with two results is left out, and said
+        notes.append(f"{stored.conflicted:,} spin_id(s) of table {table!r} have conflicting results in the store (both rows among the "
+                     "rejected rows): neither result is used")
     log = spinlog_from_store(stored, wheel, notes=notes)
     log.sources = store.source_infos(stored.source_ids)
-    log.rejected = store.rejected_rows(stored.source_ids)
+    log.rejected = store.rejected_rows(stored.source_ids) + stored.conflict_rows
+    if stored.conflict_rows:  # as certify counts them: rows read but not used, among each file's rejected rows
+        from collections import Counter
+        from dataclasses import replace
+
+        per_file = Counter(r.file for r in stored.conflict_rows)
+        log.sources = [replace(s, accepted=s.accepted - min(s.accepted, per_file[s.path]), rejected=s.rejected + per_file[s.path])
+                       if per_file.get(s.path) else s for s in log.sources]
     earlier = store.audits(table)
     # previous window: the most recent earlier audit's window if it ends before this one starts,
     # else the same number of spins just before this window.

@@ -16,8 +16,32 @@ from typing import Any, Callable, Sequence
 __all__ = ["CertifyOptions", "ShuffleOptions", "BitsOptions"]
 
 
+#: The ranges of the numeric options, as the command line's options allow them (``--resamples`` >= 99, ``--alpha`` in
+#: (0, 1), ...): {field: keywords of :func:`rngcert.stats.params.check_number`}. One table for the three classes.
+_OPEN01 = {"low": 0, "high": 1, "low_open": True, "high_open": True}
+_RANGES = {
+    "alpha": _OPEN01,
+    "power": _OPEN01,
+    "seed": {"low": 0, "integer": True, "none_ok": True},
+    "seed_entropy": {"low": 0, "integer": True, "none_ok": True},
+    "n_resamples": {"low": 99, "integer": True},
+    "required_bias": {"low": 0, "low_open": True, "none_ok": True},
+    "min_edge": {"low": 0, "low_open": True, "none_ok": True},
+    "max_rejected_share": {"low": 0, "high": 1},
+    "threshold": {},
+}
+
+
 class _Options:
-    """What the three options classes share: built from an object and/or keywords in one place."""
+    """What the three options classes share: built from an object and/or keywords in one place, and checked in one
+    place (the same ranges as the command line's options: :data:`_RANGES`)."""
+
+    def __post_init__(self) -> None:
+        from rngcert.stats.params import check_number
+
+        for f in fields(self):  # a handful of fields
+            if f.name in _RANGES:  # a numpy number becomes the Python number the report's JSON holds
+                object.__setattr__(self, f.name, check_number(getattr(self, f.name), f.name, **_RANGES[f.name]))
 
     @classmethod
     def of(cls, options=None, /, *, where: str = "", **keywords):
@@ -26,19 +50,25 @@ class _Options:
         Raises
         ------
         TypeError
-            A keyword that is no field of the class (named with ``where``, the calling function), or
-            ``options`` of another class.
+            A keyword that is no field of the class (named with ``where``, the calling function),
+            ``options`` of another class, or an option of the wrong type (``alpha="0.05"``).
+        rngcert.errors.InputError
+            (a ``ValueError``) an option outside the range its command-line option allows
+            (``n_resamples=5``: at least 99), naming the option and the range.
         """
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(keywords) - names)
         if unknown:
             raise TypeError(f"{where or cls.__name__}() got an unexpected keyword argument {unknown[0]!r} "
                             f"(options: {', '.join(sorted(names))})")
-        if options is None:
-            return cls(**keywords)
-        if not isinstance(options, cls):
+        if options is not None and not isinstance(options, cls):
             raise TypeError(f"{where or cls.__name__}(): options must be a {cls.__name__}, got {type(options).__name__}")
-        return replace(options, **keywords) if keywords else options
+        try:
+            if options is None:
+                return cls(**keywords)
+            return replace(options, **keywords) if keywords else options
+        except (TypeError, ValueError) as exc:  # a value out of its range: named with the calling function
+            raise type(exc)(f"{where or cls.__name__}(): {exc}") from None
 
     def replace(self, **changes):
         """A copy with ``changes`` (the object is frozen)."""

@@ -27,6 +27,7 @@ from rngcert.stats._validate import (
 )
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.multiple import holm
+from rngcert.stats.params import check_number
 from rngcert.stats.result import (
     NotApplicable,
     Requirement,
@@ -554,8 +555,7 @@ def pocket_binomial(
     counts = _as_counts(counts, name)
     k = counts.size
     p = _as_probs(probs, k, name)
-    if not (0.0 < float(alpha) < 1.0):
-        raise InputError(f"{name}: alpha must be in (0, 1), got {alpha!r}")
+    check_number(alpha, f"{name}: alpha", low=0, high=1, low_open=True, high_open=True)
     n = int(counts.sum())
     req = Requirement.UNIFORMITY
     if n == 0:

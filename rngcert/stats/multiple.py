@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rngcert.stats.params import check_number
+
 
 def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """Holm step-down adjustment controlling the family-wise error rate, optionally weighted.
@@ -38,7 +40,9 @@ def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.nda
     ------
     ValueError
         p-values not one-dimensional, NaN or outside [0, 1]; weights not positive or of another
-        length.
+        length; ``alpha`` outside (0, 1).
+    TypeError
+        ``alpha`` not a number (``"0.05"``).
 
     Notes
     -----
@@ -55,6 +59,7 @@ def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.nda
     >>> reject.tolist(), [round(float(p), 3) for p in adjusted]
     ([True, False, False, False], [0.004, 0.06, 0.08, 0.3])
     """
+    check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1:
         raise ValueError(f"pvalues must be one-dimensional, got shape {p.shape}")

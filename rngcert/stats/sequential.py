@@ -68,6 +68,7 @@ from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _rng_iv
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
+from rngcert.stats.params import check_number
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
 #: Feature ids: what the likelihood ratio of an alternative is a function of.
@@ -383,8 +384,7 @@ def detector_threshold(alpha: float, horizon: int, block: int) -> float:
     InputError
         ``alpha`` outside (0, 1), non-positive ``horizon`` or ``block``.
     """
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
     if horizon < 1 or block < 1:
         raise InputError(f"horizon and block must be positive numbers of spins, got {horizon!r} and {block!r}")
     return math.log(math.ceil(horizon / block)) - math.log(alpha)

@@ -48,18 +48,22 @@ def _text_of(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
-def _read_jsonl(data: bytes, name: str):
+def _read_jsonl(data: bytes, name: str, columns=None):
     text, _ = _text_of(data)
     if text.lstrip().startswith("["):
         raise json_array_error(name)
-    return _parse_lines(text.splitlines(), name, 1)
+    return _parse_lines(text.splitlines(), name, 1, columns=columns)
 
 
-def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None):
+def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None, columns=None):
     """Parse JSON Lines (``first``: the 1-based number of the first line): the columns (text or
     None per row), the line of each row, the rejected lines, the blank-line count and the keys in
     order of first appearance. With ``keys`` (the keys of a file's first block), every one of
-    them is a column (None where absent) and a key not among them raises :class:`NewKey`."""
+    them is a column (None where absent) and a key not among them raises :class:`NewKey`. A row
+    giving an object or array for a spin-log column (or a key ``columns`` maps) is rejected."""
+    from rngcert.collect.spinlog.core import KNOWN_COLUMNS
+
+    used = set(KNOWN_COLUMNS) | {str(v).strip().lower() for v in (columns or {}).values()}
     rows: dict[str, list] = {k: [] for k in keys} if keys is not None else {}
     lines: list[int] = []
     rejects: list[RejectedRow] = []
@@ -80,6 +84,10 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
         except ValueError as exc:
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
             continue
+        nested = next((k for k, v in obj.items() if isinstance(v, (dict, list)) and k.strip().lower() in used), None)
+        if nested is not None:  # in a column the reader uses, its Python repr is no value of the log: the row is rejected, by key
+            rejects.append(RejectedRow(name, i, nested, _nested_reason(nested, obj[nested]), line[:200]))
+            continue
         for k, v in obj.items():
             col = rows.get(k)
             if col is None:
@@ -94,6 +102,18 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
         lines.append(i)
     cols = {k: pa.array(v, type=pa.string()) for k, v in rows.items()}
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
+
+
+#: What a key's value is, for the reason of a row that gives an object or array there.
+_EXPECTED = {"result": "a result (pocket label or section)", "dealer": "a dealer name", "table": "a table id", "spin_id": "a spin id",
+             "timestamp": "a timestamp", "direction": "a direction", "release_pocket": "a release pocket", "revolutions": "a number of revolutions",
+             "void": "a void flag"}
+
+
+def _nested_reason(key: str, value) -> str:
+    """Why a row whose ``key`` holds a JSON object or array is rejected."""
+    what = "an object" if isinstance(value, dict) else "an array"
+    return f"{what} where {_EXPECTED.get(key.strip().lower(), 'a text or number value')} was expected: the row is not used"
 
 
 class NewKey(Exception):
@@ -276,9 +296,9 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
                 text = block.decode(encoding)
                 split = text.splitlines()
                 try:
-                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys)
+                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns)
                 except NewKey:
-                    found = _parse_lines(split, name, line)[4]
+                    found = _parse_lines(split, name, line, columns=columns)[4]
                     raise NewKey("", keys + [x for x in found if x not in keys]) from None
                 k = len(split)
                 if keys is None:

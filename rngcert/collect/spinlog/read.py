@@ -264,7 +264,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     if f.startswith("feed:"):
         return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes), text_codes)
     if f == "jsonl":
-        cols, lines, rej, blank, header = _read_jsonl(data, name)
+        cols, lines, rej, blank, header = _read_jsonl(data, name, columns)
     else:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)

@@ -38,8 +38,13 @@ Rules of ingest
   rows whose (table, spin_id) is new are inserted: a grown log adds exactly its new rows; rows
   already stored with the same result are counted as duplicates; rows stored with a *different*
   result (or void flag) are conflicts, recorded in ``conflicts`` and reported, never overwritten.
-  Within one file, the first row of a repeated spin_id is kept and the later ones are duplicates
+  Within one file, the first row of a repeated spin_id is stored and the later ones are duplicates
   or conflicts in the same way.
+* **A conflict keeps neither result** (the rule of ``certify``, case c07): a spin id with a row in
+  ``conflicts`` is left out of what :meth:`Store.spins` reads back (audits, watch), both rows are
+  rejected rows of the audit (file, line, column ``result``, reason) and of ``rngcert rejects``,
+  and the audit's notes say how many spin ids were left out. Nothing is deleted: the stored row
+  and the conflicting one stay in the store with their provenance.
 * **Atomic.** One file is one transaction (spins, rejects, conflicts and the ``sources`` row
   commit together), so an ingest killed at any point leaves the store as it was before that
   file; running it again ingests the file exactly once.

@@ -221,18 +221,21 @@ def _insert_source(con, values: list) -> None:
     con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values).fetchall()
 
 
+def result_text(wheel, pos, sym, void) -> str:
+    """A stored result (position, symbol id, void flag) as the wheel's label, its symbol, or ``void``."""
+    labels = wheel.position_space().labels if wheel.order_known else ()
+    if void:
+        return "void"
+    if pos is not None and labels:
+        return str(labels[pos])
+    return f"symbol {wheel.symbols[sym] if sym is not None else '?'}"
+
+
 def _conflict_sample(wheel, sample: list) -> list[dict]:
     """The first conflicts of a file, with results as the wheel's labels (or symbols)."""
-    labels = wheel.position_space().labels if wheel.order_known else ()
     return [
-        {
-            "table": r[0],
-            "spin_id": r[1],
-            "stored": "void" if r[4] else (labels[r[2]] if r[2] is not None and labels else f"symbol {wheel.symbols[r[3]] if r[3] is not None else '?'}"),
-            "stored_line": r[5],
-            "new": "void" if r[8] else (labels[r[6]] if r[6] is not None and labels else f"symbol {wheel.symbols[r[7]] if r[7] is not None else '?'}"),
-            "line": r[9],
-        }
+        {"table": r[0], "spin_id": r[1], "stored": result_text(wheel, r[2], r[3], r[4]), "stored_line": r[5],
+         "new": result_text(wheel, r[6], r[7], r[8]), "line": r[9]}
         for r in sample
     ]
 

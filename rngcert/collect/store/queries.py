@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -43,6 +44,10 @@ class StoredSpins:
     source_ids: list[int] = field(default_factory=list)
     seq_range: tuple | None = None  # (smallest, largest) seq of the window; None when empty
     ts_range: tuple | None = None  # (smallest, largest) ts, int64 us (the smallest int64 where a row has none); None without ts
+    #: spin ids of the window left out because the store holds conflicting results for them (neither is used)
+    conflicted: int = 0
+    #: both versions of each left-out spin as rejected rows (file, line, column, reason), in file and line order
+    conflict_rows: list = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -65,6 +70,56 @@ def _window_where(table: str, since, until, after_seq, before_seq) -> tuple[str,
         where.append("seq < ?")
         args.append(int(before_seq))
     return " AND ".join(where), args
+
+
+#: The spin id of a row of ``spins`` as text (as the ``conflicts`` table holds it).
+_SID = "CASE WHEN spins.spin_label = '' THEN CAST(spins.spin_no AS VARCHAR) ELSE spins.spin_label END"
+
+#: Rows of ``spins`` whose key is among the conflicting ones (parameters: their numeric ids, their text ids; see
+#: :func:`_conflicted_keys`): compared as stored (BIGINT, or the text of a non-numeric id), no cast per row.
+_CONFLICTED = "((spin_label = '' AND list_contains(?::BIGINT[], spin_no)) OR (spin_label <> '' AND list_contains(?::VARCHAR[], spin_label)))"
+
+
+def _conflicted_keys(con, table: str) -> list:
+    """The two parameters of :data:`_CONFLICTED` for a table: the spin ids with a conflict, numeric ids (written as the
+    store's ``spin_no``, e.g. ``17``) and text ids apart; empty lists when the table has no conflict."""
+    import re
+
+    ids = [r[0] for r in con.execute("SELECT DISTINCT spin_id FROM conflicts WHERE table_id = ?", [table]).fetchall()]
+    canon = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")  # (the rule of ingest: such an id is stored as spin_no)
+    return [[int(x) for x in ids if canon.match(x)], [x for x in ids if not canon.match(x)]]
+
+
+def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = None) -> list[tuple]:
+    """Both versions of every conflict of the ``conflicts`` rows selected by ``where_sql`` (on ``c``) as (file, line, column,
+    reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}), each (file, line) once, in
+    source and line order."""
+    from rngcert.collect.store.ingest import result_text
+    from rngcert.equipment.wheel import load_wheel
+
+    rows = con.execute(
+        f"""SELECT c.table_id, c.spin_id, c.stored_pos, c.stored_sym, c.stored_void, c.stored_source_id, ss.path, c.stored_line,
+                   c.new_pos, c.new_sym, c.new_void, c.source_id, ns.path, c.line, t.equipment
+            FROM conflicts c LEFT JOIN sources ss ON ss.source_id = c.stored_source_id
+                 LEFT JOIN sources ns ON ns.source_id = c.source_id LEFT JOIN tables t ON t.table_id = c.table_id
+            WHERE {where_sql}""",
+        args,
+    ).fetchall()
+    wheels: dict = {}
+    versions: dict = {}  # (table, spin id) -> {(file, line): (result, source_id)}
+    for r in rows:  # loop over conflicts (rare rows, not spins)
+        w = wheels.get(r[14]) or wheels.setdefault(r[14], load_wheel(r[14]))
+        v = versions.setdefault((r[0], r[1]), {})
+        v.setdefault((r[6], r[7]), (result_text(w, r[2], r[3], r[4]), r[5]))
+        v.setdefault((r[12], r[13]), (result_text(w, r[8], r[9], r[10]), r[11]))
+    out = []
+    for (table, sid), v in versions.items():
+        said = "; ".join(f"{res} ({Path(str(f)).name} line {ln})" for (f, ln), (res, _) in v.items())
+        reason = f"conflict: spin_id {sid} of table {table} has different results in the store: {said}; neither result is used"
+        seq = (seq_of or {}).get((table, sid))
+        out.extend((f, ln, "result", reason, res, src, seq) for (f, ln), (res, src) in v.items())
+    out.sort(key=lambda x: (x[5] or 0, str(x[0]), x[1] or 0))
+    return out
 
 
 def _window_columns(where_sql: str, key: str, *, with_ids: bool, has_ts: bool, has_dealer: bool) -> str:
@@ -193,17 +248,21 @@ class QueriesMixin:
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
     @_guarded
-    def rejects(self, *, file: str | None = None, limit: int | None = None) -> list[dict]:
-        """Rejected rows (file, line, column, reason, text), optionally of one file."""
+    def rejects(self, *, file: str | None = None, limit: int | None = None, conflicts: bool = False) -> list[dict]:
+        """Rejected rows (file, line, column, reason, text), optionally of one file; with ``conflicts``, also both rows of
+        every spin id stored with two results (a conflict: neither result is used)."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
         args: list = []
         if file is not None:
             q += " WHERE file = ? OR file LIKE ?"
             args += [file, f"%{file}"]
-        q += " ORDER BY source_id, file, line"
+        rows = self.con.execute(q, args).fetchall()
+        if conflicts:
+            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if file is None or str(r[0]) == file or str(r[0]).endswith(file)]
+        rows.sort(key=lambda r: (r[5] or 0, str(r[0]), r[1] or 0))
         if limit is not None:
-            q += f" LIMIT {int(limit)}"
-        return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in self.con.execute(q, args).fetchall()]
+            rows = rows[: int(limit)]
+        return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in rows]
 
     @_guarded
     def conflicts(self, *, table: str | None = None) -> list[dict]:
@@ -235,6 +294,9 @@ class QueriesMixin:
 
         Spin order is ingest order (``seq``); when the window's timestamps are not
         non-decreasing in that order, rows are sorted by timestamp (stably), as ``certify`` does.
+        A spin id with a conflict (two results stored for it) is left out, as ``certify`` leaves
+        it out: ``conflicted`` counts them and ``conflict_rows`` holds both rows of each as
+        rejected rows (file, line, column, reason).
 
         Parameters
         ----------
@@ -261,6 +323,15 @@ class QueriesMixin:
         """
         equipment = self.equipment_of(table)
         where_sql, args = _window_where(table, since, until, after_seq, before_seq)
+        conflict_rows = []
+        keys_ = _conflicted_keys(self.con, table)
+        if keys_[0] or keys_[1]:
+            # a spin id stored with two results is left out (neither result is used, as certify does), and said
+            seq_of = {(table, r[0]): r[1] for r in self.con.execute(
+                f"SELECT {_SID}, min(seq) FROM spins WHERE {where_sql} AND {_CONFLICTED} GROUP BY 1", args + keys_).fetchall()}
+            conflict_rows = _conflict_rejects(self.con, "c.table_id = ? AND list_contains(?::VARCHAR[], c.spin_id)",
+                                              [table, [sid for _, sid in seq_of]], seq_of) if seq_of else []
+            where_sql, args = f"{where_sql} AND NOT {_CONFLICTED}", args + keys_
         n, has_ts, labelled, dealer_labels, has_dealer = self._window_summary(where_sql, args)
         key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
         cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
@@ -289,6 +360,9 @@ class QueriesMixin:
         )
         if sel is not None:
             _keep_from(out, sel, with_ids)
+            first = out.seq_range[0] if out.seq_range else None
+            conflict_rows = [r for r in conflict_rows if first is not None and r[6] is not None and r[6] >= first]
+        _with_conflicts(out, conflict_rows)
         return out
 
     def _window_summary(self, where_sql: str, args: list) -> tuple[int, bool, bool, list, bool]:
@@ -362,6 +436,15 @@ class QueriesMixin:
             return []
         q = f'SELECT file, line, "column", reason, text FROM rejects WHERE source_id IN ({",".join(str(int(s)) for s in source_ids)}) ORDER BY source_id, line'
         return [RejectedRow(*r) for r in self.con.execute(q).fetchall()]
+
+
+def _with_conflicts(out: StoredSpins, conflict_rows: list) -> None:
+    """Put the window's conflicting spins (left out) in ``out``: their number, their rows as rejected rows, their sources."""
+    from rngcert.collect.spinlog import RejectedRow
+
+    out.conflicted = len({r[6] for r in conflict_rows})
+    out.conflict_rows = [RejectedRow(str(r[0]), int(r[1] or 0), r[2], r[3], r[4]) for r in conflict_rows]
+    out.source_ids = sorted(set(out.source_ids) | {int(r[5]) for r in conflict_rows if r[5] is not None})
 
 
 def _small_codes(n_labels: int) -> np.dtype:

@@ -11,6 +11,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats.alternatives import block_probabilities
+from rngcert.stats.params import check_number
 from rngcert.stats.result import jsonable
 
 ALTERNATIVES = ("single-pocket", "sector", "harmonic", "dealer-signature")
@@ -190,9 +191,8 @@ def _effect_iv(kind, width, effect, k):
 
 
 def _common_iv(alpha, power):
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1), got {alpha!r}")
-    if power is not None and not alpha < power < 1:
+    check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
+    if power is not None and not alpha < check_number(power, "power", low=0, high=1, low_open=True, high_open=True):
         raise InputError(f"power must be in (alpha, 1) = ({alpha}, 1), got {power!r}")
 
 

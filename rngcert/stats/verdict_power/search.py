@@ -11,6 +11,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.seeding import stream
+from rngcert.stats.params import check_number
 from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer
 from rngcert.stats.verdict_power.battery import _Battery, _Curve, _sample, _setup
 from rngcert.stats.verdict_power.common import _ALT_SIZE, _block_effect, _block_pi, _probs
@@ -231,8 +232,7 @@ def verdict_effect(
     -------
     VerdictEffect
     """
-    if not 0 < power < 1:
-        raise InputError(f"power must be in (0, 1), got {power!r}")
+    check_number(power, "power", low=0, high=1, low_open=True, high_open=True)
     n, k, kind, width, g, bat = _setup(n, k, alternative, levels, groups, n_resamples, entropy, categories)
     size = int(n_alt)
     if kind == "harmonic":
