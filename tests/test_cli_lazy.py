@@ -89,3 +89,16 @@ def test_a_wrong_table_entry_is_said_at_once():
     g = LazyGroup(name="x", lazy_commands={"certify": "rngcert.cli.store:audit"})
     with pytest.raises(TypeError, match="not the click command 'certify'"):
         g.get_command(click.Context(g), "certify")
+
+
+def test_certify_starts_no_blas_worker_threads_unless_asked():
+    """Its statistics run with one BLAS thread anyway (pinned work items): the process starts no idle OpenBLAS
+    workers; a thread count the user set is kept."""
+    probe = ("import json\nimport rngcert.cli.certify\nfrom threadpoolctl import threadpool_info\n"
+             "print(json.dumps(sorted({i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for preset, want in ((None, [1]), ("2", [2])):
+        e = dict(env, PYTHONPATH=str(ROOT), **({"OPENBLAS_NUM_THREADS": preset} if preset else {}))
+        res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=e)
+        got = json.loads(res.stdout.strip().splitlines()[-1])
+        assert got in (want, []), (preset, got, res.stderr)  # [] : numpy without OpenBLAS (nothing to start)
