@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_FOR_CERTIFY = (
     "rngcert.cli.store", "rngcert.collect.store", "rngcert.collect.store.ingest", "rngcert.collect.store.export",
     "rngcert.cli.shuffle", "rngcert.cli.record", "rngcert.cli.rng", "rngcert.cli.power", "rngcert.cli.verify",
-    "rngcert.cli.simulate", "rngcert.cli.equipment", "rngcert.cli._blackjack", "duckdb",
+    "rngcert.cli.simulate", "rngcert.cli.equipment", "rngcert.cli._blackjack", "rngcert.cli._watch", "rngcert.cli._storeopts", "duckdb",
 )
 
 PROBE = r"""
