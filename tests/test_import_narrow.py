@@ -58,3 +58,17 @@ def test_a_packages_version_from_its_dist_info_is_importlib_metadatas():
     for package in ("randomgen", "numpy", "scipy"):
         assert _dist_info_version(package) == version(package)
     assert _dist_info_version("rngcert_no_such_package") is None
+
+
+def test_the_ufuncs_load_without_scipys_own_init_and_scipy_imports_whole_afterwards():
+    code = (
+        "import json, sys\n"
+        "import numpy\n"
+        "from rngcert.stats.ufuncs import special, ufuncs\n"
+        "alone = [m for m in ('scipy', 'scipy._lib', 'scipy.special', 'scipy._lib._testutils', 'subprocess', 'sysconfig') if m in sys.modules]\n"
+        "import scipy, scipy.special, scipy.stats, scipy._lib._ccallback\n"  # the real packages afterwards, submodules bound as attributes
+        "whole = [scipy._lib._ccallback is sys.modules['scipy._lib._ccallback'], scipy.special._ufuncs is ufuncs, bool(scipy.__version__),\n"
+        "         float(scipy.stats.chi2.sf(2.0, 3)) == float(special.chdtrc(3, 2.0)), scipy._cyutility is sys.modules['scipy._cyutility']]\n"
+        "print(json.dumps([alone, whole, [type(f).__name__ for f in sys.meta_path].count('_Rebind')]))\n"
+    )
+    assert json.loads(_fresh(code)) == [[], [True] * 5, 0]

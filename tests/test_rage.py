@@ -118,3 +118,17 @@ def test_certify_report_has_the_rage_section_on_single_zero_wheels_only(tmp_path
     pa_ = tmp_path / "us.txt"
     pa_.write_text(" ".join(us.position_space().labels[v] for v in xa) + "\n")
     assert "roulette_rage" not in certify_log([pa_], us, seed=1, n_resamples=199, figures=False).report["tables"][0]
+
+
+@pytest.mark.parametrize("net", [np.r_[-np.ones(4), 5, 8, 15, 20, 40, 60, 100, 200, 400, 1000, 2000],  # whole units: integer product
+                                 np.r_[-np.ones(4), 3.5, 8.25, np.arange(9) + 1 / 3]])  # fractions: the float product
+def test_returns_are_the_float_products_numbers(net):
+    """rage_returns forms whole-unit returns with an integer product (no BLAS call, issue 26 item 1): the same numbers."""
+    L = Generator(PCG64(4)).choice(np.arange(15), size=4000, p=LAW / LAW.sum())
+    got = rage_returns(L, LAW, {"t": net}, n_resamples=999, rng=Generator(PCG64(5)))["t"]
+    sims = Generator(PCG64(5)).multinomial(L.size, LAW / LAW.sum(), size=999)
+    sim = sims @ net / L.size
+    exp, obs = float(LAW @ net), float(np.bincount(L, minlength=15) @ net / L.size)
+    b = int(np.count_nonzero(np.abs(sim - exp) >= abs(obs - exp) - 1e-12 * max(1.0, abs(obs - exp))))
+    assert got["pvalue"] == (b + 1) / 1000 and got["observed"] == obs
+    assert np.array_equal(got["range95"], np.quantile(sim, [0.025, 0.975]))

@@ -24,11 +24,21 @@ from __future__ import annotations
 import click
 
 from rngcert import __version__
-from rngcert.cli import certify, equipment, power, record, rng, shuffle, simulate, store, verify
-from rngcert.cli._common import EXIT_TABLE, Group
+from rngcert.cli._common import EXIT_TABLE
+from rngcert.cli._lazy import LazyGroup
+
+#: Each command and where it is defined: its module is imported only when the command runs (or for --help).
+COMMANDS = {
+    "certify": "rngcert.cli.certify:certify", "simulate": "rngcert.cli.simulate:simulate",
+    "equipment": "rngcert.cli.equipment:equipment_cmd", "bits": "rngcert.cli.rng:bits", "scaling": "rngcert.cli.rng:scaling",
+    "shuffle": "rngcert.cli.shuffle:shuffle", "power": "rngcert.cli.power:power", "house-edge": "rngcert.cli.power:house_edge",
+    "ingest": "rngcert.cli.store:ingest", "rejects": "rngcert.cli.store:rejects", "audit": "rngcert.cli.store:audit",
+    "watch": "rngcert.cli.store:watch", "export": "rngcert.cli.store:export", "verify": "rngcert.cli.verify:verify",
+    "keygen": "rngcert.cli.verify:keygen", "record": "rngcert.cli.record:record",
+}
 
 
-@click.group(cls=Group, help=f"rngcert {__version__}: certify the randomness of casino gaming equipment.\n\n{EXIT_TABLE}", epilog="""\b
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, help=f"rngcert {__version__}: certify the randomness of casino gaming equipment.\n\n{EXIT_TABLE}", epilog="""\b
 Examples:
   rngcert certify spins.csv                      # a wheel's spin log (the bundled default log without a file)
   rngcert shuffle certify baccarat-004           # a packaged shuffle procedure
@@ -40,15 +50,6 @@ Examples:
 def main():
     pass
 
-
-
-
-for _cmd in (
-    certify.certify, simulate.simulate, equipment.equipment_cmd, rng.bits, rng.scaling, shuffle.shuffle,
-    power.power, power.house_edge, store.ingest, store.rejects, store.audit, store.watch, store.export, verify.verify, verify.keygen,
-    record.record,
-):
-    main.add_command(_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import click
 
-import rngcert.cli.controller as controller
+# Every statistic of a certification runs with one BLAS thread (each table is a work item inside
+# rngcert.pipeline.parallel.pinned: the same sums on any machine), so the process starts no OpenBLAS
+# worker threads: imported with numpy, they spin idle for about 0.03 CPU-s (issue 26 item 1). Set before
+# numpy's import (rngcert.cli.controller imports it); a value the user set is kept.
+if "numpy" not in sys.modules:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import rngcert.cli.controller as controller  # noqa: E402 (after the BLAS setting)
 from rngcert.cli._common import (
     DEFAULT_LOG_COMMAND,
     DEFAULT_LOG_WHEEL,
