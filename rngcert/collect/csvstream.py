@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from rngcert.collect.heap import keep_freed_heap
 from rngcert.errors import InputError, NoDataError
 
 _CHUNK = 8 << 20  # bytes hashed and scanned at a time (the scan holds about three times this)
@@ -660,6 +661,7 @@ def read_csv_parts(open_fh, name: str, scan: LineScan, process, *, block_size: i
     ``on_restart()``, when given, is called before the second, line-by-line pass, so that such
     a consumer can forget the batches of the first pass.
     """
+    keep_freed_heap()  # the batches' temporaries reuse the heap, not fresh pages (rngcert.collect.heap)
     try:
         with open_fh() as fh:
             return ordered_map(process, iter_csv_batches(fh, name, scan, block_size=block_size, encoding=encoding), then, threads=threads), None
