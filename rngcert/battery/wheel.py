@@ -284,7 +284,7 @@ def _masked(res, d: WheelData):
 
 
 def _serial_correlation(d: WheelData, ctx: Context):
-    return serial.serial_correlation(d.outcomes, d.m)
+    return serial.serial_correlation(d.outcomes, d.m, counts=d.counts, pairs=d.tally.pairs)
 
 
 def _wheel_distance(d: WheelData, ctx: Context):

@@ -584,7 +584,7 @@ def _with_source_comparison(integrity: dict, t) -> dict:
     return integrity
 
 
-def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
+def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 16) -> SpinTally:
     """The table's :class:`~rngcert.stats.tally.SpinTally` (the one :class:`WheelData` makes),
     summed over chunks of ``chunk`` spins: the same tally (addition joins the chunks), without
     whole-table int64 temporaries (about 25 bytes a spin at once)."""
