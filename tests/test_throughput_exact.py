@@ -96,3 +96,52 @@ def test_tally_of_bytes_equals_tally_of_int64(seed):
         for name, part in parts.items():
             rt = a.runs.get(name)
             assert (rt.runs, rt.n0, rt.n1) == _direct_runs(part[x]), name
+
+
+def _colour_cases(seed):
+    rng = np.random.default_rng(seed)
+    p = [1 / 37, 18 / 37, 18 / 37]
+    return [rng.choice(3, size=4_000, p=p), rng.choice(3, size=1_000, p=[0.3, 0.35, 0.35]), np.array([1, 1]), np.array([1, 2]), np.array([0, 0]),
+            np.array([2]), np.zeros(0, dtype=np.int64), np.full(300, 1), np.r_[np.full(40, 2), 0, np.full(50, 1)], np.r_[0, np.full(20, 1), 0]]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("chunk", [None, 1, 5, 64])
+def test_colour_runs_equal_rage_rounds_and_longest_run(seed, chunk, monkeypatch):
+    """ColourRuns, read span by span, against rage_rounds (whole sequence) and the longest-run scan."""
+    from rngcert.stats.rage import rage_rounds
+    from rngcert.stats.runs import _longest_colour_run, colour_runs
+
+    if chunk is not None:
+        monkeypatch.setattr(chunks, "CHUNK", chunk)
+    colour = np.array([2, 0, 1])  # position 0 zero, 1 red, 2 black: positions are the 3-class codes
+    for seq3 in _colour_cases(seed):
+        x = seq3.astype(np.int8)
+        cr = colour_runs(x, colour)
+        rr = rage_rounds(colour[x])
+        assert cr.n == x.size
+        np.testing.assert_array_equal(cr.round_counts, np.bincount(rr["run_lengths"], minlength=15))
+        assert (cr.red, cr.black) == (rr["by_colour"]["red"], rr["by_colour"]["black"])
+        assert (cr.censored, cr.first_run) == (rr["censored"], rr["first_run"])
+        assert (cr.longest, cr.colour, cr.start) == _longest_colour_run([x])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rage_tests_on_counts_are_bit_identical(seed):
+    from rngcert.equipment.paytables import rage_run_length_law
+    from rngcert.stats.rage import rage_returns, rage_returns_counts, rage_rounds, rage_run_length_test, rage_run_length_test_counts
+
+    law = np.asarray(rage_run_length_law(18 / 37, 14), dtype=float)
+    nets = {"a": np.r_[np.full(4, -1.0), np.arange(4, 15) * 0.5], "b": np.r_[np.full(6, -1.0), np.full(9, 3.0)]}
+    rng = np.random.default_rng(seed)
+    for n in (3, 40, 5_000):
+        L = rage_rounds(np.random.default_rng(seed + n).choice(3, size=n, p=[18 / 37, 18 / 37, 1 / 37]))["run_lengths"]
+        counts = np.bincount(L, minlength=15)
+        s = int(rng.integers(1 << 30))
+        a = rage_run_length_test(L, law, n_resamples=99, rng=np.random.default_rng(s))
+        b = rage_run_length_test_counts(counts, law, n_resamples=99, rng=np.random.default_rng(s))
+        assert a.to_dict() == b.to_dict() if hasattr(a, "to_dict") else a == b
+        ra = rage_returns(L, law, nets, n_resamples=99, rng=np.random.default_rng(s))
+        rb = rage_returns_counts(counts, law, nets, n_resamples=99, rng=np.random.default_rng(s))
+        for k in nets:
+            assert {x: np.asarray(v).tolist() for x, v in ra[k].items()} == {x: np.asarray(v).tolist() for x, v in rb[k].items()}

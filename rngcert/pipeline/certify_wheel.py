@@ -477,7 +477,7 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
         next_steps = [other_wheel.rsplit(": ", 1)[-1].capitalize() + " (the wheel the labels belong to)."]
         for x in bd["tests"]:
             x.pop("plain", None)
-    rage_part = _rage_part(t, log, other_wheel, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
+    rage_part = _rage_part(t, log, other_wheel, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, data=data)
     if rage_part is not None:
         bd["rage_line"] = rage_part["line"]
         rt = rage_part["run_length_test"]
@@ -556,7 +556,7 @@ def _practical_edges(counts, space, wheel: Wheel, *, entropy: int, group: str, l
     return edges
 
 
-def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha) -> dict | None:
+def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha, data: WheelData | None = None) -> dict | None:
     """The Roulette Rage section of a table (:mod:`rngcert.pipeline.rage`) when the equipment offers
     the wager (single-zero roulette), the spins are wheel positions and the labels are this wheel's."""
     _, rage = paytables_for_wheel(log.wheel)
@@ -564,7 +564,8 @@ def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alp
         return None
     from rngcert.pipeline.rage import rage_section
 
-    return rage_section(t.outcomes, log.space, rng=stream(entropy, group, "roulette_rage"), n_resamples=n_resamples, alpha=alpha)
+    return rage_section(t.outcomes, log.space, rng=stream(entropy, group, "roulette_rage"), n_resamples=n_resamples, alpha=alpha,
+                        runs=data.colour_runs if data is not None else None)  # (the runs the longest-run test read)
 
 
 def _with_source_comparison(integrity: dict, t) -> dict:
