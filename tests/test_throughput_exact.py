@@ -145,3 +145,40 @@ def test_rage_tests_on_counts_are_bit_identical(seed):
         rb = rage_returns_counts(counts, law, nets, n_resamples=99, rng=np.random.default_rng(s))
         for k in nets:
             assert {x: np.asarray(v).tolist() for x, v in ra[k].items()} == {x: np.asarray(v).tolist() for x, v in rb[k].items()}
+
+
+def _levin_cdf_per_pocket(n, p, a):
+    """The Levin rectangle probability with one FFT per pocket (the formula before the transforms
+    were shared between pockets of equal parameters)."""
+    import math
+
+    from rngcert.stats import _dist, frequency
+
+    a = np.minimum(a, n)
+    mu = n * p
+    lo = np.minimum(np.maximum(0, np.floor(mu - frequency._LEVIN_LOW_SD * np.sqrt(mu) - 1)).astype(np.int64), a)
+    target = n - int(lo.sum())
+    lengths = a - lo + 1
+    nfft = frequency._fast_len(int(lengths.sum() - lengths.size + 1))
+    prod = None
+    for j in range(p.size):
+        f = np.fft.rfft(_dist.poisson_pmf(np.arange(lo[j], a[j] + 1), mu[j]), nfft)
+        prod = f if prod is None else prod * f
+    pw = max(float(np.fft.irfft(prod, nfft)[target]), 0.0)
+    return min(1.0, pw * math.exp(frequency.special.gammaln(n + 1) - n * math.log(n) + n))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_levin_cdf_shared_transforms_bit_identical(seed):
+    from rngcert.stats.frequency import _levin_cdf
+
+    rng = np.random.default_rng(seed)
+    for k, n in ((37, 10_000), (37, 100_003), (38, 20_000), (5, 777), (2, 2)):
+        for p in (np.full(k, 1.0 / k), rng.dirichlet(np.full(k, 50.0)), np.r_[np.full(k - 1, 1.0 / k), 1.0 / k]):
+            mu = n * p
+            for z in (0.5, 2.0, 3.5):
+                a = np.floor(mu + z * np.sqrt(mu * (1 - p))).astype(np.int64)
+                a[rng.integers(k)] += int(rng.integers(0, 3))  # one pocket with other parameters
+                if int(a.sum()) < n:
+                    continue
+                assert _levin_cdf(n, p, a) == _levin_cdf_per_pocket(n, p, a)
