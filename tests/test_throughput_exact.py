@@ -182,3 +182,26 @@ def test_levin_cdf_shared_transforms_bit_identical(seed):
                 if int(a.sum()) < n:
                     continue
                 assert _levin_cdf(n, p, a) == _levin_cdf_per_pocket(n, p, a)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("chunk", [7, 64, 8 << 20])
+def test_csv_scan_blank_lines_against_per_line(seed, chunk, monkeypatch):
+    """The line scan's blank lines (empty or a lone CR) against a per-line reading, with one-byte
+    lines (a width of 1 that is not a CR) and chunk ends anywhere."""
+    import io
+
+    from rngcert.collect import csvstream
+
+    monkeypatch.setattr(csvstream, "_CHUNK", chunk)
+    rng = np.random.default_rng(seed)
+    kinds = [b"", b"\r", b"7", b"a,b,c", b"12,2026-01-01T00:00:00Z,T1,17", b" ", b"\r\r"]
+    lines = [b"id,result"] + [kinds[i] for i in rng.integers(0, len(kinds), 300)]
+    data = b"\n".join(lines) + (b"\n" if seed % 2 else b"")
+    scan = csvstream.scan_lines(io.BytesIO(data))
+    phys = data.split(b"\n")
+    if phys and phys[-1] == b"":
+        phys = phys[:-1]
+    expect = [i + 1 for i, ln in enumerate(phys) if ln in (b"", b"\r")]
+    assert scan.blank_lines.tolist() == expect
+    assert scan.n_lines == len(phys)

@@ -133,7 +133,9 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         elif first_line is None:
             first_line, first_line_no = (prev_tail + chunk[: nl[0]]), line_no
         base = line_no + 1
-        if b"\n\n" in chunk or b"\n\r\n" in chunk:  # a blank line is empty or a lone CR (vectorised: lean logs have short lines)
+        # a blank line is empty or a lone CR: some line after the first is 0 or 1 bytes long (the widths are at hand; searching the
+        # bytes for "\n\n" and "\n\r\n" cost a third of the scan)
+        if nl.size > 1 and bool((width[1:] <= 1).any()):
             width = width[1:]  # the lines that begin after the chunk's first line end
             empty = width == 0
             cr1 = np.flatnonzero(width == 1)
