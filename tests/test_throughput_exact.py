@@ -205,3 +205,22 @@ def test_csv_scan_blank_lines_against_per_line(seed, chunk, monkeypatch):
     expect = [i + 1 for i, ln in enumerate(phys) if ln in (b"", b"\r")]
     assert scan.blank_lines.tolist() == expect
     assert scan.n_lines == len(phys)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gap_test_translated_target_against_gather(seed, monkeypatch):
+    """gap_test with the target looked up by bytes.translate (1-byte positions) equals the run on
+    int64 positions (numpy's gather), for tiny spans too."""
+    from rngcert.stats.serial import gap_test
+
+    rng = np.random.default_rng(seed)
+    target = np.zeros(37, dtype=bool)
+    target[rng.choice(37, 18, replace=False)] = True
+    x = rng.integers(0, 37, 20_000)
+    ref = gap_test(x.astype(np.int64), target)
+    for chunk in (None, 3, 1000):
+        if chunk is not None:
+            monkeypatch.setattr(chunks, "CHUNK", chunk)
+        got = gap_test(x.astype(np.int8), target)
+        assert (got.statistic, got.pvalue, got.df) == (ref.statistic, ref.pvalue, ref.df)
+        np.testing.assert_array_equal(got.details["observed"], ref.details["observed"])

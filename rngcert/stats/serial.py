@@ -10,7 +10,7 @@ import numpy as np
 from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
-from rngcert.stats.chunks import count_true, spans
+from rngcert.stats.chunks import count_true, lookup, spans
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
@@ -569,7 +569,7 @@ def gap_test(
         raise InputError(f"{name}: target must contain some but not all positions (P(target)={pi})")
     if max_gap is not None and (isinstance(max_gap, bool) or int(max_gap) != max_gap or max_gap < 1):
         raise InputError(f"{name}: max_gap must be an integer >= 1, got {max_gap!r}")
-    n_hits = sum(int(np.count_nonzero(tgt[pos[lo:hi]])) for lo, hi in spans(pos.size))
+    n_hits = sum(int(np.count_nonzero(lookup(tgt, pos[lo:hi]))) for lo, hi in spans(pos.size))  # (tgt[pos], translated)
     m = max(n_hits - 1, 0)
     if m == 0:
         return NotApplicable(name, _REQ, 0, f"{n_hits} target hits; no complete gap")
@@ -587,7 +587,7 @@ def gap_test(
     obs = np.zeros(t + 1, dtype=np.int64)
     last = -1  # the last hit before the span (its index), carried across spans
     for lo, hi in spans(pos.size):  # loop over spans
-        h = np.flatnonzero(tgt[pos[lo:hi]])
+        h = np.flatnonzero(lookup(tgt, pos[lo:hi]))
         if h.size == 0:
             continue
         h += lo
