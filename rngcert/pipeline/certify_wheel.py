@@ -20,6 +20,7 @@ from rngcert.battery.followup import family_line, followup, parse_tests
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
+from rngcert.collect.heap import keep_freed_heap
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
@@ -325,6 +326,7 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     (battery outcome, the table's report section, its figures)."""
     name, one, kw, figures = item
     t = one.tables[name]
+    keep_freed_heap()  # (a Dask worker, or a store audit, read no file here: its spans' temporaries reuse the heap too)
     # the line-start comparison and the tally are made once, for the battery and the figures
     line_starts = checks.line_start_evidence(t, one.space) if t.n >= 2 else None
     tally = chunked_tally(t.outcomes, one.space)
