@@ -132,6 +132,12 @@ class WheelData:
         return {"top_symbol": self.top_symbol_target.astype(int)}
 
     @cached_property
+    def colour_runs(self) -> runs.ColourRuns:
+        """The colour runs of the spins (roulette), read once for the longest-run test and the
+        Roulette Rage section (:func:`rngcert.stats.runs.colour_runs`)."""
+        return runs.colour_runs(self.outcomes, self.categories["colour"][0])
+
+    @cached_property
     def top_symbol_target(self) -> np.ndarray:
         """(m,) bool: outcomes of the most likely symbol (money wheels)."""
         cats = self.categories
@@ -260,10 +266,8 @@ def _runs(d: WheelData, ctx: Context, *, partition: str, name: str):
 
 def _colour_runs(d: WheelData, *, mid_p: bool):
     col = np.asarray(d.categories["colour"][0])  # 0 red, 1 black, 2 zero
-    seq3 = np.where(col == 2, 0, col + 1).astype(np.int8)  # per pocket: 0 zero, 1 red, 2 black
     p_col = np.array([d.probs[col == c].sum() for c in (2, 0, 1)])
-    x = d.outcomes
-    return runs.longest_run_chunks((seq3[x[lo:hi]] for lo, hi in spans(x.size)), x.size, p_col, name="longest_colour_run", mid_p=mid_p)
+    return runs.longest_run_chunks(d.colour_runs, d.outcomes.size, p_col, name="longest_colour_run", mid_p=mid_p)
 
 
 def _longest_colour_run(d: WheelData, ctx: Context):
@@ -284,7 +288,7 @@ def _masked(res, d: WheelData):
 
 
 def _serial_correlation(d: WheelData, ctx: Context):
-    return serial.serial_correlation(d.outcomes, d.m)
+    return serial.serial_correlation(d.outcomes, d.m, counts=d.counts, pairs=d.tally.pairs)
 
 
 def _wheel_distance(d: WheelData, ctx: Context):

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from rngcert.collect import _arrow
+from rngcert.collect.heap import keep_freed_heap
 from rngcert.errors import NoDataError
 
 #: Bytes read and parsed at a time: the reader's working memory is about 100 times this (1 << 18: 26 MB), and
@@ -289,6 +290,7 @@ def read_permanence(p: Path, wheel, consume, hooks, *, data: bytes | None = None
         The file holds nothing but white space (or a byte-order mark).
     """
     name = str(p)
+    keep_freed_heap()  # the blocks' temporaries reuse the heap, not fresh pages (rngcert.collect.heap)
     try:
         return _read(p, name, wheel, consume, hooks, data, "utf-8")
     except _Latin1:

@@ -20,6 +20,7 @@ from rngcert.battery.followup import family_line, followup, parse_tests
 from rngcert.battery.power import verdict_power_statement
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
+from rngcert.collect.heap import keep_freed_heap
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.paytables import paytables_for_wheel
 from rngcert.equipment.wheel import Wheel
@@ -329,6 +330,7 @@ def _table_item(item) -> tuple[BatteryOutcome, dict, list]:
     (battery outcome, the table's report section, its figures)."""
     name, one, kw, figures = item
     t = one.tables[name]
+    keep_freed_heap()  # (a Dask worker, or a store audit, read no file here: its spans' temporaries reuse the heap too)
     # the line-start comparison and the tally are made once, for the battery and the figures
     line_starts = checks.line_start_evidence(t, one.space) if t.n >= 2 else None
     tally = chunked_tally(t.outcomes, one.space)
@@ -484,7 +486,7 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
         next_steps = [other_wheel.rsplit(": ", 1)[-1].capitalize() + " (the wheel the labels belong to)."]
         for x in bd["tests"]:
             x.pop("plain", None)
-    rage_part = _rage_part(t, log, other_wheel, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha)
+    rage_part = _rage_part(t, log, other_wheel, entropy=entropy, group=group, n_resamples=n_resamples, alpha=alpha, data=data)
     if rage_part is not None:
         bd["rage_line"] = rage_part["line"]
         rt = rage_part["run_length_test"]
@@ -563,7 +565,7 @@ def _practical_edges(counts, space, wheel: Wheel, *, entropy: int, group: str, l
     return edges
 
 
-def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha) -> dict | None:
+def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alpha, data: WheelData | None = None) -> dict | None:
     """The Roulette Rage section of a table (:mod:`rngcert.pipeline.rage`) when the equipment offers
     the wager (single-zero roulette), the spins are wheel positions and the labels are this wheel's."""
     _, rage = paytables_for_wheel(log.wheel)
@@ -571,7 +573,8 @@ def _rage_part(t, log: SpinLog, other_wheel, *, entropy, group, n_resamples, alp
         return None
     from rngcert.pipeline.rage import rage_section
 
-    return rage_section(t.outcomes, log.space, rng=stream(entropy, group, "roulette_rage"), n_resamples=n_resamples, alpha=alpha)
+    return rage_section(t.outcomes, log.space, rng=stream(entropy, group, "roulette_rage"), n_resamples=n_resamples, alpha=alpha,
+                        runs=data.colour_runs if data is not None else None)  # (the runs the longest-run test read)
 
 
 def _with_source_comparison(integrity: dict, t) -> dict:
@@ -591,7 +594,7 @@ def _with_source_comparison(integrity: dict, t) -> dict:
     return integrity
 
 
-def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 20) -> SpinTally:
+def chunked_tally(x: np.ndarray, space, chunk: int = 1 << 16) -> SpinTally:
     """The table's :class:`~rngcert.stats.tally.SpinTally` (the one :class:`WheelData` makes),
     summed over chunks of ``chunk`` spins: the same tally (addition joins the chunks), without
     whole-table int64 temporaries (about 25 bytes a spin at once)."""

@@ -13,14 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.equipment.paytables import load_paytable, rage_run_length_law
-from rngcert.stats.rage import rage_returns, rage_rounds, rage_run_length_test
+from rngcert.stats.rage import rage_returns_counts, rage_run_length_test_counts
 from rngcert.stats.result import jsonable
+from rngcert.stats.runs import ColourRuns, colour_runs
 
 #: The packaged Rage pay tables whose return is stated (minimum odds of rule 3.28, pay tables 1 and 2 of rule 3.31).
 RAGE_PAYTABLES = ("roulette-rage-minimum-odds", "roulette-rage-pay-table-1", "roulette-rage-pay-table-2")
 
 
-def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_resamples: int = 9999, alpha: float = 0.01) -> dict:
+def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_resamples: int = 9999, alpha: float = 0.01,
+                 runs: ColourRuns | None = None) -> dict:
     """The Roulette Rage section of one table.
 
     Parameters
@@ -35,6 +37,9 @@ def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_res
         Monte Carlo replicates.
     alpha : float
         Level at which the sentence calls a deviation from the exact law.
+    runs : ColourRuns, optional
+        The colour runs of ``outcomes`` when already read (:func:`rngcert.stats.runs.colour_runs`; the
+        battery's longest-run test reads them too), with the pay tables' cap on L.
 
     Returns
     -------
@@ -47,16 +52,16 @@ def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_res
     col = np.asarray(space.categories["colour"][0])
     p_same = float(np.asarray(space.probs)[col == 0].sum())
     law = np.asarray(rage_run_length_law(p_same, max_run), dtype=float)
-    rounds = rage_rounds(col.astype(np.int8)[np.asarray(outcomes)], max_run)  # (1 byte a spin: no int64 index or colour copy)
-    L = rounds["run_lengths"]
-    test = rage_run_length_test(L, law, n_resamples=n_resamples, rng=rng)
+    cr = runs if runs is not None and runs.max_run == max_run else colour_runs(outcomes, col, max_run)
+    rounds = {"rounds": int(cr.round_counts.sum()), "censored": cr.censored, "by_colour": {"red": cr.red, "black": cr.black}}
+    test = rage_run_length_test_counts(cr.round_counts, law, n_resamples=n_resamples, rng=rng)
     nets = {}
     for pt in tables:
         net = np.full(max_run + 1, -1.0)
         for j, v in pt.bets[0].net.items():
             net[int(j)] = float(v)
         nets[pt.id] = net
-    ret = rage_returns(L, law, nets, n_resamples=n_resamples, rng=rng)
+    ret = rage_returns_counts(cr.round_counts, law, nets, n_resamples=n_resamples, rng=rng)
     r = rounds["rounds"]
     if test.applicable:
         how = (f"run lengths after the establishing spin consistent with the exact law (p = {test.pvalue:.2g})" if test.pvalue >= alpha else
@@ -74,3 +79,4 @@ def rage_section(outcomes: np.ndarray, space, *, rng: np.random.Generator, n_res
         "run_length_test": test.to_dict(), "returns": ret, "rules": "003 rules 3.15-3.18 (establishing spin), 3.26-3.28 and 3.31 (pay tables)",
         "line": line,
     })
+

@@ -339,11 +339,15 @@ def _levin_cdf(n: int, p: np.ndarray, a: np.ndarray) -> float | None:
         return None
     nfft = _fast_len(total)
     prod = None
+    done: dict[tuple, np.ndarray] = {}  # pockets of the same (lo, a, mu) have the same transform: computed once (equal probabilities: all)
     for j in range(p.size):  # loop over pockets (k <= a few dozen)
-        x = np.arange(lo[j], a[j] + 1)
-        pmf = _dist.poisson_pmf(x, mu[j])
-        f = np.fft.rfft(pmf, nfft)  # numpy's pocketfft: the same bits as scipy.fft's
-        prod = f if prod is None else prod * f
+        key = (int(lo[j]), int(a[j]), float(mu[j]))
+        f = done.get(key)
+        if f is None:
+            x = np.arange(lo[j], a[j] + 1)
+            pmf = _dist.poisson_pmf(x, mu[j])
+            f = done[key] = np.fft.rfft(pmf, nfft)  # numpy's pocketfft: the same bits as scipy.fft's
+        prod = f if prod is None else prod * f  # (in pocket order, as before: the same bits)
     conv = np.fft.irfft(prod, nfft)
     pw = max(float(conv[target]), 0.0)
     # n! / (n^n e^{-n}) computed in logs

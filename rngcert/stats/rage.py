@@ -24,7 +24,7 @@ from rngcert.errors import InputError
 from rngcert.stats.frequency import pocket_chisquare
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 
-__all__ = ["rage_rounds", "rage_run_length_test", "rage_returns"]
+__all__ = ["rage_rounds", "rage_run_length_test", "rage_returns", "rage_run_length_test_counts", "rage_returns_counts"]
 
 
 def rage_rounds(colour, max_run: int = 14) -> dict:
@@ -122,14 +122,27 @@ def rage_run_length_test(run_lengths, law, *, n_resamples: int = 9999, rng: np.r
     law = np.asarray(law, dtype=float)
     if L.size and (L.min() < 0 or L.max() >= law.size):
         raise InputError(f"{name}: run lengths must be in 0..{law.size - 1}")
-    if L.size < 2:
-        return NotApplicable(name, Requirement.INDEPENDENCE, int(L.size), f"{L.size} complete Roulette Rage round(s): too few to test")
-    counts = np.bincount(L, minlength=law.size)
+    return rage_run_length_test_counts(np.bincount(L, minlength=law.size), law, n_resamples=n_resamples, rng=rng, name=name)
+
+
+def rage_run_length_test_counts(counts, law, *, n_resamples: int = 9999, rng: np.random.Generator | None = None,
+                                name: str = "rage_run_lengths") -> TestResult | NotApplicable:
+    """:func:`rage_run_length_test` of the rounds counted by run length: ``counts[j]`` rounds of L = j
+    (``len(law)`` entries; e.g. :attr:`rngcert.stats.runs.ColourRuns.round_counts`). The same result."""
+    counts = np.asarray(counts, dtype=np.int64)
+    law = np.asarray(law, dtype=float)
+    if counts.shape != law.shape or (counts.size and counts.min() < 0):
+        raise InputError(f"{name}: counts must be {law.size} non-negative round counts, one per run length")
+    r = int(counts.sum())
+    if r < 2:
+        return NotApplicable(name, Requirement.INDEPENDENCE, r, f"{r} complete Roulette Rage round(s): too few to test")
     pc_, pl, j = _pooled(counts, law, 5.0)
     res = pocket_chisquare(pc_, pl / pl.sum(), n_resamples=n_resamples, rng=rng, name=name)
     if not res.applicable:
         return res
-    det = {"observed": counts, "expected": law * L.size, "pooled_from": j, "mean_run": float(L.mean()),
+    # the mean of the rounds' L: their exact integer sum over r (what numpy's mean of the lengths gives)
+    mean_run = float(np.float64(int(counts @ np.arange(counts.size))) / r)
+    det = {"observed": counts, "expected": law * r, "pooled_from": j, "mean_run": mean_run,
            "expected_mean_run": float(np.arange(law.size) @ law), "min_expected": res.details.get("min_expected")}
     return TestResult(name, Requirement.INDEPENDENCE, res.statistic, res.df, res.pvalue, res.n, res.method, det)
 
@@ -160,14 +173,21 @@ def rage_returns(run_lengths, law, nets: Mapping[str, np.ndarray], *, n_resample
     """
     L = np.asarray(run_lengths, dtype=np.int64)
     law = np.asarray(law, dtype=float)
-    r = int(L.size)
+    return rage_returns_counts(np.bincount(L, minlength=law.size), law, nets, n_resamples=n_resamples, rng=rng)
+
+
+def rage_returns_counts(counts, law, nets: Mapping[str, np.ndarray], *, n_resamples: int = 9999,
+                        rng: np.random.Generator | None = None) -> dict:
+    """:func:`rage_returns` of the rounds counted by run length (``counts[j]`` rounds of L = j). The same result."""
+    counts = np.asarray(counts, dtype=np.int64)
+    law = np.asarray(law, dtype=float)
+    r = int(counts.sum())
     out: dict[str, dict] = {}
     if r == 0:
         return {k: {"rounds": 0, "observed": None, "expected": float(law @ np.asarray(v, float)), "range95": None, "pvalue": None, "wins": 0}
                 for k, v in nets.items()}
     if rng is None:
         raise InputError("rage_returns needs a random generator for the Monte Carlo range")
-    counts = np.bincount(L, minlength=law.size)
     sims = rng.multinomial(r, law / law.sum(), size=int(n_resamples))  # (R, m + 1), shared by the pay tables
     for k, v in nets.items():  # loop over the few pay tables
         net = np.asarray(v, dtype=float)

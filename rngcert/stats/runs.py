@@ -8,10 +8,10 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
-from rngcert.stats.chunks import spans
+from rngcert.stats.chunks import lookup, spans
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
 
-__all__ = ["runs_test", "longest_run", "longest_run_chunks"]
+__all__ = ["runs_test", "longest_run", "longest_run_chunks", "ColourRuns", "colour_runs"]
 
 _REQ = Requirement.INDEPENDENCE
 
@@ -291,14 +291,122 @@ def _longest_colour_run(chunks) -> tuple[int, int, int]:
     return L, colour, start
 
 
+class ColourRuns:
+    """The colour runs of a spin sequence read span by span, once for every statistic that needs them:
+    the first longest colour run (:func:`longest_run_chunks`) and the Roulette Rage rounds
+    (:func:`rngcert.stats.rage.rage_rounds`, as their histogram).
+
+    Parameters
+    ----------
+    chunks : iterable of (m,) int arrays
+        Consecutive spans of the sequence: 0 zero (breaks a run), 1 red, 2 black.
+    max_run : int
+        Cap on a round's counted run length (Roulette Rage rule 3.27: 14).
+
+    Attributes
+    ----------
+    n : int
+        Spins read.
+    longest, colour, start : int
+        The first longest colour run: its length, colour (1, 2) and first spin; ``(0, 0, -1)`` when
+        there is none (as :func:`longest_run_chunks` finds it).
+    first_run : int
+        Spins of the first run (of any value).
+    round_counts : (max_run + 1,) int64
+        Rounds by L: colour runs after the first and before the last, ``L = min(length - 1, max_run)``.
+    red, black : int
+        Those rounds established on red (1) and on black (2).
+    censored : int
+        1 when the last run is a colour run other than the first (a round the log ends inside).
+    """
+
+    def __init__(self, chunks, max_run: int = 14):
+        self.max_run = int(max_run)
+        self.n = 0
+        self.longest, self.colour, self.start = 0, 0, -1
+        self.first_run = 0
+        self.round_counts = np.zeros(self.max_run + 1, dtype=np.int64)
+        self.red = self.black = 0
+        self.censored = 0
+        runs = 0  # runs closed so far
+        open_val, open_len, open_start = -1, 0, 0
+        for y in chunks:  # loop over spans (vectorised run-length encoding within each)
+            m = int(y.size)
+            if m == 0:
+                continue
+            b = np.flatnonzero(y[1:] != y[:-1])
+            bounds = np.empty(b.size + 2, dtype=np.int64)
+            bounds[0], bounds[-1] = 0, m
+            np.add(b, 1, out=bounds[1:-1])
+            vals = y[bounds[:-1]]
+            lengths = np.diff(bounds)
+            starts = bounds[:-1] + self.n
+            if int(vals[0]) == open_val:  # the open run goes on
+                lengths[0] += open_len
+                starts[0] = open_start
+            elif open_val >= 0:  # the open run ended at the span's end
+                runs = self._closed(np.array([open_val]), np.array([open_len]), np.array([open_start]), runs)
+            runs = self._closed(vals[:-1], lengths[:-1], starts[:-1], runs)
+            open_val, open_len, open_start = int(vals[-1]), int(lengths[-1]), int(starts[-1])
+            self.n += m
+        if open_val >= 0:  # the last run: its length counts for the longest run, it is no settled round
+            if runs == 0:
+                self.first_run = open_len
+            elif open_val > 0:
+                self.censored = 1
+            self._longest(np.array([open_val]), np.array([open_len]), np.array([open_start]))
+
+    def _longest(self, vals, lengths, starts) -> None:
+        lr = lengths * (vals > 0)  # zero runs as length 0
+        i = int(np.argmax(lr))  # the first of the longest colour runs here
+        if lr[i] > self.longest:  # a tie keeps the earlier run
+            self.longest, self.colour, self.start = int(lengths[i]), int(vals[i]), int(starts[i])
+
+    def _closed(self, vals, lengths, starts, runs: int) -> int:
+        """Count closed runs (in order); ``runs`` closed before them; returns the new count."""
+        if vals.size == 0:
+            return runs
+        self._longest(vals, lengths, starts)
+        # one count of (value, L + 1) over the runs, no selection: L + 1 = min(length, max_run + 1), rows 0 zero, 1 red, 2 black
+        w = self.max_run + 2
+        key = np.minimum(lengths, w - 1)
+        key += vals * np.int64(w)
+        h = np.bincount(key, minlength=3 * w).reshape(3, w)[:, 1:]
+        if runs == 0:  # the first run of the sequence: no round (the spin before it is unknown)
+            self.first_run = int(lengths[0])
+            h[int(vals[0]), min(int(lengths[0]), w - 1) - 1] -= 1
+        self.round_counts += h[1] + h[2]
+        self.red += int(h[1].sum())
+        self.black += int(h[2].sum())
+        return runs + int(vals.size)
+
+
+def colour_runs(outcomes, colour, max_run: int = 14) -> ColourRuns:
+    """The :class:`ColourRuns` of wheel positions, read span by span.
+
+    Parameters
+    ----------
+    outcomes : (n,) int array
+        Wheel positions 0..k-1 in spin order (not checked here).
+    colour : (k,) int array
+        Colour of each position: 0 red, 1 black, anything else zero (the wheel's ``colour`` partition).
+    max_run : int
+        Cap on a Roulette Rage round's L.
+    """
+    col = np.asarray(colour)
+    seq3 = np.select([col == 0, col == 1], [1, 2], 0).astype(np.int8)  # per position: 0 zero, 1 red, 2 black
+    x = np.asarray(outcomes)
+    return ColourRuns((lookup(seq3, x[lo:hi]) for lo, hi in spans(x.size)), max_run)
+
+
 def longest_run_chunks(chunks, n: int, p, *, name: str = "longest_colour_run", mid_p: bool = False) -> TestResult | NotApplicable:
     """:func:`longest_run` on a sequence read span by span.
 
     Parameters
     ----------
-    chunks : iterable of (m,) int arrays
+    chunks : iterable of (m,) int arrays, or ColourRuns
         Consecutive spans of the sequence (values 0, 1, 2 as in :func:`longest_run`, not
-        checked here).
+        checked here), or their :class:`ColourRuns` when already read.
     n : int
         Total length of the sequence.
     p, name, mid_p
@@ -317,7 +425,7 @@ def longest_run_chunks(chunks, n: int, p, *, name: str = "longest_colour_run", m
     n = int(n)
     if n == 0:
         return NotApplicable(name, _REQ, 0, "empty sequence")
-    L, colour, start = _longest_colour_run(chunks)
+    L, colour, start = (chunks.longest, chunks.colour, chunks.start) if isinstance(chunks, ColourRuns) else _longest_colour_run(chunks)
     p_ge = _prob_longest_exceeds(L - 1, n, pr)  # P(L >= l)
     p_le = 1.0 - _prob_longest_exceeds(L, n, pr)  # P(L <= l)
     if mid_p:

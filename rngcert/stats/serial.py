@@ -10,7 +10,7 @@ import numpy as np
 from rngcert.errors import InputError
 from rngcert.stats import _dist
 from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
-from rngcert.stats.chunks import count_true, spans
+from rngcert.stats.chunks import count_true, lookup, spans
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, monte_carlo_pvalue
 
@@ -339,6 +339,55 @@ def wheel_distance(
     return TestResult(name, _REQ, stat, k - 1, pvalue, N, mlabel, details)
 
 
+def lag_pair_counts(pos: np.ndarray, k: int, lags, *, counts=None, pairs=None) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """Pocket counts and, per lag h, the flat (k * k,) int64 counts ``C_h[a * k + b]`` of
+    ``#{t : x_{t+h} = a, x_t = b}`` (the later spin first), counted span by span.
+
+    Parameters
+    ----------
+    pos : (n,) int array
+        Positions 0..k-1 (checked by the caller).
+    k : int
+    lags : list of int
+        Distinct lags >= 1.
+    counts, pairs : optional
+        A tally's pocket counts and (k, k) pair table (``pairs[i, j]``: i then j) of ``pos``:
+        taken for the counts and for lag 1 instead of counting them again.
+
+    Returns
+    -------
+    counts : (k,) int64
+    pairs : dict of int to (k * k,) int64
+    """
+    N = pos.size
+    out = {h: np.zeros(k * k, dtype=np.int64) for h in lags}
+    if pairs is not None and 1 in out:
+        out[1] = np.ascontiguousarray(np.asarray(pairs, dtype=np.int64).T).reshape(k * k)  # C_1[a, b] = pairs[b, a]
+    todo = [h for h in lags if not (h == 1 and pairs is not None) and h < N]
+    c = np.zeros(k, dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64).copy()
+    # keys later * k + earlier in int32 where k * k fits (half the bytes of intp; np.bincount reads int32 as it is)
+    dt = np.int32 if k * k < 2**31 else np.int64
+    hmax = max(todo, default=0)
+    for lo, hi in spans(N):  # loop over spans, not spins
+        b0 = max(lo - hmax, 0)
+        w = pos[b0:hi].astype(dt)  # the span and the hmax spins before it
+        if counts is None:
+            c += np.bincount(w[lo - b0:], minlength=k)
+        if not todo:
+            continue
+        xk = w[lo - b0:] * dt(k)  # later * k for every later spin of the span
+        key = np.empty(hi - lo, dtype=dt)
+        for h in todo:  # a handful of lags
+            # pairs (t + h, t) whose later spin t + h lies in this span: t + h from max(lo, h)
+            a0 = max(lo, h)
+            if a0 >= hi:
+                continue
+            m = hi - a0
+            np.add(xk[a0 - lo:], w[a0 - h - b0:a0 - h - b0 + m], out=key[:m])
+            out[h] += np.bincount(key[:m], minlength=k * k)
+    return c, out
+
+
 # long: numpydoc docstring, then the lagged correlation with its exact null moments and the pair mask
 def serial_correlation(
     positions,
@@ -346,6 +395,8 @@ def serial_correlation(
     *,
     lags=range(1, 11),
     name: str = "serial_correlation",
+    counts=None,
+    pairs=None,
 ) -> TestResult | NotApplicable:
     r"""Circular serial correlation of the pocket angle at several lags (portmanteau test).
 
@@ -359,6 +410,10 @@ def serial_correlation(
         Lags h >= 1 (default 1..10).
     name : str
         Identifier carried by the result.
+    counts, pairs : (k,) and (k, k) int arrays, optional
+        The pocket counts and the consecutive-pair table (``pairs[i, j]``: i then j) of these
+        positions when already tallied (:class:`rngcert.stats.tally.SpinTally`): lag 1 is then
+        not counted again. They must be those of ``positions`` (the statistic is the same).
 
     Returns
     -------
@@ -421,19 +476,7 @@ def serial_correlation(
     # so N G0 = sum_a n_a u(a) u(a)^T and N Gh = sum_{a,b} C_h[a, b] u(a) u(b)^T: k or k*k terms in a
     # fixed order, not N, so the statistic needs no per-spin array and does not depend on the span
     # length, on BLAS or on its threads.
-    counts = np.zeros(k, dtype=np.int64)
-    pairs = {h: np.zeros(k * k, dtype=np.int64) for h in lag_arr.tolist()}
-    for lo, hi in spans(N):  # loop over spans, not spins
-        x = pos[lo:hi].astype(np.int64)
-        counts += np.bincount(x, minlength=k)
-        for h, c in pairs.items():  # a handful of lags
-            # pairs (t + h, t) whose later spin t + h lies in this span: t from max(lo, h) - h
-            a0 = max(lo, h)
-            if a0 >= hi:
-                continue
-            later = x[a0 - lo:]
-            earlier = pos[a0 - h:hi - h].astype(np.int64)
-            c += np.bincount(later * k + earlier, minlength=k * k)
+    counts, pairs = lag_pair_counts(pos, k, lag_arr.tolist(), counts=counts, pairs=pairs)
     U = np.stack([np.cos(ang), np.sin(ang)], axis=1)  # (k, 2)
     U = U - (counts @ U) / N  # centred by the sample mean (integer weights)
     G0 = (U.T * counts) @ U / N
@@ -526,7 +569,7 @@ def gap_test(
         raise InputError(f"{name}: target must contain some but not all positions (P(target)={pi})")
     if max_gap is not None and (isinstance(max_gap, bool) or int(max_gap) != max_gap or max_gap < 1):
         raise InputError(f"{name}: max_gap must be an integer >= 1, got {max_gap!r}")
-    n_hits = sum(int(np.count_nonzero(tgt[pos[lo:hi]])) for lo, hi in spans(pos.size))
+    n_hits = sum(int(np.count_nonzero(lookup(tgt, pos[lo:hi]))) for lo, hi in spans(pos.size))  # (tgt[pos], translated)
     m = max(n_hits - 1, 0)
     if m == 0:
         return NotApplicable(name, _REQ, 0, f"{n_hits} target hits; no complete gap")
@@ -544,7 +587,7 @@ def gap_test(
     obs = np.zeros(t + 1, dtype=np.int64)
     last = -1  # the last hit before the span (its index), carried across spans
     for lo, hi in spans(pos.size):  # loop over spans
-        h = np.flatnonzero(tgt[pos[lo:hi]])
+        h = np.flatnonzero(lookup(tgt, pos[lo:hi]))
         if h.size == 0:
             continue
         h += lo

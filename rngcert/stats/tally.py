@@ -24,6 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from rngcert.errors import InputError
+from rngcert.stats.chunks import lookup, narrow
 
 __all__ = ["RunTally", "SpinTally", "ShoeTally"]
 
@@ -156,10 +157,18 @@ class SpinTally:
             raise InputError(f"outcomes must be a 1-D integer array, got shape {x.shape} dtype {x.dtype}")
         if x.size and (int(x.min()) < 0 or int(x.max()) >= k):
             raise InputError(f"outcome ids must lie in 0..{k - 1}")
-        xi = x.astype(np.intp, copy=False)
-        counts = np.bincount(xi, minlength=k).astype(np.int64)
-        pairs = np.bincount(xi[:-1] * k + xi[1:], minlength=k * k).astype(np.int64).reshape(k, k) if x.size > 1 else np.zeros((k, k), np.int64)
-        runs = {name: RunTally.of(np.asarray(part)[xi]) for name, part in (partitions or {}).items()}
+        # pair keys i * k + j in int32 where k * k fits (half the bytes of intp; np.bincount reads int32 as it is)
+        xk = x.astype(np.int32 if k * k < 2**31 else np.intp, copy=False)
+        counts = np.bincount(xk, minlength=k).astype(np.int64)
+        if x.size > 1:
+            key = xk[:-1] * xk.dtype.type(k)
+            key += xk[1:]
+            pairs = np.bincount(key, minlength=k * k).astype(np.int64).reshape(k, k)
+            del key
+        else:
+            pairs = np.zeros((k, k), np.int64)
+        runs = {name: RunTally.of(lookup(narrow(part), x)) for name, part in (partitions or {}).items()}
+        xi = x.astype(np.intp, copy=False) if groups is not None or release is not None else None
         gc: dict[str, np.ndarray] = {}
         ro: dict[str, np.ndarray] = {}
         if groups is not None:
