@@ -3,7 +3,7 @@ bits --streams m give, on a 2-worker local cluster, exactly the report of the se
 same seed (whole report.json minus its timestamp, command line and paths; figures byte for byte).
 
 One 2-worker LocalCluster serves the module (passed as --scheduler ADDRESS, the path of an
-existing cluster); one test lets `--workers 2` start its own. Runtime: about 60-90 s on 2 cores.
+existing cluster); one test lets `--workers 2` start its own local pool. Runtime: about 60-90 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -217,20 +217,18 @@ def test_one_item_and_workers_1_stay_serial(monkeypatch):
     os.environ.pop("DASK_SCHEDULER_ADDRESS", None)
 
 
-def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path, cli):
-    """On a loaded machine a worker may not come up in time ("Nanny failed to start"): the items
-    then run serially, with the same results and a warning, never an internal error (exit 1)."""
-    import distributed
-
+def test_a_local_pool_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path, cli):
+    """A fork refused (no memory, a process limit) is not an error: the items then run serially,
+    with the same results and a warning, never an internal error (exit 1)."""
     from rngcert.pipeline.parallel import ClusterFallbackWarning
 
-    def refuse(*a, **k):
-        raise RuntimeError("Nanny failed to start.")
+    def refuse():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
-    monkeypatch.setattr(distributed, "LocalCluster", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
     t: dict = {}
-    with pytest.warns(ClusterFallbackWarning, match="Nanny failed to start"):
+    with pytest.warns(ClusterFallbackWarning, match="Resource temporarily unavailable"):
         assert map_items(_fails, [0, 1, 3], plan=Plan(workers=2), timings=t) == [0, 1, 9]
     assert t["mode"].startswith("serial") and t["workers"] == 1
     with pytest.warns(ClusterFallbackWarning), pytest.raises(InputError, match="item 2 is bad"):
@@ -238,7 +236,7 @@ def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, t
     log = multi_table_log(tmp_path / "mt.csv")
     r = cli("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "2", "--out", tmp_path / "fb", "--json")
     assert r.exit_code in (0, 10, 11, 12), r.output[-2000:]
-    assert "rngcert: warning: the local Dask cluster did not start (RuntimeError: Nanny failed to start.)" in r.output
+    assert "rngcert: warning: the local worker pool did not start (BlockingIOError: [Errno 11] Resource temporarily unavailable)" in r.output
     serial = run_json("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "1", "--out", tmp_path / "s", "--json")
     fell_back = json.loads(r.output[r.output.index("{"):])
     assert stable(fell_back) == stable(serial)

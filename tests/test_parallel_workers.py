@@ -1,6 +1,7 @@
 """The worker count and when a local cluster is used (issue 26 item 6): cores from the CPU affinity
 and the cgroup quota, not ``os.cpu_count()``; by default, a cluster only where it pays.
-No cluster is started here (fast); tests/test_parallel.py runs the clusters."""
+No Dask cluster is started here (fast); tests/test_parallel.py runs the clusters. The local pool's own
+behaviour (forked workers, an error's type, a worker that dies) is checked here on tiny items."""
 
 from __future__ import annotations
 
@@ -103,3 +104,52 @@ def test_timings_env_records_each_call_and_changes_no_result(tmp_path, monkeypat
     assert all(r["run_s"] >= 0 and r["client_cpu_s"] >= 0 and r["pid"] == os.getpid() for r in recs)
     monkeypatch.delenv("RNGCERT_TIMINGS")
     assert map_items(abs, [-5], plan=Plan(workers=1)) == [5] and len(log.read_text().splitlines()) == 2
+
+
+def _square_or_fail(x):
+    if x == 2:
+        from rngcert.errors import InputError
+
+        raise InputError("item 2 is bad")
+    return x * x
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(x):
+    if x == 3 and os.getpid() != _PARENT:
+        os._exit(1)  # as a worker killed by the kernel's out-of-memory killer
+    return -x
+
+
+def test_the_local_pool_forks_workers_that_keep_errors_and_item_order(monkeypatch):
+    from rngcert.errors import InputError
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("RNGCERT_DASK_START", raising=False)
+    t: dict = {}
+    assert map_items(_square_or_fail, [0, 1, 3, 4, 5], plan=Plan(workers=2), timings=t) == [0, 1, 9, 16, 25]
+    assert t["mode"] == "local pool" and t["workers"] == 2 and t["start_method"] == "fork"
+    assert "threadpoolctl" not in t["worker_imports"]  # imported here before the fork, not in every worker
+    with pytest.raises(InputError, match="item 2 is bad"):
+        map_items(_square_or_fail, [0, 1, 2, 3], plan=Plan(workers=2))
+
+
+def test_a_worker_that_dies_leaves_its_items_to_this_process(monkeypatch):
+    from rngcert.pipeline.parallel import ClusterFallbackWarning
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("RNGCERT_DASK_START", raising=False)
+    t: dict = {}
+    with pytest.warns(ClusterFallbackWarning, match="a worker of the local pool stopped"):
+        assert map_items(_dies_in_a_worker, list(range(6)), plan=Plan(workers=2), timings=t) == [0, -1, -2, -3, -4, -5]
+    assert t["mode"] == "local pool, then serial (a worker stopped)"
+
+
+def test_forkserver_start_gives_the_same_results(monkeypatch):
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setenv("RNGCERT_DASK_START", "forkserver")
+    t: dict = {}
+    assert map_items(_square_or_fail, [5, 4, 3], plan=Plan(workers=2), timings=t) == [25, 16, 9]
+    assert t["start_method"] == "forkserver" and t["mode"] == "local pool"
