@@ -373,33 +373,63 @@ _FORKED: tuple | None = None
 
 
 def _forked_item(i: int):
-    """Item ``i`` of :data:`_FORKED`, in a forked worker: ``(result, modules it imported)``."""
+    """Item ``i`` of :data:`_FORKED`, in a forked worker: ``(result, modules it imported, its CPU seconds)``."""
     import sys
 
     func, items = _FORKED
-    before = set(sys.modules)
+    before, cpu = set(sys.modules), time.process_time()
     res = _run_pinned(func, items[i])
-    return res, sorted({m.split(".")[0] for m in set(sys.modules) - before})
+    return res, _new_modules(before), time.process_time() - cpu
 
 
 def _sent_item(func, item):
     """``func(item)`` in a worker started by ``forkserver`` or ``spawn`` (the item pickled)."""
     import sys
 
-    before = set(sys.modules)
+    before, cpu = set(sys.modules), time.process_time()
     res = _run_pinned(func, item)
-    return res, sorted({m.split(".")[0] for m in set(sys.modules) - before})
+    return res, _new_modules(before), time.process_time() - cpu
 
 
-def _os_threads() -> int:
-    """Threads of this process (``/proc/self/task``; Python's own count elsewhere): what a fork copies
-    the state of (pyarrow's, DuckDB's and BLAS's pools are invisible to ``threading``)."""
+def _new_modules(before: set) -> list[str]:
+    """The modules imported since ``before``, each package once (``pandas``, not its submodules),
+    private ones left out: what the parent could have imported before forking."""
+    import sys
+
+    new = set(sys.modules) - before
+    return sorted(m for m in new if not any(p in new for p in _parents(m)) and not m.rsplit(".", 1)[-1].startswith("_"))
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts))]
+
+
+def _os_threads() -> list[str]:
+    """The names of this process's threads (``/proc/self/task/*/comm``; Python's own elsewhere): what
+    a fork copies the state of (pyarrow's, DuckDB's and BLAS's pools are invisible to ``threading``)."""
+    import threading
+
     try:
-        return len(os.listdir("/proc/self/task"))
+        tasks = os.listdir("/proc/self/task")
     except OSError:
-        import threading
+        return [t.name for t in threading.enumerate()]
+    names = []
+    for t in tasks:
+        try:
+            with open(f"/proc/self/task/{t}/comm", encoding="utf-8", errors="replace") as fh:
+                names.append(fh.read().strip())
+        except OSError:
+            names.append("?")
+    return sorted(names)
 
-        return threading.active_count()
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings: dict | None):
@@ -503,6 +533,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         yield from _on_cluster(func, items, plan, timings, t0, cpu0)
         return
     workers = plan.n_workers(len(items))
+    children0 = _children_cpu()
     try:
         pool, futures = _start_pool(func, items, workers, preload, timings)
     except _LocalClusterFailed as exc:
@@ -519,17 +550,19 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     index = {f: i for i, f in enumerate(futures)}
     done: set[int] = set()
     imported: set[str] = set()
+    item_cpu = 0.0
     broken = None
     try:
         for fut in as_completed(futures):
             try:
-                res, mods = fut.result()
+                res, mods, cpu = fut.result()
             except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the rest run here
                 broken = exc
                 break
             i = index.pop(fut)
             done.add(i)
             imported.update(mods)
+            item_cpu += cpu
             yield i, res
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -541,7 +574,9 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
         yield from serially([i for i in range(len(items)) if i not in done])
         return
     if timings is not None:
-        timings.update(run_s=time.perf_counter() - t1, worker_imports=sorted(imported))
+        # the workers' CPU beyond their items' own: their start, their imports, the messages, copy-on-write faults
+        timings.update(run_s=time.perf_counter() - t1, worker_imports=sorted(imported), items_cpu_s=item_cpu,
+                       workers_cpu_s=_children_cpu() - children0)
         _log_timings(func, len(items), timings, cpu0)
 
 
