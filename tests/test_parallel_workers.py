@@ -70,18 +70,19 @@ def test_pinned_to_one_core_the_default_plan_runs_serially():
 def test_the_default_plan_uses_a_cluster_only_where_it_pays(monkeypatch):
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
     monkeypatch.setattr("rngcert.pipeline.parallel.available_cores", lambda **kw: 2)
-    small = [table_cost(10_000)] * 4  # four 10 k-spin tables: about 1 s of work, less than a cluster saves
+    small = [table_cost(10_000)] * 2  # two 10 k-spin tables: about 0.5 s of work, less than a pool saves
     big = [table_cost(1_000_000)] * 20
     assert not parallel_pays(small, 2) and parallel_pays(big, 2)
     assert not parallel_pays([30.0, 0.3], 2)  # one long item: nothing to share
-    assert not Plan().runs_parallel(4, small) and Plan().runs_parallel(20, big)
+    assert not Plan().runs_parallel(2, small) and Plan().runs_parallel(20, big)
+    assert Plan().runs_parallel(8, [table_cost(10_000)] * 8)  # 2 s of work: forking 2 workers (about 0.1 s) pays
     assert Plan().runs_parallel(4)  # no estimate: as before, a cluster of every available core
-    assert Plan(workers=2).runs_parallel(4, small)  # asked for: always
+    assert Plan(workers=2).runs_parallel(2, small)  # asked for: always
     assert not Plan(workers=1).runs_parallel(20, big)
-    assert describe(Plan(), 4, small) == "4 work item(s), serial in one process"
+    assert describe(Plan(), 2, small) == "2 work item(s), serial in one process"
     assert "2 worker process(es)" in describe(Plan(), 20, big)
     t: dict = {}
-    assert map_items(abs, [-1, -2, -3, -4], plan=Plan(), timings=t, costs=small) == [1, 2, 3, 4] and t["mode"] == "serial"
+    assert map_items(abs, [-1, -2], plan=Plan(), timings=t, costs=small) == [1, 2] and t["mode"] == "serial"
 
 
 @pytest.mark.parametrize("n", [1, 3])

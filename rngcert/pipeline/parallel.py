@@ -65,10 +65,12 @@ from rngcert.errors import InputError
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
            "parallel_pays", "table_cost", "TIMINGS_ENV"]
 
-#: Seconds a local cluster adds to a run: importing ``distributed``, starting the scheduler and the
-#: forked workers, shipping the items, closing it. Measured on the 2-core machine (2026-12-03, in a
-#: process that has imported the battery: 0.82 s the first time, 0.39 s for a second cluster).
-CLUSTER_START_S = 0.8
+#: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
+#: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
+#: that has imported the battery, about 3 ms a message, 0.05-0.1 CPU-s in all; 0.2 s keeps a margin.
+#: (The ``distributed.LocalCluster`` used before cost 0.8 s: importing ``distributed``, its scheduler
+#: and nannies, and every worker's own imports.)
+CLUSTER_START_S = 0.2
 #: Share of the ideal speed-up that the workers reach (their start, Dask's own threads, the client
 #: collecting results): 1.65x of the 2.06x ceiling on 2 cores for ``audit --all`` (README).
 PARALLEL_EFFICIENCY = 0.8
@@ -172,14 +174,14 @@ def available_cores(*, cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgr
 
 
 def parallel_pays(costs: Sequence[float], workers: int) -> bool:
-    """Whether a local cluster is expected to finish the items sooner than one process.
+    """Whether a local pool is expected to finish the items sooner than one process.
 
     Parameters
     ----------
     costs : sequence of float
         Estimated serial seconds of each item (e.g. :func:`table_cost`).
     workers : int
-        Worker processes the cluster would have.
+        Worker processes the pool would have.
 
     Returns
     -------
@@ -320,7 +322,7 @@ def describe(plan: Plan, n_items: int, costs: Sequence[float] | None = None) -> 
         return f"{n_items} work item(s), serial in one process"
     if plan.address:
         return f"{n_items} work items on the Dask cluster at {plan.address}"
-    return f"{n_items} work items on a local Dask cluster of {plan.n_workers(n_items)} worker process(es), one thread each"
+    return f"{n_items} work items on a local pool of {plan.n_workers(n_items)} worker process(es), one thread each"
 
 
 @contextlib.contextmanager
