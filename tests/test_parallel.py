@@ -174,6 +174,22 @@ def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster, cli):
     assert stable(ra) == stable(rb)
 
 
+def test_shuffle_sensitivity_grid_points_are_work_items_equal_to_serial(tmp_path, cli, monkeypatch):
+    """The sensitivity grid's 32 points (each trained, simulated and tested) run on a local pool of 2
+    forked workers: the grid, and the whole report, are those of the serial run (where the grid's
+    tracker edges are floats, not None)."""
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    args = ["shuffle", "certify", "baccarat-004", "--shoes", "200", "--burn-in", "2", "--seed", "3", "--no-plots", "--json",
+            "--sensitivity", "--sensitivity-shoes", "100"]
+    a = cli(*args, "--workers", "1", "--out", tmp_path / "s")
+    b = cli(*args, "--workers", "2", "--out", tmp_path / "p")
+    assert a.exit_code in (0, 10, 11, 12) and b.exit_code == a.exit_code, b.output[-2000:]
+    ra, rb = (json.loads(r.output[r.output.index("{"):]) for r in (a, b))
+    rows = ra["sensitivity"]["rows"]
+    assert len(rows) == 32 and any(r["edge"] is not None for r in rows)
+    assert stable(ra) == stable(rb)
+
+
 def _fails(x):
     if x == 2:
         raise InputError("item 2 is bad")
