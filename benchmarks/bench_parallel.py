@@ -241,7 +241,7 @@ def _timed(args, env, prefix=(), funcs=()) -> dict:
             "pool_cpu_s": sum(r["workers_cpu_s"] - r["items_cpu_s"] + r.get("client_cpu_s", 0.0) for r in pooled) if pooled else float("nan"),
             "worker_imports": sorted({m for r in pooled for m in r.get("worker_imports", [])}),
             "worker_items_cpu_s": sum(r["items_cpu_s"] for r in pooled) if pooled else float("nan"),
-            "threads_at_fork": main.get("os_threads_at_start"),
+            "threads_at_fork": main.get("os_threads_at_start"), "start_method": main.get("start_method"),
             "start_s": sum(r.get("start_s", 0.0) for r in recs), "items_cpu_s": sum(r.get("client_cpu_s", 0.0) for r in recs), "mode": main.get("mode", "no work items"),
             "workers": main.get("workers", 1), "n_items": main.get("items", 0)}
 
@@ -286,7 +286,7 @@ def ceiling_rows(workloads=tuple(WORKLOADS), *, quick: bool = False, rounds: int
                     shutil.rmtree(tmp / f"o-{kind}", ignore_errors=True)
                     runs[kind].append(got)
                     pool = (f", items' CPU on the workers {got['worker_items_cpu_s']:.2f} s, pool's own CPU {got['pool_cpu_s']:.2f} s, workers imported {got['worker_imports'] or 'nothing'}, "
-                            f"threads at the fork {got['threads_at_fork']}") if got["pool_cpu_s"] == got["pool_cpu_s"] else ""
+                            f"threads at the {got['start_method']} {got['threads_at_fork']}") if got["pool_cpu_s"] == got["pool_cpu_s"] else ""
                     say(f"   round {r + 1} {kind:<8}: {got['wall']:6.2f} s wall, {got['cpu']:6.2f} CPU-s, peak {got['peak']:5.0f} MB, "
                         f"items {got['items_s']:6.2f} s ({got['items_cpu_s']:.2f} CPU-s here), start {got['start_s']:.2f} s ({got['mode']}, {got['workers']} worker(s)){pool} [{load()}]")
             best = {k: min(v, key=lambda g: g["wall"]) for k, v in runs.items() if v}

@@ -154,3 +154,24 @@ def test_forkserver_start_gives_the_same_results(monkeypatch):
     t: dict = {}
     assert map_items(_square_or_fail, [5, 4, 3], plan=Plan(workers=2), timings=t) == [25, 16, 9]
     assert t["start_method"] == "forkserver" and t["mode"] == "local pool"
+
+
+def test_a_python_thread_running_here_makes_the_pool_use_forkserver(monkeypatch):
+    """A fork copies a lock another Python thread holds: with one running, the workers come from a
+    fresh server process instead, with the same results."""
+    import threading
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("RNGCERT_DASK_START", raising=False)
+    stop = threading.Event()
+    th = threading.Thread(target=stop.wait, daemon=True)
+    th.start()
+    try:
+        t: dict = {}
+        assert map_items(_square_or_fail, [3, 4], plan=Plan(workers=2), timings=t) == [9, 16]
+        assert t["start_method"] == "forkserver"
+    finally:
+        stop.set()
+        th.join()
+    t = {}
+    assert map_items(_square_or_fail, [3, 4], plan=Plan(workers=2), timings=t) == [9, 16] and t["start_method"] == "fork"

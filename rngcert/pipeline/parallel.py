@@ -439,16 +439,23 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
 
     With ``fork`` (the default, :data:`START_ENV`) the workers are forked from this process after it
     has imported ``preload`` (the modules the items import lazily), so a worker pays no import and
-    inherits the items; with ``forkserver`` the server imports ``preload`` once and the items are
-    pickled. Any failure is a :class:`_LocalClusterFailed`.
+    inherits the items; with ``forkserver`` (also chosen when this process runs another Python
+    thread, which a fork could catch holding a lock) the server imports ``preload`` once and the
+    items are pickled. Any failure is a :class:`_LocalClusterFailed`.
     """
     import gc
     import importlib
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     global _FORKED
     method = os.environ.get(START_ENV, "fork")
+    if method == "fork" and threading.active_count() > 1:
+        # another Python thread may hold a lock (logging, a file's buffer) that a forked child would
+        # find taken forever: a fresh server process forks the workers instead. (The native threads
+        # of OpenBLAS, pyarrow and jemalloc reset themselves at a fork: their own atfork handlers.)
+        method = "forkserver"
     try:
         for mod in ("threadpoolctl", *preload):  # threadpoolctl: every item runs pinned()
             importlib.import_module(mod)
@@ -456,8 +463,6 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
         if method == "forkserver":
             ctx.set_forkserver_preload(["rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
         if timings is not None:
-            import threading
-
             timings.update(start_method=method, os_threads_at_start=_os_threads(), python_threads_at_start=threading.active_count())
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
     except Exception as exc:  # no such start method, a preload that does not import
