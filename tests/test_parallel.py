@@ -174,6 +174,29 @@ def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster, cli):
     assert stable(ra) == stable(rb)
 
 
+def test_forked_audit_workers_import_nothing_that_the_client_could_have(tmp_path, monkeypatch):
+    """`audit --all` on a local pool: the client imports what an item needs (the certification, the
+    report writers, pandas) before it forks the workers, so no worker imports them again (each
+    would pay about 0.4 CPU-s). Checked in a fresh process, through the timings file."""
+    import subprocess
+    import sys
+
+    log = multi_table_log(tmp_path / "casino.csv")
+    db = tmp_path / "one.duckdb"
+    with Store(db) as st:
+        st.ingest([log])
+    timings = tmp_path / "t.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]), RNGCERT_TIMINGS=str(timings))
+    env.pop("DASK_SCHEDULER_ADDRESS", None)
+    r = subprocess.run([sys.executable, "-m", "rngcert", "audit", "--db", str(db), "--all", "--workers", "2", "--seed", "4",
+                        "--resamples", "199", "--no-record", "--out", str(tmp_path / "r")], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode in (0, 10, 11, 12), r.stderr[-2000:]
+    rec = next(json.loads(ln) for ln in timings.read_text().splitlines() if json.loads(ln)["func"] == "_audit_item")
+    assert rec["mode"] == "local pool" and rec["start_method"] == "fork" and rec["workers"] == 2
+    heavy = [m for m in rec["worker_imports"] if m.split(".")[0] in ("rngcert", "pandas", "jinja2", "scipy", "duckdb", "numpy")]
+    assert heavy == [], heavy
+
+
 def test_shuffle_sensitivity_grid_points_are_work_items_equal_to_serial(tmp_path, cli, monkeypatch):
     """The sensitivity grid's 32 points (each trained, simulated and tested) run on a local pool of 2
     forked workers: the grid, and the whole report, are those of the serial run (where the grid's
