@@ -265,6 +265,8 @@ def test_a_local_pool_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    # the module's Dask client left its IO thread here (which would make the pool use a fork server): a command has none
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)
     monkeypatch.setattr(os, "fork", refuse)
     t: dict = {}
     with pytest.warns(ClusterFallbackWarning, match="Resource temporarily unavailable"):

@@ -125,6 +125,7 @@ def _dies_in_a_worker(x):
 
 
 def test_the_local_pool_forks_workers_that_keep_errors_and_item_order(monkeypatch):
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
     from rngcert.errors import InputError
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
@@ -138,6 +139,7 @@ def test_the_local_pool_forks_workers_that_keep_errors_and_item_order(monkeypatc
 
 
 def test_a_worker_that_dies_leaves_its_items_to_this_process(monkeypatch):
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
     from rngcert.pipeline.parallel import ClusterFallbackWarning
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
@@ -173,5 +175,6 @@ def test_a_python_thread_running_here_makes_the_pool_use_forkserver(monkeypatch)
     finally:
         stop.set()
         th.join()
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
     t = {}
     assert map_items(_square_or_fail, [3, 4], plan=Plan(workers=2), timings=t) == [9, 16] and t["start_method"] == "fork"

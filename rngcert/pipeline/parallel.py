@@ -426,6 +426,13 @@ def _os_threads() -> list[str]:
     return sorted(names)
 
 
+def _python_threads() -> int:
+    """Python threads running in this process (this one included)."""
+    import threading
+
+    return threading.active_count()
+
+
 def _children_cpu() -> float:
     """CPU seconds (user + system) of this process's finished children."""
     import resource
@@ -451,7 +458,7 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
 
     global _FORKED
     method = os.environ.get(START_ENV, "fork")
-    if method == "fork" and threading.active_count() > 1:
+    if method == "fork" and _python_threads() > 1:
         # another Python thread may hold a lock (logging, a file's buffer) that a forked child would
         # find taken forever: a fresh server process forks the workers instead. (The native threads
         # of OpenBLAS, pyarrow and jemalloc reset themselves at a fork: their own atfork handlers.)
