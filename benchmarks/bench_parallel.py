@@ -336,7 +336,7 @@ def perf_rows(quick: bool = False, rounds: int = 2, say=print) -> list[dict]:
         mode = f"{d['workers']} workers" if d["workers"] > 1 else "serial by the threshold"
         oc = f", one core {r['one_core']['wall']:.2f} s" if "one_core" in r else ""
         out.append(dict(
-            workload=f"{r['label']}: default (Dask when it pays) against --workers 1, {r['cores']} cores",
+            workload=f"{r['label']}: default (a local pool when it pays) against --workers 1, {r['cores']} cores",
             rngcert=f"{d['wall']:.2f} s wall ({mode}), {d['cpu']:.2f} CPU-s",
             numpy_floor="", pyarrow_floor=f"--workers 1: {r['serial']['wall']:.2f} s{oc}",
             ratio=f"speed-up {r['speedup']:.2f}x of a ceiling of {r['ceiling']:.2f}x = {r['fraction']:.2f}",
@@ -361,7 +361,7 @@ def print_ceiling(rows: list[dict], say=print) -> None:
             f"{r['ceiling']:.2f}x | {r['fraction']:.2f} | {'met' if r['fraction'] >= 0.85 else '**not met**'} | "
             f"{got_d:.2f} / {got_s:.2f} | {capped:.2f}x | {r['speedup'] / capped:.2f} | {d['cpu']:.2f} / {s['cpu']:.2f} |")
     say("\nper-item costs from the serial run (CPU seconds of its work items / items; the rest of its CPU is its serial part), "
-        "the local cluster's start (wall, the default run), the 2-worker efficiency (items' serial wall / 2 / their wall on "
+        "the local pool's start (wall, the default run: the imports it makes before forking included), the 2-worker efficiency (items' serial wall / 2 / their wall on "
         "the cluster, at this load), and EXTRAPOLATED (not measured) times on 2, 16 and 64 free cores: serial part + cluster start + "
         "max(items / cores, one item), all from CPU seconds (Amdahl; ideal workers), with the speed-up over the serial run's CPU")
     say("\n| workload | per item (CPU) | serial part (CPU) | cluster start | 2-worker efficiency | 2 cores | 16 cores | 64 cores |")
