@@ -468,7 +468,7 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
             importlib.import_module(mod)
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":
-            ctx.set_forkserver_preload(["rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
+            ctx.set_forkserver_preload(["threadpoolctl", "rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
         if timings is not None:
             timings.update(start_method=method, os_threads_at_start=_os_threads(), python_threads_at_start=threading.active_count())
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
