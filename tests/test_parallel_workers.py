@@ -178,3 +178,30 @@ def test_a_python_thread_running_here_makes_the_pool_use_forkserver(monkeypatch)
     monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
     t = {}
     assert map_items(_square_or_fail, [3, 4], plan=Plan(workers=2), timings=t) == [9, 16] and t["start_method"] == "fork"
+
+
+class _Result(list):
+    pass
+
+
+def _result(i):
+    return _Result([i] * 10)
+
+
+def test_the_local_pool_keeps_no_result_once_yielded(monkeypatch):
+    """Memory bounded by the items in flight: a result the caller has dropped is freed (audit --all
+    writes and releases each table's result as it comes)."""
+    import gc
+    import weakref
+
+    from rngcert.pipeline.parallel import iter_items
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)
+    refs, alive = [], []
+    for i, r in iter_items(_result, list(range(6)), plan=Plan(workers=2)):
+        refs.append(weakref.ref(r))
+        del r
+        gc.collect()
+        alive.append(sum(x() is not None for x in refs))
+    assert len(refs) == 6 and max(alive) <= 1, alive

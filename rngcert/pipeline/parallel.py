@@ -561,13 +561,15 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     t1 = time.perf_counter()
     if timings is not None:
         timings.update(start_s=t1 - t0, workers=workers, mode="local pool")
+    # each future is dropped once its result is yielded (the caller may then release the result)
     index = {f: i for i, f in enumerate(futures)}
+    del futures
     done: set[int] = set()
     imported: set[str] = set()
     item_cpu = 0.0
     broken = None
     try:
-        for fut in as_completed(futures):
+        for fut in as_completed(list(index)):
             try:
                 res, mods, cpu = fut.result()
             except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the rest run here
