@@ -235,7 +235,7 @@ def _log_timings(func, n_items: int, timings: dict, cpu0: float) -> None:
 
 
 class ClusterFallbackWarning(RuntimeWarning):
-    """The local Dask cluster did not start; the work items ran serially in this process."""
+    """The local pool did not start (or a worker of it stopped); the work items ran serially in this process."""
 
 
 class _LocalClusterFailed(Exception):
