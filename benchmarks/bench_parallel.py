@@ -18,8 +18,8 @@ C. 100 bit streams of 10^6 bits: `bits --streams 100`, serial and on 2 workers (
 D. 1,000 tables x 10 M spins, extrapolated from the measured cost of one 10 M-spin audit task,
    for clusters of 2..256 worker cores.
 S. Speed-up against the ceiling (issue 26 item 6), for `audit --all`, a multi-table `certify`,
-   `shuffle certify` of a procedure and `bits --streams m`: the default (a Dask cluster when the
-   estimate says it pays), `--workers 1`, and `--workers 1` pinned to one core, interleaved in each
+   `shuffle certify` of a procedure (with and without its sensitivity grid) and `bits --streams m`:
+   the default (a local pool of forked workers when the estimate says it pays), `--workers 1`, and `--workers 1` pinned to one core, interleaved in each
    round; the speed-up, the ceiling, the fraction of the ceiling reached (target >= 0.85), the
    per-item costs, the cluster's start, and an Amdahl extrapolation to 16 and 64 cores (see
    :func:`ceiling_rows`, the stable entry point that ``benchmarks/perf_table.py`` calls).
@@ -165,6 +165,7 @@ WORKLOADS = {
     "certify": ("_table_item",),
     "shuffle": ("_batch_item",),
     "bits": ("_stream_item", "_bits_work"),
+    "shuffle-grid": ("_batch_item", "_sensitivity_point"),
 }
 
 
@@ -202,6 +203,14 @@ def _workload(name: str, tmp: Path, quick: bool) -> dict:
         base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--no-sensitivity"]
         return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity", "items": shoes // 2000, "unit": "batch of 2,000 shoes",
                 "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out], "one": lambda out: EXE + base + ["--shoes", 2000, "--out", out]}
+    if name == "shuffle-grid":
+        # the default's sensitivity grid (32 procedures, each trained, simulated and tested), its points
+        # work items; at 100 tables a point (the least allowed) so that a serial run stays under a minute
+        shoes, per_point = (200, 100) if quick else (500, 100)
+        base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--sensitivity", "--sensitivity-shoes", per_point]
+        return {"label": f"shuffle certify baccarat-004 --shoes {shoes} --sensitivity-shoes {per_point} (grid of 32 points)", "items": 32,
+                "unit": "grid point", "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out],
+                "one": lambda out: EXE + ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--no-sensitivity", "--shoes", 200, "--out", out]}
     if name == "bits":
         m, n = (4, 200_000) if quick else (40, 1_000_000)
         base = ["bits", "--source", "pcg64", "--length", n, "--seed", "1", "--no-plots"]
@@ -226,7 +235,13 @@ def _timed(args, env, prefix=(), funcs=()) -> dict:
     tfile.unlink(missing_ok=True)
     recs = [r for r in recs if r.get("func") in funcs]
     main = max(recs, key=lambda r: r.get("items", 0)) if recs else {}
+    pooled = [r for r in recs if "workers_cpu_s" in r]
     return {"wall": wall, "cpu": cpu, "peak": peak, "items_s": sum(r.get("run_s", 0.0) for r in recs),
+            # a local pool's own CPU: its workers' beyond their items (start, imports, messages) and the client's while they ran
+            "pool_cpu_s": sum(r["workers_cpu_s"] - r["items_cpu_s"] + r.get("client_cpu_s", 0.0) for r in pooled) if pooled else float("nan"),
+            "worker_imports": sorted({m for r in pooled for m in r.get("worker_imports", [])}),
+            "worker_items_cpu_s": sum(r["items_cpu_s"] for r in pooled) if pooled else float("nan"),
+            "threads_at_fork": main.get("os_threads_at_start"), "start_method": main.get("start_method"),
             "start_s": sum(r.get("start_s", 0.0) for r in recs), "items_cpu_s": sum(r.get("client_cpu_s", 0.0) for r in recs), "mode": main.get("mode", "no work items"),
             "workers": main.get("workers", 1), "n_items": main.get("items", 0)}
 
@@ -270,8 +285,10 @@ def ceiling_rows(workloads=tuple(WORKLOADS), *, quick: bool = False, rounds: int
                     got = _timed(w["cmd"](tmp / f"o-{kind}") + extra, env, prefix, funcs)
                     shutil.rmtree(tmp / f"o-{kind}", ignore_errors=True)
                     runs[kind].append(got)
+                    pool = (f", items' CPU on the workers {got['worker_items_cpu_s']:.2f} s, pool's own CPU {got['pool_cpu_s']:.2f} s, workers imported {got['worker_imports'] or 'nothing'}, "
+                            f"threads at the {got['start_method']} {got['threads_at_fork']}") if got["pool_cpu_s"] == got["pool_cpu_s"] else ""
                     say(f"   round {r + 1} {kind:<8}: {got['wall']:6.2f} s wall, {got['cpu']:6.2f} CPU-s, peak {got['peak']:5.0f} MB, "
-                        f"items {got['items_s']:6.2f} s ({got['items_cpu_s']:.2f} CPU-s here), cluster start {got['start_s']:.2f} s ({got['mode']}, {got['workers']} worker(s)) [{load()}]")
+                        f"items {got['items_s']:6.2f} s ({got['items_cpu_s']:.2f} CPU-s here), start {got['start_s']:.2f} s ({got['mode']}, {got['workers']} worker(s)){pool} [{load()}]")
             best = {k: min(v, key=lambda g: g["wall"]) for k, v in runs.items() if v}
             ts, td = best["serial"]["wall"], best["default"]["wall"]
             tp = best["one_core"]["wall"] if "one_core" in best else float("nan")
@@ -319,7 +336,7 @@ def perf_rows(quick: bool = False, rounds: int = 2, say=print) -> list[dict]:
         mode = f"{d['workers']} workers" if d["workers"] > 1 else "serial by the threshold"
         oc = f", one core {r['one_core']['wall']:.2f} s" if "one_core" in r else ""
         out.append(dict(
-            workload=f"{r['label']}: default (Dask when it pays) against --workers 1, {r['cores']} cores",
+            workload=f"{r['label']}: default (a local pool when it pays) against --workers 1, {r['cores']} cores",
             rngcert=f"{d['wall']:.2f} s wall ({mode}), {d['cpu']:.2f} CPU-s",
             numpy_floor="", pyarrow_floor=f"--workers 1: {r['serial']['wall']:.2f} s{oc}",
             ratio=f"speed-up {r['speedup']:.2f}x of a ceiling of {r['ceiling']:.2f}x = {r['fraction']:.2f}",
@@ -344,7 +361,7 @@ def print_ceiling(rows: list[dict], say=print) -> None:
             f"{r['ceiling']:.2f}x | {r['fraction']:.2f} | {'met' if r['fraction'] >= 0.85 else '**not met**'} | "
             f"{got_d:.2f} / {got_s:.2f} | {capped:.2f}x | {r['speedup'] / capped:.2f} | {d['cpu']:.2f} / {s['cpu']:.2f} |")
     say("\nper-item costs from the serial run (CPU seconds of its work items / items; the rest of its CPU is its serial part), "
-        "the local cluster's start (wall, the default run), the 2-worker efficiency (items' serial wall / 2 / their wall on "
+        "the local pool's start (wall, the default run: the imports it makes before forking included), the 2-worker efficiency (items' serial wall / 2 / their wall on "
         "the cluster, at this load), and EXTRAPOLATED (not measured) times on 2, 16 and 64 free cores: serial part + cluster start + "
         "max(items / cores, one item), all from CPU seconds (Amdahl; ideal workers), with the speed-up over the serial run's CPU")
     say("\n| workload | per item (CPU) | serial part (CPU) | cluster start | 2-worker efficiency | 2 cores | 16 cores | 64 cores |")

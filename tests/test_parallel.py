@@ -3,7 +3,7 @@ bits --streams m give, on a 2-worker local cluster, exactly the report of the se
 same seed (whole report.json minus its timestamp, command line and paths; figures byte for byte).
 
 One 2-worker LocalCluster serves the module (passed as --scheduler ADDRESS, the path of an
-existing cluster); one test lets `--workers 2` start its own. Runtime: about 60-90 s on 2 cores.
+existing cluster); one test lets `--workers 2` start its own local pool. Runtime: about 60-90 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -174,6 +174,45 @@ def test_shuffle_tables_in_batches_on_dask_equal_serial(tmp_path, cluster, cli):
     assert stable(ra) == stable(rb)
 
 
+def test_forked_audit_workers_import_nothing_that_the_client_could_have(tmp_path, monkeypatch):
+    """`audit --all` on a local pool: the client imports what an item needs (the certification, the
+    report writers, pandas) before it forks the workers, so no worker imports them again (each
+    would pay about 0.4 CPU-s). Checked in a fresh process, through the timings file."""
+    import subprocess
+    import sys
+
+    log = multi_table_log(tmp_path / "casino.csv")
+    db = tmp_path / "one.duckdb"
+    with Store(db) as st:
+        st.ingest([log])
+    timings = tmp_path / "t.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]), RNGCERT_TIMINGS=str(timings))
+    env.pop("DASK_SCHEDULER_ADDRESS", None)
+    r = subprocess.run([sys.executable, "-m", "rngcert", "audit", "--db", str(db), "--all", "--workers", "2", "--seed", "4",
+                        "--resamples", "199", "--no-record", "--out", str(tmp_path / "r")], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode in (0, 10, 11, 12), r.stderr[-2000:]
+    rec = next(json.loads(ln) for ln in timings.read_text().splitlines() if json.loads(ln)["func"] == "_audit_item")
+    assert rec["mode"] == "local pool" and rec["start_method"] == "fork" and rec["workers"] == 2
+    heavy = [m for m in rec["worker_imports"] if m.split(".")[0] in ("rngcert", "pandas", "jinja2", "scipy", "duckdb", "numpy")]
+    assert heavy == [], heavy
+
+
+def test_shuffle_sensitivity_grid_points_are_work_items_equal_to_serial(tmp_path, cli, monkeypatch):
+    """The sensitivity grid's 32 points (each trained, simulated and tested) run on a local pool of 2
+    forked workers: the grid, and the whole report, are those of the serial run (where the grid's
+    tracker edges are floats, not None)."""
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    args = ["shuffle", "certify", "baccarat-004", "--shoes", "200", "--burn-in", "2", "--seed", "3", "--no-plots", "--json",
+            "--sensitivity", "--sensitivity-shoes", "100"]
+    a = cli(*args, "--workers", "1", "--out", tmp_path / "s")
+    b = cli(*args, "--workers", "2", "--out", tmp_path / "p")
+    assert a.exit_code in (0, 10, 11, 12) and b.exit_code == a.exit_code, b.output[-2000:]
+    ra, rb = (json.loads(r.output[r.output.index("{"):]) for r in (a, b))
+    rows = ra["sensitivity"]["rows"]
+    assert len(rows) == 32 and any(r["edge"] is not None for r in rows)
+    assert stable(ra) == stable(rb)
+
+
 def _fails(x):
     if x == 2:
         raise InputError("item 2 is bad")
@@ -217,20 +256,20 @@ def test_one_item_and_workers_1_stay_serial(monkeypatch):
     os.environ.pop("DASK_SCHEDULER_ADDRESS", None)
 
 
-def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path, cli):
-    """On a loaded machine a worker may not come up in time ("Nanny failed to start"): the items
-    then run serially, with the same results and a warning, never an internal error (exit 1)."""
-    import distributed
-
+def test_a_local_pool_that_does_not_start_falls_back_to_serial(monkeypatch, tmp_path, cli):
+    """A fork refused (no memory, a process limit) is not an error: the items then run serially,
+    with the same results and a warning, never an internal error (exit 1)."""
     from rngcert.pipeline.parallel import ClusterFallbackWarning
 
-    def refuse(*a, **k):
-        raise RuntimeError("Nanny failed to start.")
+    def refuse():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
-    monkeypatch.setattr(distributed, "LocalCluster", refuse)
+    # the module's Dask client left its IO thread here (which would make the pool use a fork server): a command has none
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)
+    monkeypatch.setattr(os, "fork", refuse)
     t: dict = {}
-    with pytest.warns(ClusterFallbackWarning, match="Nanny failed to start"):
+    with pytest.warns(ClusterFallbackWarning, match="Resource temporarily unavailable"):
         assert map_items(_fails, [0, 1, 3], plan=Plan(workers=2), timings=t) == [0, 1, 9]
     assert t["mode"].startswith("serial") and t["workers"] == 1
     with pytest.warns(ClusterFallbackWarning), pytest.raises(InputError, match="item 2 is bad"):
@@ -238,7 +277,7 @@ def test_a_local_cluster_that_does_not_start_falls_back_to_serial(monkeypatch, t
     log = multi_table_log(tmp_path / "mt.csv")
     r = cli("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "2", "--out", tmp_path / "fb", "--json")
     assert r.exit_code in (0, 10, 11, 12), r.output[-2000:]
-    assert "rngcert: warning: the local Dask cluster did not start (RuntimeError: Nanny failed to start.)" in r.output
+    assert "rngcert: warning: the local worker pool did not start (BlockingIOError: [Errno 11] Resource temporarily unavailable)" in r.output
     serial = run_json("certify", log, "--seed", "5", "--no-plots", "--resamples", "99", "--workers", "1", "--out", tmp_path / "s", "--json")
     fell_back = json.loads(r.output[r.output.index("{"):])
     assert stable(fell_back) == stable(serial)

@@ -1,6 +1,7 @@
 """The worker count and when a local cluster is used (issue 26 item 6): cores from the CPU affinity
 and the cgroup quota, not ``os.cpu_count()``; by default, a cluster only where it pays.
-No cluster is started here (fast); tests/test_parallel.py runs the clusters."""
+No Dask cluster is started here (fast); tests/test_parallel.py runs the clusters. The local pool's own
+behaviour (forked workers, an error's type, a worker that dies) is checked here on tiny items."""
 
 from __future__ import annotations
 
@@ -69,18 +70,19 @@ def test_pinned_to_one_core_the_default_plan_runs_serially():
 def test_the_default_plan_uses_a_cluster_only_where_it_pays(monkeypatch):
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
     monkeypatch.setattr("rngcert.pipeline.parallel.available_cores", lambda **kw: 2)
-    small = [table_cost(10_000)] * 4  # four 10 k-spin tables: about 1 s of work, less than a cluster saves
+    small = [table_cost(10_000)] * 2  # two 10 k-spin tables: about 0.5 s of work, less than a pool saves
     big = [table_cost(1_000_000)] * 20
     assert not parallel_pays(small, 2) and parallel_pays(big, 2)
     assert not parallel_pays([30.0, 0.3], 2)  # one long item: nothing to share
-    assert not Plan().runs_parallel(4, small) and Plan().runs_parallel(20, big)
+    assert not Plan().runs_parallel(2, small) and Plan().runs_parallel(20, big)
+    assert Plan().runs_parallel(8, [table_cost(10_000)] * 8)  # 2 s of work: forking 2 workers (about 0.1 s) pays
     assert Plan().runs_parallel(4)  # no estimate: as before, a cluster of every available core
-    assert Plan(workers=2).runs_parallel(4, small)  # asked for: always
+    assert Plan(workers=2).runs_parallel(2, small)  # asked for: always
     assert not Plan(workers=1).runs_parallel(20, big)
-    assert describe(Plan(), 4, small) == "4 work item(s), serial in one process"
+    assert describe(Plan(), 2, small) == "2 work item(s), serial in one process"
     assert "2 worker process(es)" in describe(Plan(), 20, big)
     t: dict = {}
-    assert map_items(abs, [-1, -2, -3, -4], plan=Plan(), timings=t, costs=small) == [1, 2, 3, 4] and t["mode"] == "serial"
+    assert map_items(abs, [-1, -2], plan=Plan(), timings=t, costs=small) == [1, 2] and t["mode"] == "serial"
 
 
 @pytest.mark.parametrize("n", [1, 3])
@@ -103,3 +105,103 @@ def test_timings_env_records_each_call_and_changes_no_result(tmp_path, monkeypat
     assert all(r["run_s"] >= 0 and r["client_cpu_s"] >= 0 and r["pid"] == os.getpid() for r in recs)
     monkeypatch.delenv("RNGCERT_TIMINGS")
     assert map_items(abs, [-5], plan=Plan(workers=1)) == [5] and len(log.read_text().splitlines()) == 2
+
+
+def _square_or_fail(x):
+    if x == 2:
+        from rngcert.errors import InputError
+
+        raise InputError("item 2 is bad")
+    return x * x
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(x):
+    if x == 3 and os.getpid() != _PARENT:
+        os._exit(1)  # as a worker killed by the kernel's out-of-memory killer
+    return -x
+
+
+def test_the_local_pool_forks_workers_that_keep_errors_and_item_order(monkeypatch):
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
+    from rngcert.errors import InputError
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("RNGCERT_DASK_START", raising=False)
+    t: dict = {}
+    assert map_items(_square_or_fail, [0, 1, 3, 4, 5], plan=Plan(workers=2), timings=t) == [0, 1, 9, 16, 25]
+    assert t["mode"] == "local pool" and t["workers"] == 2 and t["start_method"] == "fork"
+    assert "threadpoolctl" not in t["worker_imports"]  # imported here before the fork, not in every worker
+    with pytest.raises(InputError, match="item 2 is bad"):
+        map_items(_square_or_fail, [0, 1, 2, 3], plan=Plan(workers=2))
+
+
+def test_a_worker_that_dies_leaves_its_items_to_this_process(monkeypatch):
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
+    from rngcert.pipeline.parallel import ClusterFallbackWarning
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("RNGCERT_DASK_START", raising=False)
+    t: dict = {}
+    with pytest.warns(ClusterFallbackWarning, match="a worker of the local pool stopped"):
+        assert map_items(_dies_in_a_worker, list(range(6)), plan=Plan(workers=2), timings=t) == [0, -1, -2, -3, -4, -5]
+    assert t["mode"] == "local pool, then serial (a worker stopped)"
+
+
+def test_forkserver_start_gives_the_same_results(monkeypatch):
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setenv("RNGCERT_DASK_START", "forkserver")
+    t: dict = {}
+    assert map_items(_square_or_fail, [5, 4, 3], plan=Plan(workers=2), timings=t) == [25, 16, 9]
+    assert t["start_method"] == "forkserver" and t["mode"] == "local pool"
+
+
+def test_a_python_thread_running_here_makes_the_pool_use_forkserver(monkeypatch):
+    """A fork copies a lock another Python thread holds: with one running, the workers come from a
+    fresh server process instead, with the same results."""
+    import threading
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.delenv("RNGCERT_DASK_START", raising=False)
+    stop = threading.Event()
+    th = threading.Thread(target=stop.wait, daemon=True)
+    th.start()
+    try:
+        t: dict = {}
+        assert map_items(_square_or_fail, [3, 4], plan=Plan(workers=2), timings=t) == [9, 16]
+        assert t["start_method"] == "forkserver"
+    finally:
+        stop.set()
+        th.join()
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)  # as in a command: no other thread
+    t = {}
+    assert map_items(_square_or_fail, [3, 4], plan=Plan(workers=2), timings=t) == [9, 16] and t["start_method"] == "fork"
+
+
+class _Result(list):
+    pass
+
+
+def _result(i):
+    return _Result([i] * 10)
+
+
+def test_the_local_pool_keeps_no_result_once_yielded(monkeypatch):
+    """Memory bounded by the items in flight: a result the caller has dropped is freed (audit --all
+    writes and releases each table's result as it comes)."""
+    import gc
+    import weakref
+
+    from rngcert.pipeline.parallel import iter_items
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)
+    refs, alive = [], []
+    for i, r in iter_items(_result, list(range(6)), plan=Plan(workers=2)):
+        refs.append(weakref.ref(r))
+        del r
+        gc.collect()
+        alive.append(sum(x() is not None for x in refs))
+    assert len(refs) == 6 and max(alive) <= 1, alive

@@ -106,7 +106,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
     Writes report.json, report.html and rejects.csv (and report.pdf with --pdf) to
     reports/<equipment>-<UTC time>/ and exits with the verdict's code. `rngcert verify` checks
     the folder later. The tables of a multi-table
-    log are independent work items: they run on every core (a local Dask cluster) by default, on
+    log are independent work items: they run on every core (a local process pool) by default, on
     an existing cluster with --scheduler, or serially with --workers 1; the report is the same.
     """
     from rngcert.equipment.wheel import load_wheel

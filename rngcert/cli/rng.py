@@ -52,7 +52,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     tests run on each of m sequences of n bits; over m >= 2 sequences the two-level analysis
     (proportion of passes, uniformity of p-values) decides, with Holm across all of it for FAIL.
     A dump shorter than m × n bits is an error: it is never rewound or replayed. The m streams
-    are independent work items: every core by default (a local Dask cluster), an existing
+    are independent work items: every core by default (a local process pool), an existing
     cluster with --scheduler, serial with --workers 1; the report does not depend on it. With
     --source, each worker generates the streams it tests.
     """

@@ -294,8 +294,9 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     fixed points, zones, guessing, game-level tests, orientation) with realistic trackers that see
     only the dealt cards; the report gives their edge in % of the stake with its interval, every
     procedure parameter as measured, fixed by the rules or assumed, and the verdict with Holm's
-    correction at --alpha. A procedure's tables are simulated in batches of 2,000 (work items: on
-    a local Dask cluster of every core by default when there are two or more, see --workers).
+    correction at --alpha. A procedure's tables are simulated in batches of 2,000; they and the
+    sensitivity grid's points are work items (on a local process pool of every core by default
+    when there are two or more, see --workers).
     """
     cmd = command_line()
     key = check_report_options(pdf, sign_key)

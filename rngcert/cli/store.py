@@ -237,7 +237,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     estimates, report path). The spins are read in a read-only session and the record is
     written in its own short transaction, so an audit runs while an ingest writes (each waits
     for the other at most --wait seconds); --no-record never opens the store for writing. With
-    --all, tables are independent work items on every core (a local Dask cluster) or on the
+    --all, tables are independent work items on every core (a local process pool) or on the
     cluster given by --scheduler; each reads only its own table. Exits with the verdict's code
     (the worst table's with --all).
     """

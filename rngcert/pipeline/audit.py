@@ -435,6 +435,12 @@ class _Computed:
     paths: dict | None = None  # the report's files when the worker wrote them (else None: finish_audit writes)
 
 
+#: What an audit item imports on its first table (a worker forked after these imports pays none):
+#: the certification, the report writers, pandas (pyarrow's to_pandas in Store.spins), numpy's fft and ma.
+_PRELOAD = ("rngcert.pipeline.certify_wheel", "rngcert.pipeline.rage", "rngcert.report.writer", "rngcert.report.verify",
+            "rngcert.report.text", "rngcert.collect.csvsafe", "rngcert.collect.labels", "pandas", "pyarrow.pandas_compat", "numpy.fft", "numpy.ma", "numpy.random")
+
+
 def _audit_item(item):
     """Steps 1-2 of one table's audit (a Dask work item): read the table read-only, close the
     store, compute. Returns ``(table, work without the spins, _Computed)``, or ``(table, None,
@@ -550,7 +556,7 @@ def audit_all(
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
-    preload = ("rngcert.pipeline.certify_wheel",) + (("rngcert.report.plots",) if figures else ())
+    preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
     # Serially each audit is recorded as soon as it is computed. On a cluster the workers read the
     # store while the tables are computed, and a DuckDB file takes no writer while another process
     # reads it: the audits are recorded after the last table is computed, in table order, each in

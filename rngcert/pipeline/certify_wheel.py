@@ -217,7 +217,7 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
 
     if progress:
         progress(0, total, f"{len(names)} table(s)")
-    results = map_items(_table_item, items, plan=plan, progress=done, preload=_PRELOAD if figures else (),
+    results = map_items(_table_item, items, plan=plan, progress=done, preload=_PRELOAD + (("rngcert.report.plots",) if figures else ()),
                         costs=[table_cost(log.tables[name].n) for name in names])
     outcomes = [r[0] for r in results]
     table_reports = [r[1] for r in results]
@@ -315,7 +315,7 @@ def _period(span: tuple[int, int] | None) -> dict | None:
 
 
 #: What a table's work item imports beyond this module (imported before workers are forked).
-_PRELOAD = ("rngcert.report.plots",)
+_PRELOAD = ("rngcert.pipeline.rage", "numpy.fft", "numpy.ma")
 
 
 def _table_log(log: SpinLog, name: str) -> SpinLog:

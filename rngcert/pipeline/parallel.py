@@ -1,33 +1,37 @@
-"""Independent work items on Dask: every core by default, an existing cluster when asked, serial on request.
+"""Independent work items: every core by default, an existing Dask cluster when asked, serial on request.
 
 rngcert has four kinds of independent work items: the tables of a multi-table ``certify`` and of
-``audit --all``, and the bit streams of ``bits --streams m``. Each item is a top-level function
-applied to a small, picklable argument (one table's compact arrays, a table name and the store's
-path, or one stream's generator name and index), so a worker never receives a whole log and its
-memory is bounded by the largest item.
+``audit --all``, the bit streams of ``bits --streams m``, and the batches of simulated tables and the
+sensitivity points of ``shuffle certify``. Each item is a top-level function applied to a small,
+picklable argument (one table's compact arrays, a table name and the store's path, or one stream's
+generator name and index), so a worker never receives a whole log and its memory is bounded by the
+largest item.
 
 Where the items run (:class:`Plan`):
 
-* ``workers=1`` and no scheduler: serially, in this process, no cluster (the reference run);
+* ``workers=1`` and no scheduler: serially, in this process (the reference run);
 * a scheduler address (``scheduler="tcp://HOST:PORT"``, or the environment variable
   ``DASK_SCHEDULER_ADDRESS``): on that existing Dask cluster, through ``distributed.Client``;
-* otherwise: on a ``distributed.LocalCluster(n_workers=N, threads_per_worker=1, processes=True)``
+* otherwise: on a local pool of N worker processes (``concurrent.futures.ProcessPoolExecutor``),
   started for the run and closed after it, with N = ``workers`` or, by default, every core this
   process may use (:func:`available_cores`: its CPU affinity and its cgroup's CPU quota, not the
-  host's core count), and never more workers than items. Its workers are forked from this
-  process (Dask's ``multiprocessing-method`` "fork"), which has already imported numpy, scipy and
-  the battery, so starting them costs about a second instead of 2-4 s of imports each;
-  ``RNGCERT_DASK_START=spawn`` (or ``forkserver``) chooses another start method.
+  host's core count), and never more workers than items. The workers are forked from this process
+  after it has imported the modules the items need (``preload``), so a worker pays no import, and
+  they inherit the items: each is sent only an item's index. Starting two costs about 0.05 s of
+  CPU, where a ``distributed.LocalCluster`` cost about 1 s (importing ``distributed``, its
+  scheduler, the nannies) and every worker then imported the items' lazy modules again.
+  ``RNGCERT_DASK_START=forkserver`` (or ``spawn``) chooses another start method, the items then
+  pickled.
 
-One work item always runs serially in this process (a cluster costs about 0.8 s to start, more
-than a small table's whole certification). By default (no ``workers``, no scheduler) the items
-also run serially when only one core is available, or when the caller's estimate of their cost
-says that a cluster would not pay (:func:`parallel_pays`: the serial time against the cluster's
-start-up plus the largest item or the work shared by the workers, at the efficiency measured on
-2 cores); ``workers=N`` asks for a cluster of N whatever the estimate. A local cluster that fails to start (a worker that does
-not come up in time on a loaded machine: "Nanny failed to start") is not an error: the items then
-run serially in this process, with the same results, and a :class:`ClusterFallbackWarning` says
-so. An existing cluster (``--scheduler``) that cannot be reached is an input error.
+One work item always runs serially in this process. By default (no ``workers``, no scheduler) the
+items also run serially when only one core is available, or when the caller's estimate of their
+cost says that a pool would not pay (:func:`parallel_pays`: the serial time against the pool's
+start-up plus the largest item or the work shared by the workers, at the efficiency measured on 2
+cores); ``workers=N`` asks for N workers whatever the estimate. A local pool that fails to start
+(fork refused: no memory, a process limit) is not an error: the items then run serially in this
+process, with the same results, and a :class:`ClusterFallbackWarning` says so; so do the items left
+when a worker dies (killed, out of memory). An existing cluster (``--scheduler``) that cannot be
+reached is an input error.
 
 Reproducibility: every random stream of an item comes from :func:`rngcert.seeding.stream` keyed by
 the item's own name (table, stream index) and the run's root entropy, never from the order in
@@ -61,10 +65,12 @@ from rngcert.errors import InputError
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
            "parallel_pays", "table_cost", "TIMINGS_ENV"]
 
-#: Seconds a local cluster adds to a run: importing ``distributed``, starting the scheduler and the
-#: forked workers, shipping the items, closing it. Measured on the 2-core machine (2026-12-03, in a
-#: process that has imported the battery: 0.82 s the first time, 0.39 s for a second cluster).
-CLUSTER_START_S = 0.8
+#: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
+#: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
+#: that has imported the battery, about 3 ms a message, 0.05-0.1 CPU-s in all; 0.2 s keeps a margin.
+#: (The ``distributed.LocalCluster`` used before cost 0.8 s: importing ``distributed``, its scheduler
+#: and nannies, and every worker's own imports.)
+CLUSTER_START_S = 0.2
 #: Share of the ideal speed-up that the workers reach (their start, Dask's own threads, the client
 #: collecting results): 1.65x of the 2.06x ceiling on 2 cores for ``audit --all`` (README).
 PARALLEL_EFFICIENCY = 0.8
@@ -168,14 +174,14 @@ def available_cores(*, cgroup_root="/sys/fs/cgroup", proc_cgroup="/proc/self/cgr
 
 
 def parallel_pays(costs: Sequence[float], workers: int) -> bool:
-    """Whether a local cluster is expected to finish the items sooner than one process.
+    """Whether a local pool is expected to finish the items sooner than one process.
 
     Parameters
     ----------
     costs : sequence of float
         Estimated serial seconds of each item (e.g. :func:`table_cost`).
     workers : int
-        Worker processes the cluster would have.
+        Worker processes the pool would have.
 
     Returns
     -------
@@ -229,7 +235,7 @@ def _log_timings(func, n_items: int, timings: dict, cpu0: float) -> None:
 
 
 class ClusterFallbackWarning(RuntimeWarning):
-    """The local Dask cluster did not start; the work items ran serially in this process."""
+    """The local pool did not start (or a worker of it stopped); the work items ran serially in this process."""
 
 
 class _LocalClusterFailed(Exception):
@@ -316,18 +322,7 @@ def describe(plan: Plan, n_items: int, costs: Sequence[float] | None = None) -> 
         return f"{n_items} work item(s), serial in one process"
     if plan.address:
         return f"{n_items} work items on the Dask cluster at {plan.address}"
-    return f"{n_items} work items on a local Dask cluster of {plan.n_workers(n_items)} worker process(es), one thread each"
-
-
-#: Dask settings of the local cluster: its background work (a statistical profiler sampling every
-#: 10 ms, a 20 ms event-loop tick monitor, memory and system monitors polling 10 times a second)
-#: competes with the work items for the cores; on 2 cores it cost a fifth of the speed-up.
-QUIET_CONFIG = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "500ms",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.worker.memory.monitor-interval": "1s",
-}
+    return f"{n_items} work items on a local pool of {plan.n_workers(n_items)} worker process(es), one thread each"
 
 
 @contextlib.contextmanager
@@ -351,64 +346,159 @@ def _run_pinned(func, item):
 
 
 @contextlib.contextmanager
-def _client(plan: Plan, n_items: int):
-    """A ``distributed.Client`` for the plan; a local cluster is started and closed here."""
+def _client(plan: Plan):
+    """A ``distributed.Client`` connected to the plan's existing scheduler (``--scheduler``)."""
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as exc:  # pragma: no cover - dask[distributed] is a dependency
-        raise InputError(f"Dask is needed for parallel work items ({exc}); install 'dask[distributed]' or use --workers 1") from None
-    quiet = logging.ERROR
+        raise InputError(f"Dask is needed to use a Dask cluster ({exc}); install 'dask[distributed]' or use --workers 1") from None
     for name in ("distributed", "distributed.scheduler", "distributed.nanny", "distributed.worker", "distributed.core"):
-        logging.getLogger(name).setLevel(quiet)
-    if plan.address:
-        try:
-            client = Client(plan.address, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"cannot reach the Dask scheduler at {plan.address}: {exc}") from None
-        try:
-            yield client
-        finally:
-            client.close()
-        return
-    import dask
-
-    # Workers are forked from this process, which has already imported numpy, scipy and the
-    # battery: no worker pays the 2-4 s of imports a fresh ("spawn") interpreter would.
-    method = os.environ.get("RNGCERT_DASK_START", "fork")
-    cfg = dask.config.set({"distributed.worker.multiprocessing-method": method, **QUIET_CONFIG})
-    cfg.__enter__()
+        logging.getLogger(name).setLevel(logging.ERROR)
     try:
-        cluster = LocalCluster(
-            n_workers=plan.n_workers(n_items), threads_per_worker=1, processes=True,
-            dashboard_address=None, silence_logs=quiet, scheduler_port=0,
-            # no dashboard, and the scheduler's small HTTP server on a free port (never 8787, which
-            # another user's cluster may hold: that would print a warning)
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-        )
-    except Exception as exc:  # a worker process that did not come up in time, no free port, fork refused
-        cfg.__exit__(None, None, None)
-        raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
+        client = Client(plan.address, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {plan.address}: {exc}") from None
     try:
-        try:
-            client = Client(cluster)
-        except Exception as exc:
-            raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
-        try:
-            yield client
-        finally:
-            client.close()
+        yield client
     finally:
-        cluster.close()
-        cfg.__exit__(None, None, None)
+        client.close()
 
 
-# long: one generator for the three ways items run (serial plan, serial fallback when the local cluster fails, Dask), each
-#   yielding as items finish and recording the same timings
+#: Environment variable choosing how the local pool starts its workers: ``fork`` (the default),
+#: ``forkserver`` (a server process started fresh, importing the ``preload`` modules, forks the
+#: workers) or ``spawn`` (fresh interpreters).
+START_ENV = "RNGCERT_DASK_START"
+
+#: ``(func, items)`` of the local pool being started: a forked worker inherits them (copy-on-write)
+#: and receives only an item's index, so no item is pickled on its way to a worker.
+_FORKED: tuple | None = None
+
+
+def _forked_item(i: int):
+    """Item ``i`` of :data:`_FORKED`, in a forked worker: ``(result, modules it imported, its CPU seconds)``."""
+    import sys
+
+    func, items = _FORKED
+    before, cpu = set(sys.modules), time.process_time()
+    res = _run_pinned(func, items[i])
+    return res, _new_modules(before), time.process_time() - cpu
+
+
+def _sent_item(func, item):
+    """``func(item)`` in a worker started by ``forkserver`` or ``spawn`` (the item pickled)."""
+    import sys
+
+    before, cpu = set(sys.modules), time.process_time()
+    res = _run_pinned(func, item)
+    return res, _new_modules(before), time.process_time() - cpu
+
+
+def _new_modules(before: set) -> list[str]:
+    """The modules imported since ``before``, each package once (``pandas``, not its submodules),
+    private ones left out: what the parent could have imported before forking."""
+    import sys
+
+    new = set(sys.modules) - before
+    return sorted(m for m in new if not any(p in new for p in _parents(m)) and not m.rsplit(".", 1)[-1].startswith("_"))
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts))]
+
+
+def _os_threads() -> list[str]:
+    """The names of this process's threads (``/proc/self/task/*/comm``; Python's own elsewhere): what
+    a fork copies the state of (pyarrow's, DuckDB's and BLAS's pools are invisible to ``threading``)."""
+    import threading
+
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return [t.name for t in threading.enumerate()]
+    names = []
+    for t in tasks:
+        try:
+            with open(f"/proc/self/task/{t}/comm", encoding="utf-8", errors="replace") as fh:
+                names.append(fh.read().strip())
+        except OSError:
+            names.append("?")
+    return sorted(names)
+
+
+def _python_threads() -> int:
+    """Python threads running in this process (this one included)."""
+    import threading
+
+    return threading.active_count()
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings: dict | None):
+    """A started ``ProcessPoolExecutor`` of ``workers`` processes and the futures of every item.
+
+    With ``fork`` (the default, :data:`START_ENV`) the workers are forked from this process after it
+    has imported ``preload`` (the modules the items import lazily), so a worker pays no import and
+    inherits the items; with ``forkserver`` (also chosen when this process runs another Python
+    thread, which a fork could catch holding a lock) the server imports ``preload`` once and the
+    items are pickled. Any failure is a :class:`_LocalClusterFailed`.
+    """
+    import gc
+    import importlib
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _FORKED
+    method = os.environ.get(START_ENV, "fork")
+    if method == "fork" and _python_threads() > 1:
+        # another Python thread may hold a lock (logging, a file's buffer) that a forked child would
+        # find taken forever: a fresh server process forks the workers instead. (The native threads
+        # of OpenBLAS, pyarrow and jemalloc reset themselves at a fork: their own atfork handlers.)
+        method = "forkserver"
+    try:
+        for mod in ("threadpoolctl", *preload):  # threadpoolctl: every item runs pinned()
+            importlib.import_module(mod)
+        ctx = multiprocessing.get_context(method)
+        if method == "forkserver":
+            ctx.set_forkserver_preload(["threadpoolctl", "rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
+        if timings is not None:
+            timings.update(start_method=method, os_threads_at_start=_os_threads(), python_threads_at_start=threading.active_count())
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    except Exception as exc:  # no such start method, a preload that does not import
+        raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
+    # the workers never traverse the objects they inherit (no copy-on-write of every page they touch)
+    gc.freeze()
+    try:
+        if method == "fork":
+            _FORKED = (func, items)
+            # the first submit forks every worker, before the pool starts its own thread
+            futures = [pool.submit(_forked_item, i) for i in range(len(items))]
+        else:
+            futures = [pool.submit(_sent_item, func, it) for it in items]
+    except Exception as exc:  # fork refused (no memory, process limit)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        _FORKED = None  # the workers have their copy; this process keeps only the caller's
+        gc.unfreeze()
+    return pool, futures
+
+
+# long: one generator for the ways items run (serial plan, serial fallback when the local pool fails or breaks, a local
+#   pool, an existing Dask cluster), each yielding as items finish and recording the same timings
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
                timings: dict | None = None, preload: Sequence[str] = (), costs: Sequence[float] | None = None) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
 
-    Serial plans (and a single item) yield in item order; on Dask, in completion order, so the
+    Serial plans (and a single item) yield in item order; in parallel, in completion order, so the
     caller can write and release each result at once (memory bounded by the items in flight).
 
     Parameters
@@ -418,16 +508,17 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     items : sequence
         Picklable, small arguments: one table's arrays, a table name, a stream index.
     plan : Plan, optional
-        Default ``Plan()``: a local cluster of every core.
+        Default ``Plan()``: a local pool of every core (where it pays, given ``costs``).
     timings : dict, optional
-        Filled with ``start_s`` (cluster start-up, 0 when serial), ``run_s`` (wall time of the
-        items), ``workers`` and ``mode``, for benchmarks.
+        Filled with ``start_s`` (the workers' start, 0 when serial), ``run_s`` (wall time of the
+        items), ``workers`` and ``mode``, for benchmarks (on a local pool also the threads of this
+        process when it forked and the top-level modules the workers imported themselves).
     preload : sequence of str
-        Modules the items import (e.g. ``"rngcert.report.plots"``): imported here before a local
-        cluster forks its workers, so that each worker does not import them again.
+        Modules the items import (e.g. ``"rngcert.report.plots"``): imported here before the local
+        pool forks its workers, so that no worker imports them again.
     costs : sequence of float, optional
         Estimated serial seconds of each item: with the default plan the items run serially when
-        a local cluster would not pay (:meth:`Plan.runs_parallel`).
+        a local pool would not pay (:meth:`Plan.runs_parallel`).
 
     Raises
     ------
@@ -440,38 +531,80 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     if timings is None and os.environ.get(TIMINGS_ENV):
         timings = {}
     t0, cpu0 = time.perf_counter(), time.process_time()
-    def serially(**how):
+    def serially(todo, **how):
         if timings is not None:
             timings.update(how)
-        for i, it in enumerate(items):
-            yield i, _run_pinned(func, it)
+        for i in todo:
+            yield i, _run_pinned(func, items[i])
         if timings is not None:
             timings["run_s"] = time.perf_counter() - t0
             _log_timings(func, len(items), timings, cpu0)
 
     if not plan.runs_parallel(len(items), costs):
-        yield from serially(start_s=0.0, workers=1, mode="serial")
+        yield from serially(range(len(items)), start_s=0.0, workers=1, mode="serial")
         return
+    if plan.address:
+        yield from _on_cluster(func, items, plan, timings, t0, cpu0)
+        return
+    workers = plan.n_workers(len(items))
+    children0 = _children_cpu()
+    try:
+        pool, futures = _start_pool(func, items, workers, preload, timings)
+    except _LocalClusterFailed as exc:
+        warnings.warn(f"the local worker pool did not start ({exc}); the {len(items)} work items run serially in "
+                      "this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
+        yield from serially(range(len(items)), start_s=time.perf_counter() - t0, workers=1, mode="serial (the local pool did not start)")
+        return
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    t1 = time.perf_counter()
+    if timings is not None:
+        timings.update(start_s=t1 - t0, workers=workers, mode="local pool")
+    # each future is dropped once its result is yielded (the caller may then release the result)
+    index = {f: i for i, f in enumerate(futures)}
+    del futures
+    done: set[int] = set()
+    imported: set[str] = set()
+    item_cpu = 0.0
+    broken = None
+    try:
+        for fut in as_completed(list(index)):
+            try:
+                res, mods, cpu = fut.result()
+            except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the rest run here
+                broken = exc
+                break
+            i = index.pop(fut)
+            done.add(i)
+            imported.update(mods)
+            item_cpu += cpu
+            yield i, res
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if broken is not None:
+        warnings.warn(f"a worker of the local pool stopped ({broken}); the {len(items) - len(done)} unfinished work items "
+                      "run serially in this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
+        if timings is not None:
+            timings["mode"] = "local pool, then serial (a worker stopped)"
+        yield from serially([i for i in range(len(items)) if i not in done])
+        return
+    if timings is not None:
+        # the workers' CPU beyond their items' own: their start, their imports, the messages, copy-on-write faults
+        timings.update(run_s=time.perf_counter() - t1, worker_imports=sorted(imported), items_cpu_s=item_cpu,
+                       workers_cpu_s=_children_cpu() - children0)
+        _log_timings(func, len(items), timings, cpu0)
+
+
+def _on_cluster(func, items: list, plan: Plan, timings: dict | None, t0: float, cpu0: float) -> Iterator[tuple[int, Any]]:
+    """:func:`iter_items` on an existing Dask cluster (``plan.address``), in completion order."""
     from distributed import as_completed
 
-    if not plan.address:
-        import importlib
-
-        for mod in preload:
-            importlib.import_module(mod)
-    stack = contextlib.ExitStack()
-    try:
-        client = stack.enter_context(_client(plan, len(items)))
-    except _LocalClusterFailed as exc:
-        warnings.warn(f"the local Dask cluster did not start ({exc}); the {len(items)} work items run serially in "
-                      "this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
-        yield from serially(start_s=time.perf_counter() - t0, workers=1, mode="serial (the local cluster did not start)")
-        return
-    with stack:
+    with _client(plan) as client:
         t1 = time.perf_counter()
         if timings is not None:
             info = client.scheduler_info()
-            timings.update(start_s=t1 - t0, workers=len(info.get("workers", {})), mode="dask " + (plan.address or "local cluster"))
+            timings.update(start_s=t1 - t0, workers=len(info.get("workers", {})), mode="dask " + plan.address)
         name = getattr(func, "__name__", "item")
         tag = f"{os.getpid()}-{time.monotonic_ns()}"
         # items go straight to the workers (scatter), not through the scheduler's task graph

@@ -90,8 +90,26 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
     return None, tried
 
 
+def _sensitivity_point(item) -> dict:
+    """One point of the sensitivity grid (a work item): ``(procedure, point, columns, entropy, tables,
+    options)`` -> the grid's row: a fresh simulation with the point's values, trackers trained on
+    their own tables, the battery's verdict and the best tracker's edge. Its streams depend on the
+    point's procedure and the run's entropy only, never on where or in which order it runs."""
+    proc, g, cols, entropy, tables, kw = item
+    p2 = proc.with_params(g)
+    k2 = _kernel(p2, entropy, max(200, tables // 2), key=("tracker-training", "sensitivity"))
+    t2 = simulate_tables(p2, tables, entropy, burn_in=4, key=("sensitivity",))
+    d2 = _procedure_data(p2, t2, k2, first=False, threshold=kw["threshold"], bj_rules=kw["bj_rules"])
+    o2 = _run(d2, entropy=entropy, group="sensitivity", alpha=kw["alpha"], n_resamples=kw["n_resamples"], standard=kw["standard"])
+    best = _max_edge(o2)
+    mde = (o2.power.get("min_detectable_edge") or {}).get(best[0]) if best is not None else None  # that tracker's own
+    return {**{ax: g[param] for ax, param in cols}, "verdict": o2.verdict, "detectable_edge": mde,
+            "tracker": None if best is None else best[0], "edge": None if best is None else best[1],
+            "ci95": None if best is None else best[2], "rejected": list(o2.rejected)}
+
+
 def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, threshold: float, n_resamples: int, standard: str,
-                 bj_rules, clumps=(1.0, 2.0, 4.0, 8.0), travels=(0.05, 0.15, 0.3, 0.6), riffles=(1, 2)) -> dict | None:
+                 bj_rules, clumps=(1.0, 2.0, 4.0, 8.0), travels=(0.05, 0.15, 0.3, 0.6), riffles=(1, 2), plan: Plan | None = None) -> dict | None:
     wash = wash_parameters(proc)
     riffle = next((i for i, s in enumerate(proc.steps, 1) if s.op in ("grab_riffle", "riffle")), None)
     if wash is None and riffle is None:
@@ -106,18 +124,10 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
     grid = [dict()]
     for ax in names:
         grid = [g | {axes[ax][0]: v} for g in grid for v in axes[ax][1]]
-    rows = []
-    for g in grid:  # grid points, each a vectorised simulation
-        p2 = proc.with_params(g)
-        k2 = _kernel(p2, entropy, max(200, tables // 2), key=("tracker-training", "sensitivity"))
-        t2 = simulate_tables(p2, tables, entropy, burn_in=4, key=("sensitivity",))
-        d2 = _procedure_data(p2, t2, k2, first=False, threshold=threshold, bj_rules=bj_rules)
-        o2 = _run(d2, entropy=entropy, group="sensitivity", alpha=alpha, n_resamples=n_resamples, standard=standard)
-        best = _max_edge(o2)
-        mde = (o2.power.get("min_detectable_edge") or {}).get(best[0]) if best is not None else None  # that tracker's own
-        rows.append({**{ax: g[axes[ax][0]] for ax in names}, "verdict": o2.verdict, "detectable_edge": mde,
-                     "tracker": None if best is None else best[0], "edge": None if best is None else best[1],
-                     "ci95": None if best is None else best[2], "rejected": list(o2.rejected)})
+    # grid points, each a vectorised simulation and a battery: independent work items on the plan's workers
+    cols = [(ax, axes[ax][0]) for ax in names]
+    kw = dict(alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+    rows = map_items(_sensitivity_point, [(proc, g, cols, entropy, tables, kw) for g in grid], plan=plan or Plan(workers=1))
     current = {ax: proc.value(axes[ax][0]) for ax in names}
     return {"axes": {ax: {"parameter": axes[ax][0], "values": axes[ax][1]} for ax in names}, "current": current, "rows": rows,
             "tables_per_point": tables, "burn_in": 4,
@@ -164,8 +174,8 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         (called as each stage finishes: trackers trained, tables simulated, steady-state battery,
         first-shoe battery, remedies, sensitivity grid), ``plan`` (where the batches of simulated
         tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
-        serial; the tables, and so the report, are the same wherever they ran; the battery and the
-        trackers run here), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
+        serial; the tables, and so the report, are the same wherever they ran; the sensitivity grid's
+        points are work items of the same plan; the main battery and the trackers run here), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
         state and first shoe; default the game's house edge) and ``power`` (default 0.9).
 
     Returns
@@ -235,7 +245,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         report_extra["first_shoe"] = fs
     if sensitivity:
         report_extra["sensitivity"] = _sensitivity(proc, entropy, tables=sensitivity_tables, alpha=alpha, threshold=threshold,
-                                                   n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+                                                   n_resamples=n_resamples, standard=standard, bj_rules=bj_rules, plan=plan)
         advance("sensitivity grid")
         if figures and report_extra["sensitivity"]:
             figs[0].append(plots.sensitivity_figure(report_extra["sensitivity"]))
