@@ -102,3 +102,20 @@ def test_certify_starts_no_blas_worker_threads_unless_asked():
         res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=e)
         got = json.loads(res.stdout.strip().splitlines()[-1])
         assert got in (want, []), (preset, got, res.stderr)  # [] : numpy without OpenBLAS (nothing to start)
+
+
+def test_help_lists_the_commands_when_one_module_cannot_be_imported():
+    """Break test: with a command's module failing to import (here pyarrow, a dependency of the store's export,
+    missing from the environment), ``rngcert --help`` printed a traceback and no help at all, while running the
+    command said "internal error" cleanly. The help now lists every command, the broken one with the reason."""
+    probe = ("import sys\nsys.modules['pyarrow'] = None  # import pyarrow raises ImportError\n"
+             "from rngcert.cli.app import main\nmain(sys.argv[1:])\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    res = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True, timeout=60, env=env)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    lines = {ln.split()[0]: ln for ln in res.stdout.splitlines() if ln.startswith("  ") and ln.split()}
+    assert set(COMMANDS) <= set(lines)
+    assert "cannot be loaded" in lines["ingest"] and "pyarrow" in lines["ingest"]
+    assert "cannot be loaded" not in lines["certify"]
+    run = subprocess.run([sys.executable, "-c", probe, "ingest", "x.csv"], capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 1 and "internal error" in run.stderr and "Traceback" not in run.stderr, run.stderr

@@ -32,7 +32,24 @@ class LazyGroup(Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's list of commands; a command whose module cannot be imported (a missing dependency)
+        is listed with the reason instead of ending the whole help in a traceback (running it is an
+        internal error, exit 1, as before)."""
+        self._unloadable = {}
+        for name in self.lazy_commands:
+            try:
+                self.get_command(ctx, name)
+            except Exception as exc:  # listed with the reason; the other commands' help still shows
+                self._unloadable[name] = click.Command(name, short_help=f"(cannot be loaded: {type(exc).__name__}: {exc})")
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._unloadable = {}
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in getattr(self, "_unloadable", {}):
+            return self._unloadable[cmd_name]
         if cmd_name in self.lazy_commands and cmd_name not in self.commands:
             self.add_command(self._load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)

@@ -61,12 +61,13 @@ class TestResult:
     df : float or None
         Degrees of freedom where the reference law has them.
     pvalue : float
-        In (0, 1]. Monte Carlo p-values are ``(b + 1) / (R + 1)`` and never 0; an asymptotic tail
-        that underflows is floored at :data:`P_FLOOR`.
+        In (0, 1]. Monte Carlo p-values are ``(b + 1) / (R + 1)`` (or ``h / l`` for a scan stopped early,
+        Besag & Clifford) and never 0; an asymptotic tail that underflows is floored at :data:`P_FLOOR`.
     n : int
         Sample size the statistic was computed from (spins, pairs, bits, shoes).
     method : str
-        ``"asymptotic"``, ``"exact"`` or ``"monte-carlo, R=…"``.
+        ``"asymptotic"``, ``"exact"``, ``"monte-carlo, R=…"`` or, for a scan stopped early,
+        ``"sequential monte-carlo (Besag-Clifford), stopped at h exceedances after l of R=…"``.
     details : mapping
         JSON-able supporting numbers (observed, expected, residuals, …).
     """

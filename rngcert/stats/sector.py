@@ -27,7 +27,6 @@ from rngcert.stats.result import (
     Requirement,
     TestResult,
     clip_pvalue,
-    monte_carlo_pvalue,
     monte_carlo_threshold,
 )
 
@@ -217,13 +216,11 @@ def sector_scan(
     groups = [(int(n[active[a]]), p2[active[a]],
                _exceed_bounds(_flat_arcs(tables, lengths, k, a), threshold, int(n[active[a]])) if threshold > 0 else None)
               for a in canon]
-    if stop_after is None:
-        pvalue = monte_carlo_pvalue(stat, np.where(_group_major_exceeds(groups, n_resamples, batch, rng), stat, -np.inf))
-        mc_method = f"monte-carlo, R={n_resamples}"  # (b + 1) / (R + 1), b the exceedances
-    else:
-        pvalue, drawn = _sequential_pvalue(groups, n_resamples, batch, rng, stop_after)
-        mc_method = f"monte-carlo, R={n_resamples}" if drawn == n_resamples else (
-            f"sequential monte-carlo (Besag-Clifford), stopped at {stop_after} exceedances after {drawn} of R={n_resamples}")
+    # all R replicates (no stop_after) are drawn as a sequential run draws them (group i from its own child stream), so
+    # that a p-value the battery's early stopping leaves alone is also the ordinary call's, bit for bit
+    pvalue, drawn = _sequential_pvalue(groups, n_resamples, batch, rng, n_resamples + 1 if stop_after is None else stop_after)
+    mc_method = f"monte-carlo, R={n_resamples}" if drawn == n_resamples else (
+        f"sequential monte-carlo (Besag-Clifford), stopped at {stop_after} exceedances after {drawn} of R={n_resamples}")
     details = dict(
         best_arc=best,
         per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},
@@ -233,21 +230,6 @@ def sector_scan(
     )
     return TestResult(name, requirement, stat, None, pvalue, ntot, mc_method, details)
 
-
-
-def _group_major_exceeds(groups, n_resamples: int, batch: int, rng: np.random.Generator) -> np.ndarray:
-    """(R,) bool: whether replicate r of any group reaches the observed maximum. Each group draws its R
-    replicates from ``rng`` in turn (group-major: the layout of every full-R p-value of this test)."""
-    exceeds = np.zeros(n_resamples, dtype=bool)
-    for n_g, p_g, bounds in groups:  # loop over groups
-        done = 0
-        while done < n_resamples:
-            b = min(batch, n_resamples - done)
-            x = rng.multinomial(n_g, p_g, size=b)  # (b, k)
-            m = exceeds[done : done + b]
-            m |= True if bounds is None else _scan_exceeds(x, bounds)  # max |z| >= 0 >= threshold: every replicate
-            done += b
-    return exceeds
 
 
 def _sequential_pvalue(groups, n_resamples: int, batch: int, rng: np.random.Generator, stop_after: int) -> tuple[float, int]:
