@@ -50,8 +50,8 @@ def test_small_pvalues_are_the_full_runs_and_large_ones_stay_above_the_level(gro
         else:
             seen_large += 1
             assert full.pvalue > level and seq.pvalue > level
-            assert seq.method.startswith(f"sequential monte-carlo (Besag-Clifford), stopped at {h} exceedances after ")
-            drawn = int(seq.method.split(" after ")[1].split(" of ")[0])
+            assert seq.method.startswith("sequential monte-carlo, ") and seq.method.endswith(f" of R={R} (Besag-Clifford: stopped at {h} exceedances)")
+            drawn = int(seq.method.split(", ")[1].split(" of ")[0])
             assert h <= drawn <= R and seq.pvalue == h / drawn
     assert seen_small >= 2 and seen_large >= 2  # both branches were exercised
 

@@ -314,3 +314,40 @@ def test_keyring_accepts_base64_lines_and_refuses_garbage(tmp_path, keys):
     ring.write_text("# nothing\n")
     with pytest.raises(vmod.InputError, match="holds no public key"):
         vmod.load_keyring(ring)
+
+
+# ------------------------------------------------------------------ a report made by another version of rngcert
+def _as_made_by_0_1_0(change_verdict: bool):
+    def edit(j: dict) -> None:
+        j["software"]["rngcert"] = "0.1.0"
+        x = next(t for t in j["tables"][0]["battery"]["tests"] if t["name"] == "sector_scan")
+        x["pvalue"] = 0.4738  # what 0.1.0 drew where 0.2.0 stops early (README "Changes")
+        if change_verdict:
+            _flip_verdict(j)
+    return edit
+
+
+def test_a_report_of_another_version_whose_values_differ_is_incomplete_with_the_version_to_install(made, tmp_path, cli):
+    """0.2.0 computes the scans' p-values otherwise: a 0.1.0 report's rerun cannot reproduce them, which is
+    neither a reproduction (INTACT) nor evidence of a forgery (NOT VERIFIED): INCOMPLETE, naming the version to
+    install, and the verdicts compared on their own line."""
+    log, rep = _copy(made, tmp_path)
+    _reseal(rep, _as_made_by_0_1_0(change_verdict=False))
+    res = cli("verify", rep, log, "--rerun", "--json")
+    d = json.loads(res.output)
+    assert res.exit_code == VERIFY_EXIT["INCOMPLETE"] and d["result"] == "INCOMPLETE", res.output
+    checks = {c["item"]: c for c in d["checks"]}
+    assert checks["rerun"]["status"] == "not checked"
+    assert "made by rngcert 0.1.0" in checks["rerun"]["detail"] and "rngcert==0.1.0" in checks["rerun"]["detail"]
+    assert "sector_scan, pvalue" in checks["rerun"]["detail"]
+    assert checks["rerun verdicts"]["status"] == "ok"
+
+
+def test_a_report_of_another_version_with_another_verdict_is_not_verified(made, tmp_path, cli):
+    log, rep = _copy(made, tmp_path)
+    _reseal(rep, _as_made_by_0_1_0(change_verdict=True))
+    res = cli("verify", rep, log, "--rerun", "--json")
+    d = json.loads(res.output)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    checks = {c["item"]: c for c in d["checks"]}
+    assert checks["rerun verdicts"]["status"] == "FAILED" and "verdict: recorded" in checks["rerun verdicts"]["detail"]

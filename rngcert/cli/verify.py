@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from rngcert import __version__
 from rngcert.cli._common import EXIT, progress_bar
 
 #: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."): only a signature checked
@@ -137,7 +138,21 @@ def _rerun(v, logs) -> None:
             v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
             return
     count, diffs = compare_statistics(rep, new)
-    v.add("rerun", not diffs, f"{count} values recomputed, all equal" if not diffs else f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
+    made_by = str(((rep.get("provenance") or {}).get("software") or rep.get("software") or {}).get("rngcert", "") or "")
+    if not diffs:
+        v.add("rerun", True, f"{count} values recomputed, all equal" + (f" (the report was made by rngcert {made_by}, recomputed with {__version__})"
+                                                                          if made_by and made_by != __version__ else ""))
+    elif made_by and made_by != __version__:
+        # another version may compute a statistic another way (e.g. 0.2.0's sequential Monte Carlo p-values of the scans):
+        # this is not a reproduction, and not evidence against the report either; the verdicts are compared on their own
+        v.add("rerun", None, f"the report was made by rngcert {made_by} and this is {__version__}, which computes some statistics "
+                             f"otherwise (see the README's changes): {len(diffs)} of {count} values differ (" + "; ".join(diffs[:3])
+                             + f"); to reproduce the report, rerun with rngcert=={made_by}")
+        verdict_diffs = [d for d in diffs if "verdict" in d]
+        v.add("rerun verdicts", not verdict_diffs, "every verdict recomputed by this version is the report's" if not verdict_diffs
+              else "; ".join(verdict_diffs[:5]))
+    else:
+        v.add("rerun", False, f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
 
 
 def _rerun_counted(recipe: dict, files: list[Path], bar) -> dict | None:

@@ -123,7 +123,7 @@ TEST_FIELDS: dict[str, str] = {
     "rejected_familywise": "rejected by weighted Holm at alpha (FAIL)",
     "rejected_at_suspect_level": "rejected by weighted Holm at the looser SUSPECT level only",
     "grade": "plain-words grade of the raw p-value (legend in the report)",
-    "method": "asymptotic, exact or monte-carlo, R=...; a scan that stopped early (README: the scans stop early): sequential monte-carlo (Besag-Clifford), stopped at h exceedances after l of R=...",
+    "method": "asymptotic, exact or monte-carlo, R=...; a scan that stopped early (README: the scans stop early): sequential monte-carlo, l of R=... (Besag-Clifford: stopped at h exceedances); the HTML shows the part before the parenthesis",
     "n": "sample size of the statistic",
     "details": "supporting numbers; keys that name pockets or sections (pocket, pockets, pockets_rejected_holm, direction_pocket, "
                "phase_pocket, best_arc.pockets) hold labels as printed on the wheel; positions (position, positions, "

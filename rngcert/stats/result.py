@@ -67,7 +67,7 @@ class TestResult:
         Sample size the statistic was computed from (spins, pairs, bits, shoes).
     method : str
         ``"asymptotic"``, ``"exact"``, ``"monte-carlo, R=…"`` or, for a scan stopped early,
-        ``"sequential monte-carlo (Besag-Clifford), stopped at h exceedances after l of R=…"``.
+        ``"sequential monte-carlo, l of R=… (Besag-Clifford: stopped at h exceedances)"``.
     details : mapping
         JSON-able supporting numbers (observed, expected, residuals, …).
     """

@@ -220,7 +220,7 @@ def sector_scan(
     # that a p-value the battery's early stopping leaves alone is also the ordinary call's, bit for bit
     pvalue, drawn = _sequential_pvalue(groups, n_resamples, batch, rng, n_resamples + 1 if stop_after is None else stop_after)
     mc_method = f"monte-carlo, R={n_resamples}" if drawn == n_resamples else (
-        f"sequential monte-carlo (Besag-Clifford), stopped at {stop_after} exceedances after {drawn} of R={n_resamples}")
+        f"sequential monte-carlo, {drawn} of R={n_resamples} (Besag-Clifford: stopped at {stop_after} exceedances)")
     details = dict(
         best_arc=best,
         per_length_max_abs_z={int(Lx): float(Z[i].max()) for i, Lx in enumerate(lengths)},
