@@ -301,6 +301,19 @@ def _compute(work: dict, options: CertifyOptions) -> tuple:
                          options=options.replace(notes=work["notes"]))
 
 
+def _with_conflict_rows(sources: list, conflict_rows: list) -> list:
+    """The sources with the rows of conflicting spin ids counted as certify counts them: read but not used,
+    among each file's rejected rows."""
+    if not conflict_rows:
+        return sources
+    from collections import Counter
+    from dataclasses import replace
+
+    per_file = Counter(r.file for r in conflict_rows)
+    return [replace(s, accepted=s.accepted - min(s.accepted, per_file[s.path]), rejected=s.rejected + per_file[s.path])
+            if per_file.get(s.path) else s for s in sources]
+
+
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     """Load everything one audit needs from an open store (window spins, previous window,
     earlier audits, provenance)."""
@@ -323,13 +336,7 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     log = spinlog_from_store(stored, wheel, notes=notes)
     log.sources = store.source_infos(stored.source_ids)
     log.rejected = store.rejected_rows(stored.source_ids) + stored.conflict_rows
-    if stored.conflict_rows:  # as certify counts them: rows read but not used, among each file's rejected rows
-        from collections import Counter
-        from dataclasses import replace
-
-        per_file = Counter(r.file for r in stored.conflict_rows)
-        log.sources = [replace(s, accepted=s.accepted - min(s.accepted, per_file[s.path]), rejected=s.rejected + per_file[s.path])
-                       if per_file.get(s.path) else s for s in log.sources]
+    log.sources = _with_conflict_rows(log.sources, stored.conflict_rows)
     earlier = store.audits(table)
     # previous window: the most recent earlier audit's window if it ends before this one starts,
     # else the same number of spins just before this window.

@@ -117,6 +117,7 @@ class SpinTally:
         """The tally of no spins (the identity of ``+``)."""
         return cls(int(k), np.zeros(int(k), dtype=np.int64), np.zeros((int(k), int(k)), dtype=np.int64))
 
+    # long: one chunk's every field (pocket counts, pair table, partition runs, per-group counts, release offsets), each one pass
     @classmethod
     def of(
         cls,

@@ -277,6 +277,18 @@ class QueriesMixin:
             return int(self.con.execute("SELECT count(*) FROM spins").fetchall()[0][0])
         return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
 
+    def _without_conflicts(self, table: str, where_sql: str, args: list) -> tuple[str, list, list]:
+        """The window's condition without the spin ids stored with two results (neither result is used, as
+        certify does), and both rows of each as rejected rows: ``(where_sql, args, conflict_rows)``."""
+        keys_ = _conflicted_keys(self.con, table)
+        if not (keys_[0] or keys_[1]):
+            return where_sql, args, []
+        seq_of = {(table, r[0]): r[1] for r in self.con.execute(
+            f"SELECT {_SID}, min(seq) FROM spins WHERE {where_sql} AND {_CONFLICTED} GROUP BY 1", args + keys_).fetchall()}
+        conflict_rows = _conflict_rejects(self.con, "c.table_id = ? AND list_contains(?::VARCHAR[], c.spin_id)",
+                                          [table, [sid for _, sid in seq_of]], seq_of) if seq_of else []
+        return f"{where_sql} AND NOT {_CONFLICTED}", args + keys_, conflict_rows
+
     @_guarded
     def spins(
         self,
@@ -323,15 +335,7 @@ class QueriesMixin:
         """
         equipment = self.equipment_of(table)
         where_sql, args = _window_where(table, since, until, after_seq, before_seq)
-        conflict_rows = []
-        keys_ = _conflicted_keys(self.con, table)
-        if keys_[0] or keys_[1]:
-            # a spin id stored with two results is left out (neither result is used, as certify does), and said
-            seq_of = {(table, r[0]): r[1] for r in self.con.execute(
-                f"SELECT {_SID}, min(seq) FROM spins WHERE {where_sql} AND {_CONFLICTED} GROUP BY 1", args + keys_).fetchall()}
-            conflict_rows = _conflict_rejects(self.con, "c.table_id = ? AND list_contains(?::VARCHAR[], c.spin_id)",
-                                              [table, [sid for _, sid in seq_of]], seq_of) if seq_of else []
-            where_sql, args = f"{where_sql} AND NOT {_CONFLICTED}", args + keys_
+        where_sql, args, conflict_rows = self._without_conflicts(table, where_sql, args)
         n, has_ts, labelled, dealer_labels, has_dealer = self._window_summary(where_sql, args)
         key = "dense_rank() OVER (ORDER BY spin_label, spin_no)" if labelled else "spin_no"
         cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
