@@ -253,21 +253,24 @@ def _text_ids(log, how: str):
     return log
 
 
-@pytest.mark.parametrize("how,streams", [("plain", True), ("per_table", True), ("reversed", False), ("repeat", False), ("conflict", False),
+@pytest.mark.parametrize("how,streams", [("plain", True), ("per_table", True), ("reversed", True), ("repeat", False), ("conflict", False),
                                          ("empty", False), ("mixed", False), ("zeros", False)])
 @pytest.mark.parametrize("pool", [False, True])
 def test_text_ids_equal_exact(tmp_path, monkeypatch, how, streams, pool):
     """Text spin ids (``R1234``): read in constant memory when each table's ids are letters and a whole
     number in runs; repeats, conflicts, an empty id, another prefix in a table or a leading zero are the
-    exact path's; either way the result is the exact path's (no gaps, file order, text in the rejects).
-    (Reversed: timestamps go back in file order, which the exact path sorts.)"""
+    exact path's; either way the result is the exact path's (no gaps, spin-id order by the number, text in the
+    rejects). Reversed: put in spin-id order with the note, as whole-number ids are (pooled with one prefix,
+    the two tables' numbers interleave and are sorted as pooled whole numbers are: the exact path's)."""
     import rngcert.collect.csvstream as csvstream
 
     log = _text_ids(_csv_log(tmp_path / "a.csv"), how)
     monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
     fast, slow, streamed = _both(monkeypatch, [log], pool=pool)
     assert _snapshot(fast) == _snapshot(slow)
-    assert streamed == streams
+    assert streamed == (streams and not (pool and how in ("plain", "reversed")))  # (pooled, one prefix: the tables' numbers interleave)
+    if how == "reversed":
+        assert all("rows were not in spin_id order in the file; put in spin_id order" in t.notes for t in fast.tables.values())
     if how in ("repeat", "conflict"):
         assert any("R" in r.text and ("duplicate" in r.reason or "conflict" in r.reason) for r in fast.rejected)
 
@@ -315,3 +318,72 @@ def test_jsonl_array_named_as_the_exact_path_names_it(tmp_path, monkeypatch, sta
             except InputError as exc:
                 got.append(str(exc))
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------------------- falling text ids (break test)
+def _falling_text_ids(tmp_path, fmt: str, n=1200, seed=11, ts=False):
+    """Text ids ``R1 … Rn`` with their results, written newest first (``Rn`` … ``R1``) in ``fmt``;
+    returns (path, results in spin-id order)."""
+    rng = np.random.default_rng(seed)
+    res = rng.integers(0, 37, n)
+    rows = [(f"R{i + 1}", int(res[i]), f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z") for i in range(n)][::-1]
+    path = tmp_path / f"falling.{fmt}"
+    if fmt == "csv":
+        path.write_text("spin_id,result" + (",timestamp" if ts else "") + "\n"
+                        + "".join(f"{a},{b}" + (f",{c}" if ts else "") + "\n" for a, b, c in rows))
+    else:
+        path.write_text("".join(json.dumps({"spin_id": a, "result": b, **({"timestamp": c} if ts else {})}) + "\n" for a, b, c in rows))
+    return path, res
+
+
+def _positions(res) -> list[int]:
+    """The wheel positions of pocket numbers (the outcomes a table holds)."""
+    labels = [str(x) for x in EU.position_space().labels]
+    return [labels.index(str(int(r))) for r in res]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+@pytest.mark.parametrize("ts", [False, True])
+def test_falling_text_ids_put_in_spin_id_order(tmp_path, monkeypatch, fmt, ts):
+    """A newest-first export with letter+number ids (``R1200 … R1``) is put in spin-id order with the
+    note whole-number ids get, on the streamed and the exact path alike (it was used in file order, no note)."""
+    import rngcert.collect.csvstream as csvstream
+
+    log, res = _falling_text_ids(tmp_path, fmt, ts=ts)
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 3000)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 3000)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed and _snapshot(fast) == _snapshot(slow)
+    (t,) = slow.tables.values()
+    assert t.outcomes.tolist() == _positions(res)
+    assert "rows were not in spin_id order in the file; put in spin_id order" in t.notes
+
+
+def test_text_id_files_in_reverse_order(tmp_path, monkeypatch):
+    """Two files of R-ids given newest file first: spin-id order with the note, both paths."""
+    import rngcert.collect.csvstream as csvstream
+
+    rng = np.random.default_rng(4)
+    res = rng.integers(0, 37, 800)
+    old, new = tmp_path / "day1.csv", tmp_path / "day2.csv"
+    for path, part in ((old, range(0, 400)), (new, range(400, 800))):
+        path.write_text("spin_id,table,result\n" + "".join(f"R{i + 1},T1,{res[i]}\n" for i in part))
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 2000)
+    for paths, noted in (([new, old], True), ([old, new], False)):
+        fast, slow, streamed = _both(monkeypatch, paths)
+        assert streamed and _snapshot(fast) == _snapshot(slow)
+        assert slow.tables["T1"].outcomes.tolist() == _positions(res)
+        assert ("rows were not in spin_id order in the file; put in spin_id order" in slow.tables["T1"].notes) == noted
+
+
+def test_text_ids_time_order_finding_names_the_text_id(tmp_path, monkeypatch):
+    """Letter+number ids whose timestamps go back in spin-id order: the time-order finding (as for whole numbers), naming ``R…``."""
+    log, _ = _falling_text_ids(tmp_path, "csv", n=300, ts=True)
+    rows = log.read_text().splitlines()
+    rows[100] = rows[100].replace("2026-01-01T", "2025-12-31T")
+    log.write_text("\n".join(rows) + "\n")
+    fast, slow, _ = _both(monkeypatch, [log])
+    assert _snapshot(fast) == _snapshot(slow)
+    (t,) = slow.tables.values()
+    (f,) = [f for f in t.findings if f["name"] == "time_order"]
+    assert "spin_id R" in f["text"]

@@ -134,6 +134,8 @@ class _CompactLog:
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
         self.id_kind: bool | None = None  # True: text ids, kept as the numbers after their prefix
         self.id_prefix: dict[int, str] = {}  # per table: the prefix of its text ids
+        self.pool_last = -1  # pooled text ids: the number of the last live row, and whether the numbers ever fell
+        self.pool_fell = False
         self._mark = None
 
     # -- one file
@@ -154,7 +156,7 @@ class _CompactLog:
             for key in list(d)[k:]:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
-         self.last_line, order, self.id_kind, self.id_prefix) = small
+         self.last_line, order, self.id_kind, self.id_prefix, self.pool_last, self.pool_fell) = small
         self.order.restore(order)
         self._mark = self._state()  # (a copy: the restored dictionaries change as the file is read again)
 
@@ -167,7 +169,7 @@ class _CompactLog:
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
                  copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state(),
-                 self.id_kind, dict(self.id_prefix))
+                 self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell)
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -220,14 +222,20 @@ class _CompactLog:
             if ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
         ts = pt.get("ts")
-        by_runs = ids is not None and not self.pool and not text  # (pooled tables are one sequence of several tables' ids: the exact path)
-        if text:  # text ids order nothing: repeats are found from the runs of their numbers, and the file order stays
+        by_runs = ids is not None and not self.pool  # (pooled tables are one sequence of several tables' ids: the exact path)
+        if text and self.pool:  # pooled text ids: repeats from the runs of their numbers; file order while the numbers rise
             lv = acc | void
             try:
                 for t, rows in _groups(tcode, np.arange(n)):
                     self.order.add(t, ids[rows], lv[rows], acc[rows], None, None, 0)
             except NotInRuns as exc:
                 raise _NeedExact(str(exc)) from None
+            v = ids[live]
+            if v.size:
+                self.pool_fell = self.pool_fell or v[0] < self.pool_last or bool(np.any(v[1:] < v[:-1]))
+                self.pool_last = int(v[-1])
+        # (text ids in time order and near-duplicate checks: the exact path compares rows of equal times in file order)
+        self.order.ties_ok = self.order.ties_ok and not (text and self.min_us > 0)
         if by_runs:
             okey = outcome_key(pt["pos"], pt["sym"], void) if ts is not None and self.min_us > 0 else None
             lv = acc | void
@@ -359,7 +367,9 @@ class _CompactLog:
             if wheel.order_known:
                 notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
         cols = self.columns or ()
-        if self.id_kind:  # text ids: no repeat in any table (they order nothing and have no gaps, as on the exact path)
+        if self.id_kind and self.pool:  # pooled text ids: no repeat in any table, and their numbers never fall (file order)
+            if self.pool_fell and len({self.id_prefix[t] for t, c in self.live_rows.items() if c}) == 1:  # (one prefix: sorted by number)
+                raise _NeedExact("pooled text spin ids out of order")
             for t in list(self.order.runs):
                 try:
                     self.order.finish(t, 0)
@@ -408,7 +418,7 @@ class _CompactLog:
                 continue
             a, b = int(bounds[ti]), int(bounds[ti + 1])
             tnotes: list[str] = []
-            if "spin_id" in cols and not self.pool and not self.id_kind:
+            if "spin_id" in cols and not self.pool:  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
                     self.present[ti], slices = self.order.finish(ti, self.min_us)
                 except NotInRuns as exc:

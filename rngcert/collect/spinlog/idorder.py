@@ -39,12 +39,13 @@ class IdRuns:
         self.acc_n: dict[int, int] = {}
         self.live_n: dict[int, int] = {}
         self.gap_runs = 0
+        self.ties_ok = True  # False: equal timestamps of live rows raise NotInRuns
 
     def state(self):
-        return ({t: list(r) for t, r in self.runs.items()}, dict(self.acc_n), dict(self.live_n), self.gap_runs)
+        return ({t: list(r) for t, r in self.runs.items()}, dict(self.acc_n), dict(self.live_n), self.gap_runs, self.ties_ok)
 
     def restore(self, st) -> None:
-        runs, acc_n, live_n, self.gap_runs = st
+        runs, acc_n, live_n, self.gap_runs, self.ties_ok = st
         self.runs, self.acc_n, self.live_n = {t: list(r) for t, r in runs.items()}, dict(acc_n), dict(live_n)
 
     def add(self, t: int, v: np.ndarray, live: np.ndarray, acc: np.ndarray, ts: np.ndarray | None, okey: np.ndarray | None, min_us: int) -> None:
@@ -85,6 +86,8 @@ class IdRuns:
                     dt = np.diff(tl)
                     if np.any(dt < 0):
                         raise NotInRuns("timestamps out of order")
+                    if not self.ties_ok and np.any(dt == 0):
+                        raise NotInRuns("equal timestamps")
                     ol = None
                     if okey is not None:
                         ol = okey[a:b][lv] if step > 0 else okey[a:b][lv][::-1]
@@ -114,7 +117,7 @@ class IdRuns:
             if p[11] is None:
                 break
             dt = q[10][0] - p[11][0]
-            if dt < 0:
+            if dt < 0 or (dt == 0 and not self.ties_ok):
                 raise NotInRuns("timestamps out of order")
             if p[11][1] is not None and dt < min_us and p[11][1] == q[10][1]:
                 raise NotInRuns("near-duplicate rounds")
