@@ -192,7 +192,7 @@ def _reshape(log, how: str, seed=0):
     return log
 
 
-@pytest.mark.parametrize("how,streams", [("reversed", True), ("blocks", True), ("blocks_swapped", False), ("one_late", False), ("shuffled", False),
+@pytest.mark.parametrize("how,streams", [("reversed", True), ("blocks", True), ("blocks_swapped", True), ("one_late", True), ("shuffled", True),
                                          ("repeat", False), ("conflict", False), ("clock_back", False)])
 @pytest.mark.parametrize("pool,min_s", [(False, 0.0), (True, 0.0), (False, 5.0)])
 def test_ids_out_of_order_equal_exact(tmp_path, monkeypatch, how, streams, pool, min_s):
@@ -286,8 +286,8 @@ def test_text_ids_jsonl_without_timestamps_reversed(tmp_path, monkeypatch):
     assert streamed and _snapshot(fast) == _snapshot(slow)
 
 
-def test_ids_runs_over_the_limits_fall_back(tmp_path, monkeypatch):
-    """More runs (or gap runs) than the limits: the exact path reads the log, with the same result."""
+def test_ids_runs_over_the_limits_are_sorted(tmp_path, monkeypatch):
+    """More runs (or gap runs) than the limits: the ids are sorted out of core, with the exact path's result."""
     import rngcert.collect.csvstream as csvstream
     import rngcert.collect.spinlog.idorder as idorder
 
@@ -297,7 +297,94 @@ def test_ids_runs_over_the_limits_fall_back(tmp_path, monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(idorder, limit, 3)
             fast, slow, streamed = _both(m, [log])
-        assert not streamed and _snapshot(fast) == _snapshot(slow)
+        assert streamed and _snapshot(fast) == _snapshot(slow)
+
+
+# ---------------------------------------------------------------------------- spin ids in no order: sorted out of core
+@pytest.mark.parametrize("how,streams", [("shuffled", True), ("unsplit", True), ("two_files", True), ("jsonl", True), ("text", True),
+                                         ("min_s_apart", True), ("min_s_close", False), ("repeat", False), ("conflict", False),
+                                         ("clock_back", False), ("pool", False)])
+def test_shuffled_ids_sorted_out_of_core(tmp_path, monkeypatch, how, streams):
+    """Rows in no order (voids, an unreadable result, a gap, malformed lines): the ids are spilled per table,
+    split into id ranges and sorted bucket by bucket (tiny buckets here, so the split runs several levels
+    deep), with the exact path's spins, rejects, notes and gaps; repeats, conflicts, a clock that goes back,
+    rounds closer than twice the minimum interval and pooled tables are the exact path's (same result). The
+    temporary folder is removed."""
+    import tempfile
+
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idsort as idsort
+
+    log = _csv_log(tmp_path / "a.csv")
+    rows = log.read_text().splitlines()
+    head, body = rows[:1], rows[1:]
+    if how == "unsplit":  # the id of the gap comes back in a row with a field too many: present (no gap), the row rejected
+        seen: dict[str, set] = {}
+        for r in body:
+            seen.setdefault(r.split(",")[2], set()).add(int(r.split(",")[0]))
+        ((t, gap),) = [(t, i) for t, v in seen.items() for i in range(min(v), max(v)) if i not in v]
+        row = next(r for r in body if r.split(",")[2] == t)
+        body.insert(700, f"{gap}," + row.split(",", 1)[1] + ",extra")
+        body.insert(10, "")
+    rng = np.random.default_rng(8)
+    body = [body[i] for i in rng.permutation(len(body))]
+    if how == "repeat":
+        body.insert(500, body[200])
+    elif how == "conflict":
+        body.insert(500, body[200].rsplit(",", 1)[0] + ("," + ("5" if not body[200].endswith(",5") else "6")))
+    elif how == "clock_back":
+        body[400] = body[400].replace("2026-01-01T", "2025-12-31T")
+    elif how == "text":
+        body = ["R" + r if r else r for r in body]
+    paths = [log]
+    if how == "jsonl":
+        log = tmp_path / "a.jsonl"
+        log.write_text("".join(json.dumps(dict(zip(head[0].split(","), r.split(",")))) + "\n" for r in body))
+        paths = [log]
+    elif how == "two_files":
+        (tmp_path / "b.csv").write_text("\n".join(head + body[700:]) + "\n")
+        log.write_text("\n".join(head + body[:700]) + "\n")
+        paths = [tmp_path / "b.csv", log]
+    else:
+        log.write_text("\n".join(head + body) + "\n")
+    spill = tmp_path / "tmp"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 5000)
+    monkeypatch.setattr(idsort, "BUCKET_ROWS", 40)
+    monkeypatch.setattr(idsort, "READ_ROWS", 32)
+    kw = {"min_round_interval": 0.4 if how == "min_s_apart" else 5.0 if how == "min_s_close" else 0.0, "pool": how == "pool"}
+    fast, slow, streamed = _both(monkeypatch, paths, **kw)
+    assert _snapshot(fast) == _snapshot(slow)
+    assert streamed == streams
+    assert not list(spill.iterdir())
+    notes = [x for t in fast.tables.values() for x in t.notes]
+    if how not in ("pool",):
+        assert notes.count("rows were not in spin_id order in the file; put in spin_id order") == len(fast.tables)
+    if how in ("shuffled", "two_files", "jsonl"):
+        assert any("gaps in the sequence" in x for x in notes)
+    if how == "unsplit":
+        assert not any("gaps in the sequence" in x for x in notes) and any(r.column == "*" for r in fast.rejected)
+
+
+def test_shuffled_ids_of_one_value_and_rejected_copies(tmp_path, monkeypatch):
+    """A rejected row with the id of a live one (counted once among the present ids, not a repeat), in a
+    bucket of one id (file order is id order), sorted like the exact path."""
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idsort as idsort
+
+    rng = np.random.default_rng(2)
+    ids = rng.permutation(np.r_[np.arange(1, 300), np.arange(400, 420)])
+    rows = [f"{i},T1,{rng.integers(0, 37)}" for i in ids] + ["7,T1,99", "7,T1,x", "500,T1,37"]
+    log = tmp_path / "one.csv"
+    log.write_text("spin_id,table,result\n" + "\n".join(rows[:150] + rows[-3:] + rows[150:-3]) + "\n")
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 1000)
+    monkeypatch.setattr(idsort, "BUCKET_ROWS", 4)
+    monkeypatch.setattr(idsort, "READ_ROWS", 3)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed and _snapshot(fast) == _snapshot(slow)
+    assert "180 spin_id(s) missing between 1 and 500 (gaps in the sequence)" in fast.tables["T1"].notes
 
 
 @pytest.mark.parametrize("start", [b"[", b"  \n[", b"\xef\xbb\xbf[", b"\xa0["])

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
-from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, reorder, text_id_numbers
+from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuffled, reorder, text_id_numbers
+from rngcert.collect.spinlog.idsort import IdSort
 from rngcert.collect.spinlog.order import outcome_key
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
 
@@ -21,6 +22,16 @@ class _NeedExact(Exception):
     columns (a CSV log beside a permanence list), a file is neither CSV, JSON Lines nor a
     permanence list, or a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
     path, which keeps every row's keys."""
+
+
+class _NeedSort(_NeedExact):
+    """The spin ids of a table are too far out of order for runs (shuffled, files joined out of order):
+    the log is read again with its ids sorted out of core (:mod:`rngcert.collect.spinlog.idsort`)."""
+
+
+def _not_in_runs(exc: NotInRuns) -> _NeedExact:
+    """The exception a failed id check raises: read again sorted (:class:`_NeedSort`) or exact."""
+    return (_NeedSort if isinstance(exc, Shuffled) else _NeedExact)(str(exc))
 
 
 class _Grow:
@@ -106,7 +117,7 @@ class _CompactLog:
     (:func:`_mark_repeats`, :func:`_assemble_tables`) whenever no :class:`_NeedExact` is raised.
     """
 
-    def __init__(self, wheel: Wheel, pool: bool, min_round_interval: float = 0.0):
+    def __init__(self, wheel: Wheel, pool: bool, min_round_interval: float = 0.0, sort: bool = False):
         self.wheel, self.pool = wheel, pool
         self.min_us = int(round(min_round_interval * 1e6))
         self.pos = _Grow(_small_int(max(wheel.k - 1, 1)))
@@ -132,6 +143,7 @@ class _CompactLog:
         self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
         self.stem = ""
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
+        self.sorter = IdSort() if sort else None  # not pooled, ``sort``: spin ids in any order, sorted out of core (idsort.py)
         self.id_kind: bool | None = None  # True: text ids, kept as the numbers after their prefix
         self.id_prefix: dict[int, str] = {}  # per table: the prefix of its text ids
         self.pool_last = -1  # pooled text ids: the number of the last live row, and whether the numbers ever fell
@@ -156,8 +168,10 @@ class _CompactLog:
             for key in list(d)[k:]:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
-         self.last_line, order, self.id_kind, self.id_prefix, self.pool_last, self.pool_fell) = small
+         self.last_line, order, self.id_kind, self.id_prefix, self.pool_last, self.pool_fell, sorter) = small
         self.order.restore(order)
+        if self.sorter is not None:
+            self.sorter.restore(sorter)
         self._mark = self._state()  # (a copy: the restored dictionaries change as the file is read again)
 
     def _cols(self):
@@ -169,7 +183,7 @@ class _CompactLog:
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
                  copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state(),
-                 self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell)
+                 self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell, None if self.sorter is None else self.sorter.state())
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -236,14 +250,21 @@ class _CompactLog:
                 self.pool_last = int(v[-1])
         # (text ids in time order and near-duplicate checks: the exact path compares rows of equal times in file order)
         self.order.ties_ok = self.order.ties_ok and not (text and self.min_us > 0)
-        if by_runs:
+        if by_runs and self.sorter is not None:
+            lv = acc | void
+            try:
+                for t, rows in _groups(tcode, np.arange(n)):
+                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows])
+            except NotInRuns as exc:
+                raise _NeedExact(str(exc)) from None
+        elif by_runs:
             okey = outcome_key(pt["pos"], pt["sym"], void) if ts is not None and self.min_us > 0 else None
             lv = acc | void
             try:
                 for t, rows in _groups(tcode, np.arange(n)):
                     self.order.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], None if okey is None else okey[rows], self.min_us)
             except NotInRuns as exc:
-                raise _NeedExact(str(exc)) from None
+                raise _not_in_runs(exc) from None
         elif ids is not None and not text:
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
                 v = _at(ids, rows)
@@ -418,13 +439,22 @@ class _CompactLog:
                 continue
             a, b = int(bounds[ti]), int(bounds[ti + 1])
             tnotes: list[str] = []
+            unsplit = sorted_gaps = None
+            if "spin_id" in cols:
+                names = ([str(t)] if not self.pool else tab_labels_all) + [None]
+                unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
+                unsplit = unsplit[unsplit >= 0]
             if "spin_id" in cols and not self.pool:  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
-                    self.present[ti], slices = self.order.finish(ti, self.min_us)
+                    if self.sorter is not None:  # (the columns are put in spin-id order in place)
+                        moved, sorted_gaps = self.sorter.sort_table(ti, [arr[a:b] for arr in arrays.values()], self.min_us, unsplit)
+                        slices = [] if moved else None
+                    else:
+                        self.present[ti], slices = self.order.finish(ti, self.min_us)
                 except NotInRuns as exc:
-                    raise _NeedExact(str(exc)) from None
+                    raise _not_in_runs(exc) from None
                 if slices is not None:
-                    for arr in arrays.values():
+                    for arr in arrays.values() if slices else ():
                         reorder(arr[a:b], slices)
                     tnotes.append(ORDER_NOTE)
             ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
@@ -446,9 +476,7 @@ class _CompactLog:
                 ts_.dealer = lookup[sel]
                 ts_.dealer_labels = tuple(dealer_labels[u] if dealer_labels[u] else "(none)" for u in used)
             if "spin_id" in cols and not self.id_kind:
-                names = ([str(t)] if not self.pool else tab_labels_all) + [None]
-                unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
-                gaps = self._gaps(ti, unsplit[unsplit >= 0])
+                gaps = sorted_gaps if self.sorter is not None else self._gaps(ti, unsplit)
                 if gaps:
                     tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
             tables[str(t)] = ts_

@@ -27,6 +27,10 @@ class NotInRuns(Exception):
     """The ids of a table are not in runs this module can put in order (the reason is the message)."""
 
 
+class Shuffled(NotInRuns):
+    """The ids are too far out of order for runs, but may be sorted out of core (:mod:`.idsort`)."""
+
+
 #: The note the exact path gives a table whose rows it puts in spin-id order.
 ORDER_NOTE = "rows were not in spin_id order in the file; put in spin_id order"
 
@@ -63,11 +67,11 @@ class IdRuns:
         starts = np.unique(np.r_[0, turn, turn + 1])  # so that runs on either side keep apart (999 | 1000 … 1999 down | 0 … up)
         starts = starts[starts < n]
         if starts.size > n // RUNS_PER_ROWS + 4:
-            raise NotInRuns("spin ids shuffled, not in runs")
+            raise Shuffled("spin ids shuffled, not in runs")
         ends = np.r_[starts[1:], n]
         runs = self.runs.setdefault(t, [])
         if len(runs) + starts.size > MAX_RUNS:
-            raise NotInRuns("too many runs of spin ids out of order")
+            raise Shuffled("too many runs of spin ids out of order")
         cl = np.r_[0, np.cumsum(live)]
         ca = np.r_[0, np.cumsum(acc)]
         l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
@@ -77,7 +81,7 @@ class IdRuns:
             brk = np.flatnonzero(np.diff(vv) != 1) + 1
             self.gap_runs += brk.size + 1
             if self.gap_runs > MAX_GAP_RUNS:
-                raise NotInRuns("too many gaps in the spin ids to keep as runs")
+                raise Shuffled("too many gaps in the spin ids to keep as runs")
             lo_end = hi_end = None
             if ts is not None:
                 lv = live[a:b]
@@ -111,7 +115,7 @@ class IdRuns:
         lo = np.array([r[0] for r in runs], dtype=np.int64)
         hi = np.array([r[1] for r in runs], dtype=np.int64)
         if np.any(lo[1:] <= hi[:-1]):
-            raise NotInRuns("spin ids of a table repeat or interleave")
+            raise Shuffled("spin ids of a table repeat or interleave")
         with_live = [r for r in runs if r[9] > r[8]]
         for p, q in zip(with_live[:-1], with_live[1:]):
             if p[11] is None:

@@ -1,0 +1,219 @@
+"""Spin ids in no order (a shuffled export, files joined out of order, rows exported late), in bounded
+memory: the compact log (:class:`_CompactLog`) writes, per table, a small record for every row with an id
+to a temporary file as it reads, and at the end sorts them out of core by id to put the table's spins in
+spin-id order, as the exact path's sort does.
+
+Each record is the row's id, its place among the table's live (accepted or void) rows and among its
+accepted rows (-1 where it is not one), and its timestamp. The sort splits a table's records into buckets
+of id ranges (float arithmetic that is monotone in the id, so a bucket's ids all lie below the next
+bucket's), splits a bucket again while it holds more than :data:`BUCKET_ROWS` records, and sorts each
+bucket in memory, stably (equal ids keep their file order). The sorted stream gives, with a few numbers
+carried from chunk to chunk: whether the live rows were already in id order, the distinct ids (gaps),
+and the accepted rows in id order, which reorder the table's columns. A repeated id among the live rows,
+a timestamp that goes back in spin-id order, or (with a minimum round interval) rounds closer than twice
+that interval or timestamps in whole minutes raise :class:`NotInRuns`: the exact path reads the log then
+(it reports those as rejects, findings and notes).
+
+Memory: one bucket at a time (about 60 bytes a record of it); disk: two copies of the records (16 bytes
+a row, 24 with timestamps).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from rngcert.collect.spinlog.idorder import NotInRuns
+
+#: Records a bucket holds at most before it is sorted in memory (else it is split by id range again).
+BUCKET_ROWS = 2_000_000
+#: Records read from a temporary file at a time.
+READ_ROWS = 1 << 20
+
+
+class IdSort:
+    """The per-table records of a log's spin ids, spilled to a temporary folder (see the module docstring)."""
+
+    def __init__(self):
+        self.dir: str | None = None
+        self.dtype: np.dtype | None = None
+        self.n: dict[int, int] = {}  # per table: records written
+        self.lo: dict[int, int] = {}
+        self.hi: dict[int, int] = {}
+        self.live_n: dict[int, int] = {}
+        self.acc_n: dict[int, int] = {}
+        self._fh: dict[int, object] = {}
+        self._serial = 0
+
+    # -- writing, in file order
+    def _path(self, t: int) -> str:
+        return os.path.join(self.dir, f"table{t}.rec")
+
+    def add(self, t: int, v: np.ndarray, live: np.ndarray, acc: np.ndarray, ts: np.ndarray | None) -> None:
+        """The rows of table ``t`` in one batch, in file order: ids ``v``, which are live and
+        accepted, and their timestamps (or None)."""
+        if v.size == 0:
+            return
+        if self.dtype is None:
+            self.dtype = np.dtype([("id", "<i8"), ("live", "<i4"), ("acc", "<i4")] + ([("ts", "<i8")] if ts is not None else []))
+            self.dir = tempfile.mkdtemp(prefix="rngcert-idsort-")
+        l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
+        cl, ca = np.cumsum(live), np.cumsum(acc)
+        if l0 + v.size >= 2**31 - 1:
+            raise NotInRuns("more than 2^31 rows in a table")
+        rec = np.empty(v.size, dtype=self.dtype)
+        rec["id"] = v
+        rec["live"] = np.where(live, l0 + cl - 1, -1)
+        rec["acc"] = np.where(acc, a0 + ca - 1, -1)
+        if "ts" in self.dtype.names:
+            rec["ts"] = ts
+        fh = self._fh.get(t)
+        if fh is None:
+            fh = self._fh[t] = open(self._path(t), "ab")
+        rec.tofile(fh)
+        self.n[t] = self.n.get(t, 0) + v.size
+        lo, hi = int(v.min()), int(v.max())
+        self.lo[t] = min(self.lo.get(t, lo), lo)
+        self.hi[t] = max(self.hi.get(t, hi), hi)
+        self.live_n[t] = l0 + int(cl[-1])
+        self.acc_n[t] = a0 + int(ca[-1])
+
+    def state(self):
+        return dict(self.n), dict(self.lo), dict(self.hi), dict(self.live_n), dict(self.acc_n)
+
+    def restore(self, st) -> None:
+        """Forget the records written after :meth:`state` gave ``st`` (a file read again)."""
+        self.n, self.lo, self.hi, self.live_n, self.acc_n = (dict(x) for x in st)
+        for t, fh in list(self._fh.items()):
+            fh.flush()
+            fh.truncate(self.n.get(t, 0) * self.dtype.itemsize)
+            fh.seek(0, os.SEEK_END)
+
+    def close(self) -> None:
+        """Delete the temporary folder."""
+        for fh in self._fh.values():
+            fh.close()
+        self._fh = {}
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    # -- the sort
+    def _sorted(self, path: str, n: int, lo: int, hi: int):
+        """The ``n`` records of ``path`` (ids ``lo`` … ``hi``) in id order, chunk by chunk (equal ids in
+        file order); the file is deleted once read."""
+        if lo == hi:  # one id: file order is id order
+            with open(path, "rb") as fh:
+                for a in range(0, n, READ_ROWS):
+                    yield np.fromfile(fh, dtype=self.dtype, count=min(READ_ROWS, n - a))
+            os.remove(path)
+            return
+        if n <= BUCKET_ROWS:
+            rec = np.fromfile(path, dtype=self.dtype, count=n)
+            os.remove(path)
+            yield rec[np.argsort(rec["id"], kind="stable")]
+            return
+        k = -(-n // max(BUCKET_ROWS // 2, 1)) + 1  # buckets of about half the limit, if the ids are even
+        span = float(hi - lo) + 1.0
+        self._serial += 1
+        paths = [os.path.join(self.dir, f"b{self._serial}_{j}.rec") for j in range(k)]
+        cnt = np.zeros(k, dtype=np.int64)
+        blo = np.full(k, np.iinfo(np.int64).max, dtype=np.int64)
+        bhi = np.full(k, np.iinfo(np.int64).min, dtype=np.int64)
+        outs = [open(p, "wb") for p in paths]
+        try:
+            with open(path, "rb") as fh:
+                for a in range(0, n, READ_ROWS):
+                    rec = np.fromfile(fh, dtype=self.dtype, count=min(READ_ROWS, n - a))
+                    b = np.minimum(((rec["id"] - lo).astype(np.float64) / span * k).astype(np.int64), k - 1)  # monotone in the id
+                    order = np.argsort(b, kind="stable")
+                    bs = b[order]
+                    cut = np.flatnonzero(np.r_[True, bs[1:] != bs[:-1], True])
+                    for s, e in zip(cut[:-1].tolist(), cut[1:].tolist()):
+                        j = int(bs[s])
+                        part = rec[order[s:e]]
+                        part.tofile(outs[j])
+                        cnt[j] += e - s
+                        blo[j] = min(blo[j], int(part["id"].min()))
+                        bhi[j] = max(bhi[j], int(part["id"].max()))
+        finally:
+            for o in outs:
+                o.close()
+        os.remove(path)
+        for j in range(k):
+            if cnt[j]:
+                yield from self._sorted(paths[j], int(cnt[j]), int(blo[j]), int(bhi[j]))
+            else:
+                os.remove(paths[j])
+
+    # long: one pass over the sorted records carries the repeat, order, time and gap checks and the reorder of every column from chunk to chunk
+    def sort_table(self, t: int, columns: list[np.ndarray], min_us: int, unsplit: np.ndarray):
+        """Put the accepted rows of table ``t`` in spin-id order in ``columns`` (its arrays, in file
+        order; changed in place). ``unsplit``: ids of rows the reader could not split (present, not gaps).
+
+        Returns
+        -------
+        moved : bool
+            Whether the live rows were out of spin-id order in the file (the exact path's note).
+        gaps : (missing, first, last) or None
+            The spin ids missing between the lowest and the highest, as the exact path counts them.
+
+        Raises
+        ------
+        NotInRuns
+            A repeated id, a timestamp that goes back in spin-id order, or (``min_us`` > 0) rounds
+            closer than twice ``min_us`` or timestamps in whole minutes (the exact path's findings and notes).
+        """
+        n = self.n.get(t, 0)
+        if n == 0:
+            return False, None
+        fh = self._fh.pop(t)
+        fh.close()
+        src = [c.copy() for c in columns]
+        u = np.unique(unsplit)
+        has_ts = "ts" in self.dtype.names
+        prev_id = prev_live_id = prev_live = prev_ts = None
+        distinct = found = out = 0
+        moved = False
+        minute_only = True
+        for rec in self._sorted(self._path(t), n, self.lo[t], self.hi[t]):
+            ids = rec["id"]
+            new = np.r_[prev_id is None or ids[0] != prev_id, ids[1:] != ids[:-1]]
+            distinct += int(np.count_nonzero(new))
+            if u.size:
+                found += int(np.count_nonzero(np.isin(u, ids[new], assume_unique=True)))
+            prev_id = int(ids[-1])
+            lv = rec[rec["live"] >= 0]
+            if lv.size:
+                li = lv["id"]
+                if np.any(li[1:] == li[:-1]) or li[0] == prev_live_id:
+                    raise NotInRuns("a spin id repeats")
+                pos = lv["live"]
+                moved = moved or bool(np.any(pos[1:] < pos[:-1])) or (prev_live is not None and pos[0] < prev_live)
+                if has_ts:
+                    tsv = lv["ts"] if prev_ts is None else np.r_[prev_ts, lv["ts"]]
+                    d = np.diff(tsv)
+                    if np.any(d < 0):
+                        raise NotInRuns("timestamps out of order")
+                    if min_us > 0:
+                        if np.any(d < 2 * min_us):
+                            raise NotInRuns("rounds closer than twice the minimum round interval")
+                        minute_only = minute_only and bool(np.all(lv["ts"] % 60_000_000 == 0))
+                    prev_ts = int(lv["ts"][-1])
+                prev_live_id, prev_live = int(li[-1]), int(pos[-1])
+            a = rec["acc"][rec["acc"] >= 0]
+            for c, s in zip(columns, src):
+                c[out : out + a.size] = s[a]
+            out += a.size
+        if columns and out != columns[0].size:  # pragma: no cover - the records and the columns are of the same rows
+            raise NotInRuns(f"{out} accepted rows in the sorted records, {columns[0].size} in the table")
+        if has_ts and min_us > 0 and minute_only and prev_ts is not None:
+            raise NotInRuns("timestamps in whole minutes")
+        lo, hi = self.lo[t], self.hi[t]
+        if u.size:
+            lo, hi = min(lo, int(u[0])), max(hi, int(u[-1]))
+        missing = hi - lo + 1 - (distinct + u.size - found)
+        return moved, ((missing, lo, hi) if missing and n + unsplit.size > 1 else None)
