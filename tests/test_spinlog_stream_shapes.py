@@ -387,6 +387,69 @@ def test_shuffled_ids_of_one_value_and_rejected_copies(tmp_path, monkeypatch):
     assert "180 spin_id(s) missing between 1 and 500 (gaps in the sequence)" in fast.tables["T1"].notes
 
 
+# ---------------------------------------------------------------------------- text ids that are labels (UUIDs, T1-5)
+@pytest.mark.parametrize("how,streams", [("dash", True), ("uuid", True), ("uuid_jsonl", True), ("two_files", True), ("pool", True),
+                                         ("min_s", True), ("repeat", False), ("conflict", False), ("repeat_other_table", True),
+                                         ("a_number", False), ("empty", False)])
+def test_label_ids_repeats_checked_out_of_core(tmp_path, monkeypatch, how, streams):
+    """Spin ids that are labels (``T1-5``, UUIDs): file order, no gaps, and their repeats found by sorting
+    64-bit keys of the labels out of core (tiny buckets here); a repeat or a conflict, a label that is a
+    whole number or an empty id are the exact path's; the same label in two tables is not a repeat."""
+    import uuid
+
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idsort as idsort
+
+    log = _csv_log(tmp_path / "a.csv")
+    rows = log.read_text().splitlines()
+    head, body = rows[:1], rows[1:]
+    rng = np.random.default_rng(6)
+    if how in ("uuid", "uuid_jsonl"):
+        body = [f"{uuid.UUID(int=int(rng.integers(0, 2**62)) << 64 | i)}," + r.split(",", 1)[1] for i, r in enumerate(body)]
+    else:
+        body = [f"{r.split(',')[2]}-{r.split(',')[0]}," + r.split(",", 1)[1] for r in body]
+    if how == "repeat":
+        body.insert(500, body[200])
+    elif how == "conflict":
+        body.insert(500, body[200].rsplit(",", 1)[0] + ("," + ("5" if not body[200].endswith(",5") else "6")))
+    elif how == "repeat_other_table":
+        t = body[200].split(",")[2]
+        body.insert(500, body[200].replace(f",{t},", ",T9,"))
+    elif how == "a_number":
+        body[40] = "12345," + body[40].split(",", 1)[1]
+    elif how == "empty":
+        body[40] = "," + body[40].split(",", 1)[1]
+    paths = [log]
+    if how == "uuid_jsonl":
+        log = tmp_path / "a.jsonl"
+        log.write_text("".join(json.dumps(dict(zip(head[0].split(","), r.split(",")))) + "\n" for r in body))
+        paths = [log]
+    elif how == "two_files":
+        (tmp_path / "b.csv").write_text("\n".join(head + body[700:]) + "\n")
+        log.write_text("\n".join(head + body[:700]) + "\n")
+        paths = [log, tmp_path / "b.csv"]
+    else:
+        log.write_text("\n".join(head + body) + "\n")
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 5000)
+    monkeypatch.setattr(idsort, "BUCKET_ROWS", 40)
+    monkeypatch.setattr(idsort, "READ_ROWS", 32)
+    kw = {"min_round_interval": 0.4 if how == "min_s" else 0.0, "pool": how == "pool"}
+    fast, slow, streamed = _both(monkeypatch, paths, **kw)
+    assert _snapshot(fast) == _snapshot(slow)
+    assert streamed == streams
+    assert not any("gaps" in x or "spin_id order" in x for t in fast.tables.values() for x in t.notes)
+
+
+def test_label_keys():
+    """Equal labels, equal keys; a whole number or a label over the limit: None (the exact path)."""
+    from rngcert.collect.spinlog.idsort import MAX_LABEL, label_keys
+
+    k = label_keys(["T1-5", "T1-50", "T1-5", "é-1", "a", "b"])
+    assert k[0] == k[2] and len(set(k.tolist())) == 5
+    assert label_keys(["T1-5", "17"]) is None and label_keys(["x" * (MAX_LABEL + 1)]) is None
+
+
 @pytest.mark.parametrize("start", [b"[", b"  \n[", b"\xef\xbb\xbf[", b"\xa0["])
 def test_jsonl_array_named_as_the_exact_path_names_it(tmp_path, monkeypatch, start):
     """A JSON array (after white space, a byte-order mark, or Latin-1's no-break space): the same error on both paths."""

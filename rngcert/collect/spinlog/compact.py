@@ -8,7 +8,7 @@ import numpy as np
 
 from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
 from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuffled, reorder, text_id_numbers
-from rngcert.collect.spinlog.idsort import IdSort
+from rngcert.collect.spinlog.idsort import IdSort, label_keys
 from rngcert.collect.spinlog.order import outcome_key
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
 
@@ -144,7 +144,7 @@ class _CompactLog:
         self.stem = ""
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
         self.sorter = IdSort() if sort else None  # not pooled, ``sort``: spin ids in any order, sorted out of core (idsort.py)
-        self.id_kind: bool | None = None  # True: text ids, kept as the numbers after their prefix
+        self.id_kind: bool | str | None = None  # True: text ids, kept as the numbers after their prefix; "label": other text ids
         self.id_prefix: dict[int, str] = {}  # per table: the prefix of its text ids
         self.pool_last = -1  # pooled text ids: the number of the last live row, and whether the numbers ever fell
         self.pool_fell = False
@@ -225,19 +225,25 @@ class _CompactLog:
         text = False
         if pt.get("spin_id") is not None:
             if not isinstance(pt["spin_id"], IntIds):
-                ids = self._text_ids(pt["spin_id"], tcode)  # (raises _NeedExact when they are not text ids it can keep as numbers)
-                text = True
+                ids, text = self._text_ids(pt["spin_id"], tcode)  # (raises _NeedExact when they are neither letters and a number nor labels)
             else:
                 ids = pt["spin_id"].values
             if self.id_kind is None:
                 self.id_kind = text
             elif self.id_kind != text:
                 raise _NeedExact("whole-number and text spin ids in one log")
-            if ids.size and ids.min() < 0:
+            if text != "label" and ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
         ts = pt.get("ts")
-        by_runs = ids is not None and not self.pool  # (pooled tables are one sequence of several tables' ids: the exact path)
-        if text and self.pool:  # pooled text ids: repeats from the runs of their numbers; file order while the numbers rise
+        by_runs = ids is not None and not self.pool and text != "label"  # (pooled tables are one sequence of several tables' ids: the exact path)
+        if text == "label":  # labels order nothing: file order; their repeats are found by sorting their keys out of core
+            lv = acc | void
+            try:
+                for t, rows in _groups(tcode, np.arange(n)):
+                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None)
+            except NotInRuns as exc:
+                raise _NeedExact(str(exc)) from None
+        elif text and self.pool:  # pooled text ids: repeats from the runs of their numbers; file order while the numbers rise
             lv = acc | void
             try:
                 for t, rows in _groups(tcode, np.arange(n)):
@@ -338,13 +344,23 @@ class _CompactLog:
                 self.last_line[t] = int(v[-1])
             self.line_start.put(start)
 
-    def _text_ids(self, sid, tcode: np.ndarray) -> np.ndarray:
-        """The numbers of text spin ids (``(codes, labels)``) in the shape of
-        :func:`text_id_numbers`, one prefix per table; else :class:`_NeedExact`."""
+    def _text_ids(self, sid, tcode: np.ndarray) -> tuple[np.ndarray, bool | str]:
+        """``(numbers, True)`` of text spin ids (``(codes, labels)``) in the shape of
+        :func:`text_id_numbers`, one prefix per table; ``(keys, "label")`` of other text ids (UUIDs,
+        ``T1-5``: 64-bit keys, equal for equal texts, :func:`label_keys`) when the ids are sorted out of
+        core (:class:`_NeedSort` before); else :class:`_NeedExact`."""
         codes, labels = sid
-        got = text_id_numbers(labels) if "" not in labels else None
+        if "" in labels:
+            raise _NeedExact("empty spin ids")
+        got = text_id_numbers(labels)
+        codes = np.asarray(codes, dtype=np.int64)
         if got is None:
-            raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
+            keys = label_keys(labels)  # (None: a label the exact path may count as a whole number, or a very long one)
+            if keys is None:
+                raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
+            if self.sorter is None:
+                raise _NeedSort("spin ids that are labels: their repeats are found out of core")
+            return keys[codes], "label"
         prefixes, num, pcode = got
         codes = np.asarray(codes, dtype=np.int64)
         per_row = pcode[codes]
@@ -354,7 +370,7 @@ class _CompactLog:
             p = prefixes[int(per_row[rows[0]])]
             if self.id_prefix.setdefault(t, p) != p:
                 raise _NeedExact("text spin ids of one table with different prefixes")
-        return num[codes]
+        return num[codes], True
 
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
@@ -388,7 +404,13 @@ class _CompactLog:
             if wheel.order_known:
                 notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
         cols = self.columns or ()
-        if self.id_kind and self.pool:  # pooled text ids: no repeat in any table, and their numbers never fall (file order)
+        if self.id_kind == "label":  # labels: no repeat in any table (file order, no gaps, as on the exact path)
+            for t in list(self.sorter.n):
+                try:
+                    self.sorter.check_unique(t)
+                except NotInRuns as exc:
+                    raise _NeedExact(str(exc)) from None
+        if self.id_kind is True and self.pool:  # pooled text ids: no repeat in any table, and their numbers never fall (file order)
             if self.pool_fell and len({self.id_prefix[t] for t, c in self.live_rows.items() if c}) == 1:  # (one prefix: sorted by number)
                 raise _NeedExact("pooled text spin ids out of order")
             for t in list(self.order.runs):
@@ -444,7 +466,7 @@ class _CompactLog:
                 names = ([str(t)] if not self.pool else tab_labels_all) + [None]
                 unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
                 unsplit = unsplit[unsplit >= 0]
-            if "spin_id" in cols and not self.pool:  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
+            if "spin_id" in cols and not self.pool and self.id_kind != "label":  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
                     if self.sorter is not None:  # (the columns are put in spin-id order in place)
                         moved, sorted_gaps = self.sorter.sort_table(ti, [arr[a:b] for arr in arrays.values()], self.min_us, unsplit)

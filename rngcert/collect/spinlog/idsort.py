@@ -117,7 +117,8 @@ class IdSort:
             yield rec[np.argsort(rec["id"], kind="stable")]
             return
         k = -(-n // max(BUCKET_ROWS // 2, 1)) + 1  # buckets of about half the limit, if the ids are even
-        span = float(hi - lo) + 1.0
+        width = np.uint64((hi - lo) // k + 1)  # (integer ranges: the lowest id in bucket 0, the highest in a later one)
+        base = np.uint64(lo % 2**64)
         self._serial += 1
         paths = [os.path.join(self.dir, f"b{self._serial}_{j}.rec") for j in range(k)]
         cnt = np.zeros(k, dtype=np.int64)
@@ -128,7 +129,7 @@ class IdSort:
             with open(path, "rb") as fh:
                 for a in range(0, n, READ_ROWS):
                     rec = np.fromfile(fh, dtype=self.dtype, count=min(READ_ROWS, n - a))
-                    b = np.minimum(((rec["id"] - lo).astype(np.float64) / span * k).astype(np.int64), k - 1)  # monotone in the id
+                    b = ((rec["id"].astype(np.uint64) - base) // width).astype(np.int64)  # (id - lo, exact in 64 bits unsigned)
                     order = np.argsort(b, kind="stable")
                     bs = b[order]
                     cut = np.flatnonzero(np.r_[True, bs[1:] != bs[:-1], True])
@@ -148,6 +149,20 @@ class IdSort:
                 yield from self._sorted(paths[j], int(cnt[j]), int(blo[j]), int(bhi[j]))
             else:
                 os.remove(paths[j])
+
+    def check_unique(self, t: int) -> None:
+        """Raise :class:`NotInRuns` when two live rows of table ``t`` have the same key (a repeat)."""
+        n = self.n.get(t, 0)
+        if n == 0:
+            return
+        self._fh.pop(t).close()
+        prev = None
+        for rec in self._sorted(self._path(t), n, self.lo[t], self.hi[t]):
+            k = rec["id"][rec["live"] >= 0]
+            if k.size and (np.any(k[1:] == k[:-1]) or k[0] == prev):
+                raise NotInRuns("a spin id repeats")
+            if k.size:
+                prev = int(k[-1])
 
     # long: one pass over the sorted records carries the repeat, order, time and gap checks and the reorder of every column from chunk to chunk
     def sort_table(self, t: int, columns: list[np.ndarray], min_us: int, unsplit: np.ndarray):
@@ -217,3 +232,37 @@ class IdSort:
             lo, hi = min(lo, int(u[0])), max(hi, int(u[-1]))
         missing = hi - lo + 1 - (distinct + u.size - found)
         return moved, ((missing, lo, hi) if missing and n + unsplit.size > 1 else None)
+
+
+#: Labels longer than this (characters) are not given keys (the exact path reads such a log).
+MAX_LABEL = 256
+
+
+def label_keys(labels: list[str]) -> np.ndarray | None:
+    """A 64-bit key of each spin id that is a label (a UUID, ``T1-5``): equal texts have equal keys (two
+    texts may share one: then the log is read on the exact path, as for a repeat). None when a label is
+    a whole number (the exact path's file-level check may count the ids as numbers) or is longer than
+    :data:`MAX_LABEL`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(labels, type=pa.string())
+    if not len(arr):
+        return np.zeros(0, dtype=np.int64)
+    if pc.any(pc.match_substring_regex(arr, r"^[0-9]+$")).as_py():
+        return None
+    off = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1, offset=arr.offset * 4).astype(np.int64)
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8) if arr.buffers()[2] is not None else np.zeros(1, np.uint8)
+    ln = np.diff(off)
+    if ln.max(initial=0) > MAX_LABEL:
+        return None
+    h = np.full(len(arr), 0xCBF29CE484222325, dtype=np.uint64) ^ ln.astype(np.uint64)
+    prime = np.uint64(0x100000001B3)
+    for j in range(int(ln.max(initial=0))):  # FNV-1a over the bytes, one position of every label at a time
+        has = ln > j
+        byte = data[np.minimum(off[:-1] + j, data.size - 1)].astype(np.uint64)
+        h = np.where(has, (h ^ byte) * prime, h)
+    h ^= h >> np.uint64(33)  # (a final mix: the high bits depend on every byte)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    return h.view(np.int64)
