@@ -193,7 +193,7 @@ def _reshape(log, how: str, seed=0):
 
 
 @pytest.mark.parametrize("how,streams", [("reversed", True), ("blocks", True), ("blocks_swapped", True), ("one_late", True), ("shuffled", True),
-                                         ("repeat", False), ("conflict", False), ("clock_back", False)])
+                                         ("repeat", True), ("conflict", True), ("clock_back", False)])
 @pytest.mark.parametrize("pool,min_s", [(False, 0.0), (True, 0.0), (False, 5.0)])
 def test_ids_out_of_order_equal_exact(tmp_path, monkeypatch, how, streams, pool, min_s):
     """Rows out of spin-id order: read in constant memory when the ids come in runs (a newest-first
@@ -301,8 +301,23 @@ def test_ids_runs_over_the_limits_are_sorted(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------------------- spin ids in no order: sorted out of core
+def _write_rows(tmp_path, log, head, body, *, as_jsonl: bool, split: bool, newest_file_first: bool) -> list:
+    """Write CSV rows ``body`` under ``head`` to ``log`` (or as JSON Lines beside it, or split in two
+    files, given the later file first when ``newest_file_first``); returns the paths to read."""
+    if as_jsonl:
+        log = tmp_path / "a.jsonl"
+        log.write_text("".join(json.dumps(dict(zip(head[0].split(","), r.split(",")))) + "\n" for r in body))
+        return [log]
+    if split:
+        (tmp_path / "b.csv").write_text("\n".join(head + body[700:]) + "\n")
+        log.write_text("\n".join(head + body[:700]) + "\n")
+        return [tmp_path / "b.csv", log] if newest_file_first else [log, tmp_path / "b.csv"]
+    log.write_text("\n".join(head + body) + "\n")
+    return [log]
+
+
 @pytest.mark.parametrize("how,streams", [("shuffled", True), ("unsplit", True), ("two_files", True), ("jsonl", True), ("text", True),
-                                         ("min_s_apart", True), ("min_s_close", False), ("repeat", False), ("conflict", False),
+                                         ("min_s_apart", True), ("min_s_close", False), ("repeat", True), ("conflict", True),
                                          ("clock_back", False), ("pool", False)])
 def test_shuffled_ids_sorted_out_of_core(tmp_path, monkeypatch, how, streams):
     """Rows in no order (voids, an unreadable result, a gap, malformed lines): the ids are spilled per table,
@@ -336,17 +351,7 @@ def test_shuffled_ids_sorted_out_of_core(tmp_path, monkeypatch, how, streams):
         body[400] = body[400].replace("2026-01-01T", "2025-12-31T")
     elif how == "text":
         body = ["R" + r if r else r for r in body]
-    paths = [log]
-    if how == "jsonl":
-        log = tmp_path / "a.jsonl"
-        log.write_text("".join(json.dumps(dict(zip(head[0].split(","), r.split(",")))) + "\n" for r in body))
-        paths = [log]
-    elif how == "two_files":
-        (tmp_path / "b.csv").write_text("\n".join(head + body[700:]) + "\n")
-        log.write_text("\n".join(head + body[:700]) + "\n")
-        paths = [tmp_path / "b.csv", log]
-    else:
-        log.write_text("\n".join(head + body) + "\n")
+    paths = _write_rows(tmp_path, log, head, body, as_jsonl=how == "jsonl", split=how == "two_files", newest_file_first=True)
     spill = tmp_path / "tmp"
     spill.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spill))
@@ -419,17 +424,7 @@ def test_label_ids_repeats_checked_out_of_core(tmp_path, monkeypatch, how, strea
         body[40] = "12345," + body[40].split(",", 1)[1]
     elif how == "empty":
         body[40] = "," + body[40].split(",", 1)[1]
-    paths = [log]
-    if how == "uuid_jsonl":
-        log = tmp_path / "a.jsonl"
-        log.write_text("".join(json.dumps(dict(zip(head[0].split(","), r.split(",")))) + "\n" for r in body))
-        paths = [log]
-    elif how == "two_files":
-        (tmp_path / "b.csv").write_text("\n".join(head + body[700:]) + "\n")
-        log.write_text("\n".join(head + body[:700]) + "\n")
-        paths = [log, tmp_path / "b.csv"]
-    else:
-        log.write_text("\n".join(head + body) + "\n")
+    paths = _write_rows(tmp_path, log, head, body, as_jsonl=how == "uuid_jsonl", split=how == "two_files", newest_file_first=False)
     monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
     monkeypatch.setattr(jsonl, "JSONL_BLOCK", 5000)
     monkeypatch.setattr(idsort, "BUCKET_ROWS", 40)
@@ -448,6 +443,36 @@ def test_label_keys():
     k = label_keys(["T1-5", "T1-50", "T1-5", "é-1", "a", "b"])
     assert k[0] == k[2] and len(set(k.tolist())) == 5
     assert label_keys(["T1-5", "17"]) is None and label_keys(["x" * (MAX_LABEL + 1)]) is None
+
+
+def test_repeats_and_conflicts_sorted_out_of_core(tmp_path, monkeypatch):
+    """Repeated spin ids across two files, shuffled: exact duplicates (a void one too), a conflict of five
+    rows (its message lists four), a conflict across the files (named by file), a table whose only spin is a
+    conflict (left out), a rejected row with a repeated id (not a repeat): the exact path's rejects, notes,
+    counts and spins, sorted in tiny buckets."""
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idsort as idsort
+
+    rng = np.random.default_rng(12)
+    res = {i: int(rng.integers(0, 37)) for i in range(1, 401)}
+    rows = [f"{i},T1,{res[i]},false" for i in range(1, 401)]
+    rows += [f"{i},T1,{res[i]},false" for i in (5, 6, 6, 300)]  # exact duplicates
+    rows += [f"{i},T1,{(res[i] + k) % 37},false" for i in (50,) for k in range(1, 5)]  # a conflict of five rows
+    rows += ["120,T1,,true", "120,T1,,true", "401,T1,,true", "401,T1,,true", "7,T1,99,false", "9,T2,3,false", "9,T2,4,false"]
+    order = rng.permutation(len(rows))
+    a_rows = [rows[i] for i in order[: len(rows) // 2]]
+    b_rows = [rows[i] for i in order[len(rows) // 2 :]] + ["222,T1,%d,false" % ((res[222] + 1) % 37)]  # conflict across the files
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("spin_id,table,result,void\n" + "\n".join(a_rows) + "\n")
+    b.write_text("spin_id,table,result,void\n" + "\n".join(b_rows) + "\n")
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 1500)
+    monkeypatch.setattr(idsort, "BUCKET_ROWS", 30)
+    monkeypatch.setattr(idsort, "READ_ROWS", 7)
+    fast, slow, streamed = _both(monkeypatch, [a, b])
+    assert streamed and _snapshot(fast) == _snapshot(slow)
+    assert "T2" not in fast.tables and any(" …" in r.reason for r in fast.rejected)
+    assert any("b.csv line" in r.reason or "a.csv line" in r.reason for r in fast.rejected)
+    assert sum(s.duplicates for s in fast.sources) == 5  # (5, 6 twice, 300, a void 401; 120 again as two voids is a conflict)
 
 
 @pytest.mark.parametrize("start", [b"[", b"  \n[", b"\xef\xbb\xbf[", b"\xa0["])

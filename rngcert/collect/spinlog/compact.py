@@ -144,6 +144,9 @@ class _CompactLog:
         self.stem = ""
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
         self.sorter = IdSort() if sort else None  # not pooled, ``sort``: spin ids in any order, sorted out of core (idsort.py)
+        self.repeat_rejected: dict[int, list] = {}  # sorted: per file, the rows repeated spin ids reject (RejectedRow)
+        self.repeat_removed: dict[int, list[int]] = {}  # sorted: per file, [accepted, void] rows they take
+        self.file_no = -1
         self.id_kind: bool | str | None = None  # True: text ids, kept as the numbers after their prefix; "label": other text ids
         self.id_prefix: dict[int, str] = {}  # per table: the prefix of its text ids
         self.pool_last = -1  # pooled text ids: the number of the last live row, and whether the numbers ever fell
@@ -153,6 +156,7 @@ class _CompactLog:
     # -- one file
     def begin(self, stem: str) -> None:
         self.stem = stem
+        self.file_no += 1
         self._mark = self._state()
 
     def reserve(self, rows: int) -> None:
@@ -239,8 +243,9 @@ class _CompactLog:
         if text == "label":  # labels order nothing: file order; their repeats are found by sorting their keys out of core
             lv = acc | void
             try:
+                okey = outcome_key(pt["pos"], pt["sym"], void)
                 for t, rows in _groups(tcode, np.arange(n)):
-                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None)
+                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None, pt["lines"][rows], okey[rows], self.file_no)
             except NotInRuns as exc:
                 raise _NeedExact(str(exc)) from None
         elif text and self.pool:  # pooled text ids: repeats from the runs of their numbers; file order while the numbers rise
@@ -259,8 +264,9 @@ class _CompactLog:
         if by_runs and self.sorter is not None:
             lv = acc | void
             try:
+                okey = outcome_key(pt["pos"], pt["sym"], void)
                 for t, rows in _groups(tcode, np.arange(n)):
-                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows])
+                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], pt["lines"][rows], okey[rows], self.file_no)
             except NotInRuns as exc:
                 raise _NeedExact(str(exc)) from None
         elif by_runs:
@@ -461,6 +467,7 @@ class _CompactLog:
                 continue
             a, b = int(bounds[ti]), int(bounds[ti + 1])
             tnotes: list[str] = []
+            table_void = self.void.get(ti, 0)
             unsplit = sorted_gaps = None
             if "spin_id" in cols:
                 names = ([str(t)] if not self.pool else tab_labels_all) + [None]
@@ -468,9 +475,16 @@ class _CompactLog:
                 unsplit = unsplit[unsplit >= 0]
             if "spin_id" in cols and not self.pool and self.id_kind != "label":  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
-                    if self.sorter is not None:  # (the columns are put in spin-id order in place)
-                        moved, sorted_gaps = self.sorter.sort_table(ti, [arr[a:b] for arr in arrays.values()], self.min_us, unsplit)
+                    if self.sorter is not None:  # (the columns are put in spin-id order in place, without the rows repeats leave out)
+                        moved, sorted_gaps, kept, groups = self.sorter.sort_table(ti, [arr[a:b] for arr in arrays.values()], self.min_us, unsplit,
+                                                                                  repeats=self.id_kind is False)
                         slices = [] if moved else None
+                        if groups.size:  # repeated ids: their notes first, as on the exact path
+                            b = a + kept
+                            rnotes, void_out, live_out = self._repeat_rejects(groups, parts)
+                            tnotes.extend(rnotes)
+                            table_void -= void_out
+                            live -= live_out
                     else:
                         self.present[ti], slices = self.order.finish(ti, self.min_us)
                 except NotInRuns as exc:
@@ -479,7 +493,9 @@ class _CompactLog:
                     for arr in arrays.values() if slices else ():
                         reorder(arr[a:b], slices)
                     tnotes.append(ORDER_NOTE)
-            ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
+            if live == 0:  # (every live row left out as a conflict)
+                continue
+            ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=table_void, notes=tnotes)
             if "release" in arrays:
                 ts_.release = arrays["release"][a:b]
             if "direction" in arrays:
@@ -503,6 +519,58 @@ class _CompactLog:
                     tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
             tables[str(t)] = ts_
         return level, space, tables
+
+    def _repeat_rejects(self, groups: np.ndarray, parts: list[dict]) -> tuple[list[str], int, int]:
+        """The rejects and the table notes of the repeated spin ids of one table (the records of their
+        live rows, :meth:`IdSort.sort_table`), worded as :func:`_mark_repeats` words them; the rejects
+        are kept per file in :attr:`repeat_rejected`, the accepted and void rows they take per file in
+        :attr:`repeat_removed`. Returns (notes, void rows left out, live rows left out)."""
+        from rngcert.collect.spinlog.core import RejectedRow
+        from rngcert.collect.spinlog.order import DUPLICATE_REASON, _result_label
+
+        labels_pos = self.wheel.position_space().labels if self.wheel.order_known else ()
+        ok, ids, files, lines, accs = groups["okey"], groups["id"], groups["file"], groups["line"], groups["acc"]
+        rest = ok >> 1  # (outcome_key: ((pos + 1) * 65536 + sym + 1) * 2 + void)
+        names = [pt["name"] for pt in parts]
+
+        def result(j):
+            one = {"void_mask": [bool(ok[j] & 1)], "pos": [int(rest[j] // 65536 - 1)], "sym": [int(rest[j] % 65536 - 1)]}
+            return _result_label(one, 0, self.wheel, labels_pos)
+
+        def at(j, ref):  # where row j is, with its file's name when that is not the file of row ref
+            return f"line {int(lines[j])}" if files[j] == files[ref] else f"{names[int(files[j])]} line {int(lines[j])}"
+
+        cut = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1], True]).tolist()
+        dup_ids, conflicts, nd, nr, void_out, live_out = [], [], 0, 0, 0, 0
+        for s_, e in zip(cut[:-1], cut[1:]):  # (the repeated ids: few)
+            sid = str(int(ids[s_]))
+            if np.all(ok[s_:e] == ok[s_]):  # exact duplicates: the first row counts, the later ones are rejected
+                rej = list(range(s_ + 1, e))
+                why = [f"{DUPLICATE_REASON} {at(s_, g)} (spin_id {sid}, same result {result(g)}): counted once" for g in rej]
+                nd += len(rej)
+                dup_ids.append(sid)
+            else:  # a conflict: every row rejected, neither result used
+                rej = list(range(s_, e))
+                seen = ", ".join(f"{result(g)} ({at(g, s_)})" for g in rej[:4]) + (" …" if len(rej) > 4 else "")
+                why = [f"conflict: spin_id {sid} has different results: {seen}; neither result is used"] * len(rej)
+                conflicts.append((int(files[s_]), int(lines[s_]), sid))
+                nr += len(rej)
+            for g, w in zip(rej, why):
+                f = int(files[g])
+                colname = parts[f].get("colnames", {}).get("spin_id", "spin_id")
+                self.repeat_rejected.setdefault(f, []).append(RejectedRow(names[f], int(lines[g]), colname, w, sid[:200]))
+                self.repeat_removed.setdefault(f, [0, 0])[int(accs[g] < 0)] += 1
+                void_out += int(accs[g] < 0)
+                live_out += 1
+        notes = []
+        if nd:
+            notes.append(f"{nd} exact duplicate row(s) (same spin_id and result; duplicated spin_id(s): {', '.join(dup_ids[:5])}) counted once; "
+                         "the copies are in the rejects")
+        if conflicts:
+            ex = ", ".join(c[2] for c in sorted(conflicts)[:5])
+            notes.append(f"{len(conflicts)} spin_id(s) with conflicting results ({ex}): their {nr} rows are left out, neither result is chosen "
+                         "(see the rejects)")
+        return notes, void_out, live_out
 
     def _gaps(self, t: int, unsplit: np.ndarray):
         """(missing, first, last) of the ids of table ``t`` and the unsplit rows' ids, or None."""

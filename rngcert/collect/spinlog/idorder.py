@@ -61,7 +61,7 @@ class IdRuns:
             return
         d = np.diff(v)
         if np.any(d == 0):
-            raise NotInRuns("a spin id repeats")
+            raise Shuffled("a spin id repeats")
         s = np.sign(d)
         turn = np.flatnonzero(s[1:] != s[:-1]) + 1  # rows where the ids turn (a peak or a trough): a run of their own,
         starts = np.unique(np.r_[0, turn, turn + 1])  # so that runs on either side keep apart (999 | 1000 … 1999 down | 0 … up)

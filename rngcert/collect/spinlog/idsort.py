@@ -32,6 +32,8 @@ from rngcert.collect.spinlog.idorder import NotInRuns
 BUCKET_ROWS = 2_000_000
 #: Records read from a temporary file at a time.
 READ_ROWS = 1 << 20
+#: Repeated spin ids of a table at most (beyond, the exact path reads the log).
+MAX_REPEATS = 1_000_000
 
 
 class IdSort:
@@ -52,13 +54,15 @@ class IdSort:
     def _path(self, t: int) -> str:
         return os.path.join(self.dir, f"table{t}.rec")
 
-    def add(self, t: int, v: np.ndarray, live: np.ndarray, acc: np.ndarray, ts: np.ndarray | None) -> None:
+    def add(self, t: int, v: np.ndarray, live: np.ndarray, acc: np.ndarray, ts: np.ndarray | None, lines: np.ndarray, okey: np.ndarray,
+            file_no: int) -> None:
         """The rows of table ``t`` in one batch, in file order: ids ``v``, which are live and
-        accepted, and their timestamps (or None)."""
+        accepted, their timestamps (or None), lines, outcomes (:func:`outcome_key`) and file (an index)."""
         if v.size == 0:
             return
         if self.dtype is None:
-            self.dtype = np.dtype([("id", "<i8"), ("live", "<i4"), ("acc", "<i4")] + ([("ts", "<i8")] if ts is not None else []))
+            self.dtype = np.dtype([("id", "<i8"), ("live", "<i4"), ("acc", "<i4"), ("line", "<i8"), ("okey", "<i8"), ("file", "<i2")]
+                                  + ([("ts", "<i8")] if ts is not None else []))
             self.dir = tempfile.mkdtemp(prefix="rngcert-idsort-")
         l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
         cl, ca = np.cumsum(live), np.cumsum(acc)
@@ -68,6 +72,9 @@ class IdSort:
         rec["id"] = v
         rec["live"] = np.where(live, l0 + cl - 1, -1)
         rec["acc"] = np.where(acc, a0 + ca - 1, -1)
+        rec["line"] = lines
+        rec["okey"] = okey
+        rec["file"] = file_no
         if "ts" in self.dtype.names:
             rec["ts"] = ts
         fh = self._fh.get(t)
@@ -165,9 +172,45 @@ class IdSort:
                 prev = int(k[-1])
 
     # long: one pass over the sorted records carries the repeat, order, time and gap checks and the reorder of every column from chunk to chunk
-    def sort_table(self, t: int, columns: list[np.ndarray], min_us: int, unsplit: np.ndarray):
+    def _whole_groups(self, t: int):
+        """The sorted records of table ``t`` in chunks that end where an id ends (a repeated id is in one chunk)."""
+        pending = None
+        for rec in self._sorted(self._path(t), self.n[t], self.lo[t], self.hi[t]):
+            if pending is not None:
+                rec = np.concatenate([pending, rec])
+            cut = int(np.searchsorted(rec["id"], rec["id"][-1], side="left"))
+            pending = rec[cut:]
+            if cut:
+                yield rec[:cut]
+        if pending is not None and pending.size:
+            yield pending
+
+    def _repeats(self, lv: np.ndarray) -> np.ndarray:
+        """The live records of a chunk (sorted) with their repeats taken out, as the store's rule takes them
+        (:func:`repeat_status`): the first row of an id is kept when every later row has its result (exact
+        duplicates), else every row of the id is left out (a conflict); the records of repeated ids are
+        kept in :attr:`groups` for the rejects."""
+        li = lv["id"]
+        new = np.r_[True, li[1:] != li[:-1]]
+        if new.all():
+            return lv
+        gid = np.cumsum(new) - 1
+        start = np.flatnonzero(new)
+        size = np.diff(np.r_[start, li.size])
+        differs = lv["okey"] != lv["okey"][start][gid]
+        conflict = np.zeros(start.size, dtype=bool)
+        conflict[gid[differs]] = True
+        self.groups.append(lv[size[gid] > 1])
+        self.n_repeated += int(np.count_nonzero(size > 1))
+        if self.n_repeated > MAX_REPEATS:
+            raise NotInRuns("too many repeated spin ids")
+        return lv[new & ~conflict[gid]]
+
+    # long: one pass over the sorted records carries the repeat, order, time and gap checks and the reorder of every column from chunk to chunk
+    def sort_table(self, t: int, columns: list[np.ndarray], min_us: int, unsplit: np.ndarray, repeats: bool = True):
         """Put the accepted rows of table ``t`` in spin-id order in ``columns`` (its arrays, in file
-        order; changed in place). ``unsplit``: ids of rows the reader could not split (present, not gaps).
+        order; changed in place), without the rows a repeated id leaves out. ``unsplit``: ids of rows the
+        reader could not split (present, not gaps).
 
         Returns
         -------
@@ -175,26 +218,32 @@ class IdSort:
             Whether the live rows were out of spin-id order in the file (the exact path's note).
         gaps : (missing, first, last) or None
             The spin ids missing between the lowest and the highest, as the exact path counts them.
+        kept : int
+            The accepted rows in ``columns`` (the first ``kept``).
+        groups : (m,) records
+            The live rows of the repeated ids, in id order, each id's in file order (see :meth:`_repeats`).
 
         Raises
         ------
         NotInRuns
-            A repeated id, a timestamp that goes back in spin-id order, or (``min_us`` > 0) rounds
-            closer than twice ``min_us`` or timestamps in whole minutes (the exact path's findings and notes).
+            A repeated id (when not ``repeats``, or more than :data:`MAX_REPEATS`), a timestamp that
+            goes back in spin-id order, or (``min_us`` > 0) rounds closer than twice ``min_us`` or
+            timestamps in whole minutes (the exact path's findings and notes).
         """
         n = self.n.get(t, 0)
+        self.groups, self.n_repeated = [], 0
         if n == 0:
-            return False, None
+            return False, None, 0, np.zeros(0, dtype=self.dtype)
         fh = self._fh.pop(t)
         fh.close()
         src = [c.copy() for c in columns]
         u = np.unique(unsplit)
         has_ts = "ts" in self.dtype.names
-        prev_id = prev_live_id = prev_live = prev_ts = None
+        prev_id = prev_live = prev_ts = None
         distinct = found = out = 0
         moved = False
         minute_only = True
-        for rec in self._sorted(self._path(t), n, self.lo[t], self.hi[t]):
+        for rec in self._whole_groups(t):
             ids = rec["id"]
             new = np.r_[prev_id is None or ids[0] != prev_id, ids[1:] != ids[:-1]]
             distinct += int(np.count_nonzero(new))
@@ -202,10 +251,10 @@ class IdSort:
                 found += int(np.count_nonzero(np.isin(u, ids[new], assume_unique=True)))
             prev_id = int(ids[-1])
             lv = rec[rec["live"] >= 0]
+            if lv.size and not repeats and np.any(lv["id"][1:] == lv["id"][:-1]):
+                raise NotInRuns("a spin id repeats")
+            lv = self._repeats(lv) if lv.size else lv
             if lv.size:
-                li = lv["id"]
-                if np.any(li[1:] == li[:-1]) or li[0] == prev_live_id:
-                    raise NotInRuns("a spin id repeats")
                 pos = lv["live"]
                 moved = moved or bool(np.any(pos[1:] < pos[:-1])) or (prev_live is not None and pos[0] < prev_live)
                 if has_ts:
@@ -218,20 +267,19 @@ class IdSort:
                             raise NotInRuns("rounds closer than twice the minimum round interval")
                         minute_only = minute_only and bool(np.all(lv["ts"] % 60_000_000 == 0))
                     prev_ts = int(lv["ts"][-1])
-                prev_live_id, prev_live = int(li[-1]), int(pos[-1])
-            a = rec["acc"][rec["acc"] >= 0]
+                prev_live = int(pos[-1])
+            a = lv["acc"][lv["acc"] >= 0]
             for c, s in zip(columns, src):
                 c[out : out + a.size] = s[a]
             out += a.size
-        if columns and out != columns[0].size:  # pragma: no cover - the records and the columns are of the same rows
-            raise NotInRuns(f"{out} accepted rows in the sorted records, {columns[0].size} in the table")
         if has_ts and min_us > 0 and minute_only and prev_ts is not None:
             raise NotInRuns("timestamps in whole minutes")
         lo, hi = self.lo[t], self.hi[t]
         if u.size:
             lo, hi = min(lo, int(u[0])), max(hi, int(u[-1]))
         missing = hi - lo + 1 - (distinct + u.size - found)
-        return moved, ((missing, lo, hi) if missing and n + unsplit.size > 1 else None)
+        groups = np.concatenate(self.groups) if self.groups else np.zeros(0, dtype=self.dtype)
+        return moved, ((missing, lo, hi) if missing and n + unsplit.size > 1 else None), out, groups
 
 
 #: Labels longer than this (characters) are not given keys (the exact path reads such a log).

@@ -195,7 +195,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
     """The files read one after the other into ``acc`` (:func:`_read_spin_log_compact`)."""
     from rngcert.collect import csvstream
 
-    metas, sources, rejected, notes = [], [], [], []
+    metas, sources, rejected, notes, counts = [], [], [], [], []
     for p in paths:
         p = Path(p)
         name = str(p)
@@ -233,10 +233,16 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         accepted = acc.pos.n - n0
         _check_readable(part, accepted)
         metas.append(part)
-        rejected.extend(part["rejected"])
         notes.extend(part["notes"])
-        sources.append(_source_info(part, accepted, name))
+        counts.append(accepted)
     level, space, tables = acc.finish(metas, notes)
+    for i, part in enumerate(metas):  # the rows repeated spin ids reject (ids sorted out of core), as _mark_repeats rejects them
+        if i in acc.repeat_rejected:
+            part["rejected"] = sorted(list(part["rejected"]) + sorted(acc.repeat_rejected[i], key=lambda r: r.line), key=lambda r: r.line)
+            counts[i] -= acc.repeat_removed[i][0]
+            part["void_count"] -= acc.repeat_removed[i][1]
+        rejected.extend(part["rejected"])
+        sources.append(_source_info(part, counts[i], str(paths[i])))
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period)
 
 
