@@ -445,6 +445,20 @@ def test_label_keys():
     assert label_keys(["T1-5", "17"]) is None and label_keys(["x" * (MAX_LABEL + 1)]) is None
 
 
+def test_text_ids_of_a_batch_without_python_strings():
+    """A streamed batch's text ids as numbers (one prefix and a number) or label keys; an empty or a
+    whole-number id leaves the batch to the codes and labels (then the exact path)."""
+    import pyarrow as pa
+
+    from rngcert.collect.spinlog.core import TextIds
+
+    got = TextIds.of(pa.array(["R12", "R3", "S7"]))
+    assert got.kind is True and got.values.tolist() == [12, 3, 7] and [got.prefixes[i] for i in got.prefix] == ["R", "R", "S"]
+    lab = TextIds.of(pa.array(["T1-5", "T1-6", "T1-5"]))
+    assert lab.kind == "label" and lab.values[0] == lab.values[2] != lab.values[1]
+    assert TextIds.of(pa.array(["R1", ""])) is None and TextIds.of(pa.array(["T1-5", "12"])) is None
+
+
 def test_repeats_and_conflicts_sorted_out_of_core(tmp_path, monkeypatch):
     """Repeated spin ids across two files, shuffled: exact duplicates (a void one too), a conflict of five
     rows (its message lists four), a conflict across the files (named by file), a table whose only spin is a

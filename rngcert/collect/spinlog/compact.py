@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
+from rngcert.collect.spinlog.core import IntIds, TableSpins, TextIds, _small_int, _span
 from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuffled, reorder, text_id_numbers
 from rngcert.collect.spinlog.idsort import IdSort, label_keys
 from rngcert.collect.spinlog.order import outcome_key
@@ -355,13 +355,18 @@ class _CompactLog:
         :func:`text_id_numbers`, one prefix per table; ``(keys, "label")`` of other text ids (UUIDs,
         ``T1-5``: 64-bit keys, equal for equal texts, :func:`label_keys`) when the ids are sorted out of
         core (:class:`_NeedSort` before); else :class:`_NeedExact`."""
-        codes, labels = sid
-        if "" in labels:
-            raise _NeedExact("empty spin ids")
-        got = text_id_numbers(labels)
-        codes = np.asarray(codes, dtype=np.int64)
+        if isinstance(sid, TextIds):  # (read as numbers or keys already: no text a row)
+            codes = np.arange(sid.values.size)
+            got = (sid.prefixes, sid.values, sid.prefix) if sid.kind is True else None
+            labels = None
+        else:
+            codes, labels = sid
+            if "" in labels:
+                raise _NeedExact("empty spin ids")
+            got = text_id_numbers(labels)
+            codes = np.asarray(codes, dtype=np.int64)
         if got is None:
-            keys = label_keys(labels)  # (None: a label the exact path may count as a whole number, or a very long one)
+            keys = sid.values if labels is None else label_keys(labels)  # (None: a label the exact path may count as a whole number, or a very long one)
             if keys is None:
                 raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
             if self.sorter is None:

@@ -151,9 +151,15 @@ def text_id_numbers(labels: list[str]) -> tuple[list[str], np.ndarray, np.ndarra
     the shape of :data:`_TEXT_ID` (then two ids are the same text exactly when prefix and number
     are); None otherwise."""
     import pyarrow as pa
+
+    return text_id_numbers_arrow(pa.array(labels, type=pa.string()))
+
+
+def text_id_numbers_arrow(arr) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+    """:func:`text_id_numbers` of a pyarrow string array (one value a row)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = pa.array(labels, type=pa.string())
     parts = pc.extract_regex(arr, _TEXT_ID)  # (null where a label is not in the shape)
     if not len(arr) or parts.null_count:
         return None

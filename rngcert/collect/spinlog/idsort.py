@@ -29,9 +29,9 @@ import numpy as np
 from rngcert.collect.spinlog.idorder import NotInRuns
 
 #: Records a bucket holds at most before it is sorted in memory (else it is split by id range again).
-BUCKET_ROWS = 2_000_000
+BUCKET_ROWS = 1_000_000
 #: Records read from a temporary file at a time.
-READ_ROWS = 1 << 20
+READ_ROWS = 1 << 19
 #: Repeated spin ids of a table at most (beyond, the exact path reads the log).
 MAX_REPEATS = 1_000_000
 
@@ -286,15 +286,17 @@ class IdSort:
 MAX_LABEL = 256
 
 
-def label_keys(labels: list[str]) -> np.ndarray | None:
+def label_keys(labels) -> np.ndarray | None:
     """A 64-bit key of each spin id that is a label (a UUID, ``T1-5``): equal texts have equal keys (two
     texts may share one: then the log is read on the exact path, as for a repeat). None when a label is
     a whole number (the exact path's file-level check may count the ids as numbers) or is longer than
-    :data:`MAX_LABEL`."""
+    :data:`MAX_LABEL`. ``labels``: a list, or a pyarrow string array without nulls."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = pa.array(labels, type=pa.string())
+    arr = labels if isinstance(labels, pa.Array) else pa.array(labels, type=pa.string())
+    if arr.type == pa.large_string():
+        arr = arr.cast(pa.string())
     if not len(arr):
         return np.zeros(0, dtype=np.int64)
     if pc.any(pc.match_substring_regex(arr, r"^[0-9]+$")).as_py():
