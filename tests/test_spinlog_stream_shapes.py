@@ -489,6 +489,38 @@ def test_repeats_and_conflicts_sorted_out_of_core(tmp_path, monkeypatch):
     assert sum(s.duplicates for s in fast.sources) == 5  # (5, 6 twice, 300, a void 401; 120 again as two voids is a conflict)
 
 
+def test_repeats_out_of_core_period_and_no_data(tmp_path, monkeypatch):
+    """The rows repeats leave out are not in the log's period (a conflict with the latest timestamp), and a
+    log whose every row is a conflict is no data: as on the exact path."""
+    import rngcert.collect.csvstream as csvstream
+    import rngcert.collect.spinlog.idsort as idsort
+    from rngcert.errors import NoDataError
+
+    rng = np.random.default_rng(3)
+    rows = [f"{i},2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z,{rng.integers(0, 37)}" for i in range(1, 300)]
+    rows.append("17,2026-01-02T00:00:00Z,40")  # unreadable: rejected, not a repeat
+    rows.append(rows[16].split(",")[0] + ",2026-01-03T00:00:00Z," + str((int(rows[16].split(",")[2]) + 1) % 37))  # a conflict, the latest time
+    rows.append(rows[0].split(",")[0] + ",2025-12-31T00:00:00Z," + rows[0].split(",")[2])  # an exact duplicate, the earliest time
+    log = tmp_path / "p.csv"
+    log.write_text("spin_id,timestamp,result\n" + "\n".join(rows[i] for i in rng.permutation(len(rows))) + "\n")
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 1500)
+    monkeypatch.setattr(idsort, "BUCKET_ROWS", 25)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert streamed and _snapshot(fast) == _snapshot(slow)
+    assert fast.period[1] < 1767312000 * 10**6  # (before 2026-01-02)
+    every = tmp_path / "c.csv"
+    every.write_text("spin_id,result\n" + "".join(f"{i},{i % 37}\n{i},{(i + 1) % 37}\n" for i in range(1, 60)))
+    got = []
+    for force in (False, True):
+        with monkeypatch.context() as m:
+            if force:
+                m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+            with pytest.raises(NoDataError) as exc:
+                spinlog.read_spin_log([every], EU)
+            got.append(str(exc.value))
+    assert got[0] == got[1] and "every row is rejected" in got[0]
+
+
 @pytest.mark.parametrize("start", [b"[", b"  \n[", b"\xef\xbb\xbf[", b"\xa0["])
 def test_jsonl_array_named_as_the_exact_path_names_it(tmp_path, monkeypatch, start):
     """A JSON array (after white space, a byte-order mark, or Latin-1's no-break space): the same error on both paths."""

@@ -523,6 +523,9 @@ class _CompactLog:
                 if gaps:
                     tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
             tables[str(t)] = ts_
+        if self.repeat_rejected and self.period is not None:  # (the rows repeats leave out are not in the period)
+            spans = list(self.sorter.span.values())
+            self.period = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
         return level, space, tables
 
     def _repeat_rejects(self, groups: np.ndarray, parts: list[dict]) -> tuple[list[str], int, int]:

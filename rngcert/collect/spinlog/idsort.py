@@ -49,6 +49,7 @@ class IdSort:
         self.acc_n: dict[int, int] = {}
         self._fh: dict[int, object] = {}
         self._serial = 0
+        self.span: dict[int, tuple[int, int]] = {}  # per sorted table: first and last timestamp of its live rows left
 
     # -- writing, in file order
     def _path(self, t: int) -> str:
@@ -239,7 +240,7 @@ class IdSort:
         src = [c.copy() for c in columns]
         u = np.unique(unsplit)
         has_ts = "ts" in self.dtype.names
-        prev_id = prev_live = prev_ts = None
+        prev_id = prev_live = prev_ts = first_ts = None
         distinct = found = out = 0
         moved = False
         minute_only = True
@@ -267,6 +268,7 @@ class IdSort:
                             raise NotInRuns("rounds closer than twice the minimum round interval")
                         minute_only = minute_only and bool(np.all(lv["ts"] % 60_000_000 == 0))
                     prev_ts = int(lv["ts"][-1])
+                    first_ts = int(lv["ts"][0]) if first_ts is None else first_ts
                 prev_live = int(pos[-1])
             a = lv["acc"][lv["acc"] >= 0]
             for c, s in zip(columns, src):
@@ -274,6 +276,8 @@ class IdSort:
             out += a.size
         if has_ts and min_us > 0 and minute_only and prev_ts is not None:
             raise NotInRuns("timestamps in whole minutes")
+        if prev_ts is not None:  # (in spin-id order the timestamps never go back: the first and the last are the span)
+            self.span[t] = (first_ts, prev_ts)
         lo, hi = self.lo[t], self.hi[t]
         if u.size:
             lo, hi = min(lo, int(u[0])), max(hi, int(u[-1]))

@@ -243,6 +243,9 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
             part["void_count"] -= acc.repeat_removed[i][1]
         rejected.extend(part["rejected"])
         sources.append(_source_info(part, counts[i], str(paths[i])))
+    if acc.repeat_rejected and not any(counts) and not any(pt["void_count"] for pt in metas):  # (every row left out: as the exact path says it)
+        first = rejected[0]
+        raise NoDataError(f"no readable spin in {', '.join(pt['name'] for pt in metas)}: every row is rejected (first: {first.file}:{first.line}: {first.reason})")
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period)
 
 
