@@ -428,9 +428,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         if raw.null_count:
             raw = pc.fill_null(raw, "")
         if key == "spin_id" or not text_codes:
-            first = raw[0].as_py() if len(raw) else None
-            letter = bool(first) and first[0].isascii() and first[0].isalpha()  # (a cast that fails costs 1 µs a row: not tried when it must)
-            if text_codes and not letter:
+            if text_codes and _may_be_int(raw):  # (a cast that fails costs 1 µs a row: not tried when it must fail)
                 try:  # whole numbers as written (a cell with spaces or a quote fails here and is cleaned below)
                     return IntIds(_arrow.ints(pc.cast(raw, pa.int64())))
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -439,9 +437,8 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             if not text_codes:
                 return col
             try:
-                if letter:
-                    raise pa.ArrowInvalid("a letter")
-                return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
+                if _may_be_int(col):
+                    return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
             got = TextIds.of(col) if id_numbers else None
@@ -505,6 +502,13 @@ class IntIds:
         codes = np.full(v.size, -1, dtype=np.int64)
         codes[ok] = inv
         return codes, [str(u) for u in uniq]
+
+
+def _may_be_int(col) -> bool:
+    """False when the cast of a text column to int64 must fail: its first value has a character
+    that is neither a digit nor a sign."""
+    first = col[0].as_py() if len(col) else None
+    return not first or all(c in "0123456789+-" for c in first)
 
 
 @dataclass
