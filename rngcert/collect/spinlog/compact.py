@@ -240,12 +240,13 @@ class _CompactLog:
                 raise _NeedExact("negative spin ids")
         ts = pt.get("ts")
         by_runs = ids is not None and not self.pool and text != "label"  # (pooled tables are one sequence of several tables' ids: the exact path)
-        if text == "label":  # labels order nothing: file order; their repeats are found by sorting their keys out of core
+        if text == "label" or (by_runs and self.sorter is not None):  # ids sorted out of core (labels: for their repeats only, file order)
             lv = acc | void
+            okey = outcome_key(pt["pos"], pt["sym"], void)
             try:
-                okey = outcome_key(pt["pos"], pt["sym"], void)
                 for t, rows in _groups(tcode, np.arange(n)):
-                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None, pt["lines"][rows], okey[rows], self.file_no)
+                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None if ts is None or text == "label" else ts[rows], pt["lines"][rows], okey[rows],
+                                    self.file_no)
             except NotInRuns as exc:
                 raise _NeedExact(str(exc)) from None
         elif text and self.pool:  # pooled text ids: repeats from the runs of their numbers; file order while the numbers rise
@@ -261,15 +262,7 @@ class _CompactLog:
                 self.pool_last = int(v[-1])
         # (text ids in time order and near-duplicate checks: the exact path compares rows of equal times in file order)
         self.order.ties_ok = self.order.ties_ok and not (text and self.min_us > 0)
-        if by_runs and self.sorter is not None:
-            lv = acc | void
-            try:
-                okey = outcome_key(pt["pos"], pt["sym"], void)
-                for t, rows in _groups(tcode, np.arange(n)):
-                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], pt["lines"][rows], okey[rows], self.file_no)
-            except NotInRuns as exc:
-                raise _NeedExact(str(exc)) from None
-        elif by_runs:
+        if by_runs and self.sorter is None:
             okey = outcome_key(pt["pos"], pt["sym"], void) if ts is not None and self.min_us > 0 else None
             lv = acc | void
             try:
@@ -277,7 +270,7 @@ class _CompactLog:
                     self.order.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], None if okey is None else okey[rows], self.min_us)
             except NotInRuns as exc:
                 raise _not_in_runs(exc) from None
-        elif ids is not None and not text:
+        elif ids is not None and not text and not by_runs:
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
                 v = _at(ids, rows)
                 if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
