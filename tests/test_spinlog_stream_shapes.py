@@ -373,6 +373,20 @@ def test_shuffled_ids_sorted_out_of_core(tmp_path, monkeypatch, how, streams):
         assert not any("gaps in the sequence" in x for x in notes) and any(r.column == "*" for r in fast.rejected)
 
 
+def test_sort_without_room_falls_back_to_the_exact_path(tmp_path, monkeypatch):
+    """No room for the sort's temporary files (an OSError): the exact path reads the log, same result."""
+    import rngcert.collect.spinlog.idsort as idsort
+
+    log = _reshape(_csv_log(tmp_path / "a.csv"), "shuffled")
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(idsort.tempfile, "mkdtemp", full)
+    fast, slow, streamed = _both(monkeypatch, [log])
+    assert not streamed and _snapshot(fast) == _snapshot(slow)
+
+
 def test_shuffled_ids_of_one_value_and_rejected_copies(tmp_path, monkeypatch):
     """A rejected row with the id of a live one (counted once among the present ids, not a repeat), in a
     bucket of one id (file order is id order), sorted like the exact path."""

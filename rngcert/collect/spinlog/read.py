@@ -78,7 +78,10 @@ def read_spin_log(
         try:
             return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval)
         except _NeedSort:  # spin ids in no order: read again, sorting them out of core
-            return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval, sort=True)
+            try:
+                return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval, sort=True)
+            except OSError:  # (no room for the sort's temporary files: the exact path below, in memory)
+                pass
     except _NeedExact:
         pass  # not the usual shape: the exact path below reads the log again, keeping every row's keys
 
