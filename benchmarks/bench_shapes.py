@@ -10,7 +10,10 @@ Shapes (made with numpy in a temporary folder, deleted afterwards; ids and resul
 * ``jsonl``: ``{"spin_id":N,"result":R}`` a line, ids increasing;
 * ``perm1`` / ``perm17``: a permanence list, one number a line / 17 a line;
 * ``reversed``: the CSV with its rows in reverse order (a newest-first export: ids going down);
-* ``textids``: the CSV with text ids (``R100000000``).
+* ``textids``: the CSV with text ids (``R100000000``);
+* ``shuffled``: the CSV with its rows in random order (ids a random permutation);
+* ``repeats``: the CSV with every 1,000th row exported twice and every 100,000th again with another result (a conflict);
+* ``uuid``: the CSV with UUIDs as spin ids (labels: file order, repeats checked).
 
 Each command runs in its own process (``benchmarks/_measure.py``: wall, CPU of the child, peak
 RSS by GNU time); R = 999, no figures, one worker. Prints the rows; asserts nothing.
@@ -32,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _measure import run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHAPES = ("csv", "jsonl", "perm1", "perm17", "reversed", "textids")
+SHAPES = ("csv", "jsonl", "perm1", "perm17", "reversed", "textids", "shuffled", "repeats", "uuid")
 _CHUNK = 5_000_000
 
 
@@ -61,15 +64,16 @@ def _records(parts) -> bytes:
 def make(shape: str, path: Path, n: int, seed: int = 1) -> None:
     """Write ``n`` spins of ``shape`` to ``path`` (no Python loop over spins: numpy, chunk by chunk)."""
     rng = np.random.default_rng(seed)
+    perm = rng.permutation(n).astype(np.int64) if shape == "shuffled" else None
     chunks = list(range(0, n, _CHUNK))
     if shape == "reversed":
         chunks = chunks[::-1]
     with open(path, "wb") as fh:
-        if shape in ("csv", "reversed", "textids"):
+        if shape in ("csv", "reversed", "textids", "shuffled", "repeats", "uuid"):
             fh.write(b"spin_id,result\n")
         for a in chunks:
             m = min(_CHUNK, n - a)
-            ids = np.arange(a, a + m, dtype=np.int64) + 100_000_000  # nine digits up to 9 * 10^8 spins
+            ids = (np.arange(a, a + m, dtype=np.int64) if perm is None else perm[a : a + m]) + 100_000_000  # nine digits up to 9 * 10^8 spins
             res = rng.integers(0, 37, m)
             two = _digits(res, 2)
             two[res < 10, 0] = 32  # a space before a one-digit number (fixed-width rows)
@@ -84,6 +88,17 @@ def make(shape: str, path: Path, n: int, seed: int = 1) -> None:
                 fh.write(row.tobytes())
                 if m % 17:
                     fh.write(b" ".join(bytes(x) for x in two[k:]) + b"\n")
+            elif shape == "uuid":
+                hexd = np.frombuffer(b"0123456789abcdef", np.uint8)[rng.integers(0, 16, (m, 32))]
+                fh.write(_records([hexd[:, :8], b"-", hexd[:, 8:12], b"-", hexd[:, 12:16], b"-", hexd[:, 16:20], b"-", hexd[:, 20:], b",", two, b"\n"]))
+            elif shape == "repeats":
+                rows = np.frombuffer(_records([_digits(ids, 9), b",", two, b"\n"]), np.uint8).reshape(m, 13)
+                again = np.arange(999, m, 1000)  # exported twice (exact duplicates)
+                at = np.arange(499, m, 100_000)  # the same spin again with another result (conflicts), after its neighbour
+                other = rows[at].copy()
+                other[:, 10:12] = _digits((res[at] + 1) % 37, 2)
+                out = np.insert(rows, np.r_[again + 1, at + 2], np.concatenate([rows[again], other]), axis=0)
+                fh.write(out.tobytes())
             else:
                 rows = _records([b"R" if shape == "textids" else b"", _digits(ids, 9), b",", two, b"\n"])
                 if shape == "reversed":

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rngcert.collect.spinlog.core import IntIds, TableSpins, _small_int, _span
-from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, reorder, text_id_numbers
+from rngcert.collect.spinlog.core import IntIds, TableSpins, TextIds, _small_int, _span
+from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuffled, reorder, text_id_numbers
+from rngcert.collect.spinlog.idsort import IdSort, label_keys
 from rngcert.collect.spinlog.order import outcome_key
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
 
@@ -21,6 +22,16 @@ class _NeedExact(Exception):
     columns (a CSV log beside a permanence list), a file is neither CSV, JSON Lines nor a
     permanence list, or a permanence list has text on a line longer than a block. :func:`read_spin_log` then reads the log again on the exact
     path, which keeps every row's keys."""
+
+
+class _NeedSort(_NeedExact):
+    """The spin ids of a table are too far out of order for runs (shuffled, files joined out of order):
+    the log is read again with its ids sorted out of core (:mod:`rngcert.collect.spinlog.idsort`)."""
+
+
+def _not_in_runs(exc: NotInRuns) -> _NeedExact:
+    """The exception a failed id check raises: read again sorted (:class:`_NeedSort`) or exact."""
+    return (_NeedSort if isinstance(exc, Shuffled) else _NeedExact)(str(exc))
 
 
 class _Grow:
@@ -106,7 +117,7 @@ class _CompactLog:
     (:func:`_mark_repeats`, :func:`_assemble_tables`) whenever no :class:`_NeedExact` is raised.
     """
 
-    def __init__(self, wheel: Wheel, pool: bool, min_round_interval: float = 0.0):
+    def __init__(self, wheel: Wheel, pool: bool, min_round_interval: float = 0.0, sort: bool = False):
         self.wheel, self.pool = wheel, pool
         self.min_us = int(round(min_round_interval * 1e6))
         self.pos = _Grow(_small_int(max(wheel.k - 1, 1)))
@@ -132,13 +143,20 @@ class _CompactLog:
         self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
         self.stem = ""
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
-        self.id_kind: bool | None = None  # True: text ids, kept as the numbers after their prefix
+        self.sorter = IdSort() if sort else None  # not pooled, ``sort``: spin ids in any order, sorted out of core (idsort.py)
+        self.repeat_rejected: dict[int, list] = {}  # sorted: per file, the rows repeated spin ids reject (RejectedRow)
+        self.repeat_removed: dict[int, list[int]] = {}  # sorted: per file, [accepted, void] rows they take
+        self.file_no = -1
+        self.id_kind: bool | str | None = None  # True: text ids, kept as the numbers after their prefix; "label": other text ids
         self.id_prefix: dict[int, str] = {}  # per table: the prefix of its text ids
+        self.pool_last = -1  # pooled text ids: the number of the last live row, and whether the numbers ever fell
+        self.pool_fell = False
         self._mark = None
 
     # -- one file
     def begin(self, stem: str) -> None:
         self.stem = stem
+        self.file_no += 1
         self._mark = self._state()
 
     def reserve(self, rows: int) -> None:
@@ -154,8 +172,10 @@ class _CompactLog:
             for key in list(d)[k:]:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
-         self.last_line, order, self.id_kind, self.id_prefix) = small
+         self.last_line, order, self.id_kind, self.id_prefix, self.pool_last, self.pool_fell, sorter) = small
         self.order.restore(order)
+        if self.sorter is not None:
+            self.sorter.restore(sorter)
         self._mark = self._state()  # (a copy: the restored dictionaries change as the file is read again)
 
     def _cols(self):
@@ -167,7 +187,7 @@ class _CompactLog:
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
                  copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state(),
-                 self.id_kind, dict(self.id_prefix))
+                 self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell, None if self.sorter is None else self.sorter.state())
         return self.pos.n, len(self.tables), len(self.dealers), small
 
     @staticmethod
@@ -209,34 +229,48 @@ class _CompactLog:
         text = False
         if pt.get("spin_id") is not None:
             if not isinstance(pt["spin_id"], IntIds):
-                ids = self._text_ids(pt["spin_id"], tcode)  # (raises _NeedExact when they are not text ids it can keep as numbers)
-                text = True
+                ids, text = self._text_ids(pt["spin_id"], tcode)  # (raises _NeedExact when they are neither letters and a number nor labels)
             else:
                 ids = pt["spin_id"].values
             if self.id_kind is None:
                 self.id_kind = text
             elif self.id_kind != text:
                 raise _NeedExact("whole-number and text spin ids in one log")
-            if ids.size and ids.min() < 0:
+            if text != "label" and ids.size and ids.min() < 0:
                 raise _NeedExact("negative spin ids")
         ts = pt.get("ts")
-        by_runs = ids is not None and not self.pool and not text  # (pooled tables are one sequence of several tables' ids: the exact path)
-        if text:  # text ids order nothing: repeats are found from the runs of their numbers, and the file order stays
+        by_runs = ids is not None and not self.pool and text != "label"  # (pooled tables are one sequence of several tables' ids: the exact path)
+        if text == "label" or (by_runs and self.sorter is not None):  # ids sorted out of core (labels: for their repeats only, file order)
+            lv = acc | void
+            okey = outcome_key(pt["pos"], pt["sym"], void)
+            try:
+                for t, rows in _groups(tcode, np.arange(n)):
+                    self.sorter.add(t, ids[rows], lv[rows], acc[rows], None if ts is None or text == "label" else ts[rows], pt["lines"][rows], okey[rows],
+                                    self.file_no)
+            except NotInRuns as exc:
+                raise _NeedExact(str(exc)) from None
+        elif text and self.pool:  # pooled text ids: repeats from the runs of their numbers; file order while the numbers rise
             lv = acc | void
             try:
                 for t, rows in _groups(tcode, np.arange(n)):
                     self.order.add(t, ids[rows], lv[rows], acc[rows], None, None, 0)
             except NotInRuns as exc:
                 raise _NeedExact(str(exc)) from None
-        if by_runs:
+            v = ids[live]
+            if v.size:
+                self.pool_fell = self.pool_fell or v[0] < self.pool_last or bool(np.any(v[1:] < v[:-1]))
+                self.pool_last = int(v[-1])
+        # (text ids in time order and near-duplicate checks: the exact path compares rows of equal times in file order)
+        self.order.ties_ok = self.order.ties_ok and not (text and self.min_us > 0)
+        if by_runs and self.sorter is None:
             okey = outcome_key(pt["pos"], pt["sym"], void) if ts is not None and self.min_us > 0 else None
             lv = acc | void
             try:
                 for t, rows in _groups(tcode, np.arange(n)):
                     self.order.add(t, ids[rows], lv[rows], acc[rows], None if ts is None else ts[rows], None if okey is None else okey[rows], self.min_us)
             except NotInRuns as exc:
-                raise _NeedExact(str(exc)) from None
-        elif ids is not None and not text:
+                raise _not_in_runs(exc) from None
+        elif ids is not None and not text and not by_runs:
             for t, rows in _groups(tcode, live):  # repeats: ids strictly increasing within each table
                 v = _at(ids, rows)
                 if v[0] <= self.last_id.get(t, -1) or (v.size > 1 and np.any(v[1:] <= v[:-1])):
@@ -309,13 +343,28 @@ class _CompactLog:
                 self.last_line[t] = int(v[-1])
             self.line_start.put(start)
 
-    def _text_ids(self, sid, tcode: np.ndarray) -> np.ndarray:
-        """The numbers of text spin ids (``(codes, labels)``) in the shape of
-        :func:`text_id_numbers`, one prefix per table; else :class:`_NeedExact`."""
-        codes, labels = sid
-        got = text_id_numbers(labels) if "" not in labels else None
+    def _text_ids(self, sid, tcode: np.ndarray) -> tuple[np.ndarray, bool | str]:
+        """``(numbers, True)`` of text spin ids (``(codes, labels)``) in the shape of
+        :func:`text_id_numbers`, one prefix per table; ``(keys, "label")`` of other text ids (UUIDs,
+        ``T1-5``: 64-bit keys, equal for equal texts, :func:`label_keys`) when the ids are sorted out of
+        core (:class:`_NeedSort` before); else :class:`_NeedExact`."""
+        if isinstance(sid, TextIds):  # (read as numbers or keys already: no text a row)
+            codes = np.arange(sid.values.size)
+            got = (sid.prefixes, sid.values, sid.prefix) if sid.kind is True else None
+            labels = None
+        else:
+            codes, labels = sid
+            if "" in labels:
+                raise _NeedExact("empty spin ids")
+            got = text_id_numbers(labels)
+            codes = np.asarray(codes, dtype=np.int64)
         if got is None:
-            raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
+            keys = sid.values if labels is None else label_keys(labels)  # (None: a label the exact path may count as a whole number, or a very long one)
+            if keys is None:
+                raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")
+            if self.sorter is None:
+                raise _NeedSort("spin ids that are labels: their repeats are found out of core")
+            return keys[codes], "label"
         prefixes, num, pcode = got
         codes = np.asarray(codes, dtype=np.int64)
         per_row = pcode[codes]
@@ -325,7 +374,7 @@ class _CompactLog:
             p = prefixes[int(per_row[rows[0]])]
             if self.id_prefix.setdefault(t, p) != p:
                 raise _NeedExact("text spin ids of one table with different prefixes")
-        return num[codes]
+        return num[codes], True
 
     def _present(self, t: int, v: np.ndarray) -> None:
         """Add ids (in row order) to the runs of table ``t``; they must keep increasing."""
@@ -359,7 +408,15 @@ class _CompactLog:
             if wheel.order_known:
                 notes.append("results are symbols, not section numbers: tests that need the wheel order do not apply")
         cols = self.columns or ()
-        if self.id_kind:  # text ids: no repeat in any table (they order nothing and have no gaps, as on the exact path)
+        if self.id_kind == "label":  # labels: no repeat in any table (file order, no gaps, as on the exact path)
+            for t in list(self.sorter.n):
+                try:
+                    self.sorter.check_unique(t)
+                except NotInRuns as exc:
+                    raise _NeedExact(str(exc)) from None
+        if self.id_kind is True and self.pool:  # pooled text ids: no repeat in any table, and their numbers never fall (file order)
+            if self.pool_fell and len({self.id_prefix[t] for t, c in self.live_rows.items() if c}) == 1:  # (one prefix: sorted by number)
+                raise _NeedExact("pooled text spin ids out of order")
             for t in list(self.order.runs):
                 try:
                     self.order.finish(t, 0)
@@ -408,16 +465,35 @@ class _CompactLog:
                 continue
             a, b = int(bounds[ti]), int(bounds[ti + 1])
             tnotes: list[str] = []
-            if "spin_id" in cols and not self.pool and not self.id_kind:
+            table_void = self.void.get(ti, 0)
+            unsplit = sorted_gaps = None
+            if "spin_id" in cols:
+                names = ([str(t)] if not self.pool else tab_labels_all) + [None]
+                unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
+                unsplit = unsplit[unsplit >= 0]
+            if "spin_id" in cols and not self.pool and self.id_kind != "label":  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
-                    self.present[ti], slices = self.order.finish(ti, self.min_us)
+                    if self.sorter is not None:  # (the columns are put in spin-id order in place, without the rows repeats leave out)
+                        moved, sorted_gaps, kept, groups = self.sorter.sort_table(ti, [arr[a:b] for arr in arrays.values()], self.min_us, unsplit,
+                                                                                  repeats=self.id_kind is False)
+                        slices = [] if moved else None
+                        if groups.size:  # repeated ids: their notes first, as on the exact path
+                            b = a + kept
+                            rnotes, void_out, live_out = self._repeat_rejects(groups, parts)
+                            tnotes.extend(rnotes)
+                            table_void -= void_out
+                            live -= live_out
+                    else:
+                        self.present[ti], slices = self.order.finish(ti, self.min_us)
                 except NotInRuns as exc:
-                    raise _NeedExact(str(exc)) from None
+                    raise _not_in_runs(exc) from None
                 if slices is not None:
-                    for arr in arrays.values():
+                    for arr in arrays.values() if slices else ():
                         reorder(arr[a:b], slices)
                     tnotes.append(ORDER_NOTE)
-            ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=self.void.get(ti, 0), notes=tnotes)
+            if live == 0:  # (every live row left out as a conflict)
+                continue
+            ts_ = TableSpins(table=str(t), outcomes=arrays["outcomes"][a:b], void=table_void, notes=tnotes)
             if "release" in arrays:
                 ts_.release = arrays["release"][a:b]
             if "direction" in arrays:
@@ -436,13 +512,66 @@ class _CompactLog:
                 ts_.dealer = lookup[sel]
                 ts_.dealer_labels = tuple(dealer_labels[u] if dealer_labels[u] else "(none)" for u in used)
             if "spin_id" in cols and not self.id_kind:
-                names = ([str(t)] if not self.pool else tab_labels_all) + [None]
-                unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
-                gaps = self._gaps(ti, unsplit[unsplit >= 0])
+                gaps = sorted_gaps if self.sorter is not None else self._gaps(ti, unsplit)
                 if gaps:
                     tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
             tables[str(t)] = ts_
+        if self.repeat_rejected and self.period is not None:  # (the rows repeats leave out are not in the period)
+            spans = list(self.sorter.span.values())
+            self.period = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
         return level, space, tables
+
+    def _repeat_rejects(self, groups: np.ndarray, parts: list[dict]) -> tuple[list[str], int, int]:
+        """The rejects and the table notes of the repeated spin ids of one table (the records of their
+        live rows, :meth:`IdSort.sort_table`), worded as :func:`_mark_repeats` words them; the rejects
+        are kept per file in :attr:`repeat_rejected`, the accepted and void rows they take per file in
+        :attr:`repeat_removed`. Returns (notes, void rows left out, live rows left out)."""
+        from rngcert.collect.spinlog.core import RejectedRow
+        from rngcert.collect.spinlog.order import DUPLICATE_REASON, _result_label
+
+        labels_pos = self.wheel.position_space().labels if self.wheel.order_known else ()
+        ok, ids, files, lines, accs = groups["okey"], groups["id"], groups["file"], groups["line"], groups["acc"]
+        rest = ok >> 1  # (outcome_key: ((pos + 1) * 65536 + sym + 1) * 2 + void)
+        names = [pt["name"] for pt in parts]
+
+        def result(j):
+            one = {"void_mask": [bool(ok[j] & 1)], "pos": [int(rest[j] // 65536 - 1)], "sym": [int(rest[j] % 65536 - 1)]}
+            return _result_label(one, 0, self.wheel, labels_pos)
+
+        def at(j, ref):  # where row j is, with its file's name when that is not the file of row ref
+            return f"line {int(lines[j])}" if files[j] == files[ref] else f"{names[int(files[j])]} line {int(lines[j])}"
+
+        cut = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1], True]).tolist()
+        dup_ids, conflicts, nd, nr, void_out, live_out = [], [], 0, 0, 0, 0
+        for s_, e in zip(cut[:-1], cut[1:]):  # (the repeated ids: few)
+            sid = str(int(ids[s_]))
+            if np.all(ok[s_:e] == ok[s_]):  # exact duplicates: the first row counts, the later ones are rejected
+                rej = list(range(s_ + 1, e))
+                why = [f"{DUPLICATE_REASON} {at(s_, g)} (spin_id {sid}, same result {result(g)}): counted once" for g in rej]
+                nd += len(rej)
+                dup_ids.append(sid)
+            else:  # a conflict: every row rejected, neither result used
+                rej = list(range(s_, e))
+                seen = ", ".join(f"{result(g)} ({at(g, s_)})" for g in rej[:4]) + (" …" if len(rej) > 4 else "")
+                why = [f"conflict: spin_id {sid} has different results: {seen}; neither result is used"] * len(rej)
+                conflicts.append((int(files[s_]), int(lines[s_]), sid))
+                nr += len(rej)
+            for g, w in zip(rej, why):
+                f = int(files[g])
+                colname = parts[f].get("colnames", {}).get("spin_id", "spin_id")
+                self.repeat_rejected.setdefault(f, []).append(RejectedRow(names[f], int(lines[g]), colname, w, sid[:200]))
+                self.repeat_removed.setdefault(f, [0, 0])[int(accs[g] < 0)] += 1
+                void_out += int(accs[g] < 0)
+                live_out += 1
+        notes = []
+        if nd:
+            notes.append(f"{nd} exact duplicate row(s) (same spin_id and result; duplicated spin_id(s): {', '.join(dup_ids[:5])}) counted once; "
+                         "the copies are in the rejects")
+        if conflicts:
+            ex = ", ".join(c[2] for c in sorted(conflicts)[:5])
+            notes.append(f"{len(conflicts)} spin_id(s) with conflicting results ({ex}): their {nr} rows are left out, neither result is chosen "
+                         "(see the rejects)")
+        return notes, void_out, live_out
 
     def _gaps(self, t: int, unsplit: np.ndarray):
         """(missing, first, last) of the ids of table ``t`` and the unsplit rows' ids, or None."""

@@ -312,8 +312,9 @@ def _concat_parts(parts: list[dict]) -> dict:
 
 # long: one file's columns resolved and every row validated column by column (result, void, revolutions, times, ids,
 #   table, dealer), each row's first fault kept as a small integer code: the checks share the row masks
-def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True) -> dict:
-    """Resolve columns, validate, and return arrays for one file."""
+def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True, id_numbers: bool = False) -> dict:
+    """Resolve columns, validate, and return arrays for one file (``id_numbers``: text spin ids as a
+    :class:`TextIds` when they are all in its shapes, for the compact log: no Python string a row)."""
     lower = {}
     for c in cols:
         lower.setdefault(c.strip().lower(), c)
@@ -427,7 +428,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         if raw.null_count:
             raw = pc.fill_null(raw, "")
         if key == "spin_id" or not text_codes:
-            if text_codes:
+            if text_codes and _may_be_int(raw):  # (a cast that fails costs 1 µs a row: not tried when it must fail)
                 try:  # whole numbers as written (a cell with spaces or a quote fails here and is cleaned below)
                     return IntIds(_arrow.ints(pc.cast(raw, pa.int64())))
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -436,9 +437,13 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             if not text_codes:
                 return col
             try:
-                return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
+                if _may_be_int(col):
+                    return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
+            got = TextIds.of(col) if id_numbers else None
+            if got is not None:
+                return got
             idx, uniq = _decode(col)
             return idx, [("" if u is None else u) for u in uniq]
         # a table or dealer column has few distinct values: clean those, then join the ones that
@@ -497,6 +502,44 @@ class IntIds:
         codes = np.full(v.size, -1, dtype=np.int64)
         codes[ok] = inv
         return codes, [str(u) for u in uniq]
+
+
+def _may_be_int(col) -> bool:
+    """False when the cast of a text column to int64 must fail: its first value has a character
+    that is neither a digit nor a sign."""
+    first = col[0].as_py() if len(col) else None
+    return not first or all(c in "0123456789+-" for c in first)
+
+
+@dataclass
+class TextIds:
+    """Text spin ids of one batch of a streamed read kept as numbers, without their texts (for the compact
+    log, :mod:`rngcert.collect.spinlog.compact`): ``kind`` True: letters and a whole number (``R1200``,
+    :func:`rngcert.collect.spinlog.idorder.text_id_numbers`): ``values`` the numbers, ``prefix`` per row
+    an index into ``prefixes``; ``"label"``: other texts (UUIDs): ``values`` 64-bit keys, equal for equal
+    texts (:func:`rngcert.collect.spinlog.idsort.label_keys`)."""
+
+    kind: bool | str
+    values: np.ndarray
+    prefix: np.ndarray | None = None
+    prefixes: list = field(default_factory=list)
+
+    @staticmethod
+    def of(col) -> "TextIds | None":
+        """The text ids of a (cleaned) pyarrow string column, or None when one is empty, null, a whole
+        number or too long (the column is then read as codes and labels)."""
+        from rngcert.collect.spinlog.idorder import text_id_numbers_arrow
+        from rngcert.collect.spinlog.idsort import label_keys
+
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        if col.null_count or not len(col) or pc.any(pc.equal(col, "")).as_py():
+            return None
+        got = text_id_numbers_arrow(col)
+        if got is not None:
+            return TextIds(True, got[1], got[2], got[0])
+        keys = label_keys(col)
+        return None if keys is None else TextIds("label", keys)
 
 
 def _merge_codes(items, raw: bool = False):

@@ -46,7 +46,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
 
     def process(cols, lines, bad):  # a pure function of its batch: run on the read threads
         rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
-        out = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes)
+        out = _process(cols, lines, rej, name, wheel, columns, None, header, text_codes=text_codes, id_numbers=consume is not None)
         del cols, lines
         csvstream.release_arrow_memory()
         return out

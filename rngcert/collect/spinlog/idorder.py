@@ -27,6 +27,10 @@ class NotInRuns(Exception):
     """The ids of a table are not in runs this module can put in order (the reason is the message)."""
 
 
+class Shuffled(NotInRuns):
+    """The ids are too far out of order for runs, but may be sorted out of core (:mod:`.idsort`)."""
+
+
 #: The note the exact path gives a table whose rows it puts in spin-id order.
 ORDER_NOTE = "rows were not in spin_id order in the file; put in spin_id order"
 
@@ -39,12 +43,13 @@ class IdRuns:
         self.acc_n: dict[int, int] = {}
         self.live_n: dict[int, int] = {}
         self.gap_runs = 0
+        self.ties_ok = True  # False: equal timestamps of live rows raise NotInRuns
 
     def state(self):
-        return ({t: list(r) for t, r in self.runs.items()}, dict(self.acc_n), dict(self.live_n), self.gap_runs)
+        return ({t: list(r) for t, r in self.runs.items()}, dict(self.acc_n), dict(self.live_n), self.gap_runs, self.ties_ok)
 
     def restore(self, st) -> None:
-        runs, acc_n, live_n, self.gap_runs = st
+        runs, acc_n, live_n, self.gap_runs, self.ties_ok = st
         self.runs, self.acc_n, self.live_n = {t: list(r) for t, r in runs.items()}, dict(acc_n), dict(live_n)
 
     def add(self, t: int, v: np.ndarray, live: np.ndarray, acc: np.ndarray, ts: np.ndarray | None, okey: np.ndarray | None, min_us: int) -> None:
@@ -56,17 +61,17 @@ class IdRuns:
             return
         d = np.diff(v)
         if np.any(d == 0):
-            raise NotInRuns("a spin id repeats")
+            raise Shuffled("a spin id repeats")
         s = np.sign(d)
         turn = np.flatnonzero(s[1:] != s[:-1]) + 1  # rows where the ids turn (a peak or a trough): a run of their own,
         starts = np.unique(np.r_[0, turn, turn + 1])  # so that runs on either side keep apart (999 | 1000 … 1999 down | 0 … up)
         starts = starts[starts < n]
         if starts.size > n // RUNS_PER_ROWS + 4:
-            raise NotInRuns("spin ids shuffled, not in runs")
+            raise Shuffled("spin ids shuffled, not in runs")
         ends = np.r_[starts[1:], n]
         runs = self.runs.setdefault(t, [])
         if len(runs) + starts.size > MAX_RUNS:
-            raise NotInRuns("too many runs of spin ids out of order")
+            raise Shuffled("too many runs of spin ids out of order")
         cl = np.r_[0, np.cumsum(live)]
         ca = np.r_[0, np.cumsum(acc)]
         l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
@@ -76,7 +81,7 @@ class IdRuns:
             brk = np.flatnonzero(np.diff(vv) != 1) + 1
             self.gap_runs += brk.size + 1
             if self.gap_runs > MAX_GAP_RUNS:
-                raise NotInRuns("too many gaps in the spin ids to keep as runs")
+                raise Shuffled("too many gaps in the spin ids to keep as runs")
             lo_end = hi_end = None
             if ts is not None:
                 lv = live[a:b]
@@ -85,6 +90,8 @@ class IdRuns:
                     dt = np.diff(tl)
                     if np.any(dt < 0):
                         raise NotInRuns("timestamps out of order")
+                    if not self.ties_ok and np.any(dt == 0):
+                        raise NotInRuns("equal timestamps")
                     ol = None
                     if okey is not None:
                         ol = okey[a:b][lv] if step > 0 else okey[a:b][lv][::-1]
@@ -108,13 +115,13 @@ class IdRuns:
         lo = np.array([r[0] for r in runs], dtype=np.int64)
         hi = np.array([r[1] for r in runs], dtype=np.int64)
         if np.any(lo[1:] <= hi[:-1]):
-            raise NotInRuns("spin ids of a table repeat or interleave")
+            raise Shuffled("spin ids of a table repeat or interleave")
         with_live = [r for r in runs if r[9] > r[8]]
         for p, q in zip(with_live[:-1], with_live[1:]):
             if p[11] is None:
                 break
             dt = q[10][0] - p[11][0]
-            if dt < 0:
+            if dt < 0 or (dt == 0 and not self.ties_ok):
                 raise NotInRuns("timestamps out of order")
             if p[11][1] is not None and dt < min_us and p[11][1] == q[10][1]:
                 raise NotInRuns("near-duplicate rounds")
@@ -144,9 +151,15 @@ def text_id_numbers(labels: list[str]) -> tuple[list[str], np.ndarray, np.ndarra
     the shape of :data:`_TEXT_ID` (then two ids are the same text exactly when prefix and number
     are); None otherwise."""
     import pyarrow as pa
+
+    return text_id_numbers_arrow(pa.array(labels, type=pa.string()))
+
+
+def text_id_numbers_arrow(arr) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+    """:func:`text_id_numbers` of a pyarrow string array (one value a row)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = pa.array(labels, type=pa.string())
     parts = pc.extract_regex(arr, _TEXT_ID)  # (null where a label is not in the shape)
     if not len(arr) or parts.null_count:
         return None

@@ -308,7 +308,7 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
             if not keys:
                 raise _NeedExact("no JSON object in the first block")  # (the keys and their order are the file's first object's)
             try:
-                out = _process(cols, lines, rej, name, wheel, columns, None, keys)
+                out = _process(cols, lines, rej, name, wheel, columns, None, keys, id_numbers=consume is not None)
             except InputError:
                 raise _NeedExact("a block without a column the file has") from None  # (the whole-file read judges the file)
             del cols

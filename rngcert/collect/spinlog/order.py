@@ -472,6 +472,27 @@ def _sort_key_of_ids(spin_id) -> np.ndarray:
     return rank[np.where(codes < 0, len(labels), codes)]
 
 
+def _text_id_numbers(spin_id) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per row, the prefix (a code) and number of text spin ids that are letters and a whole number
+    (``R1200``: :func:`rngcert.collect.spinlog.idorder.text_id_numbers`), -1 where a row has no id; None
+    when the ids are whole numbers or some text id is of another shape (then the ids are labels)."""
+    if isinstance(spin_id, IntIds):
+        return None
+    from rngcert.collect.spinlog.idorder import text_id_numbers
+
+    codes, labels = spin_id
+    keep = [i for i, t in enumerate(labels) if t != ""]
+    got = text_id_numbers([labels[i] for i in keep]) if keep else None
+    if got is None:
+        return None
+    num_u = np.full(len(labels) + 1, -1, dtype=np.int64)
+    pre_u = np.full(len(labels) + 1, -1, dtype=np.int64)
+    num_u[keep], pre_u[keep] = got[1], got[2]
+    codes = np.asarray(codes, dtype=np.int64)
+    codes = np.where(codes < 0, len(labels), codes)
+    return pre_u[codes], num_u[codes]
+
+
 def _id_numbers(spin_id) -> np.ndarray | None:
     """Per row, the spin id as a number (-1 where it has none); None when the ids are text."""
     if isinstance(spin_id, IntIds):
@@ -490,7 +511,8 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     """Concatenate files, split per table, put rows in spin order, report gaps in spin ids.
 
     Spin order: with whole-number spin ids, spin-id order (then file and line); timestamps that go
-    back against it are a data-integrity finding (:func:`time_order_finding`), not a re-sort (c18).
+    back against it are a data-integrity finding (:func:`time_order_finding`), not a re-sort (c18); text
+    ids of one prefix and a whole number (``R1200``) the same, by their number (but no gap check).
     Without ids, when the rows have timestamps, by (timestamp, file and line); otherwise file
     order. Either way a shuffled copy of a log gives the same sequence."""
     repeat_notes = repeat_notes or {}
@@ -527,6 +549,8 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
         bounds = np.searchsorted(tab[order], np.arange(len(tab_labels) + 1))
     id_sort = _sort_key_of_ids(cat["spin_id"]) if has["spin_id"] else None
     id_num = _id_numbers(cat["spin_id"]) if has["spin_id"] else None
+    # text ids of one prefix and a number (``R1200``) order the spins as whole numbers do (no gap check: labels)
+    id_txt = _text_id_numbers(cat["spin_id"]) if has["spin_id"] and id_num is None else None
     # ids of rows with no table value (rejected) and of rows the reader could not split are present in the file: not gaps
     tabless = np.zeros(0, dtype=np.int64)
     if id_num is not None and "" in tab_labels_all:
@@ -558,6 +582,14 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                 idx = idx[np.lexsort((idx, ids_t))]
                 tnotes.append("rows were not in spin_id order in the file; put in spin_id order")
             order_finding = time_order_finding(cat["ts"][idx], id_num[idx], ts_kinds_all) if has["ts"] else None
+        elif id_txt is not None and idx.size > 1 and np.all(id_txt[1][idx] >= 0) and np.all(id_txt[0][idx] == id_txt[0][idx[0]]):
+            nums = id_txt[1][idx]  # (one prefix: the number is the id, as a counter's)
+            if np.any(np.diff(nums) < 0):
+                idx = idx[np.lexsort((idx, nums))]
+                tnotes.append("rows were not in spin_id order in the file; put in spin_id order")
+            first = cat["spin_id"][1][int(cat["spin_id"][0][idx[0]])]
+            prefix = first[: len(first) - len(str(int(id_txt[1][idx[0]])))]
+            order_finding = time_order_finding(cat["ts"][idx], id_txt[1][idx], ts_kinds_all, prefix) if has["ts"] else None
         elif has["ts"] and _clock_change_only(cat["ts"][idx], ts_kinds_all):
             # no ids, and the only steps back are a daylight-saving change of zone-less times: the file
             # order is the spin order (a sort by time would interleave the two passes of the repeated hour)
@@ -634,7 +666,7 @@ def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
     return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
 
 
-def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None) -> dict | None:
+def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None, prefix: str = "") -> dict | None:
     """The disagreement between spin-id order (or, without ids, file order) and time order of one
     table, or None when the timestamps never go back in that order.
 
@@ -646,6 +678,8 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | Non
         Their spin ids (same order); None when the log has none and the order is the file's.
     kinds : dict or None
         :func:`timestamp_kinds` of the log (zone-less, date-only, offsets).
+    prefix : str
+        The letters before the number of text spin ids (``R`` of ``R1200``), in the texts that name spins.
 
     Returns
     -------
@@ -675,7 +709,7 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | Non
         return (_dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=int(us))).isoformat(sep=" ")
 
     what = "spin-id order" if ids is not None else "file order (the log has no spin ids)"
-    name = (lambda j: f"spin_id {int(ids[j])}") if ids is not None else (lambda j: f"spin {j + 1} of the table")  # noqa: E731
+    name = (lambda j: f"spin_id {prefix}{int(ids[j])}") if ids is not None else (lambda j: f"spin {j + 1} of the table")  # noqa: E731
     places = []
     for j in steps[:5].tolist():
         places.append(f"after {name(j)} ({when(ts[j])}) comes {name(j + 1)} ({when(ts[j + 1])}), "

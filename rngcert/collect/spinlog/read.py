@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from rngcert.collect.spinlog.capture import _capture_format, _options_iv, _read_capture, _read_feed
 from rngcert.collect.spinlog.columns import _resolve_labels, timestamp_notes
-from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact
+from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
 from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
@@ -75,7 +75,13 @@ def read_spin_log(
     streams: dict[str, bytes] = {}  # pipes and FIFOs are read once, whichever path reads them
     paths = [_stdin_path(p, streams) for p in paths]
     try:
-        return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval)
+        try:
+            return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval)
+        except _NeedSort:  # spin ids in no order: read again, sorting them out of core
+            try:
+                return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval, sort=True)
+            except OSError:  # (no room for the sort's temporary files: the exact path below, in memory)
+                pass
     except _NeedExact:
         pass  # not the usual shape: the exact path below reads the log again, keeping every row's keys
 
@@ -171,17 +177,28 @@ def _check_readable(part: dict, accepted: int) -> None:
         raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})")
 
 
-def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0) -> SpinLog:
+def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0, sort: bool = False) -> SpinLog:
     """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, JSON Lines
     block by block (:func:`_read_jsonl_streaming`) and permanence lists block by block
     (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`, which keeps only the
     small-integer arrays the tests need (spin ids out of file order in runs, and text ids of letters
     and a number: :mod:`rngcert.collect.spinlog.idorder`). Raises :class:`_NeedExact` when a log is
-    not in a shape it can prove equal to the exact path's reading (the exact path then reads it)."""
+    not in a shape it can prove equal to the exact path's reading (the exact path then reads it), and
+    :class:`_NeedSort` when the spin ids of a table are in no order (then ``sort``: they are sorted out of
+    core, :mod:`rngcert.collect.spinlog.idsort`)."""
+    acc = _CompactLog(wheel, pool, min_round_interval, sort=sort)
+    try:
+        return _read_compact(acc, paths, wheel, columns, fmt, streams)
+    finally:
+        if acc.sorter is not None:
+            acc.sorter.close()
+
+
+def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[str, bytes]) -> SpinLog:
+    """The files read one after the other into ``acc`` (:func:`_read_spin_log_compact`)."""
     from rngcert.collect import csvstream
 
-    acc = _CompactLog(wheel, pool, min_round_interval)
-    metas, sources, rejected, notes = [], [], [], []
+    metas, sources, rejected, notes, counts = [], [], [], [], []
     for p in paths:
         p = Path(p)
         name = str(p)
@@ -219,10 +236,19 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
         accepted = acc.pos.n - n0
         _check_readable(part, accepted)
         metas.append(part)
-        rejected.extend(part["rejected"])
         notes.extend(part["notes"])
-        sources.append(_source_info(part, accepted, name))
+        counts.append(accepted)
     level, space, tables = acc.finish(metas, notes)
+    for i, part in enumerate(metas):  # the rows repeated spin ids reject (ids sorted out of core), as _mark_repeats rejects them
+        if i in acc.repeat_rejected:
+            part["rejected"] = sorted(list(part["rejected"]) + sorted(acc.repeat_rejected[i], key=lambda r: r.line), key=lambda r: r.line)
+            counts[i] -= acc.repeat_removed[i][0]
+            part["void_count"] -= acc.repeat_removed[i][1]
+        rejected.extend(part["rejected"])
+        sources.append(_source_info(part, counts[i], str(paths[i])))
+    if acc.repeat_rejected and not any(counts) and not any(pt["void_count"] for pt in metas):  # (every row left out: as the exact path says it)
+        first = rejected[0]
+        raise NoDataError(f"no readable spin in {', '.join(pt['name'] for pt in metas)}: every row is rejected (first: {first.file}:{first.line}: {first.reason})")
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period)
 
 
