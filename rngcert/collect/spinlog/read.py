@@ -194,6 +194,7 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
             acc.sorter.close()
 
 
+# long: the files one after the other, each by its format's reader (CSV, JSON Lines, permanence list), into one accumulator
 def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[str, bytes]) -> SpinLog:
     """The files read one after the other into ``acc`` (:func:`_read_spin_log_compact`)."""
     from rngcert.collect import csvstream
