@@ -72,3 +72,20 @@ def test_the_ufuncs_load_without_scipys_own_init_and_scipy_imports_whole_afterwa
         "print(json.dumps([alone, whole, [type(f).__name__ for f in sys.meta_path].count('_Rebind')]))\n"
     )
     assert json.loads(_fresh(code)) == [[], [True] * 5, 0]
+
+
+def test_a_wheel_certification_reports_scipys_version_without_importing_scipy(tmp_path):
+    """The report's ``software`` names scipy's version from its dist-info: importing scipy's own ``__init__``
+    only for its version cost every certify about 0.04 CPU-s, and every forked audit worker imported it again
+    (found by tests/test_parallel.py after the narrow ufuncs import). The version is scipy's."""
+    code = (
+        "import json, sys\n"
+        "from rngcert.cli.app import main\n"
+        f"try:\n    main(['certify', '--seed', '1', '--resamples', '199', '--no-plots', '--out', {str(tmp_path)!r}])\n"
+        "except SystemExit:\n    pass\n"
+        "loaded = 'scipy' in sys.modules\n"
+        f"rep = json.load(open(next(__import__('pathlib').Path({str(tmp_path)!r}).glob('*/report.json'))))\n"
+        "import scipy\n"
+        "print(json.dumps([loaded, rep['software']['scipy'] == scipy.__version__]))\n"
+    )
+    assert json.loads(_fresh(code)) == [False, True]
