@@ -197,20 +197,26 @@ def test_forked_audit_workers_import_nothing_that_the_client_could_have(tmp_path
     assert heavy == [], heavy
 
 
-def test_shuffle_sensitivity_grid_points_are_work_items_equal_to_serial(tmp_path, cli, monkeypatch):
-    """The sensitivity grid's 32 points (each trained, simulated and tested) run on a local pool of 2
-    forked workers: the grid, and the whole report, are those of the serial run (where the grid's
-    tracker edges are floats, not None)."""
+def test_shuffle_sensitivity_grid_points_are_work_items_equal_to_serial(tmp_path, monkeypatch):
+    """The sensitivity grid's points (each trained, simulated and tested) run on a local pool of 2 forked
+    workers: the grid is that of the serial run (where the grid's tracker edges are floats, not None).
+    Four of the 32 points (two clumps x two riffle counts), 100 tables each, so that the test stays short."""
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle.procedure import _sensitivity
+
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
-    args = ["shuffle", "certify", "baccarat-004", "--shoes", "200", "--burn-in", "2", "--seed", "3", "--no-plots", "--json",
-            "--sensitivity", "--sensitivity-shoes", "100"]
-    a = cli(*args, "--workers", "1", "--out", tmp_path / "s")
-    b = cli(*args, "--workers", "2", "--out", tmp_path / "p")
-    assert a.exit_code in (0, 10, 11, 12) and b.exit_code == a.exit_code, b.output[-2000:]
-    ra, rb = (json.loads(r.output[r.output.index("{"):]) for r in (a, b))
-    rows = ra["sensitivity"]["rows"]
-    assert len(rows) == 32 and any(r["edge"] is not None for r in rows)
-    assert stable(ra) == stable(rb)
+    proc = load_procedure("baccarat-004")
+    kw = dict(tables=100, alpha=0.01, threshold=0.0, n_resamples=199, standard="edge", bj_rules=None,
+              clumps=(1.0, 4.0), travels=(0.15,), riffles=(1, 2))
+    serial = _sensitivity(proc, 3, plan=Plan(workers=1), **kw)
+    timings = tmp_path / "t.jsonl"
+    monkeypatch.setenv("RNGCERT_TIMINGS", str(timings))
+    pooled = _sensitivity(proc, 3, plan=Plan(workers=2), **kw)
+    rows = serial["rows"]
+    assert len(rows) == 4 and any(r["edge"] is not None for r in rows)
+    assert pooled == serial
+    rec = [json.loads(ln) for ln in timings.read_text().splitlines()]
+    assert [(r["mode"], r["workers"]) for r in rec if r["func"] == "_sensitivity_point"] == [("local pool", 2)]
 
 
 def _fails(x):
