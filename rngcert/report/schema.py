@@ -152,41 +152,28 @@ def software() -> dict[str, str]:
     from rngcert import __version__
 
     return {"rngcert": __version__, "python": sys.version.split()[0], "scipy": _package_version("scipy"), "numpy": numpy.__version__,
-            "randomgen": _randomgen_version()}
+            "randomgen": _package_version("randomgen")}
 
 
 def _package_version(package: str) -> str:
     """``package.__version__`` without importing the package when it is not imported yet: scipy's own
-    ``__init__`` costs about 0.04 CPU-s, and a wheel certification loads only scipy's compiled ufuncs
-    (:mod:`rngcert.stats.ufuncs`); read from the installed package's metadata, else imported."""
+    ``__init__`` costs about 0.04 CPU-s (a wheel certification loads only scipy's compiled ufuncs,
+    :mod:`rngcert.stats.ufuncs`) and randomgen 0.12 s, a tenth of a small certification, when no stream
+    of it was made in this process. Read from the installed package's metadata, else imported."""
     mod = sys.modules.get(package)
     if mod is not None and getattr(mod, "__version__", None):
         return str(mod.__version__)
     found = _dist_info_version(package)
     if found is not None:
         return found
-    import importlib
-
-    return str(importlib.import_module(package).__version__)
-
-
-def _randomgen_version() -> str:
-    """randomgen's version without importing it (0.12 s, a tenth of a small certification) when no
-    stream of it was made in this process: from the installed package's metadata."""
-    mod = sys.modules.get("randomgen")
-    if mod is not None:
-        return mod.__version__
-    found = _dist_info_version("randomgen")
-    if found is not None:
-        return found
     try:
         from importlib.metadata import version
 
-        return version("randomgen")
+        return version(package)
     except Exception:  # no metadata (a vendored copy): import it
-        import randomgen
+        import importlib
 
-        return randomgen.__version__
+        return str(importlib.import_module(package).__version__)
 
 
 def _dist_info_version(package: str) -> str | None:

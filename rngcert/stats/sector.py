@@ -219,7 +219,7 @@ def sector_scan(
     # all R replicates (no stop_after) are drawn as a sequential run draws them (group i from its own child stream), so
     # that a p-value the battery's early stopping leaves alone is also the ordinary call's, bit for bit
     pvalue, drawn = _sequential_pvalue(groups, n_resamples, batch, rng, n_resamples + 1 if stop_after is None else stop_after)
-    mc_method = f"monte-carlo, R={n_resamples}" if drawn == n_resamples else (
+    mc_method = f"monte-carlo, R={n_resamples}" if drawn is None else (
         f"sequential monte-carlo, {drawn} of R={n_resamples} (Besag-Clifford: stopped at {stop_after} exceedances)")
     details = dict(
         best_arc=best,
@@ -232,8 +232,8 @@ def sector_scan(
 
 
 
-def _sequential_pvalue(groups, n_resamples: int, batch: int, rng: np.random.Generator, stop_after: int) -> tuple[float, int]:
-    """Besag & Clifford's sequential Monte Carlo p-value: ``(p, replicates drawn)``.
+def _sequential_pvalue(groups, n_resamples: int, batch: int, rng: np.random.Generator, stop_after: int) -> tuple[float, int | None]:
+    """Besag & Clifford's sequential Monte Carlo p-value: ``(p, replicates drawn when it stopped early, else None)``.
 
     Replicate r is drawn for every group (group i from its own child stream of ``rng``, in the
     canonical group order, so replicate r is the same whatever the batch); drawing stops at the
@@ -259,7 +259,7 @@ def _sequential_pvalue(groups, n_resamples: int, batch: int, rng: np.random.Gene
             return stop_after / drawn, drawn
         hits += new
         done += b
-    return (hits + 1) / (n_resamples + 1), n_resamples
+    return (hits + 1) / (n_resamples + 1), None
 
 
 def first_harmonic(
