@@ -99,7 +99,8 @@ def reports(tmp_path_factory):
         log = t / "three.csv"
         run_cli("simulate", "wheel", "--spins", 3000, "--seed", 2, "--out", log, catch_exceptions=True)
         split_tables(log, 1000)
-        out["multi"] = (_certify(["certify", log, "--seed", 1, "--resamples", 999], t / "multi"), 6)
+        # 7 pages measured with Chromium 156 on 2026-12-03 without ../shared (6 at the stop before); the bound catches a blow-up
+        out["multi"] = (_certify(["certify", log, "--seed", 1, "--resamples", 999], t / "multi"), 7)
     out["sp800-22"] = (_certify(["bits", "--source", "pcg64", "--streams", 20, "--length", 1_000_000, "--seed", 1], t / "bits"), 6)
     out["shoe"] = (_certify(["shuffle", "certify", "baccarat-004", "--shoes", 300, "--seed", 1, "--no-sensitivity"], t / "shoe"), 12)
     return t, out
