@@ -27,7 +27,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
 from rngcert.battery.plain import bits_findings
@@ -37,6 +36,7 @@ from rngcert.pipeline.parallel import Plan, map_items
 from rngcert.report import cite, plots, schema
 from rngcert.seeding import sequence
 from rngcert.stats.nist import nulllaw, twolevel
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
 # Start-up cost matters for one stream (sts-2.1.2 takes about 2 s for all 15 tests): the plots
 # (matplotlib) are imported only when figures are drawn, and scipy.stats (over 1 s to import)

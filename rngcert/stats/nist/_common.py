@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-from scipy import special
 
 from rngcert.errors import InputError
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
 #: Significance level of SP 800-22 (section 4.2.1); used by prerequisites and the two-level analysis.
 ALPHA = 0.01

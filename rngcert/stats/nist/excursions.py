@@ -7,11 +7,11 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import special
 
 from rngcert.errors import InputError
 from rngcert.stats.nist._common import _bits_iv, _constants_iv, not_applicable, result
 from rngcert.stats.result import Requirement
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
 __all__ = ["random_excursions", "random_excursions_variant", "excursion_state_probabilities"]
 

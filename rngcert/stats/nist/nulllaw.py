@@ -85,7 +85,6 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from rngcert.seeding import stream
 from rngcert.stats.nist import complexity as _complexity
@@ -94,6 +93,7 @@ from rngcert.stats.nist.frequency import _cusum_pvalue
 from rngcert.stats.nist.rank import rank_probabilities
 from rngcert.stats.nist.runs import longest_run_class_probabilities
 from rngcert.stats.nist.templates import overlapping_class_probabilities
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
 __all__ = ["PValueLaw", "pvalue_law", "law_for_result", "law_params", "bin_index",
            "linear_complexity_class_probabilities", "UNIFORMITY_EDGES", "MC_REPLICATES"]

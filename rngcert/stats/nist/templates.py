@@ -6,11 +6,11 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from rngcert.errors import InputError
 from rngcert.stats.nist._common import _bits_iv, _constants_iv, _int_param_iv, igamc, not_applicable, result, windows
 from rngcert.stats.result import Requirement
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
 __all__ = ["aperiodic_templates", "non_overlapping_template", "overlapping_template",
            "overlapping_class_probabilities"]

@@ -36,13 +36,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
-from scipy import special
 
 from rngcert.errors import InputError
 from rngcert.stats.frequency import binom_test_pvalue
 from rngcert.stats.nist import nulllaw
 from rngcert.stats.nist._common import ALPHA
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue, jsonable
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
 __all__ = ["TwoLevelRow", "TwoLevelResult", "two_level", "run_many", "MIN_UNIFORMITY_SEQUENCES",
            "UNIFORMITY_ALPHA", "MIN_EXPECTED", "minimum_passes", "proportion_rule_text"]
