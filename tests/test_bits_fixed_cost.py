@@ -77,3 +77,14 @@ def test_a_bits_run_imports_no_heavy_package(tmp_path):
     _fresh(code)  # the first run at this n: the laws go to the disk cache
     assert json.loads(_fresh(code)) == []
     assert any((tmp_path / "rep").glob("bits-*/report.json"))
+
+
+def test_jsonable_takes_plain_types_as_before():
+    """jsonable's exact-type fast path (every report passes through it) gives what its general checks give."""
+    from rngcert.stats.result import Requirement, jsonable
+
+    got = jsonable({1: (1.5, float("nan"), -float("inf"), True, None, "a", Requirement.UNIFORMITY, np.float64(2), np.int64(3),
+                        np.bool_(False), np.array([1, 2]), [{"x": -0.0}])})
+    assert got == {"1": [1.5, None, None, True, None, "a", "uniformity", 2.0, 3, False, [1, 2], [{"x": -0.0}]]}
+    assert [type(v) for v in got["1"][:8]] == [float, type(None), type(None), bool, type(None), str, str, float]
+    assert type(got["1"][8]) is int and type(got["1"][9]) is bool and str(got["1"][11][0]["x"]) == "-0.0"

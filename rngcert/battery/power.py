@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from rngcert.battery.cachedir import cache_dir  # re-exported: rngcert.battery.power.cache_dir
 from rngcert.battery.core import BatteryOutcome
 from rngcert.battery.wheel import Landings, WheelData
 from rngcert.stats import verdict_power as vp
@@ -49,19 +50,6 @@ def _round2(n: int) -> int:
 #: Version of the cached results: bump when the verdict-power model changes. 2: exact max-count law,
 #: importance-sampled scan nulls, the effect solved on one reweighted sample, with its standard error.
 CACHE_VERSION = 2
-
-
-def cache_dir() -> Path | None:
-    """Where the verdict-power results persist between runs: ``$RNGCERT_CACHE``, else
-    ``$XDG_CACHE_HOME/rngcert`` (default ``~/.cache/rngcert``); ``RNGCERT_CACHE=off`` disables it.
-
-    The cached numbers are those the simulation gives for the same key (it is seeded by the key),
-    so a cache hit changes the run time, never a report."""
-    env = os.environ.get("RNGCERT_CACHE")
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "no", "none") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rngcert"
 
 
 def _cache_file(key: tuple) -> Path | None:

@@ -8,7 +8,7 @@ that computes them, so they are kept in a cache folder:
 * where: ``$RNGCERT_CACHE/nulllaw`` when that variable is set (``off``, ``0``, ``no``, ``none``
   or empty: no disk cache), else ``$XDG_CACHE_HOME/rngcert/nulllaw`` (default
   ``~/.cache/rngcert/nulllaw``), beside the verdict-power cache of
-  :func:`rngcert.battery.power.cache_dir`;
+  :func:`rngcert.battery.cachedir.cache_dir`;
 * one small JSON file per law, named by the SHA-256 of its key: the test, n, the parameters,
   alpha, and a fingerprint of the code (the SHA-256 of the sources of
   ``rngcert/stats/nist/*.py`` and the cache format version), so an edited law is computed again
@@ -31,6 +31,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from rngcert.battery.cachedir import cache_dir
 from rngcert.stats.nist import nulllaw
 
 __all__ = ["cache_folder", "cached_law", "is_cached", "law_for_result", "CACHE_FORMAT"]
@@ -48,11 +49,8 @@ def cache_folder() -> Path | None:
         ``$RNGCERT_CACHE/nulllaw``, else ``$XDG_CACHE_HOME/rngcert/nulllaw`` (default
         ``~/.cache/rngcert/nulllaw``); None when ``RNGCERT_CACHE`` turns the cache off.
     """
-    env = os.environ.get("RNGCERT_CACHE")
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "no", "none") else Path(env) / "nulllaw"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "rngcert" / "nulllaw"
+    d = cache_dir()
+    return None if d is None else d / "nulllaw"
 
 
 @functools.lru_cache(maxsize=1)

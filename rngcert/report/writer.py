@@ -62,10 +62,10 @@ def _write_error(path: Path, exc: OSError):
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept between runs (compiling the report template costs about 0.4 s
     here, a third of a small certification), in the cache of
-    :func:`rngcert.battery.power.cache_dir` (``RNGCERT_CACHE=off``: none). Jinja keys each entry
+    :func:`rngcert.battery.cachedir.cache_dir` (``RNGCERT_CACHE=off``: none). Jinja keys each entry
     by the template's source checksum, so an edited template is compiled again; entries are
     written to a temporary file and renamed, so concurrent runs never read half an entry."""
-    from rngcert.battery.power import cache_dir
+    from rngcert.battery.cachedir import cache_dir  # not battery.power: it imports the wheel battery
 
     d = cache_dir()
     if d is None:

@@ -28,6 +28,15 @@ class Requirement(str, enum.Enum):
 
 def jsonable(value: Any) -> Any:
     """Convert numpy scalars/arrays and nested containers into plain JSON types."""
+    t = type(value)  # the plain types first, by exact type: the same result as the checks below, without them
+    if t is str or t is int or t is bool or value is None:
+        return value
+    if t is float:
+        return value if math.isfinite(value) else None
+    if t is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if t is list or t is tuple:
+        return [jsonable(v) for v in value]
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, np.ndarray):

@@ -31,7 +31,6 @@ With m = 1 there is no second level at all: :func:`two_level` returns a NotAppli
 from __future__ import annotations
 
 import math
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
@@ -496,6 +495,8 @@ def run_many(streams: Iterable, *, params=None, constants: str = "reference",
     if processes == 1 or len(jobs) < 2:
         per = [_run_one(j) for j in jobs]
     else:
+        from concurrent.futures import ProcessPoolExecutor  # here: multiprocessing costs a serial caller about 0.02 s to import
+
         with ProcessPoolExecutor(max_workers=processes) as ex:
             rest = ex.map(_run_one, jobs[1:],
                           chunksize=max(1, (len(jobs) - 1) // (4 * processes)))
