@@ -9,49 +9,68 @@ record both next to the seed.
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+from typing import Callable, Mapping
 
 import numpy as np
-import randomgen
 
 from rngcert.collect.bits import pack_bits, words_to_bits
 from rngcert.errors import InputError, NoDataError
 from rngcert.seeding import root, sequence
 
-#: name -> (bit generator class, bits per raw word). numpy's five and randomgen's seedable
+#: name -> (module, bit generator class, bits per raw word). numpy's five and randomgen's seedable
 #: generators with uniform raw output (randomgen's DSFMT is left out: its raw output is the
 #: 52-bit mantissa of a double, not 64 uniform bits; RDRAND cannot be seeded).
-BIT_GENERATORS: dict[str, tuple[type, int]] = {
-    "mt19937": (np.random.MT19937, 32),
-    "pcg64": (np.random.PCG64, 64),
-    "pcg64dxsm": (np.random.PCG64DXSM, 64),
-    "philox": (np.random.Philox, 64),
-    "sfc64": (np.random.SFC64, 64),
-    "aes": (randomgen.AESCounter, 64),
-    "chacha": (randomgen.ChaCha, 64),
-    "threefry": (randomgen.ThreeFry, 64),
-    "speck128": (randomgen.SPECK128, 64),
-    "hc128": (randomgen.HC128, 64),
-    "blabla": (randomgen.BlaBla, 64),
-    "xoshiro256": (randomgen.Xoshiro256, 64),
-    "xoshiro512": (randomgen.Xoshiro512, 64),
-    "xoroshiro128": (randomgen.Xoroshiro128, 64),
-    "xorshift1024": (randomgen.Xorshift1024, 64),
-    "jsf": (randomgen.JSF, 64),
-    "lxm": (randomgen.LXM, 64),
-    "efiix64": (randomgen.EFIIX64, 64),
-    "lcg128mix": (randomgen.LCG128Mix, 64),
-    "mt64": (randomgen.MT64, 64),
-    "sfmt": (randomgen.SFMT, 64),
-    "romu": (randomgen.Romu, 64),
-    "squares": (randomgen.Squares, 64),
-    "tyche": (randomgen.Tyche, 64),
-    "mwc128x": (randomgen.MWC128X, 64),
-    "mwc192x": (randomgen.MWC192X, 64),
-    "pcg32": (randomgen.PCG32, 32),
-    "mwc128x32": (randomgen.MWC128X32, 32),
-    "mwc64x32": (randomgen.MWC64X32, 32),
+_TABLE: dict[str, tuple[str, str, int]] = {
+    "mt19937": ("numpy.random", "MT19937", 32),
+    "pcg64": ("numpy.random", "PCG64", 64),
+    "pcg64dxsm": ("numpy.random", "PCG64DXSM", 64),
+    "philox": ("numpy.random", "Philox", 64),
+    "sfc64": ("numpy.random", "SFC64", 64),
+    "aes": ("randomgen", "AESCounter", 64),
+    "chacha": ("randomgen", "ChaCha", 64),
+    "threefry": ("randomgen", "ThreeFry", 64),
+    "speck128": ("randomgen", "SPECK128", 64),
+    "hc128": ("randomgen", "HC128", 64),
+    "blabla": ("randomgen", "BlaBla", 64),
+    "xoshiro256": ("randomgen", "Xoshiro256", 64),
+    "xoshiro512": ("randomgen", "Xoshiro512", 64),
+    "xoroshiro128": ("randomgen", "Xoroshiro128", 64),
+    "xorshift1024": ("randomgen", "Xorshift1024", 64),
+    "jsf": ("randomgen", "JSF", 64),
+    "lxm": ("randomgen", "LXM", 64),
+    "efiix64": ("randomgen", "EFIIX64", 64),
+    "lcg128mix": ("randomgen", "LCG128Mix", 64),
+    "mt64": ("randomgen", "MT64", 64),
+    "sfmt": ("randomgen", "SFMT", 64),
+    "romu": ("randomgen", "Romu", 64),
+    "squares": ("randomgen", "Squares", 64),
+    "tyche": ("randomgen", "Tyche", 64),
+    "mwc128x": ("randomgen", "MWC128X", 64),
+    "mwc192x": ("randomgen", "MWC192X", 64),
+    "pcg32": ("randomgen", "PCG32", 32),
+    "mwc128x32": ("randomgen", "MWC128X32", 32),
+    "mwc64x32": ("randomgen", "MWC64X32", 32),
 }
+
+
+class _Generators(Mapping):
+    """name -> (bit generator class, bits per raw word), the class imported when it is looked up: randomgen
+    (about 0.02 CPU-s to import) only for its own generators, not for numpy's ``rngcert bits --source pcg64``."""
+
+    def __getitem__(self, name: str) -> tuple[type, int]:
+        module, attr, width = _TABLE[name]
+        return getattr(importlib.import_module(module), attr), width
+
+    def __iter__(self):
+        return iter(_TABLE)
+
+    def __len__(self) -> int:
+        return len(_TABLE)
+
+
+#: name -> (bit generator class, bits per raw word), as :data:`_TABLE` says.
+BIT_GENERATORS: Mapping[str, tuple[type, int]] = _Generators()
 
 
 def _name_iv(name: str) -> str:
@@ -107,6 +126,8 @@ def generator(name: str, seed) -> np.random.Generator:
 
 def versions() -> dict[str, str]:
     """numpy and randomgen versions (streams are reproducible only on the same versions)."""
+    import randomgen
+
     return {"numpy": np.__version__, "randomgen": randomgen.__version__}
 
 
@@ -180,6 +201,8 @@ def wrap_callable(next_raw: Callable[[], int], bits: int = 64) -> np.random.BitG
     """
     if bits not in (32, 64):
         raise InputError(f"bits={bits!r}; allowed: 32, 64")
+    import randomgen
+
     return randomgen.UserBitGenerator(lambda _voidp: next_raw(), bits=bits)
 
 
@@ -221,6 +244,8 @@ class FiniteWordSource:
         self._pos = 0
         self.overrun = 0
         self.bits = bits
+        import randomgen
+
         self.bit_generator = randomgen.UserBitGenerator(self._next, bits=bits)
 
     def _next(self, _voidp=None) -> int:
@@ -296,5 +321,7 @@ def short_period_bit_generator(period_words: int, *, seed) -> np.random.BitGener
         v = words[state["i"]]
         state["i"] = (state["i"] + 1) % len(words)
         return v
+
+    import randomgen
 
     return randomgen.UserBitGenerator(nxt, bits=32)
