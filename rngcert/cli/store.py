@@ -337,8 +337,9 @@ def export(db, folder, tables, as_json, wait):
     """Write the stored spins as Parquet, partitioned by table and day, for Spark, Dask or DuckDB.
 
     The folder holds DIR/table_id=<table>/day=<YYYY-MM-DD>/*.parquet (Hive layout) with every
-    spin's id, time, result, dealer, direction, release, void flag, wheel and provenance (source
-    file, SHA-256, line), and DIR/_rngcert/ with the manifest, the sources and the rejected rows.
+    spin's id, time, result, dealer, direction, release, void flag, conflict flag (a spin id stored
+    with two results: audits use neither), wheel and provenance (source file, SHA-256, line), and
+    DIR/_rngcert/ with the manifest, the sources, the rejected rows and the conflicts.
     `rngcert ingest DIR` reads it back. The store is only read; the folder appears complete or
     not at all.
     """
@@ -354,5 +355,8 @@ def export(db, folder, tables, as_json, wait):
             return
         click.echo(f"exported {man['spins']:,} spins of {len(man['tables'])} table(s) from {man['sources']} source(s) to {folder} "
                    f"({man['rejects']} rejected row(s) in {folder / '_rngcert' / 'rejects.jsonl'})")
+        if man.get("conflicts"):
+            click.echo(f"{man['conflicts']} conflict(s) in {folder / '_rngcert' / 'conflicts.jsonl'}: their stored spins have conflict = true "
+                       "in the data (audits use neither result)")
 
     _run(go)
