@@ -124,14 +124,16 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
 
             ingest_files(db, logs, equipment, columns=parse_columns(columns), fmt=fmt, table=table, wait=wait, on_wait=_waiting(db), on_result=done)
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            spins, ntables = st.count_spins(), len(st.tables())
+            listed = st.tables()
+            spins, ntables, conflicted = st.count_spins(), len(listed), sum(t["conflicted"] for t in listed)
         if as_json:
             import json
 
             echo_out(json.dumps({"store": str(db), "files": [asdict(r) for r in results], "store_spins": spins, "store_tables": ntables,
-                                   "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
+                                 "store_conflicted": conflicted, "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
         else:
-            echo_out(f"store {db}: {spins} spins in {ntables} table(s)")
+            echo_out(f"store {db}: {spins} spins in {ntables} table(s)"
+                     + (f" ({conflicted} of them stored under a spin_id with another result as well: audits use neither)" if conflicted else ""))
         if unreadable:
             click.echo(f"rngcert: error: nothing readable in {', '.join(unreadable)}", err=True)
             sys.exit(EXIT_INPUT)

@@ -386,7 +386,8 @@ class ExportMixin:
             "spins": n,
             "rejects": len(rej_rows),
             "conflicts": len(conf_rows),
-            "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
+            "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["stored_spins"],
+                        "void": known[t]["stored_void"], "conflicted": known[t]["conflicted"]} for t in chosen],  # (rows of the data)
             "sources": len(srcs),
             "per_source": [
                 {"sha256": r["sha256"], "path": r["path"], "spins": int(per_source.get(r["source_id"], 0)),
