@@ -73,13 +73,14 @@ class RepeatRejects:
         cut = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1], True]).tolist()
         dup_ids, conflicts, nd, nr = [], [], 0, 0
         conf = np.zeros(len(cut) - 1, dtype=bool)
-        for s_, e in zip(cut[:-1], cut[1:]):  # (the repeated ids: few)
+        for i, (s_, e) in enumerate(zip(cut[:-1], cut[1:])):  # (the repeated ids: few)
             sid = str(int(ids[s_]))
             if np.all(ok[s_:e] == ok[s_]):  # exact duplicates: the first row counts, the later ones are rejected
                 nd += e - s_ - 1
-                dup_ids.append(sid)
+                if len(dup_ids) < 5:  # (the note names five)
+                    dup_ids.append(sid)
             else:  # a conflict: every row rejected, neither result used
-                conf[len(dup_ids) + len(conflicts)] = True
+                conf[i] = True
                 seen = ", ".join(f"{self.result(int(ok[g]))} ({self._at(b, g, s_)})" for g in range(s_, min(e, s_ + 4))) + (" …" if e - s_ > 4 else "")
                 self._conflict[(b, s_)] = f"conflict: spin_id {sid} has different results: {seen}; neither result is used"
                 conflicts.append((int(files[s_]), int(lines[s_]), sid))
@@ -97,7 +98,7 @@ class RepeatRejects:
             removed[int(f)] = [int(np.count_nonzero(mine & ~void)), int(np.count_nonzero(mine & void))]
         notes = []
         if nd:
-            notes.append(f"{nd} exact duplicate row(s) (same spin_id and result; duplicated spin_id(s): {', '.join(dup_ids[:5])}) counted once; "
+            notes.append(f"{nd} exact duplicate row(s) (same spin_id and result; duplicated spin_id(s): {', '.join(dup_ids)}) counted once; "
                          "the copies are in the rejects")
         if conflicts:
             ex = ", ".join(c[2] for c in sorted(conflicts)[:5])
