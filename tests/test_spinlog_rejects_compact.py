@@ -49,6 +49,7 @@ def test_compact_repeat_rejects_equal_the_exact_path(tmp_path, monkeypatch):
     assert len(fast.rejected) == len(slow.rejected) == 120 + 2 * 9 + 1
     assert list(fast.rejected) == slow.rejected and fast.rejected == slow.rejected
     assert fast.rejected[:10] == slow.rejected[:10] and fast.rejected[-1] == slow.rejected[-1] and fast.rejected[7] == slow.rejected[7]
+    assert fast.rejected[5:-5] == slow.rejected[5:-5] and fast.rejected[::7] == slow.rejected[::7]  # (plain and compact rows mixed)
     assert [r.to_dict() for r in fast.rejected] == [r.to_dict() for r in slow.rejected]
     assert any(r.reason.startswith("conflict:") for r in fast.rejected) and any(r.text == "x" and "result" in r.column for r in fast.rejected)
     assert [s.to_dict() for s in fast.sources] == [s.to_dict() for s in slow.sources]

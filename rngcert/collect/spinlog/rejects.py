@@ -129,14 +129,28 @@ class RepeatRejects:
 
     def row(self, k: int) -> RejectedRow:
         """Rejected row ``k`` (in :meth:`rows` order) as a :class:`RejectedRow`."""
-        b, g, s_ = (int(x) for x in self.rows()[k])
-        ids, files, lines, ok = self._blocks[b]
-        sid = str(int(ids[s_]))
-        why = self._conflict.get((b, s_))  # (a conflict: every row of its id has its reason)
-        if why is None:
-            why = f"{DUPLICATE_REASON} {self._at(b, s_, g)} (spin_id {sid}, same result {self.result(int(ok[g]))}): counted once"
-        f = int(files[g])
-        return RejectedRow(self.names[f], int(lines[g]), self.colnames[f], why, sid[:200])
+        return self.rows_at(np.array([k]))[0]
+
+    def rows_at(self, ks: np.ndarray) -> list[RejectedRow]:
+        """Rejected rows ``ks`` (in :meth:`rows` order) as :class:`RejectedRow` objects (their numbers
+        taken out of the arrays at once, then one reason a row)."""
+        r = self.rows()[ks]
+        out = []
+        for b, (ids, files, lines, ok) in enumerate(self._blocks):
+            m = np.flatnonzero(r[:, 0] == b)
+            if not m.size:
+                continue
+            g, s_ = r[m, 1], r[m, 2]
+            for j, gi, si, sid, f, fs, ln, lns, o in zip(m.tolist(), g.tolist(), s_.tolist(), ids[s_].tolist(), files[g].tolist(), files[s_].tolist(),
+                                                         lines[g].tolist(), lines[s_].tolist(), ok[g].tolist()):
+                sid = str(sid)
+                why = self._conflict.get((b, si))  # (a conflict: every row of its id has its reason)
+                if why is None:  # an exact duplicate: where its first row is (as _at words it)
+                    at = f"line {lns}" if fs == f else f"{self.names[fs]} line {lns}"
+                    why = f"{DUPLICATE_REASON} {at} (spin_id {sid}, same result {self.result(o)}): counted once"
+                out.append((j, RejectedRow(self.names[f], ln, self.colnames[f], why, sid[:200])))
+        out.sort(key=lambda x: x[0])
+        return [x[1] for x in out]
 
 
 class RejectedRows(Sequence):
@@ -179,12 +193,18 @@ class RejectedRows(Sequence):
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self._get(int(c)) for c in self.order[i]]
+            codes = self.order[i]
+            made = iter(self.compact.rows_at(-1 - codes[codes < 0]))
+            return [self.plain[c] if c >= 0 else next(made) for c in codes.tolist()]
         return self._get(int(self.order[i]))
 
     def __iter__(self):
-        for c in self.order.tolist():
-            yield self._get(c)
+        step = 1 << 14
+        for a in range(0, self.order.size, step):  # (compact rows made a chunk at a time)
+            codes = self.order[a : a + step]
+            made = iter(self.compact.rows_at(-1 - codes[codes < 0]))
+            for c in codes.tolist():
+                yield self.plain[c] if c >= 0 else next(made)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, (list, tuple, RejectedRows)) and list(self) == list(other)
