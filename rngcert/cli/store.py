@@ -124,14 +124,16 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
 
             ingest_files(db, logs, equipment, columns=parse_columns(columns), fmt=fmt, table=table, wait=wait, on_wait=_waiting(db), on_result=done)
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            spins, ntables = st.count_spins(), len(st.tables())
+            listed = st.tables()
+            spins, ntables, conflicted = st.count_spins(), len(listed), sum(t["conflicted"] for t in listed)
         if as_json:
             import json
 
             echo_out(json.dumps({"store": str(db), "files": [asdict(r) for r in results], "store_spins": spins, "store_tables": ntables,
-                                   "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
+                                 "store_conflicted": conflicted, "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
         else:
-            echo_out(f"store {db}: {spins} spins in {ntables} table(s)")
+            echo_out(f"store {db}: {spins} spins in {ntables} table(s)"
+                     + (f" ({conflicted} of them stored under a spin_id with another result as well: audits use neither)" if conflicted else ""))
         if unreadable:
             click.echo(f"rngcert: error: nothing readable in {', '.join(unreadable)}", err=True)
             sys.exit(EXIT_INPUT)
@@ -337,8 +339,9 @@ def export(db, folder, tables, as_json, wait):
     """Write the stored spins as Parquet, partitioned by table and day, for Spark, Dask or DuckDB.
 
     The folder holds DIR/table_id=<table>/day=<YYYY-MM-DD>/*.parquet (Hive layout) with every
-    spin's id, time, result, dealer, direction, release, void flag, wheel and provenance (source
-    file, SHA-256, line), and DIR/_rngcert/ with the manifest, the sources and the rejected rows.
+    spin's id, time, result, dealer, direction, release, void flag, conflict flag (a spin id stored
+    with two results: audits use neither), wheel and provenance (source file, SHA-256, line), and
+    DIR/_rngcert/ with the manifest, the sources, the rejected rows and the conflicts.
     `rngcert ingest DIR` reads it back. The store is only read; the folder appears complete or
     not at all.
     """
@@ -354,5 +357,8 @@ def export(db, folder, tables, as_json, wait):
             return
         click.echo(f"exported {man['spins']:,} spins of {len(man['tables'])} table(s) from {man['sources']} source(s) to {folder} "
                    f"({man['rejects']} rejected row(s) in {folder / '_rngcert' / 'rejects.jsonl'})")
+        if man.get("conflicts"):
+            click.echo(f"{man['conflicts']} conflict(s) in {folder / '_rngcert' / 'conflicts.jsonl'}: their stored spins have conflict = true "
+                       "in the data (audits use neither result)")
 
     _run(go)

@@ -144,7 +144,7 @@ class _CompactLog:
         self.stem = ""
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
         self.sorter = IdSort() if sort else None  # not pooled, ``sort``: spin ids in any order, sorted out of core (idsort.py)
-        self.repeat_rejected: dict[int, list] = {}  # sorted: per file, the rows repeated spin ids reject (RejectedRow)
+        self.repeat_rejected = None  # sorted: the rows repeated spin ids reject (a RepeatRejects: compact, rows made when read)
         self.repeat_removed: dict[int, list[int]] = {}  # sorted: per file, [accepted, void] rows they take
         self.file_no = -1
         self.id_kind: bool | str | None = None  # True: text ids, kept as the numbers after their prefix; "label": other text ids
@@ -524,53 +524,18 @@ class _CompactLog:
     def _repeat_rejects(self, groups: np.ndarray, parts: list[dict]) -> tuple[list[str], int, int]:
         """The rejects and the table notes of the repeated spin ids of one table (the records of their
         live rows, :meth:`IdSort.sort_table`), worded as :func:`_mark_repeats` words them; the rejects
-        are kept per file in :attr:`repeat_rejected`, the accepted and void rows they take per file in
-        :attr:`repeat_removed`. Returns (notes, void rows left out, live rows left out)."""
-        from rngcert.collect.spinlog.core import RejectedRow
-        from rngcert.collect.spinlog.order import DUPLICATE_REASON, _result_label
+        are kept compact in :attr:`repeat_rejected` (:class:`RepeatRejects`), the accepted and void rows
+        they take per file in :attr:`repeat_removed`. Returns (notes, void rows left out, live rows left out)."""
+        from rngcert.collect.spinlog.rejects import RepeatRejects
 
-        labels_pos = self.wheel.position_space().labels if self.wheel.order_known else ()
-        ok, ids, files, lines, accs = groups["okey"], groups["id"], groups["file"], groups["line"], groups["acc"]
-        rest = ok >> 1  # (outcome_key: ((pos + 1) * 65536 + sym + 1) * 2 + void)
-        names = [pt["name"] for pt in parts]
-
-        def result(j):
-            one = {"void_mask": [bool(ok[j] & 1)], "pos": [int(rest[j] // 65536 - 1)], "sym": [int(rest[j] % 65536 - 1)]}
-            return _result_label(one, 0, self.wheel, labels_pos)
-
-        def at(j, ref):  # where row j is, with its file's name when that is not the file of row ref
-            return f"line {int(lines[j])}" if files[j] == files[ref] else f"{names[int(files[j])]} line {int(lines[j])}"
-
-        cut = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1], True]).tolist()
-        dup_ids, conflicts, nd, nr, void_out, live_out = [], [], 0, 0, 0, 0
-        for s_, e in zip(cut[:-1], cut[1:]):  # (the repeated ids: few)
-            sid = str(int(ids[s_]))
-            if np.all(ok[s_:e] == ok[s_]):  # exact duplicates: the first row counts, the later ones are rejected
-                rej = list(range(s_ + 1, e))
-                why = [f"{DUPLICATE_REASON} {at(s_, g)} (spin_id {sid}, same result {result(g)}): counted once" for g in rej]
-                nd += len(rej)
-                dup_ids.append(sid)
-            else:  # a conflict: every row rejected, neither result used
-                rej = list(range(s_, e))
-                seen = ", ".join(f"{result(g)} ({at(g, s_)})" for g in rej[:4]) + (" …" if len(rej) > 4 else "")
-                why = [f"conflict: spin_id {sid} has different results: {seen}; neither result is used"] * len(rej)
-                conflicts.append((int(files[s_]), int(lines[s_]), sid))
-                nr += len(rej)
-            for g, w in zip(rej, why):
-                f = int(files[g])
-                colname = parts[f].get("colnames", {}).get("spin_id", "spin_id")
-                self.repeat_rejected.setdefault(f, []).append(RejectedRow(names[f], int(lines[g]), colname, w, sid[:200]))
-                self.repeat_removed.setdefault(f, [0, 0])[int(accs[g] < 0)] += 1
-                void_out += int(accs[g] < 0)
-                live_out += 1
-        notes = []
-        if nd:
-            notes.append(f"{nd} exact duplicate row(s) (same spin_id and result; duplicated spin_id(s): {', '.join(dup_ids[:5])}) counted once; "
-                         "the copies are in the rejects")
-        if conflicts:
-            ex = ", ".join(c[2] for c in sorted(conflicts)[:5])
-            notes.append(f"{len(conflicts)} spin_id(s) with conflicting results ({ex}): their {nr} rows are left out, neither result is chosen "
-                         "(see the rejects)")
+        if self.repeat_rejected is None:
+            self.repeat_rejected = RepeatRejects(self.wheel, [pt["name"] for pt in parts],
+                                                 [pt.get("colnames", {}).get("spin_id", "spin_id") for pt in parts])
+        notes, removed, void_out, live_out = self.repeat_rejected.add_table(groups)
+        for f, (na, nv) in removed.items():
+            got = self.repeat_removed.setdefault(f, [0, 0])
+            got[0] += na
+            got[1] += nv
         return notes, void_out, live_out
 
     def _gaps(self, t: int, unsplit: np.ndarray):

@@ -158,6 +158,8 @@ class SpinLog:
     space: OutcomeSpace
     tables: dict[str, TableSpins]
     sources: list[SourceInfo]
+    #: a list, or (rows of repeated spin ids on the compact path) a read-only sequence that makes them
+    #: when read (:class:`rngcert.collect.spinlog.rejects.RejectedRows`)
     rejected: list[RejectedRow]
     notes: list[str] = field(default_factory=list)
     #: (first, last) timestamp of the accepted and void spins, microseconds since the epoch (UTC),

@@ -240,12 +240,18 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         notes.extend(part["notes"])
         counts.append(accepted)
     level, space, tables = acc.finish(metas, notes)
-    for i, part in enumerate(metas):  # the rows repeated spin ids reject (ids sorted out of core), as _mark_repeats rejects them
-        if i in acc.repeat_rejected:
-            part["rejected"] = sorted(list(part["rejected"]) + sorted(acc.repeat_rejected[i], key=lambda r: r.line), key=lambda r: r.line)
-            counts[i] -= acc.repeat_removed[i][0]
-            part["void_count"] -= acc.repeat_removed[i][1]
-        rejected.extend(part["rejected"])
+    if acc.repeat_rejected is not None:  # the rows repeated spin ids reject (ids sorted out of core), as _mark_repeats rejects them (compact)
+        from rngcert.collect.spinlog.rejects import RejectedRows
+
+        rejected, per_file = RejectedRows.merge([pt["rejected"] for pt in metas], acc.repeat_rejected)
+        for i, part in enumerate(metas):
+            part["rejected"] = per_file[i]
+            if i in acc.repeat_removed:
+                counts[i] -= acc.repeat_removed[i][0]
+                part["void_count"] -= acc.repeat_removed[i][1]
+    for i, part in enumerate(metas):
+        if acc.repeat_rejected is None:
+            rejected.extend(part["rejected"])
         sources.append(_source_info(part, counts[i], str(paths[i])))
     if acc.repeat_rejected and not any(counts) and not any(pt["void_count"] for pt in metas):  # (every row left out: as the exact path says it)
         first = rejected[0]

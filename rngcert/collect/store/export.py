@@ -19,7 +19,7 @@ from rngcert.collect.store.schema import _guarded, _now, storage_error
 from rngcert.errors import InputError, StorageError
 
 #: Export layout version (``DIR/_rngcert/manifest.json``).
-EXPORT_FORMAT = 2  # 2: conflicts.jsonl; every file's SHA-256 and rows, spins per source in the manifest
+EXPORT_FORMAT = 3  # 2: conflicts.jsonl; every file's SHA-256 and rows, spins per source in the manifest; 3: the ``conflict`` column
 
 
 def _export_files(tmp: Path) -> list[dict]:
@@ -129,7 +129,7 @@ def _check_exported_counts(reader, data_files: list[Path], manifest: dict, shas:
         reader.execute(
             """CREATE VIEW exported AS SELECT NULL::VARCHAR AS table_id, NULL::BIGINT AS spin_no, NULL::VARCHAR AS spin_label,
                       NULL::BIGINT AS seq, NULL::TIMESTAMP AS ts, NULL::SMALLINT AS pos, NULL::SMALLINT AS sym, NULL::VARCHAR AS dealer,
-                      NULL::TINYINT AS direction, NULL::SMALLINT AS release, NULL::BOOLEAN AS void, NULL::INTEGER AS line,
+                      NULL::TINYINT AS direction, NULL::SMALLINT AS release, NULL::BOOLEAN AS void, NULL::BOOLEAN AS conflict, NULL::INTEGER AS line,
                       NULL::VARCHAR AS equipment, NULL::VARCHAR AS source_sha256 WHERE false"""
         ).fetchall()
     got_src = dict(reader.execute("SELECT source_sha256, count(*) FROM exported GROUP BY 1").fetchall())
@@ -149,6 +149,28 @@ def _check_exported_counts(reader, data_files: list[Path], manifest: dict, shas:
             short.append(f"source {ps['path']} (sha256 {ps['sha256'][:16]}…): {got_src.get(ps['sha256'], 0)} spins read, the manifest lists {ps['spins']}")
     if short:
         raise bad("; ".join(short[:10]) + (" …" if len(short) > 10 else ""))
+
+
+def _check_conflict_column(reader, conflicts_by_sha: dict, fmt_version: int, meta: Path, bad) -> None:
+    """Step 2 of :meth:`ExportMixin.ingest_parquet` (format 3 on): the spins the data marks ``conflict`` are exactly the stored
+    spins of the conflicts in ``conflicts.jsonl`` (by table and spin key); they are stored again with their conflicts, so an
+    audit of the copy uses neither result, as the column says."""
+    if fmt_version < 3:
+        return
+    cols = {r[0] for r in reader.execute("DESCRIBE exported").fetchall()}
+    if "conflict" not in cols:
+        raise bad(f"the data files have no 'conflict' column (export format {fmt_version})")
+    marked = {tuple(r) for r in reader.execute("SELECT DISTINCT table_id, spin_no, spin_label FROM exported WHERE conflict").fetchall()}
+    listed = {(c["table_id"], c["spin_no"], c["spin_label"]) for cs in conflicts_by_sha.values() for c in cs}
+    unlisted, unmarked = sorted(marked - listed, key=str), sorted(listed - marked, key=str)
+    if unlisted or unmarked:
+        def name(k):
+            return f"table {k[0]} spin {k[2] or k[1]}"
+        what = ([f"{len(unlisted)} spin(s) marked conflict in the data without a conflict in {meta / 'conflicts.jsonl'} "
+                 f"({', '.join(map(name, unlisted[:5]))})"] if unlisted else []) + \
+               ([f"{len(unmarked)} conflict(s) of {meta / 'conflicts.jsonl'} whose stored spin is not marked conflict in the data "
+                 f"({', '.join(map(name, unmarked[:5]))})"] if unmarked else [])
+        raise bad("; ".join(what))
 
 
 def _with_conflicts(incoming: pa.Table, confs: list[dict]) -> pa.Table:
@@ -202,9 +224,13 @@ class ExportMixin:
         duplicates, conflicts or rejects); the manifest lists every file's SHA-256 and rows and
         the spins, rejects and conflicts of each source.
 
+        A spin id stored with two results (a conflict) is used by neither result: its stored row is
+        exported with ``conflict`` true (the other result is in ``conflicts.jsonl``), so a reader
+        counts what audits count with ``WHERE NOT conflict``.
+
         Columns of the spins: ``spin_id`` (text), ``spin_no``, ``spin_label``, ``seq``, ``ts``
         (UTC), ``result`` (the pocket label, or the symbol), ``pos``, ``sym``, ``dealer``,
-        ``direction`` (0 cw, 1 ccw), ``release``, ``void``, ``equipment``, ``source_sha256``,
+        ``direction`` (0 cw, 1 ccw), ``release``, ``void``, ``conflict``, ``equipment``, ``source_sha256``,
         ``source_path``, ``line``; the partition columns ``table_id`` and ``day`` come from the
         folder names.
 
@@ -284,8 +310,11 @@ class ExportMixin:
         q = """SELECT s.table_id, CAST(s.ts AS DATE) AS day,
                       CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END AS spin_id,
                       s.spin_no, s.spin_label, s.seq, s.ts, coalesce(lp.label, ls.label) AS result, s.pos, s.sym, s.dealer,
-                      s.direction, s.release, s.void, t.equipment, src.sha256 AS source_sha256, src.path AS source_path, s.line
+                      s.direction, s.release, s.void, (cf.spin_id IS NOT NULL) AS conflict, t.equipment, src.sha256 AS source_sha256,
+                      src.path AS source_path, s.line
                FROM spins s JOIN chosen_arrow c USING (table_id) JOIN tables t USING (table_id) JOIN sources src USING (source_id)
+               LEFT JOIN (SELECT DISTINCT table_id, spin_id FROM conflicts) cf ON cf.table_id = s.table_id
+                    AND cf.spin_id = (CASE WHEN s.spin_label = '' THEN CAST(s.spin_no AS VARCHAR) ELSE s.spin_label END)
                LEFT JOIN labels_arrow lp ON lp.table_id = s.table_id AND lp.kind = 'pos' AND lp.code = s.pos
                LEFT JOIN labels_arrow ls ON ls.table_id = s.table_id AND ls.kind = 'sym' AND ls.code = s.sym
                ORDER BY s.seq"""
@@ -357,7 +386,8 @@ class ExportMixin:
             "spins": n,
             "rejects": len(rej_rows),
             "conflicts": len(conf_rows),
-            "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["spins"], "void": known[t]["void"]} for t in chosen],
+            "tables": [{"table_id": t, "equipment": known[t]["equipment"], "wheel": known[t]["wheel"], "spins": known[t]["stored_spins"],
+                        "void": known[t]["stored_void"], "conflicted": known[t]["conflicted"]} for t in chosen],  # (rows of the data)
             "sources": len(srcs),
             "per_source": [
                 {"sha256": r["sha256"], "path": r["path"], "spins": int(per_source.get(r["source_id"], 0)),
@@ -425,6 +455,7 @@ class ExportMixin:
         try:
             # 2. what the data files hold agrees with the manifest: spins per source and per table
             _check_exported_counts(reader, data_files, manifest, shas, meta, bad)
+            _check_conflict_column(reader, conflicts_by_sha, fmt_version, meta, bad)
             # 3. store, source by source
             for src in sources:
                 sha = src["sha256"]
