@@ -1,0 +1,58 @@
+"""The per-spin reformulations of issue 26 item 2 at 10 M spins (helper stats10m) give the numbers of the
+direct computation: each against a per-spin count or the implementation it replaced, on random inputs of
+1 to 64 spins, in spans of 1 to 64 spins, and on longer ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rngcert.stats import chunks
+from rngcert.stats.serial import _lag_triples, lag_pair_counts
+from rngcert.stats.tally import SpinTally
+
+
+def _direct_lag_pairs(x, k, h):
+    out = np.zeros((k, k), dtype=np.int64)
+    if x.size > h:
+        np.add.at(out, (x[h:], x[:-h]), 1)  # [later, earlier]
+    return out.reshape(k * k)
+
+
+def test_lag_triples_are_disjoint_sums():
+    assert len(_lag_triples(list(range(2, 11)))) == 3  # the battery's lags 2..10 (lag 1 from the tally)
+    for lags in ([1, 2, 3, 5, 10, 12], list(range(1, 11)), list(range(1, 17)), [2], [], [3, 6, 9, 12]):
+        tr = _lag_triples(lags)
+        used = [h for a, b in tr for h in (a, b - a, b)]
+        assert len(used) == len(set(used)) and set(used) <= set(lags)
+        assert all(0 < a < b and b - a != a for a, b in tr)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_lag_pair_counts_short_inputs_any_span(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        n = int(rng.integers(1, 65))
+        k = int(rng.choice([2, 3, 5, 37, 38]))
+        x = rng.integers(0, k, n).astype(np.int8)
+        monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
+        lags = list(range(1, 11)) if rng.random() < 0.5 else sorted(set(rng.integers(1, 20, 6).tolist()))
+        t = SpinTally.of(x, k)
+        for kw in ({}, {"counts": t.counts, "pairs": t.pairs}):
+            c, p = lag_pair_counts(x, k, lags, **kw)
+            np.testing.assert_array_equal(c, np.bincount(x.astype(np.intp), minlength=k))
+            for h in lags:
+                np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), k, h), err_msg=f"lag {h}, n={n}, k={k}")
+
+
+@pytest.mark.parametrize("chunk", [None, 64, 1000])
+def test_lag_pair_counts_battery_lags_long(chunk, monkeypatch):
+    if chunk is not None:
+        monkeypatch.setattr(chunks, "CHUNK", chunk)
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 37, 20_011).astype(np.int8)
+    x[5000:6000] = (np.arange(1000) * 5 % 37).astype(np.int8)  # a periodic stretch: counts far from uniform
+    t = SpinTally.of(x, 37)
+    c, p = lag_pair_counts(x, 37, list(range(1, 11)), counts=t.counts, pairs=t.pairs)
+    for h in range(1, 11):
+        np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), 37, h), err_msg=f"lag {h}")
