@@ -56,3 +56,54 @@ def test_lag_pair_counts_battery_lags_long(chunk, monkeypatch):
     c, p = lag_pair_counts(x, 37, list(range(1, 11)), counts=t.counts, pairs=t.pairs)
     for h in range(1, 11):
         np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), 37, h), err_msg=f"lag {h}")
+
+
+def _direct_duplicated_blocks(x, L):
+    """(first, later) pairs of duplicated_blocks by a dictionary of the windows' spins: for each content, its
+    windows in spin order, each with the one before it when they are at least L apart."""
+    pos: dict[tuple, list[int]] = {}
+    for i in range(x.size - L + 1):
+        pos.setdefault(tuple(x[i : i + L].tolist()), []).append(i)
+    pairs = [(a, b) for p in pos.values() for a, b in zip(p, p[1:]) if b - a >= L]
+    return sorted(pairs, key=lambda ab: ab[1])
+
+
+def _check_duplicated_blocks(x, k, L):
+    from rngcert.stats.integrity import duplicated_blocks
+
+    got = duplicated_blocks(x, k, length=L)
+    want = _direct_duplicated_blocks(x, L) if x.size >= 2 * L else []
+    assert got["repeated_blocks"] == len(want)
+    assert got["first"] == want[:5]
+    starts = np.array([b for _, b in want], dtype=np.int64)
+    covered = int(np.minimum(np.diff(starts), L).sum()) + L if starts.size else 0
+    assert got["spins_in_copies"] == covered and got["share"] == (float(covered / x.size) if starts.size else 0.0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_duplicated_blocks_against_a_dictionary_short(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    for _ in range(80):
+        n = int(rng.integers(1, 65))
+        k = int(rng.choice([2, 3, 37]))
+        L = int(rng.integers(2, 7))
+        monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
+        _check_duplicated_blocks(rng.integers(0, k, n).astype(np.int8), k, L)
+
+
+@pytest.mark.parametrize("chunk", [None, 64, 999])
+def test_duplicated_blocks_against_a_dictionary_long(chunk, monkeypatch):
+    if chunk is not None:
+        monkeypatch.setattr(chunks, "CHUNK", chunk)
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 37, 6_000).astype(np.int8)
+    x[3000:3100] = x[200:300]  # a block pasted twice
+    x[4000:4040] = x[3990:4030]  # an overlapping copy (10 apart: not a copy of 20 spins)
+    x[5000:5100] = 7  # a run: every window the same
+    x[5500:5530] = x[200:230]  # a third copy
+    for L in (20, 5):
+        _check_duplicated_blocks(x, 37, L)
+    _check_duplicated_blocks(np.full(300, 3, dtype=np.int8), 37, 20)
+    y = rng.integers(0, 300, 4_000).astype(np.int16)  # ids beyond one byte
+    y[2000:2050] = y[10:60]
+    _check_duplicated_blocks(y, 300, 20)
