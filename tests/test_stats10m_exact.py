@@ -107,3 +107,59 @@ def test_duplicated_blocks_against_a_dictionary_long(chunk, monkeypatch):
     y = rng.integers(0, 300, 4_000).astype(np.int16)  # ids beyond one byte
     y[2000:2050] = y[10:60]
     _check_duplicated_blocks(y, 300, 20)
+
+
+def _direct_tally(x, k, parts):
+    from rngcert.stats.tally import RunTally
+
+    xi = x.astype(np.intp)
+    counts = np.bincount(xi, minlength=k)
+    pairs = np.zeros((k, k), dtype=np.int64)
+    if x.size > 1:
+        np.add.at(pairs, (xi[:-1], xi[1:]), 1)
+    return counts, pairs, {name: RunTally.of(np.asarray(p)[xi]) for name, p in parts.items()}
+
+
+def _partitions(rng, k):
+    parts = {"alt": np.arange(k) % 2, "mixed": rng.integers(-1, 2, k), "all_out": np.full(k, -1), "one_out": np.r_[-1, rng.integers(0, 2, k - 1)]}
+    parts["same_out"] = np.where(parts["one_out"] < 0, -1, 1 - parts["one_out"])  # shares the spins in no category with one_out
+    return parts
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_tally_runs_and_counts_against_direct_short(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(150):
+        n = int(rng.integers(0, 65))
+        k = int(rng.choice([2, 3, 5, 37]))
+        x = rng.integers(0, k, n).astype(np.int8)
+        if n and rng.random() < 0.3:
+            x[rng.random(n) < 0.5] = 0  # long stretches of pocket 0 (in no category of one_out, same_out)
+        parts = _partitions(rng, k)
+        t = SpinTally.of(x, k, partitions=parts)
+        counts, pairs, runs = _direct_tally(x, k, parts)
+        np.testing.assert_array_equal(t.counts, counts)
+        np.testing.assert_array_equal(t.pairs, pairs)
+        assert dict(t.runs) == runs, (x.tolist(), k)
+        assert t.counts.dtype == np.int64 and t.pairs.dtype == np.int64
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_chunked_tally_against_direct_any_span(seed):
+    from rngcert.battery.wheel import WheelData
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import chunked_tally
+
+    space = load_wheel("european").position_space()
+    parts = WheelData(np.zeros(0, dtype=np.int8), space).run_partitions
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(1, 400))
+        x = rng.integers(0, 37, n).astype(np.int8)
+        x[rng.random(n) < 0.2] = list(space.labels).index("0")  # the zero: in no category of the three partitions
+        whole = _direct_tally(x, 37, parts)
+        for chunk in (1, 2, int(rng.integers(3, 65)), 1 << 16):
+            t = chunked_tally(x, space, chunk=chunk)
+            np.testing.assert_array_equal(t.counts, whole[0])
+            np.testing.assert_array_equal(t.pairs, whole[1])
+            assert dict(t.runs) == whole[2]
