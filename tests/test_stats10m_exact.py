@@ -163,3 +163,38 @@ def test_chunked_tally_against_direct_any_span(seed):
             np.testing.assert_array_equal(t.counts, whole[0])
             np.testing.assert_array_equal(t.pairs, whole[1])
             assert dict(t.runs) == whole[2]
+
+
+def _digit_lines(seed: int) -> bytes:
+    """One token a line, digits and line ends only (the reader's fastest shape), with the tokens the wheel judges
+    (07, 007, 00, 37, 999), now and then a blank line, a token of four digits or a last line without its end."""
+    rng = np.random.default_rng(seed)
+    odd = ["07", "007", "00", "37", "999", "0"] + (["", "1234"] if rng.random() < 0.3 else [])
+    toks = [str(rng.integers(0, 37)) if rng.random() < 0.9 else odd[rng.integers(len(odd))] for _ in range(int(rng.integers(1, 300)))]
+    return ("\n".join(toks) + ("\n" if rng.random() < 0.7 else "")).encode()
+
+
+@pytest.mark.parametrize("wheel", ["european", "american"])
+def test_permanence_one_a_line_digits_only_equal_the_exact_reader(tmp_path, monkeypatch, wheel):
+    """The scan of a block of digits and line ends (a line is its token) and the token codes made for every byte
+    give the exact reader's spins, rejects, fields and line starts, in blocks of 7 bytes and of 4 MB."""
+    from test_permanence_memory import _read_three_ways
+
+    from rngcert.collect import permstream
+    from rngcert.equipment.wheel import load_wheel
+
+    w = load_wheel(wheel)
+    fast, real = [], permstream._simple_scan
+
+    def spy(buf):
+        r = real(buf)
+        fast.append(r is not None)
+        return r
+
+    monkeypatch.setattr(permstream, "_simple_scan", spy)
+    for seed in range(30):
+        p = tmp_path / f"digits{seed}.txt"
+        p.write_bytes(_digit_lines(seed))
+        exact, tiny, big = _read_three_ways(p, w, monkeypatch)
+        assert tiny == exact and big == exact, (seed, p.read_bytes()[:200])
+    assert any(fast) and not all(fast)
