@@ -6,17 +6,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_throughput_exact import _direct_lag_pairs
 
 from rngcert.stats import chunks
 from rngcert.stats.serial import _lag_triples, lag_pair_counts
 from rngcert.stats.tally import SpinTally
 
 
-def _direct_lag_pairs(x, k, h):
-    out = np.zeros((k, k), dtype=np.int64)
-    if x.size > h:
-        np.add.at(out, (x[h:], x[:-h]), 1)  # [later, earlier]
-    return out.reshape(k * k)
+def _assert_lag_pairs(x, k, lags, with_tally=(False, True)):
+    """lag_pair_counts of ``x`` (with and without the tally's counts and pairs) against a direct count."""
+    t = SpinTally.of(x, k)
+    for kw in [{"counts": t.counts, "pairs": t.pairs} if w else {} for w in with_tally]:
+        c, p = lag_pair_counts(x, k, lags, **kw)
+        np.testing.assert_array_equal(c, np.bincount(x.astype(np.intp), minlength=k))
+        for h in lags:
+            np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), k, h), err_msg=f"lag {h}, n={x.size}, k={k}")
+
+
+def _span_length(chunk, monkeypatch):
+    if chunk is not None:
+        monkeypatch.setattr(chunks, "CHUNK", chunk)
 
 
 def test_lag_triples_are_disjoint_sums():
@@ -37,25 +46,15 @@ def test_lag_pair_counts_short_inputs_any_span(seed, monkeypatch):
         x = rng.integers(0, k, n).astype(np.int8)
         monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
         lags = list(range(1, 11)) if rng.random() < 0.5 else sorted(set(rng.integers(1, 20, 6).tolist()))
-        t = SpinTally.of(x, k)
-        for kw in ({}, {"counts": t.counts, "pairs": t.pairs}):
-            c, p = lag_pair_counts(x, k, lags, **kw)
-            np.testing.assert_array_equal(c, np.bincount(x.astype(np.intp), minlength=k))
-            for h in lags:
-                np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), k, h), err_msg=f"lag {h}, n={n}, k={k}")
+        _assert_lag_pairs(x, k, lags)
 
 
 @pytest.mark.parametrize("chunk", [None, 64, 1000])
 def test_lag_pair_counts_battery_lags_long(chunk, monkeypatch):
-    if chunk is not None:
-        monkeypatch.setattr(chunks, "CHUNK", chunk)
-    rng = np.random.default_rng(7)
-    x = rng.integers(0, 37, 20_011).astype(np.int8)
+    _span_length(chunk, monkeypatch)
+    x = np.random.default_rng(7).integers(0, 37, 20_011).astype(np.int8)
     x[5000:6000] = (np.arange(1000) * 5 % 37).astype(np.int8)  # a periodic stretch: counts far from uniform
-    t = SpinTally.of(x, 37)
-    c, p = lag_pair_counts(x, 37, list(range(1, 11)), counts=t.counts, pairs=t.pairs)
-    for h in range(1, 11):
-        np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), 37, h), err_msg=f"lag {h}")
+    _assert_lag_pairs(x, 37, list(range(1, 11)), with_tally=(True,))
 
 
 def _direct_duplicated_blocks(x, L):
@@ -93,8 +92,7 @@ def test_duplicated_blocks_against_a_dictionary_short(seed, monkeypatch):
 
 @pytest.mark.parametrize("chunk", [None, 64, 999])
 def test_duplicated_blocks_against_a_dictionary_long(chunk, monkeypatch):
-    if chunk is not None:
-        monkeypatch.setattr(chunks, "CHUNK", chunk)
+    _span_length(chunk, monkeypatch)
     rng = np.random.default_rng(5)
     x = rng.integers(0, 37, 6_000).astype(np.int8)
     x[3000:3100] = x[200:300]  # a block pasted twice
