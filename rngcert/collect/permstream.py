@@ -92,6 +92,8 @@ def _blocks(p: Path, data: bytes | None):
 
 #: :data:`_CLASS` as a ``bytes.translate`` table (one C pass over a block, no index array).
 _CLASS_BYTES = _CLASS.tobytes()
+#: Each byte's digit value, 10 for a byte that is not a digit (a ``bytes.translate`` table).
+_DIGIT_VALUE_BYTES = bytes(b - 48 if 48 <= b < 58 else 10 for b in range(256))
 
 
 def _simple_scan(buf: bytes):
@@ -103,6 +105,14 @@ def _simple_scan(buf: bytes):
     if cls.max() >= _ODD:
         return None
     nl = np.flatnonzero(cls[1:] == _NL)
+    if int(cls.min()) == _NL and int(cls.max()) == _DIGIT:  # digits and line ends only: a line is its one token
+        starts = np.empty_like(nl)
+        starts[:1] = 0
+        np.add(nl[:-1], 1, out=starts[1:])
+        length = nl - starts
+        if nl.size == 0 or int(length.min()) < 1 or int(length.max()) > _MAX_DIGITS:  # (a blank line, a long token)
+            return None
+        return nl, starts, length, np.arange(nl.size, dtype=np.int32)
     dig = cls == _DIGIT
     edge = np.flatnonzero(dig[1:] != dig[:-1])  # (the block ends with a line end: starts and ends alternate)
     del cls, dig
@@ -127,6 +137,8 @@ class _Reader:
         self.row, self.read_lines, self.resolve = hooks
         self.texts, self.pos, self.sym, self.void, self.bad, self.reasons = _token_table(wheel, self.resolve)
         self.by_digits = [a[_CODE] for a in (self.pos, self.sym, self.void, self.bad)]  # the same, looked up by _CODE's index
+        # 1 where a token is void or not a pocket: a block without one (the usual) needs neither array looked up
+        self.flag_by_digits = (self.by_digits[2].astype(bool) | (self.by_digits[3] >= 0)).view(np.uint8)
         self.line0 = 0  # lines before the current block
         self.rows = self.blank = self.void_count = 0
         self.rejected: list = []
@@ -151,16 +163,25 @@ class _Reader:
         else:
             nl, n_lines, starts, length, tok_line, odd_line, any_odd = self._scan(b, cont, open_end)
         # each token's code from the digit values of its first three bytes (10: not a digit; the block ends
-        # with a line end, so only the third byte of a last one-digit token can lie beyond it)
-        ci = np.multiply(b[starts] - np.uint8(48), 121, dtype=np.intp)
-        ci += np.multiply(np.minimum(b[starts + 1] - np.uint8(48), np.uint8(10)), 11, dtype=np.intp)
-        ci += np.minimum(b[np.minimum(starts + 2, b.size - 1)] - np.uint8(48), np.uint8(10))
+        # with a line end, so only the third byte of a last one-digit token can lie beyond it: a line end added
+        # after the block stands for it), made for every byte in three dense passes and taken at the starts
+        dv = np.frombuffer((buf + b"\n\n").translate(_DIGIT_VALUE_BYTES), dtype=np.uint8)
+        every = np.multiply(dv[:-2], 121, dtype=np.uint16)
+        every += np.multiply(dv[1:-1], 11, dtype=np.uint16)
+        every += dv[2:]
+        ci = every[starts].astype(np.intp)
+        del dv, every
         del starts, length
-        pos, sym, void, bad = (a[ci] for a in self.by_digits)
+        clean = not self.flag_by_digits[ci].any()
+        if not clean:
+            pos, sym, void, bad = (a[ci] for a in self.by_digits)
+        else:  # every token a pocket: nothing void, nothing rejected
+            pos, sym = self.by_digits[0][ci], self.by_digits[1][ci]
+            void, bad = np.zeros(ci.size, dtype=self.by_digits[2].dtype), np.full(ci.size, -1, dtype=self.by_digits[3].dtype)
         lines = tok_line + (self.line0 + 1)
         last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
         rej = []
-        r = np.flatnonzero(bad >= 0)
+        r = np.zeros(0, dtype=np.intp) if clean else np.flatnonzero(bad >= 0)
         if r.size:
             field = r - np.searchsorted(tok_line, tok_line[r]) + 1
             if cont:
@@ -174,9 +195,10 @@ class _Reader:
             order = np.argsort(lines, kind="stable")
             pos, sym, void, bad, lines = pos[order], sym[order], void[order], bad[order], lines[order]
             rej = sorted(rej + o[5], key=lambda x: x.line)
+            clean = False
         self.rejected.extend(rej)
         self.rows += int(pos.size)
-        self.void_count += int(np.count_nonzero(void))
+        self.void_count += 0 if clean else int(np.count_nonzero(void))
         if open_end:
             self.open_tokens = last + (self.open_tokens if cont and n_lines == 1 else 0)
             self.line0 += n_lines - 1
@@ -184,7 +206,8 @@ class _Reader:
             self.open_tokens = self.open_filled = 0
             self.line0 += n_lines
         self.cont = open_end
-        self.consume.add({"pos": pos, "sym": sym, "accepted_mask": (bad < 0) & ~void, "void_mask": void, "line_no": lines})
+        acc = np.ones(pos.size, dtype=bool) if clean else (bad < 0) & ~void
+        self.consume.add({"pos": pos, "sym": sym, "accepted_mask": acc, "void_mask": void, "line_no": lines})
 
     def _scan(self, b: np.ndarray, cont: bool, open_end: bool):
         """The tokens of a block in any shape (:func:`_simple_scan` covers the usual one): line ends,

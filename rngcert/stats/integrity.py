@@ -141,7 +141,7 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
         return res
     n_win = n - L + 1
     hashes = _WindowHashes(x, L)
-    twice = _high_bits_twice(hashes, n_win)
+    twice = _low_bits_twice(hashes, n_win)
     if twice.size == 0:
         return res
     first, later = _true_copies(x, L, *_candidates(hashes, n_win, twice))
@@ -159,17 +159,18 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     return res
 
 
-def _power_table(b: int, m: int) -> np.ndarray:
-    out = np.full(m, b, dtype=np.uint64)
+def _power_table(b: int, m: int, dtype=np.uint64) -> np.ndarray:
+    out = np.full(m, b, dtype=dtype)
     out[0] = 1
-    return np.cumprod(out, dtype=np.uint64)  # (wraps mod 2**64)
+    return np.cumprod(out, dtype=dtype)  # (wraps mod 2**64, or 2**32)
 
 
 class _WindowHashes:
-    """Polynomial hash mod 2**64 of every window of L spins, H(i) = sum_j (x[i+j]+1) * B**(L-1-j) (numpy
-    integer arithmetic wraps; :func:`duplicated_blocks` verifies equal hashes). Computed from a running sum,
-    not L passes: with y[t] = (x[t]+1) * B**-t (B is odd, so invertible mod 2**64) and C its prefix sums,
-    H(i) = (C[i+L] - C[i]) * B**(i+L-1)."""
+    """The low 32 bits of the polynomial hash mod 2**64 of every window of L spins,
+    H(i) = sum_j (x[i+j]+1) * B**(L-1-j) (numpy integer arithmetic wraps): that is the same polynomial mod 2**32,
+    computed in 32-bit arithmetic (half the bytes of the 64-bit hash). Computed from a running sum, not L passes:
+    with y[t] = (x[t]+1) * B**-t (B is odd, so invertible mod 2**32) and C its prefix sums, H(i) = (C[i+L] - C[i]) * B**(i+L-1).
+    Windows with the same whole hash (:func:`_whole_hash`) have the same low bits, so filtering on these loses none of them."""
 
     B = 1_000_003
 
@@ -177,15 +178,15 @@ class _WindowHashes:
         self.x, self.L, self.m, self.pw, self.inv = x, L, 0, None, None
 
     def __call__(self, lo: int, hi: int) -> np.ndarray:
-        """The hashes of windows lo..hi-1 (powers counted from lo)."""
+        """The low 32 bits of the hashes of windows lo..hi-1 (powers counted from lo)."""
         L = self.L
         m = hi - lo + L - 1
         if self.m < m:
-            self.m, self.pw, self.inv = m, _power_table(self.B, m), _power_table(pow(self.B, -1, 1 << 64), m)
-        seg = self.x[lo : lo + m].astype(np.uint64)
-        seg += np.uint64(1)
+            self.m, self.pw, self.inv = m, _power_table(self.B, m, np.uint32), _power_table(pow(self.B, -1, 1 << 32), m, np.uint32)
+        seg = self.x[lo : lo + m].astype(np.uint32)
+        seg += np.uint32(1)
         seg *= self.inv[:m]
-        c = np.empty(m + 1, dtype=np.uint64)
+        c = np.empty(m + 1, dtype=np.uint32)
         c[0] = 0
         np.cumsum(seg, out=c[1:])
         h = c[L:] - c[: m + 1 - L]
@@ -193,11 +194,21 @@ class _WindowHashes:
         return h
 
 
-def _high_bits_twice(hashes: _WindowHashes, n_win: int) -> np.ndarray:
-    """The high 32 bits of every hash (4 bytes a window), sorted in place: the values that occur twice."""
+def _whole_hash(x: np.ndarray, L: int, starts: np.ndarray) -> np.ndarray:
+    """The whole hash mod 2**64 of the windows at ``starts`` (Horner's rule over their L spins)."""
+    h = np.zeros(starts.size, dtype=np.uint64)
+    B = np.uint64(_WindowHashes.B)
+    for j in range(L):  # loop over the L spins of a window, for the few candidate windows
+        h *= B
+        h += x[starts + j].astype(np.uint64) + np.uint64(1)
+    return h
+
+
+def _low_bits_twice(hashes: _WindowHashes, n_win: int) -> np.ndarray:
+    """The low 32 bits of every hash (4 bytes a window), sorted in place: the values that occur twice."""
     top = np.empty(n_win, dtype=np.uint32)
     for lo, hi in spans(n_win):
-        top[lo:hi] = hashes(lo, hi) >> np.uint64(32)
+        top[lo:hi] = hashes(lo, hi)
     top.sort()
     twice = [top[lo:hi][top[lo + 1 : hi + 1] == top[lo:hi]] for lo, hi in spans(n_win - 1)]
     del top
@@ -205,20 +216,18 @@ def _high_bits_twice(hashes: _WindowHashes, n_win: int) -> np.ndarray:
 
 
 def _candidates(hashes: _WindowHashes, n_win: int, twice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The windows whose high bits occur twice (a superset of those whose whole hash does), in spin order
+    """The windows whose low bits occur twice (a superset of those whose whole hash does), in spin order
     with their whole hash: equal hashes sort next to each other as among all windows."""
-    cand, cand_h = [], []
+    cand = []
     seen20 = np.zeros(1 << 20, dtype=bool)  # a 1 MB table of their top 20 bits (it stays in cache): a cheap first filter
     seen20[twice >> np.uint32(12)] = True
     for lo, hi in spans(n_win):
         h = hashes(lo, hi)
-        hi32 = (h >> np.uint64(32)).astype(np.uint32)
-        sel = np.flatnonzero(seen20[hi32 >> np.uint32(12)])
-        i = np.minimum(np.searchsorted(twice, hi32[sel]), twice.size - 1)
-        sel = sel[twice[i] == hi32[sel]]
-        cand.append(sel + lo)
-        cand_h.append(h[sel])
-    return np.concatenate(cand), np.concatenate(cand_h)
+        sel = np.flatnonzero(seen20[h >> np.uint32(12)])
+        i = np.minimum(np.searchsorted(twice, h[sel]), twice.size - 1)
+        cand.append(sel[twice[i] == h[sel]] + lo)
+    cand = np.concatenate(cand)
+    return cand, _whole_hash(hashes.x, hashes.L, cand)
 
 
 def _true_copies(x: np.ndarray, L: int, cand: np.ndarray, cand_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

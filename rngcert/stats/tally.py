@@ -69,6 +69,66 @@ class RunTally:
         return RunTally(self.runs + other.runs - joined, self.n0 + other.n0, self.n1 + other.n1, self.first, other.last)
 
 
+#: Longest array whose pair keys :meth:`SpinTally.of` makes in intp (a chunk of :func:`chunked_tally`'s 64 Ki spins).
+_INTP_KEYS = 1 << 20
+
+
+_PART_CONSTS: dict = {}
+
+
+def _part_consts(part) -> tuple:
+    """(values, in-category mask, category-1 and category-0 indicators, changes indicator over the (k, k) pair
+    table (int64, flat), the no-category table for :func:`lookup`) of a partition, made once per partition."""
+    pt = np.asarray(part)
+    key = (pt.dtype.str, pt.tobytes())
+    c = _PART_CONSTS.get(key)
+    if c is None:
+        ok = pt >= 0
+        differ = ((pt[:, None] != pt[None, :]) & ok[:, None] & ok[None, :]).astype(np.int64).ravel()
+        c = (pt, ok, (pt == 1).astype(np.int64), (pt == 0).astype(np.int64), differ, narrow((~ok).astype(np.int8)), ok.tobytes())
+        if len(_PART_CONSTS) < 64:  # (a handful of partitions per process)
+            _PART_CONSTS[key] = c
+    return c
+
+
+def _partition_runs(x: np.ndarray, counts: np.ndarray, pairs: np.ndarray, partitions: Mapping[str, np.ndarray]) -> dict[str, RunTally]:
+    """``{name: RunTally.of(part[x])}`` for each partition, from the pair table and the spins in no category.
+
+    The spins of a partition's categories follow each other either as consecutive spins (their changes are
+    the pair table's entries between the two categories) or across a stretch of spins in no category (-1:
+    the zero), whose neighbours are looked up. Partitions with the same spins in no category (colour,
+    parity, low/high) share that stretch. Integer counts: the RunTally of the filtered sequence exactly."""
+    out: dict[str, RunTally] = {}
+    n = x.size
+    shared: dict[bytes, tuple] = {}
+    flat_pairs = pairs.ravel()
+    for name, part in partitions.items():
+        pt, ok, is1, is0, differ, none_table, sig = _part_consts(part)
+        n1, n0 = int(counts @ is1), int(counts @ is0)
+        if n0 + n1 == 0:
+            out[name] = RunTally()
+            continue
+        if sig not in shared:  # the stretches of spins in no category: their first and last spin
+            none = np.flatnonzero(~ok)
+            if none.size == 1:  # one pocket in no category (the zero): a comparison
+                bad = np.flatnonzero(x == none[0])
+            else:
+                bad = np.zeros(0, dtype=np.intp) if none.size == 0 else np.flatnonzero(lookup(none_table, x).view(bool))
+            if bad.size:
+                brk = np.flatnonzero(np.diff(bad) != 1)
+                s0, s1 = np.concatenate((bad[:1], bad[brk + 1])), np.concatenate((bad[brk], bad[-1:]))
+                inner = (s0 > 0) & (s1 < n - 1)
+                i0 = int(s1[0]) + 1 if s0[0] == 0 else 0  # the first and last spin in a category
+                i1 = int(s0[-1]) - 1 if s1[-1] == n - 1 else n - 1
+                shared[sig] = (x[s0[inner] - 1], x[s1[inner] + 1], i0, i1)
+            else:
+                shared[sig] = (bad, bad, 0, n - 1)
+        before, after, i0, i1 = shared[sig]
+        changes = int(flat_pairs @ differ) + int(np.count_nonzero(pt[before] != pt[after]))
+        out[name] = RunTally(1 + changes, n0, n1, int(pt[x[i0]]), int(pt[x[i1]]))
+    return out
+
+
 @dataclass(frozen=True)
 class SpinTally:
     """Sufficient statistics of one table's accepted spins in spin order.
@@ -158,17 +218,20 @@ class SpinTally:
             raise InputError(f"outcomes must be a 1-D integer array, got shape {x.shape} dtype {x.dtype}")
         if x.size and (int(x.min()) < 0 or int(x.max()) >= k):
             raise InputError(f"outcome ids must lie in 0..{k - 1}")
-        # pair keys i * k + j in int32 where k * k fits (half the bytes of intp; np.bincount reads int32 as it is)
-        xk = x.astype(np.int32 if k * k < 2**31 else np.intp, copy=False)
-        counts = np.bincount(xk, minlength=k).astype(np.int64)
+        # pair keys i * k + j: intp for a chunk (np.bincount converts narrower keys to intp first), int32 where k * k
+        # fits for a long array (half the bytes); the counts are the pairs' column sums and the first spin
+        xk = x.astype(np.intp if x.size <= _INTP_KEYS or k * k >= 2**31 else np.int32, copy=False)
         if x.size > 1:
             key = xk[:-1] * xk.dtype.type(k)
             key += xk[1:]
             pairs = np.bincount(key, minlength=k * k).astype(np.int64).reshape(k, k)
             del key
+            counts = pairs.sum(axis=0)
+            counts[x[0]] += 1
         else:
             pairs = np.zeros((k, k), np.int64)
-        runs = {name: RunTally.of(lookup(narrow(part), x)) for name, part in (partitions or {}).items()}
+            counts = np.bincount(xk, minlength=k).astype(np.int64)
+        runs = _partition_runs(x, counts, pairs, partitions or {})
         xi = x.astype(np.intp, copy=False) if groups is not None or release is not None else None
         gc: dict[str, np.ndarray] = {}
         ro: dict[str, np.ndarray] = {}

@@ -1,0 +1,198 @@
+"""The per-spin reformulations of issue 26 item 2 at 10 M spins (helper stats10m) give the numbers of the
+direct computation: each against a per-spin count or the implementation it replaced, on random inputs of
+1 to 64 spins, in spans of 1 to 64 spins, and on longer ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_throughput_exact import _direct_lag_pairs
+
+from rngcert.stats import chunks
+from rngcert.stats.serial import _lag_triples, lag_pair_counts
+from rngcert.stats.tally import SpinTally
+
+
+def _assert_lag_pairs(x, k, lags, with_tally=(False, True)):
+    """lag_pair_counts of ``x`` (with and without the tally's counts and pairs) against a direct count."""
+    t = SpinTally.of(x, k)
+    for kw in [{"counts": t.counts, "pairs": t.pairs} if w else {} for w in with_tally]:
+        c, p = lag_pair_counts(x, k, lags, **kw)
+        np.testing.assert_array_equal(c, np.bincount(x.astype(np.intp), minlength=k))
+        for h in lags:
+            np.testing.assert_array_equal(p[h], _direct_lag_pairs(x.astype(np.intp), k, h), err_msg=f"lag {h}, n={x.size}, k={k}")
+
+
+def _span_length(chunk, monkeypatch):
+    if chunk is not None:
+        monkeypatch.setattr(chunks, "CHUNK", chunk)
+
+
+def test_lag_triples_are_disjoint_sums():
+    assert len(_lag_triples(list(range(2, 11)))) == 3  # the battery's lags 2..10 (lag 1 from the tally)
+    for lags in ([1, 2, 3, 5, 10, 12], list(range(1, 11)), list(range(1, 17)), [2], [], [3, 6, 9, 12]):
+        tr = _lag_triples(lags)
+        used = [h for a, b in tr for h in (a, b - a, b)]
+        assert len(used) == len(set(used)) and set(used) <= set(lags)
+        assert all(0 < a < b and b - a != a for a, b in tr)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_lag_pair_counts_short_inputs_any_span(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        n = int(rng.integers(1, 65))
+        k = int(rng.choice([2, 3, 5, 37, 38]))
+        x = rng.integers(0, k, n).astype(np.int8)
+        monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
+        lags = list(range(1, 11)) if rng.random() < 0.5 else sorted(set(rng.integers(1, 20, 6).tolist()))
+        _assert_lag_pairs(x, k, lags)
+
+
+@pytest.mark.parametrize("chunk", [None, 64, 1000])
+def test_lag_pair_counts_battery_lags_long(chunk, monkeypatch):
+    _span_length(chunk, monkeypatch)
+    x = np.random.default_rng(7).integers(0, 37, 20_011).astype(np.int8)
+    x[5000:6000] = (np.arange(1000) * 5 % 37).astype(np.int8)  # a periodic stretch: counts far from uniform
+    _assert_lag_pairs(x, 37, list(range(1, 11)), with_tally=(True,))
+
+
+def _direct_duplicated_blocks(x, L):
+    """(first, later) pairs of duplicated_blocks by a dictionary of the windows' spins: for each content, its
+    windows in spin order, each with the one before it when they are at least L apart."""
+    pos: dict[tuple, list[int]] = {}
+    for i in range(x.size - L + 1):
+        pos.setdefault(tuple(x[i : i + L].tolist()), []).append(i)
+    pairs = [(a, b) for p in pos.values() for a, b in zip(p, p[1:]) if b - a >= L]
+    return sorted(pairs, key=lambda ab: ab[1])
+
+
+def _check_duplicated_blocks(x, k, L):
+    from rngcert.stats.integrity import duplicated_blocks
+
+    got = duplicated_blocks(x, k, length=L)
+    want = _direct_duplicated_blocks(x, L) if x.size >= 2 * L else []
+    assert got["repeated_blocks"] == len(want)
+    assert got["first"] == want[:5]
+    starts = np.array([b for _, b in want], dtype=np.int64)
+    covered = int(np.minimum(np.diff(starts), L).sum()) + L if starts.size else 0
+    assert got["spins_in_copies"] == covered and got["share"] == (float(covered / x.size) if starts.size else 0.0)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_duplicated_blocks_against_a_dictionary_short(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    for _ in range(80):
+        n = int(rng.integers(1, 65))
+        k = int(rng.choice([2, 3, 37]))
+        L = int(rng.integers(2, 7))
+        monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
+        _check_duplicated_blocks(rng.integers(0, k, n).astype(np.int8), k, L)
+
+
+@pytest.mark.parametrize("chunk", [None, 64, 999])
+def test_duplicated_blocks_against_a_dictionary_long(chunk, monkeypatch):
+    _span_length(chunk, monkeypatch)
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 37, 6_000).astype(np.int8)
+    x[3000:3100] = x[200:300]  # a block pasted twice
+    x[4000:4040] = x[3990:4030]  # an overlapping copy (10 apart: not a copy of 20 spins)
+    x[5000:5100] = 7  # a run: every window the same
+    x[5500:5530] = x[200:230]  # a third copy
+    for L in (20, 5):
+        _check_duplicated_blocks(x, 37, L)
+    _check_duplicated_blocks(np.full(300, 3, dtype=np.int8), 37, 20)
+    y = rng.integers(0, 300, 4_000).astype(np.int16)  # ids beyond one byte
+    y[2000:2050] = y[10:60]
+    _check_duplicated_blocks(y, 300, 20)
+
+
+def _direct_tally(x, k, parts):
+    from rngcert.stats.tally import RunTally
+
+    xi = x.astype(np.intp)
+    counts = np.bincount(xi, minlength=k)
+    pairs = np.zeros((k, k), dtype=np.int64)
+    if x.size > 1:
+        np.add.at(pairs, (xi[:-1], xi[1:]), 1)
+    return counts, pairs, {name: RunTally.of(np.asarray(p)[xi]) for name, p in parts.items()}
+
+
+def _partitions(rng, k):
+    parts = {"alt": np.arange(k) % 2, "mixed": rng.integers(-1, 2, k), "all_out": np.full(k, -1), "one_out": np.r_[-1, rng.integers(0, 2, k - 1)]}
+    parts["same_out"] = np.where(parts["one_out"] < 0, -1, 1 - parts["one_out"])  # shares the spins in no category with one_out
+    return parts
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_tally_runs_and_counts_against_direct_short(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(150):
+        n = int(rng.integers(0, 65))
+        k = int(rng.choice([2, 3, 5, 37]))
+        x = rng.integers(0, k, n).astype(np.int8)
+        if n and rng.random() < 0.3:
+            x[rng.random(n) < 0.5] = 0  # long stretches of pocket 0 (in no category of one_out, same_out)
+        parts = _partitions(rng, k)
+        t = SpinTally.of(x, k, partitions=parts)
+        counts, pairs, runs = _direct_tally(x, k, parts)
+        np.testing.assert_array_equal(t.counts, counts)
+        np.testing.assert_array_equal(t.pairs, pairs)
+        assert dict(t.runs) == runs, (x.tolist(), k)
+        assert t.counts.dtype == np.int64 and t.pairs.dtype == np.int64
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_chunked_tally_against_direct_any_span(seed):
+    from rngcert.battery.wheel import WheelData
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import chunked_tally
+
+    space = load_wheel("european").position_space()
+    parts = WheelData(np.zeros(0, dtype=np.int8), space).run_partitions
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(1, 400))
+        x = rng.integers(0, 37, n).astype(np.int8)
+        x[rng.random(n) < 0.2] = list(space.labels).index("0")  # the zero: in no category of the three partitions
+        whole = _direct_tally(x, 37, parts)
+        for chunk in (1, 2, int(rng.integers(3, 65)), 1 << 16):
+            t = chunked_tally(x, space, chunk=chunk)
+            np.testing.assert_array_equal(t.counts, whole[0])
+            np.testing.assert_array_equal(t.pairs, whole[1])
+            assert dict(t.runs) == whole[2]
+
+
+def _digit_lines(seed: int) -> bytes:
+    """One token a line, digits and line ends only (the reader's fastest shape), with the tokens the wheel judges
+    (07, 007, 00, 37, 999), now and then a blank line, a token of four digits or a last line without its end."""
+    rng = np.random.default_rng(seed)
+    odd = ["07", "007", "00", "37", "999", "0"] + (["", "1234"] if rng.random() < 0.3 else [])
+    toks = [str(rng.integers(0, 37)) if rng.random() < 0.9 else odd[rng.integers(len(odd))] for _ in range(int(rng.integers(1, 300)))]
+    return ("\n".join(toks) + ("\n" if rng.random() < 0.7 else "")).encode()
+
+
+@pytest.mark.parametrize("wheel", ["european", "american"])
+def test_permanence_one_a_line_digits_only_equal_the_exact_reader(tmp_path, monkeypatch, wheel):
+    """The scan of a block of digits and line ends (a line is its token) and the token codes made for every byte
+    give the exact reader's spins, rejects, fields and line starts, in blocks of 7 bytes and of 4 MB."""
+    from test_permanence_memory import _read_three_ways
+
+    from rngcert.collect import permstream
+    from rngcert.equipment.wheel import load_wheel
+
+    w = load_wheel(wheel)
+    fast, real = [], permstream._simple_scan
+
+    def spy(buf):
+        r = real(buf)
+        fast.append(r is not None)
+        return r
+
+    monkeypatch.setattr(permstream, "_simple_scan", spy)
+    for seed in range(30):
+        p = tmp_path / f"digits{seed}.txt"
+        p.write_bytes(_digit_lines(seed))
+        exact, tiny, big = _read_three_ways(p, w, monkeypatch)
+        assert tiny == exact and big == exact, (seed, p.read_bytes()[:200])
+    assert any(fast) and not all(fast)
