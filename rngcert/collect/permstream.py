@@ -148,6 +148,7 @@ class _Reader:
         self.open_tokens = 0  # tokens of that line in earlier blocks
         self.open_filled = 0  # 1 if that line had a byte other than white space
 
+    # long: one block's parse (scan, token codes, rejects, odd lines, hand-on) shares the block's arrays and frees them in order
     def block(self, buf: bytes, open_end: bool = False) -> None:
         """Parse lines and hand their spins on: ``buf`` ends with a line end, or with ``open_end``
         after a separator inside a line that the next block continues."""

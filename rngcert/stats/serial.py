@@ -363,6 +363,7 @@ def _lag_triples(lags) -> list[tuple[int, int]]:
     return best
 
 
+# long: one span loop counts the pocket counts, the triple tables and the lone lags together (a second loop reads the spins again)
 def lag_pair_counts(pos: np.ndarray, k: int, lags, *, counts=None, pairs=None) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """Pocket counts and, per lag h, the flat (k * k,) int64 counts ``C_h[a * k + b]`` of
     ``#{t : x_{t+h} = a, x_t = b}`` (the later spin first), counted span by span.
