@@ -407,7 +407,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         rej_cols = col_of[rej_idx]
         for ci in np.unique(rej_cols).tolist():
             where = np.flatnonzero(rej_cols == ci)
-            vals = cols[fcols[ci]].take(pa.array(rej_idx[where])).to_pylist()
+            vals = cols[fcols[ci]].take(_arrow.array(rej_idx[where])).to_pylist()  # (not pa.array: that imports pandas, 0.5 s)
             for w, v in zip(where.tolist(), vals):
                 texts[w] = v
         for i, ci, wi, t in zip(rej_idx.tolist(), rej_cols.tolist(), why_of[rej_idx].tolist(), texts):
@@ -533,7 +533,7 @@ class TextIds:
 
         if isinstance(col, pa.ChunkedArray):
             col = col.combine_chunks()
-        if col.null_count or not len(col) or pc.any(pc.equal(col, "")).as_py():
+        if col.null_count or not len(col) or pc.any(pc.equal(col, _arrow.text_scalar(""))).as_py():  # (a str literal imports pandas)
             return None
         got = text_id_numbers_arrow(col)
         if got is not None:

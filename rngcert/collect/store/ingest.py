@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from rngcert import __version__
 from rngcert.collect.store.schema import _guarded, _now
-from rngcert.collect.store.spool import _prepare_streamed, _rejects_table
+from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan
 from rngcert.errors import InputError, NoDataError
 
 
@@ -501,18 +501,20 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
     or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
     to store, else the prepared file for :meth:`Store._store_prepared`.
     """
+    from rngcert.collect.csvstream import is_stream
     from rngcert.collect.spinlog import read_spin_rows
 
     timing: dict[str, float] = {}
     lap = _lapper(timing)
-    stream, data, sha = _read_and_hash(path)
+    scan = None if is_stream(path) else csv_scan(path, fmt)  # a CSV file: hashed by its line scan (one read for both)
+    stream, data, sha = (False, None, scan.sha256) if scan is not None else _read_and_hash(path)
     lap("read+sha256")
     first = known(sha)
     if first:
         return _known_file(path, sha, first, equipment, table)
     if not stream:
         try:
-            prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing)
+            prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing, scan=scan)
         except NoDataError:
             return IngestResult(str(path), sha, "empty")
         if prep is not None:
