@@ -4,6 +4,7 @@ and the same stored rows.
 
 * ``scan.ascii``: an ASCII file is parsed without pyarrow's UTF-8 check (off: the check runs);
 * ``_already_clean``: a text column with nothing to trim is not trimmed (off: ``utf8_trim_whitespace`` always);
+* ``_one_value``: a column of one value (one table, void ``false`` only) is not hashed (off: ``dictionary_encode``);
 * ``_canonical_ids``: whole-number spin ids proven canonical by a cast and their widths (off: the regular expression);
 * ``csv_scan``: ingest hashes a CSV file by its line scan (off: ``sha256_file`` first, then the scan);
 * ingest builds its Arrow rows without ``pa.array`` (which imports pandas, about 0.5 s).
@@ -25,6 +26,7 @@ import pytest
 
 from rngcert.collect import _arrow, csvstream
 from rngcert.collect.spinlog import columns as spin_columns
+from rngcert.collect.spinlog import core as spin_core
 from rngcert.collect.spinlog import read_spin_log, read_spin_rows
 from rngcert.collect.store import ingest as store_ingest
 from rngcert.collect.store import ingest_files
@@ -75,6 +77,8 @@ CASES["text ids"] = _log(head=HEADER).replace(b"\n1,", b"\nR1,", 1).replace(b"\n
 _speed_rows = [f"{i + 1},T1,{r},{s}" for i, (r, s) in enumerate(zip(range(40), ["31.5", "", " 30", "fast", "-2", "inf", "29,5", "28"] * 5))]
 CASES["rotor speeds"] = ("spin_id,table,result,rotor_speed\n" + "\n".join(_speed_rows) + "\n").encode()
 CASES["rotor speeds, all numbers"] = ("spin_id,table,result,rotor_speed\n" + "\n".join(f"{i + 1},T1,{i % 37},{30 + i / 8}" for i in range(40)) + "\n").encode()
+CASES["one dealer, void column of one value, several tables"] = _log().replace(b",D2,", b",D1,").replace(b",D3,", b",D1,").replace(b",D4,", b",D1,")
+CASES["two tables"] = _log({k: _rows(60)[k].replace(",T1,", ",T2,") for k in range(0, 60, 7)})
 # bytes that are not UTF-8 in one line (the line-by-line path rejects it), and a file that is Latin-1 throughout
 _bad = _log()
 CASES["invalid UTF-8 in a line"] = _bad.replace(b",D3,", b",D\xff3,", 1)
@@ -131,6 +135,8 @@ def _slow_paths(mp: pytest.MonkeyPatch) -> None:
     scan = csvstream.scan_lines
     mp.setattr(csvstream, "scan_lines", lambda fh: dataclasses.replace(scan(fh), ascii=False))
     mp.setattr(spin_columns, "_already_clean", lambda col: False)
+    mp.setattr(spin_columns, "_one_value", lambda col: False)
+    mp.setattr(spin_core, "_one_value", lambda col: False)
     mp.setattr(store_spool, "_canonical_ids", lambda sid: None)
     mp.setattr(store_ingest, "csv_scan", lambda path, fmt: None)
 
@@ -176,6 +182,16 @@ def test_the_cases_take_the_paths_they_test(tmp_path):
     assert _arrow.ints(store_spool._canonical_ids(ids)).tolist() == [1, 22, -3, 0, 999999999999999999]
     assert spin_columns._already_clean(_arrow.texts(["T1", "D 2", ""])) is True
     assert spin_columns._already_clean(_arrow.texts(["T1", " D2"])) is False
+    assert spin_columns._one_value(_arrow.texts(["T1"] * 5)) and not spin_columns._one_value(_arrow.texts(["T1"] * 4 + ["T2"]))
+    assert not spin_columns._one_value(_arrow.texts(["T1", "T2", "T1"]))
+
+
+@pytest.mark.parametrize("vals", [["a", "a", "a"], ["a", "b", "a"], ["a", "a", "b"], ["b", "a", "a", "a", "b"], ["", ""], ["a"], [], ["a", "a ", "a"]])
+def test_one_value_decodes_as_the_dictionary_does(vals):
+    arr = _arrow.texts(vals)
+    got = spin_columns._decode(arr)
+    enc = pc.dictionary_encode(arr)
+    assert got[0].dtype == np.int32 and got[0].tolist() == _arrow.ints(enc.indices).tolist() and got[1] == enc.dictionary.to_pylist()
 
 
 _CANON = re.compile(r"^(0|-?[1-9][0-9]{0,17})$")

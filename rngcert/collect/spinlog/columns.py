@@ -33,11 +33,25 @@ def _decode(col: pa.Array) -> tuple[np.ndarray, list]:
     """Dictionary-encode a string column: ((n,) int32 indices into the list of distinct values,
     that list). A null has the index ``len(list)``: a lookup table of one more slot than the
     list (the last for null) is indexed directly."""
+    if _one_value(col):
+        return np.zeros(len(col), dtype=np.int32), [col[0].as_py()]
     enc = pc.dictionary_encode(col)
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
     uniq = enc.dictionary.to_pylist()
     return _arrow.ints(enc.indices, fill=len(uniq)), uniq
+
+
+def _one_value(col) -> bool:
+    """True when every cell of a string column holds the same text and none is null (a log of one table, a void
+    column of ``false`` only): its dictionary is its first cell, found by one comparison a row instead of a hash
+    (a quarter of the time)."""
+    if not isinstance(col, pa.Array) or len(col) < 2 or col.null_count:
+        return False
+    first = col[0]
+    if not (col[len(col) - 1].equals(first) and col[len(col) // 2].equals(first)):
+        return False  # (most columns of many values: told apart without a pass over the rows)
+    return bool(pc.all(pc.equal(col, first)).as_py())
 
 
 def _norm_text(t) -> str | None:

@@ -20,6 +20,7 @@ from rngcert.collect.spinlog.columns import (
     _decode,
     _directions,
     _numbers,
+    _one_value,
     _resolve_labels,
     _speeds,
     _timestamps,
@@ -448,6 +449,9 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             return idx, [("" if u is None else u) for u in uniq]
         # a table or dealer column has few distinct values: clean those, then join the ones that
         # clean to the same text (in order of first appearance, as the cleaned column would give)
+        if _one_value(raw):  # (one table, one dealer: no hash a row)
+            idx, uniq = _decode(_clean_text(raw.slice(0, 1)))
+            return np.full(len(raw), idx[0], dtype=idx.dtype), [("" if u is None else u) for u in uniq]
         enc = pc.dictionary_encode(raw)
         if isinstance(enc, pa.ChunkedArray):
             enc = enc.combine_chunks()
