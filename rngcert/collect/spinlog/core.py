@@ -555,8 +555,8 @@ def _merge_codes(items, raw: bool = False):
     if len(items) == 1:
         return items[0]
     offsets = np.cumsum([0] + [len(labs) for _, labs in items])
-    enc = pc.dictionary_encode(pa.array([lab for _, labs in items for lab in labs], type=pa.string()))
-    remap = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    enc = pc.dictionary_encode(_arrow.texts([lab for _, labs in items for lab in labs]))  # (not pa.array: that imports pandas)
+    remap = _arrow.ints(enc.indices).astype(np.int64)
     out = [np.where(codes < 0, -1, remap[np.clip(codes, 0, None) + off]) for (codes, _), off in zip(items, offsets)]
     return np.concatenate(out), enc.dictionary.to_pylist()
 
