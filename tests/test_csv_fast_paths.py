@@ -267,17 +267,20 @@ def test_reading_a_csv_log_does_not_import_pandas(case, tmp_path):
     assert out.stdout.strip() == "False"
 
 
-def test_ingest_of_a_csv_log_does_not_import_pandas(tmp_path):
+@pytest.mark.parametrize("case", ["malformed rows", "ids not numbers", "empty table value", "two tables"])
+def test_ingest_of_a_csv_log_does_not_import_pandas(case, tmp_path):
     """``pa.array``, ``pa.scalar`` and ``to_numpy`` import pandas through pyarrow's shim (0.5 CPU-s at every ingest); the
-    streamed ingest builds its rows without them."""
+    streamed ingest, and the exact one that a log the spool cannot prove takes (an empty id or table value), build their
+    rows without them."""
     p = tmp_path / "log.csv"
-    p.write_bytes(CASES["malformed rows"])
+    p.write_bytes(CASES[case])
     code = textwrap.dedent(f"""
         import sys
         from rngcert.collect.store import ingest_files
         r = ingest_files({str(tmp_path / 's.duckdb')!r}, [{str(p)!r}], "european")
-        assert r[0].status == "ingested" and r[0].rejected > 0, r[0].summary()
+        assert r[0].status == "ingested", r[0].summary()
         print("pandas" in sys.modules)
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False"

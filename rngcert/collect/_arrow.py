@@ -113,6 +113,11 @@ def texts(values) -> pa.Array:
     return strings(offsets, b"".join(enc))
 
 
+def bool_scalar(value: bool) -> pa.Scalar:
+    """A boolean scalar (``pa.scalar(value)`` without the pandas shim: ``fill_null(x, False)`` goes through it)."""
+    return array(np.full(1, bool(value)))[0]
+
+
 def text_scalar(text: str) -> pa.Scalar:
     """A string scalar (``pa.scalar(text)`` without the pandas shim), for the compute functions: a Python ``str``
     given to them is made a scalar through that shim."""

@@ -117,7 +117,7 @@ class _Spool:
         canonical = _canonical_ids(sid) if n else None
         all_canon = canonical is not None or not n
         if canonical is None and n:
-            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
+            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), _arrow.bool_scalar(False))
             all_canon = bool(pc.all(canon).as_py())
         # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
         # one vectorised pass over the rows (not one Python call per distinct id); when every id
@@ -131,7 +131,7 @@ class _Spool:
                 spin_no = pc.cast(sid, pa.int64())
             spin_label = _arrow.repeat_text("", n)
         else:
-            valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0)
+            valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), _arrow.bool_scalar(False)), pa.int64())).as_py() or 0)
             spin_no = pc.cast(pc.if_else(canon, sid, _arrow.text_scalar("0")), pa.int64())
             spin_label = pc.if_else(canon, _arrow.text_scalar(""), sid)
         self.n_valid += valid
