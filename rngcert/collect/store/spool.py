@@ -260,9 +260,10 @@ def csv_scan(path: Path, fmt) -> "object | None":
     :func:`_prepare_streamed` reads as CSV, or None for any other format. Its hash is the file's: ingest
     reads the bytes once for both. Content that is not a text log is refused here (as it is there)."""
     from rngcert.collect import csvstream
-    from rngcert.collect.spinlog import _capture_format, detect_format
+    from rngcert.collect.spinlog import detect_format
 
-    fmt = _capture_format(fmt)
+    if fmt not in ("auto", "csv"):  # (a capture format is checked where it always was: after the hash, for a new file)
+        return None
     try:
         with open(path, "rb") as fh:
             head = fh.read(1 << 16)
