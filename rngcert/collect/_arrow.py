@@ -77,3 +77,74 @@ def strings(offsets: np.ndarray, data: bytes) -> pa.Array:
     offs = np.ascontiguousarray(offsets, dtype=np.int32 if small else np.int64)
     typ = pa.string() if small else pa.large_string()
     return pa.Array.from_buffers(typ, offs.size - 1, [None, pa.py_buffer(offs), pa.py_buffer(data)])
+
+
+_FROM_NUMPY = {np.dtype(v): k for k, v in _INT.items()}
+
+
+def array(values: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
+    """A numpy integer or bool array as a pyarrow array (``pa.array`` without the pandas shim); ``null``: True
+    where the value is null."""
+    v = np.ascontiguousarray(values)
+    n = v.size
+    valid_buf = None
+    nulls = 0
+    if null is not None:
+        nulls = int(np.count_nonzero(null))
+        if nulls:
+            valid_buf = pa.py_buffer(np.packbits(~np.asarray(null, dtype=bool), bitorder="little"))
+    if v.dtype == np.bool_:
+        return pa.Array.from_buffers(pa.bool_(), n, [valid_buf, pa.py_buffer(np.packbits(v, bitorder="little"))], null_count=nulls)
+    return pa.Array.from_buffers(_FROM_NUMPY[v.dtype], n, [valid_buf, pa.py_buffer(v)], null_count=nulls)
+
+
+def repeat_text(text: str, n: int) -> pa.Array:
+    """A string array of ``n`` copies of ``text`` (``pa.repeat`` without the pandas shim)."""
+    b = text.encode()
+    return strings(np.arange(n + 1, dtype=np.int64) * len(b), b * n)
+
+
+def texts(values) -> pa.Array:
+    """A string array of Python strings, none None (``pa.array(list, pa.string())`` without the pandas shim)."""
+    enc = [v.encode() for v in values]
+    offsets = np.zeros(len(enc) + 1, dtype=np.int64)
+    if enc:
+        np.cumsum([len(b) for b in enc], out=offsets[1:])
+    return strings(offsets, b"".join(enc))
+
+
+def bool_scalar(value: bool) -> pa.Scalar:
+    """A boolean scalar (``pa.scalar(value)`` without the pandas shim: ``fill_null(x, False)`` goes through it)."""
+    return array(np.full(1, bool(value)))[0]
+
+
+def text_scalar(text: str) -> pa.Scalar:
+    """A string scalar (``pa.scalar(text)`` without the pandas shim), for the compute functions: a Python ``str``
+    given to them is made a scalar through that shim."""
+    return repeat_text(text, 1)[0]
+
+
+def byte_view(col: pa.Array):
+    """(starts, ends, data) of a string array's cells as byte offsets into its data buffer, or None
+    (a large-string or sliced array: the caller uses the string kernels)."""
+    if not pa.types.is_string(col.type) or len(col) == 0:
+        return None
+    bufs = col.buffers()
+    if len(bufs) < 3 or bufs[1] is None:
+        return None
+    offs = np.frombuffer(bufs[1], dtype=np.int32)[col.offset : col.offset + len(col) + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return offs[:-1], offs[1:], data
+
+
+def floats(arr, fill: float = np.nan) -> np.ndarray:
+    """A float64 pyarrow array as a numpy array (a copy, writable); nulls become ``fill`` (NaN by default, as
+    ``to_numpy`` gives them, without the pandas shim)."""
+    arr = _one(arr)
+    if not pa.types.is_float64(arr.type):
+        raise TypeError(f"not a float64 array: {arr.type}")
+    n, off = len(arr), arr.offset
+    out = np.frombuffer(arr.buffers()[1], dtype=np.float64, count=off + n)[off:].copy() if n else np.zeros(0, np.float64)
+    if arr.null_count:
+        out[~valid(arr)] = fill
+    return out

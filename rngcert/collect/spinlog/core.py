@@ -20,6 +20,7 @@ from rngcert.collect.spinlog.columns import (
     _decode,
     _directions,
     _numbers,
+    _one_value,
     _resolve_labels,
     _speeds,
     _timestamps,
@@ -409,7 +410,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         rej_cols = col_of[rej_idx]
         for ci in np.unique(rej_cols).tolist():
             where = np.flatnonzero(rej_cols == ci)
-            vals = cols[fcols[ci]].take(pa.array(rej_idx[where])).to_pylist()
+            vals = cols[fcols[ci]].take(_arrow.array(rej_idx[where])).to_pylist()  # (not pa.array: that imports pandas, 0.5 s)
             for w, v in zip(where.tolist(), vals):
                 texts[w] = v
         for i, ci, wi, t in zip(rej_idx.tolist(), rej_cols.tolist(), why_of[rej_idx].tolist(), texts):
@@ -450,6 +451,9 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             return idx, [("" if u is None else u) for u in uniq]
         # a table or dealer column has few distinct values: clean those, then join the ones that
         # clean to the same text (in order of first appearance, as the cleaned column would give)
+        if _one_value(raw):  # (one table, one dealer: no hash a row)
+            idx, uniq = _decode(_clean_text(raw.slice(0, 1)))
+            return np.full(len(raw), idx[0], dtype=idx.dtype), [("" if u is None else u) for u in uniq]
         enc = pc.dictionary_encode(raw)
         if isinstance(enc, pa.ChunkedArray):
             enc = enc.combine_chunks()
@@ -535,7 +539,7 @@ class TextIds:
 
         if isinstance(col, pa.ChunkedArray):
             col = col.combine_chunks()
-        if col.null_count or not len(col) or pc.any(pc.equal(col, "")).as_py():
+        if col.null_count or not len(col) or pc.any(pc.equal(col, _arrow.text_scalar(""))).as_py():  # (a str literal imports pandas)
             return None
         got = text_id_numbers_arrow(col)
         if got is not None:
@@ -553,8 +557,8 @@ def _merge_codes(items, raw: bool = False):
     if len(items) == 1:
         return items[0]
     offsets = np.cumsum([0] + [len(labs) for _, labs in items])
-    enc = pc.dictionary_encode(pa.array([lab for _, labs in items for lab in labs], type=pa.string()))
-    remap = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    enc = pc.dictionary_encode(_arrow.texts([lab for _, labs in items for lab in labs]))  # (not pa.array: that imports pandas)
+    remap = _arrow.ints(enc.indices).astype(np.int64)
     out = [np.where(codes < 0, -1, remap[np.clip(codes, 0, None) + off]) for (codes, _), off in zip(items, offsets)]
     return np.concatenate(out), enc.dictionary.to_pylist()
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
+from rngcert.collect import _arrow
 from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
 from rngcert.collect.spinlog.core import RejectedRow, _concat_parts, _process
 from rngcert.errors import InputError, NoDataError
@@ -18,19 +18,21 @@ _ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts
 
 
 # long: the streaming CSV read: scan, encoding, the batch function run on read threads and the join of the parts share the open source
-def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None) -> dict:
+def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None, scan=None) -> dict:
     """Stream a CSV log batch by batch through :func:`_process` and join the parts.
 
     With ``consume`` (a :class:`_CompactLog`), each batch is handed to ``consume.add`` and only
     its description (counts, rejected rows, notes) is kept: the returned dictionary has no
-    per-row arrays."""
+    per-row arrays. ``scan``: the file's :func:`~rngcert.collect.csvstream.scan_lines`, when the
+    caller has it already (ingest hashes the file by scanning it: the bytes are not read twice)."""
     from rngcert.collect import csvstream
 
     name = str(p)
     with csvstream.open_source(p, data) as fh:
         head = fh.read(1 << 16)
         fh.seek(0)
-        scan = csvstream.scan_lines(fh)
+        if scan is None:
+            scan = csvstream.scan_lines(fh)
     encoding = csvstream.detect_encoding(scan, head)
     if encoding == "utf-16":
         raise InputError(f"{name}: the file is UTF-16; save it as UTF-8 (or ASCII) CSV and certify that")
@@ -57,7 +59,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
                                           on_restart=None if consume is None else consume.rollback, then=reduce, threads=csvstream.read_threads())
     csvstream.release_arrow_memory(force=True)
     if not parts:  # header only
-        parts.append(reduce(_process({h: pa.array([], type=pa.string()) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
+        parts.append(reduce(_process({h: _arrow.texts([]) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
     kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
     part = _concat_parts(parts)
     part["ts_kinds"] = kinds

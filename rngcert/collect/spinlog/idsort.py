@@ -298,7 +298,9 @@ def label_keys(labels) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = labels if isinstance(labels, pa.Array) else pa.array(labels, type=pa.string())
+    from rngcert.collect import _arrow
+
+    arr = labels if isinstance(labels, pa.Array) else _arrow.texts(labels)  # (not pa.array: that imports pandas, 0.5 s)
     if arr.type == pa.large_string():
         arr = arr.cast(pa.string())
     if not len(arr):

@@ -14,8 +14,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert import __version__
+from rngcert.collect import _arrow
 from rngcert.collect.store.schema import _guarded, _now
-from rngcert.collect.store.spool import _prepare_streamed, _rejects_table
+from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan
 from rngcert.errors import InputError, NoDataError
 
 
@@ -119,7 +120,7 @@ def _open_incoming(con, incoming, proven_repeated) -> tuple[bool, bool, int]:
     if proven_repeated is not None:  # proven while the file was streamed
         repeated = int(proven_repeated)
     elif has_rn:
-        repeated = int(pc.sum(pc.greater(incoming.column("rn"), 1)).as_py() or 0)
+        repeated = int(pc.sum(pc.greater(incoming.column("rn"), _arrow.array(np.ones(1, np.int64))[0])).as_py() or 0)
     else:
         repeated = _repeated_keys(incoming, con)
     return spooled, has_rn, repeated
@@ -399,11 +400,11 @@ def _table_column(table, default_table: str, n: int) -> tuple:
     "(no table)") or ``default_table`` for every row."""
     if table is not None:
         tab = table
-        tab = pc.if_else(pc.equal(tab, ""), pa.scalar("(no table)"), tab)
-    else:
-        tab = pa.array(np.full(n, default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        tab = pc.if_else(pc.equal(tab, _arrow.text_scalar("")), _arrow.text_scalar("(no table)"), tab)  # (str literals, pa.array and
+    else:  # to_numpy import pandas: 0.5 s an ingest)
+        tab = _arrow.repeat_text(default_table, n)
     tab_enc = pc.dictionary_encode(tab)
-    tab_codes = tab_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    tab_codes = _arrow.ints(tab_enc.indices, fill=-1).astype(np.int64)
     tab_labels = tab_enc.dictionary.to_pylist()
     return tab, tab_codes, tab_labels
 
@@ -415,9 +416,9 @@ def _repeat_status(rows, keep: np.ndarray, tab_codes: np.ndarray, spin_no, spin_
     n = rows.n
     # repeated spin ids inside the file: the same rule as certify (spinlog.repeat_status): the
     # first row of a (table, spin_id) is the candidate, later ones are duplicates or conflicts
-    lab_codes = pc.dictionary_encode(spin_label).indices.to_numpy(zero_copy_only=False).astype(np.int64) if n else np.zeros(0, np.int64)
+    lab_codes = _arrow.ints(pc.dictionary_encode(spin_label).indices, fill=-1).astype(np.int64) if n else np.zeros(0, np.int64)
     status, _ = repeat_status(
-        [tab_codes, np.asarray(spin_no.to_numpy(zero_copy_only=False), dtype=np.int64), lab_codes],
+        [tab_codes, _arrow.ints(spin_no).astype(np.int64), lab_codes],
         outcome_key(rows.pos, rows.sym, rows.void), keep,
     )
     return status
@@ -443,9 +444,9 @@ def _spin_keys(spin_id, tab_codes: np.ndarray, n: int) -> tuple:
     """(spin_no, spin_label, rule) of a file's rows: from its spin id column, or the k-th row of its table (1-based)."""
     if spin_id is not None:
         sid = spin_id.combine_chunks() if isinstance(spin_id, pa.ChunkedArray) else spin_id
-        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
-        spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
-        spin_label = pc.if_else(canon, pa.scalar(""), sid)
+        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), _arrow.bool_scalar(False))
+        spin_no = pc.cast(pc.if_else(canon, sid, _arrow.text_scalar("0")), pa.int64())
+        spin_label = pc.if_else(canon, _arrow.text_scalar(""), sid)
         rule = "column"
     else:
         # k-th row of its table in this file → spin_id k (1-based), vectorised cumcount
@@ -454,8 +455,8 @@ def _spin_keys(spin_id, tab_codes: np.ndarray, n: int) -> tuple:
         starts = np.searchsorted(sorted_codes, sorted_codes, side="left")
         ordinal = np.empty(n, dtype=np.int64)
         ordinal[order] = np.arange(n) - starts + 1
-        spin_no = pa.array(ordinal)
-        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        spin_no = _arrow.array(ordinal)
+        spin_label = _arrow.repeat_text("", n)
         rule = "position"
     return spin_no, spin_label, rule
 
@@ -463,7 +464,7 @@ def _spin_keys(spin_id, tab_codes: np.ndarray, n: int) -> tuple:
 def _incoming_table(rows, keep: np.ndarray, m: int, tab, spin_no, spin_label, status: np.ndarray) -> pa.Table:
     """The ``m`` rows to store (accepted or void) of a parsed file as the Arrow table ``_store_prepared`` inserts."""
     n = rows.n
-    sel = pa.array(keep)
+    sel = _arrow.mask(keep)
 
     def kept(a):  # rows to store (all of them, usually: no copy then)
         return a if m == n else a.filter(sel)
@@ -473,23 +474,23 @@ def _incoming_table(rows, keep: np.ndarray, m: int, tab, spin_no, spin_label, st
     ts = pa.nulls(m, pa.int64())
     if rows.timestamp is not None:
         tsv = rows.timestamp[keep]
-        ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+        ts = _arrow.array(tsv.astype(np.int64, copy=False), null=tsv == np.iinfo(np.int64).min)
     ts = ts.cast(pa.timestamp("us"))
     return pa.table(
         {
             "table_id": kept(tab),
             "spin_no": kept(spin_no),
             "spin_label": kept(spin_label),
-            "ord": pa.array(np.flatnonzero(keep).astype(np.int64)),
+            "ord": _arrow.array(np.flatnonzero(keep).astype(np.int64)),
             "ts": ts,
-            "pos": pa.array(pos[keep].astype(np.int16), mask=pos[keep] < 0),
-            "sym": pa.array(sym[keep].astype(np.int16), mask=sym[keep] < 0),
+            "pos": _arrow.array(pos[keep].astype(np.int16), null=pos[keep] < 0),
+            "sym": _arrow.array(sym[keep].astype(np.int16), null=sym[keep] < 0),
             "dealer": kept(rows.dealer) if rows.dealer is not None else pa.nulls(m, pa.string()),
-            "direction": pa.array(rows.direction[keep], mask=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
-            "release": pa.array(rows.release[keep].astype(np.int16), mask=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
-            "void": pa.array(rows.void[keep]),
-            "line": pa.array(rows.line[keep].astype(np.int32)),
-            "rn": pa.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
+            "direction": _arrow.array(rows.direction[keep].astype(np.int8, copy=False), null=rows.direction[keep] < 0) if rows.direction is not None else pa.nulls(m, pa.int8()),
+            "release": _arrow.array(rows.release[keep].astype(np.int16), null=rows.release[keep] < 0) if rows.release is not None else pa.nulls(m, pa.int16()),
+            "void": _arrow.array(np.asarray(rows.void[keep], dtype=bool)),
+            "line": _arrow.array(rows.line[keep].astype(np.int32)),
+            "rn": _arrow.array(np.where(status[keep] == 0, 1, 2).astype(np.int64)),  # 1: first row of its spin id in the file
         }
     )
 
@@ -501,18 +502,20 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
     or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
     to store, else the prepared file for :meth:`Store._store_prepared`.
     """
+    from rngcert.collect.csvstream import is_stream
     from rngcert.collect.spinlog import read_spin_rows
 
     timing: dict[str, float] = {}
     lap = _lapper(timing)
-    stream, data, sha = _read_and_hash(path)
+    scan = None if is_stream(path) else csv_scan(path, fmt)  # a CSV file: hashed by its line scan (one read for both)
+    stream, data, sha = (False, None, scan.sha256) if scan is not None else _read_and_hash(path)
     lap("read+sha256")
     first = known(sha)
     if first:
         return _known_file(path, sha, first, equipment, table)
     if not stream:
         try:
-            prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing)
+            prep = _prepare_streamed(path, wheel, columns, fmt, table, sha, timing, scan=scan)
         except NoDataError:
             return IngestResult(str(path), sha, "empty")
         if prep is not None:
@@ -568,8 +571,8 @@ def _repeated_keys(incoming: pa.Table, con) -> int:
         return 0
     tab = incoming.column("table_id")
     labels = incoming.column("spin_label")
-    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, "")).as_py():
-        no = incoming.column("spin_no").to_numpy()
+    if pc.count_distinct(tab).as_py() == 1 and pc.all(pc.equal(labels, _arrow.text_scalar(""))).as_py():
+        no = _arrow.ints(incoming.column("spin_no"))
         if np.all(np.diff(no) > 0):
             return 0
     return int(con.execute("SELECT count(*) - count(DISTINCT (table_id, spin_no, spin_label)) FROM incoming_arrow").fetchall()[0][0])

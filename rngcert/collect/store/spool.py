@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rngcert.collect import _arrow
 from rngcert.errors import InputError
 
 
@@ -17,11 +18,11 @@ def _rejects_table(rejected) -> pa.Table:
     """The rejected rows of one file as the store's ``rejects`` columns (file, line, column, reason, text)."""
     return pa.table(
         {
-            "file": pa.array([r.file for r in rejected], type=pa.string()),
-            "line": pa.array([r.line for r in rejected], type=pa.int32()),
-            "column": pa.array([r.column for r in rejected], type=pa.string()),
-            "reason": pa.array([r.reason for r in rejected], type=pa.string()),
-            "text": pa.array([r.text for r in rejected], type=pa.string()),
+            "file": _arrow.texts([r.file for r in rejected]),  # (not pa.array: that imports pandas, 0.5 s)
+            "line": _arrow.array(np.asarray([r.line for r in rejected], dtype=np.int32)),
+            "column": _arrow.texts([r.column for r in rejected]),
+            "reason": _arrow.texts([r.reason for r in rejected]),
+            "text": _arrow.texts([r.text for r in rejected]),
         }
     )
 
@@ -87,7 +88,7 @@ class _Spool:
             spin_no, spin_label = self._ordinal_ids(n, codes, labels)
         m = int(keep.sum())
         self._put(self._arrow_batch(pt, keep, n, m, tab, spin_no, spin_label), m)
-        self.tables.update(labels[c] for c in np.unique(codes[keep]).tolist())
+        self.tables.update(labels[c] for c in np.flatnonzero(np.bincount(codes[keep], minlength=len(labels))).tolist())
         self.n += n
         self.m += m
         self.accepted += int(pt["accepted_mask"].sum())
@@ -97,42 +98,49 @@ class _Spool:
         """(table values, their dictionary codes, the codes' labels) of a batch; None, with ``failed`` set, on an empty table value."""
         if pt["table"] is not None:
             tab = pt["table"]
-            if n and pc.any(pc.equal(tab, "")).as_py():
-                self.failed = "empty table values"
-                return None
         else:
-            tab = pa.array(np.full(n, self.default_table, dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+            tab = _arrow.repeat_text(self.default_table, n)
         enc = pc.dictionary_encode(tab)
-        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        codes = _arrow.ints(enc.indices).astype(np.int64)
         labels = enc.dictionary.to_pylist()
+        if n and "" in labels:  # (the distinct values: no second pass over the rows)
+            self.failed = "empty table values"
+            return None
         return tab, codes, labels
 
     def _given_ids(self, sid, n: int, codes: np.ndarray, labels: list, keep: np.ndarray):
         """(spin_no, spin_label) of a batch's spin ids, counting whole-number and text ids and watching for repeats per table;
         None, with ``failed`` set, on an empty id."""
-        if n and pc.any(pc.equal(sid, "")).as_py():
+        if n and pc.any(pc.equal(sid, _arrow.text_scalar(""))).as_py():
             self.failed = "empty spin ids"
             return None
-        canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), False)
-        all_canon = bool(pc.all(canon).as_py()) if n else True
+        canonical = _canonical_ids(sid) if n else None
+        all_canon = canonical is not None or not n
+        if canonical is None and n:
+            canon = pc.fill_null(pc.match_substring_regex(sid, r"^(0|-?[1-9][0-9]{0,17})$"), _arrow.bool_scalar(False))
+            all_canon = bool(pc.all(canon).as_py())
         # whole-number ids as spinlog._id_value reads them (ASCII digits, at most 18), counted in
         # one vectorised pass over the rows (not one Python call per distinct id); when every id
         # is canonical (the usual case) those are the ids without a minus sign
         if all_canon:
-            valid = n - int(pc.sum(pc.cast(pc.starts_with(sid, "-"), pa.int64())).as_py() or 0)
-            spin_no = pc.cast(sid, pa.int64())
-            spin_label = pa.repeat(pa.scalar("", pa.string()), n)
+            if canonical is not None:
+                spin_no = canonical
+                valid = n - int(np.count_nonzero(_arrow.ints(spin_no) < 0))
+            else:
+                valid = n - int(pc.sum(pc.cast(pc.starts_with(sid, "-"), pa.int64())).as_py() or 0)
+                spin_no = pc.cast(sid, pa.int64())
+            spin_label = _arrow.repeat_text("", n)
         else:
-            valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), False), pa.int64())).as_py() or 0)
-            spin_no = pc.cast(pc.if_else(canon, sid, pa.scalar("0")), pa.int64())
-            spin_label = pc.if_else(canon, pa.scalar(""), sid)
+            valid = int(pc.sum(pc.cast(pc.fill_null(pc.match_substring_regex(sid, r"^[0-9]{1,18}$"), _arrow.bool_scalar(False)), pa.int64())).as_py() or 0)
+            spin_no = pc.cast(pc.if_else(canon, sid, _arrow.text_scalar("0")), pa.int64())
+            spin_label = pc.if_else(canon, _arrow.text_scalar(""), sid)
         self.n_valid += valid
         self.n_text += n - valid
         if self.no_repeats:
             if not all_canon:
                 self.no_repeats = False  # text ids: DuckDB finds the repeats
             else:
-                no = spin_no.to_numpy(zero_copy_only=False)
+                no = _arrow.ints(spin_no)
                 for j, lab in enumerate(labels):
                     r = np.flatnonzero((codes == j) & keep) if len(labels) > 1 else np.flatnonzero(keep)
                     if r.size == 0:
@@ -153,13 +161,13 @@ class _Spool:
             base = self.last.get(lab, 0)
             ordinal[r] = base + 1 + np.arange(r.size)
             self.last[lab] = base + r.size
-        spin_no = pa.array(ordinal)
-        spin_label = pa.array(np.full(n, "", dtype=object), type=pa.string()) if n else pa.array([], type=pa.string())
+        spin_no = _arrow.array(ordinal)
+        spin_label = _arrow.repeat_text("", n)
         return spin_no, spin_label
 
     def _arrow_batch(self, pt: dict, keep: np.ndarray, n: int, m: int, tab, spin_no, spin_label) -> pa.Table:
         """The kept rows (accepted or void) of a batch as the spool's Arrow table."""
-        sel = pa.array(keep)
+        sel = _arrow.mask(keep)
 
         def kept(a):
             return a if m == n else a.filter(sel)
@@ -168,7 +176,7 @@ class _Spool:
         ts = pa.nulls(m, pa.int64())
         if pt["ts"] is not None:
             tsv = pt["ts"][keep]
-            ts = pa.array(tsv, type=pa.int64(), mask=tsv == np.iinfo(np.int64).min)
+            ts = _arrow.array(tsv.astype(np.int64, copy=False), null=tsv == np.iinfo(np.int64).min)
         d = pt["direction"][keep] if pt["direction"] is not None else None
         rl = pt["release"][keep] if pt["release"] is not None else None
         return pa.table(
@@ -176,15 +184,15 @@ class _Spool:
                 "table_id": kept(tab),
                 "spin_no": kept(spin_no),
                 "spin_label": kept(spin_label),
-                "ord": pa.array(self.n + np.flatnonzero(keep).astype(np.int64)),
+                "ord": _arrow.array(self.n + np.flatnonzero(keep).astype(np.int64)),
                 "ts": ts.cast(pa.timestamp("us")),
-                "pos": pa.array(pos.astype(np.int16), mask=pos < 0),
-                "sym": pa.array(sym.astype(np.int16), mask=sym < 0),
+                "pos": _arrow.array(pos.astype(np.int16), null=pos < 0),
+                "sym": _arrow.array(sym.astype(np.int16), null=sym < 0),
                 "dealer": kept(pt["dealer"]) if pt["dealer"] is not None else pa.nulls(m, pa.string()),
-                "direction": pa.array(d, mask=d < 0) if d is not None else pa.nulls(m, pa.int8()),
-                "release": pa.array(rl.astype(np.int16), mask=rl < 0) if rl is not None else pa.nulls(m, pa.int16()),
-                "void": pa.array(pt["void_mask"][keep]),
-                "line": pa.array(np.asarray(pt["lines"])[keep].astype(np.int32)),
+                "direction": _arrow.array(d.astype(np.int8, copy=False), null=d < 0) if d is not None else pa.nulls(m, pa.int8()),
+                "release": _arrow.array(rl.astype(np.int16), null=rl < 0) if rl is not None else pa.nulls(m, pa.int16()),
+                "void": _arrow.array(pt["void_mask"][keep]),
+                "line": _arrow.array(np.asarray(pt["lines"])[keep].astype(np.int32)),
             }
         )
 
@@ -217,26 +225,79 @@ class _Spool:
         return pa.concat_tables(self.held) if self.held else None
 
 
-def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: dict):
+_ID_BYTES = np.zeros(256, dtype=bool)
+_ID_BYTES[list(b"0123456789-")] = True
+_POW10 = 10 ** np.arange(1, 19, dtype=np.int64)  # 10 .. 10**18
+
+
+def _canonical_ids(sid):
+    """The spin ids of a batch as int64 when every one is canonical (``0`` or ``-?[1-9][0-9]{0,17}``, the shape
+    the store keeps as a number), else None (then the regular expression sorts them out). A cast and one look
+    at the bytes instead of a regular expression over every row: the cast reads ``[+-]?digits`` (and more), the
+    bytes rule out all but digits and ``-``, and a canonical id is exactly as long as its number written out."""
+    if not isinstance(sid, pa.Array) or sid.null_count or not pa.types.is_string(sid.type):
+        return None
+    view = _arrow.byte_view(sid)
+    if view is None:
+        return None
+    starts, ends, data = view
+    if starts.size == 0 or not _ID_BYTES[data[int(starts[0]) : int(ends[-1])]].all():
+        return None
+    try:
+        v = pc.cast(sid, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    x = _arrow.ints(v)
+    if not bool(((x > -_POW10[-1]) & (x < _POW10[-1])).all()):
+        return None  # 19 digits or more: not a spin counter
+    a = np.abs(x)
+    width = np.searchsorted(_POW10, a, side="right") + 1 + (x < 0)
+    return v if bool(np.array_equal(width, ends - starts)) else None
+
+
+def csv_scan(path: Path, fmt) -> "object | None":
+    """The line scan (:func:`rngcert.collect.csvstream.scan_lines`: SHA-256, lines) of a regular file that
+    :func:`_prepare_streamed` reads as CSV, or None for any other format. Its hash is the file's: ingest
+    reads the bytes once for both. Content that is not a text log is refused here (as it is there)."""
+    from rngcert.collect import csvstream
+    from rngcert.collect.spinlog import detect_format
+
+    if fmt not in ("auto", "csv"):  # (a capture format is checked where it always was: after the hash, for a new file)
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+            csvstream.sniff_content(head, str(path))
+            if (fmt if fmt != "auto" else detect_format(path, head)) != "csv":
+                return None
+            fh.seek(0)
+            return csvstream.scan_lines(fh)
+    except OSError as exc:  # the log, not the store
+        raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+
+
+def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: dict, scan=None):
     """:func:`prepare_file` for a regular CSV file in bounded memory: the file is parsed batch by
     batch into a :class:`_Spool` (a Parquet file in a temporary folder) that
     :meth:`Store._store_prepared` inserts from. Returns None when the file is not CSV or not in
-    the shape the spool can prove (the exact, in-memory path then reads it)."""
+    the shape the spool can prove (the exact, in-memory path then reads it). ``scan``: the file's
+    :func:`csv_scan`, when the caller has it (the file is then not scanned again)."""
     import tempfile
 
     from rngcert.collect import csvstream
     from rngcert.collect.spinlog import _capture_format, _options_iv, _read_csv_streaming, detect_format
 
     columns = _options_iv(_capture_format(fmt), columns)
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
-    csvstream.sniff_content(head, str(path))
-    if (fmt if fmt != "auto" else detect_format(path, head)) != "csv":
-        return None
+    if scan is None:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+        csvstream.sniff_content(head, str(path))
+        if (fmt if fmt != "auto" else detect_format(path, head)) != "csv":
+            return None
     folder = Path(tempfile.mkdtemp(prefix="rngcert-ingest-"))
     spool = _Spool(folder, table if table is not None else path.stem)
     try:
-        part = _read_csv_streaming(path, wheel, columns, text_codes=False, consume=spool)
+        part = _read_csv_streaming(path, wheel, columns, text_codes=False, consume=spool, scan=scan)
         spool.close()
         failed = spool.failed
         if not failed and spool.has_ids and spool.n_valid and spool.n_text:
