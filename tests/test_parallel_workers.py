@@ -205,3 +205,30 @@ def test_the_local_pool_keeps_no_result_once_yielded(monkeypatch):
         gc.collect()
         alive.append(sum(x() is not None for x in refs))
     assert len(refs) == 6 and max(alive) <= 1, alive
+
+
+def test_preloading_imports_on_a_thread_that_ends_with_the_block_and_only_for_a_pool(monkeypatch):
+    """audit --all imports its items' modules while it opens the store (issue 26 item 6): the thread has
+    ended when the block does (the pool then forks from one Python thread), and a serial plan, an
+    existing cluster or one core starts no thread."""
+    import threading
+
+    from rngcert.pipeline import parallel
+
+    name = "json.tool"  # a module nothing here has imported
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    seen = []
+    base = threading.active_count()
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    with parallel.preloading(Plan(), [name, "no_such_module_here", "csv"]):
+        seen.append(threading.active_count())
+    assert name in sys.modules  # imported on the thread; the failing module stopped it quietly
+    assert threading.active_count() == base
+    monkeypatch.delitem(sys.modules, name)
+    for plan in (Plan(workers=1), Plan(scheduler="tcp://127.0.0.1:1")):
+        with parallel.preloading(plan, [name]):
+            assert threading.active_count() == base
+    monkeypatch.setattr(parallel, "available_cores", lambda: 1)
+    with parallel.preloading(Plan(), [name]):
+        assert threading.active_count() == base
+    assert name not in sys.modules

@@ -36,7 +36,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.pipeline.options import CertifyOptions
-from rngcert.pipeline.parallel import Plan, iter_items, pinned, table_cost
+from rngcert.pipeline.parallel import Plan, iter_items, pinned, preloading, table_cost
 from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
 from rngcert.stats.result import jsonable
@@ -550,7 +550,9 @@ def audit_all(
     from rngcert.collect.store import Store
 
     costs = None
-    with Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
+    preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
+    # the items' modules are imported while the store is opened and its spins counted (not after it, before the fork)
+    with preloading(plan, preload), Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
         tables = st.tables_with_spins()
         if plan.workers is None and not plan.address and len(tables) > 1:  # the default plan: a cluster only where it pays
             n = dict(st.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall())
@@ -564,7 +566,6 @@ def audit_all(
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
-    preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
     # Serially each audit is recorded as soon as it is computed. On a cluster the workers read the
     # store while the tables are computed, and a DuckDB file takes no writer while another process
     # reads it: the audits are recorded after the last table is computed, in table order, each in
