@@ -232,3 +232,29 @@ def test_preloading_imports_on_a_thread_that_ends_with_the_block_and_only_for_a_
     with parallel.preloading(Plan(), [name]):
         assert threading.active_count() == base
     assert name not in sys.modules
+
+
+def _fake_remedy(item):
+    """A remedy work item that only says which candidate it is; the third (index 2) is the remedy."""
+    _, label, change, *_ = item
+    return {"change": label, "parameters": change, "verdict": "PASS" if change["i"] == 2 else "FAIL"}, change["i"] == 2
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_shuffle_remedies_tried_in_waves_give_the_serial_search(monkeypatch, workers):
+    """The first shoe's remedies (issue 26 item 6): on a parallel plan the candidates are tried a wave (one per
+    worker) at a time; the candidates after the first remedy are left out, so the remedy and the list of
+    remedies tried are the serial search's, whatever the number of workers."""
+    from rngcert.pipeline.certify_shuffle import procedure as P
+
+    class Proc:
+        def parameters(self):
+            return []
+
+    monkeypatch.setattr(P, "_remedies", lambda proc: [(f"candidate {i}", {"i": i}) for i in range(5)])
+    monkeypatch.setattr(P, "_remedy_item", _fake_remedy)
+    fix, tried = P._first_shoe_remedy(Proc(), 1, tables=10, alpha=0.01, threshold=0.0, n_resamples=9, standard="edge", bj_rules=None,
+                                      plan=Plan(workers=workers))
+    assert fix == "candidate 2"
+    assert [t["change"] for t in tried] == ["candidate 0", "candidate 1", "candidate 2"]
+    assert [t["verdict"] for t in tried] == ["FAIL", "FAIL", "PASS"]
