@@ -21,8 +21,20 @@ from rngcert.seeding import root
 from rngcert.simulate.fit import wash_parameters
 from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, concat_tables, simulate_batch, simulate_tables, table_batches
 
-
 # ----------------------------------------------------------------------------- procedures
+#: Serial CPU seconds of a shuffle work item, per simulated table (a batch), per training table (the trackers' kernel)
+#: and per shoe tested (a battery, the trackers' play most of it), measured on baccarat-004 on the 2-core machine
+#: (2026-12-03, loaded: 0.12-0.23 ms a table, 0.12 s for 500 training tables, 0.45 ms a shoe at 500-2,000 shoes). With
+#: the default plan the items run on a local pool only where these say it pays (:func:`~rngcert.pipeline.parallel.parallel_pays`).
+SIM_TABLE_S = 0.2e-3
+TRAIN_TABLE_S = 0.25e-3
+BATTERY_SHOE_S = 0.5e-3
+
+
+def _remedy_cost(tables: int) -> float:
+    """Estimated serial seconds of one remedy item (training, ``tables`` simulated tables, the battery)."""
+    return TRAIN_TABLE_S * min(TRAIN_TABLES, tables) + (SIM_TABLE_S + BATTERY_SHOE_S) * tables
+
 def _procedure_data(proc: Procedure, tab, kernel, *, first: bool, threshold: float, bj_rules) -> ShoeData:
     if first:
         before, after, rot, view = tab.first_before, tab.first_after, tab.first_after_rotated, tab.first_before
@@ -115,11 +127,12 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
             label += " — a change of the rules: " + "; ".join(fixed)
         items.append((proc, label, change, entropy, tables, kw))
     plan = plan or Plan(workers=1)
-    wave = plan.n_workers(len(items)) if plan.runs_parallel(len(items)) else 1
+    costs = [_remedy_cost(tables)] * len(items)
+    wave = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 1
     for a in range(0, len(items), wave):
         todo = items[a : a + wave]
         if len(todo) > 1:
-            got = map_items(_remedy_item, todo, plan=plan)
+            got = map_items(_remedy_item, todo, plan=plan, costs=costs[: len(todo)])
         else:
             with pinned():  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
                 got = [_remedy_item(todo[0])]
@@ -242,7 +255,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     bj_rules = _rules(proc, proc.decks)
     # the trackers' training beside the batches of simulated tables: work items of one call (its own streams)
     batches = [("batch", (proc, b, n, entropy, burn_in, ("tables",))) for b, n in table_batches(tables)]
-    got = map_items(_stage_item, [("kernel", (proc, entropy, min(TRAIN_TABLES, max(100, tables))))] + batches, plan=plan or Plan(workers=1))
+    n_train = min(TRAIN_TABLES, max(100, tables))
+    costs = [TRAIN_TABLE_S * n_train] + [SIM_TABLE_S * it[1][2] for it in batches]
+    got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=plan or Plan(workers=1), costs=costs)
     kernel, tab = got[0], concat_tables(got[1:])
     del got
     advance("trackers trained")
@@ -251,8 +266,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     run_kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
     d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
     both = None
-    if first_shoe and (plan or Plan(workers=1)).runs_parallel(2):  # the two batteries at once, one a worker (each in its own streams)
-        both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=plan)
+    costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
+    if first_shoe and (plan or Plan(workers=1)).runs_parallel(2, costs):  # the two batteries at once, one a worker (each in its own streams)
+        both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=plan, costs=costs)
     if both is None:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
         with pinned():
             both = [_run(data, group="steady-state", **run_kw), _run(d1, group="first-shoe", **run_kw) if first_shoe else None]
