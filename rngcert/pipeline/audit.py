@@ -491,9 +491,9 @@ def audit_all(
     ----------
     store : path or Store
         The store's path: every table is read by its own work item in a read-only session (on
-        Dask workers unless the plan is serial), and each audit is recorded here in its own short
-        write transaction: as soon as it is computed when serial, after the last table on a
-        cluster (whose workers hold read sessions that a writer would wait for). An open Store is accepted for serial plans
+        Dask workers unless the plan is serial), and each audit is recorded here: in its own short
+        write transaction as soon as it is computed when serial; after the last table on a
+        cluster (whose workers hold read sessions that a writer would wait for), all in one transaction. An open Store is accepted for serial plans
         only (its connection is used for everything).
     plan : rngcert.pipeline.parallel.Plan, optional
         Default serial (``Plan(workers=jobs or 1)``); ``Plan()`` = a local cluster of every core.
@@ -568,8 +568,8 @@ def audit_all(
     nxt = 0
     # Serially each audit is recorded as soon as it is computed. On a cluster the workers read the
     # store while the tables are computed, and a DuckDB file takes no writer while another process
-    # reads it: the audits are recorded after the last table is computed, in table order, each in
-    # its own short transaction of one write session (the reports are written already).
+    # reads it: the audits are recorded after the last table is computed, in table order, all in
+    # one transaction of one write session (the reports are written already).
     defer = record and plan.runs_parallel(len(items), costs)
     deferred: list[tuple[AuditResult, dict, list]] = []
     finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs)
@@ -594,9 +594,9 @@ def audit_all(
     finally:  # a table that fails does not lose the audits computed before it
         finished.close()  # (the cluster first: its workers' read sessions end)
         if deferred:
-            with Store(store, wait=wait, on_wait=on_wait) as st:
-                for res, rec, tests in deferred:
-                    res.audit_id = st.record_audit(rec, tests)
+            with Store(store, wait=wait, on_wait=on_wait) as st:  # in one transaction: one commit, not one a table
+                for (res, _, _), aid in zip(deferred, st.record_audits([(rec, tests) for _, rec, tests in deferred])):
+                    res.audit_id = aid
     return out
 
 
