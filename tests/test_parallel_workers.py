@@ -234,6 +234,13 @@ def test_preloading_imports_on_a_thread_that_ends_with_the_block_and_only_for_a_
     assert name not in sys.modules
 
 
+class _FakeProc:
+    """A procedure with no parameter fixed by the rules (module level: a forkserver's workers unpickle it)."""
+
+    def parameters(self):
+        return []
+
+
 def _fake_remedy(item):
     """A remedy work item that only says which candidate it is; the third (index 2) is the remedy."""
     _, label, change, *_ = item
@@ -247,13 +254,9 @@ def test_shuffle_remedies_tried_in_waves_give_the_serial_search(monkeypatch, wor
     remedies tried are the serial search's, whatever the number of workers."""
     from rngcert.pipeline.certify_shuffle import procedure as P
 
-    class Proc:
-        def parameters(self):
-            return []
-
     monkeypatch.setattr(P, "_remedies", lambda proc: [(f"candidate {i}", {"i": i}) for i in range(5)])
     monkeypatch.setattr(P, "_remedy_item", _fake_remedy)
-    fix, tried = P._first_shoe_remedy(Proc(), 1, tables=10, alpha=0.01, threshold=0.0, n_resamples=9, standard="edge", bj_rules=None,
+    fix, tried = P._first_shoe_remedy(_FakeProc(), 1, tables=10, alpha=0.01, threshold=0.0, n_resamples=9, standard="edge", bj_rules=None,
                                       plan=Plan(workers=workers))
     assert fix == "candidate 2"
     assert [t["change"] for t in tried] == ["candidate 0", "candidate 1", "candidate 2"]
