@@ -163,9 +163,9 @@ SHARE_NOTE = (
 WORKLOADS = {
     "audit": ("_audit_item",),
     "certify": ("_table_item",),
-    "shuffle": ("_batch_item",),
+    "shuffle": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item"),
     "bits": ("_stream_item", "_bits_work"),
-    "shuffle-grid": ("_batch_item", "_sensitivity_point"),
+    "shuffle-grid": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item", "_sensitivity_point"),
 }
 
 
@@ -196,9 +196,9 @@ def _workload(name: str, tmp: Path, quick: bool) -> dict:
         return {"label": f"certify of one {k}-table log ({k} x {n:,} spins), figures", "items": k, "unit": "table",
                 "cmd": lambda out: EXE + ["certify", big, "--seed", "1", "--out", out], "one": lambda out: EXE + ["certify", one, "--seed", "1", "--out", out]}
     if name == "shuffle":
-        # --no-sensitivity: the default's grid of 32 procedures x 400 tables (and the remedies tried
-        # for a first shoe that FAILs, kept here) run serially on the client, about 60% of a default
-        # run (cProfile, 2026-12-03): not yet work items, and 3 runs of 35 CPU-s do not fit a round
+        # --no-sensitivity: the default's grid of 32 procedures x 400 tables (section S's shuffle-grid) would make
+        # 3 runs of 35 CPU-s a round. Work items here: the trackers' training beside the batches of 2,000 simulated
+        # tables, the steady-state and first-shoe batteries (two at once), the first shoe's remedies (a wave of one a worker)
         shoes = 4000 if quick else 6000
         base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--no-sensitivity"]
         return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity", "items": shoes // 2000, "unit": "batch of 2,000 shoes",

@@ -165,3 +165,23 @@ def test_audit_cli_exit_code_report_and_all_parallel(tmp_path, cli):
     assert r.exit_code == 3 and "not in store" in r.output
     r = cli("audit", "--db", db)
     assert r.exit_code == 2
+
+
+def test_record_audits_in_one_transaction_gives_what_one_after_the_other_gives(tmp_path):
+    """audit --all on a local pool records its tables after the last one in one transaction (issue 26 item 6):
+    the same ids and rows as record_audit one table after the other; a failure in any records none."""
+    from rngcert.collect.store import Store
+
+    def rec(t):
+        return {"table_id": t, "equipment": "european", "n": 10, "verdict": "PASS", "seed": "1", "alpha": 0.01}
+
+    tests = [{"name": "chi_square", "requirement": "uniformity", "applicable": True, "statistic": 3.0, "pvalue": 0.5}]
+    with Store(tmp_path / "a.duckdb") as a, Store(tmp_path / "b.duckdb") as b:
+        one_by_one = [a.record_audit(rec(t), tests) for t in ("X", "Y", "Z")]
+        together = b.record_audits([(rec(t), tests) for t in ("X", "Y", "Z")])
+        assert one_by_one == together == [1, 2, 3]
+        assert a.audits() == b.audits()
+        with pytest.raises(KeyError):
+            b.record_audits([(rec("W"), tests), (rec("V"), [{"requirement": "uniformity"}])])  # the second has no test name
+        assert [r["audit_id"] for r in b.audits()] == [1, 2, 3]  # W was not recorded either
+        assert b.con.execute("SELECT count(*) FROM audit_tests").fetchall()[0][0] == 3

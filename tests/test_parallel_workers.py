@@ -205,3 +205,59 @@ def test_the_local_pool_keeps_no_result_once_yielded(monkeypatch):
         gc.collect()
         alive.append(sum(x() is not None for x in refs))
     assert len(refs) == 6 and max(alive) <= 1, alive
+
+
+def test_preloading_imports_on_a_thread_that_ends_with_the_block_and_only_for_a_pool(monkeypatch):
+    """audit --all imports its items' modules while it opens the store (issue 26 item 6): the thread has
+    ended when the block does (the pool then forks from one Python thread), and a serial plan, an
+    existing cluster or one core starts no thread."""
+    import threading
+
+    from rngcert.pipeline import parallel
+
+    name = "json.tool"  # a module nothing here has imported
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    seen = []
+    base = threading.active_count()
+    monkeypatch.setattr(parallel, "available_cores", lambda: 2)
+    with parallel.preloading(Plan(), [name, "no_such_module_here", "csv"]):
+        seen.append(threading.active_count())
+    assert name in sys.modules  # imported on the thread; the failing module stopped it quietly
+    assert threading.active_count() == base
+    monkeypatch.delitem(sys.modules, name)
+    for plan in (Plan(workers=1), Plan(scheduler="tcp://127.0.0.1:1")):
+        with parallel.preloading(plan, [name]):
+            assert threading.active_count() == base
+    monkeypatch.setattr(parallel, "available_cores", lambda: 1)
+    with parallel.preloading(Plan(), [name]):
+        assert threading.active_count() == base
+    assert name not in sys.modules
+
+
+class _FakeProc:
+    """A procedure with no parameter fixed by the rules (module level: a forkserver's workers unpickle it)."""
+
+    def parameters(self):
+        return []
+
+
+def _fake_remedy(item):
+    """A remedy work item that only says which candidate it is; the third (index 2) is the remedy."""
+    _, label, change, *_ = item
+    return {"change": label, "parameters": change, "verdict": "PASS" if change["i"] == 2 else "FAIL"}, change["i"] == 2
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_shuffle_remedies_tried_in_waves_give_the_serial_search(monkeypatch, workers):
+    """The first shoe's remedies (issue 26 item 6): on a parallel plan the candidates are tried a wave (one per
+    worker) at a time; the candidates after the first remedy are left out, so the remedy and the list of
+    remedies tried are the serial search's, whatever the number of workers."""
+    from rngcert.pipeline.certify_shuffle import procedure as P
+
+    monkeypatch.setattr(P, "_remedies", lambda proc: [(f"candidate {i}", {"i": i}) for i in range(5)])
+    monkeypatch.setattr(P, "_remedy_item", _fake_remedy)
+    fix, tried = P._first_shoe_remedy(_FakeProc(), 1, tables=10, alpha=0.01, threshold=0.0, n_resamples=9, standard="edge", bj_rules=None,
+                                      plan=Plan(workers=workers))
+    assert fix == "candidate 2"
+    assert [t["change"] for t in tried] == ["candidate 0", "candidate 1", "candidate 2"]
+    assert [t["verdict"] for t in tried] == ["FAIL", "FAIL", "PASS"]

@@ -296,3 +296,25 @@ def test_period_of_the_spins_on_both_read_paths_and_in_the_report(tmp_path, cli)
     assert read_spin_log([none], EU).period is None
     res = cli("certify", a, "--json", "--no-plots", "--out", tmp_path, "--seed", "1")
     assert json.loads(res.output)["period"] == {"first": "2026-03-01T10:00:00", "last": "2026-03-01T11:30:00"}
+
+
+def test_split_by_table_moves_nothing_when_the_tables_are_grouped_and_sorts_stably_otherwise():
+    """A multi-table log's rows grouped by table (issue 26 item 6: the serial part of a 20-table certify): a log whose
+    tables are already together keeps its arrays (no copy); interleaved tables, 8- and 16-bit codes, split in
+    several chunks, give what a stable sort by table gives."""
+    from rngcert.collect.spinlog.compact import _grouped, _split_by_table
+
+    rng = np.random.default_rng(7)
+    grouped = np.repeat(np.arange(5, dtype=np.int8), [3, 1, 4, 1, 5])
+    arrays = {"outcomes": rng.integers(0, 37, grouped.size).astype(np.int8)}
+    out, bounds = _split_by_table(arrays, grouped, 5, chunk=4)
+    assert out["outcomes"] is arrays["outcomes"] and bounds.tolist() == [0, 3, 4, 8, 9, 14]
+    for tab in (rng.integers(0, 5, 1000).astype(np.int8), rng.integers(0, 300, 1000).astype(np.int16), np.r_[grouped, np.int8(0)]):
+        k = int(tab.max()) + 1
+        arrays = {"outcomes": rng.integers(0, 37, tab.size).astype(np.int8), "release": rng.integers(-1, 37, tab.size).astype(np.int16)}
+        out, bounds = _split_by_table(arrays, tab, k, chunk=64)
+        order = np.argsort(tab, kind="stable")
+        assert all(np.array_equal(out[name], arrays[name][order]) for name in arrays)
+        assert bounds.tolist() == np.r_[0, np.cumsum(np.bincount(tab, minlength=k))].tolist()
+    # the check crosses chunk boundaries: a fall between two chunks is found
+    assert not _grouped(np.array([0, 1, 1, 0], dtype=np.int8), chunk=2) and _grouped(np.array([0, 1, 1, 2], dtype=np.int8), chunk=2)

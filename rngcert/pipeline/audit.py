@@ -36,7 +36,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.pipeline.options import CertifyOptions
-from rngcert.pipeline.parallel import Plan, iter_items, pinned, table_cost
+from rngcert.pipeline.parallel import Plan, iter_items, pinned, preloading, table_cost
 from rngcert.seeding import stream
 from rngcert.stats import sequential as sq
 from rngcert.stats.result import jsonable
@@ -443,9 +443,10 @@ class _Computed:
 
 
 #: What an audit item imports on its first table (a worker forked after these imports pays none):
-#: the certification, the report writers, pandas (pyarrow's to_pandas in Store.spins), numpy's fft and ma.
+#: the certification, the report writers, numpy's fft and ma. (Not pandas: 0.3 CPU-s, which ``pa.array([])`` in
+#: Store.spins imported; an audit uses none of it.)
 _PRELOAD = ("rngcert.pipeline.certify_wheel", "rngcert.pipeline.rage", "rngcert.report.writer", "rngcert.report.verify",
-            "rngcert.report.text", "rngcert.collect.csvsafe", "rngcert.collect.labels", "pandas", "pyarrow.pandas_compat", "numpy.fft", "numpy.ma", "numpy.random")
+            "rngcert.report.text", "rngcert.collect.csvsafe", "rngcert.collect.labels", "numpy.fft", "numpy.ma", "numpy.random")
 
 
 def _audit_item(item):
@@ -490,9 +491,9 @@ def audit_all(
     ----------
     store : path or Store
         The store's path: every table is read by its own work item in a read-only session (on
-        Dask workers unless the plan is serial), and each audit is recorded here in its own short
-        write transaction: as soon as it is computed when serial, after the last table on a
-        cluster (whose workers hold read sessions that a writer would wait for). An open Store is accepted for serial plans
+        Dask workers unless the plan is serial), and each audit is recorded here: in its own short
+        write transaction as soon as it is computed when serial; after the last table on a
+        cluster (whose workers hold read sessions that a writer would wait for), all in one transaction. An open Store is accepted for serial plans
         only (its connection is used for everything).
     plan : rngcert.pipeline.parallel.Plan, optional
         Default serial (``Plan(workers=jobs or 1)``); ``Plan()`` = a local cluster of every core.
@@ -549,7 +550,9 @@ def audit_all(
     from rngcert.collect.store import Store
 
     costs = None
-    with Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
+    preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
+    # the items' modules are imported while the store is opened and its spins counted (not after it, before the fork)
+    with preloading(plan, preload), Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
         tables = st.tables_with_spins()
         if plan.workers is None and not plan.address and len(tables) > 1:  # the default plan: a cluster only where it pays
             n = dict(st.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall())
@@ -563,11 +566,10 @@ def audit_all(
     out: list[AuditResult] = []
     pending: dict[int, tuple] = {}  # finished out of order, waiting for the tables before them
     nxt = 0
-    preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
     # Serially each audit is recorded as soon as it is computed. On a cluster the workers read the
     # store while the tables are computed, and a DuckDB file takes no writer while another process
-    # reads it: the audits are recorded after the last table is computed, in table order, each in
-    # its own short transaction of one write session (the reports are written already).
+    # reads it: the audits are recorded after the last table is computed, in table order, all in
+    # one transaction of one write session (the reports are written already).
     defer = record and plan.runs_parallel(len(items), costs)
     deferred: list[tuple[AuditResult, dict, list]] = []
     finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs)
@@ -592,9 +594,9 @@ def audit_all(
     finally:  # a table that fails does not lose the audits computed before it
         finished.close()  # (the cluster first: its workers' read sessions end)
         if deferred:
-            with Store(store, wait=wait, on_wait=on_wait) as st:
-                for res, rec, tests in deferred:
-                    res.audit_id = st.record_audit(rec, tests)
+            with Store(store, wait=wait, on_wait=on_wait) as st:  # in one transaction: one commit, not one a table
+                for (res, _, _), aid in zip(deferred, st.record_audits([(rec, tests) for _, rec, tests in deferred])):
+                    res.audit_id = aid
     return out
 
 

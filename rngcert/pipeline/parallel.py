@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
-           "parallel_pays", "table_cost", "TIMINGS_ENV"]
+           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading"]
 
 #: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
 #: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
@@ -337,6 +337,39 @@ def pinned():
 
     with threadpool_limits(limits=1):
         yield
+
+
+@contextlib.contextmanager
+def preloading(plan: Plan, modules: Sequence[str]):
+    """Import ``modules`` on a thread of its own while the block runs (joined when it ends), when ``plan``
+    may run items on a local pool.
+
+    The modules a local pool imports before it forks its workers (``preload`` of :func:`iter_items`)
+    are then imported beside what the caller does first, e.g. opening a store and counting its spins
+    (DuckDB releases the GIL while it runs a query), instead of after it on the critical path. Nothing
+    changes when the plan is serial, on an existing cluster, or with one core; a module that fails to
+    import here is imported again (and its error raised) where the pool starts. The thread ends
+    before the block does, so the pool still forks from a process with one Python thread.
+    """
+    if plan.serial or plan.address or not modules or available_cores() < 2:
+        yield
+        return
+    import importlib
+    import threading
+
+    def run():
+        for mod in ("threadpoolctl", *modules):
+            try:
+                importlib.import_module(mod)
+            except Exception:  # noqa: BLE001 - raised again, with its own message, where the pool starts
+                return
+
+    t = threading.Thread(target=run, name="rngcert-preload", daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        t.join()
 
 
 def _run_pinned(func, item):

@@ -366,7 +366,7 @@ class QueriesMixin:
                               dealer_codes=len(dealer_labels) if has_dealer else None, keys=keys or last is not None, with_ids=with_ids)
         order = None if w["ordered"] else self._time_order(w, key, where_sql, args, n)
         sel = None if last is None else _last_start(w["void"], last)
-        spin_id = pa.concat_arrays(w["ids"]) if w["ids"] else pa.array([], type=pa.string())
+        spin_id = pa.concat_arrays(w["ids"]) if w["ids"] else pa.nulls(0, type=pa.string())  # (pa.array([]) would import pandas: 0.3 s)
         direction, release = w["direction"], w["release"]
         out = StoredSpins(
             table=table,

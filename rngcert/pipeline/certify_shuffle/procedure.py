@@ -14,15 +14,27 @@ from rngcert.equipment.procedure import Procedure
 from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section
 from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
-from rngcert.pipeline.parallel import Plan, map_items
+from rngcert.pipeline.parallel import Plan, map_items, pinned
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import plots
 from rngcert.seeding import root
 from rngcert.simulate.fit import wash_parameters
 from rngcert.simulate.procedure import DEFAULT_BURN_IN, SIMULATION_STREAM, concat_tables, simulate_batch, simulate_tables, table_batches
 
-
 # ----------------------------------------------------------------------------- procedures
+#: Serial CPU seconds of a shuffle work item, per simulated table (a batch), per training table (the trackers' kernel)
+#: and per shoe tested (a battery, the trackers' play most of it), measured on baccarat-004 on the 2-core machine
+#: (2026-12-03, loaded: 0.12-0.23 ms a table, 0.12 s for 500 training tables, 0.45 ms a shoe at 500-2,000 shoes). With
+#: the default plan the items run on a local pool only where these say it pays (:func:`~rngcert.pipeline.parallel.parallel_pays`).
+SIM_TABLE_S = 0.2e-3
+TRAIN_TABLE_S = 0.25e-3
+BATTERY_SHOE_S = 0.5e-3
+
+
+def _remedy_cost(tables: int) -> float:
+    """Estimated serial seconds of one remedy item (training, ``tables`` simulated tables, the battery)."""
+    return TRAIN_TABLE_S * min(TRAIN_TABLES, tables) + (SIM_TABLE_S + BATTERY_SHOE_S) * tables
+
 def _procedure_data(proc: Procedure, tab, kernel, *, first: bool, threshold: float, bj_rules) -> ShoeData:
     if first:
         before, after, rot, view = tab.first_before, tab.first_after, tab.first_after_rotated, tab.first_before
@@ -41,6 +53,13 @@ def _batch_item(item):
     burn-in, key)`` -> :class:`~rngcert.simulate.procedure.Tables`."""
     proc, batch, n, entropy, burn_in, key = item
     return simulate_batch(proc, batch, n, entropy, burn_in=burn_in, key=key)
+
+
+def _stage_item(item):
+    """The trackers' training (``("kernel", (procedure, entropy, tables))`` -> the kernel) or one batch of
+    simulated tables (``("batch", item of _batch_item)``): the work items of a procedure's first stage."""
+    kind, args = item
+    return _kernel(*args) if kind == "kernel" else _batch_item(args)
 
 
 def _simulate(proc: Procedure, tables: int, entropy: int, *, burn_in: int, plan: Plan, key=("tables",)):
@@ -67,26 +86,60 @@ def _remedies(proc: Procedure) -> list[tuple[str, dict]]:
     return out
 
 
-def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules):
+def _battery_item(item):
+    """The battery on one shoe data set (a work item): ``(ShoeData, keywords of _run)`` -> its BatteryOutcome."""
+    data, kw = item
+    return _run(data, **kw)
+
+
+def _remedy_item(item) -> tuple[dict, bool]:
+    """One candidate change for the first shoe of new decks (a work item): ``(procedure, label, change,
+    entropy, tables, options)`` -> (its entry of ``remedies_tried``, whether it is a remedy). Its streams
+    are the same for every candidate and never depend on where or in which order it runs."""
+    proc, label, change, entropy, tables, kw = item
+    threshold = kw["threshold"]
+    p2 = proc.with_params(change)
+    k2 = _kernel(p2, entropy, min(TRAIN_TABLES, tables), key=("tracker-training", "remedy"))
+    t2 = simulate_tables(p2, tables, entropy, burn_in=1, key=("remedy",))
+    d2 = _procedure_data(p2, t2, k2, first=True, threshold=threshold, bj_rules=kw["bj_rules"])
+    o2 = _run(d2, entropy=entropy, group="first-shoe-remedy", alpha=kw["alpha"], n_resamples=kw["n_resamples"], standard=kw["standard"])
+    best = _max_edge(o2)
+    entry = {"change": label, "parameters": change, "verdict": o2.verdict,
+             "max_tracker_edge": None if best is None else {"tracker": best[0], "edge": best[1], "ci95": best[2]}}
+    return entry, o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected) and (best is None or best[1] <= threshold)
+
+
+def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None):
     """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
     edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy); a change
-    of a parameter fixed by the rules says so, with the rule."""
+    of a parameter fixed by the rules says so, with the rule.
+
+    The candidates are tried in order and the search stops at the first remedy. On a ``plan`` that runs
+    in parallel they are work items tried a wave at a time, one candidate per worker (the candidates after
+    a remedy in its wave are computed and left out): the result is the serial search's."""
     tried = []
     rules = {p["name"]: p.get("source", "") for p in proc.parameters() if p.get("status") == "rule"}
+    kw = dict(alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+    items = []
     for label, change in _remedies(proc):
         fixed = [f"{k} is fixed by {rules[k]}" for k in change if k in rules]
         if fixed:
             label += " — a change of the rules: " + "; ".join(fixed)
-        p2 = proc.with_params(change)
-        k2 = _kernel(p2, entropy, min(TRAIN_TABLES, tables), key=("tracker-training", "remedy"))
-        t2 = simulate_tables(p2, tables, entropy, burn_in=1, key=("remedy",))
-        d2 = _procedure_data(p2, t2, k2, first=True, threshold=threshold, bj_rules=bj_rules)
-        o2 = _run(d2, entropy=entropy, group="first-shoe-remedy", alpha=alpha, n_resamples=n_resamples, standard=standard)
-        best = _max_edge(o2)
-        tried.append({"change": label, "parameters": change, "verdict": o2.verdict,
-                      "max_tracker_edge": None if best is None else {"tracker": best[0], "edge": best[1], "ci95": best[2]}})
-        if o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected) and (best is None or best[1] <= threshold):
-            return label, tried
+        items.append((proc, label, change, entropy, tables, kw))
+    plan = plan or Plan(workers=1)
+    costs = [_remedy_cost(tables)] * len(items)
+    wave = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 1
+    for a in range(0, len(items), wave):
+        todo = items[a : a + wave]
+        if len(todo) > 1:
+            got = map_items(_remedy_item, todo, plan=plan, costs=costs[: len(todo)])
+        else:
+            with pinned():  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
+                got = [_remedy_item(todo[0])]
+        for item, (entry, ok) in zip(todo, got):
+            tried.append(entry)
+            if ok:
+                return item[1], tried
     return None, tried
 
 
@@ -175,7 +228,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         first-shoe battery, remedies, sensitivity grid), ``plan`` (where the batches of simulated
         tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
         serial; the tables, and so the report, are the same wherever they ran; the sensitivity grid's
-        points are work items of the same plan; the main battery and the trackers run here), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
+        points are work items of the same plan, and so, on a plan that runs in parallel, are the steady-state and
+        first-shoe batteries (two items at once), the first shoe's remedies (a wave at a time) and the trackers'
+        training (an item beside the batches); every item runs with one BLAS thread, serially too), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
         state and first shoe; default the game's house edge) and ``power`` (default 0.9).
 
     Returns
@@ -198,12 +253,26 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     standard = standard or ("uniform" if proc.kind == "machine" or proc.game == "none" else G.get(proc.game).default_standard)
     game = None if proc.game == "none" else proc.game
     bj_rules = _rules(proc, proc.decks)
-    kernel = _kernel(proc, entropy, min(TRAIN_TABLES, max(100, tables)))
+    # the trackers' training beside the batches of simulated tables: work items of one call (its own streams)
+    batches = [("batch", (proc, b, n, entropy, burn_in, ("tables",))) for b, n in table_batches(tables)]
+    n_train = min(TRAIN_TABLES, max(100, tables))
+    costs = [TRAIN_TABLE_S * n_train] + [SIM_TABLE_S * it[1][2] for it in batches]
+    got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=plan or Plan(workers=1), costs=costs)
+    kernel, tab = got[0], concat_tables(got[1:])
+    del got
     advance("trackers trained")
-    tab = _simulate(proc, tables, entropy, burn_in=burn_in, plan=plan or Plan(workers=1))
     advance(f"{tables} tables simulated")
     data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
-    out = _run(data, entropy=entropy, group="steady-state", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    run_kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
+    both = None
+    costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
+    if first_shoe and (plan or Plan(workers=1)).runs_parallel(2, costs):  # the two batteries at once, one a worker (each in its own streams)
+        both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=plan, costs=costs)
+    if both is None:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
+        with pinned():
+            both = [_run(data, group="steady-state", **run_kw), _run(d1, group="first-shoe", **run_kw) if first_shoe else None]
+    out = both[0]
     house = _house_edges(game, proc.decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     gate_kw = dict(game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
@@ -223,8 +292,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
     outs = [out]
     if first_shoe:
-        d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules)
-        o1 = _run(d1, entropy=entropy, group="first-shoe", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        o1 = both[1]
         gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
         advance(f"first shoe: {o1.verdict}")
         outs.append(o1)
@@ -236,7 +304,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
         if o1.verdict == "FAIL":
             fix, tried = _first_shoe_remedy(proc, entropy, tables=min(tables, 1000), alpha=alpha, threshold=threshold,
-                                            n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+                                            n_resamples=n_resamples, standard=standard, bj_rules=bj_rules, plan=plan)
             fs["remedy"] = fix
             fs["remedies_tried"] = tried
             fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
