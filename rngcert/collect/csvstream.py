@@ -657,6 +657,19 @@ def ordered_map(func, batches, then=None, *, threads: int = 1):
     return out
 
 
+def _same_size(fh, name: str, scan: LineScan) -> None:
+    """Raise :class:`InputError` when the file parsed is no longer the size the line scan hashed: it
+    grew or was cut while it was read (a log still being written), so the rows parsed and the SHA-256
+    that the report or the store gives for them would not be of the same bytes."""
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except (AttributeError, OSError, io.UnsupportedOperation):  # bytes in memory: nothing can change them
+        return
+    if size != scan.size:
+        raise InputError(f"{name}: the file changed while it was read ({scan.size} bytes when hashed, {size} after parsing); "
+                         "read it again when it is complete")
+
+
 def read_csv_parts(open_fh, name: str, scan: LineScan, process, *, block_size: int, encoding: str, on_restart=None, then=None,
                    threads: int = 1) -> tuple[list, str | None]:
     """Parse a CSV file batch by batch and return ``[then(process(cols, lines, rejected)), ...]``.
@@ -676,13 +689,16 @@ def read_csv_parts(open_fh, name: str, scan: LineScan, process, *, block_size: i
     keep_freed_heap()  # the batches' temporaries reuse the heap, not fresh pages (rngcert.collect.heap)
     try:
         with open_fh() as fh:
-            return ordered_map(process, iter_csv_batches(fh, name, scan, block_size=block_size, encoding=encoding), then, threads=threads), None
+            parts = ordered_map(process, iter_csv_batches(fh, name, scan, block_size=block_size, encoding=encoding), then, threads=threads)
+            _same_size(fh, name, scan)
+            return parts, None
     except LinesMerged as exc:
         why = str(exc)[:160]
     if on_restart is not None:
         on_restart()
     with open_fh() as fh:
         parts = ordered_map(process, iter_csv_lines(fh, name, scan, encoding=encoding), then, threads=threads)
+        _same_size(fh, name, scan)
     return parts, (
         f"{name}: read line by line, because the fast CSV parser's records did not match the file's lines "
         f"(an unclosed quote, a very long line, or bytes that are not text; detail: {why}): each line is one record, malformed lines are rejected"
