@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
+from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
 from rngcert.collect.spinlog.core import RejectedRow, _concat_parts, _process
 from rngcert.errors import InputError, NoDataError
