@@ -222,7 +222,11 @@ class _CompactLog:
         if n == 0:
             return
         acc, void = pt["accepted_mask"], pt["void_mask"]
-        live = np.flatnonzero(acc | void)
+        live_mask = acc | void
+        # the live rows' indices where a step takes them (ids, timestamps, a table column); a list needs only their count
+        live = np.flatnonzero(live_mask) if any(pt.get(k) is not None for k in ("spin_id", "ts", "table")) else None
+        n_live = int(np.count_nonzero(live_mask)) if live is None else live.size
+        del live_mask
         one = None  # the table code when every row is of one table: no per-spin code array
         if pt.get("table") is None:
             one = int(self._lut(self.tables, [self.stem])[0])
@@ -291,7 +295,7 @@ class _CompactLog:
                 self.last_id[t] = int(v[-1])
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
                 self._present(t, _at(ids, rows))
-        if ts is not None and live.size:
+        if ts is not None and n_live:
             self.period = _span(self.period, _at(ts, live))
         if ts is not None and not by_runs:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
@@ -320,7 +324,7 @@ class _CompactLog:
         for t, c in enumerate(np.bincount(akey[void]).tolist() if ak1 is None else [0] * ak1 + [int(np.count_nonzero(void))]):
             if c:  # (table codes are small: a count per code, no sort)
                 self.void[t] = self.void.get(t, 0) + c
-        for t, c in enumerate(np.bincount(tcode[live]).tolist() if one is None else [0] * one + [live.size]):
+        for t, c in enumerate(np.bincount(tcode[live]).tolist() if one is None else [0] * one + [n_live]):
             if c:
                 self.live_rows[t] = self.live_rows.get(t, 0) + c
         if acc.all():  # (every row accepted: views, no copies)
