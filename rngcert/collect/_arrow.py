@@ -10,10 +10,17 @@ and read them directly: the same values, from the Arrow columnar format's docume
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 
-_INT = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
-        pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64}
+from rngcert.collect._lazy import pa
+
+_INT: dict = {}  # pyarrow integer type -> numpy dtype, filled on first use (pyarrow is imported only when used)
+
+
+def _int_dtype(typ):
+    if not _INT:
+        _INT.update({pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+                     pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64})
+    return _INT.get(typ)
 
 
 def _bits(buf, offset: int, n: int) -> np.ndarray:
@@ -38,7 +45,7 @@ def ints(arr, fill: int | None = None) -> np.ndarray:
     """An integer pyarrow array as a numpy array of its own dtype (a copy, writable); nulls
     become ``fill`` (required when there are nulls)."""
     arr = _one(arr)
-    dt = _INT.get(arr.type)
+    dt = _int_dtype(arr.type)
     if dt is None:
         raise TypeError(f"not an integer array: {arr.type}")
     n, off = len(arr), arr.offset

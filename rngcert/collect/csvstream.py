@@ -28,10 +28,9 @@ from dataclasses import dataclass, replace
 from typing import BinaryIO, Iterator
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pacsv
 
 from rngcert.collect import _arrow
+from rngcert.collect._lazy import pa, pacsv
 from rngcert.collect.heap import keep_freed_heap
 from rngcert.errors import InputError, NoDataError
 

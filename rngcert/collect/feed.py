@@ -38,9 +38,8 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from rngcert.collect._lazy import pa, pc
 from rngcert.errors import InputError
 
 __all__ = ["FeedDefinition", "feed_definitions", "load_feed", "detect_feed", "parse_feed", "compare_sources"]

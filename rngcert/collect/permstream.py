@@ -24,9 +24,8 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
-from rngcert.collect import _arrow
+from rngcert.collect._lazy import pa
 from rngcert.collect.heap import keep_freed_heap
 from rngcert.errors import NoDataError
 
@@ -71,9 +70,7 @@ class _Latin1(Exception):
 def _token_table(wheel, _resolve_labels):
     """(texts, pos, sym, void, bad, reasons) of every digit string of 1 to 3 digits, by code."""
     texts = [str(d) for d in range(10)] + [f"{d:02d}" for d in range(100)] + [f"{d:03d}" for d in range(1000)]
-    offsets = np.r_[0, np.cumsum([len(t) for t in texts])]
-    col = _arrow.strings(offsets, "".join(texts).encode("ascii"))  # (not pa.array: that imports pandas, 0.6 s)
-    pos, sym, void, bad, reasons, _ = _resolve_labels(col, wheel)
+    pos, sym, void, bad, reasons, _ = _resolve_labels(texts, wheel)  # (a list, distinct: no pyarrow column, no pyarrow import)
     return texts, pos, sym, void, bad, reasons
 
 

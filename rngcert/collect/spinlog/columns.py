@@ -8,10 +8,9 @@ import re
 from typing import Mapping
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
+from rngcert.collect._lazy import pa, pc
 from rngcert.equipment.wheel import VOID_TOKENS, Wheel
 
 _TRUE = {"true", "t", "1", "yes", "y", "void", "no spin"}
@@ -128,6 +127,8 @@ _ID_DTYPE = np.int16  # wheel positions and symbol ids (a wheel has at most 32,7
 def _resolve_labels(col: pa.Array, wheel: Wheel, header: str | None = None):
     """Map result tokens to wheel positions and symbol ids, vectorised over distinct tokens.
 
+    ``col``: a pyarrow string column, or a list of distinct strings (the permanence reader's table of
+    digit strings: resolved one by one without pyarrow, the same values as the column of those strings).
     ``header``: the column's name in the file; a cell that spells it is named as a repeated header line.
 
     Returns
@@ -139,7 +140,7 @@ def _resolve_labels(col: pa.Array, wheel: Wheel, header: str | None = None):
     empty : (n,) bool, the cell is empty (or null)
     """
     positions, symbols = wheel.token_table()
-    idx, raw = _decode(_as_text(col))
+    idx, raw = (np.arange(len(col)), col) if isinstance(col, list) else _decode(_as_text(col))
     uniq = [_norm_text(u) for u in raw]  # (the reason quotes the cell as written, not as normalised)
     m = len(uniq)
     pos_u = np.full(m + 1, -1, dtype=_ID_DTYPE)  # last slot: null

@@ -123,6 +123,9 @@ class _CompactLog:
         self.pos = _Grow(_small_int(max(wheel.k - 1, 1)))
         self.sym = _Grow(_small_int(max(len(wheel.symbols) - 1, 1))) if wheel.kind != "roulette" else None
         self.tab = _Grow(np.int16)
+        #: While every spin so far is of one table (a permanence list, a one-table log): (its code, the spins), and ``tab`` is not
+        #: filled (2 bytes a spin saved); the codes are written when a second table appears or the tables are split.
+        self.tab_one: tuple[int, int] | None = None
         self.release = _Grow(_small_int(max(wheel.k - 1, 1)))
         self.dealer = _Grow(np.int16)
         self.direction = _Grow(np.int8)
@@ -165,9 +168,12 @@ class _CompactLog:
 
     def rollback(self) -> None:
         """Forget what the current file added (its fast parse is thrown away and done again)."""
-        n, tables, dealers, small = self._mark
+        n, tables, dealers, small, tab_one = self._mark
         for g in self._cols():
             g.truncate(n)
+        self.tab_one = tab_one
+        if tab_one is not None:  # (the codes were not written then)
+            self.tab.truncate(0)
         for d, k in ((self.tables, tables), (self.dealers, dealers)):
             for key in list(d)[k:]:
                 del d[key]
@@ -188,7 +194,14 @@ class _CompactLog:
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
                  copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state(),
                  self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell, None if self.sorter is None else self.sorter.state())
-        return self.pos.n, len(self.tables), len(self.dealers), small
+        return self.pos.n, len(self.tables), len(self.dealers), small, self.tab_one
+
+    def _tab_fill(self) -> None:
+        """Write the table codes left unwritten while the spins were of one table (:attr:`tab_one`)."""
+        if self.tab_one is not None:
+            code, rows = self.tab_one
+            self.tab_one = None
+            self.tab.fill(code, rows)
 
     @staticmethod
     def _lut(d: dict, labels) -> np.ndarray:
@@ -209,7 +222,11 @@ class _CompactLog:
         if n == 0:
             return
         acc, void = pt["accepted_mask"], pt["void_mask"]
-        live = np.flatnonzero(acc | void)
+        live_mask = acc | void
+        # the live rows' indices where a step takes them (ids, timestamps, a table column); a list needs only their count
+        live = np.flatnonzero(live_mask) if any(pt.get(k) is not None for k in ("spin_id", "ts", "table")) else None
+        n_live = int(np.count_nonzero(live_mask)) if live is None else live.size
+        del live_mask
         one = None  # the table code when every row is of one table: no per-spin code array
         if pt.get("table") is None:
             one = int(self._lut(self.tables, [self.stem])[0])
@@ -278,7 +295,7 @@ class _CompactLog:
                 self.last_id[t] = int(v[-1])
             for t, rows in _groups(akey, np.arange(n)):  # gaps: every row of the table with an id counts
                 self._present(t, _at(ids, rows))
-        if ts is not None and live.size:
+        if ts is not None and n_live:
             self.period = _span(self.period, _at(ts, live))
         if ts is not None and not by_runs:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
@@ -307,7 +324,7 @@ class _CompactLog:
         for t, c in enumerate(np.bincount(akey[void]).tolist() if ak1 is None else [0] * ak1 + [int(np.count_nonzero(void))]):
             if c:  # (table codes are small: a count per code, no sort)
                 self.void[t] = self.void.get(t, 0) + c
-        for t, c in enumerate(np.bincount(tcode[live]).tolist() if one is None else [0] * one + [live.size]):
+        for t, c in enumerate(np.bincount(tcode[live]).tolist() if one is None else [0] * one + [n_live]):
             if c:
                 self.live_rows[t] = self.live_rows.get(t, 0) + c
         if acc.all():  # (every row accepted: views, no copies)
@@ -317,10 +334,14 @@ class _CompactLog:
         self.pos.put(pos)
         if self.sym is not None:
             self.sym.put(pt["sym"][acc])
-        if one is None:
-            self.tab.put(tcode[acc])
+        if one is not None and self.tab.n == 0 and (self.tab_one is None or self.tab_one[0] == one):
+            self.tab_one = (one, pos.size + (0 if self.tab_one is None else self.tab_one[1]))  # one table so far: no codes written
         else:
-            self.tab.fill(one, pos.size)
+            self._tab_fill()
+            if one is None:
+                self.tab.put(tcode[acc])
+            else:
+                self.tab.fill(one, pos.size)
         if pt.get("release") is not None:
             self.release.put(pt["release"][acc])
         if pt.get("dealer") is not None:
@@ -422,6 +443,8 @@ class _CompactLog:
                     self.order.finish(t, 0)
                 except NotInRuns as exc:
                     raise _NeedExact(str(exc)) from None
+        if len(self.tables) > 1 and not self.pool:  # (the tables are split by their codes below)
+            self._tab_fill()
         outcome = out.values()
         for g in self._cols():
             if g is not out:

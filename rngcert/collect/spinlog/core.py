@@ -9,10 +9,9 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
+from rngcert.collect._lazy import pa, pc
 from rngcert.collect.spinlog.columns import (
     _ID_DTYPE,
     _as_text,

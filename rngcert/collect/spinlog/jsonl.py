@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
+from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.core import RejectedRow
 from rngcert.errors import InputError
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
+from rngcert.collect._lazy import pa, pc
 from rngcert.collect.spinlog.columns import _decode, _norm_text
 from rngcert.collect.spinlog.core import RejectedRow
 from rngcert.collect.spinlog.jsonl import _text_of

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
-import pyarrow as pa
 
+from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.capture import _capture_format, _options_iv, _read_capture, _read_feed
 from rngcert.collect.spinlog.columns import _resolve_labels, timestamp_notes
 from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
