@@ -86,7 +86,14 @@ def strings(offsets: np.ndarray, data: bytes) -> pa.Array:
     return pa.Array.from_buffers(typ, offs.size - 1, [None, pa.py_buffer(offs), pa.py_buffer(data)])
 
 
-_FROM_NUMPY = {np.dtype(v): k for k, v in _INT.items()}
+_FROM_NUMPY: dict = {}  # numpy dtype -> pyarrow integer type, filled on first use
+
+
+def _arrow_int(dtype):
+    if not _FROM_NUMPY:
+        _int_dtype(None)
+        _FROM_NUMPY.update({np.dtype(v): k for k, v in _INT.items()})
+    return _FROM_NUMPY[dtype]
 
 
 def array(values: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
@@ -102,7 +109,7 @@ def array(values: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
             valid_buf = pa.py_buffer(np.packbits(~np.asarray(null, dtype=bool), bitorder="little"))
     if v.dtype == np.bool_:
         return pa.Array.from_buffers(pa.bool_(), n, [valid_buf, pa.py_buffer(np.packbits(v, bitorder="little"))], null_count=nulls)
-    return pa.Array.from_buffers(_FROM_NUMPY[v.dtype], n, [valid_buf, pa.py_buffer(v)], null_count=nulls)
+    return pa.Array.from_buffers(_arrow_int(v.dtype), n, [valid_buf, pa.py_buffer(v)], null_count=nulls)
 
 
 def repeat_text(text: str, n: int) -> pa.Array:
