@@ -48,6 +48,9 @@ def test_chunked_bools_mask_and_strings():
     assert arr.filter(_arrow.mask(np.array([True, False, True, True]))).to_pylist() == ["a", "", "c"]
     s = _arrow.strings(np.array([0, 2, 2, 5]), b"ab\ncd")
     assert s.to_pylist() == ["ab", "", "\ncd"] and pc.utf8_length(s).to_pylist() == [2, 0, 3]
+    for values in (["a", None, "ünï", "", None], [None], [], ["x"]):
+        t = _arrow.texts(values)
+        assert t.equals(pa.array(values, type=pa.string())) and t.null_count == values.count(None)
 
 
 def test_wheel_certify_imports_neither_pandas_scipy_stats_scipy_fft_nor_matplotlib(tmp_path):
@@ -57,10 +60,15 @@ def test_wheel_certify_imports_neither_pandas_scipy_stats_scipy_fft_nor_matplotl
         f"{i},2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z,{r}\n" for i, r in enumerate(rng.integers(0, 37, 600), 1)))
     perm = tmp_path / "perm.txt"
     perm.write_text(" ".join(str(r) for r in rng.integers(0, 37, 600)) + "\n")
+    titled = tmp_path / "titled.txt"  # a title line: the permanence reader's text path
+    titled.write_text("Permanence table 3, 1 March\n" + " ".join(str(r) for r in rng.integers(0, 37, 600)) + "\n")
+    jsonl = tmp_path / "log.jsonl"  # one key missing on some rows: nulls in the string columns
+    jsonl.write_text("".join(f'{{"spin_id": {i}, "result": "{r}"' + (', "dealer": "D1"' if i % 3 else "") + "}\n"
+                             for i, r in enumerate(rng.integers(0, 37, 600), 1)))
     code = (
         "import sys\n"
         "from rngcert.cli import main\n"
-        f"for f in ({str(csv)!r}, {str(perm)!r}):\n"
+        f"for f in ({str(csv)!r}, {str(perm)!r}, {str(titled)!r}, {str(jsonl)!r}):\n"
         "    try:\n"
         f"        main(['certify', f, '--seed', '1', '--out', {str(tmp_path / 'rep')!r}])\n"
         "    except SystemExit as e:\n"

@@ -77,13 +77,15 @@ def mask(values: np.ndarray) -> pa.BooleanArray:
     return pa.Array.from_buffers(pa.bool_(), v.size, [None, pa.py_buffer(np.packbits(v, bitorder="little"))])
 
 
-def strings(offsets: np.ndarray, data: bytes) -> pa.Array:
+def strings(offsets: np.ndarray, data: bytes, null: np.ndarray | None = None) -> pa.Array:
     """The string array whose i-th value is ``data[offsets[i]:offsets[i + 1]]`` (UTF-8); a
-    large_string array when the data do not fit 32-bit offsets."""
+    large_string array when the data do not fit 32-bit offsets. ``null``: True where the value is null."""
     small = len(data) < 2**31 - 1
     offs = np.ascontiguousarray(offsets, dtype=np.int32 if small else np.int64)
     typ = pa.string() if small else pa.large_string()
-    return pa.Array.from_buffers(typ, offs.size - 1, [None, pa.py_buffer(offs), pa.py_buffer(data)])
+    nulls = int(np.count_nonzero(null)) if null is not None else 0
+    valid_buf = pa.py_buffer(np.packbits(~np.asarray(null, dtype=bool), bitorder="little")) if nulls else None
+    return pa.Array.from_buffers(typ, offs.size - 1, [valid_buf, pa.py_buffer(offs), pa.py_buffer(data)], null_count=nulls)
 
 
 _FROM_NUMPY: dict = {}  # numpy dtype -> pyarrow integer type, filled on first use
@@ -119,12 +121,15 @@ def repeat_text(text: str, n: int) -> pa.Array:
 
 
 def texts(values) -> pa.Array:
-    """A string array of Python strings, none None (``pa.array(list, pa.string())`` without the pandas shim)."""
-    enc = [v.encode() for v in values]
+    """A string array of Python strings, None for null (``pa.array(list, pa.string())`` without the pandas shim)."""
+    null = None
+    if any(v is None for v in values):
+        null = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    enc = [b"" if v is None else v.encode() for v in values]
     offsets = np.zeros(len(enc) + 1, dtype=np.int64)
     if enc:
         np.cumsum([len(b) for b in enc], out=offsets[1:])
-    return strings(offsets, b"".join(enc))
+    return strings(offsets, b"".join(enc), null)
 
 
 def bool_scalar(value: bool) -> pa.Scalar:

@@ -68,9 +68,11 @@ def safe_column(col):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from rngcert.collect import _arrow
+
     if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
         return col
-    hit = pc.fill_null(pc.match_substring_regex(col, r"^[=+\-@\t\r']"), False)
+    hit = pc.fill_null(pc.match_substring_regex(col, r"^[=+\-@\t\r']"), _arrow.bool_scalar(False))
     if not pc.any(hit).as_py():
         return col
     return pc.if_else(hit, pc.binary_join_element_wise("'", col, ""), col)

@@ -39,6 +39,7 @@ from typing import Mapping
 
 import numpy as np
 
+from rngcert.collect import _arrow
 from rngcert.collect._lazy import pa, pc
 from rngcert.errors import InputError
 
@@ -150,10 +151,10 @@ def parse_feed(data: bytes, name: str, feed: FeedDefinition):
         Blank and comment lines.
     """
     text = data.decode("utf-8-sig", errors="replace")
-    raw = pa.array(text.splitlines(), type=pa.string())
+    raw = _arrow.texts(text.splitlines())  # (rngcert.collect._arrow: pa.array, a str given to pc or to_numpy would import pandas)
     no = np.arange(1, len(raw) + 1, dtype=np.int64)
-    blank = pc.or_(pc.equal(pc.utf8_trim_whitespace(raw), ""), pc.match_substring_regex(raw, feed.comment))
-    blank_np = np.asarray(blank.to_numpy(zero_copy_only=False), dtype=bool)
+    blank = pc.or_(pc.equal(pc.utf8_trim_whitespace(raw), _arrow.text_scalar("")), pc.match_substring_regex(raw, feed.comment))
+    blank_np = _arrow.bools(blank)
     rows = pc.filter(raw, pc.invert(blank))
     no = no[~blank_np]
     groups = feed.groups
@@ -161,13 +162,13 @@ def parse_feed(data: bytes, name: str, feed: FeedDefinition):
     if ext is None:
         ok = np.zeros(0, dtype=bool)
     else:
-        ok = ~np.asarray(ext.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        ok = ~_arrow.bools(ext.is_null())
     bad = np.flatnonzero(~ok)
-    rejects = [(int(no[i]), t, f"not a line of the {feed.id} feed") for i, t in zip(bad.tolist(), rows.take(pa.array(bad)).to_pylist())]
-    keep = pa.array(np.flatnonzero(ok))
+    rejects = [(int(no[i]), t, f"not a line of the {feed.id} feed") for i, t in zip(bad.tolist(), rows.take(_arrow.array(bad)).to_pylist())]
+    keep = _arrow.array(np.flatnonzero(ok))
     cols = {}
     for g in groups:
-        col = ext.field(g).take(keep) if ext is not None else pa.array([], type=pa.string())
+        col = ext.field(g).take(keep) if ext is not None else _arrow.texts([])
         cols[g] = pc.utf8_trim_whitespace(col)
     return cols, no[ok], rejects, int(blank_np.sum())
 
@@ -213,9 +214,9 @@ def compare_sources(result_pos: np.ndarray, live: np.ndarray, cols: Mapping[str,
         if isinstance(enc, pa.ChunkedArray):
             enc = enc.combine_chunks()
         uniq = ["" if u is None else u for u in enc.dictionary.to_pylist()] + [""]
-        idx = np.asarray(pc.fill_null(enc.indices, len(uniq) - 1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        idx = _arrow.ints(enc.indices, fill=len(uniq) - 1).astype(np.int64)
         why_u = np.array([no_read.get(t, "") for t in uniq], dtype=object)
-        pos_u = np.asarray(resolve(pa.array([t.strip(strip) if strip else t for t in uniq], type=pa.string())))
+        pos_u = np.asarray(resolve(_arrow.texts([t.strip(strip) if strip else t for t in uniq])))
         pos, none_of = pos_u[idx], why_u[idx]
         missing = live & (none_of != "")
         read = live & ~missing
@@ -224,7 +225,7 @@ def compare_sources(result_pos: np.ndarray, live: np.ndarray, cols: Mapping[str,
         dis = both & (pos != result_pos)
         reasons = {str(r): int(c) for r, c in zip(*np.unique(none_of[missing].astype(str), return_counts=True))}
         at = np.flatnonzero(dis)[:10]
-        ids = spin_ids.take(pa.array(at)).to_pylist() if spin_ids is not None else [None] * at.size
+        ids = spin_ids.take(_arrow.array(at)).to_pylist() if spin_ids is not None else [None] * at.size
         first = [{"line": int(lines[i]), "round": r, "result": labels[int(result_pos[i])], "reading": labels[int(pos[i])]}
                  for i, r in zip(at.tolist(), ids)]
         out.append({

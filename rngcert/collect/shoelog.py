@@ -39,6 +39,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rngcert.collect import _arrow
 from rngcert.collect.spinlog import RejectedRow, _timestamps
 from rngcert.equipment.cards import MAX_DECKS, parse_cards, token_table
 from rngcert.errors import InputError, NoDataError
@@ -210,7 +211,7 @@ def _encode(arr: pa.Array, lower: bool = False) -> tuple[np.ndarray, list]:
     """Trimmed (and optionally lower-cased) strings → (int64 codes per row, distinct values)."""
     if not pa.types.is_string(arr.type):
         arr = arr.cast(pa.string())
-    arr = pc.utf8_trim_whitespace(pc.fill_null(arr, ""))
+    arr = pc.utf8_trim_whitespace(pc.fill_null(arr, _arrow.text_scalar("")))
     arr = pc.replace_substring_regex(arr, r"^'([=+\-@\t\r'])", r"\1")  # as written by write_shoe_log (csvsafe)
     if lower:
         arr = pc.utf8_lower(arr)

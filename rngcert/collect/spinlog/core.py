@@ -428,7 +428,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             return None
         raw = _as_text(cols[resolved[key]])
         if raw.null_count:
-            raw = pc.fill_null(raw, "")
+            raw = pc.fill_null(raw, _arrow.text_scalar(""))  # (a str here goes through pandas)
         if key == "spin_id" or not text_codes:
             if text_codes and _may_be_int(raw):  # (a cast that fails costs 1 µs a row: not tried when it must fail)
                 try:  # whole numbers as written (a cell with spaces or a quote fails here and is cleaned below)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rngcert.collect import _arrow
 from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.core import RejectedRow
 from rngcert.errors import InputError
@@ -100,7 +101,7 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
             if len(col) < n:
                 col.append(None)
         lines.append(i)
-    cols = {k: pa.array(v, type=pa.string()) for k, v in rows.items()}
+    cols = {k: _arrow.texts(v) for k, v in rows.items()}  # (pa.array would import pandas)
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
 
 

@@ -60,7 +60,7 @@ def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int)
     letter = np.zeros(parent.size, dtype=bool)
     if bad.any():
         rows = np.flatnonzero(bad)
-        other = flat.take(pa.array(rows))
+        other = flat.take(_arrow.array(rows))
         idx, uniq = _decode(other)
         positions, symbols = wheel.token_table()
         ok_u = np.array([_norm_text(u) in positions or _norm_text(u) in symbols or _norm_text(u) in VOID_TOKENS for u in uniq] + [False])
