@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import shared_path
+from _support import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.random import PCG64, Generator
@@ -18,18 +18,17 @@ from rngcert.simulate import shufflers as S
 from rngcert.stats import shuffle as SS
 from rngcert.stats.multiple import holm
 
-REF = shared_path("reference")
 DECK = np.arange(52, dtype=np.int16)
 
 
 def test_bayer_diaconis_tv_table_reproduced():
-    ref = json.loads((REF / "bayer_diaconis_tv.json").read_text())
+    ref = json.loads(shared_file("reference", "bayer_diaconis_tv.json").read_text())
     got = [row["tv"] for row in SS.riffle_tv_table(ref["n"], ref["riffles"])]
     assert [round(x, 3) for x in got] == ref["total_variation"]
 
 
 def test_guessing_uniform_deck_is_h52():
-    ref = json.loads((REF / "guessing_test.json").read_text())
+    ref = json.loads(shared_file("reference", "guessing_test.json").read_text())
     law = SS.guessing_law(52)
     assert law @ np.arange(53) == pytest.approx(ref["uniform_52_expected_correct"], abs=1e-6)
     # simulated: Fisher-Yates decks against the direction guesser
