@@ -213,6 +213,38 @@ def test_position_rank_chisquare_calibration(decks, cols):
     assert np.mean(p < 0.01) <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 200)
 
 
+@pytest.mark.parametrize("decks, shoes", [(1, 30), (2, 7), (8, 25)])
+def test_monte_carlo_null_statistics_equal_those_of_card_permutation(decks, shoes):
+    """The Monte Carlo loop reads the four statistics from one stable sort a replicate
+    (``_null_perm_stats``): they equal, bit for bit, the statistics of ``card_permutation``'s
+    permutation (repeated cards matched in order), and the p-values equal those of the loop that
+    built the permutation every replicate."""
+    from rngcert.stats.result import monte_carlo_pvalue
+    from rngcert.stats.shuffle.order import _null_perm_stats
+
+    rng = Generator(PCG64(40 + decks))
+    b = rng.permuted(np.tile(np.arange(52 * decks, dtype=np.int16) % 52, (shoes, 1)), axis=1)
+    stats_of = _null_perm_stats(b)
+    for a in [b, b[:, ::-1].copy()] + [rng.permuted(b, axis=1) for _ in range(20)]:
+        perm, _ = SS.card_permutation(b, a)
+        want = {k: f[1](perm) for k, f in SS._PERM_TESTS.items()}
+        assert stats_of(a) == want
+    after = S.riffle(b, rng)
+    got = SS._mc_perm_tests(b, after, Generator(PCG64(7)), 99, shoes)
+    r2 = Generator(PCG64(7))
+    null = {k: [] for k in SS._PERM_TESTS}
+    for _ in range(99):  # the loop as it was: a permutation a replicate
+        pr, _ = SS.card_permutation(b, r2.permuted(b, axis=1))
+        for k, f in SS._PERM_TESTS.items():
+            null[k].append(f[1](pr))
+    for r in got:
+        nk, obs = np.array(null[r.name]), r.statistic
+        centre = float(np.mean(nk))
+        two = SS._PERM_TESTS[r.name][2] == "two-sided"
+        p = monte_carlo_pvalue(abs(obs - centre), np.abs(nk - centre)) if two else monte_carlo_pvalue(obs, nk)
+        assert (r.pvalue, r.details["null_mean"]) == (p, centre), r.name
+
+
 @pytest.mark.slow
 def test_monte_carlo_branch_is_valid_under_h0():
     # no serials (2 decks, codes = faces): the matched-identity tests use Monte Carlo p-values,
