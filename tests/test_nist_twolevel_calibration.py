@@ -37,7 +37,10 @@ def test_c02_cli_perfect_generator_does_not_fail_at_n_128(tmp_path, cli):
     assert any("law of each test's p-value" in n for n in rep["tables"][0]["notes"])
 
 
-def _run(gen, n, m, seed, processes=2):
+def _run(gen, n, m, seed, processes=1):
+    # one process: at n <= 10^4 a stream's battery takes about a millisecond and a pool's start and
+    # the results' way back cost more than they save (the output does not depend on ``processes``;
+    # the pool is exercised by test_nist_calibration.py's fair sources at n = 10^6)
     per, summary = run_many(generate_bits(gen, n, seed=seed, streams=m), processes=processes)
     return per, summary, bits_verdict(per, summary)
 
