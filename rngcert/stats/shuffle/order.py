@@ -269,16 +269,17 @@ def _null_perm_stats(b):
     ob = (np.argsort(b, axis=1, kind="stable") + np.arange(m)[:, None] * n).ravel()
     k = np.arange(n)
     spearman_scale = n * (n * n - 1.0)
+    flat = np.empty(m * n, dtype=np.int64)  # reused by every replicate
+    pos = flat.reshape(m, n)
 
     def stats(a):
-        oa = np.argsort(a, axis=1, kind="stable")
-        pos = np.empty(m * n, dtype=np.int64)
-        pos[ob] = oa.ravel()
-        pos = pos.reshape(m, n)
+        flat[ob] = np.argsort(a, axis=1, kind="stable").ravel()
         d = pos - k
-        return {"rising_sequences": float((1 + np.count_nonzero(pos[:, 1:] < pos[:, :-1], axis=1)).sum()),
-                "adjacent_pairs": float(np.count_nonzero(pos[:, 1:] == pos[:, :-1] + 1, axis=1).sum()),
-                "displacement": float(np.abs(d).sum(axis=1).sum()),
+        # integer totals over all shoes (equal to the sums of the per-shoe counts); the rank
+        # correlation is a sum of per-shoe floats, summed as _spearman_per_shoe's array is
+        return {"rising_sequences": float(m + np.count_nonzero(pos[:, 1:] < pos[:, :-1])),
+                "adjacent_pairs": float(np.count_nonzero(pos[:, 1:] == pos[:, :-1] + 1)),
+                "displacement": float(np.abs(d).sum()),
                 "rank_correlation": float((1.0 - 6.0 * (d * d).sum(axis=1) / spearman_scale).sum())}
 
     return stats
