@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _support import shared_path
+from _support import shared_file, shared_path
 from numpy.random import PCG64, Generator
 
 from rngcert.collect.shoelog import read_shinn_riffles, read_shoe_log, write_shoe_log
@@ -132,6 +132,7 @@ def test_missing_column_and_empty(tmp_path):
 
 
 def test_shinn_riffles_load_and_fit():
+    shared_file("data", "shuffles-shinn", "riffle_data.txt")  # skips, naming the file, without ../shared
     s = read_shinn_riffles(SHINN)
     assert s.drops.shape == (8, 48) and s.cuts.tolist() == [23, 24, 25, 25, 25, 24, 25, 24]
     assert np.array_equal(np.sort(s.perms, axis=1), np.tile(np.arange(48), (8, 1)))

@@ -23,14 +23,11 @@ def _machine(op: str, game: str = "baccarat") -> object:
     return parse_procedure(raw, f"<{op}>")
 
 
-def _scan(tmp_path, proc, shoes, seed, *, serial=False, name="scan.csv", before=False):
+def _scan(tmp_path, proc, shoes, seed, *, serial=False, name="scan.csv"):
     seq = simulate_log(proc, shoes, seed)
     turns = any(st.op == "wash" and st.full_params()["rotate"] > 0 for st in proc.steps)  # orientation modelled
     f = tmp_path / name
-    if before:
-        write_shoe_log(f, seq.after[0], before=seq.before[0], table="T1", serial=serial)
-    else:
-        write_shoe_log(f, seq.after[0], table="T1", lengths=seq.n_dealt[0], rotated=seq.rotated[0] if turns else None, serial=serial)
+    write_shoe_log(f, seq.after[0], table="T1", lengths=seq.n_dealt[0], rotated=seq.rotated[0] if turns else None, serial=serial)
     return f, seq
 
 
@@ -77,7 +74,8 @@ def test_dealt_only_stream_recovers_the_wash_and_matches_before_after(tmp_path):
     true_share = float((np.diff(np.argsort(shuffle(proc, ident, np.random.default_rng(5)) & 1023, axis=1), axis=1) == 1).mean())
     assert "implied by the fitted wash" in summ["summaries_basis"] and abs(summ["share_adjacent_kept"] - true_share) < 0.08, (summ, true_share)
     assert summ["observed"]["share_adjacent_kept"] < 0.1
-    ba, _ = _scan(tmp_path, proc, 500, 11, serial=False, name="ba.csv", before=True)
+    ba = tmp_path / "ba.csv"  # the same 500 shoes (simulated once) with their orders before
+    write_shoe_log(ba, seq.after[0], before=seq.before[0], table="T1", serial=False)
     log2 = read_shoe_log(ba, decks=8)
     cert2 = certify_log(log2, source=str(ba), decks=8, game="baccarat", proc=proc, seed=1, n_resamples=199, figures=False)
     assert cert.report["tables"][0]["battery"]["verdict"] == cert2.report["tables"][0]["battery"]["verdict"]

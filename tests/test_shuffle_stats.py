@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import shared_path
+from _support import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.random import PCG64, Generator
@@ -18,18 +18,17 @@ from rngcert.simulate import shufflers as S
 from rngcert.stats import shuffle as SS
 from rngcert.stats.multiple import holm
 
-REF = shared_path("reference")
 DECK = np.arange(52, dtype=np.int16)
 
 
 def test_bayer_diaconis_tv_table_reproduced():
-    ref = json.loads((REF / "bayer_diaconis_tv.json").read_text())
+    ref = json.loads(shared_file("reference", "bayer_diaconis_tv.json").read_text())
     got = [row["tv"] for row in SS.riffle_tv_table(ref["n"], ref["riffles"])]
     assert [round(x, 3) for x in got] == ref["total_variation"]
 
 
 def test_guessing_uniform_deck_is_h52():
-    ref = json.loads((REF / "guessing_test.json").read_text())
+    ref = json.loads(shared_file("reference", "guessing_test.json").read_text())
     law = SS.guessing_law(52)
     assert law @ np.arange(53) == pytest.approx(ref["uniform_52_expected_correct"], abs=1e-6)
     # simulated: Fisher-Yates decks against the direction guesser
@@ -212,6 +211,38 @@ def test_position_rank_chisquare_calibration(decks, cols):
     p = np.array([SS.position_rank_chisquare(rng.permuted(x, axis=1)[:, :cols], decks=decks).pvalue for _ in range(200)])
     assert stats.kstest(p, "uniform").pvalue > 0.001
     assert np.mean(p < 0.01) <= 0.01 + 3 * math.sqrt(0.01 * 0.99 / 200)
+
+
+@pytest.mark.parametrize("decks, shoes", [(1, 30), (2, 7), (8, 25)])
+def test_monte_carlo_null_statistics_equal_those_of_card_permutation(decks, shoes):
+    """The Monte Carlo loop reads the four statistics from one stable sort a replicate
+    (``_null_perm_stats``): they equal, bit for bit, the statistics of ``card_permutation``'s
+    permutation (repeated cards matched in order), and the p-values equal those of the loop that
+    built the permutation every replicate."""
+    from rngcert.stats.result import monte_carlo_pvalue
+    from rngcert.stats.shuffle.order import _null_perm_stats
+
+    rng = Generator(PCG64(40 + decks))
+    b = rng.permuted(np.tile(np.arange(52 * decks, dtype=np.int16) % 52, (shoes, 1)), axis=1)
+    stats_of = _null_perm_stats(b)
+    for a in [b, b[:, ::-1].copy()] + [rng.permuted(b, axis=1) for _ in range(20)]:
+        perm, _ = SS.card_permutation(b, a)
+        want = {k: f[1](perm) for k, f in SS._PERM_TESTS.items()}
+        assert stats_of(a) == want
+    after = S.riffle(b, rng)
+    got = SS._mc_perm_tests(b, after, Generator(PCG64(7)), 99, shoes)
+    r2 = Generator(PCG64(7))
+    null = {k: [] for k in SS._PERM_TESTS}
+    for _ in range(99):  # the loop as it was: a permutation a replicate
+        pr, _ = SS.card_permutation(b, r2.permuted(b, axis=1))
+        for k, f in SS._PERM_TESTS.items():
+            null[k].append(f[1](pr))
+    for r in got:
+        nk, obs = np.array(null[r.name]), r.statistic
+        centre = float(np.mean(nk))
+        two = SS._PERM_TESTS[r.name][2] == "two-sided"
+        p = monte_carlo_pvalue(abs(obs - centre), np.abs(nk - centre)) if two else monte_carlo_pvalue(obs, nk)
+        assert (r.pvalue, r.details["null_mean"]) == (p, centre), r.name
 
 
 @pytest.mark.slow

@@ -55,21 +55,26 @@ _HOLD = textwrap.dedent(
     import sys, time
     import rngcert.collect.store as s
     mode, db, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+
+    def until_released(i):  # ... until the file sys.argv[i] exists, when given (a handshake with the test, no timing)
+        if len(sys.argv) > i:
+            from pathlib import Path
+            release, give_up = Path(sys.argv[i]), time.monotonic() + 600
+            while not release.exists() and time.monotonic() < give_up:
+                time.sleep(0.02)
+
     if mode == "ingest":  # an ingest that holds the write lock inside its transaction
         def hook():
             print("HOLDING", flush=True)
             time.sleep(seconds)
-            if len(sys.argv) > 5:  # ... until the file sys.argv[5] exists (a handshake with the test, no timing)
-                from pathlib import Path
-                release, give_up = Path(sys.argv[5]), time.monotonic() + 600
-                while not release.exists() and time.monotonic() < give_up:
-                    time.sleep(0.02)
+            until_released(5)
         s.ingest._before_commit = hook
         s.ingest_files(db, [sys.argv[4]], wait=60)
     else:  # a long reader (an audit reading a large table)
         with s.Store(db, read_only=True):
             print("HOLDING", flush=True)
             time.sleep(seconds)
+            until_released(4)
     print("DONE", flush=True)
     """
 )
@@ -143,13 +148,19 @@ def test_ingest_waits_for_a_reader_and_a_zero_wait_fails_with_exit_3(tmp_path, s
     db = store_a
     more = tmp_path / "c.csv"
     csv_log(more, 2000, 3, table="C")
-    reader = hold(tmp_path, "read", db, 12.0)  # longer than a loaded machine takes to start the first ingest
+    release = tmp_path / "release-reader"
+    reader = hold(tmp_path, "read", db, 0, release)  # holds the store until the test lets it go (no fixed sleep)
     r = cli("ingest", more, "--db", db, "--wait", "0")
     assert r.returncode == 3 and str(db) in r.stderr and "in use by another process" in r.stderr
-    r = cli("ingest", more, "--db", db, "--wait", "60")
+    ing = subprocess.Popen([sys.executable, "-m", "rngcert", "ingest", str(more), "--db", str(db), "--wait", "60"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    waited = _until_waiting(ing)  # the ingest says it waits for the store the reader holds ...
+    release.touch()  # ... and completes once the reader lets it go
+    out, err = ing.communicate(timeout=300)
     assert reader.wait(timeout=60) == 0
-    assert r.returncode == 0, r.stderr
-    assert "2000 new spins stored" in r.stdout
+    assert "held by another process" in waited[-1], "".join(waited) + err
+    assert ing.returncode == 0, err
+    assert "2000 new spins stored" in out
     with Store(db, read_only=True) as st:
         assert st.count_spins("C") == 2000
 

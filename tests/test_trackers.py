@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import shared_path
+from _support import shared_file
 from scipy import stats
 
 from rngcert.equipment.cards import baccarat_exact, value_composition
@@ -15,8 +15,6 @@ from rngcert.simulate.procedure import simulate_tables
 from rngcert.stats import tracker_kernel as TK
 from rngcert.stats import trackers as T
 from rngcert.stats.blackjack import Rules, first_deal_ev, house_edge, play_rounds
-
-REF = shared_path("reference")
 
 
 def _proc(steps, base="baccarat-004"):
@@ -28,7 +26,7 @@ def _proc(steps, base="baccarat-004"):
 
 def test_prefix_tables_reproduce_the_house_edges():
     tab = T.baccarat_prefix_returns(8)
-    ref = json.loads((REF / "baccarat.json").read_text())["house_edge"]
+    ref = json.loads(shared_file("reference", "baccarat.json").read_text())["house_edge"]
     assert -(tab["head"] * tab["banker"]).sum() == pytest.approx(ref["banker"], abs=1e-6)
     assert -(tab["head"] * tab["player"]).sum() == pytest.approx(ref["player"], abs=1e-6)
     # the tables by two-card totals give the same edges (they only regroup the prefixes)
