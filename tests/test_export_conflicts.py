@@ -71,7 +71,10 @@ def test_ingest_refuses_a_conflict_column_that_disagrees_with_conflicts_jsonl(tm
         out = tmp_path / name
         with Store(db, read_only=True) as st:
             st.export_parquet(out)
+        before = _read(out)
         _rewrite(out, change)
+        assert _read(out) != before  # the tampering took: only the conflict column differs
+        assert [r[:3] for r in _read(out)] == [r[:3] for r in before]
         _refused(tmp_path, out, "damaged or incomplete export", *words)
 
 

@@ -40,13 +40,17 @@ def test_lag_triples_are_disjoint_sums():
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_lag_pair_counts_short_inputs_any_span(seed, monkeypatch):
     rng = np.random.default_rng(seed)
+    split = 0  # inputs longer than their span (counts carried across spans) and longer than the largest lag
     for _ in range(60):
         n = int(rng.integers(1, 65))
         k = int(rng.choice([2, 3, 5, 37, 38]))
         x = rng.integers(0, k, n).astype(np.int8)
-        monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
+        span = int(rng.integers(1, 65))
+        monkeypatch.setattr(chunks, "CHUNK", span)
         lags = list(range(1, 11)) if rng.random() < 0.5 else sorted(set(rng.integers(1, 20, 6).tolist()))
         _assert_lag_pairs(x, k, lags)
+        split += n > span and n > max(lags)
+    assert split >= 5, split
 
 
 @pytest.mark.parametrize("chunk", [None, 64, 1000])
@@ -54,6 +58,7 @@ def test_lag_pair_counts_battery_lags_long(chunk, monkeypatch):
     _span_length(chunk, monkeypatch)
     x = np.random.default_rng(7).integers(0, 37, 20_011).astype(np.int8)
     x[5000:6000] = (np.arange(1000) * 5 % 37).astype(np.int8)  # a periodic stretch: counts far from uniform
+    assert _direct_lag_pairs(x.astype(np.intp), 37, 1).max() > 2 * x.size / 37**2  # (the stretch: 27 more in each of 37 cells)
     _assert_lag_pairs(x, 37, list(range(1, 11)), with_tally=(True,))
 
 
