@@ -53,6 +53,23 @@ def test_chunked_bools_mask_and_strings():
         assert t.equals(pa.array(values, type=pa.string())) and t.null_count == values.count(None)
 
 
+def test_spin_ids_and_table_codes_of_read_rows():
+    """rngcert.collect.spinids: the watch's views of the spin_id and table columns, against pyarrow's
+    own conversions; ids above 2**53 exact (a float64 view, as ``to_numpy`` gives with nulls, is not)."""
+    from rngcert.collect.spinids import table_codes, whole_number_ids
+
+    ids = pa.chunked_array([pa.array([" 7", None, "x1", "", "9007199254740993"]), pa.array(["9007199254740992", "12 "])])
+    text, num, is_num, empty = whole_number_ids(ids)
+    assert text.to_pylist() == ["7", None, "x1", "", "9007199254740993", "9007199254740992", "12"]
+    assert num.tolist() == [7, 0, 0, 0, 9007199254740993, 9007199254740992, 12] and num.dtype == np.int64
+    assert is_num.tolist() == [True, False, False, False, True, True, True]
+    assert empty.tolist() == [False, True, False, True, False, False, False]
+    text, num, is_num, empty = whole_number_ids(ids, np.array([6, 0, 1]))
+    assert text.to_pylist() == ["12", "7", None] and num.tolist() == [12, 7, 0] and empty.tolist() == [False, False, True]
+    codes, names = table_codes(pa.array(["W2", None, "W1", "W2", ""]))
+    assert names == ["W2", "W1", "", None] and codes.tolist() == [0, 3, 1, 0, 2] and codes.dtype == np.int64
+
+
 def test_wheel_certify_imports_neither_pandas_scipy_stats_scipy_fft_nor_matplotlib(tmp_path):
     csv = tmp_path / "log.csv"
     rng = np.random.default_rng(1)
@@ -78,3 +95,43 @@ def test_wheel_certify_imports_neither_pandas_scipy_stats_scipy_fft_nor_matplotl
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_watch_over_a_rotated_log_imports_no_pandas(tmp_path):
+    """A long-running ``watch``: a log rotated twice within one poll (a file never read, a spin-id
+    gap), repeated and conflicting rows, then ``rngcert watch`` of a biased log up to its alarm record:
+    pandas is never imported (the log reader's pyarrow calls go through rngcert.collect._arrow)."""
+    rng = np.random.default_rng(3)
+    for i in range(3):
+        rows = [f"{500 * i + k},2026-01-01T00:00:00Z,W1,{r}" for k, r in enumerate(rng.integers(0, 37, 500), 1)]
+        if i == 2:
+            other = (int(rows[0].rsplit(",", 1)[1]) + 1) % 37
+            rows += [f"1001,2026-01-01T00:00:00Z,W1,{other}", rows[0], "1002,,,"]  # a conflict, a repeat, a rejected row
+        (tmp_path / f"part{i}.csv").write_text("spin_id,timestamp,table,result\n" + "\n".join(rows) + "\n")
+    (tmp_path / "bias.csv").write_text("spin_id,table,result\n" + "".join(f"{i},W2,{(0, 32, 15)[i % 3]}\n" for i in range(1, 3001)))
+    code = f"""
+import os, sys
+from rngcert.cli import main
+from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.watch import LogWatch
+d = {str(tmp_path)!r}
+log = os.path.join(d, "live.csv")
+parts = [open(os.path.join(d, f"part{{i}}.csv"), "rb").read() for i in range(3)]
+open(log, "wb").write(parts[0])
+w = LogWatch(log, load_wheel("european"), block=1, settle=0.0)
+w.step()
+os.rename(log, log + ".1"); open(log, "wb").write(parts[1])
+os.rename(log + ".1", log + ".2"); os.rename(log, log + ".1"); open(log, "wb").write(parts[2])
+w.step(); w.step(final=True)
+assert w.spins == {{"W1": 1000}} and len(w.lost) == 2 and (w.conflicts, w.repeated) == (1, 1), (w.spins, w.lost, w.conflicts, w.repeated)
+w.close()
+try:
+    main(["watch", os.path.join(d, "bias.csv"), "--db", os.path.join(d, "s.duckdb")])
+except SystemExit as e:
+    assert e.code == 13, e.code
+bad = [m for m in ("pandas", "scipy.stats", "matplotlib") if m in sys.modules]
+assert not bad, bad
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "alarm record 1 written" in res.stdout + res.stderr, res.stderr[-2000:]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rngcert.collect.spinids import table_codes, whole_number_ids
 from rngcert.pipeline.watch.detector import Watcher, WatchStatus
 from rngcert.pipeline.watch.follow import DEFAULT_SETTLE, LogFollower
 
@@ -131,9 +132,7 @@ class LogWatch:
             line = rows.line + shift
             ok = rows.accepted & (rows.pos >= 0)
             if rows.table is not None:
-                enc = rows.table.dictionary_encode()
-                tcodes = enc.indices.to_numpy(zero_copy_only=False)
-                tnames = enc.dictionary.to_pylist()
+                tcodes, tnames = table_codes(rows.table)
             else:
                 tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [self.path.stem]
             if rows.spin_id is not None:
@@ -167,18 +166,10 @@ class LogWatch:
         already counted with another result is a conflict: reported, not counted. Vectorised over
         the rows (a catch-up over a long log is one large chunk); ids that are not whole numbers
         are looked up one by one."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         seen = self._seen.get(tname)
         if seen is None:
             seen = self._seen[tname] = _Counted()
-        raw = rows.spin_id.take(pa.array(sel))
-        raw = pc.utf8_trim_whitespace(raw.cast(pa.string()))
-        numeric = pc.match_substring_regex(raw, r"^[0-9]{1,18}$")
-        num = pc.cast(pc.if_else(numeric, raw, pa.scalar(None, pa.string())), pa.int64()).to_numpy(zero_copy_only=False)
-        is_num = np.asarray(pc.fill_null(numeric, False).to_numpy(zero_copy_only=False), dtype=bool)
-        no_id = np.asarray(pc.fill_null(pc.equal(raw, ""), True).to_numpy(zero_copy_only=False), dtype=bool)
+        raw, num, is_num, no_id = whole_number_ids(rows.spin_id, sel)
         pos = np.asarray(rows.pos[sel], dtype=np.int64)
         ref = np.full(sel.size, -1, dtype=np.int64)  # the result this spin was counted with (-1: not counted yet)
         new = np.zeros(sel.size, dtype=bool)
@@ -225,15 +216,9 @@ class LogWatch:
     def _id_gaps(self, events: list[Event], rows, tcodes: np.ndarray, tnames: list, line: np.ndarray) -> None:
         """:meth:`_id_gap` for every table of a chunk, on the whole-number ids of all its rows in
         file order: void and rejected rows too (a void spin is a spin of the log, not a gap)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        raw = pc.utf8_trim_whitespace(rows.spin_id.cast(pa.string()))
-        numeric = np.asarray(pc.fill_null(pc.match_substring_regex(raw, r"^[0-9]{1,18}$"), False).to_numpy(zero_copy_only=False), dtype=bool)
+        _, num, numeric, _ = whole_number_ids(rows.spin_id)
         if not numeric.any():
             return
-        num = np.zeros(rows.n, dtype=np.int64)
-        num[numeric] = pc.cast(raw.filter(pa.array(numeric)), pa.int64()).to_numpy(zero_copy_only=False)
         for c in np.unique(tcodes[numeric]).tolist():  # tables (a handful)
             r = np.flatnonzero(numeric & (tcodes == c))
             self._id_gap(events, tnames[c] or "(no table)", num[r], line[r])

@@ -1,0 +1,68 @@
+"""Spin ids and table names of read rows as numpy arrays, for the consumers of
+:func:`rngcert.collect.spinlog.read_spin_rows` (the ``watch``): without pyarrow's pandas shim,
+which ``pa.array``, ``to_numpy`` and Python scalars given to compute functions go through
+(pandas is imported on first use: about 0.25 s of a long-running watch's start)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rngcert.collect import _arrow
+
+__all__ = ["table_codes", "whole_number_ids"]
+
+#: a spin id that is a whole number (as stored: up to 18 digits, so that it fits int64)
+_WHOLE = r"^[0-9]{1,18}$"
+
+
+def table_codes(table) -> tuple[np.ndarray, list]:
+    """The table column of read rows as codes.
+
+    Parameters
+    ----------
+    table : pyarrow.Array or pyarrow.ChunkedArray
+        The rows' table names (strings, null where a row has none).
+
+    Returns
+    -------
+    codes : numpy.ndarray
+        (n,) int64: the index of each row's name in ``names``.
+    names : list
+        The distinct names in order of first appearance, then ``None`` (the code of a null name).
+    """
+    enc = table.dictionary_encode()
+    names = enc.dictionary.to_pylist() + [None]
+    return _arrow.ints(enc.indices, fill=len(names) - 1).astype(np.int64), names
+
+
+def whole_number_ids(spin_id, take: np.ndarray | None = None):
+    """The spin ids of read rows, trimmed, with their whole-number values.
+
+    Parameters
+    ----------
+    spin_id : pyarrow.Array or pyarrow.ChunkedArray
+        The rows' spin ids (any type castable to string; null where a row has none).
+    take : numpy.ndarray, optional
+        Integer indices of the rows wanted (all rows when omitted).
+
+    Returns
+    -------
+    text : pyarrow.Array
+        The ids as strings without surrounding white space.
+    number : numpy.ndarray
+        (n,) int64: the id's value where it is a whole number of at most 18 digits, else 0.
+    is_number : numpy.ndarray
+        (n,) bool: where ``number`` holds the id.
+    empty : numpy.ndarray
+        (n,) bool: where the row has no id (null or empty).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    raw = spin_id.take(_arrow.array(np.asarray(take, dtype=np.int64))) if take is not None else spin_id
+    text = pc.utf8_trim_whitespace(raw.cast(pa.string()))
+    whole = pc.match_substring_regex(text, _WHOLE)
+    number = _arrow.ints(pc.cast(pc.if_else(whole, text, _arrow.texts([None])[0]), pa.int64()), fill=0)
+    is_number = _arrow.bools(whole, fill=False)
+    empty = _arrow.bools(pc.equal(text, _arrow.text_scalar("")), fill=True)
+    return text, number, is_number, empty
