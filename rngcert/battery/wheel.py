@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from rngcert.battery.core import Battery, Context, Spec
-from rngcert.stats import frequency, predict, rotor, runs, sector, serial, signature
+from rngcert.stats import arrayops, frequency, predict, rotor, runs, sector, serial, signature
 from rngcert.stats.chunks import share_at_least_half, spans
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 from rngcert.stats.tally import SpinTally
@@ -629,7 +629,7 @@ def run_fingerprint(*, alpha: float, suspect_level: float | None, n_resamples: i
     if data is not None:
         dealers = data.dealer is not None
         dv = None if data.direction is None else np.asarray(data.direction)
-        direction = dv is not None and np.unique(dv[dv >= 0]).size >= 2  # both directions: the direction tests can run
+        direction = dv is not None and arrayops.unique(dv[dv >= 0]).size >= 2  # both directions: the direction tests can run
         rel = data.release
         release = rel is not None and share_at_least_half(lambda lo, hi: rel[lo:hi] >= 0, rel.size)
     return {"battery": battery_fingerprint(), "alpha": float(alpha), "suspect_level": None if suspect_level is None else float(suspect_level),

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.stats import _dist  # scipy.stats' functions without its 1.9 s import
+from rngcert.stats import _dist, arrayops  # scipy.stats' functions without its 1.9 s import
 from rngcert.stats._validate import (
     _as_counts,
     _as_probs,
@@ -651,7 +651,7 @@ def category_frequency(
             f"{name}: category ids must be >= 0 or -1 (no category), found {cat[cat < -1][0]!r}"
         )
     incl = cat >= 0
-    ids = np.unique(cat[incl])
+    ids = arrayops.unique(cat[incl])
     if ids.size < 2:
         return NotApplicable(name, requirement, int(counts.sum()), f"the wheel has {ids.size} category of this kind (ids {ids.tolist()}); at least 2 are needed")
     idx = np.searchsorted(ids, cat[incl])

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.stats import _dist
+from rngcert.stats import _dist, arrayops
 from rngcert.stats.chunks import spans
 
 __all__ = ["boundary_repeats", "duplicated_blocks", "time_order", "id_order", "FINDING_P"]
@@ -212,7 +212,7 @@ def _low_bits_twice(hashes: _WindowHashes, n_win: int) -> np.ndarray:
     top.sort()
     twice = [top[lo:hi][top[lo + 1 : hi + 1] == top[lo:hi]] for lo, hi in spans(n_win - 1)]
     del top
-    return np.unique(np.concatenate(twice)) if twice else np.zeros(0, dtype=np.uint32)
+    return arrayops.unique(np.concatenate(twice)) if twice else np.zeros(0, dtype=np.uint32)
 
 
 def _candidates(hashes: _WindowHashes, n_win: int, twice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from rngcert.errors import InputError
+from rngcert.stats import arrayops
 from rngcert.stats.frequency import pocket_chisquare
 from rngcert.stats.result import NotApplicable, Requirement, TestResult
 
@@ -199,6 +200,6 @@ def rage_returns_counts(counts, law, nets: Mapping[str, np.ndarray], *, n_resamp
         sim = (sims @ net.astype(np.int64) if whole else sims @ net) / r
         tol = 1e-12 * max(1.0, abs(obs - exp))
         b = int(np.count_nonzero(np.abs(sim - exp) >= abs(obs - exp) - tol))
-        out[k] = {"rounds": r, "observed": obs, "expected": exp, "range95": np.quantile(sim, [0.025, 0.975]),
+        out[k] = {"rounds": r, "observed": obs, "expected": exp, "range95": arrayops.quantile(sim, [0.025, 0.975]),
                   "pvalue": (b + 1) / (sim.size + 1), "wins": int(counts[net > 0].sum())}
     return out

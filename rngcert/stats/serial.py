@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.stats import _dist
+from rngcert.stats import _dist, arrayops
 from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
 from rngcert.stats.chunks import count_true, lookup, spans
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
@@ -519,7 +519,7 @@ def serial_correlation(
     lag_arr = np.asarray(list(lags))
     if lag_arr.ndim != 1 or lag_arr.size == 0 or lag_arr.dtype.kind not in "iu" or lag_arr.min() < 1:
         raise InputError(f"{name}: lags must be a non-empty list of integers >= 1, got {list(lags)!r}")
-    if np.unique(lag_arr).size != lag_arr.size:
+    if arrayops.unique(lag_arr).size != lag_arr.size:
         raise InputError(f"{name}: lags must be distinct, got {lag_arr.tolist()}")
     N = pos.size
     hmax = int(lag_arr.max())

@@ -11,6 +11,7 @@ from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuff
 from rngcert.collect.spinlog.idsort import IdSort, label_keys
 from rngcert.collect.spinlog.order import outcome_key
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
+from rngcert.stats import arrayops
 
 
 # ---------------------------------------------------------------------------- constant-memory read
@@ -567,12 +568,12 @@ class _CompactLog:
         if st is None or st[0] == 0:
             if unsplit.size < 2:
                 return None
-            u = np.unique(unsplit)
+            u = arrayops.unique(unsplit)
             gaps = int(u[-1] - u[0] + 1 - u.size)
             return (gaps, int(u[0]), int(u[-1])) if gaps else None
         starts, ends = np.concatenate(st[2]), np.concatenate(st[3])
         distinct = st[0]
-        u = np.unique(unsplit)
+        u = arrayops.unique(unsplit)
         if u.size:
             i = np.searchsorted(starts, u, side="right") - 1  # the run that may hold each id
             inside = (i >= 0) & (u <= ends[np.clip(i, 0, None)])

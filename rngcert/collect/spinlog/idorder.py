@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rngcert.stats import arrayops
+
 #: Runs per batch of a table at most (beyond, the ids are shuffled rather than in runs: the exact path sorts them).
 RUNS_PER_ROWS = 64
 #: Runs of a table at most.
@@ -64,7 +66,7 @@ class IdRuns:
             raise Shuffled("a spin id repeats")
         s = np.sign(d)
         turn = np.flatnonzero(s[1:] != s[:-1]) + 1  # rows where the ids turn (a peak or a trough): a run of their own,
-        starts = np.unique(np.r_[0, turn, turn + 1])  # so that runs on either side keep apart (999 | 1000 … 1999 down | 0 … up)
+        starts = arrayops.unique(np.r_[0, turn, turn + 1])  # so that runs on either side keep apart (999 | 1000 … 1999 down | 0 … up)
         starts = starts[starts < n]
         if starts.size > n // RUNS_PER_ROWS + 4:
             raise Shuffled("spin ids shuffled, not in runs")
