@@ -65,7 +65,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.stats import _dist
+from rngcert.stats import _dist, arrayops
 from rngcert.stats._validate import _rng_iv
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
 from rngcert.stats.params import check_number
@@ -106,7 +106,7 @@ class AlternativeFamily:
 
     @property
     def features(self) -> tuple[int, ...]:
-        return tuple(int(f) for f in np.unique(self.feature))
+        return tuple(int(f) for f in arrayops.unique(self.feature))
 
 
 def _arc_log_lr(pi: np.ndarray, start: int, width: int, bias: float) -> np.ndarray | None:

@@ -28,6 +28,7 @@ from rngcert.collect.spinlog.columns import (
 )
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
 from rngcert.errors import InputError
+from rngcert.stats import arrayops
 
 #: Column names understood in a spin log (DESIGN §3).
 KNOWN_COLUMNS = (
@@ -407,7 +408,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         # the text of the cell that was wrong (not always the result)
         texts = [None] * rej_idx.size
         rej_cols = col_of[rej_idx]
-        for ci in np.unique(rej_cols).tolist():
+        for ci in arrayops.unique(rej_cols).tolist():
             where = np.flatnonzero(rej_cols == ci)
             vals = cols[fcols[ci]].take(_arrow.array(rej_idx[where])).to_pylist()  # (not pa.array: that imports pandas, 0.5 s)
             for w, v in zip(where.tolist(), vals):

@@ -12,6 +12,7 @@ import numpy as np
 from rngcert.collect.spinids import table_codes, whole_number_ids
 from rngcert.pipeline.watch.detector import Watcher, WatchStatus
 from rngcert.pipeline.watch.follow import DEFAULT_SETTLE, LogFollower
+from rngcert.stats import arrayops
 
 
 # ---------------------------------------------------------------------------- a watched log
@@ -219,7 +220,7 @@ class LogWatch:
         _, num, numeric, _ = whole_number_ids(rows.spin_id)
         if not numeric.any():
             return
-        for c in np.unique(tcodes[numeric]).tolist():  # tables (a handful)
+        for c in arrayops.unique(tcodes[numeric]).tolist():  # tables (a handful)
             r = np.flatnonzero(numeric & (tcodes == c))
             self._id_gap(events, tnames[c] or "(no table)", num[r], line[r])
 
