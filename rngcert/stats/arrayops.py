@@ -27,17 +27,20 @@ def unique(values) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        1-D, of the dtype of ``values``. Small integer ranges are counted (``bincount``: linear time,
-        as numpy's hash table), others sorted.
+        1-D, of the dtype of ``values``. Integers whose range is at most their number (or 65,536) are
+        counted (``bincount``: linear time), others sorted.
     """
     a = np.asarray(values).ravel()
     if a.dtype.kind not in "biuU" or a.size < 2:
         return np.unique(a) if a.dtype.kind not in "biuU" else a.copy()
     if a.dtype.kind in "iu":
         lo, hi = int(a.min()), int(a.max())
-        if hi - lo <= max(1 << 16, 4 * a.size):
+        if hi - lo <= max(1 << 16, a.size):  # (the counts take no more memory than the sorted copy would)
             wide = np.int64 if a.dtype.kind == "i" else np.uint64  # offsets from the least value, in 64 bits
-            present = np.flatnonzero(np.bincount((a.astype(wide) - wide(lo)).astype(np.intp), minlength=hi - lo + 1))
+            off = a.astype(wide)
+            off -= wide(lo)
+            present = np.flatnonzero(np.bincount(off.astype(np.intp, copy=False), minlength=hi - lo + 1))
+            del off
             return (present.astype(wide) + wide(lo)).astype(a.dtype)
     s = np.sort(a)
     keep = np.empty(s.size, dtype=bool)
