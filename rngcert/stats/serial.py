@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.errors import InputError
-from rngcert.stats import _dist
+from rngcert.stats import _dist, chunks
 from rngcert.stats._validate import _as_counts, _as_probs, _n_resamples_iv, _rng_iv
 from rngcert.stats.chunks import count_true, lookup, spans
 from rngcert.stats.montecarlo import MonteCarlo, monte_carlo_args
@@ -404,21 +404,28 @@ def lag_pair_counts(pos: np.ndarray, k: int, lags, *, counts=None, pairs=None) -
     c = np.zeros(k, dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64).copy()
     # keys later * k + earlier in int32 where k * k fits (half the bytes of intp; np.bincount reads int32 as it is)
     dt = np.int32 if k * k < 2**31 else np.int64
+    # triple keys x_{t+b} k^2 + x_{t+a} k + x_t as the sum of three per-span arrays (x k^2, x k and x, made once for
+    # every triple) in uint16 where k^3 fits (37^3 = 50,653), else int32; spans of 4 CHUNKs: a quarter of the
+    # bincount tables (k^3 int64, zeroed by each call) and of their sums into the totals
+    tdt = np.uint16 if k**3 <= 1 << 16 else np.int32
     hmax = max(todo + [b for _, b in triples], default=0)
-    for lo, hi in spans(N):  # loop over spans, not spins
+    for lo, hi in spans(N, 4 * chunks.CHUNK):  # loop over spans, not spins
         b0 = max(lo - hmax, 0)
-        w = pos[b0:hi].astype(dt)  # the span and the hmax spins before it
+        w = pos[b0:hi].astype(dt) if counts is None or todo else None  # the span and the hmax spins before it
         if counts is None:
             c += np.bincount(w[lo - b0:], minlength=k)
+        if triples:
+            w1 = pos[b0:hi].astype(tdt)
+            wk = w1 * tdt(k)
+            wkk = wk * tdt(k)
+            tkey = np.empty(hi - lo, dtype=tdt)
         for (a, b), tc in zip(triples, tcount):  # triples (t, t + a, t + b) whose latest spin t + b lies in this span
             a0 = max(lo, b)
             if a0 >= hi:
                 continue
-            key = w[a0 - b0:].astype(np.intp)  # (intp: np.bincount would convert narrower keys first)
-            key *= k
-            key += w[a0 - (b - a) - b0 : hi - (b - a) - b0]  # x_{t+a}, b - a before the latest
-            key *= k
-            key += w[a0 - b - b0 : hi - b - b0]
+            key = tkey[: hi - a0]
+            np.add(wkk[a0 - b0 :], wk[a0 - (b - a) - b0 : hi - (b - a) - b0], out=key)  # x_{t+a}, b - a before the latest
+            key += w1[a0 - b - b0 : hi - b - b0]
             tc += np.bincount(key, minlength=k**3)
         if not todo:
             continue
