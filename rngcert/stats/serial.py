@@ -573,6 +573,7 @@ def gap_test(
     max_gap: int | None = None,
     probs=None,
     name: str = "gap_test",
+    counts=None,
 ) -> TestResult | NotApplicable:
     r"""Knuth's gap test: are the gaps between hits of a target set geometric?
 
@@ -589,6 +590,9 @@ def gap_test(
         Null probability per position; default ``1/k``.
     name : str
         Identifier carried by the result.
+    counts : (k,) int array, optional
+        The pocket counts of these positions when already tallied: the hits are counted from them
+        instead of from the positions (the same number; they must be those of ``positions``).
 
     Returns
     -------
@@ -632,7 +636,10 @@ def gap_test(
         raise InputError(f"{name}: target must contain some but not all positions (P(target)={pi})")
     if max_gap is not None and (isinstance(max_gap, bool) or int(max_gap) != max_gap or max_gap < 1):
         raise InputError(f"{name}: max_gap must be an integer >= 1, got {max_gap!r}")
-    n_hits = sum(int(np.count_nonzero(lookup(tgt, pos[lo:hi]))) for lo, hi in spans(pos.size))  # (tgt[pos], translated)
+    if counts is not None:
+        n_hits = int(np.asarray(counts, dtype=np.int64)[tgt].sum())
+    else:
+        n_hits = sum(int(np.count_nonzero(lookup(tgt, pos[lo:hi]))) for lo, hi in spans(pos.size))  # (tgt[pos], translated)
     m = max(n_hits - 1, 0)
     if m == 0:
         return NotApplicable(name, _REQ, 0, f"{n_hits} target hits; no complete gap")
@@ -649,7 +656,7 @@ def gap_test(
         return NotApplicable(name, _REQ, m, f"{m} gaps are too few for two classes with expected count >= 5")
     obs = np.zeros(t + 1, dtype=np.int64)
     last = -1  # the last hit before the span (its index), carried across spans
-    for lo, hi in spans(pos.size):  # loop over spans
+    for lo, hi in spans(pos.size, 4 * chunks.CHUNK):  # loop over spans (of 256 Ki spins: a quarter of the numpy calls)
         h = np.flatnonzero(lookup(tgt, pos[lo:hi]))
         if h.size == 0:
             continue

@@ -1,0 +1,76 @@
+"""The per-spin speed-ups of issue 26 item 2 at 10 M spins (helper perm2) give the numbers of the formulas they
+replace: each against the old path (or a direct count) on random and adversarial inputs, in tiny and usual spans."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rngcert.stats import chunks
+from rngcert.stats.serial import gap_test
+
+
+def _same(a, b):
+    assert type(a) is type(b)
+    if hasattr(a, "statistic"):
+        assert (a.statistic, a.pvalue, a.df, a.n) == (b.statistic, b.pvalue, b.df, b.n)
+        for key in a.details:
+            np.testing.assert_array_equal(np.asarray(a.details[key]), np.asarray(b.details[key]), err_msg=key)
+    else:
+        assert a.reason == b.reason
+
+
+def _gap_inputs(rng):
+    k = int(rng.choice([5, 37, 38]))
+    n = int(rng.choice([1, 2, 30, 500, 3_000]))
+    x = rng.integers(0, k, n).astype(np.int8)
+    tgt = np.zeros(k, dtype=bool)
+    tgt[rng.choice(k, int(rng.integers(1, k)), replace=False)] = True
+    shape = rng.integers(5)
+    if shape == 1:  # no hit at all
+        x = rng.choice(np.flatnonzero(~tgt), n).astype(np.int8)
+    elif shape == 2:  # one hit
+        x = rng.choice(np.flatnonzero(~tgt), n).astype(np.int8)
+        x[rng.integers(n)] = np.flatnonzero(tgt)[0]
+    elif shape == 3 and n > 100:  # a long stretch without a hit: gaps far beyond the last class
+        x[n // 4 : n // 2] = np.flatnonzero(~tgt)[0]
+    return x, k, tgt
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_gap_test_hits_from_the_counts(seed, monkeypatch):
+    """gap_test with the tally's pocket counts (hits counted from them) equals gap_test counting the hits
+    from the positions, in spans of 1 to 64 spins and the usual ones, with and without a class cap and
+    with a non-uniform law."""
+    rng = np.random.default_rng(seed)
+    kinds = set()
+    for _ in range(40):
+        x, k, tgt = _gap_inputs(rng)
+        counts = np.bincount(x, minlength=k)
+        probs = None if rng.random() < 0.5 else rng.dirichlet(np.full(k, 20.0))
+        max_gap = None if rng.random() < 0.7 else int(rng.integers(1, 6))
+        for chunk in (int(rng.integers(1, 65)), 1 << 16):
+            monkeypatch.setattr(chunks, "CHUNK", chunk)
+            if tgt.all() or not tgt.any():
+                continue
+            a = gap_test(x, tgt, probs=probs, max_gap=max_gap)
+            b = gap_test(x, tgt, probs=probs, max_gap=max_gap, counts=counts)
+            _same(a, b)
+            kinds.add(type(a).__name__)
+    assert kinds == {"TestResult", "NotApplicable"}, kinds  # (both outcomes met)
+
+
+def test_chunked_tally_default_chunk_equals_one_pass():
+    """chunked_tally's default chunk (256 Ki spins) gives the one-pass tally of the whole table."""
+    from rngcert.battery.wheel import WheelData
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import chunked_tally
+    from rngcert.stats.tally import SpinTally
+
+    space = load_wheel("european").position_space()
+    parts = WheelData(np.zeros(0, dtype=np.int8), space).run_partitions
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 37, 600_001).astype(np.int8)
+    x[262_140:262_150] = 0  # a stretch of zeros across the first chunk's end
+    x[300_000:300_500] = 5
+    assert chunked_tally(x, space) == SpinTally.of(x, 37, partitions=parts)
