@@ -74,3 +74,39 @@ def test_chunked_tally_default_chunk_equals_one_pass():
     x[262_140:262_150] = 0  # a stretch of zeros across the first chunk's end
     x[300_000:300_500] = 5
     assert chunked_tally(x, space) == SpinTally.of(x, 37, partitions=parts)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_simple_scan_digit_values_are_the_translate_of_the_block(seed):
+    """_simple_scan's one translate gives each byte's digit value as the separate translate did (10 for a byte that
+    is not a digit, two line ends after the block), and the line ends and token starts of the byte classes, on
+    blocks of digits, line ends, separators and white space, one token or many a line."""
+    from rngcert.collect import permstream as ps
+
+    rng = np.random.default_rng(seed)
+    seps = [",", ", ", ";", " ", "\t", " ,", ",\r"]
+    seen = 0
+    for _ in range(300):
+        per = int(rng.choice([1, 1, 2, 17]))
+        sep = seps[int(rng.integers(len(seps)))]
+        lines = [sep.join(str(int(v)).zfill(int(rng.integers(1, 4))) if rng.random() < 0.1 else str(int(v))
+                          for v in rng.integers(0, 37, per)) for _ in range(int(rng.integers(1, 40)))]
+        raw = bytearray(("\n".join(lines) + "\n").encode())
+        if rng.random() < 0.3:  # now and then a stray byte: a blank, a separator, a digit more, a line end more
+            raw[int(rng.integers(len(raw)))] = int(rng.choice(list(b" ,;\t\r\n0123456789")))
+        raw = bytes(raw) if raw.endswith(b"\n") else bytes(raw) + b"\n"
+        r = ps._simple_scan(raw)
+        if r is None:
+            continue
+        seen += 1
+        nl, starts, length, tok_line, dv = r
+        want = np.frombuffer((raw + b"\n\n").translate(ps._DIGIT_VALUE_BYTES), dtype=np.uint8)
+        np.testing.assert_array_equal(dv, want)
+        b = np.frombuffer(raw, dtype=np.uint8)
+        np.testing.assert_array_equal(nl, np.flatnonzero(b == 10))
+        dig = (b >= 48) & (b < 58)
+        np.testing.assert_array_equal(starts, np.flatnonzero(dig & ~np.r_[False, dig[:-1]]))
+        np.testing.assert_array_equal(length, np.flatnonzero(dig & ~np.r_[dig[1:], False]) + 1 - starts)
+        np.testing.assert_array_equal(tok_line, np.searchsorted(nl, starts))
+    assert 100 <= seen < 300, seen  # (most blocks simple, some not)
+    assert ps._simple_scan(b"12\nab\n") is None and ps._simple_scan(b"\n\n") is None

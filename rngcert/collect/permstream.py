@@ -91,26 +91,35 @@ def _blocks(p: Path, data: bytes | None):
 _CLASS_BYTES = _CLASS.tobytes()
 #: Each byte's digit value, 10 for a byte that is not a digit (a ``bytes.translate`` table).
 _DIGIT_VALUE_BYTES = bytes(b - 48 if 48 <= b < 58 else 10 for b in range(256))
+#: Both at once for :func:`_simple_scan` (one pass over a block, not two): a digit's value 0-9, a line end 10,
+#: white space 11, a separator 12, any other byte 13 (:data:`_CLASS` and :data:`_DIGIT_VALUE_BYTES` in one).
+_V_NL, _V_ODD = 10, 13
+_VALUE_CLASS_BYTES = bytes(min(v, 10) if c in (_DIGIT, _NL) else {_BLANK: 11, _SEP: 12, _ODD: 13}[c]
+                           for v, c in zip(_DIGIT_VALUE_BYTES, _CLASS.tolist()))
 
 
 def _simple_scan(buf: bytes):
     """The tokens of a block in the usual shape, in a few passes over its bytes: ``(nl, starts,
-    length, tok_line)`` as :meth:`_Reader._scan` gives them, or None when the block is not simple (a
-    byte of another class, a token of more than three digits, a line without a token: blank, or
+    length, tok_line, dv)`` (the first four as :meth:`_Reader._scan` gives them; ``dv``: the digit value
+    of every byte of ``buf + b"\\n\\n"``, 10 for a byte that is not a digit), or None when the block is not
+    simple (a byte of another class, a token of more than three digits, a line without a token: blank, or
     separators only), and the general scan must read it. ``buf`` ends with a line end."""
-    cls = np.frombuffer((b"\n" + buf).translate(_CLASS_BYTES), dtype=np.uint8)  # a line end before the first byte
-    if cls.max() >= _ODD:
+    # a line end before the first byte and two after the last; the values of _VALUE_CLASS_BYTES
+    val = np.frombuffer((b"\n" + buf + b"\n\n").translate(_VALUE_CLASS_BYTES), dtype=np.uint8)
+    cls = val[: len(buf) + 1]
+    lo, hi = int(cls.min()), int(cls.max())
+    if hi >= _V_ODD:
         return None
-    nl = np.flatnonzero(cls[1:] == _NL)
-    if int(cls.min()) == _NL and int(cls.max()) == _DIGIT:  # digits and line ends only: a line is its one token
+    nl = np.flatnonzero(cls[1:] == _V_NL)
+    if hi == _V_NL and lo < _V_NL:  # digits and line ends only: a line is its one token
         starts = np.empty_like(nl)
         starts[:1] = 0
         np.add(nl[:-1], 1, out=starts[1:])
         length = nl - starts
         if nl.size == 0 or int(length.min()) < 1 or int(length.max()) > _MAX_DIGITS:  # (a blank line, a long token)
             return None
-        return nl, starts, length, np.arange(nl.size, dtype=np.int32)
-    dig = cls == _DIGIT
+        return nl, starts, length, np.arange(nl.size, dtype=np.int32), val[1:]
+    dig = cls < _V_NL
     edge = np.flatnonzero(dig[1:] != dig[:-1])  # (the block ends with a line end: starts and ends alternate)
     del cls, dig
     starts, ends = edge[0::2], edge[1::2]
@@ -120,12 +129,12 @@ def _simple_scan(buf: bytes):
     n_lines, n_tok = nl.size, starts.size
     if n_tok == n_lines:  # one token a line?
         if starts[0] < nl[0] and bool(np.all(starts[1:] > nl[:-1])) and bool(np.all(ends <= nl)):
-            return nl, starts, length, np.arange(n_lines, dtype=np.int32)
+            return nl, starts, length, np.arange(n_lines, dtype=np.int32), np.minimum(val[1:], _V_NL)
         return None
     per_line = np.diff(np.searchsorted(starts, nl), prepend=0)  # tokens before each line end, line by line
     if not per_line.all():
         return None
-    return nl, starts, length, np.repeat(np.arange(n_lines, dtype=np.int32), per_line)
+    return nl, starts, length, np.repeat(np.arange(n_lines, dtype=np.int32), per_line), np.minimum(val[1:], _V_NL)
 
 
 class _Reader:
@@ -156,14 +165,14 @@ class _Reader:
         b = np.frombuffer(buf, dtype=np.uint8)
         fast = None if cont or open_end else _simple_scan(buf)
         if fast is not None:
-            nl, starts, length, tok_line = fast
+            nl, starts, length, tok_line, dv = fast
             n_lines, any_odd = nl.size, False
         else:
             nl, n_lines, starts, length, tok_line, odd_line, any_odd = self._scan(b, cont, open_end)
+            dv = np.frombuffer((buf + b"\n\n").translate(_DIGIT_VALUE_BYTES), dtype=np.uint8)
         # each token's code from the digit values of its first three bytes (10: not a digit; the block ends
         # with a line end, so only the third byte of a last one-digit token can lie beyond it: a line end added
         # after the block stands for it), made for every byte in three dense passes and taken at the starts
-        dv = np.frombuffer((buf + b"\n\n").translate(_DIGIT_VALUE_BYTES), dtype=np.uint8)
         every = np.multiply(dv[:-2], 121, dtype=np.uint16)
         every += np.multiply(dv[1:-1], 11, dtype=np.uint16)
         every += dv[2:]
