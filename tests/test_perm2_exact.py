@@ -110,3 +110,31 @@ def test_simple_scan_digit_values_are_the_translate_of_the_block(seed):
         np.testing.assert_array_equal(tok_line, np.searchsorted(nl, starts))
     assert 100 <= seen < 300, seen  # (most blocks simple, some not)
     assert ps._simple_scan(b"12\nab\n") is None and ps._simple_scan(b"\n\n") is None
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_colour_runs_longest_when_zero_runs_are_longer_or_tie(seed, monkeypatch):
+    """ColourRuns' first longest colour run (argmax of the run lengths, the colour runs' own argmax when a run of
+    zeros is the longest) against the longest-run scan, and its rounds against rage_rounds: zero runs longer than
+    every colour run, ties between colour runs, no colour run at all, runs across spans of 1 to 64 spins."""
+    from rngcert.stats.rage import rage_rounds
+    from rngcert.stats.runs import _longest_colour_run, colour_runs
+
+    colour = np.array([2, 0, 1])  # position 0 zero, 1 red, 2 black
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        n = int(rng.integers(1, 300))
+        x = rng.choice(3, n, p=rng.dirichlet([1, 1, 1])).astype(np.int8)
+        if rng.random() < 0.4 and n > 20:
+            a = int(rng.integers(n - 10))
+            x[a : a + int(rng.integers(5, 11))] = 0  # a long run of zeros
+        if rng.random() < 0.2:
+            x[:] = 0
+        if rng.random() < 0.3 and n > 30:
+            x[:30] = np.repeat(np.array([1, 2, 1, 2, 0, 1], dtype=np.int8), 5)  # equal colour runs: the first wins
+        monkeypatch.setattr(chunks, "CHUNK", int(rng.integers(1, 65)))
+        cr = colour_runs(x, colour)
+        rr = rage_rounds(colour[x])
+        assert (cr.longest, cr.colour, cr.start) == _longest_colour_run([x]), x.tolist()
+        np.testing.assert_array_equal(cr.round_counts, np.bincount(rr["run_lengths"], minlength=15))
+        assert (cr.red, cr.black, cr.censored, cr.first_run) == (rr["by_colour"]["red"], rr["by_colour"]["black"], rr["censored"], rr["first_run"])
