@@ -138,3 +138,20 @@ def test_colour_runs_longest_when_zero_runs_are_longer_or_tie(seed, monkeypatch)
         assert (cr.longest, cr.colour, cr.start) == _longest_colour_run([x]), x.tolist()
         np.testing.assert_array_equal(cr.round_counts, np.bincount(rr["run_lengths"], minlength=15))
         assert (cr.red, cr.black, cr.censored, cr.first_run) == (rr["by_colour"]["red"], rr["by_colour"]["black"], rr["censored"], rr["first_run"])
+
+
+@pytest.mark.parametrize("wheel", ["european", "american", "crazy-time", "money-wheel-52"])
+def test_packed_position_symbol_table_is_the_two_tables(wheel):
+    """The reader's one 4-byte entry per digit string holds its position and symbol (the two tables it replaces in a
+    clean block), and the entry is -1 exactly for the strings that are void or not read (the flag table)."""
+    from rngcert.collect import permstream as ps
+    from rngcert.collect.spinlog import RejectedRow, _read_permanence, _resolve_labels
+    from rngcert.equipment.wheel import load_wheel
+
+    r = ps._Reader("x", load_wheel(wheel), None, "utf-8", (RejectedRow, _read_permanence, _resolve_labels))
+    assert r.pos_sym_by_digits is not None
+    pair = r.pos_sym_by_digits.view(np.int16).reshape(-1, 2)
+    np.testing.assert_array_equal(pair[:, 0], r.by_digits[0])
+    np.testing.assert_array_equal(pair[:, 1], r.by_digits[1])
+    np.testing.assert_array_equal(r.pos_sym_by_digits == -1, r.flag_by_digits.astype(bool))
+    assert r.flag_by_digits.any() and not r.flag_by_digits.all()

@@ -145,6 +145,12 @@ class _Reader:
         self.by_digits = [a[_CODE] for a in (self.pos, self.sym, self.void, self.bad)]  # the same, looked up by _CODE's index
         # 1 where a token is void or not a pocket: a block without one (the usual) needs neither array looked up
         self.flag_by_digits = (self.by_digits[2].astype(bool) | (self.by_digits[3] >= 0)).view(np.uint8)
+        # position and symbol side by side in one 4-byte entry: a block takes both with one gather, and a token is void or
+        # not read exactly when it is neither a position nor a symbol (both -1: the entry -1), so one comparison finds
+        # the flagged ones (checked here for every entry; otherwise the three lookups)
+        pair = np.ascontiguousarray(np.stack([self.by_digits[0], self.by_digits[1]], axis=1))
+        packed = pair.view(np.int32).ravel() if pair.dtype == np.int16 else None
+        self.pos_sym_by_digits = packed if packed is not None and np.array_equal(packed == -1, self.flag_by_digits.astype(bool)) else None
         self.line0 = 0  # lines before the current block
         self.rows = self.blank = self.void_count = 0
         self.rejected: list = []
@@ -179,11 +185,17 @@ class _Reader:
         ci = every[starts].astype(np.intp)
         del dv, every
         del starts, length
-        clean = not self.flag_by_digits[ci].any()
+        ps = None if self.pos_sym_by_digits is None else np.take(self.pos_sym_by_digits, ci)
+        clean = not (self.flag_by_digits[ci].any() if ps is None else (ps == -1).any())
         if not clean:
             pos, sym, void, bad = (a[ci] for a in self.by_digits)
         else:  # every token a pocket: nothing void, nothing rejected
-            pos, sym = self.by_digits[0][ci], self.by_digits[1][ci]
+            if ps is None:
+                pos, sym = self.by_digits[0][ci], self.by_digits[1][ci]
+            else:
+                pos_sym = ps.view(np.int16).reshape(-1, 2)
+                pos, sym = pos_sym[:, 0], pos_sym[:, 1]
+            del ps
             void, bad = np.zeros(ci.size, dtype=self.by_digits[2].dtype), np.full(ci.size, -1, dtype=self.by_digits[3].dtype)
         lines = tok_line + (self.line0 + 1)
         last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
