@@ -654,18 +654,20 @@ def gap_test(
             break
     if t < 1:
         return NotApplicable(name, _REQ, m, f"{m} gaps are too few for two classes with expected count >= 5")
-    obs = np.zeros(t + 1, dtype=np.int64)
+    # counted as steps between hits (gap + 1), capped at t + 1: bins 1..t + 1 are the classes 0..t
+    steps = np.zeros(t + 2, dtype=np.int64)
     last = -1  # the last hit before the span (its index), carried across spans
     for lo, hi in spans(pos.size, 4 * chunks.CHUNK):  # loop over spans (of 256 Ki spins: a quarter of the numpy calls)
-        h = np.flatnonzero(lookup(tgt, pos[lo:hi]))
+        h = np.flatnonzero(lookup(tgt, pos[lo:hi]))  # (indices in the span)
         if h.size == 0:
             continue
-        h += lo
-        gaps = np.diff(h) if last < 0 else np.diff(h, prepend=last)
-        gaps -= 1
-        np.minimum(gaps, t, out=gaps)
-        obs += np.bincount(gaps, minlength=t + 1)
-        last = int(h[-1])
+        if last >= 0:  # the gap across the span's start
+            steps[min(int(h[0]) + lo - last, t + 1)] += 1
+        d = np.diff(h)
+        np.minimum(d, t + 1, out=d)
+        steps += np.bincount(d, minlength=t + 2)
+        last = int(h[-1]) + lo
+    obs = steps[1:]
     probs_cls = np.append(pi * q ** np.arange(t), q**t)
     e = m * probs_cls
     stat = float(np.sum((obs - e) ** 2 / e))
