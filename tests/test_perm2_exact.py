@@ -159,3 +159,20 @@ def test_packed_position_symbol_table_is_the_two_tables(wheel):
     np.testing.assert_array_equal(pair[:, 1], r.by_digits[1])
     np.testing.assert_array_equal(r.pos_sym_by_digits == -1, r.flag_by_digits.astype(bool))
     assert r.flag_by_digits.any() and not r.flag_by_digits.all()
+
+
+@pytest.mark.parametrize("k", [2, 37, 255, 256, 257, 300])
+def test_tally_pair_keys_at_the_uint16_edge(k):
+    """SpinTally.of's pair keys in uint16 (k * k <= 65,536) and in intp beyond, against a direct count, with the
+    largest key (k - 1 then k - 1) present."""
+    from rngcert.stats.tally import SpinTally
+
+    rng = np.random.default_rng(k)
+    x = rng.integers(0, k, 5_000).astype(np.int16 if k > 127 else np.int8)
+    x[10:13] = k - 1
+    t = SpinTally.of(x, k)
+    direct = np.zeros((k, k), dtype=np.int64)
+    np.add.at(direct, (x[:-1].astype(np.intp), x[1:].astype(np.intp)), 1)
+    np.testing.assert_array_equal(t.pairs, direct)
+    np.testing.assert_array_equal(t.counts, np.bincount(x.astype(np.intp), minlength=k))
+    assert t.pairs.dtype == np.int64 and t.counts.dtype == np.int64
