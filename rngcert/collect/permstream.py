@@ -196,7 +196,7 @@ class _Reader:
                 pos_sym = ps.view(np.int16).reshape(-1, 2)
                 pos, sym = pos_sym[:, 0], pos_sym[:, 1]
             del ps
-            void, bad = np.zeros(ci.size, dtype=self.by_digits[2].dtype), np.full(ci.size, -1, dtype=self.by_digits[3].dtype)
+            void, bad = np.zeros(ci.size, dtype=self.by_digits[2].dtype), None  # (bad: made only when odd lines join them)
         lines = tok_line + (self.line0 + 1)
         last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
         rej = []
@@ -209,6 +209,8 @@ class _Reader:
                    for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), _CODE[ci[r]].tolist())]
         del tok_line, ci
         if any_odd:
+            if bad is None:
+                bad = np.full(pos.size, -1, dtype=self.by_digits[3].dtype)
             o = self._odd_lines(b, nl, np.flatnonzero(odd_line))
             pos, sym, void, bad, lines = (np.concatenate([x, y]) for x, y in zip((pos, sym, void, bad, lines), o[:5]))
             order = np.argsort(lines, kind="stable")
