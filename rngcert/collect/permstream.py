@@ -100,7 +100,8 @@ _VALUE_CLASS_BYTES = bytes(min(v, 10) if c in (_DIGIT, _NL) else {_BLANK: 11, _S
 
 def _simple_scan(buf: bytes):
     """The tokens of a block in the usual shape, in a few passes over its bytes: ``(nl, starts,
-    length, tok_line, dv)`` (the first four as :meth:`_Reader._scan` gives them; ``dv``: the digit value
+    length, tok_line, dv)`` (the first four as :meth:`_Reader._scan` gives them, ``length`` None where there are
+    several tokens on a line or separators: not needed, only checked to be at most three; ``dv``: the digit value
     of every byte of ``buf + b"\\n\\n"``, 10 for a byte that is not a digit), or None when the block is not
     simple (a byte of another class, a token of more than three digits, a line without a token: blank, or
     separators only), and the general scan must read it. ``buf`` ends with a line end."""
@@ -119,22 +120,27 @@ def _simple_scan(buf: bytes):
         if nl.size == 0 or int(length.min()) < 1 or int(length.max()) > _MAX_DIGITS:  # (a blank line, a long token)
             return None
         return nl, starts, length, np.arange(nl.size, dtype=np.int32), val[1:]
-    dig = cls < _V_NL
-    edge = np.flatnonzero(dig[1:] != dig[:-1])  # (the block ends with a line end: starts and ends alternate)
-    del cls, dig
-    starts, ends = edge[0::2], edge[1::2]
-    length = ends - starts
-    if starts.size == 0 or int(length.max()) > _MAX_DIGITS:
+    dig = cls < _V_NL  # (dig[j]: byte j - 1 of the block is a digit; dig[0], the line end before it, is not)
+    first = dig[1:] & ~dig[:-1]  # a token's first digit: a digit after a byte that is not one
+    starts = np.flatnonzero(first)
+    d = dig[1:]
+    np.logical_and(d[3:], d[2:-1], out=first[3:])  # (first reused) four digits in a row: a token longer than three
+    first[3:] &= d[1:-2]
+    first[3:] &= d[:-3]
+    if starts.size == 0 or bool(first[3:].any()):
         return None
+    del cls, dig, first, d
     n_lines, n_tok = nl.size, starts.size
+    # (token lengths are not made: only their bound is checked, above; a token cannot hold a line end, so one that
+    # starts before a line's end ends there)
     if n_tok == n_lines:  # one token a line?
-        if starts[0] < nl[0] and bool(np.all(starts[1:] > nl[:-1])) and bool(np.all(ends <= nl)):
-            return nl, starts, length, np.arange(n_lines, dtype=np.int32), np.minimum(val[1:], _V_NL)
+        if starts[0] < nl[0] and bool(np.all(starts[1:] > nl[:-1])) and bool(np.all(starts < nl)):
+            return nl, starts, None, np.arange(n_lines, dtype=np.int32), np.minimum(val[1:], _V_NL)
         return None
     per_line = np.diff(np.searchsorted(starts, nl), prepend=0)  # tokens before each line end, line by line
     if not per_line.all():
         return None
-    return nl, starts, length, np.repeat(np.arange(n_lines, dtype=np.int32), per_line), np.minimum(val[1:], _V_NL)
+    return nl, starts, None, np.repeat(np.arange(n_lines, dtype=np.int32), per_line), np.minimum(val[1:], _V_NL)
 
 
 class _Reader:
