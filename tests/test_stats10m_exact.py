@@ -201,3 +201,17 @@ def test_permanence_one_a_line_digits_only_equal_the_exact_reader(tmp_path, monk
         exact, tiny, big = _read_three_ways(p, w, monkeypatch)
         assert tiny == exact and big == exact, (seed, p.read_bytes()[:200])
     assert any(fast) and not all(fast)
+
+
+@pytest.mark.parametrize("k", [37, 40, 41, 64])
+def test_lag_pair_counts_triple_keys_both_widths(k, monkeypatch):
+    """The triple keys in uint16 (k^3 <= 65,536: k <= 40) and in int32 (41 <= k <= 64), span by span (perm2): every
+    key at its largest (x = k - 1 in all three places) and the tally's and lone lags beside them."""
+    rng = np.random.default_rng(k)
+    x = rng.integers(0, k, 3_000).astype(np.int8)
+    x[100:140] = k - 1  # the largest key, k^3 - 1
+    x[500:900] = (np.arange(400) * 7 % k).astype(np.int8)
+    for chunk in (None, 1, 5, 333):
+        _span_length(chunk, monkeypatch)
+        _assert_lag_pairs(x, k, list(range(1, 11)))
+        _assert_lag_pairs(x, k, [2, 3, 5, 11, 13])

@@ -275,7 +275,7 @@ def _longest_colour_run(d: WheelData, ctx: Context):
 
 
 def _gap_test(d: WheelData, ctx: Context):
-    return serial.gap_test(d.outcomes, d.gap_target, probs=d.probs, name="gap_test")
+    return serial.gap_test(d.outcomes, d.gap_target, probs=d.probs, name="gap_test", counts=d.counts)
 
 
 def _serial_pair(d: WheelData, ctx: Context):

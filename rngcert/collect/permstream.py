@@ -91,41 +91,56 @@ def _blocks(p: Path, data: bytes | None):
 _CLASS_BYTES = _CLASS.tobytes()
 #: Each byte's digit value, 10 for a byte that is not a digit (a ``bytes.translate`` table).
 _DIGIT_VALUE_BYTES = bytes(b - 48 if 48 <= b < 58 else 10 for b in range(256))
+#: Both at once for :func:`_simple_scan` (one pass over a block, not two): a digit's value 0-9, a line end 10,
+#: white space 11, a separator 12, any other byte 13 (:data:`_CLASS` and :data:`_DIGIT_VALUE_BYTES` in one).
+_V_NL, _V_ODD = 10, 13
+_VALUE_CLASS_BYTES = bytes(min(v, 10) if c in (_DIGIT, _NL) else {_BLANK: 11, _SEP: 12, _ODD: 13}[c]
+                           for v, c in zip(_DIGIT_VALUE_BYTES, _CLASS.tolist()))
 
 
 def _simple_scan(buf: bytes):
     """The tokens of a block in the usual shape, in a few passes over its bytes: ``(nl, starts,
-    length, tok_line)`` as :meth:`_Reader._scan` gives them, or None when the block is not simple (a
-    byte of another class, a token of more than three digits, a line without a token: blank, or
+    length, tok_line, dv)`` (the first four as :meth:`_Reader._scan` gives them, ``length`` None where there are
+    several tokens on a line or separators: not needed, only checked to be at most three; ``dv``: the digit value
+    of every byte of ``buf + b"\\n\\n"``, 10 for a byte that is not a digit), or None when the block is not
+    simple (a byte of another class, a token of more than three digits, a line without a token: blank, or
     separators only), and the general scan must read it. ``buf`` ends with a line end."""
-    cls = np.frombuffer((b"\n" + buf).translate(_CLASS_BYTES), dtype=np.uint8)  # a line end before the first byte
-    if cls.max() >= _ODD:
+    # a line end before the first byte and two after the last; the values of _VALUE_CLASS_BYTES
+    val = np.frombuffer((b"\n" + buf + b"\n\n").translate(_VALUE_CLASS_BYTES), dtype=np.uint8)
+    cls = val[: len(buf) + 1]
+    lo, hi = int(cls.min()), int(cls.max())
+    if hi >= _V_ODD:
         return None
-    nl = np.flatnonzero(cls[1:] == _NL)
-    if int(cls.min()) == _NL and int(cls.max()) == _DIGIT:  # digits and line ends only: a line is its one token
+    nl = np.flatnonzero(cls[1:] == _V_NL)
+    if hi == _V_NL and lo < _V_NL:  # digits and line ends only: a line is its one token
         starts = np.empty_like(nl)
         starts[:1] = 0
         np.add(nl[:-1], 1, out=starts[1:])
         length = nl - starts
         if nl.size == 0 or int(length.min()) < 1 or int(length.max()) > _MAX_DIGITS:  # (a blank line, a long token)
             return None
-        return nl, starts, length, np.arange(nl.size, dtype=np.int32)
-    dig = cls == _DIGIT
-    edge = np.flatnonzero(dig[1:] != dig[:-1])  # (the block ends with a line end: starts and ends alternate)
-    del cls, dig
-    starts, ends = edge[0::2], edge[1::2]
-    length = ends - starts
-    if starts.size == 0 or int(length.max()) > _MAX_DIGITS:
+        return nl, starts, length, np.arange(nl.size, dtype=np.int32), val[1:]
+    dig = cls < _V_NL  # (dig[j]: byte j - 1 of the block is a digit; dig[0], the line end before it, is not)
+    first = dig[1:] & ~dig[:-1]  # a token's first digit: a digit after a byte that is not one
+    starts = np.flatnonzero(first)
+    d = dig[1:]
+    np.logical_and(d[3:], d[2:-1], out=first[3:])  # (first reused) four digits in a row: a token longer than three
+    first[3:] &= d[1:-2]
+    first[3:] &= d[:-3]
+    if starts.size == 0 or bool(first[3:].any()):
         return None
+    del cls, dig, first, d
     n_lines, n_tok = nl.size, starts.size
+    # (token lengths are not made: only their bound is checked, above; a token cannot hold a line end, so one that
+    # starts before a line's end ends there)
     if n_tok == n_lines:  # one token a line?
-        if starts[0] < nl[0] and bool(np.all(starts[1:] > nl[:-1])) and bool(np.all(ends <= nl)):
-            return nl, starts, length, np.arange(n_lines, dtype=np.int32)
+        if starts[0] < nl[0] and bool(np.all(starts[1:] > nl[:-1])) and bool(np.all(starts < nl)):
+            return nl, starts, None, np.arange(n_lines, dtype=np.int32), np.minimum(val[1:], _V_NL)
         return None
     per_line = np.diff(np.searchsorted(starts, nl), prepend=0)  # tokens before each line end, line by line
     if not per_line.all():
         return None
-    return nl, starts, length, np.repeat(np.arange(n_lines, dtype=np.int32), per_line)
+    return nl, starts, None, np.repeat(np.arange(n_lines, dtype=np.int32), per_line), np.minimum(val[1:], _V_NL)
 
 
 class _Reader:
@@ -136,6 +151,12 @@ class _Reader:
         self.by_digits = [a[_CODE] for a in (self.pos, self.sym, self.void, self.bad)]  # the same, looked up by _CODE's index
         # 1 where a token is void or not a pocket: a block without one (the usual) needs neither array looked up
         self.flag_by_digits = (self.by_digits[2].astype(bool) | (self.by_digits[3] >= 0)).view(np.uint8)
+        # position and symbol side by side in one 4-byte entry: a block takes both with one gather, and a token is void or
+        # not read exactly when it is neither a position nor a symbol (both -1: the entry -1), so one comparison finds
+        # the flagged ones (checked here for every entry; otherwise the three lookups)
+        pair = np.ascontiguousarray(np.stack([self.by_digits[0], self.by_digits[1]], axis=1))
+        packed = pair.view(np.int32).ravel() if pair.dtype == np.int16 else None
+        self.pos_sym_by_digits = packed if packed is not None and np.array_equal(packed == -1, self.flag_by_digits.astype(bool)) else None
         self.line0 = 0  # lines before the current block
         self.rows = self.blank = self.void_count = 0
         self.rejected: list = []
@@ -156,26 +177,32 @@ class _Reader:
         b = np.frombuffer(buf, dtype=np.uint8)
         fast = None if cont or open_end else _simple_scan(buf)
         if fast is not None:
-            nl, starts, length, tok_line = fast
+            nl, starts, length, tok_line, dv = fast
             n_lines, any_odd = nl.size, False
         else:
             nl, n_lines, starts, length, tok_line, odd_line, any_odd = self._scan(b, cont, open_end)
+            dv = np.frombuffer((buf + b"\n\n").translate(_DIGIT_VALUE_BYTES), dtype=np.uint8)
         # each token's code from the digit values of its first three bytes (10: not a digit; the block ends
         # with a line end, so only the third byte of a last one-digit token can lie beyond it: a line end added
         # after the block stands for it), made for every byte in three dense passes and taken at the starts
-        dv = np.frombuffer((buf + b"\n\n").translate(_DIGIT_VALUE_BYTES), dtype=np.uint8)
         every = np.multiply(dv[:-2], 121, dtype=np.uint16)
         every += np.multiply(dv[1:-1], 11, dtype=np.uint16)
         every += dv[2:]
         ci = every[starts].astype(np.intp)
         del dv, every
         del starts, length
-        clean = not self.flag_by_digits[ci].any()
+        ps = None if self.pos_sym_by_digits is None else np.take(self.pos_sym_by_digits, ci)
+        clean = not (self.flag_by_digits[ci].any() if ps is None else (ps == -1).any())
         if not clean:
             pos, sym, void, bad = (a[ci] for a in self.by_digits)
         else:  # every token a pocket: nothing void, nothing rejected
-            pos, sym = self.by_digits[0][ci], self.by_digits[1][ci]
-            void, bad = np.zeros(ci.size, dtype=self.by_digits[2].dtype), np.full(ci.size, -1, dtype=self.by_digits[3].dtype)
+            if ps is None:
+                pos, sym = self.by_digits[0][ci], self.by_digits[1][ci]
+            else:
+                pos_sym = ps.view(np.int16).reshape(-1, 2)
+                pos, sym = pos_sym[:, 0], pos_sym[:, 1]
+            del ps
+            void, bad = np.zeros(ci.size, dtype=self.by_digits[2].dtype), None  # (bad: made only when odd lines join them)
         lines = tok_line + (self.line0 + 1)
         last = int(np.count_nonzero(tok_line == n_lines - 1)) if open_end else 0  # tokens of the open line
         rej = []
@@ -188,6 +215,8 @@ class _Reader:
                    for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), _CODE[ci[r]].tolist())]
         del tok_line, ci
         if any_odd:
+            if bad is None:
+                bad = np.full(pos.size, -1, dtype=self.by_digits[3].dtype)
             o = self._odd_lines(b, nl, np.flatnonzero(odd_line))
             pos, sym, void, bad, lines = (np.concatenate([x, y]) for x, y in zip((pos, sym, void, bad, lines), o[:5]))
             order = np.argsort(lines, kind="stable")

@@ -8,6 +8,7 @@ import numpy as np
 
 from rngcert.errors import InputError
 from rngcert.stats import _dist
+from rngcert.stats import chunks as _chunks
 from rngcert.stats.chunks import lookup, spans
 from rngcert.stats.result import NotApplicable, Requirement, TestResult, clip_pvalue
 
@@ -291,6 +292,19 @@ def _longest_colour_run(chunks) -> tuple[int, int, int]:
     return L, colour, start
 
 
+class _Starts:
+    """The first spin of each run of a span, looked up one at a time (no array of them): ``bounds[i] + offset``,
+    or ``first`` for run 0 when given (a run open at the span's start began in an earlier span)."""
+
+    __slots__ = ("bounds", "offset", "first")
+
+    def __init__(self, bounds, offset: int, first):
+        self.bounds, self.offset, self.first = bounds, offset, first
+
+    def __getitem__(self, i: int) -> int:
+        return int(self.first) if i == 0 and self.first is not None else int(self.bounds[i]) + self.offset
+
+
 class ColourRuns:
     """The colour runs of a spin sequence read span by span, once for every statistic that needs them:
     the first longest colour run (:func:`longest_run_chunks`) and the Roulette Rage rounds
@@ -340,27 +354,32 @@ class ColourRuns:
             np.add(b, 1, out=bounds[1:-1])
             vals = y[bounds[:-1]]
             lengths = np.diff(bounds)
-            starts = bounds[:-1] + self.n
+            # the runs' first spins: bounds[:-1] + self.n, but the first run's is open_start when it goes on
+            starts = _Starts(bounds, self.n, None)
             if int(vals[0]) == open_val:  # the open run goes on
                 lengths[0] += open_len
-                starts[0] = open_start
+                starts.first = open_start
             elif open_val >= 0:  # the open run ended at the span's end
-                runs = self._closed(np.array([open_val]), np.array([open_len]), np.array([open_start]), runs)
-            runs = self._closed(vals[:-1], lengths[:-1], starts[:-1], runs)
-            open_val, open_len, open_start = int(vals[-1]), int(lengths[-1]), int(starts[-1])
+                runs = self._closed(np.array([open_val]), np.array([open_len]), _Starts(None, 0, open_start), runs)
+            runs = self._closed(vals[:-1], lengths[:-1], starts, runs)
+            open_val, open_len, open_start = int(vals[-1]), int(lengths[-1]), starts[int(vals.size) - 1]
             self.n += m
         if open_val >= 0:  # the last run: its length counts for the longest run, it is no settled round
             if runs == 0:
                 self.first_run = open_len
             elif open_val > 0:
                 self.censored = 1
-            self._longest(np.array([open_val]), np.array([open_len]), np.array([open_start]))
+            self._longest(np.array([open_val]), np.array([open_len]), _Starts(None, 0, open_start))
 
     def _longest(self, vals, lengths, starts) -> None:
-        lr = lengths * (vals > 0)  # zero runs as length 0
-        i = int(np.argmax(lr))  # the first of the longest colour runs here
-        if lr[i] > self.longest:  # a tie keeps the earlier run
-            self.longest, self.colour, self.start = int(lengths[i]), int(vals[i]), int(starts[i])
+        i = int(np.argmax(lengths))  # the first of the longest runs: the first longest colour run when it is one
+        if vals[i] <= 0:
+            lr = lengths * (vals > 0)  # zero runs as length 0
+            i = int(np.argmax(lr))  # the first of the longest colour runs here
+            if lr[i] <= 0:
+                return
+        if lengths[i] > self.longest:  # a tie keeps the earlier run
+            self.longest, self.colour, self.start = int(lengths[i]), int(vals[i]), starts[i]
 
     def _closed(self, vals, lengths, starts, runs: int) -> int:
         """Count closed runs (in order); ``runs`` closed before them; returns the new count."""
@@ -369,8 +388,9 @@ class ColourRuns:
         self._longest(vals, lengths, starts)
         # one count of (value, L + 1) over the runs, no selection: L + 1 = min(length, max_run + 1), rows 0 zero, 1 red, 2 black
         w = self.max_run + 2
-        key = np.minimum(lengths, w - 1)
-        key += vals * np.int64(w)
+        key = vals.astype(np.int64)
+        key *= w
+        key += np.minimum(lengths, w - 1)
         h = np.bincount(key, minlength=3 * w).reshape(3, w)[:, 1:]
         if runs == 0:  # the first run of the sequence: no round (the spin before it is unknown)
             self.first_run = int(lengths[0])
@@ -396,7 +416,7 @@ def colour_runs(outcomes, colour, max_run: int = 14) -> ColourRuns:
     col = np.asarray(colour)
     seq3 = np.select([col == 0, col == 1], [1, 2], 0).astype(np.int8)  # per position: 0 zero, 1 red, 2 black
     x = np.asarray(outcomes)
-    return ColourRuns((lookup(seq3, x[lo:hi]) for lo, hi in spans(x.size)), max_run)
+    return ColourRuns((lookup(seq3, x[lo:hi]) for lo, hi in spans(x.size, 4 * _chunks.CHUNK)), max_run)  # (256 Ki spins a span)
 
 
 def longest_run_chunks(chunks, n: int, p, *, name: str = "longest_colour_run", mid_p: bool = False) -> TestResult | NotApplicable:
