@@ -31,11 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from rngcert.errors import InputError
-<<<<<<< HEAD
-from rngcert.stats import _dist, arrayops
-=======
-from rngcert.stats import _dist, chunks
->>>>>>> h-perm2
+from rngcert.stats import _dist, arrayops, chunks
 from rngcert.stats.chunks import spans
 
 __all__ = ["boundary_repeats", "duplicated_blocks", "time_order", "id_order", "FINDING_P"]
