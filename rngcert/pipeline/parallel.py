@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
-           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading"]
+           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading", "in_pool_worker"]
 
 #: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
 #: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
@@ -406,6 +406,27 @@ START_ENV = "RNGCERT_DASK_START"
 #: and receives only an item's index, so no item is pickled on its way to a worker.
 _FORKED: tuple | None = None
 
+#: True in a worker process of the local pool (set by its initializer), False elsewhere (this process,
+#: a serial run, the fallback after a pool failed, a Dask worker).
+_POOL_WORKER = False
+
+
+def _mark_pool_worker() -> None:
+    """Initializer of every local-pool worker (:func:`in_pool_worker`)."""
+    global _POOL_WORKER
+    _POOL_WORKER = True
+
+
+def in_pool_worker() -> bool:
+    """Whether this process is a worker of the local pool of :func:`iter_items`.
+
+    Such a worker lives only while the pool runs one command's items and ends with it, so an item may
+    keep a resource (a read-only session of a store) for the worker's next items: it is released when
+    the pool is shut down, before :func:`iter_items` returns. Never true in the calling process (the
+    serial runs and the serial fallback) nor on a Dask worker, which outlives the command.
+    """
+    return _POOL_WORKER
+
 
 def _forked_item(i: int):
     """Item ``i`` of :data:`_FORKED`, in a forked worker: ``(result, modules it imported, its CPU seconds)``."""
@@ -504,7 +525,7 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
             ctx.set_forkserver_preload(["threadpoolctl", "rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
         if timings is not None:
             timings.update(start_method=method, os_threads_at_start=_os_threads(), python_threads_at_start=threading.active_count())
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_mark_pool_worker)
     except Exception as exc:  # no such start method, a preload that does not import
         raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
     # the workers never traverse the objects they inherit (no copy-on-write of every page they touch)
