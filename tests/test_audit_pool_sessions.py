@@ -17,7 +17,6 @@ import pytest
 from rngcert.collect.store import Store
 from rngcert.pipeline import audit as audit_mod
 from rngcert.pipeline import parallel
-from rngcert.pipeline.audit import audit_all
 from rngcert.pipeline.parallel import Plan, in_pool_worker, map_items
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,38 +69,54 @@ def test_read_session_is_kept_in_a_pool_worker_and_closed_at_once_elsewhere(tmp_
             st.close()
 
 
+#: Run in a fresh interpreter (a test that left a thread running would make the pool start by forkserver, where the
+#: patch below is not inherited): every Store opened is logged with its process and mode, then audit --all runs.
+_PROBE = """
+import json, os, sys
+from rngcert.collect.store import Store
+from rngcert.pipeline.audit import audit_all
+from rngcert.pipeline.parallel import Plan
+log, db, workers, out = sys.argv[1:5]
+init = Store.__init__
+def logged(self, path, *a, read_only=False, **k):
+    with open(log, "a") as fh:
+        fh.write(f"{os.getpid()} {'r' if read_only else 'w'}\\n")
+    init(self, path, *a, read_only=read_only, **k)
+Store.__init__ = logged
+got = audit_all(db, plan=Plan(workers=int(workers)), outdir=out, seed=3, n_resamples=99, figures=False)
+print(json.dumps({"pid": os.getpid(), "ids": [r.audit_id for r in got], "tables": [r.report["tables"] for r in got]}))
+"""
+
+
+def _probe(tmp_path, db, workers):
+    log = tmp_path / f"opens-{workers}.txt"
+    res = subprocess.run([sys.executable, "-c", _PROBE, str(log), str(db), str(workers), str(tmp_path / f"out-{workers}")],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    return got, [ln.split() for ln in log.read_text().splitlines()]
+
+
 @pytest.mark.slow
-def test_a_pool_worker_opens_the_store_once_and_the_audits_are_recorded_after_it(tmp_path, monkeypatch):
-    """Every Store opened is logged with its process and mode (the patch is inherited by the forked workers):
-    a worker opens one read-only session for all its tables, this process opens the store read-only once (the
+def test_a_pool_worker_opens_the_store_once_and_the_audits_are_recorded_after_it(tmp_path):
+    """A worker opens one read-only session for all its tables; this process opens the store read-only once (the
     tables and their sizes) and for writing once (the records, in one transaction, after the workers ended).
-    The reports and records equal a serial run's."""
+    Serially every table opens its own session and each record its own write session. Reports and records equal."""
     db = _store(tmp_path)
     serial_db = tmp_path / "serial.duckdb"
     serial_db.write_bytes(db.read_bytes())
-    opens = tmp_path / "opens.txt"
-    init = Store.__init__
-
-    def logged(self, path, *a, read_only=False, **k):
-        with open(opens, "a") as fh:
-            fh.write(f"{os.getpid()} {'r' if read_only else 'w'} {path}\n")
-        init(self, path, *a, read_only=read_only, **k)
-
-    monkeypatch.setattr(Store, "__init__", logged)
-    kw = dict(seed=3, n_resamples=99, figures=False)
-    got = audit_all(db, plan=Plan(workers=2), outdir=tmp_path / "pool", **kw)
-    rows = [ln.split() for ln in opens.read_text().splitlines()]
-    here = [m for pid, m, _ in rows if int(pid) == os.getpid()]
-    workers = [pid for pid, m, _ in rows if int(pid) != os.getpid()]
+    got, rows = _probe(tmp_path, db, 2)
+    here = [m for pid, m in rows if int(pid) == got["pid"]]
+    workers = [pid for pid, m in rows if int(pid) != got["pid"]]
     assert here == ["r", "w"], rows
     assert workers and len(workers) == len(set(workers)) <= 2, rows  # one session a worker, not one a table
-    assert all(m == "r" for pid, m, _ in rows if int(pid) != os.getpid())
-    assert [r.audit_id for r in got] == [1, 2, 3, 4]
-    opens.unlink()
-    ref = audit_all(serial_db, plan=Plan(workers=1), outdir=tmp_path / "serial", **kw)
-    serial = [ln.split()[1] for ln in opens.read_text().splitlines()]
+    assert all(m == "r" for pid, m in rows if int(pid) != got["pid"])
+    assert got["ids"] == [1, 2, 3, 4]
+    ref, rows = _probe(tmp_path, serial_db, 1)
+    assert {int(pid) for pid, _ in rows} == {ref["pid"]}
+    serial = [m for _, m in rows]
     assert serial.count("r") == 1 + 4 and serial.count("w") == 4  # serially: a session a table, a record after each
-    assert [r.report["tables"] for r in got] == [r.report["tables"] for r in ref]
+    assert got["tables"] == ref["tables"] and ref["ids"] == [1, 2, 3, 4]
     with Store(db, read_only=True) as a, Store(serial_db, read_only=True) as b:
         k = ("audit_id", "table_id", "verdict", "pvalues", "bias", "homogeneity", "n")
         assert [{x: r[x] for x in k} for r in a.audits()] == [{x: r[x] for x in k} for r in b.audits()]
@@ -115,18 +130,7 @@ def test_the_workers_of_another_start_method_are_pool_workers_too(monkeypatch, s
     assert all(w for w, _ in got)
 
 
-def test_audit_starts_no_blas_worker_threads_unless_asked():
-    """`rngcert audit` loads its command through rngcert.cli._audit, which asks for one BLAS thread before numpy
-    loads (every statistic runs pinned to one anyway): no idle OpenBLAS workers spin beside the pool (0.1 CPU-s
-    on 2 cores); a thread count the user set is kept."""
-    probe = ("import json\nimport rngcert.cli._audit\nfrom threadpoolctl import threadpool_info\n"
-             "print(json.dumps(sorted({i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})))")
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    for preset, want in ((None, [1]), ("2", [2])):
-        e = dict(env, PYTHONPATH=str(ROOT), **({"OPENBLAS_NUM_THREADS": preset} if preset else {}))
-        res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=e)
-        got = json.loads(res.stdout.strip().splitlines()[-1])
-        assert got in (want, []), (preset, got, res.stderr)  # [] : numpy without OpenBLAS (nothing to start)
+def test_audit_is_loaded_through_the_module_that_sets_one_blas_thread():
     from rngcert.cli.app import COMMANDS
 
-    assert COMMANDS["audit"] == "rngcert.cli._audit:audit"
+    assert COMMANDS["audit"] == "rngcert.cli._audit:audit"  # (tests/test_cli_lazy.py checks its BLAS threads)

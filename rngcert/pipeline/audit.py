@@ -585,7 +585,8 @@ def audit_all(
     # the items' modules are imported while the store is opened and its spins counted (not after it, before the fork)
     with preloading(plan, preload), Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
         tables = st.tables_with_spins()
-        if plan.workers is None and not plan.address and len(tables) > 1:  # the default plan: a cluster only where it pays
+        # the default plan: a pool only where it pays; any local pool: the largest tables start first
+        if not plan.serial and not plan.address and len(tables) > 1:
             n = dict(st.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall())
             costs = [table_cost(n.get(t, 0)) for t in tables]
     if on_start:
@@ -603,7 +604,7 @@ def audit_all(
     # one transaction of one write session (the reports are written already).
     defer = record and plan.runs_parallel(len(items), costs)
     deferred: list[tuple[AuditResult, dict, list]] = []
-    finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs)
+    finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs, largest_first=True)
     try:
         for i, got in finished:
             pending[i] = got
