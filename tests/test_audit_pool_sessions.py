@@ -134,3 +134,45 @@ def test_audit_is_loaded_through_the_module_that_sets_one_blas_thread():
     from rngcert.cli.app import COMMANDS
 
     assert COMMANDS["audit"] == "rngcert.cli._audit:audit"  # (tests/test_cli_lazy.py checks its BLAS threads)
+
+
+@pytest.mark.slow
+def test_record_audits_in_few_statements_writes_the_rows_and_types_that_record_audit_writes(tmp_path):
+    """record_audits (audit --all's one transaction) inserts its records in multi-row statements, 100 audits and
+    200 test rows a statement: 120 records of mixed value types (None beside numbers, whole-number and
+    fractional df, text and missing windows) give, row for row and type for type, what record_audit gives one
+    after the other, across the statements' boundaries."""
+    import datetime as dt
+
+    rng = np.random.default_rng(26)
+
+    def rec(i):
+        return {"table_id": f"T{i}", "equipment": "european", "created_utc": dt.datetime(2026, 12, 3, 22, 0, i % 60, 1000 * i),
+                "since": "2026-06-01" if i % 3 == 0 else None, "until": None, "last_n": int(i * 7) if i % 2 else None,
+                "first_seq": i, "last_seq": 10 * i + 9, "first_ts": "2026-06-01T00:00:00" if i % 4 else None, "last_ts": None, "n": 10 * i,
+                "void": i % 5, "verdict": ["PASS", "SUSPECT", "FAIL"][i % 3], "seed": str(10 ** 30 + i), "alpha": 0.01, "n_resamples": 9999,
+                "report_path": f"/r/{i}/report.json" if i % 7 else None, "pvalues": '{"chi_square": 0.5}', "bias": "{}", "homogeneity": "{}",
+                "report_sha256": "ab" * 32}
+
+    def tests(i):
+        out = []
+        for k in range(int(rng.integers(0, 21))):
+            out.append({"name": f"t{k}", "requirement": "r", "applicable": bool(k % 4), "statistic": None if k % 5 == 0 else float(rng.normal()),
+                        "df": [None, 36, 36.5, 1][k % 4], "pvalue": float(rng.random()), "pvalue_holm": None if k % 3 else 1.0,
+                        "method": "exact" if k % 2 else None, "reason": None if k % 4 else "too few spins"})
+        return out
+
+    records = [(rec(i), tests(i)) for i in range(1, 121)]
+    assert sum(len(t) for _, t in records) > 200
+    with Store(tmp_path / "a.duckdb") as a, Store(tmp_path / "b.duckdb") as b:
+        earlier = tests(0)
+        a.record_audit(rec(0), earlier)  # (an earlier audit: the ids go on from it)
+        b.record_audit(rec(0), earlier)
+        one_by_one = [a.record_audit(r, t) for r, t in records]
+        together = b.record_audits(records)
+        assert one_by_one == together == list(range(2, 122))
+        for table in ("audits", "audit_tests"):
+            q = f"SELECT * EXCLUDE (rngcert) FROM {table} ORDER BY rowid" if table == "audits" else f"SELECT * FROM {table} ORDER BY rowid"
+            assert a.con.execute(q).fetchall() == b.con.execute(q).fetchall()
+            assert a.con.execute(f"DESCRIBE {table}").fetchall() == b.con.execute(f"DESCRIBE {table}").fetchall()
+        assert a.audits() == b.audits()
