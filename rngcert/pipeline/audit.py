@@ -584,11 +584,13 @@ def audit_all(
     preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
     # the items' modules are imported while the store is opened and its spins counted (not after it, before the fork)
     with preloading(plan, preload), Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
-        tables = st.tables_with_spins()
         # the default plan: a pool only where it pays; any local pool: the largest tables start first
-        if not plan.serial and not plan.address and len(tables) > 1:
-            n = dict(st.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall())
-            costs = [table_cost(n.get(t, 0)) for t in tables]
+        if not plan.serial and not plan.address:
+            n = st.tables_with_spins(counts=True)  # (the tables and their sizes in one pass)
+            tables = list(n)
+            costs = [table_cost(n[t]) for t in tables] if len(tables) > 1 else None
+        else:
+            tables = st.tables_with_spins()
     if on_start:
         on_start(len(tables))
     # a local cluster's workers (or this process) write each table's report where it is computed;
