@@ -49,24 +49,32 @@ def test_in_pool_worker_is_true_only_in_the_workers_of_the_local_pool():
 
 def test_read_session_is_kept_in_a_pool_worker_and_closed_at_once_elsewhere(tmp_path, monkeypatch):
     db = _store(tmp_path, tables=("A",), n=50)
-    with audit_mod._read_session(db, 0.0) as a:
+    with audit_mod._read_session(db, 0.0) as (a, _):
         pass
-    with audit_mod._read_session(db, 0.0) as b:
+    with audit_mod._read_session(db, 0.0) as (b, _):
         pass
     assert a is not b
     with Store(db) as st:  # both closed: this process can write the store again
         assert st.tables_with_spins() == ["A"]
     monkeypatch.setattr(parallel, "_POOL_WORKER", True)
     monkeypatch.setattr(audit_mod, "_WORKER_SESSIONS", {})
+    monkeypatch.setattr(audit_mod, "SESSION_SPINS", 100)
     try:
-        with audit_mod._read_session(db, 0.0) as c:
-            pass
-        with audit_mod._read_session(db, 0.0) as d:
+        with audit_mod._read_session(db, 0.0) as (c, served):
+            served(60)
+        with audit_mod._read_session(db, 0.0) as (d, served):
             assert d.tables_with_spins() == ["A"]
+            served(60)
         assert c is d and list(audit_mod._WORKER_SESSIONS) == [str(db)]
+        # 120 spins served, more than SESSION_SPINS: closed (DuckDB's cached blocks released) and opened afresh
+        with audit_mod._read_session(db, 0.0) as (e, served):
+            served(10)
+        assert e is not d and audit_mod._WORKER_SESSIONS[str(db)] == [e, 10]
+        with pytest.raises(Exception):
+            d.tables_with_spins()  # (the old one is closed)
     finally:
-        for st in audit_mod._WORKER_SESSIONS.values():
-            st.close()
+        audit_mod._close_session(str(db))
+    assert audit_mod._WORKER_SESSIONS == {}
 
 
 #: Run in a fresh interpreter (a test that left a thread running would make the pool start by forkserver, where the
