@@ -9,6 +9,7 @@ import time
 
 from rngcert.pipeline.parallel import Plan, dispatch_order, map_items
 
+
 def _logged(item):
     log, i = item
     with open(log, "a") as fh:
