@@ -91,10 +91,12 @@ def test_a_wrong_table_entry_is_said_at_once():
         g.get_command(click.Context(g), "certify")
 
 
-def test_certify_starts_no_blas_worker_threads_unless_asked():
+@pytest.mark.parametrize("module", ["rngcert.cli.certify", "rngcert.cli._audit"])
+def test_certify_starts_no_blas_worker_threads_unless_asked(module):
     """Its statistics run with one BLAS thread anyway (pinned work items): the process starts no idle OpenBLAS
-    workers; a thread count the user set is kept."""
-    probe = ("import json\nimport rngcert.cli.certify\nfrom threadpoolctl import threadpool_info\n"
+    workers; a thread count the user set is kept. So does `audit` (loaded through rngcert.cli._audit: no idle
+    OpenBLAS threads spin beside the pool's workers)."""
+    probe = (f"import json\nimport {module}\nfrom threadpoolctl import threadpool_info\n"
              "print(json.dumps(sorted({i['num_threads'] for i in threadpool_info() if i['internal_api'] == 'openblas'})))")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     for preset, want in ((None, [1]), ("2", [2])):

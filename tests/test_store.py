@@ -358,6 +358,9 @@ def test_tables_with_spins_are_the_tables_audit_all_audits(tmp_path):
         expected = [t["table"] for t in listed if t["spins"]]
         assert "only-void" not in expected and len(expected) == 4
         assert st.tables_with_spins() == expected
+        # with their sizes (audit --all plans its work items from them): the same tables, in the same order
+        assert st.tables_with_spins(counts=True) == {t["table"]: t["spins"] for t in listed if t["spins"]}
+        assert list(st.tables_with_spins(counts=True)) == expected
 
 
 def test_ingest_checks_spin_ids_without_a_python_call_per_id(tmp_path, monkeypatch):

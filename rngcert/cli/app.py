@@ -32,7 +32,7 @@ COMMANDS = {
     "certify": "rngcert.cli.certify:certify", "simulate": "rngcert.cli.simulate:simulate",
     "equipment": "rngcert.cli.equipment:equipment_cmd", "bits": "rngcert.cli.rng:bits", "scaling": "rngcert.cli.rng:scaling",
     "shuffle": "rngcert.cli.shuffle:shuffle", "power": "rngcert.cli.power:power", "house-edge": "rngcert.cli.power:house_edge",
-    "ingest": "rngcert.cli.store:ingest", "rejects": "rngcert.cli.store:rejects", "audit": "rngcert.cli.store:audit",
+    "ingest": "rngcert.cli.store:ingest", "rejects": "rngcert.cli.store:rejects", "audit": "rngcert.cli._audit:audit",
     "watch": "rngcert.cli.store:watch", "export": "rngcert.cli.store:export", "verify": "rngcert.cli.verify:verify",
     "keygen": "rngcert.cli.verify:keygen", "record": "rngcert.cli.record:record",
 }

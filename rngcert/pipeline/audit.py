@@ -25,6 +25,7 @@ The live watch lives in :mod:`rngcert.pipeline.watch`.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -449,18 +450,76 @@ _PRELOAD = ("rngcert.pipeline.certify_wheel", "rngcert.pipeline.rage", "rngcert.
             "rngcert.report.text", "rngcert.collect.csvsafe", "rngcert.collect.labels", "numpy.fft", "numpy.ma", "numpy.random")
 
 
-def _audit_item(item):
-    """Steps 1-2 of one table's audit (a Dask work item): read the table read-only, close the
-    store, compute. Returns ``(table, work without the spins, _Computed)``, or ``(table, None,
-    reason)`` when the window is empty."""
+#: Read-only sessions of a local-pool worker, by store path: ``[Store, spins it has served]``, opened by the
+#: worker's first table and kept for its next ones.
+_WORKER_SESSIONS: dict = {}
+#: Spins a kept session serves before it is closed and opened afresh: DuckDB keeps the blocks a session has read
+#: (about 5 bytes a spin of the worker's memory), so a worker that reads many large tables releases them every
+#: 10 M spins (about 50 MB) at the cost of one more open (0.03 s, against seconds to audit 10 M spins).
+SESSION_SPINS = 10_000_000
+
+
+@contextlib.contextmanager
+def _read_session(db, wait: float):
+    """A read-only session of the store ``db`` for one table's item; yields ``(store, served)``, where
+    ``served(n)`` counts the spins the item read.
+
+    In a worker of the local pool (:func:`~rngcert.pipeline.parallel.in_pool_worker`) the session
+    is opened by the worker's first table and kept for its next ones (about 0.03 CPU-s a table
+    saved) until it has served :data:`SESSION_SPINS` spins; the last one ends with the worker, when
+    the pool closes, before ``audit_all`` records anything. Everywhere else (a serial run, which may
+    write between tables; a Dask worker, which outlives the command) it is opened for this table
+    alone and closed at once.
+    """
     from rngcert.collect.store import Store
+    from rngcert.pipeline.parallel import in_pool_worker
+
+    if not in_pool_worker():
+        with Store(db, read_only=True, wait=wait) as st:
+            yield st, lambda n: None
+        return
+    key = str(db)
+    entry = _WORKER_SESSIONS.get(key)
+    if entry is not None and entry[1] >= SESSION_SPINS:
+        entry[0].close()
+        entry = None
+    if entry is None:
+        if key not in _WORKER_SESSIONS:
+            from multiprocessing import util
+
+            util.Finalize(None, _close_session, args=(key,), exitpriority=0)  # the last one closed as the worker ends
+        entry = _WORKER_SESSIONS[key] = [Store(db, read_only=True, wait=wait), 0]
+
+    def served(n: int) -> None:
+        entry[1] += int(n)
+
+    yield entry[0], served
+
+
+def _close_session(key: str) -> None:
+    entry = _WORKER_SESSIONS.pop(key, None)
+    if entry is not None:
+        entry[0].close()
+
+
+def _spins_read(work: dict) -> int:
+    """Spins (void ones included) of the window and of the previous window that :func:`prepare_audit` read."""
+    n = sum(int(t.n) + int(t.void) for t in work["log"].tables.values())
+    return n + int((work.get("previous_window") or {}).get("n") or 0)
+
+
+def _audit_item(item):
+    """Steps 1-2 of one table's audit (a Dask work item): read the table read-only
+    (:func:`_read_session`), compute. Returns ``(table, work without the spins, _Computed)``, or
+    ``(table, None, reason)`` when the window is empty."""
     from rngcert.errors import NoDataError
 
     db, table, window, opts, wait, outdir, *more = item  # (a 7th element: write_report's pdf, sign_key, subject)
     report_kw = more[0] if more else {}
     try:
-        with Store(db, read_only=True, wait=wait) as st:
+        with _read_session(db, wait) as (st, served):
             work = prepare_audit(st, table, **window)
+            served(_spins_read(work))
     except NoDataError as exc:
         return table, None, str(exc)
     cert, trend = _compute(work, opts)
@@ -553,10 +612,13 @@ def audit_all(
     preload = _PRELOAD + (("rngcert.report.plots",) if figures else ())
     # the items' modules are imported while the store is opened and its spins counted (not after it, before the fork)
     with preloading(plan, preload), Store(store, read_only=True, wait=wait, on_wait=on_wait) as st:
-        tables = st.tables_with_spins()
-        if plan.workers is None and not plan.address and len(tables) > 1:  # the default plan: a cluster only where it pays
-            n = dict(st.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall())
-            costs = [table_cost(n.get(t, 0)) for t in tables]
+        # the default plan: a pool only where it pays; any local pool: the largest tables start first
+        if not plan.serial and not plan.address:
+            n = st.tables_with_spins(counts=True)  # (the tables and their sizes in one pass)
+            tables = list(n)
+            costs = [table_cost(n[t]) for t in tables] if len(tables) > 1 else None
+        else:
+            tables = st.tables_with_spins()
     if on_start:
         on_start(len(tables))
     # a local cluster's workers (or this process) write each table's report where it is computed;
@@ -572,7 +634,7 @@ def audit_all(
     # one transaction of one write session (the reports are written already).
     defer = record and plan.runs_parallel(len(items), costs)
     deferred: list[tuple[AuditResult, dict, list]] = []
-    finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs)
+    finished = iter_items(_audit_item, items, plan=plan, preload=preload, costs=costs, largest_first=True)
     try:
         for i, got in finished:
             pending[i] = got

@@ -218,7 +218,7 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     if progress:
         progress(0, total, f"{len(names)} table(s)")
     results = map_items(_table_item, items, plan=plan, progress=done, preload=_PRELOAD + (("rngcert.report.plots",) if figures else ()),
-                        costs=[table_cost(log.tables[name].n) for name in names])
+                        costs=[table_cost(log.tables[name].n) for name in names], largest_first=True)
     outcomes = [r[0] for r in results]
     table_reports = [r[1] for r in results]
     figs = [r[2] for r in results]

@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
-           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading"]
+           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading", "in_pool_worker", "dispatch_order"]
 
 #: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
 #: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
@@ -195,6 +195,31 @@ def parallel_pays(costs: Sequence[float], workers: int) -> bool:
     total = float(sum(costs))
     parallel = CLUSTER_START_S + max(max(costs), total / workers) / PARALLEL_EFFICIENCY
     return parallel < total
+
+
+def dispatch_order(costs: Sequence[float] | None, n: int) -> list[int]:
+    """The order in which a local pool starts ``n`` items: the costliest first (ties in item order).
+
+    A worker takes the next item when it finishes one, so the long items start first and the short
+    ones fill the gaps at the end instead of one long item running alone on one core while the others
+    wait (largest processing time first). Without ``costs``, item order. Results are yielded and
+    collected by item index, so nothing but the start order changes.
+
+    Parameters
+    ----------
+    costs : sequence of float or None
+        Estimated serial seconds of each item (:func:`table_cost`).
+    n : int
+        Number of items.
+
+    Returns
+    -------
+    list of int
+        A permutation of ``range(n)``.
+    """
+    if costs is None or len(costs) != n:
+        return list(range(n))
+    return sorted(range(n), key=lambda i: -float(costs[i]))
 
 
 def table_cost(spins: int) -> float:
@@ -406,6 +431,27 @@ START_ENV = "RNGCERT_DASK_START"
 #: and receives only an item's index, so no item is pickled on its way to a worker.
 _FORKED: tuple | None = None
 
+#: True in a worker process of the local pool (set by its initializer), False elsewhere (this process,
+#: a serial run, the fallback after a pool failed, a Dask worker).
+_POOL_WORKER = False
+
+
+def _mark_pool_worker() -> None:
+    """Initializer of every local-pool worker (:func:`in_pool_worker`)."""
+    global _POOL_WORKER
+    _POOL_WORKER = True
+
+
+def in_pool_worker() -> bool:
+    """Whether this process is a worker of the local pool of :func:`iter_items`.
+
+    Such a worker lives only while the pool runs one command's items and ends with it, so an item may
+    keep a resource (a read-only session of a store) for the worker's next items: it is released when
+    the pool is shut down, before :func:`iter_items` returns. Never true in the calling process (the
+    serial runs and the serial fallback) nor on a Dask worker, which outlives the command.
+    """
+    return _POOL_WORKER
+
 
 def _forked_item(i: int):
     """Item ``i`` of :data:`_FORKED`, in a forked worker: ``(result, modules it imported, its CPU seconds)``."""
@@ -474,8 +520,9 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings: dict | None):
-    """A started ``ProcessPoolExecutor`` of ``workers`` processes and the futures of every item.
+def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings: dict | None, order: Sequence[int] | None = None):
+    """A started ``ProcessPoolExecutor`` of ``workers`` processes and the futures of every item (in item order;
+    submitted, and so started, in ``order``, default item order).
 
     With ``fork`` (the default, :data:`START_ENV`) the workers are forked from this process after it
     has imported ``preload`` (the modules the items import lazily), so a worker pays no import and
@@ -490,6 +537,7 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
     from concurrent.futures import ProcessPoolExecutor
 
     global _FORKED
+    order = range(len(items)) if order is None else order
     method = os.environ.get(START_ENV, "fork")
     if method == "fork" and _python_threads() > 1:
         # another Python thread may hold a lock (logging, a file's buffer) that a forked child would
@@ -504,7 +552,7 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
             ctx.set_forkserver_preload(["threadpoolctl", "rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
         if timings is not None:
             timings.update(start_method=method, os_threads_at_start=_os_threads(), python_threads_at_start=threading.active_count())
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_mark_pool_worker)
     except Exception as exc:  # no such start method, a preload that does not import
         raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
     # the workers never traverse the objects they inherit (no copy-on-write of every page they touch)
@@ -513,9 +561,10 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
         if method == "fork":
             _FORKED = (func, items)
             # the first submit forks every worker, before the pool starts its own thread
-            futures = [pool.submit(_forked_item, i) for i in range(len(items))]
+            submitted = {i: pool.submit(_forked_item, i) for i in order}
         else:
-            futures = [pool.submit(_sent_item, func, it) for it in items]
+            submitted = {i: pool.submit(_sent_item, func, items[i]) for i in order}
+        futures = [submitted[i] for i in range(len(items))]
     except Exception as exc:  # fork refused (no memory, process limit)
         pool.shutdown(wait=False, cancel_futures=True)
         raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
@@ -528,7 +577,8 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
 # long: one generator for the ways items run (serial plan, serial fallback when the local pool fails or breaks, a local
 #   pool, an existing Dask cluster), each yielding as items finish and recording the same timings
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
-               timings: dict | None = None, preload: Sequence[str] = (), costs: Sequence[float] | None = None) -> Iterator[tuple[int, Any]]:
+               timings: dict | None = None, preload: Sequence[str] = (), costs: Sequence[float] | None = None,
+               largest_first: bool = False) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
 
     Serial plans (and a single item) yield in item order; in parallel, in completion order, so the
@@ -552,6 +602,9 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     costs : sequence of float, optional
         Estimated serial seconds of each item: with the default plan the items run serially when
         a local pool would not pay (:meth:`Plan.runs_parallel`).
+    largest_first : bool
+        On a local pool, start the items in :func:`dispatch_order` (the costliest first, by ``costs``)
+        instead of item order; results are the same (yielded with their index).
 
     Raises
     ------
@@ -582,7 +635,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     workers = plan.n_workers(len(items))
     children0 = _children_cpu()
     try:
-        pool, futures = _start_pool(func, items, workers, preload, timings)
+        pool, futures = _start_pool(func, items, workers, preload, timings, order=dispatch_order(costs if largest_first else None, len(items)))
     except _LocalClusterFailed as exc:
         warnings.warn(f"the local worker pool did not start ({exc}); the {len(items)} work items run serially in "
                       "this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
@@ -661,7 +714,7 @@ def _on_cluster(func, items: list, plan: Plan, timings: dict | None, t0: float, 
 
 def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
               progress: Callable[[int, Any], None] | None = None, timings: dict | None = None,
-              preload: Sequence[str] = (), costs: Sequence[float] | None = None) -> list:
+              preload: Sequence[str] = (), costs: Sequence[float] | None = None, largest_first: bool = False) -> list:
     """``[func(item) for item in items]`` on the plan's workers; results in item order.
 
     ``progress(index, result)`` is called in this process as each item finishes. Other
@@ -669,7 +722,7 @@ def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | 
     """
     items = list(items)
     out: list = [None] * len(items)
-    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload, costs=costs):
+    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload, costs=costs, largest_first=largest_first):
         out[i] = res
         if progress is not None:
             progress(i, res)

@@ -209,22 +209,28 @@ class QueriesMixin:
         return tuple(rows[0]) if rows else None
 
     @_guarded
-    def tables_with_spins(self) -> list[str]:
+    def tables_with_spins(self, *, counts: bool = False) -> list[str] | dict[str, int]:
         """Ids of the tables that hold at least one spin that is not void, sorted: the tables
         ``audit --all`` audits (the same as ``[t["table"] for t in self.tables() if t["spins"]]``: a
         spin whose id is stored with two results is no spin an audit uses).
 
-        One pass over one column with no counts or times: on a store of 50 M spins it takes
-        about a tenth of :meth:`tables` (0.06 s against 0.6 s).
+        One pass over one column with no times: on a store of 50 M spins it takes about a tenth of
+        :meth:`tables` (0.06 s against 0.6 s). With ``counts``, a dict of the same tables, in the same
+        order, to their rows that are not void (conflicting ones included: an estimate of an audit's
+        size, as ``audit --all`` needs it to plan its work items), from the same pass.
         """
         known = {r[0] for r in self.con.execute("SELECT table_id FROM tables").fetchall()}
-        got = [r[0] for r in self.con.execute("SELECT DISTINCT table_id FROM spins WHERE NOT void").fetchall() if r[0] in known]
+        if counts:
+            rows = {r[0]: int(r[1]) for r in self.con.execute("SELECT table_id, count(*) FROM spins WHERE NOT void GROUP BY 1").fetchall() if r[0] in known}
+        else:
+            rows = {r[0]: 0 for r in self.con.execute("SELECT DISTINCT table_id FROM spins WHERE NOT void").fetchall() if r[0] in known}
+        got = list(rows)
         with_conflicts = {r[0] for r in self.con.execute("SELECT DISTINCT table_id FROM conflicts").fetchall()}
         for t in with_conflicts.intersection(got):  # (tables with a conflict: few) does a spin outside the conflicts remain?
             if not self.con.execute(f"SELECT 1 FROM spins WHERE table_id = ? AND NOT void AND NOT {_CONFLICTED} LIMIT 1",
                                     [t] + _conflicted_keys(self.con, t)).fetchall():
                 got.remove(t)
-        return sorted(got)
+        return {t: rows[t] for t in sorted(got)} if counts else sorted(got)
 
     @_guarded
     def tables(self) -> list[dict]:

@@ -55,26 +55,54 @@ class RecordsMixin:
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            ids = [self._audit_record(rec, tests, own=False) for rec, tests in records]
+            ids = self._audit_rows(con, records)
             con.execute("COMMIT")
         except BaseException:
             _rollback(con)  # (as _insert_record)
             raise
         return ids
 
-    def _audit_record(self, rec: dict, tests: list[dict], own: bool = True) -> int:
-        cols = [
-            "table_id", "equipment", "created_utc", "since", "until", "last_n", "first_seq", "last_seq", "first_ts", "last_ts",
-            "n", "void", "verdict", "seed", "alpha", "n_resamples", "report_path", "pvalues", "bias", "homogeneity", "report_sha256",
-        ]
+    #: Columns of an audit record (besides its id and the rngcert version).
+    _AUDIT_COLS = (
+        "table_id", "equipment", "created_utc", "since", "until", "last_n", "first_seq", "last_seq", "first_ts", "last_ts",
+        "n", "void", "verdict", "seed", "alpha", "n_resamples", "report_path", "pvalues", "bias", "homogeneity", "report_sha256",
+    )
+    #: Rows a statement of :meth:`_audit_rows` inserts at most (audits; their tests' rows twice as many): DuckDB binds a
+    #: statement's parameters in about 17 us each up to 2,000 of them, in twice that at 10,000.
+    _ROWS_A_STATEMENT = 100
 
+    @staticmethod
+    def _test_row(aid: int, t: dict) -> list:
+        return [aid, t["name"], t["requirement"], t["applicable"], t.get("statistic"), t.get("df"), t.get("pvalue"), t.get("pvalue_holm"),
+                t.get("method"), t.get("reason")]
+
+    def _audit_rows(self, con, records: list[tuple[dict, list[dict]]]) -> list[int]:
+        """The inserts of :meth:`record_audits`, in the caller's transaction: the ids and rows that
+        :meth:`record_audit` gives one after the other (the next ids in order; every audit's row, then every
+        test row in the same order), in a few multi-row statements instead of three a record (about 4.5 ms
+        each: 4.5 s for 1,000 tables)."""
+        first = int(con.execute("SELECT coalesce(max(audit_id), 0) + 1 FROM audits").fetchall()[0][0])
+        ids = list(range(first, first + len(records)))
+        tests = [self._test_row(aid, t) for aid, (_, ts) in zip(ids, records) for t in ts]  # (a test without a name: KeyError, nothing written)
+        names = ", ".join(["audit_id", *self._AUDIT_COLS, "rngcert"])
+        one = "(" + ",".join("?" * (len(self._AUDIT_COLS) + 2)) + ")"
+        step = self._ROWS_A_STATEMENT
+        for a in range(0, len(records), step):
+            part = list(zip(ids[a : a + step], records[a : a + step]))
+            vals = [v for aid, (rec, _) in part for v in [aid, *(rec.get(c) for c in self._AUDIT_COLS), __version__]]
+            con.execute(f"INSERT INTO audits ({names}) VALUES " + ", ".join([one] * len(part)), vals)
+        for a in range(0, len(tests), 2 * step):
+            part = tests[a : a + 2 * step]
+            con.execute("INSERT INTO audit_tests VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(part)), [v for r in part for v in r])
+        return ids
+
+    def _audit_record(self, rec: dict, tests: list[dict], own: bool = True) -> int:
         def test_rows(con, aid):
             if tests:  # one statement of every row (executemany ran one insert a row: 0.85 ms each)
-                rows = [[aid, t["name"], t["requirement"], t["applicable"], t.get("statistic"), t.get("df"), t.get("pvalue"), t.get("pvalue_holm"),
-                         t.get("method"), t.get("reason")] for t in tests]
+                rows = [self._test_row(aid, t) for t in tests]
                 con.execute("INSERT INTO audit_tests VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)), [v for r in rows for v in r])
 
-        return self._insert_record("audits", rec, cols, rows=test_rows, own=own)
+        return self._insert_record("audits", rec, list(self._AUDIT_COLS), rows=test_rows, own=own)
 
     def _records(self, kind: str, table: str | None) -> list[dict]:
         """Rows of ``audits``/``alarms`` (of one table, or all), oldest first, as dicts."""
