@@ -55,9 +55,16 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
 
     if consume is not None:
         consume.reserve(scan.n_lines)
-    parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
-                                          on_restart=None if consume is None else consume.rollback, then=reduce, threads=csvstream.read_threads())
-    csvstream.release_arrow_memory(force=True)
+    from rngcert.collect.spinlog import fastcsv
+
+    on_restart = None if consume is None else consume.rollback
+    # the usual shape read by numpy, byte by byte; anything else (or a block that is not) on pyarrow's exact path
+    parts, how = fastcsv.read_parts(lambda: csvstream.open_source(p, data), name, scan, wheel, columns, text_codes, reduce, on_restart,
+                                    block_size=csvstream.BLOCK_SIZE) if encoding == "utf-8" and delim == "," else None, None
+    if parts is None:
+        parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
+                                              on_restart=on_restart, then=reduce, threads=csvstream.read_threads())
+        csvstream.release_arrow_memory(force=True)
     if not parts:  # header only
         parts.append(reduce(_process({h: _arrow.texts([]) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
     kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])

@@ -1,0 +1,412 @@
+"""A numpy byte-level reader for CSV spin logs in the usual, well-formed shape (issue 26: the read of a 10 M-spin
+CSV log cost three times a plain numpy parse).
+
+The usual log is ASCII, comma-separated, one record a line ending in LF, no quotes, no blank lines, and every cell
+in the one spelling its column is written in by exporters and the simulator: results and revolutions as 1-3
+digits, spin ids as up to 16 digits, timestamps as ``YYYY-MM-DDTHH:MM:SSZ``, and void, direction, table and dealer
+cells of at most 7 characters. For such a file, this module splits each block of bytes at its commas and line ends
+with one comparison (every byte <= ``,`` must be a comma or the record's line end, in the header's count), reads
+the cells in place (a cell of up to 8 bytes is one unaligned 64-bit load) and gives, block by block, exactly the
+dictionary :func:`rngcert.collect.spinlog.core._process` gives for the same rows: the distinct cells of each text
+column go through the same per-value decoders (``_resolve_labels``, ``_truthy_table``, ``_numbers_table``,
+``_directions_table``), numbers and timestamps are computed from their digits.
+
+Anything else (a quote, a CR, a blank line, a cell in another spelling, a value that the exact path would reject
+or count as void by its result) raises :class:`NotCanonical`; the caller then forgets what was read and reads
+the whole file on the exact path (:mod:`rngcert.collect.csvstream`), which names every malformed row by line,
+column and reason. This path never imports pyarrow.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from rngcert.collect.spinlog.columns import _ID_DTYPE, _directions_table, _norm_text, _numbers_table, _resolve_labels, _truthy_table
+
+#: The columns this path decodes; a file that has another known column (release_pocket, rotor_speed,
+#: result_source, payout …) takes the exact path.
+HANDLED = frozenset({"result", "spin_id", "timestamp", "table", "dealer", "direction", "revolutions", "void"})
+_NAME = re.compile(r'[A-Za-z0-9_]+|"[A-Za-z0-9_]+"')  # header cells both parsers read alike
+_U64 = np.uint64
+_ONES = 0xFFFFFFFFFFFFFFFF
+
+
+class NotCanonical(Exception):
+    """The file (or a block of it) is not in the shape this path reads exactly: read it on the exact path."""
+
+
+def _const(v: int) -> np.uint64:
+    return _U64(v & _ONES)
+
+
+_HI = _const(0xF0F0F0F0F0F0F0F0)
+_LO = _const(0x0F0F0F0F0F0F0F0F)
+_Z = _const(0x3030303030303030)
+_SIX = _const(0x0606060606060606)
+_P16 = _const(0x00FF00FF00FF00FF)
+_P32 = _const(0x0000FFFF0000FFFF)
+_FF = _U64(0xFF)
+_FFFF = _U64(0xFFFF)
+#: (w = 1..8) left shift that puts a w-byte cell in the top bytes of a word, and '0' bytes that fill the bottom
+_SHIFT = np.array([0] + [(8 - w) * 8 for w in range(1, 9)], dtype=np.uint64)
+_FILL = np.array([0] + [int.from_bytes(b"0" * (8 - w) + b"\0" * w, "little") for w in range(1, 9)], dtype=np.uint64)
+#: (w = 0..7) mask of a w-byte cell in a word, the width in the top byte: equal keys, equal cells
+_MASK = np.array([(1 << (8 * w)) - 1 for w in range(8)], dtype=np.uint64)
+_WIDTH = np.array([w << 56 for w in range(8)], dtype=np.uint64)
+
+
+def eligible(scan, encoding: str, delim: str, raw_header: list[str], resolved: dict, text_codes: bool) -> bool:
+    """True when a file may be in the shape this path reads (what the line scan and the header tell); the
+    blocks themselves are checked as they are read."""
+    return bool(
+        text_codes and encoding == "utf-8" and delim == "," and scan.ascii and not scan.sep and not scan.skip and not scan.long_lines
+        and scan.bare_cr == 0 and scan.blank_lines.size == 0 and scan.first_line_no == 1 and b"\r" not in scan.first_line
+        and set(resolved) <= HANDLED and all(_NAME.fullmatch(f) for f in scan.first_line.decode("ascii").split(","))
+        and len(raw_header) == scan.first_line.count(b",") + 1
+    )
+
+
+def iter_blocks(fh, start: int, block_size: int, max_line: int):
+    """The file's bytes from ``start`` in pieces of about ``block_size`` bytes, each ending at a line end (the last
+    given one if the file has none)."""
+    fh.seek(start)
+    carry = b""
+    while True:
+        chunk = fh.read(block_size)
+        if not chunk:
+            if carry:
+                yield carry + b"\n"
+            return
+        buf = carry + chunk if carry else chunk
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            carry = buf
+            if len(carry) > max_line:
+                raise NotCanonical("a line longer than a block")
+            continue
+        carry = buf[cut + 1 :]
+        yield buf[: cut + 1]
+
+
+def _split(block: bytes, k: int):
+    """(the bytes with 24 zero bytes after them, cell starts (k, n) and ends (k, n)) of a block of whole lines of
+    ``k`` fields each, or :class:`NotCanonical`."""
+    data = np.frombuffer(block + b"\0" * 24, dtype=np.uint8)
+    body = data[: len(block)]
+    sep = np.flatnonzero(body <= 44)  # every byte up to ',' (space, quote, CR, tab …) must be a separator
+    n = sep.size // k
+    if sep.size != n * k:
+        raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
+    seps = sep.reshape(n, k).T
+    # n line ends, each the k-th separator of its record, and (n * (k - 1)) commas: the other separators are the commas
+    if not ((data[seps[-1]] == 10).all() and np.count_nonzero(body == 10) == n and np.count_nonzero(body == 44) == n * (k - 1)):
+        raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
+    starts = np.empty((k, n), dtype=np.int64)
+    starts[0, 0] = 0
+    starts[0, 1:] = seps[-1, :-1] + 1
+    starts[1:] = seps[:-1] + 1
+    return data, starts, np.ascontiguousarray(seps)
+
+
+def _words(data, s, size: int = 8) -> np.ndarray:
+    """The ``size`` bytes (a multiple of 8) from each of ``s``, as little-endian 64-bit words ((n,) or (n, size / 8)):
+    one gather of ``size``-byte items at every byte offset (an unaligned 64-bit gather costs three times as much)."""
+    items = np.ndarray((data.size - size + 1,), dtype=np.dtype((np.void, size)), buffer=data, strides=(1,))
+    x = items[s].view("<u8")
+    return x.ravel() if size == 8 else x.reshape(-1, size // 8)
+
+
+def _digits(data, s, w) -> np.ndarray:
+    """The whole numbers written as 1-8 decimal digits at ``s`` (width ``w``), or :class:`NotCanonical`."""
+    x = (_words(data, s) << _SHIFT[w]) | _FILL[w]
+    if not (((x & _HI) == _Z) & (((x + _SIX) & _HI) == _Z)).all():
+        raise NotCanonical("a cell that is not digits")
+    x &= _LO
+    x = x * _U64(10) + (x >> _U64(8))
+    x = (x & _P16) * _U64(100) + ((x >> _U64(16)) & _P16)
+    x = (x & _P32) * _U64(10000) + ((x >> _U64(32)) & _FFFF)
+    return (x & _const(0xFFFFFFFF)).astype(np.int64)
+
+
+def _small_digits(data, s, w, top: int):
+    """Index of each 1..``top``-digit cell (``top`` 2 or 3) among all such spellings (``"5"`` and ``"05"`` differ),
+    and the list of those spellings."""
+    lo, hi = int(w.min()), int(w.max())
+    if lo < 1 or hi > top:
+        raise NotCanonical("a cell of another width")
+    d0 = data[s] - np.uint8(48)
+    if hi == 1:
+        if not (d0 < 10).all():
+            raise NotCanonical("a cell that is not digits")
+        return d0.astype(np.int64), _SPELLINGS[top]
+    d1 = data[s + 1] - np.uint8(48)
+    two = w >= 2
+    ok = (d0 < 10) & ((d1 < 10) | ~two)
+    v = np.where(two, 10 + d0.astype(np.int64) * 10 + d1, d0)
+    if hi == 3:
+        d2 = data[s + 2] - np.uint8(48)
+        three = w == 3
+        ok &= (d2 < 10) | ~three
+        v = np.where(three, 110 + (v - 10) * 10 + d2, v)
+    if not ok.all():
+        raise NotCanonical("a cell that is not digits")
+    return v, _SPELLINGS[top]
+
+
+_SPELLINGS = {t: [f"{v:0{i}d}" for i in range(1, t + 1) for v in range(10**i)] for t in (2, 3)}
+
+
+def _keys(data, s, w):
+    """A 64-bit key of each cell of 1-7 bytes (equal keys, equal cells)."""
+    if w.min() < 1 or w.max() > 7:
+        raise NotCanonical("a text cell of another width")
+    return (_words(data, s) & _MASK[w]) | _WIDTH[w]
+
+
+def _distinct(keys: np.ndarray, data, s, w) -> tuple[np.ndarray, list[str]]:
+    """(int32 codes in order of first appearance, the distinct cells' texts) of a column of short text cells."""
+    n = keys.size
+    codes = np.zeros(n, dtype=np.int32)
+    first = [0]
+    k0 = keys[0]
+    if not (keys == k0).all():
+        codes[:] = -1
+        i = 0
+        while i < n:
+            if len(first) > 8:  # many values: sorted instead of peeled
+                u, idx, inv = np.unique(keys, return_index=True, return_inverse=True)
+                order = np.argsort(idx, kind="stable")
+                rank = np.empty_like(order)
+                rank[order] = np.arange(order.size)
+                codes = rank[inv.ravel()].astype(np.int32)
+                first = idx[order].tolist()
+                break
+            codes[keys == keys[i]] = len(first) - 1
+            rest = np.flatnonzero(codes < 0)
+            if rest.size == 0:
+                break
+            i = int(rest[0])
+            first.append(i)
+    texts = [bytes(data[int(s[i]) : int(s[i]) + int(w[i])]).decode("ascii") for i in first]
+    return codes, texts
+
+
+# days before the first of each month, from 1900-01 to 2199-12 (a timestamp outside takes the exact path)
+_Y0, _Y1 = 1900, 2200
+
+
+def _month_tables():
+    import datetime as _dt
+
+    epoch = _dt.date(1970, 1, 1)
+    start = np.empty((_Y1 - _Y0) * 12, dtype=np.int64)
+    dim = np.empty((_Y1 - _Y0) * 12, dtype=np.int64)
+    for y in range(_Y0, _Y1):
+        for m in range(1, 13):
+            d = _dt.date(y, m, 1)
+            nxt = _dt.date(y + (m == 12), m % 12 + 1, 1)
+            start[(y - _Y0) * 12 + m - 1] = (d - epoch).days
+            dim[(y - _Y0) * 12 + m - 1] = (nxt - d).days
+    return start, dim
+
+
+_MONTHS: list = []
+#: ``YYYY-MM-DDTHH:MM:SSZ``: the bytes that are fixed, and where the digits are, in three words (bytes 0-7, 8-15, 16-23)
+_TS_W = 20
+
+
+def _pattern(text: str) -> tuple[np.uint64, np.uint64, np.uint64]:
+    """(and-mask, expected value, digit adder) of an 8-character template: 'd' a digit, anything else itself."""
+    a = e = c = 0
+    for i, ch in enumerate(text):
+        if ch == "d":
+            a |= 0xF0 << (8 * i)
+            e |= 0x30 << (8 * i)
+            c |= 0x06 << (8 * i)
+        else:
+            a |= 0xFF << (8 * i)
+            e |= ord(ch) << (8 * i)
+    return _U64(a), _U64(e), _U64(c)
+
+
+_T0, _T1, _T2 = _pattern("dddd-dd-"), _pattern("ddTdd:dd"), _pattern(":ddZ")
+
+
+def _timestamps(data, s, w) -> np.ndarray:
+    """int64 microseconds since the epoch of cells ``YYYY-MM-DDTHH:MM:SSZ`` (UTC), or :class:`NotCanonical`."""
+    if not (w == _TS_W).all():
+        raise NotCanonical("a timestamp in another spelling")
+    if not _MONTHS:
+        _MONTHS.extend(_month_tables())
+    x = _words(data, s, 24)
+    x0, x1, x2 = x[:, 0], x[:, 1], x[:, 2] & _U64(0xFFFFFFFF)  # the third word: bytes 16-19 (then the next cell's)
+    ok = np.ones(s.size, dtype=bool)
+    for x, (a, e, c) in ((x0, _T0), (x1, _T1), (x2, _T2)):
+        ok &= ((x & a) == e) & (((x + c) & a) == e)
+    if not ok.all():
+        raise NotCanonical("a timestamp in another spelling")
+    x0, x1, x2 = x0 & _LO, x1 & _LO, x2 & _LO
+    p0 = (x0 * _U64(10) + (x0 >> _U64(8))) & _P16  # two-digit values in bytes 0, 2, 4, 6 of each word
+    p1 = (x1 * _U64(10) + (x1 >> _U64(8))) & _P16
+    p2 = x2 * _U64(10) + (x2 >> _U64(8))
+    year = ((p0 & _FF) * _U64(100) + ((p0 >> _U64(16)) & _FF)).astype(np.int64)
+    # month: bytes 5-6 of word 0 (odd: the pair sits at byte 5 of the unmasked product)
+    q0 = x0 * _U64(10) + (x0 >> _U64(8))
+    month = ((q0 >> _U64(40)) & _FF).astype(np.int64)
+    day = (p1 & _FF).astype(np.int64)
+    q1 = x1 * _U64(10) + (x1 >> _U64(8))
+    hour = ((q1 >> _U64(24)) & _FF).astype(np.int64)
+    minute = ((p1 >> _U64(48)) & _FF).astype(np.int64)
+    # word 2 is bytes 16-19 ":SSZ": ':' at 0, seconds at 1-2
+    second = ((p2 >> _U64(8)) & _FF).astype(np.int64)
+    start, dim = _MONTHS
+    ym = (year - _Y0) * 12 + month - 1
+    if not (((year >= _Y0) & (year < _Y1) & (month >= 1) & (month <= 12)).all()):
+        raise NotCanonical("a timestamp outside the years read here")
+    if not (((day >= 1) & (day <= dim[ym]) & (hour <= 23) & (minute <= 59) & (second <= 59)).all()):
+        raise NotCanonical("a timestamp that is not a time")
+    return (((start[ym] + day - 1) * 24 + hour) * 60 + minute) * 60_000_000 + second * 1_000_000
+
+
+def process_block(block: bytes, first_line: int, names: list[str], resolved: dict, name: str, wheel) -> dict:
+    """The dictionary :func:`~rngcert.collect.spinlog.core._process` gives for the rows of ``block`` (whole lines,
+    the first at physical line ``first_line``; ``names``: the header's columns), or :class:`NotCanonical`."""
+    k = len(names)
+    data, starts, ends = _split(block, k)
+    n = starts.shape[1]
+    col = {c: i for i, c in enumerate(names)}
+
+    def cell(key):
+        j = col[resolved[key]]
+        return data, starts[j], ends[j] - starts[j]
+
+    idx, spell = _small_digits(*cell("result"), 2)
+    lut = _result_lut(wheel, resolved["result"])
+    if lut[3][idx].any():
+        raise NotCanonical("a result that is not a pocket")
+    pos, sym = lut[0][idx], lut[1][idx]
+    void = np.zeros(n, dtype=bool)
+    if "void" in resolved:
+        codes, texts = _distinct(_keys(*cell("void")), *cell("void"))
+        val, bad = _truthy_table([_norm_text(t) for t in texts])
+        if bad.any():
+            raise NotCanonical("a void cell that is not true/false")
+        void |= val[codes]
+    if "revolutions" in resolved:
+        idx, spell = _small_digits(*cell("revolutions"), 3)
+        val, bad = _numbers_table(spell)
+        void |= val[idx] < 3
+    ts = ts_kinds = None
+    if "timestamp" in resolved:
+        ts = _timestamps(*cell("timestamp"))
+        ts_kinds = {"zoneless": 0, "dateonly": 0, "zoned": n, "offsets": {"Z"} if n else set(), "example_zoneless": "", "example_dateonly": ""}
+    direction = None
+    if "direction" in resolved:
+        codes, texts = _distinct(_keys(*cell("direction")), *cell("direction"))
+        dir_u, bad = _directions_table([_norm_text(t) for t in texts])
+        if bad.any() or (dir_u[codes] < 0).any():
+            raise NotCanonical("a direction that is not cw/ccw")
+        direction = dir_u[codes]
+    texts_of = {}
+    for key in ("table", "dealer"):
+        if key in resolved:
+            texts_of[key] = _distinct(_keys(*cell(key)), *cell(key))
+    spin_id = None
+    if "spin_id" in resolved:
+        _, s, w = cell("spin_id")
+        if w.min() < 1 or w.max() > 16:
+            raise NotCanonical("a spin id of another width")
+        if w.max() <= 8:
+            vals = _digits(data, s, w)
+        else:
+            hi = np.maximum(w - 8, 0)
+            lo = np.minimum(w, 8)
+            vals = _digits(data, s + hi, lo)
+            long = hi > 0
+            if long.any():
+                vals[long] += _digits(data, s[long], hi[long]) * 100_000_000
+        from rngcert.collect.spinlog.core import IntIds
+
+        spin_id = IntIds(vals)
+    colnum = {c: i + 1 for i, c in enumerate(names)}
+    lines = np.arange(first_line, first_line + n, dtype=np.int32)
+    return {
+        "name": name,
+        "rows": n,
+        "pos": pos,
+        "sym": sym,
+        "accepted_mask": ~void,
+        "void_mask": void,
+        "void_count": int(void.sum()),
+        "rejected": [],
+        "lines": lines,
+        "colnames": {k: f"{resolved[k]} (column {colnum[resolved[k]]})" for k in ("spin_id", "table", "result_source") if k in resolved},
+        "colindex": {k: colnum[resolved[k]] - 1 for k in ("spin_id", "table") if k in resolved},
+        "line_no": None,
+        "ts": ts,
+        "table": texts_of.get("table"),
+        "dealer": texts_of.get("dealer"),
+        "payout": None,
+        "multiplier": None,
+        "spin_id": spin_id,
+        "direction": direction,
+        "release": None,
+        "rotor_speed": None,
+        "ball_direction": None,
+        "result_source": None,
+        "notes": [],
+        "ts_kinds": ts_kinds,
+    }
+
+
+_LUTS: dict = {}
+
+
+def _result_lut(wheel, header: str):
+    """(pos, sym, void, not read) of every spelling of 1-2 digits on ``wheel``, by :func:`_resolve_labels`."""
+    key = (id(wheel), header)
+    if key not in _LUTS:
+        pos, sym, void, bad, _, _ = _resolve_labels(_SPELLINGS[2], wheel, header=header)
+        _LUTS[key] = (pos.astype(_ID_DTYPE), sym.astype(_ID_DTYPE), void, (bad >= 0) | void, wheel)  # (the wheel kept: its id stays its own)
+    return _LUTS[key]
+
+
+def read_parts(open_fh, name: str, scan, wheel, columns, text_codes: bool, then, on_restart, *, block_size: int) -> list | None:
+    """``[then(part), ...]`` of the file's blocks read on this path, or None when the file is not in its shape
+    (``on_restart()`` has then been called, so that a consumer forgets the blocks it was given)."""
+    from rngcert.collect import csvstream
+    from rngcert.collect.spinlog.core import resolve_columns
+    from rngcert.errors import InputError
+
+    if scan.n_lines < 2 or not eligible(scan, "utf-8", ",", scan.first_line.split(b","), {}, text_codes):
+        return None
+    names = [f.strip('"') for f in scan.first_line.decode("ascii").split(",")]
+    if len({c.lower() for c in names}) != len(names):
+        return None
+    try:
+        resolved = resolve_columns(names, name, columns, names)
+    except InputError:
+        return None  # (the exact path raises it)
+    if not set(resolved) <= HANDLED:
+        return None
+    start = (3 if scan.bom else 0) + len(scan.first_line) + 1
+    parts = []
+    line = 2
+    try:
+        with open_fh() as fh:
+            for block in iter_blocks(fh, start, block_size, csvstream.MAX_LINE):
+                part = process_block(block, line, names, resolved, name, wheel)
+                line += part["rows"]
+                parts.append(then(part))
+            csvstream._same_size(fh, name, scan)
+    except NotCanonical:
+        if on_restart is not None:
+            on_restart()
+        return None
+    if line - 1 != scan.n_lines:  # every line after the header was one record
+        if on_restart is not None:
+            on_restart()
+        return None
+    return parts
