@@ -73,7 +73,7 @@ def _blocks_equal(data: bytes, block: int = 1500) -> int:
     line, count = 2, 0
     for b in fastcsv.iter_blocks(io.BytesIO(data), len(first) + 1, block, csvstream.MAX_LINE):
         got = fastcsv.process_block(b, line, names, resolved, "log", eu)
-        t = pacsv.read_csv(io.BytesIO(first + b"\n" + b), convert_options=pacsv.ConvertOptions(
+        t = pacsv.read_csv(io.BytesIO(first + b"\n" + b[: -len(fastcsv._PAD)]), convert_options=pacsv.ConvertOptions(
             column_types={h: "string" for h in names}, strings_can_be_null=False, quoted_strings_can_be_null=False))
         cols = {h: t.column(h).combine_chunks() for h in names}
         want = spin_core._process(cols, np.arange(line, line + t.num_rows), [], "log", eu, {}, None, names, text_codes=True, id_numbers=True)
@@ -175,7 +175,23 @@ VARIANTS["random log, CRLF"] = _random_log(23, 200, crlf=True)
 
 
 def _without_numpy_path(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(fastcsv, "read_file", lambda *a, **k: None)
     mp.setattr(fastcsv, "read_parts", lambda *a, **k: None)
+
+
+def _spy(mp: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each read that tried this path took it."""
+    taken: list[bool] = []
+    for fn in ("read_file", "read_parts"):
+        real = getattr(fastcsv, fn)
+
+        def spy(*a, _real=real, **k):
+            out = _real(*a, **k)
+            taken.append(out is not None)
+            return out
+
+        mp.setattr(fastcsv, fn, spy)
+    return taken
 
 
 @pytest.mark.parametrize("case", sorted(VARIANTS))
@@ -192,15 +208,7 @@ def test_reads_are_the_same_with_and_without_this_path(case, tmp_path, monkeypat
 @pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "one dealer, void column of one value, several tables", "two tables"])
 def test_the_usual_logs_take_this_path(case, tmp_path, monkeypatch):
     """(Else the comparisons above would compare the exact path with itself.)"""
-    taken = []
-    real = fastcsv.read_parts
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        taken.append(out is not None)
-        return out
-
-    monkeypatch.setattr(fastcsv, "read_parts", spy)
+    taken = _spy(monkeypatch)
     _read_all(case, tmp_path / "x")
     assert taken[0]  # read_spin_log (certify's read); the exact rows and ingest keep text cells: the pyarrow path
 
@@ -208,15 +216,7 @@ def test_the_usual_logs_take_this_path(case, tmp_path, monkeypatch):
 @pytest.mark.parametrize("case", ["CRLF", "quoted cell", "blank line inside", "extra field", "timestamp Feb 30", "result void", "void maybe",
                                   "c04-fifteen-percent-unreadable.csv", "sep= line", "release pocket"])
 def test_logs_of_other_shapes_take_the_exact_path(case, tmp_path, monkeypatch):
-    taken = []
-    real = fastcsv.read_parts
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        taken.append(out is not None)
-        return out
-
-    monkeypatch.setattr(fastcsv, "read_parts", spy)
+    taken = _spy(monkeypatch)
     monkeypatch.setitem(CASES, case, VARIANTS[case])
     _read_all(case, tmp_path / "x")
     assert not any(taken)

@@ -19,6 +19,7 @@ column and reason. This path never imports pyarrow.
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -52,9 +53,8 @@ _FFFF = _U64(0xFFFF)
 #: (w = 1..8) left shift that puts a w-byte cell in the top bytes of a word, and '0' bytes that fill the bottom
 _SHIFT = np.array([0] + [(8 - w) * 8 for w in range(1, 9)], dtype=np.uint64)
 _FILL = np.array([0] + [int.from_bytes(b"0" * (8 - w) + b"\0" * w, "little") for w in range(1, 9)], dtype=np.uint64)
-#: (w = 0..7) mask of a w-byte cell in a word, the width in the top byte: equal keys, equal cells
-_MASK = np.array([(1 << (8 * w)) - 1 for w in range(8)], dtype=np.uint64)
-_WIDTH = np.array([w << 56 for w in range(8)], dtype=np.uint64)
+#: (w = 0..8) masks of a w-byte cell in a word of 1, 2, 4 or 8 bytes
+_MASKS = {size: np.array([(1 << (8 * min(w, size))) - 1 for w in range(9)], dtype=f"<u{size}") for size in (4, 8)}
 
 
 def eligible(scan, encoding: str, delim: str, raw_header: list[str], resolved: dict, text_codes: bool) -> bool:
@@ -68,16 +68,20 @@ def eligible(scan, encoding: str, delim: str, raw_header: list[str], resolved: d
     )
 
 
-def iter_blocks(fh, start: int, block_size: int, max_line: int):
-    """The file's bytes from ``start`` in pieces of about ``block_size`` bytes, each ending at a line end (the last
-    given one if the file has none)."""
-    fh.seek(start)
+_PAD = b"\0" * 24  # after each block: a cell's last bytes are read in words of up to 24
+
+
+def iter_blocks(fh, start: int | None, block_size: int, max_line: int):
+    """The file's bytes from ``start`` (None: where it is) in pieces of about ``block_size`` bytes, each ending at a line end (the last
+    given one if the file has none) and followed by 24 zero bytes."""
+    if start is not None:
+        fh.seek(start)
     carry = b""
     while True:
         chunk = fh.read(block_size)
         if not chunk:
             if carry:
-                yield carry + b"\n"
+                yield carry + b"\n" + _PAD
             return
         buf = carry + chunk if carry else chunk
         cut = buf.rfind(b"\n")
@@ -87,34 +91,42 @@ def iter_blocks(fh, start: int, block_size: int, max_line: int):
                 raise NotCanonical("a line longer than a block")
             continue
         carry = buf[cut + 1 :]
-        yield buf[: cut + 1]
+        yield buf[: cut + 1] + _PAD
 
 
 def _split(block: bytes, k: int):
-    """(the bytes with 24 zero bytes after them, cell starts (k, n) and ends (k, n)) of a block of whole lines of
-    ``k`` fields each, or :class:`NotCanonical`."""
-    data = np.frombuffer(block + b"\0" * 24, dtype=np.uint8)
-    body = data[: len(block)]
+    """(the bytes as an array, cell starts (k, n) and ends (k, n)) of a block of whole lines of ``k`` fields each
+    followed by 24 zero bytes (:func:`iter_blocks`), or :class:`NotCanonical`."""
+    data = np.frombuffer(block, dtype=np.uint8)
+    body = data[: len(block) - len(_PAD)]
     sep = np.flatnonzero(body <= 44)  # every byte up to ',' (space, quote, CR, tab …) must be a separator
     n = sep.size // k
     if sep.size != n * k:
         raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
-    seps = sep.reshape(n, k).T
-    # n line ends, each the k-th separator of its record, and (n * (k - 1)) commas: the other separators are the commas
-    if not ((data[seps[-1]] == 10).all() and np.count_nonzero(body == 10) == n and np.count_nonzero(body == 44) == n * (k - 1)):
+    if n and not (data[sep].reshape(n, k) == _separators(k)).all():  # k - 1 commas, then the line end
         raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
-    starts = np.empty((k, n), dtype=np.int64)
-    starts[0, 0] = 0
-    starts[0, 1:] = seps[-1, :-1] + 1
-    starts[1:] = seps[:-1] + 1
-    return data, starts, np.ascontiguousarray(seps)
+    starts = np.empty_like(sep)
+    starts[0] = 0
+    np.add(sep[:-1], 1, out=starts[1:])
+    return data, starts.reshape(n, k).T, sep.reshape(n, k).T  # (rows of strided views: no copy)
+
+
+def _separators(k: int) -> np.ndarray:
+    out = np.full(k, 44, dtype=np.uint8)
+    out[-1] = 10
+    return out
+
+
+def _gather(data, s, size: int, as_: str) -> np.ndarray:
+    """The ``size`` bytes from each of ``s`` viewed as ``as_`` (one gather of ``size``-byte items at every byte offset:
+    an unaligned 64-bit gather costs three times as much)."""
+    items = np.ndarray((data.size - size + 1,), dtype=np.dtype((np.void, size)), buffer=data, strides=(1,))
+    return items[s].view(as_)
 
 
 def _words(data, s, size: int = 8) -> np.ndarray:
-    """The ``size`` bytes (a multiple of 8) from each of ``s``, as little-endian 64-bit words ((n,) or (n, size / 8)):
-    one gather of ``size``-byte items at every byte offset (an unaligned 64-bit gather costs three times as much)."""
-    items = np.ndarray((data.size - size + 1,), dtype=np.dtype((np.void, size)), buffer=data, strides=(1,))
-    x = items[s].view("<u8")
+    """The ``size`` bytes (a multiple of 8) from each of ``s``, as little-endian 64-bit words ((n,) or (n, size / 8))."""
+    x = _gather(data, s, size, "<u8")
     return x.ravel() if size == 8 else x.reshape(-1, size // 8)
 
 
@@ -159,10 +171,18 @@ _SPELLINGS = {t: [f"{v:0{i}d}" for i in range(1, t + 1) for v in range(10**i)] f
 
 
 def _keys(data, s, w):
-    """A 64-bit key of each cell of 1-7 bytes (equal keys, equal cells)."""
-    if w.min() < 1 or w.max() > 7:
+    """A key of each cell of 1-8 bytes: its bytes as a little-endian number of 4 or 8 bytes. Equal keys, equal cells: no byte of a cell is 0 (every byte is above ',')."""
+    top = int(w.max())
+    if w.min() < 1 or top > 8:
         raise NotCanonical("a text cell of another width")
-    return (_words(data, s) & _MASK[w]) | _WIDTH[w]
+    if top <= 3:  # byte by byte (a gather of bytes costs a sixth of one of 2-8 byte items)
+        x = data[s].astype(np.uint32)
+        for j in range(1, top):
+            x |= np.where(w > j, data[s + j], 0).astype(np.uint32) << np.uint32(8 * j)
+        return x
+    size = 4 if top <= 4 else 8
+    x = _gather(data, s, size, f"<u{size}").ravel()
+    return x if int(w.min()) == top == size else x & _MASKS[size][w]
 
 
 def _distinct(keys: np.ndarray, data, s, w) -> tuple[np.ndarray, list[str]]:
@@ -184,10 +204,9 @@ def _distinct(keys: np.ndarray, data, s, w) -> tuple[np.ndarray, list[str]]:
                 first = idx[order].tolist()
                 break
             codes[keys == keys[i]] = len(first) - 1
-            rest = np.flatnonzero(codes < 0)
-            if rest.size == 0:
+            i = int(np.argmax(codes < 0))  # the first row not yet coded (argmax stops at the first True)
+            if codes[i] >= 0:
                 break
-            i = int(rest[0])
             first.append(i)
     texts = [bytes(data[int(s[i]) : int(s[i]) + int(w[i])]).decode("ascii") for i in first]
     return codes, texts
@@ -242,11 +261,11 @@ def _timestamps(data, s, w) -> np.ndarray:
         _MONTHS.extend(_month_tables())
     x = _words(data, s, 24)
     x0, x1, x2 = x[:, 0], x[:, 1], x[:, 2] & _U64(0xFFFFFFFF)  # the third word: bytes 16-19 (then the next cell's)
-    ok = np.ones(s.size, dtype=bool)
+    if (x0 == x0[0]).all():  # one year and month in the whole block (the usual log): its words decoded once
+        x0 = x0[:1]
     for x, (a, e, c) in ((x0, _T0), (x1, _T1), (x2, _T2)):
-        ok &= ((x & a) == e) & (((x + c) & a) == e)
-    if not ok.all():
-        raise NotCanonical("a timestamp in another spelling")
+        if not (((x & a) == e) & (((x + c) & a) == e)).all():
+            raise NotCanonical("a timestamp in another spelling")
     x0, x1, x2 = x0 & _LO, x1 & _LO, x2 & _LO
     p0 = (x0 * _U64(10) + (x0 >> _U64(8))) & _P16  # two-digit values in bytes 0, 2, 4, 6 of each word
     p1 = (x1 * _U64(10) + (x1 >> _U64(8))) & _P16
@@ -278,9 +297,14 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
     n = starts.shape[1]
     col = {c: i for i, c in enumerate(names)}
 
+    cells: dict = {}
+
     def cell(key):
-        j = col[resolved[key]]
-        return data, starts[j], ends[j] - starts[j]
+        if key not in cells:
+            j = col[resolved[key]]
+            st = np.ascontiguousarray(starts[j])
+            cells[key] = (data, st, ends[j] - st)
+        return cells[key]
 
     idx, spell = _small_digits(*cell("result"), 2)
     lut = _result_lut(wheel, resolved["result"])
@@ -295,9 +319,8 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
             raise NotCanonical("a void cell that is not true/false")
         void |= val[codes]
     if "revolutions" in resolved:
-        idx, spell = _small_digits(*cell("revolutions"), 3)
-        val, bad = _numbers_table(spell)
-        void |= val[idx] < 3
+        idx, _ = _small_digits(*cell("revolutions"), 3)
+        void |= _few_revolutions()[idx]
     ts = ts_kinds = None
     if "timestamp" in resolved:
         ts = _timestamps(*cell("timestamp"))
@@ -364,6 +387,15 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
 _LUTS: dict = {}
 
 
+def _few_revolutions() -> np.ndarray:
+    """Per spelling of 1-3 digits: fewer than 3 revolutions (a void spin), by :func:`_numbers_table`."""
+    if "revolutions" not in _LUTS:
+        val, bad = _numbers_table(_SPELLINGS[3])
+        assert not bad[:-1].any()
+        _LUTS["revolutions"] = val[:-1] < 3
+    return _LUTS["revolutions"]
+
+
 def _result_lut(wheel, header: str):
     """(pos, sym, void, not read) of every spelling of 1-2 digits on ``wheel``, by :func:`_resolve_labels`."""
     key = (id(wheel), header)
@@ -373,40 +405,155 @@ def _result_lut(wheel, header: str):
     return _LUTS[key]
 
 
-def read_parts(open_fh, name: str, scan, wheel, columns, text_codes: bool, then, on_restart, *, block_size: int) -> list | None:
-    """``[then(part), ...]`` of the file's blocks read on this path, or None when the file is not in its shape
-    (``on_restart()`` has then been called, so that a consumer forgets the blocks it was given)."""
-    from rngcert.collect import csvstream
+def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[list[str], dict] | None:
+    """(the header's column names, the known columns resolved) when a file with this header line may be read on this
+    path, else None."""
     from rngcert.collect.spinlog.core import resolve_columns
     from rngcert.errors import InputError
 
-    if scan.n_lines < 2 or not eligible(scan, "utf-8", ",", scan.first_line.split(b","), {}, text_codes):
+    if not (text_codes and first_line.isascii() and b"\r" not in first_line):
         return None
-    names = [f.strip('"') for f in scan.first_line.decode("ascii").split(",")]
+    fields = first_line.decode("ascii").split(",")
+    if not all(_NAME.fullmatch(f) for f in fields):
+        return None
+    names = [f.strip('"') for f in fields]
     if len({c.lower() for c in names}) != len(names):
         return None
     try:
         resolved = resolve_columns(names, name, columns, names)
     except InputError:
         return None  # (the exact path raises it)
-    if not set(resolved) <= HANDLED:
-        return None
-    start = (3 if scan.bom else 0) + len(scan.first_line) + 1
+    return (names, resolved) if set(resolved) <= HANDLED else None
+
+
+def _read_blocks(fh, names, resolved, name, wheel, then, block_size: int, on_first=None) -> tuple[list, int]:
+    """``[then(part), ...]`` of the blocks of ``fh`` (positioned at the first record), and the number of rows."""
+    from rngcert.collect import csvstream
+
     parts = []
     line = 2
+    for block in iter_blocks(fh, None, block_size, csvstream.MAX_LINE):
+        part = process_block(block, line, names, resolved, name, wheel)
+        if on_first is not None and line == 2:
+            on_first(len(block) - len(_PAD), part["rows"])
+        line += part["rows"]
+        parts.append(then(part))
+    return parts, line - 2
+
+
+def read_parts(open_fh, name: str, scan, wheel, columns, text_codes: bool, then, on_restart, *, block_size: int) -> list | None:
+    """``[then(part), ...]`` of the file's blocks read on this path, or None when the file is not in its shape
+    (``on_restart()`` has then been called, so that a consumer forgets the blocks it was given). ``scan``: the
+    file's line scan (:func:`~rngcert.collect.csvstream.scan_lines`)."""
+    from rngcert.collect import csvstream
+
+    if scan.n_lines < 2 or not eligible(scan, "utf-8", ",", scan.first_line.split(b","), {}, text_codes):
+        return None
+    got = _columns(scan.first_line, name, columns, text_codes)
+    if got is None:
+        return None
     try:
         with open_fh() as fh:
-            for block in iter_blocks(fh, start, block_size, csvstream.MAX_LINE):
-                part = process_block(block, line, names, resolved, name, wheel)
-                line += part["rows"]
-                parts.append(then(part))
+            fh.seek((3 if scan.bom else 0) + len(scan.first_line) + 1)
+            parts, rows = _read_blocks(fh, *got, name, wheel, then, block_size)
             csvstream._same_size(fh, name, scan)
+        if rows + 1 != scan.n_lines:  # every line after the header was one record
+            raise NotCanonical("records and lines differ")
     except NotCanonical:
         if on_restart is not None:
             on_restart()
         return None
-    if line - 1 != scan.n_lines:  # every line after the header was one record
+    return parts
+
+
+class _Hashed:
+    """A binary file read forward while its bytes are hashed (SHA-256, on a thread of its own when the process has
+    two cores: hashlib releases the GIL) and checked to be ASCII."""
+
+    def __init__(self, fh):
+        import hashlib
+
+        from rngcert.collect import csvstream
+
+        self.fh, self.h, self.size = fh, hashlib.sha256(), 0
+        self.pool = None
+        if csvstream.read_threads() > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rngcert-sha256")
+        self.pending = None
+
+    def read(self, n: int) -> bytes:
+        b = self.fh.read(n)
+        if self.pending is not None:
+            self.pending.result()  # the bytes go into the hash in order
+            self.pending = None
+        if b:
+            if self.pool is None:
+                self.h.update(b)
+            else:
+                self.pending = self.pool.submit(self.h.update, b)
+            if not (b[3:] if self.size == 0 and b.startswith(b"\xef\xbb\xbf") else b).isascii():  # (a UTF-8 BOM: then ASCII)
+                raise NotCanonical("bytes that are not ASCII")
+            self.size += len(b)
+        return b
+
+    def digest(self) -> str:
+        while self.read(1 << 20):  # (the rest of the file, if any was left unread)
+            pass
+        return self.h.hexdigest()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def read_file(path, name: str, wheel, columns, text_codes: bool, then, on_restart, reserve=None, *, block_size: int):
+    """Read a CSV log file in one pass: ``(scan, [then(part), ...])``, ``scan`` the
+    :class:`~rngcert.collect.csvstream.LineScan` the line scan would give (the hash of the bytes parsed), or None
+    when the file is not in the shape of this path (``on_restart()`` has then been called). ``reserve(rows)``: told,
+    after the first block, about how many rows the file holds."""
+    from rngcert.collect import csvstream
+    from rngcert.collect.heap import keep_freed_heap
+
+    keep_freed_heap()  # the blocks' temporaries reuse the heap, not fresh pages (rngcert.collect.heap)
+    with open(path, "rb") as raw:
+        fh = _Hashed(raw)
+        try:
+            head = fh.read(min(block_size, csvstream.MAX_LINE))
+            bom = head.startswith(b"\xef\xbb\xbf")
+            body = head[3:] if bom else head
+            end = body.find(b"\n")
+            got = None if end < 1 else _columns(body[:end], name, columns, text_codes)
+            if got is None:
+                return None
+            first_line = body[:end]
+            rest = body[end + 1 :]
+
+            class _Rest:  # the bytes read with the header, then the file
+                def read(self, n: int) -> bytes:
+                    nonlocal rest
+                    if rest:
+                        b, rest = rest, b""
+                        return b
+                    return fh.read(n)
+
+            def on_first(nbytes: int, rows: int) -> None:
+                if reserve is not None and rows:
+                    total = os.fstat(raw.fileno()).st_size
+                    reserve(int(total / (nbytes / rows) * 1.05) + 1024)
+
+            parts, rows = _read_blocks(_Rest(), *got, name, wheel, then, block_size, on_first)
+            sha = fh.digest()
+        except NotCanonical:
+            if on_restart is not None:
+                on_restart()
+            return None
+        finally:
+            fh.close()
+    if rows == 0:
         if on_restart is not None:
             on_restart()
         return None
-    return parts
+    scan = csvstream.LineScan(sha, fh.size, rows + 1, np.zeros(0, dtype=np.int64), first_line, 1, bom, 0, (), ascii=True)
+    return scan, parts
