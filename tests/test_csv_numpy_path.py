@@ -31,7 +31,7 @@ CASES_DIR = Path("/work/shared/cases")
 
 def _random_log(seed: int, n: int = 400, *, shuffle_cols: bool = False, crlf: bool = False) -> bytes:
     """A random log in the usual shape: ids of 1-16 digits (some zero-padded), timestamps from 1900 to 2199 (leap
-    days, ends of months), tables and dealers of 1-7 characters, revolutions 0-999 (some padded), void true/false,
+    days, ends of months), tables and dealers of 1-7 or 1-24 characters, revolutions 0-999 (some padded), void true/false,
     results 0-36 on a European wheel."""
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, 10 ** rng.integers(1, 17, n))
@@ -45,7 +45,7 @@ def _random_log(seed: int, n: int = 400, *, shuffle_cols: bool = False, crlf: bo
     for i, d in enumerate(special):
         ts[(i * 37) % n] = d.strftime("%Y-%m-%dT%H:%M:%SZ")
     alphabet = list("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:/~")
-    names = ["".join(rng.choice(alphabet, int(rng.integers(1, 8)))) for _ in range(int(rng.integers(1, 12)))]
+    names = ["".join(rng.choice(alphabet, int(rng.integers(1, 8 if seed % 2 else 25)))) for _ in range(int(rng.integers(1, 12)))]
     tables = rng.choice(names[: max(1, len(names) // 3)], n)
     dealers = rng.choice(names, n)
     dirs = rng.choice(["cw", "ccw", "CW", "Ccw", "acw"][: int(rng.integers(1, 6))], n)
@@ -146,6 +146,8 @@ def _variants() -> dict[str, bytes]:
         "direction up": ok + b"61,2026-01-01T00:01:01Z,T1,D2,up,6,false,7\n",
         "direction empty": ok + b"61,2026-01-01T00:01:01Z,T1,D2,,6,false,7\n",
         "table of 8 characters": ok + b"61,2026-01-01T00:01:01Z,TABLE-08,D2,cw,6,false,7\n",
+        "table of 17 characters": ok + b"61,2026-01-01T00:01:01Z,ROULETTE-TABLE-04,D2,cw,6,false,7\n",
+        "table of 25 characters": ok + b"61,2026-01-01T00:01:01Z,ROULETTE-TABLE-0000000004,D2,cw,6,false,7\n",
         "empty dealer": ok + b"61,2026-01-01T00:01:01Z,T1,,cw,6,false,7\n",
         "repeated header": ok + HEADER.encode() + b"\n",
         "id of 17 digits": ok + b"12345678901234567,2026-01-01T00:01:01Z,T1,D2,cw,6,false,7\n",

@@ -171,10 +171,15 @@ _SPELLINGS = {t: [f"{v:0{i}d}" for i in range(1, t + 1) for v in range(10**i)] f
 
 
 def _keys(data, s, w):
-    """A key of each cell of 1-8 bytes: its bytes as a little-endian number of 4 or 8 bytes. Equal keys, equal cells: no byte of a cell is 0 (every byte is above ',')."""
+    """A key of each cell of 1-24 bytes: its bytes as a little-endian number of 4 or 8 bytes, or (9-24 bytes) as
+    2-3 such words in one ``void`` item. Equal keys, equal cells: no byte of a cell is 0 (every byte is above ',')."""
     top = int(w.max())
-    if w.min() < 1 or top > 8:
+    if w.min() < 1 or top > 24:
         raise NotCanonical("a text cell of another width")
+    if top > 8:
+        m = (top + 7) // 8
+        x = _gather(data, s, 8 * m, "<u8").reshape(-1, m) & _MASKS[8][np.clip(w[:, None] - 8 * np.arange(m), 0, 8)]
+        return x.view(np.dtype((np.void, 8 * m))).ravel()
     if top <= 3:  # byte by byte (a gather of bytes costs a sixth of one of 2-8 byte items)
         x = data[s].astype(np.uint32)
         for j in range(1, top):
@@ -186,7 +191,8 @@ def _keys(data, s, w):
 
 
 def _distinct(keys: np.ndarray, data, s, w) -> tuple[np.ndarray, list[str]]:
-    """(int32 codes in order of first appearance, the distinct cells' texts) of a column of short text cells."""
+    """(int32 codes in order of first appearance, the distinct cells' texts) of a column of text cells (their
+    :func:`_keys`)."""
     n = keys.size
     codes = np.zeros(n, dtype=np.int32)
     first = [0]
