@@ -83,15 +83,15 @@ def iter_blocks(fh, start: int | None, block_size: int, max_line: int):
             if carry:
                 yield carry + b"\n" + _PAD
             return
-        buf = carry + chunk if carry else chunk
-        cut = buf.rfind(b"\n")
+        cut = chunk.rfind(b"\n")
         if cut < 0:
-            carry = buf
+            carry += chunk
             if len(carry) > max_line:
                 raise NotCanonical("a line longer than a block")
             continue
-        carry = buf[cut + 1 :]
-        yield buf[: cut + 1] + _PAD
+        block = b"".join((carry, memoryview(chunk)[: cut + 1], _PAD))  # (one copy)
+        carry = chunk[cut + 1 :]
+        yield block
 
 
 def _split(block: bytes, k: int):
