@@ -312,21 +312,32 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
             cells[key] = (data, st, ends[j] - st)
         return cells[key]
 
-    idx, spell = _small_digits(*cell("result"), 2)
+    key = _pair_keys(*cell("result"))
     lut = _result_lut(wheel, resolved["result"])
-    if lut[3][idx].any():
+    pos = lut[0][key]
+    if (pos == _NOT_READ).any():
         raise NotCanonical("a result that is not a pocket")
-    pos, sym = lut[0][idx], lut[1][idx]
+    sym = np.full(n, -1, dtype=_ID_DTYPE) if lut[1] is None else lut[1][key]
     void = np.zeros(n, dtype=bool)
     if "void" in resolved:
         codes, texts = _distinct(_keys(*cell("void")), *cell("void"))
         val, bad = _truthy_table([_norm_text(t) for t in texts])
         if bad.any():
             raise NotCanonical("a void cell that is not true/false")
-        void |= val[codes]
+        if len(texts) == 1:
+            void[:] = val[0]
+        else:
+            void |= val[codes]
     if "revolutions" in resolved:
-        idx, _ = _small_digits(*cell("revolutions"), 3)
-        void |= _few_revolutions()[idx]
+        _, s, w = cell("revolutions")
+        if w.max() <= 2:
+            few = _few_revolutions_pairs()[_pair_keys(*cell("revolutions"))]
+            if (few > 1).any():
+                raise NotCanonical("revolutions that are not digits")
+            void |= few.view(bool)
+        else:
+            idx, _ = _small_digits(*cell("revolutions"), 3)
+            void |= _few_revolutions()[idx]
     ts = ts_kinds = None
     if "timestamp" in resolved:
         ts = _timestamps(*cell("timestamp"))
@@ -335,9 +346,9 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
     if "direction" in resolved:
         codes, texts = _distinct(_keys(*cell("direction")), *cell("direction"))
         dir_u, bad = _directions_table([_norm_text(t) for t in texts])
-        if bad.any() or (dir_u[codes] < 0).any():
-            raise NotCanonical("a direction that is not cw/ccw")
         direction = dir_u[codes]
+        if bad.any() or (dir_u[: len(texts)] < 0).any():
+            raise NotCanonical("a direction that is not cw/ccw")
     texts_of = {}
     for key in ("table", "dealer"):
         if key in resolved:
@@ -402,13 +413,47 @@ def _few_revolutions() -> np.ndarray:
     return _LUTS["revolutions"]
 
 
+_NOT_READ = np.iinfo(_ID_DTYPE).min  # a cell this path does not read (then the exact path reads the file)
+
+
+def _pair_keys(data, s, w) -> np.ndarray:
+    """Cells of 1-2 bytes as ``b0 + 256 * b1`` (``b1`` 0 for one byte: no byte of a cell is 0), or :class:`NotCanonical`."""
+    if w.min() < 1 or w.max() > 2:
+        raise NotCanonical("a cell of another width")
+    k = data[s].astype(np.intp)
+    if w.max() == 2:
+        k |= np.where(w == 2, data[s + 1], 0).astype(np.intp) << 8
+    return k
+
+
+def _pair_table(spellings: list[str], values: np.ndarray, fill) -> np.ndarray:
+    """A lookup table by :func:`_pair_keys` of the 1-2 character ``spellings``: ``values``, ``fill`` for any other key."""
+    out = np.full(1 << 16, fill, dtype=values.dtype)
+    keys = [ord(t[0]) + (ord(t[1]) << 8 if len(t) > 1 else 0) for t in spellings]
+    out[keys] = values
+    return out
+
+
 def _result_lut(wheel, header: str):
-    """(pos, sym, void, not read) of every spelling of 1-2 digits on ``wheel``, by :func:`_resolve_labels`."""
+    """(pos, sym or None when every one is -1) by :func:`_pair_keys` of every spelling of 1-2 digits on ``wheel``, by
+    :func:`_resolve_labels`; :data:`_NOT_READ` where the exact path would reject the cell or read it as a void."""
     key = (id(wheel), header)
     if key not in _LUTS:
-        pos, sym, void, bad, _, _ = _resolve_labels(_SPELLINGS[2], wheel, header=header)
-        _LUTS[key] = (pos.astype(_ID_DTYPE), sym.astype(_ID_DTYPE), void, (bad >= 0) | void, wheel)  # (the wheel kept: its id stays its own)
+        spell = _SPELLINGS[2]
+        pos, sym, void, bad, _, _ = _resolve_labels(spell, wheel, header=header)
+        ok = (bad < 0) & ~void
+        pos_t = _pair_table(spell, np.where(ok, pos, _NOT_READ).astype(_ID_DTYPE), _NOT_READ)
+        sym_t = None if (sym[ok] == -1).all() else _pair_table(spell, sym.astype(_ID_DTYPE), -1)
+        _LUTS[key] = (pos_t, sym_t, wheel)  # (the wheel kept: its id stays its own)
     return _LUTS[key]
+
+
+def _few_revolutions_pairs() -> np.ndarray:
+    """By :func:`_pair_keys`: 1 for fewer than 3 revolutions (a void spin), 0 for more, 2 for a cell not of digits."""
+    if "revolutions2" not in _LUTS:
+        spell = _SPELLINGS[2]
+        _LUTS["revolutions2"] = _pair_table(spell, _few_revolutions()[: len(spell)].astype(np.uint8), 2)
+    return _LUTS["revolutions2"]
 
 
 def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[list[str], dict] | None:
