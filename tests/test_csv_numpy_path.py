@@ -249,3 +249,47 @@ def test_a_file_that_changes_while_read_is_refused_on_this_path(tmp_path):
 
     with pytest.raises(InputError, match="changed while it was read"):
         fastcsv.read_parts(lambda: open(p, "rb"), str(p), scan, eu, {}, True, lambda x: x, None, block_size=1 << 20)
+
+
+@pytest.mark.parametrize("change", ["grows", "cut"])
+def test_a_file_that_changes_during_the_one_pass_read_is_refused(tmp_path, monkeypatch, change):
+    """The one-pass read hashes the bytes it parses (a line appended while it reads is read and hashed); a file
+    that is not the size read when the read ends (grown after it, or cut) is refused as on the exact path
+    (test_csv_changed_while_read.py): a log still being written may end in half a line."""
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.errors import InputError
+
+    p = tmp_path / "log.csv"
+    p.write_bytes(CASES["valid"])
+    real = fastcsv._Hashed.digest
+
+    def changing(self):
+        if change == "grows":
+            with open(p, "ab") as fh:
+                fh.write(b"61,2026-01-01T00:01:01Z,T1,D2,cw,6,fa")
+        else:
+            with open(p, "r+b") as fh:
+                fh.truncate(len(CASES["valid"]) // 2)
+        return real(self)
+
+    monkeypatch.setattr(fastcsv._Hashed, "digest", changing)
+    with pytest.raises(InputError, match=r"log\.csv: the file changed while it was read \(\d+ bytes when hashed, \d+ after parsing\)"):
+        read_spin_log(p, load_wheel("european"))
+
+
+@pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "random log 21", "random log 22"])
+def test_the_one_pass_read_gives_the_line_scan(case, tmp_path):
+    """Hash, size, line count, header line, BOM: what :func:`csvstream.scan_lines` gives for the same file."""
+    import hashlib
+
+    data = VARIANTS.get(case, CASES.get(case))
+    p = tmp_path / "log.csv"
+    p.write_bytes(data)
+    got = fastcsv.read_file(p, str(p), load_wheel("european"), {}, True, lambda x: None, None, block_size=4096)
+    assert got is not None
+    with open(p, "rb") as fh:
+        want = csvstream.scan_lines(fh)
+    assert got[0].sha256 == want.sha256 == hashlib.sha256(data).hexdigest()
+    for f in dataclasses.fields(want):
+        a, b = getattr(got[0], f.name), getattr(want, f.name)
+        assert (np.array_equal(a, b) and a.dtype == b.dtype) if isinstance(a, np.ndarray) else a == b, f.name

@@ -550,8 +550,10 @@ class _Hashed:
         return b
 
     def digest(self) -> str:
-        while self.read(1 << 20):  # (the rest of the file, if any was left unread)
-            pass
+        """The hash of the bytes read (the blocks read the file to its end)."""
+        if self.pending is not None:
+            self.pending.result()
+            self.pending = None
         return self.h.hexdigest()
 
     def close(self) -> None:
@@ -595,7 +597,10 @@ def read_file(path, name: str, wheel, columns, text_codes: bool, then, on_restar
                     reserve(int(total / (nbytes / rows) * 1.05) + 1024)
 
             parts, rows = _read_blocks(_Rest(), *got, name, wheel, then, block_size, on_first)
-            sha = fh.digest()
+            scan = csvstream.LineScan(fh.digest(), fh.size, rows + 1, np.zeros(0, dtype=np.int64), first_line, 1, bom, 0, (), ascii=True)
+            # a file that grew or was cut while it was read is refused, as on the exact path (the bytes parsed are the
+            # bytes hashed, but a log still being written may end in half a line)
+            csvstream._same_size(raw, name, scan)
         except NotCanonical:
             if on_restart is not None:
                 on_restart()
@@ -606,5 +611,4 @@ def read_file(path, name: str, wheel, columns, text_codes: bool, then, on_restar
         if on_restart is not None:
             on_restart()
         return None
-    scan = csvstream.LineScan(sha, fh.size, rows + 1, np.zeros(0, dtype=np.int64), first_line, 1, bom, 0, (), ascii=True)
     return scan, parts
