@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -168,6 +169,14 @@ def _variants() -> dict[str, bytes]:
         "id negative": ok + b"-61,2026-01-01T00:01:01Z,T1,D2,cw,6,false,7\n",
         "id repeated": ok + b"60,2026-01-01T00:01:01Z,T1,D2,cw,6,false,7\n",
         "tab inside a cell": ok.replace(b",T1,", b",T\t1,", 1),
+        "fixed-width results": ("spin_id,result\n" + "".join(f"{100000000 + i},{i % 37:2d}\n" for i in range(3000))).encode(),
+        "spaces in cells": re.sub(rb",false,(\d)\n", rb",false, \1\n", ok).replace(b",5,", b", 5,").replace(b",cw,", b",cw ,")
+        .replace(b",false,", b", false,", 7).replace(b",T1,", b",T 1,"),
+        "space before a table": ok.replace(b",T1,", b", T1,", 1),
+        "space after a dealer": ok.replace(b",D2,", b",D2 ,", 1),
+        "space for a result": ok + b"61,2026-01-01T00:01:01Z,T1,D2,cw,6,false, \n",
+        "spaces for revolutions": ok + b"61,2026-01-01T00:01:01Z,T1,D2,cw,  ,false,7\n",
+        "space in a spin id": ok + b"6 1,2026-01-01T00:01:01Z,T1,D2,cw,6,false,7\n",
         "DEL at the edge of a cell": ok.replace(b",D2,", b",D2\x7f,", 1),
         "unquoted header": ok.replace(HEADER.encode(), HEADER.replace('"', "").encode()),
         "header with a space": ok.replace(b'"table"', b'"table name"'),
@@ -220,10 +229,12 @@ def test_reads_are_the_same_with_and_without_this_path(case, tmp_path, monkeypat
     assert got == want
 
 
-@pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "one dealer, void column of one value, several tables", "two tables"])
+@pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "one dealer, void column of one value, several tables", "two tables",
+                                  "fixed-width results", "spaces in cells"])
 def test_the_usual_logs_take_this_path(case, tmp_path, monkeypatch):
     """(Else the comparisons above would compare the exact path with itself.)"""
     taken = _spy(monkeypatch)
+    monkeypatch.setitem(CASES, case, VARIANTS.get(case, CASES.get(case)))
     _read_all(case, tmp_path / "x")
     assert taken[0]  # read_spin_log (certify's read); the exact rows and ingest keep text cells: the pyarrow path
 
