@@ -134,6 +134,11 @@ def _variants() -> dict[str, bytes]:
     lines = ok.decode().split("\n")
     v = {
         "CRLF": ok.replace(b"\n", b"\r\n"),
+        "CRLF, no final line end": ok.replace(b"\n", b"\r\n")[:-2],
+        "CRLF, last line ends in CR": ok.replace(b"\n", b"\r\n")[:-1],
+        "LF and CRLF mixed": ok.replace(b"\n", b"\r\n", 20),
+        "CRLF header, LF rows": ok.replace(b"\n", b"\r\n", 1),
+        "CRLF with a CR inside a line": ok.replace(b"\n", b"\r\n").replace(b",T1,", b",T\r1,", 1),
         "quoted cell": ok.replace(b",T1,", b',"T1",', 1),
         "blank line inside": ok.replace(b"\n", b"\n\n", 5)[: len(ok) + 5],
         "id out of order": "\n".join(lines[:5] + [lines[7], lines[6], lines[5]] + lines[8:]).encode(),
@@ -230,7 +235,7 @@ def test_reads_are_the_same_with_and_without_this_path(case, tmp_path, monkeypat
 
 
 @pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "one dealer, void column of one value, several tables", "two tables",
-                                  "fixed-width results", "spaces in cells"])
+                                  "fixed-width results", "spaces in cells", "CRLF", "CRLF, no final line end", "random log, CRLF"])
 def test_the_usual_logs_take_this_path(case, tmp_path, monkeypatch):
     """(Else the comparisons above would compare the exact path with itself.)"""
     taken = _spy(monkeypatch)
@@ -239,7 +244,7 @@ def test_the_usual_logs_take_this_path(case, tmp_path, monkeypatch):
     assert taken[0]  # read_spin_log (certify's read); the exact rows and ingest keep text cells: the pyarrow path
 
 
-@pytest.mark.parametrize("case", ["CRLF", "quoted cell", "blank line inside", "extra field", "timestamp Feb 30", "result void", "void maybe",
+@pytest.mark.parametrize("case", ["LF and CRLF mixed", "CRLF with a CR inside a line", "quoted cell", "blank line inside", "extra field", "timestamp Feb 30", "result void", "void maybe",
                                   "c04-fifteen-percent-unreadable.csv", "sep= line", "release pocket"])
 def test_logs_of_other_shapes_take_the_exact_path(case, tmp_path, monkeypatch):
     taken = _spy(monkeypatch)
@@ -288,7 +293,8 @@ def test_a_file_that_changes_during_the_one_pass_read_is_refused(tmp_path, monke
         read_spin_log(p, load_wheel("european"))
 
 
-@pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "random log 21", "random log 22"])
+@pytest.mark.parametrize("case", ["valid", "valid, no final newline", "BOM", "random log 21", "random log 22", "CRLF", "CRLF, no final line end",
+                                  "random log, CRLF"])
 def test_the_one_pass_read_gives_the_line_scan(case, tmp_path):
     """Hash, size, line count, header line, BOM: what :func:`csvstream.scan_lines` gives for the same file."""
     import hashlib

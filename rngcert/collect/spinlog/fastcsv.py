@@ -62,8 +62,8 @@ def eligible(scan, encoding: str, delim: str, raw_header: list[str], resolved: d
     blocks themselves are checked as they are read."""
     return bool(
         text_codes and encoding == "utf-8" and delim == "," and scan.ascii and not scan.sep and not scan.skip and not scan.long_lines
-        and scan.bare_cr == 0 and scan.blank_lines.size == 0 and scan.first_line_no == 1 and b"\r" not in scan.first_line
-        and set(resolved) <= HANDLED and all(_NAME.fullmatch(f) for f in scan.first_line.decode("ascii").split(","))
+        and scan.bare_cr == 0 and scan.blank_lines.size == 0 and scan.first_line_no == 1 and b"\r" not in scan.first_line[:-1]
+        and set(resolved) <= HANDLED and all(_NAME.fullmatch(f) for f in scan.first_line.removesuffix(b"\r").decode("ascii").split(","))
         and len(raw_header) == scan.first_line.count(b",") + 1
     )
 
@@ -71,9 +71,9 @@ def eligible(scan, encoding: str, delim: str, raw_header: list[str], resolved: d
 _PAD = b"\0" * 24  # after each block: a cell's last bytes are read in words of up to 24
 
 
-def iter_blocks(fh, start: int | None, block_size: int, max_line: int):
+def iter_blocks(fh, start: int | None, block_size: int, max_line: int, crlf: bool = False):
     """The file's bytes from ``start`` (None: where it is) in pieces of about ``block_size`` bytes, each ending at a line end (the last
-    given one if the file has none) and followed by 24 zero bytes."""
+    given one, LF or with ``crlf`` CR LF, if the file has none) and followed by 24 zero bytes."""
     if start is not None:
         fh.seek(start)
     carry = b""
@@ -81,7 +81,7 @@ def iter_blocks(fh, start: int | None, block_size: int, max_line: int):
         chunk = fh.read(block_size)
         if not chunk:
             if carry:
-                yield carry + b"\n" + _PAD
+                yield carry + (b"\r\n" if crlf else b"\n") + _PAD
             return
         cut = chunk.rfind(b"\n")
         if cut < 0:
@@ -94,29 +94,35 @@ def iter_blocks(fh, start: int | None, block_size: int, max_line: int):
         yield block
 
 
-def _split(block: bytes, k: int):
+def _split(block: bytes, k: int, crlf: bool = False):
     """(the bytes as an array, cell starts (k, n) and ends (k, n)) of a block of whole lines of ``k`` fields each
-    followed by 24 zero bytes (:func:`iter_blocks`), or :class:`NotCanonical`."""
+    followed by 24 zero bytes (:func:`iter_blocks`), or :class:`NotCanonical`. ``crlf``: every line ends in CR LF
+    (the CR is a separator too, the end of the last cell)."""
     data = np.frombuffer(block, dtype=np.uint8)
     body = data[: len(block) - len(_PAD)]
     mask = body <= 44  # every byte up to ',' (quote, CR, tab …) but the space must be a separator
     if b" " in block:  # (a search for the byte costs a tenth of a comparison: most logs have no space)
         mask &= body != 32
     sep = np.flatnonzero(mask)
-    n = sep.size // k
-    if sep.size != n * k:
+    kk = k + crlf
+    n = sep.size // kk
+    if sep.size != n * kk:
         raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
-    if n and not (data[sep].reshape(n, k) == _separators(k)).all():  # k - 1 commas, then the line end
+    if n and not (data[sep].reshape(n, kk) == _separators(k, crlf)).all():  # k - 1 commas, then the line end
         raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
+    if crlf and not (sep[k::kk] == sep[k - 1 :: kk] + 1).all():
+        raise NotCanonical("a CR that is not the end of its line")
     starts = np.empty_like(sep)
     starts[0] = 0
     np.add(sep[:-1], 1, out=starts[1:])
-    return data, starts.reshape(n, k).T, sep.reshape(n, k).T  # (rows of strided views: no copy)
+    return data, starts.reshape(n, kk).T[:k], sep.reshape(n, kk).T[:k]  # (rows of strided views: no copy)
 
 
-def _separators(k: int) -> np.ndarray:
-    out = np.full(k, 44, dtype=np.uint8)
+def _separators(k: int, crlf: bool) -> np.ndarray:
+    out = np.full(k + crlf, 44, dtype=np.uint8)
     out[-1] = 10
+    if crlf:
+        out[-2] = 13
     return out
 
 
@@ -300,11 +306,12 @@ def _timestamps(data, s, w) -> np.ndarray:
     return (((start[ym] + day - 1) * 24 + hour) * 60 + minute) * 60_000_000 + second * 1_000_000
 
 
-def process_block(block: bytes, first_line: int, names: list[str], resolved: dict, name: str, wheel) -> dict:
+def process_block(block: bytes, first_line: int, names: list[str], resolved: dict, name: str, wheel, crlf: bool = False) -> dict:
     """The dictionary :func:`~rngcert.collect.spinlog.core._process` gives for the rows of ``block`` (whole lines,
-    the first at physical line ``first_line``; ``names``: the header's columns), or :class:`NotCanonical`."""
+    the first at physical line ``first_line``; ``names``: the header's columns; ``crlf``: lines end in CR LF), or
+    :class:`NotCanonical`."""
     k = len(names)
-    data, starts, ends = _split(block, k)
+    data, starts, ends = _split(block, k, crlf)
     n = starts.shape[1]
     col = {c: i for i, c in enumerate(names)}
 
@@ -463,12 +470,14 @@ def _few_revolutions_pairs() -> np.ndarray:
     return _LUTS["revolutions2"]
 
 
-def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[list[str], dict] | None:
-    """(the header's column names, the known columns resolved) when a file with this header line may be read on this
-    path, else None."""
+def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[list[str], dict, bool] | None:
+    """(the header's column names, the known columns resolved, whether lines end in CR LF) when a file with this
+    header line (its bytes before the LF) may be read on this path, else None."""
     from rngcert.collect.spinlog.core import resolve_columns
     from rngcert.errors import InputError
 
+    crlf = first_line.endswith(b"\r")
+    first_line = first_line.removesuffix(b"\r")
     if not (text_codes and first_line.isascii() and b"\r" not in first_line):
         return None
     fields = first_line.decode("ascii").split(",")
@@ -481,17 +490,17 @@ def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[l
         resolved = resolve_columns(names, name, columns, names)
     except InputError:
         return None  # (the exact path raises it)
-    return (names, resolved) if set(resolved) <= HANDLED else None
+    return (names, resolved, crlf) if set(resolved) <= HANDLED else None
 
 
-def _read_blocks(fh, names, resolved, name, wheel, then, block_size: int, on_first=None) -> tuple[list, int]:
+def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, on_first=None) -> tuple[list, int]:
     """``[then(part), ...]`` of the blocks of ``fh`` (positioned at the first record), and the number of rows."""
     from rngcert.collect import csvstream
 
     parts = []
     line = 2
-    for block in iter_blocks(fh, None, block_size, csvstream.MAX_LINE):
-        part = process_block(block, line, names, resolved, name, wheel)
+    for block in iter_blocks(fh, None, block_size, csvstream.MAX_LINE, crlf):
+        part = process_block(block, line, names, resolved, name, wheel, crlf)
         if on_first is not None and line == 2:
             on_first(len(block) - len(_PAD), part["rows"])
         line += part["rows"]
