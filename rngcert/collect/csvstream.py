@@ -15,6 +15,10 @@ rows): for the j-th good row, with target ``t = j + first data line``, the numbe
 before it is ``k = searchsorted(s_i − i, t, "right")`` and its line is ``t + k``. Fields with
 embedded newlines are not supported in spin logs (``newlines_in_values=False``), so one record is
 one line.
+
+A log file in the usual shape (ASCII, commas, LF, no quotes or blank lines, cells in their usual spellings) is
+hashed and parsed in one pass by numpy instead (:mod:`rngcert.collect.spinlog.fastcsv`); anything else, or a
+block of such a file that is not in that shape, is read here.
 """
 
 from __future__ import annotations

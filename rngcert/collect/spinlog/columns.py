@@ -177,6 +177,12 @@ def _resolve_labels(col: pa.Array, wheel: Wheel, header: str | None = None):
 def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse a boolean column: (values, bad mask)."""
     idx, uniq = _decode_norm(col)
+    val, bad = _truthy_table(uniq)
+    return val[idx], bad[idx]
+
+
+def _truthy_table(uniq: list) -> tuple[np.ndarray, np.ndarray]:
+    """(values, bad) of each distinct normalised cell of a boolean column, one more slot (null) at the end."""
     m = len(uniq)
     val = np.zeros(m + 1, dtype=bool)
     bad = np.zeros(m + 1, dtype=bool)
@@ -185,12 +191,18 @@ def _truthy(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
             val[j] = True
         elif t not in _FALSE:
             bad[j] = True
-    return val[idx], bad[idx]
+    return val, bad
 
 
 def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Parse a numeric column: (float values with nan for empty, bad mask)."""
     idx, uniq = _decode_norm(col)
+    val, bad = _numbers_table(uniq)
+    return val[idx], bad[idx]
+
+
+def _numbers_table(uniq: list) -> tuple[np.ndarray, np.ndarray]:
+    """(values, bad) of each distinct normalised cell of a numeric column, one more slot (null) at the end."""
     m = len(uniq)
     val = np.full(m + 1, np.nan)
     bad = np.zeros(m + 1, dtype=bool)
@@ -205,13 +217,19 @@ def _numbers(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
                 bad[j] = True
         except ValueError:
             bad[j] = True
-    return val[idx], bad[idx]
+    return val, bad
 
 
 def _directions(col) -> tuple[np.ndarray, np.ndarray]:
     """Parse a direction column (cw/ccw and their synonyms): (int8 values, 0 cw, 1 ccw, -1
     empty; bad mask)."""
     idx, uniq = _decode_norm(col)
+    dir_u, bad_u = _directions_table(uniq)
+    return dir_u[idx], bad_u[idx]
+
+
+def _directions_table(uniq: list) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 direction, bad) of each distinct normalised cell of a direction column, one more slot (null) at the end."""
     m = len(uniq)
     dir_u = np.full(m + 1, -1, dtype=np.int8)  # last slot: null
     bad_u = np.zeros(m + 1, dtype=bool)
@@ -220,7 +238,7 @@ def _directions(col) -> tuple[np.ndarray, np.ndarray]:
             dir_u[j] = _DIRECTIONS[t]
         elif t not in ("", None):
             bad_u[j] = True
-    return dir_u[idx], bad_u[idx]
+    return dir_u, bad_u
 
 
 def _speeds(col) -> tuple[np.ndarray, np.ndarray]:

@@ -313,13 +313,12 @@ def _concat_parts(parts: list[dict]) -> dict:
     return out
 
 
-# long: one file's columns resolved and every row validated column by column (result, void, revolutions, times, ids,
-#   table, dealer), each row's first fault kept as a small integer code: the checks share the row masks
-def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True, id_numbers: bool = False) -> dict:
-    """Resolve columns, validate, and return arrays for one file (``id_numbers``: text spin ids as a
-    :class:`TextIds` when they are all in its shapes, for the compact log: no Python string a row)."""
+def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
+    """Which of the file's columns (``names``, as the reader gives them) holds each known column
+    (``mapping``: the user's ``--column`` names). Raises :class:`InputError` when a named column or
+    the result column is missing."""
     lower = {}
-    for c in cols:
+    for c in names:
         lower.setdefault(c.strip().lower(), c)
     resolved: dict[str, str] = {}
     for ours in KNOWN_COLUMNS:
@@ -332,6 +331,15 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         raise InputError(
             f"{name}: no 'result' column (columns: {', '.join(header)}); name the column holding the pocket with --column result=NAME"
         )
+    return resolved
+
+
+# long: one file's columns resolved and every row validated column by column (result, void, revolutions, times, ids,
+#   table, dealer), each row's first fault kept as a small integer code: the checks share the row masks
+def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True, id_numbers: bool = False) -> dict:
+    """Resolve columns, validate, and return arrays for one file (``id_numbers``: text spin ids as a
+    :class:`TextIds` when they are all in its shapes, for the compact log: no Python string a row)."""
+    resolved = resolve_columns(cols, name, mapping, header)
     n = len(cols[resolved["result"]])
     colnum = {c: i + 1 for i, c in enumerate(cols)}  # the reader's names, in file order
     # Each row's first fault: the column (index into fcols) and the reason (index into whys);

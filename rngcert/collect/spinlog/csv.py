@@ -26,25 +26,37 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
     per-row arrays. ``scan``: the file's :func:`~rngcert.collect.csvstream.scan_lines`, when the
     caller has it already (ingest hashes the file by scanning it: the bytes are not read twice)."""
     from rngcert.collect import csvstream
+    from rngcert.collect.spinlog import fastcsv
 
     name = str(p)
-    with csvstream.open_source(p, data) as fh:
-        head = fh.read(1 << 16)
-        fh.seek(0)
-        if scan is None:
-            scan = csvstream.scan_lines(fh)
-    encoding = csvstream.detect_encoding(scan, head)
-    if encoding == "utf-16":
-        raise InputError(f"{name}: the file is UTF-16; save it as UTF-8 (or ASCII) CSV and certify that")
-    if scan.size == 0 or not scan.first_line.strip(b" \t\r\n"):
-        raise NoDataError(f"{name}: the file is empty: no spins to certify")
-    header, delim = csvstream.header_fields(scan, name, encoding)
 
     def reduce(out):
         if consume is None:
             return out
         consume.add(out)
         return {k: (None if k in _ROW_KEYS else v) for k, v in out.items()}
+
+    on_restart = None if consume is None else consume.rollback
+    parts = None
+    one_pass = scan is None and data is None
+    if one_pass:  # a file in the usual shape: hashed and parsed in one pass, by numpy
+        got = fastcsv.read_file(p, name, wheel, columns, text_codes, reduce, on_restart, None if consume is None else consume.reserve,
+                                block_size=csvstream.BLOCK_SIZE)
+        if got is not None:
+            scan, parts = got
+    head = b""
+    if parts is None:
+        with csvstream.open_source(p, data) as fh:
+            head = fh.read(1 << 16)
+            fh.seek(0)
+            if scan is None:
+                scan = csvstream.scan_lines(fh)
+    encoding = csvstream.detect_encoding(scan, head)
+    if encoding == "utf-16":
+        raise InputError(f"{name}: the file is UTF-16; save it as UTF-8 (or ASCII) CSV and certify that")
+    if scan.size == 0 or not scan.first_line.strip(b" \t\r\n"):
+        raise NoDataError(f"{name}: the file is empty: no spins to certify")
+    header, delim = csvstream.header_fields(scan, name, encoding)
 
     def process(cols, lines, bad):  # a pure function of its batch: run on the read threads
         rej = [RejectedRow(name, line, "*", reason, text[:200]) for line, text, reason in bad]
@@ -53,11 +65,16 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
         csvstream.release_arrow_memory()
         return out
 
-    if consume is not None:
+    if consume is not None and parts is None:
         consume.reserve(scan.n_lines)
-    parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
-                                          on_restart=None if consume is None else consume.rollback, then=reduce, threads=csvstream.read_threads())
-    csvstream.release_arrow_memory(force=True)
+    how = None
+    if parts is None and not one_pass and encoding == "utf-8" and delim == ",":  # (a scan given by the caller, or bytes in memory)
+        parts = fastcsv.read_parts(lambda: csvstream.open_source(p, data), name, scan, wheel, columns, text_codes, reduce, on_restart,
+                                   block_size=csvstream.BLOCK_SIZE)
+    if parts is None:  # anything else on pyarrow's exact path
+        parts, how = csvstream.read_csv_parts(lambda: csvstream.open_source(p, data), name, scan, process, block_size=csvstream.BLOCK_SIZE, encoding=encoding,
+                                              on_restart=on_restart, then=reduce, threads=csvstream.read_threads())
+        csvstream.release_arrow_memory(force=True)
     if not parts:  # header only
         parts.append(reduce(_process({h: _arrow.texts([]) for h in header}, np.zeros(0, np.int64), [], name, wheel, columns, None, header, text_codes=text_codes)))
     kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
