@@ -306,6 +306,7 @@ def _timestamps(data, s, w) -> np.ndarray:
     return (((start[ym] + day - 1) * 24 + hour) * 60 + minute) * 60_000_000 + second * 1_000_000
 
 
+# long: one block's columns decoded in _process's order from one split of its bytes, each check beside the column it reads
 def process_block(block: bytes, first_line: int, names: list[str], resolved: dict, name: str, wheel, crlf: bool = False) -> dict:
     """The dictionary :func:`~rngcert.collect.spinlog.core._process` gives for the rows of ``block`` (whole lines,
     the first at physical line ``first_line``; ``names``: the header's columns; ``crlf``: lines end in CR LF), or
