@@ -311,9 +311,13 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
     """The dictionary :func:`~rngcert.collect.spinlog.core._process` gives for the rows of ``block`` (whole lines,
     the first at physical line ``first_line``; ``names``: the header's columns; ``crlf``: lines end in CR LF), or
     :class:`NotCanonical`."""
+    from rngcert.collect.csvstream import MAX_LINE
+
     k = len(names)
     data, starts, ends = _split(block, k, crlf)
     n = starts.shape[1]
+    if n and int((ends[k - 1] - starts[0]).max()) > MAX_LINE // 2:  # (a cell of a column not read here may be long)
+        raise NotCanonical("a line the exact path may reject as too long")
     col = {c: i for i, c in enumerate(names)}
 
     cells: dict = {}
