@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rngcert.collect import csvstream
 
@@ -59,3 +61,61 @@ def test_a_line_longer_than_max_line_takes_the_exact_path(tmp_path, monkeypatch)
     got = _read_all("long", tmp_path / "x")
     assert not taken[0]
     assert "longer than" in str(got["log"])
+
+
+#: per column: spellings of the usual shape and odd ones (each odd one either takes the exact path or reads the same)
+_CELLS = {
+    "spin_id": ["1", "2", "17", "0005", "1234567890123456", "0", "12345678901234567", "-3", "+4", " 5", "0x1", "\u0663", "", "1.0", "9223372036854775807"],
+    "timestamp": ["2026-01-01T00:00:00Z", "2024-02-29T23:59:59Z", "1900-01-01T00:00:00Z", "2199-12-31T23:59:59Z", "2100-02-29T00:00:00Z",
+                  "1900-02-29T00:00:00Z", "1899-12-31T23:59:59Z", "2200-01-01T00:00:00Z", "2026-01-01t00:00:00z", "2026-01-01T00:00:00.5Z",
+                  "2026-01-01T00:00:00+01:00", "2026-04-31T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00", ""],
+    "table": ["T1", "T2", "t1", "T1 ", " T1", "A" * 24, "A" * 25, "", "NULL", "'=T1", "T\t1", "Tisch-\u00c4"],
+    "dealer": ["D1", "D2", "d1", "D1 ", "D 1", "", "NA", "=A1", "\u00a0D1"],
+    "direction": ["cw", "ccw", "CW", "acw", "clockwise", " cw", "up", "", "null"],
+    "revolutions": ["5", "3", "2", "0", "05", "002", "999", "1000", " 5", "5 ", "  ", "1.5", "-1", "1_0", "nan", ""],
+    "void": ["false", "true", "False", "0", "1", "no", "yes", " true", "maybe", "", "NULL"],
+    "result": ["0", "7", "36", "00", "05", "007", "37", " 5", "5 ", "+5", "-0", "void", "", "x", "\u0663", "7.0", "result"],
+}
+_HEADERS = ["spin_id,timestamp,table,dealer,direction,revolutions,void,result", "result,spin_id", "spin_id,result,comment", "result",
+            '"table","result","void","revolutions"', "Result,Spin_ID,Timestamp"]
+
+
+@st.composite
+def _logs(draw) -> bytes:
+    head = draw(st.sampled_from(_HEADERS))
+    cols = [c.strip('"').lower() for c in head.split(",")]
+    n = draw(st.integers(1, 12))
+    odd = draw(st.floats(0, 0.3))
+    rows = []
+    for i in range(n):
+        cells = []
+        for c in cols:
+            if c == "comment":
+                cells.append(draw(st.sampled_from(["", "c", "a b", "x" * 30])))
+            elif draw(st.floats(0, 1)) < odd:
+                cells.append(draw(st.sampled_from(_CELLS[c])))
+            else:
+                cells.append(str(i + 1) if c == "spin_id" else _CELLS[c][draw(st.integers(0, 2))])
+        rows.append(",".join(cells))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = head + end + end.join(rows) + draw(st.sampled_from([end, ""]))
+    return text.encode()
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_logs())
+def test_small_logs_of_valid_and_odd_cells_read_the_same(tmp_path_factory, data):
+    from test_csv_fast_paths import _outcome, _spinlog_view
+
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.equipment.wheel import load_wheel
+
+    d = tmp_path_factory.mktemp("log")
+    p = d / "log.csv"
+    p.write_bytes(data)
+    eu = load_wheel("european")
+    with pytest.MonkeyPatch.context() as mp:
+        _without_numpy_path(mp)
+        want = _outcome(lambda: _spinlog_view(read_spin_log(p, eu)))
+    got = _outcome(lambda: _spinlog_view(read_spin_log(p, eu)))
+    assert got == want
