@@ -124,3 +124,48 @@ def test_small_logs_of_valid_and_odd_cells_read_the_same(tmp_path_factory, log):
         got = _outcome(lambda: _spinlog_view(read_spin_log(p, eu)))
     assert got == want
     assert taken[0] or not usual  # (a log of the usual cells only is read on the numpy path: the comparison is not of a path with itself)
+
+
+def _two_blocks() -> bytes:
+    """A log of a little more than one block (csvstream.BLOCK_SIZE) in the usual shape."""
+    head = "spin_id,timestamp,table,dealer,direction,revolutions,void,result\n"
+    rows = [f"{i},2026-01-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z,T{i % 3},D{i % 5},{'cw' if i % 2 else 'ccw'},"
+            f"{5 + i % 4},{'true' if i % 97 == 0 else 'false'},{i * 7 % 37}\n" for i in range(1, csvstream.BLOCK_SIZE // 60 + 3000)]
+    return (head + "".join(rows)).encode()
+
+
+def test_the_two_block_log_takes_the_numpy_path(tmp_path, monkeypatch):
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.equipment.wheel import load_wheel
+
+    data = _two_blocks()
+    assert len(data) > csvstream.BLOCK_SIZE + 100_000
+    p = tmp_path / "log.csv"
+    p.write_bytes(data)
+    taken = _spy(monkeypatch)
+    read_spin_log(p, load_wheel("european"))
+    assert taken == [True]
+
+
+@pytest.mark.parametrize("shift", [-1, 0, 1])
+@pytest.mark.parametrize("odd", ["CRLF from here", "space", "NUL", "CR", "e-acute", "byte dropped"])
+def test_an_oddity_at_the_block_boundary_reads_the_same(odd, shift, tmp_path):
+    """The oddity at the first block's end (the numpy path has handed the first block on when it meets it): the
+    whole file is read again on the exact path, as without the numpy path."""
+    from test_csv_fast_paths import _outcome, _spinlog_view
+
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.equipment.wheel import load_wheel
+
+    base = _two_blocks()
+    at = csvstream.BLOCK_SIZE + shift
+    data = {"CRLF from here": base[:at] + base[at:].replace(b"\n", b"\r\n"), "space": base[:at] + b" " + base[at + 1 :],
+            "NUL": base[:at] + b"\0" + base[at + 1 :], "CR": base[:at] + b"\r" + base[at + 1 :],
+            "e-acute": base[:at] + "\u00e9".encode() + base[at + 2 :], "byte dropped": base[:at] + base[at + 1 :]}[odd]
+    p = tmp_path / "log.csv"
+    p.write_bytes(data)
+    eu = load_wheel("european")
+    with pytest.MonkeyPatch.context() as mp:
+        _without_numpy_path(mp)
+        want = _outcome(lambda: _spinlog_view(read_spin_log(p, eu)))
+    assert _outcome(lambda: _spinlog_view(read_spin_log(p, eu))) == want
