@@ -130,7 +130,7 @@ def _two_blocks() -> bytes:
     """A log of a little more than one block (csvstream.BLOCK_SIZE) in the usual shape."""
     head = "spin_id,timestamp,table,dealer,direction,revolutions,void,result\n"
     rows = [f"{i},2026-01-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z,T{i % 3},D{i % 5},{'cw' if i % 2 else 'ccw'},"
-            f"{5 + i % 4},{'true' if i % 97 == 0 else 'false'},{i * 7 % 37}\n" for i in range(1, csvstream.BLOCK_SIZE // 60 + 3000)]
+            f"{5 + i % 4},{'true' if i % 97 == 0 else 'false'},{i * 7 % 37}\n" for i in range(1, csvstream.BLOCK_SIZE // 45 + 3000)]
     return (head + "".join(rows)).encode()
 
 
