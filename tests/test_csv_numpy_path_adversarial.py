@@ -103,17 +103,13 @@ def _logs(draw) -> tuple[bytes, bool]:
     return text.encode(), odd == 0.0
 
 
-@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-@given(_logs())
-def test_small_logs_of_valid_and_odd_cells_read_the_same(tmp_path_factory, log):
+def _log_both_ways(p: Path, data: bytes):
+    """(read_spin_log's log of ``data`` with the numpy path, without it, whether each read tried took it)."""
     from test_csv_fast_paths import _outcome, _spinlog_view
 
     from rngcert.collect.spinlog import read_spin_log
     from rngcert.equipment.wheel import load_wheel
 
-    data, usual = log
-    d = tmp_path_factory.mktemp("log")
-    p = d / "log.csv"
     p.write_bytes(data)
     eu = load_wheel("european")
     with pytest.MonkeyPatch.context() as mp:
@@ -122,6 +118,14 @@ def test_small_logs_of_valid_and_odd_cells_read_the_same(tmp_path_factory, log):
     with pytest.MonkeyPatch.context() as mp:
         taken = _spy(mp)
         got = _outcome(lambda: _spinlog_view(read_spin_log(p, eu)))
+    return got, want, taken
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_logs())
+def test_small_logs_of_valid_and_odd_cells_read_the_same(tmp_path_factory, log):
+    data, usual = log
+    got, want, taken = _log_both_ways(tmp_path_factory.mktemp("log") / "log.csv", data)
     assert got == want
     assert taken[0] or not usual  # (a log of the usual cells only is read on the numpy path: the comparison is not of a path with itself)
 
@@ -152,20 +156,10 @@ def test_the_two_block_log_takes_the_numpy_path(tmp_path, monkeypatch):
 def test_an_oddity_at_the_block_boundary_reads_the_same(odd, shift, tmp_path):
     """The oddity at the first block's end (the numpy path has handed the first block on when it meets it): the
     whole file is read again on the exact path, as without the numpy path."""
-    from test_csv_fast_paths import _outcome, _spinlog_view
-
-    from rngcert.collect.spinlog import read_spin_log
-    from rngcert.equipment.wheel import load_wheel
-
     base = _two_blocks()
     at = csvstream.BLOCK_SIZE + shift
     data = {"CRLF from here": base[:at] + base[at:].replace(b"\n", b"\r\n"), "space": base[:at] + b" " + base[at + 1 :],
             "NUL": base[:at] + b"\0" + base[at + 1 :], "CR": base[:at] + b"\r" + base[at + 1 :],
             "e-acute": base[:at] + "\u00e9".encode() + base[at + 2 :], "byte dropped": base[:at] + base[at + 1 :]}[odd]
-    p = tmp_path / "log.csv"
-    p.write_bytes(data)
-    eu = load_wheel("european")
-    with pytest.MonkeyPatch.context() as mp:
-        _without_numpy_path(mp)
-        want = _outcome(lambda: _spinlog_view(read_spin_log(p, eu)))
-    assert _outcome(lambda: _spinlog_view(read_spin_log(p, eu))) == want
+    got, want, _ = _log_both_ways(tmp_path / "log.csv", data)
+    assert got == want
