@@ -1,0 +1,98 @@
+"""`shuffle certify` of a procedure on a local pool (issue 26 item 6): the sensitivity grid's points run
+on the workers while this process runs the other stages, the batteries' caches are filled in this process
+while the workers simulate (so that the workers forked later inherit them), and the report is the serial
+run's, whichever way the stages ran. Also the ``meanwhile`` hook of :func:`rngcert.pipeline.parallel.map_items`
+that both use."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from rngcert.pipeline.parallel import Plan, map_items
+
+VOLATILE = ("generated_utc", "command", "integrity")
+
+
+def _square(x):
+    return x * x
+
+
+def _pid(_):
+    return os.getpid()
+
+
+def test_meanwhile_runs_once_in_this_process_in_every_mode(monkeypatch):
+    """Serially before the items; on a local pool while its workers run them (they are forked before it:
+    a worker does not see what it did); its CPU is not counted as the items'."""
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    for plan in (Plan(workers=1), Plan(workers=2)):
+        calls = []
+        timings: dict = {}
+        got = map_items(_pid, range(4), plan=plan, timings=timings, meanwhile=lambda: calls.append(os.getpid()))
+        assert calls == [os.getpid()]
+        if plan.workers == 2:
+            assert timings["mode"] == "local pool" and os.getpid() not in got
+        else:
+            assert timings["mode"] == "serial" and got == [os.getpid()] * 4
+    # a pool that does not start: the hook still runs once, then the items serially here
+    from rngcert.pipeline.parallel import ClusterFallbackWarning
+
+    def refuse():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr("rngcert.pipeline.parallel._python_threads", lambda: 1)
+    monkeypatch.setattr(os, "fork", refuse)
+    calls = []
+    with pytest.warns(ClusterFallbackWarning):
+        assert map_items(_square, [1, 2, 3], plan=Plan(workers=2), meanwhile=lambda: calls.append(1)) == [1, 4, 9]
+    assert calls == [1]
+
+
+def _certify(plan, timings_file, monkeypatch, **kw):
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle.procedure import certify_procedure
+
+    monkeypatch.setenv("RNGCERT_TIMINGS", str(timings_file))
+    cert = certify_procedure(load_procedure("baccarat-004"), seed=5, n_resamples=199, figures=False, plan=plan, **kw)
+    monkeypatch.delenv("RNGCERT_TIMINGS")
+    rec = [json.loads(ln) for ln in timings_file.read_text().splitlines()] if timings_file.exists() else []
+    timings_file.unlink(missing_ok=True)
+    return {k: v for k, v in cert.report.items() if k not in VOLATILE}, {(r["func"], r["mode"]) for r in rec}
+
+
+@pytest.mark.slow
+def test_shuffle_stages_on_a_pool_give_the_serial_report(tmp_path, monkeypatch):
+    """The grid (4 of its points, 100 tables each) beside the other stages, and without a grid the stages on
+    the pool after the caches were filled here: both reports equal the serial run's, remedies included."""
+    import functools
+
+    import rngcert.pipeline.certify_shuffle.procedure as P
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr(P, "_sensitivity_grid", functools.partial(P._sensitivity_grid, clumps=(1.0, 4.0), travels=(0.15,), riffles=(1, 2)))
+    t = tmp_path / "t.jsonl"
+    kw = dict(tables=150, burn_in=2, sensitivity=True, sensitivity_tables=100)
+    serial, modes = _certify(Plan(workers=1), t, monkeypatch, **kw)
+    assert all(mode == "serial" for _, mode in modes)
+    assert len(serial["sensitivity"]["rows"]) == 4 and serial["first_shoe"]["verdict"] == "FAIL" and serial["first_shoe"]["remedies_tried"]
+    pooled, modes = _certify(Plan(workers=2), t, monkeypatch, **kw)
+    assert pooled == serial
+    # the grid on the pool, the other stages serially in this process meanwhile
+    assert ("_sensitivity_point", "local pool") in modes and ("_stage_item", "serial") in modes, modes
+    kw["sensitivity"] = False
+    serial, _ = _certify(Plan(workers=1), t, monkeypatch, **kw)
+    pooled, modes = _certify(Plan(workers=2), t, monkeypatch, **kw)
+    assert pooled == serial
+    assert {("_stage_item", "local pool"), ("_battery_item", "local pool"), ("_remedy_item", "local pool")} <= modes, modes
+
+
+def test_overlap_only_where_it_pays():
+    from rngcert.pipeline.certify_shuffle.procedure import _overlap_pays
+
+    assert _overlap_pays(0.7, 3.8, 2)  # the benchmark's grid: 500 shoes, 32 points of 100 tables
+    assert not _overlap_pays(20.0, 3.8, 2)  # a long main run: it takes its own pool first
+    assert not _overlap_pays(2.5, 10.6, 16)  # many cores: the main run on them, then the grid
+    assert not _overlap_pays(1.0, 1.0, 1)
