@@ -86,7 +86,40 @@ def test_shuffle_stages_on_a_pool_give_the_serial_report(tmp_path, monkeypatch):
     serial, _ = _certify(Plan(workers=1), t, monkeypatch, **kw)
     pooled, modes = _certify(Plan(workers=2), t, monkeypatch, **kw)
     assert pooled == serial
-    assert {("_stage_item", "local pool"), ("_battery_item", "local pool"), ("_remedy_item", "local pool")} <= modes, modes
+    assert {("_stage_item", "local pool"), ("_battery_item", "local pool")} <= modes, modes
+
+
+class _Proc:
+    def parameters(self):
+        return []
+
+
+def _remedy(item):
+    """A remedy work item that only says which candidate it is and the process it ran in; index 3 is the remedy."""
+    _, label, change, *_ = item
+    return {"change": label, "verdict": "PASS" if change["i"] == 3 else "FAIL", "pid": os.getpid()}, change["i"] == 3
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_remedy_waves_with_a_candidate_computed_already_and_one_here(monkeypatch, workers):
+    """The first candidate computed while the batteries ran (``ready``), then waves of one candidate a worker and one in
+    this process: the remedy and the candidates tried are the serial search's."""
+    from rngcert.pipeline.certify_shuffle import procedure as P
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr(P, "_remedies", lambda proc: [(f"candidate {i}", {"i": i}) for i in range(6)])
+    monkeypatch.setattr(P, "_remedy_item", _remedy)
+    first = ({"change": "candidate 0", "verdict": "FAIL", "pid": -1}, False)
+    fix, tried = P._first_shoe_remedy(_Proc(), 1, tables=10, alpha=0.01, threshold=0.0, n_resamples=9, standard="edge", bj_rules=None,
+                                      plan=Plan(workers=workers), ready={0: first})
+    assert fix == "candidate 3"
+    assert [t["change"] for t in tried] == [f"candidate {i}" for i in range(4)]
+    assert tried[0]["pid"] == -1  # not computed again
+    pids = [t["pid"] for t in tried[1:]]
+    if workers == 2:  # one wave of 3: candidate 1 here, 2 and 3 on the two workers
+        assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+    else:
+        assert pids == [os.getpid()] * 3
 
 
 def test_overlap_only_where_it_pays():

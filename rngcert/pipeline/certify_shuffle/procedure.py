@@ -109,15 +109,9 @@ def _remedy_item(item) -> tuple[dict, bool]:
     return entry, o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected) and (best is None or best[1] <= threshold)
 
 
-def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None):
-    """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
-    edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy); a change
-    of a parameter fixed by the rules says so, with the rule.
-
-    The candidates are tried in order and the search stops at the first remedy. On a ``plan`` that runs
-    in parallel they are work items tried a wave at a time, one candidate per worker (the candidates after
-    a remedy in its wave are computed and left out): the result is the serial search's."""
-    tried = []
+def _remedy_candidates(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules) -> list:
+    """The first shoe's candidate changes (:func:`_remedies`) as work items of :func:`_remedy_item`, in the
+    order they are tried; a change of a parameter fixed by the rules says so, with the rule."""
     rules = {p["name"]: p.get("source", "") for p in proc.parameters() if p.get("status") == "rule"}
     kw = dict(alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
     items = []
@@ -126,20 +120,50 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
         if fixed:
             label += " — a change of the rules: " + "; ".join(fixed)
         items.append((proc, label, change, entropy, tables, kw))
+    return items
+
+
+def _pinned_remedy(item):
+    """:func:`_remedy_item` in this process, with one BLAS thread (as on a worker: the trackers' products sum in the same order)."""
+    with pinned():
+        return _remedy_item(item)
+
+
+def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None,
+                       ready: dict | None = None):
+    """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
+    edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy).
+
+    The candidates (:func:`_remedy_candidates`) are tried in order and the search stops at the first
+    remedy. On a ``plan`` that runs in parallel they are work items tried a wave at a time, one candidate
+    per worker and one in this process beside them (the candidates after a remedy in its wave are
+    computed and left out): the result is the serial search's. ``ready`` holds the results of candidates
+    computed already (index -> the result of :func:`_remedy_item`)."""
+    tried = []
+    items = _remedy_candidates(proc, entropy, tables=tables, alpha=alpha, threshold=threshold, n_resamples=n_resamples,
+                               standard=standard, bj_rules=bj_rules)
+    ready = ready or {}
     plan = plan or Plan(workers=1)
     costs = [_remedy_cost(tables)] * len(items)
-    wave = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 1
-    for a in range(0, len(items), wave):
-        todo = items[a : a + wave]
-        if len(todo) > 1:
-            got = map_items(_remedy_item, todo, plan=plan, costs=costs[: len(todo)])
+    workers = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 0
+    a = 0
+    while a < len(items):
+        todo = items[a : a + 1] if a in ready else items[a : a + workers + 1]
+        if a in ready:
+            got = [ready[a]]
+        elif len(todo) > 1:  # this process takes the first candidate of a wave larger than the workers
+            own = todo[: max(0, len(todo) - workers)]
+            mine: list = []
+            got = map_items(_remedy_item, todo[len(own):], plan=plan, costs=costs[len(own) : len(todo)],
+                            meanwhile=(lambda: mine.extend(_pinned_remedy(it) for it in own)) if own else None)
+            got = mine + got
         else:
-            with pinned():  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
-                got = [_remedy_item(todo[0])]
+            got = [_pinned_remedy(todo[0])]
         for item, (entry, ok) in zip(todo, got):
             tried.append(entry)
             if ok:
                 return item[1], tried
+        a += len(todo)
     return None, tried
 
 
@@ -327,8 +351,13 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
         both = None
         costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
+        rem_kw = dict(tables=min(tables, 1000), alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+        ready: dict = {}
         if first_shoe and p.runs_parallel(2, costs):  # the two batteries at once, one a worker (each in its own streams)
-            both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=p, costs=costs)
+            # meanwhile this process tries the first shoe's first remedy, needed when the first shoe FAILs (else thrown away)
+            first = _remedy_candidates(proc, entropy, **rem_kw)[:1]
+            both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=p, costs=costs,
+                             meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
         if both is None:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
             with pinned():
                 both = [_run(data, group="steady-state", **run_kw), _run(d1, group="first-shoe", **run_kw) if first_shoe else None]
@@ -363,8 +392,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
             figs.append(_figures(d1, o1) if figures else [])
             fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
             if o1.verdict == "FAIL":
-                fix, tried = _first_shoe_remedy(proc, entropy, tables=min(tables, 1000), alpha=alpha, threshold=threshold,
-                                                n_resamples=n_resamples, standard=standard, bj_rules=bj_rules, plan=p)
+                fix, tried = _first_shoe_remedy(proc, entropy, plan=p, ready=ready, **rem_kw)
                 fs["remedy"] = fix
                 fs["remedies_tried"] = tried
                 fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
