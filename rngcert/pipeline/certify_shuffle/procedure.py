@@ -158,7 +158,7 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
                             meanwhile=(lambda: mine.extend(_pinned_remedy(it) for it in own)) if own else None)
             got = mine + got
         else:
-            got = [_pinned_remedy(todo[0])]
+            got = map_items(_remedy_item, todo, plan=Plan(workers=1))
         for item, (entry, ok) in zip(todo, got):
             tried.append(entry)
             if ok:
@@ -349,18 +349,17 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
         run_kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
         d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
-        both = None
         costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
         rem_kw = dict(tables=min(tables, 1000), alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
         ready: dict = {}
-        if first_shoe and p.runs_parallel(2, costs):  # the two batteries at once, one a worker (each in its own streams)
+        if first_shoe:  # the two batteries: work items (each in its own streams), at once on a pool where it pays
             # meanwhile this process tries the first shoe's first remedy, needed when the first shoe FAILs (else thrown away)
-            first = _remedy_candidates(proc, entropy, **rem_kw)[:1]
+            first = _remedy_candidates(proc, entropy, **rem_kw)[:1] if p.runs_parallel(2, costs) else []
             both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=p, costs=costs,
                              meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
-        if both is None:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
+        else:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
             with pinned():
-                both = [_run(data, group="steady-state", **run_kw), _run(d1, group="first-shoe", **run_kw) if first_shoe else None]
+                both = [_run(data, group="steady-state", **run_kw), None]
         out = both[0]
         house = _house_edges(game, proc.decks, bj_rules)
         edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
