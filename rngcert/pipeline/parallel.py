@@ -578,12 +578,14 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
             timings["run_s"] = time.perf_counter() - t0
             _log_timings(func, len(items), timings, cpu0)
 
-    def aside():  # the caller's own work, its CPU not counted as the items' (client_cpu_s)
+    def aside():  # the caller's own work: its CPU not counted as the items' (client_cpu_s), its wall time noted
         nonlocal cpu0
         if meanwhile is not None:
-            c = time.process_time()
+            c, w = time.process_time(), time.perf_counter()
             meanwhile()
             cpu0 += time.process_time() - c
+            if timings is not None:
+                timings["meanwhile_s"] = time.perf_counter() - w
 
     parallel = plan.runs_parallel(len(items), costs)
     if not parallel or plan.address:
