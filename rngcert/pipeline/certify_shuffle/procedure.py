@@ -303,8 +303,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
         serial; the tables, and so the report, are the same wherever they ran; the sensitivity grid's
         points are work items of the same plan, and so, on a plan that runs in parallel, are the steady-state and
-        first-shoe batteries (two items at once), the first shoe's remedies (a wave at a time) and the trackers'
-        training (an item beside the batches); every item runs with one BLAS thread, serially too), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
+        first-shoe batteries (two items at once, the first remedy tried here meanwhile), the first shoe's remedies (a wave
+        at a time) and the trackers' training (an item beside the batches); the grid's points run on the workers while
+        this process runs the other stages where that pays (:func:`_overlap_pays`); every item runs with one BLAS thread, serially too), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
         state and first shoe; default the game's house edge) and ``power`` (default 0.9).
 
     Returns
