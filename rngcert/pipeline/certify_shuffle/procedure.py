@@ -146,9 +146,10 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
     plan = plan or Plan(workers=1)
     costs = [_remedy_cost(tables)] * len(items)
     workers = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 0
+    here = 0 if plan.address else 1  # on an existing cluster this process takes no candidate (it would run before the wave)
     a = 0
     while a < len(items):
-        todo = items[a : a + 1] if a in ready else items[a : a + workers + 1]
+        todo = items[a : a + 1] if a in ready else items[a : a + workers + here]
         if a in ready:
             got = [ready[a]]
         elif len(todo) > 1:  # this process takes the first candidate of a wave larger than the workers
@@ -340,7 +341,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         costs = [TRAIN_TABLE_S * n_train] + [SIM_TABLE_S * it[1][2] for it in batches]
         # where a later stage may run on a pool, this process fills the batteries' caches while the workers simulate
         # (before the batteries' and remedies' workers are forked from it, so that none fills them again)
-        later = p.runs_parallel(2, [BATTERY_SHOE_S * tables] * 2) or p.runs_parallel(len(batches) + 1, costs)
+        later = not p.address and (p.runs_parallel(2, [BATTERY_SHOE_S * tables] * 2) or p.runs_parallel(len(batches) + 1, costs))
         warm = (lambda: _warm_up(proc, bj_rules)) if later else None
         got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=p, costs=costs, meanwhile=warm)
         kernel, tab = got[0], concat_tables(got[1:])
@@ -355,7 +356,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         ready: dict = {}
         if first_shoe:  # the two batteries: work items (each in its own streams), at once on a pool where it pays
             # meanwhile this process tries the first shoe's first remedy, needed when the first shoe FAILs (else thrown away)
-            first = _remedy_candidates(proc, entropy, **rem_kw)[:1] if p.runs_parallel(2, costs) else []
+            first = _remedy_candidates(proc, entropy, **rem_kw)[:1] if p.runs_parallel(2, costs) and not p.address else []
             both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=p, costs=costs,
                              meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
         else:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
