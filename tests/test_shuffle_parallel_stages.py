@@ -129,3 +129,25 @@ def test_overlap_only_where_it_pays():
     assert not _overlap_pays(20.0, 3.8, 2)  # a long main run: it takes its own pool first
     assert not _overlap_pays(2.5, 10.6, 16)  # many cores: the main run on them, then the grid
     assert not _overlap_pays(1.0, 1.0, 1)
+
+
+def test_grid_workers_beside_the_stages_lower_their_own_priority_once(monkeypatch):
+    """A forked worker running the grid beside the stages adds GRID_NICE to its niceness (the stages, the
+    critical path, get the cores first); the process that runs the stages never changes its own."""
+    import rngcert.pipeline.certify_shuffle.procedure as P
+
+    before = os.nice(0)
+    monkeypatch.setattr(P, "_BESIDE", os.getpid())
+    P._yield_to_stages()  # in the stages' own process: nothing
+    assert os.nice(0) == before and P._BESIDE == os.getpid()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a worker: lowers its priority once
+        P._yield_to_stages()
+        P._yield_to_stages()
+        os.write(w, str(os.nice(0)).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(w)
+    assert int(os.read(r, 100)) == min(19, before + P.GRID_NICE)
+    os.close(r)

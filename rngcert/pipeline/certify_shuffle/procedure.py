@@ -4,6 +4,9 @@ shoe from new decks, remedies for it, trackers, sensitivity grid.
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import numpy as np
 
 from rngcert.battery.core import worst
@@ -168,11 +171,28 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
     return None, tried
 
 
+#: The process that runs the other stages beside the grid's workers (:func:`certify_procedure`): a forked worker of
+#: another process lowers its own priority before its first point, so that the stages, the run's critical path,
+#: get their share of the cores first and the grid's points the rest. (None: no grid beside the stages.)
+_BESIDE: int | None = None
+#: Niceness a grid worker adds to itself when it runs beside the stages.
+GRID_NICE = 10
+
+
+def _yield_to_stages() -> None:
+    global _BESIDE
+    if _BESIDE is not None and os.getpid() != _BESIDE:
+        with contextlib.suppress(OSError):
+            os.nice(GRID_NICE)
+        _BESIDE = None  # once a worker
+
+
 def _sensitivity_point(item) -> dict:
     """One point of the sensitivity grid (a work item): ``(procedure, point, columns, entropy, tables,
     options)`` -> the grid's row: a fresh simulation with the point's values, trackers trained on
     their own tables, the battery's verdict and the best tracker's edge. Its streams depend on the
     point's procedure and the run's entropy only, never on where or in which order it runs."""
+    _yield_to_stages()
     proc, g, cols, entropy, tables, kw = item
     p2 = proc.with_params(g)
     k2 = _kernel(p2, entropy, max(200, tables // 2), key=("tracker-training", "sensitivity"))
@@ -413,8 +433,13 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         # the grid's points on the pool's workers while this process runs the other stages serially (they do
         # not depend on each other); its caches filled first, so that the workers forked now inherit them
         _warm_up(proc, bj_rules)
-        rows = map_items(_sensitivity_point, grid[0], plan=plan, costs=costs,
-                         meanwhile=lambda: done.append(main_stages(Plan(workers=1))))
+        global _BESIDE
+        _BESIDE = os.getpid()  # (the workers, forked next, give the stages here their share of the cores first)
+        try:
+            rows = map_items(_sensitivity_point, grid[0], plan=plan, costs=costs,
+                             meanwhile=lambda: done.append(main_stages(Plan(workers=1))))
+        finally:
+            _BESIDE = None
     else:
         done.append(main_stages(plan))
         rows = None if grid is None else map_items(_sensitivity_point, grid[0], plan=plan)
