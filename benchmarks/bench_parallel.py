@@ -236,7 +236,8 @@ def _timed(args, env, prefix=(), funcs=()) -> dict:
     recs = [r for r in recs if r.get("func") in funcs]
     main = max(recs, key=lambda r: r.get("items", 0)) if recs else {}
     pooled = [r for r in recs if "workers_cpu_s" in r]
-    return {"wall": wall, "cpu": cpu, "peak": peak, "items_s": sum(r.get("run_s", 0.0) for r in recs),
+    # (meanwhile_s: the command's own work while the workers ran the items, e.g. shuffle certify's stages beside its grid)
+    return {"wall": wall, "cpu": cpu, "peak": peak, "items_s": sum(r.get("run_s", 0.0) - r.get("meanwhile_s", 0.0) for r in recs),
             # a local pool's own CPU: its workers' beyond their items (start, imports, messages) and the client's while they ran
             "pool_cpu_s": sum(r["workers_cpu_s"] - r["items_cpu_s"] + r.get("client_cpu_s", 0.0) for r in pooled) if pooled else float("nan"),
             "worker_imports": sorted({m for r in pooled for m in r.get("worker_imports", [])}),

@@ -578,7 +578,8 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
 #   pool, an existing Dask cluster), each yielding as items finish and recording the same timings
 def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan | None = None,
                timings: dict | None = None, preload: Sequence[str] = (), costs: Sequence[float] | None = None,
-               largest_first: bool = False) -> Iterator[tuple[int, Any]]:
+               largest_first: bool = False,
+               meanwhile: Callable[[], None] | None = None) -> Iterator[tuple[int, Any]]:
     """Apply ``func`` to every item and yield ``(index, result)`` as items finish.
 
     Serial plans (and a single item) yield in item order; in parallel, in completion order, so the
@@ -605,6 +606,10 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     largest_first : bool
         On a local pool, start the items in :func:`dispatch_order` (the costliest first, by ``costs``)
         instead of item order; results are the same (yielded with their index).
+    meanwhile : callable, optional
+        ``meanwhile()`` runs in this process once, while a local pool's workers run the items (its
+        workers are forked first, so they do not inherit what it computes), else before the items.
+        It must not start a pool of its own (this process then runs the pool's thread).
 
     Raises
     ------
@@ -626,7 +631,19 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
             timings["run_s"] = time.perf_counter() - t0
             _log_timings(func, len(items), timings, cpu0)
 
-    if not plan.runs_parallel(len(items), costs):
+    def aside():  # the caller's own work: its CPU not counted as the items' (client_cpu_s), its wall time noted
+        nonlocal cpu0
+        if meanwhile is not None:
+            c, w = time.process_time(), time.perf_counter()
+            meanwhile()
+            cpu0 += time.process_time() - c
+            if timings is not None:
+                timings["meanwhile_s"] = time.perf_counter() - w
+
+    parallel = plan.runs_parallel(len(items), costs)
+    if not parallel or plan.address:
+        aside()
+    if not parallel:
         yield from serially(range(len(items)), start_s=0.0, workers=1, mode="serial")
         return
     if plan.address:
@@ -639,6 +656,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     except _LocalClusterFailed as exc:
         warnings.warn(f"the local worker pool did not start ({exc}); the {len(items)} work items run serially in "
                       "this process instead (the results are the same)", ClusterFallbackWarning, stacklevel=2)
+        aside()
         yield from serially(range(len(items)), start_s=time.perf_counter() - t0, workers=1, mode="serial (the local pool did not start)")
         return
     from concurrent.futures import as_completed
@@ -655,6 +673,7 @@ def iter_items(func: Callable[[Any], Any], items: Sequence[Any], *, plan: Plan |
     item_cpu = 0.0
     broken = None
     try:
+        aside()
         for fut in as_completed(list(index)):
             try:
                 res, mods, cpu = fut.result()
@@ -714,7 +733,8 @@ def _on_cluster(func, items: list, plan: Plan, timings: dict | None, t0: float, 
 
 def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | None = None,
               progress: Callable[[int, Any], None] | None = None, timings: dict | None = None,
-              preload: Sequence[str] = (), costs: Sequence[float] | None = None, largest_first: bool = False) -> list:
+              preload: Sequence[str] = (), costs: Sequence[float] | None = None, largest_first: bool = False,
+              meanwhile: Callable[[], None] | None = None) -> list:
     """``[func(item) for item in items]`` on the plan's workers; results in item order.
 
     ``progress(index, result)`` is called in this process as each item finishes. Other
@@ -722,7 +742,8 @@ def map_items(func: Callable[[Any], Any], items: Iterable[Any], *, plan: Plan | 
     """
     items = list(items)
     out: list = [None] * len(items)
-    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload, costs=costs, largest_first=largest_first):
+    for i, res in iter_items(func, items, plan=plan, timings=timings, preload=preload, costs=costs,
+                             largest_first=largest_first, meanwhile=meanwhile):
         out[i] = res
         if progress is not None:
             progress(i, res)

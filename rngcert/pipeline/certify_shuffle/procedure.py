@@ -4,6 +4,9 @@ shoe from new decks, remedies for it, trackers, sensitivity grid.
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import numpy as np
 
 from rngcert.battery.core import worst
@@ -14,7 +17,7 @@ from rngcert.equipment.procedure import Procedure
 from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section
 from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
-from rngcert.pipeline.parallel import Plan, map_items, pinned
+from rngcert.pipeline.parallel import CLUSTER_START_S, PARALLEL_EFFICIENCY, Plan, map_items, pinned
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import plots
 from rngcert.seeding import root
@@ -109,15 +112,9 @@ def _remedy_item(item) -> tuple[dict, bool]:
     return entry, o2.verdict in ("PASS", "SUSPECT") and not any(is_tracker(n) for n in o2.rejected) and (best is None or best[1] <= threshold)
 
 
-def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None):
-    """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
-    edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy); a change
-    of a parameter fixed by the rules says so, with the rule.
-
-    The candidates are tried in order and the search stops at the first remedy. On a ``plan`` that runs
-    in parallel they are work items tried a wave at a time, one candidate per worker (the candidates after
-    a remedy in its wave are computed and left out): the result is the serial search's."""
-    tried = []
+def _remedy_candidates(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules) -> list:
+    """The first shoe's candidate changes (:func:`_remedies`) as work items of :func:`_remedy_item`, in the
+    order they are tried; a change of a parameter fixed by the rules says so, with the rule."""
     rules = {p["name"]: p.get("source", "") for p in proc.parameters() if p.get("status") == "rule"}
     kw = dict(alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
     items = []
@@ -126,21 +123,68 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
         if fixed:
             label += " — a change of the rules: " + "; ".join(fixed)
         items.append((proc, label, change, entropy, tables, kw))
+    return items
+
+
+def _pinned_remedy(item):
+    """:func:`_remedy_item` in this process, with one BLAS thread (as on a worker: the trackers' products sum in the same order)."""
+    with pinned():
+        return _remedy_item(item)
+
+
+def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None,
+                       ready: dict | None = None):
+    """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
+    edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy).
+
+    The candidates (:func:`_remedy_candidates`) are tried in order and the search stops at the first
+    remedy. On a ``plan`` that runs in parallel they are work items tried a wave at a time, one candidate
+    per worker and one in this process beside them (the candidates after a remedy in its wave are
+    computed and left out): the result is the serial search's. ``ready`` holds the results of candidates
+    computed already (index -> the result of :func:`_remedy_item`)."""
+    tried = []
+    items = _remedy_candidates(proc, entropy, tables=tables, alpha=alpha, threshold=threshold, n_resamples=n_resamples,
+                               standard=standard, bj_rules=bj_rules)
+    ready = ready or {}
     plan = plan or Plan(workers=1)
     costs = [_remedy_cost(tables)] * len(items)
-    wave = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 1
-    for a in range(0, len(items), wave):
-        todo = items[a : a + wave]
-        if len(todo) > 1:
-            got = map_items(_remedy_item, todo, plan=plan, costs=costs[: len(todo)])
+    workers = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 0
+    here = 0 if plan.address else 1  # on an existing cluster this process takes no candidate (it would run before the wave)
+    a = 0
+    while a < len(items):
+        todo = items[a : a + 1] if a in ready else items[a : a + workers + here]
+        if a in ready:
+            got = [ready[a]]
+        elif len(todo) > 1:  # this process takes the first candidate of a wave larger than the workers
+            own = todo[: max(0, len(todo) - workers)]
+            mine: list = []
+            got = map_items(_remedy_item, todo[len(own):], plan=plan, costs=costs[len(own) : len(todo)],
+                            meanwhile=(lambda: mine.extend(_pinned_remedy(it) for it in own)) if own else None)
+            got = mine + got
         else:
-            with pinned():  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
-                got = [_remedy_item(todo[0])]
+            got = map_items(_remedy_item, todo, plan=Plan(workers=1))
         for item, (entry, ok) in zip(todo, got):
             tried.append(entry)
             if ok:
                 return item[1], tried
+        a += len(todo)
     return None, tried
+
+
+#: The process that runs the other stages beside the grid's workers (:func:`certify_procedure`): a forked worker of
+#: another process lowers its own priority before its first point, so that the stages, the run's critical path,
+#: get their share of the cores first and the grid's points the rest. (None: no grid beside the stages.)
+_BESIDE: int | None = None
+#: Niceness a grid worker adds to itself when it runs beside the stages.
+GRID_NICE = 10
+
+
+def _yield_to_stages() -> None:
+    global _BESIDE
+    if _BESIDE is not None and os.getpid() != _BESIDE:
+        with contextlib.suppress(OSError):
+            os.nice(GRID_NICE)
+        _BESIDE = None  # once a worker
 
 
 def _sensitivity_point(item) -> dict:
@@ -148,6 +192,7 @@ def _sensitivity_point(item) -> dict:
     options)`` -> the grid's row: a fresh simulation with the point's values, trackers trained on
     their own tables, the battery's verdict and the best tracker's edge. Its streams depend on the
     point's procedure and the run's entropy only, never on where or in which order it runs."""
+    _yield_to_stages()
     proc, g, cols, entropy, tables, kw = item
     p2 = proc.with_params(g)
     k2 = _kernel(p2, entropy, max(200, tables // 2), key=("tracker-training", "sensitivity"))
@@ -161,8 +206,10 @@ def _sensitivity_point(item) -> dict:
             "ci95": None if best is None else best[2], "rejected": list(o2.rejected)}
 
 
-def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, threshold: float, n_resamples: int, standard: str,
-                 bj_rules, clumps=(1.0, 2.0, 4.0, 8.0), travels=(0.05, 0.15, 0.3, 0.6), riffles=(1, 2), plan: Plan | None = None) -> dict | None:
+def _sensitivity_grid(proc: Procedure, entropy: int, *, tables: int, alpha: float, threshold: float, n_resamples: int, standard: str,
+                      bj_rules, clumps=(1.0, 2.0, 4.0, 8.0), travels=(0.05, 0.15, 0.3, 0.6), riffles=(1, 2)):
+    """The sensitivity grid's work items (:func:`_sensitivity_point`) and the function that makes the
+    report's block from their rows, or None when the procedure has neither a wash nor a riffle."""
     wash = wash_parameters(proc)
     riffle = next((i for i, s in enumerate(proc.steps, 1) if s.op in ("grab_riffle", "riffle")), None)
     if wash is None and riffle is None:
@@ -180,18 +227,66 @@ def _sensitivity(proc: Procedure, entropy: int, *, tables: int, alpha: float, th
     # grid points, each a vectorised simulation and a battery: independent work items on the plan's workers
     cols = [(ax, axes[ax][0]) for ax in names]
     kw = dict(alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
-    rows = map_items(_sensitivity_point, [(proc, g, cols, entropy, tables, kw) for g in grid], plan=plan or Plan(workers=1))
-    current = {ax: proc.value(axes[ax][0]) for ax in names}
-    return {"axes": {ax: {"parameter": axes[ax][0], "values": axes[ax][1]} for ax in names}, "current": current, "rows": rows,
-            "tables_per_point": tables, "burn_in": 4,
-            "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
-                     "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
-                     "interval, and 'detectable' the edge of that tracker its tables detect with 90% power at the family-wise level. "
-                     "A point is FAIL when the edge passes the one-sided Holm test, or when a test rejects and no tracker could bet "
-                     "(nothing measured the edge, so nothing clears the rejection), so an interval above 0 need not be a FAIL "
-                     "at this size, and a point with fewer tables than the main run can differ from the main verdict for that reason. "
-                     "SUSPECT means statistical findings and no tracker edge established at this size: where its interval lies "
-                     "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
+    items = [(proc, g, cols, entropy, tables, kw) for g in grid]
+
+    def block(rows: list) -> dict:
+        current = {ax: proc.value(axes[ax][0]) for ax in names}
+        return {"axes": {ax: {"parameter": axes[ax][0], "values": axes[ax][1]} for ax in names}, "current": current, "rows": rows,
+                "tables_per_point": tables, "burn_in": 4,
+                "note": ("each point: a fresh simulation of the procedure with these values (the other parameters as declared), "
+                         "trackers trained on independent tables; 'edge' is the best tracker's edge in % of the stake, with its 95% "
+                         "interval, and 'detectable' the edge of that tracker its tables detect with 90% power at the family-wise level. "
+                         "A point is FAIL when the edge passes the one-sided Holm test, or when a test rejects and no tracker could bet "
+                         "(nothing measured the edge, so nothing clears the rejection), so an interval above 0 need not be a FAIL "
+                         "at this size, and a point with fewer tables than the main run can differ from the main verdict for that reason. "
+                         "SUSPECT means statistical findings and no tracker edge established at this size: where its interval lies "
+                         "above 0 the edge is possible, not excluded; a point is shown safe only by no bets, or by an interval below 0")}
+
+    return items, block
+
+
+def _point_cost(tables: int) -> float:
+    """Estimated serial seconds of one sensitivity point (training, ``tables`` simulated tables, the battery)."""
+    return TRAIN_TABLE_S * max(200, tables // 2) + (SIM_TABLE_S + BATTERY_SHOE_S) * tables
+
+
+def _sensitivity(proc: Procedure, entropy: int, *, plan: Plan | None = None, **keywords) -> dict | None:
+    """The sensitivity grid (keywords of :func:`_sensitivity_grid`), its points the plan's work items."""
+    grid = _sensitivity_grid(proc, entropy, **keywords)
+    if grid is None:
+        return None
+    items, block = grid
+    return block(map_items(_sensitivity_point, items, plan=plan or Plan(workers=1)))
+
+
+def _warm_up(proc: Procedure, bj_rules) -> None:
+    """Fill this process's caches that a battery of ``proc``'s shoes fills on its first run, from a
+    battery on 4 tables of a stream of their own, thrown away: the exact laws of the shoe's size, the
+    game's exact enumeration, the modules the tests import on first use (about 0.9 CPU-s for 416 cards
+    of baccarat). Run before the workers of a later stage are forked, each inherits them instead of
+    filling them again. The caches hold exact functions of the shoe's size and game, so no result
+    depends on whether this ran; it is only a speed-up, so a failure here is left to the real run."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings(), pinned():
+            warnings.simplefilter("ignore")
+            tab = simulate_tables(proc, 4, 0, burn_in=1, key=("warm-up",))
+            kern = _kernel(proc, 0, 4, key=("warm-up",))
+            for first in (False, True):
+                d = _procedure_data(proc, tab, kern, first=first, threshold=0.0, bj_rules=bj_rules)
+                _run(d, entropy=0, group="warm-up", alpha=0.01, n_resamples=99, standard="edge")
+    except Exception:  # noqa: BLE001 - a speed-up only: the run's own stages raise what is wrong, with their context
+        pass
+
+
+def _overlap_pays(chain: float, grid: float, workers: int) -> bool:
+    """Whether the sensitivity grid's points on ``workers`` workers beside the rest of the run in this
+    process (serially) end sooner than the rest of the run on the workers and then the grid: the
+    first takes about max(chain, (chain + grid) / workers), the second the rest on a pool where it pays
+    (its start + chain / (workers x efficiency)) + grid / workers (estimated serial seconds of each part)."""
+    apart = min(chain, CLUSTER_START_S + chain / (workers * PARALLEL_EFFICIENCY)) + grid / workers
+    return workers > 1 and max(chain, (chain + grid) / workers) < apart
 
 
 # long: numpydoc a third; the rest the stages in their order (trackers, tables, steady state, first shoe and remedies, sensitivity, report)
@@ -229,8 +324,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
         serial; the tables, and so the report, are the same wherever they ran; the sensitivity grid's
         points are work items of the same plan, and so, on a plan that runs in parallel, are the steady-state and
-        first-shoe batteries (two items at once), the first shoe's remedies (a wave at a time) and the trackers'
-        training (an item beside the batches); every item runs with one BLAS thread, serially too), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
+        first-shoe batteries (two items at once, the first remedy tried here meanwhile), the first shoe's remedies (a wave
+        at a time) and the trackers' training (an item beside the batches); the grid's points run on the workers while
+        this process runs the other stages where that pays (:func:`_overlap_pays`); every item runs with one BLAS thread, serially too), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
         state and first shoe; default the game's house edge) and ``power`` (default 0.9).
 
     Returns
@@ -253,67 +349,103 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     standard = standard or ("uniform" if proc.kind == "machine" or proc.game == "none" else G.get(proc.game).default_standard)
     game = None if proc.game == "none" else proc.game
     bj_rules = _rules(proc, proc.decks)
-    # the trackers' training beside the batches of simulated tables: work items of one call (its own streams)
-    batches = [("batch", (proc, b, n, entropy, burn_in, ("tables",))) for b, n in table_batches(tables)]
-    n_train = min(TRAIN_TABLES, max(100, tables))
-    costs = [TRAIN_TABLE_S * n_train] + [SIM_TABLE_S * it[1][2] for it in batches]
-    got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=plan or Plan(workers=1), costs=costs)
-    kernel, tab = got[0], concat_tables(got[1:])
-    del got
-    advance("trackers trained")
-    advance(f"{tables} tables simulated")
-    data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
-    run_kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
-    d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
-    both = None
-    costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
-    if first_shoe and (plan or Plan(workers=1)).runs_parallel(2, costs):  # the two batteries at once, one a worker (each in its own streams)
-        both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=plan, costs=costs)
-    if both is None:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
-        with pinned():
-            both = [_run(data, group="steady-state", **run_kw), _run(d1, group="first-shoe", **run_kw) if first_shoe else None]
-    out = both[0]
-    house = _house_edges(game, proc.decks, bj_rules)
-    min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
-    gate_kw = dict(game=game, min_edge=min_edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
-                   players=int(proc.deal.get("players", 7)))
-    gate = power_gate(out, n_shoes=data.n_shoes, **gate_kw)
-    advance(f"steady state: {out.verdict}")
-    notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
-             f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
-             f"trackers learned the procedure from {min(TRAIN_TABLES, max(100, tables))} independent simulated tables and play only "
-             "what a player sees (rank and suit, no deck serials); threshold declared in advance: "
-             f"{100 * threshold:+.2f}% of the stake"]
-    if decks_note:
-        notes.append(decks_note)
-    sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
-                                                                                   "power_gate": gate})]
-    figs = [_figures(data, out) if figures else []]
-    report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
-    outs = [out]
-    if first_shoe:
-        o1 = both[1]
-        gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
-        advance(f"first shoe: {o1.verdict}")
-        outs.append(o1)
-        sec1 = _section("first shoe from new decks", d1, o1, notes=["new decks are spread face up in order for inspection "
-                                                                   "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
-                        extra={"kind": "first_shoe", "power_gate": gate1})
-        sections.append(sec1)
-        figs.append(_figures(d1, o1) if figures else [])
-        fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
-        if o1.verdict == "FAIL":
-            fix, tried = _first_shoe_remedy(proc, entropy, tables=min(tables, 1000), alpha=alpha, threshold=threshold,
-                                            n_resamples=n_resamples, standard=standard, bj_rules=bj_rules, plan=plan)
-            fs["remedy"] = fix
-            fs["remedies_tried"] = tried
-            fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
-                           "none of the remedies tried (one or two more riffles, a wash twice as long) is enough for new decks")
-        advance("remedies tried" if o1.verdict == "FAIL" else "no remedy needed")
-        report_extra["first_shoe"] = fs
+    plan = plan or Plan(workers=1)
+    chain_cost = TRAIN_TABLE_S * min(TRAIN_TABLES, max(100, tables)) + (SIM_TABLE_S + 2 * BATTERY_SHOE_S) * tables
+
+    # long: the stages in their order (trackers and tables, steady state, first shoe and its remedies), as before the grid
+    def main_stages(p: Plan) -> tuple:
+        """Every stage but the sensitivity grid, its work items on plan ``p``."""
+        # the trackers' training beside the batches of simulated tables: work items of one call (its own streams)
+        batches = [("batch", (proc, b, n, entropy, burn_in, ("tables",))) for b, n in table_batches(tables)]
+        n_train = min(TRAIN_TABLES, max(100, tables))
+        costs = [TRAIN_TABLE_S * n_train] + [SIM_TABLE_S * it[1][2] for it in batches]
+        # where a later stage may run on a pool, this process fills the batteries' caches while the workers simulate
+        # (before the batteries' and remedies' workers are forked from it, so that none fills them again)
+        later = not p.address and (p.runs_parallel(2, [BATTERY_SHOE_S * tables] * 2) or p.runs_parallel(len(batches) + 1, costs))
+        warm = (lambda: _warm_up(proc, bj_rules)) if later else None
+        got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=p, costs=costs, meanwhile=warm)
+        kernel, tab = got[0], concat_tables(got[1:])
+        del got
+        advance("trackers trained")
+        advance(f"{tables} tables simulated")
+        data = _procedure_data(proc, tab, kernel, first=False, threshold=threshold, bj_rules=bj_rules)
+        run_kw = dict(entropy=entropy, alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+        d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
+        costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
+        rem_kw = dict(tables=min(tables, 1000), alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+        ready: dict = {}
+        if first_shoe:  # the two batteries: work items (each in its own streams), at once on a pool where it pays
+            # meanwhile this process tries the first shoe's first remedy, needed when the first shoe FAILs (else thrown away)
+            first = _remedy_candidates(proc, entropy, **rem_kw)[:1] if p.runs_parallel(2, costs) and not p.address else []
+            both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=p, costs=costs,
+                             meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
+        else:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
+            with pinned():
+                both = [_run(data, group="steady-state", **run_kw), None]
+        out = both[0]
+        house = _house_edges(game, proc.decks, bj_rules)
+        edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
+        gate_kw = dict(game=game, min_edge=edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
+                       players=int(proc.deal.get("players", 7)))
+        gate = power_gate(out, n_shoes=data.n_shoes, **gate_kw)
+        advance(f"steady state: {out.verdict}")
+        notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
+                 f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
+                 f"trackers learned the procedure from {min(TRAIN_TABLES, max(100, tables))} independent simulated tables and play only "
+                 "what a player sees (rank and suit, no deck serials); threshold declared in advance: "
+                 f"{100 * threshold:+.2f}% of the stake"]
+        if decks_note:
+            notes.append(decks_note)
+        sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
+                                                                                       "power_gate": gate})]
+        figs = [_figures(data, out) if figures else []]
+        report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
+        outs = [out]
+        if first_shoe:
+            o1 = both[1]
+            gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
+            advance(f"first shoe: {o1.verdict}")
+            outs.append(o1)
+            sec1 = _section("first shoe from new decks", d1, o1, notes=["new decks are spread face up in order for inspection "
+                                                                       "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
+                            extra={"kind": "first_shoe", "power_gate": gate1})
+            sections.append(sec1)
+            figs.append(_figures(d1, o1) if figures else [])
+            fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
+            if o1.verdict == "FAIL":
+                fix, tried = _first_shoe_remedy(proc, entropy, plan=p, ready=ready, **rem_kw)
+                fs["remedy"] = fix
+                fs["remedies_tried"] = tried
+                fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
+                               "none of the remedies tried (one or two more riffles, a wash twice as long) is enough for new decks")
+            advance("remedies tried" if o1.verdict == "FAIL" else "no remedy needed")
+            report_extra["first_shoe"] = fs
+        return out, gate, house, notes, sections, figs, report_extra, outs
+
+    grid = None
     if sensitivity:
-        report_extra["sensitivity"] = _sensitivity(proc, entropy, tables=sensitivity_tables, alpha=alpha, threshold=threshold,
-                                                   n_resamples=n_resamples, standard=standard, bj_rules=bj_rules, plan=plan)
+        grid = _sensitivity_grid(proc, entropy, tables=sensitivity_tables, alpha=alpha, threshold=threshold,
+                                 n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
+    costs = [] if grid is None else [_point_cost(sensitivity_tables)] * len(grid[0])
+    done: list = []
+    if (grid is not None and not plan.address and plan.runs_parallel(len(costs), costs)
+            and _overlap_pays(chain_cost, sum(costs), plan.n_workers(len(costs)))):
+        # the grid's points on the pool's workers while this process runs the other stages serially (they do
+        # not depend on each other); its caches filled first, so that the workers forked now inherit them
+        _warm_up(proc, bj_rules)
+        global _BESIDE
+        _BESIDE = os.getpid()  # (the workers, forked next, give the stages here their share of the cores first)
+        try:
+            rows = map_items(_sensitivity_point, grid[0], plan=plan, costs=costs,
+                             meanwhile=lambda: done.append(main_stages(Plan(workers=1))))
+        finally:
+            _BESIDE = None
+    else:
+        done.append(main_stages(plan))
+        rows = None if grid is None else map_items(_sensitivity_point, grid[0], plan=plan)
+    out, gate, house, notes, sections, figs, report_extra, outs = done[0]
+    if sensitivity:
+        report_extra["sensitivity"] = None if grid is None else grid[1](rows)
         advance("sensitivity grid")
         if figures and report_extra["sensitivity"]:
             figs[0].append(plots.sensitivity_figure(report_extra["sensitivity"]))
