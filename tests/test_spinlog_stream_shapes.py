@@ -622,3 +622,19 @@ def test_text_ids_time_order_finding_names_the_text_id(tmp_path, monkeypatch):
     (t,) = slow.tables.values()
     (f,) = [f for f in t.findings if f["name"] == "time_order"]
     assert "spin_id R" in f["text"]
+
+
+@pytest.mark.parametrize("ids", [(0, 9223372036854775807), (1, 2, 9223372036854775807)])
+def test_gap_count_of_ids_across_the_int64_range(tmp_path, monkeypatch, ids):
+    """Ids from 0 to 2**63 - 1: the gap count is exact (Python ints), with no overflow warning, on either path."""
+    import warnings
+
+    log = tmp_path / "far.csv"
+    log.write_text("spin_id,table_id,result\n" + "".join(f"{i},T1,{k % 37}\n" for k, i in enumerate(ids)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fast, slow, _ = _both(monkeypatch, [log])
+    assert _snapshot(fast) == _snapshot(slow)
+    want = ids[-1] - ids[0] + 1 - len(ids)
+    notes = [x for t in fast.tables.values() for x in t.notes]
+    assert any(f"{want} spin_id(s) missing between {ids[0]} and {ids[-1]}" in x for x in notes), notes

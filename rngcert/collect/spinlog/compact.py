@@ -569,7 +569,7 @@ class _CompactLog:
             if unsplit.size < 2:
                 return None
             u = arrayops.unique(unsplit)
-            gaps = int(u[-1] - u[0] + 1 - u.size)
+            gaps = int(u[-1]) - int(u[0]) + 1 - u.size  # Python ints: ids near 2**63 - 1 do not overflow
             return (gaps, int(u[0]), int(u[-1])) if gaps else None
         starts, ends = np.concatenate(st[2]), np.concatenate(st[3])
         distinct = st[0]

@@ -643,7 +643,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                 present = np.sort(present[present >= 0])
                 if present.size > 1:
                     distinct = 1 + int(np.count_nonzero(present[1:] != present[:-1]))
-                    gaps = int(present[-1] - present[0] + 1 - distinct)
+                    gaps = int(present[-1]) - int(present[0]) + 1 - distinct  # Python ints: ids near 2**63 - 1 do not overflow
                     if gaps:
                         tnotes.append(f"{gaps} spin_id(s) missing between {present[0]} and {present[-1]} (gaps in the sequence)")
         tables[str(t)] = ts_
