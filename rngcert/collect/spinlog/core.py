@@ -188,6 +188,10 @@ def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------- file-level checks
+#: The first whole number that is not a spin counter (19 digits): :func:`_id_value`.
+_MAX_ID = 10**18
+
+
 def _id_value(t: str) -> tuple[int, str | None]:
     """A spin id's number (a whole number >= 0, at most 18 digits), or -1 and why not."""
     if t == "":
@@ -256,7 +260,7 @@ def _file_checks(part: dict, text_codes: bool) -> dict:
         return part
     if isinstance(sid, IntIds):
         vals = sid.values
-        neg = vals < 0
+        neg = vals.view(np.uint64) >= _MAX_ID  # negative, or 19 digits (not a counter, as in _id_value): one comparison
         if np.any(neg & live):
             rows = np.flatnonzero(neg & live)
             _reject_rows(part, rows, colnames.get("spin_id", "spin_id"), [_id_value(str(v))[1] for v in vals[rows]], [str(v) for v in vals[rows]])
@@ -441,14 +445,15 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         if key == "spin_id" or not text_codes:
             if text_codes and _may_be_int(raw):  # (a cast that fails costs 1 µs a row: not tried when it must fail)
                 try:  # whole numbers as written (a cell with spaces or a quote fails here and is cleaned below)
-                    return IntIds(_arrow.ints(pc.cast(raw, pa.int64())))
+                    if _counters(raw):
+                        return IntIds(_arrow.ints(pc.cast(raw, pa.int64())))
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     pass
             col = _clean_text(raw)
             if not text_codes:
                 return col
             try:
-                if _may_be_int(col):
+                if _may_be_int(col) and _counters(col):
                     return IntIds(_arrow.ints(pc.cast(col, pa.int64())))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
@@ -516,6 +521,13 @@ class IntIds:
         codes = np.full(v.size, -1, dtype=np.int64)
         codes[ok] = inv
         return codes, [str(u) for u in uniq]
+
+
+def _counters(col) -> bool:
+    """Whether every cell of a text column is a spin counter as :func:`_id_value` reads one (ASCII digits, at most 18),
+    so that its int64 cast is the ids' values: the cast also reads ``0x65``, ``-0`` and 19 or more digits, which
+    :func:`_id_value` rejects (else read as codes and labels, each such row rejected by :func:`_file_checks`)."""
+    return len(col) == 0 or (pc.max(pc.binary_length(col)).as_py() <= 18 and pc.all(pc.ascii_is_decimal(col)).as_py() is True)
 
 
 def _may_be_int(col) -> bool:
