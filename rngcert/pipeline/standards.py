@@ -142,11 +142,29 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
                     if x.get("grade") == "FAIL (rejected by Holm)":
                         x["grade"] = f"rejected by Holm (not a FAIL under standard {std.id})"
         per.append({"table": t.get("table"), "verdict": ev["verdict"], "clauses": ev["clauses"]})
+    _restate_blocks(report, std.id)
     report["standard"] = summarise(std, per, alpha=alpha, kind=k)
     report["standard"]["rule_once"] = std.rule
     if changed:
         report["verdict"] = worst([t["battery"]["verdict"] for t in report["tables"]])
     return report
+
+
+def _restate_blocks(report: dict, std_id: str) -> None:
+    """A shuffle procedure's ``steady_state`` and ``first_shoe`` blocks state their section's verdict under the
+    standard where it restated it (the battery's own verdict kept as ``battery_verdict``; the first shoe's remedies,
+    tried for the battery's FAIL, say so)."""
+    for key in ("steady_state", "first_shoe"):
+        block = report.get(key)
+        b = next((t["battery"] for t in report["tables"] if t.get("kind") == key), None)
+        if not isinstance(block, dict) or b is None or "battery_verdict" not in b or block.get("verdict") == b["verdict"]:
+            continue
+        block["battery_verdict"], block["verdict"] = block.get("verdict"), b["verdict"]
+        if "reasons" in block:
+            block["reasons"] = list(b["reasons"])
+        if block.get("needs"):
+            block["needs"] = (f"under standard {std_id} the first shoe is {b['verdict']}, not a FAIL; under the battery's own rule "
+                              f"({block['battery_verdict']}): " + block["needs"])
 
 
 def terminal_lines(report: Mapping[str, Any]) -> list[str]:
