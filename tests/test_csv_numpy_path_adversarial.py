@@ -35,7 +35,20 @@ ADVERSARIAL = {
     # a line longer than csvstream.MAX_LINE, made long by a column this path does not read: the exact path rejects it unread
     "line longer than MAX_LINE (a long comment)": _extra_column(["50,5," + "x" * (csvstream.MAX_LINE + 50_000) + "\n", "51,6,c\n"]),
     "line just under MAX_LINE (a long comment)": _extra_column(["50,5," + "x" * (csvstream.MAX_LINE - 100) + "\n", "51,6,c\n"]),
+    # (break2) tables named like numbers ("1", "01", "1.0" are three tables); "07" and "7" one spin id (a conflict)
+    "tables named like numbers": b"".join(_row(sid=str(i), t=("1", "01", "1.0")[i % 3], r=str(i % 37)) for i in range(1, 90)),
+    "ids 07 and 7": b"".join(_row(sid=str(i), r=str(i % 37)) for i in range(1, 60)) + _row(sid="07", r="9"),
+    "a hex id among counters": b"".join(_row(sid=str(100 + i), r=str(i % 37)) for i in range(60)) + _row(sid="0x65", r="9"),
+    "BOM and quoted header names": b"\xef\xbb\xbf" + b"".join(_row(sid=str(i), r=str(i % 37)) for i in range(1, 60)),
+    "300 columns this path does not read": (
+        "result," + ",".join(f"x{j}" for j in range(300)) + ",spin_id\n" + "".join(f"{i % 37}," + "a," * 300 + f"{i}\n" for i in range(1, 40))).encode(),
+    "a table first seen after the first block": b"".join(_row(sid=str(i), t="T1" if i < 300 else "T2", r=str(i % 37)) for i in range(1, 360)),
 }
+_HEAD = b"spin_id,timestamp,table,dealer,direction,revolutions,void,result\n"
+for _k in ("tables named like numbers", "ids 07 and 7", "a hex id among counters", "a table first seen after the first block"):
+    ADVERSARIAL[_k] = _HEAD + ADVERSARIAL[_k]
+ADVERSARIAL["BOM and quoted header names"] = (b"\xef\xbb\xbf" + _HEAD.replace(b"spin_id,", b'"spin_id",').replace(b",result", b',"result"')
+                                              + ADVERSARIAL["BOM and quoted header names"][3:])
 
 
 def _compare(case: str, data: bytes, tmp_path, block_size: int = 4096) -> None:
@@ -149,6 +162,21 @@ def test_the_two_block_log_takes_the_numpy_path(tmp_path, monkeypatch):
     taken = _spy(monkeypatch)
     read_spin_log(p, load_wheel("european"))
     assert taken == [True]
+
+
+@pytest.mark.parametrize("case", ["tables named like numbers", "ids 07 and 7", "BOM and quoted header names", "300 columns this path does not read",
+                                  "a table first seen after the first block"])
+def test_the_usual_adversarial_logs_take_the_numpy_path(case, tmp_path, monkeypatch):
+    """(Else their comparison above would compare the exact path with itself.)"""
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.equipment.wheel import load_wheel
+
+    p = tmp_path / "log.csv"
+    p.write_bytes(ADVERSARIAL[case])
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4096)
+    taken = _spy(monkeypatch)
+    read_spin_log(p, load_wheel("european"))
+    assert taken[:1] == [True]
 
 
 @pytest.mark.parametrize("shift", [-1, 0, 1])
