@@ -25,3 +25,18 @@ def test_the_blocks_of_the_sections_state_the_verdict_under_the_standard():
         assert r[key]["battery_verdict"] == by_kind[key]["battery_verdict"] == "FAIL", key
     assert r["verdict"] == "SUSPECT"
     assert "under standard rngcert-default" in r["first_shoe"]["needs"]  # the remedies were tried for the battery's FAIL
+
+
+def test_a_run_without_seed_says_its_seed_is_fresh_entropy(cli, tmp_path):
+    """Without --seed the report says the seed is fresh OS entropy (as ``certify`` does), not 'given with --seed'; with
+    --seed it says given."""
+    import json
+
+    proc = tmp_path / "cut-only.toml"
+    proc.write_text('id = "cut-only"\nname = "a cut only"\nsource = "test"\ngame = "baccarat"\nkind = "manual"\ndecks = 8\n'
+                    'cut_card_from_back = 7\n[deal]\npickup = "banker-first"\nundealt = "top"\n[[steps]]\nop = "cut"\nlo = 52\nhi = -52\n')
+    for args, how in (([], "fresh OS entropy, recorded here"), (["--seed", "3"], "given with --seed")):
+        r = cli("shuffle", "certify", str(proc), "--shoes", "2", "--no-sensitivity", "--workers", "1", "--json", "--no-plots",
+                "--out", str(tmp_path / "out"), *args)
+        assert r.exit_code in (10, 11, 12), r.output
+        assert json.loads(r.stdout)["seed"]["how"] == how

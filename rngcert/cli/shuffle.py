@@ -224,6 +224,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         rejected = log.rejected
         eq_id = "shoe-log"
     apply_standard(cert.report, std, kind="shoe", alpha=alpha)
+    if seed is None:  # (the pipeline was given the entropy drawn here as its seed)
+        cert.report["seed"]["how"] = "fresh OS entropy, recorded here"
     cert.report["rerun"] = {
         "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
         "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
