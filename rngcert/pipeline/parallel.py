@@ -416,6 +416,8 @@ def _client(plan: Plan):
         client = Client(plan.address, timeout="20s")
     except (OSError, TimeoutError) as exc:
         raise InputError(f"cannot reach the Dask scheduler at {plan.address}: {exc}") from None
+    except ValueError as exc:  # an address Dask cannot parse (no port, an unknown scheme)
+        raise InputError(f"scheduler address {plan.address!r} is not one Dask can use ({exc}); give tcp://HOST:PORT") from None
     try:
         yield client
     finally:
