@@ -118,7 +118,7 @@ def fingerprint(public_key) -> str:
 
 
 # ------------------------------------------------------------------------------------ seal
-def seal(report: Mapping[str, Any], files: Mapping[str, str | Path], key=None) -> dict:
+def seal(report: Mapping[str, Any], files: Mapping[str, str | Path], key=None, *, content: str | None = None) -> dict:
     """The ``integrity`` block of a report whose other fields are final.
 
     Parameters
@@ -129,8 +129,11 @@ def seal(report: Mapping[str, Any], files: Mapping[str, str | Path], key=None) -
         Files written with the report (any name -> path); hashed by file name.
     key : Ed25519PrivateKey, optional
         Signs the content hash and the file hashes.
+    content : str, optional
+        :func:`content_sha256` of ``report``, when the caller has it already (the writer computed it for the
+        HTML's report id): not computed again.
     """
-    content = content_sha256(report)
+    content = content or content_sha256(report)
     hashes = {Path(p).name: sha256_file(p) for p in files.values()}
     out: dict[str, Any] = {"algorithm": "sha256", "canonical": CANONICAL, "report_sha256": content, "report_id": content[:16], "files": hashes}
     if key is not None:

@@ -477,7 +477,7 @@ def _write_report(report: dict, figures_by_table: list[list], rejected: list, ou
         paths["pdf"] = out / "report.pdf"
         html = render_html(clean, figures_by_table, report_id=rid, content_sha=content, certificate=True, signer=signer)
         pdfmod.write_pdf(html, paths["pdf"])
-    clean["integrity"] = verify.seal(clean, {name: p for name, p in paths.items() if name != "json"}, key=key)
+    clean["integrity"] = verify.seal(clean, {name: p for name, p in paths.items() if name != "json"}, key=key, content=content)
     report["integrity"] = clean["integrity"]
     paths["json"].write_text(verify.serialise(clean), encoding="utf-8")
     return paths

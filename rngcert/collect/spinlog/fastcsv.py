@@ -498,19 +498,55 @@ def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[l
     return (names, resolved, crlf) if set(resolved) <= HANDLED else None
 
 
-def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, on_first=None) -> tuple[list, int]:
-    """``[then(part), ...]`` of the blocks of ``fh`` (positioned at the first record), and the number of rows."""
+def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, on_first=None, threads: int = 1) -> tuple[list, int]:
+    """``[then(part), ...]`` of the blocks of ``fh`` (positioned at the first record), and the number of rows.
+
+    With ``threads`` > 1 the blocks are parsed on that many threads, the next ones read meanwhile (numpy releases the
+    GIL: a 20-table log of 5 M spins, 39 MB, was read in 0.27 s instead of 0.37 on 2 cores, issue 26 item 6); ``then``
+    and ``on_first`` run in this thread in the blocks' order, so the parts, and the first error (a block's
+    :class:`NotCanonical`), are those of one thread. Each block's first line is counted from the line ends of the
+    blocks before it: a block that parses has one record a line end."""
     from rngcert.collect import csvstream
 
-    parts = []
-    line = 2
-    for block in iter_blocks(fh, None, block_size, csvstream.MAX_LINE, crlf):
-        part = process_block(block, line, names, resolved, name, wheel, crlf)
-        if on_first is not None and line == 2:
-            on_first(len(block) - len(_PAD), part["rows"])
-        line += part["rows"]
+    def numbered():
+        line = 2
+        for block in iter_blocks(fh, None, block_size, csvstream.MAX_LINE, crlf):
+            yield block, line
+            line += block.count(b"\n")
+
+    def parse(block, line):
+        return len(block) - len(_PAD), process_block(block, line, names, resolved, name, wheel, crlf)
+
+    rows, parts = 0, []
+
+    def hand_on(got) -> None:
+        nonlocal rows
+        nbytes, part = got
+        if on_first is not None and not parts:
+            on_first(nbytes, part["rows"])
+        rows += part["rows"]
         parts.append(then(part))
-    return parts, line - 2
+
+    if threads <= 1:
+        for b in numbered():
+            hand_on(parse(*b))
+        return parts, rows
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rngcert-parse") as ex:
+        pending: deque = deque()
+        try:
+            for b in numbered():
+                pending.append(ex.submit(parse, *b))
+                while len(pending) > threads:  # at most threads + 1 blocks in flight
+                    hand_on(pending.popleft().result())
+            while pending:
+                hand_on(pending.popleft().result())
+        finally:
+            for f in pending:  # an error: the blocks after it are not parsed
+                f.cancel()
+    return parts, rows
 
 
 def read_parts(open_fh, name: str, scan, wheel, columns, text_codes: bool, then, on_restart, *, block_size: int) -> list | None:
@@ -617,7 +653,7 @@ def read_file(path, name: str, wheel, columns, text_codes: bool, then, on_restar
                     total = os.fstat(raw.fileno()).st_size
                     reserve(int(total / (nbytes / rows) * 1.05) + 1024)
 
-            parts, rows = _read_blocks(_Rest(), *got, name, wheel, then, block_size, on_first)
+            parts, rows = _read_blocks(_Rest(), *got, name, wheel, then, block_size, on_first, threads=csvstream.read_threads())
             scan = csvstream.LineScan(fh.digest(), fh.size, rows + 1, np.zeros(0, dtype=np.int64), first_line, 1, bom, 0, (), ascii=True)
             # a file that grew or was cut while it was read is refused, as on the exact path (the bytes parsed are the
             # bytes hashed, but a log still being written may end in half a line)
