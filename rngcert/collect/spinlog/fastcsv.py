@@ -498,6 +498,13 @@ def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[l
     return (names, resolved, crlf) if set(resolved) <= HANDLED else None
 
 
+#: Files up to this size are parsed on two threads where the process has two cores. Measured (2026-12-04, quiet
+#: 2-core machine, `benchmarks/bench_throughput.py --shapes csv`): a 49 MB, 1 M-spin CSV 0.75 -> 0.70 s of wall at
+#: the same CPU, a 39 MB 20-table log 0.29 -> 0.24 s; a 491 MB, 10 M-spin CSV no faster (3.3-3.4 s) and 0.4-1.0
+#: CPU-s more (the two parse threads, the hash thread and the consumer contend for the GIL block after block).
+THREADED_PARSE_MAX_BYTES = 128 << 20
+
+
 def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, on_first=None, threads: int = 1) -> tuple[list, int]:
     """``[then(part), ...]`` of the blocks of ``fh`` (positioned at the first record), and the number of rows.
 
@@ -653,7 +660,9 @@ def read_file(path, name: str, wheel, columns, text_codes: bool, then, on_restar
                     total = os.fstat(raw.fileno()).st_size
                     reserve(int(total / (nbytes / rows) * 1.05) + 1024)
 
-            parts, rows = _read_blocks(_Rest(), *got, name, wheel, then, block_size, on_first, threads=csvstream.read_threads())
+            small = os.fstat(raw.fileno()).st_size <= THREADED_PARSE_MAX_BYTES
+            parts, rows = _read_blocks(_Rest(), *got, name, wheel, then, block_size, on_first,
+                                       threads=csvstream.read_threads() if small else 1)
             scan = csvstream.LineScan(fh.digest(), fh.size, rows + 1, np.zeros(0, dtype=np.int64), first_line, 1, bom, 0, (), ascii=True)
             # a file that grew or was cut while it was read is refused, as on the exact path (the bytes parsed are the
             # bytes hashed, but a log still being written may end in half a line)
