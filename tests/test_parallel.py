@@ -253,7 +253,12 @@ def test_one_item_and_workers_1_stay_serial(monkeypatch):
     assert list(iter_items(abs, [-1, -2], plan=Plan(workers=1), timings=t)) == [(0, 1), (1, 2)] and t["mode"] == "serial"
     assert describe(Plan(workers=1), 5) == "5 work item(s), serial in one process"
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://10.9.8.7:8786")
-    assert Plan().address == "tcp://10.9.8.7:8786" and not Plan(workers=1).serial
+    assert Plan().address == "tcp://10.9.8.7:8786"
+    # an explicit worker count beats the environment: --workers 1 is serial here, --workers 2 a local pool
+    assert Plan(workers=1).serial and Plan(workers=1).address is None and Plan(workers=2).address is None
+    assert describe(Plan(workers=1), 3) == "3 work item(s), serial in one process"
+    assert "local pool of 2" in describe(Plan(workers=2), 3)
+    assert Plan(workers=1, scheduler="tcp://10.0.0.1:8786").address == "tcp://10.0.0.1:8786"
     assert "tcp://10.9.8.7:8786" in describe(Plan(), 3)
     with pytest.raises(InputError, match="tcp://HOST:PORT"):
         Plan(scheduler="10.9.8.7:8786")

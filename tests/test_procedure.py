@@ -62,8 +62,11 @@ def test_parameters_are_labelled_and_rules_enforced(tmp_path):
         j.with_params({"deal.rule": "H17"})
     six = j.with_decks(6)
     assert six.n_cards == 312 and six.cut_position == 104 and round(six.penetration, 3) == 0.333
-    with pytest.raises(EquipmentError, match="cut_card_from_back"):
-        j.with_decks(4)
+    # a number of decks that puts the rule's cutting card outside the shoe: the rule and the decks that work, named
+    for d in (1, 4):
+        with pytest.raises(EquipmentError, match=r"cutting card is 208 cards from the back \(004 §3 rule 3.3 i.*5 to 8 decks"):
+            j.with_decks(d)
+    assert j.with_decks(5).n_cards - j.with_decks(5).cut_card_from_back == 52
     assert load_procedure(_write(tmp_path, BASE + '[[steps]]\nop = "fisher_yates"\n')).kind == "machine"
 
 

@@ -9,11 +9,12 @@ WORKERS_HELP = (
     "Worker processes for the independent work items (tables, streams): default every core this process may use "
     "(CPU affinity and cgroup quota), on a local pool of forked processes when the work is large enough for it to pay, else "
     "serially here (a single table runs here, its tests on up to 4 threads); 1 = serial in this process, one thread. "
+    "A number given here beats DASK_SCHEDULER_ADDRESS (only --scheduler sends the items to a cluster then). "
     "The result does not depend on it."
 )
 SCHEDULER_HELP = (
     "Run the work items on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 (default: the environment "
-    "variable DASK_SCHEDULER_ADDRESS, else a local pool)."
+    "variable DASK_SCHEDULER_ADDRESS when --workers is not given, else a local pool)."
 )
 
 

@@ -253,7 +253,8 @@ Examples:
 @click.argument("source")
 @click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each).")
 @click.option("--burn-in", type=click.IntRange(min=1), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state).")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required). PROCEDURE: decks in play where the rules leave it open (blackjack).")
+@click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required). PROCEDURE: decks in play where the rules leave it open (blackjack), "
+                   "as many as keep the cutting card inside the shoe (blackjack-004: 5 to 8, its card is 4 decks from the back).")
 @click.option("--game", type=click.Choice([*GAMES, "none"]), default=None,
               help="The game dealt (rngcert.equipment.games): adds its game-level tests and trackers. SHOELOG: the log's game "
                    "(default the --procedure's); PROCEDURE: deal this game instead of the procedure's own.")

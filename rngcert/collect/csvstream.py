@@ -263,6 +263,13 @@ def _raw_header(scan: LineScan, name: str, encoding: str) -> tuple[list[str], st
         fields = next(iter(_csv.reader([line], delimiter=delim)), [])
     except _csv.Error as exc:
         raise InputError(f"{name}: line {scan.first_line_no}: not a CSV header: {exc}") from None
+    try:  # a quote opened and never closed swallows the lines after the header in every CSV parser
+        next(iter(_csv.reader([line], delimiter=delim, strict=True)), [])
+    except _csv.Error:
+        col = len(next(iter(_csv.reader([line[: line.rfind('"')] + "x"], delimiter=delim)), [])) if '"' in line else len(fields)
+        raise InputError(
+            f"{name}: line {scan.first_line_no}, column {col}: the header has a quote that is never closed "
+            f"({fields[col - 1] if 0 < col <= len(fields) else line!r}); close the quote or remove it from the header line") from None
     return fields, delim
 
 

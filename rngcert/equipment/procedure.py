@@ -249,7 +249,26 @@ class Procedure(_ShoeGeometry):
 
     def with_decks(self, decks: int) -> "Procedure":
         """The same procedure for another number of decks (the cutting card stays at the same
-        number of cards from the back, e.g. "4 decks from the back" of 004 §3 rule 3.3 i)."""
+        number of cards from the back, e.g. "4 decks from the back" of 004 §3 rule 3.3 i).
+
+        Raises
+        ------
+        EquipmentError
+            The cutting card would not be inside the shoe, or would leave fewer cards in front of it
+            than one round of the game needs: the message gives the rule that places it and the
+            numbers of decks for which the procedure can be dealt.
+        """
+        need = GAMES[self.game].min_cards if self.game in GAMES else 1
+        if isinstance(decks, int) and not isinstance(decks, bool) and 52 * decks - self.cut_card_from_back < need:
+            par = {p["name"]: p for p in self.parameters()}["cut_card_from_back"]
+            why = f" ({par['source']})" if par.get("source") else ""
+            lo = (self.cut_card_from_back + need + 51) // 52
+            ok = f"{lo} to {MAX_DECKS} decks" if lo <= MAX_DECKS else "no number of decks"
+            raise EquipmentError(
+                f"{self.id} with {decks} deck(s): the cutting card is {self.cut_card_from_back} cards from the back{why}, "
+                f"which leaves {max(0, 52 * decks - self.cut_card_from_back)} card(s) in front of it"
+                + (f" (a {GAMES[self.game].round_name} needs {need})" if self.game in GAMES else "")
+                + f"; this procedure can be dealt with {ok}")
         return self.with_params({"decks": decks})
 
     def with_game(self, game: str) -> "Procedure":

@@ -283,7 +283,8 @@ class Plan:
         without a scheduler runs serially in this process.
     scheduler : str or None
         Address of an existing Dask scheduler (``tcp://HOST:PORT``). ``None``: the environment
-        variable ``DASK_SCHEDULER_ADDRESS`` when it is set, else a local cluster.
+        variable ``DASK_SCHEDULER_ADDRESS`` when it is set and ``workers`` is not given (an explicit
+        worker count, ``1`` = serial included, beats the environment), else a local cluster.
 
     Raises
     ------
@@ -303,8 +304,11 @@ class Plan:
 
     @property
     def address(self) -> str | None:
-        """The scheduler address in effect (the argument, else ``DASK_SCHEDULER_ADDRESS``)."""
-        return self.scheduler or os.environ.get(SCHEDULER_ENV) or None
+        """The scheduler address in effect: the argument, else ``DASK_SCHEDULER_ADDRESS`` when no
+        worker count was given (``--workers 1`` runs serially here whatever the environment says)."""
+        if self.scheduler:
+            return self.scheduler
+        return (os.environ.get(SCHEDULER_ENV) or None) if self.workers is None else None
 
     @property
     def serial(self) -> bool:

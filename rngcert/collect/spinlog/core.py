@@ -317,6 +317,11 @@ def _concat_parts(parts: list[dict]) -> dict:
     return out
 
 
+def _given(ours: str, mapping) -> str:
+    """How a known column got its file column: the user's ``--column`` or its default name."""
+    return f"--column {ours}={mapping[ours]}" if ours in mapping else f"its default name {ours!r}"
+
+
 def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
     """Which of the file's columns (``names``, as the reader gives them) holds each known column
     (``mapping``: the user's ``--column`` names). Raises :class:`InputError` when a named column or
@@ -335,6 +340,15 @@ def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
         raise InputError(
             f"{name}: no 'result' column (columns: {', '.join(header)}); name the column holding the pocket with --column result=NAME"
         )
+    claimed: dict[str, str] = {}
+    for ours, col in resolved.items():  # one column of the file read as two things would be a misread, not a log
+        if col in claimed:
+            first = claimed[col]
+            raise InputError(
+                f"{name}: column {col!r} would be read both as {first!r} ({_given(first, mapping)}) and as {ours!r} "
+                f"({_given(ours, mapping)}); "
+                f"each known column must come from its own column of the file: fix the --column mapping")
+        claimed[col] = ours
     return resolved
 
 
