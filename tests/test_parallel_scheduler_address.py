@@ -15,3 +15,20 @@ def test_an_address_dask_cannot_parse_is_an_input_error(address, monkeypatch):
     with pytest.raises(InputError, match="scheduler address") as e:
         map_items(abs, [-1, -2], plan=Plan(scheduler=address))
     assert address in str(e.value)
+
+
+def test_failed_clients_are_gone_before_the_next_one(monkeypatch):
+    """A Client whose constructor failed used to live on in the error's frames and be closed by the
+    garbage collector inside the next Client's start: a deadlock of distributed's loop runner (a CI run
+    hung in this file). Every failure now leaves no Client behind, and a port outside 1..65535 is refused
+    before any Client is made."""
+    import gc
+
+    from distributed import Client
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    for address in ["tcp://127.0.0.1", "inproc://x", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:notaport"] * 3:
+        with pytest.raises(InputError, match="scheduler address") as e:
+            map_items(abs, [-1, -2], plan=Plan(scheduler=address))
+        assert address in str(e.value)
+        assert not [o for o in gc.get_objects() if isinstance(o, Client)]

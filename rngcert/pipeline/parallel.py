@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import logging
 import os
 import time
@@ -407,6 +408,30 @@ def _run_pinned(func, item):
         return func(item)
 
 
+def _check_address(address: str) -> None:
+    """Refuse, before any ``Client`` exists, an address Dask cannot parse or whose port is not
+    1..65535 (:class:`InputError` naming it)."""
+    from distributed.comm.addressing import get_address_host_port
+
+    try:
+        _host, port = get_address_host_port(address, strict=True)
+    except ValueError as exc:  # no port, a port that is not a number, an unknown scheme, inproc://
+        raise InputError(f"scheduler address {address!r} is not one Dask can use ({exc}); give tcp://HOST:PORT") from None
+    if not 1 <= int(port) <= 65535:
+        raise InputError(f"scheduler address {address!r} is not one Dask can use (port {port} is not in 1..65535); give tcp://HOST:PORT")
+
+
+def _drop_half_made_client(exc: BaseException) -> None:
+    """Close, here and now, the ``Client`` whose constructor raised ``exc``. Its frames would keep it
+    alive as long as the error (a caller, or a test, holds the error), and its ``__del__`` would then
+    close it at a random later moment: inside the next ``Client``'s start, that is a deadlock of
+    distributed's loop runner (seen as a hung test run). Clearing the frames lets it go at once."""
+    import traceback
+
+    traceback.clear_frames(exc.__traceback__)
+    gc.collect()
+
+
 @contextlib.contextmanager
 def _client(plan: Plan):
     """A ``distributed.Client`` connected to the plan's existing scheduler (``--scheduler``)."""
@@ -416,12 +441,14 @@ def _client(plan: Plan):
         raise InputError(f"Dask is needed to use a Dask cluster ({exc}); install 'dask[distributed]' or use --workers 1") from None
     for name in ("distributed", "distributed.scheduler", "distributed.nanny", "distributed.worker", "distributed.core"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    _check_address(plan.address)
     try:
         client = Client(plan.address, timeout="20s")
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:
+        _drop_half_made_client(exc)
+        if isinstance(exc, ValueError):  # an address Dask cannot parse (no port, an unknown scheme)
+            raise InputError(f"scheduler address {plan.address!r} is not one Dask can use ({exc}); give tcp://HOST:PORT") from None
         raise InputError(f"cannot reach the Dask scheduler at {plan.address}: {exc}") from None
-    except ValueError as exc:  # an address Dask cannot parse (no port, an unknown scheme)
-        raise InputError(f"scheduler address {plan.address!r} is not one Dask can use ({exc}); give tcp://HOST:PORT") from None
     try:
         yield client
     finally:
