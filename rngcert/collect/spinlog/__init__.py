@@ -20,8 +20,9 @@ Every row ends in exactly one of three places, and the counts always add up:
   the money-wheel rules — or a result such as ``void``/``no spin``/``peg``); excluded from the tests
   and counted;
 * **rejected** — a row that cannot be read (unknown pocket, empty result, bad number, bad
-  timestamp, wrong number of fields), kept as a :class:`RejectedRow` with file, line, column and
-  reason.
+  timestamp, wrong number of fields, a control character in a label or result cell:
+  :data:`~rngcert.collect.spinlog.core.CONTROL_CHECKED`), kept as a :class:`RejectedRow` with file,
+  line, column and reason.
 
 Blank lines are not rows; they are counted separately. Parsing is vectorised with pyarrow: the
 per-row work is done in C++, and Python only sees the distinct labels.

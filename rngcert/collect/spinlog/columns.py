@@ -104,6 +104,53 @@ def _already_clean(col) -> bool:
     return bool(_EDGE_OK[first].all() and _EDGE_OK[last].all() and not (first == 0x27).any())
 
 
+#: Control characters no label cell (table, dealer, spin id, result, result_source, payout, multiplier) may hold: U+0000-U+001F
+#: but tab, LF and CR, and U+007F. Each is one byte in UTF-8 that is never part of another character's bytes, so a cell holding
+#: one is found in the column's bytes; such a cell was corrupted (a NUL written into ``D1`` is no fifth dealer ``D\x001``).
+CONTROL_BYTES = np.zeros(256, dtype=bool)
+CONTROL_BYTES[:0x20] = True
+CONTROL_BYTES[[0x09, 0x0A, 0x0D]] = False
+CONTROL_BYTES[0x7F] = True
+
+
+def control_chars(col) -> np.ndarray | None:
+    """The first control character (:data:`CONTROL_BYTES`) of each cell of a text column.
+
+    Vectorised over the column's bytes: the usual column (no byte below the space, no DEL) is told by one
+    minimum and one comparison of its bytes; otherwise the bytes that are control characters are found and
+    each is given to its cell by the column's offsets (no Python loop over rows).
+
+    Parameters
+    ----------
+    col : pyarrow string, large_string or chunked array (another type is cast to string)
+
+    Returns
+    -------
+    (n,) ndarray of int16 or None
+        The code point of each cell's first control character, -1 in a cell without one (and in a null
+        cell); None when no cell holds one.
+    """
+    col = _as_text(col)
+    bufs = col.buffers()
+    if len(col) == 0 or bufs[2] is None:
+        return None
+    offs = np.frombuffer(bufs[1], dtype=np.int64 if pa.types.is_large_string(col.type) else np.int32)[col.offset : col.offset + len(col) + 1]
+    lo = int(offs[0])
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[lo : int(offs[-1])]
+    if data.size == 0 or (data.min() >= 0x20 and not (data == 0x7F).any()):
+        return None
+    at = np.flatnonzero(CONTROL_BYTES[data])
+    if at.size == 0:
+        return None
+    rows, first = np.unique(np.searchsorted(offs, at + lo, side="right") - 1, return_index=True)  # (bytes in order: each row's first)
+    keep = _arrow.valid(col)[rows]
+    if not keep.any():
+        return None
+    out = np.full(len(col), -1, dtype=np.int16)
+    out[rows[keep]] = data[at[first[keep]]]
+    return out
+
+
 _NUMBER = re.compile(r"^(\d+)(?:[.,]0*)?$")  # 7.0 and, with a decimal comma, 7,0
 
 

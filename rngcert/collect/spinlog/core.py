@@ -24,6 +24,7 @@ from rngcert.collect.spinlog.columns import (
     _speeds,
     _timestamps,
     _truthy,
+    control_chars,
     timestamp_kinds,
 )
 from rngcert.equipment.wheel import OutcomeSpace, Wheel
@@ -56,15 +57,33 @@ PRIMARY_SOURCES = ("wheel", "wheel sensor", "wheel_sensor", "sensor", "controlle
 SECOND_SOURCE_REASON = "second result source"
 
 
+#: Control characters shown escaped (``\\x00``) in a rejected row's column, reason and text (:class:`RejectedRow`): U+0000-U+001F but
+#: tab, LF and CR, and U+007F, as :data:`~rngcert.collect.spinlog.columns.CONTROL_BYTES` names them.
+_SHOWN_ESCAPED = {c: f"\\x{c:02x}" for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)}
+
+
+def _shown(text: str) -> str:
+    """``text`` with its control characters (:data:`_SHOWN_ESCAPED`) written as ``\\xNN``: the text of a corrupted cell goes
+    into rejects.csv, report.json and report.html, where a raw NUL is no text a reader can see (and breaks tools)."""
+    return text if text.isprintable() else text.translate(_SHOWN_ESCAPED)
+
+
 @dataclass(frozen=True)
 class RejectedRow:
-    """A row that could not be read: kept, counted, and written beside the report."""
+    """A row that could not be read: kept, counted, and written beside the report. A control character in
+    ``column``, ``reason`` or ``text`` (a corrupted cell's text) is kept escaped, as ``\\x00``."""
 
     file: str
     line: int
     column: str
     reason: str
     text: str = ""
+
+    def __post_init__(self):
+        for key in ("column", "reason", "text"):
+            v = getattr(self, key)
+            if isinstance(v, str) and not v.isprintable():
+                object.__setattr__(self, key, _shown(v))
 
     def to_dict(self) -> dict:
         return {"file": self.file, "line": self.line, "column": self.column, "reason": self.reason, "text": self.text}
@@ -213,6 +232,29 @@ def _codes_labels(col) -> tuple[np.ndarray, list]:
     return idx, ["" if u is None else u for u in uniq]
 
 
+#: The columns whose cells are kept as text (labels), and the result: a control character in one of their cells rejects the row.
+CONTROL_CHECKED = ("result", "spin_id", "table", "dealer", "result_source", "payout", "multiplier")
+#: How the reason of a row rejected for a control character in a cell begins (:func:`_control_faults`).
+CONTROL_REASON = "control character"
+
+
+def _control_faults(cols, resolved: dict) -> list[tuple[str, np.ndarray, list[str], np.ndarray]]:
+    """The rows whose cell in a column of :data:`CONTROL_CHECKED` holds a control character
+    (:func:`~rngcert.collect.spinlog.columns.control_chars`), column by column in the file's order:
+    ``(file column, rows (bool), reasons, index into reasons of each row)`` for :func:`_process`'s ``flag``."""
+    order = {c: i for i, c in enumerate(cols)}
+    out = []
+    for key in sorted((k for k in CONTROL_CHECKED if k in resolved), key=lambda k: order.get(resolved[k], 0)):
+        cp = control_chars(cols[resolved[key]])
+        if cp is None:
+            continue
+        hit = cp >= 0
+        points, codes = np.unique(cp, return_inverse=True)  # (-1 first when some cell has none: its reason is never used)
+        reasons = [f"{CONTROL_REASON} U+{int(c):04X} in the {key} column (a corrupted cell: the row is not used)" for c in points.tolist()]
+        out.append((resolved[key], hit, reasons, codes.ravel()))
+    return out
+
+
 def _reject_rows(part: dict, rows: np.ndarray, column: str, reasons, texts) -> None:
     """Move rows (accepted or void so far) to the rejected, with a reason each."""
     if rows.size == 0:
@@ -352,8 +394,8 @@ def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
     return resolved
 
 
-# long: one file's columns resolved and every row validated column by column (result, void, revolutions, times, ids,
-#   table, dealer), each row's first fault kept as a small integer code: the checks share the row masks
+# long: one file's columns resolved and every row validated column by column (control characters in label cells, result,
+#   void, revolutions, times, ids, table, dealer), each row's first fault kept as a small integer code: the checks share the row masks
 def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_codes: bool = True, id_numbers: bool = False) -> dict:
     """Resolve columns, validate, and return arrays for one file (``id_numbers``: text spin ids as a
     :class:`TextIds` when they are all in its shapes, for the compact log: no Python string a row)."""
@@ -386,6 +428,10 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             whys.extend(why)
         free[new] = False
 
+    corrupt = np.zeros(n, dtype=bool)
+    for col, rows, reasons, codes in _control_faults(cols, resolved):  # a corrupted cell is the row's first fault
+        flag(rows, col, reasons, codes)
+        corrupt |= rows
     pos, sym, void_tok, bad, bad_why, _ = _resolve_labels(cols[resolved["result"]], wheel, header=resolved["result"])
     void = void_tok.copy()
     flag(bad >= 0, resolved["result"], bad_why, bad)
@@ -400,7 +446,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         void |= (rv < 3) & ~badr  # rules 4.2 / 5.3: fewer than 3 revolutions is a void spin
     # A void spin needs no readable result (e.g. "No spin" with an empty pocket).
     if resolved["result"] in fcols:
-        unflag = void & (col_of == fcols.index(resolved["result"]))
+        unflag = void & ~corrupt & (col_of == fcols.index(resolved["result"]))
         free[unflag] = True
         col_of[unflag] = -1
         why_of[unflag] = -1

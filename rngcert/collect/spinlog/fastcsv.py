@@ -372,6 +372,8 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
             texts_of[key] = _distinct(_keys(*cell(key)), *cell(key))
             if any(t[0] == " " or t[-1] == " " for t in texts_of[key][1]):
                 raise NotCanonical("a text cell with spaces around it")  # (the exact path trims them)
+            if not all(t.isprintable() for t in texts_of[key][1]):  # (DEL: other control bytes are not a cell's, _split)
+                raise NotCanonical("a text cell with a control character")  # (the exact path rejects its row)
     spin_id = None
     if "spin_id" in resolved:
         _, s, w = cell("spin_id")

@@ -11,6 +11,7 @@ import numpy as np
 
 from rngcert.collect.spinlog.columns import _join_kinds
 from rngcert.collect.spinlog.core import (
+    CONTROL_REASON,
     PRIMARY_SOURCES,
     SECOND_SOURCE_REASON,
     IntIds,
@@ -119,7 +120,7 @@ def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]
         labels = [str(t).strip().lower() for t in labels]
         primary_code = np.array([t in PRIMARY_SOURCES for t in labels] + [True])
         codes = np.where(codes < 0, len(labels), codes)
-        secondary = ~primary_code[codes]
+        secondary = ~primary_code[codes] & ~_corrupt_rows(pt)  # (a corrupted result_source names no source)
         if not secondary.any():
             out.append({})
             continue
@@ -206,6 +207,16 @@ def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]
         pt["rejected"] = sorted(list(pt["rejected"]) + new, key=lambda r: r.line)
         out.append(comp)
     return out
+
+
+def _corrupt_rows(pt: dict) -> np.ndarray:
+    """(n,) bool: the rows of the part ``pt`` rejected for a control character in a cell (their reason begins with
+    :data:`CONTROL_REASON`): corrupted rows, kept with that reason, never a result source's readings."""
+    bad = np.zeros(pt["pos"].size, dtype=bool)
+    lines = [r.line for r in pt["rejected"] if r.column != "*" and r.reason.startswith(CONTROL_REASON)]  # (the rejected rows: few)
+    if lines:
+        bad[np.isin(pt["lines"], lines)] = True
+    return bad
 
 
 def _table_keys(pt: dict, tab_ids: dict[str, int]) -> np.ndarray:
