@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from _support import run_cli
 
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
 from rngcert.errors import InputError
-from tests._support import run_cli
 
 ROWS = [(i, f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z", "T1", f"D{i % 3}", (7 * i) % 37) for i in range(1, 400)]
 

@@ -6,11 +6,11 @@ not there) and a report was written from a guess."""
 from __future__ import annotations
 
 import pytest
+from _support import run_cli
 
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
 from rngcert.errors import InputError
-from tests._support import run_cli
 
 BODY = "".join(f"{i},{(7 * i) % 37},D{i % 2}\n" for i in range(1, 300))
 
