@@ -162,7 +162,7 @@ def test_record_audits_in_few_statements_writes_the_rows_and_types_that_record_a
                 "report_path": f"/r/{i}/report.json" if i % 7 else None, "pvalues": '{"chi_square": 0.5}', "bias": "{}", "homogeneity": "{}",
                 "report_sha256": "ab" * 32}
 
-    def tests(i):
+    def battery_rows(i):
         out = []
         for k in range(int(rng.integers(0, 21))):
             out.append({"name": f"t{k}", "requirement": "r", "applicable": bool(k % 4), "statistic": None if k % 5 == 0 else float(rng.normal()),
@@ -170,10 +170,10 @@ def test_record_audits_in_few_statements_writes_the_rows_and_types_that_record_a
                         "method": "exact" if k % 2 else None, "reason": None if k % 4 else "too few spins"})
         return out
 
-    records = [(rec(i), tests(i)) for i in range(1, 121)]
+    records = [(rec(i), battery_rows(i)) for i in range(1, 121)]
     assert sum(len(t) for _, t in records) > 200
     with Store(tmp_path / "a.duckdb") as a, Store(tmp_path / "b.duckdb") as b:
-        earlier = tests(0)
+        earlier = battery_rows(0)
         a.record_audit(rec(0), earlier)  # (an earlier audit: the ids go on from it)
         b.record_audit(rec(0), earlier)
         one_by_one = [a.record_audit(r, t) for r, t in records]

@@ -13,7 +13,7 @@ from rngcert.stats.serial import _lag_triples, lag_pair_counts
 from rngcert.stats.tally import SpinTally
 
 
-def _assert_lag_pairs(x, k, lags, with_tally=(False, True)):
+def assert_lag_pairs(x, k, lags, with_tally=(False, True)):
     """lag_pair_counts of ``x`` (with and without the tally's counts and pairs) against a direct count."""
     t = SpinTally.of(x, k)
     for kw in [{"counts": t.counts, "pairs": t.pairs} if w else {} for w in with_tally]:
@@ -48,7 +48,7 @@ def test_lag_pair_counts_short_inputs_any_span(seed, monkeypatch):
         span = int(rng.integers(1, 65))
         monkeypatch.setattr(chunks, "CHUNK", span)
         lags = list(range(1, 11)) if rng.random() < 0.5 else sorted(set(rng.integers(1, 20, 6).tolist()))
-        _assert_lag_pairs(x, k, lags)
+        assert_lag_pairs(x, k, lags)
         split += n > span and n > max(lags)
     assert split >= 5, split
 
@@ -59,7 +59,7 @@ def test_lag_pair_counts_battery_lags_long(chunk, monkeypatch):
     x = np.random.default_rng(7).integers(0, 37, 20_011).astype(np.int8)
     x[5000:6000] = (np.arange(1000) * 5 % 37).astype(np.int8)  # a periodic stretch: counts far from uniform
     assert _direct_lag_pairs(x.astype(np.intp), 37, 1).max() > 2 * x.size / 37**2  # (the stretch: 27 more in each of 37 cells)
-    _assert_lag_pairs(x, 37, list(range(1, 11)), with_tally=(True,))
+    assert_lag_pairs(x, 37, list(range(1, 11)), with_tally=(True,))
 
 
 def _direct_duplicated_blocks(x, L):
@@ -213,5 +213,5 @@ def test_lag_pair_counts_triple_keys_both_widths(k, monkeypatch):
     x[500:900] = (np.arange(400) * 7 % k).astype(np.int8)
     for chunk in (None, 1, 5, 333):
         _span_length(chunk, monkeypatch)
-        _assert_lag_pairs(x, k, list(range(1, 11)))
-        _assert_lag_pairs(x, k, [2, 3, 5, 11, 13])
+        assert_lag_pairs(x, k, list(range(1, 11)))
+        assert_lag_pairs(x, k, [2, 3, 5, 11, 13])
