@@ -164,7 +164,7 @@ WORKLOADS = {
     "audit": ("_audit_item",),
     "certify": ("_table_item",),
     "shuffle": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item"),
-    "bits": ("_stream_item", "_bits_work"),
+    "bits": ("_stream_item", "_law_item"),
     "shuffle-grid": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item", "_sensitivity_point"),
 }
 

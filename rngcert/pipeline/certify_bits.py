@@ -30,6 +30,7 @@ import numpy as np
 
 from rngcert.battery.core import BatteryOutcome, Spec, run_battery
 from rngcert.battery.plain import bits_findings
+from rngcert.collect.heap import keep_freed_heap
 from rngcert.pipeline import lawcache
 from rngcert.pipeline.options import BitsOptions
 from rngcert.pipeline.parallel import Plan, map_items
@@ -139,6 +140,7 @@ def _stream_item(item) -> list:
     ``"generated"`` (payload ``(GeneratedStreams, i)``: the worker makes the stream itself)."""
     from rngcert.battery.bits import run_stream
 
+    keep_freed_heap()  # the tests' temporaries (some MB a stream) reuse the heap, not fresh pages (rngcert.collect.heap)
     kind, payload, n, constants = item
     if kind == "generated":
         gen, i = payload
@@ -162,35 +164,37 @@ def _law_key(result, alpha: float) -> tuple:
     return (key, int(result.n), params, float(alpha))
 
 
-def _bits_work(item):
-    """One work item of a parallel SP 800-22 run: ``("stream", item)`` (:func:`_stream_item`) or
-    ``("law", (key, n, params, alpha))`` (:func:`rngcert.stats.nist.nulllaw.pvalue_law`)."""
-    kind, payload = item
-    if kind == "law":
-        return lawcache.cached_law(*payload)
-    return _stream_item(payload)
+def _law_item(key: tuple):
+    """One exact null law, a work item: ``(key, n, params, alpha)`` → :func:`rngcert.pipeline.lawcache.cached_law`."""
+    return lawcache.cached_law(*key)
+
+
+#: Modules a stream's work item imports lazily: imported here before a local pool forks its workers.
+_PRELOAD = ("rngcert.battery.bits", "rngcert.simulate.sources", "numpy.fft")
+
+
+def _import_report_modules() -> None:
+    """Import what this process needs after the streams (the report's writer, its sealing, the
+    standards: about 0.03 s), while a local pool's workers run the streams."""
+    import rngcert.pipeline.standards  # noqa: F401
+    import rngcert.report.verify  # noqa: F401
+    import rngcert.report.writer  # noqa: F401
 
 
 def _streams_and_laws(items: list, alpha: float, plan: Plan, progress) -> tuple[list, object]:
-    """The first-level results of every stream and the exact null laws of their p-values, all as
-    work items of one run on the plan's workers.
+    """The first-level results of every stream, then the exact null laws of their p-values that
+    are not on disk yet, each a run of work items on the plan's workers.
 
-    The laws depend only on each test, n and its parameters, not on the bits, and at n = 10**6
-    they cost about as much as 40 streams (10 s here, on one core when computed by the two-level
-    analysis itself). Stream 0 runs here first, which names the laws needed; they are then
-    computed on the workers beside the other streams, longest first. A law not named by stream 0
-    (a test not applicable to it) is computed here by the two-level analysis, as in a serial run:
-    the laws are exact, so the report is the same either way."""
-    first = _stream_item(items[0])
-    if progress is not None:
-        progress(0, first)
-    keys = [k for k in dict.fromkeys(_law_key(r, alpha) for r in first if r.applicable and _has_law(r))
-            if not lawcache.is_cached(*k)]  # laws on disk from an earlier run are read, not computed
-    work = [("law", k) for k in keys] + [("stream", it) for it in items[1:]]
-    out = map_items(_bits_work, work, plan=plan,
-                    progress=(lambda i, res: progress(i, res) if i >= len(keys) else None) if progress else None)
-    laws = dict(zip(keys, out[: len(keys)]))
-    per_seq = [first] + out[len(keys):]
+    The laws depend only on each test, n and its parameters, not on the bits: after a first run
+    at this n they are read from the disk cache (:mod:`rngcert.pipeline.lawcache`), and every
+    stream runs on the workers (no stream runs here first to name them). The laws the streams name
+    that are not on disk (the first run at an n: at n = 10**6 about 5 CPU-s, as much as 40 streams)
+    are then computed on the workers, beside each other; the laws are exact, so the report is the
+    same either way."""
+    per_seq = map_items(_stream_item, items, plan=plan, progress=progress, preload=_PRELOAD, meanwhile=_import_report_modules)
+    named = dict.fromkeys(_law_key(r, alpha) for seq in per_seq for r in seq if r.applicable and _has_law(r))
+    keys = [k for k in named if not lawcache.is_cached(*k)]  # laws on disk from an earlier run are read, not computed
+    laws = dict(zip(keys, map_items(_law_item, keys, plan=plan))) if keys else {}
 
     def law_of(result, a):
         try:
