@@ -114,6 +114,19 @@ def test_c16_kind_double_zero_on_a_single_zero_wheel_names_the_choice(tmp_path):
     assert "--alias 00=0" in " ".join(cert.outcomes[0].reasons)
 
 
+def test_c16_kind_american_list_on_the_european_default_names_the_american_wheel(tmp_path):
+    """A fair American permanence list certified with the European default: its '00' rows (1/38)
+    are a pocket of the American wheel, not a spelling of 0 (pocket 0 has its own rows). The reason
+    names --equipment american, never --alias 00=0 (which would FAIL the wheel on double zeros)."""
+    x = np.random.default_rng(4).integers(0, 38, 3800)
+    p = tmp_path / "am.txt"
+    p.write_text("\n".join(" ".join("00" if v == 37 else str(v) for v in x[i:i + 10]) for i in range(0, x.size, 10)) + "\n")
+    cert = _certify(p)
+    why = " ".join(cert.outcomes[0].reasons)
+    assert cert.verdict == "INCONCLUSIVE"
+    assert "--equipment american" in why and "--alias 00=0" not in why
+
+
 def test_labels_plausible_spellings():
     assert plausible_label("ZERO", EU) == "0" and plausible_label("#7", EU) == "7" and plausible_label("No. 12", EU) == "12"
     assert plausible_label("7,0", EU) == "7" and plausible_label("double zero", AM) == "00" and plausible_label("seven", EU) == "7"

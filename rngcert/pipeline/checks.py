@@ -91,13 +91,19 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     return all_tables, per_table
 
 
-def other_wheel_hint(log: SpinLog) -> str | None:
+def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | None:
     """A reason naming the packaged wheel whose labels fit the log better, or None.
 
     The log's result tokens (accepted labels and the cells of rejected result rows) are read with
     every packaged wheel's token table; when another wheel reads at least 99% of them and more than
-    the declared wheel does, the labels are another wheel's.
+    the declared wheel does, the labels are another wheel's. The declared wheel must read less
+    than 95% of them, unless ``labels_flagged`` (:func:`label_reasons` found rejected values that
+    are labels of the export) and every outcome of the declared wheel has accepted rows: an
+    American list certified as European leaves only its ``00`` (1/38 of the rows) unread, which is
+    a pocket of the American wheel, not a spelling of a pocket the list never shows.
     """
+    if labels_flagged and _empty_outcomes(log):
+        return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel
     tokens: Counter = Counter()
     labels = list(log.space.labels)
     for t in log.tables.values():
@@ -121,7 +127,7 @@ def other_wheel_hint(log: SpinLog) -> str | None:
         return ok / total
 
     mine = readable(log.wheel)
-    if mine >= 0.95:
+    if mine >= 0.95 and not labels_flagged:
         return None
     best, best_share = None, mine
     for wid in packaged_wheels():
@@ -136,6 +142,19 @@ def other_wheel_hint(log: SpinLog) -> str | None:
         f"the labels look like the {best} wheel's ({best_share:.1%} of the results read as {best}, {mine:.1%} as "
         f"{log.wheel.id}): certify with --equipment {best}"
     )
+
+
+def _empty_outcomes(log: SpinLog) -> bool:
+    """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
+    rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
+    m = len(log.space.labels)
+    counts = np.zeros(m, dtype=np.int64)
+    for t in log.tables.values():
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=m)[:m]
+    n_rows = int(counts.sum()) + sum(1 for r in log.rejected if "is not a pocket/section" in r.reason)
+    expected = n_rows * np.asarray(log.space.probs, dtype=float)
+    return bool(np.any((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
 
 
 #: A rejected value carried by at least this many rows, and by enough rows to move one outcome's
