@@ -175,6 +175,30 @@ def test_c19_duplicate_json_key_rejects_the_row_with_line_and_reason(tmp_path):
     assert (r.line, r.column) == (100, "result") and "given twice" in r.reason and '"result": 18' in r.text
 
 
+@pytest.mark.parametrize("block", [None, 4096])
+def test_c19_kind_one_key_in_two_cases_is_one_column(tmp_path, monkeypatch, block):
+    """JSON keys are matched case-insensitively, as CSV columns are: an object giving 'result' and
+    'RESULT' (or 'spin_id' and ' Spin_Id') names one column twice and is rejected (one value was taken
+    silently); a row that spells the key 'Result' alone is read as 'result' (it was an 'empty result').
+    ``block``: the streamed reader's block size, so that the rows fall in a later block."""
+    from rngcert.collect.spinlog import jsonl
+
+    if block:
+        monkeypatch.setattr(jsonl, "JSONL_BLOCK", block)
+    rows = [json.dumps({"spin_id": i, "result": i % 37}) for i in range(1, 400)]
+    rows[300] = '{"spin_id": 301, "result": 5, "RESULT": 6}'
+    rows[301] = '{"spin_id": 302, "result": 7, " Spin_Id": 999}'
+    rows[302] = '{"spin_id": 303, "Result": 8}'
+    p = tmp_path / "k.jsonl"
+    p.write_text("\n".join(rows) + "\n")
+    log = read_spin_log(p, EU)
+    assert [(r.line, r.column) for r in log.rejected] == [(301, "RESULT"), (302, " Spin_Id")]
+    assert all("ambiguous" in r.reason and "case-insensitively" in r.reason for r in log.rejected)
+    assert log.accepted == 397
+    t = next(iter(log.tables.values()))
+    assert EU.labels[t.outcomes[-97]] == "8"  # spin 303, read from its 'Result' key
+
+
 def test_c19_kind_a_json_array_is_named_and_the_fix_given(tmp_path):
     p = tmp_path / "a.json"
     p.write_text(json.dumps([{"result": i % 37} for i in range(50)], indent=1))
