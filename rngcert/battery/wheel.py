@@ -242,6 +242,8 @@ def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str)
 
 
 def _sector_scan(d: WheelData, ctx: Context):
+    if d.m < 4:  # (a lab's 3-pocket wheel: no arc of 2 or more pockets is at most half of it)
+        return NotApplicable("sector_scan", U, 0, f"the scan's arcs of 2 to k/2 pockets need a wheel of 4 or more (this one has {d.m})")
     res = sector.sector_scan(d.counts, d.probs, method=ctx.monte_carlo(sequential=True))
     if not res.applicable or not isinstance(res.details.get("best_arc"), dict):
         return res

@@ -407,6 +407,9 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
         if len(labels) < 3:
             raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
         count = Counter(labels)  # insertion order = first appearance in wheel order
+        if len(count) < 2:
+            raise EquipmentError(f"{where}: sections name one symbol only ({labels[0]!r}); a money wheel needs at least two symbols, "
+                                 "as under [segment_counts]")
         symbols = sorted(count, key=lambda s: -count[s])  # most sections first; ties keep wheel order (stable)
         counts = tuple(count[s] for s in symbols)
         return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)
