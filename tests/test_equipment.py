@@ -146,3 +146,38 @@ def test_two_symbol_money_wheel_read_by_symbol_is_inconclusive_not_an_error(tmp_
     cert = certify_log([log], load_wheel(w), seed=1, n_resamples=99, figures=False, required_bias=0.2)
     assert cert.verdict == "INCONCLUSIVE"
     assert any("cannot be verified" in r and "has 2" in r for r in cert.outcomes[0].reasons)
+
+
+def test_lab_wheel_file_cannot_pose_as_a_packaged_wheel(tmp_path, cli):
+    """A 4-pocket file with id = "european" was accepted: reported as 'european' and, on ingest, merged
+    into a stored European table (the store checks a table's wheel by id), whose audit then FAILed.
+    It is an equipment error (exit 4); the packaged file itself, read as a file, still loads."""
+    f = tmp_path / "fake.toml"
+    f.write_text('id = "european"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3"]\nred = ["1", "3"]\ngreen = ["0"]\n')
+    with pytest.raises(EquipmentError, match="id 'european' is the packaged wheel's.*4 pockets.*its own id"):
+        load_wheel(f)
+    assert load_wheel(load_wheel("european").path).labels == load_wheel("european").labels
+    db = tmp_path / "s.duckdb"
+    log = tmp_path / "t.csv"
+    log.write_text("spin_id,table,result\n" + "".join(f"{i},T2,{i % 37}\n" for i in range(1, 200)))
+    assert cli("ingest", str(log), "--db", str(db)).exit_code == 0
+    log2 = tmp_path / "t2.csv"
+    log2.write_text("spin_id,table,result\n" + "".join(f"{i},T2,{i % 4}\n" for i in range(1000, 1200)))
+    res = cli("ingest", str(log2), "--db", str(db), "--equipment", str(f))
+    assert res.exit_code == 4 and "its own id" in res.output
+
+
+def test_store_keeps_a_lab_wheel_file_by_its_absolute_path(tmp_path, cli, monkeypatch):
+    """Ingested with a relative --equipment eq/lab.toml, the table's wheel is stored by its absolute
+    path: an audit from another folder reads it (it stopped with "equipment file 'eq/lab.toml' does not exist")."""
+    (tmp_path / "eq").mkdir()
+    (tmp_path / "eq" / "lab.toml").write_text(
+        'id = "lab6"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3", "4", "5"]\nred = ["1", "3", "5"]\ngreen = ["0"]\n')
+    x = np.random.default_rng(6).integers(0, 6, 600)
+    (tmp_path / "t.csv").write_text("spin_id,table,result\n" + "".join(f"{i},L6,{v}\n" for i, v in enumerate(x, 1)))
+    monkeypatch.chdir(tmp_path)
+    assert cli("ingest", "t.csv", "--db", "s.duckdb", "--equipment", "eq/lab.toml").exit_code == 0
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    res = cli("audit", "--table", "L6", "--db", "../s.duckdb", "--no-record", "--out", "r", "--seed", "1")
+    assert res.exit_code in (0, 10, 11, 12) and "does not exist" not in res.output, res.output

@@ -280,7 +280,7 @@ def load_wheel(spec: str | Path) -> Wheel:
     path = Path(spec)
     if path.suffix == ".toml" or path.exists():
         text = read_equipment_file(path, "equipment file")
-        where = str(path)
+        return _not_posing_as_packaged(wheel_from_dict(parse_toml(text, str(path)), str(path)))
     else:
         ids = packaged_wheels()
         if spec not in ids:
@@ -289,6 +289,22 @@ def load_wheel(spec: str | Path) -> Wheel:
         text = res.read_text(encoding="utf-8")
         where = f"rngcert/equipment/data/{spec}.toml"
     return wheel_from_dict(parse_toml(text, where), where)
+
+
+def _not_posing_as_packaged(w: Wheel) -> Wheel:
+    """A lab's wheel file ``w`` unless its id is a packaged wheel's and its wheel differs from that
+    one: a report and the store name a wheel by its id (``ingest`` checks a stored table's wheel by
+    it), so a 4-pocket file with ``id = "european"`` would be reported as, and stored into, European tables."""
+    if w.id not in packaged_wheels():
+        return w
+    p = load_wheel(w.id)
+    shape = ("kind", "labels", "symbols", "symbol_counts", "colours")
+    if all(getattr(w, a) == getattr(p, a) for a in shape):
+        return w  # the packaged wheel, written out again (its own aliases, say)
+    what = f"{len(w.labels or w.symbols)} {'pockets' if w.kind == 'roulette' else 'sections'}" if w.kind != p.kind or len(w.labels) != len(p.labels) \
+        else "another arrangement, colours or symbols"
+    raise EquipmentError(f"{w.path}: id {w.id!r} is the packaged wheel's, and this file's wheel differs from it ({what}): "
+                         f"give the lab's wheel its own id")
 
 
 def _req(doc: dict, key: str, where: str, typ=str):
