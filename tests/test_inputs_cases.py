@@ -211,6 +211,27 @@ def test_c19_kind_a_json_array_is_named_and_the_fix_given(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ c20 titles
+@pytest.mark.parametrize("fmt", ["{n} {v}", "{n}. {v}", "{n} {v} {w}"])
+def test_c20_kind_numbered_permanence_lines_are_not_read_as_results(tmp_path, fmt):
+    """A fair list whose lines carry a running coup number (1-25, again on every page) before the results:
+    the numbers were read as spins and the wheel FAILed ('the longest run of one colour was 5 spins
+    against about 13.4 expected'). The numbering is named and the verdict is INCONCLUSIVE."""
+    x = np.random.default_rng(11).integers(0, 37, (4000, 2))
+    p = tmp_path / "numbered.txt"
+    p.write_text("\n".join(fmt.format(n=i % 25 + 1, v=a, w=b) for i, (a, b) in enumerate(x)) + "\n")
+    cert = _certify(p)
+    why = " ".join(cert.outcomes[0].reasons)
+    assert cert.verdict == "INCONCLUSIVE" and "the lines are numbered" in why and "(1, 2, 3, 4" in why
+
+
+def test_c20_kind_a_fair_list_of_several_spins_a_line_is_not_taken_for_numbered(tmp_path):
+    x = np.random.default_rng(12).integers(0, 37, 6000)
+    p = tmp_path / "fair.txt"
+    p.write_text("\n".join(" ".join(map(str, x[i:i + 2])) for i in range(0, x.size, 2)) + "\n")
+    cert = _certify(p)
+    assert not any("numbered" in r for r in cert.outcomes[0].reasons)
+
+
 def test_c20_permanence_title_line_rejected_whole(tmp_path):
     """c20: the title 'Spielbank Tisch 1 19.04.2026' is one rejected row (line 1, reason), and no
     spin '1' is taken from it."""

@@ -265,6 +265,41 @@ def line_start_evidence(t: TableSpins, space) -> dict | None:
     return None
 
 
+#: A permanence list whose lines hold two or more spins, in at least this share of which the first number is
+#: one more than the previous line's first number, is read as numbered lines (a fair wheel does that in 1/k).
+COUNTER_SHARE = 0.5
+#: ... judged on at least this many such lines.
+COUNTER_MIN_LINES = 10
+
+
+def line_counter(t: TableSpins, space) -> dict | None:
+    """A permanence list whose lines start with a running number (``1 17``, ``2. 22``: a coup or spin
+    number, read as a result), or None.
+
+    Among the lines of two spins or more, the first spin of a line is one more than the first spin
+    of the line before in at least :data:`COUNTER_SHARE` of them (a fair wheel: 1 in k; a numbering
+    that restarts every page: all but the restarts). The counter is then read as every other result:
+    the sequence tests see the counter, not the wheel, so the verdict is INCONCLUSIVE with this text."""
+    if t.line_start is None or t.n < 2:
+        return None
+    starts = np.flatnonzero(t.line_start)
+    ends = np.r_[starts[1:], t.n]
+    starts = starts[ends - starts >= 2]  # lines holding a result besides their first number
+    if starts.size < COUNTER_MIN_LINES:
+        return None
+    num = np.array([int(lab) if str(lab).isdigit() else -2 for lab in space.labels], dtype=np.int64)
+    first = num[t.outcomes[starts]]
+    up = (first[1:] == first[:-1] + 1) & (first[:-1] >= 0)
+    share = float(up.mean())
+    if share < COUNTER_SHARE:
+        return None
+    shown = ", ".join(str(v) for v in first[:4])
+    return {"lines": int(starts.size), "counting_up": int(up.sum()), "share": share, "first_values": [int(v) for v in first[:10]],
+            "text": (f"the first number of {int(up.sum()):,} of {starts.size - 1:,} lines is one more than the line before's ({shown} …): "
+                     "the lines are numbered (a coup or spin number), and that number was read as a result, so the sequence "
+                     "tested is not the wheel's; give the results alone, or the list as CSV with a header (spin_id,result)")}
+
+
 def pair_mask_of(ev: dict | None) -> np.ndarray | None:
     """(n-1,) bool of the pairs the pair-based tests may use, from :func:`line_start_evidence`; None: all."""
     return ~ev["boundary_pairs"] if ev is not None and ev["finding"] else None
@@ -299,6 +334,11 @@ def integrity_findings(t: TableSpins, space, *, line_starts: dict | None | bool 
                 f"the {int((~ev['boundary_pairs']).sum()):,} pairs within lines.",
                 "evidence": {kk: vv for kk, vv in ev.items() if kk != "boundary_pairs"},
             })
+    counter = line_counter(t, space)
+    if counter is not None:
+        out["checks"].append("a counter in the first column of a permanence list")
+        out["findings"].append({"name": "line_counter", "text": counter["text"], "evidence": {k: v for k, v in counter.items() if k != "text"}})
+        out["inconclusive"].append("data integrity: " + counter["text"])
     for f in getattr(t, "findings", ()):  # the reader's: time order against spin ids, near-duplicate rounds
         out["checks"].append({"time_order": "time order against spin-id order", "near_duplicates": "near-duplicate rounds"}.get(f["name"], f["name"]))
         out["findings"].append({k: v for k, v in f.items() if k != "inconclusive"})
