@@ -210,6 +210,27 @@ def test_c19_kind_a_json_array_is_named_and_the_fix_given(tmp_path):
         read_spin_log(p2, EU)
 
 
+def test_c18_kind_zoneless_local_times_mixed_with_zoned_keep_the_file_order(tmp_path):
+    """No spin ids; the exporter wrote local times without a zone, then with '+02:00'. Read as UTC, the
+    zone-less half lands two hours late: the rows were re-sorted by time (240 rows interleaved) and 6
+    pairs of different rounds, now '0 s apart', were rejected as near-duplicates. The file order is the
+    spin order; the disagreement is a finding (mixed zones), and no row is lost."""
+    import datetime as dt
+
+    x = np.random.default_rng(21).integers(0, 37, 6000)
+    t0 = dt.datetime(2026, 6, 1, 8, 0, 0)
+    p = tmp_path / "mz.csv"
+    p.write_text("timestamp,result\n" + "".join(
+        f"{(t0 + dt.timedelta(seconds=30 * i)).isoformat()}{'' if i < 3000 else '+02:00'},{v}\n" for i, v in enumerate(x)))
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert log.accepted == 6000 and not log.rejected
+    assert [EU.labels[i] for i in t.outcomes] == [str(v) for v in x]  # the file's order
+    assert not any("sorted by timestamp" in n for n in t.notes)
+    (f,) = [f for f in t.findings if f["name"] == "time_order"]
+    assert f["evidence"]["cause"] == "timestamps in mixed time zones" and not f["inconclusive"]
+
+
 # ------------------------------------------------------------------------------------ c20 titles
 @pytest.mark.parametrize("fmt", ["{n} {v}", "{n}. {v}", "{n} {v} {w}"])
 def test_c20_kind_numbered_permanence_lines_are_not_read_as_results(tmp_path, fmt):
@@ -516,3 +537,21 @@ def test_a_header_repeated_inside_the_log_is_named_as_such(tmp_path):
     cert = certify_log([p], EU, columns={"result": "Number"}, seed=1, n_resamples=99, figures=False)
     (rej,) = cert.log.rejected
     assert rej.line == 102 and "header line repeated" in rej.reason and "Number" in rej.reason
+
+
+def test_c18_kind_a_shuffled_log_with_mixed_zones_is_still_sorted_by_time(tmp_path):
+    """The file order is kept for zone-less times beside zoned ones only where the clock can explain the
+    steps back (a few, each within the zones' span); a shuffled copy is still put in time order."""
+    import datetime as dt
+
+    x = np.random.default_rng(22).integers(0, 37, 2000)
+    t0 = dt.datetime(2026, 6, 1, 8, 0, 0)
+    rows = [f"{(t0 + dt.timedelta(seconds=30 * i)).isoformat()}{'' if i < 1000 else '+02:00'},{v}\n" for i, v in enumerate(x)]
+    shuffled = [rows[i] for i in np.random.default_rng(1).permutation(len(rows))]
+    p, q = tmp_path / "a.csv", tmp_path / "b.csv"
+    p.write_text("timestamp,result\n" + "".join(rows))
+    q.write_text("timestamp,result\n" + "".join(shuffled))
+    ta = next(iter(read_spin_log(p, EU, min_round_interval=0).tables.values()))
+    tb = next(iter(read_spin_log(q, EU, min_round_interval=0).tables.values()))
+    assert any("sorted by timestamp" in n for n in tb.notes)
+    assert not any("sorted by timestamp" in n for n in ta.notes)
