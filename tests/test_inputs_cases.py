@@ -555,3 +555,23 @@ def test_c18_kind_a_shuffled_log_with_mixed_zones_is_still_sorted_by_time(tmp_pa
     tb = next(iter(read_spin_log(q, EU, min_round_interval=0).tables.values()))
     assert any("sorted by timestamp" in n for n in tb.notes)
     assert not any("sorted by timestamp" in n for n in ta.notes)
+
+
+@pytest.mark.parametrize("kind", ["txt", "csv"])
+def test_c14_kind_a_log_of_another_wheels_labels_that_reads_nothing_names_the_wheel(tmp_path, kind):
+    """A money-wheel list (symbols A-G) given to the European default read nothing and said only
+    '500× a title or text line' (or "'A' is not a pocket"): the error names money-wheel-52 and the option."""
+    s = np.array(list("A" * 24 + "B" * 12 + "C" * 8 + "D" * 4 + "EEFG"))
+    x = np.random.default_rng(9).choice(s, 2000)
+    p = tmp_path / f"mw.{kind}"
+    if kind == "txt":
+        p.write_text("\n".join(" ".join(x[i:i + 10]) for i in range(0, x.size, 10)) + "\n")
+    else:
+        p.write_text("result\n" + "\n".join(x) + "\n")
+    with pytest.raises(InputError, match="look like the money-wheel-52 wheel's labels: certify with --equipment money-wheel-52"):
+        read_spin_log(p, EU)
+    q = tmp_path / "dates.csv"
+    q.write_text("timestamp,result\n" + "".join(f"06/01/2026 12:00:{i:02d},{i}\n" for i in range(30)))
+    with pytest.raises(InputError) as exc:
+        read_spin_log(q, EU)
+    assert "--equipment" not in str(exc.value)

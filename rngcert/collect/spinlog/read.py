@@ -91,7 +91,7 @@ def read_spin_log(
     notes: list[str] = []
     for p in paths:
         part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)))
-        _check_readable(part, int(part["accepted_mask"].sum()))
+        _check_readable(part, int(part["accepted_mask"].sum()), wheel)
         parts.append(part)
     comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
@@ -166,15 +166,44 @@ def _source_info(part: dict, accepted: int, name: str | None = None) -> SourceIn
                       part["blank"], dups, second_source=second, near_duplicates=near)
 
 
-def _check_readable(part: dict, accepted: int) -> None:
-    """A file with no accepted and no void spin is a :class:`NoDataError` naming its commonest reasons."""
+def _check_readable(part: dict, accepted: int, wheel: Wheel | None = None) -> None:
+    """A file with no accepted and no void spin is a :class:`NoDataError` naming its commonest reasons,
+    and the packaged wheel whose labels its rejected cells are, when one is (case c14's kind: a
+    money-wheel list given to the European default is not 500 'title lines')."""
     if accepted == 0 and part["void_count"] == 0:
         reasons: dict[str, int] = {}
         for r in part["rejected"]:
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
         top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
         detail = "; ".join(f"{c}× {r}" for r, c in top) if top else "no data rows"
-        raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})")
+        hint = _wheel_of_rejected(part["rejected"], wheel) if wheel is not None else None
+        raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})" + (f"; {hint}" if hint else ""))
+
+
+#: Rejected rows whose cells :func:`_wheel_of_rejected` reads (the first of the file).
+_HINT_ROWS = 1000
+
+
+def _wheel_of_rejected(rejected, wheel: Wheel) -> str | None:
+    """'the results look like the W wheel's labels: certify with --equipment W' when another packaged
+    wheel reads every token of the first :data:`_HINT_ROWS` rejected rows (a permanence line's tokens,
+    a result cell), else None."""
+    import re
+
+    from rngcert.equipment.wheel import VOID_TOKENS, load_wheel, packaged_wheels
+
+    cells = [r for r in rejected[:_HINT_ROWS] if r.text and (r.column == "line" or "is not a pocket/section" in r.reason)]  # results only
+    tokens = {t.strip().strip("\"'").strip().lower() for r in cells for t in (re.split(r"[,;\s]+", r.text) if r.column == "line" else [r.text])}
+    tokens.discard("")
+    if not tokens:
+        return None
+    for wid in packaged_wheels():  # (four wheels)
+        if wid == wheel.id:
+            continue
+        pos, sym = load_wheel(wid).token_table()
+        if all(t in pos or t in sym or t in VOID_TOKENS for t in tokens):
+            return f"the results look like the {wid} wheel's labels: certify with --equipment {wid}"
+    return None
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0, sort: bool = False) -> SpinLog:
@@ -235,7 +264,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         else:
             part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
         accepted = acc.pos.n - n0
-        _check_readable(part, accepted)
+        _check_readable(part, accepted, wheel)
         metas.append(part)
         notes.extend(part["notes"])
         counts.append(accepted)
