@@ -127,6 +127,23 @@ def test_c16_kind_american_list_on_the_european_default_names_the_american_wheel
     assert "--equipment american" in why and "--alias 00=0" not in why
 
 
+def test_c16_kind_european_list_as_american_is_no_verdict_naming_both_causes(tmp_path):
+    """A fair European list certified with --equipment american FAILed: 'pocket 00 came up 0 times against
+    211 expected (-100%) ... a worn, shallow or loose pocket'. Every result is a European pocket and only 00
+    never came up: INCONCLUSIVE, naming --equipment european and the pocket to inspect if the wheel has it.
+    A pocket that both wheels have and that never came up still FAILs."""
+    x = np.random.default_rng(9).integers(0, 37, 8000)
+    p = tmp_path / "eu.txt"
+    p.write_text("\n".join(" ".join(map(str, x[i:i + 10])) for i in range(0, x.size, 10)) + "\n")
+    cert = _certify(p, AM)
+    why = " ".join(cert.outcomes[0].reasons)
+    assert cert.verdict == "INCONCLUSIVE" and "--equipment european" in why and "inspect it" in why
+    y = np.where(x == 17, 18, x)  # pocket 17 never comes up: no other packaged wheel lacks it
+    q = tmp_path / "no17.txt"
+    q.write_text("\n".join(" ".join(map(str, y[i:i + 10])) for i in range(0, y.size, 10)) + "\n")
+    assert _certify(q, EU).verdict == "FAIL"
+
+
 def test_labels_plausible_spellings():
     assert plausible_label("ZERO", EU) == "0" and plausible_label("#7", EU) == "7" and plausible_label("No. 12", EU) == "12"
     assert plausible_label("7,0", EU) == "7" and plausible_label("double zero", AM) == "00" and plausible_label("seven", EU) == "7"

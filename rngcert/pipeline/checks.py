@@ -144,6 +144,35 @@ def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | Non
     )
 
 
+def missing_pockets_hint(log: SpinLog) -> str | None:
+    """A reason when pockets that a fair wheel gives many spins never came up and another packaged
+    roulette wheel has every pocket that did and none of those (a European list certified with
+    ``--equipment american``: '00' never written). Whether the list is that wheel's or the pockets
+    never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
+    wheel = log.wheel
+    if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in r.reason for r in log.rejected):
+        return None
+    labels = [str(x) for x in log.space.labels]
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for t in log.tables.values():
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=len(labels))[: len(labels)]
+    expected = int(counts.sum()) * np.asarray(log.space.probs, dtype=float)
+    missing = {labels[i] for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))}
+    seen = {labels[i] for i in np.flatnonzero(counts)}
+    if not missing:
+        return None
+    for wid in packaged_wheels():
+        other = load_wheel(wid) if wid != wheel.id else None
+        if other is not None and other.kind == "roulette" and seen <= set(other.labels) and not missing & set(other.labels):
+            names = ", ".join(sorted(missing))
+            return (f"pocket(s) {names} never came up in {int(counts.sum()):,} spins ({float(expected[labels.index(sorted(missing)[0])]):.0f} expected "
+                    f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
+                    f"(certify with --equipment {wid}); if the wheel really has {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
+                    "a pocket that never catches the ball")
+    return None
+
+
 def _empty_outcomes(log: SpinLog) -> bool:
     """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
     rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
