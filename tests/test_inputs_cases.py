@@ -161,6 +161,18 @@ def test_labels_rejected_values_group_by_value_with_lines(tmp_path):
     assert vals[0].lines == [(str(p), 3), (str(p), 5)]
 
 
+@pytest.mark.parametrize("word", ["void", "No Spin", "peg"])
+def test_an_alias_cannot_read_a_void_word_as_a_pocket(tmp_path, word):
+    """'void' = '0' under [aliases] (or --alias) read every void spin (rule 5.2) as pocket 0, and a fair wheel
+    FAILed ('zero came up 326 times against 108 expected'). A void word is refused as an alias."""
+    doc = {"id": "eu-al", "kind": "roulette", "wheel_order": list(EU.labels),
+           "red": [lab for lab, c in zip(EU.labels, EU.colours) if c == "red"], "green": ["0"], "aliases": {word: "0"}}
+    with pytest.raises(EquipmentError, match="marks a void spin"):
+        wheel_from_dict(doc, "al.toml")
+    with pytest.raises(EquipmentError, match="marks a void spin"):
+        EU.with_aliases({word: "0"})
+
+
 def test_aliases_validated_in_linear_time_and_never_name_two_pockets():
     base = {"id": "w", "kind": "roulette", "wheel_order": [str(i) for i in range(37)], "red": ["1"], "green": ["0"]}
     assert wheel_from_dict(dict(base, aliases={"zero": "0", "O": "0"})).token_table()[0]["o"] == 0

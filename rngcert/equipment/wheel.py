@@ -358,7 +358,7 @@ def _alias_token(t: str) -> str:
 
 def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None:
     """Validate a wheel's aliases in linear time: each names a label of the wheel, is not itself
-    another label, and no two spellings that read the same (case, spaces, quotes) name different
+    another label nor a void word (:data:`VOID_TOKENS`), and no two spellings that read the same (case, spaces, quotes) name different
     labels. Raises :class:`EquipmentError` naming the alias."""
     if wheel.kind == "roulette":
         labels = {_alias_token(x): x for x in wheel.labels}
@@ -371,6 +371,9 @@ def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None
         a, t = _alias_token(str(alias)), _alias_token(str(target))
         if not a:
             raise EquipmentError(f"{where}: [aliases] has an empty alias (for {target!r})")
+        if a in VOID_TOKENS:  # (rule 5.2: a result written void, no spin or peg is a void spin, never a pocket's)
+            raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {alias!r} marks a void spin (money-wheel rules 5.2); "
+                                 "it cannot be read as a pocket")
         if t not in labels:
             raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {target!r} is not a label of wheel {wheel.id!r}")
         if a in labels and a != t:
