@@ -25,7 +25,7 @@ def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encodin
     blank = _arrow.ints(pc.utf8_length(lines_arr)) == 0
     if text.endswith("\n"):
         blank = blank[:-1]
-    tokens = pc.split_pattern_regex(lines_arr, r"[,;\s]+")
+    tokens = pc.split_pattern_regex(lines_arr, r"[,;|\s]+")
     parent = _arrow.ints(pc.list_parent_indices(tokens)).astype(np.int64)
     flat = pc.list_flatten(tokens)
     nonempty = _arrow.ints(pc.utf8_length(flat)) > 0

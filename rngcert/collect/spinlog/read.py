@@ -193,7 +193,7 @@ def _wheel_of_rejected(rejected, wheel: Wheel) -> str | None:
     from rngcert.equipment.wheel import VOID_TOKENS, load_wheel, packaged_wheels
 
     cells = [r for r in rejected[:_HINT_ROWS] if r.text and (r.column == "line" or "is not a pocket/section" in r.reason)]  # results only
-    tokens = {t.strip().strip("\"'").strip().lower() for r in cells for t in (re.split(r"[,;\s]+", r.text) if r.column == "line" else [r.text])}
+    tokens = {t.strip().strip("\"'").strip().lower() for r in cells for t in (re.split(r"[,;|\s]+", r.text) if r.column == "line" else [r.text])}
     tokens.discard("")
     if not tokens:
         return None
