@@ -260,6 +260,18 @@ def test_c18_kind_zoneless_local_times_mixed_with_zoned_keep_the_file_order(tmp_
     assert f["evidence"]["cause"] == "timestamps in mixed time zones" and not f["inconclusive"]
 
 
+@pytest.mark.parametrize("stamp", ["2016-12-31T23:59:60Z", "2016-12-31 23:59:60.5+00:00", "2016-12-31T23:59:60"])
+def test_c18_kind_a_leap_second_is_a_time_not_a_rejected_row(tmp_path, stamp):
+    """23:59:60 (the leap second of 2016-12-31, valid UTC and ISO 8601) rejected its spin as 'timestamp is not
+    ISO 8601'. It is read as the last microsecond before it, so the spin keeps its place in time order."""
+    p = tmp_path / "leap.csv"
+    p.write_text("spin_id,timestamp,result\n1,2016-12-31T23:59:30Z,5\n2," + stamp + ",7\n3,2017-01-01T00:00:30Z,9\n")
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert log.accepted == 3 and not log.rejected and not t.findings
+    assert [EU.labels[i] for i in t.outcomes] == ["5", "7", "9"]
+
+
 # ------------------------------------------------------------------------------------ c20 titles
 @pytest.mark.parametrize("fmt", ["{n} {v}", "{n}. {v}", "{n} {v} {w}"])
 def test_c20_kind_numbered_permanence_lines_are_not_read_as_results(tmp_path, fmt):
