@@ -310,6 +310,22 @@ def test_c20_kind_vertical_bars_separate_a_permanence_list(tmp_path, sep):
     assert [(r.line, r.text) for r in a.rejected] == [(1, "Tisch 5 | 19.04.2026"), (402, "x")]
 
 
+def test_c20_kind_a_label_of_two_words_in_a_comma_list_is_one_token(tmp_path):
+    """A Crazy Time list 'Coin Flip, 2, Cash Hunt, 1' was split on every blank: 'Coin' and 'Flip' rejected with
+    the advice --alias Coin=..., which cannot read it. In a line with commas (semicolons, bars) the pieces are
+    the tokens ('Coin Flip'), read with the alias the reason names; numbers apart by blanks still split."""
+    ct = load_wheel("crazy-time")
+    s = ["1"] * 21 + ["2"] * 13 + ["5"] * 7 + ["10"] * 4 + ["Coin Flip"] * 4 + ["Pachinko"] * 2 + ["Cash Hunt"] * 2 + ["Crazy Time"]
+    x = np.random.default_rng(3).choice(s, 3000)
+    p = tmp_path / "ct.txt"
+    p.write_text("\n".join(", ".join(x[i:i + 8]) for i in range(0, x.size, 8)) + "\n1 2, 5\n")
+    log = read_spin_log(p, ct)
+    assert {r.text for r in log.rejected if r.column != "line"} >= {"Coin Flip", "Cash Hunt"}
+    assert not any(r.text in ("Coin", "Flip", "Cash", "Hunt") for r in log.rejected)
+    read = read_spin_log(p, ct.with_aliases({"Coin Flip": "CoinFlip", "Cash Hunt": "CashHunt"}))
+    assert read.accepted == 3000 + 3 and not read.rejected
+
+
 def test_c20_permanence_title_line_rejected_whole(tmp_path):
     """c20: the title 'Spielbank Tisch 1 19.04.2026' is one rejected row (line 1, reason), and no
     spin '1' is taken from it."""

@@ -25,9 +25,7 @@ def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encodin
     blank = _arrow.ints(pc.utf8_length(lines_arr)) == 0
     if text.endswith("\n"):
         blank = blank[:-1]
-    tokens = pc.split_pattern_regex(lines_arr, r"[,;|\s]+")
-    parent = _arrow.ints(pc.list_parent_indices(tokens)).astype(np.int64)
-    flat = pc.list_flatten(tokens)
+    flat, parent = _tokens(lines_arr)
     nonempty = _arrow.ints(pc.utf8_length(flat)) > 0
     flat = flat.filter(_arrow.mask(nonempty))
     parent = parent[nonempty]
@@ -48,6 +46,26 @@ def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encodin
     grp_start = np.flatnonzero(first)
     pos_in_line = np.arange(parent.size) - np.repeat(grp_start, np.diff(np.r_[grp_start, parent.size]))
     return {"result": flat}, parent + 1, rejects, int(blank.sum()), ["result"], pos_in_line + 1
+
+
+def _tokens(lines_arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The tokens of a permanence list's lines and the line of each (vectorised). A line holding a comma,
+    semicolon or vertical bar is split on those, and a piece of it without a letter further on white space;
+    a line without one is split on white space. So ``Coin Flip, 2`` gives the two-word label ``Coin Flip``
+    and ``2`` (split on every blank it gave ``Coin`` and ``Flip``, which no alias can read), while ``17 22, 5``
+    gives 17, 22 and 5 as the streamed read of digits does, and ``17 22 x`` keeps its numbers."""
+    pieces = pc.split_pattern_regex(lines_arr, r"[,;|]")
+    piece_line = _arrow.ints(pc.list_parent_indices(pieces)).astype(np.int64)
+    flat = pc.utf8_trim_whitespace(pc.list_flatten(pieces))
+    delim = _arrow.bools(pc.match_substring_regex(lines_arr, r"[,;|]"))
+    whole = delim[piece_line] & _arrow.bools(pc.match_substring_regex(flat, r"[^\W\d_]"))
+    if whole.any():
+        one = pa.ListArray.from_arrays(pa.array(np.arange(len(flat) + 1, dtype=np.int32)), flat)
+        split = pc.if_else(_arrow.mask(whole), one, pc.split_pattern_regex(flat, r"\s+"))
+    else:
+        split = pc.split_pattern_regex(flat, r"\s+")
+    parent = piece_line[_arrow.ints(pc.list_parent_indices(split)).astype(np.int64)]
+    return pc.list_flatten(split), parent
 
 
 def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int) -> np.ndarray:
