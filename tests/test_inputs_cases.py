@@ -326,6 +326,29 @@ def test_c20_kind_a_label_of_two_words_in_a_comma_list_is_one_token(tmp_path):
     assert read.accepted == 3000 + 3 and not read.rejected
 
 
+@pytest.mark.parametrize("per_line", [10, 1])
+def test_c20_kind_decimal_commas_in_a_permanence_list_are_not_separators(tmp_path, per_line):
+    """'15,0 32,0 35,0 ...' (a spreadsheet export with decimal commas) was read as the spins 15, 0, 32, 0, ...
+    and a fair wheel FAILed: 'pocket 0 came up 4,087 times against 216 expected (+1790%)'. When every comma
+    of the list stands before the zeros that end a number, it is a decimal comma (with a note); a
+    comma-separated list (whose commas precede any number) is read as before."""
+    x = np.random.default_rng(9).integers(0, 37, 4000)
+    p = tmp_path / "dc.txt"
+    p.write_text("\n".join(" ".join(f"{v},0" for v in x[i:i + per_line]) for i in range(0, x.size, per_line)) + "\n")
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert log.accepted == 4000 and [EU.labels[i] for i in t.outcomes] == [str(v) for v in x]
+    assert any("decimal comma" in n for n in _all_notes(log))
+    q = tmp_path / "commas.txt"
+    q.write_text("\n".join(",".join(map(str, x[i:i + 10])) for i in range(0, x.size, 10)) + "\n")
+    cl = read_spin_log(q, EU)
+    assert cl.accepted == 4000 and not any("decimal comma" in n for n in _all_notes(cl))
+
+
+def _all_notes(log) -> list:
+    return list(log.notes) + [n for t in log.tables.values() for n in t.notes]
+
+
 def test_c20_permanence_title_line_rejected_whole(tmp_path):
     """c20: the title 'Spielbank Tisch 1 19.04.2026' is one rejected row (line 1, reason), and no
     spin '1' is taken from it."""

@@ -14,9 +14,25 @@ from rngcert.collect.spinlog.core import RejectedRow
 from rngcert.collect.spinlog.jsonl import _text_of
 from rngcert.equipment.wheel import VOID_TOKENS, Wheel
 
+#: A number written with a decimal comma (``15,0``): digits, a comma, zeros, then a blank, ``;``, ``|`` or the line's end.
+_DECIMAL_COMMA = re.compile(r"(?<=\d),0+(?=[ \t\r\n;|]|$)")
+#: ... a list needs at least this many commas, every one of them such, to be read as decimal commas.
+DECIMAL_COMMA_MIN = 10
+
+
+def decimal_commas(text: str) -> bool:
+    """Whether a permanence list writes its numbers with a decimal comma (``15,0 32,0 …``, an export of a
+    German or French spreadsheet): at least :data:`DECIMAL_COMMA_MIN` commas and every one of them before
+    zeros that end a number. A comma-separated list cannot look like that (its commas precede any number;
+    1 in 37 is a 0), so the comma is not a separator there: split on it, ``15,0`` gave the spins 15 and 0."""
+    n = text.count(",")
+    return n >= DECIMAL_COMMA_MIN and len(_DECIMAL_COMMA.findall(text)) == n
+
 
 def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encoding: str | None = None):
     text = _text_of(data)[0] if encoding is None else data.decode(encoding)  # (given: the whole file's, for some of its lines)
+    if decimal_commas(text):  # (lines and their numbers stay where they were: only ",0" goes)
+        text = _DECIMAL_COMMA.sub("", text)
     raw = text.encode("utf-8")
     # one string per line, each keeping its newline (trimmed with the other whitespace below)
     nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)

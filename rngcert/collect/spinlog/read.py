@@ -19,7 +19,7 @@ from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
-from rngcert.collect.spinlog.permanence import _read_permanence
+from rngcert.collect.spinlog.permanence import _read_permanence, decimal_commas
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
@@ -246,6 +246,8 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         f = fmt if fmt != "auto" else detect_format(p, head)
         if f not in ("csv", "permanence", "jsonl") or (f == "permanence" and columns):
             raise _NeedExact("not a CSV log, a JSON Lines log or a permanence list")
+        if f == "permanence" and decimal_commas(head[: head.rfind(b"\n") + 1].decode("latin-1")):
+            raise _NeedExact("a permanence list with decimal commas")  # (the exact read decides on the whole file)
         acc.begin(p.stem)
         n0 = acc.pos.n
         if f == "permanence":
@@ -331,6 +333,8 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
     part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
+    if f == "permanence" and decimal_commas(_text_of(data)[0]):
+        part["notes"] = list(part["notes"]) + [f"{name}: numbers written with a decimal comma (15,0): read as 15; the comma does not separate spins"]
     if _text_of(data)[1] != "utf-8":  # (the reader decoded it the same way)
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
     part["format"] = f
