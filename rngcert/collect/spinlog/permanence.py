@@ -66,15 +66,17 @@ def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encodin
 
 def _tokens(lines_arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """The tokens of a permanence list's lines and the line of each (vectorised). A line holding a comma,
-    semicolon or vertical bar is split on those, and a piece of it without a letter further on white space;
+    semicolon or vertical bar is split on those, and a piece of it that is not words alone further on white space;
     a line without one is split on white space. So ``Coin Flip, 2`` gives the two-word label ``Coin Flip``
     and ``2`` (split on every blank it gave ``Coin`` and ``Flip``, which no alias can read), while ``17 22, 5``
-    gives 17, 22 and 5 as the streamed read of digits does, and ``17 22 x`` keeps its numbers."""
+    gives 17, 22 and 5 as the streamed read of digits does, and ``17 22 x`` or ``1;31 x 17`` keeps its numbers."""
     pieces = pc.split_pattern_regex(lines_arr, r"[,;|]")
     piece_line = _arrow.ints(pc.list_parent_indices(pieces)).astype(np.int64)
     flat = pc.utf8_trim_whitespace(pc.list_flatten(pieces))
     delim = _arrow.bools(pc.match_substring_regex(lines_arr, r"[,;|]"))
-    whole = delim[piece_line] & _arrow.bools(pc.match_substring_regex(flat, r"[^\W\d_]"))
+    # a piece of words (``Coin Flip``, ``No Spin``) stays one token; one that mixes numbers and a word (``31 x 17``) splits
+    words = _arrow.bools(pc.match_substring_regex(flat, r"[^\W\d_]")) & ~_arrow.bools(pc.match_substring_regex(flat, r"(?:^|\s)\d+(?:\s|$)"))
+    whole = delim[piece_line] & words
     if whole.any():
         one = pa.ListArray.from_arrays(pa.array(np.arange(len(flat) + 1, dtype=np.int32)), flat)
         split = pc.if_else(_arrow.mask(whole), one, pc.split_pattern_regex(flat, r"\s+"))
