@@ -181,3 +181,17 @@ def test_store_keeps_a_lab_wheel_file_by_its_absolute_path(tmp_path, cli, monkey
     monkeypatch.chdir(tmp_path / "elsewhere")
     res = cli("audit", "--table", "L6", "--db", "../s.duckdb", "--no-record", "--out", "r", "--seed", "1")
     assert res.exit_code in (0, 10, 11, 12) and "does not exist" not in res.output, res.output
+
+
+def test_lab_wheel_without_both_colours_gets_no_test_error(tmp_path):
+    """An all-green lab wheel (accepted on load) was INCONCLUSIVE with 'test could not be run: longest_colour_run:
+    both colours need probability > 0' and 'gap_test: target must contain some but not all positions': the colour
+    tests are not applicable (with why), and the gap test counts the top outcome as on a wheel without colours."""
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    toml = 'id = "allg"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3", "4", "5"]\nred = []\ngreen = ["0", "1", "2", "3", "4", "5"]\n'
+    w, log = _small_wheel_log(tmp_path, toml, [str(i) for i in range(6)])
+    cert = certify_log([log], load_wheel(w), seed=1, n_resamples=99, figures=False)
+    assert not any("could not be run" in r for r in cert.outcomes[0].reasons), cert.outcomes[0].reasons
+    assert not cert.report["tables"][0]["battery"]["errors"]

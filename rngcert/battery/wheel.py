@@ -149,8 +149,17 @@ class WheelData:
     def gap_target(self) -> np.ndarray:
         """(m,) bool: the outcomes whose gaps the gap test counts (red on roulette, the most
         likely symbol on a money wheel)."""
+        return self.categories["colour"][0] == 0 if self.two_colours else self.top_symbol_target
+
+    @property
+    def two_colours(self) -> bool:
+        """Whether the wheel has red pockets and black pockets (a lab's all-green or all-red wheel has not: its
+        colour runs have no law, and its gap test no red target)."""
         cats = self.categories
-        return cats["colour"][0] == 0 if "colour" in cats else self.top_symbol_target
+        if "colour" not in cats:
+            return False
+        ids = np.asarray(cats["colour"][0])
+        return bool((ids == 0).any() and (ids == 1).any())
 
     def lacks(self, need: str) -> str | None:
         """Reason why ``need`` does not hold for these data, or None."""
@@ -158,7 +167,8 @@ class WheelData:
         if need == "equipment:circular":
             return None if self.space.circular else "the wheel order is not known (tested at the level of symbols)"
         if need == "equipment:colour":
-            return None if "colour" in cats else "the wheel has no red/black pockets"
+            return None if self.two_colours else "the wheel has no red/black pockets" if "colour" not in cats else \
+                "the wheel does not have both red and black pockets"
         if need == "equipment:no-colour":
             return None if "colour" not in cats else "the wheel has red/black pockets"
         if need == "dealer_or_release":
