@@ -671,3 +671,12 @@ def test_c14_kind_a_log_of_another_wheels_labels_that_reads_nothing_names_the_wh
     with pytest.raises(InputError) as exc:
         read_spin_log(q, EU)
     assert "--equipment" not in str(exc.value)
+
+
+def test_c19_kind_a_csv_read_as_json_lines_says_no_line_is_an_object(tmp_path):
+    """--format jsonl on a CSV log said "no 'result' column (columns: )": the error names what is wrong
+    (no line is a JSON object, the first line's reason) and the option given."""
+    p = tmp_path / "a.csv"
+    p.write_text("spin_id,result\n" + "".join(f"{i},{i % 37}\n" for i in range(1, 50)))
+    with pytest.raises(InputError, match=r"none is a JSON object \(first: line 1: .*--format jsonl"):
+        read_spin_log(p, EU, fmt="jsonl")

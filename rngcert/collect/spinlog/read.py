@@ -329,6 +329,10 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes), text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name, columns)
+        if not cols and rej:  # (not "no 'result' column (columns: )": no line gave a column at all)
+            raise NoDataError(f"{name}: no readable spin in {len(rej)} line(s): none is a JSON object (first: line {rej[0].line}: "
+                              f"{rej[0].reason}); is it JSON Lines? (--format {fmt})" if fmt != "auto" else
+                              f"{name}: no readable spin in {len(rej)} line(s): none is a JSON object (first: line {rej[0].line}: {rej[0].reason})")
     else:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
