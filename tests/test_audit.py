@@ -42,9 +42,9 @@ def test_wiesbaden_ingest_audit_equals_certify(tmp_path):
     with Store(db) as st:
         res = st.ingest(WIESBADEN)
         assert all(r.spin_id_rule == "position" for r in res)  # permanence lists: numbered by position
-        # t6 has a line-start artefact that certify sees from the file's lines; the store keeps no line structure of a
-        # permanence list yet, so its audit cannot apply the integrity rule (a known gap, stated in the closing note)
-        for path in [p for p in WIESBADEN if "_t6_" not in p.name]:
+        # t6 has a line-start artefact that certify sees from the file's lines: the audit reads the stored lines of a
+        # permanence list and applies the same integrity rule (it gave SUSPECT where certify gave INCONCLUSIVE)
+        for path in WIESBADEN:
             a = audit_table(st, path.stem, seed=11, n_resamples=R, figures=False, outdir=tmp_path / "rep")
             c = certify_log([path], EU, seed=11, n_resamples=R, figures=False)
             assert a.report["tables"][0]["n"] == c.report["tables"][0]["n"] > 700_000
@@ -185,3 +185,26 @@ def test_record_audits_in_one_transaction_gives_what_one_after_the_other_gives(t
             b.record_audits([(rec("W"), tests), (rec("V"), [{"requirement": "uniformity"}])])  # the second has no test name
         assert [r["audit_id"] for r in b.audits()] == [1, 2, 3]  # W was not recorded either
         assert b.con.execute("SELECT count(*) FROM audit_tests").fetchall()[0][0] == 3
+
+
+def test_audit_of_a_numbered_permanence_list_sees_its_lines_as_certify_does(tmp_path):
+    """The store kept no line structure of a permanence list: a list numbered '1 17', '2 22', ... (read two spins a
+    line) was INCONCLUSIVE by certify but FAILed by audit, and the line-start artefact check never ran on stored
+    lists. The audit reads the stored source and line of each spin and marks the line starts as certify does."""
+    from rngcert.pipeline.audit import spinlog_from_store
+
+    x = np.random.default_rng(11).integers(0, 37, 3000)
+    p = tmp_path / "numbered.txt"
+    p.write_text("\n".join(f"{i % 25 + 1} {v}" for i, v in enumerate(x)) + "\n")
+    db = tmp_path / "s.duckdb"
+    with Store(db) as st:
+        st.ingest([p])
+        stored = st.spins("numbered")
+        t = spinlog_from_store(stored, EU).tables["numbered"]
+        a = audit_table(st, "numbered", seed=11, n_resamples=R, figures=False, outdir=tmp_path / "rep")
+    c = certify_log([p], EU, seed=11, n_resamples=R, figures=False)
+    ref = next(iter(read_spin_log(p, EU).tables.values()))
+    assert np.array_equal(t.line_start, ref.line_start) and int(t.line_start.sum()) == 3000
+    assert a.verdict == c.verdict == "INCONCLUSIVE" and pvalues(a.report) == pvalues(c.report)
+    assert "the lines are numbered" in json.dumps(a.report["tables"][0]["integrity"])
+

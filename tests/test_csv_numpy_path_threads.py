@@ -87,3 +87,38 @@ def test_the_log_read_on_two_threads_is_the_log_read_on_one(tmp_path, monkeypatc
     for name in a.tables:
         x, y = a.tables[name], b.tables[name]
         assert np.array_equal(x.outcomes, y.outcomes) and x.n == y.n and x.void == y.void
+
+
+def test_the_month_table_is_filled_once_when_both_parse_threads_ask_at_once(monkeypatch):
+    """The two parse threads filled the lazy month table at once (both found it empty): it held four
+    entries and every later CSV read of the process stopped with 'too many values to unpack (expected 2)',
+    an internal error on a valid log (79 tests of one xdist worker failed so). A slow table (the threads
+    are both inside its first fill) must still be filled once."""
+    import time
+
+    real = fastcsv._month_tables
+
+    def slow():
+        time.sleep(0.2)  # (widens the window in which both threads find the table empty)
+        return real()
+
+    monkeypatch.setattr(fastcsv, "_month_tables", slow)
+    monkeypatch.setattr(fastcsv, "_MONTHS", [])
+    cell = b"2026-01-01T00:00:00Z"
+    data = np.frombuffer(cell * 4 + b" " * 32, dtype=np.uint8)
+    s, w = np.arange(4) * len(cell), np.full(4, len(cell))
+    out, errors = [], []
+
+    def parse():
+        try:
+            out.append(fastcsv._timestamps(data, s, w))
+        except Exception as exc:  # noqa: BLE001 (the failure under test)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=parse) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(fastcsv._MONTHS) == 2 and len(out) == 2
+    assert np.array_equal(out[0], out[1])

@@ -95,3 +95,103 @@ def test_lab_file_roundtrip(tmp_path):
     p.write_text('id="mine"\nkind="money-wheel"\nsections=["A","B","A","C"]\n')
     w = load_wheel(p)
     assert w.symbols == ("A", "B", "C") and w.symbol_counts == (2, 1, 1)
+
+
+def _small_wheel_log(tmp_path, toml: str, labels, n=3000, seed=3):
+    w = tmp_path / "w.toml"
+    w.write_text(toml)
+    x = np.random.default_rng(seed).integers(0, len(labels), n)
+    log = tmp_path / "w.csv"
+    log.write_text("result\n" + "\n".join(labels[i] for i in x) + "\n")
+    return w, log
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_lab_wheel_of_few_pockets_is_certified_not_an_input_error(tmp_path, k):
+    """A lab's roulette wheel of 3-5 pockets (the loader accepts 3 or more) stopped with exit 3:
+    'sector width 5 must be smaller than the number of positions k=5' (the power of the verdict) or
+    'sector_scan: need 1 <= min_len <= max_len' (k = 3). What needs more pockets is not applicable, with why."""
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    labels = [str(i) for i in range(k)]
+    toml = ('id = "small"\nkind = "roulette"\nwheel_order = [' + ", ".join(f'"{x}"' for x in labels) + ']\nred = ["1"]\ngreen = ["0"]\n')
+    w, log = _small_wheel_log(tmp_path, toml, labels)
+    cert = certify_log([log], load_wheel(w), seed=1, n_resamples=99, figures=False)
+    rep = cert.outcomes[0]
+    assert cert.verdict != "FAIL" and not any("could not be run" in r for r in rep.reasons)
+    power = json.dumps(cert.report, default=str)
+    assert f"a sector of 5 pockets needs a wheel of more than 5 (this one has {k})" in power
+    if k == 3:
+        assert "need a wheel of 4 or more (this one has 3)" in power
+
+
+def test_money_wheel_of_one_symbol_is_an_equipment_error(tmp_path, cli):
+    """sections of one symbol: refused on load (exit 4), as [segment_counts] with one symbol is;
+    it was accepted and certify stopped with 'k (wheel positions) must be an integer >= 3, got 1' (exit 3)."""
+    w = tmp_path / "one.toml"
+    w.write_text('id = "one"\nkind = "money-wheel"\nsections = ["A", "A", "A", "A"]\n')
+    res = cli("equipment", str(w))
+    assert res.exit_code == 4 and "one symbol only" in res.output
+
+
+def test_two_symbol_money_wheel_read_by_symbol_is_inconclusive_not_an_error(tmp_path):
+    """Two symbols read by symbol (k = 2): the symbol power law needs 3 outcomes. It stopped with exit 3
+    ('k (wheel positions) must be an integer >= 3, got 2'); now the power is 'not stated' and the
+    declared minimum bias cannot be verified, so no PASS."""
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    w, log = _small_wheel_log(tmp_path, 'id = "two"\nkind = "money-wheel"\nsections = ["A", "B", "A", "B", "A", "B"]\n', ["A", "B"])
+    cert = certify_log([log], load_wheel(w), seed=1, n_resamples=99, figures=False, required_bias=0.2)
+    assert cert.verdict == "INCONCLUSIVE"
+    assert any("cannot be verified" in r and "has 2" in r for r in cert.outcomes[0].reasons)
+
+
+def test_lab_wheel_file_cannot_pose_as_a_packaged_wheel(tmp_path, cli):
+    """A 4-pocket file with id = "european" was accepted: reported as 'european' and, on ingest, merged
+    into a stored European table (the store checks a table's wheel by id), whose audit then FAILed.
+    It is an equipment error (exit 4); the packaged file itself, read as a file, still loads."""
+    f = tmp_path / "fake.toml"
+    f.write_text('id = "european"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3"]\nred = ["1", "3"]\ngreen = ["0"]\n')
+    with pytest.raises(EquipmentError, match="id 'european' is the packaged wheel's.*4 pockets.*its own id"):
+        load_wheel(f)
+    assert load_wheel(load_wheel("european").path).labels == load_wheel("european").labels
+    db = tmp_path / "s.duckdb"
+    log = tmp_path / "t.csv"
+    log.write_text("spin_id,table,result\n" + "".join(f"{i},T2,{i % 37}\n" for i in range(1, 200)))
+    assert cli("ingest", str(log), "--db", str(db)).exit_code == 0
+    log2 = tmp_path / "t2.csv"
+    log2.write_text("spin_id,table,result\n" + "".join(f"{i},T2,{i % 4}\n" for i in range(1000, 1200)))
+    res = cli("ingest", str(log2), "--db", str(db), "--equipment", str(f))
+    assert res.exit_code == 4 and "its own id" in res.output
+
+
+def test_store_keeps_a_lab_wheel_file_by_its_absolute_path(tmp_path, cli, monkeypatch):
+    """Ingested with a relative --equipment eq/lab.toml, the table's wheel is stored by its absolute
+    path: an audit from another folder reads it (it stopped with "equipment file 'eq/lab.toml' does not exist")."""
+    (tmp_path / "eq").mkdir()
+    (tmp_path / "eq" / "lab.toml").write_text(
+        'id = "lab6"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3", "4", "5"]\nred = ["1", "3", "5"]\ngreen = ["0"]\n')
+    x = np.random.default_rng(6).integers(0, 6, 600)
+    (tmp_path / "t.csv").write_text("spin_id,table,result\n" + "".join(f"{i},L6,{v}\n" for i, v in enumerate(x, 1)))
+    monkeypatch.chdir(tmp_path)
+    assert cli("ingest", "t.csv", "--db", "s.duckdb", "--equipment", "eq/lab.toml").exit_code == 0
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    res = cli("audit", "--table", "L6", "--db", "../s.duckdb", "--no-record", "--out", "r", "--seed", "1")
+    assert res.exit_code in (0, 10, 11, 12) and "does not exist" not in res.output, res.output
+
+
+def test_lab_wheel_without_both_colours_gets_no_test_error(tmp_path):
+    """An all-green lab wheel (accepted on load) was INCONCLUSIVE with 'test could not be run: longest_colour_run:
+    both colours need probability > 0' and 'gap_test: target must contain some but not all positions': the colour
+    tests are not applicable (with why), and the gap test counts the top outcome as on a wheel without colours."""
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    toml = 'id = "allg"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3", "4", "5"]\nred = []\ngreen = ["0", "1", "2", "3", "4", "5"]\n'
+    w, log = _small_wheel_log(tmp_path, toml, [str(i) for i in range(6)])
+    cert = certify_log([log], load_wheel(w), seed=1, n_resamples=99, figures=False)
+    assert not any("could not be run" in r for r in cert.outcomes[0].reasons), cert.outcomes[0].reasons
+    assert not cert.report["tables"][0]["battery"]["errors"]

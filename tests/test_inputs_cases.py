@@ -114,6 +114,36 @@ def test_c16_kind_double_zero_on_a_single_zero_wheel_names_the_choice(tmp_path):
     assert "--alias 00=0" in " ".join(cert.outcomes[0].reasons)
 
 
+def test_c16_kind_american_list_on_the_european_default_names_the_american_wheel(tmp_path):
+    """A fair American permanence list certified with the European default: its '00' rows (1/38)
+    are a pocket of the American wheel, not a spelling of 0 (pocket 0 has its own rows). The reason
+    names --equipment american, never --alias 00=0 (which would FAIL the wheel on double zeros)."""
+    x = np.random.default_rng(4).integers(0, 38, 3800)
+    p = tmp_path / "am.txt"
+    p.write_text("\n".join(" ".join("00" if v == 37 else str(v) for v in x[i:i + 10]) for i in range(0, x.size, 10)) + "\n")
+    cert = _certify(p)
+    why = " ".join(cert.outcomes[0].reasons)
+    assert cert.verdict == "INCONCLUSIVE"
+    assert "--equipment american" in why and "--alias 00=0" not in why
+
+
+def test_c16_kind_european_list_as_american_is_no_verdict_naming_both_causes(tmp_path):
+    """A fair European list certified with --equipment american FAILed: 'pocket 00 came up 0 times against
+    211 expected (-100%) ... a worn, shallow or loose pocket'. Every result is a European pocket and only 00
+    never came up: INCONCLUSIVE, naming --equipment european and the pocket to inspect if the wheel has it.
+    A pocket that both wheels have and that never came up still FAILs."""
+    x = np.random.default_rng(9).integers(0, 37, 8000)
+    p = tmp_path / "eu.txt"
+    p.write_text("\n".join(" ".join(map(str, x[i:i + 10])) for i in range(0, x.size, 10)) + "\n")
+    cert = _certify(p, AM)
+    why = " ".join(cert.outcomes[0].reasons)
+    assert cert.verdict == "INCONCLUSIVE" and "--equipment european" in why and "inspect it" in why
+    y = np.where(x == 17, 18, x)  # pocket 17 never comes up: no other packaged wheel lacks it
+    q = tmp_path / "no17.txt"
+    q.write_text("\n".join(" ".join(map(str, y[i:i + 10])) for i in range(0, y.size, 10)) + "\n")
+    assert _certify(q, EU).verdict == "FAIL"
+
+
 def test_labels_plausible_spellings():
     assert plausible_label("ZERO", EU) == "0" and plausible_label("#7", EU) == "7" and plausible_label("No. 12", EU) == "12"
     assert plausible_label("7,0", EU) == "7" and plausible_label("double zero", AM) == "00" and plausible_label("seven", EU) == "7"
@@ -129,6 +159,18 @@ def test_labels_rejected_values_group_by_value_with_lines(tmp_path):
     vals = rejected_values(log.rejected, EU)
     assert [(v.value, v.count, v.guess) for v in vals] == [("Null", 2, "0"), ("foo", 1, None)]
     assert vals[0].lines == [(str(p), 3), (str(p), 5)]
+
+
+@pytest.mark.parametrize("word", ["void", "No Spin", "peg"])
+def test_an_alias_cannot_read_a_void_word_as_a_pocket(tmp_path, word):
+    """'void' = '0' under [aliases] (or --alias) read every void spin (rule 5.2) as pocket 0, and a fair wheel
+    FAILed ('zero came up 326 times against 108 expected'). A void word is refused as an alias."""
+    doc = {"id": "eu-al", "kind": "roulette", "wheel_order": list(EU.labels),
+           "red": [lab for lab, c in zip(EU.labels, EU.colours) if c == "red"], "green": ["0"], "aliases": {word: "0"}}
+    with pytest.raises(EquipmentError, match="marks a void spin"):
+        wheel_from_dict(doc, "al.toml")
+    with pytest.raises(EquipmentError, match="marks a void spin"):
+        EU.with_aliases({word: "0"})
 
 
 def test_aliases_validated_in_linear_time_and_never_name_two_pockets():
@@ -162,6 +204,30 @@ def test_c19_duplicate_json_key_rejects_the_row_with_line_and_reason(tmp_path):
     assert (r.line, r.column) == (100, "result") and "given twice" in r.reason and '"result": 18' in r.text
 
 
+@pytest.mark.parametrize("block", [None, 4096])
+def test_c19_kind_one_key_in_two_cases_is_one_column(tmp_path, monkeypatch, block):
+    """JSON keys are matched case-insensitively, as CSV columns are: an object giving 'result' and
+    'RESULT' (or 'spin_id' and ' Spin_Id') names one column twice and is rejected (one value was taken
+    silently); a row that spells the key 'Result' alone is read as 'result' (it was an 'empty result').
+    ``block``: the streamed reader's block size, so that the rows fall in a later block."""
+    from rngcert.collect.spinlog import jsonl
+
+    if block:
+        monkeypatch.setattr(jsonl, "JSONL_BLOCK", block)
+    rows = [json.dumps({"spin_id": i, "result": i % 37}) for i in range(1, 400)]
+    rows[300] = '{"spin_id": 301, "result": 5, "RESULT": 6}'
+    rows[301] = '{"spin_id": 302, "result": 7, " Spin_Id": 999}'
+    rows[302] = '{"spin_id": 303, "Result": 8}'
+    p = tmp_path / "k.jsonl"
+    p.write_text("\n".join(rows) + "\n")
+    log = read_spin_log(p, EU)
+    assert [(r.line, r.column) for r in log.rejected] == [(301, "RESULT"), (302, " Spin_Id")]
+    assert all("ambiguous" in r.reason and "case-insensitively" in r.reason for r in log.rejected)
+    assert log.accepted == 397
+    t = next(iter(log.tables.values()))
+    assert EU.labels[t.outcomes[-97]] == "8"  # spin 303, read from its 'Result' key
+
+
 def test_c19_kind_a_json_array_is_named_and_the_fix_given(tmp_path):
     p = tmp_path / "a.json"
     p.write_text(json.dumps([{"result": i % 37} for i in range(50)], indent=1))
@@ -173,7 +239,116 @@ def test_c19_kind_a_json_array_is_named_and_the_fix_given(tmp_path):
         read_spin_log(p2, EU)
 
 
+def test_c18_kind_zoneless_local_times_mixed_with_zoned_keep_the_file_order(tmp_path):
+    """No spin ids; the exporter wrote local times without a zone, then with '+02:00'. Read as UTC, the
+    zone-less half lands two hours late: the rows were re-sorted by time (240 rows interleaved) and 6
+    pairs of different rounds, now '0 s apart', were rejected as near-duplicates. The file order is the
+    spin order; the disagreement is a finding (mixed zones), and no row is lost."""
+    import datetime as dt
+
+    x = np.random.default_rng(21).integers(0, 37, 6000)
+    t0 = dt.datetime(2026, 6, 1, 8, 0, 0)
+    p = tmp_path / "mz.csv"
+    p.write_text("timestamp,result\n" + "".join(
+        f"{(t0 + dt.timedelta(seconds=30 * i)).isoformat()}{'' if i < 3000 else '+02:00'},{v}\n" for i, v in enumerate(x)))
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert log.accepted == 6000 and not log.rejected
+    assert [EU.labels[i] for i in t.outcomes] == [str(v) for v in x]  # the file's order
+    assert not any("sorted by timestamp" in n for n in t.notes)
+    (f,) = [f for f in t.findings if f["name"] == "time_order"]
+    assert f["evidence"]["cause"] == "timestamps in mixed time zones" and not f["inconclusive"]
+
+
+@pytest.mark.parametrize("stamp", ["2016-12-31T23:59:60Z", "2016-12-31 23:59:60.5+00:00", "2016-12-31T23:59:60"])
+def test_c18_kind_a_leap_second_is_a_time_not_a_rejected_row(tmp_path, stamp):
+    """23:59:60 (the leap second of 2016-12-31, valid UTC and ISO 8601) rejected its spin as 'timestamp is not
+    ISO 8601'. It is read as the last microsecond before it, so the spin keeps its place in time order."""
+    p = tmp_path / "leap.csv"
+    p.write_text("spin_id,timestamp,result\n1,2016-12-31T23:59:30Z,5\n2," + stamp + ",7\n3,2017-01-01T00:00:30Z,9\n")
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert log.accepted == 3 and not log.rejected and not t.findings
+    assert [EU.labels[i] for i in t.outcomes] == ["5", "7", "9"]
+
+
 # ------------------------------------------------------------------------------------ c20 titles
+@pytest.mark.parametrize("fmt", ["{n} {v}", "{n}. {v}", "{n} {v} {w}"])
+def test_c20_kind_numbered_permanence_lines_are_not_read_as_results(tmp_path, fmt):
+    """A fair list whose lines carry a running coup number (1-25, again on every page) before the results:
+    the numbers were read as spins and the wheel FAILed ('the longest run of one colour was 5 spins
+    against about 13.4 expected'). The numbering is named and the verdict is INCONCLUSIVE."""
+    x = np.random.default_rng(11).integers(0, 37, (4000, 2))
+    p = tmp_path / "numbered.txt"
+    p.write_text("\n".join(fmt.format(n=i % 25 + 1, v=a, w=b) for i, (a, b) in enumerate(x)) + "\n")
+    cert = _certify(p)
+    why = " ".join(cert.outcomes[0].reasons)
+    assert cert.verdict == "INCONCLUSIVE" and "the lines are numbered" in why and "(1, 2, 3, 4" in why
+
+
+def test_c20_kind_a_fair_list_of_several_spins_a_line_is_not_taken_for_numbered(tmp_path):
+    x = np.random.default_rng(12).integers(0, 37, 6000)
+    p = tmp_path / "fair.txt"
+    p.write_text("\n".join(" ".join(map(str, x[i:i + 2])) for i in range(0, x.size, 2)) + "\n")
+    cert = _certify(p)
+    assert not any("numbered" in r for r in cert.outcomes[0].reasons)
+
+
+@pytest.mark.parametrize("sep", ["|", " | "])
+def test_c20_kind_vertical_bars_separate_a_permanence_list(tmp_path, sep):
+    """'15|32|35' read as one unreadable token a line (nothing readable, exit 3), and ' | ' gave 3,600 rejected
+    '|' rows with the advice --alias VALUE=LABEL for a separator. A vertical bar separates like a comma,
+    in the streamed read and in the exact read of a line with a word (the title below)."""
+    x = np.random.default_rng(9).integers(0, 37, 4000)
+    lines = [sep.join(map(str, x[i:i + 10])) for i in range(0, x.size, 10)]
+    p, q = tmp_path / "bars.txt", tmp_path / "spaces.txt"
+    p.write_text("Tisch 5 | 19.04.2026\n" + "\n".join(lines) + "\n" + sep.join(["17", "22", "x"]) + "\n")
+    q.write_text("\n".join(" ".join(map(str, x[i:i + 10])) for i in range(0, x.size, 10)) + "\n17 22 x\n")
+    a, b = read_spin_log(p, EU), read_spin_log(q, EU)
+    ta, tb = next(iter(a.tables.values())), next(iter(b.tables.values()))
+    assert a.accepted == b.accepted == 4002 and np.array_equal(ta.outcomes, tb.outcomes)
+    assert [(r.line, r.text) for r in a.rejected] == [(1, "Tisch 5 | 19.04.2026"), (402, "x")]
+
+
+def test_c20_kind_a_label_of_two_words_in_a_comma_list_is_one_token(tmp_path):
+    """A Crazy Time list 'Coin Flip, 2, Cash Hunt, 1' was split on every blank: 'Coin' and 'Flip' rejected with
+    the advice --alias Coin=..., which cannot read it. In a line with commas (semicolons, bars) the pieces are
+    the tokens ('Coin Flip'), read with the alias the reason names; numbers apart by blanks still split."""
+    ct = load_wheel("crazy-time")
+    s = ["1"] * 21 + ["2"] * 13 + ["5"] * 7 + ["10"] * 4 + ["Coin Flip"] * 4 + ["Pachinko"] * 2 + ["Cash Hunt"] * 2 + ["Crazy Time"]
+    x = np.random.default_rng(3).choice(s, 3000)
+    p = tmp_path / "ct.txt"
+    p.write_text("\n".join(", ".join(x[i:i + 8]) for i in range(0, x.size, 8)) + "\n1 2, 5\n")
+    log = read_spin_log(p, ct)
+    assert {r.text for r in log.rejected if r.column != "line"} >= {"Coin Flip", "Cash Hunt"}
+    assert not any(r.text in ("Coin", "Flip", "Cash", "Hunt") for r in log.rejected)
+    read = read_spin_log(p, ct.with_aliases({"Coin Flip": "CoinFlip", "Cash Hunt": "CashHunt"}))
+    assert read.accepted == 3000 + 3 and not read.rejected
+
+
+@pytest.mark.parametrize("per_line", [10, 1])
+def test_c20_kind_decimal_commas_in_a_permanence_list_are_not_separators(tmp_path, per_line):
+    """'15,0 32,0 35,0 ...' (a spreadsheet export with decimal commas) was read as the spins 15, 0, 32, 0, ...
+    and a fair wheel FAILed: 'pocket 0 came up 4,087 times against 216 expected (+1790%)'. When every comma
+    of the list stands before the zeros that end a number, it is a decimal comma (with a note); a
+    comma-separated list (whose commas precede any number) is read as before."""
+    x = np.random.default_rng(9).integers(0, 37, 4000)
+    p = tmp_path / "dc.txt"
+    p.write_text("\n".join(" ".join(f"{v},0" for v in x[i:i + per_line]) for i in range(0, x.size, per_line)) + "\n")
+    log = read_spin_log(p, EU)
+    t = next(iter(log.tables.values()))
+    assert log.accepted == 4000 and [EU.labels[i] for i in t.outcomes] == [str(v) for v in x]
+    assert any("decimal comma" in n for n in _all_notes(log))
+    q = tmp_path / "commas.txt"
+    q.write_text("\n".join(",".join(map(str, x[i:i + 10])) for i in range(0, x.size, 10)) + "\n")
+    cl = read_spin_log(q, EU)
+    assert cl.accepted == 4000 and not any("decimal comma" in n for n in _all_notes(cl))
+
+
+def _all_notes(log) -> list:
+    return list(log.notes) + [n for t in log.tables.values() for n in t.notes]
+
+
 def test_c20_permanence_title_line_rejected_whole(tmp_path):
     """c20: the title 'Spielbank Tisch 1 19.04.2026' is one rejected row (line 1, reason), and no
     spin '1' is taken from it."""
@@ -458,3 +633,50 @@ def test_a_header_repeated_inside_the_log_is_named_as_such(tmp_path):
     cert = certify_log([p], EU, columns={"result": "Number"}, seed=1, n_resamples=99, figures=False)
     (rej,) = cert.log.rejected
     assert rej.line == 102 and "header line repeated" in rej.reason and "Number" in rej.reason
+
+
+def test_c18_kind_a_shuffled_log_with_mixed_zones_is_still_sorted_by_time(tmp_path):
+    """The file order is kept for zone-less times beside zoned ones only where the clock can explain the
+    steps back (a few, each within the zones' span); a shuffled copy is still put in time order."""
+    import datetime as dt
+
+    x = np.random.default_rng(22).integers(0, 37, 2000)
+    t0 = dt.datetime(2026, 6, 1, 8, 0, 0)
+    rows = [f"{(t0 + dt.timedelta(seconds=30 * i)).isoformat()}{'' if i < 1000 else '+02:00'},{v}\n" for i, v in enumerate(x)]
+    shuffled = [rows[i] for i in np.random.default_rng(1).permutation(len(rows))]
+    p, q = tmp_path / "a.csv", tmp_path / "b.csv"
+    p.write_text("timestamp,result\n" + "".join(rows))
+    q.write_text("timestamp,result\n" + "".join(shuffled))
+    ta = next(iter(read_spin_log(p, EU, min_round_interval=0).tables.values()))
+    tb = next(iter(read_spin_log(q, EU, min_round_interval=0).tables.values()))
+    assert any("sorted by timestamp" in n for n in tb.notes)
+    assert not any("sorted by timestamp" in n for n in ta.notes)
+
+
+@pytest.mark.parametrize("kind", ["txt", "csv"])
+def test_c14_kind_a_log_of_another_wheels_labels_that_reads_nothing_names_the_wheel(tmp_path, kind):
+    """A money-wheel list (symbols A-G) given to the European default read nothing and said only
+    '500× a title or text line' (or "'A' is not a pocket"): the error names money-wheel-52 and the option."""
+    s = np.array(list("A" * 24 + "B" * 12 + "C" * 8 + "D" * 4 + "EEFG"))
+    x = np.random.default_rng(9).choice(s, 2000)
+    p = tmp_path / f"mw.{kind}"
+    if kind == "txt":
+        p.write_text("\n".join(" ".join(x[i:i + 10]) for i in range(0, x.size, 10)) + "\n")
+    else:
+        p.write_text("result\n" + "\n".join(x) + "\n")
+    with pytest.raises(InputError, match="look like the money-wheel-52 wheel's labels: certify with --equipment money-wheel-52"):
+        read_spin_log(p, EU)
+    q = tmp_path / "dates.csv"
+    q.write_text("timestamp,result\n" + "".join(f"06/01/2026 12:00:{i:02d},{i}\n" for i in range(30)))
+    with pytest.raises(InputError) as exc:
+        read_spin_log(q, EU)
+    assert "--equipment" not in str(exc.value)
+
+
+def test_c19_kind_a_csv_read_as_json_lines_says_no_line_is_an_object(tmp_path):
+    """--format jsonl on a CSV log said "no 'result' column (columns: )": the error names what is wrong
+    (no line is a JSON object, the first line's reason) and the option given."""
+    p = tmp_path / "a.csv"
+    p.write_text("spin_id,result\n" + "".join(f"{i},{i % 37}\n" for i in range(1, 50)))
+    with pytest.raises(InputError, match=r"none is a JSON object \(first: line 1: .*--format jsonl"):
+        read_spin_log(p, EU, fmt="jsonl")

@@ -290,3 +290,42 @@ def test_wheel_colour_check_is_linear_at_the_pocket_limit():
         n = int(rng.integers(1, 12))
         colours = tuple(rng.choice(["red", "black", "green"], size=n, p=[0.4, 0.4, 0.2]))
         assert _same_colour_neighbours(colours) == _runs_brute_force(colours), colours
+
+
+def _mini_wheel(tmp_path, k=13):
+    """A lab's mini-roulette wheel: pockets 0..k-1, one zero (its real pay table pays 11:1)."""
+    p = tmp_path / "mini.toml"
+    labels = ", ".join(f'"{i}"' for i in range(k))
+    red = ", ".join(f'"{i}"' for i in range(1, k, 2))
+    p.write_text(f'id = "mini-{k}"\nname = "Mini roulette"\nkind = "roulette"\nwheel_order = [{labels}]\n'
+                 f'red = [{red}]\ngreen = ["0"]\n')
+    return p
+
+
+def test_packaged_table_of_another_wheel_is_not_used(tmp_path):
+    """A single-zero wheel of 13 pockets is not paid 35:1: the packaged tables do not fit it (every
+    straight-up of a fair wheel would return +177%), so none is its default; the packaged wheels keep theirs."""
+    from rngcert.equipment.paytables import paytable_fits, paytables_for_wheel
+    from rngcert.equipment.wheel import load_wheel
+
+    mini = load_wheel(_mini_wheel(tmp_path))
+    assert not paytable_fits("roulette-single-zero", mini)
+    assert paytables_for_wheel(mini) == (None, None)
+    pt, rage = paytables_for_wheel(load_wheel("european"))
+    assert pt.id == "roulette-single-zero" and rage.id == "roulette-rage-pay-table-1"
+    assert paytables_for_wheel(load_wheel("american"))[0].id == "roulette-double-zero"
+    assert paytables_for_wheel(load_wheel("money-wheel-52"))[0].id == "money-wheel-option-one"
+
+
+def test_fair_lab_wheel_not_failed_for_a_pay_table_it_does_not_have(tmp_path, cli):
+    """A fair 13-pocket wheel was FAILed: "a player's edge is DEMONSTRATED, +185% per unit" under the
+    European pay table. Exploitability is not assessed without a pay table that fits, and says so."""
+    wheel = _mini_wheel(tmp_path)
+    x = np.random.default_rng(13).integers(0, 13, 20000)
+    log = tmp_path / "mini.csv"
+    log.write_text("result\n" + "\n".join(map(str, x)) + "\n")
+    res = cli("certify", str(log), "--equipment", str(wheel), "--seed", "1", "--out", str(tmp_path / "r"), "--json")
+    assert res.exit_code != 12, res.output
+    rep = json.loads(res.stdout)
+    text = json.dumps(rep)
+    assert "DEMONSTRATED" not in text and "no packaged pay table fits wheel 'mini-13'" in text

@@ -303,3 +303,26 @@ def test_record_from_standard_input_with_a_table_column(tmp_path, cli):
 def test_record_help_has_examples_and_exit_codes(cli):
     res = cli("record", "--help")
     assert res.exit_code == 0 and "Examples" in res.output and "13 ALARM" in res.output and "--baud" in res.output
+
+
+def test_record_rejects_and_table_cells_are_safe_in_a_spreadsheet(tmp_path, cli):
+    """A garbled line from the wire that starts with '=', '+', '-', '@' or a tab was written as it came
+    into LOG.rejects.csv (a spreadsheet runs it); so was --table '=T1' in the log. Both get the README's
+    quote prefix, and rngcert reads its own table cell back as it was given."""
+    from rngcert.collect.csvsafe import original_cell
+
+    lines = [f"*X;{s};011;  ;0;150;0" for s in (1, 2, 3, 4)] + ["*X;5;011; 5;0;150;0"] * 3
+    bad = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "'q"]
+    lines += bad + [f"*X;{s};012; 5;0;150;1" for s in (1, 2, 3, 4)] + ["*X;5;012;17;0;150;1"] * 3
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "w.csv"
+    res = cli("record", cap, "--out", out, "--table", "=T1", "-q")
+    assert res.exit_code == 0, res.output
+    with open(str(out) + ".rejects.csv", newline="") as fh:
+        texts = [r["text"] for r in csv.DictReader(fh)]
+    assert texts == ["'" + b for b in bad] and [original_cell(t) for t in texts] == bad
+    with open(out, newline="") as fh:
+        assert {r["table"] for r in csv.DictReader(fh)} == {"'=T1"}
+    rep = cli("certify", out, "--out", tmp_path / "r", "--json")
+    assert '"=T1"' in rep.stdout and "'=T1" not in rep.stdout

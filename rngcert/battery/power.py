@@ -199,15 +199,20 @@ def verdict_power_statement(
 
     if count_levels:
         e1, se1, mc1 = stated("single-pocket", count_levels, 1, cats)
-        es, ses, mcs = stated(f"sector:{SECTOR_WIDTH}", count_levels, 1, cats)
         label = data.space.labels[start]
         P["single_pocket"] = {"alternative": "single-pocket", "effect": e1, "effect_se": se1, "pocket": label, "position": start,
                               "monte_carlo": mc1}
-        P["sector"] = {"alternative": f"sector:{SECTOR_WIDTH}", "effect": es, "effect_se": ses, "first_pocket": label,
-                       "position": start, "monte_carlo": mcs}
+        sector = ""
+        if k > SECTOR_WIDTH:
+            es, ses, mcs = stated(f"sector:{SECTOR_WIDTH}", count_levels, 1, cats)
+            P["sector"] = {"alternative": f"sector:{SECTOR_WIDTH}", "effect": es, "effect_se": ses, "first_pocket": label,
+                           "position": start, "monte_carlo": mcs}
+            sector = f", or {SECTOR_WIDTH} neighbouring {unit}s each {_pct(es)} more often"
+        else:  # a lab's wheel of 5 pockets or fewer has no sector of 5 that is not most of the wheel
+            P["sector"] = {"applicable": False, "reason": f"a sector of {SECTOR_WIDTH} {unit}s needs a wheel of more than {SECTOR_WIDTH} (this one has {k})"}
         sentences.append(
             f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which {'one numbered pocket' if unit == 'pocket' else 'one ' + unit} "
-            f"comes up {_pct(e1)} more often than fair, or {SECTOR_WIDTH} neighbouring {unit}s each {_pct(es)} more often."
+            f"comes up {_pct(e1)} more often than fair{sector}."
         )
     else:
         P["single_pocket"] = P["sector"] = {"applicable": False, "reason": "no count-based test was applicable"}

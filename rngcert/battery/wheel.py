@@ -149,8 +149,17 @@ class WheelData:
     def gap_target(self) -> np.ndarray:
         """(m,) bool: the outcomes whose gaps the gap test counts (red on roulette, the most
         likely symbol on a money wheel)."""
+        return self.categories["colour"][0] == 0 if self.two_colours else self.top_symbol_target
+
+    @property
+    def two_colours(self) -> bool:
+        """Whether the wheel has red pockets and black pockets (a lab's all-green or all-red wheel has not: its
+        colour runs have no law, and its gap test no red target)."""
         cats = self.categories
-        return cats["colour"][0] == 0 if "colour" in cats else self.top_symbol_target
+        if "colour" not in cats:
+            return False
+        ids = np.asarray(cats["colour"][0])
+        return bool((ids == 0).any() and (ids == 1).any())
 
     def lacks(self, need: str) -> str | None:
         """Reason why ``need`` does not hold for these data, or None."""
@@ -158,7 +167,8 @@ class WheelData:
         if need == "equipment:circular":
             return None if self.space.circular else "the wheel order is not known (tested at the level of symbols)"
         if need == "equipment:colour":
-            return None if "colour" in cats else "the wheel has no red/black pockets"
+            return None if self.two_colours else "the wheel has no red/black pockets" if "colour" not in cats else \
+                "the wheel does not have both red and black pockets"
         if need == "equipment:no-colour":
             return None if "colour" not in cats else "the wheel has red/black pockets"
         if need == "dealer_or_release":
@@ -242,6 +252,8 @@ def _category_frequency(d: WheelData, ctx: Context, *, category: str, name: str)
 
 
 def _sector_scan(d: WheelData, ctx: Context):
+    if d.m < 4:  # (a lab's 3-pocket wheel: no arc of 2 or more pockets is at most half of it)
+        return NotApplicable("sector_scan", U, 0, f"the scan's arcs of 2 to k/2 pockets need a wheel of 4 or more (this one has {d.m})")
     res = sector.sector_scan(d.counts, d.probs, method=ctx.monte_carlo(sequential=True))
     if not res.applicable or not isinstance(res.details.get("best_arc"), dict):
         return res

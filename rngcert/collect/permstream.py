@@ -1,5 +1,5 @@
 """Permanence lists read in constant memory (issue 26): the shape casinos publish, pocket numbers
-separated by commas, semicolons or white space, many or one a line.
+separated by commas, semicolons, vertical bars or white space, many or one a line.
 
 The file is read in blocks of :data:`CHUNK` bytes cut at a line end and parsed with numpy: every
 byte is classed (digit, blank, separator, line end, other), the digit runs are the tokens, and a
@@ -37,7 +37,7 @@ _BLANK, _NL, _DIGIT, _SEP, _ODD = 0, 1, 2, 3, 4  # (a line holding a byte of cla
 _CLASS = np.full(256, _ODD, dtype=np.uint8)
 _CLASS[48:58] = _DIGIT
 _CLASS[[9, 13, 32]] = _BLANK  # tab, CR, space: white space for the split and the trim alike
-_CLASS[[44, 59]] = _SEP  # ',' and ';'
+_CLASS[[44, 59, 124]] = _SEP  # ',', ';' and '|'
 _CLASS[10] = _NL
 #: The code of a digit string of length 1, 2, 3 is its value plus 0, 10 or 110 (``7``, ``07`` and ``007``
 #: are three strings: the wheel decides what each means): the index of :func:`_token_table`'s strings.
@@ -369,7 +369,7 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
         cut = buf.rfind(b"\n") + 1
         if cut == 0:
             if len(buf) >= CHUNK:  # a line longer than a block: cut after its last separator (between two tokens)
-                cut = max(buf.rfind(sep) for sep in (b",", b";", b" ", b"\t", b"\r")) + 1
+                cut = max(buf.rfind(sep) for sep in (b",", b";", b"|", b" ", b"\t", b"\r")) + 1
                 if cut:
                     carry = buf[cut:]
                     rd.block(buf[:cut], open_end=True)

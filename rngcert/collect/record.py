@@ -37,6 +37,8 @@ from typing import Callable
 
 import numpy as np
 
+from rngcert.collect import csvsafe
+from rngcert.collect.csvsafe import safe_cell
 from rngcert.collect.protocol import Games, LineReject, _strs, decode
 from rngcert.equipment.protocol import Protocol
 from rngcert.errors import InputError, StorageError
@@ -243,7 +245,7 @@ class SpinLogWriter:
         row = [s.spin_id, f"{s.game:03d}", s.timestamp, s.result, "true" if s.void else "false", s.void_reason, s.direction,
                "" if np.isnan(s.rotor_speed) else f"{s.rotor_speed:g}"]
         if self.table is not None:
-            row.append(self.table)
+            row.append(safe_cell(self.table))  # (--table '=T1': rngcert reads its own quote-prefixed table cell back)
         csv.writer(buf, lineterminator="\n").writerow(row)
         try:
             self.fh.write(buf.getvalue())
@@ -253,7 +255,7 @@ class SpinLogWriter:
 
     def reject(self, r: LineReject, when: str) -> None:
         buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerow([when, r.line, r.column, r.reason, r.text])
+        csvsafe.writer(buf, lineterminator="\n").writerow([when, r.line, r.column, r.reason, r.text])  # a line from the wire as text: `=...` is not run
         self.rej.write(buf.getvalue())
         self.rej.flush()
 

@@ -45,6 +45,7 @@ __all__ = [
     "outcome_probabilities",
     "house_edges",
     "default_paytable_id",
+    "paytable_fits",
     "GAMES",
     "seed_checks",
     "MONEY_WHEEL_OPTIONS",
@@ -412,13 +413,33 @@ def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | No
 
 def default_paytable_id(wheel) -> str | None:
     """Packaged pay table for a wheel: single/double-zero roulette by zero count, money-wheel
-    option one for a 52-section A-G wheel; None when nothing fits."""
+    option one for a 52-section A-G wheel; None when nothing fits, or when the table does not fit
+    the wheel's pockets (:func:`paytable_fits`: a 13-pocket lab wheel with one zero is not paid
+    35:1 on a straight-up)."""
+    pid = None
     if wheel.kind == "roulette":
         zeros = sum(c == "green" for c in wheel.colours)
-        return {1: "roulette-single-zero", 2: "roulette-double-zero"}.get(zeros)
-    if wheel.kind == "money-wheel" and set(wheel.symbols) <= set("ABCDEFG") and wheel.k == 52:
-        return "money-wheel-option-one"
-    return None
+        pid = {1: "roulette-single-zero", 2: "roulette-double-zero"}.get(zeros)
+    elif wheel.kind == "money-wheel" and set(wheel.symbols) <= set("ABCDEFG") and wheel.k == 52:
+        pid = "money-wheel-option-one"
+    return pid if pid is not None and paytable_fits(pid, wheel) else None
+
+
+def paytable_fits(pid: str, wheel) -> bool:
+    """True when every bet of the packaged pay table ``pid`` is defined on ``wheel`` and none returns
+    a fair ``wheel`` more than it takes (every house edge >= 0). A table written for another wheel
+    (35:1 on one of 13 pockets) would show a fair wheel as beatable: it is not that wheel's."""
+    key = (pid, wheel.id, wheel.kind, tuple(wheel.labels), tuple(wheel.colours), tuple(wheel.symbols))
+    if key not in _FITS:
+        try:
+            _FITS[key] = all(e >= 0 for e in house_edges(load_paytable(pid), wheel).values())
+        except InputError:
+            _FITS[key] = False
+    return _FITS[key]
+
+
+#: :func:`paytable_fits` by pay table and wheel (a few Fraction sums; asked once a table and a run).
+_FITS: dict[tuple, bool] = {}
 
 
 def paytables_for_wheel(wheel, *, rage: bool = True):
@@ -440,7 +461,9 @@ def paytables_for_wheel(wheel, *, rage: bool = True):
     """
     pid = default_paytable_id(wheel)
     single_zero = wheel.kind == "roulette" and sum(c == "green" for c in wheel.colours) == 1
-    return (load_paytable(pid) if pid else None), (load_paytable("roulette-rage-pay-table-1") if rage and single_zero else None)
+    rage_id = "roulette-rage-pay-table-1"
+    rage_fits = rage and single_zero and pid is not None and paytable_fits(rage_id, wheel)
+    return (load_paytable(pid) if pid else None), (load_paytable(rage_id) if rage_fits else None)
 
 
 def paytables_for_game(game: str) -> Sequence[str]:

@@ -280,7 +280,7 @@ def load_wheel(spec: str | Path) -> Wheel:
     path = Path(spec)
     if path.suffix == ".toml" or path.exists():
         text = read_equipment_file(path, "equipment file")
-        where = str(path)
+        return _not_posing_as_packaged(wheel_from_dict(parse_toml(text, str(path)), str(path)))
     else:
         ids = packaged_wheels()
         if spec not in ids:
@@ -289,6 +289,22 @@ def load_wheel(spec: str | Path) -> Wheel:
         text = res.read_text(encoding="utf-8")
         where = f"rngcert/equipment/data/{spec}.toml"
     return wheel_from_dict(parse_toml(text, where), where)
+
+
+def _not_posing_as_packaged(w: Wheel) -> Wheel:
+    """A lab's wheel file ``w`` unless its id is a packaged wheel's and its wheel differs from that
+    one: a report and the store name a wheel by its id (``ingest`` checks a stored table's wheel by
+    it), so a 4-pocket file with ``id = "european"`` would be reported as, and stored into, European tables."""
+    if w.id not in packaged_wheels():
+        return w
+    p = load_wheel(w.id)
+    shape = ("kind", "labels", "symbols", "symbol_counts", "colours")
+    if all(getattr(w, a) == getattr(p, a) for a in shape):
+        return w  # the packaged wheel, written out again (its own aliases, say)
+    what = f"{len(w.labels or w.symbols)} {'pockets' if w.kind == 'roulette' else 'sections'}" if w.kind != p.kind or len(w.labels) != len(p.labels) \
+        else "another arrangement, colours or symbols"
+    raise EquipmentError(f"{w.path}: id {w.id!r} is the packaged wheel's, and this file's wheel differs from it ({what}): "
+                         f"give the lab's wheel its own id")
 
 
 def _req(doc: dict, key: str, where: str, typ=str):
@@ -342,7 +358,7 @@ def _alias_token(t: str) -> str:
 
 def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None:
     """Validate a wheel's aliases in linear time: each names a label of the wheel, is not itself
-    another label, and no two spellings that read the same (case, spaces, quotes) name different
+    another label nor a void word (:data:`VOID_TOKENS`), and no two spellings that read the same (case, spaces, quotes) name different
     labels. Raises :class:`EquipmentError` naming the alias."""
     if wheel.kind == "roulette":
         labels = {_alias_token(x): x for x in wheel.labels}
@@ -355,6 +371,9 @@ def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None
         a, t = _alias_token(str(alias)), _alias_token(str(target))
         if not a:
             raise EquipmentError(f"{where}: [aliases] has an empty alias (for {target!r})")
+        if a in VOID_TOKENS:  # (rule 5.2: a result written void, no spin or peg is a void spin, never a pocket's)
+            raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {alias!r} marks a void spin (money-wheel rules 5.2); "
+                                 "it cannot be read as a pocket")
         if t not in labels:
             raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {target!r} is not a label of wheel {wheel.id!r}")
         if a in labels and a != t:
@@ -407,6 +426,9 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
         if len(labels) < 3:
             raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
         count = Counter(labels)  # insertion order = first appearance in wheel order
+        if len(count) < 2:
+            raise EquipmentError(f"{where}: sections name one symbol only ({labels[0]!r}); a money wheel needs at least two symbols, "
+                                 "as under [segment_counts]")
         symbols = sorted(count, key=lambda s: -count[s])  # most sections first; ties keep wheel order (stable)
         counts = tuple(count[s] for s in symbols)
         return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)

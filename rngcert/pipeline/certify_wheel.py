@@ -181,7 +181,10 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     if hint:
         log_reasons.insert(0, hint)  # the cause first: the unreadable share follows from it
     else:  # rejected labels that concentrate on a few values, or spell a pocket never seen: never a FAIL (c16); the cause first
-        log_reasons[:0] = checks.label_reasons(log)
+        labels = checks.label_reasons(log)
+        # `00` of an American list: not `--alias 00=0`; a European list as American: '00' never came up, not a FAIL
+        hint = checks.other_wheel_hint(log, labels_flagged=True) if labels else checks.missing_pockets_hint(log)
+        log_reasons[:0] = [hint] if hint else labels
     entropy = int(ss.entropy)
     members = _battery(tests).members(WheelData(np.zeros(0, dtype=np.int16), log.space))
     W = sum(s.weight for s in members)

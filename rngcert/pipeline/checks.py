@@ -91,13 +91,19 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     return all_tables, per_table
 
 
-def other_wheel_hint(log: SpinLog) -> str | None:
+def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | None:
     """A reason naming the packaged wheel whose labels fit the log better, or None.
 
     The log's result tokens (accepted labels and the cells of rejected result rows) are read with
     every packaged wheel's token table; when another wheel reads at least 99% of them and more than
-    the declared wheel does, the labels are another wheel's.
+    the declared wheel does, the labels are another wheel's. The declared wheel must read less
+    than 95% of them, unless ``labels_flagged`` (:func:`label_reasons` found rejected values that
+    are labels of the export) and every outcome of the declared wheel has accepted rows: an
+    American list certified as European leaves only its ``00`` (1/38 of the rows) unread, which is
+    a pocket of the American wheel, not a spelling of a pocket the list never shows.
     """
+    if labels_flagged and _empty_outcomes(log):
+        return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel
     tokens: Counter = Counter()
     labels = list(log.space.labels)
     for t in log.tables.values():
@@ -121,7 +127,7 @@ def other_wheel_hint(log: SpinLog) -> str | None:
         return ok / total
 
     mine = readable(log.wheel)
-    if mine >= 0.95:
+    if mine >= 0.95 and not labels_flagged:
         return None
     best, best_share = None, mine
     for wid in packaged_wheels():
@@ -136,6 +142,48 @@ def other_wheel_hint(log: SpinLog) -> str | None:
         f"the labels look like the {best} wheel's ({best_share:.1%} of the results read as {best}, {mine:.1%} as "
         f"{log.wheel.id}): certify with --equipment {best}"
     )
+
+
+def missing_pockets_hint(log: SpinLog) -> str | None:
+    """A reason when pockets that a fair wheel gives many spins never came up and another packaged
+    roulette wheel has every pocket that did and none of those (a European list certified with
+    ``--equipment american``: '00' never written). Whether the list is that wheel's or the pockets
+    never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
+    wheel = log.wheel
+    if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in r.reason for r in log.rejected):
+        return None
+    labels = [str(x) for x in log.space.labels]
+    counts = np.zeros(len(labels), dtype=np.int64)
+    for t in log.tables.values():
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=len(labels))[: len(labels)]
+    expected = int(counts.sum()) * np.asarray(log.space.probs, dtype=float)
+    missing = {labels[i] for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))}
+    seen = {labels[i] for i in np.flatnonzero(counts)}
+    if not missing:
+        return None
+    for wid in packaged_wheels():
+        other = load_wheel(wid) if wid != wheel.id else None
+        if other is not None and other.kind == "roulette" and seen <= set(other.labels) and not missing & set(other.labels):
+            names = ", ".join(sorted(missing))
+            return (f"pocket(s) {names} never came up in {int(counts.sum()):,} spins ({float(expected[labels.index(sorted(missing)[0])]):.0f} expected "
+                    f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
+                    f"(certify with --equipment {wid}); if the wheel really has {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
+                    "a pocket that never catches the ball")
+    return None
+
+
+def _empty_outcomes(log: SpinLog) -> bool:
+    """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
+    rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
+    m = len(log.space.labels)
+    counts = np.zeros(m, dtype=np.int64)
+    for t in log.tables.values():
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=m)[:m]
+    n_rows = int(counts.sum()) + sum(1 for r in log.rejected if "is not a pocket/section" in r.reason)
+    expected = n_rows * np.asarray(log.space.probs, dtype=float)
+    return bool(np.any((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
 
 
 #: A rejected value carried by at least this many rows, and by enough rows to move one outcome's
@@ -246,6 +294,41 @@ def line_start_evidence(t: TableSpins, space) -> dict | None:
     return None
 
 
+#: A permanence list whose lines hold two or more spins, in at least this share of which the first number is
+#: one more than the previous line's first number, is read as numbered lines (a fair wheel does that in 1/k).
+COUNTER_SHARE = 0.5
+#: ... judged on at least this many such lines.
+COUNTER_MIN_LINES = 10
+
+
+def line_counter(t: TableSpins, space) -> dict | None:
+    """A permanence list whose lines start with a running number (``1 17``, ``2. 22``: a coup or spin
+    number, read as a result), or None.
+
+    Among the lines of two spins or more, the first spin of a line is one more than the first spin
+    of the line before in at least :data:`COUNTER_SHARE` of them (a fair wheel: 1 in k; a numbering
+    that restarts every page: all but the restarts). The counter is then read as every other result:
+    the sequence tests see the counter, not the wheel, so the verdict is INCONCLUSIVE with this text."""
+    if t.line_start is None or t.n < 2:
+        return None
+    starts = np.flatnonzero(t.line_start)
+    ends = np.r_[starts[1:], t.n]
+    starts = starts[ends - starts >= 2]  # lines holding a result besides their first number
+    if starts.size < COUNTER_MIN_LINES:
+        return None
+    num = np.array([int(lab) if str(lab).isdigit() else -2 for lab in space.labels], dtype=np.int64)
+    first = num[t.outcomes[starts]]
+    up = (first[1:] == first[:-1] + 1) & (first[:-1] >= 0)
+    share = float(up.mean())
+    if share < COUNTER_SHARE:
+        return None
+    shown = ", ".join(str(v) for v in first[:4])
+    return {"lines": int(starts.size), "counting_up": int(up.sum()), "share": share, "first_values": [int(v) for v in first[:10]],
+            "text": (f"the first number of {int(up.sum()):,} of {starts.size - 1:,} lines is one more than the line before's ({shown} …): "
+                     "the lines are numbered (a coup or spin number), and that number was read as a result, so the sequence "
+                     "tested is not the wheel's; give the results alone, or the list as CSV with a header (spin_id,result)")}
+
+
 def pair_mask_of(ev: dict | None) -> np.ndarray | None:
     """(n-1,) bool of the pairs the pair-based tests may use, from :func:`line_start_evidence`; None: all."""
     return ~ev["boundary_pairs"] if ev is not None and ev["finding"] else None
@@ -280,6 +363,11 @@ def integrity_findings(t: TableSpins, space, *, line_starts: dict | None | bool 
                 f"the {int((~ev['boundary_pairs']).sum()):,} pairs within lines.",
                 "evidence": {kk: vv for kk, vv in ev.items() if kk != "boundary_pairs"},
             })
+    counter = line_counter(t, space)
+    if counter is not None:
+        out["checks"].append("a counter in the first column of a permanence list")
+        out["findings"].append({"name": "line_counter", "text": counter["text"], "evidence": {k: v for k, v in counter.items() if k != "text"}})
+        out["inconclusive"].append("data integrity: " + counter["text"])
     for f in getattr(t, "findings", ()):  # the reader's: time order against spin ids, near-duplicate rounds
         out["checks"].append({"time_order": "time order against spin-id order", "near_duplicates": "near-duplicate rounds"}.get(f["name"], f["name"]))
         out["findings"].append({k: v for k, v in f.items() if k != "inconclusive"})

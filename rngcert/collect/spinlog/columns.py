@@ -330,13 +330,23 @@ def _timestamps(col: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     bad[m] = True
     for j, t in enumerate(uniq):
         try:
-            d = datetime.fromisoformat(t.replace("Z", "+00:00"))
+            d = datetime.fromisoformat(_leap_second(t).replace("Z", "+00:00"))
             if d.tzinfo is None:
                 d = d.replace(tzinfo=timezone.utc)
             val[j] = int(d.timestamp() * 1_000_000)
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):
             bad[j] = True
     return val[idx], bad[idx]
+
+
+_LEAP = re.compile(r"(.*\d{2}:\d{2}):60(?:[.,]\d+)?((?:Z|[+-]\d{2}:?\d{2})?)")
+
+
+def _leap_second(t: str) -> str:
+    """``t`` with a leap second (``23:59:60``, valid UTC and ISO 8601, which Python's datetime cannot hold)
+    written as the last microsecond before it (``23:59:59.999999``): the spin keeps its place in time order."""
+    m = _LEAP.fullmatch(t) if isinstance(t, str) and ":60" in t else None
+    return f"{m[1]}:59.999999{m[2]}" if m else t
 
 
 # long: two vectorised paths over the cells (bytes read in place, or Arrow string kernels) feeding one classification of the timestamps

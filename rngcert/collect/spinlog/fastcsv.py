@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 
 import numpy as np
 
@@ -248,7 +249,19 @@ def _month_tables():
     return start, dim
 
 
-_MONTHS: list = []
+_MONTHS: list = []  # (start, dim), filled once by _months()
+_MONTHS_LOCK = threading.Lock()
+
+
+def _months() -> list:
+    """:func:`_month_tables`, computed once for the process. The two parse threads (``read_threads``) may ask at
+    once: unlocked, both found the list empty and both filled it, and every later read of the process stopped
+    with 'too many values to unpack' (an internal error, exit 1, on a valid log)."""
+    if len(_MONTHS) != 2:
+        with _MONTHS_LOCK:
+            if not _MONTHS:
+                _MONTHS.extend(_month_tables())
+    return _MONTHS
 #: ``YYYY-MM-DDTHH:MM:SSZ``: the bytes that are fixed, and where the digits are, in three words (bytes 0-7, 8-15, 16-23)
 _TS_W = 20
 
@@ -274,8 +287,6 @@ def _timestamps(data, s, w) -> np.ndarray:
     """int64 microseconds since the epoch of cells ``YYYY-MM-DDTHH:MM:SSZ`` (UTC), or :class:`NotCanonical`."""
     if not (w == _TS_W).all():
         raise NotCanonical("a timestamp in another spelling")
-    if not _MONTHS:
-        _MONTHS.extend(_month_tables())
     x = _words(data, s, 24)
     x0, x1, x2 = x[:, 0], x[:, 1], x[:, 2] & _U64(0xFFFFFFFF)  # the third word: bytes 16-19 (then the next cell's)
     if (x0 == x0[0]).all():  # one year and month in the whole block (the usual log): its words decoded once
@@ -297,7 +308,7 @@ def _timestamps(data, s, w) -> np.ndarray:
     minute = ((p1 >> _U64(48)) & _FF).astype(np.int64)
     # word 2 is bytes 16-19 ":SSZ": ':' at 0, seconds at 1-2
     second = ((p2 >> _U64(8)) & _FF).astype(np.int64)
-    start, dim = _MONTHS
+    start, dim = _months()
     ym = (year - _Y0) * 12 + month - 1
     if not (((year >= _Y0) & (year < _Y1) & (month >= 1) & (month <= 12)).all()):
         raise NotCanonical("a timestamp outside the years read here")

@@ -15,21 +15,35 @@ from rngcert.errors import InputError
 
 
 class _DuplicateKey(ValueError):
-    """A JSON object names a key twice (which value is meant cannot be known)."""
+    """A JSON object names a key twice (which value is meant cannot be known); ``first`` is the
+    earlier spelling when the two differ only in case or surrounding spaces."""
 
-    def __init__(self, key: str):
+    def __init__(self, key: str, first: str | None = None):
         super().__init__(key)
         self.key = key
+        self.first = first if first is not None else key
 
 
 def _no_duplicate_keys(pairs):
-    """``object_pairs_hook`` of :func:`json.loads` that refuses an object naming a key twice."""
+    """``object_pairs_hook`` of :func:`json.loads` that refuses an object naming a key twice,
+    also in another case or with surrounding spaces (``result`` and ``RESULT``): keys are matched
+    as a CSV header's columns are, case-insensitively after trimming."""
     seen = {}
+    spelled: dict[str, str] = {}
     for k, v in pairs:
-        if k in seen:
-            raise _DuplicateKey(k)
+        norm = k.strip().lower()
+        if norm in spelled:
+            raise _DuplicateKey(k, spelled[norm])
+        spelled[norm] = k
         seen[k] = v
     return seen
+
+
+def _duplicate_reason(exc: _DuplicateKey) -> str:
+    """Why a row whose object names a key twice is rejected."""
+    what = f"{exc.key!r} given twice" if exc.first == exc.key else f"{exc.first!r} and {exc.key!r} (one column: keys match case-insensitively) given"
+    return (f"ambiguous: {what} in one object (which value is meant cannot be known; "
+            "as a CSV header naming a column twice is refused): neither value is used")
 
 
 def json_array_error(name: str) -> InputError:
@@ -66,6 +80,7 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
 
     used = set(KNOWN_COLUMNS) | {str(v).strip().lower() for v in (columns or {}).values()}
     rows: dict[str, list] = {k: [] for k in keys} if keys is not None else {}
+    canon = {k.strip().lower(): k for k in reversed(keys or ())}  # a key's first spelling: `Result` in a later row is `result`
     lines: list[int] = []
     rejects: list[RejectedRow] = []
     blank = 0
@@ -79,8 +94,7 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
         except _DuplicateKey as exc:
-            rejects.append(RejectedRow(name, i, exc.key, f"ambiguous: {exc.key!r} given twice in one object (which value is meant cannot be known; "
-                                       "as a CSV header naming a column twice is refused): neither value is used", line[:200]))
+            rejects.append(RejectedRow(name, i, exc.key, _duplicate_reason(exc), line[:200]))
             continue
         except ValueError as exc:
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
@@ -89,7 +103,8 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
         if nested is not None:  # in a column the reader uses, its Python repr is no value of the log: the row is rejected, by key
             rejects.append(RejectedRow(name, i, nested, _nested_reason(nested, obj[nested]), line[:200]))
             continue
-        for k, v in obj.items():
+        for k0, v in obj.items():
+            k = canon.setdefault(k0.strip().lower(), k0)
             col = rows.get(k)
             if col is None:
                 if keys is not None:

@@ -14,9 +14,25 @@ from rngcert.collect.spinlog.core import RejectedRow
 from rngcert.collect.spinlog.jsonl import _text_of
 from rngcert.equipment.wheel import VOID_TOKENS, Wheel
 
+#: A number written with a decimal comma (``15,0``): digits, a comma, zeros, then a blank, ``;``, ``|`` or the line's end.
+_DECIMAL_COMMA = re.compile(r"(?<=\d),0+(?=[ \t\r\n;|]|$)")
+#: ... a list needs at least this many commas, every one of them such, to be read as decimal commas.
+DECIMAL_COMMA_MIN = 10
+
+
+def decimal_commas(text: str) -> bool:
+    """Whether a permanence list writes its numbers with a decimal comma (``15,0 32,0 …``, an export of a
+    German or French spreadsheet): at least :data:`DECIMAL_COMMA_MIN` commas and every one of them before
+    zeros that end a number. A comma-separated list cannot look like that (its commas precede any number;
+    1 in 37 is a 0), so the comma is not a separator there: split on it, ``15,0`` gave the spins 15 and 0."""
+    n = text.count(",")
+    return n >= DECIMAL_COMMA_MIN and len(_DECIMAL_COMMA.findall(text)) == n
+
 
 def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encoding: str | None = None):
     text = _text_of(data)[0] if encoding is None else data.decode(encoding)  # (given: the whole file's, for some of its lines)
+    if decimal_commas(text):  # (lines and their numbers stay where they were: only ",0" goes)
+        text = _DECIMAL_COMMA.sub("", text)
     raw = text.encode("utf-8")
     # one string per line, each keeping its newline (trimmed with the other whitespace below)
     nl = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0x0A)
@@ -25,9 +41,7 @@ def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encodin
     blank = _arrow.ints(pc.utf8_length(lines_arr)) == 0
     if text.endswith("\n"):
         blank = blank[:-1]
-    tokens = pc.split_pattern_regex(lines_arr, r"[,;\s]+")
-    parent = _arrow.ints(pc.list_parent_indices(tokens)).astype(np.int64)
-    flat = pc.list_flatten(tokens)
+    flat, parent = _tokens(lines_arr)
     nonempty = _arrow.ints(pc.utf8_length(flat)) > 0
     flat = flat.filter(_arrow.mask(nonempty))
     parent = parent[nonempty]
@@ -48,6 +62,28 @@ def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encodin
     grp_start = np.flatnonzero(first)
     pos_in_line = np.arange(parent.size) - np.repeat(grp_start, np.diff(np.r_[grp_start, parent.size]))
     return {"result": flat}, parent + 1, rejects, int(blank.sum()), ["result"], pos_in_line + 1
+
+
+def _tokens(lines_arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The tokens of a permanence list's lines and the line of each (vectorised). A line holding a comma,
+    semicolon or vertical bar is split on those, and a piece of it that is not words alone further on white space;
+    a line without one is split on white space. So ``Coin Flip, 2`` gives the two-word label ``Coin Flip``
+    and ``2`` (split on every blank it gave ``Coin`` and ``Flip``, which no alias can read), while ``17 22, 5``
+    gives 17, 22 and 5 as the streamed read of digits does, and ``17 22 x`` or ``1;31 x 17`` keeps its numbers."""
+    pieces = pc.split_pattern_regex(lines_arr, r"[,;|]")
+    piece_line = _arrow.ints(pc.list_parent_indices(pieces)).astype(np.int64)
+    flat = pc.utf8_trim_whitespace(pc.list_flatten(pieces))
+    delim = _arrow.bools(pc.match_substring_regex(lines_arr, r"[,;|]"))
+    # a piece of words (``Coin Flip``, ``No Spin``) stays one token; one that mixes numbers and a word (``31 x 17``) splits
+    words = _arrow.bools(pc.match_substring_regex(flat, r"[^\W\d_]")) & ~_arrow.bools(pc.match_substring_regex(flat, r"(?:^|\s)\d+(?:\s|$)"))
+    whole = delim[piece_line] & words
+    if whole.any():
+        one = pa.ListArray.from_arrays(pa.array(np.arange(len(flat) + 1, dtype=np.int32)), flat)
+        split = pc.if_else(_arrow.mask(whole), one, pc.split_pattern_regex(flat, r"\s+"))
+    else:
+        split = pc.split_pattern_regex(flat, r"\s+")
+    parent = piece_line[_arrow.ints(pc.list_parent_indices(split)).astype(np.int64)]
+    return pc.list_flatten(split), parent
 
 
 def _title_lines(flat: pa.Array, parent: np.ndarray, wheel: Wheel, n_lines: int) -> np.ndarray:

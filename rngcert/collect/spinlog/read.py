@@ -19,7 +19,7 @@ from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
-from rngcert.collect.spinlog.permanence import _read_permanence
+from rngcert.collect.spinlog.permanence import _read_permanence, decimal_commas
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
@@ -91,7 +91,7 @@ def read_spin_log(
     notes: list[str] = []
     for p in paths:
         part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)))
-        _check_readable(part, int(part["accepted_mask"].sum()))
+        _check_readable(part, int(part["accepted_mask"].sum()), wheel)
         parts.append(part)
     comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
@@ -166,15 +166,44 @@ def _source_info(part: dict, accepted: int, name: str | None = None) -> SourceIn
                       part["blank"], dups, second_source=second, near_duplicates=near)
 
 
-def _check_readable(part: dict, accepted: int) -> None:
-    """A file with no accepted and no void spin is a :class:`NoDataError` naming its commonest reasons."""
+def _check_readable(part: dict, accepted: int, wheel: Wheel | None = None) -> None:
+    """A file with no accepted and no void spin is a :class:`NoDataError` naming its commonest reasons,
+    and the packaged wheel whose labels its rejected cells are, when one is (case c14's kind: a
+    money-wheel list given to the European default is not 500 'title lines')."""
     if accepted == 0 and part["void_count"] == 0:
         reasons: dict[str, int] = {}
         for r in part["rejected"]:
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
         top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
         detail = "; ".join(f"{c}× {r}" for r, c in top) if top else "no data rows"
-        raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})")
+        hint = _wheel_of_rejected(part["rejected"], wheel) if wheel is not None else None
+        raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})" + (f"; {hint}" if hint else ""))
+
+
+#: Rejected rows whose cells :func:`_wheel_of_rejected` reads (the first of the file).
+_HINT_ROWS = 1000
+
+
+def _wheel_of_rejected(rejected, wheel: Wheel) -> str | None:
+    """'the results look like the W wheel's labels: certify with --equipment W' when another packaged
+    wheel reads every token of the first :data:`_HINT_ROWS` rejected rows (a permanence line's tokens,
+    a result cell), else None."""
+    import re
+
+    from rngcert.equipment.wheel import VOID_TOKENS, load_wheel, packaged_wheels
+
+    cells = [r for r in rejected[:_HINT_ROWS] if r.text and (r.column == "line" or "is not a pocket/section" in r.reason)]  # results only
+    tokens = {t.strip().strip("\"'").strip().lower() for r in cells for t in (re.split(r"[,;|\s]+", r.text) if r.column == "line" else [r.text])}
+    tokens.discard("")
+    if not tokens:
+        return None
+    for wid in packaged_wheels():  # (four wheels)
+        if wid == wheel.id:
+            continue
+        pos, sym = load_wheel(wid).token_table()
+        if all(t in pos or t in sym or t in VOID_TOKENS for t in tokens):
+            return f"the results look like the {wid} wheel's labels: certify with --equipment {wid}"
+    return None
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0, sort: bool = False) -> SpinLog:
@@ -217,6 +246,8 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         f = fmt if fmt != "auto" else detect_format(p, head)
         if f not in ("csv", "permanence", "jsonl") or (f == "permanence" and columns):
             raise _NeedExact("not a CSV log, a JSON Lines log or a permanence list")
+        if f == "permanence" and decimal_commas(head[: head.rfind(b"\n") + 1].decode("latin-1")):
+            raise _NeedExact("a permanence list with decimal commas")  # (the exact read decides on the whole file)
         acc.begin(p.stem)
         n0 = acc.pos.n
         if f == "permanence":
@@ -235,7 +266,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         else:
             part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
         accepted = acc.pos.n - n0
-        _check_readable(part, accepted)
+        _check_readable(part, accepted, wheel)
         metas.append(part)
         notes.extend(part["notes"])
         counts.append(accepted)
@@ -298,10 +329,16 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes), text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name, columns)
+        if not cols and rej:  # (not "no 'result' column (columns: )": no line gave a column at all)
+            raise NoDataError(f"{name}: no readable spin in {len(rej)} line(s): none is a JSON object (first: line {rej[0].line}: "
+                              f"{rej[0].reason}); is it JSON Lines? (--format {fmt})" if fmt != "auto" else
+                              f"{name}: no readable spin in {len(rej)} line(s): none is a JSON object (first: line {rej[0].line}: {rej[0].reason})")
     else:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
     part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
+    if f == "permanence" and decimal_commas(_text_of(data)[0]):
+        part["notes"] = list(part["notes"]) + [f"{name}: numbers written with a decimal comma (15,0): read as 15; the comma does not separate spins"]
     if _text_of(data)[1] != "utf-8":  # (the reader decoded it the same way)
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
     part["format"] = f

@@ -57,6 +57,17 @@ def _ingest_paths(paths: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
+def _stored_equipment(equipment: str, wheel) -> str:
+    """How the store names a table's wheel: a packaged id as given; a lab's wheel file by its absolute
+    path, so that an audit run from another folder finds it (a relative 'eq/w.toml' stopped ``audit``
+    elsewhere with "equipment file 'eq/w.toml' does not exist")."""
+    from rngcert.equipment.wheel import packaged_wheels
+
+    if wheel.id in packaged_wheels() and Path(str(equipment)).suffix != ".toml":
+        return equipment
+    return str(Path(str(equipment)).resolve())
+
+
 def ingest_files(
     db: str | Path,
     paths: Sequence[str | Path],
@@ -113,6 +124,7 @@ def ingest_files(
     with Store(db, wait=wait, on_wait=on_wait):  # creates the store (and checks its schema) once
         pass
     wheel = load_wheel(equipment)
+    equipment = _stored_equipment(equipment, wheel)
     out: list[IngestResult] = []
 
     def emit(results):

@@ -44,6 +44,9 @@ class StoredSpins:
     source_ids: list[int] = field(default_factory=list)
     seq_range: tuple | None = None  # (smallest, largest) seq of the window; None when empty
     ts_range: tuple | None = None  # (smallest, largest) ts, int64 us (the smallest int64 where a row has none); None without ts
+    #: (source << 32) + line of each spin, for a window holding a permanence list (many spins a line; the line
+    #: structure feeds certify's line-start checks); None otherwise
+    line_key: np.ndarray | None = None
     #: spin ids of the window left out because the store holds conflicting results for them (neither is used)
     conflicted: int = 0
     #: both versions of each left-out spin as rejected rows (file, line, column, reason), in file and line order
@@ -190,7 +193,7 @@ def _last_start(void: np.ndarray, last: int) -> int | None:
 
 def _keep_from(out: StoredSpins, sel: int, with_ids: bool) -> None:
     """Cut ``out`` to its spins from index ``sel`` on (``--last``), with their ranges."""
-    for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void"):
+    for name in ("seq", "ts", "pos", "sym", "dealer", "direction", "release", "void", "line_key"):
         v = getattr(out, name)
         if v is not None:
             setattr(out, name, v[sel:].copy())
@@ -391,12 +394,25 @@ class QueriesMixin:
             seq_range=(w["lo_seq"], w["hi_seq"]) if n else None,
             ts_range=(w["lo_ts"], w["hi_ts"]) if n and has_ts else None,
         )
+        out.line_key = self._line_keys(where_sql, args, order, w["sources"])
         if sel is not None:
             _keep_from(out, sel, with_ids)
             first = out.seq_range[0] if out.seq_range else None
             conflict_rows = [r for r in conflict_rows if first is not None and r[6] is not None and r[6] >= first]
         _with_conflicts(out, conflict_rows)
         return out
+
+    def _line_keys(self, where_sql: str, args: list, order: np.ndarray | None, sources) -> np.ndarray | None:
+        """(source << 32) + line of the window's spins in its order, when one of its sources is a permanence list
+        (read only then: 8 bytes a spin); None otherwise."""
+        ids = ",".join(str(int(x)) for x in sources)
+        if not ids or not self.con.sql(f"SELECT count(*) FROM sources WHERE source_id IN ({ids}) AND format = 'permanence'").fetchall()[0][0]:
+            return None
+        rel = self.con.sql(f"SELECT CAST(source_id AS BIGINT) * 4294967296 + coalesce(line, -1) AS k FROM spins WHERE {where_sql} ORDER BY seq",
+                           params=args)
+        got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
+        keys = _arrow.ints(got.column("k")).astype(np.int64)
+        return keys if order is None else keys[order]
 
     def _window_summary(self, where_sql: str, args: list) -> tuple[int, bool, bool, list, bool]:
         """(rows, any timestamp, any text spin id, dealer labels, any dealer) of a window."""
