@@ -429,7 +429,9 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         free[new] = False
 
     corrupt = np.zeros(n, dtype=bool)
-    for col, rows, reasons, codes in _control_faults(cols, resolved):  # a corrupted cell is the row's first fault
+    # a corrupted cell is the row's first fault; a permanence list's tokens (fieldpos) are judged by its own readers'
+    # rules (the streamed reader's reasons), so that both of its paths give the same rejects
+    for col, rows, reasons, codes in (_control_faults(cols, resolved) if fieldpos is None else ()):
         flag(rows, col, reasons, codes)
         corrupt |= rows
     pos, sym, void_tok, bad, bad_why, _ = _resolve_labels(cols[resolved["result"]], wheel, header=resolved["result"])
