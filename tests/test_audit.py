@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
-from _support import shared_file, shared_path
+from _support import run_cli, shared_file, shared_path
 from scipy import stats
 
 from rngcert.cli import EXIT
@@ -208,3 +208,13 @@ def test_audit_of_a_numbered_permanence_list_sees_its_lines_as_certify_does(tmp_
     assert a.verdict == c.verdict == "INCONCLUSIVE" and pvalues(a.report) == pvalues(c.report)
     assert "the lines are numbered" in json.dumps(a.report["tables"][0]["integrity"])
 
+
+
+@pytest.mark.parametrize(("option", "value"), [("--since", "2026-13-01"), ("--until", "31.01.2026"), ("--since", "yesterday")])
+def test_a_window_that_is_no_date_is_a_usage_error(tmp_path, option, value):
+    """--since/--until that are no ISO 8601 date: a usage error (exit 2) naming the option and value, as click
+    gives for any malformed option, before the store is opened (it was exit 3 from deep in the audit)."""
+    r = run_cli("audit", "--db", tmp_path / "none.duckdb", "--table", "T", option, value)
+    assert r.exit_code == 2, r.output
+    assert f"Invalid value for '{option}': '{value}' is not an ISO 8601 date" in r.output
+    assert not (tmp_path / "none.duckdb").exists()

@@ -35,6 +35,22 @@ from rngcert.cli._storeopts import _DB_OPTION, _WAIT_OPTION, _run, _waiting
 from rngcert.cli._watch import EXIT_ALARM, EXIT_LOST, FIFO_WAIT, watch  # noqa: F401
 
 
+def _iso_time(ctx, param, value):
+    """--since/--until: a value that is no ISO 8601 date or date-time is a usage error (exit 2), named
+    before the store is opened; the text itself is passed on (the store reads it the same way)."""
+    if value is None:
+        return None
+    from rngcert.collect.store.queries import _parse_when
+    from rngcert.errors import InputError
+
+    try:
+        _parse_when(value, param.name)
+    except InputError:
+        raise click.BadParameter(f"{value!r} is not an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T18:00:00Z)",
+                                 ctx=ctx, param=param) from None
+    return value
+
+
 def _cmdline(name: str) -> str:
     return "rngcert " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv and sys.argv[0].endswith("rngcert") else f"rngcert {name}"
 
@@ -207,8 +223,8 @@ Examples:
 @_DB_OPTION
 @click.option("--table", default=None, help="The table to audit.")
 @click.option("--all", "all_tables", is_flag=True, help="Audit every table of the store (independent work items).")
-@click.option("--since", default=None, metavar="DATE", help="First spin time included (ISO 8601, UTC).")
-@click.option("--until", default=None, metavar="DATE", help="Spins before this time (ISO 8601, UTC).")
+@click.option("--since", default=None, metavar="DATE", callback=_iso_time, help="First spin time included (ISO 8601, UTC).")
+@click.option("--until", default=None, metavar="DATE", callback=_iso_time, help="Spins before this time (ISO 8601, UTC).")
 @click.option("--last", type=click.IntRange(min=1), default=None, metavar="N", help="Only the last N (non-void) spins of the window.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
