@@ -161,6 +161,16 @@ def test_labels_rejected_values_group_by_value_with_lines(tmp_path):
     assert vals[0].lines == [(str(p), 3), (str(p), 5)]
 
 
+def test_a_value_twice_on_one_permanence_line_names_the_line_once(tmp_path):
+    """A permanence line holding the same unreadable value twice was named twice ('lines 41, 41, 42')."""
+    p = tmp_path / "p.txt"
+    p.write_text("".join(f"{(7 * i) % 37} {(5 * i) % 37}\n" for i in range(40)) + "17 38 22 38\n" + "5 38\n" + "9 8\n" * 5)
+    (v,) = [v for v in rejected_values(read_spin_log(p, EU).rejected, EU) if v.value == "38"]
+    assert v.count == 3 and v.lines == [(str(p), 41), (str(p), 42)]
+    assert v.where() == f"{p} lines 41, 42 …"
+    assert type(v)(v.value, 2, [(str(p), 41)]).where() == f"{p} line 41 …"
+
+
 @pytest.mark.parametrize("word", ["void", "No Spin", "peg"])
 def test_an_alias_cannot_read_a_void_word_as_a_pocket(tmp_path, word):
     """'void' = '0' under [aliases] (or --alias) read every void spin (rule 5.2) as pocket 0, and a fair wheel

@@ -49,7 +49,7 @@ class RejectedValue:
         files = {f for f, _ in self.lines}
         shown = ", ".join(str(ln) if len(files) == 1 else f"{f}:{ln}" for f, ln in self.lines[:n])
         head = f"{next(iter(files))} " if len(files) == 1 else ""
-        return f"{head}line{'s' if self.count > 1 else ''} {shown}{' …' if self.count > n else ''}"
+        return f"{head}line{'s' if len(self.lines) > 1 else ''} {shown}{' …' if self.count > min(n, len(self.lines)) else ''}"
 
 
 def _norm(t: str) -> str:
@@ -131,7 +131,7 @@ def rejected_values(rejected, wheel: Wheel, *, keep_lines: int = 3) -> list[Reje
         v = first.get(key)
         if v is None:
             v = first[key] = RejectedValue(r.text.strip(), 0, [], r.column)
-        if len(v.lines) < keep_lines:
+        if len(v.lines) < keep_lines and (r.file, r.line) not in v.lines:  # (a permanence line may hold the value twice)
             v.lines.append((r.file, r.line))
     out = []
     for key, c in counts.most_common():
