@@ -117,7 +117,7 @@ def test_watch_stored_table(tmp_path, cli):
 
 
 @pytest.mark.parametrize("text, why", [("", "holds no spin row"), ("spin_id,result\n", "holds no spin row"),
-                                       ("spin_id,result\n1,99\n2,abc\n", "2 line(s) could not be read")])
+                                       ("spin_id,result\n1,99\n2,abc\n", "2 row(s) (a value, in a permanence list) could not be read")])
 def test_watch_of_a_log_with_no_readable_spin_is_an_input_error(tmp_path, text, why, cli):
     """Nothing readable is exit 3 for watch as for certify (it printed 'no readable spin yet' and
     exited 0, like a healthy watch): an empty log, a header only, rows that are all rejected."""

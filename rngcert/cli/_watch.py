@@ -308,10 +308,10 @@ def _end_of_log(run: _WatchRun, log: Path, lw, *, is_fifo, fifo_limit, had_write
             "anything it sends later is not watched. Give a longer --max-idle, or none: then a FIFO is read until its writer closes it"
         )
     if not lw.watchers:  # nothing readable is an input error, as for certify (an empty log, a header, rejected rows only)
-        why = f"{lw.rejected} line(s) could not be read" if lw.rejected else "the log holds no spin row"
+        why = f"{lw.rejected} row(s) (a value, in a permanence list) could not be read" if lw.rejected else "the log holds no spin row"
         raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch; check --equipment and --column")
     if lw.rejected:
-        click.echo(f"watch: {lw.rejected} line(s) of {log} could not be read and were not counted", err=True)
+        click.echo(f"watch: {lw.rejected} row(s) of {log} (a value, in a permanence list) could not be read and were not counted", err=True)
     if run.as_json:
         _json_line({"event": "end", "source": str(log), "spins": dict(lw.spins), "repeated": lw.repeated, "conflicts": lw.conflicts,
                     "rejected": lw.rejected, "alarm": False})
