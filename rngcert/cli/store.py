@@ -40,11 +40,11 @@ def _iso_time(ctx, param, value):
     before the store is opened; the text itself is passed on (the store reads it the same way)."""
     if value is None:
         return None
-    from rngcert.collect.store.queries import _parse_when
+    from rngcert.collect.store.queries import parse_when
     from rngcert.errors import InputError
 
     try:
-        _parse_when(value, param.name)
+        parse_when(value, param.name)
     except InputError:
         raise click.BadParameter(f"{value!r} is not an ISO 8601 date or date-time (e.g. 2026-01-31 or 2026-01-31T18:00:00Z)",
                                  ctx=ctx, param=param) from None

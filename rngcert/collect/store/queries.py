@@ -62,10 +62,10 @@ def _window_where(table: str, since, until, after_seq, before_seq) -> tuple[str,
     where, args = ["table_id = ?"], [table]
     if since is not None:
         where.append("ts >= ?")
-        args.append(_parse_when(since, "since"))
+        args.append(parse_when(since, "since"))
     if until is not None:
         where.append("ts < ?")
-        args.append(_parse_when(until, "until"))
+        args.append(parse_when(until, "until"))
     if after_seq is not None:
         where.append("seq > ?")
         args.append(int(after_seq))
@@ -520,8 +520,21 @@ def col_of(a: np.ndarray, order: np.ndarray | None) -> np.ndarray:
     return a[order] if order is not None else a
 
 
-def _parse_when(value, what: str) -> _dt.datetime:
-    """ISO 8601 date or date-time → naive UTC datetime."""
+def parse_when(value, what: str) -> _dt.datetime:
+    """An audit window's bound (``--since``/``--until``) as a naive UTC datetime.
+
+    Parameters
+    ----------
+    value : str, datetime.date or datetime.datetime
+        ISO 8601 date or date-time (a ``Z`` or an offset is converted to UTC; none is read as UTC).
+    what : str
+        The option's name, for the error.
+
+    Raises
+    ------
+    InputError
+        ``value`` is no ISO 8601 date or date-time.
+    """
     if isinstance(value, _dt.datetime):
         d = value
     elif isinstance(value, _dt.date):
