@@ -144,6 +144,16 @@ def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | Non
     )
 
 
+def pooled_counts(log: SpinLog) -> np.ndarray:
+    """(m,) int64: accepted spins of each outcome of ``log.space``, all tables together."""
+    m = len(log.space.labels)
+    counts = np.zeros(m, dtype=np.int64)
+    for t in log.tables.values():  # (a handful of tables; each counted in one bincount)
+        if t.n:
+            counts += np.bincount(t.outcomes, minlength=m)[:m]
+    return counts
+
+
 def missing_pockets_hint(log: SpinLog) -> str | None:
     """A reason when pockets that a fair wheel gives many spins never came up and another packaged
     roulette wheel has every pocket that did and none of those (a European list certified with
@@ -153,10 +163,7 @@ def missing_pockets_hint(log: SpinLog) -> str | None:
     if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in r.reason for r in log.rejected):
         return None
     labels = [str(x) for x in log.space.labels]
-    counts = np.zeros(len(labels), dtype=np.int64)
-    for t in log.tables.values():
-        if t.n:
-            counts += np.bincount(t.outcomes, minlength=len(labels))[: len(labels)]
+    counts = pooled_counts(log)
     expected = int(counts.sum()) * np.asarray(log.space.probs, dtype=float)
     missing = {labels[i] for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))}
     seen = {labels[i] for i in np.flatnonzero(counts)}
@@ -176,11 +183,7 @@ def missing_pockets_hint(log: SpinLog) -> str | None:
 def _empty_outcomes(log: SpinLog) -> bool:
     """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
     rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
-    m = len(log.space.labels)
-    counts = np.zeros(m, dtype=np.int64)
-    for t in log.tables.values():
-        if t.n:
-            counts += np.bincount(t.outcomes, minlength=m)[:m]
+    counts = pooled_counts(log)
     n_rows = int(counts.sum()) + sum(1 for r in log.rejected if "is not a pocket/section" in r.reason)
     expected = n_rows * np.asarray(log.space.probs, dtype=float)
     return bool(np.any((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
@@ -219,10 +222,7 @@ def label_reasons(log: SpinLog) -> list[str]:
     if not values:
         return []
     labels = list(log.space.labels)
-    counts = np.zeros(len(labels), dtype=np.int64)
-    for t in log.tables.values():
-        if t.n:
-            counts += np.bincount(t.outcomes, minlength=len(labels))[: len(labels)]
+    counts = pooled_counts(log)
     n_rows = int(counts.sum()) + log.void + sum(v.count for v in values)
     expected_min = n_rows * float(np.min(log.space.probs))
 
