@@ -215,3 +215,80 @@ def test_lag_pair_counts_triple_keys_both_widths(k, monkeypatch):
         _span_length(chunk, monkeypatch)
         assert_lag_pairs(x, k, list(range(1, 11)))
         assert_lag_pairs(x, k, [2, 3, 5, 11, 13])
+
+
+# The duplicated-block scan's sampled candidates (k-grams at every s-th spin, a bit table, the hits sorted): the
+# same copies as the dictionary of every window, on inputs where the sample path runs (not its fallback).
+
+
+def _sampled_path(monkeypatch):
+    """Run the sampled path from the first window on, and count the calls that fall back to sorting every window."""
+    from rngcert.stats import integrity
+
+    monkeypatch.setattr(integrity, "_SAMPLED_MIN_WINDOWS", 0)
+    calls = {"full": 0}
+    full = integrity._low_bits_twice
+
+    def counted(*a):
+        calls["full"] += 1
+        return full(*a)
+
+    monkeypatch.setattr(integrity, "_low_bits_twice", counted)
+    return calls
+
+
+def test_kgram_hashes_at_equal_the_rolling_hashes():
+    from rngcert.stats.integrity import _kgram_hashes_at, _WindowHashes
+
+    x = np.random.default_rng(11).integers(0, 300, 5_000).astype(np.int16)
+    for kk in (4, 10, 16):
+        starts = np.arange(0, x.size - kk + 1, 7)
+        np.testing.assert_array_equal(_kgram_hashes_at(x, kk, starts), _WindowHashes(x, kk)(0, x.size - kk + 1)[starts])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_sampled_duplicated_blocks_against_a_dictionary(seed, monkeypatch):
+    calls = _sampled_path(monkeypatch)
+    rng = np.random.default_rng(seed)
+    planted = sampled = 0
+    for _ in range(25):
+        n = int(rng.integers(200, 3_000))
+        k = int(rng.choice([13, 37, 38, 300]))
+        L = int(rng.choice([8, 9, 12, 20, 21, 33]))
+        x = rng.integers(0, k, n).astype(np.int16)
+        for _ in range(int(rng.integers(0, 4))):  # blocks pasted again, some overlapping their source or each other
+            ln = int(rng.integers(L, 3 * L))
+            a, b = (int(v) for v in rng.integers(0, n - ln, 2))
+            x[b : b + ln] = x[a : a + ln].copy()
+        if rng.random() < 0.3:  # a periodic stretch: equal windows closer than L (not copies)
+            a, per = int(rng.integers(0, n - 60)), int(rng.integers(1, L))
+            x[a : a + 60] = np.resize(x[a : a + per], 60)
+        before = calls["full"]
+        _check_duplicated_blocks(x, k, L)
+        planted += duplicated_blocks_count(x, k, L) > 0
+        if L >= 20 and k >= 37:  # (shorter k-grams of fewer pockets repeat by chance: those sort every window)
+            sampled += 1
+            assert calls["full"] == before, (n, k, L)
+    assert planted >= 10 and sampled >= 5, (planted, sampled)
+
+
+def duplicated_blocks_count(x, k, L):
+    from rngcert.stats.integrity import duplicated_blocks
+
+    return duplicated_blocks(x, k, length=L)["repeated_blocks"]
+
+
+def test_sampled_duplicated_blocks_falls_back_where_the_sample_cannot_be_selective(monkeypatch):
+    calls = _sampled_path(monkeypatch)
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 3, 2_000).astype(np.int8)  # 3 pockets: 10-grams repeat by chance
+    _check_duplicated_blocks(x, 3, 20)
+    assert calls["full"] == 1
+    y = rng.integers(0, 37, 4_000).astype(np.int8)
+    y[2_000:3_500] = y[0:1_500]  # a long pasted block: most k-grams repeated
+    _check_duplicated_blocks(y, 37, 20)
+    assert calls["full"] == 2
+    z = rng.integers(0, 37, 4_000).astype(np.int8)
+    z[3_000:3_040] = z[100:140]
+    _check_duplicated_blocks(z, 37, 20)
+    assert calls["full"] == 2 and duplicated_blocks_count(z, 37, 20) == 21  # the sample path: 21 windows of the 40-spin copy

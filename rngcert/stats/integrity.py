@@ -43,6 +43,9 @@ MIN_EXCESS = 0.10
 #: The duplicated-block scan hashes windows in spans of this many CHUNKs (4: 256 Ki windows, about 3 MB of
 #: temporaries; a quarter of the numpy calls of 64 Ki spans, 0.021 -> 0.014 CPU-s a hash pass at 10 M spins).
 _HASH_SPAN = 4
+#: From this many windows on, the scan finds its candidate windows from k-grams sampled at every s-th spin
+#: (:func:`_sampled_candidates`: about a sixth of the sorting of every window's hash; the same blocks found).
+_SAMPLED_MIN_WINDOWS = 1 << 15
 
 
 def _binom_upper(k: int, n: int, p: float) -> float:
@@ -143,11 +146,15 @@ def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     if n < 2 * L:
         return res
     n_win = n - L + 1
-    hashes = _WindowHashes(x, L)
-    twice = _low_bits_twice(hashes, n_win)
-    if twice.size == 0:
-        return res
-    first, later = _true_copies(x, L, *_candidates(hashes, n_win, twice))
+    cand = _sampled_candidates(x, L, k) if n_win >= _SAMPLED_MIN_WINDOWS else None
+    if cand is not None:
+        first, later = _true_copies(x, L, cand, _whole_hash(x, L, cand))
+    else:
+        hashes = _WindowHashes(x, L)
+        twice = _low_bits_twice(hashes, n_win)
+        if twice.size == 0:
+            return res
+        first, later = _true_copies(x, L, *_candidates(hashes, n_win, twice))
     if later.size == 0:
         return res
     srt = np.argsort(later)
@@ -235,6 +242,71 @@ def _candidates(hashes: _WindowHashes, n_win: int, twice: np.ndarray) -> tuple[n
         cand.append(sel[twice[i] == h[sel]] + lo)
     cand = np.concatenate(cand)
     return cand, _whole_hash(hashes.x, hashes.L, cand)
+
+
+def _kgram_hashes_at(x: np.ndarray, kk: int, starts: np.ndarray) -> np.ndarray:
+    """The low 32 bits of the hashes of the k-grams (``kk`` spins) at ``starts``, the values of
+    ``_WindowHashes(x, kk)`` (Horner's rule mod 2**32 over their spins, for a sample of the starts)."""
+    h = np.zeros(starts.size, dtype=np.uint32)
+    B = np.uint32(_WindowHashes.B)
+    for j in range(kk):  # loop over the kk spins of a k-gram, for every s-th start
+        h *= B
+        h += x[starts + j].astype(np.uint32)
+        h += np.uint32(1)
+    return h
+
+
+def _members(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
+    """Where ``values`` (uint32) is one of ``sorted_values`` (few; sorted, distinct): the values whose top 16 bits
+    are among theirs, in a 64 KB table, then those few searched (a binary search of every value is 8x slower)."""
+    if sorted_values.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    top = np.zeros(1 << 16, dtype=bool)
+    top[sorted_values >> np.uint32(16)] = True
+    maybe = np.flatnonzero(np.take(top, values >> np.uint32(16)))
+    i = np.minimum(np.searchsorted(sorted_values, values[maybe]), sorted_values.size - 1)
+    return maybe[sorted_values[i] == values[maybe]]
+
+
+def _sampled_candidates(x: np.ndarray, L: int, k: int) -> np.ndarray | None:
+    """Every window that has a twin (an equal window elsewhere), and a few others, in spin order; None when
+    the sample cannot be selective (few pockets, or many repeated k-grams): the caller then sorts every window.
+
+    A window of L spins holds the k-grams (kk = L // 2 spins) starting at its first s = L - kk + 1 spins, one of
+    them at a multiple of s. Those sampled k-grams' hashes go into a bit table (32 bits a sample); every k-gram of
+    the record is looked up in it, and the hits sorted: a value hit twice is a k-gram at two places, and the
+    windows holding either place at the same offset are candidates. A window p with a twin p' holds a sampled
+    k-gram at p + o (o < s) and p' the same k-gram at p' + o: both are hit with the same value, so both windows
+    are candidates. Only about n / s + n / 32 hashes are sorted, not n; no window with a twin is missed, so
+    :func:`_true_copies` finds the same copies as from every window's hash."""
+    n = x.size
+    kk = L // 2
+    s = L - kk + 1
+    n_kg, n_win = n - kk + 1, n - L + 1
+    if L < 8 or kk * np.log2(max(k, 2)) < np.log2(n) + 10:  # k**kk < 1024 n: k-grams repeat by chance too often
+        return None
+    sample = _kgram_hashes_at(x, kk, np.arange(0, n_kg, s))
+    bits = min(int(sample.size).bit_length() + 5, 32)
+    shift = np.uint32(32 - bits)
+    table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
+    top = sample >> shift
+    np.bitwise_or.at(table, top >> np.uint32(3), np.left_shift(np.uint8(1), (top & np.uint32(7)).astype(np.uint8)))
+    hashes = _WindowHashes(x, kk)
+    where, values = [], []
+    for lo, hi in spans(n_kg, _HASH_SPAN * chunks.CHUNK):
+        h = hashes(lo, hi)
+        t = h >> shift
+        hit = np.flatnonzero((np.take(table, t >> np.uint32(3)) >> (t & np.uint32(7)).astype(np.uint8)) & np.uint8(1))
+        where.append(hit + lo)
+        values.append(h[hit])
+    where, values = np.concatenate(where), np.concatenate(values)
+    srt = np.sort(values)
+    twice = arrayops.unique(srt[1:][srt[1:] == srt[:-1]])
+    where = where[_members(values, twice)]
+    if where.size * s > max(n_win // 8, 1 << 12):  # many repeated k-grams (a long pasted block, a biased record)
+        return None
+    cand = (where[:, None] - np.arange(s)).ravel()
+    return arrayops.unique(cand[(cand >= 0) & (cand < n_win)])
 
 
 def _true_copies(x: np.ndarray, L: int, cand: np.ndarray, cand_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
