@@ -219,3 +219,42 @@ def test_integrity_checks_equal_the_whole_table_code(tiny):
         rep, at = x[1:] == x[:-1], ls[1:]
         assert (ev["boundary"]["pairs"], ev["boundary"]["repeats"]) == (int(at.sum()), int((rep & at).sum()))
         assert (ev["within"]["pairs"], ev["within"]["repeats"]) == (int((~at).sum()), int((rep & ~at).sum()))
+
+
+def _direct_line_counter_starts(line_start):
+    """Starts of the lines holding two spins or more, from every line's start and end (the reference)."""
+    starts = np.flatnonzero(line_start)
+    ends = np.append(starts[1:], line_start.size)
+    return starts[ends - starts >= 2]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_line_counter_reads_the_lines_of_the_whole_table_code(seed):
+    """The numbered-lines check (its lines of two spins or more found without an index of every line) gives
+    the finding of the direct count: on numbered lists, on lists of one number a line and on mixed lines."""
+    rng = np.random.default_rng(seed)
+    space = EU
+    id_of = np.argsort(np.array([int(lab) for lab in space.labels]))  # pocket number -> outcome id
+    seen = {"found": 0, "none": 0}
+    for _ in range(30):
+        n = int(rng.integers(2, 400))
+        ls = rng.random(n) < rng.choice([0.05, 0.5, 1.0])
+        ls[0] = True
+        x = rng.integers(0, 37, n).astype(np.int8)
+        numbered = rng.random() < 0.5
+        if numbered:  # a running number first on each line
+            st = np.flatnonzero(ls)
+            x[st] = id_of[np.arange(st.size) % 36 + 1].astype(np.int8)
+        got = checks.line_counter(TableSpins("T", x, line_start=ls), space)
+        starts = _direct_line_counter_starts(ls)
+        seen["found" if got is not None else "none"] += 1
+        if starts.size < checks.COUNTER_MIN_LINES:
+            assert got is None
+            continue
+        first = np.array([int(lab) for lab in space.labels])[x[starts]]
+        up = first[1:] == first[:-1] + 1
+        if up.mean() < checks.COUNTER_SHARE:
+            assert got is None
+        else:
+            assert got["lines"] == starts.size and got["counting_up"] == int(up.sum())
+    assert seen["found"] >= 3 and seen["none"] >= 3, seen

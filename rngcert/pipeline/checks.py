@@ -25,6 +25,7 @@ import numpy as np
 
 from rngcert.collect.spinlog import SpinLog, TableSpins
 from rngcert.equipment.wheel import VOID_TOKENS, load_wheel, packaged_wheels
+from rngcert.stats import chunks
 from rngcert.stats import integrity as integ
 
 #: Fewer spins per outcome than this cannot carry a verdict: the frequency tests need an expected
@@ -148,9 +149,9 @@ def pooled_counts(log: SpinLog) -> np.ndarray:
     """(m,) int64: accepted spins of each outcome of ``log.space``, all tables together."""
     m = len(log.space.labels)
     counts = np.zeros(m, dtype=np.int64)
-    for t in log.tables.values():  # (a handful of tables; each counted in one bincount)
-        if t.n:
-            counts += np.bincount(t.outcomes, minlength=m)[:m]
+    for t in log.tables.values():  # (a handful of tables; each counted in spans: no n-long index array)
+        for lo, hi in chunks.spans(t.n, 4 * chunks.CHUNK):
+            counts += np.bincount(t.outcomes[lo:hi], minlength=m)[:m]
     return counts
 
 
@@ -311,9 +312,13 @@ def line_counter(t: TableSpins, space) -> dict | None:
     the sequence tests see the counter, not the wheel, so the verdict is INCONCLUSIVE with this text."""
     if t.line_start is None or t.n < 2:
         return None
-    starts = np.flatnonzero(t.line_start)
-    ends = np.r_[starts[1:], t.n]
-    starts = starts[ends - starts >= 2]  # lines holding a result besides their first number
+    ls = np.asarray(t.line_start, dtype=bool)
+    multi = ls.copy()  # lines holding a result besides their first number: a line start not followed by another
+    multi[:-1] &= ~ls[1:]
+    multi[-1] = False
+    if chunks.count_true(multi) < COUNTER_MIN_LINES:  # (a list of one number a line: no such line, no index array)
+        return None
+    starts = np.flatnonzero(multi)
     if starts.size < COUNTER_MIN_LINES:
         return None
     num = np.array([int(lab) if str(lab).isdigit() else -2 for lab in space.labels], dtype=np.int64)
