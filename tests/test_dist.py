@@ -82,3 +82,36 @@ def test_fisher_exact_greater_is_scipys():
         assert _dist.fisher_exact_greater(t) == stats.fisher_exact(t, alternative="greater").pvalue, t
     k, M, n, N = np.meshgrid(np.arange(-2, 14), [20, 31], [0, 5, 12, 20], [0, 7, 20], indexing="ij")
     assert np.array_equal(_dist.hypergeom_cdf(k, M, n, N), stats.hypergeom.cdf(k, M, n, N))
+
+
+def test_shuffle_path_distributions_identical():
+    """The shuffle, game and pickup statistics' normal, chi-square, F and t functions without scipy.stats
+    (issue 26: its import was the largest serial part of `shuffle certify`): the same bits on grids with the edges,
+    nan where scipy's argument checks give nan."""
+    z = np.r_[-np.inf, -40, np.linspace(-9, 9, 91), 40, np.inf, np.nan]
+    _same(_dist.norm_cdf(z), stats.norm.cdf(z))
+    q = np.r_[0.0, 1e-300, 1e-12, np.linspace(0.001, 0.999, 60), 1 - 1e-12, 1.0]
+    _same(_dist.norm_isf(q), stats.norm.isf(q))
+    with np.errstate(all="ignore"):
+        for df in (0.5, 1, 2, 4, 12, 36, 1e5, 0, -1):
+            x = np.r_[-1.0, 0.0, 1e-12, np.geomspace(1e-3, 10 * abs(df) + 100, 60), np.inf, np.nan]
+            np.testing.assert_array_equal(_dist.chi2_cdf(x, df), stats.chi2.cdf(x, df))
+            np.testing.assert_array_equal(_dist.chi2_ppf(np.r_[-0.1, q, 1.1], df), stats.chi2.ppf(np.r_[-0.1, q, 1.1], df))
+            t = np.r_[-np.inf, -50, np.linspace(-10, 10, 81), 50, np.inf]
+            np.testing.assert_array_equal(_dist.t_sf(t, df), stats.t.sf(t, df))
+            for dfd in (1, 5, 100, 1e4, 0):
+                np.testing.assert_array_equal(_dist.f_sf(x, df, dfd), stats.f.sf(x, df, dfd))
+    assert type(_dist.f_sf(2.0, 3, 40)) is type(stats.f.sf(2.0, 3, 40)) and _dist.t_sf(1.5, 9) == stats.t.sf(1.5, 9)
+
+
+def test_fftconvolve_is_scipy_signals():
+    from scipy.signal import fftconvolve
+
+    from rngcert.stats.shuffle.core import fftconvolve as ours
+
+    rng = np.random.default_rng(26)
+    for m, n in [(1, 5000), (5000, 1), (65, 65), (100, 3000), (4097, 4097), (777, 12345), (2, 2), (3, 70000)]:
+        a, b = rng.random(m), rng.random(n)
+        ref, got = fftconvolve(a, b), ours(a, b)
+        assert got.shape == ref.shape
+        np.testing.assert_array_equal(got, ref)

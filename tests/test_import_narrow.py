@@ -89,3 +89,17 @@ def test_a_wheel_certification_reports_scipys_version_without_importing_scipy(tm
         "print(json.dumps([loaded, rep['software']['scipy'] == scipy.__version__]))\n"
     )
     assert json.loads(_fresh(code)) == [False, True]
+
+
+def test_a_shuffle_certification_imports_neither_scipy_stats_nor_scipy_signal(tmp_path):
+    """`shuffle certify` (its batteries, trackers, sum laws and power) without scipy.stats and scipy.signal: their
+    imports (about 0.8 s) were the largest serial part of a certification, before any shoe was dealt."""
+    code = (
+        "import json, sys\n"
+        "from click.testing import CliRunner\n"
+        "from rngcert.cli.app import main\n"
+        f"r = CliRunner().invoke(main, ['shuffle', 'certify', 'baccarat-004', '--seed', '1', '--shoes', '200', '--no-plots', '--no-sensitivity', '--workers', '1', '--out', {str(tmp_path)!r}])\n"
+        "print(json.dumps([r.exit_code, [m for m in ('scipy.stats', 'scipy.signal') if m in sys.modules]]))\n"
+    )
+    code_ran, heavy = json.loads(_fresh(code))
+    assert code_ran in (0, 10, 11, 12) and heavy == []

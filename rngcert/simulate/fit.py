@@ -19,7 +19,6 @@ longer travel looks the same); an interval that reaches the grid's edge is repor
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
 
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
@@ -27,6 +26,7 @@ from rngcert.seeding import stream
 from rngcert.simulate.deal import complete_shoes
 from rngcert.simulate.procedure import SIMULATION_STREAM, shuffle
 from rngcert.simulate.shufflers import CODE_MASK
+from rngcert.stats import distributions as dist  # scipy.stats' laws without its import (over 0.5 s)
 from rngcert.stats.shuffle import card_permutation, gsr_equivalent_riffles, shuffle_moments
 
 __all__ = ["fit_procedure", "wash_parameters", "CLUMP_GRID", "TRAVEL_GRID"]
@@ -119,7 +119,7 @@ def fit_procedure(proc: Procedure, before, after, entropy: int, *, known_before=
             except np.linalg.LinAlgError:
                 J[i, j] = np.inf
             fitted[i, j] = ms
-    crit = float(sps.chi2.ppf(level, 1))
+    crit = float(dist.chi2_ppf(level, 1))
     i0, j0 = np.unravel_index(np.argmin(J), J.shape)
     prof_t = J.min(axis=1)
     prof_c = J.min(axis=0)

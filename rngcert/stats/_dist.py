@@ -53,6 +53,43 @@ def norm_sf(z):
     return _out(special.ndtr(-np.asarray(z, dtype=float)))
 
 
+def norm_cdf(z):
+    """``scipy.stats.norm.cdf(z)``: P(Z <= z) for a standard normal Z."""
+    return _out(special.ndtr(np.asarray(z, dtype=float)))
+
+
+def norm_isf(q):
+    """``scipy.stats.norm.isf(q)``: the z with P(Z > z) = q (``-ndtri(q)``: +inf at 0, -inf at 1)."""
+    return _out(-special.ndtri(np.asarray(q, dtype=float)))
+
+
+def chi2_cdf(x, df):
+    """``scipy.stats.chi2.cdf(x, df)``: P(X <= x) for X chi-square with ``df`` degrees of freedom."""
+    x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return _out(np.where(df > 0, np.where(x <= 0, 0.0, special.chdtr(df, np.maximum(x, 0.0))), np.nan))  # (df <= 0: nan, as scipy)
+
+
+def chi2_ppf(q, df):
+    """``scipy.stats.chi2.ppf(q, df)``: the x with P(X <= x) = q (``2 * gammaincinv(df / 2, q)``; 0 at 0, inf at 1)."""
+    q, df = np.asarray(q, dtype=float), np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        inner = np.where(q <= 0, 0.0, np.where(q >= 1, np.inf, 2 * special.gammaincinv(df / 2, np.clip(q, 0.0, 1.0))))
+        return _out(np.where((df > 0) & (q >= 0) & (q <= 1), inner, np.nan))
+
+
+def f_sf(x, dfn, dfd):
+    """``scipy.stats.f.sf(x, dfn, dfd)``: P(F > x) for F with ``dfn`` and ``dfd`` degrees of freedom."""
+    x, dfn, dfd = np.asarray(x, dtype=float), np.asarray(dfn, dtype=float), np.asarray(dfd, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return _out(np.where((dfn > 0) & (dfd > 0), np.where(x <= 0, 1.0, special.fdtrc(dfn, dfd, np.maximum(x, 0.0))), np.nan))
+
+
+def t_sf(x, df):
+    """``scipy.stats.t.sf(x, df)``: P(T > x) for Student's T with ``df`` degrees of freedom (``stdtr(df, -x)``)."""
+    return _out(special.stdtr(np.asarray(df, dtype=float), -np.asarray(x, dtype=float)))
+
+
 def _discrete(name: str):
     import scipy.stats  # fallback only: see the module docstring
 

@@ -7,9 +7,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 from rngcert.errors import InputError
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer
 
 
 # ----------------------------------------------------------------------------- exact laws

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
-from scipy import stats as sps
 
 from rngcert.errors import InputError
+from rngcert.stats import _dist  # scipy.stats' distributions without its import (over 0.5 s)
+from rngcert.stats.frequency import binom_test_pvalue
 from rngcert.stats.result import Requirement, TestResult
 from rngcert.stats.shuffle.core import _perm_iv, _pv
 from rngcert.stats.shuffle.laws import (
@@ -18,6 +18,7 @@ from rngcert.stats.shuffle.laws import (
 from rngcert.stats.shuffle.order import (
     _rising_per_shoe,
 )
+from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer
 
 
 # ----------------------------------------------------------------------------- riffle model fit
@@ -60,9 +61,9 @@ def riffle_fit(drops) -> list:
         raise InputError(f"drops must be a 2-D array of 0/1 (riffles, cards), got shape {d.shape}")
     m, n = d.shape
     cuts = d.sum(axis=1)
-    bt = sps.binomtest(int(cuts.sum()), m * n, 0.5)
+    bt_p = binom_test_pvalue(int(cuts.sum()), m * n, 0.5)  # scipy.stats.binomtest's p-value, same bits
     x2 = float(((cuts - n / 2) ** 2 / (n / 4)).sum())
-    p_disp = 2 * min(sps.chi2.cdf(x2, m), sps.chi2.sf(x2, m))
+    p_disp = 2 * min(_dist.chi2_cdf(x2, m), _dist.chi2_sf(x2, m))
     k = np.count_nonzero(d[:, 1:] != d[:, :-1], axis=1)
     K, T = int(k.sum()), m * (n - 1)
     lam = K / T
@@ -70,11 +71,11 @@ def riffle_fit(drops) -> list:
     ll_mk = m * math.log(0.5) + (K * math.log(lam) if K else 0.0) + ((T - K) * math.log(1 - lam) if T - K else 0.0)
     lr = max(0.0, 2 * (ll_mk - ll_gsr))
     return [
-        TestResult("riffle_cut_binomial", Requirement.UNIFORMITY, float(cuts.sum()), None, _pv(bt.pvalue), m, "exact",
+        TestResult("riffle_cut_binomial", Requirement.UNIFORMITY, float(cuts.sum()), None, _pv(bt_p), m, "exact",
                    {"cuts": cuts, "n_cards": n, "mean_cut_fraction": float(cuts.mean() / n)}),
         TestResult("riffle_cut_dispersion", Requirement.UNIFORMITY, x2, float(m), _pv(p_disp), m, "exact (chi-square law of normal cuts)",
                    {"cut_variance": float(cuts.var(ddof=0)), "gsr_cut_variance": n / 4}),
-        TestResult("riffle_drop_lrt", Requirement.INDEPENDENCE, lr, 1.0, _pv(sps.chi2.sf(lr, 1)), m, "asymptotic",
+        TestResult("riffle_drop_lrt", Requirement.INDEPENDENCE, lr, 1.0, _pv(_dist.chi2_sf(lr, 1)), m, "asymptotic",
                    {"switch_hat": lam, "switches": K, "transitions": T, "loglik_gsr": ll_gsr, "loglik_markov": ll_mk,
                     "aic_gsr": -2 * ll_gsr, "aic_markov": 2 - 2 * ll_mk}),
     ]
@@ -146,7 +147,7 @@ def gsr_law_check(perm, a: float, *, level: float = 0.01) -> dict:
     if df >= 1:
         ob_, eb_ = np.array(ob), np.array(eb)
         x2 = float(((ob_ - eb_) ** 2 / eb_).sum())
-        p_r = float(sps.chi2.sf(x2, df))
+        p_r = float(_dist.chi2_sf(x2, df))
     else:
         x2, p_r = None, None
     reasons = []
