@@ -408,19 +408,59 @@ def baccarat_exact(composition) -> np.ndarray:
 
 @lru_cache(maxsize=32)
 def _baccarat_exact(comp: tuple) -> tuple:
-    c = np.array(comp, dtype=np.int64)
-    seq = np.indices((10,) * 6).reshape(6, -1).T  # (10**6, 6)
-    prob = np.ones(seq.shape[0])
-    used = np.zeros((seq.shape[0], 10), dtype=np.int64)
-    n = float(c.sum())
-    rows = np.arange(seq.shape[0])
-    for k in range(6):
-        v = seq[:, k]
-        prob *= np.maximum(c[v] - used[rows, v], 0) / (n - k)
-        used[rows, v] += 1
-    outcome, _ = baccarat_coup(seq)
+    factors, outcome = six_card_draws(np.array(comp, dtype=np.int64))
+    prob = np.ones(outcome.size)
+    for f in factors:
+        prob *= f
     out = np.bincount(outcome, weights=prob, minlength=3)
     return tuple(out / out.sum())
+
+
+@lru_cache(maxsize=1)
+def _six_card_sequences() -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], np.ndarray]:
+    """The 10**6 ordered value sequences of a coup's six cards (sequence i: the six digits of i, first card
+    first): their columns (int8), how many of the cards before each hold its value (int8), and each coup's
+    outcome (its two-card totals and cards 5 and 6 looked up in :func:`_coup_table`)."""
+    cols = tuple(np.tile(np.repeat(np.arange(10, dtype=np.int8), 10 ** (5 - k)), 10**k) for k in range(6))
+    prior = []
+    for k in range(6):
+        same = np.zeros(10**6, dtype=np.int8)
+        for j in range(k):
+            same += cols[j] == cols[k]
+        prior.append(same)
+    p = (cols[0] + cols[2]) % 10
+    b = (cols[1] + cols[3]) % 10
+    key = ((p.astype(np.intp) * 10 + b) * 10 + cols[4]) * 10 + cols[5]
+    return cols, tuple(prior), _coup_table()[0][key]
+
+
+def six_card_draws(composition) -> tuple[list[np.ndarray], np.ndarray]:
+    """The draw probabilities of every ordered sequence of a coup's six card values, from a shoe.
+
+    Parameters
+    ----------
+    composition : (10,) array_like of int or float
+        Cards of each baccarat value 0..9 in the shoe (:func:`value_composition`).
+
+    Returns
+    -------
+    factors : list of 6 (10**6,) ndarrays of float64
+        ``factors[k][i]``: P(card k + 1 has the value of digit k of sequence i | the k cards before it), drawn
+        without replacement: ``max(c[v] - (cards before of value v), 0) / (n - k)``. Their product over k is
+        the probability of the sequence (sequence i: the six digits of i, the first card first).
+    outcome : (10**6,) ndarray of int8
+        The coup each sequence plays (:func:`baccarat_coup`): 0 banker, 1 player, 2 tie.
+
+    Notes
+    -----
+    The enumeration behind :func:`baccarat_exact` and the trackers' exact returns
+    (:func:`rngcert.stats.tracker_baccarat.baccarat_prefix_returns`): the repeated cards counted by
+    comparing the columns, not by a (10**6, 10) table of cards used.
+    """
+    c = np.asarray(composition)
+    cols, prior, outcome = _six_card_sequences()
+    n = float(c.sum())
+    return [np.maximum(c[cols[k]] - prior[k], 0) / (n - k) for k in range(6)], outcome
 
 
 def baccarat_house_edge(probs) -> dict[str, float]:

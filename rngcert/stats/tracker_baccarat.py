@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from rngcert.equipment.cards import BACCARAT_VALUE, baccarat_coup, baccarat_deal, value_composition
+from rngcert.equipment.cards import BACCARAT_VALUE, baccarat_deal, six_card_draws, value_composition
 from rngcert.stats.tracker_kernel import OffsetKernel, _channels, _check_kernel, _copies, _excess_fields, _iv, _kernel_spectra, _locate, _predict, _shared
 
 __all__ = ["baccarat_prefix_returns", "BaccaratTrack", "baccarat_sequence_tracker"]
@@ -23,22 +23,14 @@ _IDFT10 = np.stack([np.fft.irfft(np.eye(6), n=10, axis=1), np.fft.irfft(1j * np.
 
 @lru_cache(maxsize=8)
 def _prefix_returns(decks: int) -> tuple:
-    c = value_composition(decks, "baccarat").astype(float)
-    seq = np.indices((10,) * 6).reshape(6, -1).T
-    n = c.sum()
-    rows = np.arange(seq.shape[0])
-    used = np.zeros((seq.shape[0], 10))
-    prob_tail = np.ones(seq.shape[0])
-    prob_head = np.ones(seq.shape[0])
-    for k in range(6):
-        v = seq[:, k]
-        p = np.maximum(c[v] - used[rows, v], 0) / (n - k)
+    factors, outcome = six_card_draws(value_composition(decks, "baccarat").astype(float))
+    prob_tail = np.ones(outcome.size)
+    prob_head = np.ones(outcome.size)
+    for k, p in enumerate(factors):
         if k < 4:
             prob_head *= p
         else:
             prob_tail *= p
-        used[rows, v] += 1
-    outcome, _ = baccarat_coup(seq)
     ret_p = np.where(outcome == 1, 1.0, np.where(outcome == 0, -1.0, 0.0))
     ret_b = np.where(outcome == 0, 0.95, np.where(outcome == 1, -1.0, 0.0))
     # E[return | first four values] = sum over cards 5, 6 of P(tail | head) * return
