@@ -690,3 +690,24 @@ def test_c19_kind_a_csv_read_as_json_lines_says_no_line_is_an_object(tmp_path):
     p.write_text("spin_id,result\n" + "".join(f"{i},{i % 37}\n" for i in range(1, 50)))
     with pytest.raises(InputError, match=r"none is a JSON object \(first: line 1: .*--format jsonl"):
         read_spin_log(p, EU, fmt="jsonl")
+
+
+@pytest.mark.parametrize("kind", ["txt", "csv"])
+def test_a_log_of_pockets_with_their_colours_that_reads_nothing_says_so(tmp_path, kind):
+    """'17 Red', 'Black 20', '0-green' in every result cell read nothing and the error listed the cells only:
+    it now says that the results carry the colour and that the number alone is read. Cells of words are not
+    taken for colours, nor numbers that are not the wheel's pockets."""
+    rng = np.random.default_rng(4)
+    n = rng.integers(0, 37, 500)
+    colour = np.where(n == 0, "Green", np.where(np.isin(n, [1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]), "Red", "Black"))
+    cells = [f"{a} {c}" if i % 3 else f"{c.lower()}-{a}" for i, (a, c) in enumerate(zip(n, colour))]
+    p = tmp_path / f"colours.{kind}"
+    p.write_text(("\n".join(cells) if kind == "txt" else "result\n" + "\n".join(cells)) + "\n")
+    with pytest.raises(InputError, match="the results give each pocket with its colour .*write the number only"):
+        read_spin_log(p, EU)
+    for bad in (["Red wine", "Black tie"] * 20, [f"{v} Red" for v in range(40, 80)]):
+        q = tmp_path / "words.csv"
+        q.write_text("result\n" + "\n".join(bad) + "\n")
+        with pytest.raises(InputError) as exc:
+            read_spin_log(q, EU)
+        assert "colour" not in str(exc.value)

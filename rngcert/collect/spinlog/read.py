@@ -176,7 +176,7 @@ def _check_readable(part: dict, accepted: int, wheel: Wheel | None = None) -> No
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
         top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
         detail = "; ".join(f"{c}× {r}" for r, c in top) if top else "no data rows"
-        hint = _wheel_of_rejected(part["rejected"], wheel) if wheel is not None else None
+        hint = (_wheel_of_rejected(part["rejected"], wheel) or _colour_hint(part["rejected"], wheel)) if wheel is not None else None
         raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})" + (f"; {hint}" if hint else ""))
 
 
@@ -204,6 +204,30 @@ def _wheel_of_rejected(rejected, wheel: Wheel) -> str | None:
         if all(t in pos or t in sym or t in VOID_TOKENS for t in tokens):
             return f"the results look like the {wid} wheel's labels: certify with --equipment {wid}"
     return None
+
+
+#: A result cell that is a pocket and its colour ("17 Red", "Black 20", "0-green", "32R"): the colour words of
+#: English, French and German permanence lists and their initials.
+_POCKET_AND_COLOUR = r"^\s*(?:(\d{1,2}|00)\s*[-/,;:]?\s*({c})|({c})\s*[-/,;:]?\s*(\d{1,2}|00))\s*$"
+_COLOURS = "red|black|green|rouge|noir|vert|rot|schwarz|grün|gruen|r|b|g|n|v|s"
+
+
+def _colour_hint(rejected, wheel: Wheel) -> str | None:
+    """'the results give each pocket with its colour ...' when most of the first :data:`_HINT_ROWS` rejected
+    result cells (or lines of a permanence list) are a pocket of ``wheel`` and a colour word, else None."""
+    import re
+
+    cells = [r.text.strip() for r in rejected[:_HINT_ROWS] if r.text and (r.column == "line" or "is not a pocket/section" in r.reason)]
+    if not cells:
+        return None
+    pattern = re.compile(_POCKET_AND_COLOUR.replace("{c}", _COLOURS), re.IGNORECASE)
+    pos, _ = wheel.token_table()
+    both = [m for m in map(pattern.match, cells) if m and (m.group(1) or m.group(4)).lower() in pos]
+    if len(both) < 0.9 * len(cells):
+        return None
+    shown = ", ".join(repr(c) for c in dict.fromkeys(cells[:3]))
+    return (f"the results give each pocket with its colour ({shown}): rngcert reads a result as the pocket alone (its "
+            "colour follows from the wheel), so write the number only in the result column")
 
 
 def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0, sort: bool = False) -> SpinLog:
