@@ -18,7 +18,7 @@ import pytest
 
 import rngcert.pipeline.parallel as parallel
 from rngcert.errors import InputError
-from rngcert.pipeline.parallel import AHEAD_MIN_BYTES, Plan, run_ahead
+from rngcert.pipeline.parallel import AHEAD_MAX_BYTES, AHEAD_MIN_BYTES, Plan, run_ahead
 
 ROOT = Path(__file__).resolve().parents[1]
 VOLATILE = ("generated_utc", "command", "rejects_file", "integrity")
@@ -71,10 +71,11 @@ def test_a_child_that_dies_leaves_the_work_to_this_process(two_cores_one_thread)
 
 
 def test_no_child_where_it_does_not_pay(two_cores_one_thread, monkeypatch):
-    assert run_ahead(_arrays, 10, 1, plan=Plan(workers=1), nbytes=1 << 30) is None  # serial: the reference run
+    assert run_ahead(_arrays, 10, 1, plan=Plan(workers=1), nbytes=AHEAD_MIN_BYTES) is None  # serial: the reference run
     assert run_ahead(_arrays, 10, 1, plan=Plan(), nbytes=AHEAD_MIN_BYTES - 1) is None  # a small log
+    assert run_ahead(_arrays, 10, 1, plan=Plan(), nbytes=AHEAD_MAX_BYTES + 1) is None  # a log whose value would be held twice
     monkeypatch.setattr(parallel, "available_cores", lambda **kw: 1)
-    assert run_ahead(_arrays, 10, 1, plan=Plan(), nbytes=1 << 30) is None  # one core: nothing to overlap
+    assert run_ahead(_arrays, 10, 1, plan=Plan(), nbytes=AHEAD_MIN_BYTES) is None  # one core: nothing to overlap
 
 
 #: The CLI with the threshold at 0 and two cores assumed; prints READ-AHEAD on stderr when a child read the log.

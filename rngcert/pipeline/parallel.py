@@ -65,7 +65,7 @@ from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
            "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading", "in_pool_worker", "dispatch_order", "Ahead", "run_ahead",
-           "AHEAD_MIN_BYTES"]
+           "AHEAD_MIN_BYTES", "AHEAD_MAX_BYTES"]
 
 #: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
 #: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
@@ -406,6 +406,9 @@ def preloading(plan: Plan, modules: Sequence[str]):
 #: Bytes of input below which :func:`run_ahead` is not worth a process: a 39 MB, 20-table CSV log is read in about
 #: 0.27 s on 2 cores, so 8 MB is some 0.05 s of reading, against about 5 ms to fork and 1 ms a MB to send back.
 AHEAD_MIN_BYTES = 8 << 20
+#: Bytes of input above which :func:`run_ahead` is not used: the value is held twice in this process while it arrives
+#: (the message, then the value), and beside a read of seconds the 0.2 s of imports it overlaps no longer count.
+AHEAD_MAX_BYTES = 128 << 20
 
 
 class Ahead:
@@ -478,7 +481,7 @@ def run_ahead(func: Callable, *args, plan: Plan | None = None, nbytes: int = 0) 
     For work this process would otherwise do alone before its work items, with a core idle: the
     read of a log while this process imports the pipeline (``rngcert certify``). Pays, and is started,
     only when ``plan`` is not serial, two cores or more are available, ``nbytes`` (the input's size)
-    is at least :data:`AHEAD_MIN_BYTES`, this process runs one Python thread (a fork could catch
+    is between :data:`AHEAD_MIN_BYTES` and :data:`AHEAD_MAX_BYTES`, this process runs one Python thread (a fork could catch
     another holding a lock) and the platform forks. ``func`` must not write to this process's
     files or terminal; its value and arguments must pickle. The value is the same as ``func(*args)``
     here (it is sent back pickled).
@@ -500,7 +503,7 @@ def run_ahead(func: Callable, *args, plan: Plan | None = None, nbytes: int = 0) 
         None when it does not pay (the caller calls ``func`` itself).
     """
     plan = plan or Plan()
-    if plan.serial or nbytes < AHEAD_MIN_BYTES or available_cores() < 2 or _python_threads() > 1 or not hasattr(os, "fork"):
+    if plan.serial or not AHEAD_MIN_BYTES <= nbytes <= AHEAD_MAX_BYTES or available_cores() < 2 or _python_threads() > 1 or not hasattr(os, "fork"):
         return None
     r, w = os.pipe()
     try:
