@@ -110,6 +110,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
     an existing cluster with --scheduler, or serially with --workers 1; the report is the same.
     """
     from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
     from rngcert.pipeline.options import CertifyOptions
 
     std = load_for(standard, "wheel", "certify", alpha)
@@ -140,10 +141,6 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
     options = CertifyOptions(alpha=alpha, seed=seed, n_resamples=resamples, required_bias=min_bias, power=power, command=command_line(),
                              figures=not no_plots, notes=tuple(notes), max_rejected_share=max_rejected, plan=plan_of(workers, scheduler),
                              standard=std, tests=tests)
-    columns, interval = parse_columns(columns), parse_duration(min_round_interval)
-    ahead = _read_ahead(logs, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=interval, plan=options.plan)
-    from rngcert.pipeline.certify_wheel import certify_log
-
     with progress_bar(unit="spin", desc="reading the log", scale=True) as bar:
         moved = bar.callback()
 
@@ -154,35 +151,9 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
             moved(done, total, postfix)
 
         stage = [False]
-        cert = certify_log(logs, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=interval, options=options.replace(progress=on_progress),
-                           ahead=ahead)
+        cert = certify_log(logs, wheel, columns=parse_columns(columns), fmt=fmt, pool=pool, min_round_interval=parse_duration(min_round_interval),
+                           options=options.replace(progress=on_progress))
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)
-
-
-def _read_ahead(logs, wheel, *, plan, **read):
-    """The read of ``logs`` started in a child process (:func:`rngcert.pipeline.parallel.run_ahead`): on two cores the
-    log is read while this process imports the pipeline (about 0.2 s) and what the pool and the report need; or None
-    where that does not pay (a serial plan, one core, small logs) or cannot be redone (a log that is not a
-    regular file, e.g. a pipe: if the child failed, this process could not read it again)."""
-    import functools
-    import stat
-
-    from rngcert.pipeline.parallel import run_ahead
-
-    try:
-        sizes = [os.stat(p) for p in logs]
-    except OSError:  # (read here, where the error names the file)
-        return None
-    if not all(stat.S_ISREG(st.st_mode) for st in sizes):
-        return None
-    return run_ahead(functools.partial(_read_logs, logs, wheel, **read), plan=plan, nbytes=sum(st.st_size for st in sizes))
-
-
-def _read_logs(logs, wheel, **read):
-    """:func:`rngcert.collect.spinlog.read_spin_log` (imported by the child that reads ahead, not before it forks)."""
-    from rngcert.collect.spinlog import read_spin_log
-
-    return read_spin_log(logs, wheel, **read)
 
 
 def _tests_option(value: str | None) -> tuple[str, ...] | None:

@@ -87,7 +87,6 @@ def certify_log(
     pool: bool = False,
     min_round_interval: float = 5.0,
     options: CertifyOptions | None = None,
-    ahead=None,
     **keywords,
 ) -> Certification:
     """Read ``paths`` for ``wheel`` and certify each table.
@@ -108,10 +107,6 @@ def certify_log(
     options : CertifyOptions, optional
         The certification's options as one object (:class:`rngcert.pipeline.options.CertifyOptions`,
         what ``rngcert certify`` builds); keywords given beside it replace its fields.
-    ahead : rngcert.pipeline.parallel.Ahead, optional
-        The read of the same logs with the same arguments, already started in a child process
-        (:func:`read_ahead`: ``rngcert certify`` starts it before it imports this module); its log is
-        used instead of reading the logs again here. The same log either way.
     **keywords
         The fields of :class:`~rngcert.pipeline.options.CertifyOptions` (documented there), as
         keywords: ``alpha`` (certification level, 0.01), ``seed`` (root seed; fresh OS entropy,
@@ -125,11 +120,7 @@ def certify_log(
         (a follow-up on these tests of the battery; the correction's family is these tests).
     """
     opts = CertifyOptions.of(options, where="certify_log", **keywords)
-    if ahead is not None:
-        _import_for_items(opts.figures)  # while the child reads: the imports the pool's start and the report make after the read
-        log = ahead.result()
-    else:
-        log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
+    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
     cert = certify_spins(log, options=opts)
     # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
     cert.report["rerun"] = {
@@ -335,14 +326,6 @@ _PRELOAD = ("rngcert.pipeline.rage", "numpy.fft", "numpy.ma")
 def _import_writer() -> None:
     """Import the report's writer (jinja2, the report's modules: about 0.03 s), as ``rngcert certify`` does after the tables."""
     import rngcert.report.writer  # noqa: F401
-
-
-def _import_for_items(figures: bool) -> None:
-    """Import what a local pool imports before it forks (a table's lazy modules) and the report's writer."""
-    import importlib
-
-    for mod in ("threadpoolctl", *_PRELOAD, *(("rngcert.report.plots",) if figures else ()), "rngcert.report.writer"):
-        importlib.import_module(mod)
 
 
 def _table_log(log: SpinLog, name: str) -> SpinLog:

@@ -64,8 +64,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from rngcert.errors import InputError
 
 __all__ = ["Plan", "map_items", "iter_items", "describe", "pinned", "ClusterFallbackWarning", "available_cores", "cgroup_cpu_limit",
-           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading", "in_pool_worker", "dispatch_order", "Ahead", "run_ahead",
-           "AHEAD_MIN_BYTES", "AHEAD_MAX_BYTES"]
+           "parallel_pays", "table_cost", "TIMINGS_ENV", "preloading", "in_pool_worker", "dispatch_order"]
 
 #: Seconds a local pool adds to a run: forking the workers, the items' messages, closing it. Measured
 #: on the 2-core machine (2026-12-03, load 4-5): 0.03-0.09 s of wall to fork 2 workers from a process
@@ -401,126 +400,6 @@ def preloading(plan: Plan, modules: Sequence[str]):
         yield
     finally:
         t.join()
-
-
-#: Bytes of input below which :func:`run_ahead` is not worth a process: a 39 MB, 20-table CSV log is read in about
-#: 0.27 s on 2 cores, so 8 MB is some 0.05 s of reading, against about 5 ms to fork and 1 ms a MB to send back.
-AHEAD_MIN_BYTES = 8 << 20
-#: Bytes of input above which :func:`run_ahead` is not used: the value is held twice in this process while it arrives
-#: (the message, then the value), and beside a read of seconds the 0.2 s of imports it overlaps no longer count.
-AHEAD_MAX_BYTES = 128 << 20
-
-
-class Ahead:
-    """``func(*args)`` computed in a forked child process while this process goes on (:func:`run_ahead`).
-
-    :meth:`result` returns the child's value (sent back pickled through a pipe) or raises the child's
-    exception. If the child could not send either (it died, or its exception does not pickle), this
-    process calls ``func(*args)`` itself: the result, or the error, is then the serial one.
-    """
-
-    def __init__(self, func: Callable, args: tuple, pid: int, fd: int):
-        self.func, self.args, self.pid, self.fd = func, args, pid, fd
-
-    def result(self):
-        """The value of ``func(*args)`` (or its exception, raised here)."""
-        import pickle
-
-        chunks = []
-        try:
-            while True:
-                b = os.read(self.fd, 1 << 22)
-                if not b:
-                    break
-                chunks.append(b)
-        finally:
-            self.close()
-        try:
-            ok, value = pickle.loads(b"".join(chunks))
-        except Exception:  # noqa: BLE001 - nothing (or half) was sent: the child died; do it here
-            return self.func(*self.args)
-        if ok:
-            return value
-        raise value
-
-    def close(self) -> None:
-        """Close the pipe and reap the child (killed when it still runs: its result is no longer wanted)."""
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-        if self.pid is not None:
-            pid, self.pid = self.pid, None
-            with contextlib.suppress(OSError):
-                if os.waitpid(pid, os.WNOHANG) == (0, 0):
-                    os.kill(pid, 9)  # (after the end of its message, it is only exiting)
-                    os.waitpid(pid, 0)
-
-
-def _ahead_child(func: Callable, args: tuple, fd: int) -> None:
-    """In the forked child: compute, send ``(ok, value or exception)``, and end without this process's exit handlers."""
-    import pickle
-
-    code = 0
-    try:
-        try:
-            msg = pickle.dumps((True, func(*args)), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
-            msg = pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(msg)
-        while view:
-            view = view[os.write(fd, view):]
-    except BaseException:  # noqa: BLE001 - an exception that does not pickle, a closed pipe: the parent does it itself
-        code = 1
-    finally:
-        os._exit(code)
-
-
-def run_ahead(func: Callable, *args, plan: Plan | None = None, nbytes: int = 0) -> Ahead | None:
-    """Start ``func(*args)`` in a forked child process, when that pays: an :class:`Ahead`, or None.
-
-    For work this process would otherwise do alone before its work items, with a core idle: the
-    read of a log while this process imports the pipeline (``rngcert certify``). Pays, and is started,
-    only when ``plan`` is not serial, two cores or more are available, ``nbytes`` (the input's size)
-    is between :data:`AHEAD_MIN_BYTES` and :data:`AHEAD_MAX_BYTES`, this process runs one Python thread (a fork could catch
-    another holding a lock) and the platform forks. ``func`` must not write to this process's
-    files or terminal; its value and arguments must pickle. The value is the same as ``func(*args)``
-    here (it is sent back pickled).
-
-    Parameters
-    ----------
-    func : callable
-        A function of picklable value.
-    *args
-        Its arguments.
-    plan : Plan, optional
-        Where the run's work items go (default ``Plan()``).
-    nbytes : int
-        Size of the input ``func`` reads.
-
-    Returns
-    -------
-    Ahead or None
-        None when it does not pay (the caller calls ``func`` itself).
-    """
-    plan = plan or Plan()
-    if plan.serial or not AHEAD_MIN_BYTES <= nbytes <= AHEAD_MAX_BYTES or available_cores() < 2 or _python_threads() > 1 or not hasattr(os, "fork"):
-        return None
-    r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:  # fork refused (no memory, a process limit): the caller does it itself
-        os.close(r)
-        os.close(w)
-        return None
-    if pid == 0:  # the child
-        os.close(r)
-        _ahead_child(func, args, w)
-    os.close(w)
-    ahead = Ahead(func, args, pid, r)
-    import atexit
-
-    atexit.register(ahead.close)  # an error before the result is wanted: the child does not outlive this process
-    return ahead
 
 
 def _run_pinned(func, item):
