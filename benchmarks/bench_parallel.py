@@ -5,6 +5,7 @@
     python benchmarks/bench_parallel.py --huge      # also certify 100 M spins (needs about 11 GB free)
     python benchmarks/bench_parallel.py --ceiling   # section S alone: speed-up against the ceiling (about 4 x 60 s)
     python benchmarks/bench_parallel.py --ceiling --workloads audit,bits --rounds 3 --json out.json
+    python benchmarks/bench_parallel.py --ceiling --workloads bits,certify --trees /work/main,.   # A/B of two checkouts, runs alternating
 
 Prints, measured in this one run, each figure beside its serial run, floor or peer and the ratio:
 
