@@ -5,6 +5,7 @@
     python benchmarks/bench_parallel.py --huge      # also certify 100 M spins (needs about 11 GB free)
     python benchmarks/bench_parallel.py --ceiling   # section S alone: speed-up against the ceiling (about 4 x 60 s)
     python benchmarks/bench_parallel.py --ceiling --workloads audit,bits --rounds 3 --json out.json
+    python benchmarks/bench_parallel.py --ceiling --workloads bits,certify --trees /work/main,.   # A/B of two checkouts, runs alternating
 
 Prints, measured in this one run, each figure beside its serial run, floor or peer and the ratio:
 
@@ -254,15 +255,26 @@ def _cluster_start_model() -> float:
     return CLUSTER_START_S
 
 
+def _tree_env(env: dict, tree: Path | None) -> dict:
+    """``env`` with ``tree`` (a checkout of rngcert) first on PYTHONPATH: the commands then run that tree's code."""
+    if tree is None:
+        return env
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != ROOT]
+    return dict(env, PYTHONPATH=os.pathsep.join([str(Path(tree).resolve())] + rest))
+
+
+# long: one loop over workloads, rounds, trees and kinds of run (interleaved), then the row of each tree
 def ceiling_rows(workloads=tuple(WORKLOADS), *, quick: bool = False, rounds: int = 2, tmp: Path | None = None,
-                 say=print) -> list[dict]:
+                 say=print, trees=(None,)) -> list[dict]:
     """Section S: for each workload, the default, ``--workers 1`` and ``--workers 1`` on one core,
     interleaved in each of ``rounds`` rounds; the best of each is compared.
 
     A stable entry point (``benchmarks/perf_table.py`` calls it). Returns one dict a workload:
     ``label, items, unit, cores, default, serial, one_core`` (each ``{wall, cpu, peak, items_s,
     start_s, mode, workers}`` of the best run), ``speedup, ceiling, fraction, per_item_s,
-    serial_part_s, start_s, efficiency, extrapolated`` ({cores: seconds}), ``load``."""
+    serial_part_s, start_s, efficiency, extrapolated`` ({cores: seconds}), ``load``.
+    ``trees``: checkouts of rngcert (None: this one) whose runs alternate within each round (an A/B
+    in one invocation, under the same load); one row a workload and tree, its label ending in ``[tree]``."""
     from rngcert.pipeline.parallel import available_cores
 
     cores = available_cores()
@@ -270,48 +282,57 @@ def ceiling_rows(workloads=tuple(WORKLOADS), *, quick: bool = False, rounds: int
     tmp = Path(tmp or tempfile.mkdtemp(prefix="bench_ceiling_"))
     env = dict(ENV, RNGCERT_CACHE=str(tmp / "cache"))
     out = []
+    tag = {t: "" if t is None else f" [{t}]" for t in trees}
     try:
         for name in workloads:
             w = _workload(name, tmp, quick)
             say(f"\n-- {w['label']} ({load()})")
             funcs = WORKLOADS[name]
-            one = _timed(w["one"](tmp / "o-warm"), env, funcs=funcs)  # warm-up: bytecode, report template, verdict power, laws on disk
-            shutil.rmtree(tmp / "o-warm", ignore_errors=True)
-            say(f"   one {w['unit']} alone (two streams for bits; warm-up, caches filled): {one['wall']:.2f} s wall, {one['cpu']:.2f} CPU-s")
-            runs: dict[str, list] = {"default": [], "serial": [], "one_core": []}
+            for tree in trees:
+                one = _timed(w["one"](tmp / "o-warm"), _tree_env(env, tree), funcs=funcs)  # warm-up: bytecode, report template, verdict power, laws on disk
+                shutil.rmtree(tmp / "o-warm", ignore_errors=True)
+                say(f"   one {w['unit']} alone{tag[tree]} (two streams for bits; warm-up, caches filled): {one['wall']:.2f} s wall, {one['cpu']:.2f} CPU-s")
+            runs: dict = {(t, k): [] for t in trees for k in ("default", "serial", "one_core")}
             for r in range(rounds):
-                for kind, extra, prefix in (("default", [], ()), ("serial", ["--workers", "1"], ()), ("one_core", ["--workers", "1"], ONE_CORE or ())):
-                    if kind == "one_core" and not ONE_CORE:
-                        continue
-                    got = _timed(w["cmd"](tmp / f"o-{kind}") + extra, env, prefix, funcs)
-                    shutil.rmtree(tmp / f"o-{kind}", ignore_errors=True)
-                    runs[kind].append(got)
-                    pool = (f", items' CPU on the workers {got['worker_items_cpu_s']:.2f} s, pool's own CPU {got['pool_cpu_s']:.2f} s, workers imported {got['worker_imports'] or 'nothing'}, "
-                            f"threads at the {got['start_method']} {got['threads_at_fork']}") if got["pool_cpu_s"] == got["pool_cpu_s"] else ""
-                    say(f"   round {r + 1} {kind:<8}: {got['wall']:6.2f} s wall, {got['cpu']:6.2f} CPU-s, peak {got['peak']:5.0f} MB, "
-                        f"items {got['items_s']:6.2f} s ({got['items_cpu_s']:.2f} CPU-s here), start {got['start_s']:.2f} s ({got['mode']}, {got['workers']} worker(s)){pool} [{load()}]")
-            best = {k: min(v, key=lambda g: g["wall"]) for k, v in runs.items() if v}
-            ts, td = best["serial"]["wall"], best["default"]["wall"]
-            tp = best["one_core"]["wall"] if "one_core" in best else float("nan")
-            ceil = min(cores, cores * ts / tp) if tp == tp else float(cores)
-            speed = ts / td
-            items = max(best["serial"]["n_items"], 1)
-            per_item = best["serial"]["items_s"] / items
-            serial_part = ts - best["serial"]["items_s"]
-            start = best["default"]["start_s"]
-            workers = best["default"]["workers"]
-            par_items = best["default"]["items_s"]
-            eff = (best["serial"]["items_s"] / workers) / par_items if workers > 1 and par_items > 0 else float("nan")
-            row = dict(name=name, label=w["label"], items=w["items"], unit=w["unit"], cores=cores, one_item=one, **best,
-                       speedup=speed, ceiling=ceil, fraction=speed / ceil, per_item_s=per_item, serial_part_s=serial_part,
-                       start_s=start, efficiency=eff, load=load(), utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
-            row["extrapolated"] = extrapolate(row)
-            out.append(row)
-            say(f"   speed-up {speed:.2f}x, ceiling {ceil:.2f}x, fraction {speed / ceil:.2f} (target >= 0.85: {'met' if speed / ceil >= 0.85 else 'NOT met'})")
+                for tree in trees:
+                    for kind, extra, prefix in (("default", [], ()), ("serial", ["--workers", "1"], ()), ("one_core", ["--workers", "1"], ONE_CORE or ())):
+                        if kind == "one_core" and not ONE_CORE:
+                            continue
+                        got = _timed(w["cmd"](tmp / f"o-{kind}") + extra, _tree_env(env, tree), prefix, funcs)
+                        shutil.rmtree(tmp / f"o-{kind}", ignore_errors=True)
+                        runs[(tree, kind)].append(got)
+                        pool = (f", items' CPU on the workers {got['worker_items_cpu_s']:.2f} s, pool's own CPU {got['pool_cpu_s']:.2f} s, workers imported {got['worker_imports'] or 'nothing'}, "
+                                f"threads at the {got['start_method']} {got['threads_at_fork']}") if got["pool_cpu_s"] == got["pool_cpu_s"] else ""
+                        say(f"   round {r + 1}{tag[tree]} {kind:<8}: {got['wall']:6.2f} s wall, {got['cpu']:6.2f} CPU-s, peak {got['peak']:5.0f} MB, "
+                            f"items {got['items_s']:6.2f} s ({got['items_cpu_s']:.2f} CPU-s here), start {got['start_s']:.2f} s ({got['mode']}, {got['workers']} worker(s)){pool} [{load()}]")
+            for tree in trees:
+                out.append(_ceiling_row(name, dict(w, label=w["label"] + tag[tree]), {k: v for (t, k), v in runs.items() if t == tree}, one, cores, say))
     finally:
         if own:
             shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _ceiling_row(name: str, w: dict, runs: dict, one: dict, cores: int, say=print) -> dict:
+    """The row of one workload (and tree) of section S from its runs ({kind: [run, ...]})."""
+    best = {k: min(v, key=lambda g: g["wall"]) for k, v in runs.items() if v}
+    ts, td = best["serial"]["wall"], best["default"]["wall"]
+    tp = best["one_core"]["wall"] if "one_core" in best else float("nan")
+    ceil = min(cores, cores * ts / tp) if tp == tp else float(cores)
+    speed = ts / td
+    items = max(best["serial"]["n_items"], 1)
+    per_item = best["serial"]["items_s"] / items
+    serial_part = ts - best["serial"]["items_s"]
+    start = best["default"]["start_s"]
+    workers = best["default"]["workers"]
+    par_items = best["default"]["items_s"]
+    eff = (best["serial"]["items_s"] / workers) / par_items if workers > 1 and par_items > 0 else float("nan")
+    row = dict(name=name, label=w["label"], items=w["items"], unit=w["unit"], cores=cores, one_item=one, **best,
+               speedup=speed, ceiling=ceil, fraction=speed / ceil, per_item_s=per_item, serial_part_s=serial_part,
+               start_s=start, efficiency=eff, load=load(), utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    row["extrapolated"] = extrapolate(row)
+    say(f"   {w['label']}: speed-up {speed:.2f}x, ceiling {ceil:.2f}x, fraction {speed / ceil:.2f} (target >= 0.85: {'met' if speed / ceil >= 0.85 else 'NOT met'})")
+    return row
 
 
 def extrapolate(row: dict, cores=(2, 16, 64)) -> dict:
@@ -440,6 +461,8 @@ def main() -> None:
     ap.add_argument("--workloads", default=",".join(WORKLOADS), help="section S: comma-separated, of " + ", ".join(WORKLOADS))
     ap.add_argument("--rounds", type=int, default=2, help="section S: interleaved rounds (the best of each kind of run is compared)")
     ap.add_argument("--json", default=None, help="section S: also write its rows to this JSON file")
+    ap.add_argument("--trees", default=None, help="section S: comma-separated checkouts of rngcert whose runs alternate in each round "
+                    "(an A/B under the same load, e.g. --trees /work/main,.); default: this one")
     ap.add_argument("--tmp", default=None, help="scratch folder (default: a new temporary folder, removed at the end)")
     a = ap.parse_args()
     tmp = Path(a.tmp or tempfile.mkdtemp(prefix="bench_parallel_"))
@@ -449,7 +472,7 @@ def main() -> None:
     print(f"rngcert Dask benchmark · python {sys.version.split()[0]} · numpy {np.__version__} · {load()} · scratch {tmp} · {BYTECODE_NOTE}")
     try:
         if a.ceiling:
-            section_s(tmp, a.quick, a.workloads.split(","), a.rounds, a.json)
+            section_s(tmp, a.quick, a.workloads.split(","), a.rounds, a.json, trees=a.trees.split(",") if a.trees else (None,))
             return
         if "A" not in skip:
             section_a()
@@ -468,9 +491,9 @@ def main() -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def section_s(tmp: Path, quick: bool, workloads, rounds: int, json_path=None):
+def section_s(tmp: Path, quick: bool, workloads, rounds: int, json_path=None, trees=(None,)):
     print(f"\n== S. speed-up against the ceiling, {rounds} interleaved round(s) ({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, {load()})")
-    rows = ceiling_rows(workloads, quick=quick, rounds=rounds, tmp=tmp)
+    rows = ceiling_rows(workloads, quick=quick, rounds=rounds, tmp=tmp, trees=trees)
     print(f"\n({time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, {load()})")
     print_ceiling(rows)
     if json_path:
