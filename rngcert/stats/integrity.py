@@ -244,18 +244,6 @@ def _candidates(hashes: _WindowHashes, n_win: int, twice: np.ndarray) -> tuple[n
     return cand, _whole_hash(hashes.x, hashes.L, cand)
 
 
-def _kgram_hashes_at(x: np.ndarray, kk: int, starts: np.ndarray) -> np.ndarray:
-    """The low 32 bits of the hashes of the k-grams (``kk`` spins) at ``starts``, the values of
-    ``_WindowHashes(x, kk)`` (Horner's rule mod 2**32 over their spins, for a sample of the starts)."""
-    h = np.zeros(starts.size, dtype=np.uint32)
-    B = np.uint32(_WindowHashes.B)
-    for j in range(kk):  # loop over the kk spins of a k-gram, for every s-th start
-        h *= B
-        h += x[starts + j].astype(np.uint32)
-        h += np.uint32(1)
-    return h
-
-
 def _members(values: np.ndarray, sorted_values: np.ndarray) -> np.ndarray:
     """Where ``values`` (uint32) is one of ``sorted_values`` (few; sorted, distinct): the values whose top 16 bits
     are among theirs, in a 64 KB table, then those few searched (a binary search of every value is 8x slower)."""
@@ -285,7 +273,7 @@ def _sampled_candidates(x: np.ndarray, L: int, k: int) -> np.ndarray | None:
     n_kg, n_win = n - kk + 1, n - L + 1
     if L < 8 or kk * np.log2(max(k, 2)) < np.log2(n) + 10:  # k**kk < 1024 n: k-grams repeat by chance too often
         return None
-    sample = _kgram_hashes_at(x, kk, np.arange(0, n_kg, s))
+    sample = _whole_hash(x, kk, np.arange(0, n_kg, s)).astype(np.uint32)  # (its low 32 bits: _WindowHashes(x, kk)'s values)
     bits = min(int(sample.size).bit_length() + 5, 32)
     shift = np.uint32(32 - bits)
     table = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
