@@ -164,12 +164,21 @@ def test_certify_real_captures_end_to_end_inconclusive_for_size(tmp_path, name, 
 
 
 # ---------------------------------------------------------------------------- quirks, on small synthetic captures
-def test_result_repeats_are_one_game_and_a_different_repeat_is_rejected(tmp_path):
-    lines = _game(11, "27", repeats=11) + _game(12, "5")
-    lines[-1] = "*X;5;012; 6;0;154;1"  # a repeat of the result state with another number
+def test_result_repeats_are_one_game_and_two_winning_numbers_void_it(tmp_path):
+    """A repeat of the result state with another number (c07's kind: a conflict is reported, neither result chosen):
+    the game is void, both numbers named with their lines; a repeat without a number is rejected, the number stands."""
+    lines = _game(11, "27", repeats=11) + _game(12, "5") + _game(13, "8")
+    lines[len(_game(11, "27", repeats=11)) + 7] = "*X;5;012; 6;0;154;1"  # game 012's second repeat gives 6
+    lines[-1] = "*X;5;013;  ;0;154;1"  # game 013's last repeat gives no number
     log = _read(tmp_path, "\r\n".join(lines) + "\r\n")
-    assert log.accepted == 2 and log.void == 0
-    assert [r.line for r in log.rejected] == [len(lines)] and "winning number '6' differs from the game's first result '5'" in log.rejected[0].reason
+    assert (log.accepted, log.void) == (2, 1)
+    t = next(iter(log.tables.values()))
+    assert [EU.labels[i] for i in t.outcomes] == ["27", "8"]  # game 012 counts neither 5 nor 6
+    assert any("two winning numbers in one game (line 24: '5', then line 25: '6'); neither is counted" in n for n in log.notes), log.notes
+    assert [r.line for r in log.rejected] == [len(lines)] and "repeats without a winning number (the game's is '8'" in log.rejected[0].reason
+    lines_a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    g = proto_mod.decode(lines_a, no, load_protocol("slingshot2"), "cap.log").games
+    assert g.void.tolist() == [False, True, False] and g.line.tolist()[1] == 25 and g.result.tolist() == ["27", "5", "8"]
 
 
 def test_game_numbers_that_wrap_and_repeat_stay_separate_spins(tmp_path):

@@ -55,11 +55,34 @@ def test_restart_does_not_write_the_repeated_result_again():
     lines = shared_file(*SS2).read_bytes().decode("ascii").splitlines()
     first = LiveDecoder(PROTO)
     spins, _ = first.feed(lines[:127])  # up to the first result message of game 011
-    assert [(s.spin_id, s.game, s.result) for s in spins] == [(1, 11, "27")]
+    assert spins == []  # not decided: the game has not ended (a repeat could still give another number)
+    spins = first.stop()  # the recording stops: the game with its result is written now
+    assert [(s.spin_id, s.game, s.result, s.void) for s in spins] == [(1, 11, "27", False)] and first.stop() == []
     again = LiveDecoder(PROTO, last=(1, 11, "27", False))  # restarted: the controller still repeats 5;011;27
     spins, _ = again.feed(lines[127:210])
     assert [(s.spin_id, s.game, s.result) for s in spins] == [(2, 12, "16")]
     assert "not written again" in again.notes[0]
+
+
+def _game_lines(game: int, result: str, repeats: int = 4) -> list[str]:
+    return [f"*X;{s};{game:03d};  ;0;150;1" for s in (1, 2, 3, 4)] + [f"*X;5;{game:03d};{result:>2};0;150;1"] * repeats
+
+
+def test_live_two_winning_numbers_in_one_game_make_it_void_when_it_ends():
+    lines = _game_lines(20, "7") + ["*X;5;020;17;0;150;1"] + _game_lines(21, "3")
+    dec = LiveDecoder(PROTO)
+    assert dec.feed(lines[:9]) == ([], [])  # game 020's result and its repeats: not decided yet
+    spins, rej = dec.feed(lines[9:])  # the other number, then game 021 begins: game 020 is decided, void
+    assert rej == [] and [(s.game, s.result, s.void) for s in spins] == [(20, "7", True)]
+    assert spins[0].void_reason == "two winning numbers in one game (line 5: '7', then line 9: '17'); neither is counted"
+    assert [(s.game, s.result, s.void) for s in dec.stop()] == [(21, "3", False)]
+
+
+def test_restart_that_sees_another_number_for_the_last_row_says_conflict():
+    again = LiveDecoder(PROTO, last=(4, 20, "7", False))  # written at a stop with 7; after the restart the controller repeats 17
+    spins, _ = again.feed(["*X;5;020;17;0;150;1"] * 3 + _game_lines(21, "3") + ["*X;1;022;  ;0;150;1"])
+    assert [(s.spin_id, s.game, s.result) for s in spins] == [(5, 21, "3")]  # game 020 not written again, nor counted twice
+    assert again.notes and again.notes[0].startswith("CONFLICT: game 020 is the log's last row (spin 4) with result 7") and "17" in again.notes[0]
 
 
 # ---------------------------------------------------------------------------- a simulated wheel on a pty
@@ -136,12 +159,14 @@ def test_record_from_a_pty_with_a_disconnect_mid_game_and_a_restart(tmp_path):
     _wait(lambda: st1.disconnects == 1, "the disconnect")
     wheel.plug()
     _wait(lambda: st1.reconnects == 1, "the reconnect")
-    # 3. on to game 014's first result message (line 342), then the recorder is stopped and restarted
+    # 3. on to game 014's first result message (line 342), then the recorder is stopped (game 014, with its result,
+    # is written at the stop) and restarted
     replay(342)
-    _wait(lambda: st1.spins == 4, "spin 4 (game 014) to be written")
+    _wait(lambda: st1.lines == 342 and st1.spins == 3, "spins 1-3 and game 014's first result message")
     stop1.set()
     t1.join(20)
-    assert not t1.is_alive()
+    assert not t1.is_alive() and st1.spins == 4
+    assert any(e.startswith("game 014 had its result (3) when the recording stopped") for e in events)
     stop2 = threading.Event()
     st2_thread = threading.Thread(target=run, args=(st2, stop2), daemon=True)
     n_conn = sum(e.startswith("connected") for e in events)

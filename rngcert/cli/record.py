@@ -49,10 +49,11 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
 
     SOURCE is a serial port (/dev/ttyUSB0, COM3), a pyserial URL (socket://host:port,
     rfc2217://host:port), a pseudo-terminal, a FIFO, a capture file, or - (standard input).
-    Each game is written (and flushed to disk) when it is decided: at its first result message,
-    or, when void (a warning flag, the power switched off, the table closed without a result),
-    when the controller shows that it ended, with the reason in void_reason. The result
-    state the controller repeats is one game. Lines that are not messages of the protocol go to
+    Each game is written (and flushed to disk) when it is decided: when the controller shows that
+    it ended (the next game began, the table closed), void with the reason in void_reason when it
+    was (a warning flag, the power switched off, no result, or two winning numbers in its result
+    state). The result state the controller repeats is one game; a game with its result when the
+    recording stops is written then. Lines that are not messages of the protocol go to
     OUT.rejects.csv with their reason.
 
     The log is a CSV spin log (spin_id, game, timestamp, result, void, void_reason, direction,

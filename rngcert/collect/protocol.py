@@ -13,13 +13,17 @@ are found with numpy on the state messages — linear in the capture):
   was closed (or there was none), the state went back (``5 → 2``: the next game), or the game
   number changed; a state that repeats (the result state about eleven times) stays in its game;
 * its result is the winning number of its first result-state message; a repeat with another
-  number is rejected (line and reason) and the first stands;
+  number makes the game **void** ("two winning numbers in one game", both named with their lines:
+  neither is counted, as a conflict between two exports of a spin is never resolved by choosing one);
+  a repeat without a number is rejected (line and reason) and the number stands;
 * rotor speed (× the protocol's scale, in its unit) is read from the first message in the launch
   state, direction from the first message from the launch state on (the rotor reverses before the
   launch);
 * a game is **void**, with the reason, when a warning flag is raised before its result, the power
-  is switched off before its result, its result state has no number, or it ends without a result
-  (table closed, the next game began, or the capture ends);
+  is switched off before its result, its result state gives two winning numbers or none, or it ends
+  without a result (table closed, the next game began, or the capture ends);
+* a game is **decided** (``complete``) when it has ended: the next game began, the table closed, or
+  (a whole capture) the capture ends; only then is it known that no second winning number follows;
 * a line from the controller that matches no message is **rejected** with its line and reason.
 
 Spin ids are the capture's game sequence (1, 2, … in the order games began): the controller's game
@@ -73,7 +77,8 @@ class Games:
     rotor_speed : (n,) float64
         Rotor speed at the ball's launch in the protocol's unit; NaN when not seen.
     complete : (n,) bool
-        The game has its result or a later message ended it (a live reader writes only these).
+        A later message ended the game (the next game began, the table closed), or the capture was
+        read whole (``final``): a live reader writes only these.
     first_state : (n,) int64
         The state in which the game was first seen.
     """
@@ -288,22 +293,38 @@ def _segment(S: np.ndarray, G: np.ndarray, proto: Protocol) -> SimpleNamespace:
 
 
 def _game_values(g: SimpleNamespace, S, D, R, V, L, rows, proto: Protocol, reject: _Rejects) -> tuple:
-    """(winning number, rotor speed at launch, direction) of each game; a repeat of the result state with another number is
-    rejected (the first stands)."""
+    """(winning number, rotor speed at launch, direction, the first repeat of its result state with another winning
+    number or -1) of each game; a repeat without a number is rejected (the number stands)."""
     ng, seg, res = g.ng, g.seg, g.res
     result = np.where(g.has_res, R[np.maximum(res, 0)], "") if ng else np.zeros(0, dtype=object)
     result = np.asarray(result, dtype=object)
-    # repeats of the result state with another number: rejected, the first stands
     rr = np.flatnonzero(g.in_game & (S == proto.result_state))
+    second = np.full(ng, -1, dtype=np.int64)
     if rr.size:
         differ = R[rr] != result[seg[rr]]
-        reject(rows[rr[differ]], "result", [f"winning number {R[r]!r} differs from the game's first result {result[seg[r]]!r} (line {L[res[seg[r]]]})"
-                                            for r in rr[differ]])
+        blank = differ & (R[rr] == "")
+        reject(rows[rr[blank]], "result", [f"the result state repeats without a winning number (the game's is {result[seg[r]]!r}, line {L[res[seg[r]]]})"
+                                           for r in rr[blank]])
+        # another winning number (the first one given too): the game's result is in doubt, decided by neither
+        other = differ & ~blank & (result[seg[rr]] != "")
+        second = _first_per(seg, rr[other], ng)
     rotor = np.where(g.launch >= 0, V[np.maximum(g.launch, 0)], np.nan) if ng else np.zeros(0)
     direction = np.where(g.after_launch >= 0, D[np.maximum(g.after_launch, 0)], "") if ng else np.zeros(0, dtype=object)
     if proto.direction_map:
         direction = np.asarray([proto.direction_map.get(d, "") for d in direction], dtype=object)
-    return result, rotor, direction
+    return result, rotor, direction, second
+
+
+def _void_two_numbers(voids: "_Voids", g: SimpleNamespace, second: np.ndarray, result, R, L, rows) -> None:
+    """Games whose result state gave two winning numbers: void, both named with their lines (neither is counted)."""
+    m = second >= 0
+    if not m.any():
+        return
+    why = np.full(g.ng, "", dtype=object)
+    for i in np.flatnonzero(m).tolist():
+        why[i] = (f"two winning numbers in one game (line {L[g.res[i]]}: {result[i]!r}, then line {L[second[i]]}: {R[second[i]]!r}); "
+                  "neither is counted")
+    voids.where(m, why, np.where(m, L[np.maximum(second, 0)], 0), np.where(m, rows[np.maximum(second, 0)], 0))
 
 
 class _Voids:
@@ -384,7 +405,8 @@ def _void_no_result(voids: _Voids, g: SimpleNamespace, S, L, rows, proto: Protoc
             why[i] = f"no result: the capture ends in {state} (line {L[last[i]]})"
     end_line = np.where(has_end, L[e] if ng else 0, L[last] if ng else 0)
     end_row = np.where(has_end, rows[e] if ng else 0, rows[last] if ng else 0)
-    complete = g.has_res | has_end
+    # decided once it has ended: until then a repeat of its result state may still give another number
+    complete = has_end
     voids.where(no_res & (complete | final), why, end_line, end_row)
     return e, complete
 
@@ -452,10 +474,11 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     rows, S, D, G, R, W, V, L = _state_fields(kind, ext, proto, line_no, reject)
     g = _segment(S, G, proto)
     ng, start = g.ng, g.start
-    result, rotor, direction = _game_values(g, S, D, R, V, L, rows, proto, reject)
+    result, rotor, direction, second = _game_values(g, S, D, R, V, L, rows, proto, reject)
     voids = _Voids(g, L, rows)
     _void_power_off(voids, g, kind, body, rows, S, line_no, proto)  # power off before the result
     _void_warnings(voids, g, S, W, L, rows, proto)  # warning flags raised before the result
+    _void_two_numbers(voids, g, second, result, R, L, rows)  # the result state gave another winning number
     # a result state without a number
     voids.where(g.has_res & (result == ""), np.full(ng, "the result state has no winning number", dtype=object),
                 np.where(g.has_res, L[np.maximum(g.res, 0)], 0), np.where(g.has_res, rows[np.maximum(g.res, 0)], 0))

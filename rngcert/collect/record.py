@@ -7,16 +7,18 @@ and append one spin-log row per game as it happens (``rngcert record``).
 * **The log.** CSV with the standard spin-log columns ``spin_id, game, timestamp, result, void,
   void_reason, direction, rotor_speed`` (and ``table`` when given): certify, ingest and watch
   read it as they read any spin log. Each row is written and flushed (and, from a live source,
-  fsync'ed) when its game is decided: at the game's first result message, or, for a void game, when the next message
-  shows it ended. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
+  fsync'ed) when its game is decided: when the next message shows that it ended (the next game began, the table
+  closed), so that a second winning number in its result state voids it instead of being lost; a game with its
+  result when the recording stops is written then. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
   ``LOG.json`` keeps the protocol (with its assumed units) and every session's source and settings.
 * **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
   FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
-  the decoder keeps it, so a game cut by a disconnect is written once, when its result arrives.
+  the decoder keeps it, so a game cut by a disconnect is written once, when it ends.
   A line cut off by the disconnect is rejected ("truncated by a disconnect").
 * **Restarts.** On start the log's last row is read: spin ids continue after it, and a game the
-  controller is still repeating (its result state, same game number and number as the last row)
-  is recognised as already written, not written again. A game running while the recorder was
+  controller is still repeating (its result state, same game number as the last row) is recognised
+  as already written, not written again (repeated with another number than the row's, a CONFLICT note
+  says so: two winning numbers in one game, the row written before the restart is not changed). A game running while the recorder was
   stopped is written from the messages that arrive after the restart (its launch may be missed:
   rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
 """
@@ -120,14 +122,26 @@ class LiveDecoder:
         if not self.resume_checked and g.n:
             self.resume_checked = True
             sid, game, result, void = self.last
-            if (int(g.first_state[0]) == self.proto.result_state and int(g.game[0]) == int(game) and str(g.result[0]) == str(result)
-                    and not void):
+            if int(g.first_state[0]) == self.proto.result_state and int(g.game[0]) == int(game) and not void:
                 self.base = int(sid)  # the game the controller still repeats is the log's last row
-                self.notes.append(f"game {int(game):0{self.proto.game_digits}d} (result {result}) is the log's last row (spin {sid}): not written again")
+                gg = f"{int(game):0{self.proto.game_digits}d}"
+                if str(g.result[0]) == str(result):
+                    self.notes.append(f"game {gg} (result {result}) is the log's last row (spin {sid}): not written again")
+                else:  # written before the stop with one number, repeated after the restart with another
+                    self.notes.append(f"CONFLICT: game {gg} is the log's last row (spin {sid}) with result {result}, and the controller now "
+                                      f"repeats it with {g.result[0]}: two winning numbers in one game; the row was written before the "
+                                      "restart and is not changed: check it")
                 dec = self._decode()
                 g = dec.games
+        out = self._spins(g, g.complete & (g.spin_id > self.emitted))
+        rej = [r for r in dec.rejected if r.line not in self.reported]
+        self.reported.update(r.line for r in rej)
+        self._cut(g)
+        return out, rej
+
+    def _spins(self, g: Games, which: np.ndarray) -> list[Spin]:
         out = []
-        for i in np.flatnonzero(g.complete & (g.spin_id > self.emitted)).tolist():
+        for i in np.flatnonzero(which).tolist():
             ln = int(g.line[i])
             try:
                 ts = g.timestamp[i] if g.timestamp is not None and g.timestamp[i] else self.when[self.line_no.index(ln)]
@@ -136,10 +150,19 @@ class LiveDecoder:
             out.append(Spin(int(g.spin_id[i]), int(g.game[i]), ts, str(g.result[i]), bool(g.void[i]), str(g.reason[i]), str(g.direction[i]),
                             float(g.rotor_speed[i]), ln))
             self.emitted = int(g.spin_id[i])
-        rej = [r for r in dec.rejected if r.line not in self.reported]
-        self.reported.update(r.line for r in rej)
-        self._cut(g)
-        return out, rej
+        return out
+
+    def stop(self) -> list[Spin]:
+        """At the end of a recording: the running game when it has its result (or is void already), written now, before
+        it has ended (a second winning number after the stop cannot void it; a restart that sees one says so)."""
+        if not self.lines:
+            return []
+        g = self._decode().games
+        if not g.n or g.complete[-1] or int(g.spin_id[-1]) <= self.emitted:
+            return []
+        last = np.zeros(g.n, dtype=bool)
+        last[-1] = bool(g.result[-1] != "" or g.void[-1])
+        return self._spins(g, last)
 
     def _cut(self, g: Games) -> None:
         """Forget the lines before the last game that began (they can change nothing any more)."""
@@ -533,8 +556,15 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
         run = dec.running
         if run is not None:
-            say(f"game {int(run.game[-1]):0{proto.game_digits}d} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
-                "not written; a restart writes it when its result arrives")
+            gg = f"{int(run.game[-1]):0{proto.game_digits}d}"
+            now = dec.stop()
+            if now:
+                say(f"game {gg} had its result ({now[0].result or now[0].void_reason}) when the recording stopped, before it ended: "
+                    "written now")
+                emit(now, [])
+            else:
+                say(f"game {gg} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
+                    "not written; a restart writes it when it ends")
     finally:
         src.close()
         writer.close()
