@@ -363,7 +363,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         # (before the batteries' and remedies' workers are forked from it, so that none fills them again)
         later = not p.address and (p.runs_parallel(2, [BATTERY_SHOE_S * tables] * 2) or p.runs_parallel(len(batches) + 1, costs))
         warm = (lambda: _warm_up(proc, bj_rules)) if later else None
-        got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=p, costs=costs, meanwhile=warm)
+        got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=p, costs=costs, largest_first=True, meanwhile=warm)
         kernel, tab = got[0], concat_tables(got[1:])
         del got
         advance("trackers trained")
