@@ -524,18 +524,16 @@ def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, 
     With ``threads`` > 1 the blocks are parsed on that many threads, the next ones read meanwhile (numpy releases the
     GIL: a 20-table log of 5 M spins, 39 MB, was read in 0.27 s instead of 0.37 on 2 cores, issue 26 item 6); ``then``
     and ``on_first`` run in this thread in the blocks' order, so the parts, and the first error (a block's
-    :class:`NotCanonical`), are those of one thread. Each block's first line is counted from the line ends of the
-    blocks before it: a block that parses has one record a line end."""
+    :class:`NotCanonical`), are those of one thread. A block is parsed with its lines numbered from 0; its first line
+    is then the line after the rows of the blocks before it (a block that parses has one record a line end, so its
+    rows are its lines: no count of its line ends)."""
     from rngcert.collect import csvstream
 
-    def numbered():
-        line = 2
-        for block in iter_blocks(fh, None, block_size, csvstream.MAX_LINE, crlf):
-            yield block, line
-            line += block.count(b"\n")
+    def blocks():
+        return iter_blocks(fh, None, block_size, csvstream.MAX_LINE, crlf)
 
-    def parse(block, line):
-        return len(block) - len(_PAD), process_block(block, line, names, resolved, name, wheel, crlf)
+    def parse(block):
+        return len(block) - len(_PAD), process_block(block, 0, names, resolved, name, wheel, crlf)
 
     rows, parts = 0, []
 
@@ -544,12 +542,13 @@ def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, 
         nbytes, part = got
         if on_first is not None and not parts:
             on_first(nbytes, part["rows"])
+        part["lines"] += rows + 2  # (line 1 is the header)
         rows += part["rows"]
         parts.append(then(part))
 
     if threads <= 1:
-        for b in numbered():
-            hand_on(parse(*b))
+        for b in blocks():
+            hand_on(parse(b))
         return parts, rows
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
@@ -557,8 +556,8 @@ def _read_blocks(fh, names, resolved, crlf, name, wheel, then, block_size: int, 
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rngcert-parse") as ex:
         pending: deque = deque()
         try:
-            for b in numbered():
-                pending.append(ex.submit(parse, *b))
+            for b in blocks():
+                pending.append(ex.submit(parse, b))
                 while len(pending) > threads:  # at most threads + 1 blocks in flight
                     hand_on(pending.popleft().result())
             while pending:
