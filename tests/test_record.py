@@ -85,6 +85,33 @@ def test_restart_that_sees_another_number_for_the_last_row_says_conflict():
     assert again.notes and again.notes[0].startswith("CONFLICT: game 020 is the log's last row (spin 4) with result 7") and "17" in again.notes[0]
 
 
+@pytest.mark.parametrize("why, before", [
+    ("two winning numbers", _game_lines(21, "7", 2) + ["*X;5;021;17;0;150;1"]),  # void at the stop: 7, then 17
+    ("warning flags 4", [f"*X;{s};021;  ;{4 if s == 3 else 0};150;1" for s in (1, 2, 3, 4)] + ["*X;5;021;17;0;150;1"]),
+])
+def test_restart_after_a_void_last_row_does_not_write_its_game_again(why, before):
+    first = LiveDecoder(PROTO)
+    assert [s.game for s in first.feed(_game_lines(20, "3") + before)[0]] == [20]
+    rows = [(s.spin_id, s.game, s.result, s.void, s.void_reason) for s in first.stop()]
+    assert rows[-1][:2] == (2, 21) and rows[-1][3] and why in rows[-1][4]  # written void at the stop
+    again = LiveDecoder(PROTO, last=(2, 21, rows[-1][2], True))  # the controller still repeats 5;021;17
+    spins, _ = again.feed(["*X;5;021;17;0;150;1"] * 3 + _game_lines(22, "8"))
+    spins += again.stop()
+    assert [(s.spin_id, s.game, s.result, s.void) for s in spins] == [(3, 22, "8", False)]  # game 021 not written again with 17
+    assert "game 021 is the log's last row (spin 2, void)" in again.notes[0] and "not written again" in again.notes[0]
+    other = LiveDecoder(PROTO, last=(2, 21, "", True))  # a void row without a number (it ended with none): 5;021 now is a game of its own
+    assert [(s.spin_id, s.game, s.result) for s in other.feed(["*X;5;021;17;0;150;1"] * 3 + _game_lines(22, "8"))[0]] == [(3, 21, "17")]
+
+
+def test_restart_whose_later_repeat_gives_another_number_says_conflict():
+    again = LiveDecoder(PROTO, last=(4, 20, "7", False))  # written at a stop with 7; the repeats after the restart: 7, 7, then 17
+    spins, _ = again.feed(["*X;5;020; 7;0;150;1"] * 2 + ["*X;5;020;17;0;150;1"] + _game_lines(21, "3") + ["*X;1;022;  ;0;150;1"])
+    assert [(s.spin_id, s.game, s.result) for s in spins] == [(5, 21, "3")]  # game 020 not written again
+    assert "not written again" in again.notes[0]
+    assert len(again.notes) == 2 and again.notes[1].startswith("CONFLICT: game 020 is the log's last row (spin 4) with result 7")
+    assert "two winning numbers in one game (line 1: '7', then line 3: '17')" in again.notes[1]
+
+
 # ---------------------------------------------------------------------------- a simulated wheel on a pty
 class Wheel:
     """The controller's side: a pseudo-terminal whose slave is reached through a stable link
@@ -221,6 +248,41 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path, cli):
     bad.write_text("spin_id,result\n1,5\n")
     res = cli("record", cap, "--out", bad)
     assert res.exit_code == 3 and "not a log this recorder wrote" in res.output
+
+
+def _part(tmp_path, upto=342):
+    """The 6-game capture up to game 014's first result message: 011-013 ended, 014 running with its result."""
+    part = tmp_path / "part.log"
+    part.write_bytes(b"\n".join(shared_file(*SS2).read_bytes().split(b"\n")[:upto]) + b"\n")
+    return part
+
+
+@pytest.mark.parametrize("n, games", [(1, ["011"]), (3, ["011", "012", "013"]), (4, ["011", "012", "013", "014"])])
+def test_max_spins_writes_that_many_rows_however_many_games_one_read_decides(tmp_path, n, games):
+    out, events = tmp_path / "w.csv", []
+    st = record(str(_part(tmp_path)), out, PROTO, max_spins=n, on_event=events.append)  # (one read holds the whole file)
+    rows = list(csv.DictReader(out.open()))
+    assert [r["game"] for r in rows] == games and st.spins == n
+    if n < 3:
+        assert any(e.startswith(f"--max-spins {n} reached: {3 - n} later game(s)") for e in events), events
+    if n < 4:
+        assert any("game 014" in e and "--max-spins" in e and "not written" in e for e in events), events
+
+
+def test_ctrl_c_writes_the_running_game_that_has_its_result(tmp_path):
+    calls = []
+
+    def ctrl_c():  # the second poll: after the file's one read (games 011-013 decided, 014 with its result)
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return False
+
+    out, events = tmp_path / "w.csv", []
+    with pytest.raises(KeyboardInterrupt):
+        record(str(_part(tmp_path)), out, PROTO, stop=ctrl_c, on_event=events.append)
+    assert [r["game"] for r in csv.DictReader(out.open())] == ["011", "012", "013", "014"]
+    assert any(e.startswith("game 014 had its result (3) when the recording stopped") for e in events)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")

@@ -36,7 +36,7 @@ wheel · 2 usage.
 @click.option("--reconnect", type=click.FloatRange(min=0.01), default=1.0, show_default=True, metavar="SECONDS", help="Seconds between attempts to reopen a source that went away.")
 @click.option("--max-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS", help="Give up (exit 3) when the source cannot be reopened for this long (default: keep trying).")
 @click.option("--idle-timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS", help="Stop after this long without a byte from the source (default: never).")
-@click.option("--max-spins", type=click.IntRange(min=1), default=None, help="Stop after writing this many rows.")
+@click.option("--max-spins", type=click.IntRange(min=1), default=None, help="Stop after writing this many rows (exactly: later games, and the running one, are not written).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print a line per spin.")
 @click.option("--watch", "watch", is_flag=True, help="Run watch's anytime-valid change detector on the spins as they are written (the log's earlier spins first); exit 13 on an alarm.")
 @click.option("--equipment", "-e", default="european", show_default=True, help="With --watch: the wheel (id or TOML file).")

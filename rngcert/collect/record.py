@@ -9,16 +9,18 @@ and append one spin-log row per game as it happens (``rngcert record``).
   read it as they read any spin log. Each row is written and flushed (and, from a live source,
   fsync'ed) when its game is decided: when the next message shows that it ended (the next game began, the table
   closed), so that a second winning number in its result state voids it instead of being lost; a game with its
-  result when the recording stops is written then. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
+  result when the recording stops (the source ends, the idle timeout, Ctrl-C; not when ``max_spins`` rows are written:
+  exactly that many are) is written then. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
   ``LOG.json`` keeps the protocol (with its assumed units) and every session's source and settings.
 * **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
   FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
   the decoder keeps it, so a game cut by a disconnect is written once, when it ends.
   A line cut off by the disconnect is rejected ("truncated by a disconnect").
 * **Restarts.** On start the log's last row is read: spin ids continue after it, and a game the
-  controller is still repeating (its result state, same game number as the last row) is recognised
-  as already written, not written again (repeated with another number than the row's, a CONFLICT note
-  says so: two winning numbers in one game, the row written before the restart is not changed). A game running while the recorder was
+  controller is still repeating (its result state, same game number as the last row, a row with a
+  winning number: void or not) is recognised as already written, not written again (repeated with another
+  number than the row's, at once or in a later repeat, a CONFLICT note says so: two winning numbers in one
+  game, the row written before the restart is not changed). A game running while the recorder was
   stopped is written from the messages that arrive after the restart (its launch may be missed:
   rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
 """
@@ -91,6 +93,7 @@ class LiveDecoder:
         self.emitted = int(last[0]) if last else 0
         self.base = self.emitted + 1
         self.resume_checked = last is None
+        self.resumed: tuple | None = None  # (spin id, game, result) of the last row's game repeated after a restart
         self.reported: set[int] = set()
         self.notes: list[str] = []
 
@@ -121,23 +124,50 @@ class LiveDecoder:
         g = dec.games
         if not self.resume_checked and g.n:
             self.resume_checked = True
-            sid, game, result, void = self.last
-            if int(g.first_state[0]) == self.proto.result_state and int(g.game[0]) == int(game) and not void:
-                self.base = int(sid)  # the game the controller still repeats is the log's last row
-                gg = f"{int(game):0{self.proto.game_digits}d}"
-                if str(g.result[0]) == str(result):
-                    self.notes.append(f"game {gg} (result {result}) is the log's last row (spin {sid}): not written again")
-                else:  # written before the stop with one number, repeated after the restart with another
-                    self.notes.append(f"CONFLICT: game {gg} is the log's last row (spin {sid}) with result {result}, and the controller now "
-                                      f"repeats it with {g.result[0]}: two winning numbers in one game; the row was written before the "
-                                      "restart and is not changed: check it")
+            if self._resume(g):
                 dec = self._decode()
                 g = dec.games
+        self._check_resumed(g)
         out = self._spins(g, g.complete & (g.spin_id > self.emitted))
         rej = [r for r in dec.rejected if r.line not in self.reported]
         self.reported.update(r.line for r in rej)
         self._cut(g)
         return out, rej
+
+    def _resume(self, g: Games) -> bool:
+        """The first game after a restart: the log's last row when the controller still repeats its result state with the
+        row's game number, and the row has a winning number (void or not: a void row that has one reached the result state
+        too, and its game is not written again). True when it is."""
+        sid, game, result, void = self.last
+        if int(g.first_state[0]) != self.proto.result_state or int(g.game[0]) != int(game) or not str(result):
+            return False  # (a void row without a number may have ended before the result state: a game in it now may be the next one)
+        self.base = int(sid)  # the game the controller still repeats is the log's last row
+        gg = f"{int(game):0{self.proto.game_digits}d}"
+        now = str(g.result[0])
+        if void:  # nothing of it is counted: a number the controller repeats now changes nothing
+            self.notes.append(f"game {gg} is the log's last row (spin {sid}, void): not written again"
+                              + ("" if now == str(result) else f" (the controller now repeats it with {now}, the row's result is {result})"))
+        elif now == str(result):
+            self.notes.append(f"game {gg} (result {result}) is the log's last row (spin {sid}): not written again")
+            self.resumed = (int(sid), gg, str(result))  # a later repeat with another number is a conflict too
+        else:  # written before the stop with one number, repeated after the restart with another
+            self.notes.append(f"CONFLICT: game {gg} is the log's last row (spin {sid}) with result {result}, and the controller now "
+                              f"repeats it with {now}: two winning numbers in one game; the row was written before the "
+                              "restart and is not changed: check it")
+        return True
+
+    def _check_resumed(self, g: Games) -> None:
+        """A CONFLICT note when the log's last row's game, repeated after the restart with the row's number at first, turns
+        void (another number in a later repeat)."""
+        if self.resumed is None or not g.n or int(g.spin_id[0]) != self.resumed[0]:
+            return
+        if g.complete[0] or g.void[0]:
+            sid, gg, result = self.resumed
+            self.resumed = None
+            if g.void[0]:
+                self.notes.append(f"CONFLICT: game {gg} is the log's last row (spin {sid}) with result {result}, and after the restart "
+                                  f"the controller's repeats make it void: {g.reason[0]}; the row was written before the restart and is "
+                                  "not changed: check it")
 
     def _spins(self, g: Games, which: np.ndarray) -> list[Spin]:
         out = []
@@ -486,6 +516,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             settings = serial_settings or proto.serial
             say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check the line settings "
                 f"({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; --baud, --parity, ...) and --protocol")
+        if max_spins is not None and len(spins) > max_spins - st.spins:  # one read can decide several games: no more than asked
+            left, spins = spins[max_spins - st.spins:], spins[:max_spins - st.spins]
+            say(f"--max-spins {max_spins} reached: {len(left)} later game(s) decided in the same read (from game "
+                f"{left[0].game:0{proto.game_digits}d}) not written")
         for s in spins:
             writer.write(s)
             st.spins += 1
@@ -554,21 +588,34 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         if partial and src.ended:  # the stream ended inside a line (stopped otherwise, the rest of the line was never read)
             st.lines += 1
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
-        run = dec.running
-        if run is not None:
-            gg = f"{int(run.game[-1]):0{proto.game_digits}d}"
-            now = dec.stop()
-            if now:
-                say(f"game {gg} had its result ({now[0].result or now[0].void_reason}) when the recording stopped, before it ended: "
-                    "written now")
-                emit(now, [])
-            else:
-                say(f"game {gg} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
-                    "not written; a restart writes it when it ends")
+        _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
+    except KeyboardInterrupt:  # Ctrl-C is a stop like the others: the running game with its result is written, then the caller is told
+        _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
+        raise
     finally:
         src.close()
         writer.close()
     return st
+
+
+def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
+    """When the recording stops: the running game is written when it has its result (or is void already), unless
+    ``full`` (--max-spins rows written); otherwise it is said not written."""
+    run = dec.running
+    if run is None:
+        return
+    gg = f"{int(run.game[-1]):0{proto.game_digits}d}"
+    if full:
+        say(f"game {gg} was running when the recording stopped at --max-spins: not written")
+        return
+    now = dec.stop()
+    if now:
+        say(f"game {gg} had its result ({now[0].result or now[0].void_reason}) when the recording stopped, before it ended: "
+            "written now")
+        emit(now, [])
+    else:
+        say(f"game {gg} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
+            "not written; a restart writes it when it ends")
 
 
 def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> None:
