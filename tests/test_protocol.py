@@ -314,6 +314,18 @@ def test_unknown_state_bad_direction_and_a_result_without_number(tmp_path):
     assert any("the result state has no winning number" in n and "spin 2 (game 002)" in n for n in log.notes)
 
 
+def test_a_result_state_without_a_number_then_with_one_names_it(tmp_path):
+    """The result state gives no number at first, then a number in a repeat: void (neither is chosen), and the reason
+    names the number and its line (it said 'has no winning number' and the number's lines were nowhere)."""
+    g2 = _game(2, "8")
+    g2[6:] = ["*X;5;002;  ;0;150;1", "*X;5;002;17;0;150;1", "*X;5;002;17;0;150;1"]
+    lines = _game(1, "7") + g2 + _game(3, "9")
+    log = _read(tmp_path, "\n".join(lines) + "\n")
+    assert (log.accepted, log.void) == (2, 1) and [r.line for r in log.rejected] == [15]  # (the number alone, 8, differs)
+    assert any("spin 2 (game 002): the result state has no winning number (line 16), then line 17 gives '17'; not counted" in n
+               for n in log.notes), log.notes
+
+
 def test_ingest_a_capture(tmp_path, cli):
     db = tmp_path / "s.duckdb"
     res = cli("ingest", _capture("ss2-protocol-6-games.log"), "--db", db)

@@ -294,7 +294,7 @@ def _segment(S: np.ndarray, G: np.ndarray, proto: Protocol) -> SimpleNamespace:
 
 def _game_values(g: SimpleNamespace, S, D, R, V, L, rows, proto: Protocol, reject: _Rejects) -> tuple:
     """(winning number, rotor speed at launch, direction, the first repeat of its result state with another winning
-    number or -1) of each game; a repeat without a number is rejected (the number stands)."""
+    number, or with one when the first had none, or -1) of each game; a repeat without a number is rejected (the number stands)."""
     ng, seg, res = g.ng, g.seg, g.res
     result = np.where(g.has_res, R[np.maximum(res, 0)], "") if ng else np.zeros(0, dtype=object)
     result = np.asarray(result, dtype=object)
@@ -305,9 +305,8 @@ def _game_values(g: SimpleNamespace, S, D, R, V, L, rows, proto: Protocol, rejec
         blank = differ & (R[rr] == "")
         reject(rows[rr[blank]], "result", [f"the result state repeats without a winning number (the game's is {result[seg[r]]!r}, line {L[res[seg[r]]]})"
                                            for r in rr[blank]])
-        # another winning number (the first one given too): the game's result is in doubt, decided by neither
-        other = differ & ~blank & (result[seg[rr]] != "")
-        second = _first_per(seg, rr[other], ng)
+        # another winning number (or a number after a first message without one): the game's result is in doubt, decided by neither
+        second = _first_per(seg, rr[differ & ~blank], ng)
     rotor = np.where(g.launch >= 0, V[np.maximum(g.launch, 0)], np.nan) if ng else np.zeros(0)
     direction = np.where(g.after_launch >= 0, D[np.maximum(g.after_launch, 0)], "") if ng else np.zeros(0, dtype=object)
     if proto.direction_map:
@@ -317,7 +316,7 @@ def _game_values(g: SimpleNamespace, S, D, R, V, L, rows, proto: Protocol, rejec
 
 def _void_two_numbers(voids: "_Voids", g: SimpleNamespace, second: np.ndarray, result, R, L, rows) -> None:
     """Games whose result state gave two winning numbers: void, both named with their lines (neither is counted)."""
-    m = second >= 0
+    m = (second >= 0) & (result != "")
     if not m.any():
         return
     why = np.full(g.ng, "", dtype=object)
@@ -325,6 +324,16 @@ def _void_two_numbers(voids: "_Voids", g: SimpleNamespace, second: np.ndarray, r
         why[i] = (f"two winning numbers in one game (line {L[g.res[i]]}: {result[i]!r}, then line {L[second[i]]}: {R[second[i]]!r}); "
                   "neither is counted")
     voids.where(m, why, np.where(m, L[np.maximum(second, 0)], 0), np.where(m, rows[np.maximum(second, 0)], 0))
+
+
+def _void_no_number(voids: "_Voids", g: SimpleNamespace, second: np.ndarray, result, R, L, rows) -> None:
+    """Games whose result state has no winning number (in its first message): void; a number a repeat gives later is named
+    with its line (not counted)."""
+    m = g.has_res & (result == "")
+    why = np.full(g.ng, "the result state has no winning number", dtype=object)
+    for i in np.flatnonzero(m & (second >= 0)).tolist():
+        why[i] = f"the result state has no winning number (line {L[g.res[i]]}), then line {L[second[i]]} gives {R[second[i]]!r}; not counted"
+    voids.where(m, why, np.where(g.has_res, L[np.maximum(g.res, 0)], 0), np.where(g.has_res, rows[np.maximum(g.res, 0)], 0))
 
 
 class _Voids:
@@ -479,9 +488,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     _void_power_off(voids, g, kind, body, rows, S, line_no, proto)  # power off before the result
     _void_warnings(voids, g, S, W, L, rows, proto)  # warning flags raised before the result
     _void_two_numbers(voids, g, second, result, R, L, rows)  # the result state gave another winning number
-    # a result state without a number
-    voids.where(g.has_res & (result == ""), np.full(ng, "the result state has no winning number", dtype=object),
-                np.where(g.has_res, L[np.maximum(g.res, 0)], 0), np.where(g.has_res, rows[np.maximum(g.res, 0)], 0))
+    _void_no_number(voids, g, second, result, R, L, rows)  # a result state without a number
     e, complete = _void_no_result(voids, g, S, L, rows, proto, final)  # no result
     void = voids.reason != ""
     ts = _timestamps(ts_text, has_prefix, voids.decided_row, proto, ng)
