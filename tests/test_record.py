@@ -269,6 +269,16 @@ def test_max_spins_writes_that_many_rows_however_many_games_one_read_decides(tmp
         assert any("game 014" in e and "--max-spins" in e and "not written" in e for e in events), events
 
 
+def test_a_void_running_game_written_at_the_stop_is_said_void_not_a_result(tmp_path):
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game_lines(20, "3") + [f"*X;{s};021;  ;{4 if s == 3 else 0};150;1" for s in (1, 2, 3)]) + "\n")
+    events = []
+    record(str(cap), tmp_path / "w.csv", PROTO, on_event=events.append)
+    assert any(e.startswith("game 021 was void (warning flags 4") and e.endswith("when the recording stopped, before it ended: written now")
+               for e in events), events
+    assert not any("had its result" in e for e in events)  # (it said: "had its result (warning flags 4 ...)")
+
+
 def test_ctrl_c_writes_the_running_game_that_has_its_result(tmp_path):
     calls = []
 

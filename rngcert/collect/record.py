@@ -610,8 +610,8 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
         return
     now = dec.stop()
     if now:
-        say(f"game {gg} had its result ({now[0].result or now[0].void_reason}) when the recording stopped, before it ended: "
-            "written now")
+        what = f"was void ({now[0].void_reason})" if now[0].void else f"had its result ({now[0].result})"
+        say(f"game {gg} {what} when the recording stopped, before it ended: written now")
         emit(now, [])
     else:
         say(f"game {gg} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
