@@ -51,6 +51,18 @@ def test_live_decoder_equals_the_whole_capture_however_the_stream_is_cut(name):
     assert len(dec.lines) < 4000  # only the running game is kept
 
 
+def test_live_decoder_trims_line_ends_as_the_whole_capture_does(tmp_path):
+    """Trailing spaces or tabs after a message: the whole-capture reader trims them (and reads 2 games); the live
+    decoder rejected every such line and wrote no game."""
+    lines = [x + " " for x in _game_lines(20, "7")] + [x + "\t" for x in _game_lines(21, "8")] + ["*X;1;022;  ;0;150;1 "]
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(lines) + "\n")
+    whole = _whole(cap)
+    spins, rej = LiveDecoder(PROTO).feed(lines)
+    assert rej == [] and [(s.game, s.result, s.void) for s in spins] == [(20, "7", False), (21, "8", False)]
+    assert whole.result[whole.complete].tolist() == ["7", "8"]
+
+
 def test_restart_does_not_write_the_repeated_result_again():
     lines = shared_file(*SS2).read_bytes().decode("ascii").splitlines()
     first = LiveDecoder(PROTO)

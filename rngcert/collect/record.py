@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pyarrow.compute as pc
 
 from rngcert.collect import csvsafe
 from rngcert.collect.csvsafe import safe_cell
@@ -116,7 +117,7 @@ class LiveDecoder:
         return r
 
     def _decode(self):
-        arr = _strs(self.lines)
+        arr = pc.utf8_rtrim_whitespace(_strs(self.lines))  # line ends trimmed as a whole capture's are (split_lines)
         return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base)
 
     def _run(self):
