@@ -111,8 +111,10 @@ def test_restart_after_a_void_last_row_does_not_write_its_game_again(why, before
     spins += again.stop()
     assert [(s.spin_id, s.game, s.result, s.void) for s in spins] == [(3, 22, "8", False)]  # game 021 not written again with 17
     assert "game 021 is the log's last row (spin 2, void)" in again.notes[0] and "not written again" in again.notes[0]
-    other = LiveDecoder(PROTO, last=(2, 21, "", True))  # a void row without a number (it ended with none): 5;021 now is a game of its own
+    other = LiveDecoder(PROTO, last=(2, 21, "", True))  # a void row without a number (it may have ended with none): 5;021 now is
     assert [(s.spin_id, s.game, s.result) for s in other.feed(["*X;5;021;17;0;150;1"] * 3 + _game_lines(22, "8"))[0]] == [(3, 21, "17")]
+    # a game of its own, or the same game (void at the stop before its result): not told apart, so said (it was silent)
+    assert "has the game number of the log's last row (spin 2, void without a number): written as a new game" in other.notes[0]
 
 
 def test_restart_whose_later_repeat_gives_another_number_says_conflict():

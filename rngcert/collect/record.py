@@ -20,9 +20,11 @@ and append one spin-log row per game as it happens (``rngcert record``).
   controller is still repeating (its result state, same game number as the last row, a row with a
   winning number: void or not) is recognised as already written, not written again (repeated with another
   number than the row's, at once or in a later repeat, a CONFLICT note says so: two winning numbers in one
-  game, the row written before the restart is not changed). A game running while the recorder was
-  stopped is written from the messages that arrive after the restart (its launch may be missed:
-  rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
+  game, the row written before the restart is not changed). After a void row without a number (a game
+  void before its result, written when the recording stopped, or one that ended so), a game with the same
+  game number cannot be told from the same game continuing: it is written, with a note saying so. A game
+  running while the recorder was stopped is written from the messages that arrive after the restart (its
+  launch may be missed: rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
 """
 
 from __future__ import annotations
@@ -140,10 +142,14 @@ class LiveDecoder:
         row's game number, and the row has a winning number (void or not: a void row that has one reached the result state
         too, and its game is not written again). True when it is."""
         sid, game, result, void = self.last
+        gg = f"{int(game):0{self.proto.game_digits}d}"
+        if int(g.game[0]) == int(game) and void and not str(result):  # which it is cannot be told: written, and said so
+            self.notes.append(f"game {gg} after the restart has the game number of the log's last row (spin {sid}, void without a "
+                              "number): written as a new game; if the controller was still in that game when the recording stopped, "
+                              "the log has it twice (the second from the messages after the restart): check it")
         if int(g.first_state[0]) != self.proto.result_state or int(g.game[0]) != int(game) or not str(result):
             return False  # (a void row without a number may have ended before the result state: a game in it now may be the next one)
         self.base = int(sid)  # the game the controller still repeats is the log's last row
-        gg = f"{int(game):0{self.proto.game_digits}d}"
         now = str(g.result[0])
         if void:  # nothing of it is counted: a number the controller repeats now changes nothing
             self.notes.append(f"game {gg} is the log's last row (spin {sid}, void): not written again"
