@@ -293,6 +293,17 @@ def test_a_void_running_game_written_at_the_stop_is_said_void_not_a_result(tmp_p
     assert not any("had its result" in e for e in events)  # (it said: "had its result (warning flags 4 ...)")
 
 
+def test_a_restart_stopped_again_inside_the_last_rows_game_says_it_is_written(tmp_path):
+    out, events = tmp_path / "w.csv", []
+    record(str(_part(tmp_path)), out, PROTO, on_event=events.append)  # game 014 written at the stop
+    more = tmp_path / "more.log"
+    more.write_bytes(shared_file(*SS2).read_bytes().split(b"\n")[342] + b"\n")  # the controller still repeats 5;014; 3, then the stop
+    record(str(more), out, PROTO, on_event=events.append)
+    assert [r["game"] for r in csv.DictReader(out.open())] == ["011", "012", "013", "014"]
+    assert "game 014 (the log's last row, spin 4) was still running when the recording stopped: already written" in events
+    assert not any("a restart writes it" in e for e in events)  # (it said so of game 014: untrue, a restart does not write it)
+
+
 def test_ctrl_c_writes_the_running_game_that_has_its_result(tmp_path):
     calls = []
 

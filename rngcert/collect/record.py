@@ -612,6 +612,9 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
     if run is None:
         return
     gg = f"{int(run.game[-1]):0{proto.game_digits}d}"
+    if int(run.spin_id[-1]) <= dec.emitted:  # the log's last row's game, still repeated after a restart
+        say(f"game {gg} (the log's last row, spin {int(run.spin_id[-1])}) was still running when the recording stopped: already written")
+        return
     if full:
         say(f"game {gg} was running when the recording stopped at --max-spins: not written")
         return
