@@ -113,6 +113,8 @@ def _split(block: bytes, k: int, crlf: bool = False):
         raise NotCanonical("a record with another number of fields, or a byte that is not a cell's")
     if crlf and not (sep[k::kk] == sep[k - 1 :: kk] + 1).all():
         raise NotCanonical("a CR that is not the end of its line")
+    if data.size < 1 << 31:  # positions in a block as 4 bytes: every later gather and difference moves half the bytes
+        sep = sep.astype(np.int32)
     starts = np.empty_like(sep)
     starts[0] = 0
     np.add(sep[:-1], 1, out=starts[1:])
