@@ -298,16 +298,37 @@ def _sampled_candidates(x: np.ndarray, L: int, k: int) -> np.ndarray | None:
 
 
 def _true_copies(x: np.ndarray, L: int, cand: np.ndarray, cand_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(first, later) starts of the candidate windows whose whole hash is equal to a neighbour's in hash
-    order and whose spins are equal too, at least L apart (true copies, not overlapping runs)."""
-    order = np.argsort(cand_h, kind="stable")
-    hs = cand_h[order]
-    same = np.flatnonzero(hs[1:] == hs[:-1])
-    a, b = cand[order[same]], cand[order[same + 1]]
-    first, later = np.minimum(a, b), np.maximum(a, b)
+    """(first, later) starts of the candidate windows equal to their neighbour in (hash, spins, position) order,
+    at least L apart (true copies, not overlapping runs): each window with the one of the same spins before it."""
     win = np.lib.stride_tricks.sliding_window_view(x, L)
-    ok = np.all(win[first] == win[later], axis=1) & (later - first >= L)
+    order = np.argsort(cand_h, kind="stable")
+    same, eq = _hash_neighbours(win, cand, cand_h, order)
+    if not eq.all():  # windows of other spins with the same 64-bit hash: equal windows may not be neighbours
+        order = _collisions_by_spins(win, cand, cand_h, order, arrayops.unique(cand_h[order[same[~eq]]]))
+        same, eq = _hash_neighbours(win, cand, cand_h, order)
+    a, b = cand[order[same]], cand[order[same + 1]]  # (cand is in spin order: positions break the ties of both sorts)
+    first, later = np.minimum(a, b), np.maximum(a, b)
+    ok = eq & (later - first >= L)
     return first[ok], later[ok]
+
+
+def _hash_neighbours(win: np.ndarray, cand: np.ndarray, cand_h: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``order`` puts two candidates with the same hash next to each other, and whether their spins are equal."""
+    same = np.flatnonzero(cand_h[order[1:]] == cand_h[order[:-1]])
+    return same, np.all(win[cand[order[same]]] == win[cand[order[same + 1]]], axis=1)
+
+
+def _collisions_by_spins(win: np.ndarray, cand: np.ndarray, cand_h: np.ndarray, order: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """``order`` (by hash) with the candidates of the hashes ``bad`` (sorted; each shared by windows of different
+    spins) sorted by hash, spins, then position: a lexicographic sort of those few windows' L spins, in their slots."""
+    hs = cand_h[order]
+    slots = np.flatnonzero(bad[np.minimum(np.searchsorted(bad, hs), bad.size - 1)] == hs)
+    sub = order[slots]
+    rows = win[cand[sub]]
+    keys = [cand[sub]] + [rows[:, j] for j in range(rows.shape[1] - 1, -1, -1)] + [hs[slots]]
+    out = order.copy()
+    out[slots] = sub[np.lexsort(keys)]
+    return out
 
 
 def time_order(timestamps) -> dict:
