@@ -119,6 +119,11 @@ def boundary_repeats(outcomes, line_start, k: int, probs=None) -> dict:
 def duplicated_blocks(outcomes, k: int, length: int = 20) -> dict:
     """Blocks of ``length`` consecutive spins that occur more than once.
 
+    A block is a copy when the nearest earlier block of the same spins starts at least ``length``
+    spins before it (a copy that does not overlap the block it repeats); a stretch that repeats a
+    short cycle (a run of one number, a period under ``length``) overlaps its own previous block and
+    holds no copy. Candidates are found by hashes, and every copy reported is checked spin by spin.
+
     Parameters
     ----------
     outcomes : (n,) array_like of int
