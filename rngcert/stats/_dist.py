@@ -11,9 +11,11 @@ replaces (``tests/test_dist.py`` checks that on grids including the edges).
 The Boost ufuncs are private to ``scipy.special`` (``scipy.special._ufuncs._binom_sf`` …). If a
 scipy release drops one, the function falls back to ``scipy.stats`` (slow to import, same numbers).
 
-All functions broadcast like ufuncs and return a numpy float64 scalar for scalar input, as
-``scipy.stats`` does. Arguments are assumed valid (n >= 0 integer, 0 <= p <= 1, df > 0): they
-come from the battery, which checks its inputs.
+All functions but :func:`fisher_exact_greater` (one table, a Python float) broadcast like ufuncs and
+return a numpy float64 scalar for scalar input, as ``scipy.stats`` does. Arguments are assumed valid
+(n >= 0 integer, 0 <= p <= 1, df > 0): they come from the battery, which checks its inputs. The
+variable (x, k, q) may be anything: nan, +/-inf, outside the support or [0, 1] give scipy's numbers
+(non-integer k of :func:`hypergeom_cdf`: see there).
 """
 
 from __future__ import annotations
@@ -38,14 +40,16 @@ def chi2_sf(x, df):
     """``scipy.stats.chi2.sf(x, df)``: P(X > x) for X chi-square with ``df`` degrees of freedom."""
     x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
     with np.errstate(invalid="ignore"):
-        return _out(np.where(x <= 0, 1.0, np.clip(special.chdtrc(df, np.maximum(x, 0.0)), 0.0, 1.0)))
+        v = np.where(x == np.inf, 0.0, np.clip(special.chdtrc(df, np.maximum(x, 0.0)), 0.0, 1.0))  # (0 above the support, as scipy)
+        return _out(np.where(x <= 0, 1.0, v))
 
 
 def chi2_isf(q, df):
-    """``scipy.stats.chi2.isf(q, df)``: the x with P(X > x) = q."""
+    """``scipy.stats.chi2.isf(q, df)``: the x with P(X > x) = q (0 at q = 1, inf at 0, nan for q outside [0, 1])."""
     q, df = np.asarray(q, dtype=float), np.asarray(df, dtype=float)
     with np.errstate(invalid="ignore"):
-        return _out(np.where(q >= 1, 0.0, np.where(q <= 0, np.inf, special.chdtri(df, np.clip(q, 0.0, 1.0)))))
+        inner = np.where(q >= 1, 0.0, np.where(q <= 0, np.inf, special.chdtri(df, np.clip(q, 0.0, 1.0))))
+        return _out(np.where((q >= 0) & (q <= 1), inner, np.nan))
 
 
 def norm_sf(z):
@@ -67,7 +71,8 @@ def chi2_cdf(x, df):
     """``scipy.stats.chi2.cdf(x, df)``: P(X <= x) for X chi-square with ``df`` degrees of freedom."""
     x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
     with np.errstate(invalid="ignore"):
-        return _out(np.where(df > 0, np.where(x <= 0, 0.0, special.chdtr(df, np.maximum(x, 0.0))), np.nan))  # (df <= 0: nan, as scipy)
+        inner = np.where(x <= 0, 0.0, np.where(x == np.inf, 1.0, special.chdtr(df, np.maximum(x, 0.0))))
+        return _out(np.where(df > 0, inner, np.nan))  # (df <= 0: nan, as scipy)
 
 
 def chi2_ppf(q, df):
@@ -97,12 +102,13 @@ def _discrete(name: str):
 
 
 def _binom_tail(ufunc, k, n, p, *, below: float, above: float):
-    """A binomial tail ufunc on floor(k) inside 0 <= k < n, ``below`` for k < 0 and ``above`` for
-    k >= n (scipy.stats' rv_discrete conventions for sf and cdf)."""
+    """A binomial tail ufunc on floor(k) inside 0 <= k < n, ``below`` for k < 0, ``above`` for
+    k >= n and nan for k nan (scipy.stats' rv_discrete conventions for sf and cdf)."""
     k, n, p = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
     inside = (k >= 0) & (k < n)
-    v = np.clip(ufunc(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
-    return _out(np.where(inside, v, np.where(k < 0, below, above)))
+    v = np.where(k < 0, below, np.where(np.isnan(k), np.nan, above))
+    v[inside] = np.clip(ufunc(k[inside], n[inside], p[inside]), 0.0, 1.0)  # only where scipy calls it (Boost may raise elsewhere)
+    return _out(v)
 
 
 def binom_sf(k, n, p):
@@ -120,48 +126,51 @@ def binom_cdf(k, n, p):
 
 
 def binom_pmf(k, n, p):
-    """``scipy.stats.binom.pmf(k, n, p)``: P(X = k) for X ~ Bin(n, p) (0 off the integers 0..n)."""
+    """``scipy.stats.binom.pmf(k, n, p)``: P(X = k) for X ~ Bin(n, p) (0 off the integers 0..n, nan at k nan)."""
     if _binom_pmf is None:  # pragma: no cover
         return _discrete("pmf")(k, n, p)
     k, n, p = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float), np.asarray(p, dtype=float))
     inside = (k >= 0) & (k <= n) & (np.floor(k) == k)
-    v = np.clip(_binom_pmf(np.where(inside, k, 0.0), n, p), 0.0, 1.0)
-    return _out(np.where(inside, v, 0.0))
+    v = np.where(np.isnan(k), np.nan, 0.0)
+    v[inside] = np.clip(_binom_pmf(k[inside], n[inside], p[inside]), 0.0, 1.0)  # (Boost raises at p ~ 1e-308)
+    return _out(v)
 
 
 def poisson_pmf(k, mu):
     """``scipy.stats.poisson.pmf(k, mu)``: ``exp(xlogy(k, mu) - gammaln(k + 1) - mu)`` on the
-    non-negative integers, 0 elsewhere (scipy's own formula)."""
+    non-negative integers, 0 elsewhere, nan at k nan (scipy's own formula)."""
     k, mu = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(mu, dtype=float))
     inside = (k >= 0) & (np.floor(k) == k)
     kk = np.where(inside, k, 0.0)
     v = np.clip(np.exp(special.xlogy(kk, mu) - special.gammaln(kk + 1) - mu), 0.0, 1.0)
-    return _out(np.where(inside, v, 0.0))
+    return _out(np.where(inside, v, np.where(np.isnan(k), np.nan, 0.0)))
 
 
 def beta_ppf(q, a, b):
-    """``scipy.stats.beta.ppf(q, a, b)``: the q-quantile of Beta(a, b) (0 at q = 0, 1 at q = 1)."""
+    """``scipy.stats.beta.ppf(q, a, b)``: the q-quantile of Beta(a, b) (0 at q = 0, 1 at q = 1, nan for q outside [0, 1])."""
     if _beta_ppf is None:  # pragma: no cover
         import scipy.stats
 
         return scipy.stats.beta.ppf(q, a, b)
     q, a, b = np.broadcast_arrays(np.asarray(q, dtype=float), np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     inside = (q > 0) & (q < 1)
-    v = _beta_ppf(np.where(inside, q, 0.5), a, b)
-    return _out(np.where(inside, v, np.where(q <= 0, 0.0, 1.0)))
+    v = np.where(q == 0, 0.0, np.where(q == 1, 1.0, np.nan))
+    v[inside] = _beta_ppf(q[inside], a[inside], b[inside])
+    return _out(v)
 
 
 def ncx2_sf(x, df, nc):
-    """``scipy.stats.ncx2.sf(x, df, nc)``: P(X > x) for X noncentral chi-square (``nc`` >= 0)."""
+    """``scipy.stats.ncx2.sf(x, df, nc)``: P(X > x) for X noncentral chi-square (``nc`` >= 0; 1 at x <= 0,
+    0 at x = inf, nan at x nan, as scipy: Boost's sf is nan at inf)."""
     if _ncx2_sf is None:  # pragma: no cover
         import scipy.stats
 
         return scipy.stats.ncx2.sf(x, df, nc)
     x, df, nc = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(df, dtype=float), np.asarray(nc, dtype=float))
     with np.errstate(invalid="ignore", over="ignore"):
-        v = np.ones(x.shape)  # 1 at and below the support's start, x <= 0
-        central = (nc == 0) & (x > 0)
-        other = (nc != 0) & (x > 0)  # Boost only where scipy calls it
+        v = np.where(np.isnan(x), np.nan, np.where(x == np.inf, 0.0, 1.0))  # 1 at and below the support's start, x <= 0
+        central = (nc == 0) & (x > 0) & (x < np.inf)
+        other = (nc != 0) & (x > 0) & (x < np.inf)  # Boost only where scipy calls it
         v[central] = special.chdtrc(df[central], x[central])
         v[other] = _ncx2_sf(x[other], df[other], nc[other])
     return _out(np.clip(v, 0.0, 1.0))
@@ -170,7 +179,9 @@ def ncx2_sf(x, df, nc):
 def hypergeom_cdf(k, M, n, N):
     """``scipy.stats.hypergeom.cdf(k, M, n, N)``: P(X <= k) for X the marked items among N drawn
     without replacement from M items of which n are marked (0 below the support
-    ``max(0, N - (M - n))``, 1 at and above its top ``min(n, N)``)."""
+    ``max(0, N - (M - n))``, 1 at and above its top ``min(n, N)``, nan at k nan). A non-integer k
+    inside the support gives P(X <= floor(k)), where ``scipy.stats.hypergeom.cdf`` gives nan (it
+    passes k to Boost unfloored, unlike ``binom.cdf``)."""
     if _hypergeom_cdf is None:  # pragma: no cover
         import scipy.stats
 
@@ -178,8 +189,9 @@ def hypergeom_cdf(k, M, n, N):
     k, M, n, N = np.broadcast_arrays(np.floor(np.asarray(k, dtype=float)), *(np.asarray(a, dtype=float) for a in (M, n, N)))
     lo, hi = np.maximum(N - (M - n), 0), np.minimum(n, N)
     inside = (k >= lo) & (k < hi)
-    v = np.clip(_hypergeom_cdf(np.where(inside, k, lo), n, N, M), 0.0, 1.0)
-    return _out(np.where(inside, v, np.where(k < lo, 0.0, 1.0)))
+    v = np.where(k < lo, 0.0, np.where(np.isnan(k), np.nan, 1.0))
+    v[inside] = np.clip(_hypergeom_cdf(k[inside], n[inside], N[inside], M[inside]), 0.0, 1.0)
+    return _out(v)
 
 
 def fisher_exact_greater(table) -> float:

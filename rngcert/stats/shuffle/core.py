@@ -102,7 +102,8 @@ def fftconvolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``scipy.signal.fftconvolve(a, b)`` (mode "full") of two 1-D float arrays, the same bits without importing
     ``scipy.signal`` (which imports ``scipy.stats``: about 0.5 s): the product of their real FFTs padded to
     ``next_fast_len`` of the full length, transformed back and cut to it, or the plain product where one holds
-    a single value, as scipy's does."""
+    a single value, as scipy's does. The inputs are converted to float64 first: for float32 input scipy's is
+    computed in float32 (other bits), for integer input times a single value it stays integer (same values)."""
     from scipy import fft as sp_fft  # (imported by the trackers already)
 
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
