@@ -342,14 +342,12 @@ def test_small_shapes_read_the_same(case, columns, tmp_path):
     assert got == want
 
 
-@pytest.mark.xfail(strict=True, reason="compact path (spinlog/compact.py, idorder.py) gives no 'Near-duplicate rounds not checked' note: "
-                   "found in this review, outside fastcsv; left to the lead")
 @pytest.mark.parametrize("in_runs", [False, True])
 def test_the_compact_read_notes_what_the_exact_read_notes_of_whole_minute_times(in_runs, tmp_path):
-    """Found by this review (with the numpy path's small blocks a log in runs of ids was read by the runs, with
+    """Found by a review (with the numpy path's small blocks a log in runs of ids was read by the runs, with
     pyarrow's one batch by the sort, and only the sort gave the note): with certify's minimum round interval (5 s),
     a log whose timestamps are whole minutes gets 'Near-duplicate rounds not checked: the timestamps are whole
-    minutes ...' on the exact read (order._mark_near_duplicates), nothing on the compact read that certify uses."""
+    minutes ...' on the exact read (order._mark_near_duplicates), and now on the compact read that certify uses too."""
     from rngcert.collect.spinlog import read as spin_read
     from rngcert.collect.spinlog import read_spin_log
     from rngcert.collect.spinlog.compact import _NeedExact
@@ -365,3 +363,26 @@ def test_the_compact_read_notes_what_the_exact_read_notes_of_whole_minute_times(
         want = read_spin_log(p, eu, min_round_interval=5.0)
     assert any("too coarse" in n for n in want.tables["log"].notes)
     assert got.tables["log"].notes == want.tables["log"].notes
+
+
+@pytest.mark.parametrize("in_runs", [False, True])
+def test_the_compact_read_notes_what_the_exact_read_notes_of_fast_rounds(in_runs, tmp_path):
+    """Rounds logged every 3 s with a minimum round interval of 5 s: the exact read notes that the near-duplicate check
+    does not apply (median spacing under twice the interval); the compact read gives the same tables and notes (it
+    hands such a log to the exact read: rows closer than twice the interval)."""
+    from rngcert.collect.spinlog import read as spin_read
+    from rngcert.collect.spinlog import read_spin_log
+    from rngcert.collect.spinlog.compact import _NeedExact
+
+    rows = [f"{i},2026-01-01T00:{3 * i // 60:02d}:{3 * i % 60:02d}Z,{i * 7 % 37}" for i in range(1, 100)]
+    rows = rows[50:] + rows[:50] if in_runs else rows
+    p = tmp_path / "log.csv"
+    p.write_bytes(("spin_id,timestamp,result\n" + "\n".join(rows) + "\n").encode())
+    eu = load_wheel("european")
+    got = read_spin_log(p, eu, min_round_interval=5.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(spin_read, "_read_spin_log_compact", lambda *a, **k: (_ for _ in ()).throw(_NeedExact("the exact read")))
+        want = read_spin_log(p, eu, min_round_interval=5.0)
+    assert any("rounds are logged every 3 s (median)" in n for n in want.tables["log"].notes)
+    assert got.tables["log"].notes == want.tables["log"].notes
+    assert got.tables["log"].outcomes.tolist() == want.tables["log"].outcomes.tolist()

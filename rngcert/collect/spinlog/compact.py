@@ -145,6 +145,10 @@ class _CompactLog:
         self.present: dict[int, list] = {}  # per assembly table: [count, last id, runs (start, end) of the ids]
         self.n_runs = 0
         self.period: tuple[int, int] | None = None  # first and last timestamp of the live rows
+        #: per table (its code): every live row's timestamp so far a whole minute (the exact path's note that near-duplicate
+        #: rounds cannot be told at that resolution), and the live rows with a timestamp in all tables
+        self.minute_only: dict[int, bool] = {}
+        self.ts_rows = 0
         self.stem = ""
         self.order = IdRuns()  # not pooled: spin ids in runs, in or out of file order (rngcert/collect/spinlog/idorder.py)
         self.sorter = IdSort() if sort else None  # not pooled, ``sort``: spin ids in any order, sorted out of core (idsort.py)
@@ -179,7 +183,7 @@ class _CompactLog:
             for key in list(d)[k:]:
                 del d[key]
         (self.columns, self.all_pos, self.void, self.live_rows, self.last_id, self.last_ts, self.present, self.n_runs, self.period,
-         self.last_line, order, self.id_kind, self.id_prefix, self.pool_last, self.pool_fell, sorter) = small
+         self.last_line, order, self.id_kind, self.id_prefix, self.pool_last, self.pool_fell, sorter, self.minute_only, self.ts_rows) = small
         self.order.restore(order)
         if self.sorter is not None:
             self.sorter.restore(sorter)
@@ -194,7 +198,8 @@ class _CompactLog:
 
         small = (self.columns, self.all_pos, dict(self.void), dict(self.live_rows), dict(self.last_id), dict(self.last_ts),
                  copy.deepcopy(self.present), self.n_runs, self.period, dict(self.last_line), self.order.state(),
-                 self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell, None if self.sorter is None else self.sorter.state())
+                 self.id_kind, dict(self.id_prefix), self.pool_last, self.pool_fell, None if self.sorter is None else self.sorter.state(),
+                 dict(self.minute_only), self.ts_rows)
         return self.pos.n, len(self.tables), len(self.dealers), small, self.tab_one
 
     def _tab_fill(self) -> None:
@@ -298,6 +303,11 @@ class _CompactLog:
                 self._present(t, _at(ids, rows))
         if ts is not None and n_live:
             self.period = _span(self.period, _at(ts, live))
+            if self.min_us > 0:
+                self.ts_rows += n_live
+                for t, rows in _groups(tcode, live):
+                    if self.minute_only.get(t, True):
+                        self.minute_only[t] = bool(np.all(_at(ts, rows) % 60_000_000 == 0))
         if ts is not None and not by_runs:
             for t, rows in _groups(akey, live):  # spin order: timestamps never go back; equal ones in id order
                 v = _at(ts, rows)
@@ -307,12 +317,10 @@ class _CompactLog:
                 d = np.diff(v)
                 if np.any(d < 0):
                     raise _NeedExact("timestamps out of order")
-                if self.min_us > 0 and d.size and np.any(d < self.min_us):  # rounds closer than a round lasts, same result?
-                    o = outcome_key(pt["pos"][rows], pt["sym"][rows], void[rows])
-                    if prev is not None:
-                        o = np.r_[prev[2], o]
-                    if np.any((d < self.min_us) & (o[1:] == o[:-1])):
-                        raise _NeedExact("near-duplicate rounds")
+                if self.min_us > 0 and d.size and np.any(d < 2 * self.min_us):
+                    # a near-duplicate round (closer than a round lasts, same result), or rounds logged this fast (the
+                    # exact path then notes that the check does not apply): the exact path's findings and notes
+                    raise _NeedExact("rounds closer than twice the minimum round interval")
                 if text and np.any(d == 0):
                     raise _NeedExact("equal timestamps with text spin ids")  # (the exact path orders them by their text)
                 if ids is not None and not text and np.any(d == 0):
@@ -539,11 +547,22 @@ class _CompactLog:
                 gaps = sorted_gaps if self.sorter is not None else self._gaps(ti, unsplit)
                 if gaps:
                     tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
+            if self._whole_minutes(ti):
+                tnotes.append(f"Near-duplicate rounds not checked: the timestamps are whole minutes (or dates), too coarse to tell rounds "
+                              f"less than {self.min_us / 1e6:g} s apart.")
             tables[str(t)] = ts_
         if self.repeat_rejected and self.period is not None:  # (the rows repeats leave out are not in the period)
             spans = list(self.sorter.span.values())
             self.period = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
         return level, space, tables
+
+    def _whole_minutes(self, ti: int) -> bool:
+        """Whether the near-duplicate check is left out of table ``ti`` (pooled: of any table) with a note, as
+        :func:`~rngcert.collect.spinlog.order._mark_near_duplicates` leaves it out: a minimum round interval, two live rows
+        with a timestamp or more in the log, and this table's timestamps all whole minutes."""
+        if self.min_us <= 0 or self.ts_rows < 2:
+            return False
+        return any(self.minute_only.values()) if self.pool else self.minute_only.get(ti, False)
 
     def _repeat_rejects(self, groups: np.ndarray, parts: list[dict]) -> tuple[list[str], int, int]:
         """The rejects and the table notes of the repeated spin ids of one table (the records of their

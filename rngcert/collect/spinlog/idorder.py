@@ -97,8 +97,8 @@ class IdRuns:
                     ol = None
                     if okey is not None:
                         ol = okey[a:b][lv] if step > 0 else okey[a:b][lv][::-1]
-                        if np.any((dt < min_us) & (ol[1:] == ol[:-1])):
-                            raise NotInRuns("near-duplicate rounds")
+                    if min_us > 0 and np.any(dt < 2 * min_us):  # a near-duplicate round, or rounds this fast: the exact path's
+                        raise NotInRuns("rounds closer than twice the minimum round interval")  # findings and notes
                     lo_end = (int(tl[0]), None if ol is None else int(ol[0]))
                     hi_end = (int(tl[-1]), None if ol is None else int(ol[-1]))
             runs.append((int(vv[0]), int(vv[-1]), step, b - a, vv[np.r_[0, brk]], vv[np.r_[brk - 1, vv.size - 1]],
@@ -125,8 +125,8 @@ class IdRuns:
             dt = q[10][0] - p[11][0]
             if dt < 0 or (dt == 0 and not self.ties_ok):
                 raise NotInRuns("timestamps out of order")
-            if p[11][1] is not None and dt < min_us and p[11][1] == q[10][1]:
-                raise NotInRuns("near-duplicate rounds")
+            if min_us > 0 and dt < 2 * min_us:  # (as within a run: add)
+                raise NotInRuns("rounds closer than twice the minimum round interval")
         present = [sum(r[3] for r in runs), int(hi[-1]), [r[4] for r in runs], [r[5] for r in runs]]
         in_order = all(r[2] > 0 or r[9] - r[8] < 2 for r in with_live) and all(p[9] <= q[8] for p, q in zip(with_live[:-1], with_live[1:]))
         if in_order:
