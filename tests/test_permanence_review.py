@@ -172,3 +172,21 @@ def test_certify_numbered_list_is_inconclusive(tmp_path):
                           "--workers", "1", "--out", str(tmp_path / "out")], capture_output=True, text=True)
     assert out.returncode == 11, out.stdout[-2000:] + out.stderr[-2000:]
     assert "numbered" in out.stdout
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 18])
+def test_cr_only_line_ends_are_line_ends(tmp_path, monkeypatch, chunk):
+    """A list with classic Mac line ends (CR alone, no LF anywhere) was read as one line: its title gave the
+    spin 1 and three rejected words (case c20's kind), and its line starts were lost. Its lines are read as
+    lines, on both paths, as the same list with LF line ends."""
+    text = "Spielbank Tisch 1 19.04.2026\n1 2 3\n4 5 6\n\n7 8 9\n"
+    lf = tmp_path / "lf.txt"
+    lf.write_bytes(text.encode())
+    cr = tmp_path / "cr.txt"
+    cr.write_bytes(text.replace("\n", "\r").encode())
+    want, _ = _read(lf, WHEELS["european"], monkeypatch, None)
+    for path_chunk in (None, chunk):
+        got, _ = _read(cr, WHEELS["european"], monkeypatch, path_chunk)
+        assert got.replace("cr.txt", "x").replace('"cr"', '"x"') == want.replace("lf.txt", "x").replace('"lf"', '"x"').replace(
+            json.loads(want)[1][0]["sha256"], json.loads(got)[1][0]["sha256"])
+    assert '"Spielbank Tisch 1 19.04.2026"' in want

@@ -321,7 +321,8 @@ def read_permanence(p: Path, wheel, consume, hooks, *, data: bytes | None = None
     its file begun) block by block; returns the file's description (rows, void, rejected rows,
     blank lines, notes, SHA-256, size) as :func:`rngcert.collect.spinlog._read_file` gives it,
     without per-row arrays, and ``commas``: (the file's commas, those before a ``0``), for the caller to
-    decide whether the list may have decimal commas (then the exact reader must read it).
+    decide whether the list may have decimal commas (then the exact reader must read it), and ``cr_only``: the
+    file has CRs and no LF (classic Mac line ends: the exact reader reads its lines).
 
     Parameters
     ----------
@@ -369,10 +370,13 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
     carry = b""
     first = True
     commas = [0, 0, False]  # commas, commas before a 0, whether the last block ended with a comma
+    ends = [False, False]  # a CR, an LF seen (CRs and no LF: classic Mac line ends, read by the exact reader)
     for blk in _blocks(p, data):
         h.update(blk)
         size += len(blk)
         _count_commas(blk, commas)
+        ends[0] = ends[0] or b"\r" in blk
+        ends[1] = ends[1] or b"\n" in blk
         if not content and blk.strip(b"\xef\xbb\xbf \t\r\n"):
             content = True
         buf = carry + blk if carry else blk
@@ -400,4 +404,5 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
         rd.block(carry + b"\n")  # a last line without a line end
     notes = [] if rd.enc == "utf-8" else [f"{name}: not valid UTF-8; read as latin-1"]
     return {"name": name, "rows": rd.rows, "void_count": rd.void_count, "rejected": rd.rejected, "notes": notes, "format": "permanence",
-            "sha256": h.hexdigest(), "blank": rd.blank, "size": size, "extra_ids": [], "commas": (commas[0], commas[1])}
+            "sha256": h.hexdigest(), "blank": rd.blank, "size": size, "extra_ids": [], "commas": (commas[0], commas[1]),
+            "cr_only": ends[0] and not ends[1]}

@@ -31,6 +31,8 @@ def decimal_commas(text: str) -> bool:
 
 def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encoding: str | None = None):
     text = _text_of(data)[0] if encoding is None else data.decode(encoding)  # (given: the whole file's, for some of its lines)
+    if "\r" in text and "\n" not in text:  # classic Mac line ends (CR alone): lines, not one line with titles and numbers run together
+        text = text.replace("\r", "\n")
     if decimal_commas(text):  # (lines and their numbers stay where they were: only ",0" goes)
         text = _DECIMAL_COMMA.sub("", text)
     raw = text.encode("utf-8")

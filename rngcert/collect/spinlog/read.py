@@ -288,6 +288,8 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
             n_commas, before_zero = part.pop("commas")
             if n_commas >= DECIMAL_COMMA_MIN and before_zero == n_commas:  # (the head alone cannot tell: the exact reader decides on the whole file)
                 raise _NeedExact("every comma of the permanence list stands before a 0: maybe decimal commas")
+            if part.pop("cr_only"):
+                raise _NeedExact("a permanence list with CR line ends and no LF")
         elif f == "jsonl":
             part = _read_jsonl_streaming(p, wheel, columns, data=data, consume=acc)
         else:
