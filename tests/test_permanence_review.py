@@ -190,3 +190,17 @@ def test_cr_only_line_ends_are_line_ends(tmp_path, monkeypatch, chunk):
         assert got.replace("cr.txt", "x").replace('"cr"', '"x"') == want.replace("lf.txt", "x").replace('"lf"', '"x"').replace(
             json.loads(want)[1][0]["sha256"], json.loads(got)[1][0]["sha256"])
     assert '"Spielbank Tisch 1 19.04.2026"' in want
+
+
+def test_decimal_commas_with_one_comma_separated_line(tmp_path, monkeypatch):
+    """A list of 20,000 numbers written 15,0 and one line 1,2,3 was not read with decimal commas (not every
+    comma was one): each 15,0 gave the spins 15 and 0, and certify FAILed the wheel (pocket 0 +1800%). Most
+    commas ending a number with zeros are decimal commas; the other commas still separate spins."""
+    x = np.random.default_rng(4).integers(0, 37, (2000, 10))
+    lines = [" ".join(f"{v},0" for v in r) for r in x.tolist()]
+    lines.insert(1000, "1,2,3")
+    exact, streamed = _assert_same(tmp_path, monkeypatch, ("\n".join(lines) + "\n").encode(), chunks=(4096, 1 << 18))
+    plain = tmp_path / "plain.txt"
+    plain.write_text(" ".join(map(str, np.concatenate([x[:1000].ravel(), [1, 2, 3], x[1000:].ravel()]).tolist())))
+    want, _ = _read(plain, WHEELS["european"], monkeypatch, None)
+    assert json.loads(exact)[4][4] == json.loads(want)[4][4] and "decimal comma" in exact and all(streamed) is False

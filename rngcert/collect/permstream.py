@@ -15,8 +15,8 @@ hundred MB, not a copy of the file per stage.
 The encoding is decided as the exact reader decides it for the whole file (UTF-8 with or without BOM,
 else Latin-1); only the lines read by the exact reader can hold non-ASCII bytes, so only they are
 checked. When invalid UTF-8 is found after non-ASCII bytes were already read as UTF-8, the file is
-read again as Latin-1 (the compact log forgets the first pass). A list whose every comma (ten or more) stands before a
-``0`` may write its numbers with decimal commas (``15,0``), which the exact reader decides on the whole file:
+read again as Latin-1 (the compact log forgets the first pass). A list whose commas stand before a ``0`` (ten or more, and most of
+its commas) may write its numbers with decimal commas (``15,0``), which the exact reader decides on the whole file:
 the commas are counted here and the caller sends such a list to the exact reader.
 """
 
@@ -354,7 +354,7 @@ def read_permanence(p: Path, wheel, consume, hooks, *, data: bytes | None = None
 
 def _count_commas(blk: bytes, commas: list) -> None:
     """Count the commas of a block and those before a ``0`` into ``commas`` (``[commas, before a 0, the block
-    before ended with a comma]``): a list whose every comma stands before a ``0`` may have decimal commas
+    before ended with a comma]``): a list whose commas stand before a ``0`` (most of them, ten or more) may have decimal commas
     (:func:`rngcert.collect.spinlog.permanence.decimal_commas`, decided by the exact reader on the whole file)."""
     n = blk.count(b",")
     commas[1] += (blk.count(b",0") if n else 0) + (commas[2] and blk[:1] == b"0")
