@@ -123,6 +123,7 @@ def test_random_lists_streamed_equals_exact(tmp_path, monkeypatch, wheel):
 
 @pytest.mark.parametrize("data", [
     b"\xef\xbb\xbf1 2 3\r\n4 5 6\r\n",
+    b"1 2\n" + b" \t" * 40,  # (a last line of white space, no line end, cut in blocks: its blank line was not counted)
     b"\xef\xbb\xbf0,\n",  # (blocks of 1 or 2 bytes cut the mark: it was read as text, '\ufeff0' rejected)
     b"1 2 3\r4 5 6\r7 8 9\r",
     b"01 007 00 0 36 37\n",
@@ -134,7 +135,7 @@ def test_random_lists_streamed_equals_exact(tmp_path, monkeypatch, wheel):
     "1\u00a02 3\n4 5\n".encode(),
     "1 2 3\n4 \u00e9 6\n".encode("latin-1"),
     "1 2 3\n4 5 6\n".encode("utf-16"),
-], ids=["bom-crlf", "bom-cut", "cr-only", "leading-zeros", "only-separators", "numbered", "title", "words", "total", "nbsp", "latin-1", "utf-16"])
+], ids=["bom-crlf", "blank-tail", "bom-cut", "cr-only", "leading-zeros", "only-separators", "numbered", "title", "words", "total", "nbsp", "latin-1", "utf-16"])
 @pytest.mark.parametrize("wheel", ["european", "american"])
 def test_crafted_lists_streamed_equals_exact(tmp_path, monkeypatch, data, wheel):
     _assert_same(tmp_path, monkeypatch, data, wheel)

@@ -400,8 +400,8 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
         del buf
     if not content:
         raise NoDataError(f"{name}: the file is empty: no spins to certify")
-    if carry:
-        rd.block(carry + b"\n")  # a last line without a line end
+    if carry or rd.cont:
+        rd.block(carry + b"\n")  # a last line without a line end (or the end of one cut after a separator: it may be blank)
     notes = [] if rd.enc == "utf-8" else [f"{name}: not valid UTF-8; read as latin-1"]
     return {"name": name, "rows": rd.rows, "void_count": rd.void_count, "rejected": rd.rejected, "notes": notes, "format": "permanence",
             "sha256": h.hexdigest(), "blank": rd.blank, "size": size, "extra_ids": [], "commas": (commas[0], commas[1]),
