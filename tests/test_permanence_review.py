@@ -154,7 +154,11 @@ def test_numbered_lines_past_the_largest_pocket_make_no_verdict(tmp_path, dot):
     p.write_text("".join(f"{i}{dot} " + " ".join(map(str, rng.integers(0, 37, 30))) + "\n" for i in range(1, 1001)))
     log = spinlog.read_spin_log(p, WHEELS["european"])
     (reason,) = checks.rejected_counter_reasons(log)
-    assert "numbered" in reason and "37" in reason
+    assert "numbered" in reason and f"(37{dot}, 38{dot}, 39{dot} …" in reason and "numbers below 37 (the lines before line 37) were read" in reason
+    r = tmp_path / "bracket.txt"  # numbered 1) 2) …: every number rejected, none read as a result (and the reason says no such thing)
+    r.write_text("".join(f"{i}) " + " ".join(map(str, rng.integers(0, 37, 30))) + "\n" for i in range(1, 401)))
+    (reason,) = checks.rejected_counter_reasons(spinlog.read_spin_log(r, WHEELS["european"]))
+    assert "(1), 2), 3) …, from" in reason and "were read as results" not in reason
     # a list with rejected first fields that do not count up (a stray 37 now and then) gives no reason
     q = tmp_path / "stray.txt"
     q.write_text("".join(("37 " if i % 50 == 0 else "") + " ".join(map(str, rng.integers(0, 37, 30))) + "\n" for i in range(1, 1001)))

@@ -360,10 +360,11 @@ def rejected_counter_reasons(log: SpinLog) -> list[str]:
     if float(up.mean()) < COUNTER_SHARE:
         return []
     shown = ", ".join(str(r.text) for r in rows[:3])
-    return [f"data integrity: the lines are numbered: the first field of {int(up.sum()) + 1:,} rejected lines counts up ({shown} …, "
-            f"from {rows[0].file} line {rows[0].line}), a coup or spin number beyond the wheel's pockets; the numbers of the earlier "
-            "lines were read as results, so the sequence tested is not the wheel's; give the results alone, or the list as CSV "
-            "with a header (spin_id,result)"]
+    read = (f"; the line numbers below {int(num[0])} (the lines before line {rows[0].line}) were read as results, so the sequence tested "
+            "is not the wheel's") if num[0] > 1 and rows[0].line > 1 else ""
+    return [f"data integrity: the lines are numbered: the first field of {int(up.sum()) + 1:,} lines counts up ({shown} …, from "
+            f"{rows[0].file} line {rows[0].line}) and was rejected as not a pocket (a coup or spin number){read}; give the results alone, "
+            "or the list as CSV with a header (spin_id,result)"]
 
 
 def pair_mask_of(ev: dict | None) -> np.ndarray | None:
