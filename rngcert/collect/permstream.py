@@ -356,8 +356,12 @@ def _count_commas(blk: bytes, commas: list) -> None:
     """Count the commas of a block and those before a ``0`` into ``commas`` (``[commas, before a 0, the block
     before ended with a comma]``): a list whose commas stand before a ``0`` (most of them, ten or more) may have decimal commas
     (:func:`rngcert.collect.spinlog.permanence.decimal_commas`, decided by the exact reader on the whole file)."""
-    n = blk.count(b",")
-    commas[1] += (blk.count(b",0") if n else 0) + (commas[2] and blk[:1] == b"0")
+    a = np.frombuffer(blk, dtype=np.uint8)
+    comma = a == 44  # (numpy's compare and count: a few times faster than bytes.count here)
+    n = int(np.count_nonzero(comma))
+    if n:
+        commas[1] += int(np.count_nonzero(comma[:-1] & (a[1:] == 48)))
+    commas[1] += commas[2] and blk[:1] == b"0"
     commas[0] += n
     commas[2] = blk[-1:] == b","
 
