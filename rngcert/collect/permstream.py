@@ -15,7 +15,9 @@ hundred MB, not a copy of the file per stage.
 The encoding is decided as the exact reader decides it for the whole file (UTF-8 with or without BOM,
 else Latin-1); only the lines read by the exact reader can hold non-ASCII bytes, so only they are
 checked. When invalid UTF-8 is found after non-ASCII bytes were already read as UTF-8, the file is
-read again as Latin-1 (the compact log forgets the first pass).
+read again as Latin-1 (the compact log forgets the first pass). A list whose commas stand before a ``0`` (ten or more, and most of
+its commas) may write its numbers with decimal commas (``15,0``), which the exact reader decides on the whole file:
+the commas are counted here and the caller sends such a list to the exact reader.
 """
 
 from __future__ import annotations
@@ -318,7 +320,9 @@ def read_permanence(p: Path, wheel, consume, hooks, *, data: bytes | None = None
     """Read a permanence list into ``consume`` (a :class:`rngcert.collect.spinlog._CompactLog`,
     its file begun) block by block; returns the file's description (rows, void, rejected rows,
     blank lines, notes, SHA-256, size) as :func:`rngcert.collect.spinlog._read_file` gives it,
-    without per-row arrays.
+    without per-row arrays, and ``commas``: (the file's commas, those before a ``0``), for the caller to
+    decide whether the list may have decimal commas (then the exact reader must read it), and ``cr_only``: the
+    file has CRs and no LF (classic Mac line ends: the exact reader reads its lines).
 
     Parameters
     ----------
@@ -348,6 +352,20 @@ def read_permanence(p: Path, wheel, consume, hooks, *, data: bytes | None = None
         return _read(p, name, wheel, consume, hooks, data, "latin-1")
 
 
+def _count_commas(blk: bytes, commas: list) -> None:
+    """Count the commas of a block and those before a ``0`` into ``commas`` (``[commas, before a 0, the block
+    before ended with a comma]``): a list whose commas stand before a ``0`` (most of them, ten or more) may have decimal commas
+    (:func:`rngcert.collect.spinlog.permanence.decimal_commas`, decided by the exact reader on the whole file)."""
+    a = np.frombuffer(blk, dtype=np.uint8)
+    comma = a == 44  # (numpy's compare and count: a few times faster than bytes.count here)
+    n = int(np.count_nonzero(comma))
+    if n:
+        commas[1] += int(np.count_nonzero(comma[:-1] & (a[1:] == 48)))
+    commas[1] += commas[2] and blk[:1] == b"0"
+    commas[0] += n
+    commas[2] = blk[-1:] == b","
+
+
 def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encoding: str) -> dict:
     rd = _Reader(name, wheel, consume, encoding, hooks)
     h = hashlib.sha256()
@@ -355,13 +373,18 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
     content = False
     carry = b""
     first = True
+    commas = [0, 0, False]  # commas, commas before a 0, whether the last block ended with a comma
+    ends = [False, False]  # a CR, an LF seen (CRs and no LF: classic Mac line ends, read by the exact reader)
     for blk in _blocks(p, data):
         h.update(blk)
         size += len(blk)
+        _count_commas(blk, commas)
+        ends[0] = ends[0] or b"\r" in blk
+        ends[1] = ends[1] or b"\n" in blk
         if not content and blk.strip(b"\xef\xbb\xbf \t\r\n"):
             content = True
         buf = carry + blk if carry else blk
-        if first:
+        if first and (len(buf) >= 3 or not b"\xef\xbb\xbf".startswith(buf)):  # (a mark cut by the block's end: judged on the next)
             first = False
             if encoding == "utf-8" and buf.startswith(b"\xef\xbb\xbf"):  # utf-8-sig: the mark is not text
                 buf = buf[3:]
@@ -381,8 +404,9 @@ def _read(p: Path, name: str, wheel, consume, hooks, data: bytes | None, encodin
         del buf
     if not content:
         raise NoDataError(f"{name}: the file is empty: no spins to certify")
-    if carry:
-        rd.block(carry + b"\n")  # a last line without a line end
+    if carry or rd.cont:
+        rd.block(carry + b"\n")  # a last line without a line end (or the end of one cut after a separator: it may be blank)
     notes = [] if rd.enc == "utf-8" else [f"{name}: not valid UTF-8; read as latin-1"]
     return {"name": name, "rows": rd.rows, "void_count": rd.void_count, "rejected": rd.rejected, "notes": notes, "format": "permanence",
-            "sha256": h.hexdigest(), "blank": rd.blank, "size": size, "extra_ids": []}
+            "sha256": h.hexdigest(), "blank": rd.blank, "size": size, "extra_ids": [], "commas": (commas[0], commas[1]),
+            "cr_only": ends[0] and not ends[1]}

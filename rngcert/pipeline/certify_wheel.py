@@ -185,6 +185,7 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
         # `00` of an American list: not `--alias 00=0`; a European list as American: '00' never came up, not a FAIL
         hint = checks.other_wheel_hint(log, labels_flagged=True) if labels else checks.missing_pockets_hint(log)
         log_reasons[:0] = [hint] if hint else labels
+    log_reasons += checks.rejected_counter_reasons(log)  # a numbering past the largest pocket: rejected, and read below it
     entropy = int(ss.entropy)
     members = _battery(tests).members(WheelData(np.zeros(0, dtype=np.int16), log.space))
     W = sum(s.weight for s in members)

@@ -334,6 +334,39 @@ def line_counter(t: TableSpins, space) -> dict | None:
                      "tested is not the wheel's; give the results alone, or the list as CSV with a header (spin_id,result)")}
 
 
+#: A rejected first field read as a line number: digits, then a period, a bracket or a colon (``37.``, ``38)``).
+_COUNTER_TOKEN = re.compile(r"(\d{1,9})[.):]?")
+
+
+def rejected_counter_reasons(log: SpinLog) -> list[str]:
+    """INCONCLUSIVE reason for a permanence list numbered beyond the wheel's largest pocket (``37. 17 5 …``,
+    ``38. 22 …``): the line numbers above it are rejected as not pockets, those below it are read as
+    results, so :func:`line_counter` (which sees accepted spins only) cannot find the numbering. The rejected
+    first fields of the lines count up by one from one line to the next in at least :data:`COUNTER_SHARE` of
+    at least :data:`COUNTER_MIN_LINES` of them.
+
+    Returns
+    -------
+    list of str
+        At most one reason.
+    """
+    rows = [r for r in log.rejected if r.column == "field 1" and "is not a pocket/section" in r.reason]  # (rejected rows, not spins)
+    if len(rows) < COUNTER_MIN_LINES:
+        return []
+    num = np.array([int(m.group(1)) if (m := _COUNTER_TOKEN.fullmatch(str(r.text).strip())) else -2 for r in rows], dtype=np.int64)
+    line = np.array([r.line for r in rows], dtype=np.int64)
+    same_file = np.array([a.file == b.file for a, b in zip(rows[:-1], rows[1:])], dtype=bool)
+    up = (num[1:] == num[:-1] + 1) & (num[:-1] >= 0) & (line[1:] > line[:-1]) & same_file
+    if float(up.mean()) < COUNTER_SHARE:
+        return []
+    shown = ", ".join(str(r.text) for r in rows[:3])
+    read = (f"; the line numbers below {int(num[0])} (the lines before line {rows[0].line}) were read as results, so the sequence tested "
+            "is not the wheel's") if num[0] > 1 and rows[0].line > 1 else ""
+    return [f"data integrity: the lines are numbered: the first field of {int(up.sum()) + 1:,} lines counts up ({shown} …, from "
+            f"{rows[0].file} line {rows[0].line}) and was rejected as not a pocket (a coup or spin number){read}; give the results alone, "
+            "or the list as CSV with a header (spin_id,result)"]
+
+
 def pair_mask_of(ev: dict | None) -> np.ndarray | None:
     """(n-1,) bool of the pairs the pair-based tests may use, from :func:`line_start_evidence`; None: all."""
     return ~ev["boundary_pairs"] if ev is not None and ev["finding"] else None

@@ -16,21 +16,28 @@ from rngcert.equipment.wheel import VOID_TOKENS, Wheel
 
 #: A number written with a decimal comma (``15,0``): digits, a comma, zeros, then a blank, ``;``, ``|`` or the line's end.
 _DECIMAL_COMMA = re.compile(r"(?<=\d),0+(?=[ \t\r\n;|]|$)")
-#: ... a list needs at least this many commas, every one of them such, to be read as decimal commas.
+#: ... a list needs at least this many such commas, and at least :data:`DECIMAL_COMMA_SHARE` of its commas such, to
+#: be read as decimal commas.
 DECIMAL_COMMA_MIN = 10
+DECIMAL_COMMA_SHARE = 0.5
 
 
 def decimal_commas(text: str) -> bool:
     """Whether a permanence list writes its numbers with a decimal comma (``15,0 32,0 …``, an export of a
-    German or French spreadsheet): at least :data:`DECIMAL_COMMA_MIN` commas and every one of them before
-    zeros that end a number. A comma-separated list cannot look like that (its commas precede any number;
-    1 in 37 is a 0), so the comma is not a separator there: split on it, ``15,0`` gave the spins 15 and 0."""
+    German or French spreadsheet): at least :data:`DECIMAL_COMMA_MIN` commas before zeros that end a number,
+    and at least :data:`DECIMAL_COMMA_SHARE` of its commas such. A comma-separated list cannot look like that
+    (its commas precede any number; 1 in 37 is a 0, and a line's last number only is followed by its end), so
+    those commas are not separators there: split on them, ``15,0`` gave the spins 15 and 0 (and one line
+    ``1,2,3`` among 20,000 such numbers made certify FAIL pocket 0). The other commas still separate spins."""
     n = text.count(",")
-    return n >= DECIMAL_COMMA_MIN and len(_DECIMAL_COMMA.findall(text)) == n
+    m = len(_DECIMAL_COMMA.findall(text)) if n >= DECIMAL_COMMA_MIN else 0
+    return m >= DECIMAL_COMMA_MIN and m >= DECIMAL_COMMA_SHARE * n
 
 
 def _read_permanence(data: bytes, name: str, wheel: Wheel | None = None, encoding: str | None = None):
     text = _text_of(data)[0] if encoding is None else data.decode(encoding)  # (given: the whole file's, for some of its lines)
+    if "\r" in text and "\n" not in text:  # classic Mac line ends (CR alone): lines, not one line with titles and numbers run together
+        text = text.replace("\r", "\n")
     if decimal_commas(text):  # (lines and their numbers stay where they were: only ",0" goes)
         text = _DECIMAL_COMMA.sub("", text)
     raw = text.encode("utf-8")

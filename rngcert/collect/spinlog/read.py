@@ -19,7 +19,7 @@ from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
-from rngcert.collect.spinlog.permanence import _read_permanence, decimal_commas
+from rngcert.collect.spinlog.permanence import DECIMAL_COMMA_MIN, DECIMAL_COMMA_SHARE, _read_permanence, decimal_commas
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
@@ -285,6 +285,11 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
                 part = permstream.read_permanence(p, wheel, acc, (RejectedRow, _read_permanence, _resolve_labels), data=data)
             except permstream.NeedWholeLines as exc:
                 raise _NeedExact(str(exc)) from None
+            n_commas, before_zero = part.pop("commas")
+            if before_zero >= DECIMAL_COMMA_MIN and before_zero >= DECIMAL_COMMA_SHARE * n_commas:  # (the head alone cannot tell: the exact
+                raise _NeedExact("most commas of the permanence list stand before a 0: maybe decimal commas")  # reader decides on the whole file)
+            if part.pop("cr_only"):
+                raise _NeedExact("a permanence list with CR line ends and no LF")
         elif f == "jsonl":
             part = _read_jsonl_streaming(p, wheel, columns, data=data, consume=acc)
         else:
