@@ -83,3 +83,35 @@ def split_tables(log, per_table: int, prefix: str = "T"):
     with open(log, "w", newline="") as fh:
         csv.writer(fh).writerows(rows)
     return log
+
+
+def force_exact_read(*a, **k):
+    """A stand-in for ``rngcert.collect.spinlog.read._read_spin_log_compact`` that sends every log to the exact path."""
+    from rngcert.collect import spinlog
+
+    raise spinlog._NeedExact("forced by the test")
+
+
+def compact_read(monkeypatch, *, exact: bool = False):
+    """A context in which ``read_spin_log``'s compact reader is spied on, or (``exact``) replaced by
+    :func:`force_exact_read`: yields ``(m, taken)``, the monkeypatch context (for more patches in the block) and a
+    list that gets True each time the compact reader returned a log."""
+    import contextlib
+
+    from rngcert.collect.spinlog import read as spinlog_read
+
+    @contextlib.contextmanager
+    def ctx():
+        taken: list[bool] = []
+        real = spinlog_read._read_spin_log_compact
+
+        def spy(*a, **k):
+            out = real(*a, **k)
+            taken.append(True)
+            return out
+
+        with monkeypatch.context() as m:
+            m.setattr(spinlog_read, "_read_spin_log_compact", force_exact_read if exact else spy)
+            yield m, taken
+
+    return ctx()

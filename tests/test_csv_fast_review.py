@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _support import compact_read
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -342,47 +343,38 @@ def test_small_shapes_read_the_same(case, columns, tmp_path):
     assert got == want
 
 
-@pytest.mark.parametrize("in_runs", [False, True])
-def test_the_compact_read_notes_what_the_exact_read_notes_of_whole_minute_times(in_runs, tmp_path):
-    """Found by a review (with the numpy path's small blocks a log in runs of ids was read by the runs, with
-    pyarrow's one batch by the sort, and only the sort gave the note): with certify's minimum round interval (5 s),
-    a log whose timestamps are whole minutes gets 'Near-duplicate rounds not checked: the timestamps are whole
-    minutes ...' on the exact read (order._mark_near_duplicates), and now on the compact read that certify uses too."""
-    from rngcert.collect.spinlog import read as spin_read
+def _compact_and_exact(tmp_path, monkeypatch, rows: list[str]):
+    """The log ``spin_id,timestamp,result`` of ``rows`` read by certify's read (compact where it can) and by the exact read."""
     from rngcert.collect.spinlog import read_spin_log
-    from rngcert.collect.spinlog.compact import _NeedExact
 
-    rows = [f"{i},2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z,{i * 7 % 37}" for i in range(1, 100)]
-    rows = rows[50:] + rows[:50] if in_runs else rows
     p = tmp_path / "log.csv"
     p.write_bytes(("spin_id,timestamp,result\n" + "\n".join(rows) + "\n").encode())
     eu = load_wheel("european")
     got = read_spin_log(p, eu, min_round_interval=5.0)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(spin_read, "_read_spin_log_compact", lambda *a, **k: (_ for _ in ()).throw(_NeedExact("the exact read")))
+    with compact_read(monkeypatch, exact=True):
         want = read_spin_log(p, eu, min_round_interval=5.0)
+    return got, want
+
+
+@pytest.mark.parametrize("in_runs", [False, True])
+def test_the_compact_read_notes_what_the_exact_read_notes_of_whole_minute_times(in_runs, tmp_path, monkeypatch):
+    """Found by a review (with the numpy path's small blocks a log in runs of ids was read by the runs, with
+    pyarrow's one batch by the sort, and only the sort gave the note): with certify's minimum round interval (5 s),
+    a log whose timestamps are whole minutes gets 'Near-duplicate rounds not checked: the timestamps are whole
+    minutes ...' on the exact read (order._mark_near_duplicates), and now on the compact read that certify uses too."""
+    rows = [f"{i},2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z,{i * 7 % 37}" for i in range(1, 100)]
+    got, want = _compact_and_exact(tmp_path, monkeypatch, rows[50:] + rows[:50] if in_runs else rows)
     assert any("too coarse" in n for n in want.tables["log"].notes)
     assert got.tables["log"].notes == want.tables["log"].notes
 
 
 @pytest.mark.parametrize("in_runs", [False, True])
-def test_the_compact_read_notes_what_the_exact_read_notes_of_fast_rounds(in_runs, tmp_path):
+def test_the_compact_read_notes_what_the_exact_read_notes_of_fast_rounds(in_runs, tmp_path, monkeypatch):
     """Rounds logged every 3 s with a minimum round interval of 5 s: the exact read notes that the near-duplicate check
     does not apply (median spacing under twice the interval); the compact read gives the same tables and notes (it
     hands such a log to the exact read: rows closer than twice the interval)."""
-    from rngcert.collect.spinlog import read as spin_read
-    from rngcert.collect.spinlog import read_spin_log
-    from rngcert.collect.spinlog.compact import _NeedExact
-
     rows = [f"{i},2026-01-01T00:{3 * i // 60:02d}:{3 * i % 60:02d}Z,{i * 7 % 37}" for i in range(1, 100)]
-    rows = rows[50:] + rows[:50] if in_runs else rows
-    p = tmp_path / "log.csv"
-    p.write_bytes(("spin_id,timestamp,result\n" + "\n".join(rows) + "\n").encode())
-    eu = load_wheel("european")
-    got = read_spin_log(p, eu, min_round_interval=5.0)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(spin_read, "_read_spin_log_compact", lambda *a, **k: (_ for _ in ()).throw(_NeedExact("the exact read")))
-        want = read_spin_log(p, eu, min_round_interval=5.0)
+    got, want = _compact_and_exact(tmp_path, monkeypatch, rows[50:] + rows[:50] if in_runs else rows)
     assert any("rounds are logged every 3 s (median)" in n for n in want.tables["log"].notes)
     assert got.tables["log"].notes == want.tables["log"].notes
     assert got.tables["log"].outcomes.tolist() == want.tables["log"].outcomes.tolist()

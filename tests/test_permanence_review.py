@@ -9,12 +9,12 @@ import json
 
 import numpy as np
 import pytest
+from _support import compact_read
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rngcert.collect.permstream as permstream
 import rngcert.collect.spinlog as spinlog
-import rngcert.collect.spinlog.read as spinlog_read
 from rngcert.equipment.wheel import load_wheel
 
 WHEELS = {w: load_wheel(w) for w in ("european", "american")}
@@ -30,22 +30,9 @@ def _snap(log) -> str:
     return json.dumps(out, default=str)
 
 
-def _exact(*a, **k):
-    raise spinlog._NeedExact("forced by the test")
-
-
 def _read(path, wheel, monkeypatch, chunk: int | None):
     """(snapshot or the error's text, whether the streamed path returned it); ``chunk`` None: the exact path."""
-    taken = []
-    real = spinlog_read._read_spin_log_compact
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        taken.append(True)
-        return out
-
-    with monkeypatch.context() as m:
-        m.setattr(spinlog_read, "_read_spin_log_compact", _exact if chunk is None else spy)
+    with compact_read(monkeypatch, exact=chunk is None) as (m, taken):
         if chunk is not None:
             m.setattr(permstream, "CHUNK", chunk)
         try:

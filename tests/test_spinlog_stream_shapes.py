@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+from _support import compact_read, force_exact_read
 
 import rngcert.collect.spinlog as spinlog
 import rngcert.collect.spinlog.jsonl as jsonl
@@ -27,25 +28,11 @@ def _snapshot(log) -> str:
     return json.dumps(out, default=str)
 
 
-def _exact(*a, **k):
-    raise spinlog._NeedExact("forced by the test")
-
-
 def _both(monkeypatch, paths, **kw):
     """(streamed read, exact read, whether the streamed path took it)."""
-    taken = []
-    real = spinlog_read._read_spin_log_compact
-
-    def spy(*a, **k):
-        out = real(*a, **k)
-        taken.append(True)
-        return out
-
-    with monkeypatch.context() as m:
-        m.setattr(spinlog_read, "_read_spin_log_compact", spy)
+    with compact_read(monkeypatch) as (_, taken):
         fast = spinlog.read_spin_log(paths, EU, **kw)
-    with monkeypatch.context() as m:
-        m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+    with compact_read(monkeypatch, exact=True):
         slow = spinlog.read_spin_log(paths, EU, **kw)
     return fast, slow, bool(taken)
 
@@ -528,7 +515,7 @@ def test_repeats_out_of_core_period_and_no_data(tmp_path, monkeypatch):
     for force in (False, True):
         with monkeypatch.context() as m:
             if force:
-                m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+                m.setattr(spinlog_read, "_read_spin_log_compact", force_exact_read)
             with pytest.raises(NoDataError) as exc:
                 spinlog.read_spin_log([every], EU)
             got.append(str(exc.value))
@@ -546,7 +533,7 @@ def test_jsonl_array_named_as_the_exact_path_names_it(tmp_path, monkeypatch, sta
     for force in (False, True):
         with monkeypatch.context() as m:
             if force:
-                m.setattr(spinlog_read, "_read_spin_log_compact", _exact)
+                m.setattr(spinlog_read, "_read_spin_log_compact", force_exact_read)
             try:
                 spinlog.read_spin_log([log], EU)
                 got.append("read")
