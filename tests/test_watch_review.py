@@ -204,3 +204,29 @@ def test_cli_exits_14_when_copytruncated_twice_between_two_polls(tmp_path, monke
     r = cli("watch", log, "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--settle", "0", "--max-idle", "3")
     assert r.exit_code == 14, r.output
     assert "SPINS LOST" in r.output and "live.csv.1" in r.output and "500 spin(s) were watched" in r.output, r.output
+
+
+def test_alarm_record_names_the_spin_at_the_alarm_with_void_spins_before_it(tmp_path, cli):
+    """Every 7th spin void: the alarm's spin_count counts non-void spins, and its spin_id is the
+    id of that spin (for a log and for a stored table), not the id at the same row number."""
+    from rngcert.collect.store import Store
+
+    rng = np.random.default_rng(18)
+    p = np.full(37, 1.0)
+    p[5] = 4.0
+    labels = EU.position_space().labels
+    pos = rng.choice(37, 6000, p=p / p.sum())
+    void = (np.arange(6000) % 7) == 6
+    body = "".join(f"W1,{i + 1},{labels[q]},{'1' if v else ''}\n" for i, (q, v) in enumerate(zip(pos.tolist(), void.tolist())))
+    log = tmp_path / "live.csv"
+    log.write_text("table,spin_id,result,void\n" + body)
+    live_ids = np.flatnonzero(~void) + 1
+    for args in (("watch", log), ("watch", "--table", "W1")):
+        db = tmp_path / f"s{len(args)}.duckdb"
+        if len(args) == 3:
+            assert cli("ingest", log, "--db", db).exit_code == 0
+        r = cli(*args, "--db", db, "--block", "50")
+        assert r.exit_code == 13, r.output
+        with Store(db, read_only=True) as st:
+            (al,) = st.alarms()
+        assert al["spin_count"] % 50 == 0 and al["spin_id"] == str(live_ids[al["spin_count"] - 1]), (args, al)
