@@ -27,7 +27,9 @@ and the mean time to a false alarm is at least N/alpha spins.
   never opened. At a rotation the follower looks beside the log for a file (``<name>*``) that it
   never followed, that was not there at the previous poll, is not empty, not compressed and has a
   rotated name (a digit after a ``.``, ``-`` or ``_``: ``live.csv.1``, ``live.csv-20261201``; not
-  an exporter's ``live.csv.tmp``): such a file is reported in :attr:`LogFollower.lost`. :class:`LogWatch` also compares, per table, the
+  an exporter's ``live.csv.tmp``): such a file is reported in :attr:`LogFollower.lost`. The same
+  look is taken at a truncation (two copy-truncates within one poll: the later copy, which does not
+  start with the lines read, is the one never read). :class:`LogWatch` also compares, per table, the
   first spin id counted from the new file with the last one from the old file: when the ids
   went up by a constant step and the new file's first id skips ahead, the spins between are
   reported as lost (a ``"lost"`` event; ``rngcert watch`` stops with exit code 14).

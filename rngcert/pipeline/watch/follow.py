@@ -107,6 +107,7 @@ class LogFollower:
         self.rotations: set[int] = set()  # generations that began a new file after a rotation
         self._polled_at: float | None = None  # wall time of the last poll that found the path unchanged
         self._siblings: dict[str, tuple] = {}  # name -> (dev, inode, size, mtime_ns) of the files beside the log then
+        self._siblings_before: dict[str, tuple] | None = None  # ... at the poll before that one (None: no such poll)
         self._followed: set[tuple[int, int]] = set()  # (dev, inode) of every file followed
         self._next_ident = None  # what the path named when a rotation was seen (to be read next)
         self._fifo_buf = b""
@@ -146,6 +147,7 @@ class LogFollower:
                 self.notes.append(f"{self.path} {what} (rotation): finishing the old file, then reading the new one from its beginning")
                 self._check_skipped(ident)
             else:
+                self._siblings_before = self._siblings if self._polled_at is not None else None
                 self._polled_at, self._siblings = wall, self._sibling_stats()
         if self.old is not None:
             out += self._read_regular(self.old, final, now, finishing=True)
@@ -188,14 +190,19 @@ class LogFollower:
         if self._polled_at is None:
             return
         before = {b[:2] for b in self._siblings.values()}
-        skip = {self.old.ident if self.old else None, new_ident} | self._followed | before
+        self._report_unread({self.old.ident if self.old else None, new_ident} | before, "was rotated more than once between two polls")
+
+    def _report_unread(self, skip: set, what: str, skip_name: str | None = None) -> None:
+        """Report as lost every file beside the log under a rotated name that is not empty, not
+        compressed, not ``skip_name``, and whose (dev, inode) is neither in ``skip`` nor followed."""
+        skip = skip | self._followed
         for name, (dev, ino, size, _mtime) in sorted(self._sibling_stats().items()):
-            if (dev, ino) in skip or size == 0 or self._compressed(self.path.parent / name):
+            if (dev, ino) in skip or name == skip_name or size == 0 or self._compressed(self.path.parent / name):
                 continue
             if not re.match(r"[.\-_][0-9]", name[len(self.path.name):]):
                 continue  # not a rotated name (LOG.1, LOG-20261201, LOG.2026-12-01): an exporter's LOG.tmp, LOG.lock
             self.lost.append(
-                f"{self.path} was rotated more than once between two polls: {self.path.parent / name} ({size:,} bytes, "
+                f"{self.path} {what}: {self.path.parent / name} ({size:,} bytes, "
                 "not there at the last poll) is a log file the watch never read; its spins were not watched")
 
     def _check_unseen_next(self) -> None:
@@ -291,6 +298,9 @@ class LogFollower:
             name, out = recovered
             n = sum(c.data.count(b"\n") - c.header_lines for c in out)
             self.notes.append(f"{self.path} was {why} after {read_before} line(s): read {n} further line(s) from its copy {name}; reading it again from its beginning")
+        if self._siblings_before is not None:  # copy-truncated twice within one poll: the later copy was never read
+            before = {b[:2] for b in self._siblings_before.values()}
+            self._report_unread(before, "was truncated more than once between two polls (copy-truncate)", recovered[0] if recovered else None)
         fs.offset = fs.lines = 0
         fs.header = b""
         fs.fmt = None
