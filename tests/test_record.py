@@ -448,3 +448,23 @@ def test_record_rejects_and_table_cells_are_safe_in_a_spreadsheet(tmp_path, cli)
         assert {r["table"] for r in csv.DictReader(fh)} == {"'=T1"}
     rep = cli("certify", out, "--out", tmp_path / "r", "--json")
     assert '"=T1"' in rep.stdout and "'=T1" not in rep.stdout
+
+
+def test_record_watch_says_when_the_log_written_before_already_alarms(tmp_path, cli):
+    """The detector replays the log's earlier spins first: an alarm among them is said so (it has no spin of this
+    recording to name; was 'spin_id None')."""
+    from rngcert.simulate.protocol import protocol_lines, write_protocol
+    from rngcert.stats.alternatives import WheelBias, position_probabilities
+
+    eu = load_wheel("european")
+    rng = np.random.default_rng(7)
+    n = 3000
+    pos = rng.choice(37, size=n, p=position_probabilities(37, WheelBias(sectors=((0, 5, 1.6),))))
+    cap, more = tmp_path / "biased.log", tmp_path / "more.log"
+    write_protocol(cap, protocol_lines(eu, pos, np.arange(n) % 2, np.full(n, 16.0), np.zeros(n, bool), PROTO))
+    write_protocol(more, protocol_lines(eu, pos[:2], np.arange(2) % 2, np.full(2, 16.0), np.zeros(2, bool), PROTO))
+    out = tmp_path / "w.csv"
+    assert cli("record", cap, "--out", out, "-q").exit_code == 0  # recorded without watching
+    res = cli("record", more, "--out", out, "-q", "--watch")
+    assert res.exit_code == 13, res.output
+    assert "(among the log's spins written before this recording)" in res.output and "None" not in res.output

@@ -102,7 +102,7 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
         from rngcert.cli.store import EXIT_ALARM
 
         w = detector.watcher
-        click.echo(f"ALARM: evidence crossed the threshold at spin {w.alarm_spin} of {out} (spin_id {detector.alarm_id}); leading alternative: "
+        click.echo(f"ALARM: evidence crossed the threshold at spin {w.alarm_spin} of {out} ({detector.alarm_at}); leading alternative: "
                    f"{w.leader}", err=True)
         click.echo(f"  guarantee: {w.guarantee()}", err=True)
         sys.exit(EXIT_ALARM)
@@ -119,7 +119,7 @@ class _Detector:
         self.positions, _ = self.wheel.token_table()
         self.watcher = Watcher(self.wheel.position_space(), alpha=alpha, horizon=horizon, block=block)
         self.blocks = 0
-        self.alarm_id = None
+        self.alarm_at = None  # where the alarm came: "spin_id N", or in the log's spins before this recording
         click.echo(f"record: watching: {self.watcher.guarantee()}", err=True)
         if Path(out).exists() and Path(out).stat().st_size:
             from rngcert.collect.spinlog import read_spin_log
@@ -130,7 +130,10 @@ class _Detector:
             except NoDataError:
                 return
             for t in log.tables.values():
-                self._show(self.watcher.update(t.outcomes.astype("int64")), "the log so far")
+                st = self.watcher.update(t.outcomes.astype("int64"))
+                if st.alarm and self.alarm_at is None:
+                    self.alarm_at = "among the log's spins written before this recording"
+                self._show(st, "the log so far")
 
     def add(self, s) -> None:
         pos = self.positions.get(s.result.strip().lower())
@@ -138,8 +141,8 @@ class _Detector:
             click.echo(f"record: spin {s.spin_id}: {s.result!r} is not a pocket of {self.wheel.id}; not watched", err=True)
             return
         st = self.watcher.update([pos])
-        if st.alarm and self.alarm_id is None:
-            self.alarm_id = s.spin_id
+        if st.alarm and self.alarm_at is None:
+            self.alarm_at = f"spin_id {s.spin_id}"
         self._show(st, f"spin {s.spin_id}")
 
     def _show(self, st, where: str) -> None:
