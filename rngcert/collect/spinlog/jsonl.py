@@ -315,7 +315,8 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
                     cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns)
                 except NewKey:
                     found = _parse_lines(split, name, line, columns=columns)[4]
-                    raise NewKey("", keys + [x for x in found if x not in keys]) from None
+                    known = {x.strip().lower() for x in keys}  # (`Result` in this block is the file's `result`: one column, its first spelling)
+                    raise NewKey("", keys + [x for x in found if x.strip().lower() not in known]) from None
                 k = len(split)
                 if keys is None:
                     keys = found
