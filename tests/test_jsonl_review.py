@@ -14,12 +14,12 @@ from test_spinlog_stream_shapes import EU, _both, _snapshot
 
 import rngcert.collect.spinlog as spinlog
 import rngcert.collect.spinlog.jsonl as jsonl
-from rngcert.errors import RngcertError
+from rngcert.errors import InputError, RngcertError
 
 
 def _rows(n, start=1, table="T1", result_key="result"):
-    return [json.dumps({"spin_id": start + i, "table": table, result_key: (7 * i) % 37, "timestamp": f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z"})
-            for i in range(n)]
+    return [json.dumps({"spin_id": i, "table": table, result_key: (7 * i) % 37, "timestamp": f"2026-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"})
+            for i in range(start, start + n)]
 
 
 def _check(tmp_path, monkeypatch, text: bytes, block: int, name="spins.jsonl"):
@@ -84,3 +84,22 @@ def test_new_key_in_a_later_block_does_not_add_a_known_key_in_another_case(tmp_p
     fast, slow = _check(tmp_path, monkeypatch, ("\n".join(lines) + "\n").encode(), 40)
     assert [(r.line, r.reason) for r in fast.rejected] == [(2, "void must be true/false")]
     assert fast.tables["T1"].outcomes.size == 2
+
+
+def test_a_log_growing_while_read_is_refused_not_read_past_its_hash(tmp_path, monkeypatch):
+    """A log still being written: lines appended after the bytes were hashed were read as spins of
+    a file whose SHA-256 and size are those of the shorter file (the CSV reader refuses it)."""
+    p = tmp_path / "spins.jsonl"
+    p.write_text("\n".join(_rows(3000)) + "\n")
+    real = jsonl._scan
+
+    def scan_then_grow(fh):
+        out = real(fh)
+        with open(p, "a") as w:
+            w.write("\n".join(_rows(500, 3001)) + "\n")
+        return out
+
+    monkeypatch.setattr(jsonl, "_scan", scan_then_grow)
+    monkeypatch.setattr(jsonl, "JSONL_BLOCK", 20000)
+    with compact_read(monkeypatch), pytest.raises(InputError, match="changed while it was read"):
+        spinlog.read_spin_log([p], EU)
