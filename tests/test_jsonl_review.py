@@ -103,3 +103,25 @@ def test_a_log_growing_while_read_is_refused_not_read_past_its_hash(tmp_path, mo
     monkeypatch.setattr(jsonl, "JSONL_BLOCK", 20000)
     with compact_read(monkeypatch), pytest.raises(InputError, match="changed while it was read"):
         spinlog.read_spin_log([p], EU)
+
+
+@pytest.mark.parametrize("block", [3000, 1 << 22])
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_void_row_without_a_time_is_in_no_time_order(tmp_path, monkeypatch, block, fmt):
+    """A void row without a timestamp among rows that have one: the JSON Lines read raised an internal
+    error (OverflowError: its missing time, int64's least value, named as a date), and a CSV read found
+    the timestamps going back (to 1970) against the spin-id order, an INCONCLUSIVE reason that is not
+    true. A void row without a time is in no time order and no period."""
+    if fmt == "jsonl":
+        lines = _rows(3000)
+        lines[1500] = json.dumps({"spin_id": 1501, "table": "T1", "result": 3, "void": True})
+        text = "\n".join(lines) + "\n"
+    else:
+        rows = [json.loads(x) for x in _rows(3000)]
+        text = "spin_id,table,result,timestamp,void\n" + "".join(
+            f"{r['spin_id']},T1,{r['result']},{'' if r['spin_id'] == 1501 else r['timestamp']},{'true' if r['spin_id'] == 1501 else ''}\n" for r in rows)
+    fast, slow = _check(tmp_path, monkeypatch, text.encode(), block, name=f"spins.{fmt}")
+    t = fast.tables["T1"]
+    assert t.void == 1 and t.outcomes.size == 2999 and not fast.rejected
+    assert not [f for f in t.findings if f.get("name") == "time_order"]
+    assert fast.period == (1_767_225_601_000_000, 1_767_225_601_000_000 + 2999 * 1_000_000)
