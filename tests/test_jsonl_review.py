@@ -125,3 +125,13 @@ def test_a_void_row_without_a_time_is_in_no_time_order(tmp_path, monkeypatch, bl
     assert t.void == 1 and t.outcomes.size == 2999 and not fast.rejected
     assert not [f for f in t.findings if f.get("name") == "time_order"]
     assert fast.period == (1_767_225_601_000_000, 1_767_225_601_000_000 + 2999 * 1_000_000)
+
+
+def test_period_of_sorted_tables_leaves_out_void_rows_without_a_time(tmp_path, monkeypatch):
+    """Found by the random logs: spin ids sorted out of core (spin_id 1 in two tables and twice in
+    one), the first row of a table a void one (revolutions 0) without a time: the streamed period
+    started at int64's least value; the exact one has no period (no live row has a time)."""
+    lines = ['{"spin_id": 1, "table": "T1", "result": 0, "timestamp": "2026-01-01T00:00:01+01:00"}',
+             '{"spin_id": 1, "table": "T1", "result": 0, "revolutions": 0}', '{"spin_id": 1, "table": "T2", "result": 0, "revolutions": 0}']
+    fast, _ = _check(tmp_path, monkeypatch, ("\n".join(lines) + "\n").encode(), 30)
+    assert fast.period is None
