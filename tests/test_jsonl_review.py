@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from _support import compact_read
 from hypothesis import HealthCheck, given, settings
@@ -135,3 +136,19 @@ def test_period_of_sorted_tables_leaves_out_void_rows_without_a_time(tmp_path, m
              '{"spin_id": 1, "table": "T1", "result": 0, "revolutions": 0}', '{"spin_id": 1, "table": "T2", "result": 0, "revolutions": 0}']
     fast, _ = _check(tmp_path, monkeypatch, ("\n".join(lines) + "\n").encode(), 30)
     assert fast.period is None
+
+
+def test_timestamps_first_seen_in_a_later_block_are_sorted_with(tmp_path, monkeypatch):
+    """Found by random logs: ids out of order (sorted out of core) and the `timestamp` key first seen
+    in a later block: the read again kept the sort's record type of the first read (no time), so
+    the period was lost (None where the exact read has the one accepted time)."""
+    rng = np.random.default_rng(0)
+    ids, lines = {"T1": 0, "T2": 1000}, []
+    for _ in range(50):
+        t = ["T1", "T2"][int(rng.integers(0, 2))]
+        ids[t] += 1 + int(rng.integers(0, 40) == 0)
+        lines.append(json.dumps({"spin_id": ids[t], "table": t, "result": int(rng.integers(0, 37))}))
+    row = '{"spin_id": 18, "table": "T1", "result": 7, "timestamp": "2026-01-01T00:00:00Z"}'
+    lines[5:5] = [row, row]
+    fast, slow = _check(tmp_path, monkeypatch, ("\n".join(lines) + "\n").encode(), 300)
+    assert fast.period == (1_767_225_600_000_000, 1_767_225_600_000_000)
