@@ -68,7 +68,7 @@ class IdSort:
             self.dtype = np.dtype([("id", "<i8"), ("live", "<i4"), ("acc", "<i4"), ("line", "<i8"), ("okey", "<i8"), ("file", "<i2")]
                                   + ([("ts", "<i8")] if ts is not None else []))
             self.dir = tempfile.mkdtemp(prefix="rngcert-idsort-")
-        if ("ts" in self.dtype.names) != (ts is not None):  # (records of one kind only: the exact path reads such a log)
+        if ("ts" in self.dtype.names) != (ts is not None):  # (e.g. a key first seen late, the file read again: the exact path reads it)
             raise NotInRuns("timestamps in some batches only")
         l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
         cl, ca = np.cumsum(live), np.cumsum(acc)
@@ -104,8 +104,6 @@ class IdSort:
             fh.flush()
             fh.truncate(self.n.get(t, 0) * self.dtype.itemsize)
             fh.seek(0, os.SEEK_END)
-        if not any(self.n.values()):
-            self.dtype = None  # (nothing kept: the next record sets it again, with a timestamp the read again may have)
 
     def close(self) -> None:
         """Delete the temporary folder."""
