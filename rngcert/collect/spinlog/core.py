@@ -200,8 +200,16 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int]:
-    """``period`` widened to the (non-empty) timestamps ``ts`` (int64 microseconds)."""
+#: The timestamp of a void row whose time is missing or unreadable (int64 microseconds): no time.
+NO_TIME = np.iinfo(np.int64).min
+
+
+def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int] | None:
+    """``period`` widened to the (non-empty) timestamps ``ts`` (int64 microseconds; :data:`NO_TIME` left out)."""
+    if ts.size and ts.min() == NO_TIME:
+        ts = ts[ts != NO_TIME]
+        if not ts.size:
+            return period
     lo, hi = int(ts.min()), int(ts.max())
     return (lo, hi) if period is None else (min(period[0], lo), max(period[1], hi))
 
@@ -456,6 +464,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
     if "timestamp" in resolved:
         ts, badt = _timestamps(cols[resolved["timestamp"]])
         flag(badt & ~void, resolved["timestamp"], "timestamp is not ISO 8601")
+        ts = np.where(badt, NO_TIME, ts)  # (a void row without a time: in no period nor time order, whichever parse read it)
         ts_kinds = timestamp_kinds(cols[resolved["timestamp"]], ~badt)
     else:
         ts_kinds = None

@@ -28,6 +28,9 @@ import numpy as np
 
 from rngcert.collect.spinlog.idorder import NotInRuns
 
+#: :data:`rngcert.collect.spinlog.core.NO_TIME` (core imports this module): a void row without a time.
+NO_TIME = np.iinfo(np.int64).min
+
 #: Records a bucket holds at most before it is sorted in memory (else it is split by id range again).
 BUCKET_ROWS = 1_000_000
 #: Records read from a temporary file at a time.
@@ -65,6 +68,8 @@ class IdSort:
             self.dtype = np.dtype([("id", "<i8"), ("live", "<i4"), ("acc", "<i4"), ("line", "<i8"), ("okey", "<i8"), ("file", "<i2")]
                                   + ([("ts", "<i8")] if ts is not None else []))
             self.dir = tempfile.mkdtemp(prefix="rngcert-idsort-")
+        if ("ts" in self.dtype.names) != (ts is not None):  # (e.g. a key first seen late, the file read again: the exact path reads it)
+            raise NotInRuns("timestamps in some batches only")
         l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
         cl, ca = np.cumsum(live), np.cumsum(acc)
         if l0 + v.size >= 2**31 - 1:
@@ -268,7 +273,8 @@ class IdSort:
                             raise NotInRuns("rounds closer than twice the minimum round interval")
                         minute_only = minute_only and bool(np.all(lv["ts"] % 60_000_000 == 0))
                     prev_ts = int(lv["ts"][-1])
-                    first_ts = int(lv["ts"][0]) if first_ts is None else first_ts
+                    if first_ts is None and lv["ts"][-1] != NO_TIME:  # (void rows without a time, the least, come first: not in the span)
+                        first_ts = int(lv["ts"][lv["ts"] != NO_TIME][0])
                 prev_live = int(pos[-1])
             a = lv["acc"][lv["acc"] >= 0]
             for c, s in zip(columns, src):
@@ -276,7 +282,7 @@ class IdSort:
             out += a.size
         if has_ts and min_us > 0 and minute_only and prev_ts is not None:
             raise NotInRuns("timestamps in whole minutes")
-        if prev_ts is not None:  # (in spin-id order the timestamps never go back: the first and the last are the span)
+        if first_ts is not None:  # (in spin-id order the timestamps never go back: the first and the last are the span)
             self.span[t] = (first_ts, prev_ts)
         lo, hi = self.lo[t], self.hi[t]
         if u.size:

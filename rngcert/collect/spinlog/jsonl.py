@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -265,7 +266,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     keys = None
     for _ in range(_RESTARTS):
         try:
-            parts, blank = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS)
+            parts, blank = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
             break
         except NewKey as exc:  # a key first seen in a later block: read again with it (rows without it have None there)
             keys = exc.keys
@@ -289,12 +290,12 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     return part
 
 
-def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_keys):
+def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_keys, size=None):
     """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines)``. ``keys``: the file's keys
     when known (None: the first block's). Raises :class:`NewKey` with the keys known so far when
     a block names one more, and :class:`_NeedExact` when a block is not one the streamed read can
     prove equal to the whole-file read (no object in the first block, a column the whole file has
-    but a block lacks)."""
+    but a block lacks); :class:`InputError` when the file is no longer ``size`` bytes (hashed) after it."""
     from rngcert.collect import csvstream
     from rngcert.collect.spinlog.compact import _NeedExact
     from rngcert.collect.spinlog.core import _process
@@ -315,7 +316,8 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
                     cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns)
                 except NewKey:
                     found = _parse_lines(split, name, line, columns=columns)[4]
-                    raise NewKey("", keys + [x for x in found if x not in keys]) from None
+                    known = {x.strip().lower() for x in keys}  # (`Result` in this block is the file's `result`: one column, its first spelling)
+                    raise NewKey("", keys + [x for x in found if x.strip().lower() not in known]) from None
                 k = len(split)
                 if keys is None:
                     keys = found
@@ -332,4 +334,6 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
                 consume.add(out)
                 out = {kk: (None if kk in row_keys else v) for kk, v in out.items()}
             parts.append(out)
+        if size is not None:  # (grown or cut since hashed: the rows would not be those of the SHA-256 reported)
+            csvstream._same_size(fh, name, SimpleNamespace(size=size))
     return parts, blank

@@ -12,6 +12,7 @@ import numpy as np
 from rngcert.collect.spinlog.columns import _join_kinds
 from rngcert.collect.spinlog.core import (
     CONTROL_REASON,
+    NO_TIME,
     PRIMARY_SOURCES,
     SECOND_SOURCE_REASON,
     IntIds,
@@ -687,6 +688,15 @@ def _clock_change_only(ts: np.ndarray, kinds: dict | None) -> bool:
     return bool(back.size) and bool(np.all(np.abs(-back / 1e6 - 3600) <= DST_TOLERANCE_S))
 
 
+def _timed(ts: np.ndarray, ids: np.ndarray | None):
+    """``(ts, ids, place)`` of the spins that have a time (void rows may have none: :data:`NO_TIME`);
+    ``place(j)``: the 1-based place in the table of the ``j``-th of them."""
+    if not ts.size or ts.min() != NO_TIME:
+        return ts, ids, lambda j: j + 1
+    pos = np.flatnonzero(ts != NO_TIME)
+    return ts[pos], (None if ids is None else ids[pos]), lambda j: int(pos[j]) + 1
+
+
 def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | None, prefix: str = "") -> dict | None:
     """The disagreement between spin-id order (or, without ids, file order) and time order of one
     table, or None when the timestamps never go back in that order.
@@ -712,6 +722,7 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | Non
         an unexplained disagreement leaves open whether the ids or the clock are wrong, so the
         order-dependent tests cannot be trusted (DESIGN §4: timestamps out of order).
     """
+    ts, ids, at = _timed(ts, ids)
     if ts.size < 2:
         return None
     d = np.diff(ts)
@@ -730,11 +741,9 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | Non
         return (_dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=int(us))).isoformat(sep=" ")
 
     what = "spin-id order" if ids is not None else "file order (the log has no spin ids)"
-    name = (lambda j: f"spin_id {prefix}{int(ids[j])}") if ids is not None else (lambda j: f"spin {j + 1} of the table")  # noqa: E731
-    places = []
-    for j in steps[:5].tolist():
-        places.append(f"after {name(j)} ({when(ts[j])}) comes {name(j + 1)} ({when(ts[j + 1])}), "
-                      f"{(ts[j] - ts[j + 1]) / 1e6:,.0f} s earlier")
+    name = (lambda j: f"spin_id {prefix}{int(ids[j])}") if ids is not None else (lambda j: f"spin {at(j)} of the table")  # noqa: E731
+    places = [f"after {name(j)} ({when(ts[j])}) comes {name(j + 1)} ({when(ts[j + 1])}), "
+              f"{(ts[j] - ts[j + 1]) / 1e6:,.0f} s earlier" for j in steps[:5].tolist()]
     if bool(np.all(dst)):
         cause = "a clock change: the local time repeats an hour when daylight-saving time ends (the timestamps have no zone)"
     elif bool(np.all(dst | adjust)):
@@ -760,4 +769,4 @@ def time_order_finding(ts: np.ndarray, ids: np.ndarray | None, kinds: dict | Non
                          "steps_seconds": [round(float(x), 3) for x in size_s[:20]],
                          "order": order,
                          "first_places": [({"after_spin_id": int(ids[j]), "spin_id": int(ids[j + 1])} if ids is not None else
-                                           {"after_spin": j + 1, "spin": j + 2}) for j in steps[:20].tolist()]}}
+                                           {"after_spin": at(j), "spin": at(j + 1)}) for j in steps[:20].tolist()]}}
