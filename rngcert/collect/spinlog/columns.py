@@ -169,6 +169,9 @@ def _pocket_number(tok: str, positions: Mapping[str, int], symbols: Mapping[str,
         return "0" if digits == "0" else tok
     return digits.lstrip("0")
 _ID_DTYPE = np.int16  # wheel positions and symbol ids (a wheel has at most 32,767 pockets)
+#: The timestamp of a void row whose time is missing or unreadable (int64 microseconds): no time, in no period
+#: nor time order (the readers, the id sort and the order checks share it).
+NO_TIME = np.iinfo(np.int64).min
 
 
 def _resolve_labels(col: pa.Array, wheel: Wheel, header: str | None = None):

@@ -14,6 +14,7 @@ from rngcert.collect import _arrow
 from rngcert.collect._lazy import pa, pc
 from rngcert.collect.spinlog.columns import (
     _ID_DTYPE,
+    NO_TIME,
     _as_text,
     _clean_text,
     _decode,
@@ -198,10 +199,6 @@ class SpinLog:
 # ---------------------------------------------------------------------------- helpers
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-#: The timestamp of a void row whose time is missing or unreadable (int64 microseconds): no time.
-NO_TIME = np.iinfo(np.int64).min
 
 
 def _span(period: tuple[int, int] | None, ts: np.ndarray) -> tuple[int, int] | None:

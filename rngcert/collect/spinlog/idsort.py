@@ -26,10 +26,8 @@ import tempfile
 
 import numpy as np
 
+from rngcert.collect.spinlog.columns import NO_TIME
 from rngcert.collect.spinlog.idorder import NotInRuns
-
-#: :data:`rngcert.collect.spinlog.core.NO_TIME` (core imports this module): a void row without a time.
-NO_TIME = np.iinfo(np.int64).min
 
 #: Records a bucket holds at most before it is sorted in memory (else it is split by id range again).
 BUCKET_ROWS = 1_000_000
