@@ -16,8 +16,10 @@ The rule, exactly (:func:`safe_cell`):
   nothing. Numbers that arrive as *text* (``"-5"``, the spin id of a rejected row) are text cells
   and are prefixed like any other: the cell shows ``'-5``, the original is ``-5``.
 
-:func:`writer` wraps :func:`csv.writer` with the rule; :func:`safe_column` applies it to a
-pyarrow string column (for the bulk writers of simulated logs).
+:func:`writer` wraps :func:`csv.writer` with the rule; :func:`write_rejected` writes a report's
+``rejects.csv`` with the same bytes, each distinct cell neutralised once (millions of rejected rows
+share a few files, columns and reasons); :func:`safe_column` applies it to a pyarrow string column
+(for the bulk writers of simulated logs).
 """
 
 from __future__ import annotations
@@ -61,6 +63,69 @@ class _SafeWriter:
 def writer(fh, **kw) -> _SafeWriter:
     """A :func:`csv.writer` whose every cell goes through :func:`safe_cell`."""
     return _SafeWriter(fh, **kw)
+
+
+#: Distinct cells :func:`write_rejected` remembers in their written form (a log's few files, columns and reasons, and the texts
+#: that repeat: another wheel's labels).
+_MEMO_MAX = 200_000
+
+
+def write_rejected(fh, rejected: Iterable[Any]) -> int:
+    """Write ``rejects.csv``: the header ``file,line,column,reason,text`` and one row per rejected row.
+
+    The bytes are those of :func:`writer` (:func:`safe_cell` on every cell, then :func:`csv.writer`'s
+    default dialect). A log of another wheel can hold millions of rejected rows with a few distinct
+    cells, so each distinct cell is neutralised and quoted once (by the csv module itself, so the
+    quoting is exactly its own), and the rows are joined as text.
+
+    Parameters
+    ----------
+    fh : text file
+        Opened with ``newline=""``.
+    rejected : iterable of RejectedRow
+        Objects with ``file``, ``line``, ``column``, ``reason`` and ``text``.
+
+    Returns
+    -------
+    int
+        Rows written (the header not counted).
+    """
+    import io
+
+    buf = io.StringIO()
+    one = csv.writer(buf)
+    end = len(one.dialect.lineterminator)
+    memo: dict = {}
+
+    def cell(v) -> str:
+        """The cell as :func:`writer` writes it inside a row (no single-empty-field rule: a leading cell)."""
+        text = type(v) is str  # only text is remembered (True == 1 == 1.0 as keys, but they are written differently)
+        if text:
+            got = memo.get(v)
+            if got is not None:
+                return got
+        buf.seek(0)
+        buf.truncate()
+        one.writerow(("", safe_cell(v)))
+        got = buf.getvalue()[1:-end]
+        if text and len(memo) < _MEMO_MAX:
+            memo[v] = got
+        return got
+
+    w = csv.writer(fh)
+    w.writerow(["file", "line", "column", "reason", "text"])
+    lt = w.dialect.lineterminator
+    count = 0
+    lines: list[str] = []
+    for r in rejected:
+        n = r.line
+        lines.append(f"{cell(r.file)},{n if type(n) is int else cell(n)},{cell(r.column)},{cell(r.reason)},{cell(r.text)}{lt}")
+        count += 1
+        if len(lines) >= 8192:
+            fh.write("".join(lines))
+            lines.clear()
+    fh.write("".join(lines))
+    return count
 
 
 def safe_column(col):

@@ -121,18 +121,30 @@ def rejected_values(rejected, wheel: Wheel, *, keep_lines: int = 3) -> list[Reje
     -------
     list of RejectedValue
     """
+    rejected = rejected if isinstance(rejected, (list, tuple)) else list(rejected)
+    # grouped by (reason, text, column) first, in the order of their first row: a log of another wheel has
+    # millions of rejected rows and a few distinct cells, so the string work is done once a distinct cell
     counts: Counter = Counter()
     first: dict[str, RejectedValue] = {}
-    for r in rejected:
-        if LABEL_REJECT not in r.reason:
+    key_of: dict[tuple, str] = {}
+    for (why, text, column), c in Counter((r.reason, r.text, r.column) for r in rejected).items():
+        if LABEL_REJECT not in why:
             continue
-        key = _norm(r.text)
-        counts[key] += 1
-        v = first.get(key)
-        if v is None:
-            v = first[key] = RejectedValue(r.text.strip(), 0, [], r.column)
+        key = key_of[(why, text)] = _norm(text)
+        counts[key] += c
+        if key not in first:
+            first[key] = RejectedValue(text.strip(), 0, [], column)
+    full, wanted = 0, len(first)
+    for r in rejected if keep_lines > 0 else ():  # the first rows of each value, in file order
+        key = key_of.get((r.reason, r.text))
+        if key is None:
+            continue
+        v = first[key]
         if len(v.lines) < keep_lines and (r.file, r.line) not in v.lines:  # (a permanence line may hold the value twice)
             v.lines.append((r.file, r.line))
+            full += len(v.lines) == keep_lines
+            if full == wanted:
+                break
     out = []
     for key, c in counts.most_common():
         v = first[key]

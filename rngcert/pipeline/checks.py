@@ -68,6 +68,7 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     all_tables: list[str] = []
     per_table: dict[str, list[str]] = {}
     multi = len(log.sources) > 1
+    by_file: Counter | None = None
     for s in log.sources:
         # an exact copy of an earlier row was read and is counted once: it is neither data nor unreadable
         dups = s.duplicates + getattr(s, "second_source", 0)  # a second source's readings are compared, not unreadable
@@ -78,7 +79,9 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
             continue
         of = f" of {Path(s.path).name}" if multi else ""
         what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
-        conf = sum(1 for r in log.rejected if str(r.reason).startswith("conflict:") and str(r.file) == str(s.path))
+        if by_file is None:  # (reason, file) of the rejected rows, counted once: a log may hold millions
+            by_file = Counter((r.reason, r.file) for r in log.rejected)
+        conf = sum(c for (why, f), c in by_file.items() if str(why).startswith("conflict:") and str(f) == str(s.path))
         if conf:  # c07: rows read well whose spin_id carries two results are not "unreadable", and are said apart
             what += f" or used ({conf:,} of them conflicting results of one spin_id: neither result is used)"
         reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
@@ -111,9 +114,10 @@ def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | Non
         cnt = np.bincount(t.outcomes, minlength=len(labels)) if t.n else np.zeros(len(labels), int)
         for i in np.flatnonzero(cnt):
             tokens[_norm(str(labels[i]).split(":", 1)[-1])] += int(cnt[i])
-    for r in log.rejected:  # the result cells that the declared wheel could not read
-        if r.text and "is not a pocket/section" in r.reason:
-            tokens[_norm(r.text)] += 1
+    # the result cells that the declared wheel could not read: grouped first (millions of rows, few distinct cells)
+    for (why, text), c in Counter((r.reason, r.text) for r in log.rejected).items():
+        if text and "is not a pocket/section" in why:
+            tokens[_norm(text)] += c
     total = sum(tokens.values())
     if total == 0 or not log.rejected:
         return None
@@ -161,7 +165,7 @@ def missing_pockets_hint(log: SpinLog) -> str | None:
     ``--equipment american``: '00' never written). Whether the list is that wheel's or the pockets
     never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
     wheel = log.wheel
-    if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in r.reason for r in log.rejected):
+    if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in why for why in {r.reason for r in log.rejected}):
         return None
     labels = [str(x) for x in log.space.labels]
     counts = pooled_counts(log)
@@ -185,7 +189,7 @@ def _empty_outcomes(log: SpinLog) -> bool:
     """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
     rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
     counts = pooled_counts(log)
-    n_rows = int(counts.sum()) + sum(1 for r in log.rejected if "is not a pocket/section" in r.reason)
+    n_rows = int(counts.sum()) + sum(c for why, c in Counter(r.reason for r in log.rejected).items() if "is not a pocket/section" in why)
     expected = n_rows * np.asarray(log.space.probs, dtype=float)
     return bool(np.any((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
 

@@ -456,10 +456,7 @@ def _write_report(report: dict, figures_by_table: list[list], rejected: list, ou
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "html": out / "report.html", "rejects": out / "rejects.csv"}
     with open(paths["rejects"], "w", newline="", encoding="utf-8") as fh:
-        w = csvsafe.writer(fh)  # cells a spreadsheet would run as formulas are neutralised
-        w.writerow(["file", "line", "column", "reason", "text"])
-        for r in rejected:
-            w.writerow([r.file, r.line, r.column, r.reason, r.text])
+        csvsafe.write_rejected(fh, rejected)  # cells a spreadsheet would run as formulas are neutralised
     report.pop("integrity", None)
     report["rejects_file"] = str(paths["rejects"])
     report["unit_under_test"] = unit_under_test(report, subject)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -58,6 +59,9 @@ PRIMARY_SOURCES = ("wheel", "wheel sensor", "wheel_sensor", "sensor", "controlle
 SECOND_SOURCE_REASON = "second result source"
 
 
+#: Sort key of rejected rows: their line (C code, not a Python call a row: a log may have millions).
+_BY_LINE = attrgetter("line")
+
 #: Control characters shown escaped (``\\x00``) in a rejected row's column, reason and text (:class:`RejectedRow`): U+0000-U+001F but
 #: tab, LF and CR, and U+007F, as :data:`~rngcert.collect.spinlog.columns.CONTROL_BYTES` names them.
 _SHOWN_ESCAPED = {c: f"\\x{c:02x}" for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)}
@@ -69,10 +73,13 @@ def _shown(text: str) -> str:
     return text if text.isprintable() else text.translate(_SHOWN_ESCAPED)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RejectedRow:
     """A row that could not be read: kept, counted, and written beside the report. A control character in
-    ``column``, ``reason`` or ``text`` (a corrupted cell's text) is kept escaped, as ``\\x00``."""
+    ``column``, ``reason`` or ``text`` (a corrupted cell's text) is kept escaped, as ``\\x00``.
+
+    A log may hold millions of them (an export of another wheel, a wrong ``--column``): the class has
+    slots (no per-row ``__dict__``) and the common case, three printable strings, is one test."""
 
     file: str
     line: int
@@ -81,6 +88,11 @@ class RejectedRow:
     text: str = ""
 
     def __post_init__(self):
+        try:
+            if self.text.isprintable() and self.reason.isprintable() and self.column.isprintable():
+                return
+        except AttributeError:  # a cell that is not text (None, a number) is kept as it is
+            pass
         for key in ("column", "reason", "text"):
             v = getattr(self, key)
             if isinstance(v, str) and not v.isprintable():
@@ -271,7 +283,7 @@ def _reject_rows(part: dict, rows: np.ndarray, column: str, reasons, texts) -> N
     part["void_count"] = int(part["void_mask"].sum())
     lines = part["lines"]
     new = [RejectedRow(part["name"], int(lines[i]), column, str(why), str(t)[:200]) for i, why, t in zip(rows.tolist(), reasons, texts)]
-    part["rejected"] = sorted(list(part["rejected"]) + new, key=lambda r: r.line)
+    part["rejected"] = sorted(list(part["rejected"]) + new, key=_BY_LINE)
 
 
 # long: the two file-wide checks (empty table values; spin ids that are not counters) share one file's live-row mask and
@@ -347,7 +359,7 @@ def _concat_parts(parts: list[dict]) -> dict:
     out = dict(parts[0])
     out["rows"] = sum(pt["rows"] for pt in parts)
     out["void_count"] = sum(pt["void_count"] for pt in parts)
-    out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=lambda r: r.line)
+    out["rejected"] = sorted((r for pt in parts for r in pt["rejected"]), key=_BY_LINE)
     out["notes"] = [n for pt in parts for n in pt["notes"]]
     for key in ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts", "direction", "release", "rotor_speed", "ball_direction"):
         out[key] = None if parts[0].get(key) is None else np.concatenate([pt[key] for pt in parts])
@@ -493,14 +505,17 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
             vals = cols[fcols[ci]].take(_arrow.array(rej_idx[where])).to_pylist()  # (not pa.array: that imports pandas, 0.5 s)
             for w, v in zip(where.tolist(), vals):
                 texts[w] = v
-        for i, ci, wi, t in zip(rej_idx.tolist(), rej_cols.tolist(), why_of[rej_idx].tolist(), texts):
-            col = fcols[ci]
-            if fieldpos is not None:
-                colname = f"field {int(fieldpos[i])}"
-            else:
-                colname = f"{col} (column {colnum.get(col, '?')})"
-            out_rejects.append(RejectedRow(name, int(lines[i]), colname, whys[wi], "" if t is None else str(t)[:200]))
-    out_rejects.sort(key=lambda r: r.line)
+        # one name string per column (or field), shared by its rows: a million rejects hold one copy, not a million
+        if fieldpos is not None:
+            fields = np.asarray(fieldpos)[rej_idx].tolist()
+            names = {f: f"field {int(f)}" for f in set(fields)}
+            colnames = [names[f] for f in fields]
+        else:
+            names = {ci: f"{fcols[ci]} (column {colnum.get(fcols[ci], '?')})" for ci in set(rej_cols.tolist())}
+            colnames = [names[ci] for ci in rej_cols.tolist()]
+        for ln, colname, wi, t in zip(np.asarray(lines)[rej_idx].tolist(), colnames, why_of[rej_idx].tolist(), texts):
+            out_rejects.append(RejectedRow(name, int(ln), colname, whys[wi], "" if t is None else str(t)[:200]))
+    out_rejects.sort(key=_BY_LINE)
 
     def textcol(key):
         """(codes, labels) of a text column: codes index labels; None if the column is absent.
