@@ -22,6 +22,7 @@ the commas are counted here and the caller sends such a list to the exact reader
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -44,6 +45,13 @@ _CLASS[10] = _NL
 #: The code of a digit string of length 1, 2, 3 is its value plus 0, 10 or 110 (``7``, ``07`` and ``007``
 #: are three strings: the wheel decides what each means): the index of :func:`_token_table`'s strings.
 _MAX_DIGITS = 3
+
+
+@functools.lru_cache(maxsize=4096)
+def field_name(field: int) -> str:
+    """The ``column`` of a rejected token of a permanence list, ``field 3``: one string a field number, shared by its
+    rows (a list of another wheel's labels has millions of rejected tokens)."""
+    return f"field {int(field)}"
 
 
 def _code_table() -> np.ndarray:
@@ -213,7 +221,7 @@ class _Reader:
             field = r - np.searchsorted(tok_line, tok_line[r]) + 1
             if cont:
                 field += np.where(tok_line[r] == 0, self.open_tokens, 0)
-            rej = [RejectedRow(self.name, ln, f"field {f}", self.reasons[w], self.texts[c])
+            rej = [RejectedRow(self.name, ln, field_name(f), self.reasons[w], self.texts[c])
                    for ln, f, w, c in zip(lines[r].tolist(), field.tolist(), bad[r].tolist(), _CODE[ci[r]].tolist())]
         del tok_line, ci
         if any_odd:
@@ -311,7 +319,7 @@ class _Reader:
         r = np.flatnonzero(bad >= 0)
         if r.size:
             texts = flat.take(pa.array(r)).to_pylist()
-            rej += [RejectedRow(self.name, int(lines[i]), f"field {int(field[i])}", reasons[bad[i]], "" if t is None else str(t)[:200])
+            rej += [RejectedRow(self.name, int(lines[i]), field_name(field[i]), reasons[bad[i]], "" if t is None else str(t)[:200])
                     for i, t in zip(r.tolist(), texts)]
         return pos, sym, void, bad, lines, rej
 

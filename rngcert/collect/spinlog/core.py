@@ -13,6 +13,7 @@ import numpy as np
 
 from rngcert.collect import _arrow
 from rngcert.collect._lazy import pa, pc
+from rngcert.collect.permstream import field_name
 from rngcert.collect.spinlog.columns import (
     _ID_DTYPE,
     NO_TIME,
@@ -507,9 +508,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
                 texts[w] = v
         # one name string per column (or field), shared by its rows: a million rejects hold one copy, not a million
         if fieldpos is not None:
-            fields = np.asarray(fieldpos)[rej_idx].tolist()
-            names = {f: f"field {int(f)}" for f in set(fields)}
-            colnames = [names[f] for f in fields]
+            colnames = [field_name(f) for f in np.asarray(fieldpos)[rej_idx].tolist()]
         else:
             names = {ci: f"{fcols[ci]} (column {colnum.get(fcols[ci], '?')})" for ci in set(rej_cols.tolist())}
             colnames = [names[ci] for ci in rej_cols.tolist()]
