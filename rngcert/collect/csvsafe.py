@@ -117,9 +117,14 @@ def write_rejected(fh, rejected: Iterable[Any]) -> int:
     lt = w.dialect.lineterminator
     count = 0
     lines: list[str] = []
+    get = memo.get  # (a remembered cell without a Python call: most cells of most rows)
     for r in rejected:
-        n = r.line
-        lines.append(f"{cell(r.file)},{n if type(n) is int else cell(n)},{cell(r.column)},{cell(r.reason)},{cell(r.text)}{lt}")
+        f, n, c, why, t = r.file, r.line, r.column, r.reason, r.text
+        try:
+            lines.append(f"{get(f) or cell(f)},{n if type(n) is int else cell(n)},{get(c) or cell(c)},{get(why) or cell(why)},"
+                         f"{get(t) or cell(t)}{lt}")
+        except TypeError:  # a cell that cannot be a dictionary key
+            lines.append(f"{cell(f)},{cell(n)},{cell(c)},{cell(why)},{cell(t)}{lt}")
         count += 1
         if len(lines) >= 8192:
             fh.write("".join(lines))
