@@ -433,6 +433,8 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         if not mine and ex is None:
             named = [t["name"] for t in battery.get("tests", []) if c.selects(t["name"])]
             why = "its tests were not applicable to these data" if named else "none of its tests is in this battery"
+            if wants_edge and (battery.get("exploitability") or {}).get("reason"):  # the wheel's edge not assessed: say why
+                why = f"exploitability not assessed: {battery['exploitability']['reason']}"
             rows.append(dict(row, result="not applicable", detail=why))
             continue
         if c.correction == "second-level" and (battery.get("second_level") or {}).get("applicable") is False:

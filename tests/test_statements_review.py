@@ -1,0 +1,122 @@
+"""Review of issue 24 ("every sentence of a certificate is true"), 2026-12-04: statements that the
+reports, the terminal and `rngcert verify` made and that their own numbers or files contradict."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from _support import run_cli
+
+from rngcert.cli.verify import VERIFY_EXIT
+
+
+@pytest.fixture(autouse=True)
+def _no_pinned_keys(monkeypatch):
+    monkeypatch.delenv("RNGCERT_TRUSTED_KEYS", raising=False)
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory):
+    """A signed report of a simulated log, the log and the public key."""
+    d = tmp_path_factory.mktemp("sv")
+    log = d / "spins.csv"
+    assert run_cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", log).exit_code == 0
+    assert run_cli("keygen", d / "lab.pem").exit_code == 0
+    res = run_cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", d / "lab.pem", "--out", d / "rep")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = (d / "rep").glob("european-*")
+    return log, rep, d / "lab.pub"
+
+
+def _copy(signed, tmp_path):
+    log, rep, pub = signed
+    shutil.copytree(rep, tmp_path / "rep")
+    return log, tmp_path / "rep", pub
+
+
+@pytest.mark.parametrize("name", ["report.pdf", "certificate.pdf", "notes.txt"])
+def test_a_file_added_to_a_signed_folder_is_not_verified(signed, tmp_path, cli, name):
+    """A forged certificate dropped beside a signed report (report.pdf was never written with it) is
+    covered by no hash and no signature: verify must not say VERIFIED about the folder."""
+    log, rep, pub = _copy(signed, tmp_path)
+    (rep / name).write_bytes(b"%PDF-1.7 forged certificate: PASS\n")
+    res = cli("verify", rep, log, "--key", pub)
+    assert res.exit_code != VERIFY_EXIT["VERIFIED"], res.output
+    assert "VERIFIED (" not in res.output.replace("NOT VERIFIED", "")
+    assert name in res.output
+    if name == "report.pdf":  # a file named as one rngcert writes, but not written with this report
+        assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+
+
+def test_layout_sentence_does_not_say_the_meaning_was_kept_when_it_changed(signed, tmp_path, cli):
+    """A changed p-value changes the content hash; the layout line must not add "an edit that keeps
+    the meaning" (it did not keep it)."""
+    log, rep, pub = _copy(signed, tmp_path)
+    j = json.loads((rep / "report.json").read_text())
+    j["verdict"] = "PASS" if j["verdict"] != "PASS" else "FAIL"
+    (rep / "report.json").write_text(json.dumps(j, indent=2))
+    res = cli("verify", rep, log, "--key", pub)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    assert "keeps the meaning" not in res.output
+
+
+def test_whitespace_only_edit_still_says_the_meaning_is_kept(signed, tmp_path, cli):
+    log, rep, pub = _copy(signed, tmp_path)
+    (rep / "report.json").write_text((rep / "report.json").read_text() + "\n")
+    res = cli("verify", rep, log, "--key", pub)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    assert "keeps the meaning" in res.output
+
+
+def test_a_json_that_is_not_a_report(tmp_path, cli):
+    """`verify` of an audit's group statement (a JSON rngcert 0.2 wrote, never sealed) said "written by
+    rngcert before 0.2, or removed" and "verdict None"."""
+    f = tmp_path / "audit-group-20261204T165816Z.json"
+    f.write_text(json.dumps({"alpha": 0.01, "tables": [], "named": [], "statement": "GROUP: ..."}))
+    res = cli("verify", f)
+    assert res.exit_code == 3, res.output
+    assert "not a report" in res.output
+    assert "before 0.2" not in res.output and "verdict None" not in res.output
+
+
+def test_tiny_wheel_sample_names_why_the_edge_was_not_assessed(tmp_path, cli):
+    """Five spins of a European wheel: the practical edge line said "not assessed (no pay table)" and the
+    edge clause "none of its tests is in this battery", while the wheel has a pay table."""
+    log = tmp_path / "five.csv"
+    log.write_text("result\n17\n3\n25\n0\n8\n")
+    res = cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == 11, res.output
+    assert "no pay table" not in res.output
+    (rep,) = (tmp_path / "r").glob("european-*")
+    j = json.loads((rep / "report.json").read_text())
+    edge = next(c for c in j["standard"]["tables"][0]["clauses"] if c["id"] == "edge")
+    assert "none of its tests is in this battery" not in edge["detail"]
+    assert "5 spins" in edge["detail"]
+    assert "5 spins" in j["tables"][0]["battery"]["two_lines"]["practical_edge"]
+
+
+def test_one_stream_is_singular(tmp_path, cli):
+    bits = tmp_path / "one.bin"
+    bits.write_bytes(np.random.default_rng(3).integers(0, 256, 1000, dtype=np.uint8).tobytes())
+    res = cli("bits", bits, "--format", "binary", "--streams", "1", "--length", "8000", "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    assert "1 streams" not in res.output
+    assert ": 1 stream →" in res.output
+
+
+def test_posterior_share_is_not_rounded_to_certainty():
+    """Every one of 4,000 posterior draws paying is not a probability of 100.0%."""
+    from rngcert.equipment.paytables import load_paytable
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.stats.exploit import exploitability
+
+    wheel = load_wheel("european")
+    counts = np.full(37, 200)
+    counts[wheel.position_space().labels.index("17") if "17" in list(wheel.position_space().labels) else 17] = 400
+    ex = exploitability(counts, wheel.position_space(), load_paytable("roulette-single-zero"), rng=np.random.default_rng(1), wheel=wheel)
+    assert ex.positive_expectation_demonstrated
+    assert ex.details["posterior_draws"] == 4000 and "100.0%" not in ex.line
+    assert "4,000" in ex.line
