@@ -120,3 +120,21 @@ def test_posterior_share_is_not_rounded_to_certainty():
     assert ex.positive_expectation_demonstrated
     assert ex.details["posterior_draws"] == 4000 and "100.0%" not in ex.line
     assert "4,000" in ex.line
+
+
+def test_audit_all_json_is_one_json_document(tmp_path, cli):
+    """`audit --all --json` printed each table's report one after another: not valid JSON, and without
+    the group statement the terminal prints."""
+    logs = []
+    for i, table in enumerate(("T-A", "T-B")):
+        log = tmp_path / f"{table}.csv"
+        assert cli("simulate", "wheel", "--spins", "400", "--seed", 5 + i, "--table", table, "--out", log).exit_code == 0
+        logs.append(log)
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", *logs, "--db", db).exit_code == 0
+    res = cli("audit", "--all", "--db", db, "--seed", "3", "--resamples", "99", "--workers", "1", "--no-plots", "--no-record", "--json",
+              "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    doc = json.loads(res.stdout)
+    assert sorted(r["tables"][0]["table"] for r in doc["reports"]) == ["T-A", "T-B"]
+    assert doc["group"]["statement"]
