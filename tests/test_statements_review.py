@@ -138,3 +138,14 @@ def test_audit_all_json_is_one_json_document(tmp_path, cli):
     doc = json.loads(res.stdout)
     assert sorted(r["tables"][0]["table"] for r in doc["reports"]) == ["T-A", "T-B"]
     assert doc["group"]["statement"]
+
+
+def test_a_signature_by_an_unpinned_key_is_not_called_a_re_signature(signed, tmp_path, cli):
+    """The lab's own signature checked against another pinned key: verify cannot know it was
+    "re-signed by someone else", only that a key not pinned here signed it."""
+    log, rep, _ = _copy(signed, tmp_path)
+    assert cli("keygen", tmp_path / "other.pem").exit_code == 0
+    res = cli("verify", rep, log, "--key", tmp_path / "other.pub")
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    assert "which is not a trusted key" in res.output
+    assert ": re-signed by someone else" not in res.output and "a key not pinned here signed it" in res.output

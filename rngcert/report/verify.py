@@ -416,7 +416,8 @@ def _signature_outcome(v: Verification, verifies, embedded, trusted: Sequence) -
     pinned = ", ".join(f"{fingerprint(k)[:16]}…" for k in trusted)
     v.signed_line = f"yes, Ed25519 key {fp[:16]}…, which is NOT a trusted key"
     if verifies(embedded):
-        v.add("signature", False, f"signed by key {fp[:16]}…, which is not a trusted key ({pinned}): re-signed by someone else")
+        v.add("signature", False, f"signed by key {fp[:16]}…, which is not a trusted key ({pinned}): "
+                                  "a key not pinned here signed it (re-signed by someone else, or signed with a key of the lab's not in the keyring)")
     else:
         v.add("signature", False, f"does NOT verify with the trusted key(s) {pinned} (wrong key, or the report or a file changed)")
 
