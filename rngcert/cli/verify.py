@@ -57,7 +57,9 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
     rngcert writes, so any changed byte is caught), the SHA-256 of report.html, report.pdf and
     rejects.csv, the SHA-256 of every input (LOGS given here, matched by hash or name, else the
     path recorded in the report), and the Ed25519 signature when there is one (against --key when
-    given). With --rerun, the report is recomputed from the inputs with the recorded options and
+    given). A file in the folder that the report does not record fails when it is named as
+    rngcert's own files are (report.pdf, report.html, rejects.csv) and is "not checked" otherwise.
+    With --rerun, the report is recomputed from the inputs with the recorded options and
     seed, and every test's statistic, df, p-value, Holm p-value and n, and every verdict, must
     be the same.
 
