@@ -174,3 +174,20 @@ def test_bits_pass_does_not_say_no_name_is_flagged_when_some_are(pcg_pass):
     second = next(c for c in rep["standard"]["tables"][0]["clauses"] if c["id"] == "sp800-22-second-level")
     assert second["result"] == "met"
     assert "none rejects" not in second["detail"] and f"{len(flagged)} test name(s)" in second["detail"]
+
+
+def test_a_standard_that_makes_a_fail_does_not_keep_not_a_failure(tmp_path, cli):
+    """Under west-virginia-29-22B-909 (the chi-square at 99% on its own) a log the battery calls SUSPECT
+    is a FAIL; its next step still read "Not a failure: collect the number of spins ...". Simulated
+    wheel, pocket 9 at weight 1.2, 20,000 spins, seed 2: battery SUSPECT (column bets), chi-square p = 0.0078."""
+    log = tmp_path / "su.csv"
+    assert cli("simulate", "wheel", "--spins", "20000", "--pocket-bias", "9:1.2", "--seed", "2", "--out", log).exit_code == 0
+    res = cli("certify", log, "--standard", "west-virginia-29-22B-909", "--seed", "1", "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == 12, res.output
+    (rep,) = (tmp_path / "r").glob("european-*")
+    t = json.loads((rep / "report.json").read_text())["tables"][0]
+    assert t["battery"]["battery_verdict"] == "SUSPECT" and t["battery"]["verdict"] == "FAIL"
+    steps = " ".join(t["next_steps"])
+    assert "Not a failure" not in steps and "Not a failure" not in res.output
+    assert "FAIL under standard west-virginia-29-22B-909" in steps
+    assert not any(str(k).startswith("SUSPECT: ") for k in t["key_findings"])  # the battery's word, said as such
