@@ -191,3 +191,18 @@ def test_a_standard_that_makes_a_fail_does_not_keep_not_a_failure(tmp_path, cli)
     assert "Not a failure" not in steps and "Not a failure" not in res.output
     assert "FAIL under standard west-virginia-29-22B-909" in steps
     assert not any(str(k).startswith("SUSPECT: ") for k in t["key_findings"])  # the battery's word, said as such
+
+
+def test_a_standard_fail_on_a_battery_pass_does_not_say_the_wheel_is_consistent(tmp_path, cli):
+    """The battery PASSes (seed 5) and west-virginia FAILs the chi-square at 99%: the page said both
+    "FAIL: ... rejected: pocket_chisquare" and, unqualified, "No test rejects: the spins are consistent with
+    a fair wheel"."""
+    log = tmp_path / "su.csv"
+    assert cli("simulate", "wheel", "--spins", "20000", "--pocket-bias", "9:1.2", "--seed", "5", "--out", log).exit_code == 0
+    res = cli("certify", log, "--standard", "west-virginia-29-22B-909", "--seed", "1", "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == 12, res.output
+    (rep,) = (tmp_path / "r").glob("european-*")
+    t = json.loads((rep / "report.json").read_text())["tables"][0]
+    assert t["battery"]["battery_verdict"] == "PASS" and t["battery"]["verdict"] == "FAIL"
+    assert not any(str(k).startswith("No test rejects") for k in t["key_findings"])
+    assert any("battery's own rule (PASS" in str(k) for k in t["key_findings"])

@@ -74,6 +74,9 @@ def _restate(keys: list, old: str, new: str, std_id: str) -> list:
     """Key findings worded by the battery's own verdict, restated under the standard's: a sentence that
     starts "FAIL:" must not stand beside a standard's SUSPECT, PASS or INCONCLUSIVE (the finding stays,
     its verdict word says whose rule it is)."""
+    if old == "PASS" and new != "PASS":  # "No test rejects: ... consistent with a fair ..." is the battery's rule, not the standard's
+        keys = [f"Under the battery's own rule (PASS; standard {std_id}: {new}), n" + str(k)[1:]
+                if str(k).startswith("No test rejects") else k for k in keys]
     if new == "FAIL" and old in ("SUSPECT", "PASS"):  # the battery's own SUSPECT beside the standard's FAIL: say whose word it is
         return [f"SUSPECT under the battery's own rule (standard {std_id}: FAIL): " + str(k)[len("SUSPECT: "):]
                 if str(k).startswith("SUSPECT: ") else k for k in keys]
