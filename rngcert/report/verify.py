@@ -218,7 +218,8 @@ LEVELS = {
     "INTACT": "every hash matches, but no trusted key vouches for who wrote it: this proves only that the files agree with each other, "
               "not who made them nor that the verdict follows from the data (anyone with rngcert can re-seal an edited report; "
               "--rerun recomputes the verdict, a pinned key authenticates it)",
-    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, or nothing to rerun)",
+    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, nothing to rerun, or a file in the folder "
+                  "that no hash covers)",
     "NOT VERIFIED": "a hash, the signature, the signing policy or a recomputed statistic differs: do not rely on the report",
 }
 #: INTACT after a --rerun that agreed.
