@@ -433,6 +433,8 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         if not mine and ex is None:
             named = [t["name"] for t in battery.get("tests", []) if c.selects(t["name"])]
             why = "its tests were not applicable to these data" if named else "none of its tests is in this battery"
+            if wants_edge and (battery.get("exploitability") or {}).get("reason"):  # the wheel's edge not assessed: say why
+                why = f"exploitability not assessed: {battery['exploitability']['reason']}"
             rows.append(dict(row, result="not applicable", detail=why))
             continue
         if c.correction == "second-level" and (battery.get("second_level") or {}).get("applicable") is False:
@@ -463,6 +465,9 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         else:
             res = "met"
             detail = f"{len(mine)} test(s), none rejects at {lv:g}" if mine else ""
+            if c.correction == "second-level":  # met by the flag-count rule, which some flagged names may not break
+                here = str(battery.get("suspect_rule") or "").partition("; here ")[2]
+                detail = f"no more test names flagged than a good generator gives by chance at {lv:g}" + (f": {here}" if here else "")
             if ex is not None:
                 detail += ("; " if detail else "") + f"no bet's simultaneous {1 - lv:.0%} lower bound is above 0"
         rows.append(dict(row, result=res, detail=detail, rejected=rejected))

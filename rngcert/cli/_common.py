@@ -342,7 +342,8 @@ def summary_text(report: dict) -> str:
         t = tables[0]
         b = t["battery"]
         void = f", {t['void']} void" if unit == "spins" else ""
-        lines.append(f"{word} {t['table']}: {t['n']:,} {unit}{void} → {b['verdict']}")
+        one = unit[:-1] if t["n"] == 1 and unit.endswith("s") else unit  # "1 stream", not "1 streams"
+        lines.append(f"{word} {t['table']}: {t['n']:,} {one}{void} → {b['verdict']}")
         for n in t["notes"]:
             if n not in report["notes"]:  # a note of the run and of its one table is printed once
                 lines += _wrap("    note: ", n)

@@ -9,6 +9,7 @@ when another process holds it (see :mod:`rngcert.collect.store`, "Many readers, 
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -234,7 +235,8 @@ Examples:
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<equipment>-<table>-<UTC time>/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, hidden=True, help="Older name of --workers.")
 @click.option("--no-record", is_flag=True, help="Do not record the audit in the store: the store is only read (archived or read-only stores).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report JSON(s) instead of the summary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report JSON instead of the summary (with --all, one JSON document: "
+              "{\"reports\": [each table's report], \"group\": the group statement}).")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @_WAIT_OPTION
 @parallel_options
@@ -292,7 +294,8 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                 bar.update(1, postfix=results[0].verdict)
         for r in results:
             if as_json:
-                click.echo(r.paths["json"].read_text(encoding="utf-8"))
+                if not all_tables:  # --all: one document with the group statement, below
+                    click.echo(r.paths["json"].read_text(encoding="utf-8"))
                 continue
             click.echo(summary_text(r.report))
             tr = r.report["audit"]
@@ -312,13 +315,16 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
         if all_tables:
-            _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std)
+            g = _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std)
+            if as_json:  # one valid JSON document, not the reports one after another
+                reports = [json.loads(r.paths["json"].read_text(encoding="utf-8")) for r in results]
+                click.echo(json.dumps({"reports": reports, "group": g}, indent=1))
         sys.exit(EXIT[worst([r.verdict for r in results])])
 
     _run(go)
 
 
-def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std):
+def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std) -> dict:
     """Print (and write beside the reports) the group statement of ``audit --all``."""
     import datetime as _dt
     import json as _json
@@ -333,6 +339,7 @@ def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std):
         g["file"] = str(p)
     if not as_json:
         click.echo(f"GROUP: {g['statement']}" + (f" ({g['file']})" if g.get("file") else ""))
+    return g
 
 
 # --------------------------------------------------------------------------- export

@@ -35,7 +35,8 @@ Levels and exit codes:
   10 INTACT        every hash matches, but no trusted key was given (or the report is unsigned
                    and --allow-unsigned): the files agree with each other, nothing more; anyone
                    with rngcert can re-seal an edited report (--rerun recomputes the verdict)
-  11 INCOMPLETE    something could not be checked (an input not found, nothing to rerun)
+  11 INCOMPLETE    something could not be checked (an input not found, nothing to rerun,
+                   a file in the folder that no hash covers)
   12 NOT VERIFIED  a hash, the signature, the signing policy (a pinned key and no signature)
                    or a recomputed statistic differs
   3 no report there or an unreadable key · 2 usage error · 1 internal error.""",
@@ -57,7 +58,9 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
     rngcert writes, so any changed byte is caught), the SHA-256 of report.html, report.pdf and
     rejects.csv, the SHA-256 of every input (LOGS given here, matched by hash or name, else the
     path recorded in the report), and the Ed25519 signature when there is one (against --key when
-    given). With --rerun, the report is recomputed from the inputs with the recorded options and
+    given). A file in the folder that the report does not record fails when it is named as
+    rngcert's own files are (report.pdf, report.html, rejects.csv) and is "not checked" otherwise.
+    With --rerun, the report is recomputed from the inputs with the recorded options and
     seed, and every test's statistic, df, p-value, Holm p-value and n, and every verdict, must
     be the same.
 

@@ -559,7 +559,8 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
                       statement="Power of the symbol chi-square alone (the battery's verdict has at most this power): " + pe["power"].get("statement", ""))
     else:  # too few spins to certify: no power simulation (a log of thousands of tiny tables stays fast)
         pw = {"statement": f"{t.n} spins: too few to state a power."}
-        pe = {}
+        why = f"{t.n:,} spins, fewer than the {checks.MIN_PER_OUTCOME * space.m:,} needed to certify: too few to estimate a bet's edge"
+        pe = {"exploitability": {"applicable": False, "reason": why}, "line": f"Could a player beat this wheel? Not assessed: {why}."}
     return pw, pe
 
 

@@ -74,6 +74,12 @@ def _restate(keys: list, old: str, new: str, std_id: str) -> list:
     """Key findings worded by the battery's own verdict, restated under the standard's: a sentence that
     starts "FAIL:" must not stand beside a standard's SUSPECT, PASS or INCONCLUSIVE (the finding stays,
     its verdict word says whose rule it is)."""
+    if old == "PASS" and new != "PASS":  # "No test rejects: ... consistent with a fair ..." is the battery's rule, not the standard's
+        keys = [f"Under the battery's own rule (PASS; standard {std_id}: {new}), n" + str(k)[1:]
+                if str(k).startswith("No test rejects") else k for k in keys]
+    if new == "FAIL" and old in ("SUSPECT", "PASS"):  # the battery's own SUSPECT beside the standard's FAIL: say whose word it is
+        return [f"SUSPECT under the battery's own rule (standard {std_id}: FAIL): " + str(k)[len("SUSPECT: "):]
+                if str(k).startswith("SUSPECT: ") else k for k in keys]
     if old != "FAIL" or new == "FAIL":
         return list(keys)
     head = {"SUSPECT": f"SUSPECT under standard {std_id} (a finding there; FAIL under the battery's own rule): ",
@@ -82,11 +88,20 @@ def _restate(keys: list, old: str, new: str, std_id: str) -> list:
     return [head + str(k)[len("FAIL: "):] if str(k).startswith("FAIL: ") else k for k in keys]
 
 
+#: Next steps of a battery PASS or SUSPECT that a standard's FAIL contradicts.
+NOT_FAIL_STEPS = ("Not a failure", "Keep auditing", "Keep testing")
+
+
 def _restate_steps(steps: list, new: str, std_id: str) -> list:
     """Next steps of a battery FAIL restated when the standard's verdict is another (the wheel's or the
-    procedure's "take it out of play" step does not follow from a SUSPECT or a PASS)."""
+    procedure's "take it out of play" step does not follow from a SUSPECT or a PASS), and those of a
+    battery PASS or SUSPECT when the standard's verdict is FAIL ("Not a failure" does not stand beside it)."""
     if new == "FAIL":
-        return list(steps)
+        kept = [x for x in steps if not str(x).startswith(NOT_FAIL_STEPS)]
+        if len(kept) == len(steps):
+            return list(steps)
+        return [f"FAIL under standard {std_id}: do not use the equipment as it stands; find and repair the cause "
+                "(see the findings), then certify again."] + kept
     kept = [x for x in steps if not str(x).startswith(("Take the wheel out of play", "Do not use the procedure"))]
     first = {"SUSPECT": f"Not a failure under standard {std_id}: collect the sample stated above and re-test before drawing a conclusion.",
              "PASS": f"No failure under standard {std_id}: keep auditing at the interval your rules require.",
@@ -133,7 +148,7 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
             if isinstance(t.get("key_findings"), list):
                 t["key_findings"] = _restate(t["key_findings"], b["battery_verdict"], ev["verdict"], std.id)
                 t["key_findings"].insert(0, f"Under standard {std.id}, {ev['verdict']}: " + "; ".join(ev["reasons"]) + ".")
-            if isinstance(t.get("next_steps"), list) and b["battery_verdict"] == "FAIL":
+            if isinstance(t.get("next_steps"), list) and (b["battery_verdict"] == "FAIL" or ev["verdict"] == "FAIL"):
                 t["next_steps"] = _restate_steps(t["next_steps"], ev["verdict"], std.id)
             if b["battery_verdict"] == "FAIL" and ev["verdict"] != "FAIL":  # each test's sentence and grade too
                 for x in b.get("tests", []):

@@ -218,7 +218,8 @@ LEVELS = {
     "INTACT": "every hash matches, but no trusted key vouches for who wrote it: this proves only that the files agree with each other, "
               "not who made them nor that the verdict follows from the data (anyone with rngcert can re-seal an edited report; "
               "--rerun recomputes the verdict, a pinned key authenticates it)",
-    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, or nothing to rerun)",
+    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, nothing to rerun, or a file in the folder "
+                  "that no hash covers)",
     "NOT VERIFIED": "a hash, the signature, the signing policy or a recomputed statistic differs: do not rely on the report",
 }
 #: INTACT after a --rerun that agreed.
@@ -275,6 +276,9 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     v.report = rep
     integ = rep.get("integrity")
     if not isinstance(integ, dict) or "report_sha256" not in integ:
+        if not {"report_format", "kind"} & rep.keys():
+            raise InputError(f"{p}: not a report (neither report_format nor kind): give the folder of a report rngcert wrote "
+                             "(an audit's group statement, audit-group-*.json, is not sealed and cannot be verified)")
         v.add("report.json content hash", False, "the report carries no integrity block (written by rngcert before 0.2, or removed)")
         return v
     try:
@@ -284,7 +288,9 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
         return v
     v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {integ['report_sha256'][:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
     same_layout = raw.decode("utf-8") == serialise(rep)
-    v.add("report.json layout", same_layout, "" if same_layout else "the file's bytes differ from what rngcert writes for this content (an edit that keeps the meaning)")
+    kept = " (an edit that keeps the meaning)" if actual == integ["report_sha256"] else ""  # else the content changed too
+    v.add("report.json layout", same_layout, "" if same_layout else f"the file's bytes differ from what rngcert writes for this content{kept}")
+    _check_unrecorded(v, integ)
     for name, want in (integ.get("files") or {}).items():
         f = v.folder / name
         if not f.is_file():
@@ -301,6 +307,24 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     trusted = list(trusted_keys) + ([public_key] if public_key is not None else [])
     _check_signature(v, integ, trusted, require_signature)
     return v
+
+
+#: The files rngcert writes into a report folder besides report.json (:func:`rngcert.report.writer.write_report`).
+WRITTEN = ("report.html", "report.pdf", "rejects.csv")
+
+
+def _check_unrecorded(v: Verification, integ: dict) -> None:
+    """Files in the folder that the integrity block does not record: one named as a file rngcert writes
+    (a report.pdf beside a report written without one) FAILS; any other is covered by no hash and no
+    signature, so the folder is not checked as a whole (INCOMPLETE at best)."""
+    recorded = set(integ.get("files") or {}) | {"report.json"}
+    for f in sorted(v.folder.iterdir()):
+        if f.name in recorded:
+            continue
+        if f.name in WRITTEN:
+            v.add(f.name, False, "in the folder, but not written with this report (its hash is not recorded): added or replaced")
+        else:
+            v.add(f.name, None, "an extra file in the folder: no hash or signature of this report covers it")
 
 
 def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> None:
@@ -393,7 +417,8 @@ def _signature_outcome(v: Verification, verifies, embedded, trusted: Sequence) -
     pinned = ", ".join(f"{fingerprint(k)[:16]}…" for k in trusted)
     v.signed_line = f"yes, Ed25519 key {fp[:16]}…, which is NOT a trusted key"
     if verifies(embedded):
-        v.add("signature", False, f"signed by key {fp[:16]}…, which is not a trusted key ({pinned}): re-signed by someone else")
+        v.add("signature", False, f"signed by key {fp[:16]}…, which is not a trusted key ({pinned}): "
+                                  "a key not pinned here signed it (re-signed by someone else, or signed with a key of the lab's not in the keyring)")
     else:
         v.add("signature", False, f"does NOT verify with the trusted key(s) {pinned} (wrong key, or the report or a file changed)")
 
