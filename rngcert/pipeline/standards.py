@@ -70,6 +70,17 @@ def edge_line(kind: str, table: Mapping[str, Any]) -> str:
                else "no tracker beats the threshold declared in advance."))
 
 
+def underpowered(table: Mapping[str, Any]) -> list[str]:
+    """Why a table's sample cannot detect the declared minimum effect with the declared power, whatever its
+    battery's verdict: a wheel's power reasons (``battery.power.gate_reasons``), a shoe section's power gate."""
+    gate = table.get("power_gate") or {}
+    if table.get("kind") == "dealer":  # a dealer's share of a log states its power only (the log's verdict rests on all shoes)
+        return []
+    if gate.get("status") == "underpowered":
+        return [str(gate.get("sentence") or "too few shoes to detect the declared minimum tracker edge")]
+    return [str(r) for r in ((table.get("battery") or {}).get("power") or {}).get("gate_reasons") or []]
+
+
 def _restate(keys: list, old: str, new: str, std_id: str) -> list:
     """Key findings worded by the battery's own verdict, restated under the standard's: a sentence that
     starts "FAIL:" must not stand beside a standard's SUSPECT, PASS or INCONCLUSIVE (the finding stays,
@@ -123,7 +134,7 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
         def edge(lv, edges=edges):
             return edges.get(f"{lv:g}")
 
-        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge)
+        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge, underpowered=underpowered(t))
         b["two_lines"] = {"statistical": statistical_line(b), "practical_edge": edge_line(k, t)}
         if ev["verdict"] != b["verdict"]:
             changed = True
@@ -175,7 +186,7 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     if not s:
         return []
     parts = [f"{c['id']} {c['result'].upper() if c['result'] == 'not met' else c['result']}" for c in s["results"] if c.get("for_equipment", True)]
-    src = "" if s.get("packaged", True) else f" from {s.get('source')}"
+    src = "" if s.get("packaged", True) else f" from {s.get('source')}" + (f" (SHA-256 {s['sha256'][:16]}…)" if s.get("sha256") else "")
     if s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
         met = any(c["result"] == "met" for c in s["results"] if c.get("for_equipment", True))
         # c22: not "all met" beside INCONCLUSIVE; and no "clauses met" when none is (every clause not applicable)
