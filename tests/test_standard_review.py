@@ -170,3 +170,14 @@ def test_the_group_statement_states_the_standards_false_fails():
     assert g["expected"]["per_run"] == pytest.approx(12.0) and g["expected"]["per_year"] == pytest.approx(144.0)
     assert "k × 0.06" in g["statement"] and "west-virginia-29-22B-909" in g["statement"]
     assert "(k × alpha)" in group_statement(reps, alpha=0.01)["statement"]
+
+
+def test_verify_rerun_names_a_standard_file_edited_since_the_report():
+    from rngcert.report.verify import compare_statistics
+
+    rec = {"verdict": "PASS", "tables": [], "standard": {"id": "lab", "source": "lab.toml", "sha256": "a" * 64}}
+    same = dict(rec)
+    assert compare_statistics(rec, same)[1] == []
+    edited = {**rec, "standard": {**rec["standard"], "sha256": "b" * 64}}
+    (d,) = compare_statistics(rec, edited)[1]
+    assert "lab.toml" in d and "the standard changed since the report" in d
