@@ -181,3 +181,45 @@ def test_verify_rerun_names_a_standard_file_edited_since_the_report():
     edited = {**rec, "standard": {**rec["standard"], "sha256": "b" * 64}}
     (d,) = compare_statistics(rec, edited)[1]
     assert "lab.toml" in d and "the standard changed since the report" in d
+
+
+# ---------------------------------------------------------------------- nothing to measure the edge: no downgrade
+def test_a_wheel_without_a_pay_table_keeps_its_fail_under_the_edge_standard():
+    """Crazy Time has no packaged pay table: no bet's edge was assessed, so the edge standard cannot call a
+    family-wise rejection a mere finding."""
+    battery = {"verdict": "FAIL", "alpha": 0.01, "exploitability": {"applicable": False, "reason": "no packaged pay table fits wheel 'crazy-time'"},
+               "tests": [{"name": "pocket_chisquare", "pvalue": 1e-8, "applicable": True, "holm_weight": 1.0},
+                         {"name": "max_count", "pvalue": 0.5, "applicable": True, "holm_weight": 1.0}]}
+    report = {"verdict": "FAIL", "tables": [{"table": "CT", "n": 1500, "battery": battery}]}
+    apply_standard(report, "edge", kind="wheel", alpha=0.01)
+    rows = {r["id"]: r for r in report["standard"]["results"]}
+    assert rows["E1"]["result"] == "not applicable" and rows["E2"]["result"] == "not met"
+    assert report["verdict"] == "FAIL" and "nothing measured the player's edge" in rows["E2"]["detail"]
+    # with the edge measured and not demonstrated, the rejection is a finding
+    ev = evaluate(load_standard("edge"), "wheel", battery, alpha=0.01, edge=lambda lv: {"demonstrated": False, "bet": "1"})
+    assert ev["verdict"] == "SUSPECT"
+
+
+@pytest.mark.parametrize("name", ["edge", "rngcert-default"])
+def test_a_game_without_a_tracker_keeps_its_fail(name):
+    battery = {"verdict": "FAIL", "alpha": 0.01, "tests": [{"name": "rising_sequences", "pvalue": 1e-9, "applicable": True},
+                                            {"name": "guessing", "pvalue": 0.5, "applicable": True}]}
+    report = {"verdict": "FAIL", "policy": {"standard": "edge"}, "tables": [{"table": "log", "n": 300, "battery": battery, "trackers": []}]}
+    apply_standard(report, name, kind="shoe", alpha=0.01)
+    assert report["verdict"] == "FAIL"
+    # a tracker that bet and found nothing clears it
+    battery = dict(battery, tests=battery["tests"] + [{"name": "tracker_edge:hilo_count", "pvalue": 0.6, "applicable": True}])
+    assert evaluate(load_standard(name), "shoe:manual", battery, alpha=0.01, unmeasured=None)["verdict"] == "SUSPECT"
+
+
+def test_card_orientation_stays_a_finding_without_a_tracker():
+    battery = {"verdict": "SUSPECT", "tests": [{"name": "orientation_share", "pvalue": 1e-9, "applicable": True},
+                                               {"name": "rising_sequences", "pvalue": 0.5, "applicable": True}]}
+    assert evaluate(load_standard("edge"), "shoe:machine", battery, alpha=0.01, unmeasured="no tracker")["verdict"] == "SUSPECT"
+
+
+def test_a_looser_level_finding_is_not_a_fail_without_a_pay_table():
+    battery = {"verdict": "SUSPECT", "tests": [{"name": "pocket_chisquare", "pvalue": 0.02, "applicable": True},
+                                               {"name": "max_count", "pvalue": 0.5, "applicable": True}]}
+    assert evaluate(load_standard("rngcert-default"), "wheel", battery, alpha=0.01, edge=lambda lv: None,
+                    unmeasured="no pay table")["verdict"] == "SUSPECT"

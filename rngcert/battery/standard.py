@@ -464,7 +464,8 @@ def _p(t: Mapping[str, Any]) -> float:
 
 # long: each clause of a standard judged on one battery, then the standard's verdict from the clauses; 26 lines are its docstring
 def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: float, n: int | None = None,
-             edge: Callable[[float], Mapping[str, Any] | None] | None = None, underpowered: Sequence[str] = ()) -> dict:
+             edge: Callable[[float], Mapping[str, Any] | None] | None = None, underpowered: Sequence[str] = (),
+             unmeasured: str | None = None) -> dict:
     """Each clause's result on one table's battery, and the standard's verdict.
 
     Parameters
@@ -488,6 +489,10 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         (empty: it can, or no minimum effect applies). A PASS under the standard then becomes
         INCONCLUSIVE with these reasons, whatever the battery's own verdict was: a standard more lenient
         than the battery does not turn a rejected, underpowered sample into a PASS.
+    unmeasured : str, optional
+        Why the equipment has no practical edge to measure (a wheel without a pay table, a game without
+        a tracker). A statistical rejection that a finding clause would call a finding, because a
+        practical-edge clause found no edge, then stays a FAIL: that clause judged nothing.
 
     Returns
     -------
@@ -551,8 +556,9 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     applying = [r for r in rows if r["result"] != "not applicable"]
     reasons: list[str] = []
     base = battery.get("verdict", "INCONCLUSIVE")
-    fail = [r for r in rows if r["result"] == "not met" and r["rejection"] == "FAIL"]
-    finding = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding"]
+    kept = _uncleared(std, kind, rows, alpha, sl) if unmeasured else []
+    fail = [r for r in rows if r["result"] == "not met" and (r["rejection"] == "FAIL" or r in kept)]
+    finding = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding" and r not in kept]
     inc = [r for r in rows if r["result"] == "inconclusive"]
     if data_inc:
         verdict = "INCONCLUSIVE"
@@ -579,6 +585,33 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         verdict = "PASS"
         reasons.append(f"every applicable clause of {std.id!r} is met ({len(applying)})")
     return {"verdict": verdict, "reasons": reasons, "clauses": rows}
+
+
+def _edge_clause(c: Clause) -> bool:
+    """Whether a clause judges the practical edge (a wheel's best bet, a shoe's trackers)."""
+    return any(t == "exploitability" or t.startswith("tracker_edge") for t in c.tests)
+
+
+def _uncleared(std: Standard, kind: str, rows: list[dict], alpha: float, sl: float) -> list[dict]:
+    """The finding clauses whose rejection the standard cannot clear, so that it stays a FAIL, on equipment with no
+    practical edge to measure (a game without a tracker, a wheel without a pay table): a statistical rejection at
+    alpha is only a finding because a practical-edge clause judged the player's edge and found none; when every
+    practical-edge FAIL clause of the equipment was not applicable, nothing judged it (issue 23: a game without a
+    tracker never downgrades a statistical FAIL). Findings by nature (card orientation) and findings at a
+    looser level than alpha stay findings. Each kept row's detail says why."""
+    by_id = {c.id: c for c in std.clauses}
+    edge = [r for r in rows if r["for_equipment"] and r["rejection"] == "FAIL" and _edge_clause(by_id[r["id"]])]
+    if not edge or any(r["result"] != "not applicable" for r in edge):
+        return []
+    finding_only: tuple = ()
+    if kind.startswith("shoe"):
+        from rngcert.battery.shuffle import FINDING_ONLY as finding_only
+    kept = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding" and by_id[r["id"]].level_of(alpha, sl) <= alpha
+            and any(str(x).split("[", 1)[0] not in finding_only for x in r["rejected"])]
+    for r in kept:
+        r["detail"] += (f"; not cleared: nothing measured the player's edge (clause {', '.join(e['id'] for e in edge)} not applicable: "
+                        f"{edge[0]['detail']}), so this rejection stays a FAIL")
+    return kept
 
 
 def summarise(std: Standard, tables: Sequence[Mapping[str, Any]], *, alpha: float, kind: str) -> dict:

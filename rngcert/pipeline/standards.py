@@ -81,6 +81,18 @@ def underpowered(table: Mapping[str, Any]) -> list[str]:
     return [str(r) for r in ((table.get("battery") or {}).get("power") or {}).get("gate_reasons") or []]
 
 
+def unmeasured(kind: str, battery: Mapping[str, Any]) -> str | None:
+    """Why the equipment has no practical edge to measure, or None: a wheel whose pay table is missing (its
+    exploitability not assessed), a shoe whose game has no tracker (no tracker result at all; trackers that
+    exist but could not bet on these shoes are not this case)."""
+    if kind == "wheel":
+        ex = battery.get("exploitability")
+        return str(ex.get("reason") or "no pay table") if isinstance(ex, dict) and ex.get("applicable") is False else None
+    if kind.startswith("shoe") and not any(str(x.get("name", "")).startswith("tracker_edge:") for x in battery.get("tests", [])):
+        return "no tracker for this game"
+    return None
+
+
 def _restate(keys: list, old: str, new: str, std_id: str) -> list:
     """Key findings worded by the battery's own verdict, restated under the standard's: a sentence that
     starts "FAIL:" must not stand beside a standard's SUSPECT, PASS or INCONCLUSIVE (the finding stays,
@@ -134,7 +146,7 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
         def edge(lv, edges=edges):
             return edges.get(f"{lv:g}")
 
-        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge, underpowered=underpowered(t))
+        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge, underpowered=underpowered(t), unmeasured=unmeasured(k, b))
         b["two_lines"] = {"statistical": statistical_line(b), "practical_edge": edge_line(k, t)}
         if ev["verdict"] != b["verdict"]:
             changed = True
