@@ -223,3 +223,25 @@ def test_a_looser_level_finding_is_not_a_fail_without_a_pay_table():
                                                {"name": "max_count", "pvalue": 0.5, "applicable": True}]}
     assert evaluate(load_standard("rngcert-default"), "wheel", battery, alpha=0.01, edge=lambda lv: None,
                     unmeasured="no pay table")["verdict"] == "SUSPECT"
+
+
+# ---------------------------------------------------------------------- a clause the replicates cannot decide
+def test_a_per_test_clause_below_the_monte_carlo_floor_is_inconclusive_not_met():
+    """A lab's clause at 0.001 on sector_scan with 999 replicates: the p-value cannot go below 0.001, so "met"
+    would be vacuous (the same log FAILs at 9,999 replicates)."""
+    std = parse_standard(HEAD + clause(tests='["sector_scan"]', level="0.001"), "lab.toml")
+    t = {"name": "sector_scan", "pvalue": 0.001, "applicable": True, "method": "monte-carlo, R=999", "holm_weight": 2.0}
+    ev = evaluate(std, "wheel", {"verdict": "FAIL", "tests": [t]}, alpha=0.01)
+    assert ev["verdict"] == "INCONCLUSIVE" and ev["clauses"][0]["result"] == "inconclusive"
+    assert "Monte Carlo floor" in ev["clauses"][0]["detail"] and "--resamples 2000" in ev["clauses"][0]["detail"]
+    # at 9,999 replicates it is decided: rejected at its floor 0.0001, or met above the level
+    assert evaluate(std, "wheel", {"verdict": "FAIL", "tests": [dict(t, pvalue=0.0001, method="monte-carlo, R=9999")]},
+                    alpha=0.01)["verdict"] == "FAIL"
+    assert evaluate(std, "wheel", {"verdict": "PASS", "tests": [dict(t, pvalue=0.2)]}, alpha=0.01)["verdict"] == "PASS"
+
+
+def test_a_second_level_clause_says_what_it_checked():
+    battery = {"verdict": "PASS", "second_level": {"applicable": True}, "second_level_flags": [],
+               "tests": [{"name": "nist_frequency", "pvalue": 0.4, "applicable": True}]}
+    rows = {r["id"]: r for r in evaluate(load_standard("uniformity"), "bits", battery, alpha=0.01)["clauses"]}
+    assert rows["U3"]["result"] == "met" and "second-level rules flag none" in rows["U3"]["detail"]

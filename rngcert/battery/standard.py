@@ -547,9 +547,12 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         elif rejected:
             res = "not met"
             detail = f"rejected: {', '.join(rejected)}"
+        elif _floor_blocked(c, mine, lv, tests):
+            res, detail = "inconclusive", _floor_blocked(c, mine, lv, tests)
         else:
             res = "met"
-            detail = f"{len(mine)} test(s), none rejects at {lv:g}" if mine else ""
+            detail = (f"SP 800-22's second-level rules flag none of {len(mine)} test(s)" if c.correction == "second-level"
+                      else f"{len(mine)} test(s), none rejects at {lv:g}") if mine else ""
             if ex is not None:
                 detail += ("; " if detail else "") + f"no bet's simultaneous {1 - lv:.0%} lower bound is above 0"
         rows.append(dict(row, result=res, detail=detail, rejected=rejected))
@@ -585,6 +588,30 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         verdict = "PASS"
         reasons.append(f"every applicable clause of {std.id!r} is met ({len(applying)})")
     return {"verdict": verdict, "reasons": reasons, "clauses": rows}
+
+
+def _floor_blocked(c: Clause, mine: Sequence[Mapping[str, Any]], lv: float, family: Sequence[Mapping[str, Any]]) -> str:
+    """Why a clause cannot be met on these p-values, or "": a Monte Carlo test of the clause sits at its floor
+    1/(R+1), which is not below the level the clause would reject it at (the level itself per test; its first
+    Holm step lv·w/W over a clause's own family), so no data could have made the clause "not met" (a lab's
+    clause at 0.001 with 999 replicates). The battery-wide family at alpha is the pipeline's (its own note)."""
+    if c.correction == "second-level" or (c.correction == "family-wise" and c.family == "battery"):
+        return ""
+    total = sum(float(t.get("holm_weight", 1.0) or 1.0) for t in mine) or 1.0
+    out = []
+    for t in mine:
+        m = re.search(r"monte-carlo, R=(\d+)", str(t.get("method") or ""))
+        if m is None or t.get("pvalue") is None:
+            continue
+        floor = 1.0 / (int(m.group(1)) + 1)
+        step = lv if c.correction == "per-test" else lv * float(t.get("holm_weight", 1.0) or 1.0) / total
+        if float(t["pvalue"]) <= floor * (1 + 1e-9) and floor >= step:
+            out.append((t["name"], floor, step))
+    if not out:
+        return ""
+    need = max(int(math.ceil(2.0 / step / 100.0)) * 100 for _, _, step in out)
+    return (f"{', '.join(n for n, _, _ in out)} at the Monte Carlo floor {out[0][1]:.2g} = 1/(R+1), not below the level "
+            f"{min(x[2] for x in out):.2g} it would be rejected at: these replicates cannot decide the clause; use --resamples {need} or more")
 
 
 def _edge_clause(c: Clause) -> bool:
