@@ -245,3 +245,9 @@ def test_a_second_level_clause_says_what_it_checked():
                "tests": [{"name": "nist_frequency", "pvalue": 0.4, "applicable": True}]}
     rows = {r["id"]: r for r in evaluate(load_standard("uniformity"), "bits", battery, alpha=0.01)["clauses"]}
     assert rows["U3"]["result"] == "met" and "second-level rules flag none" in rows["U3"]["detail"]
+
+
+def test_an_empty_standard_name_is_not_the_default(tmp_path):
+    with pytest.raises(StandardError, match="empty standard name"):
+        load_standard("")
+    assert load_standard(None).id == "rngcert-default"

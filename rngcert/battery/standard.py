@@ -281,6 +281,8 @@ def load_standard(name_or_path: str | Path | None = None) -> Standard:
     StandardError
         Unknown id, unreadable file or invalid content (file, key and reason named).
     """
+    if name_or_path is not None and not str(name_or_path).strip():
+        raise StandardError(f"empty standard name: give a packaged standard ({', '.join(packaged())}) or a TOML file path")
     name = str(name_or_path or DEFAULT)
     p = Path(name)
     if p.suffix == ".toml" or p.exists() or "/" in name:
