@@ -50,6 +50,10 @@ def test_a_lenient_standard_does_not_pass_an_underpowered_sample(thin_signature_
     # the battery's own rule FAILs; the standard's clauses are met; the sample cannot detect +50%: no PASS
     assert rep["verdict"] == "INCONCLUSIVE", (rep["verdict"], b["reasons"])
     assert any("spins" in r and "+50%" in r for r in b["reasons"]), b["reasons"]
+    from rngcert.pipeline.standards import terminal_lines
+
+    line = terminal_lines(rep)[0]
+    assert "battery INCONCLUSIVE" not in line and "no PASS without the power" in line  # the battery said FAIL
 
 
 def test_evaluate_gates_a_pass_on_the_declared_power():

@@ -202,7 +202,11 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     if s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
         met = any(c["result"] == "met" for c in s["results"] if c.get("for_equipment", True))
         # c22: not "all met" beside INCONCLUSIVE; and no "clauses met" when none is (every clause not applicable)
-        parts.append("battery INCONCLUSIVE (" + ("the clauses met do not make a PASS" if met else "no clause could be judged") + ": see the reasons)")
+        gated = [t for t in report.get("tables", []) if t["battery"].get("battery_verdict") not in (None, "INCONCLUSIVE")
+                 and t["battery"]["verdict"] == "INCONCLUSIVE"]
+        # the battery rejected, the standard's clauses are met, the sample lacks power: not "battery INCONCLUSIVE"
+        parts.append("no PASS without the power to detect the declared minimum effect: see the reasons" if gated and met else
+                     "battery INCONCLUSIVE (" + ("the clauses met do not make a PASS" if met else "no clause could be judged") + ": see the reasons)")
     lines = [f"standard: {s['id']}{src}: {s['verdict']} (clauses: {' · '.join(parts)})"]
     if len(report.get("tables", [])) == 1:
         two = report["tables"][0]["battery"].get("two_lines") or {}
