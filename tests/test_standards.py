@@ -131,7 +131,8 @@ def test_thin_wheel_log_is_power_gated_inconclusive_with_the_spins_needed(tmp_pa
 
 def test_suspect_level_must_be_looser_than_alpha(tmp_path, cli, logs):
     own = tmp_path / "fixed.toml"
-    own.write_text((load_standard("uniformity").path and _packaged_text("uniformity")).replace('suspect_level = "5*alpha"', "suspect_level = 0.05"))
+    own.write_text((load_standard("uniformity").path and _packaged_text("uniformity")).replace('suspect_level = "5*alpha"', "suspect_level = 0.05")
+                   .replace('id = "uniformity"', 'id = "lab-fixed"'))  # a lab's file has its own id
     r = cli("certify", logs["fair"], "--alpha", 0.1, "--standard", own, "--out", tmp_path)
     assert r.exit_code == 2 and "must be looser than alpha" in r.output
     r = cli("certify", logs["fair"], "--alpha", 0.25, "--out", tmp_path)  # the default's 5*alpha = 1.25

@@ -24,7 +24,11 @@ alpha), an optional ``[minimum_effect]`` table (what PASS needs the power to det
 ``reference``      where the clause comes from
 =================  ==========================================================================
 
-``[minimum_effect]`` keys: ``power`` (default 0.9), ``wheel_single_pocket_bias`` (relative, 0.5 = +50%;
+A lab's file may not take a packaged standard's ``id``; each clause's tests must be tests of the battery of
+the equipment it applies to (``second-level`` for bits only). Every standard carries the SHA-256 of its
+text (``sha256``), which the report names.
+
+``[minimum_effect]`` keys: ``power`` (default 0.9; wheels, audits and shoes alike unless ``--power`` is given), ``wheel_single_pocket_bias`` (relative, 0.5 = +50%;
 the wheel verdict is INCONCLUSIVE, with the spins needed, when the sample cannot detect it with that
 power), ``shoe_tracker_edge`` (a number, or ``"house-edge"``: the game's house edge; read by the shoe
 pipeline through :meth:`Standard.shoe_min_edge`), ``bits`` (``"sp800-22"``: the sections' own minimum
@@ -40,6 +44,8 @@ required family; else SUSPECT when a finding clause is not met; else PASS.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -157,6 +163,7 @@ class Standard:
     minimum_effect: Mapping[str, Any] = field(default_factory=dict)
     path: str = ""
     packaged: bool = True
+    sha256: str = ""
 
     # ------------------------------------------------------------------ what applies
     def clauses_for(self, kind: str) -> list[Clause]:
@@ -203,9 +210,12 @@ class Standard:
             return min(nums)
         return vals[0] if not nums else min(nums)
 
-    def power(self) -> float:
-        """Declared power of the minimum-effect requirement (default 0.9)."""
-        return float(self.minimum_effect.get("power", 0.9))
+    def power(self, kind: str | None = None) -> float:
+        """Declared power of the minimum-effect requirement (default 0.9); for equipment ``kind``,
+        the strictest over the clauses that apply to it (a clause's own ``power`` overrides the standard's)."""
+        if kind is None:
+            return float(self.minimum_effect.get("power", 0.9))
+        return float(self.effect(kind, "power", 0.9))
 
     def wheel_min_bias(self) -> float | None:
         """Declared minimum single-pocket bias of a wheel (relative), or None."""
@@ -222,10 +232,31 @@ class Standard:
             return None if house_edge is None else float(house_edge)
         return float(v)
 
+    def false_fail_bound(self, kind: str, alpha: float, tests: Sequence[str]) -> float:
+        """An upper bound on the probability that one fair table FAILs under this standard (Bonferroni over
+        its FAIL clauses): a per-test clause adds its level once for each applicable test it selects (of
+        ``tests``), a family-wise clause over its own tests adds its level, and the family-wise clauses over
+        the whole battery share one weighted Holm, which adds their largest level. A player's edge is not
+        counted: on a fair table every bet has the house's negative expectation, so its simultaneous lower
+        bound is above 0 far less often than the level."""
+        sl = self.suspect_level(alpha)
+        total, battery_levels = 0.0, [0.0]
+        for c in self.clauses_for(kind):
+            if c.rejection != "FAIL" or c.correction == "second-level":
+                continue
+            lv = c.level_of(alpha, sl)
+            if c.correction == "per-test":
+                total += lv * sum(1 for t in tests if c.selects(t))
+            elif c.family == "battery":
+                battery_levels.append(lv)
+            elif any(c.selects(t) for t in tests):
+                total += lv
+        return min(1.0, total + max(battery_levels))
+
     def to_dict(self, alpha: float | None = None) -> dict:
         d = {"id": self.id, "title": self.title, "reference": self.reference, "summary": self.summary, "rule": self.rule,
              "suspect_level_rule": self.suspect_rule, "minimum_effect": dict(self.minimum_effect),
-             "source": self.path, "packaged": self.packaged, "clauses": [c.to_dict() for c in self.clauses]}
+             "source": self.path, "packaged": self.packaged, "sha256": self.sha256, "clauses": [c.to_dict() for c in self.clauses]}
         if alpha is not None:
             d["alpha"] = alpha
             try:
@@ -250,32 +281,80 @@ def load_standard(name_or_path: str | Path | None = None) -> Standard:
     StandardError
         Unknown id, unreadable file or invalid content (file, key and reason named).
     """
+    if name_or_path is not None and not str(name_or_path).strip():
+        raise StandardError(f"empty standard name: give a packaged standard ({', '.join(packaged())}) or a TOML file path")
     name = str(name_or_path or DEFAULT)
     p = Path(name)
     if p.suffix == ".toml" or p.exists() or "/" in name:
         if not p.is_file():
             raise StandardError(f"{name}: standard file not found (packaged standards: {', '.join(packaged())})")
-        try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StandardError(f"{name}: cannot read the standard file: {exc}") from exc
-        return parse_standard(text, str(p), packaged_file=False)
+        own = _packaged_id(p)
+        if own is not None:  # a packaged file named by its path is that packaged standard (the same rule, the same report)
+            name = own
+        else:
+            return _load_file(p, name)
     if name not in packaged():
         raise StandardError(f"unknown standard {name!r}: packaged standards are {', '.join(packaged())}, or give a TOML file path")
     f = resources.files("rngcert.battery") / "standards" / f"{name}.toml"
     return parse_standard(f.read_text(encoding="utf-8"), f"rngcert/battery/standards/{name}.toml", packaged_file=True)
 
 
-def _known_tests() -> set[str]:
+def _packaged_id(p: Path) -> str | None:
+    """The id of the packaged standard whose file ``p`` is, or None."""
+    d = resources.files("rngcert.battery") / "standards"
+    try:
+        here = Path(str(d)).resolve()
+        return p.stem if p.resolve().parent == here and p.suffix == ".toml" and p.stem in packaged() else None
+    except (OSError, RuntimeError):
+        return None
+
+
+def _load_file(p: Path, name: str) -> Standard:
+    """A lab's standard file, read and validated."""
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StandardError(f"{name}: cannot read the standard file: {exc}") from exc
+    std = parse_standard(text, str(p), packaged_file=False)
+    if std.id.strip() in packaged():
+        raise StandardError(f"{p}: key 'id': {std.id!r} is the id of a packaged standard: a lab's own file needs its own id, or a "
+                            f"report would cite the packaged standard for rules it does not hold (name the packaged one as --standard {std.id.strip()})")
+    return std
+
+
+def _known_tests() -> dict[str, set[str]]:
+    """The test names of each equipment's battery (``wheel``, ``shoe``, ``bits``), as a clause may name them."""
     from rngcert.battery.bits import SP800_22
     from rngcert.battery.shuffle import SHUFFLE
     from rngcert.battery.wheel import WHEEL
     from rngcert.stats import shuffle as sh
 
-    names = {s.name for s in WHEEL.specs} | {s.name for s in SHUFFLE.specs} | set(sh._PERM_TESTS) | set(SPECIAL_TESTS)
-    names |= {"orientation_share", "card_tracking"}
-    names |= {s.name for s in SP800_22.specs} | {f"nist_{s.name}" for s in SP800_22.specs}
-    return names
+    return {"wheel": {s.name for s in WHEEL.specs} | set(SPECIAL_TESTS),
+            "shoe": {s.name for s in SHUFFLE.specs} | set(sh._PERM_TESTS) | {"orientation_share", "card_tracking"},
+            "bits": {s.name for s in SP800_22.specs} | {f"nist_{s.name}" for s in SP800_22.specs}}
+
+
+def _check_tests(clause: Clause, at: str, known: dict[str, set[str]], bad: Callable[[str, str], None]) -> None:
+    """Every test a clause names is one of the batteries of the equipment it applies to, and the clause selects at
+    least one of them: a clause that can never check anything would be reported "not applicable" on every log."""
+    kinds = sorted({a.split(":", 1)[0] for a in clause.applies_to})
+    mine = set().union(*(known[k] for k in kinds))
+    every = set().union(*known.values())
+    for t in clause.tests:
+        p = t.lstrip("!")
+        hit = (lambda names: any(fnmatch.fnmatchcase(k, p) for k in names)) if ("*" in p or "?" in p) else (lambda names: p in names)
+        if hit(mine):
+            continue
+        if hit(every):
+            owners = sorted(k for k, v in known.items() if hit(v))
+            bad(f"{at}.tests", f"{t!r} is a test of the {', '.join(owners)} battery, not of the {', '.join(kinds)} battery its "
+                               f"applies_to names: the clause would never check it")
+        if "*" in p or "?" in p:
+            bad(f"{at}.tests", f"pattern {t!r} matches no battery test")
+        close = sorted(k for k in every if p.split("_")[0] in k)[:6]
+        bad(f"{at}.tests", f"unknown test {p!r}" + (f" (did you mean one of {', '.join(close)}?)" if close else ""))
+    if not any(clause.selects(n) for n in mine):
+        bad(f"{at}.tests", f"{clause.tests!r} selects no test of the {', '.join(kinds)} battery (a name with '!' only leaves a test out)")
 
 
 # long: validation of every key of a standard's TOML with one error message each, in file order (a lab's file is checked here)
@@ -314,8 +393,8 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
                 bad(key, f"unknown key (allowed: {', '.join(sorted(_EFFECT_KEYS))})")
             if k == "power" and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1):
                 bad(key, "a number in (0, 1)")
-            if k == "wheel_single_pocket_bias" and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
-                bad(key, "a relative bias above 0 (0.5 = +50%)")
+            if k == "wheel_single_pocket_bias" and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf):
+                bad(key, "a finite relative bias above 0 (0.5 = +50%)")
             if k == "shoe_tracker_edge" and not (v == "house-edge" or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1)):
                 bad(key, "'house-edge' or a number in (0, 1) (a share of the stake)")
             if k == "bits" and v != "sp800-22":
@@ -350,23 +429,20 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
         tests = c.get("tests")
         if not isinstance(tests, list) or not tests or not all(isinstance(t, str) and t.strip() for t in tests):
             bad(f"{at}.tests", "a non-empty list of test names")
-        for t in tests if known is not None else ():
-            p = t.lstrip("!")
-            if "*" in p or "?" in p:
-                if not any(fnmatch.fnmatchcase(k, p) for k in known):
-                    bad(f"{at}.tests", f"pattern {t!r} matches no battery test")
-            elif p not in known:
-                close = sorted(k for k in known if p.split("_")[0] in k)[:6]
-                bad(f"{at}.tests", f"unknown test {p!r}" + (f" (did you mean one of {', '.join(close)}?)" if close else ""))
         lv = c.get("level")
         if not (lv in ("alpha", "suspect") or (isinstance(lv, (int, float)) and not isinstance(lv, bool) and 0 < lv < 1)):
             bad(f"{at}.level", f"a number in (0, 1), 'alpha' or 'suspect'; got {lv!r}")
         corr = c.get("correction")
         if corr not in CORRECTIONS:
             bad(f"{at}.correction", f"one of {', '.join(CORRECTIONS)}; got {corr!r}")
+        if corr == "second-level" and any(a != "bits" for a in ap):
+            bad(f"{at}.correction", "'second-level' (SP 800-22's proportion and uniformity rules) exists only for bits; applies_to names "
+                                    f"{', '.join(a for a in ap if a != 'bits')}, whose batteries have no second-level analysis")
         fam = c.get("family", "clause")
         if fam not in ("battery", "clause"):
             bad(f"{at}.family", f"'battery' or 'clause'; got {fam!r}")
+        if "family" in c and corr != "family-wise":
+            bad(f"{at}.family", f"applies only to a 'family-wise' correction; this clause's is {corr!r}")
         rej = c.get("rejection")
         if rej not in REJECTIONS:
             bad(f"{at}.rejection", f"'FAIL' or 'finding'; got {rej!r}")
@@ -376,8 +452,10 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
         ce = effect(c.get("minimum_effect", {}), f"{at}.minimum_effect")
         clauses.append(Clause(c["id"], c["title"], tuple(ap), tuple(tests), lv if isinstance(lv, str) else float(lv), corr, rej,
                               c["reference"], fam, ms, ce))
+        if known is not None:
+            _check_tests(clauses[-1], at, known, bad)
     return Standard(doc["id"], doc["title"], doc["reference"], doc["summary"], doc["rule"], tuple(clauses),
-                    sl if isinstance(sl, str) else float(sl), me, source, packaged_file)
+                    sl if isinstance(sl, str) else float(sl), me, source, packaged_file, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -388,7 +466,8 @@ def _p(t: Mapping[str, Any]) -> float:
 
 # long: each clause of a standard judged on one battery, then the standard's verdict from the clauses; 26 lines are its docstring
 def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: float, n: int | None = None,
-             edge: Callable[[float], Mapping[str, Any] | None] | None = None) -> dict:
+             edge: Callable[[float], Mapping[str, Any] | None] | None = None, underpowered: Sequence[str] = (),
+             unmeasured: str | None = None) -> dict:
     """Each clause's result on one table's battery, and the standard's verdict.
 
     Parameters
@@ -407,6 +486,15 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     edge : callable, optional
         ``edge(level)`` → the wheel's best bet at simultaneous confidence 1 - level:
         ``{"demonstrated": bool, "bet", "expected_return", "ci", "line"}`` (None: not assessed).
+    underpowered : sequence of str
+        Why the sample cannot detect the standard's declared minimum effect with its declared power
+        (empty: it can, or no minimum effect applies). A PASS under the standard then becomes
+        INCONCLUSIVE with these reasons, whatever the battery's own verdict was: a standard more lenient
+        than the battery does not turn a rejected, underpowered sample into a PASS.
+    unmeasured : str, optional
+        Why the equipment has no practical edge to measure (a wheel without a pay table, a game without
+        a tracker). A statistical rejection that a finding clause would call a finding, because a
+        practical-edge clause found no edge, then stays a FAIL: that clause judged nothing.
 
     Returns
     -------
@@ -437,8 +525,9 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
                 why = f"exploitability not assessed: {battery['exploitability']['reason']}"
             rows.append(dict(row, result="not applicable", detail=why))
             continue
-        if c.correction == "second-level" and (battery.get("second_level") or {}).get("applicable") is False:
-            rows.append(dict(row, result="not applicable", detail=f"two-level analysis not applicable: {battery['second_level'].get('reason', '')}"))
+        if c.correction == "second-level" and (battery.get("second_level") or {}).get("applicable") is not True:
+            why = (battery.get("second_level") or {}).get("reason") or "this battery has no second-level analysis"
+            rows.append(dict(row, result="not applicable", detail=f"two-level analysis not applicable: {why}"))
             continue
         if c.min_sample is not None and n is not None and n < c.min_sample:
             rows.append(dict(row, result="inconclusive", detail=f"{n:,} units, fewer than the clause's minimum sample {c.min_sample:,}"))
@@ -462,6 +551,8 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
         elif rejected:
             res = "not met"
             detail = f"rejected: {', '.join(rejected)}"
+        elif _floor_blocked(c, mine, lv, tests):
+            res, detail = "inconclusive", _floor_blocked(c, mine, lv, tests)
         else:
             res = "met"
             detail = f"{len(mine)} test(s), none rejects at {lv:g}" if mine else ""
@@ -474,8 +565,9 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     applying = [r for r in rows if r["result"] != "not applicable"]
     reasons: list[str] = []
     base = battery.get("verdict", "INCONCLUSIVE")
-    fail = [r for r in rows if r["result"] == "not met" and r["rejection"] == "FAIL"]
-    finding = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding"]
+    kept = _uncleared(std, kind, rows, alpha, sl) if unmeasured else []
+    fail = [r for r in rows if r["result"] == "not met" and (r["rejection"] == "FAIL" or r in kept)]
+    finding = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding" and r not in kept]
     inc = [r for r in rows if r["result"] == "inconclusive"]
     if data_inc:
         verdict = "INCONCLUSIVE"
@@ -495,10 +587,64 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     elif finding:
         verdict = "SUSPECT"
         reasons += [f"clause {r['id']} not met ({r['title']}; a finding): {r['detail']}" for r in finding]
+    elif underpowered:  # PASS needs power under every standard (DESIGN §4), whatever the battery's own verdict
+        verdict = "INCONCLUSIVE"
+        reasons += [f"every applicable clause of {std.id!r} is met, but: {r}" for r in underpowered]
     else:
         verdict = "PASS"
         reasons.append(f"every applicable clause of {std.id!r} is met ({len(applying)})")
     return {"verdict": verdict, "reasons": reasons, "clauses": rows}
+
+
+def _floor_blocked(c: Clause, mine: Sequence[Mapping[str, Any]], lv: float, family: Sequence[Mapping[str, Any]]) -> str:
+    """Why a clause cannot be met on these p-values, or "": a Monte Carlo test of the clause sits at its floor
+    1/(R+1), which is not below the level the clause would reject it at (the level itself per test; its first
+    Holm step lv·w/W over a clause's own family), so no data could have made the clause "not met" (a lab's
+    clause at 0.001 with 999 replicates). The battery-wide family at alpha is the pipeline's (its own note)."""
+    if c.correction == "second-level" or (c.correction == "family-wise" and c.family == "battery"):
+        return ""
+    total = sum(float(t.get("holm_weight", 1.0) or 1.0) for t in mine) or 1.0
+    out = []
+    for t in mine:
+        m = re.search(r"monte-carlo, R=(\d+)", str(t.get("method") or ""))
+        if m is None or t.get("pvalue") is None:
+            continue
+        floor = 1.0 / (int(m.group(1)) + 1)
+        step = lv if c.correction == "per-test" else lv * float(t.get("holm_weight", 1.0) or 1.0) / total
+        if float(t["pvalue"]) <= floor * (1 + 1e-9) and floor >= step:
+            out.append((t["name"], floor, step))
+    if not out:
+        return ""
+    need = max(int(math.ceil(2.0 / step / 100.0)) * 100 for _, _, step in out)
+    return (f"{', '.join(n for n, _, _ in out)} at the Monte Carlo floor {out[0][1]:.2g} = 1/(R+1), not below the level "
+            f"{min(x[2] for x in out):.2g} it would be rejected at: these replicates cannot decide the clause; use --resamples {need} or more")
+
+
+def _edge_clause(c: Clause) -> bool:
+    """Whether a clause judges the practical edge (a wheel's best bet, a shoe's trackers)."""
+    return any(t == "exploitability" or t.startswith("tracker_edge") for t in c.tests)
+
+
+def _uncleared(std: Standard, kind: str, rows: list[dict], alpha: float, sl: float) -> list[dict]:
+    """The finding clauses whose rejection the standard cannot clear, so that it stays a FAIL, on equipment with no
+    practical edge to measure (a game without a tracker, a wheel without a pay table): a statistical rejection at
+    alpha is only a finding because a practical-edge clause judged the player's edge and found none; when every
+    practical-edge FAIL clause of the equipment was not applicable, nothing judged it (issue 23: a game without a
+    tracker never downgrades a statistical FAIL). Findings by nature (card orientation) and findings at a
+    looser level than alpha stay findings. Each kept row's detail says why."""
+    by_id = {c.id: c for c in std.clauses}
+    edge = [r for r in rows if r["for_equipment"] and r["rejection"] == "FAIL" and _edge_clause(by_id[r["id"]])]
+    if not edge or any(r["result"] != "not applicable" for r in edge):
+        return []
+    finding_only: tuple = ()
+    if kind.startswith("shoe"):
+        from rngcert.battery.shuffle import FINDING_ONLY as finding_only
+    kept = [r for r in rows if r["result"] == "not met" and r["rejection"] == "finding" and by_id[r["id"]].level_of(alpha, sl) <= alpha
+            and any(str(x).split("[", 1)[0] not in finding_only for x in r["rejected"])]
+    for r in kept:
+        r["detail"] += (f"; not cleared: nothing measured the player's edge (clause {', '.join(e['id'] for e in edge)} not applicable: "
+                        f"{edge[0]['detail']}), so this rejection stays a FAIL")
+    return kept
 
 
 def summarise(std: Standard, tables: Sequence[Mapping[str, Any]], *, alpha: float, kind: str) -> dict:

@@ -81,7 +81,8 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
 @click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
 @click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE. Default: the standard's declared minimum effect (rngcert-default: +50%).")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement and --min-bias.")
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
 @click.option("--min-round-interval", "min_round_interval", default="5s", show_default=True, metavar="DURATION",
               help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off.")

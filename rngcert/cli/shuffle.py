@@ -158,7 +158,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     # the declared minimum tracker edge: --min-edge, else the standard's (a number, or "house-edge": the game's, which the
     # pipeline computes when given None); the declared power likewise
     me = min_edge / 100.0 if min_edge is not None else std.shoe_min_edge(None)
-    power = std.power() if power is None else power
+    power = std.power("shoe") if power is None else power
     # the certification's options, built once here and passed down as one object
     options = ShuffleOptions(seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal, figures=figures,
                              command=command, plan=plan, min_edge=me, power=power)

@@ -231,7 +231,8 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
 @click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
 @click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%).")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Power for the power statement.")
+@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<equipment>-<table>-<UTC time>/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, hidden=True, help="Older name of --workers.")
 @click.option("--no-record", is_flag=True, help="Do not record the audit in the store: the store is only read (archived or read-only stores).")
@@ -331,7 +332,10 @@ def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std) ->
 
     from rngcert.pipeline.group_audit import group_statement
 
-    g = group_statement([r.report for r in results], alpha=alpha, control=control, audits_per_year=audits_per_year, standard_id=std.id)
+    bound = max(std.false_fail_bound("wheel", alpha, [t["name"] for t in r.report["tables"][0]["battery"].get("tests", []) if t.get("applicable")])
+                for r in results)
+    g = group_statement([r.report for r in results], alpha=alpha, control=control, audits_per_year=audits_per_year, standard_id=std.id,
+                        per_table=bound)
     if outdir is not None:
         Path(outdir).mkdir(parents=True, exist_ok=True)
         p = Path(outdir) / f"audit-group-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"

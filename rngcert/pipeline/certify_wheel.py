@@ -167,6 +167,9 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     std = resolve(standard)
     std.check_applies("wheel", "certify")
     suspect_level = std.suspect_level(alpha)  # refuses a SUSPECT level that is not looser than alpha
+    if power is None:  # the standard's declared power, as for shoes (strictest over the clauses for wheels)
+        power = std.power("wheel")
+        opts = opts.replace(power=power)
     bias_source = "--min-bias"
     if required_bias is None and std.wheel_min_bias() is not None:
         required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
@@ -544,6 +547,8 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
         gate = out.verdict in ("PASS", "INCONCLUSIVE")
         if gate:
             reasons += pw_reasons
+        # kept whatever the verdict: a standard whose clauses are met where the battery rejected must not PASS without power
+        pw = dict(pw, gate_reasons=list(pw_reasons))
         if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
             # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
             reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one {'pocket' if log.wheel.kind == 'roulette' else 'section'} cannot be verified: none of the "

@@ -19,7 +19,7 @@ CONTROL_WORDS = {"holm": "Holm (family-wise: P(any false alarm of the group, ove
 
 
 def group_statement(reports: Sequence[Mapping[str, Any]], *, alpha: float, control: str = "holm", audits_per_year: float = 12.0,
-                    time_control: bool = True, standard_id: str = "rngcert-default") -> dict:
+                    time_control: bool = True, standard_id: str = "rngcert-default", per_table: float | None = None) -> dict:
     """The group statement over the audit reports of one run.
 
     Parameters
@@ -34,6 +34,12 @@ def group_statement(reports: Sequence[Mapping[str, Any]], *, alpha: float, contr
         For the yearly figure.
     time_control : bool
         Spend alpha over each table's audits (default True).
+    standard_id : str
+        The standard whose per-table verdicts the tables keep.
+    per_table : float, optional
+        Bound on one fair table's false-FAIL probability under that standard
+        (:meth:`rngcert.battery.standard.Standard.false_fail_bound`); None: alpha (a family-wise standard).
+        A standard of per-test clauses (four named tests each at 99%) gives far more than alpha.
 
     Returns
     -------
@@ -55,13 +61,15 @@ def group_statement(reports: Sequence[Mapping[str, Any]], *, alpha: float, contr
     rej, adj = group_control(np.atleast_1d(ps), alpha, control)
     for x, s, a, j in zip(rows, np.atleast_1d(ps), adj, rej):
         x.update(p_spent=float(s), p_group=float(a), named=bool(j))
-    exp = expected_false_fails(len(rows), alpha, audits_per_year)
+    rate = alpha if per_table is None else float(per_table)
+    exp = expected_false_fails(len(rows), rate, audits_per_year)
     named = [x["table"] for x in rows if x["named"]]
     fails = [x["table"] for x in rows if x["verdict"] == "FAIL"]
     rule = RULE.format(control=CONTROL_WORDS[control]) if time_control else f"{CONTROL_WORDS[control]} across the tables of this run"
     sentences = [
         f"{len(rows)} table(s) audited at alpha = {alpha:g}: with every table fair, per-table tests give up to {exp['per_run']:.2g} false FAIL(s) "
-        f"a run (k × alpha) and {exp['per_year']:.3g} a year at {audits_per_year:g} audits a year.",
+        + ("a run (k × alpha)" if rate == alpha else f"a run (k × {rate:.3g}, the bound on a fair table's false FAILs under standard {standard_id})")
+        + f" and {exp['per_year']:.3g} a year at {audits_per_year:g} audits a year.",
         f"Group statement ({rule}): " + (f"{len(named)} table(s) named: {', '.join(map(str, named))}." if named else "no table is named."),
         f"Each table keeps its own verdict at alpha ({len(fails)} FAIL): standard {standard_id} requires per-table tests.",
     ]

@@ -21,7 +21,7 @@ __all__ = ["CertifyOptions", "ShuffleOptions", "BitsOptions"]
 _OPEN01 = {"low": 0, "high": 1, "low_open": True, "high_open": True}
 _RANGES = {
     "alpha": _OPEN01,
-    "power": _OPEN01,
+    "power": {**_OPEN01, "none_ok": True},
     "seed": {"low": 0, "integer": True, "none_ok": True},
     "seed_entropy": {"low": 0, "integer": True, "none_ok": True},
     "n_resamples": {"low": 99, "integer": True},
@@ -90,8 +90,9 @@ class CertifyOptions(_Options):
     required_bias : float, optional
         Lab's declared minimum detectable single-pocket bias (relative, e.g. 0.2 = +20%); None: the
         standard's declared minimum effect.
-    power : float
-        Power for the power statement and ``required_bias``.
+    power : float, optional
+        Power for the power statement and ``required_bias``; None (default): the standard's declared
+        power (the strictest of its clauses for wheels; 0.9 in every packaged standard).
     command : str, optional
         The command line, as the report states it.
     figures : bool
@@ -114,7 +115,7 @@ class CertifyOptions(_Options):
     seed: int | None = None
     n_resamples: int = 9999
     required_bias: float | None = None
-    power: float = 0.9
+    power: float | None = None
     command: str | None = None
     figures: bool = True
     progress: Callable[[int, int, str], None] | None = None

@@ -70,6 +70,29 @@ def edge_line(kind: str, table: Mapping[str, Any]) -> str:
                else "no tracker beats the threshold declared in advance."))
 
 
+def underpowered(table: Mapping[str, Any]) -> list[str]:
+    """Why a table's sample cannot detect the declared minimum effect with the declared power, whatever its
+    battery's verdict: a wheel's power reasons (``battery.power.gate_reasons``), a shoe section's power gate."""
+    gate = table.get("power_gate") or {}
+    if table.get("kind") == "dealer":  # a dealer's share of a log states its power only (the log's verdict rests on all shoes)
+        return []
+    if gate.get("status") == "underpowered":
+        return [str(gate.get("sentence") or "too few shoes to detect the declared minimum tracker edge")]
+    return [str(r) for r in ((table.get("battery") or {}).get("power") or {}).get("gate_reasons") or []]
+
+
+def unmeasured(kind: str, battery: Mapping[str, Any]) -> str | None:
+    """Why the equipment has no practical edge to measure, or None: a wheel whose pay table is missing (its
+    exploitability not assessed), a shoe whose game has no tracker (no tracker result at all; trackers that
+    exist but could not bet on these shoes are not this case)."""
+    if kind == "wheel":
+        ex = battery.get("exploitability")
+        return str(ex.get("reason") or "no pay table") if isinstance(ex, dict) and ex.get("applicable") is False else None
+    if kind.startswith("shoe") and not any(str(x.get("name", "")).startswith("tracker_edge:") for x in battery.get("tests", [])):
+        return "no tracker for this game"
+    return None
+
+
 def _restate(keys: list, old: str, new: str, std_id: str) -> list:
     """Key findings worded by the battery's own verdict, restated under the standard's: a sentence that
     starts "FAIL:" must not stand beside a standard's SUSPECT, PASS or INCONCLUSIVE (the finding stays,
@@ -138,7 +161,7 @@ def apply_standard(report: dict, standard: Standard | str | None, *, kind: str, 
         def edge(lv, edges=edges):
             return edges.get(f"{lv:g}")
 
-        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge)
+        ev = evaluate(std, k, b, alpha=alpha, n=t.get("n"), edge=edge, underpowered=underpowered(t), unmeasured=unmeasured(k, b))
         b["two_lines"] = {"statistical": statistical_line(b), "practical_edge": edge_line(k, t)}
         if ev["verdict"] != b["verdict"]:
             changed = True
@@ -190,11 +213,15 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     if not s:
         return []
     parts = [f"{c['id']} {c['result'].upper() if c['result'] == 'not met' else c['result']}" for c in s["results"] if c.get("for_equipment", True)]
-    src = "" if s.get("packaged", True) else f" from {s.get('source')}"
+    src = "" if s.get("packaged", True) else f" from {s.get('source')}" + (f" (SHA-256 {s['sha256'][:16]}…)" if s.get("sha256") else "")
     if s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
         met = any(c["result"] == "met" for c in s["results"] if c.get("for_equipment", True))
         # c22: not "all met" beside INCONCLUSIVE; and no "clauses met" when none is (every clause not applicable)
-        parts.append("battery INCONCLUSIVE (" + ("the clauses met do not make a PASS" if met else "no clause could be judged") + ": see the reasons)")
+        gated = [t for t in report.get("tables", []) if t["battery"].get("battery_verdict") not in (None, "INCONCLUSIVE")
+                 and t["battery"]["verdict"] == "INCONCLUSIVE"]
+        # the battery rejected, the standard's clauses are met, the sample lacks power: not "battery INCONCLUSIVE"
+        parts.append("no PASS without the power to detect the declared minimum effect: see the reasons" if gated and met else
+                     "battery INCONCLUSIVE (" + ("the clauses met do not make a PASS" if met else "no clause could be judged") + ": see the reasons)")
     lines = [f"standard: {s['id']}{src}: {s['verdict']} (clauses: {' · '.join(parts)})"]
     if len(report.get("tables", [])) == 1:
         two = report["tables"][0]["battery"].get("two_lines") or {}

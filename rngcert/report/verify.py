@@ -506,6 +506,12 @@ def compare_statistics(recorded: Mapping[str, Any], recomputed: Mapping[str, Any
     if recorded.get("verdict") != recomputed.get("verdict"):
         diffs.append(f"verdict: recorded {recorded.get('verdict')}, recomputed {recomputed.get('verdict')}")
     count += 1
+    sa, sb = (recorded.get("standard") or {}).get("sha256"), (recomputed.get("standard") or {}).get("sha256")
+    if sa and sb:  # the rule that turned the statistics into the verdict: a lab's file edited since is another standard
+        count += 1
+        if sa != sb:
+            diffs.append(f"standard {recorded['standard'].get('id')} ({recorded['standard'].get('source')}): SHA-256 recorded {sa[:16]}…, "
+                         f"the file read now {sb[:16]}…: the standard changed since the report")
     a_tabs = {t["table"]: t for t in recorded.get("tables", [])}
     b_tabs = {t["table"]: t for t in recomputed.get("tables", [])}
     for name in sorted(set(a_tabs) | set(b_tabs)):
