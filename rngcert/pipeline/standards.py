@@ -82,14 +82,24 @@ def underpowered(table: Mapping[str, Any]) -> list[str]:
 
 
 def unmeasured(kind: str, battery: Mapping[str, Any]) -> str | None:
-    """Why the equipment has no practical edge to measure, or None: a wheel whose pay table is missing (its
-    exploitability not assessed), a shoe whose game has no tracker (no tracker result at all; trackers that
-    exist but could not bet on these shoes are not this case)."""
+    """Why nothing measured the equipment's practical edge, or None: a wheel whose pay table is missing (its
+    exploitability not assessed), a shoe whose game has no tracker, or whose trackers all bet too little on
+    these shoes to measure an edge (each not applicable with a count of units or shoes too small). The
+    battery's own rule treats the last two alike ("no tracker measured the player's edge ... it stays a
+    FAIL"); so does every standard (issue 23: a game without a tracker never downgrades a statistical FAIL,
+    and a tracker whose bets are too few measures no more). A tracker that never found a bet worth placing
+    has judged the edge (none to take: a Fisher-Yates shoe's trackers never bet), so it is not this case."""
     if kind == "wheel":
         ex = battery.get("exploitability")
         return str(ex.get("reason") or "no pay table") if isinstance(ex, dict) and ex.get("applicable") is False else None
-    if kind.startswith("shoe") and not any(str(x.get("name", "")).startswith("tracker_edge:") for x in battery.get("tests", [])):
-        return "no tracker for this game"
+    if kind.startswith("shoe"):
+        from rngcert.stats.tracker_edge import NO_BET
+
+        trackers = [x for x in battery.get("tests", []) if str(x.get("name", "")).startswith("tracker_edge:")]
+        if not trackers:
+            return "no tracker for this game"
+        if not any(x.get("applicable", True) or str(x.get("reason") or "").startswith(NO_BET) for x in trackers):
+            return "no tracker bet enough on these shoes to measure an edge (" + "; ".join(str(x.get("reason") or x["name"]) for x in trackers[:2]) + ")"
     return None
 
 

@@ -49,6 +49,12 @@ def edge_summary(stake, ret) -> dict:
     return out | {"edge": edge, "se": se, "ci95": [edge - 1.96 * se, edge + 1.96 * se], "per_unit_sd": se * math.sqrt(tot)}
 
 
+
+#: The reason a tracker's edge is not applicable when it never bet: it looked at every shoe and found no bet worth
+#: placing (a judgement of the edge: none to take), unlike a tracker that bet too little to measure its edge.
+NO_BET = "the tracker never found a bet worth placing"
+
+
 def tracker_edge(name: str, stake, ret, *, threshold: float = 0.0, house_edge: float | None = None, min_units: int = 30,
                  min_shoes: int = 10, extra: dict | None = None) -> TestResult | NotApplicable:
     """One-sided test that a tracker's edge exceeds a threshold declared in advance.
@@ -76,7 +82,7 @@ def tracker_edge(name: str, stake, ret, *, threshold: float = 0.0, house_edge: f
     summ = edge_summary(stake, ret)
     details = {"threshold": threshold, "house_edge": house_edge, **summ, **(extra or {})}
     if summ["edge"] is None or summ["units"] < min_units or summ["bets_shoes"] < min_shoes:
-        why = ("the tracker never found a bet worth placing" if not summ["units"] else
+        why = (NO_BET if not summ["units"] else
                f"the tracker bet {summ['units']:.0f} unit(s) in {summ['bets_shoes']} shoe(s): fewer than {min_units} units or {min_shoes} shoes")
         return NotApplicable(name, Requirement.UNPREDICTABILITY, summ["n_shoes"], why)
     se = summ["se"]
