@@ -65,7 +65,7 @@ def test_fail_banner_gives_the_fail_finding_not_the_suspect_one(single):
     page1 = html[: html.index('id="summary"')]
     assert page1.index("FAIL: results lean") < page1.index("SUSPECT: the 14 neighbouring")
     term = summary_text(r)
-    assert term.splitlines()[-1].startswith("VERDICT: FAIL — FAIL: results lean"), term
+    assert term.splitlines()[-1].startswith("VERDICT: FAIL — Results lean"), term  # (the verdict word once)
     kf = term[term.index("key findings:"):]
     assert kf.index("FAIL: results lean") < kf.index("SUSPECT: the 14")
 
@@ -201,7 +201,7 @@ def test_audit_all_overview_leads_with_the_fail(single):
     tables[7].update(battery=bd, key_findings=keys, next_steps=steps)
     lines = audit_overview(tables)
     assert lines[0] == "audit of 11 tables: FAIL (1 FAIL, 10 PASS)"
-    assert lines[1].startswith("  A08: FAIL — FAIL: results lean") and "SUSPECT" not in lines[1]
+    assert lines[1].startswith("  A08: FAIL — Results lean") and "SUSPECT" not in lines[1]
     assert lines[2].startswith("  10 tables PASS: ") and lines[3].split(", ")[0].strip() == "A01" and "A08" not in lines[3]
 
 

@@ -370,8 +370,17 @@ def summary_text(report: dict) -> str:
 
     lines += terminal_lines(report)
     demo = " (DEMONSTRATION DATA: a wheel simulated by rngcert, no equipment certified)" if (report.get("unit_under_test") or {}).get("demonstration") else ""
-    lines.append(f"VERDICT: {report['verdict']}{demo} — {overall_line(report)}")
+    lines.append(f"VERDICT: {report['verdict']}{demo} — {_without_verdict(overall_line(report), report['verdict'])}")
     return "\n".join(lines)
+
+
+def _without_verdict(line: str, verdict: str) -> str:
+    """``line`` without a leading ``"VERDICT: "`` that the caller has just printed ("FAIL — Pocket 9 ...", not
+    "FAIL — FAIL: pocket 9 ...")."""
+    if not line.startswith(f"{verdict}: "):
+        return line
+    rest = line[len(verdict) + 2:]
+    return rest[:1].upper() + rest[1:]
 
 
 def audit_overview(tables: Sequence[dict]) -> list[str]:
@@ -383,7 +392,7 @@ def audit_overview(tables: Sequence[dict]) -> list[str]:
     lines = [f"audit of {len(tables)} tables: {worst([t['battery']['verdict'] for t in tables])} ({text.verdict_counts(tables)})"]
     for t in text.by_severity(tables):
         if t["battery"]["verdict"] != "PASS":
-            lines.append(f"  {t['table']}: {t['battery']['verdict']} — {_clip(text.deciding(t), 200)}")
+            lines.append(f"  {t['table']}: {t['battery']['verdict']} — {_clip(_without_verdict(text.deciding(t), t['battery']['verdict']), 200)}")
     for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
         lines.append(f"  {len(g['tables'])} table{'s' if len(g['tables']) > 1 else ''} PASS: {_clip(g['text'], 160)}")
         lines.append(f"    {', '.join(map(str, g['tables']))}")

@@ -130,7 +130,8 @@ def scaling(nbits, outcomes, method, as_json):
         click.echo(json.dumps(d, indent=1))
         return
     counts = [int(c) for c in d["counts"]]
-    click.echo(f"{method} of a {nbits}-bit word onto {outcomes} outcomes (denominator {d['denominator']} words):")
+    article = "an" if str(nbits).startswith("8") or nbits in (11, 18) else "a"  # "an 8-bit word", "a 32-bit word"
+    click.echo(f"{method} of {article} {nbits}-bit word onto {outcomes} outcomes (denominator {d['denominator']} words):")
     groups: dict[int, list[int]] = {}
     for j, c in enumerate(counts):
         groups.setdefault(c, []).append(j)
