@@ -512,8 +512,10 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         else:
             names = {ci: f"{fcols[ci]} (column {colnum.get(fcols[ci], '?')})" for ci in set(rej_cols.tolist())}
             colnames = [names[ci] for ci in rej_cols.tolist()]
+        seen: dict = {}  # one string a distinct cell text (another wheel's labels repeat: 'x13' a million times)
         for ln, colname, wi, t in zip(np.asarray(lines)[rej_idx].tolist(), colnames, why_of[rej_idx].tolist(), texts):
-            out_rejects.append(RejectedRow(name, int(ln), colname, whys[wi], "" if t is None else str(t)[:200]))
+            t = "" if t is None else str(t)[:200]
+            out_rejects.append(RejectedRow(name, int(ln), colname, whys[wi], seen.setdefault(t, t)))
     out_rejects.sort(key=_BY_LINE)
 
     def textcol(key):
