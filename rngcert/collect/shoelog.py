@@ -280,9 +280,13 @@ def _shoe_columns(cols: dict, n: int, ids: SimpleNamespace) -> SimpleNamespace:
         c.stage = np.ones(n, dtype=np.int64)
     sh_c, sh_names = _encode(cols["shoe_id"])
     c.sid = _global_ids(sh_c, sh_names, ids.shoes)
+    c.no_table = np.zeros(n, dtype=bool)
     if "table" in cols:
         tb_c, tb_names = _encode(cols["table"])
         c.tid = _global_ids(tb_c, tb_names, ids.tables)
+        empty = np.array([t == "" for t in tb_names], dtype=bool)
+        if empty.any() and not empty.all():  # (a column empty on every row is no table at all, as for spin logs)
+            c.no_table = empty[tb_c]
     else:
         c.tid = np.full(n, ids.tables.setdefault("", len(ids.tables)), dtype=np.int64)
     c.opt, c.ts_us, c.ts_bad, c.rot = _optional_columns(cols, n, ids)
@@ -298,8 +302,9 @@ def _shoe_row_checks(c: SimpleNamespace, cols: dict, lines: np.ndarray, name: st
     ok = np.ones(n, dtype=bool)
     # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
     # shoe is read without it (the positions after it renumbered), not lost
-    skip = c.is_nc & ~badshoe & (c.pos >= 1) & (c.stage >= 0)
+    skip = c.is_nc & ~badshoe & (c.pos >= 1) & (c.stage >= 0) & ~c.no_table
     for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
+                              (c.no_table, "table", "empty table value (the other rows of the file name a table)"),
                               (c.pos < 1, "position", "position is not a positive integer"),
                               *((c.is_nc & (c.card_c == k), "card", f"{c.nc_names[k]}, not a card of the decks: the row is left out"
                                  + " and its shoe read without it (later positions renumbered)")
@@ -338,6 +343,7 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
     rk = None
     if bad.size:
         rk = np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad], np.full(bad.size, fi)], axis=1)
+        rk = _rejects_of_tables(rk, c.no_table[bad], tid[~c.no_table], sid[~c.no_table])
     keep = np.flatnonzero(ok)
     part = {"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
             "stage": stage[keep], "pos": pos[keep], "face": c.face[keep].astype(np.int64),
@@ -346,9 +352,24 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
             "shift": c.opt["shift"][keep]}
     sk = np.flatnonzero(skip)
     skipped = np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64)
-    source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
+    # data rows: those read as fields and the lines the CSV reader rejected on their own (quotes, field count)
+    source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n) + len(rej),
               "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)}
     return part, rk, skipped, source, file_rej
+
+
+def _rejects_of_tables(rk: np.ndarray, no_table: np.ndarray, tid: np.ndarray, sid: np.ndarray) -> np.ndarray:
+    """The keys ``(table, shoe, stage, line, file)`` of a file's rejected rows, a row rejected for its empty ``table`` cell
+    given to every table of the file that has a shoe of its id (``tid``, ``sid``: the rows that name a table): that shoe
+    lost a row and is not accepted as if dealt to that card."""
+    if not no_table.any():
+        return rk
+    pairs = np.unique(np.stack([sid, tid], axis=1), axis=0) if sid.size else np.zeros((0, 2), np.int64)
+    out = [rk[~no_table]]
+    for row in rk[no_table]:  # rejected rows only (few); a row whose shoe id no table has stays where it was read
+        tids = pairs[pairs[:, 0] == row[1], 1]
+        out.append(np.array([[t, *row[1:]] for t in tids], dtype=np.int64).reshape(-1, 5) if tids.size else row[None, :])
+    return np.concatenate(out)
 
 
 def _group_checks(R: dict, gkey: np.ndarray, N: int, decks: int, min_prefix: int, serialised: bool) -> tuple:

@@ -162,27 +162,47 @@ def pooled_counts(log: SpinLog) -> np.ndarray:
 def missing_pockets_hint(log: SpinLog) -> str | None:
     """A reason when pockets that a fair wheel gives many spins never came up and another packaged
     roulette wheel has every pocket that did and none of those (a European list certified with
-    ``--equipment american``: '00' never written). Whether the list is that wheel's or the pockets
-    never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
+    ``--equipment american``: '00' never written; a roulette list certified as ``money-wheel-52``, its
+    0..36 read as section indices and sections 37..51 never seen). Whether the list is that wheel's or the
+    pockets never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
     wheel = log.wheel
-    if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in why for why in {r.reason for r in log.rejected}):
+    if wheel.kind not in ("roulette", "money-wheel") or log.rejected and any("is not a pocket/section" in why for why in {r.reason for r in log.rejected}):
         return None
-    labels = [str(x) for x in log.space.labels]
+    labels = _written_labels(log)
+    if labels is None:
+        return None
     counts = pooled_counts(log)
     expected = int(counts.sum()) * np.asarray(log.space.probs, dtype=float)
     missing = {labels[i] for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))}
     seen = {labels[i] for i in np.flatnonzero(counts)}
     if not missing:
         return None
+    fits = []  # roulette wheels with every pocket that came up and none that did not, the one with fewest pockets left over first
     for wid in packaged_wheels():
         other = load_wheel(wid) if wid != wheel.id else None
         if other is not None and other.kind == "roulette" and seen <= set(other.labels) and not missing & set(other.labels):
-            names = ", ".join(sorted(missing))
-            return (f"pocket(s) {names} never came up in {int(counts.sum()):,} spins ({float(expected[labels.index(sorted(missing)[0])]):.0f} expected "
-                    f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
-                    f"(certify with --equipment {wid}); if the wheel really has {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
-                    "a pocket that never catches the ball")
-    return None
+            fits.append((len(set(other.labels) - seen), wid))
+    if not fits:
+        return None
+    wid = min(fits)[1]
+    ordered = sorted(missing, key=lambda x: (len(x), x))
+    names = ", ".join(ordered)
+    unit = "pocket" if wheel.kind == "roulette" else "section"
+    return (f"{unit}(s) {names} never came up in {int(counts.sum()):,} spins ({float(expected[labels.index(ordered[0])]):.0f} expected "
+            f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
+            f"(certify with --equipment {wid}); if the wheel really has {unit}s {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
+            f"a {unit} that never {'catches the ball' if unit == 'pocket' else 'stops under the pointer'}")
+
+
+def _written_labels(log: SpinLog) -> list[str] | None:
+    """The token that names each outcome of ``log.space`` as a log writes it: a roulette pocket's label; a money wheel's
+    section index (a list of ``0``..``36`` certified as ``money-wheel-52`` reads as sections 0..36 and leaves the other
+    sections empty). None for a money wheel whose outcomes are not its sections (symbols only, order unknown)."""
+    if log.wheel.kind == "roulette":
+        return [str(x) for x in log.space.labels]
+    if not getattr(log.wheel, "order_known", False) or len(log.space.labels) != log.wheel.k:
+        return None
+    return [str(i) for i in range(log.wheel.k)]
 
 
 def _empty_outcomes(log: SpinLog) -> bool:

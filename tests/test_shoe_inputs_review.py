@@ -1,0 +1,117 @@
+"""Review of issue 28's promise for shoe logs and money-wheel logs: inputs that cannot be misread
+into a verdict (a fresh reviewer's hostile but ordinary exports)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from rngcert.collect.shoelog import read_shoe_log
+
+DECK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
+
+
+def _shoes(n: int, seed: int = 1) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    return [[DECK[k] for k in rng.permutation(52)] for _ in range(n)]
+
+
+def _write(path, header: str, rows) -> None:
+    path.write_text(header + "\n" + "".join(",".join(str(x) for x in r) + "\n" for r in rows))
+
+
+def _certify_log(cli, path, tmp_path, *extra):
+    res = cli("shuffle", "certify", path, "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out", "--no-plots", "--json",
+              "--seed", 1, "--resamples", 99, "--workers", 1, *extra)
+    return res, (json.loads(res.stdout) if res.stdout.strip().startswith("{") else None)
+
+
+def test_half_the_rows_unreadable_is_inconclusive_not_pass(cli, tmp_path):
+    """Table T2's scanner writes suit first ('HA'): every row of its 100 shoes is rejected (50% of the
+    log). The verdict cannot stand on the other table alone as if the log had been read: INCONCLUSIVE
+    (exit 11), the unreadable share named (DESIGN §4: more than 5% unreadable rows)."""
+    rows = [("T1" if s <= 100 else "T2", s, p, c if s <= 100 else c[1] + c[0])
+            for s, cards in enumerate(_shoes(200), 1) for p, c in enumerate(cards, 1)]
+    f = tmp_path / "two-scanners.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    res, rep = _certify_log(cli, f, tmp_path)
+    assert res.exit_code == 11, res.output
+    reasons = " ".join(rep["tables"][0]["battery"]["reasons"])
+    assert "5,200 of 10,400" in reasons and "could not be read" in reasons
+
+
+def test_joker_rows_read_around_are_not_unreadable(cli, tmp_path):
+    """A joker in every one-deck shoe (c21's kind, 1 row in 53 = 1.9%; here also a cutting card: 3.7%) is
+    named and read around: not counted as unreadable, so the log still gets its verdict."""
+    rows = []
+    for s, cards in enumerate(_shoes(60), 1):
+        cards = cards[:26] + ["JK"] + cards[26:40] + ["CUT"] + cards[40:]
+        rows += [(s, p, c) for p, c in enumerate(cards, 1)]
+    f = tmp_path / "jokers.csv"
+    _write(f, "shoe_id,position,card", rows)
+    res, rep = _certify_log(cli, f, tmp_path)
+    assert res.exit_code in (0, 10), res.output
+    assert not any("could not be read" in r for r in rep["tables"][0]["battery"]["reasons"])
+
+
+def test_empty_table_cell_is_rejected_not_a_new_table(tmp_path):
+    """The last card of shoe 5 has an empty ``table`` cell while every other row names T1: the row is
+    rejected with its line, column and reason, and shoe 5 of T1 is not accepted as a 51-card shoe."""
+    rows = [("" if (s == 5 and p == 52) else "T1", s, p, c) for s, cards in enumerate(_shoes(10), 1) for p, c in enumerate(cards, 1)]
+    f = tmp_path / "empty-table.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    line = 1 + 4 * 52 + 52
+    assert [(r.line, r.column) for r in log.rejected] == [(line, "table")]
+    assert "empty table" in log.rejected[0].reason
+    assert ("T1", "5") not in log.after_ids and ("", "5") not in log.after_ids
+    assert any(p.shoe == "5" and p.table == "T1" for p in log.problems)
+    assert log.n_shoes == 9
+
+
+def test_all_empty_table_column_is_one_table(tmp_path):
+    """A ``table`` column left empty on every row is no table at all (as for spin logs): nothing rejected."""
+    rows = [("", s, p, c) for s, cards in enumerate(_shoes(5), 1) for p, c in enumerate(cards, 1)]
+    f = tmp_path / "no-table.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    assert log.rejected == [] and log.n_shoes == 5
+
+
+def test_row_count_includes_lines_rejected_by_the_csv_reader(tmp_path):
+    """Two lines with an extra field are rejected by the CSV reader: the source's row count is the
+    file's 520 data rows (518 accepted + 2 rejected), not 518."""
+    rows = [(s, p, c + (",X" if (s, p) in ((5, 52), (6, 20)) else "")) for s, cards in enumerate(_shoes(10), 1) for p, c in enumerate(cards, 1)]
+    f = tmp_path / "extra-field.csv"
+    _write(f, "shoe_id,position,card", rows)
+    src = read_shoe_log(f, decks=1).sources[0]
+    assert (src["rows"], src["accepted_rows"], src["rejected_rows"]) == (520, 518, 2)
+
+
+def test_roulette_log_given_to_the_money_wheel_is_not_a_fail(cli, tmp_path):
+    """A fair roulette log (0..36) certified with ``--equipment money-wheel-52``: every label reads as a
+    section index, sections 37..51 never come up. Not a FAIL "section B came up 0 times … a worn
+    pocket": INCONCLUSIVE naming the roulette wheel the labels fit."""
+    rng = np.random.default_rng(3)
+    f = tmp_path / "roulette.csv"
+    f.write_text("result\n" + "".join(f"{x}\n" for x in rng.integers(0, 37, 20000)))
+    res = cli("certify", f, "--equipment", "money-wheel-52", "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
+              "--resamples", 99)
+    assert res.exit_code == 11, res.output
+    rep = json.loads(res.stdout)
+    reasons = " ".join(r for t in rep["tables"] for r in t["battery"]["reasons"])
+    assert "--equipment european" in reasons
+
+
+def test_money_wheel_section_never_seen_stays_a_finding(cli, tmp_path):
+    """The guard above must not hide a real money wheel whose one section never comes up: its labels
+    (0..51 minus section 7) fit no roulette wheel, so the tests keep their verdict (FAIL)."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 51, 20000)
+    x[x >= 7] += 1
+    f = tmp_path / "mw.csv"
+    f.write_text("result\n" + "".join(f"{v}\n" for v in x))
+    res = cli("certify", f, "--equipment", "money-wheel-52", "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
+              "--resamples", 99)
+    assert res.exit_code == 12, res.output
