@@ -115,3 +115,19 @@ def test_money_wheel_section_never_seen_stays_a_finding(cli, tmp_path):
     res = cli("certify", f, "--equipment", "money-wheel-52", "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
               "--resamples", 99)
     assert res.exit_code == 12, res.output
+
+
+def test_money_wheel_payouts_written_as_numbers_are_not_section_indices(cli, tmp_path):
+    """A fair money-wheel-52 log whose export writes each symbol's payout (1, 2, 5, 10, 20, 40, 45) instead of the
+    symbol: every value reads as a section index, 45 of the 52 sections never come up, and the verdict was FAIL
+    "section A came up 9,269 times against 385 expected". INCONCLUSIVE: the labels do not fit the wheel."""
+    order = "FABCAADBAACBAEABCAABDAACBAGABCAADBAACBAEABCAABDAACBA"
+    pay = dict(A="1", B="2", C="5", D="10", E="20", F="40", G="45")
+    rng = np.random.default_rng(5)
+    f = tmp_path / "payouts.csv"
+    f.write_text("result\n" + "".join(pay[order[x]] + "\n" for x in rng.integers(0, 52, 20000)))
+    res = cli("certify", f, "--equipment", "money-wheel-52", "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
+              "--resamples", 99)
+    assert res.exit_code == 11, res.output
+    reasons = " ".join(r for t in json.loads(res.stdout)["tables"] for r in t["battery"]["reasons"])
+    assert "section indices" in reasons and "1, 2, 5, 10, 20, 40, 45" in reasons

@@ -183,7 +183,7 @@ def missing_pockets_hint(log: SpinLog) -> str | None:
         if other is not None and other.kind == "roulette" and seen <= set(other.labels) and not missing & set(other.labels):
             fits.append((len(set(other.labels) - seen), wid))
     if not fits:
-        return None
+        return _few_sections_hint(log, labels, counts, expected, missing)
     wid = min(fits)[1]
     ordered = sorted(missing, key=lambda x: (len(x), x))
     names = ", ".join(ordered)
@@ -192,6 +192,19 @@ def missing_pockets_hint(log: SpinLog) -> str | None:
             f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
             f"(certify with --equipment {wid}); if the wheel really has {unit}s {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
             f"a {unit} that never {'catches the ball' if unit == 'pocket' else 'stops under the pointer'}")
+
+
+def _few_sections_hint(log: SpinLog, labels: list[str], counts: np.ndarray, expected: np.ndarray, missing: set) -> str | None:
+    """A reason when a money wheel read by section index leaves more than half of its sections empty that a fair wheel
+    fills (an export that writes each symbol's payout, 1 2 5 10 20 40, read as sections 1, 2, 5 …), else None."""
+    if log.wheel.kind != "money-wheel" or 2 * len(missing) <= len(labels):
+        return None
+    seen = ", ".join(labels[i] for i in np.flatnonzero(counts))
+    return (f"labels that do not fit the wheel: read as section indices, only section(s) {seen} came up in {int(counts.sum()):,} spins and "
+            f"{len(missing)} of the {len(labels)} sections never did ({float(expected.max()):.0f} expected each): the values look like symbols "
+            f"or payouts written as numbers, not section indices; export the symbol ({', '.join(sorted(set(log.wheel.labels)))}) or the "
+            "section index (a number that is a section index cannot be an alias of a symbol); if the wheel really stops only on these "
+            "sections, inspect it")
 
 
 def _written_labels(log: SpinLog) -> list[str] | None:
