@@ -131,3 +131,37 @@ def test_money_wheel_payouts_written_as_numbers_are_not_section_indices(cli, tmp
     assert res.exit_code == 11, res.output
     reasons = " ".join(r for t in json.loads(res.stdout)["tables"] for r in t["battery"]["reasons"])
     assert "section indices" in reasons and "1, 2, 5, 10, 20, 40, 45" in reasons
+
+
+def test_shoe_after_a_left_out_shoe_is_not_rebuilt_from_the_one_before(tmp_path):
+    """Shoe 3 of a table is left out (an unreadable card): shoe 4's order before the shuffle comes from shoe 3's
+    discards, which were not read. It must not be rebuilt from shoe 2 (the previous *accepted* shoe): that pairs
+    two shoes that were never consecutive (on baccarat-004 a log with every third shoe left out turned SUSPECT
+    into FAIL). Shoe 4 is not tested; shoes 2 and 6 are rebuilt from 1 and 5."""
+    from collections import Counter
+
+    from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
+
+    rows = [("T1", s, p, "??" if (s == 3 and p == 10) else c) for s, cards in enumerate(_shoes(6), 1) for p, c in enumerate(cards[:40], 1)]
+    f = tmp_path / "gap.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    assert [s for _, s in log.after_ids] == ["1", "2", "4", "5", "6"]
+    how, prev = Counter(), {}
+    idx, _, _ = _log_pairs(log, decks=1, game=None, proc=None, before_mode="previous", before_orders=None, rng=None, how=how, prev_out=prev)
+    tested = [log.meta[int(i)]["shoe"] for i in idx]
+    assert tested == ["2", "5", "6"]
+    assert sum(v for k, v in how.items() if "left out" in k) == 1
+
+
+def test_all_rows_rejected_shoe_also_breaks_the_chain(tmp_path):
+    """A shoe whose every row is unreadable (another scanner's spelling) is a left-out shoe too: the next shoe is not
+    rebuilt across it."""
+    from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
+
+    rows = [("T1", s, p, (c[1] + c[0]) if s == 3 else c) for s, cards in enumerate(_shoes(5), 1) for p, c in enumerate(cards, 1)]
+    f = tmp_path / "gap2.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    idx, _, _ = _log_pairs(log, decks=1, game=None, proc=None, before_mode="previous", before_orders=None, rng=None)
+    assert [log.meta[int(i)]["shoe"] for i in idx] == ["2", "5"]

@@ -491,8 +491,9 @@ def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
         R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
 
 
-def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int) -> tuple:
-    """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``."""
+def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int, ranks: dict) -> tuple:
+    """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``;
+    ``ranks``: each shoe's place among all dealt shoes of its table (:func:`_dealt_ranks`)."""
     # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
     dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
     rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
@@ -506,8 +507,36 @@ def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names
                      "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
                      "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
                      "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
-                     "length": int(ln)})
+                     "length": int(ln), "rank": ranks.get(g)})
     return dealt_full, rot_full, meta
+
+
+def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int) -> dict:
+    """``{group: rank}`` of each accepted dealt shoe among *all* the dealt shoes of its table, those left out for problems
+    (or with every row rejected) included, in the order :meth:`ShoeLog.sequence` uses (time when every shoe has a
+    timestamp, else file and line): two accepted shoes were dealt one after the other only when their ranks are
+    consecutive, so a shoe is never rebuilt from a shoe that was not the one dealt before it."""
+    entries: dict = {}
+    for g in np.flatnonzero(g_stage == 1).tolist():  # one entry per shoe
+        r0 = starts[g]
+        ts = int(R["ts_us"][r0])
+        entries.setdefault(int(keys[g]) // 2 // S_, []).append((None if ts == _NO_TIME else ts, int(R["file"][r0]), int(R["line"][r0]), g))
+    if rej_keys:  # shoes whose every row was rejected: no group, placed at their first rejected line
+        rk = np.concatenate(rej_keys)
+        known = set(keys.tolist())
+        first: dict = {}
+        for t, s_, st, ln, fi in rk.tolist():  # rejected rows only (few)
+            k = (t * S_ + s_) * 2 + st
+            if st == 1 and k not in known:
+                first[k] = min(first.get(k, (fi, ln)), (fi, ln))
+        for k, (fi, ln) in first.items():
+            entries.setdefault(k // 2 // S_, []).append((None, fi, ln, -1))
+    ranks = {}
+    for es in entries.values():
+        timed = all(e[0] is not None for e in es)
+        es.sort(key=lambda e: (e[0], e[1], e[2]) if timed else (e[1], e[2]))
+        ranks.update({e[3]: r for r, e in enumerate(es) if e[3] >= 0 and good[e[3]]})
+    return ranks
 
 
 def _before_after_pairs(after_g, complete, names: list, before_of: dict, codes, starts, N: int) -> tuple:
@@ -606,11 +635,11 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     L = int(lengths.min())
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
-    dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N)
+    dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N,
+                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_))
     pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
-    has_rot = "rotated" in seen_columns
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
-                   pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if has_rot else None, meta,
+                   pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if "rotated" in seen_columns else None, meta,
                    tuple(sorted(seen_columns)))
 
 
