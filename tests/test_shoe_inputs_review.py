@@ -165,3 +165,24 @@ def test_all_rows_rejected_shoe_also_breaks_the_chain(tmp_path):
     log = read_shoe_log(f, decks=1)
     idx, _, _ = _log_pairs(log, decks=1, game=None, proc=None, before_mode="previous", before_orders=None, rng=None)
     assert [log.meta[int(i)]["shoe"] for i in idx] == ["2", "5"]
+
+
+def test_six_deck_shoes_read_as_eight_decks_with_the_procedure_are_inconclusive(cli, tmp_path):
+    """blackjack-004 puts the cutting card 208 cards from the back: 6-deck shoes are dealt to about card 104, 8-deck
+    shoes to about card 208. A log of 6-deck dealt shoes read with --decks 8 (every card at most 6 times: the deck
+    check cannot tell from 115-card prefixes) gave a verdict on orders rebuilt from the wrong shoe size."""
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle.log_once import dealt_length_reasons
+
+    f = tmp_path / "bj6.csv"
+    res = cli("shuffle", "simulate", "blackjack-004", "--decks", 6, "--shoes", 40, "--seed", 2, "--out", f, "--dealt-only")
+    assert res.exit_code == 0, res.output
+    proc = load_procedure("blackjack-004")
+    log8 = read_shoe_log(f, decks=8)
+    reasons = dealt_length_reasons(log8, 8, proc, "blackjack")
+    assert len(reasons) == 1 and "--decks" in reasons[0] and "6 decks put it at card 104" in reasons[0]
+    assert dealt_length_reasons(read_shoe_log(f, decks=6), 6, proc, "blackjack") == []
+    res = cli("shuffle", "certify", f, "--decks", 8, "--procedure", "blackjack-004", "--out", tmp_path / "out", "--no-plots", "--json",
+              "--seed", 1, "--resamples", 99, "--workers", 1)
+    assert res.exit_code == 11, res.output
+    assert any("check --decks" in r for r in json.loads(res.stdout)["tables"][0]["battery"]["reasons"])

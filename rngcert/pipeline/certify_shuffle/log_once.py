@@ -93,7 +93,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     house = _house_edges(game, decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
-    unread = unreadable_reasons(log)
+    unread = unreadable_reasons(log) + dealt_length_reasons(log, decks, proc, game)
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
@@ -352,6 +352,37 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
             out.append(f"{bad:,} of {rows:,} data rows ({bad / rows:.0%}) of {s['path']} could not be read, more than {max_share:.0%}: "
                        "a verdict cannot stand on what is left (see rejects.csv: card spellings, columns, a second scanner's format)")
     return out
+
+
+def dealt_length_reasons(log, decks: int, proc: Procedure | None, game: str | None) -> list[str]:
+    """A reason the log cannot carry a verdict when its dealt shoes stop far in front of the procedure's cutting card
+    for ``decks`` decks (6-deck shoes read with ``--decks 8``: every order before a shuffle would be rebuilt wrong).
+
+    Parameters
+    ----------
+    log : rngcert.collect.shoelog.ShoeLog
+    decks : int
+        The declared decks per shoe.
+    proc : Procedure or None
+        The procedure the table follows (its ``cut_card_from_back``); no check without one.
+    game : str or None
+
+    Returns
+    -------
+    list of str
+        Empty, or one reason: the median dealt length is under 3/4 of the cutting card's place.
+    """
+    if proc is None or game is None or proc.game != game or not proc.cut_card_from_back or not log.n_shoes:
+        return []
+    cut = 52 * decks - int(proc.cut_card_from_back)
+    med = float(np.median(log.lengths))
+    if cut <= 0 or med >= 0.75 * cut:
+        return []
+    fits = [d for d in range(1, decks) if 0 < 52 * d - int(proc.cut_card_from_back) <= med]
+    return [f"the dealt shoes hold a median of {med:.0f} cards, but with --decks {decks} the cutting card of {proc.id} is at card {cut} "
+            f"({proc.cut_card_from_back} from the back): the shoes look like shoes of fewer decks"
+            + (f" ({fits[-1]} decks put it at card {52 * fits[-1] - int(proc.cut_card_from_back)})" if fits else "")
+            + "; check --decks (read with the wrong decks, every order before a shuffle is rebuilt wrong)"]
 
 
 def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
