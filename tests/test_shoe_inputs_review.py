@@ -186,3 +186,26 @@ def test_six_deck_shoes_read_as_eight_decks_with_the_procedure_are_inconclusive(
               "--seed", 1, "--resamples", 99, "--workers", 1)
     assert res.exit_code == 11, res.output
     assert any("check --decks" in r for r in json.loads(res.stdout)["tables"][0]["battery"]["reasons"])
+
+
+def _previous_tested(tmp_path, ids: list[int]) -> list[str]:
+    from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
+
+    rows = [("T1", i, p, c) for i, cards in zip(ids, _shoes(len(ids))) for p, c in enumerate(cards[:40], 1)]
+    f = tmp_path / "ids.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    idx, _, _ = _log_pairs(log, decks=1, game=None, proc=None, before_mode="previous", before_orders=None, rng=None)
+    return [log.meta[int(i)]["shoe"] for i in idx]
+
+
+def test_a_shoe_missing_from_a_numbered_log_breaks_the_chain(tmp_path):
+    """Shoe ids count 1, 2, 3, 5, 6, 7 at one table: shoe 4 was never logged (the scanner was off), so shoe 5's order
+    before the shuffle is not shoe 3's discards. Shoe 5 is not rebuilt; the others are."""
+    assert _previous_tested(tmp_path, [1, 2, 3, 5, 6, 7]) == ["2", "3", "6", "7"]
+
+
+def test_ids_of_a_counter_shared_by_tables_are_not_gaps(tmp_path):
+    """Ids from one counter shared by two tables (this table's shoes 1, 3, 5, 7, 9) never step by one: they are not
+    read as gaps, every shoe after the first is rebuilt."""
+    assert _previous_tested(tmp_path, [1, 3, 5, 7, 9]) == ["3", "5", "7", "9"]

@@ -511,16 +511,19 @@ def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names
     return dealt_full, rot_full, meta
 
 
-def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int) -> dict:
+def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, shoe_names: dict) -> dict:
     """``{group: rank}`` of each accepted dealt shoe among *all* the dealt shoes of its table, those left out for problems
     (or with every row rejected) included, in the order :meth:`ShoeLog.sequence` uses (time when every shoe has a
     timestamp, else file and line): two accepted shoes were dealt one after the other only when their ranks are
-    consecutive, so a shoe is never rebuilt from a shoe that was not the one dealt before it."""
+    consecutive, so a shoe is never rebuilt from a shoe that was not the one dealt before it. A table whose shoe ids
+    are whole numbers counting up by one (at least 3/4 of its steps) leaves a rank free where its ids skip: a shoe
+    that is not in the log."""
     entries: dict = {}
     for g in np.flatnonzero(g_stage == 1).tolist():  # one entry per shoe
         r0 = starts[g]
         ts = int(R["ts_us"][r0])
-        entries.setdefault(int(keys[g]) // 2 // S_, []).append((None if ts == _NO_TIME else ts, int(R["file"][r0]), int(R["line"][r0]), g))
+        entries.setdefault(int(keys[g]) // 2 // S_, []).append((None if ts == _NO_TIME else ts, int(R["file"][r0]), int(R["line"][r0]), g,
+                                                                shoe_names[int(keys[g]) // 2 % S_]))
     if rej_keys:  # shoes whose every row was rejected: no group, placed at their first rejected line
         rk = np.concatenate(rej_keys)
         known = set(keys.tolist())
@@ -530,13 +533,27 @@ def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int) 
             if st == 1 and k not in known:
                 first[k] = min(first.get(k, (fi, ln)), (fi, ln))
         for k, (fi, ln) in first.items():
-            entries.setdefault(k // 2 // S_, []).append((None, fi, ln, -1))
+            entries.setdefault(k // 2 // S_, []).append((None, fi, ln, -1, shoe_names[k // 2 % S_]))
     ranks = {}
     for es in entries.values():
         timed = all(e[0] is not None for e in es)
         es.sort(key=lambda e: (e[0], e[1], e[2]) if timed else (e[1], e[2]))
-        ranks.update({e[3]: r for r, e in enumerate(es) if e[3] >= 0 and good[e[3]]})
+        r = np.cumsum(_rank_steps([e[4] for e in es]))
+        ranks.update({e[3]: int(r[i]) for i, e in enumerate(es) if e[3] >= 0 and good[e[3]]})
     return ranks
+
+
+def _rank_steps(ids: list) -> np.ndarray:
+    """Rank steps between a table's consecutive shoes (0 for the first): 1, or 2 where whole-number ids that count
+    up by one (at least 3/4 of the steps) skip, a shoe missing from the log."""
+    steps = np.ones(len(ids), dtype=np.int64)
+    steps[:1] = 0
+    if len(ids) < 3 or not all(str(x).isascii() and str(x).isdigit() and len(str(x)) <= 12 for x in ids):
+        return steps
+    d = np.diff(np.array([int(x) for x in ids], dtype=np.int64))
+    if np.mean(d == 1) >= 0.75:
+        steps[1:] += d != 1
+    return steps
 
 
 def _before_after_pairs(after_g, complete, names: list, before_of: dict, codes, starts, N: int) -> tuple:
@@ -636,7 +653,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
     dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N,
-                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_))
+                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_, shoe_names))
     pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if "rotated" in seen_columns else None, meta,

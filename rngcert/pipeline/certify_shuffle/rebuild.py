@@ -70,7 +70,7 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
                 views.append(_faces(new_shoe(decks), ser))
                 how["new decks in order (--before new-deck)"] += 1
             elif j > 0 and not _consecutive(log.meta, seq[j - 1], i):
-                how["not tested: the shoe dealt before it was left out for problems"] += 1
+                how["not tested: the shoe dealt before it was left out for problems or is not in the log"] += 1
             elif j > 0:
                 prev = seq[j - 1]
                 idx.append(i)
