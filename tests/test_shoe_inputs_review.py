@@ -209,3 +209,42 @@ def test_ids_of_a_counter_shared_by_tables_are_not_gaps(tmp_path):
     """Ids from one counter shared by two tables (this table's shoes 1, 3, 5, 7, 9) never step by one: they are not
     read as gaps, every shoe after the first is rebuilt."""
     assert _previous_tested(tmp_path, [1, 3, 5, 7, 9]) == ["3", "5", "7", "9"]
+
+
+def _cut_rows(shoes, cut_pos) -> list:
+    """Rows of ``shoes`` with a cutting-card row before card 30; ``cut_pos(p)`` is the position written on it."""
+    rows = []
+    for s, cards in enumerate(shoes, 1):
+        for p, c in enumerate(cards, 1):
+            if p == 30:
+                rows.append((s, cut_pos(p), "CUT"))
+            rows.append((s, p, c))
+    return rows
+
+
+def test_cut_card_sharing_the_next_cards_position_is_read_around(tmp_path):
+    """A scanner that logs the cutting card with the position of the card after it (it takes no number of its own):
+    every shoe was lost with "position 30 appears twice" (the cards after it renumbered down onto 30). The cards
+    keep their own positions; the cut row is rejected by name."""
+    shoes = _shoes(5)
+    f = tmp_path / "cut-same.csv"
+    _write(f, "shoe_id,position,card", _cut_rows(shoes, lambda p: p))
+    log = read_shoe_log(f, decks=1)
+    assert log.problems == [] and log.n_shoes == 5
+    assert [r.column for r in log.rejected] == ["card"] * 5 and "cutting card" in log.rejected[0].reason
+    from rngcert.equipment.cards import parse_cards
+
+    assert np.array_equal(log.dealt[0], parse_cards(shoes[0])[0])
+
+
+def test_cut_card_without_a_position_is_read_around(tmp_path):
+    """A cutting-card row with an empty position (it is not a card of the shoe): rejected by name, its shoe kept."""
+    shoes = _shoes(5)
+    f = tmp_path / "cut-nopos.csv"
+    _write(f, "shoe_id,position,card", _cut_rows(shoes, lambda p: ""))
+    log = read_shoe_log(f, decks=1)
+    assert log.problems == [] and log.n_shoes == 5
+    assert [r.column for r in log.rejected] == ["card"] * 5 and "cutting card" in log.rejected[0].reason
+    from rngcert.equipment.cards import parse_cards
+
+    assert np.array_equal(log.dealt[4], parse_cards(shoes[4])[0])

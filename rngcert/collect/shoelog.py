@@ -266,6 +266,7 @@ def _shoe_columns(cols: dict, n: int, ids: SimpleNamespace) -> SimpleNamespace:
     # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
     pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
     c.pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
+    c.pos_empty = np.array([t == "" for t in pos_names], dtype=bool)[pos_c] if n else np.zeros(0, bool)
     c.card_c, card_names = _encode(cols["card"])
     f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
     c.face, c.serial, c.good_card = f_lut[c.card_c], s_lut[c.card_c], ok_lut[c.card_c]
@@ -302,10 +303,11 @@ def _shoe_row_checks(c: SimpleNamespace, cols: dict, lines: np.ndarray, name: st
     ok = np.ones(n, dtype=bool)
     # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
     # shoe is read without it (the positions after it renumbered), not lost
-    skip = c.is_nc & ~badshoe & (c.pos >= 1) & (c.stage >= 0) & ~c.no_table
+    # (a non-card row with an empty position took no number: read around without renumbering)
+    skip = c.is_nc & ~badshoe & ((c.pos >= 1) | c.pos_empty) & (c.stage >= 0) & ~c.no_table
     for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
                               (c.no_table, "table", "empty table value (the other rows of the file name a table)"),
-                              (c.pos < 1, "position", "position is not a positive integer"),
+                              ((c.pos < 1) & ~(c.is_nc & c.pos_empty), "position", "position is not a positive integer"),
                               *((c.is_nc & (c.card_c == k), "card", f"{c.nc_names[k]}, not a card of the decks: the row is left out"
                                  + " and its shoe read without it (later positions renumbered)")
                                 for k in np.flatnonzero(c.nc_lut)),
@@ -350,11 +352,11 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
             "serial": c.serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
             "rot": c.rot[keep], "ts": c.opt["timestamp"][keep], "ts_us": c.ts_us[keep], "dealer": c.opt["dealer"][keep],
             "shift": c.opt["shift"][keep]}
-    sk = np.flatnonzero(skip)
+    sk = np.flatnonzero(skip & (pos >= 1))  # the rows the positions after them are renumbered around
     skipped = np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64)
     # data rows: those read as fields and the lines the CSV reader rejected on their own (quotes, field count)
     source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n) + len(rej),
-              "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)}
+              "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(skip.sum())}
     return part, rk, skipped, source, file_rej
 
 
@@ -482,12 +484,14 @@ def _read_shoe_files(paths: list) -> tuple:
 
 
 def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
-    """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up."""
+    """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up. A
+    non-card row whose position a card of its shoe also holds took no number of its own: nothing is renumbered for it."""
     sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
     if sk.size:
         # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
         B = np.int64(10**9 + 1)
-        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
+        skey = ((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3]
+        skey = np.sort(skey[~np.isin(skey, gkey * B + R["pos"])])
         R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
 
 
