@@ -248,3 +248,24 @@ def test_cut_card_without_a_position_is_read_around(tmp_path):
     from rngcert.equipment.cards import parse_cards
 
     assert np.array_equal(log.dealt[4], parse_cards(shoes[4])[0])
+
+
+def test_rejects_of_the_before_file_are_kept(cli, tmp_path):
+    """``--before FILE``: a row of the file of orders before the shuffle that cannot be read was dropped without a
+    word (not in rejects.csv, its shoe's problem not in the report). It is kept in rejects.csv with its file and line,
+    and the before file is listed among the inputs."""
+    shoes = _shoes(31)
+    after = [(s, p, c) for s, cards in enumerate(shoes[1:], 1) for p, c in enumerate(cards, 1)]
+    before = [(s, p, "ZZ" if (s, p) == (4, 7) else c) for s, cards in enumerate(shoes[:-1], 1) for p, c in enumerate(cards, 1)]
+    fa, fb = tmp_path / "after.csv", tmp_path / "before.csv"
+    _write(fa, "shoe_id,position,card", after)
+    _write(fb, "shoe_id,position,card", before)
+    out = tmp_path / "out"
+    res = cli("shuffle", "certify", fa, "--decks", 1, "--before", fb, "--out", out, "--no-plots", "--seed", 1, "--resamples", 99,
+              "--workers", 1)
+    assert res.exit_code in (0, 10, 11), res.output
+    rejects = next(out.rglob("rejects.csv")).read_text()
+    assert "before.csv" in rejects and f",{1 + 3 * 52 + 7},card," in rejects and "ZZ" in rejects
+    rep = json.loads(next(out.rglob("report.json")).read_text())
+    assert any("before.csv" in str(i.get("path")) for i in rep["inputs"])
+    assert any(p["file"].endswith("before.csv") and p["shoe"] == "4" for p in rep["shoe_problems"])
