@@ -269,3 +269,18 @@ def test_rejects_of_the_before_file_are_kept(cli, tmp_path):
     rep = json.loads(next(out.rglob("report.json")).read_text())
     assert any("before.csv" in str(i.get("path")) for i in rep["inputs"])
     assert any(p["file"].endswith("before.csv") and p["shoe"] == "4" for p in rep["shoe_problems"])
+
+
+def test_american_list_given_to_the_money_wheel_names_the_american_wheel(cli, tmp_path):
+    """An American list (0..36 and 00) certified as ``money-wheel-52``: '00' is rejected and 15 sections never come up.
+    The reason advised ``--alias 00=0`` ('00' looks like section 0), which cannot spell 15 empty sections; it names the
+    american wheel."""
+    rng = np.random.default_rng(7)
+    lab = [str(i) for i in range(37)] + ["00"]
+    f = tmp_path / "american.csv"
+    f.write_text("result\n" + "".join(lab[x] + "\n" for x in rng.integers(0, 38, 20000)))
+    res = cli("certify", f, "--equipment", "money-wheel-52", "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
+              "--resamples", 99)
+    assert res.exit_code == 11, res.output
+    reasons = json.loads(res.stdout)["tables"][0]["battery"]["reasons"]
+    assert "--equipment american" in reasons[0]

@@ -106,14 +106,16 @@ def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | Non
     American list certified as European leaves only its ``00`` (1/38 of the rows) unread, which is
     a pocket of the American wheel, not a spelling of a pocket the list never shows.
     """
-    if labels_flagged and _empty_outcomes(log):
-        return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel
+    if labels_flagged and 0 < _empty_outcomes(log) <= len({r.text for r in log.rejected if "is not a pocket/section" in r.reason}):
+        return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel (one value
+        # spells one pocket: 15 empty sections of a money wheel given an American list are not spelled by its '00')
     tokens: Counter = Counter()
     labels = list(log.space.labels)
+    written = _written_labels(log)  # a money wheel's section as the log wrote it: its index, not its symbol
     for t in log.tables.values():
         cnt = np.bincount(t.outcomes, minlength=len(labels)) if t.n else np.zeros(len(labels), int)
         for i in np.flatnonzero(cnt):
-            tokens[_norm(str(labels[i]).split(":", 1)[-1])] += int(cnt[i])
+            tokens[_norm(written[i] if written else str(labels[i]).split(":", 1)[-1])] += int(cnt[i])
     # the result cells that the declared wheel could not read: grouped first (millions of rows, few distinct cells)
     for (why, text), c in Counter((r.reason, r.text) for r in log.rejected).items():
         if text and "is not a pocket/section" in why:
@@ -218,13 +220,13 @@ def _written_labels(log: SpinLog) -> list[str] | None:
     return [str(i) for i in range(log.wheel.k)]
 
 
-def _empty_outcomes(log: SpinLog) -> bool:
-    """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
-    rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
+def _empty_outcomes(log: SpinLog) -> int:
+    """How many outcomes that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's rows
+    have no accepted row (as :func:`label_reasons` judges a missing pocket)."""
     counts = pooled_counts(log)
     n_rows = int(counts.sum()) + sum(c for why, c in Counter(r.reason for r in log.rejected).items() if "is not a pocket/section" in why)
     expected = n_rows * np.asarray(log.space.probs, dtype=float)
-    return bool(np.any((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
+    return int(np.count_nonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
 
 
 #: A rejected value carried by at least this many rows, and by enough rows to move one outcome's
