@@ -200,7 +200,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
 
         if pickup is not None and pickup not in SIDES.get(g or "", ()):
             raise click.UsageError(f"--pickup {pickup}: the pickup sides of game {g or 'none'} are {list(SIDES.get(g or '', ())) or 'none'}")
-        before_mode, before_orders = before, None
+        before_mode, before_orders, blog = before, None, None
         if before not in ("pickup", "previous", "new-deck"):
             blog = read_shoe_log([before], decks=decks)
             src = blog.pair_before if blog.pair_before is not None else blog.dealt
@@ -208,20 +208,23 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}
             before_mode = "pickup"
         log = read_shoe_log([source], decks=decks)
-        notes = [str(p) for p in log.problems[:20]]
-        if len(log.problems) > 20:
-            notes.append(f"…and {len(log.problems) - 20} more shoe problems (all in report.json)")
+        # the --before file's rejected rows and shoe problems are kept and reported with the log's
+        problems = log.problems + (blog.problems if blog is not None else [])
+        notes = [str(p) for p in problems[:20]]
+        if len(problems) > 20:
+            notes.append(f"…and {len(problems) - 20} more shoe problems (all in report.json)")
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
                    f"{s.get('rejected_rows')} rejected"
                    + (f" ({s['non_card_rows']} joker or cutting-card row(s) left out, their shoes kept)" if s.get("non_card_rows") else "")
                    + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
-                   + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")} for s in log.sources]
+                   + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")}
+                  for s in log.sources + (blog.sources if blog is not None else [])]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                inputs=inputs, notes=notes, pickup=pickup, sensitivity=bool(sensitivity),
                                options=options.replace(progress=bar.callback()))
-        cert.report["shoe_problems"] = [p.to_dict() for p in log.problems]
-        rejected = log.rejected
+        cert.report["shoe_problems"] = [p.to_dict() for p in problems]
+        rejected = log.rejected + (blog.rejected if blog is not None else [])
         eq_id = "shoe-log"
     apply_standard(cert.report, std, kind="shoe", alpha=alpha)
     if seed is None:  # (the pipeline was given the entropy drawn here as its seed)

@@ -266,6 +266,7 @@ def _shoe_columns(cols: dict, n: int, ids: SimpleNamespace) -> SimpleNamespace:
     # a position is a whole number of a few digits (a shoe has at most 416 cards); "999…9" is not one
     pos_lut = np.array([int(t) if t.isascii() and t.isdigit() and len(t) <= 9 else -1 for t in pos_names], dtype=np.int64)
     c.pos = pos_lut[pos_c] if n else np.zeros(0, np.int64)
+    c.pos_empty = np.array([t == "" for t in pos_names], dtype=bool)[pos_c] if n else np.zeros(0, bool)
     c.card_c, card_names = _encode(cols["card"])
     f_lut, s_lut, ok_lut = parse_cards([normalise_card_token(t) for t in card_names])
     c.face, c.serial, c.good_card = f_lut[c.card_c], s_lut[c.card_c], ok_lut[c.card_c]
@@ -280,9 +281,13 @@ def _shoe_columns(cols: dict, n: int, ids: SimpleNamespace) -> SimpleNamespace:
         c.stage = np.ones(n, dtype=np.int64)
     sh_c, sh_names = _encode(cols["shoe_id"])
     c.sid = _global_ids(sh_c, sh_names, ids.shoes)
+    c.no_table = np.zeros(n, dtype=bool)
     if "table" in cols:
         tb_c, tb_names = _encode(cols["table"])
         c.tid = _global_ids(tb_c, tb_names, ids.tables)
+        empty = np.array([t == "" for t in tb_names], dtype=bool)
+        if empty.any() and not empty.all():  # (a column empty on every row is no table at all, as for spin logs)
+            c.no_table = empty[tb_c]
     else:
         c.tid = np.full(n, ids.tables.setdefault("", len(ids.tables)), dtype=np.int64)
     c.opt, c.ts_us, c.ts_bad, c.rot = _optional_columns(cols, n, ids)
@@ -298,9 +303,11 @@ def _shoe_row_checks(c: SimpleNamespace, cols: dict, lines: np.ndarray, name: st
     ok = np.ones(n, dtype=bool)
     # a joker or the cutting card: rejected by name; when its shoe, position and stage are readable the
     # shoe is read without it (the positions after it renumbered), not lost
-    skip = c.is_nc & ~badshoe & (c.pos >= 1) & (c.stage >= 0)
+    # (a non-card row with an empty position took no number: read around without renumbering)
+    skip = c.is_nc & ~badshoe & ((c.pos >= 1) | c.pos_empty) & (c.stage >= 0) & ~c.no_table
     for mask, col, reason in ((badshoe, "shoe_id", "empty shoe_id"),
-                              (c.pos < 1, "position", "position is not a positive integer"),
+                              (c.no_table, "table", "empty table value (the other rows of the file name a table)"),
+                              ((c.pos < 1) & ~(c.is_nc & c.pos_empty), "position", "position is not a positive integer"),
                               *((c.is_nc & (c.card_c == k), "card", f"{c.nc_names[k]}, not a card of the decks: the row is left out"
                                  + " and its shoe read without it (later positions renumbered)")
                                 for k in np.flatnonzero(c.nc_lut)),
@@ -338,17 +345,33 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
     rk = None
     if bad.size:
         rk = np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad], np.full(bad.size, fi)], axis=1)
+        rk = _rejects_of_tables(rk, c.no_table[bad], tid[~c.no_table], sid[~c.no_table])
     keep = np.flatnonzero(ok)
     part = {"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
             "stage": stage[keep], "pos": pos[keep], "face": c.face[keep].astype(np.int64),
             "serial": c.serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
             "rot": c.rot[keep], "ts": c.opt["timestamp"][keep], "ts_us": c.ts_us[keep], "dealer": c.opt["dealer"][keep],
             "shift": c.opt["shift"][keep]}
-    sk = np.flatnonzero(skip)
+    sk = np.flatnonzero(skip & (pos >= 1))  # the rows the positions after them are renumbered around
     skipped = np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64)
-    source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n),
-              "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(sk.size)}
+    # data rows: those read as fields and the lines the CSV reader rejected on their own (quotes, field count)
+    source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n) + len(rej),
+              "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(skip.sum())}
     return part, rk, skipped, source, file_rej
+
+
+def _rejects_of_tables(rk: np.ndarray, no_table: np.ndarray, tid: np.ndarray, sid: np.ndarray) -> np.ndarray:
+    """The keys ``(table, shoe, stage, line, file)`` of a file's rejected rows, a row rejected for its empty ``table`` cell
+    given to every table of the file that has a shoe of its id (``tid``, ``sid``: the rows that name a table): that shoe
+    lost a row and is not accepted as if dealt to that card."""
+    if not no_table.any():
+        return rk
+    pairs = np.unique(np.stack([sid, tid], axis=1), axis=0) if sid.size else np.zeros((0, 2), np.int64)
+    out = [rk[~no_table]]
+    for row in rk[no_table]:  # rejected rows only (few); a row whose shoe id no table has stays where it was read
+        tids = pairs[pairs[:, 0] == row[1], 1]
+        out.append(np.array([[t, *row[1:]] for t in tids], dtype=np.int64).reshape(-1, 5) if tids.size else row[None, :])
+    return np.concatenate(out)
 
 
 def _group_checks(R: dict, gkey: np.ndarray, N: int, decks: int, min_prefix: int, serialised: bool) -> tuple:
@@ -461,17 +484,20 @@ def _read_shoe_files(paths: list) -> tuple:
 
 
 def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
-    """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up."""
+    """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up. A
+    non-card row whose position a card of its shoe also holds took no number of its own: nothing is renumbered for it."""
     sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
     if sk.size:
         # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
         B = np.int64(10**9 + 1)
-        skey = np.sort(((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3])
+        skey = ((sk[:, 0] * S_ + sk[:, 1]) * 2 + sk[:, 2]) * B + sk[:, 3]
+        skey = np.sort(skey[~np.isin(skey, gkey * B + R["pos"])])
         R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
 
 
-def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int) -> tuple:
-    """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``."""
+def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int, ranks: dict) -> tuple:
+    """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``;
+    ``ranks``: each shoe's place among all dealt shoes of its table (:func:`_dealt_ranks`)."""
     # full dealt prefixes (padded with -1), orientation and per-shoe metadata of the dealt shoes
     dealt_full = np.full((after_g.size, N), -1, dtype=np.int16)
     rot_full = np.full((after_g.size, N), -1, dtype=np.int8)
@@ -485,8 +511,53 @@ def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names
                      "timestamp_us": int(R["ts_us"][r0]) if R["ts_us"][r0] != _NO_TIME else None,
                      "dealer": opt_names["dealer"].get(int(R["dealer"][r0]), "") if R["dealer"][r0] >= 0 else "",
                      "shift": opt_names["shift"].get(int(R["shift"][r0]), "") if R["shift"][r0] >= 0 else "",
-                     "length": int(ln)})
+                     "length": int(ln), "rank": ranks.get(g)})
     return dealt_full, rot_full, meta
+
+
+def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, shoe_names: dict) -> dict:
+    """``{group: rank}`` of each accepted dealt shoe among *all* the dealt shoes of its table, those left out for problems
+    (or with every row rejected) included, in the order :meth:`ShoeLog.sequence` uses (time when every shoe has a
+    timestamp, else file and line): two accepted shoes were dealt one after the other only when their ranks are
+    consecutive, so a shoe is never rebuilt from a shoe that was not the one dealt before it. A table whose shoe ids
+    are whole numbers counting up by one (at least 3/4 of its steps) leaves a rank free where its ids skip: a shoe
+    that is not in the log."""
+    entries: dict = {}
+    for g in np.flatnonzero(g_stage == 1).tolist():  # one entry per shoe
+        r0 = starts[g]
+        ts = int(R["ts_us"][r0])
+        entries.setdefault(int(keys[g]) // 2 // S_, []).append((None if ts == _NO_TIME else ts, int(R["file"][r0]), int(R["line"][r0]), g,
+                                                                shoe_names[int(keys[g]) // 2 % S_]))
+    if rej_keys:  # shoes whose every row was rejected: no group, placed at their first rejected line
+        rk = np.concatenate(rej_keys)
+        known = set(keys.tolist())
+        first: dict = {}
+        for t, s_, st, ln, fi in rk.tolist():  # rejected rows only (few)
+            k = (t * S_ + s_) * 2 + st
+            if st == 1 and k not in known:
+                first[k] = min(first.get(k, (fi, ln)), (fi, ln))
+        for k, (fi, ln) in first.items():
+            entries.setdefault(k // 2 // S_, []).append((None, fi, ln, -1, shoe_names[k // 2 % S_]))
+    ranks = {}
+    for es in entries.values():
+        timed = all(e[0] is not None for e in es)
+        es.sort(key=lambda e: (e[0], e[1], e[2]) if timed else (e[1], e[2]))
+        r = np.cumsum(_rank_steps([e[4] for e in es]))
+        ranks.update({e[3]: int(r[i]) for i, e in enumerate(es) if e[3] >= 0 and good[e[3]]})
+    return ranks
+
+
+def _rank_steps(ids: list) -> np.ndarray:
+    """Rank steps between a table's consecutive shoes (0 for the first): 1, or 2 where whole-number ids that count
+    up by one (at least 3/4 of the steps) skip, a shoe missing from the log."""
+    steps = np.ones(len(ids), dtype=np.int64)
+    steps[:1] = 0
+    if len(ids) < 3 or not all(str(x).isascii() and str(x).isdigit() and len(str(x)) <= 12 for x in ids):
+        return steps
+    d = np.diff(np.array([int(x) for x in ids], dtype=np.int64))
+    if np.mean(d == 1) >= 0.75:
+        steps[1:] += d != 1
+    return steps
 
 
 def _before_after_pairs(after_g, complete, names: list, before_of: dict, codes, starts, N: int) -> tuple:
@@ -585,11 +656,11 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     L = int(lengths.min())
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
-    dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N)
+    dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N,
+                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_, shoe_names))
     pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
-    has_rot = "rotated" in seen_columns
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
-                   pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if has_rot else None, meta,
+                   pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if "rotated" in seen_columns else None, meta,
                    tuple(sorted(seen_columns)))
 
 

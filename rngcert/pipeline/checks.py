@@ -106,14 +106,16 @@ def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | Non
     American list certified as European leaves only its ``00`` (1/38 of the rows) unread, which is
     a pocket of the American wheel, not a spelling of a pocket the list never shows.
     """
-    if labels_flagged and _empty_outcomes(log):
-        return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel
+    if labels_flagged and 0 < _empty_outcomes(log) <= len({r.text for r in log.rejected if "is not a pocket/section" in r.reason}):
+        return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel (one value
+        # spells one pocket: 15 empty sections of a money wheel given an American list are not spelled by its '00')
     tokens: Counter = Counter()
     labels = list(log.space.labels)
+    written = _written_labels(log)  # a money wheel's section as the log wrote it: its index, not its symbol
     for t in log.tables.values():
         cnt = np.bincount(t.outcomes, minlength=len(labels)) if t.n else np.zeros(len(labels), int)
         for i in np.flatnonzero(cnt):
-            tokens[_norm(str(labels[i]).split(":", 1)[-1])] += int(cnt[i])
+            tokens[_norm(written[i] if written else str(labels[i]).split(":", 1)[-1])] += int(cnt[i])
     # the result cells that the declared wheel could not read: grouped first (millions of rows, few distinct cells)
     for (why, text), c in Counter((r.reason, r.text) for r in log.rejected).items():
         if text and "is not a pocket/section" in why:
@@ -162,36 +164,69 @@ def pooled_counts(log: SpinLog) -> np.ndarray:
 def missing_pockets_hint(log: SpinLog) -> str | None:
     """A reason when pockets that a fair wheel gives many spins never came up and another packaged
     roulette wheel has every pocket that did and none of those (a European list certified with
-    ``--equipment american``: '00' never written). Whether the list is that wheel's or the pockets
-    never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
+    ``--equipment american``: '00' never written; a roulette list certified as ``money-wheel-52``, its
+    0..36 read as section indices and sections 37..51 never seen). Whether the list is that wheel's or the
+    pockets never caught the ball cannot be told from the counts: no verdict, both named. None otherwise."""
     wheel = log.wheel
-    if wheel.kind != "roulette" or log.rejected and any("is not a pocket/section" in why for why in {r.reason for r in log.rejected}):
+    if wheel.kind not in ("roulette", "money-wheel") or log.rejected and any("is not a pocket/section" in why for why in {r.reason for r in log.rejected}):
         return None
-    labels = [str(x) for x in log.space.labels]
+    labels = _written_labels(log)
+    if labels is None:
+        return None
     counts = pooled_counts(log)
     expected = int(counts.sum()) * np.asarray(log.space.probs, dtype=float)
     missing = {labels[i] for i in np.flatnonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS))}
     seen = {labels[i] for i in np.flatnonzero(counts)}
     if not missing:
         return None
+    fits = []  # roulette wheels with every pocket that came up and none that did not, the one with fewest pockets left over first
     for wid in packaged_wheels():
         other = load_wheel(wid) if wid != wheel.id else None
         if other is not None and other.kind == "roulette" and seen <= set(other.labels) and not missing & set(other.labels):
-            names = ", ".join(sorted(missing))
-            return (f"pocket(s) {names} never came up in {int(counts.sum()):,} spins ({float(expected[labels.index(sorted(missing)[0])]):.0f} expected "
-                    f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
-                    f"(certify with --equipment {wid}); if the wheel really has {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
-                    "a pocket that never catches the ball")
-    return None
+            fits.append((len(set(other.labels) - seen), wid))
+    if not fits:
+        return _few_sections_hint(log, labels, counts, expected, missing)
+    wid = min(fits)[1]
+    ordered = sorted(missing, key=lambda x: (len(x), x))
+    names = ", ".join(ordered)
+    unit = "pocket" if wheel.kind == "roulette" else "section"
+    return (f"{unit}(s) {names} never came up in {int(counts.sum()):,} spins ({float(expected[labels.index(ordered[0])]):.0f} expected "
+            f"each), and every result is a pocket of the {wid} wheel, which has no {names}: the log looks like a {wid} wheel's "
+            f"(certify with --equipment {wid}); if the wheel really has {unit}s {names}, inspect {'them' if len(missing) > 1 else 'it'}: "
+            f"a {unit} that never {'catches the ball' if unit == 'pocket' else 'stops under the pointer'}")
 
 
-def _empty_outcomes(log: SpinLog) -> bool:
-    """True when some outcome that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's
-    rows has no accepted row (as :func:`label_reasons` judges a missing pocket)."""
+def _few_sections_hint(log: SpinLog, labels: list[str], counts: np.ndarray, expected: np.ndarray, missing: set) -> str | None:
+    """A reason when a money wheel read by section index leaves more than half of its sections empty that a fair wheel
+    fills (an export that writes each symbol's payout, 1 2 5 10 20 40, read as sections 1, 2, 5 …), else None."""
+    if log.wheel.kind != "money-wheel" or 2 * len(missing) <= len(labels):
+        return None
+    seen = ", ".join(labels[i] for i in np.flatnonzero(counts))
+    return (f"labels that do not fit the wheel: read as section indices, only section(s) {seen} came up in {int(counts.sum()):,} spins and "
+            f"{len(missing)} of the {len(labels)} sections never did ({float(expected.max()):.0f} expected each): the values look like symbols "
+            f"or payouts written as numbers, not section indices; export the symbol ({', '.join(sorted(set(log.wheel.labels)))}) or the "
+            "section index (a number that is a section index cannot be an alias of a symbol); if the wheel really stops only on these "
+            "sections, inspect it")
+
+
+def _written_labels(log: SpinLog) -> list[str] | None:
+    """The token that names each outcome of ``log.space`` as a log writes it: a roulette pocket's label; a money wheel's
+    section index (a list of ``0``..``36`` certified as ``money-wheel-52`` reads as sections 0..36 and leaves the other
+    sections empty). None for a money wheel whose outcomes are not its sections (symbols only, order unknown)."""
+    if log.wheel.kind == "roulette":
+        return [str(x) for x in log.space.labels]
+    if not getattr(log.wheel, "order_known", False) or len(log.space.labels) != log.wheel.k:
+        return None
+    return [str(i) for i in range(log.wheel.k)]
+
+
+def _empty_outcomes(log: SpinLog) -> int:
+    """How many outcomes that a fair wheel gives at least ``2 * LABEL_MIN_ROWS`` of the log's rows
+    have no accepted row (as :func:`label_reasons` judges a missing pocket)."""
     counts = pooled_counts(log)
     n_rows = int(counts.sum()) + sum(c for why, c in Counter(r.reason for r in log.rejected).items() if "is not a pocket/section" in why)
     expected = n_rows * np.asarray(log.space.probs, dtype=float)
-    return bool(np.any((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
+    return int(np.count_nonzero((counts == 0) & (expected >= 2 * LABEL_MIN_ROWS)))
 
 
 #: A rejected value carried by at least this many rows, and by enough rows to move one outcome's

@@ -93,6 +93,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     house = _house_edges(game, decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
+    unread = unreadable_reasons(log) + dealt_length_reasons(log, decks, proc, game)
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
@@ -105,7 +106,8 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     usable = int(lengths_all.min())
     if built is None:  # no order before any shuffle: rank and game tests only (INCONCLUSIVE: the required families cannot run)
         return _rank_only(log, o.replace(min_edge=min_edge, standard=standard), entropy=entropy, source=source, decks=decks, game=game, proc=proc,
-                          inputs=inputs, notes=notes, dealt=dealt_all[:, :usable], house=house, edge_basis=edge_basis, players=players)
+                          inputs=inputs, notes=notes, dealt=dealt_all[:, :usable], house=house, edge_basis=edge_basis, players=players,
+                          inconclusive=unread)
     idx, view, after_prefix = built
     advance(f"{idx.size} shoes rebuilt")
     known_before = view >= 0
@@ -147,14 +149,16 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
                         rotated=None if rot is None else rot[rows])
         if data.kernel is not None and len(data.kernel) == 1 and data.kernel[0][1].size == rows.size:
             data.kernel = data.kernel[0][0]  # one kernel for every shoe (not trained on them)
-        o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard, power=power)
+        o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=n_resamples, standard=standard, power=power,
+                       inconclusive=unread)
         r_needed = _resolution_needed(o, level, n_resamples)
         sec_notes = [f"family-wise level {level:.3g}" + ("" if len(groups) == 1 else " (alpha split between all shoes and the dealers, Bonferroni)")
                      + (f" (alpha also split between the {split} plausible pickup-side assignments, Bonferroni: the verdict is the worst of "
                         "them, so a fair shuffle still fails with probability at most alpha)" if split > 1 else "")]
         if r_needed:
             data.kernel = (ks[0][0] if len(ks) == 1 and ks[0][1].size == rows.size else ks) or None  # as before the first run
-            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard, power=power)
+            o = _run_folds(data, entropy=entropy, group=f"log:{title}", alpha=level, n_resamples=r_needed, standard=standard, power=power,
+                           inconclusive=unread)
             sec_notes.append(f"Monte Carlo replicates raised from {n_resamples} to {r_needed} for this sample: with {n_resamples} the "
                              f"smallest p-value, {1 / (n_resamples + 1):.2g}, could not reject after Holm at level {level:.3g}, "
                              "and some test sat at it")
@@ -187,16 +191,18 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
 
 
 def _rank_only(log, o: ShuffleOptions, *, entropy: int, source: str, decks: int, game, proc, inputs, notes: list, dealt, house, edge_basis: str,
-               players: int) -> ShuffleCertification:
+               players: int, inconclusive=()) -> ShuffleCertification:
     """The report of a log in which no shoe has a known order before its shuffle: the rank and game-level tests
     on the ``dealt`` cards only (INCONCLUSIVE: the required families cannot run). ``o.min_edge`` is the
-    declared minimum edge (already the default's when none was declared) and ``o.standard`` the rule in force."""
+    declared minimum edge (already the default's when none was declared) and ``o.standard`` the rule in force;
+    ``inconclusive``: reasons the data cannot carry a verdict (:func:`unreadable_reasons`)."""
     alpha, n_resamples, standard, power, threshold = o.alpha, o.n_resamples, o.standard, o.power, o.threshold
     usable = dealt.shape[1]
     data = ShoeData(None, None, decks, game, proc.dealer_rule if proc and proc.game == "blackjack" else "S17", usable,
                     dealt, guess_shoes=min(2000, dealt.shape[0]),
                     rotated=None if log.rotated is None else log.rotated[:, :usable])
-    out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power)
+    out = _run(data, entropy=entropy, group="log", alpha=alpha, n_resamples=n_resamples, standard=standard, power=power,
+               inconclusive=inconclusive)
     gate = power_gate(out, n_shoes=data.n_shoes, game=game, min_edge=o.min_edge, power=power, threshold=threshold, basis=edge_basis,
                       usable=usable, players=players)
     sections = [_section(f"shoe log {source} ({log.n_shoes} shoes)", data, out, extra={"power_gate": gate})]
@@ -318,6 +324,67 @@ def _subset_kernels(kernels, rows):
     return out
 
 
+#: Share of a shoe log's data rows that could not be read above which every verdict is INCONCLUSIVE (DESIGN §4, the
+#: default of ``--max-rejected``); joker and cutting-card rows, named and read around, are not unreadable.
+MAX_UNREADABLE_SHARE = 0.05
+
+
+def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str]:
+    """Reasons a shoe log cannot carry a verdict: a file with more than ``max_share`` of its data rows unreadable.
+
+    Parameters
+    ----------
+    log : rngcert.collect.shoelog.ShoeLog
+        Its ``sources`` give each file's ``rows``, ``rejected_rows`` and ``non_card_rows``.
+    max_share : float
+        Largest share of unreadable rows a verdict may stand on.
+
+    Returns
+    -------
+    list of str
+        One reason per file over the limit (empty when none is).
+    """
+    out = []
+    for s in log.sources:
+        rows = int(s.get("rows", 0))
+        bad = int(s.get("rejected_rows", 0)) - int(s.get("non_card_rows", 0))
+        if rows and bad / rows > max_share:
+            out.append(f"{bad:,} of {rows:,} data rows ({bad / rows:.0%}) of {s['path']} could not be read, more than {max_share:.0%}: "
+                       "a verdict cannot stand on what is left (see rejects.csv: card spellings, columns, a second scanner's format)")
+    return out
+
+
+def dealt_length_reasons(log, decks: int, proc: Procedure | None, game: str | None) -> list[str]:
+    """A reason the log cannot carry a verdict when its dealt shoes stop far in front of the procedure's cutting card
+    for ``decks`` decks (6-deck shoes read with ``--decks 8``: every order before a shuffle would be rebuilt wrong).
+
+    Parameters
+    ----------
+    log : rngcert.collect.shoelog.ShoeLog
+    decks : int
+        The declared decks per shoe.
+    proc : Procedure or None
+        The procedure the table follows (its ``cut_card_from_back``); no check without one.
+    game : str or None
+
+    Returns
+    -------
+    list of str
+        Empty, or one reason: the median dealt length is under 3/4 of the cutting card's place.
+    """
+    if proc is None or game is None or proc.game != game or not proc.cut_card_from_back or not log.n_shoes:
+        return []
+    cut = 52 * decks - int(proc.cut_card_from_back)
+    med = float(np.median(log.lengths))
+    if cut <= 0 or med >= 0.75 * cut:
+        return []
+    fits = [d for d in range(1, decks) if 0 < 52 * d - int(proc.cut_card_from_back) <= med]
+    return [f"the dealt shoes hold a median of {med:.0f} cards, but with --decks {decks} the cutting card of {proc.id} is at card {cut} "
+            f"({proc.cut_card_from_back} from the back): the shoes look like shoes of fewer decks"
+            + (f" ({fits[-1]} decks put it at card {52 * fits[-1] - int(proc.cut_card_from_back)})" if fits else "")
+            + "; check --decks (read with the wrong decks, every order before a shuffle is rebuilt wrong)"]
+
+
 def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
     """Run the battery; with cross-fitted kernels the trackers of each fold use the other fold's kernel."""
     if not isinstance(data.kernel, list):
@@ -336,7 +403,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
     data.kernel = folds[0][0]  # for lacks("tracker")
     results, errors, keys = evaluate_shuffle(data, entropy=kw["entropy"], n_resamples=kw["n_resamples"], alpha=kw["alpha"],
                                              group=kw["group"], battery=battery)
-    out = decide_shuffle(results, alpha=kw["alpha"], standard=kw["standard"], errors=errors,
+    out = decide_shuffle(results, alpha=kw["alpha"], standard=kw["standard"], errors=errors, inconclusive=kw.get("inconclusive", ()),
                          seeds={"entropy": str(kw["entropy"]), "spawn_keys": keys})
     out.power = _power(out, data, power)
     return out

@@ -27,6 +27,13 @@ def _faces(x, serialised):
     return np.where(a >= 0, a if serialised else a % 52, -1).astype(np.int16)
 
 
+def _consecutive(meta: list, prev: int, i: int) -> bool:
+    """Shoe ``prev`` was dealt just before shoe ``i`` (no shoe of the table left out for problems between them); True
+    when the log does not rank its shoes."""
+    a, b = meta[prev].get("rank"), meta[i].get("rank")
+    return a is None or b is None or b == a + 1
+
+
 # long: one pass over consecutive shoes of each table, choosing how each order before the shuffle is known
 def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, how: Counter | None = None, side_of: dict | None = None,
                prev_out: dict | None = None):
@@ -62,6 +69,8 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
                 idx.append(i)
                 views.append(_faces(new_shoe(decks), ser))
                 how["new decks in order (--before new-deck)"] += 1
+            elif j > 0 and not _consecutive(log.meta, seq[j - 1], i):
+                how["not tested: the shoe dealt before it was left out for problems or is not in the log"] += 1
             elif j > 0:
                 prev = seq[j - 1]
                 idx.append(i)
