@@ -106,7 +106,7 @@ def other_wheel_hint(log: SpinLog, *, labels_flagged: bool = False) -> str | Non
     American list certified as European leaves only its ``00`` (1/38 of the rows) unread, which is
     a pocket of the American wheel, not a spelling of a pocket the list never shows.
     """
-    if labels_flagged and 0 < _empty_outcomes(log) <= len({r.text for r in log.rejected if "is not a pocket/section" in r.reason}):
+    if labels_flagged and 0 < _empty_outcomes(log) <= len({t for why, t in {(r.reason, r.text) for r in log.rejected} if "is not a pocket/section" in why}):
         return None  # a flagged value may spell the empty pocket (`00` written for 0): the alias, not another wheel (one value
         # spells one pocket: 15 empty sections of a money wheel given an American list are not spelled by its '00')
     tokens: Counter = Counter()
