@@ -138,6 +138,8 @@ def scaling(nbits, outcomes, method, as_json):
     for c, js in sorted(groups.items(), reverse=True):
         shown = ", ".join(map(str, js[:20])) + (" …" if len(js) > 20 else "")
         click.echo(f"  {len(js):>6} outcome(s) at {c}/{d['denominator']}: {shown}")
-    click.echo(f"largest bias |p - 1/k| = {d['max_bias']} ({d['max_bias_float']:.3g}); relative {d['max_relative_bias']:.3%}")
+    rel = d["max_relative_bias"]  # never rounded to 0 when the mapping has a bias (64-bit words: about 1e-18)
+    rel_text = "0 (exactly uniform)" if d["max_bias"] == "0" else f"{rel:.3%}" if rel >= 1e-5 else f"{rel * 100:.3g}%"
+    click.echo(f"largest bias |p - 1/k| = {d['max_bias']} ({d['max_bias_float']:.3g}); relative {rel_text}")
     if method == "rejection":
         click.echo(f"rejection probability per word: {d['rejection_probability']}")

@@ -40,9 +40,11 @@ def _scaling_iv(bits, outcomes, method):
         raise InputError(f"bits={bits!r}; an integer word size in 1..64 is required")
     if not isinstance(outcomes, (int, np.integer)) or outcomes < 1:
         raise InputError(f"outcomes={outcomes!r}; a positive integer is required")
-    if outcomes > min(1 << int(bits), _MAX_OUTCOMES):
-        raise InputError(f"outcomes={outcomes!r} exceeds the {1 << int(bits)} values of a "
-                         f"{bits}-bit word (or the limit {_MAX_OUTCOMES})")
+    if outcomes > 1 << int(bits):
+        raise InputError(f"outcomes={outcomes!r} exceeds the {1 << int(bits)} values of a word of {bits} bits")
+    if outcomes > _MAX_OUTCOMES:
+        raise InputError(f"outcomes={outcomes!r} exceeds rngcert's limit of {_MAX_OUTCOMES:,} outcomes (2^24; the exact "
+                         "distribution lists every outcome)")
     return int(bits), int(outcomes)
 
 

@@ -279,8 +279,13 @@ def _unused_tail(source: dict, m: int, n: int) -> list[str]:
     if not total or total <= m * n:
         return []
     rest = int(total) - m * n
-    return [f"{rest:,} bit(s) of the file after the {m} stream(s) of {n:,} bits were not tested ({total:,} in the file is not a multiple of "
-            f"--length {n:,}{'' if rest < n else '; give --streams to test more whole streams'})"]
+    whole, partial = divmod(int(total), n)
+    why = []
+    if whole > m:  # --streams asked for fewer than the file holds
+        why.append(f"--streams {m} of the {whole:,} whole streams of {n:,} bits the file holds; give --streams {whole} to test them all")
+    if partial:
+        why.append(f"{partial:,} bit(s) after the last whole stream: {total:,} in the file is not a multiple of --length {n:,}")
+    return [f"{rest:,} bit(s) of the file after the {m} stream(s) of {n:,} bits were not tested ({'; '.join(why)})"]
 
 
 # long: numpydoc a fifth; then one pass: plan, streams and laws, two-level analysis, verdict, report
