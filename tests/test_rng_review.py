@@ -137,3 +137,24 @@ def test_scaling_relative_bias_never_printed_as_zero(cli):
     assert res.exit_code == 0 and "relative 0.000%" not in res.output and "relative 1.36e-16%" in res.output
     assert "relative 0 (exactly uniform)" in cli("scaling", "--bits", 8, "--outcomes", 32, "--method", "modulo").output
     assert "relative 13.281%" in cli("scaling", "--bits", 8, "--outcomes", 37, "--method", "modulo").output
+
+
+def test_pass_says_when_the_uniformity_rule_never_ran():
+    """10 streams of 10**6 bits of pcg64: 'SP 800-22's second-level rules flag no test name', while the
+    uniformity rule (at least 55 sequences) had run on no name at all; with 60 streams the random
+    excursions (applicable on 41) were judged by proportion only, unsaid."""
+    from rngcert.battery.plain import bits_findings
+
+    def section(ms):
+        rows = [{"name": f"nist_x{i}", "m": m, "passes": m, "proportion_ok": True, "uniformity_ok": None if m < 55 else True,
+                 "uniformity_pvalue": None if m < 55 else 0.5} for i, m in enumerate(ms)]
+        return {"battery": {"verdict": "PASS", "reasons": [], "tests": []}, "two_level": {"rows": rows}}
+
+    keys, _ = bits_findings(section([10, 10, 6]))
+    text = " ".join(keys)
+    assert "second-level rules flag no test name" not in text and "proportion rule flags no test name" in text
+    assert "was not checked for any test name" in text and "here 6 to 10" in text
+    keys, _ = bits_findings(section([60, 60, 41]))
+    text = " ".join(keys)
+    assert "second-level rules flag no test name" in text and "not checked for 1 of 3 test names" in text and "here 41" in text
+    assert "not checked" not in " ".join(bits_findings(section([60, 60]))[0])
