@@ -73,12 +73,13 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     if file is not None:
         if fmt is None:
             raise click.UsageError("--format ascii|binary is required with FILE (a text file is never guessed to be bits)")
+        whole = None
         if streams is None:
-            dump = bitsmod.read_bits(file, fmt=fmt, bit_order=bit_order)
-            streams = dump.n_bits // length
+            whole = bitsmod.read_bits(file, fmt=fmt, bit_order=bit_order)  # read once: a pipe (/dev/stdin) cannot be read again
+            streams = whole.n_bits // length
             if streams < 1:
-                raise InputError(f"{file}: holds {dump.n_bits} bits, fewer than one stream of {length} bits; use a smaller --length")
-        arr, dump = bitsmod.read_bit_streams(file, streams, length, fmt=fmt, bit_order=bit_order)
+                raise InputError(f"{file}: holds {whole.n_bits} bits, fewer than one stream of {length} bits; use a smaller --length")
+        arr, dump = bitsmod.read_bit_streams(file, streams, length, fmt=fmt, bit_order=bit_order, dump=whole)
         prov = dump.provenance()
         entropy = None
     else:

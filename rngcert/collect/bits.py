@@ -293,8 +293,11 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
     return BitDump(bits, path, digest, fmt, order, total)
 
 
-def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big"):
+def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big", dump: BitDump | None = None):
     """Split a dump into m consecutive, non-overlapping streams of n bits.
+
+    ``dump``, when given, is the file already read by :func:`read_bits` (a pipe such as
+    ``/dev/stdin`` can be read once only); it is split instead of reading ``path`` again.
 
     Returns
     -------
@@ -310,7 +313,7 @@ def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big"):
     """
     if int(m) != m or m < 1 or int(n) != n or n < 1:
         raise InputError(f"m={m!r}, n={n!r}; positive integers are required")
-    full = read_bits(path, fmt=fmt, bit_order=bit_order)
+    full = dump if dump is not None and dump.bits.size == dump.n_bits else read_bits(path, fmt=fmt, bit_order=bit_order)
     need = int(m) * int(n)
     if full.n_bits < need:
         raise InputError(f"{full.path}: holds {full.n_bits} bits, {m} streams of {n} bits need "
