@@ -178,3 +178,12 @@ def test_a_pipe_is_read_once(tmp_path):
         pipe.wait()
     assert res.returncode == 11, res.stdout + res.stderr  # INCONCLUSIVE: n = 1000 is too short for some tests
     assert "20,000 bits in the file; 20 stream(s) of 1,000 bits used" in res.stdout
+
+
+def test_a_recurring_run_of_zeros_is_not_called_a_copy(tmp_path):
+    """A dump that starts with 16 zero bytes and has a longer zero run later is a stuck episode, for the
+    battery to judge, not 'the same output twice'."""
+    f = tmp_path / "stuck.bin"
+    f.write_bytes(bytes(16) + _random_bytes(2000, seed=12) + bytes(32) + _random_bytes(452, seed=13))
+    s, _ = cb.read_bit_streams(f, 20, 1000, fmt="binary")
+    assert s.shape == (20, 1000)
