@@ -187,3 +187,15 @@ def test_a_recurring_run_of_zeros_is_not_called_a_copy(tmp_path):
     f.write_bytes(bytes(16) + _random_bytes(2000, seed=12) + bytes(32) + _random_bytes(452, seed=13))
     s, _ = cb.read_bit_streams(f, 20, 1000, fmt="binary")
     assert s.shape == (20, 1000)
+
+
+def test_base64_and_other_text_given_as_binary_are_refused(tmp_path):
+    import base64
+
+    f = tmp_path / "dump.b64"
+    f.write_bytes(base64.encodebytes(_random_bytes(3000)))
+    with pytest.raises(InputError, match="base64 text: decode it"):
+        cb.read_bits(f, fmt="binary")
+    f.write_text("# generator: device 7, 2026-12-04\n" + "\n".join(f"{x:08x}" for x in range(200)))
+    with pytest.raises(InputError, match="printable text, not raw bytes"):
+        cb.read_bits(f, fmt="binary")

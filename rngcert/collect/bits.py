@@ -112,7 +112,7 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
     * every byte is the character ``0`` or ``1`` or whitespace: an ASCII bit file (``--format
       ascii``), which read as bytes would FAIL every test with p < 1e-300;
     * text (ASCII, or UTF-8/UTF-16 with a byte-order mark): hex digits (a hex dump), decimal
-      numbers (words written one per line), '0'/'1' after a byte-order mark, or any printable
+      numbers (words written one per line), base64, '0'/'1' after a byte-order mark, or any printable
       text from :data:`MIN_TEXT_BYTES` bytes on; read as bytes, text fails every test;
     * every byte is below :data:`SMALL_BYTE_BOUND` (e.g. 0 to 36): outcomes stored one per byte
       (pockets, cards) or bits one per byte (0 and 1), not packed bits; every byte 0 is an erased
@@ -165,6 +165,8 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
 MIN_TEXT_BYTES = 64
 _HEX = np.zeros(256, dtype=bool)
 _HEX[list(b"0123456789abcdefABCDEF")] = True
+_B64 = np.zeros(256, dtype=bool)
+_B64[list(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")] = True
 _TEXT = _WS.copy()
 _TEXT[32:127] = True
 
@@ -198,6 +200,7 @@ def _refuse_text(data: bytes, path: str) -> None:
             if bits else
             "decimal numbers written as text (e.g. words one per line): write the words as raw bytes" if decimal else
             "hexadecimal digits: a hex dump as text; convert it to bytes (xxd -r -p FILE > FILE.bin)" if hexdump else
+            "base64 text: decode it to bytes (base64 -d FILE > FILE.bin)" if bool((_B64[t] | _WS[t]).all()) else
             "printable text, not raw bytes: write the generator's raw output as bytes")
     raise InputError(
         f"{path}: every one of its {t.size:,} characters ({enc}) is {what}{'' if bits else ', or give ASCII 0/1 with --format ascii'}. "
