@@ -123,24 +123,24 @@ def scaling(nbits, outcomes, method, as_json):
     outcomes one word more than others whenever the outcomes do not divide 2^bits; rejection is
     exactly uniform at the cost of discarded words.
     """
+    import numpy as np
+
     from rngcert.equipment.scaling import outcome_probabilities
 
     res = outcome_probabilities(nbits, outcomes, method)
-    d = res.to_dict()
     if as_json:
-        click.echo(json.dumps(d, indent=1))
+        click.echo(json.dumps(res.to_dict(), indent=1))
         return
-    counts = [int(c) for c in d["counts"]]
     article = "an" if str(nbits).startswith("8") or nbits in (11, 18) else "a"  # "an 8-bit word", "a 32-bit word"
-    click.echo(f"{method} of {article} {nbits}-bit word onto {outcomes} outcomes (denominator {d['denominator']} words):")
-    groups: dict[int, list[int]] = {}
-    for j, c in enumerate(counts):
-        groups.setdefault(c, []).append(j)
-    for c, js in sorted(groups.items(), reverse=True):
-        shown = ", ".join(map(str, js[:20])) + (" …" if len(js) > 20 else "")
-        click.echo(f"  {len(js):>6} outcome(s) at {c}/{d['denominator']}: {shown}")
-    rel = d["max_relative_bias"]  # never rounded to 0 when the mapping has a bias (64-bit words: about 1e-18)
-    rel_text = "0 (exactly uniform)" if d["max_bias"] == "0" else f"{rel:.3%}" if rel >= 1e-5 else f"{rel * 100:.3g}%"
-    click.echo(f"largest bias |p - 1/k| = {d['max_bias']} ({d['max_bias_float']:.3g}); relative {rel_text}")
+    click.echo(f"{method} of {article} {nbits}-bit word onto {outcomes} outcomes (denominator {res.denominator} words):")
+    low = min(res.counts)
+    extra = np.fromiter((c - low for c in res.counts), dtype=np.int8, count=len(res.counts))  # 0 or 1 word more
+    for e in sorted(set(extra.tolist()), reverse=True):
+        js = np.flatnonzero(extra == e)
+        shown = ", ".join(map(str, js[:20].tolist())) + (" …" if js.size > 20 else "")
+        click.echo(f"  {js.size:>6} outcome(s) at {low + e}/{res.denominator}: {shown}")
+    rel = float(res.max_relative_bias)  # never rounded to 0 when the mapping has a bias (64-bit words: about 1e-18)
+    rel_text = "0 (exactly uniform)" if res.max_bias == 0 else f"{rel:.3%}" if rel >= 1e-5 else f"{rel * 100:.3g}%"
+    click.echo(f"largest bias |p - 1/k| = {res.max_bias} ({float(res.max_bias):.3g}); relative {rel_text}")
     if method == "rejection":
-        click.echo(f"rejection probability per word: {d['rejection_probability']}")
+        click.echo(f"rejection probability per word: {res.rejection_probability}")
