@@ -208,3 +208,18 @@ def test_scaling_at_rngcert_limit_shares_two_values():
     r = outcome_probabilities(40, 3 * 2**20, "multiply-shift")
     assert len({id(c) for c in r.counts}) <= 2 and len({id(p) for p in r.probabilities}) <= 2
     assert sum(r.counts) == 2**40 and r.counts[:3] == (349526, 349525, 349525)
+
+
+def test_second_level_clause_says_uniformity_was_not_checked(cli, tmp_path):
+    """10 streams: the clause 'SP 800-22 second-level rules (proportion, uniformity)' was 'met' with no word
+    that the uniformity rule had run on no name (it needs 55 sequences)."""
+    import json
+
+    res = cli("bits", "--source", "pcg64", "--streams", 3, "--length", 1_000_000, "--seed", 3, "--workers", 1, "--no-plots",
+              "--json", "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10), res.output
+    rep = json.loads(res.stdout)
+    second = next(c for c in rep["standard"]["tables"][0]["clauses"] if c["id"] == "sp800-22-second-level")
+    assert second["result"] == "met" and "uniformity of p-values checked for 0 of 188 test names" in second["detail"], second
+    assert rep["verdict"] == "PASS"
+    assert any("was not checked for any test name" in k for k in rep["tables"][0]["key_findings"])

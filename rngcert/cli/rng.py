@@ -50,7 +50,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
 
     Give either FILE (a device's raw dump) or --source NAME (a bit generator). The battery's 15
     tests run on each of m sequences of n bits; over m >= 2 sequences the two-level analysis
-    (proportion of passes, uniformity of p-values) decides, with Holm across all of it for FAIL.
+    (proportion of passes; uniformity of p-values from m >= 55) decides, with Holm across all of it for FAIL.
     A dump shorter than m × n bits is an error: it is never rewound or replayed. The m streams
     are independent work items: every core by default (a local process pool), an existing
     cluster with --scheduler, serial with --workers 1; the report does not depend on it. With

@@ -361,7 +361,10 @@ def certify_streams(
     }
     if isinstance(summary, twolevel.TwoLevelResult):
         section["two_level"] = summary.to_dict()
-        bd["second_level"] = {"applicable": True}  # a standard's second-level clause is judged only where the analysis ran
+        tested = [r for r in summary.rows if r.m]
+        # a standard's second-level clause is judged only where the analysis ran, and says where the uniformity rule did not
+        bd["second_level"] = {"applicable": True, "names": len(tested),
+                              "uniformity_checked": sum(r.uniformity_pvalue is not None for r in tested)}
         kinds = sorted({k for r in summary.rows if r.m for k in r.law_kind.split("+") if k})
         section["notes"].append(
             "two-level analysis: expected bin counts and pass probabilities from the law of each test's p-value "
