@@ -223,3 +223,20 @@ def test_second_level_clause_says_uniformity_was_not_checked(cli, tmp_path):
     assert second["result"] == "met" and "uniformity of p-values checked for 0 of 188 test names" in second["detail"], second
     assert rep["verdict"] == "PASS"
     assert any("was not checked for any test name" in k for k in rep["tables"][0]["key_findings"])
+
+
+def test_a_capture_joined_twice_is_refused_wherever_it_lies(tmp_path):
+    """Four captures of 2,000 bytes joined as c0 c1 c1 c2: the copy starts neither at the file's start
+    nor on a stream (n = 1,024), and SP 800-22 would test both copies as fresh output."""
+    c = [_random_bytes(2000, seed=20 + i) for i in range(3)]
+    f = tmp_path / "joined.bin"
+    f.write_bytes(c[0] + c[1] + c[1] + c[2])
+    with pytest.raises(InputError, match="bits 16,768 to 17,791 occur again at bit 32,768: the dump holds the same output twice"):
+        cb.read_bit_streams(f, 62, 1024, fmt="binary")
+    f.write_bytes(c[0] + c[1] + c[2])  # the same captures once each
+    assert cb.read_bit_streams(f, 48, 1000, fmt="binary")[0].shape == (48, 1000)
+    s = "".join(map(str, np.random.default_rng(21).integers(0, 2, 40000)))
+    g = tmp_path / "joined.txt"
+    g.write_text(s[:7] + s[100:20000] + s[5003:30000])  # ASCII: a copy at any bit offset
+    with pytest.raises(InputError, match="occur again at bit"):
+        cb.read_bit_streams(g, 40, 1000, fmt="ascii")

@@ -323,7 +323,7 @@ def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big", 
                          f"{need} (the file has {full.n_bits // int(n)} whole streams); a dump "
                          "is never rewound or replayed")
     used = full.bits[:need]
-    check_repeats(used, int(n), full.path)
+    check_repeats(used, int(n), full.path, byte_aligned=full.fmt == "binary")
     dump = BitDump(used, full.path, full.sha256, full.fmt, full.bit_order, full.n_bits)
     return used.reshape(int(m), int(n)), dump
 
@@ -362,16 +362,27 @@ def _random_looking(probe: np.ndarray) -> bool:
     return probe.size == REPEAT_PROBE_BITS and 40 <= ones <= 88 and 40 <= changes <= 88
 
 
-def check_repeats(bits: np.ndarray, n: int, path: str = "the dump") -> None:
+def check_repeats(bits: np.ndarray, n: int, path: str = "the dump", *, byte_aligned: bool = False) -> None:
     """Refuse bits that hold the same output twice at a distance a stream cannot show.
 
-    Two checks on the bits to be tested: the dump's first 128 bits, when they look random (not a
+    Three checks on the bits to be tested: the dump's first 128 bits, when they look random (not a
     run of zeros: :func:`_random_looking`), recurring at bit p >= 1024 (a file written twice, a
-    dump concatenated with itself, a generator restarted from its seed),
-    and two identical streams of n bits (the same, aligned on streams). SP 800-22 tests each
-    stream alone, so a stream and its copy both pass (two copies of a good stream PASS).
-    A recurrence closer than 1,024 bits is a short period, which the battery FAILs, and is left
-    to it.
+    dump concatenated with itself, a generator restarted from its seed); two identical streams
+    of n bits; and any 1,024 bits that recur 1,024 bits or more later, found from 64-bit probes
+    every :data:`COPY_STRIDE` bits (a capture included twice when files were joined; about 0.2 s
+    per 10**8 bits of a binary dump, 1.5 s of an ASCII one). SP 800-22 tests each stream alone, so a stream and its copy
+    both pass (two copies of a good stream PASS). A recurrence closer than 1,024 bits is a short
+    period, which the battery FAILs, and is left to it.
+
+    Parameters
+    ----------
+    bits : (N,) ndarray of uint8
+    n : int
+        Bits per stream (N a multiple of it).
+    path : str
+        Named in the message.
+    byte_aligned : bool
+        A binary file: a copy starts on a whole byte, so only byte offsets are searched.
 
     Raises
     ------
@@ -386,8 +397,59 @@ def check_repeats(bits: np.ndarray, n: int, path: str = "the dump") -> None:
             f"{REPEAT_PROBE_BITS} given bits with probability 2^-{REPEAT_PROBE_BITS}, and SP 800-22, which tests each stream "
             f"alone, would pass both copies. Certify one copy (its first {p:,} bits), or find why the source repeats")
     rows = bits.reshape(-1, n)
-    if rows.shape[0] < 2 or n < REPEAT_PROBE_BITS:
-        return
+    if rows.shape[0] >= 2 and n >= REPEAT_PROBE_BITS:
+        _identical_rows(rows, n, path)
+    hit = _copied_block(bits, byte_aligned)
+    if hit is not None:
+        p, i = hit
+        raise InputError(
+            f"{path}: bits {p:,} to {p + SHORT_PERIOD_BITS - 1:,} occur again at bit {i:,}: the dump holds the same output twice "
+            f"(a capture included twice when files were joined, or a generator restarted from the same seed); a fair source "
+            f"repeats {SHORT_PERIOD_BITS:,} given bits with probability 2^-{SHORT_PERIOD_BITS:,}, and SP 800-22, which tests each "
+            "stream alone, would pass both copies. Remove the copy, or find why the source repeats")
+
+
+#: Probes of the copied-block search: 64 bits every COPY_STRIDE bits (a copy of COPY_STRIDE + 1,088 bits or
+#: more holds one); a hit counts when 1,024 bits at both places agree.
+COPY_STRIDE = 8192
+
+
+def _copied_block(bits: np.ndarray, byte_aligned: bool = False) -> tuple[int, int] | None:
+    """(p, i): bits p.. and i.. agree over 1,024 bits, |i - p| >= 1,024, p a probe that looks random; or None.
+
+    Every bit offset i is searched (every byte offset when ``byte_aligned``: a binary file's copies
+    are whole bytes): for each bit shift s and byte phase t, the packed bits viewed as 64-bit words
+    are the windows at offsets s + 8 (t + 8 q), looked up among the sorted probes."""
+    span, size = SHORT_PERIOD_BITS, bits.size
+    pos = np.arange(0, size - span, COPY_STRIDE)
+    if pos.size == 0 or size < 2 * span:
+        return None
+    probe_bits = bits[pos[:, None] + np.arange(64)]
+    ones, changes = probe_bits.sum(axis=1), np.count_nonzero(np.diff(probe_bits.astype(np.int8), axis=1), axis=1)
+    ok = (ones >= 16) & (ones <= 48) & (changes >= 16) & (changes <= 48)  # not a run of zeros or a stuck pattern
+    values = np.packbits(probe_bits[ok], axis=1).view(">u8").ravel()
+    if values.size == 0:
+        return None
+    order = np.argsort(values, kind="stable")
+    values, pos = values[order], pos[ok][order]
+    prefix = np.zeros(1 << 24, dtype=bool)  # the probes' top 24 bits: a window whose prefix is not here is no hit
+    prefix[values >> np.uint64(40)] = True
+    for s in range(1 if byte_aligned else 8):
+        packed = np.packbits(bits[s:])
+        for t in range(8):
+            words = packed[t:t + (packed.size - t) // 8 * 8].view(">u8")
+            cand = np.flatnonzero(prefix[words >> np.uint64(40)])
+            k = np.searchsorted(values, words[cand]).clip(max=values.size - 1)
+            for q, kq in zip(cand[values[k] == words[cand]].tolist(), k[values[k] == words[cand]].tolist()):
+                i, p = s + 8 * (t + 8 * q), int(pos[kq])
+                if abs(i - p) >= span and i + span <= size and np.array_equal(bits[p:p + span], bits[i:i + span]) \
+                        and _recurrence(bits, p, p + span + REPEAT_PROBE_BITS) is None:  # not a short period
+                    return min(p, i), max(p, i)
+    return None
+
+
+def _identical_rows(rows: np.ndarray, n: int, path: str) -> None:
+    """Refuse two identical streams (unless the stream itself has a short period, which the battery FAILs)."""
     seen: dict[bytes, int] = {}
     for i, key in enumerate(hashlib.sha256(np.packbits(r).tobytes()).digest() for r in rows):
         j = seen.setdefault(key, i)
