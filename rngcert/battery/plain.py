@@ -124,8 +124,8 @@ def _uniformity_unchecked(rows: list) -> str:
     ms = sorted({int(r["m"]) for r in skipped})
     on = f"{ms[0]}" if len(ms) == 1 else f"{ms[0]} to {ms[-1]}"
     which = "any test name" if len(skipped) == len(tested) else f"{len(skipped)} of {len(tested)} test names"
-    return (f"The uniformity of p-values (SP 800-22's second rule, section 4.2.2) was not checked for {which}: it needs at least "
-            f"55 sequences on which the test applies, here {on}; only the proportion of passing sequences judged "
+    return (f"The uniformity of p-values (SP 800-22's second rule, section 4.2.2) was not checked for {which}: SP 800-22 asks for "
+            f"55 sequences or more on which the test applies, here {on}; only the proportion of passing sequences judged "
             f"{'them' if len(skipped) > 1 else 'it'}.")
 
 

@@ -469,7 +469,7 @@ def _uniformity_unchecked(second: dict) -> str:
     names, checked = second.get("names"), second.get("uniformity_checked")
     if names is None or checked is None or checked >= names:
         return ""
-    return (f"; the uniformity of p-values checked for {checked} of {names} test names (it needs at least 55 sequences "
+    return (f"; the uniformity of p-values checked for {checked} of {names} test names (SP 800-22 asks for 55 sequences or more "
             "on which the test applies): the others were judged by the proportion rule only")
 
 
