@@ -115,6 +115,20 @@ def add_shoe_findings(report: dict) -> dict:
     return report
 
 
+def _uniformity_unchecked(rows: list) -> str:
+    """A key finding when SP 800-22's uniformity rule (section 4.2.2, at least 55 sequences) did not run for some names."""
+    tested = [r for r in rows if r.get("m")]
+    skipped = [r for r in tested if r.get("uniformity_pvalue") is None]
+    if not skipped:
+        return ""
+    ms = sorted({int(r["m"]) for r in skipped})
+    on = f"{ms[0]}" if len(ms) == 1 else f"{ms[0]} to {ms[-1]}"
+    which = "any test name" if len(skipped) == len(tested) else f"{len(skipped)} of {len(tested)} test names"
+    return (f"The uniformity of p-values (SP 800-22's second rule, section 4.2.2) was not checked for {which}: SP 800-22 asks for "
+            f"55 sequences or more on which the test applies, here {on}; only the proportion of passing sequences judged "
+            f"{'them' if len(skipped) > 1 else 'it'}.")
+
+
 # long: the findings and next steps of an SP 800-22 section, verdict by verdict, read top to bottom as the report says them; 14 lines are its
 #   docstring
 def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = None) -> tuple[list[str], list[str]]:
@@ -147,6 +161,7 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
         share_line = (f"the bits are {100 * share:.2f}% ones ({ones:,} of {bits:,}; a fair source gives 50% within "
                       f"±{100 * half:.2f}% with 99% probability)")
     rows = (section.get("two_level") or {}).get("rows") or []
+    unchecked = _uniformity_unchecked(rows)
     flagged = [r for r in rows if r.get("m") and (r.get("proportion_ok") is False or r.get("uniformity_ok") is False)]
     rejected = [x for x in b.get("tests", []) if x.get("applicable") and x.get("rejected_familywise")]
 
@@ -184,8 +199,12 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
                        + "), no more than a good generator flags by chance: the streams are consistent with independent, uniform "
                        "bits at this number and length of sequences.")
     elif v == "PASS":
-        keys.insert(0, "No test rejects after Holm and SP 800-22's second-level rules flag no test name: the streams are "
+        rule = ("SP 800-22's proportion rule flags no test name" if unchecked and all(r.get("uniformity_pvalue") is None for r in rows if r.get("m"))
+                else "SP 800-22's second-level rules flag no test name")
+        keys.insert(0, f"No test rejects after Holm and {rule}: the streams are "
                        "consistent with independent, uniform bits at this number and length of sequences.")
+    if unchecked:
+        keys.append(unchecked)
     if v == "FAIL":
         steps.append("Do not use this generator for gaming outcomes until the cause is found: check the entropy source and its "
                      "conditioning (and that the dump was read with the right --format and --bit-order), then test a new dump "

@@ -464,6 +464,15 @@ def _p(t: Mapping[str, Any]) -> float:
     return 0.0 if p is None else float(p)
 
 
+def _uniformity_unchecked(second: dict) -> str:
+    """The part of SP 800-22's second-level clause that did not run: the uniformity of p-values needs 55 sequences."""
+    names, checked = second.get("names"), second.get("uniformity_checked")
+    if names is None or checked is None or checked >= names:
+        return ""
+    return (f"; the uniformity of p-values checked for {checked} of {names} test names (SP 800-22 asks for 55 sequences or more "
+            "on which the test applies): the others were judged by the proportion rule only")
+
+
 # long: each clause of a standard judged on one battery, then the standard's verdict from the clauses; 26 lines are its docstring
 def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: float, n: int | None = None,
              edge: Callable[[float], Mapping[str, Any] | None] | None = None, underpowered: Sequence[str] = (),
@@ -559,6 +568,7 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
             if c.correction == "second-level":  # met by the flag-count rule, which some flagged names may not break
                 here = str(battery.get("suspect_rule") or "").partition("; here ")[2]
                 detail = f"no more test names flagged than a good generator gives by chance at {lv:g}" + (f": {here}" if here else "")
+                detail += _uniformity_unchecked(battery.get("second_level") or {})
             if ex is not None:
                 detail += ("; " if detail else "") + f"no bet's simultaneous {1 - lv:.0%} lower bound is above 0"
         rows.append(dict(row, result=res, detail=detail, rejected=rejected))

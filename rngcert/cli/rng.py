@@ -50,7 +50,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
 
     Give either FILE (a device's raw dump) or --source NAME (a bit generator). The battery's 15
     tests run on each of m sequences of n bits; over m >= 2 sequences the two-level analysis
-    (proportion of passes, uniformity of p-values) decides, with Holm across all of it for FAIL.
+    (proportion of passes; uniformity of p-values from m >= 55) decides, with Holm across all of it for FAIL.
     A dump shorter than m × n bits is an error: it is never rewound or replayed. The m streams
     are independent work items: every core by default (a local process pool), an existing
     cluster with --scheduler, serial with --workers 1; the report does not depend on it. With
@@ -73,12 +73,13 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     if file is not None:
         if fmt is None:
             raise click.UsageError("--format ascii|binary is required with FILE (a text file is never guessed to be bits)")
+        whole = None
         if streams is None:
-            dump = bitsmod.read_bits(file, fmt=fmt, bit_order=bit_order)
-            streams = dump.n_bits // length
+            whole = bitsmod.read_bits(file, fmt=fmt, bit_order=bit_order)  # read once: a pipe (/dev/stdin) cannot be read again
+            streams = whole.n_bits // length
             if streams < 1:
-                raise InputError(f"{file}: holds {dump.n_bits} bits, fewer than one stream of {length} bits; use a smaller --length")
-        arr, dump = bitsmod.read_bit_streams(file, streams, length, fmt=fmt, bit_order=bit_order)
+                raise InputError(f"{file}: holds {whole.n_bits} bits, fewer than one stream of {length} bits; use a smaller --length")
+        arr, dump = bitsmod.read_bit_streams(file, streams, length, fmt=fmt, bit_order=bit_order, dump=whole)
         prov = dump.provenance()
         entropy = None
     else:
@@ -122,22 +123,24 @@ def scaling(nbits, outcomes, method, as_json):
     outcomes one word more than others whenever the outcomes do not divide 2^bits; rejection is
     exactly uniform at the cost of discarded words.
     """
+    import numpy as np
+
     from rngcert.equipment.scaling import outcome_probabilities
 
     res = outcome_probabilities(nbits, outcomes, method)
-    d = res.to_dict()
     if as_json:
-        click.echo(json.dumps(d, indent=1))
+        click.echo(json.dumps(res.to_dict(), indent=1))
         return
-    counts = [int(c) for c in d["counts"]]
     article = "an" if str(nbits).startswith("8") or nbits in (11, 18) else "a"  # "an 8-bit word", "a 32-bit word"
-    click.echo(f"{method} of {article} {nbits}-bit word onto {outcomes} outcomes (denominator {d['denominator']} words):")
-    groups: dict[int, list[int]] = {}
-    for j, c in enumerate(counts):
-        groups.setdefault(c, []).append(j)
-    for c, js in sorted(groups.items(), reverse=True):
-        shown = ", ".join(map(str, js[:20])) + (" …" if len(js) > 20 else "")
-        click.echo(f"  {len(js):>6} outcome(s) at {c}/{d['denominator']}: {shown}")
-    click.echo(f"largest bias |p - 1/k| = {d['max_bias']} ({d['max_bias_float']:.3g}); relative {d['max_relative_bias']:.3%}")
+    click.echo(f"{method} of {article} {nbits}-bit word onto {outcomes} outcomes (denominator {res.denominator} words):")
+    low = min(res.counts)
+    extra = np.fromiter((c - low for c in res.counts), dtype=np.int8, count=len(res.counts))  # 0 or 1 word more
+    for e in sorted(set(extra.tolist()), reverse=True):
+        js = np.flatnonzero(extra == e)
+        shown = ", ".join(map(str, js[:20].tolist())) + (" …" if js.size > 20 else "")
+        click.echo(f"  {js.size:>6} outcome(s) at {low + e}/{res.denominator}: {shown}")
+    rel = float(res.max_relative_bias)  # never rounded to 0 when the mapping has a bias (64-bit words: about 1e-18)
+    rel_text = "0 (exactly uniform)" if res.max_bias == 0 else f"{rel:.3%}" if rel >= 1e-5 else f"{rel * 100:.3g}%"
+    click.echo(f"largest bias |p - 1/k| = {res.max_bias} ({float(res.max_bias):.3g}); relative {rel_text}")
     if method == "rejection":
-        click.echo(f"rejection probability per word: {d['rejection_probability']}")
+        click.echo(f"rejection probability per word: {res.rejection_probability}")

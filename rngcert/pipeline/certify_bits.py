@@ -279,8 +279,13 @@ def _unused_tail(source: dict, m: int, n: int) -> list[str]:
     if not total or total <= m * n:
         return []
     rest = int(total) - m * n
-    return [f"{rest:,} bit(s) of the file after the {m} stream(s) of {n:,} bits were not tested ({total:,} in the file is not a multiple of "
-            f"--length {n:,}{'' if rest < n else '; give --streams to test more whole streams'})"]
+    whole, partial = divmod(int(total), n)
+    why = []
+    if whole > m:  # --streams asked for fewer than the file holds
+        why.append(f"--streams {m} of the {whole:,} whole streams of {n:,} bits the file holds; give --streams {whole} to test them all")
+    if partial:
+        why.append(f"{partial:,} bit(s) after the last whole stream: {total:,} in the file is not a multiple of --length {n:,}")
+    return [f"{rest:,} bit(s) of the file after the {m} stream(s) of {n:,} bits were not tested ({'; '.join(why)})"]
 
 
 # long: numpydoc a fifth; then one pass: plan, streams and laws, two-level analysis, verdict, report
@@ -356,7 +361,10 @@ def certify_streams(
     }
     if isinstance(summary, twolevel.TwoLevelResult):
         section["two_level"] = summary.to_dict()
-        bd["second_level"] = {"applicable": True}  # a standard's second-level clause is judged only where the analysis ran
+        tested = [r for r in summary.rows if r.m]
+        # a standard's second-level clause is judged only where the analysis ran, and says where the uniformity rule did not
+        bd["second_level"] = {"applicable": True, "names": len(tested),
+                              "uniformity_checked": sum(r.uniformity_pvalue is not None for r in tested)}
         kinds = sorted({k for r in summary.rows if r.m for k in r.law_kind.split("+") if k})
         section["notes"].append(
             "two-level analysis: expected bin counts and pass probabilities from the law of each test's p-value "
