@@ -316,7 +316,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
             click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
             sys.exit(EXIT_INPUT)
         if all_tables:
-            g = _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std)
+            g = _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std, recorded=not no_record)
             if as_json:  # one valid JSON document, not the reports one after another
                 reports = [json.loads(r.paths["json"].read_text(encoding="utf-8")) for r in results]
                 click.echo(json.dumps({"reports": reports, "group": g}, indent=1))
@@ -325,7 +325,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     _run(go)
 
 
-def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std) -> dict:
+def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, recorded=True) -> dict:
     """Print (and write beside the reports) the group statement of ``audit --all``."""
     import datetime as _dt
     import json as _json
@@ -335,7 +335,7 @@ def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std) ->
     bound = max(std.false_fail_bound("wheel", alpha, [t["name"] for t in r.report["tables"][0]["battery"].get("tests", []) if t.get("applicable")])
                 for r in results)
     g = group_statement([r.report for r in results], alpha=alpha, control=control, audits_per_year=audits_per_year, standard_id=std.id,
-                        per_table=bound)
+                        per_table=bound, recorded=recorded)
     if outdir is not None:
         Path(outdir).mkdir(parents=True, exist_ok=True)
         p = Path(outdir) / f"audit-group-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"

@@ -19,7 +19,8 @@ CONTROL_WORDS = {"holm": "Holm (family-wise: P(any false alarm of the group, ove
 
 
 def group_statement(reports: Sequence[Mapping[str, Any]], *, alpha: float, control: str = "holm", audits_per_year: float = 12.0,
-                    time_control: bool = True, standard_id: str = "rngcert-default", per_table: float | None = None) -> dict:
+                    time_control: bool = True, standard_id: str = "rngcert-default", per_table: float | None = None,
+                    recorded: bool = True) -> dict:
     """The group statement over the audit reports of one run.
 
     Parameters
@@ -40,6 +41,10 @@ def group_statement(reports: Sequence[Mapping[str, Any]], *, alpha: float, contr
         Bound on one fair table's false-FAIL probability under that standard
         (:meth:`rngcert.battery.standard.Standard.false_fail_bound`); None: alpha (a family-wise standard).
         A standard of per-test clauses (four named tests each at 99%) gives far more than alpha.
+    recorded : bool
+        Whether this run's audits are recorded in the store (False: ``--no-record``). A run not recorded
+        does not enter the tables' audit histories, so the next run judges each table at the same audit
+        number again and the bound over every audit does not cover such runs: the statement says so.
 
     Returns
     -------
@@ -73,5 +78,8 @@ def group_statement(reports: Sequence[Mapping[str, Any]], *, alpha: float, contr
         f"Group statement ({rule}): " + (f"{len(named)} table(s) named: {', '.join(map(str, named))}." if named else "no table is named."),
         f"Each table keeps its own verdict at alpha ({len(fails)} FAIL): standard {standard_id} requires per-table tests.",
     ]
-    return {"alpha": alpha, "control": control, "time_control": time_control, "rule": rule, "expected": exp, "tables": rows,
+    if time_control and not recorded:
+        sentences.append("This run is not recorded (--no-record): its audits do not enter the tables' audit histories, so the next run "
+                         "judges each table at the same audit number again, and the bound over every audit holds for recorded audits only.")
+    return {"alpha": alpha, "control": control, "time_control": time_control, "recorded": recorded, "rule": rule, "expected": exp, "tables": rows,
             "named": named, "statement": " ".join(sentences)}

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from rngcert.collect.store.export import ExportMixin
-from rngcert.collect.store.ingest import IngestMixin, IngestResult, discard_prepared, prepare_file
+from rngcert.collect.store.ingest import IngestMixin, IngestResult, check_table_name, discard_prepared, prepare_file
 from rngcert.collect.store.queries import QueriesMixin
 from rngcert.collect.store.records import RecordsMixin
 from rngcert.collect.store.schema import DEFAULT_WAIT, StoreBase
@@ -121,6 +121,7 @@ def ingest_files(
     from rngcert.equipment.wheel import load_wheel
 
     paths = _ingest_paths(paths)
+    check_table_name(table)  # before the store is created
     with Store(db, wait=wait, on_wait=on_wait):  # creates the store (and checks its schema) once
         pass
     wheel = load_wheel(equipment)

@@ -289,10 +289,9 @@ class IngestMixin:
 
         if self.read_only:
             raise InputError(f"store {self.path} is open read-only")
-        if isinstance(paths, (str, Path)):
-            paths = [paths]
+        check_table_name(table)
         wheel = load_wheel(equipment)
-        paths = [Path(p) for p in paths]
+        paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
         for p in paths:
             if not p.is_file():
                 raise InputError(f"{p}: no such file")
@@ -393,6 +392,24 @@ def _read_and_hash(path: Path) -> tuple:
     except OSError as exc:  # the log, not the store
         raise InputError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     return stream, data, sha
+
+
+def check_table_name(table: str | None) -> None:
+    """Refuse a table id given by the caller (``--table``) that no audit could name: blank, or holding a control
+    character (the rule of a log's table cells, which rejects an empty cell and a control character in one).
+
+    Raises
+    ------
+    InputError
+        Naming the option and the reason.
+    """
+    if table is None:
+        return
+    if not str(table).strip():
+        raise InputError(f"--table {table!r}: a blank table id (an audit could not name it: `rngcert audit --table T`); give a table id")
+    bad = [c for c in str(table) if ord(c) < 0x20 or ord(c) == 0x7F]
+    if bad:
+        raise InputError(f"--table {table!r}: control character U+{ord(bad[0]):04X} in the table id; give a table id of printable characters")
 
 
 def _table_column(table, default_table: str, n: int) -> tuple:

@@ -151,6 +151,10 @@ class StoreBase:
             if self.path.is_dir():
                 raise InputError(f"store {self.path} is a folder, not a store file (an `rngcert export` folder is read back with: rngcert ingest {self.path} --db NEW.duckdb)")
             raise InputError(f"store {self.path} does not exist; create it with: rngcert ingest LOG --db {self.path}")
+        if not read_only and self.path.is_file() and not self.path.stat().st_mode & 0o222:
+            # the permission bits are the archive mark (as audit's --no-record check): respected even by root, whom the OS lets write
+            raise StorageError(f"store {self.path} is read-only (mode {self.path.stat().st_mode & 0o777:o}): it is not written; read it "
+                               "(audit --no-record, rejects, export), or make it writable (chmod u+w) to change it")
         if not read_only:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
