@@ -33,10 +33,10 @@ def _read(db, **kw):
     return s, arrays, t
 
 
-@pytest.mark.parametrize("kind", ["plain", "labels", "disorder"])
+@pytest.mark.parametrize("kind", ["plain", "labels", "disorder", "labels-disorder"])
 def test_spins_in_batches_of_any_size(tmp_path, monkeypatch, kind):
     log = tmp_path / "log.csv"
-    _log(log, 700, labels=kind == "labels", disorder=kind == "disorder")
+    _log(log, 700, labels="labels" in kind, disorder="disorder" in kind)
     db = tmp_path / "s.duckdb"
     with Store(db) as st:
         st.ingest([log])
@@ -55,8 +55,10 @@ def test_spins_in_batches_of_any_size(tmp_path, monkeypatch, kind):
             assert np.array_equal(getattr(t1, name), getattr(t2, name)) and getattr(t1, name).dtype == np.int8
         if kw.get("with_ids", True):
             assert len(s1.spin_id) == s1.n
-        if kind == "disorder" and not kw:
-            assert np.any(np.diff(s1.seq) < 0)  # reordered by timestamp
+        if kind == "labels-disorder" and not kw:
+            assert np.any(np.diff(s1.seq) < 0)  # text ids: reordered by timestamp
+        if kind == "disorder" and not kw:  # whole-number ids: spin-id order, as certify (c18); the time going back is its finding
+            assert np.all(np.diff(s1.seq) > 0) and s1.order_finding["evidence"]["backward_steps"] == 14
 
 
 @pytest.mark.parametrize("kind", ["plain", "labels", "disorder"])

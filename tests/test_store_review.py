@@ -5,6 +5,7 @@ statement that claimed a bound over every audit for a run that is not recorded i
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
 import numpy as np
@@ -105,3 +106,92 @@ def test_audit_all_no_record_group_line_says_it_is_not_recorded(tmp_path, cli):
     r = cli(*args)
     line = next(ln for ln in r.output.splitlines() if ln.startswith("GROUP:"))
     assert "not recorded" not in line, line
+
+
+def _clock_log(path, back_s: int, n: int = 600, seed: int = 4):
+    """Spin ids in order, zoned (UTC) timestamps 12 s apart that step back ``back_s`` seconds once, half-way."""
+    r = np.random.default_rng(seed)
+    t = 1_800_000_000 + 12 * np.arange(n)
+    t[n // 2:] -= back_s
+    import datetime as _dt
+
+    rows = [f"{k + 1},{_dt.datetime.fromtimestamp(int(t[k]), _dt.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')},{r.integers(37)}" for k in range(n)]
+    path.write_text("spin_id,timestamp,result\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_audit_tests_the_spins_in_spin_id_order_and_reports_time_going_back_as_certify_does(tmp_path, cli):
+    """certify (c18) tests whole-number spin ids in id order and makes timestamps that go back against it a data-integrity
+    finding (INCONCLUSIVE when no clock change explains it). The store sorted the window by timestamp instead: the audit of a
+    log whose clock went back 10 minutes interleaved the two passes, tested a sequence the wheel never produced, and said
+    nothing. The audit now reads the same order and carries the same finding."""
+    p = _clock_log(tmp_path / "clock.csv", back_s=600)
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", p, "--db", db, "--table", "clock").exit_code == 0
+    common = ("--seed", 1, "--resamples", 99, "--no-plots", "--json")
+    c = json.loads(cli("certify", p, *common, "--out", tmp_path / "c").output)
+    a = json.loads(cli("audit", "--db", db, "--table", "clock", *common, "--out", tmp_path / "a", "--no-record").output)
+    pv = {x["name"]: x.get("pvalue") for x in c["tables"][0]["battery"]["tests"] if x.get("applicable")}
+    pa_ = {x["name"]: x.get("pvalue") for x in a["tables"][0]["battery"]["tests"] if x.get("applicable")}
+    assert pa_ == pv
+    assert a["verdict"] == c["verdict"] == "INCONCLUSIVE"
+    assert "time order" in json.dumps(a).lower() and "go back 1 time(s)" in json.dumps(a)
+    with Store(db, read_only=True) as st:
+        s = st.spins("clock")
+        assert s.spin_id.to_pylist() == [str(k) for k in range(1, 601)]  # id order, not time order
+        assert s.order_finding is not None and s.order_finding["evidence"]["backward_steps"] == 1
+
+
+def test_spins_in_time_and_id_order_carry_no_order_finding(tmp_path):
+    db = tmp_path / "s.duckdb"
+    ingest_files(db, [_clock_log(tmp_path / "ok.csv", back_s=0)], table="ok")
+    with Store(db, read_only=True) as st:
+        assert st.spins("ok").order_finding is None
+
+
+def test_last_keeps_the_order_finding_only_for_the_spins_it_keeps(tmp_path):
+    db = tmp_path / "s.duckdb"
+    ingest_files(db, [_clock_log(tmp_path / "clock.csv", back_s=600)], table="clock")
+    with Store(db, read_only=True) as st:
+        assert st.spins("clock", last=400).order_finding is not None  # the step back (after spin 300) is among the last 400
+        assert st.spins("clock", last=200).order_finding is None
+
+
+def test_ids_out_of_order_with_times_in_order_are_put_in_id_order_with_the_finding(tmp_path):
+    """Rows in time order whose ids go back (a counter reset or a wrong id): certify puts them in id order and reports the
+    timestamps going back; the store read them in time order, with no finding."""
+    p = _clock_log(tmp_path / "ids.csv", back_s=0, n=40)
+    lines = p.read_text().splitlines()
+    body = lines[1:]
+    body[10], body[11] = body[11], body[10]  # ids 12, 11 in time order (the times stay increasing)
+    body[10] = "12," + lines[11].split(",", 1)[1]
+    body[11] = "11," + lines[12].split(",", 1)[1]
+    p.write_text("\n".join([lines[0]] + body) + "\n")
+    db = tmp_path / "s.duckdb"
+    ingest_files(db, [p], table="ids")
+    with Store(db, read_only=True) as st:
+        s = st.spins("ids")
+        assert s.spin_id.to_pylist()[9:13] == ["10", "11", "12", "13"]
+        assert s.order_finding is not None and s.order_finding["evidence"]["backward_steps"] == 1
+
+
+def test_a_one_hour_step_back_says_the_store_cannot_tell_daylight_saving_time(tmp_path):
+    db = tmp_path / "s.duckdb"
+    ingest_files(db, [_clock_log(tmp_path / "dst.csv", back_s=3600)], table="dst")
+    with Store(db, read_only=True) as st:
+        f = st.spins("dst").order_finding
+    assert f["inconclusive"] and "daylight-saving" in f["inconclusive"] and "rngcert certify" in f["summary"]
+
+
+def test_rejects_limit_says_how_many_there_are_in_all(tmp_path, cli):
+    """`rejects --limit 4` ended with '4 rejected row(s)' (and JSON count 4) when the store held 6: the count is of them all."""
+    p = _log(tmp_path / "a.csv", n=40)
+    lines = p.read_text().splitlines()
+    p.write_text("\n".join(lines[:1] + [ln.rsplit(",", 1)[0] + ",99" if k % 5 == 0 else ln for k, ln in enumerate(lines[1:31])]) + "\n")
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", p, "--db", db, "--table", "T1").exit_code == 0
+    r = cli("rejects", "--db", db, "--limit", 4)
+    assert r.exit_code == 0 and r.output.count("a.csv:") == 4 and "4 of 6 rejected row(s)" in r.output, r.output
+    d = json.loads(cli("rejects", "--db", db, "--limit", 4, "--json").output)
+    assert d["count"] == 6 and d["shown"] == 4 and len(d["rejects"]) == 4
+    assert "6 rejected row(s)" in cli("rejects", "--db", db).output

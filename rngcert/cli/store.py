@@ -173,7 +173,7 @@ Examples:
 @click.option("--file", "file", default=None, help="Only rows of this file (path or its ending).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many rows.")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV (file, line, column, reason, text).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: {store, count, rejects: [{file, line, column, reason, text}, ...]}.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: {store, count (of them all), shown, rejects: [{file, line, column, reason, text}, ...]}.")
 @_WAIT_OPTION
 def rejects(db, file, limit, as_csv, as_json, wait):
     """List the rows the store rejected on ingest: file, line, column and reason, and both rows of every spin_id stored with
@@ -182,14 +182,16 @@ def rejects(db, file, limit, as_csv, as_json, wait):
 
     def go():
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            rows = st.rejects(file=file, limit=limit, conflicts=True)
+            rows = st.rejects(file=file, conflicts=True)
+        total, rows = len(rows), rows[:limit]  # the count is of them all, --limit only shortens the listing
         if as_csv and as_json:
             raise click.UsageError("give --csv or --json, not both")
         if as_json:
             import json
 
             keep = ("file", "line", "column", "reason", "text")
-            click.echo(json.dumps({"store": str(db), "count": len(rows), "rejects": [{k: r[k] for k in keep} for r in rows]}, indent=1, default=str))
+            click.echo(json.dumps({"store": str(db), "count": total, "shown": len(rows), "rejects": [{k: r[k] for k in keep} for r in rows]},
+                                  indent=1, default=str))
             return
         if as_csv:
             from rngcert.collect import csvsafe
@@ -201,7 +203,7 @@ def rejects(db, file, limit, as_csv, as_json, wait):
             return
         for r in rows:
             click.echo(f"{r['file']}:{r['line']}: {r['column']}: {r['reason']}  [{r['text']}]")
-        click.echo(f"{len(rows)} rejected row(s)", err=True)
+        click.echo(f"{len(rows)} of {total} rejected row(s)" if len(rows) < total else f"{total} rejected row(s)", err=True)
 
     _run(go)
 

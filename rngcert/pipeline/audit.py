@@ -83,6 +83,8 @@ def spinlog_from_store(stored, wheel, *, notes: Sequence[str] = ()):
     # the per-spin arrays in the smallest integer type that holds them, as read_spin_log makes them
     ids = np.int8 if space.m <= 127 else np.int16
     t = TableSpins(table=stored.table, outcomes=out[acc].astype(ids), void=int(np.count_nonzero(stored.void)))
+    if getattr(stored, "order_finding", None):  # timestamps going back in spin-id order: certify's finding (c18)
+        t.findings.append(stored.order_finding)
     if getattr(stored, "line_key", None) is not None:  # a permanence list: its lines, as read_spin_log marks them
         lk = stored.line_key[acc]
         t.line_start = np.r_[True, lk[1:] != lk[:-1]] if lk.size else np.zeros(0, dtype=bool)

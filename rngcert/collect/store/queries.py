@@ -51,6 +51,9 @@ class StoredSpins:
     conflicted: int = 0
     #: both versions of each left-out spin as rejected rows (file, line, column, reason), in file and line order
     conflict_rows: list = field(default_factory=list)
+    #: timestamps that go back in spin-id order (whole-number ids): the data-integrity finding certify makes of them
+    #: (:func:`rngcert.collect.spinlog.time_order_finding`), or None
+    order_finding: dict | None = None
 
     @property
     def n(self) -> int:
@@ -169,16 +172,37 @@ def _fill_window(w: dict, reader, *, sort: bool, has_ts: bool, with_ids: bool) -
             if w["ts"] is not None:
                 w["ts"][sl] = t
             w["lo_ts"], w["hi_ts"] = min(w["lo_ts"], int(t.min())), max(w["hi_ts"], int(t.max()))
-            if w["ordered"]:
+            if w["ordered"] or w["id_ordered"]:
                 k = _arrow.ints(b.column("key")).astype(np.int64)
                 if last_ts is not None:
                     t, k = np.concatenate([[last_ts], t]), np.concatenate([[last_key], k])
-                d = np.diff(t)
-                if np.any(d < 0) or np.any((d == 0) & (k[1:] < k[:-1])):
+                d, dk = np.diff(t), np.diff(k)
+                if np.any(d < 0) or np.any((d == 0) & (dk < 0)):
                     w["ordered"] = False
+                if np.any(dk < 0):
+                    w["id_ordered"] = False
                 last_ts, last_key = t[-1], k[-1]
         at += m
     return True
+
+
+def _order_finding(keys_ts: tuple | None, sel: int | None) -> dict | None:
+    """Certify's data-integrity finding of timestamps that go back in spin-id order (c18), for the window's spins from index
+    ``sel`` on (``--last``), from the (spin ids, timestamps) of :meth:`QueriesMixin._id_order`; None without them. The store
+    keeps no time zone of the log, so a step back is explained only by a clock adjustment, never by daylight-saving time."""
+    if keys_ts is None:
+        return None
+    from rngcert.collect.spinlog import time_order_finding
+    from rngcert.collect.spinlog.order import DST_TOLERANCE_S
+
+    ids, ts = keys_ts
+    f = time_order_finding(ts[sel or 0:], ids[sel or 0:], None)
+    if f and f["inconclusive"] and any(abs(x - 3600) <= DST_TOLERANCE_S for x in f["evidence"]["steps_seconds"]):
+        why = ("; a step of one hour may be daylight-saving time ending at zone-less local times, which the store cannot tell "
+               "(it keeps no time zone of the log): `rngcert certify` of the log itself tells it")
+        f["inconclusive"] += why
+        f["summary"] += why
+    return f
 
 
 def _last_start(void: np.ndarray, last: int) -> int | None:
@@ -336,8 +360,9 @@ class QueriesMixin:
     ) -> StoredSpins:
         """The spins of ``table`` in a window, in spin order, void spins included.
 
-        Spin order is ingest order (``seq``); when the window's timestamps are not
-        non-decreasing in that order, rows are sorted by timestamp (stably), as ``certify`` does.
+        Spin order is certify's: with whole-number spin ids, spin-id order (then ingest order ``seq``), and
+        timestamps that go back in it are the data-integrity finding ``order_finding`` (c18), not a re-sort;
+        with text ids, ingest order, sorted by (timestamp, id) where the timestamps are not non-decreasing.
         A spin id with a conflict (two results stored for it) is left out, as ``certify`` leaves
         it out: ``conflicted`` counts them and ``conflict_rows`` holds both rows of each as
         rejected rows (file, line, column, reason).
@@ -373,7 +398,8 @@ class QueriesMixin:
         cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
         w = self._read_window(cols, ([dealer_labels] if has_dealer else []) + args, n, labelled=labelled, has_ts=has_ts,
                               dealer_codes=len(dealer_labels) if has_dealer else None, keys=keys or last is not None, with_ids=with_ids)
-        order = None if w["ordered"] else self._time_order(w, key, where_sql, args, n)
+        order, keys_ts = (None, None) if w["ordered"] and (labelled or w["id_ordered"]) else \
+            self._time_order(w, key, where_sql, args, n) if labelled else self._id_order(w, key, where_sql, args, n)
         sel = None if last is None else _last_start(w["void"], last)
         spin_id = pa.concat_arrays(w["ids"]) if w["ids"] else pa.nulls(0, type=pa.string())  # (pa.array([]) would import pandas: 0.3 s)
         direction, release = w["direction"], w["release"]
@@ -400,6 +426,7 @@ class QueriesMixin:
             first = out.seq_range[0] if out.seq_range else None
             conflict_rows = [r for r in conflict_rows if first is not None and r[6] is not None and r[6] >= first]
         _with_conflicts(out, conflict_rows)
+        out.order_finding = _order_finding(keys_ts, sel)
         return out
 
     def _line_keys(self, where_sql: str, args: list, order: np.ndarray | None, sources) -> np.ndarray | None:
@@ -442,6 +469,7 @@ class QueriesMixin:
         for sort in ((True,) if labelled else (False, True)):
             w["ids"], w["sources"] = [], set()
             w["ordered"] = True  # (timestamp, key) non-decreasing in seq order: the order certify uses is seq order
+            w["id_ordered"] = True  # key (the spin id) non-decreasing in seq order (checked while the window has timestamps)
             rel = self.con.sql(cols + (" ORDER BY seq" if sort else ""), params=params)
             reader = rel.to_arrow_reader(READ_BATCH) if hasattr(rel, "to_arrow_reader") else rel.fetch_record_batch(READ_BATCH)
             in_seq_order = _fill_window(w, reader, sort=sort, has_ts=has_ts, with_ids=with_ids)
@@ -451,8 +479,27 @@ class QueriesMixin:
                 break
         return w
 
-    def _time_order(self, w: dict, key: str, where_sql: str, args: list, n: int) -> np.ndarray:
-        """Sort the window's columns in ``w`` into the order certify uses (timestamp, spin id, then ingest order) and return it."""
+    def _id_order(self, w: dict, key: str, where_sql: str, args: list, n: int) -> tuple:
+        """(order or None, (spin ids, timestamps) in that order): the window of whole-number spin ids in spin-id order (then ingest order), as
+        certify orders them (c18), its columns in ``w`` sorted when the ids are not in seq order (for :func:`_order_finding`)."""
+        rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
+        got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
+        del rel
+        ids = _arrow.ints(got.column("key")).astype(np.int64)
+        ts = w["ts"] if w["ts"] is not None else _arrow.ints(got.column("ts"), fill=np.iinfo(np.int64).min)
+        del got
+        order = None
+        if not w["id_ordered"]:
+            order = np.lexsort((np.arange(n), ids))
+            ids, ts = ids[order], ts[order]
+            for name in ("seq", "ts", "pos", "sym", "release", "direction", "void", "dealer"):
+                if w[name] is not None:
+                    w[name] = w[name][order]
+        return order, (ids, ts)
+
+    def _time_order(self, w: dict, key: str, where_sql: str, args: list, n: int) -> tuple:
+        """Sort the window's columns in ``w`` into the order certify uses for text spin ids (timestamp, spin id, then ingest
+        order); returns (that order, None)."""
         # the order certify uses: (timestamp, spin id, then ingest order) — total, so the file order
         # of rows with equal timestamps cannot change the sequence
         rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
@@ -466,7 +513,7 @@ class QueriesMixin:
         for name in ("seq", "ts", "pos", "sym", "release", "direction", "void", "dealer"):
             if w[name] is not None:
                 w[name] = w[name][order]
-        return order
+        return order, None
 
     @_guarded
     def source_infos(self, source_ids: Sequence[int]) -> list:
