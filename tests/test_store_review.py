@@ -195,3 +195,11 @@ def test_rejects_limit_says_how_many_there_are_in_all(tmp_path, cli):
     d = json.loads(cli("rejects", "--db", db, "--limit", 4, "--json").output)
     assert d["count"] == 6 and d["shown"] == 4 and len(d["rejects"]) == 4
     assert "6 rejected row(s)" in cli("rejects", "--db", db).output
+
+
+def test_audit_all_with_an_empty_window_names_the_window_not_an_empty_store(tmp_path, cli):
+    """`audit --all --since 2030-01-01` on a store with spins said 'no table with spins in the store' (exit 3); it names the window."""
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", _log(tmp_path / "a.csv", n=200, table="T1"), "--db", db).exit_code == 0
+    r = cli("audit", "--db", db, "--all", "--since", "2030-01-01", "--no-plots", "--out", tmp_path / "r", "--no-record")
+    assert r.exit_code == 3 and "no spins in the window" in r.output and "since=2030-01-01" in r.output and "1 table(s)" in r.output, r.output

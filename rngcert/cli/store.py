@@ -315,7 +315,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         if len(results) > 1 and not as_json:
             click.echo("\n".join(audit_overview([r.report["tables"][0] for r in results])))
         if not results:  # nothing to audit is an input error, as an empty window of --table is
-            click.echo(f"rngcert: error: no table with spins in the store {db}", err=True)
+            click.echo(f"rngcert: error: {_empty_store_or_window(db, since, until, last, wait)}", err=True)
             sys.exit(EXIT_INPUT)
         if all_tables:
             g = _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std, recorded=not no_record)
@@ -325,6 +325,17 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         sys.exit(EXIT[worst([r.verdict for r in results])])
 
     _run(go)
+
+
+def _empty_store_or_window(db, since, until, last, wait) -> str:
+    """Why ``audit --all`` found nothing to audit: a store without spins, or a window (--since/--until/--last) without any."""
+    from rngcert.collect.store import Store
+
+    with Store(db, read_only=True, wait=wait) as st:
+        k = len(st.tables_with_spins())
+    if not k or (since, until, last) == (None, None, None):
+        return f"no table with spins in the store {db}"
+    return f"no spins in the window (since={since}, until={until}, last={last}) in any of the {k} table(s) with spins of the store {db}"
 
 
 def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, recorded=True) -> dict:
