@@ -203,3 +203,21 @@ def test_audit_all_with_an_empty_window_names_the_window_not_an_empty_store(tmp_
     assert cli("ingest", _log(tmp_path / "a.csv", n=200, table="T1"), "--db", db).exit_code == 0
     r = cli("audit", "--db", db, "--all", "--since", "2030-01-01", "--no-plots", "--out", tmp_path / "r", "--no-record")
     assert r.exit_code == 3 and "no spins in the window" in r.output and "since=2030-01-01" in r.output and "1 table(s)" in r.output, r.output
+
+
+def test_text_ids_of_one_prefix_are_in_number_order_as_certify_orders_them(tmp_path, cli):
+    """Ids R1..R600 (one prefix and a number): certify orders them by number and reports the clock going back; the store
+    sorted them by time. The audit's p-values now equal certify's, and the finding names the ids with their prefix."""
+    p = _clock_log(tmp_path / "rid.csv", back_s=606)  # (no two rounds within 5 s: certify's near-duplicate rule, which the store lacks)
+    lines = p.read_text().splitlines()
+    p.write_text("\n".join(lines[:1] + ["R" + ln for ln in lines[1:]]) + "\n")
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", p, "--db", db, "--table", "rid").exit_code == 0
+    common = ("--seed", 1, "--resamples", 99, "--no-plots", "--json")
+    c = json.loads(cli("certify", p, *common, "--out", tmp_path / "c").output)
+    a = json.loads(cli("audit", "--db", db, "--table", "rid", *common, "--out", tmp_path / "a", "--no-record").output)
+    pv = {x["name"]: x.get("pvalue") for x in c["tables"][0]["battery"]["tests"] if x.get("applicable")}
+    assert pv == {x["name"]: x.get("pvalue") for x in a["tables"][0]["battery"]["tests"] if x.get("applicable")}
+    with Store(db, read_only=True) as st:
+        s = st.spins("rid")
+    assert s.spin_id.to_pylist()[:3] == ["R1", "R2", "R3"] and "spin_id R300" in s.order_finding["text"]

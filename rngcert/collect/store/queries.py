@@ -188,15 +188,15 @@ def _fill_window(w: dict, reader, *, sort: bool, has_ts: bool, with_ids: bool) -
 
 def _order_finding(keys_ts: tuple | None, sel: int | None) -> dict | None:
     """Certify's data-integrity finding of timestamps that go back in spin-id order (c18), for the window's spins from index
-    ``sel`` on (``--last``), from the (spin ids, timestamps) of :meth:`QueriesMixin._id_order`; None without them. The store
+    ``sel`` on (``--last``), from the (spin ids, timestamps) of :meth:`QueriesMixin._spin_order`; None without them. The store
     keeps no time zone of the log, so a step back is explained only by a clock adjustment, never by daylight-saving time."""
     if keys_ts is None:
         return None
     from rngcert.collect.spinlog import time_order_finding
     from rngcert.collect.spinlog.order import DST_TOLERANCE_S
 
-    ids, ts = keys_ts
-    f = time_order_finding(ts[sel or 0:], ids[sel or 0:], None)
+    ids, ts, prefix = keys_ts
+    f = time_order_finding(ts[sel or 0:], ids[sel or 0:], None, prefix)
     if f and f["inconclusive"] and any(abs(x - 3600) <= DST_TOLERANCE_S for x in f["evidence"]["steps_seconds"]):
         why = ("; a step of one hour may be daylight-saving time ending at zone-less local times, which the store cannot tell "
                "(it keeps no time zone of the log): `rngcert certify` of the log itself tells it")
@@ -398,8 +398,7 @@ class QueriesMixin:
         cols = _window_columns(where_sql, key, with_ids=with_ids, has_ts=has_ts, has_dealer=has_dealer)
         w = self._read_window(cols, ([dealer_labels] if has_dealer else []) + args, n, labelled=labelled, has_ts=has_ts,
                               dealer_codes=len(dealer_labels) if has_dealer else None, keys=keys or last is not None, with_ids=with_ids)
-        order, keys_ts = (None, None) if w["ordered"] and (labelled or w["id_ordered"]) else \
-            self._time_order(w, key, where_sql, args, n) if labelled else self._id_order(w, key, where_sql, args, n)
+        order, keys_ts = self._spin_order(w, key, where_sql, args, n, labelled)
         sel = None if last is None else _last_start(w["void"], last)
         spin_id = pa.concat_arrays(w["ids"]) if w["ids"] else pa.nulls(0, type=pa.string())  # (pa.array([]) would import pandas: 0.3 s)
         direction, release = w["direction"], w["release"]
@@ -479,23 +478,39 @@ class QueriesMixin:
                 break
         return w
 
-    def _id_order(self, w: dict, key: str, where_sql: str, args: list, n: int) -> tuple:
-        """(order or None, (spin ids, timestamps) in that order): the window of whole-number spin ids in spin-id order (then ingest order), as
-        certify orders them (c18), its columns in ``w`` sorted when the ids are not in seq order (for :func:`_order_finding`)."""
-        rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
-        got = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
-        del rel
-        ids = _arrow.ints(got.column("key")).astype(np.int64)
+    def _spin_order(self, w: dict, key: str, where_sql: str, args: list, n: int, labelled: bool) -> tuple:
+        """(order or None, (spin ids, timestamps, prefix) or None) of the window, as certify orders a table (c18): whole-number
+        spin ids, and text ids of one prefix and a number (``R1200``), in id order (then ingest order), the window's columns
+        in ``w`` sorted when they are not; other text ids by (timestamp, id) where the timestamps go back in ingest order."""
+        if labelled:
+            from rngcert.collect.spinlog.idorder import text_id_numbers_arrow
+
+            got = self._keys_by_seq("spin_label", where_sql, args)
+            parsed = text_id_numbers_arrow(got.column("key").combine_chunks()) if n else None
+            if parsed is None or len(parsed[0]) != 1:
+                return (None, None) if w["ordered"] else self._time_order(w, key, where_sql, args, n)
+            ids, prefix = parsed[1], parsed[0][0]
+            in_order = not np.any(np.diff(ids) < 0)
+        elif w["ordered"] and w["id_ordered"]:
+            return None, None
+        else:
+            got = self._keys_by_seq(key, where_sql, args)
+            ids, prefix, in_order = _arrow.ints(got.column("key")).astype(np.int64), "", w["id_ordered"]
         ts = w["ts"] if w["ts"] is not None else _arrow.ints(got.column("ts"), fill=np.iinfo(np.int64).min)
         del got
         order = None
-        if not w["id_ordered"]:
+        if not in_order:
             order = np.lexsort((np.arange(n), ids))
             ids, ts = ids[order], ts[order]
             for name in ("seq", "ts", "pos", "sym", "release", "direction", "void", "dealer"):
                 if w[name] is not None:
                     w[name] = w[name][order]
-        return order, (ids, ts)
+        return order, (ids, ts, prefix)
+
+    def _keys_by_seq(self, key: str, where_sql: str, args: list):
+        """The window's ``key`` and timestamp (microseconds) in ingest order, as an Arrow table."""
+        rel = self.con.sql(f"SELECT {key} AS key, epoch_us(ts) AS ts FROM spins WHERE {where_sql} ORDER BY seq", params=args)
+        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
 
     def _time_order(self, w: dict, key: str, where_sql: str, args: list, n: int) -> tuple:
         """Sort the window's columns in ``w`` into the order certify uses for text spin ids (timestamp, spin id, then ingest
