@@ -1,0 +1,101 @@
+"""report.html as its readers open it: a shoe report's procedure section once (not once per sample),
+wide tables that scroll inside their own box on a phone instead of pushing the page sideways.
+
+Checks on the HTML text; the phone check in Chromium (skipped, with the reason, where it is absent)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from rngcert.report.writer import render_html
+
+#: a table id as a surveillance export may write it: a run of 60 characters without a break
+LONG_NAME = "Casino-Grand-Riviera-Main-Floor-High-Limit-Salon-VIP-West-Wing-" + "X" * 60
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+
+
+@pytest.fixture(scope="module")
+def shoe_html():
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle import certify_procedure
+
+    proc = load_procedure("baccarat-004")
+    report = certify_procedure(proc, tables=40, seed=1, n_resamples=99, figures=False, first_shoe=True).report
+    assert len(report["tables"]) == 2  # steady state and the first shoe from new decks
+    return render_html(report, [[] for _ in report["tables"]])
+
+
+def test_shoe_tables_scroll_in_their_own_box_on_screen(shoe_html):
+    """The shoe report's tables (clauses, parameters, trackers, sensitivity) too: at 390 px they were 414 to
+    526 px wide and pushed the page sideways."""
+    tables = list(re.finditer(r'<table(?! class="(?:kv|legend|schedule)")[ >]', shoe_html))
+    assert len(tables) >= 4
+    for m in tables:
+        before = shoe_html[: m.start()]
+        assert re.search(r'<div class="scroll" role="region" tabindex="0" aria-label="[^"]+">$', before), shoe_html[m.start() - 200: m.start() + 80]
+
+
+def test_shoe_procedure_section_once_not_per_sample(shoe_html):
+    """The procedure's parameters, trackers of every sample and sensitivity are report-wide: printed once
+    (they were repeated, byte for byte, in each sample's section: 16 KB twice in baccarat-004)."""
+    assert shoe_html.count("Shuffle procedure: what is measured, what is assumed</h2>") == 1
+    assert shoe_html.count("The player's edge (trackers that see only the dealt cards)") == 1
+    # and outside every sample's section, so that it is not read as a part of the first sample
+    sections = re.findall(r'<section class="detail"[^>]*>.*?</section>', shoe_html, re.S)
+    assert len(sections) == 2 and not any("<h2>Shuffle procedure:" in s for s in sections)
+
+
+def _single_html(tmp_path):
+    from _support import run_cli, split_tables
+
+    log = tmp_path / "b.csv"
+    run_cli("simulate", "wheel", "--spins", 3000, "--pocket-bias", "9:2.0", "--seed", 3, "--out", log)
+    split_tables(log, 3000, prefix=LONG_NAME)  # one table, named by a long word without a break
+    res = run_cli("certify", log, "--seed", 1, "--resamples", 199, "--out", tmp_path / "r")
+    assert res.exit_code == 12, res.output
+    (html,) = (tmp_path / "r").glob("*/report.html")
+    return html
+
+
+def test_wide_tables_scroll_in_their_own_box_on_screen(tmp_path):
+    """Every data table of many columns (all but the two-column key/value and legend tables and the PDF
+    certificate's schedule) sits in a box that scrolls sideways on a narrow screen, keyboard-reachable and
+    named for a screen reader."""
+    s = _single_html(tmp_path).read_text(encoding="utf-8")
+    tables = list(re.finditer(r'<table(?! class="(?:kv|legend|schedule)")[ >]', s))
+    assert len(tables) >= 2
+    for m in tables:
+        before = s[: m.start()].rstrip()
+        assert re.search(r'<div class="scroll" role="region" tabindex="0" aria-label="[^"]+">$', before), s[m.start() - 200: m.start() + 80]
+    assert re.search(r"@media screen \{[^}]*\.scroll \{[^}]*overflow-x: auto", s)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it")
+def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
+    """At 390 px (a phone; headless Chromium's window is 500 px at least, so the report is framed at 390 px)
+    the page is no wider than the screen: a 9-column test table scrolls in its box, the text does not, and a
+    table id of one long word breaks in its heading instead of widening the page to 790 px."""
+    html = _single_html(tmp_path)
+    probe = """<script>window.addEventListener('load', () => { const W = document.documentElement.clientWidth;
+      const wide = [...document.body.querySelectorAll('p, li, h1, h2, .banner, div.scroll')].filter(e => e.getBoundingClientRect().right > W + 1).map(e => e.tagName);
+      parent.postMessage(JSON.stringify({W, sw: document.documentElement.scrollWidth, wide}), '*'); });</script>"""
+    framed = tmp_path / "framed.html"
+    framed.write_text(html.read_text(encoding="utf-8").replace("</body>", probe + "</body>"), encoding="utf-8")
+    wrap = tmp_path / "wrap.html"
+    wrap.write_text('<!doctype html><html><body style="margin:0"><iframe src="framed.html" style="border:0;width:390px;height:2000px"></iframe>'
+                    "<script>addEventListener('message', e => { const p = document.createElement('pre'); p.id = 'out'; p.textContent = e.data; "
+                    "document.body.appendChild(p); });</script></body></html>", encoding="utf-8")
+    res = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=800,2000",
+                          "--virtual-time-budget=20000", "--dump-dom", wrap.as_uri()], capture_output=True, text=True, timeout=240)
+    m = re.search(r'<pre id="out">(.*?)</pre>', res.stdout, re.S)
+    assert m, res.stderr[-2000:]
+    import html as _html
+    import json
+
+    out = json.loads(_html.unescape(m.group(1)))
+    assert out["W"] == 390 and out["sw"] <= out["W"] and out["wide"] == [], out
