@@ -78,12 +78,14 @@ def test_wide_tables_scroll_in_their_own_box_on_screen(tmp_path):
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it")
 def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
     """At 390 px (a phone; headless Chromium's window is 500 px at least, so the report is framed at 390 px)
-    the page is no wider than the screen: a 9-column test table scrolls in its box, the text does not, and a
+    the page is no wider than the screen: a 9-column test table scrolls in its box (its finding column some
+    words wide), the text does not, and a
     table id of one long word breaks in its heading instead of widening the page to 790 px."""
     html = _single_html(tmp_path)
     probe = """<script>window.addEventListener('load', () => { const W = document.documentElement.clientWidth;
       const wide = [...document.body.querySelectorAll('p, li, h1, h2, .banner, div.scroll')].filter(e => e.getBoundingClientRect().right > W + 1).map(e => e.tagName);
-      parent.postMessage(JSON.stringify({W, sw: document.documentElement.scrollWidth, wide}), '*'); });</script>"""
+      const fnd = document.querySelector('.scroll > table.tests td:last-child').getBoundingClientRect().width;
+      parent.postMessage(JSON.stringify({W, sw: document.documentElement.scrollWidth, wide, fnd}), '*'); });</script>"""
     framed = tmp_path / "framed.html"
     framed.write_text(html.read_text(encoding="utf-8").replace("</body>", probe + "</body>"), encoding="utf-8")
     wrap = tmp_path / "wrap.html"
@@ -99,3 +101,5 @@ def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
 
     out = json.loads(_html.unescape(m.group(1)))
     assert out["W"] == 390 and out["sw"] <= out["W"] and out["wide"] == [], out
+    # the finding, the column a reader needs, keeps room for a few words a line (it was squeezed to one word a line)
+    assert out["fnd"] >= 150, out
