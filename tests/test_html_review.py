@@ -85,7 +85,8 @@ def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
     probe = """<script>window.addEventListener('load', () => { const W = document.documentElement.clientWidth;
       const wide = [...document.body.querySelectorAll('p, li, h1, h2, .banner, div.scroll')].filter(e => e.getBoundingClientRect().right > W + 1).map(e => e.tagName);
       const fnd = document.querySelector('.scroll > table.tests td:last-child').getBoundingClientRect().width;
-      parent.postMessage(JSON.stringify({W, sw: document.documentElement.scrollWidth, wide, fnd}), '*'); });</script>"""
+      const fig = document.querySelector('figure.wide img'), img = fig.getBoundingClientRect().width / fig.naturalWidth;
+      parent.postMessage(JSON.stringify({W, sw: document.documentElement.scrollWidth, wide, fnd, img}), '*'); });</script>"""
     framed = tmp_path / "framed.html"
     framed.write_text(html.read_text(encoding="utf-8").replace("</body>", probe + "</body>"), encoding="utf-8")
     wrap = tmp_path / "wrap.html"
@@ -103,3 +104,28 @@ def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
     assert out["W"] == 390 and out["sw"] <= out["W"] and out["wide"] == [], out
     # the finding, the column a reader needs, keeps room for a few words a line (it was squeezed to one word a line)
     assert out["fnd"] >= 150, out
+    # a wide figure (pocket frequencies: 37 labelled bars, 7 pt text) at its own size in a box that scrolls, not shrunk
+    # to 37% (3 px letters); the page stays 390 px wide (above)
+    assert out["img"] >= 0.99, out
+
+
+def test_figures_name_their_table_and_wide_ones_can_scroll(tmp_path):
+    """In a report of several tables every figure's alt text names its table (a screen reader heard "Pocket
+    frequencies in wheel order" 18 times over, the captions shown only for the first table), and a wide figure
+    can be reached by the keyboard where it scrolls (a phone)."""
+    from _support import run_cli, split_tables
+
+    log = tmp_path / "three.csv"
+    run_cli("simulate", "wheel", "--spins", 1500, "--seed", 2, "--out", log)
+    split_tables(log, 500, prefix='T<&"')
+    res = run_cli("certify", log, "--seed", 1, "--resamples", 199, "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (html,) = (tmp_path / "r").glob("*/report.html")
+    s = html.read_text(encoding="utf-8")
+    alts = re.findall(r'<img alt="([^"]*)"', s)
+    assert len(alts) >= 3
+    for k in (1, 2, 3):
+        assert any(a.endswith(f"table T&lt;&amp;&#34;{k}") for a in alts), alts
+    assert all(re.search(r"table T&lt;&amp;&#34;\d$", a) for a in alts), alts
+    wide = re.findall(r'<figure class="wide"[^>]*>', s)
+    assert wide and all('tabindex="0"' in w for w in wide), wide
