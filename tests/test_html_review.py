@@ -129,3 +129,30 @@ def test_figures_name_their_table_and_wide_ones_can_scroll(tmp_path):
     assert all(re.search(r"table T&lt;&amp;&#34;\d$", a) for a in alts), alts
     wide = re.findall(r'<figure class="wide"[^>]*>', s)
     assert wide and all('tabindex="0"' in w for w in wide), wide
+
+
+def test_certificate_schedule_keeps_every_verdict_on_the_page(tmp_path):
+    """The PDF certificate's schedule kept a table id on one line (white-space: nowrap): a long id (one
+    surveillance export's "Casino-Grand-...-West-Wing-XXX...") pushed the spins, verdict and "what decided it"
+    columns off the A4 page (text at x = 778 to 850 pt on a 595 pt page). Every word of page one stays on it."""
+    pytest.importorskip("weasyprint", reason="WeasyPrint (the pdf extra) prints the certificate")
+    pypdf = pytest.importorskip("pypdf", reason="pypdf (the test extra) reads the PDF's pages")
+    from _support import run_cli, split_tables
+
+    log = tmp_path / "two.csv"
+    run_cli("simulate", "wheel", "--spins", 1000, "--seed", 2, "--out", log)
+    split_tables(log, 500, prefix=LONG_NAME)
+    res = run_cli("certify", log, "--seed", 1, "--resamples", 199, "--pdf", "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (pdf,) = (tmp_path / "r").glob("*/report.pdf")
+    page = pypdf.PdfReader(str(pdf)).pages[0]
+    width, words = float(page.mediabox.width), []
+
+    def visit(text, cm, tm, _font, _size):
+        if text.strip():
+            words.append((cm[0] * tm[4] + cm[2] * tm[5] + cm[4], text.strip()))
+
+    page.extract_text(visitor_text=visit)
+    assert any(w == "INCONCLUSIVE" or w == "PASS" for _, w in words), words[:40]
+    off = [(round(x), w) for x, w in words if x > width - 20]
+    assert off == [], off[:10]
