@@ -156,3 +156,32 @@ def test_certificate_schedule_keeps_every_verdict_on_the_page(tmp_path):
     assert any(w == "INCONCLUSIVE" or w == "PASS" for _, w in words), words[:40]
     off = [(round(x), w) for x, w in words if x > width - 20]
     assert off == [], off[:10]
+
+
+#: Unicode's bidirectional controls: an embedding, override or isolate reorders the text after it up to the end of
+#: its paragraph, whatever the element (the verdict banner, a key finding)
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def test_bidi_controls_in_a_table_id_cannot_reorder_the_page(tmp_path):
+    """A table id "T<U+202E>LIAF1" (right-to-left override) showed as "T1FAIL" and turned the rest of the
+    verdict banner's reason and of each key finding backwards ("...:tcidrev oN :1FAILT"): a label can make
+    a verdict read as another. Every control is shown as its code point instead, and none reaches the page."""
+    import csv
+
+    from _support import run_cli
+
+    rng = __import__("numpy").random.default_rng(1)
+    log = tmp_path / "bidi.csv"
+    with log.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["spin_id", "table", "dealer", "result"])
+        for k in range(1000):
+            w.writerow([k + 1, "T\u202eLIAF1" if k < 500 else "T2\u2067", "D\u202d1", int(rng.integers(0, 37))])
+    res = run_cli("certify", log, "--seed", 1, "--resamples", 199, "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (html,) = (tmp_path / "r").glob("*/report.html")
+    s = html.read_text(encoding="utf-8")
+    assert not any(c in s for c in BIDI), sorted({f"U+{ord(c):04X}" for c in s if c in BIDI})
+    banner = re.search(r'id="verdict">(.*?)</div>', s, re.S).group(1)
+    assert "T[U+202E]LIAF1" in banner, banner
