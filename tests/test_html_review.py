@@ -74,19 +74,16 @@ def test_wide_tables_scroll_in_their_own_box_on_screen(tmp_path):
     assert re.search(r"@media screen \{[^}]*\.scroll \{[^}]*overflow-x: auto", s)
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it")
-def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
-    """At 390 px (a phone; headless Chromium's window is 500 px at least, so the report is framed at 390 px)
-    the page is no wider than the screen: a 9-column test table scrolls in its box (its finding column some
-    words wide), the text does not, and a
-    table id of one long word breaks in its heading instead of widening the page to 790 px."""
-    html = _single_html(tmp_path)
-    probe = """<script>window.addEventListener('load', () => { const W = document.documentElement.clientWidth;
+def _at_390px(html, tmp_path, measure: str) -> dict:
+    """The report framed at 390 px (a phone; headless Chromium's window is 500 px at least) in Chromium:
+    the page's width and scroll width, the text blocks wider than it, and ``measure`` (a JavaScript object
+    literal of more values, evaluated after the page has loaded)."""
+    import html as _html
+    import json
+
+    probe = f"""<script>window.addEventListener('load', () => {{ const W = document.documentElement.clientWidth;
       const wide = [...document.body.querySelectorAll('p, li, h1, h2, .banner, div.scroll')].filter(e => e.getBoundingClientRect().right > W + 1).map(e => e.tagName);
-      const fnd = document.querySelector('.scroll > table.tests td:last-child').getBoundingClientRect().width;
-      const fig = document.querySelector('figure.wide img'), img = fig.getBoundingClientRect().width / fig.naturalWidth;
-      parent.postMessage(JSON.stringify({W, sw: document.documentElement.scrollWidth, wide, fnd, img}), '*'); });</script>"""
+      parent.postMessage(JSON.stringify({{W, sw: document.documentElement.scrollWidth, wide, ...{measure}}}), '*'); }});</script>"""
     framed = tmp_path / "framed.html"
     framed.write_text(html.read_text(encoding="utf-8").replace("</body>", probe + "</body>"), encoding="utf-8")
     wrap = tmp_path / "wrap.html"
@@ -97,16 +94,44 @@ def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
                           "--virtual-time-budget=20000", "--dump-dom", wrap.as_uri()], capture_output=True, text=True, timeout=240)
     m = re.search(r'<pre id="out">(.*?)</pre>', res.stdout, re.S)
     assert m, res.stderr[-2000:]
-    import html as _html
-    import json
-
     out = json.loads(_html.unescape(m.group(1)))
     assert out["W"] == 390 and out["sw"] <= out["W"] and out["wide"] == [], out
+    return out
+
+
+NO_CHROMIUM = "Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_phone_390px_page_does_not_scroll_sideways(tmp_path):
+    """At 390 px the page is no wider than the screen: a 9-column test table scrolls in its box (its finding
+    column some words wide), the text does not, and a table id of one long word breaks in its heading instead
+    of widening the page to 790 px."""
+    out = _at_390px(_single_html(tmp_path), tmp_path, """{fnd: document.querySelector('.scroll > table.tests td:last-child').getBoundingClientRect().width,
+      img: document.querySelector('figure.wide img').getBoundingClientRect().width / document.querySelector('figure.wide img').naturalWidth}""")
     # the finding, the column a reader needs, keeps room for a few words a line (it was squeezed to one word a line)
     assert out["fnd"] >= 150, out
     # a wide figure (pocket frequencies: 37 labelled bars, 7 pt text) at its own size in a box that scrolls, not shrunk
     # to 37% (3 px letters); the page stays 390 px wide (above)
     assert out["img"] >= 0.99, out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_phone_390px_summary_of_tables_keeps_its_main_finding_readable(tmp_path):
+    """The summary of a report of several tables at 390 px: its "main finding" column was 55 px wide (one word a
+    line over 60 lines, the 18 live-dealer tables); it keeps room for a few words, the box scrolling sideways."""
+    from _support import run_cli, split_tables
+
+    log = tmp_path / "three.csv"
+    run_cli("simulate", "wheel", "--spins", 3000, "--pocket-bias", "9:2.0", "--seed", 3, "--out", log)
+    split_tables(log, 1000)
+    res = run_cli("certify", log, "--seed", 1, "--resamples", 199, "--out", tmp_path / "r")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (html,) = (tmp_path / "r").glob("*/report.html")
+    out = _at_390px(html, tmp_path, "{fnd: document.querySelector('.scroll > table.tables td.small').getBoundingClientRect().width}")
+    assert out["fnd"] >= 150, out
 
 
 def test_figures_name_their_table_and_wide_ones_can_scroll(tmp_path):
