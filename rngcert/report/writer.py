@@ -75,7 +75,13 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         d.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # a read-only home: compile every time
-    return jinja2.FileSystemBytecodeCache(str(d), pattern=f"rngcert-{jinja2.__version__}-%s.cache")
+    # Jinja keys an entry by the template's source only, and the Environment's compile-time options (autoescape,
+    # finalize) are compiled into it: _ENV_TAG changes with them, so an entry compiled without them is not reused
+    return jinja2.FileSystemBytecodeCache(str(d), pattern=f"rngcert-{jinja2.__version__}-{_ENV_TAG}-%s.cache")
+
+
+#: the compile-time options of :func:`_env` (bump when they change): "bidi" since bidirectional controls are shown
+_ENV_TAG = "bidi"
 
 
 def _env() -> jinja2.Environment:
@@ -84,11 +90,28 @@ def _env() -> jinja2.Environment:
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
         bytecode_cache=_bytecode_cache(),
+        finalize=_visible_bidi,
     )
     env.filters["basename"] = lambda p: Path(str(p)).name if p and not str(p).startswith("generator:") else str(p)
     env.filters["short_method"] = lambda m: str(m or "").split(";", 1)[0].split(" (", 1)[0]
     env.filters["css_string"] = _css_string
     return env
+
+
+#: Unicode's bidirectional embeddings, overrides, isolates and marks: one in a table id or dealer name reorders the
+#: rest of its paragraph on the page (a right-to-left override shows a table "T<U+202E>LIAF1" as "T1FAIL" and the
+#: verdict's reason after it backwards), so the HTML shows each as its code point; report.json keeps the text as read
+_BIDI = {c: f"[U+{c:04X}]" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+
+
+def _visible_bidi(value: object):
+    """Every ``{{ ... }}`` of the template: bidirectional controls shown as ``[U+202E]``, never obeyed."""
+    import markupsafe
+
+    if isinstance(value, str) and not value.isascii():
+        out = value.translate(_BIDI)
+        return markupsafe.Markup(out) if isinstance(value, markupsafe.Markup) else out
+    return value
 
 
 def _css_string(s: object):
