@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rngcert.equipment import check_keys
 from rngcert.equipment.packaged import Packaged
 from rngcert.errors import EquipmentError
 
@@ -304,6 +305,32 @@ def _fields_section(doc: dict, messages: list, states: dict, closed: tuple, wher
     return kw, notes
 
 
+#: The keys of a protocol file and of its tables (any other is a misspelling, refused: ``encodng`` would read ascii).
+_KEYS = {"": {"name", "description", "source", "encoding", "serial", "prefix", "message", "states", "game", "fields"},
+         "serial": {"baudrate", "bytesize", "parity", "stopbits"}, "prefix": {"pattern", "receive", "timezone"},
+         "message": {"kind", "pattern"}, "game": {"result_state", "launch_state", "closed_states", "game_digits", "power_off"},
+         "fields": {"rotor_speed", "direction", "warning"}, "fields.rotor_speed": {"unit", "scale", "assumed", "note"},
+         "fields.direction": {"map", "assumed", "note"}, "fields.warning": {"void_states", "bits", "assumed", "note"}}
+
+
+def _check_protocol_keys(doc: dict, where: str) -> None:
+    """Every key of the file and of its tables is one the reader knows; each table that should be one is a table."""
+    check_keys(doc, _KEYS[""], where)
+    for at, allowed in _KEYS.items():
+        if not at:
+            continue
+        head, _, sub = at.partition(".")
+        tables = doc.get(head, {})
+        if sub:
+            tables = tables.get(sub, {}) if isinstance(tables, dict) else {}
+        for i, t in enumerate(tables if isinstance(tables, list) else [tables]):
+            name = f"{at}[{i}]" if isinstance(tables, list) else at
+            if head != "message" and not isinstance(t, dict):
+                raise EquipmentError(f"{where}: [{name}] must be a table, got {t!r}")
+            if isinstance(t, dict):
+                check_keys(t, allowed, where, f"[{name}] ")
+
+
 def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     """Validate a parsed protocol document and build a :class:`Protocol`.
 
@@ -312,6 +339,7 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     EquipmentError
         The first key that is missing or wrong, with the file and the reason.
     """
+    _check_protocol_keys(doc, where)
     name = _need(doc, "name", str, "", where)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise EquipmentError(f"{where}: name {name!r} must be letters, digits, '-', '_' or '.'")

@@ -1,0 +1,168 @@
+"""Hostile lab equipment files (wheels, pay tables, protocols): each is refused with an error naming the
+file, the key and the reason (exit 4), never read silently into something else."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from rngcert.equipment.paytables import house_edges, load_paytable
+from rngcert.equipment.protocol import load_protocol
+from rngcert.equipment.wheel import load_wheel
+from rngcert.errors import EquipmentError
+
+_PACKAGE = Path(__file__).resolve().parents[1] / "rngcert" / "equipment"
+_EUROPEAN = (_PACKAGE / "data" / "european.toml").read_text(encoding="utf-8")
+_ORDER = ["0", "32", "15", "19", "4", "21", "2", "25", "17", "34", "6", "27", "13", "36", "11", "30", "8", "23", "10", "5", "24",
+          "16", "33", "1", "20", "14", "31", "9", "22", "18", "29", "7", "28", "12", "35", "3", "26"]
+_RED = ["1", "3", "5", "7", "9", "12", "14", "16", "18", "19", "21", "23", "25", "27", "30", "32", "34", "36"]
+
+
+def _wheel_text(order, extra="", red=_RED):
+    return (f'id = "lab"\nkind = "roulette"\nwheel_order = {json.dumps(order)}\nred = {json.dumps(red)}\n'
+            f'green = ["0"]\n{extra}')
+
+
+def _write(tmp_path, name, text, data=None):
+    p = tmp_path / name
+    if data is None:
+        p.write_text(text, encoding="utf-8")
+    else:
+        p.write_bytes(data)
+    return p
+
+
+def _refused(loader, path, *words):
+    with pytest.raises(EquipmentError) as e:
+        loader(path)
+    msg = str(e.value)
+    assert str(path) in msg
+    for w in words:
+        assert w in msg, msg
+    return msg
+
+
+# ---------------------------------------------------------------------------- wheels
+@pytest.mark.parametrize("key", ["gren", "aliasses", "wheel_ordr"])
+def test_wheel_unknown_key_refused(tmp_path, key):
+    """A misspelt key (``gren = ["0"]`` would leave the zero black) is refused, not ignored."""
+    p = _write(tmp_path, "w.toml", _wheel_text(_ORDER, f'{key} = ["0"]\n'))
+    _refused(load_wheel, p, repr(key), "unknown key")
+
+
+def test_wheel_pocket_37_in_place_of_26_is_named_by_the_seed_checks(tmp_path, cli):
+    """Pocket "37" in place of "26" (37 pockets, 18 red, 18 black, alternating) passed every seed check: a
+    lab wheel may have other numbers (the pocket limit is 32,767), but then the report says it is not rule 3.5's."""
+    p = _write(tmp_path, "w.toml", _wheel_text(_ORDER[:-1] + ["37"]))
+    r = cli("equipment", str(p))
+    assert r.exit_code == 0, r.output
+    checks = json.loads(r.stdout)["equipment_checks"]
+    assert any("37 not among the numbers 1-36" in c and "26 of them missing" in c for c in checks), checks
+    assert cli("equipment", str(_write(tmp_path, "e.toml", _wheel_text(_ORDER)))).stdout.count("not among") == 0
+
+
+@pytest.mark.parametrize("label", ["07", "007"])
+def test_wheel_zero_padded_label_refused(tmp_path, label):
+    """``07`` beside ``7``: a log's ``07`` is pocket 7 (zero-padded), so a pocket ``07`` cannot be another one."""
+    p = _write(tmp_path, "w.toml", _wheel_text(_ORDER + [label]))
+    _refused(load_wheel, p, repr(label), "zero-padded")
+
+
+def test_wheel_alias_spelling_another_pocket_refused(tmp_path):
+    """``"07" = "0"``: a log's 07 is pocket 7; an alias may not turn it into the zero."""
+    p = _write(tmp_path, "w.toml", _EUROPEAN.replace('id = "european"', 'id = "lab"') + '"07" = "0"\n')
+    _refused(load_wheel, p, "'07'", "'7'")
+
+
+def test_wheel_with_bom_reads_as_without(tmp_path):
+    p = _write(tmp_path, "w.toml", "", data=b"\xef\xbb\xbf" + _wheel_text(_ORDER).encode())
+    q = _write(tmp_path, "v.toml", _wheel_text(_ORDER))
+    assert load_wheel(p).labels == load_wheel(q).labels
+
+
+def test_lab_wheel_file_hash_in_its_description(tmp_path):
+    p = _write(tmp_path, "w.toml", _wheel_text(_ORDER))
+    d = load_wheel(p).describe()
+    assert d["file"] == str(p)
+    assert d["sha256"] == hashlib.sha256(p.read_bytes()).hexdigest()
+    assert "sha256" not in load_wheel("european").describe()  # the packaged wheel is named by its id and version
+
+
+def test_wheel_32767_pockets_loads(tmp_path):
+    order = ["0"] + [str(i) for i in range(1, 37)]
+    text = _wheel_text(order)
+    money = 'id = "m"\nkind = "money-wheel"\nsections = ' + json.dumps(["A", "B"] * 16383 + ["C"]) + "\n"
+    assert load_wheel(_write(tmp_path, "m.toml", money)).k == 32767
+    assert load_wheel(_write(tmp_path, "w.toml", text)).k == 37
+
+
+# ---------------------------------------------------------------------------- pay tables
+_PT = 'id = "lab-pt"\ngame = "roulette"\nwheel = "european"\nzero = ["0"]\nzero_rule = "half-back"\n'
+_REDS = json.dumps(_RED)
+
+
+def test_paytable_unknown_key_refused(tmp_path):
+    """``zero_rules`` (a typo) would leave the zero rule at 'lose': a different house edge, silently."""
+    p = _write(tmp_path, "p.toml", _PT.replace("zero_rule", "zero_rules") + f'[[bets]]\nname = "red"\nodds = "1:1"\nnumbers = {_REDS}\n')
+    _refused(load_paytable, p, "'zero_rules'", "unknown key")
+
+
+def test_paytable_unknown_bet_key_refused(tmp_path):
+    p = _write(tmp_path, "p.toml", _PT + f'[[bets]]\nname = "red"\nodds = "1:1"\nevenmoney = true\nnumbers = {_REDS}\n')
+    _refused(load_paytable, p, "'evenmoney'", "bets[0]")
+
+
+def test_paytable_even_money_must_be_boolean(tmp_path):
+    """``even_money = "no"`` was read as true (the half-back rule applied to a bet the lab said was not even money)."""
+    p = _write(tmp_path, "p.toml", _PT + f'[[bets]]\nname = "red"\nodds = "1:1"\neven_money = "no"\nnumbers = {_REDS}\n')
+    _refused(load_paytable, p, "even_money", "true or false")
+
+
+def test_paytable_duplicate_bet_names_refused(tmp_path):
+    """Two bets named ``red``: the house edge of one was printed beside the odds of the other."""
+    bets = '[[bets]]\nname = "red"\nodds = "1:1"\nnumbers = ["1"]\n[[bets]]\nname = "red"\nodds = "35:1"\nnumbers = ["2"]\n'
+    p = _write(tmp_path, "p.toml", _PT + bets)
+    _refused(load_paytable, p, "'red'", "bets[1]")
+
+
+def test_paytable_pocket_not_on_wheel_names_the_file(tmp_path):
+    p = _write(tmp_path, "p.toml", _PT + '[[bets]]\nname = "s"\nodds = "35:1"\nnumbers = ["77"]\n')
+    with pytest.raises(EquipmentError) as e:
+        house_edges(load_paytable(p))
+    assert str(p) in str(e.value) and "'77'" in str(e.value)
+
+
+def test_house_edge_cli_pocket_not_on_wheel_exit_4(tmp_path, cli):
+    p = _write(tmp_path, "p.toml", _PT + '[[bets]]\nname = "s"\nodds = "35:1"\nnumbers = ["07"]\n')
+    r = cli("house-edge", "roulette", "--paytable", str(p))
+    assert r.exit_code == 4, r.output
+    assert "Traceback" not in r.output
+
+
+# ---------------------------------------------------------------------------- protocols
+def test_protocol_unknown_key_refused(tmp_path):
+    text = (_PACKAGE / "protocols" / "slingshot2.toml").read_text(encoding="utf-8")
+    p = _write(tmp_path, "proto.toml", text.replace('name = "slingshot2"', 'name = "lab-proto"\nencodng = "latin-1"'))
+    _refused(load_protocol, p, "'encodng'", "unknown key")
+
+
+@pytest.mark.parametrize("scalar", ["serial", "rotor_speed"])
+def test_protocol_table_that_is_not_a_table_refused(tmp_path, scalar):
+    """``serial = 5`` and ``[fields] rotor_speed = 5`` were tracebacks (``dict(5)``, ``5.get``)."""
+    text = (_PACKAGE / "protocols" / "slingshot2.toml").read_text(encoding="utf-8").replace('name = "slingshot2"', 'name = "lab-proto"')
+    if scalar == "serial":
+        text = re.sub(r"(?m)^serial = \{.*\}$", "serial = 5", text)
+    else:
+        text = text.split("[fields.rotor_speed]")[0] + "[fields]\nrotor_speed = 5\n"
+    p = _write(tmp_path, "proto.toml", text)
+    _refused(load_protocol, p, "must be a table", scalar)
+
+
+def test_paytable_bet_that_is_not_a_table_refused(tmp_path):
+    """``bets = [1]`` was a traceback (``'name' in 1``)."""
+    p = _write(tmp_path, "p.toml", _PT + "bets = [1]\n")
+    _refused(load_paytable, p, "bets[0]", "must be a table")
