@@ -67,15 +67,28 @@ def test_wheel_pocket_37_in_place_of_26_is_named_by_the_seed_checks(tmp_path, cl
 
 @pytest.mark.parametrize("label", ["07", "007"])
 def test_wheel_zero_padded_label_refused(tmp_path, label):
-    """``07`` beside ``7``: a log's ``07`` is pocket 7 (zero-padded), so a pocket ``07`` cannot be another one."""
-    p = _write(tmp_path, "w.toml", _wheel_text(_ORDER + [label]))
+    """A pocket ``07`` in place of ``7``: a log's ``7`` would be rejected and its ``07`` read; beside ``7`` the two read the same."""
+    p = _write(tmp_path, "w.toml", _wheel_text([label if x == "7" else x for x in _ORDER], red=[label if x == "7" else x for x in _RED]))
     _refused(load_wheel, p, repr(label), "zero-padded")
+    _refused(load_wheel, _write(tmp_path, "v.toml", _wheel_text(_ORDER + [label])), repr(label), "'7'", "read the same")
 
 
 def test_wheel_alias_spelling_another_pocket_refused(tmp_path):
     """``"07" = "0"``: a log's 07 is pocket 7; an alias may not turn it into the zero."""
     p = _write(tmp_path, "w.toml", _EUROPEAN.replace('id = "european"', 'id = "lab"') + '"07" = "0"\n')
     _refused(load_wheel, p, "'07'", "'7'")
+
+
+@pytest.mark.parametrize("body", ['kind = "money-wheel"\n[segment_counts]\nA = 3\na = 4\nB = 5\n',
+                                  'kind = "money-wheel"\n[segment_counts]\nA = 3\n" A" = 4\nB = 5\n',
+                                  'kind = "money-wheel"\n[segment_counts]\n"7" = 3\n"07" = 4\nB = 5\n',
+                                  'kind = "money-wheel"\nsections = ["A", "a", "B", "A", "b"]\n',
+                                  'kind = "roulette"\nwheel_order = ["0", "1", "2", "Zero", "zero"]\nred = ["1"]\ngreen = ["0", "Zero", "zero"]\n'])
+def test_labels_that_read_the_same_refused(tmp_path, body):
+    """``A`` and ``a`` (or ``A`` and `` A``, ``7`` and ``07``) were two symbols a log cannot tell apart: every ``A`` was counted
+    as ``a`` and the other symbol never came up."""
+    p = _write(tmp_path, "w.toml", 'id = "lab"\n' + body)
+    _refused(load_wheel, p, "segment_counts" if "segment" in body else "sections" if "sections" in body else "wheel_order")
 
 
 def test_wheel_with_bom_reads_as_without(tmp_path):

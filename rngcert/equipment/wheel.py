@@ -419,6 +419,19 @@ def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     return w
 
 
+def _no_two_read_the_same(labels, where: str, key: str) -> None:
+    """Refuse two labels a log cannot tell apart: the same after case, spaces and quotes (``A`` and ``a``),
+    or the same number (``7`` and ``07``). Linear in the labels; exact repeats are the callers' to count."""
+    seen: dict[str, str] = {}
+    for lab in labels:
+        tok = _alias_token(lab)
+        tok = _number_spelling(tok) or tok
+        if tok in seen and seen[tok] != lab:
+            raise EquipmentError(f"{where}: {key}: {seen[tok]!r} and {lab!r} read the same in a log (case, spaces and "
+                                 "zero-padding are ignored): give them labels that differ")
+        seen[tok] = lab
+
+
 def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, source: str, aliases: dict) -> Wheel:
     """A roulette wheel: its wheel_order and the red and green pockets, checked."""
     labels = _label_list(doc, "wheel_order", where)
@@ -427,6 +440,7 @@ def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, s
     dup = sorted(x for x, c in Counter(labels).items() if c > 1)
     if dup:
         raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup[:20]}{' …' if len(dup) > 20 else ''}")
+    _no_two_read_the_same(labels, where, "wheel_order")
     red = set(_label_list(doc, "red", where))
     green = set(_label_list(doc, "green", where)) if "green" in doc else set()
     unknown = sorted((red | green) - set(labels))
@@ -451,6 +465,7 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
         labels = _label_list(doc, "sections", where)
         if len(labels) < 3:
             raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
+        _no_two_read_the_same(labels, where, "sections")
         count = Counter(labels)  # insertion order = first appearance in wheel order
         if len(count) < 2:
             raise EquipmentError(f"{where}: sections name one symbol only ({labels[0]!r}); a money wheel needs at least two symbols, "
@@ -468,6 +483,10 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
             counts.append(c)
         if len(symbols) < 2:
             raise EquipmentError(f"{where}: segment_counts needs at least two symbols")
+        if len(set(symbols)) < len(symbols):
+            raise EquipmentError(f"{where}: segment_counts names a symbol twice (spaces around it are ignored): "
+                                 f"{sorted(x for x, c in Counter(symbols).items() if c > 1)[:20]}")
+        _no_two_read_the_same(symbols, where, "segment_counts")
         return Wheel(wid, name, kind, source, (), tuple(symbols), tuple(counts), (), aliases, where)
     raise EquipmentError(f"{where}: a money wheel needs 'sections' (arrangement) or [segment_counts]")
 
