@@ -179,3 +179,18 @@ def test_paytable_bet_that_is_not_a_table_refused(tmp_path):
     """``bets = [1]`` was a traceback (``'name' in 1``)."""
     p = _write(tmp_path, "p.toml", _PT + "bets = [1]\n")
     _refused(load_paytable, p, "bets[0]", "must be a table")
+
+
+# ---------------------------------------------------------------------------- procedures
+def test_edited_packaged_procedure_refused_and_lab_procedure_hashed(tmp_path):
+    """A lab file ``id = "baccarat-004"`` with clumps of 5 was reported as the packaged baccarat-004 (no hash either)."""
+    from rngcert.equipment.procedure import load_procedure
+
+    text = (_PACKAGE / "procedures" / "baccarat-004.toml").read_text(encoding="utf-8")
+    _refused(load_procedure, _write(tmp_path, "b.toml", text.replace("clump = 4", "clump = 5")), "'baccarat-004'", "steps")
+    same = load_procedure(_write(tmp_path, "same.toml", text))  # the packaged file copied: accepted
+    assert same.id == "baccarat-004" and same.steps == load_procedure("baccarat-004").steps
+    lab = _write(tmp_path, "lab.toml", text.replace('id = "baccarat-004"', 'id = "lab-bac"').replace("clump = 4", "clump = 5"))
+    proc = load_procedure(lab)
+    assert proc.sha256 == hashlib.sha256(lab.read_bytes()).hexdigest() == proc.to_dict()["sha256"]
+    assert load_procedure("baccarat-004").sha256 == "" and "sha256" not in load_procedure("baccarat-004").to_dict()

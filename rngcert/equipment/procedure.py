@@ -42,7 +42,8 @@ parameter, with the value found and what is allowed.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,7 @@ class Procedure(_ShoeGeometry):
     kind: str = "manual"
     declared: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict, compare=False, repr=False)
+    sha256: str = field(default="", compare=False)
 
     @property
     def _behind_cut(self) -> int:
@@ -169,7 +171,7 @@ class Procedure(_ShoeGeometry):
         return {"id": self.id, "name": self.name, "source": self.source, "game": self.game, "kind": self.kind, "decks": self.decks,
                 "cut_card_from_back": self.cut_card_from_back, "penetration": self.penetration, "deal": dict(self.deal),
                 "rules": dict(self.rules), "path": self.path,
-                "steps": [{"op": s.op, **s.params, "note": s.note} for s in self.steps]}
+                "steps": [{"op": s.op, **s.params, "note": s.note} for s in self.steps]} | ({"sha256": self.sha256} if self.sha256 else {})
 
     # ------------------------------------------------------------------ parameters
     def value(self, name: str):
@@ -535,4 +537,22 @@ def load_procedure(source: str | Path) -> Procedure:
     if not p.exists():
         raise EquipmentError(f"procedure {str(source)!r} is neither a file nor a packaged procedure {sorted(pk)}")
     data = parse_toml(read_equipment_file(p, "procedure file"), str(p))
-    return parse_procedure(data, str(p))
+    proc = parse_procedure(data, str(p))
+    if p.resolve() in {q.resolve() for q in pk.values()}:
+        return proc  # a packaged procedure: named by its id and rngcert's version
+    _not_posing_as_packaged(proc, pk)
+    return replace(proc, sha256=hashlib.sha256(p.read_bytes()).hexdigest())
+
+
+def _not_posing_as_packaged(proc: Procedure, pk: dict) -> None:
+    """A lab's procedure file whose id is a packaged procedure's must be that procedure (its steps, deal,
+    rules, decks and declared parameters): a report names the procedure by its id, and an edited
+    ``baccarat-004`` would be reported as the packaged one (as a wheel file, :mod:`rngcert.equipment.wheel`)."""
+    if proc.id not in pk:
+        return
+    ref = load_procedure(pk[proc.id])
+    mine, theirs = proc.to_dict() | {"path": ""}, ref.to_dict() | {"path": ""}
+    if mine != theirs or proc.declared != ref.declared:
+        diff = sorted(k for k in mine if mine[k] != theirs.get(k)) or ["declared parameters"]
+        raise EquipmentError(f"{proc.path}: id {proc.id!r} is the packaged procedure's, and this file differs from it "
+                             f"({', '.join(diff)}): give the lab's procedure its own id")
