@@ -194,3 +194,26 @@ def test_edited_packaged_procedure_refused_and_lab_procedure_hashed(tmp_path):
     proc = load_procedure(lab)
     assert proc.sha256 == hashlib.sha256(lab.read_bytes()).hexdigest() == proc.to_dict()["sha256"]
     assert load_procedure("baccarat-004").sha256 == "" and "sha256" not in load_procedure("baccarat-004").to_dict()
+
+
+def _slingshot_as(name="lab-proto"):
+    return (_PACKAGE / "protocols" / "slingshot2.toml").read_text(encoding="utf-8").replace('name = "slingshot2"', f'name = "{name}"')
+
+
+def test_protocol_field_inside_another_refused(tmp_path):
+    r"""``(?P<game>\d(?P<result>\d{2}))``: the winning number was read out of the game number (6 spins accepted)."""
+    text = _slingshot_as().replace(r"(?P<game>\d{3});(?P<result>[ 0-9]{2})", r"(?P<game>\d(?P<result>\d{2}));[ 0-9]{2}")
+    p = _write(tmp_path, "proto.toml", text)
+    _refused(load_protocol, p, "message 1", "'result'", "inside group 'game'")
+    ok = _slingshot_as().replace(r"(?P<result>[ 0-9]{2})", r"(?P<result>[ 0-9(]{2}|(?:\d)\))")  # '(' in a class, an unnamed group
+    assert load_protocol(_write(tmp_path, "ok.toml", ok)).name == "lab-proto"
+
+
+def test_protocol_whose_ignore_message_takes_every_line_says_so(tmp_path, cli):
+    """An 'ignore' message '^.*$' before the state message: the error said 'no readable spin in 0 row(s) (no data rows)'."""
+    text = _slingshot_as().replace('[[message]]\nkind = "state"', "[[message]]\nkind = \"ignore\"\npattern = '^.*$'\n\n[[message]]\nkind = \"state\"", 1)
+    p = _write(tmp_path, "proto.toml", text)
+    cap = _write(tmp_path, "cap.log", "*P 1\n*X;6;011;34;0;000;0\n*X;1;012;  ;0;000;1\n*X;5;012;17;0;000;1\n")
+    r = cli("certify", str(cap), "--protocol", str(p), "--seed", "1", "--out", str(tmp_path / "rep"))
+    assert r.exit_code == 3, r.output
+    assert "0 game-state messages" in r.output and "protocol lab-proto" in r.output, r.output

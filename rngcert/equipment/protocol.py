@@ -165,6 +165,37 @@ def _pattern(text, where: str) -> tuple[str, tuple[str, ...]]:
     return text, tuple(rx.groupindex)
 
 
+def _nested_group(pattern: str) -> tuple[str, str] | None:
+    """``(inner, outer)`` when a named group lies inside another named group (``(?P<game>\\d(?P<result>\\d\\d))``:
+    the result would be read out of the game number), else None. One pass over the pattern, escapes and
+    character classes skipped."""
+    stack: list[str | None] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a character class: up to its closing ']' (a ']' first in the class is literal)
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            m = re.match(r"\(\?P<(\w+)>", pattern[i:])
+            name = m.group(1) if m else None
+            outer = next((g for g in reversed(stack) if g), None)
+            if name and outer:
+                return name, outer
+            stack.append(name)
+        elif c == ")" and stack:
+            stack.pop()
+        i += 1
+    return None
+
+
 def _int_keys(d, where: str) -> dict[int, object]:
     if not isinstance(d, dict) or not d:
         raise EquipmentError(f"{where}: must be a table of number = value, got {d!r}")
@@ -243,6 +274,10 @@ def _message_section(doc: dict, where: str) -> list:
             raise EquipmentError(f"{where}: {at}: kind {kind!r} is not one of {', '.join(MESSAGE_KINDS)}")
         pat, groups = _pattern(m.get("pattern"), f"{where}: {at}")
         required = {"state": ("state", "game", "result"), "power": ("power",), "result": ("result",), "ignore": ()}[kind]
+        nested = _nested_group(pat)
+        if nested:
+            raise EquipmentError(f"{where}: {at} ({kind}): group {nested[0]!r} lies inside group {nested[1]!r}; each field is its own "
+                                 "part of the message")
         missing = [g for g in required if g not in groups]
         if missing:
             raise EquipmentError(f"{where}: {at} ({kind}): the pattern has no group {', '.join(missing)} (write (?P<{missing[0]}>...))")
