@@ -217,3 +217,19 @@ def test_protocol_whose_ignore_message_takes_every_line_says_so(tmp_path, cli):
     r = cli("certify", str(cap), "--protocol", str(p), "--seed", "1", "--out", str(tmp_path / "rep"))
     assert r.exit_code == 3, r.output
     assert "0 game-state messages" in r.output and "protocol lab-proto" in r.output, r.output
+
+
+@pytest.mark.parametrize("edit, words", [
+    (('push_on = ["tie"]', 'push_on = ["tie", "banker"]'), ("push_on", "'banker'")),  # a banker bet that never wins: edge 44.6%
+    (('outcomes = ["banker", "player", "tie"]', 'outcomes = ["banker", "player", "tie", "banker"]'), ("twice",)),
+])
+def test_baccarat_paytable_contradictions_refused(tmp_path, edit, words):
+    text = (_PACKAGE / "paytables" / "baccarat.toml").read_text(encoding="utf-8").replace('id = "baccarat"', 'id = "lab-bac"')
+    _refused(load_paytable, _write(tmp_path, "b.toml", text.replace(*edit, 1)), *words)
+
+
+def test_baccarat_outcome_without_probability_names_the_file(tmp_path, cli):
+    text = (_PACKAGE / "paytables" / "baccarat.toml").read_text(encoding="utf-8").replace('id = "baccarat"', 'id = "lab-bac"')
+    p = _write(tmp_path, "b.toml", text.replace('"player", "tie"]', '"player", "tie", "dragon"]'))
+    r = cli("house-edge", "baccarat", "--paytable", str(p))
+    assert r.exit_code == 4 and str(p) in r.output and "'dragon'" in r.output, r.output

@@ -238,6 +238,8 @@ def _baccarat_bets(doc: dict, where: str) -> tuple[list[Bet], tuple[str, ...]]:
     """The bets and the outcomes of a baccarat pay table."""
     bets: list[Bet] = []
     outcomes = tuple(str(x) for x in _get(doc, "outcomes", where, list))
+    if len(set(outcomes)) != len(outcomes):
+        raise EquipmentError(f"{where}: outcomes {list(outcomes)} name an outcome twice")
     for i, b in enumerate(_get(doc, "bets", where, list)):
         w = f"{where}: bets[{i}]"
         bname = _get(b, "name", w, str)
@@ -245,6 +247,8 @@ def _baccarat_bets(doc: dict, where: str) -> tuple[list[Bet], tuple[str, ...]]:
         odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
         push = [str(x) for x in b.get("push_on", [])]
         bad = sorted(set([win] + push) - set(outcomes))
+        if win in push:  # (the bet would never win: its winning outcome pushes)
+            raise EquipmentError(f"{w} ({bname}): push_on {push} holds the outcome it wins on, {win!r}")
         if bad:
             raise EquipmentError(f"{w} ({bname}): outcomes {bad} are not in outcomes {list(outcomes)}")
         net = {win: odds}
@@ -366,7 +370,7 @@ def outcome_probabilities(paytable: PayTable, wheel=None, probs: Mapping[str, ob
             raise InputError("baccarat house edges need the outcome probabilities (banker, player, tie)")
         missing = sorted(set(paytable.outcomes) - set(probs))
         if missing:
-            raise InputError(f"probabilities missing for outcomes {missing}")
+            raise EquipmentError(f"{paytable.path or paytable.id}: outcomes {missing[:20]} have no probability (given: {', '.join(sorted(probs))})")
         return {o: probs[o] for o in paytable.outcomes}
     if paytable.game == "roulette-rage" and probs is not None and "p_same" in probs:
         law = rage_run_length_law(probs["p_same"], int(paytable.params["max_run"]))
