@@ -233,3 +233,11 @@ def test_baccarat_outcome_without_probability_names_the_file(tmp_path, cli):
     p = _write(tmp_path, "b.toml", text.replace('"player", "tie"]', '"player", "tie", "dragon"]'))
     r = cli("house-edge", "baccarat", "--paytable", str(p))
     assert r.exit_code == 4 and str(p) in r.output and "'dragon'" in r.output, r.output
+
+
+def test_house_edge_of_a_procedure_file_that_does_not_validate_names_its_reason(tmp_path, cli):
+    """``house-edge lab.toml`` with ``decks = 0`` said 'unknown game' (exit 3); the procedure's own error is exit 4."""
+    text = (_PACKAGE / "procedures" / "baccarat-004.toml").read_text(encoding="utf-8").replace('id = "baccarat-004"', 'id = "lab-bac"')
+    p = _write(tmp_path, "lab.toml", text.replace("decks = 8", "decks = 0"))
+    r = cli("house-edge", str(p))
+    assert r.exit_code == 4 and "'decks'" in r.output and "unknown game" not in r.output, r.output
