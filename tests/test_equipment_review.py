@@ -241,3 +241,15 @@ def test_house_edge_of_a_procedure_file_that_does_not_validate_names_its_reason(
     p = _write(tmp_path, "lab.toml", text.replace("decks = 8", "decks = 0"))
     r = cli("house-edge", str(p))
     assert r.exit_code == 4 and "'decks'" in r.output and "unknown game" not in r.output, r.output
+
+
+@pytest.mark.parametrize("edit, words", [
+    (('[deal]\npickup = "banker-first"\nundealt = "top"', "deal = 3"), ("[deal] must be a table",)),  # was a TypeError traceback
+    (('name = "decks"\nstatus', 'name = "dekcs"\nstatus'), ("parameters entry 1", "'dekcs'")),  # did not name the file
+])
+def test_procedure_errors_name_the_file(tmp_path, edit, words):
+    from rngcert.equipment.procedure import load_procedure
+
+    text = (_PACKAGE / "procedures" / "baccarat-004.toml").read_text(encoding="utf-8").replace('id = "baccarat-004"', 'id = "lab-bac"')
+    assert edit[0] in text
+    _refused(load_procedure, _write(tmp_path, "lab.toml", text.replace(*edit, 1)), *words)

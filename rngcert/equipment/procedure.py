@@ -436,7 +436,10 @@ def _check_declared(path: str, params_in, steps: list, game: str) -> dict:
         extra = set(p) - {"name", "status", "interval", "source"}
         if extra:
             raise EquipmentError(f"{where}: unknown key(s) {sorted(extra)}; allowed: interval, name, source, status")
-        k, a, b = _split_name(p["name"], n_steps=len(steps))
+        try:
+            k, a, b = _split_name(p["name"], n_steps=len(steps))
+        except EquipmentError as exc:
+            raise EquipmentError(f"{where}: {exc}") from None
         if k == "step" and b not in STEPS[steps[a].op][1]:
             raise EquipmentError(f"{where}: step {a + 1} ({steps[a].op}) has no parameter {b!r}")
         if k == "deal" and a not in _deal_keys(game):
@@ -481,6 +484,8 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
     if game in GAMES and n - cut_back < GAMES[game].min_cards:
         raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; "
                          f"a {GAMES[game].round_name} needs {GAMES[game].min_cards}")
+    if not isinstance(data.get("deal", {}), dict):
+        raise _err(path, f"[deal] must be a table of the game's deal parameters, got {data['deal']!r}")
     deal = dict(data.get("deal", {}))
     _check_deal(path, game, deal)
     rules = _check_rules(path, game, data.get("rules", {}))
