@@ -253,3 +253,11 @@ def test_procedure_errors_name_the_file(tmp_path, edit, words):
     text = (_PACKAGE / "procedures" / "baccarat-004.toml").read_text(encoding="utf-8").replace('id = "baccarat-004"', 'id = "lab-bac"')
     assert edit[0] in text
     _refused(load_procedure, _write(tmp_path, "lab.toml", text.replace(*edit, 1)), *words)
+
+
+def test_certify_report_names_the_lab_wheel_file_and_its_hash(tmp_path, cli):
+    wheel = _write(tmp_path, "lab-eu.toml", _EUROPEAN.replace('id = "european"', 'id = "lab-eu"'))
+    log = _write(tmp_path, "spins.csv", "result\n" + "\n".join(str((7 * i) % 37) for i in range(300)) + "\n")
+    r = cli("certify", str(log), "-e", str(wheel), "--seed", "1", "--resamples", "99", "--no-plots", "--json", "--out", str(tmp_path / "rep"))
+    eq = json.loads(r.stdout)["equipment"]
+    assert eq["file"] == str(wheel) and eq["sha256"] == hashlib.sha256(wheel.read_bytes()).hexdigest()
