@@ -261,3 +261,12 @@ def test_certify_report_names_the_lab_wheel_file_and_its_hash(tmp_path, cli):
     r = cli("certify", str(log), "-e", str(wheel), "--seed", "1", "--resamples", "99", "--no-plots", "--json", "--out", str(tmp_path / "rep"))
     eq = json.loads(r.stdout)["equipment"]
     assert eq["file"] == str(wheel) and eq["sha256"] == hashlib.sha256(wheel.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("pid", ["../../outside", "a/b", ""])
+def test_procedure_id_that_is_not_a_folder_name_refused(tmp_path, pid):
+    """The id names the report's folder (reports/<id>-<time>): ``../../outside`` wrote the report outside --out."""
+    from rngcert.equipment.procedure import load_procedure
+
+    text = (_PACKAGE / "procedures" / "baccarat-004.toml").read_text(encoding="utf-8").replace('id = "baccarat-004"', f'id = "{pid}"')
+    _refused(load_procedure, _write(tmp_path, "lab.toml", text), "id", "letters, digits")
