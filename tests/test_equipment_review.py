@@ -270,3 +270,16 @@ def test_procedure_id_that_is_not_a_folder_name_refused(tmp_path, pid):
 
     text = (_PACKAGE / "procedures" / "baccarat-004.toml").read_text(encoding="utf-8").replace('id = "baccarat-004"', f'id = "{pid}"')
     _refused(load_procedure, _write(tmp_path, "lab.toml", text), "id", "letters, digits")
+
+
+def test_lab_protocol_and_paytable_files_carry_their_hash(tmp_path, cli):
+    proto = _write(tmp_path, "proto.toml", _slingshot_as())
+    assert load_protocol(proto).describe()["sha256"] == hashlib.sha256(proto.read_bytes()).hexdigest()
+    assert "sha256" not in load_protocol("slingshot2").describe()
+    pt = _write(tmp_path, "p.toml", _PT + '[[bets]]\nname = "s"\nodds = "35:1"\nnumbers = ["17"]\n')
+    assert load_paytable(pt).describe()["sha256"] == hashlib.sha256(pt.read_bytes()).hexdigest()
+    assert "sha256" not in load_paytable("roulette-single-zero").describe()
+    cap = _write(tmp_path, "cap.log", "*P 1\n*X;1;012;  ;0;000;1\n*X;3;012;  ;0;170;1\n*X;5;012;17;0;000;1\n*X;1;013;  ;0;000;0\n")
+    r = cli("certify", str(cap), "--protocol", str(proto), "--seed", "1", "--resamples", "99", "--no-plots", "--json", "--out", str(tmp_path / "r"))
+    notes = json.dumps(json.loads(r.stdout)["notes"])
+    assert f"sha256 {hashlib.sha256(proto.read_bytes()).hexdigest()}" in notes, notes

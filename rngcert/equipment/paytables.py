@@ -106,6 +106,7 @@ class PayTable:
     outcomes: tuple[str, ...] = ()
     params: Mapping[str, object] = field(default_factory=dict)
     path: str = ""
+    sha256: str = ""  #: of a lab's pay table file as read (empty for a packaged one)
 
     def bet(self, name: str) -> Bet:
         for b in self.bets:
@@ -122,7 +123,7 @@ class PayTable:
             "wheel": self.wheel,
             "bets": {b.name: f"{b.odds.numerator}:{b.odds.denominator}" for b in self.bets},
             "file": self.path,
-        }
+        } | ({"sha256": self.sha256} if self.sha256 else {})
 
 
 _ODDS = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")

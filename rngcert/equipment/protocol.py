@@ -113,6 +113,8 @@ class Protocol:
     notes: tuple[str, ...] = ()
     #: zone of the prefix's timestamps ("UTC" or an offset "+08:00"); they carry none themselves
     timezone: str = "UTC"
+    #: SHA-256 of a lab's protocol file as read (empty for a packaged protocol, named by its name)
+    sha256: str = ""
 
     @property
     def state_message(self) -> Message:
@@ -124,7 +126,8 @@ class Protocol:
         return {"name": self.name, "description": self.description, "source": self.source, "file": self.where,
                 "result_state": self.result_state, "launch_state": self.launch_state,
                 "rotor_speed_unit": self.rotor_unit, "rotor_speed_assumed": self.rotor_assumed,
-                "direction_map": dict(self.direction_map), "direction_assumed": self.direction_assumed, "notes": list(self.notes)}
+                "direction_map": dict(self.direction_map), "direction_assumed": self.direction_assumed, "notes": list(self.notes)} | (
+                    {"sha256": self.sha256} if self.sha256 else {})
 
 
 def packaged_protocols() -> list[str]:
