@@ -83,6 +83,7 @@ def test_wheel_alias_spelling_another_pocket_refused(tmp_path):
                                   'kind = "money-wheel"\n[segment_counts]\nA = 3\n" A" = 4\nB = 5\n',
                                   'kind = "money-wheel"\n[segment_counts]\n"7" = 3\n"07" = 4\nB = 5\n',
                                   'kind = "money-wheel"\nsections = ["A", "a", "B", "A", "b"]\n',
+                                  'kind = "money-wheel"\nsections = ["A", "Peg", "B", "A", "B"]\n',
                                   'kind = "roulette"\nwheel_order = ["0", "1", "2", "Zero", "zero"]\nred = ["1"]\ngreen = ["0", "Zero", "zero"]\n'])
 def test_labels_that_read_the_same_refused(tmp_path, body):
     """``A`` and ``a`` (or ``A`` and `` A``, ``7`` and ``07``) were two symbols a log cannot tell apart: every ``A`` was counted

@@ -425,6 +425,8 @@ def _no_two_read_the_same(labels, where: str, key: str) -> None:
     seen: dict[str, str] = {}
     for lab in labels:
         tok = _alias_token(lab)
+        if tok in VOID_TOKENS:  # (as for aliases: money-wheel rules 5.2, a result written void, no spin or peg is a void spin)
+            raise EquipmentError(f"{where}: {key}: {lab!r} marks a void spin in a log (money-wheel rules 5.2); it cannot be a label")
         tok = _number_spelling(tok) or tok
         if tok in seen and seen[tok] != lab:
             raise EquipmentError(f"{where}: {key}: {seen[tok]!r} and {lab!r} read the same in a log (case, spaces and "
