@@ -284,3 +284,13 @@ def test_lab_protocol_and_paytable_files_carry_their_hash(tmp_path, cli):
     r = cli("certify", str(cap), "--protocol", str(proto), "--seed", "1", "--resamples", "99", "--no-plots", "--json", "--out", str(tmp_path / "r"))
     notes = json.dumps(json.loads(r.stdout)["notes"])
     assert f"sha256 {hashlib.sha256(proto.read_bytes()).hexdigest()}" in notes, notes
+
+
+def test_edited_packaged_paytable_or_protocol_refused(tmp_path):
+    """A lab file ``id = "roulette-single-zero"`` paying 40:1 was printed as the packaged table (house edge -10.8%)."""
+    pt = (_PACKAGE / "paytables" / "roulette-single-zero.toml").read_text(encoding="utf-8")
+    _refused(load_paytable, _write(tmp_path, "p.toml", pt.replace('odds = "35:1"', 'odds = "40:1"', 1)), "'roulette-single-zero'", "bets")
+    assert load_paytable(_write(tmp_path, "same.toml", pt)).bets == load_paytable("roulette-single-zero").bets
+    proto = (_PACKAGE / "protocols" / "slingshot2.toml").read_text(encoding="utf-8")
+    _refused(load_protocol, _write(tmp_path, "s.toml", proto.replace("scale = 0.1", "scale = 0.2")), "'slingshot2'", "rotor_scale")
+    assert load_protocol(_write(tmp_path, "same2.toml", proto)).rotor_scale == 0.1

@@ -472,8 +472,8 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
     for key in ("id", "decks", "steps"):
         if key not in data:
             raise _err(path, f"missing required key {key!r}")
-    if not isinstance(data["id"], str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", data["id"]):  # (it names the report's folder)
-        raise _err(path, f"id {data['id']!r} may only hold letters, digits, '_', '.', '-'")
+    if not isinstance(data["id"], str) or not re.fullmatch(r"[A-Za-z0-9_.+-]+", data["id"]):  # (it names the report's folder)
+        raise _err(path, f"id {data['id']!r} may only hold letters, digits, '_', '.', '+', '-'")
     decks = data["decks"]
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
         raise _err(path, f"'decks' must be an integer in 1..{MAX_DECKS}, got {decks!r}")
