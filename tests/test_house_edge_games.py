@@ -39,7 +39,7 @@ def test_casino_war_edges_decks_and_options(cli, tmp_path):
     # a procedure file dealing casino-war: its decks
     src = (G.__file__.rsplit("/", 1)[0] + "/procedures/baccarat-004.toml")
     text = open(src, encoding="utf-8").read()
-    text = text.replace('game = "baccarat"', 'game = "casino-war"').replace("decks = 8", "decks = 4").replace('pickup = "banker-first"', 'pickup = "last-on-top"').replace('undealt = "top"\n', "")
+    text = text.replace('id = "baccarat-004"', 'id = "lab-war"').replace('game = "baccarat"', 'game = "casino-war"').replace("decks = 8", "decks = 4").replace('pickup = "banker-first"', 'pickup = "last-on-top"').replace('undealt = "top"\n', "")
     p = tmp_path / "war.toml"
     p.write_text(text)
     got = cli("house-edge", str(p))

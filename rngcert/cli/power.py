@@ -143,6 +143,8 @@ def _procedure_of(game: str, kind: str):
     try:
         proc = load_procedure(game)
     except (EquipmentError, InputError, OSError):
+        if game.endswith(".toml"):  # a lab's procedure file that does not validate: its own error (file, key, reason), not 'unknown game'
+            raise
         return None
     return proc if proc.game == kind or not kind else None
 

@@ -519,7 +519,7 @@ def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
     c = dec.counts
     g = dec.games
     out = [
-        f"{name}: wheel-controller capture, protocol {proto.name} ({proto.where}): {c['lines']:,} lines, {c['messages']:,} messages from the "
+        f"{name}: wheel-controller capture, protocol {proto.name} ({proto.where}{', sha256 ' + proto.sha256 if proto.sha256 else ''}): {c['lines']:,} lines, {c['messages']:,} messages from the "
         f"controller ({c['state_messages']:,} game-state messages), {c['host_lines']:,} host lines skipped, {c['rejected']:,} rejected; "
         f"{c['games']:,} games: {c['with_result']:,} with a result, {c['void']:,} void",
         f"{name}: spin_id is the capture's game sequence (1 = the first game that began in the capture); the controller's game number "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 #: the helpers below and the public modules (each imported on first use: ``from rngcert.equipment import wheel``)
-__all__ = ["MAX_FILE_BYTES", "parse_toml", "read_equipment_file",
+__all__ = ["MAX_FILE_BYTES", "check_keys", "parse_toml", "read_equipment_file",
            "cards", "games", "packaged", "paytables", "procedure", "protocol", "scaling", "wheel"]
 
 #: An equipment file (wheel, pay table, procedure) larger than this is refused before it is parsed.
@@ -34,7 +34,7 @@ def read_equipment_file(path: Path, what: str = "equipment file") -> str:
     if len(data) > MAX_FILE_BYTES:
         raise EquipmentError(f"{path}: more than {MAX_FILE_BYTES >> 20} MiB; an {what} may be at most that")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark (Windows editors) changes no key or value
     except UnicodeDecodeError as exc:
         raise EquipmentError(f"{path}: not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
 
@@ -53,3 +53,14 @@ def parse_toml(text: str, where: str) -> dict:
         raise EquipmentError(f"{where}: not valid TOML: {exc}") from None
     except RecursionError:
         raise EquipmentError(f"{where}: arrays or tables are nested too deeply to be an equipment definition") from None
+
+
+def check_keys(doc: dict, allowed, where: str, at: str = "") -> None:
+    """Refuse a key of ``doc`` that is not in ``allowed``: a misspelt key (``gren``, ``zero_rules``) would
+    otherwise be ignored and its default read in its place. Raises :class:`EquipmentError` naming the
+    file (``where``), the table (``at``, e.g. ``"bets[2] "``), the key and the keys allowed there."""
+    from rngcert.errors import EquipmentError
+
+    unknown = [k for k in doc if k not in allowed]
+    if unknown:
+        raise EquipmentError(f"{where}: {at}unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")

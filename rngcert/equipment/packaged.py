@@ -10,6 +10,8 @@ protocols (:data:`rngcert.equipment.protocol.PROTOCOLS`) and the pay tables
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import fields, is_dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
@@ -71,10 +73,26 @@ class Packaged:
         """``(name, entry)`` of every packaged entry, validated."""
         return ((n, self.get(n)) for n in self.names())
 
+    def _not_posing_as_packaged(self, obj, path: Path) -> None:
+        """A lab's file whose id (or name) is a packaged entry's must define that entry: output names it by its
+        id, so an edited ``roulette-single-zero`` paying 40:1 would be printed as the packaged table (as a wheel file)."""
+        key = getattr(obj, "id", None) or getattr(obj, "name", None)
+        if not is_dataclass(obj) or not isinstance(key, str) or key not in self.names():
+            return
+        ref = self.get(key)
+        diff = [f.name for f in fields(obj) if f.name not in ("path", "where", "sha256") and getattr(obj, f.name) != getattr(ref, f.name)]
+        if diff:
+            raise EquipmentError(f"{path}: {key!r} is the packaged {self.what}'s id, and this file differs from it ({', '.join(diff)}): "
+                                 f"give the lab's {self.what} its own id")
+
     def load(self, spec: str | Path):
         """A packaged entry by name, or a lab's definition from a ``.toml`` file path (read each time)."""
         spec = str(spec)
         path = Path(spec)
         if path.suffix == ".toml" or path.exists():
-            return self.from_dict(parse_toml(read_equipment_file(path, self.file_what), str(path)), str(path))
+            obj = self.from_dict(parse_toml(read_equipment_file(path, self.file_what), str(path)), str(path))
+            self._not_posing_as_packaged(obj, path)
+            if is_dataclass(obj) and "sha256" in {f.name for f in fields(obj)}:  # the report names a lab's file by its hash
+                obj = replace(obj, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+            return obj
         return self.get(spec)

@@ -30,6 +30,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from rngcert.equipment import check_keys
 from rngcert.equipment.packaged import Packaged
 from rngcert.errors import EquipmentError, InputError
 
@@ -105,6 +106,7 @@ class PayTable:
     outcomes: tuple[str, ...] = ()
     params: Mapping[str, object] = field(default_factory=dict)
     path: str = ""
+    sha256: str = ""  #: of a lab's pay table file as read (empty for a packaged one)
 
     def bet(self, name: str) -> Bet:
         for b in self.bets:
@@ -121,7 +123,7 @@ class PayTable:
             "wheel": self.wheel,
             "bets": {b.name: f"{b.odds.numerator}:{b.odds.denominator}" for b in self.bets},
             "file": self.path,
-        }
+        } | ({"sha256": self.sha256} if self.sha256 else {})
 
 
 _ODDS = re.compile(r"^\s*(\d+)\s*(?::|to)\s*(\d+)\s*$")
@@ -191,7 +193,9 @@ def _roulette_bets(doc: dict, where: str, params: dict) -> list[Bet]:
         nums = tuple(str(x) for x in _get(b, "numbers", w, list))
         if not nums or len(set(nums)) != len(nums):
             raise EquipmentError(f"{w} ({bname}): numbers must be a non-empty list without repeats, got {list(nums)}")
-        even = bool(b.get("even_money", False))
+        even = b.get("even_money", False)
+        if not isinstance(even, bool):
+            raise EquipmentError(f"{w} ({bname}): even_money must be true or false, got {even!r}")
         net = {x: odds for x in nums}
         if even and rule == "half-back":
             for z in zero:
@@ -235,6 +239,8 @@ def _baccarat_bets(doc: dict, where: str) -> tuple[list[Bet], tuple[str, ...]]:
     """The bets and the outcomes of a baccarat pay table."""
     bets: list[Bet] = []
     outcomes = tuple(str(x) for x in _get(doc, "outcomes", where, list))
+    if len(set(outcomes)) != len(outcomes):
+        raise EquipmentError(f"{where}: outcomes {list(outcomes)} name an outcome twice")
     for i, b in enumerate(_get(doc, "bets", where, list)):
         w = f"{where}: bets[{i}]"
         bname = _get(b, "name", w, str)
@@ -242,12 +248,40 @@ def _baccarat_bets(doc: dict, where: str) -> tuple[list[Bet], tuple[str, ...]]:
         odds = parse_odds(_get(b, "odds", w, (str, int)), f"{w} ({bname})")
         push = [str(x) for x in b.get("push_on", [])]
         bad = sorted(set([win] + push) - set(outcomes))
+        if win in push:  # (the bet would never win: its winning outcome pushes)
+            raise EquipmentError(f"{w} ({bname}): push_on {push} holds the outcome it wins on, {win!r}")
         if bad:
             raise EquipmentError(f"{w} ({bname}): outcomes {bad} are not in outcomes {list(outcomes)}")
         net = {win: odds}
         net.update({p: Fraction(0) for p in push})
         bets.append(Bet(bname, odds, net, (win,)))
     return bets, outcomes
+
+
+#: The keys a pay table of each game may have, and those of one of its ``[[bets]]`` (any other is a misspelling, refused).
+_KEYS = {"roulette": {"zero", "zero_rule", "bets"}, "money-wheel": {"bets"}, "roulette-rage": {"min_run", "max_run", "odds"},
+         "baccarat": {"outcomes", "bets"}}
+_BET_KEYS = {"roulette": {"name", "odds", "numbers", "even_money"}, "money-wheel": {"name", "symbol", "odds"},
+             "baccarat": {"name", "wins_on", "odds", "push_on"}}
+
+
+def _check_paytable_keys(doc: dict, game: str, where: str) -> None:
+    """Every key of the table and of each bet is one the game reads; each bet is a table."""
+    check_keys(doc, _KEYS[game] | {"id", "name", "game", "source", "wheel"}, where)
+    bets = doc.get("bets", [])
+    for i, b in enumerate(bets if isinstance(bets, list) else []):
+        if not isinstance(b, dict):
+            raise EquipmentError(f"{where}: bets[{i}] must be a table ([[bets]] with name, odds, …), got {b!r}")
+        check_keys(b, _BET_KEYS[game], where, f"bets[{i}]: ")
+
+
+def _no_repeated_bet(bets, where: str) -> None:
+    """Bets are named by their name (house edges, reports): two bets of one name are refused."""
+    seen: set[str] = set()
+    for i, b in enumerate(bets):
+        if b.name in seen:
+            raise EquipmentError(f"{where}: bets[{i}]: a bet named {b.name!r} is listed already; give each bet its own name")
+        seen.add(b.name)
 
 
 def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
@@ -258,6 +292,7 @@ def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
     game = _get(doc, "game", where, str)
     if game not in GAMES:
         raise EquipmentError(f"{where}: game {game!r} is not one of {', '.join(GAMES)}")
+    _check_paytable_keys(doc, game, where)
     name = str(doc.get("name", pid))
     source = str(doc.get("source", ""))
     wheel = doc.get("wheel")
@@ -273,6 +308,7 @@ def paytable_from_dict(doc: dict, where: str = "<dict>") -> PayTable:
         bets, outcomes = _baccarat_bets(doc, where)
     if not bets:
         raise EquipmentError(f"{where}: no bets")
+    _no_repeated_bet(bets, where)
     return PayTable(pid, name, game, source, None if wheel is None else str(wheel), tuple(bets), outcomes, params, where)
 
 
@@ -335,7 +371,7 @@ def outcome_probabilities(paytable: PayTable, wheel=None, probs: Mapping[str, ob
             raise InputError("baccarat house edges need the outcome probabilities (banker, player, tie)")
         missing = sorted(set(paytable.outcomes) - set(probs))
         if missing:
-            raise InputError(f"probabilities missing for outcomes {missing}")
+            raise EquipmentError(f"{paytable.path or paytable.id}: outcomes {missing[:20]} have no probability (given: {', '.join(sorted(probs))})")
         return {o: probs[o] for o in paytable.outcomes}
     if paytable.game == "roulette-rage" and probs is not None and "p_same" in probs:
         law = rage_run_length_law(probs["p_same"], int(paytable.params["max_run"]))
@@ -405,7 +441,8 @@ def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | No
     for b in paytable.bets:
         unknown = sorted(set(b.net) - set(pr))
         if unknown:
-            raise InputError(f"bet {b.name!r} of {paytable.id!r} refers to outcomes {unknown} not on the wheel/game")
+            raise EquipmentError(f"{paytable.path or paytable.id}: bet {b.name!r} refers to outcomes {unknown[:20]} not on the wheel/game "
+                                 f"{getattr(wheel, 'id', None) or paytable.wheel or paytable.game!r}")
         ev = sum(pr[o] * b.net_return(o) for o in pr)
         out[b.name] = -ev
     return out
@@ -509,6 +546,7 @@ def _wheel_seed_checks(wheel) -> list[str]:
         if len(zeros) != k - 36:
             out.append(f"wheel {wheel.id}: {len(zeros)} green pocket(s) and {k - len(zeros)} numbered ones; 003 rule 3.5 requires "
                        "the 36 numbers 1-36 in red and black and one green zero (two, 0 and 00, on an American wheel)")
+        out += _numbers_1_to_36(wheel)
         seq = [c for c in wheel.colours if c != "green"]
         reds = seq.count("red")
         if reds != 18 or seq.count("black") != 18:
@@ -518,6 +556,17 @@ def _wheel_seed_checks(wheel) -> list[str]:
             out.append(f"wheel {wheel.id}: {len(runs)} pair(s) of neighbouring pockets of the same colour; 003 rule 3.5 requires "
                        "red and black to alternate")
     return out
+
+
+def _numbers_1_to_36(wheel) -> list[str]:
+    """A 37- or 38-pocket wheel whose red and black pockets are not the numbers 1-36 (``37`` in place of ``26``)."""
+    nums = {lab for lab, c in zip(wheel.labels, wheel.colours) if c != "green"}
+    want = {str(i) for i in range(1, 37)}
+    if wheel.k not in (37, 38) or nums == want:
+        return []
+    extra, missing = sorted(nums - want, key=lambda x: (len(x), x)), sorted(want - nums, key=int)
+    return [f"wheel {wheel.id}: red/black pocket(s) {', '.join(extra[:10]) or 'none'} not among the numbers 1-36, and "
+            f"{', '.join(missing[:10]) or 'none'} of them missing; 003 rule 3.5 requires the numbers 1-36 in red and black"]
 
 
 def _paytable_seed_checks(paytable) -> list[str]:

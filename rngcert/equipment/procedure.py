@@ -42,7 +42,9 @@ parameter, with the value found and what is allowed.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +158,7 @@ class Procedure(_ShoeGeometry):
     kind: str = "manual"
     declared: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict, compare=False, repr=False)
+    sha256: str = field(default="", compare=False)
 
     @property
     def _behind_cut(self) -> int:
@@ -169,7 +172,7 @@ class Procedure(_ShoeGeometry):
         return {"id": self.id, "name": self.name, "source": self.source, "game": self.game, "kind": self.kind, "decks": self.decks,
                 "cut_card_from_back": self.cut_card_from_back, "penetration": self.penetration, "deal": dict(self.deal),
                 "rules": dict(self.rules), "path": self.path,
-                "steps": [{"op": s.op, **s.params, "note": s.note} for s in self.steps]}
+                "steps": [{"op": s.op, **s.params, "note": s.note} for s in self.steps]} | ({"sha256": self.sha256} if self.sha256 else {})
 
     # ------------------------------------------------------------------ parameters
     def value(self, name: str):
@@ -434,7 +437,10 @@ def _check_declared(path: str, params_in, steps: list, game: str) -> dict:
         extra = set(p) - {"name", "status", "interval", "source"}
         if extra:
             raise EquipmentError(f"{where}: unknown key(s) {sorted(extra)}; allowed: interval, name, source, status")
-        k, a, b = _split_name(p["name"], n_steps=len(steps))
+        try:
+            k, a, b = _split_name(p["name"], n_steps=len(steps))
+        except EquipmentError as exc:
+            raise EquipmentError(f"{where}: {exc}") from None
         if k == "step" and b not in STEPS[steps[a].op][1]:
             raise EquipmentError(f"{where}: step {a + 1} ({steps[a].op}) has no parameter {b!r}")
         if k == "deal" and a not in _deal_keys(game):
@@ -466,6 +472,8 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
     for key in ("id", "decks", "steps"):
         if key not in data:
             raise _err(path, f"missing required key {key!r}")
+    if not isinstance(data["id"], str) or not re.fullmatch(r"[A-Za-z0-9_.+-]+", data["id"]):  # (it names the report's folder)
+        raise _err(path, f"id {data['id']!r} may only hold letters, digits, '_', '.', '+', '-'")
     decks = data["decks"]
     if isinstance(decks, bool) or not isinstance(decks, int) or not 1 <= decks <= MAX_DECKS:
         raise _err(path, f"'decks' must be an integer in 1..{MAX_DECKS}, got {decks!r}")
@@ -479,6 +487,8 @@ def parse_procedure(data: dict, path: str = "<procedure>") -> Procedure:
     if game in GAMES and n - cut_back < GAMES[game].min_cards:
         raise _err(path, f"'cut_card_from_back' = {cut_back} leaves {n - cut_back} cards in front of the cutting card; "
                          f"a {GAMES[game].round_name} needs {GAMES[game].min_cards}")
+    if not isinstance(data.get("deal", {}), dict):
+        raise _err(path, f"[deal] must be a table of the game's deal parameters, got {data['deal']!r}")
     deal = dict(data.get("deal", {}))
     _check_deal(path, game, deal)
     rules = _check_rules(path, game, data.get("rules", {}))
@@ -535,4 +545,22 @@ def load_procedure(source: str | Path) -> Procedure:
     if not p.exists():
         raise EquipmentError(f"procedure {str(source)!r} is neither a file nor a packaged procedure {sorted(pk)}")
     data = parse_toml(read_equipment_file(p, "procedure file"), str(p))
-    return parse_procedure(data, str(p))
+    proc = parse_procedure(data, str(p))
+    if p.resolve() in {q.resolve() for q in pk.values()}:
+        return proc  # a packaged procedure: named by its id and rngcert's version
+    _not_posing_as_packaged(proc, pk)
+    return replace(proc, sha256=hashlib.sha256(p.read_bytes()).hexdigest())
+
+
+def _not_posing_as_packaged(proc: Procedure, pk: dict) -> None:
+    """A lab's procedure file whose id is a packaged procedure's must be that procedure (its steps, deal,
+    rules, decks and declared parameters): a report names the procedure by its id, and an edited
+    ``baccarat-004`` would be reported as the packaged one (as a wheel file, :mod:`rngcert.equipment.wheel`)."""
+    if proc.id not in pk:
+        return
+    ref = load_procedure(pk[proc.id])
+    mine, theirs = proc.to_dict() | {"path": ""}, ref.to_dict() | {"path": ""}
+    if mine != theirs or proc.declared != ref.declared:
+        diff = sorted(k for k in mine if mine[k] != theirs.get(k)) or ["declared parameters"]
+        raise EquipmentError(f"{proc.path}: id {proc.id!r} is the packaged procedure's, and this file differs from it "
+                             f"({', '.join(diff)}): give the lab's procedure its own id")

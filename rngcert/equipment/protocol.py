@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rngcert.equipment import check_keys
 from rngcert.equipment.packaged import Packaged
 from rngcert.errors import EquipmentError
 
@@ -112,6 +113,8 @@ class Protocol:
     notes: tuple[str, ...] = ()
     #: zone of the prefix's timestamps ("UTC" or an offset "+08:00"); they carry none themselves
     timezone: str = "UTC"
+    #: SHA-256 of a lab's protocol file as read (empty for a packaged protocol, named by its name)
+    sha256: str = ""
 
     @property
     def state_message(self) -> Message:
@@ -123,7 +126,8 @@ class Protocol:
         return {"name": self.name, "description": self.description, "source": self.source, "file": self.where,
                 "result_state": self.result_state, "launch_state": self.launch_state,
                 "rotor_speed_unit": self.rotor_unit, "rotor_speed_assumed": self.rotor_assumed,
-                "direction_map": dict(self.direction_map), "direction_assumed": self.direction_assumed, "notes": list(self.notes)}
+                "direction_map": dict(self.direction_map), "direction_assumed": self.direction_assumed, "notes": list(self.notes)} | (
+                    {"sha256": self.sha256} if self.sha256 else {})
 
 
 def packaged_protocols() -> list[str]:
@@ -162,6 +166,37 @@ def _pattern(text, where: str) -> tuple[str, tuple[str, ...]]:
     except re.error as exc:
         raise EquipmentError(f"{where}: pattern {text!r} is not a regular expression: {exc}") from None
     return text, tuple(rx.groupindex)
+
+
+def _nested_group(pattern: str) -> tuple[str, str] | None:
+    """``(inner, outer)`` when a named group lies inside another named group (``(?P<game>\\d(?P<result>\\d\\d))``:
+    the result would be read out of the game number), else None. One pass over the pattern, escapes and
+    character classes skipped."""
+    stack: list[str | None] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a character class: up to its closing ']' (a ']' first in the class is literal)
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            m = re.match(r"\(\?P<(\w+)>", pattern[i:])
+            name = m.group(1) if m else None
+            outer = next((g for g in reversed(stack) if g), None)
+            if name and outer:
+                return name, outer
+            stack.append(name)
+        elif c == ")" and stack:
+            stack.pop()
+        i += 1
+    return None
 
 
 def _int_keys(d, where: str) -> dict[int, object]:
@@ -242,6 +277,10 @@ def _message_section(doc: dict, where: str) -> list:
             raise EquipmentError(f"{where}: {at}: kind {kind!r} is not one of {', '.join(MESSAGE_KINDS)}")
         pat, groups = _pattern(m.get("pattern"), f"{where}: {at}")
         required = {"state": ("state", "game", "result"), "power": ("power",), "result": ("result",), "ignore": ()}[kind]
+        nested = _nested_group(pat)
+        if nested:
+            raise EquipmentError(f"{where}: {at} ({kind}): group {nested[0]!r} lies inside group {nested[1]!r}; each field is its own "
+                                 "part of the message")
         missing = [g for g in required if g not in groups]
         if missing:
             raise EquipmentError(f"{where}: {at} ({kind}): the pattern has no group {', '.join(missing)} (write (?P<{missing[0]}>...))")
@@ -304,6 +343,32 @@ def _fields_section(doc: dict, messages: list, states: dict, closed: tuple, wher
     return kw, notes
 
 
+#: The keys of a protocol file and of its tables (any other is a misspelling, refused: ``encodng`` would read ascii).
+_KEYS = {"": {"name", "description", "source", "encoding", "serial", "prefix", "message", "states", "game", "fields"},
+         "serial": {"baudrate", "bytesize", "parity", "stopbits"}, "prefix": {"pattern", "receive", "timezone"},
+         "message": {"kind", "pattern"}, "game": {"result_state", "launch_state", "closed_states", "game_digits", "power_off"},
+         "fields": {"rotor_speed", "direction", "warning"}, "fields.rotor_speed": {"unit", "scale", "assumed", "note"},
+         "fields.direction": {"map", "assumed", "note"}, "fields.warning": {"void_states", "bits", "assumed", "note"}}
+
+
+def _check_protocol_keys(doc: dict, where: str) -> None:
+    """Every key of the file and of its tables is one the reader knows; each table that should be one is a table."""
+    check_keys(doc, _KEYS[""], where)
+    for at, allowed in _KEYS.items():
+        if not at:
+            continue
+        head, _, sub = at.partition(".")
+        tables = doc.get(head, {})
+        if sub:
+            tables = tables.get(sub, {}) if isinstance(tables, dict) else {}
+        for i, t in enumerate(tables if isinstance(tables, list) else [tables]):
+            name = f"{at}[{i}]" if isinstance(tables, list) else at
+            if head != "message" and not isinstance(t, dict):
+                raise EquipmentError(f"{where}: [{name}] must be a table, got {t!r}")
+            if isinstance(t, dict):
+                check_keys(t, allowed, where, f"[{name}] ")
+
+
 def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     """Validate a parsed protocol document and build a :class:`Protocol`.
 
@@ -312,6 +377,7 @@ def protocol_from_dict(doc: dict, where: str = "<dict>") -> Protocol:
     EquipmentError
         The first key that is missing or wrong, with the file and the reason.
     """
+    _check_protocol_keys(doc, where)
     name = _need(doc, "name", str, "", where)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise EquipmentError(f"{where}: name {name!r} must be letters, digits, '-', '_' or '.'")

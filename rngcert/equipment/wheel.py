@@ -42,16 +42,17 @@ and ``ZERO`` are one alias). A zero-padded number (``07``) needs no alias; a str
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
-from rngcert.equipment import parse_toml, read_equipment_file
+from rngcert.equipment import check_keys, parse_toml, read_equipment_file
 from rngcert.errors import EquipmentError
 
 #: Labels a log may carry for a spin that is void (rules 5.1-5.4 of the money-wheel rules).
@@ -110,6 +111,8 @@ class Wheel:
         Other spellings of labels (case-insensitive).
     path : str
         The TOML file it was loaded from.
+    sha256 : str
+        SHA-256 of a lab's wheel file as read (empty for a packaged wheel, named by its id).
     """
 
     id: str
@@ -122,6 +125,7 @@ class Wheel:
     colours: tuple[str, ...]
     aliases: Mapping[str, str]
     path: str
+    sha256: str = ""
 
     @property
     def order_known(self) -> bool:
@@ -206,8 +210,6 @@ class Wheel:
         EquipmentError
             An alias that names no label, is another label, or names two labels.
         """
-        from dataclasses import replace
-
         if not extra:
             return self
         merged = dict(self.aliases)
@@ -226,6 +228,8 @@ class Wheel:
             "order_known": self.order_known,
             "file": self.path,
         }
+        if self.sha256:
+            d["sha256"] = self.sha256
         if self.labels:
             d["wheel_order"] = list(self.labels)
         if self.symbols:
@@ -280,7 +284,8 @@ def load_wheel(spec: str | Path) -> Wheel:
     path = Path(spec)
     if path.suffix == ".toml" or path.exists():
         text = read_equipment_file(path, "equipment file")
-        return _not_posing_as_packaged(wheel_from_dict(parse_toml(text, str(path)), str(path)))
+        w = _not_posing_as_packaged(wheel_from_dict(parse_toml(text, str(path)), str(path)))
+        return replace(w, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
     else:
         ids = packaged_wheels()
         if spec not in ids:
@@ -329,6 +334,10 @@ def _label_list(doc, key, where) -> list[str]:
     return out
 
 
+#: The keys a wheel file of each kind may have (any other is a misspelling, refused: ``gren`` would leave the zero black).
+_KEYS = {"roulette": {"id", "name", "kind", "source", "wheel_order", "red", "green", "aliases"},
+         "money-wheel": {"id", "name", "kind", "source", "sections", "segment_counts", "aliases"}}
+
 MAX_POSITIONS = 32767  #: pockets/sections a wheel may have (positions are stored as int16)
 
 
@@ -356,6 +365,16 @@ def _alias_token(t: str) -> str:
     return t.strip().strip("\"'").strip().lower()
 
 
+def _number_spelling(token: str) -> str | None:
+    """The label a log's numeric ``token`` is read as without an alias (``07`` and ``7.0`` are ``7``; a
+    token of zeros only other than ``0`` stays itself, ``00`` being the double zero), or None if not a number."""
+    m = re.fullmatch(r"(\d+)(?:[.,]0*)?", token)
+    if not m:
+        return None
+    digits = m.group(1)
+    return digits.lstrip("0") if digits.strip("0") else ("0" if digits == "0" else token)
+
+
 def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None:
     """Validate a wheel's aliases in linear time: each names a label of the wheel, is not itself
     another label nor a void word (:data:`VOID_TOKENS`), and no two spellings that read the same (case, spaces, quotes) name different
@@ -378,6 +397,10 @@ def _check_aliases(aliases: Mapping[str, str], wheel: Wheel, where: str) -> None
             raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {target!r} is not a label of wheel {wheel.id!r}")
         if a in labels and a != t:
             raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {alias!r} is itself the label {labels[a]!r}; an alias cannot name two pockets")
+        num = _number_spelling(a)
+        if num is not None and num != a and num in labels and num != t:  # (a log's 07 or 7.0 is pocket 7 without an alias)
+            raise EquipmentError(f"{where}: [aliases] {alias!r} = {target!r}: {alias!r} is how a log writes the label {labels[num]!r}; "
+                                 "an alias cannot name two pockets")
         if a in seen and seen[a][1] != t:
             raise EquipmentError(
                 f"{where}: [aliases] {seen[a][0]!r} = {labels[seen[a][1]]!r} and {alias!r} = {target!r} read the same: an alias cannot name two pockets"
@@ -396,6 +419,21 @@ def wheel_from_dict(doc: dict, where: str = "<dict>") -> Wheel:
     return w
 
 
+def _no_two_read_the_same(labels, where: str, key: str) -> None:
+    """Refuse two labels a log cannot tell apart: the same after case, spaces and quotes (``A`` and ``a``),
+    or the same number (``7`` and ``07``). Linear in the labels; exact repeats are the callers' to count."""
+    seen: dict[str, str] = {}
+    for lab in labels:
+        tok = _alias_token(lab)
+        if tok in VOID_TOKENS:  # (as for aliases: money-wheel rules 5.2, a result written void, no spin or peg is a void spin)
+            raise EquipmentError(f"{where}: {key}: {lab!r} marks a void spin in a log (money-wheel rules 5.2); it cannot be a label")
+        tok = _number_spelling(tok) or tok
+        if tok in seen and seen[tok] != lab:
+            raise EquipmentError(f"{where}: {key}: {seen[tok]!r} and {lab!r} read the same in a log (case, spaces and "
+                                 "zero-padding are ignored): give them labels that differ")
+        seen[tok] = lab
+
+
 def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, source: str, aliases: dict) -> Wheel:
     """A roulette wheel: its wheel_order and the red and green pockets, checked."""
     labels = _label_list(doc, "wheel_order", where)
@@ -404,6 +442,7 @@ def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, s
     dup = sorted(x for x, c in Counter(labels).items() if c > 1)
     if dup:
         raise EquipmentError(f"{where}: wheel_order lists pockets more than once: {dup[:20]}{' …' if len(dup) > 20 else ''}")
+    _no_two_read_the_same(labels, where, "wheel_order")
     red = set(_label_list(doc, "red", where))
     green = set(_label_list(doc, "green", where)) if "green" in doc else set()
     unknown = sorted((red | green) - set(labels))
@@ -415,6 +454,9 @@ def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, s
     for lab in labels:
         if lab not in green and not lab.isdigit():
             raise EquipmentError(f"{where}: pocket label {lab!r} is not a number; roulette pockets are 0-36 and 00")
+        if lab.isdigit() and lab[0] == "0" and lab.strip("0"):  # (a log's 07 is pocket 7: a pocket 07 beside it cannot be told apart)
+            raise EquipmentError(f"{where}: wheel_order: pocket label {lab!r} is zero-padded; write {lab.lstrip('0')!r} "
+                                 "(only a label of zeros, 0, 00, 000, is a pocket of its own)")
     colours = tuple("red" if x in red else "green" if x in green else "black" for x in labels)
     return Wheel(wid, name, kind, source, tuple(labels), (), (), colours, aliases, where)
 
@@ -425,6 +467,7 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
         labels = _label_list(doc, "sections", where)
         if len(labels) < 3:
             raise EquipmentError(f"{where}: sections has {len(labels)} entries; a wheel needs at least 3")
+        _no_two_read_the_same(labels, where, "sections")
         count = Counter(labels)  # insertion order = first appearance in wheel order
         if len(count) < 2:
             raise EquipmentError(f"{where}: sections name one symbol only ({labels[0]!r}); a money wheel needs at least two symbols, "
@@ -442,6 +485,10 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
             counts.append(c)
         if len(symbols) < 2:
             raise EquipmentError(f"{where}: segment_counts needs at least two symbols")
+        if len(set(symbols)) < len(symbols):
+            raise EquipmentError(f"{where}: segment_counts names a symbol twice (spaces around it are ignored): "
+                                 f"{sorted(x for x, c in Counter(symbols).items() if c > 1)[:20]}")
+        _no_two_read_the_same(symbols, where, "segment_counts")
         return Wheel(wid, name, kind, source, (), tuple(symbols), tuple(counts), (), aliases, where)
     raise EquipmentError(f"{where}: a money wheel needs 'sections' (arrangement) or [segment_counts]")
 
@@ -463,6 +510,8 @@ def _wheel_from_dict(doc: dict, where: str) -> Wheel:
     if bad_alias:
         raise EquipmentError(f"{where}: [aliases] {bad_alias[0]!r} must name a label (a string), got {type(aliases_raw[bad_alias[0]]).__name__}")
     aliases = {str(a).strip(): str(t).strip() for a, t in aliases_raw.items()}
+    if kind in _KEYS:
+        check_keys(doc, _KEYS[kind], where)
     if kind == "roulette":
         return _roulette_from_dict(doc, where, wid, name, kind, source, aliases)
     if kind == "money-wheel":

@@ -179,6 +179,8 @@ def _check_readable(part: dict, accepted: int, wheel: Wheel | None = None) -> No
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
         top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
         detail = "; ".join(f"{c}× {r}" for r, c in top) if top else "no data rows"
+        if not top and str(part.get("format", "")).startswith("protocol:") and part.get("notes"):
+            detail = part["notes"][0]  # what the capture held (a protocol whose 'ignore' message matches every line: 0 game-state messages)
         hint = (_wheel_of_rejected(part["rejected"], wheel) or _colour_hint(part["rejected"], wheel)) if wheel is not None else None
         raise NoDataError(f"{part['name']}: no readable spin in {part['rows']} row(s) ({detail})" + (f"; {hint}" if hint else ""))
 

@@ -452,7 +452,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     verdict = worst([o.verdict for o in outs])
     equipment = {"id": proc.id, "name": proc.name, "kind": "shuffle-procedure", "source": proc.source, "file": proc.path,
                  "procedure": proc.to_dict()}
-    inputs = [{"path": proc.path, "sha256": "", "format": "shuffle procedure (TOML)",
+    inputs = [{"path": proc.path, "sha256": proc.sha256, "format": "shuffle procedure (TOML)",
                "summary": f"{tables} simulated tables; steady state after {burn_in} shoes; first shoe from new decks judged separately"}]
     report = _header(command=command, inputs=inputs, equipment=equipment, subject=f"{proc.name} ({tables} simulated tables)",
                      notes=notes, tables=sections, verdict=verdict, alpha=alpha, entropy=entropy, seed=seed, n_resamples=n_resamples,
