@@ -12,10 +12,14 @@ __all__ = ["MAX_FILE_BYTES", "check_keys", "parse_toml", "read_equipment_file",
 MAX_FILE_BYTES = 8 << 20
 
 
-def read_equipment_file(path: Path, what: str = "equipment file") -> str:
+def read_equipment_file(path: Path, what: str = "equipment file", digest: list | None = None) -> str:
     """The text of a lab's equipment TOML file, or an :class:`EquipmentError` that says why not
     (missing, not a regular file, too large, not UTF-8, unreadable). The size is checked before
-    anything is read."""
+    anything is read.
+
+    ``digest``, when given, gets the SHA-256 of the bytes read appended: the hash a report names is that of the
+    very bytes parsed (the file is not read a second time, when it may have changed).
+    """
     from rngcert.errors import EquipmentError
 
     path = Path(path)
@@ -34,9 +38,14 @@ def read_equipment_file(path: Path, what: str = "equipment file") -> str:
     if len(data) > MAX_FILE_BYTES:
         raise EquipmentError(f"{path}: more than {MAX_FILE_BYTES >> 20} MiB; an {what} may be at most that")
     try:
-        return data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark (Windows editors) changes no key or value
+        text = data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark (Windows editors) changes no key or value
     except UnicodeDecodeError as exc:
         raise EquipmentError(f"{path}: not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
+    if digest is not None:
+        import hashlib
+
+        digest.append(hashlib.sha256(data).hexdigest())
+    return text
 
 
 def parse_toml(text: str, where: str) -> dict:

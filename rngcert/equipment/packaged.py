@@ -10,7 +10,6 @@ protocols (:data:`rngcert.equipment.protocol.PROTOCOLS`) and the pay tables
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import fields, is_dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -90,9 +89,10 @@ class Packaged:
         spec = str(spec)
         path = Path(spec)
         if path.suffix == ".toml" or path.exists():
-            obj = self.from_dict(parse_toml(read_equipment_file(path, self.file_what), str(path)), str(path))
+            digest: list = []
+            obj = self.from_dict(parse_toml(read_equipment_file(path, self.file_what, digest), str(path)), str(path))
             self._not_posing_as_packaged(obj, path)
             if is_dataclass(obj) and "sha256" in {f.name for f in fields(obj)}:  # the report names a lab's file by its hash
-                obj = replace(obj, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+                obj = replace(obj, sha256=digest[0])
             return obj
         return self.get(spec)

@@ -42,7 +42,6 @@ parameter, with the value found and what is allowed.
 from __future__ import annotations
 
 import copy
-import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -544,12 +543,13 @@ def load_procedure(source: str | Path) -> Procedure:
         p = pk[str(source)]
     if not p.exists():
         raise EquipmentError(f"procedure {str(source)!r} is neither a file nor a packaged procedure {sorted(pk)}")
-    data = parse_toml(read_equipment_file(p, "procedure file"), str(p))
+    digest: list = []
+    data = parse_toml(read_equipment_file(p, "procedure file", digest), str(p))
     proc = parse_procedure(data, str(p))
     if p.resolve() in {q.resolve() for q in pk.values()}:
         return proc  # a packaged procedure: named by its id and rngcert's version
     _not_posing_as_packaged(proc, pk)
-    return replace(proc, sha256=hashlib.sha256(p.read_bytes()).hexdigest())
+    return replace(proc, sha256=digest[0])
 
 
 def _not_posing_as_packaged(proc: Procedure, pk: dict) -> None:

@@ -42,7 +42,6 @@ and ``ZERO`` are one alias). A zero-padded number (``07``) needs no alias; a str
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -283,9 +282,10 @@ def load_wheel(spec: str | Path) -> Wheel:
     spec = str(spec)
     path = Path(spec)
     if path.suffix == ".toml" or path.exists():
-        text = read_equipment_file(path, "equipment file")
+        digest: list = []
+        text = read_equipment_file(path, "equipment file", digest)
         w = _not_posing_as_packaged(wheel_from_dict(parse_toml(text, str(path)), str(path)))
-        return replace(w, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+        return replace(w, sha256=digest[0])
     else:
         ids = packaged_wheels()
         if spec not in ids:
