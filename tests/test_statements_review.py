@@ -180,12 +180,7 @@ def test_a_standard_that_makes_a_fail_does_not_keep_not_a_failure(tmp_path, cli)
     """Under west-virginia-29-22B-909 (the chi-square at 99% on its own) a log the battery calls SUSPECT
     is a FAIL; its next step still read "Not a failure: collect the number of spins ...". Simulated
     wheel, pocket 9 at weight 1.2, 20,000 spins, seed 2: battery SUSPECT (column bets), chi-square p = 0.0078."""
-    log = tmp_path / "su.csv"
-    assert cli("simulate", "wheel", "--spins", "20000", "--pocket-bias", "9:1.2", "--seed", "2", "--out", log).exit_code == 0
-    res = cli("certify", log, "--standard", "west-virginia-29-22B-909", "--seed", "1", "--no-plots", "--out", tmp_path / "r")
-    assert res.exit_code == 12, res.output
-    (rep,) = (tmp_path / "r").glob("european-*")
-    t = json.loads((rep / "report.json").read_text())["tables"][0]
+    res, t = _west_virginia_table(cli, tmp_path, 2)
     assert t["battery"]["battery_verdict"] == "SUSPECT" and t["battery"]["verdict"] == "FAIL"
     steps = " ".join(t["next_steps"])
     assert "Not a failure" not in steps and "Not a failure" not in res.output
@@ -197,12 +192,18 @@ def test_a_standard_fail_on_a_battery_pass_does_not_say_the_wheel_is_consistent(
     """The battery PASSes (seed 5) and west-virginia FAILs the chi-square at 99%: the page said both
     "FAIL: ... rejected: pocket_chisquare" and, unqualified, "No test rejects: the spins are consistent with
     a fair wheel"."""
-    log = tmp_path / "su.csv"
-    assert cli("simulate", "wheel", "--spins", "20000", "--pocket-bias", "9:1.2", "--seed", "5", "--out", log).exit_code == 0
-    res = cli("certify", log, "--standard", "west-virginia-29-22B-909", "--seed", "1", "--no-plots", "--out", tmp_path / "r")
-    assert res.exit_code == 12, res.output
-    (rep,) = (tmp_path / "r").glob("european-*")
-    t = json.loads((rep / "report.json").read_text())["tables"][0]
+    res, t = _west_virginia_table(cli, tmp_path, 5)
     assert t["battery"]["battery_verdict"] == "PASS" and t["battery"]["verdict"] == "FAIL"
     assert not any(str(k).startswith("No test rejects") for k in t["key_findings"])
     assert any("battery's own rule (PASS" in str(k) for k in t["key_findings"])
+
+
+def _west_virginia_table(cli, tmp_path, seed: int):
+    """Certify a simulated wheel (pocket 9 at weight 1.2, 20,000 spins, simulation seed ``seed``) under
+    west-virginia-29-22B-909, which FAILs it (exit 12): the command's result and the report's table."""
+    log = tmp_path / "su.csv"
+    assert cli("simulate", "wheel", "--spins", "20000", "--pocket-bias", "9:1.2", "--seed", str(seed), "--out", log).exit_code == 0
+    res = cli("certify", log, "--standard", "west-virginia-29-22B-909", "--seed", "1", "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == 12, res.output
+    (rep,) = (tmp_path / "r").glob("european-*")
+    return res, json.loads((rep / "report.json").read_text())["tables"][0]

@@ -127,12 +127,7 @@ def test_an_audit_tests_the_spins_in_spin_id_order_and_reports_time_going_back_a
     nothing. The audit now reads the same order and carries the same finding."""
     p = _clock_log(tmp_path / "clock.csv", back_s=600)
     db = tmp_path / "s.duckdb"
-    assert cli("ingest", p, "--db", db, "--table", "clock").exit_code == 0
-    common = ("--seed", 1, "--resamples", 99, "--no-plots", "--json")
-    c = json.loads(cli("certify", p, *common, "--out", tmp_path / "c").output)
-    a = json.loads(cli("audit", "--db", db, "--table", "clock", *common, "--out", tmp_path / "a", "--no-record").output)
-    pv = {x["name"]: x.get("pvalue") for x in c["tables"][0]["battery"]["tests"] if x.get("applicable")}
-    pa_ = {x["name"]: x.get("pvalue") for x in a["tables"][0]["battery"]["tests"] if x.get("applicable")}
+    c, a, pv, pa_ = _certify_and_audit(cli, p, db, "clock", tmp_path)
     assert pa_ == pv
     assert a["verdict"] == c["verdict"] == "INCONCLUSIVE"
     assert "time order" in json.dumps(a).lower() and "go back 1 time(s)" in json.dumps(a)
@@ -212,12 +207,22 @@ def test_text_ids_of_one_prefix_are_in_number_order_as_certify_orders_them(tmp_p
     lines = p.read_text().splitlines()
     p.write_text("\n".join(lines[:1] + ["R" + ln for ln in lines[1:]]) + "\n")
     db = tmp_path / "s.duckdb"
-    assert cli("ingest", p, "--db", db, "--table", "rid").exit_code == 0
-    common = ("--seed", 1, "--resamples", 99, "--no-plots", "--json")
-    c = json.loads(cli("certify", p, *common, "--out", tmp_path / "c").output)
-    a = json.loads(cli("audit", "--db", db, "--table", "rid", *common, "--out", tmp_path / "a", "--no-record").output)
-    pv = {x["name"]: x.get("pvalue") for x in c["tables"][0]["battery"]["tests"] if x.get("applicable")}
-    assert pv == {x["name"]: x.get("pvalue") for x in a["tables"][0]["battery"]["tests"] if x.get("applicable")}
+    c, a, pv, pa_ = _certify_and_audit(cli, p, db, "rid", tmp_path)
+    assert pv == pa_
     with Store(db, read_only=True) as st:
         s = st.spins("rid")
     assert s.spin_id.to_pylist()[:3] == ["R1", "R2", "R3"] and "spin_id R300" in s.order_finding["text"]
+
+
+def _certify_and_audit(cli, p, db, table: str, tmp_path):
+    """Ingest log ``p`` into ``db`` as ``table``, certify the log and audit the table (same seed and replicates):
+    both reports (JSON) and each one's p-values of its applicable tests."""
+    assert cli("ingest", p, "--db", db, "--table", table).exit_code == 0
+    common = ("--seed", 1, "--resamples", 99, "--no-plots", "--json")
+    c = json.loads(cli("certify", p, *common, "--out", tmp_path / "c").output)
+    a = json.loads(cli("audit", "--db", db, "--table", table, *common, "--out", tmp_path / "a", "--no-record").output)
+
+    def pvalues(rep):
+        return {x["name"]: x.get("pvalue") for x in rep["tables"][0]["battery"]["tests"] if x.get("applicable")}
+
+    return c, a, pvalues(c), pvalues(a)
