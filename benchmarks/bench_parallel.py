@@ -159,7 +159,7 @@ SHARE_NOTE = (
     "(cluster start, each worker's first imports, per-task messages)." % (
         Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() if Path("/proc/sys/kernel/sched_autogroup_enabled").exists() else "n/a"))
 
-#: The four workloads of section S and the functions of their top-level work items (nested calls,
+#: The workloads of section S and the functions of their top-level work items (nested calls,
 #: such as a table's certify inside an audit item, are not counted again).
 WORKLOADS = {
     "audit": ("_audit_item",),
@@ -167,6 +167,7 @@ WORKLOADS = {
     "shuffle": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item"),
     "bits": ("_stream_item", "_law_item"),
     "shuffle-grid": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item", "_sensitivity_point"),
+    "shuffle-figures": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item"),
 }
 
 
@@ -204,6 +205,14 @@ def _workload(name: str, tmp: Path, quick: bool) -> dict:
         base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--no-sensitivity"]
         return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity", "items": shoes // 2000, "unit": "batch of 2,000 shoes",
                 "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out], "one": lambda out: EXE + base + ["--shoes", 2000, "--out", out]}
+    if name == "shuffle-figures":
+        # the same run with its figures, as a user runs it (the row above is without them): the heat map, rising
+        # sequences and guessing figures of each section, drawn by the battery's work item
+        shoes = 4000 if quick else 6000
+        base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-sensitivity"]
+        return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity, figures", "items": shoes // 2000,
+                "unit": "batch of 2,000 shoes", "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out],
+                "one": lambda out: EXE + base + ["--shoes", 2000, "--out", out]}
     if name == "shuffle-grid":
         # the default's sensitivity grid (32 procedures, each trained, simulated and tested), its points
         # work items; at 100 tables a point (the least allowed) so that a serial run stays under a minute

@@ -151,3 +151,37 @@ def test_grid_workers_beside_the_stages_lower_their_own_priority_once(monkeypatc
     os.close(w)
     assert int(os.read(r, 100)) == min(19, before + P.GRID_NICE)
     os.close(r)
+
+
+def _figure_pid(fig_fn):
+    def draw(*args, **kwargs):
+        fig = fig_fn(*args, **kwargs)
+        return type(fig)(fig.id, fig.title, fig.data_base64, f"{fig.caption} [pid {os.getpid()}]", fig.mime)
+    return draw
+
+
+def test_battery_items_draw_their_sections_figures_on_the_workers(monkeypatch):
+    """The steady-state and first-shoe figures are drawn by the work item that ran the section's battery (on a
+    pool: in the workers, at once, instead of one after the other in this process after both batteries); the
+    figures are the serial run's, drawing for drawing."""
+    import rngcert.pipeline.certify_shuffle._common as C
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle.procedure import certify_procedure
+    from rngcert.report import plots
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr(C.plots, "position_heatmap", _figure_pid(plots.position_heatmap))
+    got = {}
+    for w in (1, 2):
+        cert = certify_procedure(load_procedure("baccarat-004"), seed=5, n_resamples=99, figures=True, tables=150, burn_in=2,
+                                 plan=Plan(workers=w))
+        got[w] = cert
+    serial, pooled = got[1], got[2]
+    assert [len(f) for f in serial.figures] == [4, 4]  # heat map, rising sequences, guessing, p-values; each section
+    heat = [[f for f in sec if f.id == "position_heatmap"][0] for sec in pooled.figures]
+    pids = {h.caption.rsplit("[pid ", 1)[1] for h in heat}
+    assert str(os.getpid()) + "]" not in pids and len(pids) == 2  # drawn by the two workers, not here
+    assert all(h.caption.endswith(f"[pid {os.getpid()}]") for sec in serial.figures for h in sec if h.id == "position_heatmap")
+    strip = lambda figs: [[(f.id, f.title, f.data_base64, f.caption.rsplit(" [pid ", 1)[0]) for f in sec] for sec in figs]  # noqa: E731
+    assert strip(pooled.figures) == strip(serial.figures)
+    assert {k: v for k, v in pooled.report.items() if k not in VOLATILE} == {k: v for k, v in serial.report.items() if k not in VOLATILE}

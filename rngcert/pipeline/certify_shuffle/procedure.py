@@ -90,9 +90,13 @@ def _remedies(proc: Procedure) -> list[tuple[str, dict]]:
 
 
 def _battery_item(item):
-    """The battery on one shoe data set (a work item): ``(ShoeData, keywords of _run)`` -> its BatteryOutcome."""
-    data, kw = item
-    return _run(data, **kw)
+    """The battery on one shoe data set (a work item): ``(ShoeData, keywords of _run, figures)`` -> ``(its
+    BatteryOutcome, its section's figures)`` (no figures when ``figures`` is false). The figures are drawn
+    here, on the worker that ran the battery, not after both batteries in the command: about a second of
+    matplotlib at 6,000 shoes that would otherwise run with the other core idle."""
+    data, kw, figures = item
+    out = _run(data, **kw)
+    return out, (_figures(data, out) if figures else [])
 
 
 def _remedy_item(item) -> tuple[dict, bool]:
@@ -259,14 +263,19 @@ def _sensitivity(proc: Procedure, entropy: int, *, plan: Plan | None = None, **k
     return block(map_items(_sensitivity_point, items, plan=plan or Plan(workers=1)))
 
 
-def _warm_up(proc: Procedure, bj_rules) -> None:
+def _warm_up(proc: Procedure, bj_rules, figures: bool = False) -> None:
     """Fill this process's caches that a battery of ``proc``'s shoes fills on its first run, from a
     battery on 4 tables of a stream of their own, thrown away: the exact laws of the shoe's size, the
     game's exact enumeration, the modules the tests import on first use (about 0.9 CPU-s for 416 cards
     of baccarat). Run before the workers of a later stage are forked, each inherits them instead of
     filling them again. The caches hold exact functions of the shoe's size and game, so no result
-    depends on whether this ran; it is only a speed-up, so a failure here is left to the real run."""
+    depends on whether this ran; it is only a speed-up, so a failure here is left to the real run.
+    With ``figures``, matplotlib too (the batteries' workers draw their sections' figures)."""
     import warnings
+
+    if figures:
+        with contextlib.suppress(Exception):
+            plots._pyplot()
 
     try:
         with warnings.catch_warnings(), pinned():
@@ -362,7 +371,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         # where a later stage may run on a pool, this process fills the batteries' caches while the workers simulate
         # (before the batteries' and remedies' workers are forked from it, so that none fills them again)
         later = not p.address and (p.runs_parallel(2, [BATTERY_SHOE_S * tables] * 2) or p.runs_parallel(len(batches) + 1, costs))
-        warm = (lambda: _warm_up(proc, bj_rules)) if later else None
+        warm = (lambda: _warm_up(proc, bj_rules, figures)) if later else None
         got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=p, costs=costs, largest_first=True, meanwhile=warm)
         kernel, tab = got[0], concat_tables(got[1:])
         del got
@@ -377,12 +386,12 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         if first_shoe:  # the two batteries: work items (each in its own streams), at once on a pool where it pays
             # meanwhile this process tries the first shoe's first remedy, needed when the first shoe FAILs (else thrown away)
             first = _remedy_candidates(proc, entropy, **rem_kw)[:1] if p.runs_parallel(2, costs) and not p.address else []
-            both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state")), (d1, dict(run_kw, group="first-shoe"))], plan=p, costs=costs,
-                             meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
+            both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state"), figures), (d1, dict(run_kw, group="first-shoe"), figures)],
+                             plan=p, costs=costs, meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
         else:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
             with pinned():
-                both = [_run(data, group="steady-state", **run_kw), None]
-        out = both[0]
+                both = [_battery_item((data, dict(run_kw, group="steady-state"), figures)), (None, [])]
+        (out, figs0), (o1, figs1) = both
         house = _house_edges(game, proc.decks, bj_rules)
         edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
         gate_kw = dict(game=game, min_edge=edge, power=power, threshold=threshold, basis=edge_basis, usable=data.usable,
@@ -398,11 +407,10 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
             notes.append(decks_note)
         sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
                                                                                        "power_gate": gate})]
-        figs = [_figures(data, out) if figures else []]
+        figs = [figs0]
         report_extra: dict = {"steady_state": {"burn_in": burn_in, "verdict": out.verdict, "tables": tables}}
         outs = [out]
         if first_shoe:
-            o1 = both[1]
             gate1 = power_gate(o1, n_shoes=d1.n_shoes, **gate_kw)
             advance(f"first shoe: {o1.verdict}")
             outs.append(o1)
@@ -410,7 +418,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
                                                                        "(004 §2 and §3 rule 3.1.2): a player knows the order before the first shuffle"],
                             extra={"kind": "first_shoe", "power_gate": gate1})
             sections.append(sec1)
-            figs.append(_figures(d1, o1) if figures else [])
+            figs.append(figs1)
             fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
             if o1.verdict == "FAIL":
                 fix, tried = _first_shoe_remedy(proc, entropy, plan=p, ready=ready, **rem_kw)
@@ -432,7 +440,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
             and _overlap_pays(chain_cost, sum(costs), plan.n_workers(len(costs)))):
         # the grid's points on the pool's workers while this process runs the other stages serially (they do
         # not depend on each other); its caches filled first, so that the workers forked now inherit them
-        _warm_up(proc, bj_rules)
+        _warm_up(proc, bj_rules, figures)
         global _BESIDE
         _BESIDE = os.getpid()  # (the workers, forked next, give the stages here their share of the cores first)
         try:
