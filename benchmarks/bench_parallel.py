@@ -168,7 +168,13 @@ WORKLOADS = {
     "bits": ("_stream_item", "_law_item"),
     "shuffle-grid": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item", "_sensitivity_point"),
     "shuffle-figures": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item"),
+    # the same commands at larger sizes (not in the default set): the issue's 20 tables x 1 M spins for the
+    # one-log certify, and 20,000 shoes (ten batches) with figures for shuffle certify
+    "certify-large": ("_table_item",),
+    "shuffle-large": ("_batch_item", "_stage_item", "_battery_item", "_remedy_item"),
 }
+#: The workloads run when --workloads is not given (the large ones only on request).
+DEFAULT_WORKLOADS = ("audit", "certify", "shuffle", "bits", "shuffle-grid", "shuffle-figures")
 
 
 def _workload(name: str, tmp: Path, quick: bool) -> dict:
@@ -189,9 +195,9 @@ def _workload(name: str, tmp: Path, quick: bool) -> dict:
         base = ["audit", "--db", db, "--seed", "1", "--no-record"]
         return {"label": f"audit --all, {k} tables x {n:,} spins, figures", "items": k, "unit": "table",
                 "cmd": lambda out: EXE + base + ["--all", "--out", out], "one": lambda out: EXE + base + ["--table", "T000", "--out", out]}
-    if name == "certify":
-        k, n = (4, 100_000) if quick else (20, 250_000)
-        big, one = tmp / "s-certify.csv", tmp / "s-certify-1.csv"
+    if name in ("certify", "certify-large"):
+        k, n = (4, 100_000) if quick else (20, 1_000_000) if name == "certify-large" else (20, 250_000)
+        big, one = tmp / f"s-{name}.csv", tmp / f"s-{name}-1.csv"
         if not big.exists():
             lean_csv(big, n, 500, tables=k, ids=False)
             lean_csv(one, n, 500, tables=1, table="T000", ids=False)
@@ -205,10 +211,10 @@ def _workload(name: str, tmp: Path, quick: bool) -> dict:
         base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-plots", "--no-sensitivity"]
         return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity", "items": shoes // 2000, "unit": "batch of 2,000 shoes",
                 "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out], "one": lambda out: EXE + base + ["--shoes", 2000, "--out", out]}
-    if name == "shuffle-figures":
+    if name in ("shuffle-figures", "shuffle-large"):
         # the same run with its figures, as a user runs it (the row above is without them): the heat map, rising
         # sequences and guessing figures of each section, drawn by the battery's work item
-        shoes = 4000 if quick else 6000
+        shoes = 4000 if quick else 20000 if name == "shuffle-large" else 6000
         base = ["shuffle", "certify", "baccarat-004", "--seed", "1", "--no-sensitivity"]
         return {"label": f"shuffle certify baccarat-004 --shoes {shoes:,} --no-sensitivity, figures", "items": shoes // 2000,
                 "unit": "batch of 2,000 shoes", "cmd": lambda out: EXE + base + ["--shoes", shoes, "--out", out],
@@ -273,7 +279,7 @@ def _tree_env(env: dict, tree: Path | None) -> dict:
 
 
 # long: one loop over workloads, rounds, trees and kinds of run (interleaved), then the row of each tree
-def ceiling_rows(workloads=tuple(WORKLOADS), *, quick: bool = False, rounds: int = 2, tmp: Path | None = None,
+def ceiling_rows(workloads=DEFAULT_WORKLOADS, *, quick: bool = False, rounds: int = 2, tmp: Path | None = None,
                  say=print, trees=(None,)) -> list[dict]:
     """Section S: for each workload, the default, ``--workers 1`` and ``--workers 1`` on one core,
     interleaved in each of ``rounds`` rounds; the best of each is compared.
@@ -360,7 +366,7 @@ def extrapolate(row: dict, cores=(2, 16, 64)) -> dict:
 def perf_rows(quick: bool = False, rounds: int = 2, say=print) -> list[dict]:
     """Rows of ``benchmarks/perf_table.py`` (its stable entry point): section S, one row a workload
     (``--quick``: the bit streams alone, small: it checks that the row runs)."""
-    rows = ceiling_rows(("bits",) if quick else tuple(WORKLOADS), quick=quick, rounds=min(rounds, 2), say=say)
+    rows = ceiling_rows(("bits",) if quick else DEFAULT_WORKLOADS, quick=quick, rounds=min(rounds, 2), say=say)
     out = []
     for r in rows:
         d = r["default"]
@@ -467,7 +473,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=None, help="section E: runs of each certify and its floor, alternating; the best of each is compared (default 3, 1 with --quick)")
     ap.add_argument("--skip", default="", help="comma-separated sections to skip, e.g. E")
     ap.add_argument("--ceiling", action="store_true", help="section S alone: speed-up against the ceiling (issue 26 item 6)")
-    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="section S: comma-separated, of " + ", ".join(WORKLOADS))
+    ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS), help="section S: comma-separated, of " + ", ".join(WORKLOADS))
     ap.add_argument("--rounds", type=int, default=2, help="section S: interleaved rounds (the best of each kind of run is compared)")
     ap.add_argument("--json", default=None, help="section S: also write its rows to this JSON file")
     ap.add_argument("--trees", default=None, help="section S: comma-separated checkouts of rngcert whose runs alternate in each round "

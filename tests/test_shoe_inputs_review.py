@@ -284,3 +284,50 @@ def test_american_list_given_to_the_money_wheel_names_the_american_wheel(cli, tm
     assert res.exit_code == 11, res.output
     reasons = json.loads(res.stdout)["tables"][0]["battery"]["reasons"]
     assert "--equipment american" in reasons[0]
+
+
+def _incomplete_shoes(path, n: int, left: int) -> None:
+    """``n`` one-deck shoes, the first ``left`` of them without the card at position 20 (a scanner that missed it)."""
+    rows = []
+    for s, cards in enumerate(_shoes(n), 1):
+        rows += [(s, p, c) for p, c in enumerate(cards, 1) if not (s <= left and p == 20)]
+    _write(path, "shoe_id,position,card", rows)
+
+
+def test_most_shoes_left_out_is_inconclusive_not_pass(cli, tmp_path):
+    """180 of 200 dealt shoes miss a position and are left out: the 20 left are a selection of the shoes dealt, so no
+    verdict stands on them (it was PASS on those 20, exit 0). INCONCLUSIVE (exit 11) naming the share; --max-rejected
+    raises the limit as for unreadable rows, and verify --rerun reads it from the recipe."""
+    from rngcert.cli.verify import VERIFY_EXIT
+
+    f = tmp_path / "incomplete.csv"
+    _incomplete_shoes(f, 200, 180)
+    res, rep = _certify_log(cli, f, tmp_path)
+    assert res.exit_code == 11, res.output
+    reasons = " ".join(rep["tables"][0]["battery"]["reasons"])
+    assert "180 of 200 dealt shoes (90%) were left out for problems" in reasons and "more than 5%" in reasons
+    assert rep["rerun"]["max_rejected"] == 0.05
+    res, rep = _certify_log(cli, f, tmp_path, "--max-rejected", 0.95)
+    assert res.exit_code in (0, 10), res.output
+    assert not any("left out for problems" in r for r in rep["tables"][0]["battery"]["reasons"])
+    assert rep["rerun"]["max_rejected"] == 0.95
+    (folder,) = [d for d in (tmp_path / "out").glob("*-*") if json.loads((d / "report.json").read_text())["rerun"]["max_rejected"] == 0.95]
+    res = cli("verify", folder, f, "--rerun")
+    assert res.exit_code == VERIFY_EXIT["INTACT"] and "values recomputed, all equal" in res.output, res.output
+
+
+def test_few_shoes_left_out_keep_their_verdict(tmp_path):
+    """At or under the limit (10 of 200 = 5%) the shoes left out are reported, not a reason; one more is."""
+    from rngcert.collect.shoelog import read_shoe_log
+    from rngcert.pipeline.certify_shuffle.log_once import unreadable_reasons
+
+    f = tmp_path / "some.csv"
+    _incomplete_shoes(f, 200, 10)
+    log = read_shoe_log(f, decks=1)
+    assert log.n_shoes == 190 and len(log.problems) == 10
+    assert unreadable_reasons(log) == []
+    _incomplete_shoes(f, 200, 11)
+    (reason,) = unreadable_reasons(read_shoe_log(f, decks=1))
+    assert reason.startswith("11 of 200 dealt shoes (6%) were left out")
+    _incomplete_shoes(f, 2000, 1)
+    assert unreadable_reasons(read_shoe_log(f, decks=1), max_share=0.0)[0].startswith("1 of 2,000 dealt shoes (0.05%)")

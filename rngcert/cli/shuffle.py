@@ -139,7 +139,7 @@ def _shuffle_lines(report: dict) -> list[str]:
 # long: the two sources of shoes (a procedure, a scanner log) with their checks, one options object and the rerun recipe
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
-                     command="", progress=True, plan=None, min_edge=None, power=None, pickup=None):
+                     command="", progress=True, plan=None, min_edge=None, power=None, pickup=None, max_rejected=0.05):
     """`shuffle certify` without the output: (certification, rejected rows, equipment id). Also
     what `rngcert verify --rerun` calls with a report's recorded recipe."""
 
@@ -161,7 +161,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     power = std.power("shoe") if power is None else power
     # the certification's options, built once here and passed down as one object
     options = ShuffleOptions(seed=int(ss.entropy), alpha=alpha, threshold=thr, n_resamples=resamples, standard=internal, figures=figures,
-                             command=command, plan=plan, min_edge=me, power=power)
+                             command=command, plan=plan, min_edge=me, power=power, max_rejected_share=max_rejected)
     if _is_procedure(source):
         from rngcert.equipment.procedure import load_procedure
 
@@ -233,7 +233,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         "pipeline": "certify_shuffle", "source": str(source), "shoes": shoes, "burn_in": burn_in, "decks": decks, "game": game,
         "procedure": procedure, "before": before, "standard": standard, "rule": rule, "threshold": threshold, "sensitivity": sensitivity,
         "sensitivity_shoes": sensitivity_shoes, "seed": int(ss.entropy),
-        "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power, "pickup": pickup,
+        "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power, "pickup": pickup, "max_rejected": max_rejected,
     }
     return cert, rejected, eq_id
 
@@ -283,13 +283,15 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
+@click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="SHOELOG: share of unreadable rows, and of dealt shoes left out for problems, above which every verdict is INCONCLUSIVE.")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<id>-<UTC time>/.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
 @report_options
 @parallel_options
 def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, standard, rule, threshold, min_edge, power, pickup, sensitivity,
-                    sensitivity_shoes, seed, resamples, alpha, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
+                    sensitivity_shoes, seed, resamples, alpha, max_rejected, outdir, as_json, no_plots, pdf, sign_key, workers, scheduler):
     """Certify a shuffle procedure (PROCEDURE.toml or a packaged id) or a card-scanner SHOELOG.
 
     A procedure is simulated at --shoes tables; each deals --burn-in shoes from new decks before
@@ -309,7 +311,8 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     cert, rejected, eq_id = _certify_shuffle(
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,
         threshold=threshold, sensitivity=sensitivity, sensitivity_shoes=sensitivity_shoes, seed=seed, resamples=resamples, alpha=alpha,
-        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler), min_edge=min_edge, power=power, pickup=pickup)
+        figures=not no_plots, command=cmd, plan=plan_of(workers, scheduler), min_edge=min_edge, power=power, pickup=pickup,
+        max_rejected=max_rejected)
     details = [] if as_json else list(_shuffle_lines(cert.report))
     emit_report(cert.report, cert.figures, rejected, outdir, eq_id, as_json, pdf=pdf, sign_key=key, details=details)
 

@@ -190,7 +190,7 @@ def _rerun_shuffle(r: dict, files: list[Path]) -> dict:
     keys = ("shoes", "burn_in", "decks", "game", "procedure", "before", "standard", "rule", "threshold", "sensitivity", "sensitivity_shoes",
             "seed", "resamples", "alpha")
     cert, _, _ = _certify_shuffle(source, **{k: r.get(k) for k in keys}, min_edge=r.get("min_edge"), power=r.get("power", 0.9),
-                                  pickup=r.get("pickup"), figures=False)
+                                  pickup=r.get("pickup"), max_rejected=r.get("max_rejected", 0.05), figures=False)
     return cert.report
 
 

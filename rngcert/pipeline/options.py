@@ -147,6 +147,9 @@ class ShuffleOptions(_Options):
         for a PASS (:mod:`rngcert.pipeline.shoe_power`); default the game's house edge.
     power : float
         Declared power (default 0.9, as the wheel's ``--power``).
+    max_rejected_share : float
+        Shoe logs: the largest share of unreadable rows, and of dealt shoes left out for problems, that a verdict
+        may stand on (above it every verdict is INCONCLUSIVE; default 0.05, as the wheel's ``--max-rejected``).
     """
 
     alpha: float = 0.01
@@ -160,6 +163,7 @@ class ShuffleOptions(_Options):
     plan: Any = None
     min_edge: float | None = None
     power: float = 0.9
+    max_rejected_share: float = 0.05
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     house = _house_edges(game, decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
-    unread = unreadable_reasons(log) + dealt_length_reasons(log, decks, proc, game)
+    unread = unreadable_reasons(log, o.max_rejected_share) + dealt_length_reasons(log, decks, proc, game)
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
@@ -324,25 +324,30 @@ def _subset_kernels(kernels, rows):
     return out
 
 
-#: Share of a shoe log's data rows that could not be read above which every verdict is INCONCLUSIVE (DESIGN §4, the
-#: default of ``--max-rejected``); joker and cutting-card rows, named and read around, are not unreadable.
+#: Share of a shoe log's data rows that could not be read, and of its dealt shoes left out for problems, above which
+#: every verdict is INCONCLUSIVE (DESIGN §4, the default of ``--max-rejected``); joker and cutting-card rows, named and
+#: read around, are not unreadable.
 MAX_UNREADABLE_SHARE = 0.05
 
 
 def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str]:
-    """Reasons a shoe log cannot carry a verdict: a file with more than ``max_share`` of its data rows unreadable.
+    """Reasons a shoe log cannot carry a verdict: a file with more than ``max_share`` of its data rows unreadable, or
+    more than ``max_share`` of the log's dealt shoes left out for problems (a missing position, a card too many, a
+    shoe split across files...): the shoes that are left are then a selection of the shoes dealt, which no test's
+    null law describes (a scanner that drops the cards of some shuffles more than others selects by the shuffle).
 
     Parameters
     ----------
     log : rngcert.collect.shoelog.ShoeLog
-        Its ``sources`` give each file's ``rows``, ``rejected_rows`` and ``non_card_rows``.
+        Its ``sources`` give each file's ``rows``, ``rejected_rows`` and ``non_card_rows``; its ``problems`` (stage
+        ``after``: a dealt shoe) and ``after_ids`` the dealt shoes left out and kept.
     max_share : float
-        Largest share of unreadable rows a verdict may stand on.
+        Largest share of unreadable rows, and of dealt shoes left out, that a verdict may stand on.
 
     Returns
     -------
     list of str
-        One reason per file over the limit (empty when none is).
+        One reason per file over the row limit, and one for the shoes (empty when nothing is over).
     """
     out = []
     for s in log.sources:
@@ -351,7 +356,24 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
         if rows and bad / rows > max_share:
             out.append(f"{bad:,} of {rows:,} data rows ({bad / rows:.0%}) of {s['path']} could not be read, more than {max_share:.0%}: "
                        "a verdict cannot stand on what is left (see rejects.csv: card spellings, columns, a second scanner's format)")
+    kept = {tuple(k) for k in log.after_ids}
+    left = {(p.table, p.shoe) for p in getattr(log, "problems", ()) if p.stage == "after"} - kept
+    dealt = len(kept) + len(left)
+    if dealt and len(left) / dealt > max_share:
+        out.append(f"{len(left):,} of {dealt:,} dealt shoes ({_share(len(left), dealt)}) were left out for problems (report.json's "
+                   f"shoe_problems: missing positions, cards too many, ...), more than {max_share:.0%}: the {len(kept):,} shoes left are "
+                   "a selection of the shoes dealt, and a verdict cannot stand on them; find why the scanner's shoes are incomplete")
     return out
+
+
+def _share(part: int, whole: int) -> str:
+    """``part / whole`` as a percentage that never rounds to 0% or 100% when it is neither."""
+    pct = 100.0 * part / whole
+    if 0 < pct < 1:
+        return f"{pct:.1g}%"
+    if 99 < pct < 100:
+        return f"{pct:.3g}%"
+    return f"{pct:.0f}%"
 
 
 def dealt_length_reasons(log, decks: int, proc: Procedure | None, game: str | None) -> list[str]:
