@@ -331,3 +331,49 @@ def test_few_shoes_left_out_keep_their_verdict(tmp_path):
     assert reason.startswith("11 of 200 dealt shoes (6%) were left out")
     _incomplete_shoes(f, 2000, 1)
     assert unreadable_reasons(read_shoe_log(f, decks=1), max_share=0.0)[0].startswith("1 of 2,000 dealt shoes (0.05%)")
+
+
+def test_exact_repeats_of_a_row_are_counted_once_and_keep_their_shoe(cli, tmp_path):
+    """A scanner that sends a read twice (shoe, position and card repeated on the next line, in 30 of 200 shoes; once
+    three times): each later copy is a rejected row naming the line it repeats, not unreadable, and the shoes are
+    kept (they were all left out, and the log INCONCLUSIVE). The battery's p-values equal the clean log's."""
+    clean, rep_rows = [], []
+    for s, cards in enumerate(_shoes(200), 1):
+        r = [(s, p, c) for p, c in enumerate(cards, 1)]
+        clean += r
+        rep_rows += r[:20] + [r[19]] * (2 if s == 7 else 1 if s <= 30 else 0) + r[20:]
+    f, g = tmp_path / "repeats.csv", tmp_path / "clean.csv"
+    _write(f, "shoe_id,position,card", rep_rows)
+    _write(g, "shoe_id,position,card", clean)
+    log = read_shoe_log(f, decks=1)
+    assert log.n_shoes == 200 and log.problems == []
+    assert len(log.rejected) == 31 and log.sources[0]["repeated_rows"] == 31
+    first = log.rejected[0]
+    assert (first.line, first.column) == (22, "*") and "exact repeat of line 21 (shoe 1, after, position 20" in first.reason
+    assert [r.reason.split(" (")[0] for r in log.rejected if "shoe 7," in r.reason] == ["exact repeat of line 339"] * 2  # 1 + 6 x 53 + 20
+    assert [r.line for r in log.rejected] == sorted(r.line for r in log.rejected)
+    res, rep = _certify_log(cli, f, tmp_path)
+    res0, rep0 = _certify_log(cli, g, tmp_path)
+    assert res.exit_code == res0.exit_code in (0, 10), res.output
+    assert "31 exact repeat(s) of a row, counted once" in rep["inputs"][0]["summary"]
+    p = {t["name"]: t.get("pvalue") for t in rep["tables"][0]["battery"]["tests"]}
+    assert p == {t["name"]: t.get("pvalue") for t in rep0["tables"][0]["battery"]["tests"]}
+
+
+def test_a_repeated_position_with_another_card_is_still_a_shoe_problem(tmp_path):
+    """Position 20 given twice with two different cards (or the same card in another file) is not a repeat: the shoe
+    is left out as before."""
+    shoes = _shoes(3)
+    rows = []
+    for s, cards in enumerate(shoes, 1):
+        r = [(s, p, c) for p, c in enumerate(cards, 1)]
+        rows += r[:20] + ([(s, 20, cards[30])] if s == 2 else []) + r[20:]
+    f = tmp_path / "other-card.csv"
+    _write(f, "shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    assert log.n_shoes == 2 and log.rejected == [] and {p.shoe for p in log.problems} == {"2"}
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    _write(a, "shoe_id,position,card", [(1, p, c) for p, c in enumerate(shoes[0], 1)] + [(2, 1, shoes[1][0])])
+    _write(b, "shoe_id,position,card", [(2, p, c) for p, c in enumerate(shoes[1], 1)])
+    log = read_shoe_log([a, b], decks=1)
+    assert log.rejected == [] and {p.shoe for p in log.problems} == {"2"}

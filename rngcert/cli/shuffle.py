@@ -216,6 +216,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
                    f"{s.get('rejected_rows')} rejected"
                    + (f" ({s['non_card_rows']} joker or cutting-card row(s) left out, their shoes kept)" if s.get("non_card_rows") else "")
+                   + (f" ({s['repeated_rows']} exact repeat(s) of a row, counted once)" if s.get("repeated_rows") else "")
                    + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")}
                   for s in log.sources + (blog.sources if blog is not None else [])]

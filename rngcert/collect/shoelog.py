@@ -495,6 +495,52 @@ def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
         R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
 
 
+#: The columns of an accepted row that must all be equal for a later row to be an exact repeat of it (besides its shoe).
+_REPEAT_FIELDS = ("file", "pos", "face", "serial", "rot", "ts", "dealer", "shift")
+
+
+def _drop_exact_repeats(R: dict, gkey: np.ndarray, paths: list, sources: list, rejected: list, label) -> tuple:
+    """Rows that repeat an earlier row of the same file exactly (same table, shoe, stage, position, card, deck serial,
+    orientation, timestamp, dealer and shift: a scanner that sent one read twice) are counted once, as a spin log's exact
+    duplicates are: each later copy is a rejected row naming the line it repeats, counted in its file's
+    ``repeated_rows`` (not unreadable), and its shoe is kept. A repeated position holding another card stays a shoe
+    problem. Returns the accepted rows and their shoe keys without the copies."""
+    M = gkey.size
+    if M < 2:
+        return R, gkey
+    order = np.lexsort((R["line"], R["pos"], gkey))
+    same = gkey[order][1:] == gkey[order][:-1]
+    for f in _REPEAT_FIELDS:
+        v = R[f][order]
+        same &= v[1:] == v[:-1]
+    if not same.any():
+        return R, gkey
+    # a run of copies names the first line of the run (the row kept)
+    dup = np.flatnonzero(same) + 1
+    first = np.flatnonzero(np.r_[True, ~same])
+    kept_of = first[np.searchsorted(first, dup, side="right") - 1]
+    drop = order[dup]
+    by_file: dict = {}
+    for row, kept in zip(drop.tolist(), order[kept_of].tolist()):  # the copies only
+        fi = int(R["file"][row])
+        table, shoe, stage = label(int(gkey[row]))
+        where = f"table {table}, " if table else ""
+        rejected.append(RejectedRow(str(paths[fi]), int(R["line"][row]), "*",
+                                    f"exact repeat of line {int(R['line'][kept])} ({where}shoe {shoe}, {stage}, position {int(R['pos'][row])}, "
+                                    "the same card): counted once", ""))
+        by_file[fi] = by_file.get(fi, 0) + 1
+    for fi, k in by_file.items():
+        src = sources[fi]
+        src["repeated_rows"] = k
+        src["accepted_rows"] = int(src["accepted_rows"]) - k
+        src["rejected_rows"] = int(src["rejected_rows"]) + k
+    rank = {str(p): i for i, p in enumerate(paths)}
+    rejected.sort(key=lambda r: (rank.get(r.file, len(paths)), r.line))  # (stable: the rows of one line keep their order)
+    keep = np.ones(M, dtype=bool)
+    keep[drop] = False
+    return {k: v[keep] for k, v in R.items()}, gkey[keep]
+
+
 def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names: dict, N: int, ranks: dict) -> tuple:
     """(full dealt prefixes padded with -1, their orientation, per-shoe metadata) of the accepted dealt shoes ``after_g``;
     ``ranks``: each shoe's place among all dealt shoes of its table (:func:`_dealt_ranks`)."""
@@ -628,6 +674,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     S_ = max(len(shoes_ids), 1)
     gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
     _renumber(R, gkey, skipped, S_)
+    R, gkey = _drop_exact_repeats(R, gkey, paths, sources, rejected, lambda k: (table_names[k // 2 // S_], shoe_names[k // 2 % S_], STAGES[k % 2]))
     any_serial = bool(np.any(R["serial"] > 0))
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial

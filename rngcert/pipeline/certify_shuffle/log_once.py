@@ -326,7 +326,7 @@ def _subset_kernels(kernels, rows):
 
 #: Share of a shoe log's data rows that could not be read, and of its dealt shoes left out for problems, above which
 #: every verdict is INCONCLUSIVE (DESIGN §4, the default of ``--max-rejected``); joker and cutting-card rows, named and
-#: read around, are not unreadable.
+#: read around, and exact repeats of a row, counted once, are not unreadable.
 MAX_UNREADABLE_SHARE = 0.05
 
 
@@ -352,7 +352,7 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
     out = []
     for s in log.sources:
         rows = int(s.get("rows", 0))
-        bad = int(s.get("rejected_rows", 0)) - int(s.get("non_card_rows", 0))
+        bad = int(s.get("rejected_rows", 0)) - int(s.get("non_card_rows", 0)) - int(s.get("repeated_rows", 0))
         if rows and bad / rows > max_share:
             out.append(f"{bad:,} of {rows:,} data rows ({bad / rows:.0%}) of {s['path']} could not be read, more than {max_share:.0%}: "
                        "a verdict cannot stand on what is left (see rejects.csv: card spellings, columns, a second scanner's format)")
