@@ -367,6 +367,7 @@ def perf_rows(quick: bool = False, rounds: int = 2, say=print) -> list[dict]:
     """Rows of ``benchmarks/perf_table.py`` (its stable entry point): section S, one row a workload
     (``--quick``: the bit streams alone, small: it checks that the row runs)."""
     rows = ceiling_rows(("bits",) if quick else DEFAULT_WORKLOADS, quick=quick, rounds=min(rounds, 2), say=say)
+    print_ceiling(rows, say=say)  # (the per-item costs and the extrapolation to 16 and 64 cores that the README quotes)
     out = []
     for r in rows:
         d = r["default"]

@@ -14,6 +14,7 @@ from typing import Sequence
 import click
 
 from rngcert.errors import EquipmentError, InputError, RngcertError
+from rngcert.report.bidi import visible_bidi
 
 EXIT = {"PASS": 0, "SUSPECT": 10, "INCONCLUSIVE": 11, "FAIL": 12}
 EXIT_INPUT = 3
@@ -151,8 +152,37 @@ def exit_now(code) -> None:
     os._exit(code)
 
 
+class _VisibleBidi:
+    """A terminal's text stream that shows Unicode bidirectional controls as ``[U+202E]`` instead of passing them to
+    the terminal (one in a table id read from a log would reorder the verdict line around it where the terminal
+    implements the bidirectional algorithm, as the HTML report would: :mod:`rngcert.report.bidi`)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(visible_bidi(text) if isinstance(text, str) else text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def show_bidi_on_terminals() -> None:
+    """Wrap ``sys.stdout`` and ``sys.stderr`` in :class:`_VisibleBidi` where they are terminals (once); a pipe or a
+    file gets the text as read (``--json`` output is report.json's text)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError):  # a closed or unusual stream
+            tty = False
+        if tty and not isinstance(stream, _VisibleBidi):
+            setattr(sys, name, _VisibleBidi(stream))
+
+
 class Group(click.Group):
     def main(self, *args, **kwargs):
+        show_bidi_on_terminals()
         try:
             return super().main(*args, **kwargs)
         except SystemExit as exc:

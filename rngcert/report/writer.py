@@ -23,6 +23,7 @@ import jinja2
 
 from rngcert.collect import csvsafe
 from rngcert.report import text
+from rngcert.report.bidi import BIDI_CONTROLS
 from rngcert.stats.result import jsonable
 
 #: Figures drawn full width (the others share a row two by two).
@@ -98,10 +99,8 @@ def _env() -> jinja2.Environment:
     return env
 
 
-#: Unicode's bidirectional embeddings, overrides, isolates and marks: one in a table id or dealer name reorders the
-#: rest of its paragraph on the page (a right-to-left override shows a table "T<U+202E>LIAF1" as "T1FAIL" and the
-#: verdict's reason after it backwards), so the HTML shows each as its code point; report.json keeps the text as read
-_BIDI = {c: f"[U+{c:04X}]" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+#: Unicode's bidirectional controls (:mod:`rngcert.report.bidi`): the HTML shows each as its code point
+_BIDI = BIDI_CONTROLS
 
 
 def _visible_bidi(value: object):
