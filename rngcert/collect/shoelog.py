@@ -674,16 +674,15 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     S_ = max(len(shoes_ids), 1)
     gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
     _renumber(R, gkey, skipped, S_)
-    R, gkey = _drop_exact_repeats(R, gkey, paths, sources, rejected, lambda k: (table_names[k // 2 // S_], shoe_names[k // 2 % S_], STAGES[k % 2]))
+
+    def label(k):  # (table, shoe, stage) of a shoe key
+        return table_names[k // 2 // S_], shoe_names[k // 2 % S_], STAGES[k % 2]
+
+    R, gkey = _drop_exact_repeats(R, gkey, paths, sources, rejected, label)
     any_serial = bool(np.any(R["serial"] > 0))
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
-
-    def label(k):
-        st = k % 2
-        ts = k // 2
-        return table_names[ts // S_], shoe_names[ts % S_], STAGES[st]
 
     problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
                               (N, decks, min_prefix, serialised, any_serial and any_unserial))

@@ -1,10 +1,10 @@
 """Figures for certification reports, returned as embeddable SVG (base64).
 
-The wheel figures (pocket frequencies, sector scan, wheel distance) and the chart of every
-test's p-value are written directly by :mod:`rngcert.report.svg`: milliseconds, and no
-matplotlib. The shuffle and bit-stream figures (small multiples, heat maps with annotations)
-still use matplotlib, imported only inside the functions that draw them (:func:`_pyplot`), so a
-wheel certification imports neither matplotlib nor ``scipy.stats`` from here.
+Every figure (pocket frequencies, sector scan, wheel distance, the chart of every test's p-value, the
+SP 800-22 figures, and the shuffle figures: zone heat map, rising sequences, guessing, the sensitivity
+grid) is written directly by :mod:`rngcert.report.svg`: milliseconds, and no matplotlib (which took
+0.3-0.5 s a figure with its layout engine, and 0.3 s to import). A certification imports neither
+matplotlib nor ``scipy.stats`` from here.
 
 Plotting only draws what the statistics and collectors computed; the only arithmetic here is
 for display (bands, z-scores of arcs for a picture).
@@ -13,7 +13,6 @@ for display (bands, z-scores of arcs for a picture).
 from __future__ import annotations
 
 import base64
-import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,24 +23,6 @@ from rngcert.stats.chunks import spans
 from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer
 
 _BLUE, _RED, _ORANGE, _GREY = "#4a7ab5", "#c0392b", "#e67e22", "#bbbbbb"
-_PYPLOT = None
-
-
-def _pyplot():
-    """matplotlib's pyplot on the Agg backend with the report's settings, imported on first use
-    (about 0.5 s): only the shuffle and bit-stream figures need it."""
-    global _PYPLOT
-    if _PYPLOT is None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "rngcert", "font.size": 8})
-        _PYPLOT = plt
-    return _PYPLOT
-
-
 @dataclass(frozen=True)
 class Figure:
     """A titled figure for the HTML report: an SVG (vector, so it prints sharp at any size),
@@ -59,17 +40,6 @@ class Figure:
 
     def to_dict(self) -> dict:
         return {"id": self.id, "title": self.title, "caption": self.caption}
-
-
-def _png(fig) -> str:
-    """A matplotlib figure as base64 SVG (the name is historical: figures were 90-dpi PNGs)."""
-    plt = _pyplot()
-    buf = io.BytesIO()
-    fig.tight_layout()  # cheaper than bbox_inches="tight", which draws the figure twice
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    # (matplotlib writes unresampled images with image-rendering: pixelated: sharp cells in print)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _svg(canvas: svg.Canvas) -> str:
@@ -431,31 +401,45 @@ def _family(name: str) -> str:
 
 def nist_histograms(two_level: dict) -> Figure:
     """Small multiples: the 10-bin histogram of first-level p-values per SP 800-22 test family
-    (names of a family, e.g. the 148 templates, are pooled for the picture only)."""
+    (names of a family, e.g. the 148 templates, are pooled for the picture only).
+
+    Parameters
+    ----------
+    two_level : dict
+        :meth:`rngcert.stats.nist.twolevel.TwoLevelResult.to_dict` (``rows`` with ``name`` and ``histogram``, ``m``).
+
+    Returns
+    -------
+    Figure
+        An SVG figure, one panel a test family (five a row), each with its ten bars and the flat line.
+    """
     rows = two_level["rows"]
     fams: dict[str, np.ndarray] = {}
     for r in rows:
         h = np.asarray(r["histogram"], dtype=float)
         f = _family(r["name"]).replace("nist_", "")
         fams[f] = fams.get(f, np.zeros(10)) + h
-    k = len(fams)
     ncol = 5
-    nrow = int(np.ceil(k / ncol))
-    fig, axes = _pyplot().subplots(nrow, ncol, figsize=(12, 2.0 * nrow), squeeze=False)
-    for ax, (f, h) in zip(axes.ravel(), fams.items()):
-        ax.bar(np.arange(10) / 10 + 0.05, h, width=0.09, color="#4a7ab5")
-        ax.axhline(h.sum() / 10, color="k", lw=0.8)
-        ax.set_title(f, fontsize=8)
-        ax.set_xticks([0, 0.5, 1])
-        ax.tick_params(labelsize=6)
-    for ax in axes.ravel()[k:]:
-        ax.axis("off")
-    fig.tight_layout()
+    nrow = max(1, -(-len(fams) // ncol))
+    W, pad_l, pad_r, pw, ph = _FULL_WIDTH, 34.0, 8.0, 0.0, 80.0
+    pw = (W - ncol * (pad_l + pad_r)) / ncol
+    cell_h = 14 + ph + 3.5 + 2 + CAP_HEIGHT * 6 + 8
+    c = svg.Canvas(W, nrow * cell_h + 4)
+    for n, (f, h) in enumerate(fams.items()):
+        row, col = divmod(n, ncol)
+        ymax = max(float(h.max(initial=0)), h.sum() / 10, 1.0) * 1.1
+        ax = svg.Axes(c, col * (pad_l + pad_r + pw) + pad_l, row * cell_h + 14, pw, ph, xlim=(0, 1), ylim=(0, ymax))
+        ax.bars(np.arange(10) / 10 + 0.05, h, width=0.09, colors=_BLUE)
+        ax.hline(h.sum() / 10, stroke="#000000", width=0.8)
+        ax.frame()
+        ax.yticks(svg.nice_ticks(0, ymax, 3), size=6)
+        ax.xticks([0, 0.5, 1], ["0", "0.5", "1"], size=6)
+        c.text(ax.left + pw / 2, ax.top - 4, _fit(f, 8, pw), size=8, anchor="middle")
     cap = (
         f"Histogram of the first-level p-values over the {two_level['m']} streams, per test (names of one test pooled). "
         "For a good generator every histogram is flat (the line); a pile near 0 is failure, a pile near 1 is too-good-to-be-true."
     )
-    return Figure("nist_histograms", "P-value histograms per test", _png(fig), cap)
+    return Figure("nist_histograms", "P-value histograms per test", _svg(c), cap)
 
 
 def nist_proportions(two_level: dict) -> Figure:
@@ -517,33 +501,127 @@ def nist_proportions(two_level: dict) -> Figure:
     return Figure("nist_proportions", "Proportion passing", _svg(c), cap)
 
 
+def _heat_layout(ylabels: list[str], vmin: float, vmax: float) -> tuple[float, float]:
+    """Room left of a heat map's plot area (its y tick labels and turned label) and right of it (a colour bar
+    with its ticks and turned label), in points."""
+    left = 6 + CAP_HEIGHT * 8 + 3 + max([text_width(s, 8) for s in ylabels] + [0.0]) + 5.5
+    cticks = svg.tick_labels(svg.nice_ticks(vmin, vmax, 8))
+    right = 16 + 10 + 5 + max(text_width(s, 8) for s in cticks) + 3 + CAP_HEIGHT * 8 + 8
+    return left, right
+
+
+def _zone_ticks(b: int) -> list[int]:
+    """Zone indices (0-based) to label on an axis of ``b`` zones: every one up to 16, else about 8."""
+    step = 1 if b <= 16 else -(-b // 8)
+    return list(range(0, b, step))
+
+
 def position_heatmap(hm: dict) -> Figure:
-    """Observed/expected counts of cards moving from zone i of the pre-shuffle order to zone j."""
+    """Observed/expected counts of cards moving from zone i of the pre-shuffle order to zone j.
+
+    Parameters
+    ----------
+    hm : dict
+        ``observed_over_expected``: (zones, zones) array, rows the zone before the shuffle (top of the shoe first),
+        columns the zone after (:func:`rngcert.stats.shuffle.shuffle_plot_data`).
+
+    Returns
+    -------
+    Figure
+        An SVG figure whose cells are one embedded PNG with a pixel per cell, with a colour bar.
+    """
     r = np.asarray(hm["observed_over_expected"], dtype=float)
     b = r.shape[0]
-    fig, ax = _pyplot().subplots(figsize=(4.8, 4))
-    lim = max(0.25, float(np.nanmax(np.abs(r - 1))))
-    im = ax.imshow(r, cmap="RdBu_r", vmin=1 - lim, vmax=1 + lim, origin="upper")
-    fig.colorbar(im, ax=ax, label="observed / expected")
-    ax.set_xlabel(f"zone after the shuffle (1..{b}, top of shoe first)")
-    ax.set_ylabel("zone before the shuffle")
-    ax.set_xticks(range(b))
-    ax.set_xticklabels(range(1, b + 1))
-    ax.set_yticks(range(b))
-    ax.set_yticklabels(range(1, b + 1))
-    ax.set_title("Where cards go: zone-to-zone heat map", fontsize=9)
+    finite = np.abs(r[np.isfinite(r)] - 1)
+    lim = max(0.25, float(finite.max(initial=0.0)))
+    title = "Where cards go: zone-to-zone heat map"
+    ticks = _zone_ticks(b)
+    labels = [str(t + 1) for t in ticks]
+    left, right = _heat_layout(labels, 1 - lim, 1 + lim)
+    top, ph = 22.0, 230.0
+    depth = 3.5 + 2 + CAP_HEIGHT * 8
+    c = svg.Canvas(left + ph + right, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
+    ax = svg.Axes(c, left, top, ph, ph, xlim=(-0.5, b - 0.5), ylim=(-0.5, b - 0.5), invert_y=True)  # zone 1 at the top
+    ax.image([[svg.RDBU_R.rgb((v - (1 - lim)) / (2 * lim)) for v in row] for row in r], x0=-0.5, y0=-0.5)
+    ax.frame()
+    ax.yticks(ticks, labels)
+    d = ax.xticks(ticks, labels)
+    ax.xlabel(f"zone after the shuffle (1..{b}, top of shoe first)", d)
+    ax.ylabel("zone before the shuffle", left - 6 - CAP_HEIGHT * 8)
+    ax.title(title, size=9)
+    svg.colorbar(c, ax.right + 16, top, 10, ph, svg.RDBU_R, 1 - lim, 1 + lim, label="observed / expected", size=8)
     cap = (
         "A perfect shuffle sends a card from any zone to every zone equally often (all cells 1, white). "
         "A hot diagonal means cards stay near where they were: the structure a shuffle tracker follows."
     )
-    return Figure("position_heatmap", "Zone-to-zone heat map", _png(fig), cap)
+    return Figure("position_heatmap", "Zone-to-zone heat map", _svg(c), cap)
+
+
+#: Dashed curves of a histogram beside its exact law (the GSR riffle counts of the rising-sequence figure).
+_CURVE_COLORS = ("#e67e22", "#2ca02c", "#9467bd", "#8c564b")
+
+
+def _count_histogram(x, obs, null, curves: dict, *, title: str, xlabel: str, fig_id: str, fig_title: str, cap: str) -> Figure:
+    """Bars of shoes per value of a statistic beside its exact law under a uniform shuffle (a black line) and
+    further curves (dashed, labelled by their keys), over the values where any of them is visible."""
+    x = np.asarray(x)
+    obs = np.asarray(obs, dtype=float)
+    null = np.asarray(null, dtype=float)
+    total = obs.sum()
+    keep = (obs > 0) | (null > total * 1e-4)
+    for v in curves.values():
+        keep |= np.asarray(v, dtype=float) > total * 1e-4
+    idx = np.flatnonzero(keep)
+    lo, hi = (int(idx.min()), int(idx.max())) if idx.size else (0, x.size - 1)
+    sl = slice(lo, hi + 1)
+    xs, o, nl = x[sl].astype(float), obs[sl], null[sl]
+    cs = {k: np.asarray(v, dtype=float)[sl] for k, v in curves.items()}
+    ymax = max([float(o.max(initial=0)), float(nl.max(initial=0)), 1.0] + [float(v.max(initial=0)) for v in cs.values()]) * 1.08
+    yt = svg.nice_ticks(0, ymax, 5)
+    entries = [{"label": "observed shoes", "kind": "patch", "color": _BLUE},
+               {"label": "uniform shuffle (exact law)", "kind": "line", "color": "#000000", "width": 1.2}]
+    entries += [{"label": k, "kind": "line", "color": col, "dash": "4 2", "width": 0.8} for k, col in zip(cs, _CURVE_COLORS)]
+    W = 576.0
+    left = 6 + CAP_HEIGHT * 8 + 3 + max(text_width(s, 8) for s in svg.tick_labels(yt)) + 5.5
+    pw = W - left - 8
+    top, ncol = _header(title, entries, left, left + pw)
+    ph = 150.0
+    c = svg.Canvas(W, top + ph + 3.5 + 2 + CAP_HEIGHT * 8 + 4 + CAP_HEIGHT * 8 + 6)
+    ax = svg.Axes(c, left, top, pw, ph, xlim=(xs[0] - 0.6, xs[-1] + 0.6), ylim=(0, ymax))
+    c.begin_group(id="bars")
+    ax.bars(xs, o, width=1.0, colors=_BLUE)
+    c.end_group()
+    ax.line(xs, nl, stroke="#000000", width=1.2)
+    for (k, v), col in zip(cs.items(), _CURVE_COLORS):
+        ax.line(xs, v, stroke=col, width=0.8, dash="4 2")
+    ax.frame()
+    ax.yticks(yt)
+    d = ax.xticks(svg.nice_ticks(xs[0], xs[-1], 8, integer=True))
+    ax.xlabel(xlabel, d)
+    ax.ylabel("shoes", left - 6 - CAP_HEIGHT * 8)
+    _title_and_legend(c, ax, title, entries, left, ncol)
+    return Figure(fig_id, fig_title, _svg(c), cap)
 
 
 def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
-    """Rising sequences per shoe against their law under a uniform shuffle (and GSR riffles)."""
+    """Rising sequences per shoe against their law under a uniform shuffle (and GSR riffles).
+
+    Parameters
+    ----------
+    rs : dict
+        ``r`` (1..n), ``observed`` (shoes with r rising sequences), ``null`` (their expected number under a uniform
+        shuffle) and ``gsr`` (expected numbers after k GSR riffles, by k).
+    gsr : dict, optional
+        ``riffles``: the GSR riffle count whose mean matches the observed one (the legend then shows the counts on
+        either side of it), or ``withheld``: why none is given.
+
+    Returns
+    -------
+    Figure
+        An SVG figure with one ``<rect>`` per value shown in its bars group.
+    """
     r = np.asarray(rs["r"])
     obs = np.asarray(rs["observed"], dtype=float)
-    null = np.asarray(rs["null"], dtype=float)
     curves = dict(rs.get("gsr") or {})
     eq = (gsr or {}).get("riffles")
     if eq is not None and np.isfinite(eq) and r.size <= 520:
@@ -552,81 +630,98 @@ def rising_histogram(rs: dict, gsr: dict | None = None) -> Figure:
 
         ks = sorted({max(1, int(np.floor(eq))), max(1, int(np.ceil(eq)))})
         curves = {k: obs.sum() * rising_sequence_law(r.size, k) for k in ks}
-    keep = (obs > 0) | (null > obs.sum() * 1e-4)
-    for v in curves.values():
-        keep |= np.asarray(v, dtype=float) > obs.sum() * 1e-4
-    idx = np.flatnonzero(keep)
-    lo, hi = (idx.min(), idx.max()) if idx.size else (0, r.size - 1)
-    sl = slice(lo, hi + 1)
-    fig, ax = _pyplot().subplots(figsize=(8, 3.2))
-    ax.bar(r[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
-    ax.plot(r[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
-    for k, v in curves.items():
-        ax.plot(r[sl], np.asarray(v, dtype=float)[sl], lw=0.8, ls="--", label=f"{k} GSR riffle(s)")
-    ax.set_xlabel("rising sequences in the shuffled shoe")
-    ax.set_ylabel("shoes")
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7)
-    ax.set_title("Rising sequences", fontsize=9)
     cap = "Too few rising sequences means the shoe still holds long runs of the pre-shuffle order (riffles interleave, they do not scramble)."
     if gsr and gsr.get("riffles") is not None:
         cap += f" The observed mean matches about {gsr['riffles']:.1f} GSR riffles of the whole shoe."
     elif gsr and gsr.get("withheld"):
         cap += " " + gsr["withheld"][:1].upper() + gsr["withheld"][1:] + "."
-    return Figure("rising_sequences", "Rising sequences", _png(fig), cap)
+    return _count_histogram(r, obs, rs["null"], {f"{k} GSR riffle(s)": v for k, v in curves.items()}, title="Rising sequences",
+                            xlabel="rising sequences in the shuffled shoe", fig_id="rising_sequences", fig_title="Rising sequences", cap=cap)
 
 
 def guessing_histogram(g: dict) -> Figure:
-    """Correct guesses per shoe with feedback, against the uniform-shuffle law."""
-    c = np.asarray(g["correct"])
-    obs = np.asarray(g["observed"], dtype=float)
-    null = np.asarray(g["null"], dtype=float)
-    keep = np.flatnonzero((obs > 0) | (null > obs.sum() * 1e-4))
-    sl = slice(keep.min(), keep.max() + 1) if keep.size else slice(None)
-    fig, ax = _pyplot().subplots(figsize=(8, 3))
-    ax.bar(c[sl], obs[sl], width=1.0, color="#4a7ab5", label="observed shoes")
-    ax.plot(c[sl], null[sl], color="k", lw=1.2, label="uniform shuffle (exact law)")
-    ax.set_xlabel("cards guessed right, guessing each next card with feedback")
-    ax.set_ylabel("shoes")
-    ax.legend(fontsize=7)
-    ax.set_title("Guess-the-next-card test", fontsize=9)
+    """Correct guesses per shoe with feedback, against the uniform-shuffle law.
+
+    Parameters
+    ----------
+    g : dict
+        ``correct`` (0..n), ``observed`` (shoes with that many right guesses) and ``null`` (their expected number).
+
+    Returns
+    -------
+    Figure
+        An SVG figure with one ``<rect>`` per value shown in its bars group.
+    """
     cap = "A player who knows the pre-shuffle order and sees each card guesses the next one; on a uniform shuffle the count follows the black line."
-    return Figure("guessing", "Guess-the-next-card test", _png(fig), cap)
+    return _count_histogram(g["correct"], g["observed"], g["null"], {}, title="Guess-the-next-card test",
+                            xlabel="cards guessed right, guessing each next card with feedback", fig_id="guessing",
+                            fig_title="Guess-the-next-card test", cap=cap)
 
 
+def _cell_text_color(rgb: tuple[int, int, int]) -> str:
+    """Black on light cells, white on dark ones."""
+    return "#ffffff" if 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 110 else "#000000"
+
+
+# long: one panel per riffle count (cells, their labels, axes), then the colour bar and the caption
 def sensitivity_figure(sens: dict) -> Figure:
     """Shuffle procedures: the best tracker's edge over the grid of assumed parameters (one panel
-    per riffle count; wash travel across, clump size down), each cell labelled with its verdict."""
+    per riffle count; wash travel across, clump size down), each cell labelled with its verdict.
+
+    Parameters
+    ----------
+    sens : dict
+        The report's ``sensitivity`` block: ``rows`` (``riffles``, ``clump``, ``travel``, ``verdict``, ``edge``),
+        ``axes`` (each parameter's ``values``), ``current`` and ``note``.
+
+    Returns
+    -------
+    Figure
+        An SVG figure, one heat map a riffle count, with a colour bar of the edge in % of the stake.
+    """
     rows = sens["rows"]
     axes = sens["axes"]
     travels = axes.get("travel", {}).get("values", [None])
     clumps = axes.get("clump", {}).get("values", [None])
     riffles = axes.get("riffles", {}).get("values", [None])
-    fig, axs = _pyplot().subplots(1, len(riffles), figsize=(3.6 * len(riffles) + 0.8, 3.4), squeeze=False)
-    vmax = max([abs(r["edge"]) for r in rows if r["edge"] is not None] + [0.01])
+    vmax = 100 * max([abs(r["edge"]) for r in rows if r["edge"] is not None] + [0.01])
+    xl, yl = [str(t) for t in travels], [str(c) for c in clumps]
+    left, right = _heat_layout(yl, -vmax, vmax)
+    cell_w = max(34.0, max(text_width(s, 8) for s in xl) + 6)
+    pw, ph, gap, top = cell_w * len(travels), max(150.0, 24.0 * len(clumps)), 24.0, 22.0
+    depth = 3.5 + 2 + CAP_HEIGHT * 8
+    c = svg.Canvas(left + len(riffles) * pw + (len(riffles) - 1) * gap + right, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
     for k, rf in enumerate(riffles):
-        ax = axs[0, k]
         grid = np.full((len(clumps), len(travels)), np.nan)
-        lab = [["" for _ in travels] for _ in clumps]
+        lab = [[("", "") for _ in travels] for _ in clumps]
         for r in rows:
             if rf is not None and r.get("riffles") != rf:
                 continue
             i = clumps.index(r["clump"]) if r.get("clump") in clumps else 0
             j = travels.index(r["travel"]) if r.get("travel") in travels else 0
             grid[i, j] = np.nan if r["edge"] is None else 100 * r["edge"]
-            lab[i][j] = r["verdict"][0] + ("" if r["edge"] is None else f"\n{100 * r['edge']:+.1f}%")
-        im = ax.imshow(grid, cmap="RdYlGn_r", vmin=-100 * vmax, vmax=100 * vmax, aspect="auto", origin="lower")
+            lab[i][j] = (r["verdict"][0], "" if r["edge"] is None else f"{100 * r['edge']:+.1f}%")
+        ax = svg.Axes(c, left + k * (pw + gap), top, pw, ph, xlim=(-0.5, len(travels) - 0.5), ylim=(-0.5, len(clumps) - 0.5))
+        rgb = [[svg.RDYLGN_R.rgb((v + vmax) / (2 * vmax)) for v in row] for row in grid]
+        ax.image(rgb, x0=-0.5, y0=-0.5)  # the first clump size at the bottom
         for i in range(len(clumps)):
             for j in range(len(travels)):
-                ax.text(j, i, lab[i][j], ha="center", va="center", fontsize=7)
-        ax.set_xticks(range(len(travels)), [str(t) for t in travels])
-        ax.set_yticks(range(len(clumps)), [str(c) for c in clumps])
-        ax.set_xlabel("wash travel (share of the stack)")
+                col = _cell_text_color(rgb[i][j])
+                verdict, edge = lab[i][j]
+                c.text(ax.px(j), ax.py(i) - (4.5 if edge else 0), verdict, size=7, anchor="middle", valign="middle", fill=col)
+                if edge:
+                    c.text(ax.px(j), ax.py(i) + 4.5, edge, size=7, anchor="middle", valign="middle", fill=col)
+        ax.frame()
         if k == 0:
-            ax.set_ylabel("wash clump size (cards)")
-        ax.set_title(f"riffles x{rf}" if rf is not None else "", fontsize=9)
-    fig.colorbar(im, ax=axs[0, -1], label="best tracker edge, % of stake")
+            ax.yticks(range(len(clumps)), yl)
+            ax.ylabel("wash clump size (cards)", left - 6 - CAP_HEIGHT * 8)
+        d = ax.xticks(range(len(travels)), xl)
+        ax.xlabel("wash travel (share of the stack)", d)
+        if rf is not None:
+            ax.title(f"riffles x{rf}", size=9)
+    svg.colorbar(c, left + len(riffles) * pw + (len(riffles) - 1) * gap + 16, top, 10, ph, svg.RDYLGN_R, -vmax, vmax,
+                 label="best tracker edge, % of stake", size=8)
     cur = sens.get("current", {})
     cap = ("Verdict (P PASS, S SUSPECT, F FAIL) and the best tracker's edge for each combination of the assumed parameters; "
            f"the procedure as declared: {', '.join(f'{k} {v}' for k, v in cur.items())}. {sens.get('note', '')}")
-    return Figure("sensitivity", "Sensitivity to the assumed parameters", _png(fig), cap)
+    return Figure("sensitivity", "Sensitivity to the assumed parameters", _svg(c), cap)

@@ -631,6 +631,9 @@ class Colormap:
 #: ColorBrewer RdBu (11 classes), reversed: blue for a deficit, red for an excess (matplotlib's ``RdBu_r``).
 RDBU_R = Colormap(["#053061", "#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582", "#d6604d", "#b2182b", "#67001f"])
 
+#: ColorBrewer RdYlGn (11 classes), reversed: green for a low value, red for a high one (matplotlib's ``RdYlGn_r``).
+RDYLGN_R = Colormap(["#006837", "#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#ffffbf", "#fee08b", "#fdae61", "#f46d43", "#d73027", "#a50026"])
+
 
 def colorbar(canvas: Canvas, left: float, top: float, width: float, height: float, cmap: Colormap, vmin: float, vmax: float,
              *, label: str = "", size: float = 8.0) -> None:

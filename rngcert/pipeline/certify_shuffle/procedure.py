@@ -92,8 +92,8 @@ def _remedies(proc: Procedure) -> list[tuple[str, dict]]:
 def _battery_item(item):
     """The battery on one shoe data set (a work item): ``(ShoeData, keywords of _run, figures)`` -> ``(its
     BatteryOutcome, its section's figures)`` (no figures when ``figures`` is false). The figures are drawn
-    here, on the worker that ran the battery, not after both batteries in the command: about a second of
-    matplotlib at 6,000 shoes that would otherwise run with the other core idle."""
+    here, on the worker that ran the battery, not after both batteries in the command (where the other core
+    would wait)."""
     data, kw, figures = item
     out = _run(data, **kw)
     return out, (_figures(data, out) if figures else [])
@@ -263,19 +263,14 @@ def _sensitivity(proc: Procedure, entropy: int, *, plan: Plan | None = None, **k
     return block(map_items(_sensitivity_point, items, plan=plan or Plan(workers=1)))
 
 
-def _warm_up(proc: Procedure, bj_rules, figures: bool = False) -> None:
+def _warm_up(proc: Procedure, bj_rules) -> None:
     """Fill this process's caches that a battery of ``proc``'s shoes fills on its first run, from a
     battery on 4 tables of a stream of their own, thrown away: the exact laws of the shoe's size, the
     game's exact enumeration, the modules the tests import on first use (about 0.9 CPU-s for 416 cards
     of baccarat). Run before the workers of a later stage are forked, each inherits them instead of
     filling them again. The caches hold exact functions of the shoe's size and game, so no result
-    depends on whether this ran; it is only a speed-up, so a failure here is left to the real run.
-    With ``figures``, matplotlib too (the batteries' workers draw their sections' figures)."""
+    depends on whether this ran; it is only a speed-up, so a failure here is left to the real run."""
     import warnings
-
-    if figures:
-        with contextlib.suppress(Exception):
-            plots._pyplot()
 
     try:
         with warnings.catch_warnings(), pinned():
@@ -371,7 +366,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         # where a later stage may run on a pool, this process fills the batteries' caches while the workers simulate
         # (before the batteries' and remedies' workers are forked from it, so that none fills them again)
         later = not p.address and (p.runs_parallel(2, [BATTERY_SHOE_S * tables] * 2) or p.runs_parallel(len(batches) + 1, costs))
-        warm = (lambda: _warm_up(proc, bj_rules, figures)) if later else None
+        warm = (lambda: _warm_up(proc, bj_rules)) if later else None
         got = map_items(_stage_item, [("kernel", (proc, entropy, n_train))] + batches, plan=p, costs=costs, largest_first=True, meanwhile=warm)
         kernel, tab = got[0], concat_tables(got[1:])
         del got
@@ -440,7 +435,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
             and _overlap_pays(chain_cost, sum(costs), plan.n_workers(len(costs)))):
         # the grid's points on the pool's workers while this process runs the other stages serially (they do
         # not depend on each other); its caches filled first, so that the workers forked now inherit them
-        _warm_up(proc, bj_rules, figures)
+        _warm_up(proc, bj_rules)
         global _BESIDE
         _BESIDE = os.getpid()  # (the workers, forked next, give the stages here their share of the cores first)
         try:
