@@ -233,3 +233,65 @@ def test_wheel_distance_figure_counts_only_the_pairs_the_test_used():
     every = plots.distance_figure(x, 37)  # without the mask the artefact's repeats show at distance 0
     h_all = [float(e.get("height")) for e in _group(_root(every), "bars")]
     assert h_all[0] / np.median(h_all) > 1.4 and heights[0] / np.median(heights) < 1.15
+
+
+def _shuffle_plot_data():
+    from rngcert.stats.shuffle.plotdata import shuffle_plot_data
+
+    rng = np.random.default_rng(4)
+    before = np.tile(np.arange(52, dtype=np.int16), (300, 1))
+    after = np.array([rng.permutation(52) for _ in range(300)], dtype=np.int16)
+    return shuffle_plot_data(before, after, guess_shoes=300)
+
+
+def _sensitivity():
+    rows = [{"riffles": rf, "clump": cl, "travel": tr, "verdict": "FAIL" if cl == 1.0 else "SUSPECT",
+             "edge": None if cl == 1.0 else 0.01 * (rf - tr * 10 + cl)} for rf in (1, 2) for cl in (1.0, 4.0) for tr in (0.15, 0.3, 0.6)]
+    return {"rows": rows, "axes": {"riffles": {"values": [1, 2]}, "clump": {"values": [1.0, 4.0]}, "travel": {"values": [0.15, 0.3, 0.6]}},
+            "current": {"riffles": 1}, "note": ""}
+
+
+def test_shuffle_figures_are_svg_with_one_mark_a_value_and_deterministic():
+    """The shuffle figures and SP 800-22's histograms (written by svg.py since matplotlib was dropped): valid SVG,
+    one bar per value shown, every cell of the sensitivity grid labelled with its verdict (and edge), the same
+    bytes twice."""
+    pd = _shuffle_plot_data()
+    figs = {
+        "heat": lambda: plots.position_heatmap(pd["heatmap"]),
+        "rising": lambda: plots.rising_histogram(pd["rising"], pd.get("gsr_equivalent")),
+        "guessing": lambda: plots.guessing_histogram(pd["guessing"]),
+        "sensitivity": lambda: plots.sensitivity_figure(_sensitivity()),
+        "nist": lambda: plots.nist_histograms({"rows": [{"name": "nist_runs", "histogram": [3] * 10},
+                                                        {"name": "nist_template[1]", "histogram": [0] * 9 + [30]}], "m": 30}),
+    }
+    for name, draw in figs.items():
+        a, b = draw(), draw()
+        assert a.data_base64 == b.data_base64, name
+        _root(a)
+    heat = _root(figs["heat"]())
+    assert len(list(heat.iter(NS + "image"))) == 2  # the cells, the colour bar
+    g = pd["guessing"]
+    shown = np.flatnonzero((np.asarray(g["observed"]) > 0) | (np.asarray(g["null"]) > np.sum(g["observed"]) * 1e-4))
+    bars = _group(_root(figs["guessing"]()), "bars")
+    assert len(list(bars.iter(NS + "rect"))) == shown.max() - shown.min() + 1
+    texts = [t.text for t in _root(figs["sensitivity"]()).iter(NS + "text")]
+    assert texts.count("F") == 6 and texts.count("S") == 6 and "+3.5%" in texts and "-1.0%" in texts  # 2 riffles x 2 clumps x 3 travels
+    assert "riffles x1" in texts and "riffles x2" in texts and "best tracker edge, % of stake" in texts
+    nist = [t.text for t in _root(figs["nist"]()).iter(NS + "text")]
+    assert "runs" in nist and "template" in nist
+
+
+def test_shuffle_and_bits_figures_import_no_matplotlib():
+    code = (
+        "import sys, numpy as np\n"
+        "sys.path.insert(0, %r)\n"
+        "import test_report_svg as t\n"
+        "from rngcert.report import plots\n"
+        "pd = t._shuffle_plot_data()\n"
+        "plots.position_heatmap(pd['heatmap']); plots.rising_histogram(pd['rising']); plots.guessing_histogram(pd['guessing'])\n"
+        "plots.sensitivity_figure(t._sensitivity())\n"
+        "plots.nist_histograms({'rows': [{'name': 'nist_runs', 'histogram': [1] * 10}], 'm': 10})\n"
+        "assert 'matplotlib' not in sys.modules\n"
+    ) % str(__import__("pathlib").Path(__file__).parent)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
