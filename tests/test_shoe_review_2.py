@@ -1,0 +1,94 @@
+"""Second review of shoe-log reading and certification: exact repeats of a row (counted once) and the share of dealt
+shoes left out (``--max-rejected``), tried with hostile but ordinary scanner exports."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from rngcert.collect.shoelog import read_shoe_log
+
+DECK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
+
+
+def _shoes(n: int, seed: int = 1) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    return [[DECK[k] for k in rng.permutation(52)] for _ in range(n)]
+
+
+def _write(path, header: str, rows) -> None:
+    path.write_text(header + "\n" + "".join(",".join(str(x) for x in r) + "\n" for r in rows))
+
+
+def _certify_log(cli, path, tmp_path, *extra):
+    res = cli("shuffle", "certify", path, "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out", "--no-plots", "--json",
+              "--seed", 1, "--resamples", 99, "--workers", 1, *extra)
+    return res, (json.loads(res.stdout) if res.stdout.strip().startswith("{") else None)
+
+
+def test_a_cutting_card_row_sent_twice_keeps_its_shoe(tmp_path):
+    """The cutting-card row of shoe 2 is sent twice (the same line repeated): it is one cutting card, so the cards
+    after it move up one position, not two. It left shoe 2 out with 'position 30 appears twice', a position the
+    file gives once."""
+    rows = []
+    for s, cards in enumerate(_shoes(3), 1):
+        r = [(s, p, c) for p, c in enumerate(cards[:30] + ["CUT"] + cards[30:], 1)]
+        rows += r[:31] + ([r[30]] if s == 2 else []) + r[31:]
+    f = tmp_path / "cut-twice.csv"
+    _write(f, "shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    assert log.problems == [] and log.n_shoes == 3
+    assert [r.line for r in log.rejected] == [32, 85, 86, 139]
+    assert log.sources[0]["non_card_rows"] == 4
+    assert all(log.lengths == 52)
+
+
+def test_two_different_non_card_rows_at_one_position_still_take_two_numbers(tmp_path):
+    """A joker and the cutting card logged with the same position and the cards after them numbered two on (as
+    before): not an exact repeat, both read around."""
+    rows = []
+    for s, cards in enumerate(_shoes(2), 1):
+        rows += [(s, p, c) for p, c in enumerate(cards[:30], 1)] + [(s, 31, "JK"), (s, 31, "CUT")]
+        rows += [(s, p, c) for p, c in enumerate(cards[30:], 33)]
+    f = tmp_path / "two-non-cards.csv"
+    _write(f, "shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    assert log.problems == [] and log.n_shoes == 2
+
+
+def test_a_repeat_whose_other_cell_differs_is_not_an_exact_repeat(tmp_path):
+    """Position 11 of shoe 2 is logged twice with the same card but another read id (a column rngcert does not use):
+    the second line is not an exact repeat of the first, so it must not be named one and counted once; the shoe is
+    a shoe problem, as when its timestamp or dealer differs."""
+    rows = []
+    for s, cards in enumerate(_shoes(3), 1):
+        r = [(s, p, c, f"{s}-{p}") for p, c in enumerate(cards, 1)]
+        rows += r[:11] + ([(2, 11, cards[10], "2-11b")] if s == 2 else []) + r[11:]
+    f = tmp_path / "read-id.csv"
+    _write(f, "shoe_id,position,card,read_id", rows)
+    log = read_shoe_log(f, decks=1)
+    assert not any("exact repeat" in r.reason for r in log.rejected)
+    assert {p.shoe for p in log.problems} == {"2"} and log.n_shoes == 2
+    # the same line sent twice, read id included, is an exact repeat
+    rows = [r for r in rows if r[3] != "2-11b"]
+    rows.insert(rows.index((2, 11, _shoes(3)[1][10], "2-11")) + 1, (2, 11, _shoes(3)[1][10], "2-11"))
+    _write(f, "shoe_id,position,card,read_id", rows)
+    log = read_shoe_log(f, decks=1)
+    assert log.problems == [] and [r.reason.split(" (")[0] for r in log.rejected] == ["exact repeat of line 64"]
+
+
+def test_a_card_spelled_another_way_is_not_an_exact_repeat(tmp_path):
+    """'QH' then 'Q♥' (or 'qh') at one position: the same card, but not the same line sent twice (a second reader,
+    a corrected read): not named an exact repeat, the shoe stays a shoe problem as for another timestamp."""
+    shoes = _shoes(3)
+    rows = []
+    for s, cards in enumerate(shoes, 1):
+        r = [(s, p, c) for p, c in enumerate(cards, 1)]
+        rows += r[:11] + ([(2, 11, cards[10].lower())] if s == 2 else []) + r[11:]
+    f = tmp_path / "spelled.csv"
+    _write(f, "shoe_id,position,card", rows)
+    log = read_shoe_log(f, decks=1)
+    assert not any("exact repeat" in r.reason for r in log.rejected)
+    assert {p.shoe for p in log.problems} == {"2"}
+
