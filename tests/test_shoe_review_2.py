@@ -92,3 +92,40 @@ def test_a_card_spelled_another_way_is_not_an_exact_repeat(tmp_path):
     assert not any("exact repeat" in r.reason for r in log.rejected)
     assert {p.shoe for p in log.problems} == {"2"}
 
+
+def _incomplete_shoes(path, n: int, left: int) -> None:
+    """``n`` one-deck shoes, the first ``left`` of them without the card at position 20."""
+    rows = []
+    for s, cards in enumerate(_shoes(n), 1):
+        rows += [(s, p, c) for p, c in enumerate(cards, 1) if not (s <= left and p == 20)]
+    _write(path, "shoe_id,position,card", rows)
+
+
+def test_a_small_limit_is_not_worded_as_zero_percent(tmp_path):
+    """--max-rejected 0.001: 3 of 2,000 shoes left out (0.15%) and 2 unreadable rows of 1,040 (0.19%) are over it. The
+    reasons said '(0%) ... more than 0%' (a share not over the limit it names); they give the shares and the limit as
+    they are."""
+    from rngcert.pipeline.certify_shuffle.log_once import unreadable_reasons
+
+    f = tmp_path / "small.csv"
+    _incomplete_shoes(f, 2000, 3)
+    (shoes,) = unreadable_reasons(read_shoe_log(f, decks=1), max_share=0.001)
+    assert "3 of 2,000 dealt shoes (0.15%)" in shoes and "more than 0.1%" in shoes, shoes
+    rows = [(s, p, "ZZ" if (s, p) in ((3, 5), (4, 6)) else c) for s, cards in enumerate(_shoes(20), 1) for p, c in enumerate(cards, 1)]
+    _write(f, "shoe_id,position,card", rows)
+    reasons = unreadable_reasons(read_shoe_log(f, decks=1), max_share=0.001)
+    (row,) = [r for r in reasons if "could not be read" in r]
+    assert "2 of 1,040 data rows (0.19%)" in row and "more than 0.1%" in row, row
+    assert not any("(0%)" in r or "than 0%" in r for r in reasons)
+
+
+def test_a_log_report_states_its_max_rejected_share(cli, tmp_path):
+    """The share above which a log's verdict is INCONCLUSIVE is part of the verdict policy (DESIGN §4: state it in every
+    report): --max-rejected 0.95 gave PASS on 20 of 200 shoes with nothing but the rerun recipe to say the limit was
+    not 5%. report.json's declared parameters and its INCONCLUSIVE policy name it."""
+    f = tmp_path / "incomplete.csv"
+    _incomplete_shoes(f, 200, 180)
+    res, rep = _certify_log(cli, f, tmp_path, "--max-rejected", 0.95)
+    assert res.exit_code in (0, 10), res.output
+    assert rep["certified"]["declared"]["largest share of unreadable rows or of dealt shoes left out"] == "95%"
+    assert "more than 95% of a file's data rows unreadable or of the dealt shoes left out" in rep["policy"]["verdicts"]["INCONCLUSIVE"]

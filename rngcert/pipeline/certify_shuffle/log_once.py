@@ -177,7 +177,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     verdict = worst([o.verdict for o in outs])
     rep = _header(command=command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source} ({log.n_shoes} shoes)",
                   notes=notes, tables=sections, verdict=verdict, alpha=alpha, entropy=entropy, seed=seed, n_resamples=n_resamples,
-                  decks=decks, game=game, rule=data_all.rule, standard=standard, rejected_count=len(log.rejected))
+                  decks=decks, game=game, rule=data_all.rule, standard=standard, rejected_count=len(log.rejected), max_rejected=options.max_rejected_share)
     rep["parameters"] = extra.pop("parameters", proc.parameters() if proc else [])
     rep |= extra
     rep["house_edge"] = house
@@ -211,7 +211,7 @@ def _rank_only(log, o: ShuffleOptions, *, entropy: int, source: str, decks: int,
     rep = _header(command=o.command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source}",
                   notes=notes, tables=sections, verdict=out.verdict, alpha=alpha, entropy=entropy, seed=o.seed,
                   n_resamples=n_resamples, decks=decks, game=game, rule=data.rule, standard=standard,
-                  rejected_count=len(log.rejected))
+                  rejected_count=len(log.rejected), max_rejected=o.max_rejected_share)
     rep["parameters"] = proc.parameters() if proc else []
     rep["house_edge"] = house
     rep["power_effect"] = out.power
@@ -354,23 +354,28 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
         rows = int(s.get("rows", 0))
         bad = int(s.get("rejected_rows", 0)) - int(s.get("non_card_rows", 0)) - int(s.get("repeated_rows", 0))
         if rows and bad / rows > max_share:
-            out.append(f"{bad:,} of {rows:,} data rows ({bad / rows:.0%}) of {s['path']} could not be read, more than {max_share:.0%}: "
+            out.append(f"{bad:,} of {rows:,} data rows ({_share(bad, rows)}) of {s['path']} could not be read, more than {_limit(max_share)}: "
                        "a verdict cannot stand on what is left (see rejects.csv: card spellings, columns, a second scanner's format)")
     kept = {tuple(k) for k in log.after_ids}
     left = {(p.table, p.shoe) for p in getattr(log, "problems", ()) if p.stage == "after"} - kept
     dealt = len(kept) + len(left)
     if dealt and len(left) / dealt > max_share:
         out.append(f"{len(left):,} of {dealt:,} dealt shoes ({_share(len(left), dealt)}) were left out for problems (report.json's "
-                   f"shoe_problems: missing positions, cards too many, ...), more than {max_share:.0%}: the {len(kept):,} shoes left are "
+                   f"shoe_problems: missing positions, cards too many, ...), more than {_limit(max_share)}: the {len(kept):,} shoes left are "
                    "a selection of the shoes dealt, and a verdict cannot stand on them; find why the scanner's shoes are incomplete")
     return out
+
+
+def _limit(share: float) -> str:
+    """A ``--max-rejected`` share as a percentage, as given (0.001 is 0.1%, not 0%)."""
+    return f"{100.0 * share:.3g}%"
 
 
 def _share(part: int, whole: int) -> str:
     """``part / whole`` as a percentage that never rounds to 0% or 100% when it is neither."""
     pct = 100.0 * part / whole
     if 0 < pct < 1:
-        return f"{pct:.1g}%"
+        return f"{pct:.2g}%"
     if 99 < pct < 100:
         return f"{pct:.3g}%"
     return f"{pct:.0f}%"
