@@ -76,6 +76,7 @@ def test_a_repeat_whose_other_cell_differs_is_not_an_exact_repeat(tmp_path):
     _write(f, "shoe_id,position,card,read_id", rows)
     log = read_shoe_log(f, decks=1)
     assert log.problems == [] and [r.reason.split(" (")[0] for r in log.rejected] == ["exact repeat of line 64"]
+    assert log.rejected[0].text == _shoes(3)[1][10]  # (rejects.csv's text: the card, as for the other rejected rows)
 
 
 def test_a_card_spelled_another_way_is_not_an_exact_repeat(tmp_path):
@@ -129,3 +130,18 @@ def test_a_log_report_states_its_max_rejected_share(cli, tmp_path):
     assert res.exit_code in (0, 10), res.output
     assert rep["certified"]["declared"]["largest share of unreadable rows or of dealt shoes left out"] == "95%"
     assert "more than 95% of a file's data rows unreadable or of the dealt shoes left out" in rep["policy"]["verdicts"]["INCONCLUSIVE"]
+
+
+def test_a_position_or_stage_written_another_way_is_not_an_exact_repeat(tmp_path):
+    """Position '011' after '11', or stage 'After' after 'after': the same place, but not the same line sent twice."""
+    for header, extra, copy in (("shoe_id,position,card", (), lambda s, c: (s, "011", c)),
+                                ("shoe_id,position,card,stage", ("after",), lambda s, c: (s, 11, c, "After"))):
+        rows = []
+        for s, cards in enumerate(_shoes(3), 1):
+            r = [(s, p, c, *extra) for p, c in enumerate(cards, 1)]
+            rows += r[:11] + ([copy(s, cards[10])] if s == 2 else []) + r[11:]
+        f = tmp_path / "written.csv"
+        _write(f, header, rows)
+        log = read_shoe_log(f, decks=1)
+        assert not any("exact repeat" in r.reason for r in log.rejected), header
+        assert {p.shoe for p in log.problems} == {"2"}, header

@@ -363,11 +363,17 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
     return part, rk, skipped, source, file_rej
 
 
+#: Columns whose cells a row's shoe key or :data:`_REPEAT_FIELDS` compare as written (the others are compared by
+#: :func:`_other_cells`).
+_COMPARED_AS_WRITTEN = ("shoe_id", "table", "card", "timestamp", "dealer", "shift")
+
+
 def _other_cells(cols: dict, n: int) -> np.ndarray:
-    """A code per row of its cells in the columns a shoe log does not read (all 0 when it has none): two rows are exact
-    repeats of each other only when these cells agree too (a read id, a reader's confidence)."""
-    other = [cols[k] for k in cols if k not in REQUIRED + OPTIONAL]
-    if not other or not n:
+    """A code per row of its cells as written in the columns not compared as written elsewhere: ``position``, ``stage``,
+    ``rotated`` (read as numbers or words: '011' is position 11, 'After' the stage after) and the columns a shoe log does
+    not read (a read id, a reader's confidence). Two rows are exact repeats of each other only when these agree too."""
+    other = [cols[k] for k in cols if k not in _COMPARED_AS_WRITTEN]
+    if not n:
         return np.zeros(n, dtype=np.int64)
     text = [pc.fill_null(a.cast(pa.string()), _arrow.text_scalar("")) for a in other]
     return _encode(pc.binary_join_element_wise(*text, "\x1f") if len(text) > 1 else text[0])[0]
@@ -510,7 +516,7 @@ def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
 
 
 #: The columns of an accepted row that must all be equal for a later row to be an exact repeat of it (besides its shoe):
-#: the card as written (``card_c``: 'QH' and 'Q♥' are one card but two reads) and the cells of the columns not read (``other``).
+#: the card as written (``card_c``: 'QH' and 'Q♥' are one card but two reads) and the other cells as written (``other``).
 _REPEAT_FIELDS = ("file", "pos", "face", "serial", "rot", "ts", "dealer", "shift", "card_c", "other")
 
 
@@ -544,7 +550,7 @@ def _drop_exact_repeats(R: dict, gkey: np.ndarray, paths: list, sources: list, r
         where = f"table {table}, " if table else ""
         rejected.append(RejectedRow(str(paths[fi]), int(R["line"][row]), "*",
                                     f"exact repeat of line {int(R['line'][kept])} ({where}shoe {shoe}, {stage}, position {int(R['pos'][row])}, "
-                                    "the same card): counted once", ""))
+                                    "the same card): counted once", _fmt(int(R["face"][row]), int(R["serial"][row]))))
         by_file[fi] = by_file.get(fi, 0) + 1
     for fi, k in by_file.items():
         src = sources[fi]
