@@ -145,3 +145,37 @@ def test_a_position_or_stage_written_another_way_is_not_an_exact_repeat(tmp_path
         log = read_shoe_log(f, decks=1)
         assert not any("exact repeat" in r.reason for r in log.rejected), header
         assert {p.shoe for p in log.problems} == {"2"}, header
+
+
+def _before_file_logs(tmp_path, unreadable_every: int):
+    """200 dealt shoes and a --before file of their orders before the shuffle, every ``unreadable_every``-th shoe of
+    which is written suit first ('HA', unreadable)."""
+    rng = np.random.default_rng(5)
+    after_rows, before_rows = [], []
+    for s in range(1, 201):
+        before = [DECK[k] for k in rng.permutation(52)]
+        after = [before[k] for k in rng.permutation(52)]
+        after_rows += [(s, p, c) for p, c in enumerate(after, 1)]
+        before_rows += [(s, p, c[1] + c[0] if s % unreadable_every == 0 else c) for p, c in enumerate(before, 1)]
+    a, b = tmp_path / "after.csv", tmp_path / "before.csv"
+    _write(a, "shoe_id,position,card", after_rows)
+    _write(b, "shoe_id,position,card", before_rows)
+    return a, b
+
+
+def test_a_before_file_half_unreadable_is_inconclusive(cli, tmp_path):
+    """--before FILE with half its rows unreadable (a second scanner writing suit first): half the shoes lost their
+    declared order before the shuffle and were tested against the previous shoe's dealt order instead, with a verdict
+    (exit 0) as if the file had been read. The --before file's rows and shoes count against --max-rejected as the
+    log's do: INCONCLUSIVE, naming the file; a few unreadable rows (under 5%) keep the verdict."""
+    a, b = _before_file_logs(tmp_path, 2)
+    res = cli("shuffle", "certify", a, "--decks", 1, "--before", b, "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
+              "--resamples", 99, "--workers", 1)
+    assert res.exit_code == 11, res.output
+    reasons = " ".join(json.loads(res.stdout)["tables"][0]["battery"]["reasons"])
+    assert f"5,200 of 10,400 data rows (50%) of {b} could not be read" in reasons, reasons
+    assert "100 of 200 shoes of the --before file (50%) were left out" in reasons, reasons
+    a, b = _before_file_logs(tmp_path, 50)
+    res = cli("shuffle", "certify", a, "--decks", 1, "--before", b, "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
+              "--resamples", 99, "--workers", 1)
+    assert res.exit_code in (0, 10), res.output

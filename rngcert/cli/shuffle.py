@@ -223,7 +223,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                inputs=inputs, notes=notes, pickup=pickup, sensitivity=bool(sensitivity),
-                               options=options.replace(progress=bar.callback()))
+                               options=options.replace(progress=bar.callback()), before_log=blog)
         cert.report["shoe_problems"] = [p.to_dict() for p in problems]
         rejected = log.rejected + (blog.rejected if blog is not None else [])
         eq_id = "shoe-log"

@@ -33,7 +33,8 @@ from rngcert.stats import trackers as TR
 # long: the stages of one log certification in order (rebuild, complete, wash, trackers, battery per dealer group), each feeding the next; the self-contained ones are _rank_only, _fit_wash and _tracker_kernels
 def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                       before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
-                      side_of: dict | None = None, wash_override: dict | None = None, split: int = 1, options: ShuffleOptions) -> ShuffleCertification:
+                      side_of: dict | None = None, wash_override: dict | None = None, split: int = 1, options: ShuffleOptions,
+                      before_log=None) -> ShuffleCertification:
     """Certify a card-scanner shoe log once, with given pickup sides (see the module docstring).
 
     ``side_of`` (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side
@@ -57,6 +58,8 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
         electronic reshuffle of the shoe as dealt), or new-deck order for every shoe.
     before_orders : dict, optional
         ``{(table, shoe_id): order}`` declared orders before the shuffle (``--before FILE``).
+    before_log : rngcert.collect.shoelog.ShoeLog, optional
+        The ``--before FILE`` as read: its unreadable rows and shoes left out count against ``--max-rejected`` as the log's.
     options : ShuffleOptions
         ``standard`` (default "edge" when ``proc`` is a manual procedure, else "uniform"), ``progress``
         (called as each stage finishes: orders rebuilt, wash fitted, trackers trained, one battery per
@@ -94,6 +97,8 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
     unread = unreadable_reasons(log, o.max_rejected_share) + dealt_length_reasons(log, decks, proc, game)
+    if before_log is not None:
+        unread += unreadable_reasons(before_log, o.max_rejected_share, shoes="shoes of the --before file")
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
@@ -330,7 +335,7 @@ def _subset_kernels(kernels, rows):
 MAX_UNREADABLE_SHARE = 0.05
 
 
-def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str]:
+def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE, shoes: str = "dealt shoes") -> list[str]:
     """Reasons a shoe log cannot carry a verdict: a file with more than ``max_share`` of its data rows unreadable, or
     more than ``max_share`` of the log's dealt shoes left out for problems (a missing position, a card too many, a
     shoe split across files...): the shoes that are left are then a selection of the shoes dealt, which no test's
@@ -343,6 +348,9 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
         ``after``: a dealt shoe) and ``after_ids`` the dealt shoes left out and kept.
     max_share : float
         Largest share of unreadable rows, and of dealt shoes left out, that a verdict may stand on.
+    shoes : str
+        What the log's shoes are, for the reason ("dealt shoes"; "shoes of the --before file": their orders before the
+        shuffle are what is missing).
 
     Returns
     -------
@@ -360,9 +368,11 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
     left = {(p.table, p.shoe) for p in getattr(log, "problems", ()) if p.stage == "after"} - kept
     dealt = len(kept) + len(left)
     if dealt and len(left) / dealt > max_share:
-        out.append(f"{len(left):,} of {dealt:,} dealt shoes ({_share(len(left), dealt)}) were left out for problems (report.json's "
-                   f"shoe_problems: missing positions, cards too many, ...), more than {_limit(max_share)}: the {len(kept):,} shoes left are "
-                   "a selection of the shoes dealt, and a verdict cannot stand on them; find why the scanner's shoes are incomplete")
+        out.append(f"{len(left):,} of {dealt:,} {shoes} ({_share(len(left), dealt)}) were left out for problems (report.json's "
+                   f"shoe_problems: missing positions, cards too many, ...), more than {_limit(max_share)}: "
+                   + (f"the {len(kept):,} shoes left are a selection of the shoes dealt, and a verdict cannot stand on them"
+                      if shoes == "dealt shoes" else "the other shoes' orders before the shuffle are not the ones declared")
+                   + "; find why the scanner's shoes are incomplete")
     return out
 
 
