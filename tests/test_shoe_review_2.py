@@ -179,3 +179,23 @@ def test_a_before_file_half_unreadable_is_inconclusive(cli, tmp_path):
     res = cli("shuffle", "certify", a, "--decks", 1, "--before", b, "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1,
               "--resamples", 99, "--workers", 1)
     assert res.exit_code in (0, 10), res.output
+
+
+def test_the_rebuild_note_accounts_for_every_shoe(cli, tmp_path):
+    """--before pickup over two tables of 100 shoes, 11 of them left out for problems (over 5%): the note gave '177 of
+    189 shoes have a known order (177 ...; 11 not tested ...)', leaving the first shoe of each table unaccounted for
+    (177 + 11 is not 189). Every shoe kept is in the tally, the first shoes named."""
+    rows = []
+    for s, cards in enumerate(_shoes(200, 2), 1):
+        rows += [("T1" if s <= 100 else "T2", s, p, c) for p, c in enumerate(cards, 1) if not (s % 18 == 0 and p == 20)]
+    f = tmp_path / "two-tables.csv"
+    _write(f, "table,shoe_id,position,card", rows)
+    res = cli("shuffle", "certify", f, "--decks", 1, "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1, "--resamples", 99,
+              "--workers", 1)
+    assert res.exit_code == 11, res.output
+    rep = json.loads(res.stdout)
+    assert "11 of 200 dealt shoes (6%) were left out" in " ".join(rep["tables"][0]["battery"]["reasons"])
+    (note,) = [n for n in rep["notes"] if "have a known order before the shuffle" in n]
+    assert note.startswith("176 of 189 shoes"), note
+    assert "176 the previous shoe's dealt order" in note and "11 not tested: the shoe dealt before it was left out" in note, note
+    assert "2 not tested: the first shoe of its table" in note, note
