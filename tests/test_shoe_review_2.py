@@ -199,3 +199,32 @@ def test_the_rebuild_note_accounts_for_every_shoe(cli, tmp_path):
     assert note.startswith("176 of 189 shoes"), note
     assert "176 the previous shoe's dealt order" in note and "11 not tested: the shoe dealt before it was left out" in note, note
     assert "2 not tested: the first shoe of its table" in note, note
+
+
+def test_rejected_count_includes_the_before_files_rows(cli, tmp_path):
+    """A --before file with 208 unreadable rows (4 shoes written suit first, under 5%): rejects.csv keeps the 208
+    rows, but report.json's rejected_count (and the summary's 'rejects.csv (0 rows)') counted the log's only."""
+    a, b = _before_file_logs(tmp_path, 50)
+    out = tmp_path / "out"
+    res = cli("shuffle", "certify", a, "--decks", 1, "--before", b, "--out", out, "--no-plots", "--seed", 1, "--resamples", 99,
+              "--workers", 1)
+    assert res.exit_code in (0, 10), res.output
+    (folder,) = out.glob("*-*")
+    rep = json.loads((folder / "report.json").read_text())
+    assert len((folder / "rejects.csv").read_text().splitlines()) - 1 == rep["rejected_count"] == 208
+    assert "rejects.csv (208 rows)" in res.output, res.output
+
+
+def test_summary_names_cutting_cards_and_repeats_in_one_bracket(cli, tmp_path):
+    """A log with a cutting card in every shoe and one row sent twice: the summary read '62 rejected (60 joker or
+    cutting-card row(s) left out, their shoes kept) (1 exact repeat(s) of a row, counted once)'; one bracket now."""
+    rows = []
+    for s, cards in enumerate(_shoes(60), 1):
+        r = [(s, p, c) for p, c in enumerate(cards[:30] + ["CUT"] + cards[30:], 1)]
+        rows += r[:10] + ([r[9]] if s == 3 else []) + r[10:]
+    f = tmp_path / "cut-and-repeat.csv"
+    _write(f, "shoe_id,position,card", rows)
+    res, rep = _certify_log(cli, f, tmp_path)
+    assert res.exit_code in (0, 10), res.output
+    assert rep["inputs"][0]["summary"] == ("3181 rows: 3120 accepted, 61 rejected (60 joker or cutting-card row(s) left out, their shoes kept; "
+                                           "1 exact repeat(s) of a row, counted once); 0 shoe(s) left out for problems")
