@@ -228,3 +228,21 @@ def test_summary_names_cutting_cards_and_repeats_in_one_bracket(cli, tmp_path):
     assert res.exit_code in (0, 10), res.output
     assert rep["inputs"][0]["summary"] == ("3181 rows: 3120 accepted, 61 rejected (60 joker or cutting-card row(s) left out, their shoes kept; "
                                            "1 exact repeat(s) of a row, counted once); 0 shoe(s) left out for problems")
+
+
+def test_the_same_shoe_logged_twice_under_two_ids_is_not_a_fail(cli, tmp_path):
+    """An export that holds a session twice, the second time under new shoe ids (shoes 101-200 repeat the card orders
+    of shoes 1-100): FAIL 'cards end up nearer their place before the shuffle ... lengthen the wash'. Two fair shoes
+    that agree in their first 20 cards do not occur (1 in 10^33): a data-integrity finding (DESIGN §4, duplicated
+    blocks), INCONCLUSIVE naming the shoes. A fair log with distinct shoes keeps its verdict."""
+    shoes = _shoes(100, 7)
+    f = tmp_path / "twice.csv"
+    _write(f, "shoe_id,position,card", [(s, p, c) for s, cards in enumerate(shoes + shoes, 1) for p, c in enumerate(cards, 1)])
+    res, rep = _certify_log(cli, f, tmp_path)
+    assert res.exit_code == 11, res.output
+    reasons = " ".join(rep["tables"][0]["battery"]["reasons"])
+    assert "100 of 200 dealt shoes repeat the cards of an earlier shoe" in reasons and "shoe 101 = shoe 1" in reasons, reasons
+    g = tmp_path / "distinct.csv"
+    _write(g, "shoe_id,position,card", [(s, p, c) for s, cards in enumerate(_shoes(200, 7), 1) for p, c in enumerate(cards, 1)])
+    res, rep = _certify_log(cli, g, tmp_path)
+    assert res.exit_code in (0, 10) and not any("repeat the cards" in r for r in rep["tables"][0]["battery"]["reasons"]), res.output

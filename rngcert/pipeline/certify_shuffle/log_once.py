@@ -96,7 +96,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     house = _house_edges(game, decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
-    unread = unreadable_reasons(log, o.max_rejected_share) + dealt_length_reasons(log, decks, proc, game)
+    unread = unreadable_reasons(log, o.max_rejected_share) + dealt_length_reasons(log, decks, proc, game) + repeated_shoe_reasons(log)
     if before_log is not None:
         unread += unreadable_reasons(before_log, o.max_rejected_share, shoes="shoes of the --before file")
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
@@ -374,6 +374,45 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE, shoes: str 
                       if shoes == "dealt shoes" else "the other shoes' orders before the shuffle are not the ones declared")
                    + "; find why the scanner's shoes are incomplete")
     return out
+
+
+#: Leading cards two dealt shoes must share to be the same shoe logged twice: a fair shuffle gives two shoes the same
+#: first 20 cards with probability about 52^-20 (one deck: 1 / (52!/32!), about 3e-34).
+SAME_SHOE_CARDS = 20
+
+
+def repeated_shoe_reasons(log) -> list[str]:
+    """A data-integrity reason when dealt shoes repeat the first :data:`SAME_SHOE_CARDS` cards of an earlier shoe (the
+    same shoe logged twice under two ids, a session exported twice, or a shuffler that repeats its output): never a
+    verdict on the shuffle (DESIGN §4: duplicated blocks are INCONCLUSIVE).
+
+    Parameters
+    ----------
+    log : rngcert.collect.shoelog.ShoeLog
+        Its ``dealt`` shoes (padded with -1), ``lengths`` and ``after_ids``.
+
+    Returns
+    -------
+    list of str
+        Empty, or one reason naming the first repeats.
+    """
+    K = SAME_SHOE_CARDS
+    long_ = np.flatnonzero(np.asarray(log.lengths) >= K) if log.dealt is not None else np.zeros(0, np.int64)
+    if long_.size < 2:
+        return []
+    if len(log.meta) == log.n_shoes:  # in the order the file gives them: the earlier shoe is named first
+        long_ = np.array(sorted(long_.tolist(), key=lambda i: (log.meta[i]["file"], log.meta[i]["line"])))
+    _, first, inv = np.unique(np.asarray(log.dealt)[long_, :K], axis=0, return_index=True, return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
+    rep = np.flatnonzero(first[inv] != np.arange(long_.size))
+    if not rep.size:
+        return []
+    name = lambda i: " ".join(str(x) for x in (("table", log.after_ids[i][0]) if log.after_ids[i][0] else ()) + ("shoe", log.after_ids[i][1]))  # noqa: E731
+    shown = "; ".join(f"{name(long_[r])} = {name(long_[first[inv[r]]])}" for r in rep[:5]) + (" …" if rep.size > 5 else "")
+    return [f"data integrity: {rep.size:,} of {log.n_shoes:,} dealt shoes repeat the cards of an earlier shoe ({shown}; the same first "
+            f"{K} cards at least, which two shuffled shoes do not share): the same shoe logged twice under two ids, or a shuffler "
+            "that repeats its output; check the scanner's export before any verdict (if the shoes were dealt so, the shuffle is "
+            "not random at all)"]
 
 
 def _limit(share: float) -> str:
