@@ -136,6 +136,14 @@ def _shuffle_lines(report: dict) -> list[str]:
     return [x for x in out if x]
 
 
+def _not_unreadable(src: dict) -> str:
+    """The rejected rows of a shoe-log file that are not unreadable (joker and cutting-card rows, exact repeats), in one
+    bracket, or nothing."""
+    parts = ([f"{src['non_card_rows']} joker or cutting-card row(s) left out, their shoes kept"] if src.get("non_card_rows") else []) + (
+        [f"{src['repeated_rows']} exact repeat(s) of a row, counted once"] if src.get("repeated_rows") else [])
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 # long: the two sources of shoes (a procedure, a scanner log) with their checks, one options object and the rerun recipe
 def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, procedure=None, before="pickup", standard=None, rule=None,
                      threshold=0.0, sensitivity=None, sensitivity_shoes=400, seed=None, resamples=1999, alpha=0.01, figures=True,
@@ -214,18 +222,17 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         if len(problems) > 20:
             notes.append(f"…and {len(problems) - 20} more shoe problems (all in report.json)")
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
-                   f"{s.get('rejected_rows')} rejected"
-                   + (f" ({s['non_card_rows']} joker or cutting-card row(s) left out, their shoes kept)" if s.get("non_card_rows") else "")
-                   + (f" ({s['repeated_rows']} exact repeat(s) of a row, counted once)" if s.get("repeated_rows") else "")
+                   f"{s.get('rejected_rows')} rejected" + _not_unreadable(s)
                    + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
                    + (f" ({s['shoe_problem_findings']} findings)" if s.get("shoe_problem_findings", 0) > s.get("shoe_problems", 0) else "")}
                   for s in log.sources + (blog.sources if blog is not None else [])]
         with progress_bar(enabled=None if progress else False, unit="stage", desc=f"{log.n_shoes} shoes") as bar:
             cert = certify_log(log, source=str(source), decks=decks, game=g, proc=proc, before_mode=before_mode, before_orders=before_orders,
                                inputs=inputs, notes=notes, pickup=pickup, sensitivity=bool(sensitivity),
-                               options=options.replace(progress=bar.callback()))
+                               options=options.replace(progress=bar.callback()), before_log=blog)
         cert.report["shoe_problems"] = [p.to_dict() for p in problems]
         rejected = log.rejected + (blog.rejected if blog is not None else [])
+        cert.report["rejected_count"] = len(rejected)  # (rejects.csv holds the --before file's too)
         eq_id = "shoe-log"
     apply_standard(cert.report, std, kind="shoe", alpha=alpha)
     if seed is None:  # (the pipeline was given the entropy drawn here as its seed)

@@ -347,17 +347,36 @@ def _read_shoe_file(fi: int, path: Path, ids: SimpleNamespace) -> tuple:
         rk = np.stack([tid[bad], sid[bad], np.where(stage[bad] < 0, 1, stage[bad]), lines[bad], np.full(bad.size, fi)], axis=1)
         rk = _rejects_of_tables(rk, c.no_table[bad], tid[~c.no_table], sid[~c.no_table])
     keep = np.flatnonzero(ok)
+    other = _other_cells(cols, n)
     part = {"file": np.full(keep.size, fi, dtype=np.int64), "tid": tid[keep], "sid": sid[keep],
             "stage": stage[keep], "pos": pos[keep], "face": c.face[keep].astype(np.int64),
             "serial": c.serial[keep].astype(np.int64), "line": lines[keep].astype(np.int64),
             "rot": c.rot[keep], "ts": c.opt["timestamp"][keep], "ts_us": c.ts_us[keep], "dealer": c.opt["dealer"][keep],
-            "shift": c.opt["shift"][keep]}
+            "shift": c.opt["shift"][keep], "card_c": c.card_c[keep], "other": other[keep]}
     sk = np.flatnonzero(skip & (pos >= 1))  # the rows the positions after them are renumbered around
-    skipped = np.stack([tid[sk], sid[sk], stage[sk], pos[sk]], axis=1) if sk.size else np.zeros((0, 4), np.int64)
+    # (with every cell that makes two of them exact repeats: one line sent twice took one number)
+    skipped = (np.stack([tid[sk], sid[sk], stage[sk], pos[sk], np.full(sk.size, fi), c.card_c[sk], c.opt["timestamp"][sk],
+                         c.opt["dealer"][sk], c.opt["shift"][sk], c.rot[sk], other[sk]], axis=1) if sk.size else np.zeros((0, 11), np.int64))
     # data rows: those read as fields and the lines the CSV reader rejected on their own (quotes, field count)
     source = {"path": name, "sha256": hashlib.sha256(data).hexdigest(), "rows": int(n) + len(rej),
               "accepted_rows": int(ok.sum()), "rejected_rows": len(file_rej), "non_card_rows": int(skip.sum())}
     return part, rk, skipped, source, file_rej
+
+
+#: Columns whose cells a row's shoe key or :data:`_REPEAT_FIELDS` compare as written (the others are compared by
+#: :func:`_other_cells`).
+_COMPARED_AS_WRITTEN = ("shoe_id", "table", "card", "timestamp", "dealer", "shift")
+
+
+def _other_cells(cols: dict, n: int) -> np.ndarray:
+    """A code per row of its cells as written in the columns not compared as written elsewhere: ``position``, ``stage``,
+    ``rotated`` (read as numbers or words: '011' is position 11, 'After' the stage after) and the columns a shoe log does
+    not read (a read id, a reader's confidence). Two rows are exact repeats of each other only when these agree too."""
+    other = [cols[k] for k in cols if k not in _COMPARED_AS_WRITTEN]
+    if not n:
+        return np.zeros(n, dtype=np.int64)
+    text = [pc.fill_null(a.cast(pa.string()), _arrow.text_scalar("")) for a in other]
+    return _encode(pc.binary_join_element_wise(*text, "\x1f") if len(text) > 1 else text[0])[0]
 
 
 def _rejects_of_tables(rk: np.ndarray, no_table: np.ndarray, tid: np.ndarray, sid: np.ndarray) -> np.ndarray:
@@ -486,7 +505,8 @@ def _read_shoe_files(paths: list) -> tuple:
 def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
     """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up. A
     non-card row whose position a card of its shoe also holds took no number of its own: nothing is renumbered for it."""
-    sk = np.concatenate(skipped) if skipped else np.zeros((0, 4), np.int64)
+    sk = np.concatenate(skipped) if skipped else np.zeros((0, 11), np.int64)
+    sk = np.unique(sk, axis=0)  # a non-card row sent twice (every cell the same) is one card's place, not two
     if sk.size:
         # renumber: a card after k non-card rows of its shoe moves k positions up (vectorised by sorted keys)
         B = np.int64(10**9 + 1)
@@ -495,8 +515,9 @@ def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
         R["pos"] = R["pos"] - (np.searchsorted(skey, gkey * B + R["pos"], side="left") - np.searchsorted(skey, gkey * B, side="left"))
 
 
-#: The columns of an accepted row that must all be equal for a later row to be an exact repeat of it (besides its shoe).
-_REPEAT_FIELDS = ("file", "pos", "face", "serial", "rot", "ts", "dealer", "shift")
+#: The columns of an accepted row that must all be equal for a later row to be an exact repeat of it (besides its shoe):
+#: the card as written (``card_c``: 'QH' and 'Q♥' are one card but two reads) and the other cells as written (``other``).
+_REPEAT_FIELDS = ("file", "pos", "face", "serial", "rot", "ts", "dealer", "shift", "card_c", "other")
 
 
 def _drop_exact_repeats(R: dict, gkey: np.ndarray, paths: list, sources: list, rejected: list, label) -> tuple:
@@ -504,14 +525,16 @@ def _drop_exact_repeats(R: dict, gkey: np.ndarray, paths: list, sources: list, r
     orientation, timestamp, dealer and shift: a scanner that sent one read twice) are counted once, as a spin log's exact
     duplicates are: each later copy is a rejected row naming the line it repeats, counted in its file's
     ``repeated_rows`` (not unreadable), and its shoe is kept. A repeated position holding another card stays a shoe
-    problem. Returns the accepted rows and their shoe keys without the copies."""
+    problem. Returns the accepted rows (without the cells as written, ``card_c`` and ``other``, which only this needs) and
+    their shoe keys without the copies."""
+    cells, R = R, {k: v for k, v in R.items() if k not in ("card_c", "other")}
     M = gkey.size
     if M < 2:
         return R, gkey
     order = np.lexsort((R["line"], R["pos"], gkey))
     same = gkey[order][1:] == gkey[order][:-1]
     for f in _REPEAT_FIELDS:
-        v = R[f][order]
+        v = cells[f][order]
         same &= v[1:] == v[:-1]
     if not same.any():
         return R, gkey
@@ -527,7 +550,7 @@ def _drop_exact_repeats(R: dict, gkey: np.ndarray, paths: list, sources: list, r
         where = f"table {table}, " if table else ""
         rejected.append(RejectedRow(str(paths[fi]), int(R["line"][row]), "*",
                                     f"exact repeat of line {int(R['line'][kept])} ({where}shoe {shoe}, {stage}, position {int(R['pos'][row])}, "
-                                    "the same card): counted once", ""))
+                                    "the same card): counted once", _fmt(int(R["face"][row]), int(R["serial"][row]))))
         by_file[fi] = by_file.get(fi, 0) + 1
     for fi, k in by_file.items():
         src = sources[fi]
@@ -674,16 +697,12 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     S_ = max(len(shoes_ids), 1)
     gkey = (R["tid"] * S_ + R["sid"]) * 2 + R["stage"]
     _renumber(R, gkey, skipped, S_)
-
-    def label(k):  # (table, shoe, stage) of a shoe key
-        return table_names[k // 2 // S_], shoe_names[k // 2 % S_], STAGES[k % 2]
-
+    label = lambda k: (table_names[k // 2 // S_], shoe_names[k // 2 % S_], STAGES[k % 2])  # noqa: E731  (a shoe key's names)
     R, gkey = _drop_exact_repeats(R, gkey, paths, sources, rejected, label)
     any_serial = bool(np.any(R["serial"] > 0))
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
-
     problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
                               (N, decks, min_prefix, serialised, any_serial and any_unserial))
     _count_problems(sources, problems)

@@ -172,14 +172,21 @@ def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER
 
 
 def _header(*, command, inputs, equipment, subject, notes, tables, verdict, alpha, entropy, seed, n_resamples, decks, game, rule,
-            rejected_count=0, standard="edge") -> dict:
-    """The report header of every shuffle report, from the one schema of :mod:`rngcert.report.schema`."""
+            rejected_count=0, standard="edge", max_rejected=None) -> dict:
+    """The report header of every shuffle report, from the one schema of :mod:`rngcert.report.schema`; ``max_rejected``
+    (a scanner log's ``--max-rejected`` share) is stated in the declared parameters and the INCONCLUSIVE policy."""
     pol = schema.policy(alpha, "holm (over all applicable tests of a section, trackers included)", cite.shuffle_requirement())
     pol.update(
         verdicts=dict(POLICY_TEXT), standard=standard,
         standard_text=("edge: a manual procedure FAILs on a tracker's edge; statistical rejections are findings"
                        if standard == "edge" else "uniform: a machine or algorithm FAILs on any family-wise rejection"),
     )
+    declared = {"certification level alpha": alpha, "decks per shoe": decks, "Monte Carlo replicates": n_resamples}
+    if max_rejected is not None:
+        limit = f"{100.0 * max_rejected:.3g}%"
+        declared["largest share of unreadable rows or of dealt shoes left out"] = limit
+        pol["verdicts"]["INCONCLUSIVE"] += (f"; for a scanner log also more than {limit} of a file's data rows unreadable or of the dealt "
+                                            "shoes left out for problems (--max-rejected)")
     # page one's two sentences, for shoes (the schema's default is the wheel's)
     pol["summary"] = (
         "INCONCLUSIVE first, when the data cannot carry a verdict (no order before the shuffle for the required card-tracking "
@@ -202,7 +209,7 @@ def _header(*, command, inputs, equipment, subject, notes, tables, verdict, alph
         equipment_line=f"{equipment.get('name', subject)} — {decks} deck(s), game {game or 'none'}"
         + (f", dealer rule {rule}" if game == "blackjack" else ""),
         rules=[str(equipment["source"])] if equipment.get("kind") == "shuffle-procedure" and equipment.get("source") else [],
-        declared={"certification level alpha": alpha, "decks per shoe": decks, "Monte Carlo replicates": n_resamples},
+        declared=declared,
         unit="shoes",
         section_word="Sample",
         level="cards",

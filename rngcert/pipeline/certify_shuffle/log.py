@@ -19,7 +19,8 @@ from rngcert.pipeline.options import ShuffleOptions
 
 def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                 before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
-                pickup: str | None = None, sensitivity: bool = False, options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:
+                pickup: str | None = None, sensitivity: bool = False, options: ShuffleOptions | None = None, before_log=None,
+                **keywords) -> ShuffleCertification:
     """Certify a card-scanner shoe log (see :mod:`rngcert.pipeline.certify_shuffle`).
 
     When the order before a shuffle is rebuilt through a pickup whose side the rules leave to the
@@ -39,11 +40,13 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     sensitivity : bool
         Also certify the log under every plausible pickup side and at both ends of every wash
         parameter's interval, and tabulate the verdicts (``report["log_sensitivity"]``).
+    before_log : rngcert.collect.shoelog.ShoeLog, optional
+        The ``--before FILE`` as read (its unreadable rows and shoes left out count against ``--max-rejected``).
     """
     from rngcert.pipeline.pickup_side import SIDES
 
     kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, fit=fit,
-              inputs=inputs, notes=notes, options=ShuffleOptions.of(options, where="certify_log", **keywords))
+              inputs=inputs, notes=notes, options=ShuffleOptions.of(options, where="certify_log", **keywords), before_log=before_log)
     sides = SIDES.get(game) if game and before_mode == "pickup" else None
     if pickup is not None:
         if not sides or pickup not in sides:

@@ -33,7 +33,8 @@ from rngcert.stats import trackers as TR
 # long: the stages of one log certification in order (rebuild, complete, wash, trackers, battery per dealer group), each feeding the next; the self-contained ones are _rank_only, _fit_wash and _tracker_kernels
 def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: Procedure | None = None, before_mode: str = "pickup",
                       before_orders: dict | None = None, fit: bool = True, inputs: Sequence[dict] = (), notes: Sequence[str] = (),
-                      side_of: dict | None = None, wash_override: dict | None = None, split: int = 1, options: ShuffleOptions) -> ShuffleCertification:
+                      side_of: dict | None = None, wash_override: dict | None = None, split: int = 1, options: ShuffleOptions,
+                      before_log=None) -> ShuffleCertification:
     """Certify a card-scanner shoe log once, with given pickup sides (see the module docstring).
 
     ``side_of`` (``{previous shoe's log index: pickup side}``) overrides the procedure's pickup side
@@ -57,6 +58,8 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
         electronic reshuffle of the shoe as dealt), or new-deck order for every shoe.
     before_orders : dict, optional
         ``{(table, shoe_id): order}`` declared orders before the shuffle (``--before FILE``).
+    before_log : rngcert.collect.shoelog.ShoeLog, optional
+        The ``--before FILE`` as read: its unreadable rows and shoes left out count against ``--max-rejected`` as the log's.
     options : ShuffleOptions
         ``standard`` (default "edge" when ``proc`` is a manual procedure, else "uniform"), ``progress``
         (called as each stage finishes: orders rebuilt, wash fitted, trackers trained, one battery per
@@ -93,7 +96,9 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     house = _house_edges(game, decks, bj_rules)
     min_edge, edge_basis = (min_edge, "declared") if min_edge is not None else default_min_edge(house)
     players = int(proc.deal.get("players", 7)) if proc and proc.game == game else 7
-    unread = unreadable_reasons(log, o.max_rejected_share) + dealt_length_reasons(log, decks, proc, game)
+    unread = unreadable_reasons(log, o.max_rejected_share) + dealt_length_reasons(log, decks, proc, game) + repeated_shoe_reasons(log)
+    if before_log is not None:
+        unread += unreadable_reasons(before_log, o.max_rejected_share, shoes="shoes of the --before file")
     rng = stream(entropy, SIMULATION_STREAM, "log-completion")
     how: Counter = Counter()
     built = _log_pairs(log, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, rng=rng, how=how,
@@ -177,7 +182,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
     verdict = worst([o.verdict for o in outs])
     rep = _header(command=command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source} ({log.n_shoes} shoes)",
                   notes=notes, tables=sections, verdict=verdict, alpha=alpha, entropy=entropy, seed=seed, n_resamples=n_resamples,
-                  decks=decks, game=game, rule=data_all.rule, standard=standard, rejected_count=len(log.rejected))
+                  decks=decks, game=game, rule=data_all.rule, standard=standard, rejected_count=len(log.rejected), max_rejected=options.max_rejected_share)
     rep["parameters"] = extra.pop("parameters", proc.parameters() if proc else [])
     rep |= extra
     rep["house_edge"] = house
@@ -211,7 +216,7 @@ def _rank_only(log, o: ShuffleOptions, *, entropy: int, source: str, decks: int,
     rep = _header(command=o.command, inputs=inputs, equipment=_log_equipment(source, decks, proc), subject=f"shoe log {source}",
                   notes=notes, tables=sections, verdict=out.verdict, alpha=alpha, entropy=entropy, seed=o.seed,
                   n_resamples=n_resamples, decks=decks, game=game, rule=data.rule, standard=standard,
-                  rejected_count=len(log.rejected))
+                  rejected_count=len(log.rejected), max_rejected=o.max_rejected_share)
     rep["parameters"] = proc.parameters() if proc else []
     rep["house_edge"] = house
     rep["power_effect"] = out.power
@@ -330,7 +335,7 @@ def _subset_kernels(kernels, rows):
 MAX_UNREADABLE_SHARE = 0.05
 
 
-def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str]:
+def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE, shoes: str = "dealt shoes") -> list[str]:
     """Reasons a shoe log cannot carry a verdict: a file with more than ``max_share`` of its data rows unreadable, or
     more than ``max_share`` of the log's dealt shoes left out for problems (a missing position, a card too many, a
     shoe split across files...): the shoes that are left are then a selection of the shoes dealt, which no test's
@@ -343,6 +348,9 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
         ``after``: a dealt shoe) and ``after_ids`` the dealt shoes left out and kept.
     max_share : float
         Largest share of unreadable rows, and of dealt shoes left out, that a verdict may stand on.
+    shoes : str
+        What the log's shoes are, for the reason ("dealt shoes"; "shoes of the --before file": their orders before the
+        shuffle are what is missing).
 
     Returns
     -------
@@ -354,23 +362,69 @@ def unreadable_reasons(log, max_share: float = MAX_UNREADABLE_SHARE) -> list[str
         rows = int(s.get("rows", 0))
         bad = int(s.get("rejected_rows", 0)) - int(s.get("non_card_rows", 0)) - int(s.get("repeated_rows", 0))
         if rows and bad / rows > max_share:
-            out.append(f"{bad:,} of {rows:,} data rows ({bad / rows:.0%}) of {s['path']} could not be read, more than {max_share:.0%}: "
+            out.append(f"{bad:,} of {rows:,} data rows ({_share(bad, rows)}) of {s['path']} could not be read, more than {_limit(max_share)}: "
                        "a verdict cannot stand on what is left (see rejects.csv: card spellings, columns, a second scanner's format)")
     kept = {tuple(k) for k in log.after_ids}
     left = {(p.table, p.shoe) for p in getattr(log, "problems", ()) if p.stage == "after"} - kept
     dealt = len(kept) + len(left)
     if dealt and len(left) / dealt > max_share:
-        out.append(f"{len(left):,} of {dealt:,} dealt shoes ({_share(len(left), dealt)}) were left out for problems (report.json's "
-                   f"shoe_problems: missing positions, cards too many, ...), more than {max_share:.0%}: the {len(kept):,} shoes left are "
-                   "a selection of the shoes dealt, and a verdict cannot stand on them; find why the scanner's shoes are incomplete")
+        out.append(f"{len(left):,} of {dealt:,} {shoes} ({_share(len(left), dealt)}) were left out for problems (report.json's "
+                   f"shoe_problems: missing positions, cards too many, ...), more than {_limit(max_share)}: "
+                   + (f"the {len(kept):,} shoes left are a selection of the shoes dealt, and a verdict cannot stand on them"
+                      if shoes == "dealt shoes" else "the other shoes' orders before the shuffle are not the ones declared")
+                   + "; find why the scanner's shoes are incomplete")
     return out
+
+
+#: Leading cards two dealt shoes must share to be the same shoe logged twice: a fair shuffle gives two shoes the same
+#: first 20 cards with probability about 52^-20 (one deck: 1 / (52!/32!), about 3e-34).
+SAME_SHOE_CARDS = 20
+
+
+def repeated_shoe_reasons(log) -> list[str]:
+    """A data-integrity reason when dealt shoes repeat the first :data:`SAME_SHOE_CARDS` cards of an earlier shoe (the
+    same shoe logged twice under two ids, a session exported twice, or a shuffler that repeats its output): never a
+    verdict on the shuffle (DESIGN §4: duplicated blocks are INCONCLUSIVE).
+
+    Parameters
+    ----------
+    log : rngcert.collect.shoelog.ShoeLog
+        Its ``dealt`` shoes (padded with -1), ``lengths`` and ``after_ids``.
+
+    Returns
+    -------
+    list of str
+        Empty, or one reason naming the first repeats.
+    """
+    K = SAME_SHOE_CARDS
+    long_ = np.flatnonzero(np.asarray(log.lengths) >= K) if log.dealt is not None else np.zeros(0, np.int64)
+    if long_.size < 2:
+        return []
+    if len(log.meta) == log.n_shoes:  # in the order the file gives them: the earlier shoe is named first
+        long_ = np.array(sorted(long_.tolist(), key=lambda i: (log.meta[i]["file"], log.meta[i]["line"])))
+    _, first, inv = np.unique(np.asarray(log.dealt)[long_, :K], axis=0, return_index=True, return_inverse=True)
+    inv = np.asarray(inv).reshape(-1)
+    rep = np.flatnonzero(first[inv] != np.arange(long_.size))
+    if not rep.size:
+        return []
+    name = lambda i: " ".join(str(x) for x in (("table", log.after_ids[i][0]) if log.after_ids[i][0] else ()) + ("shoe", log.after_ids[i][1]))  # noqa: E731
+    shown = "; ".join(f"{name(long_[r])} = {name(long_[first[inv[r]]])}" for r in rep[:5]) + (" …" if rep.size > 5 else "")
+    return [f"data integrity: {rep.size:,} of {log.n_shoes:,} dealt shoes repeat the cards of an earlier shoe ({shown}; the same first "
+            f"{K} cards at least, which two shuffled shoes do not share): the same shoe logged twice under two ids, or a shuffler "
+            "that repeats its output; check the scanner's export before any verdict (if the shoes were dealt so, the shuffle is "
+            "not random at all)"]
+
+
+def _limit(share: float) -> str:
+    """A ``--max-rejected`` share as a percentage, as given (0.001 is 0.1%, not 0%)."""
+    return f"{100.0 * share:.3g}%"
 
 
 def _share(part: int, whole: int) -> str:
     """``part / whole`` as a percentage that never rounds to 0% or 100% when it is neither."""
     pct = 100.0 * part / whole
     if 0 < pct < 1:
-        return f"{pct:.1g}%"
+        return f"{pct:.2g}%"
     if 99 < pct < 100:
         return f"{pct:.3g}%"
     return f"{pct:.0f}%"

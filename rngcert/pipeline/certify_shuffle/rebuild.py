@@ -81,6 +81,8 @@ def _log_pairs(log, *, decks: int, game, proc, before_mode, before_orders, rng, 
                     how["rebuilt from the previous shoe by the pickup rules"] += 1
                     rebuild.append((len(views), prev))
                     views.append(None)
+            else:  # (every shoe kept is in the tally)
+                how["not tested: the first shoe of its table (no shoe dealt before it in the log)"] += 1
     if not idx:
         return None
     if rebuild:
