@@ -90,7 +90,8 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
 @click.option("--tests", "tests", default=None, metavar="NAME,…", callback=lambda c, p, v: _tests_option(v),
-              help="Follow-up: rerun only these battery tests (comma-separated) on new data; the correction's family is these tests.")
+              help="Follow-up: rerun only these battery tests (comma-separated) on new data; the correction's family is these tests. "
+                   "A --standard clause none of whose tests is chosen is refused.")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @standard_option
 @parallel_options
@@ -115,6 +116,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
     from rngcert.pipeline.options import CertifyOptions
 
     std = load_for(standard, "wheel", "certify", alpha)
+    _refuse_unmet_clauses(std, tests)
     key = check_report_options(pdf, sign_key)
     notes = []
     if not logs and load_wheel(equipment).id != DEFAULT_LOG_WHEEL:
@@ -168,3 +170,22 @@ def _tests_option(value: str | None) -> tuple[str, ...] | None:
         return parse_tests(value, WHEEL)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--tests") from None
+
+
+def _refuse_unmet_clauses(std, tests: tuple[str, ...] | None) -> None:
+    """A follow-up (``--tests``) under a standard with a clause whose wheel tests are all left out: the clause
+    would be "not applicable" and the verdict taken without it, so the combination is a usage error (exit 2)."""
+    if tests is None:
+        return
+    from rngcert.battery.followup import test_names
+    from rngcert.battery.wheel import WHEEL
+
+    every = test_names(WHEEL)
+    unmet = [c for c in std.clauses_for("wheel") if "exploitability" not in c.tests and any(c.selects(n) for n in every)
+             and not any(c.selects(n) for n in tests)]
+    if unmet:
+        raise click.UsageError(
+            f"--standard {std.id} with --tests {','.join(tests)}: none of the chosen tests is in its clause(s) "
+            + "; ".join(f"{c.id} ({', '.join(n for n in every if c.selects(n))})" for c in unmet)
+            + ": the follow-up could not meet them; add their tests to --tests, or follow up under the default standard"
+        )
