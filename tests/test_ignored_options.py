@@ -240,3 +240,15 @@ def test_watch_without_follow_refuses_polling_options(cli, tmp_path, extra, opti
     log.write_text("result\n" + "\n".join(str(i % 37) for i in range(500)) + "\n", encoding="utf-8")
     _refused(cli("watch", log, "--no-record", *extra), option, "--follow")
     _refused(cli("watch", "--table", "T7", "--db", tmp_path / "none.duckdb", *extra), option, "--follow")
+
+
+def test_min_round_interval_on_a_log_without_timestamps_is_an_input_error(cli, tmp_path):
+    """--min-round-interval 10s on a permanence list (no times): the check was skipped, the report as without it (exit 0)."""
+    log = tmp_path / "perm.txt"
+    log.write_text(",".join(str((7 * i + i // 37) % 37) for i in range(2000)) + "\n", encoding="utf-8")
+    common = ("--resamples", 99, "--seed", 1, "--no-plots", "--out", tmp_path / "r")
+    r = cli("certify", log, "--min-round-interval", "10s", *common)
+    assert r.exit_code == 3, r.output
+    assert "--min-round-interval" in r.stderr and "no timestamps" in r.stderr and "perm.txt" in r.stderr, r.stderr
+    assert cli("certify", log, "--min-round-interval", "0", *common).exit_code in (0, 10, 11, 12)
+    assert cli("certify", log, *common).exit_code in (0, 10, 11, 12)  # the default check applies where it can, silently

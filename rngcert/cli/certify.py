@@ -24,6 +24,7 @@ from rngcert.cli._common import (
     command_line,
     default_log_path,
     emit_report,
+    given,
     parse_columns,
     progress_bar,
     report_options,
@@ -85,7 +86,7 @@ Examples:
               help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
 @click.option("--min-round-interval", "min_round_interval", default="5s", show_default=True, metavar="DURATION",
-              help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off.")
+              help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off. Given for a log without timestamps: an input error (exit 3).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
@@ -155,7 +156,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
 
         stage = [False]
         cert = certify_log(logs, wheel, columns=parse_columns(columns), fmt=fmt, pool=pool, min_round_interval=parse_duration(min_round_interval),
-                           options=options.replace(progress=on_progress))
+                           round_interval_declared=bool(given("min_round_interval")), options=options.replace(progress=on_progress))
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)
 
 
