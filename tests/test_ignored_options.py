@@ -252,3 +252,16 @@ def test_min_round_interval_on_a_log_without_timestamps_is_an_input_error(cli, t
     assert "--min-round-interval" in r.stderr and "no timestamps" in r.stderr and "perm.txt" in r.stderr, r.stderr
     assert cli("certify", log, "--min-round-interval", "0", *common).exit_code in (0, 10, 11, 12)
     assert cli("certify", log, *common).exit_code in (0, 10, 11, 12)  # the default check applies where it can, silently
+
+
+# --------------------------------------------------------------------------- older names beside the new ones
+def test_bits_processes_with_workers_refused(cli, tmp_path):
+    """--processes (the hidden older name of --workers) beside --workers: one of the two numbers was dropped."""
+    r = cli("bits", "--source", "pcg64", "--streams", 2, "--length", 1000, "--seed", 1, "--workers", 1, "--processes", 2, "--no-plots",
+            "--out", tmp_path / "r")
+    _refused(r, "--processes", "--workers")
+
+
+def test_audit_jobs_with_workers_refused(cli, tmp_path):
+    r = cli("audit", "--all", "--db", tmp_path / "none.duckdb", "--workers", 1, "--jobs", 2, "--out", tmp_path / "r")
+    _refused(r, "--jobs", "--workers")

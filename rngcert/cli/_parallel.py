@@ -35,3 +35,10 @@ def plan_of(workers, scheduler):
                                "workers, so a local worker count would be ignored; give one of them")
 
     return Plan(workers=workers, scheduler=scheduler)
+
+
+def workers_of(workers, older, older_name: str):
+    """``--workers`` or its older name (``--processes`` of bits, ``--jobs`` of audit); both given is a usage error (exit 2)."""
+    if workers is not None and older is not None:
+        raise click.UsageError(f"{older_name} {older} with --workers {workers}: {older_name} is the older name of --workers; give one of them")
+    return workers if workers is not None else older

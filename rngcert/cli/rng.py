@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, refuse_given, report_options
-from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._parallel import parallel_options, plan_of, workers_of
 from rngcert.cli._standard import load_for, standard_option
 from rngcert.seeding import root
 
@@ -66,7 +66,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
     _refuse_unused(file is not None, fmt)
-    plan = plan_of(workers or processes, scheduler)
+    plan = plan_of(workers_of(workers, processes, "--processes"), scheduler)
     std = load_for(standard, "bits", "bits", alpha)
     key = check_report_options(pdf, sign_key)
     if file is not None and str(file) == "-":  # was "-: cannot read: No such file or directory" (exit 3)

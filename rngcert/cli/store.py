@@ -29,7 +29,7 @@ from rngcert.cli._common import (
     subject_option,
     summary_text,
 )
-from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._parallel import parallel_options, plan_of, workers_of
 from rngcert.cli._standard import load_for, standard_option
 from rngcert.cli._storeopts import _DB_OPTION, _WAIT_OPTION, _run, _waiting
 
@@ -278,7 +278,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     if table:  # one table is audited here, alone: the options of the group and of its work items would do nothing
         refuse_given(("group_control", "audits_per_year", "workers", "scheduler", "jobs"),
                      "options of --all (the group statement across tables, the tables as work items); --table T audits one table here")
-    plan = plan_of(workers or jobs, scheduler)
+    plan = plan_of(workers_of(workers, jobs, "--jobs"), scheduler)
     check_report_options(pdf, sign_key)  # fail fast, before the audit runs; the key travels as its path
     std = load_for(standard, "wheel", "audit", alpha)
 
