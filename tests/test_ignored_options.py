@@ -265,3 +265,13 @@ def test_bits_processes_with_workers_refused(cli, tmp_path):
 def test_audit_jobs_with_workers_refused(cli, tmp_path):
     r = cli("audit", "--all", "--db", tmp_path / "none.duckdb", "--workers", 1, "--jobs", 2, "--out", tmp_path / "r")
     _refused(r, "--jobs", "--workers")
+
+
+@pytest.mark.parametrize("extra, option", [(("--baud", 19200), "--baud"), (("--parity", "E"), "--parity"), (("--bytesize", "7"), "--bytesize"),
+                                           (("--stopbits", "2"), "--stopbits")])
+def test_record_from_a_capture_file_refuses_serial_settings(cli, tmp_path, extra, option):
+    """A capture file is read as bytes: a serial line's settings do nothing (the run printed them as if applied)."""
+    cap = tmp_path / "capture.log"
+    cap.write_text("", encoding="utf-8")
+    r = cli("record", cap, "--out", tmp_path / "spins.csv", *extra)
+    _refused(r, option, "capture file")

@@ -29,7 +29,7 @@ wheel · 2 usage.
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV spin log to append to (created, or resumed after its last spin).")
 @click.option("--protocol", default="slingshot2", show_default=True, metavar="NAME|FILE.toml", help="The controller's protocol (packaged, or a lab's TOML file).")
 @click.option("--table", default=None, help="Write a table column with this id (default: none; the log's file name names the table).")
-@click.option("--baud", type=click.IntRange(min=50), default=None, help="Baud rate (default: the protocol's, 9600).")
+@click.option("--baud", type=click.IntRange(min=50), default=None, help="Baud rate (default: the protocol's, 9600). Serial settings are refused for a capture file.")
 @click.option("--bytesize", type=click.Choice(["5", "6", "7", "8"]), default=None, help="Data bits (default: the protocol's, 8).")
 @click.option("--parity", type=click.Choice(["N", "E", "O", "M", "S"]), default=None, help="Parity (default: the protocol's, N).")
 @click.option("--stopbits", type=click.Choice(["1", "1.5", "2"]), default=None, help="Stop bits (default: the protocol's, 1).")
@@ -65,6 +65,8 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     """
     if not watch:  # the detector's options: a recording without --watch runs no detector
         refuse_given(("equipment", "alpha", "horizon", "block"), "options of the change detector, which runs only with --watch")
+    if Path(source).is_file():  # a saved capture: its bytes are read as they are, no serial line is opened
+        refuse_given(("baud", "bytesize", "parity", "stopbits"), f"settings of a serial line; {source} is a capture file, read as it is")
     from rngcert.collect.record import record as run
     from rngcert.equipment.protocol import load_protocol
 
