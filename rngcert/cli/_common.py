@@ -104,6 +104,29 @@ def parse_columns(items) -> dict[str, str]:
     return out
 
 
+def given(*names: str) -> list[str]:
+    """The options among ``names`` (parameter names, e.g. ``"bit_order"``) that the user gave on the
+    command line or in the environment, as they are typed (``--bit-order``); a default is not given."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    spelled = {p.name: (p.opts[0] if p.opts else p.name) for p in ctx.command.params}
+    out = []
+    for n in names:
+        src = ctx.get_parameter_source(n)
+        if src is not None and src not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP):
+            out.append(spelled.get(n, n))
+    return out
+
+
+def refuse_given(names: Sequence[str], why: str) -> None:
+    """A usage error (exit 2) when the user gave any of the options ``names`` where they would take no
+    effect: an option a user gives is applied or refused, never silently ignored."""
+    used = given(*names)
+    if used:
+        raise click.UsageError(f"{', '.join(used)}: {why}")
+
+
 def command_line() -> str:
     """The command as typed (for the report's provenance)."""
     ctx = click.get_current_context()

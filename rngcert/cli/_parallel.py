@@ -9,7 +9,7 @@ WORKERS_HELP = (
     "Worker processes for the independent work items (tables, streams): default every core this process may use "
     "(CPU affinity and cgroup quota), on a local pool of forked processes when the work is large enough for it to pay, else "
     "serially here (a single table runs here, its tests on up to 4 threads); 1 = serial in this process, one thread. "
-    "A number given here beats DASK_SCHEDULER_ADDRESS (only --scheduler sends the items to a cluster then). "
+    "A number given here beats DASK_SCHEDULER_ADDRESS; it does not go with --scheduler (the cluster's workers run the items). "
     "The result does not depend on it."
 )
 SCHEDULER_HELP = (
@@ -26,7 +26,19 @@ def parallel_options(fn):
 
 
 def plan_of(workers, scheduler):
-    """The :class:`rngcert.pipeline.parallel.Plan` of the options."""
+    """The :class:`rngcert.pipeline.parallel.Plan` of the options; ``--workers`` with ``--scheduler`` is a
+    usage error (exit 2): the cluster's own workers run the items, so the number would be ignored."""
     from rngcert.pipeline.parallel import Plan
 
+    if workers is not None and scheduler:
+        raise click.UsageError(f"--workers {workers} with --scheduler: the cluster at {scheduler} runs the work items on its own "
+                               "workers, so a local worker count would be ignored; give one of them")
+
     return Plan(workers=workers, scheduler=scheduler)
+
+
+def workers_of(workers, older, older_name: str):
+    """``--workers`` or its older name (``--processes`` of bits, ``--jobs`` of audit); both given is a usage error (exit 2)."""
+    if workers is not None and older is not None:
+        raise click.UsageError(f"{older_name} {older} with --workers {workers}: {older_name} is the older name of --workers; give one of them")
+    return workers if workers is not None else older

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import parse_columns
+from rngcert.cli._common import parse_columns, refuse_given
 from rngcert.cli._standard import load_for
 from rngcert.cli._storeopts import _DB_OPTION, _WAIT_OPTION, _run, _waiting
 
@@ -75,13 +75,13 @@ rotations within one poll: a file never read, or the spin ids of the next file s
 @click.option("--table", default=None, help="Watch this stored table instead of a log file (new rows as they are ingested).")
 @_DB_OPTION
 @click.option("--follow", is_flag=True, help="Keep watching for new rows (like tail -F: across truncation and rotation); without it, read what is there and exit.")
-@click.option("--interval", type=click.FloatRange(min=0.05), default=2.0, show_default=True, help="Seconds between polls with --follow.")
-@click.option("--max-idle", type=click.FloatRange(min=0), default=None, help="With --follow, stop after this many seconds without new rows (says so on stderr). On a FIFO: the longest wait for a writer (default 60 s without --follow), and, if given, for new rows while the writer holds the pipe open: reaching it then cuts the stream, which is exit 3.")
+@click.option("--interval", type=click.FloatRange(min=0.05), default=2.0, show_default=True, help="Seconds between polls with --follow (or of a FIFO); refused for a file or table read once.")
+@click.option("--max-idle", type=click.FloatRange(min=0), default=None, help="With --follow (refused without it, except on a FIFO), stop after this many seconds without new rows (says so on stderr). On a FIFO: the longest wait for a writer (default 60 s without --follow), and, if given, for new rows while the writer holds the pipe open: reaching it then cuts the stream, which is exit 3.")
 @click.option("--settle", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
-              help="A final line without a newline is counted once the log has not changed for this long; a rotated-away file is finished after this long without change.")
-@click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (LOG only; a stored table knows its wheel).")
-@click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
+              help="LOG: a final line without a newline is counted once the log has not changed for this long; a rotated-away file is finished after this long without change.")
+@click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (LOG only, refused with --table: a stored table knows its wheel).")
+@click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="LOG: map a column name of the file (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="LOG: its format.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Bound on the probability of any false alarm within --horizon spins.")
 @click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="Spins over which --alpha bounds false alarms (mean spins to a false alarm >= horizon/alpha).")
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="The detector is updated and checked after every block of this many spins.")
@@ -117,6 +117,12 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
     """
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
+    if not follow and (table or not (log.exists() and stat.S_ISFIFO(os.stat(log).st_mode))):  # read once: nothing is polled
+        refuse_given(("interval", "max_idle"), "options of polling with --follow (or of reading a FIFO); without --follow this "
+                                               f"{'table' if table else 'file'} is read once")
+    if table:  # the store's rows are already read, each table with its wheel
+        refuse_given(("equipment", "columns", "fmt", "settle"), "options of reading a LOG file; a stored table knows its wheel and its rows are "
+                                                                "read from the store")
     std = load_for(standard, "wheel", "watch")
     if std.id != "rngcert-default" or not std.packaged:
         raise click.UsageError(

@@ -24,6 +24,7 @@ from rngcert.cli._common import (
     command_line,
     default_log_path,
     emit_report,
+    given,
     parse_columns,
     progress_bar,
     report_options,
@@ -85,12 +86,13 @@ Examples:
               help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
 @click.option("--min-round-interval", "min_round_interval", default="5s", show_default=True, metavar="DURATION",
-              help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off.")
+              help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off. Given for a log without timestamps: an input error (exit 3).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures (faster; the HTML has tables only).")
 @click.option("--tests", "tests", default=None, metavar="NAME,…", callback=lambda c, p, v: _tests_option(v),
-              help="Follow-up: rerun only these battery tests (comma-separated) on new data; the correction's family is these tests.")
+              help="Follow-up: rerun only these battery tests (comma-separated) on new data; the correction's family is these tests. "
+                   "A --standard clause none of whose tests is chosen is refused.")
 @click.option("--strict", is_flag=True, help="Refuse (exit 4) a wheel TOML that breaks the seeds' equipment rules, instead of warning in the report.")
 @standard_option
 @parallel_options
@@ -115,6 +117,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
     from rngcert.pipeline.options import CertifyOptions
 
     std = load_for(standard, "wheel", "certify", alpha)
+    _refuse_unmet_clauses(std, tests)
     key = check_report_options(pdf, sign_key)
     notes = []
     if not logs and load_wheel(equipment).id != DEFAULT_LOG_WHEEL:
@@ -153,7 +156,7 @@ def certify(logs, equipment, columns, aliases, fmt, pool, alpha, seed, resamples
 
         stage = [False]
         cert = certify_log(logs, wheel, columns=parse_columns(columns), fmt=fmt, pool=pool, min_round_interval=parse_duration(min_round_interval),
-                           options=options.replace(progress=on_progress))
+                           round_interval_declared=bool(given("min_round_interval")), options=options.replace(progress=on_progress))
     emit_report(cert.report, cert.figures, cert.log.rejected, outdir, wheel.id, as_json, pdf=pdf, sign_key=key)
 
 
@@ -168,3 +171,22 @@ def _tests_option(value: str | None) -> tuple[str, ...] | None:
         return parse_tests(value, WHEEL)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--tests") from None
+
+
+def _refuse_unmet_clauses(std, tests: tuple[str, ...] | None) -> None:
+    """A follow-up (``--tests``) under a standard with a clause whose wheel tests are all left out: the clause
+    would be "not applicable" and the verdict taken without it, so the combination is a usage error (exit 2)."""
+    if tests is None:
+        return
+    from rngcert.battery.followup import test_names
+    from rngcert.battery.wheel import WHEEL
+
+    every = test_names(WHEEL)
+    unmet = [c for c in std.clauses_for("wheel") if "exploitability" not in c.tests and any(c.selects(n) for n in every)
+             and not any(c.selects(n) for n in tests)]
+    if unmet:
+        raise click.UsageError(
+            f"--standard {std.id} with --tests {','.join(tests)}: none of the chosen tests is in its clause(s) "
+            + "; ".join(f"{c.id} ({', '.join(n for n in every if c.selects(n))})" for c in unmet)
+            + ": the follow-up could not meet them; add their tests to --tests, or follow up under the default standard"
+        )

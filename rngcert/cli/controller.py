@@ -18,6 +18,7 @@ import click
 import numpy as np
 
 from rngcert import __version__
+from rngcert.cli._common import refuse_given
 from rngcert.errors import InputError
 
 
@@ -58,13 +59,14 @@ def protocol_options(f):
     @click.option("--format", "fmt", type=click.Choice(["csv", "protocol"]), default="csv", show_default=True,
                   help="csv: a spin log; protocol: the wheel controller's serial messages, one game per spin, with rotor speed and direction "
                        "(e.g. --format protocol --timestamps --direction-bias 0:9:1.3 --out wheel.log; void spins: games whose ball is not sensed).")
-    @click.option("--protocol", default="slingshot2", show_default=True, metavar="NAME|FILE.toml", help="With --format protocol: the controller's protocol.")
+    @click.option("--protocol", default="slingshot2", show_default=True, metavar="NAME|FILE.toml", help="With --format protocol (refused without it): the controller's protocol.")
     @click.option("--timestamps", is_flag=True, help="With --format protocol: each line behind a capture program's '[time] Receive >>> ' prefix, one message every 0.5 s.")
     @functools.wraps(f)
     def wrapper(*args, fmt, protocol, timestamps, **kw):
         if fmt != "protocol":
             if timestamps:
                 raise click.UsageError("--timestamps goes with --format protocol")
+            refuse_given(("protocol",), "the controller's protocol of --format protocol; a csv spin log has none")
             return f(*args, **kw)
         return simulate_protocol(protocol=protocol, timestamps=timestamps, **kw)
 
@@ -85,6 +87,7 @@ def simulate_protocol(*, equipment, spins, seed, source, out, void_rate, protoco
     if used:
         raise click.UsageError(f"--format protocol simulates a fair rotor or --direction-bias / --speed-bias / --speed-drift; it does not take "
                                f"{', '.join('--' + u.replace('_', '-') for u in used)}")
+    refuse_given(("table", "word_bits"), "not written by --format protocol: the controller's messages carry no table id and no raw words")
     wheel = load_wheel(equipment)
     if wheel.kind != "roulette":
         raise InputError(f"--format protocol writes a roulette wheel controller's messages; {wheel.id} is a {wheel.kind}")
@@ -115,3 +118,5 @@ def simulate_protocol(*, equipment, spins, seed, source, out, void_rate, protoco
     Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     click.echo(f"wrote {n_lines} lines of the {proto.name} protocol ({spins} games, {int(void.sum())} void) to {out} "
                f"(seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
+    if others.get("as_json"):
+        click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", **meta}, indent=1))

@@ -11,7 +11,7 @@ import click
 import numpy as np
 
 from rngcert.cli._blackjack import blackjack_rule_options
-from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail
+from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail, refuse_given
 from rngcert.errors import EquipmentError, InputError
 from rngcert.seeding import root, stream
 
@@ -39,13 +39,14 @@ sector come up 10% more often (weight 1.1, then renormalised); for harmonic, the
 @click.option("--effect", type=float, default=None, help="Effect size (0.1 = +10%; harmonic: amplitude). With --spins: print the power.")
 @click.option("--spins", "-n", type=click.IntRange(min=1), default=None, help="Sample size: print the minimum detectable effect (or, with --effect, the power).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Level of the test.")
-@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True, help="Required power.")
+@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
+              help="Required power (refused with both --effect and --spins: the power is then computed).")
 @click.option("--test", "test", default=None, help="Test to plan (default per alternative: pocket_chisquare, sector_scan, first_harmonic, dealer_signature; also max_count).")
 @click.option("--method", type=click.Choice(["auto", "noncentral", "simulation"]), default="auto", show_default=True, help="Force simulation for a chi-square test (validation).")
 @click.option("--groups", type=click.IntRange(min=1), default=1, show_default=True, help="Dealer/direction groups the spins are split over (dealer-signature).")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the simulation (default fresh entropy, printed).")
-@click.option("--resamples", type=click.IntRange(min=100), default=10000, show_default=True, help="Simulated null replicates (critical value).")
-@click.option("--alt-samples", type=click.IntRange(min=100), default=2000, show_default=True, help="Simulated samples under the alternative (power estimate).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the simulation (default fresh entropy, printed); refused when nothing is simulated.")
+@click.option("--resamples", type=click.IntRange(min=100), default=10000, show_default=True, help="Simulated null replicates (critical value); refused when nothing is simulated.")
+@click.option("--alt-samples", type=click.IntRange(min=100), default=2000, show_default=True, help="Simulated samples under the alternative (power estimate); refused when nothing is simulated.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def power(equipment, alternative, effect, spins, alpha, target, test, method, groups, seed, resamples, alt_samples, as_json):
     """Spins needed to detect a bias, or the minimum detectable bias of a sample size.
@@ -63,6 +64,7 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
         k = wheel.k
         if effect is None and spins is None:
             raise click.UsageError("give --effect (spins needed), --spins (minimum detectable effect), or both (power)")
+        _refuse_before(wheel, both=spins is not None and effect is not None)
         entropy = root(seed).entropy
         rng = stream(entropy)
         kw = dict(alpha=alpha, test=test, method=method, groups=groups, n_null=resamples, n_alt=alt_samples, rng=rng)
@@ -89,9 +91,12 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
         fail(EXIT_EQUIPMENT, str(exc))
     except InputError as exc:
         fail(EXIT_INPUT, str(exc))
+    simulated = res.method.startswith("simulation")
+    if not simulated:
+        refuse_given(("seed", "resamples", "alt_samples"), f"options of a simulation; the power of {res.test} here is computed from the "
+                                                           f"{res.method.split(' (')[0]}, nothing is simulated (--method simulation simulates it)")
     d = res.to_dict()
     d["equipment"] = wheel.id
-    simulated = res.method.startswith("simulation")
     if simulated:
         d["seed"] = str(entropy)
     if as_json:
@@ -109,6 +114,24 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
     else:
         click.echo(f"power: {res.power:.4f}" + (f" (standard error {d['details']['se']:.4f})" if simulated else ""))
     click.echo(res.text())
+
+
+def _refuse_before(wheel, *, both: bool) -> None:
+    """Options of ``power`` that this question would ignore: --power when the power is what is computed
+    (--effect and --spins), the test's choice on a wheel whose arrangement is unknown (the symbol chi-square)."""
+    if both:
+        refuse_given(("target",), "the power a search for --effect or --spins must reach; with both of them the power is what is computed")
+    if not wheel.order_known:
+        refuse_given(("test", "method", "groups", "seed", "resamples", "alt_samples"), f"wheel {wheel.id!r} has no known arrangement: it is planned with the symbol chi-square alone "
+                                                   "(non-central law, nothing simulated)")
+
+
+def _refuse_other_game_options(game: str) -> None:
+    """``house-edge``: --decks for a wheel game, --equipment for baccarat would change nothing: a usage error (exit 2)."""
+    if game == "baccarat":
+        refuse_given(("equipment",), "a wheel of the wheel games; baccarat's probabilities are those of a shoe of --decks decks")
+    else:
+        refuse_given(("decks",), f"the decks of a card game; {game!r} is played on a wheel (--equipment)")
 
 
 HOUSE_EDGE_EPILOG = """\b
@@ -203,7 +226,7 @@ def _card_game_edge(game: str, proc, decks: int | None, as_json: bool) -> None:
 @click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
 @click.argument("game")
 @click.option("--paytable", "-p", "paytable_name", default=None, help="Packaged pay table id or a pay-table TOML file.")
-@click.option("--equipment", "-e", default=None, help="Wheel id or TOML file (default: the pay table's wheel).")
+@click.option("--equipment", "-e", default=None, help="Wheel games: wheel id or TOML file (default: the pay table's wheel).")
 @click.option("--decks", type=click.IntRange(min=1), default=None,
               help="Baccarat: decks in the shoe (exact probabilities by enumeration; default 8). Blackjack: 1-8 (default: the procedure's, else 8).")
 @click.option("--json", "as_json", is_flag=True, help="Print the house edges as JSON.")
@@ -261,6 +284,7 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
             known = list(pt.GAME_PAYTABLES) + [g for g in G.names() if g not in pt.GAME_PAYTABLES]
             raise InputError(f"unknown game {game!r}; known: {', '.join(known)} (or a procedure: "
                              "blackjack-004, baccarat-004, a procedure TOML file)")
+        _refuse_other_game_options(game)
         candidates = list(pt.paytables_for_game(game))  # validates GAME
         ids = [paytable_name] if paytable_name else candidates
         wheel = load_wheel(equipment) if equipment else None

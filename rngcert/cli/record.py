@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import echo_out
+from rngcert.cli._common import echo_out, refuse_given
 
 
 @click.command(
@@ -29,7 +29,7 @@ wheel · 2 usage.
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV spin log to append to (created, or resumed after its last spin).")
 @click.option("--protocol", default="slingshot2", show_default=True, metavar="NAME|FILE.toml", help="The controller's protocol (packaged, or a lab's TOML file).")
 @click.option("--table", default=None, help="Write a table column with this id (default: none; the log's file name names the table).")
-@click.option("--baud", type=click.IntRange(min=50), default=None, help="Baud rate (default: the protocol's, 9600).")
+@click.option("--baud", type=click.IntRange(min=50), default=None, help="Baud rate (default: the protocol's, 9600). Serial settings are refused for a capture file.")
 @click.option("--bytesize", type=click.Choice(["5", "6", "7", "8"]), default=None, help="Data bits (default: the protocol's, 8).")
 @click.option("--parity", type=click.Choice(["N", "E", "O", "M", "S"]), default=None, help="Parity (default: the protocol's, N).")
 @click.option("--stopbits", type=click.Choice(["1", "1.5", "2"]), default=None, help="Stop bits (default: the protocol's, 1).")
@@ -39,10 +39,10 @@ wheel · 2 usage.
 @click.option("--max-spins", type=click.IntRange(min=1), default=None, help="Stop after writing this many rows (exactly: later games, and the running one, are not written).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print a line per spin.")
 @click.option("--watch", "watch", is_flag=True, help="Run watch's anytime-valid change detector on the spins as they are written (the log's earlier spins first); exit 13 on an alarm.")
-@click.option("--equipment", "-e", default="european", show_default=True, help="With --watch: the wheel (id or TOML file).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="With --watch: bound on any false alarm within --horizon spins.")
-@click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="With --watch: spins over which --alpha bounds false alarms.")
-@click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="With --watch: the detector is checked after every block of this many spins.")
+@click.option("--equipment", "-e", default="european", show_default=True, help="With --watch (refused without it): the wheel (id or TOML file).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="With --watch (refused without it): bound on any false alarm within --horizon spins.")
+@click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="With --watch (refused without it): spins over which --alpha bounds false alarms.")
+@click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="With --watch (refused without it): the detector is checked after every block of this many spins.")
 def record(source, out, protocol, table, baud, bytesize, parity, stopbits, reconnect, max_wait, idle_timeout, max_spins, quiet, watch, equipment, alpha,
            horizon, block):
     """Record a wheel live: read SOURCE, decode the controller's protocol, append one row per game to --out.
@@ -63,6 +63,10 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     continues; a restarted recorder continues after the log's last spin and does not write that
     game again while the controller repeats its result.
     """
+    if not watch:  # the detector's options: a recording without --watch runs no detector
+        refuse_given(("equipment", "alpha", "horizon", "block"), "options of the change detector, which runs only with --watch")
+    if Path(source).is_file():  # a saved capture: its bytes are read as they are, no serial line is opened
+        refuse_given(("baud", "bytesize", "parity", "stopbits"), f"settings of a serial line; {source} is a capture file, read as it is")
     from rngcert.collect.record import record as run
     from rngcert.equipment.protocol import load_protocol
 

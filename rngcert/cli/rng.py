@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
-from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, refuse_given, report_options
+from rngcert.cli._parallel import parallel_options, plan_of, workers_of
 from rngcert.cli._standard import load_for, standard_option
 from rngcert.seeding import root
 
@@ -30,11 +30,11 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 )
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--source", default=None, help="A named bit generator instead of FILE: pcg64, philox, chacha, aes, sfc64, mt19937, ...")
-@click.option("--format", "fmt", type=click.Choice(["ascii", "binary"]), default=None, help="FILE format (required with FILE): ASCII 0/1 with whitespace ignored, or raw bytes.")
-@click.option("--bit-order", type=click.Choice(["big", "little"]), default="big", show_default=True, help="Binary FILE: most (big) or least (little) significant bit of each byte first.")
+@click.option("--format", "fmt", type=click.Choice(["ascii", "binary"]), default=None, help="FILE format (required with FILE; refused with --source): ASCII 0/1 with whitespace ignored, or raw bytes.")
+@click.option("--bit-order", type=click.Choice(["big", "little"]), default="big", show_default=True, help="Binary FILE: most (big) or least (little) significant bit of each byte first (refused with --source and --format ascii).")
 @click.option("--streams", "-m", type=click.IntRange(min=1), default=None, help="Number of sequences m (default: 100 for --source; for FILE as many whole streams as it holds).")
 @click.option("--length", "-n", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="Bits per sequence n.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for --source (recorded; default fresh entropy).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for --source (recorded; default fresh entropy; refused with FILE, where nothing is random).")
 @click.option("--constants", type=click.Choice(["reference", "corrected"]), default="reference", show_default=True, help="sts-2.1.2 constants (reproduce Appendix B) or the corrected ones.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level (also SP 800-22's pass level).")
 @click.option("--processes", type=click.IntRange(min=1), default=None, hidden=True, help="Older name of --workers.")
@@ -65,6 +65,8 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
 
     if (file is None) == (source is None):
         raise click.UsageError("give exactly one of FILE or --source NAME")
+    _refuse_unused(file is not None, fmt)
+    plan = plan_of(workers_of(workers, processes, "--processes"), scheduler)
     std = load_for(standard, "bits", "bits", alpha)
     key = check_report_options(pdf, sign_key)
     if file is not None and str(file) == "-":  # was "-: cannot read: No such file or directory" (exit 3)
@@ -95,13 +97,25 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     }
     # the certification's options, built once here and passed down as one object
     options = BitsOptions(alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, seed_entropy=entropy,
-                          plan=plan_of(workers or processes, scheduler))
+                          plan=plan)
     with progress_bar(total=int(arr.shape[0]), unit="stream", desc="SP 800-22") as bar:
         cert = certify_streams(arr, source=prov, rerun=rerun, options=options.replace(progress=bar.callback() if bar.enabled else None))
     from rngcert.pipeline.standards import apply_standard
 
     apply_standard(cert.report, std, kind="bits", alpha=alpha)
     emit_report(cert.report, cert.figures, [], outdir, "bits", as_json, pdf=pdf, sign_key=key)
+
+
+def _refuse_unused(from_file: bool, fmt: str | None) -> None:
+    """``--format`` and ``--bit-order`` read a FILE (``--bit-order`` a binary one), ``--seed`` seeds a
+    ``--source``: given where they do nothing, they are a usage error, not a report that did not use them."""
+    if not from_file:
+        refuse_given(("fmt", "bit_order"), "options of a FILE dump; --source NAME generates its bits (give FILE instead, or leave them out)")
+    elif fmt == "ascii":
+        refuse_given(("bit_order",), "the bit order of the bytes of a --format binary FILE; an ASCII file's 0/1 characters are read in order")
+    if from_file:
+        refuse_given(("seed",), "seeds the generator of --source NAME; a FILE's bits are tested as they are and no test draws "
+                                "random numbers")
 
 
 @click.command(

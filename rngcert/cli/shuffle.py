@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from rngcert.cli._blackjack import blackjack_rule_options
-from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, report_options
+from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, refuse_given, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.equipment.games import GAMES
 
@@ -246,6 +246,31 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     return cert, rejected, eq_id
 
 
+def _refuse_unused(source: str, *, procedure, game, rule, sensitivity) -> None:
+    """The options of ``shuffle certify`` that the other kind of source (PROCEDURE or SHOELOG) would
+    ignore, a --sensitivity-shoes without a grid, and a --rule without a blackjack procedure, are usage
+    errors (exit 2): an option given is applied or refused. (--procedure, --before and --pickup with a
+    PROCEDURE are refused in :func:`_certify_shuffle`.)"""
+    from rngcert.equipment.procedure import load_procedure
+
+    is_procedure = _is_procedure(source)
+    if is_procedure:
+        refuse_given(("max_rejected",), "a share of a SHOELOG's rows and shoes; a PROCEDURE's shoes are simulated, none is unreadable")
+    else:
+        refuse_given(("shoes", "burn_in", "sensitivity_shoes"), "options of a simulated PROCEDURE; a SHOELOG's shoes are the ones it holds")
+    if sensitivity is False:
+        refuse_given(("sensitivity_shoes",), "the tables per point of the sensitivity grid, which --no-sensitivity turns off")
+    if rule is None:
+        return
+    if not is_procedure and procedure is None:
+        raise click.UsageError("--rule: the dealer rule of a blackjack procedure; with a SHOELOG give the table's --procedure too "
+                               "(without it no blackjack rules are applied)")
+    proc = load_procedure(source if is_procedure else procedure)
+    dealt = game if is_procedure and game not in (None, "none") else proc.game
+    if dealt != "blackjack":
+        raise click.UsageError(f"--rule {rule}: a blackjack dealer rule; {proc.id} deals {dealt}")
+
+
 @shuffle.command(
     "certify",
     epilog="""\b
@@ -262,8 +287,8 @@ Examples:
     + EXIT_TABLE,
 )
 @click.argument("source")
-@click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each).")
-@click.option("--burn-in", type=click.IntRange(min=1), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state).")
+@click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each; refused with a SHOELOG).")
+@click.option("--burn-in", type=click.IntRange(min=1), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state; refused with a SHOELOG).")
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required). PROCEDURE: decks in play where the rules leave it open (blackjack), "
                    "as many as keep the cutting card inside the shoe (blackjack-004: 5 to 8, its card is 4 decks from the back).")
 @click.option("--game", type=click.Choice([*GAMES, "none"]), default=None,
@@ -272,7 +297,8 @@ Examples:
 @click.option("--procedure", "procedure", default=None, help="SHOELOG: the procedure the table follows (pickup rules, wash to measure, standard).")
 @click.option("--before", "before", default="pickup", show_default=True, help="SHOELOG without a before stage: pickup (rebuild from the previous shoe), previous, new-deck, or a shoe-log FILE with the orders before.")
 @click.option("--standard", default=None, metavar="NAME|PATH", help="Certification standard: rngcert-default (the default: a manual procedure FAILs on a tracker edge, a machine on any rejection), edge, uniformity (or uniform), maryland-comar-36.05.02.17F, or a lab's own TOML file.")
-@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii).")
+@click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii), for another game, "
+                   "and for a SHOELOG without --procedure.")
 @click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
 @click.option("--min-edge", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Declared minimum tracker edge, in % of the stake above --threshold, that the shoes must detect with --power for a "
@@ -287,12 +313,14 @@ Examples:
               help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
                    "on by default for a procedure (about 7 s). SHOELOG: the verdict again under each plausible pickup side and at "
                    "the ends of each fitted wash interval (off by default).")
-@click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True, help="Tables per sensitivity grid point.")
+@click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True,
+              help="PROCEDURE: tables per sensitivity grid point (refused with a SHOELOG and with --no-sensitivity).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
 @click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True,
-              help="SHOELOG: share of unreadable rows, and of dealt shoes left out for problems, above which every verdict is INCONCLUSIVE.")
+              help="SHOELOG: share of unreadable rows, and of dealt shoes left out for problems, above which every verdict is INCONCLUSIVE "
+                   "(refused with a PROCEDURE).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<id>-<UTC time>/.")
 @click.option("--json", "as_json", is_flag=True, help="Print report.json to standard output instead of the summary.")
 @click.option("--no-plots", is_flag=True, help="Skip the figures.")
@@ -315,6 +343,7 @@ def shuffle_certify(source, shoes, burn_in, decks, game, procedure, before, stan
     when there are two or more, see --workers).
     """
     cmd = command_line()
+    _refuse_unused(source, procedure=procedure, game=game, rule=rule, sensitivity=sensitivity)
     key = check_report_options(pdf, sign_key)
     cert, rejected, eq_id = _certify_shuffle(
         source, shoes=shoes, burn_in=burn_in, decks=decks, game=game, procedure=procedure, before=before, standard=standard, rule=rule,

@@ -11,6 +11,7 @@ import numpy as np
 from rngcert import __version__
 from rngcert.cli._common import (
     interactive,
+    refuse_given,
 )
 from rngcert.cli.controller import protocol_options
 from rngcert.errors import InputError
@@ -54,13 +55,13 @@ Examples:
 @click.option("--sector-bias", multiple=True, metavar="START:WIDTH:FACTOR", help="WIDTH adjacent pockets from START get weight FACTOR.")
 @click.option("--harmonic", default=None, metavar="AMPLITUDE[:PHASE_DEG]", help="Smooth rotor bias 1 + a·cos(angle − phase).")
 @click.option("--signature", default=None, metavar="OFFSET:WIDTH:FACTOR", help="Dealer signature: landing offset sector centred OFFSET pockets past the reference, FACTOR times as likely.")
-@click.option("--signature-dealer", type=click.IntRange(min=1), default=None, help="Only this dealer (1-based) has the signature.")
+@click.option("--signature-dealer", type=click.IntRange(min=1), default=None, help="With --signature: only this dealer (1-based) has the signature.")
 @click.option("--dealers", type=click.IntRange(min=1), default=1, show_default=True, help="Dealers, in shifts of 50 spins.")
 @click.option("--release", is_flag=True, help="Also log the release pocket (signature measured from it).")
 @click.option("--void-rate", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True, help="Share of void spins (< 3 revolutions).")
 @click.option("--table", default="SIM-1", show_default=True, help="Table id written in the log.")
 @click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
-@click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping: bits per raw word (8 = a byte).")
+@click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping (refused without it): bits per raw word (8 = a byte).")
 @click.option("--rotor", is_flag=True, help="Simulate the rotor too: direction alternating every spin, rotor_speed at launch (16.0 +- 0.6) and ball_direction columns.")
 @click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: WIDTH pockets from START get weight FACTOR in cw spins and 2 - FACTOR in ccw spins.")
 @click.option("--speed-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: the same arc, FACTOR in spins faster than the mean rotor speed, 2 - FACTOR in slower ones.")
@@ -78,6 +79,7 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     from rngcert.simulate.sources import generator, seed_sequence, versions
     from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 
+    _refuse_unused(mapping, signature, signature_dealer)
     wheel = load_wheel(equipment)
     if not wheel.order_known:
         raise InputError(f"wheel {wheel.id!r} has no known arrangement; simulation needs one")
@@ -123,6 +125,8 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
                 "rotor_bias": {"direction": direction_bias, "speed": speed_bias, "drift": speed_drift}, **versions()}
         Path(str(out) + ".json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         click.echo(f"wrote {spins} spins with rotor data to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
+        if as_json:
+            click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", **meta}, indent=1))
         return
     if mapping is not None and bias != WheelBias():
         raise click.BadParameter("--mapping simulates an electronic wheel from raw words; it takes no planted bias", param_hint="--mapping")
@@ -167,3 +171,10 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
         click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", **meta}, indent=1))
 
 
+def _refuse_unused(mapping, signature, signature_dealer) -> None:
+    """``--word-bits`` without ``--mapping`` and ``--signature-dealer`` without ``--signature`` would change
+    nothing in the log: a usage error (exit 2), not a log the user believes has them."""
+    if mapping is None:
+        refuse_given(("word_bits",), "the bits per raw word of --mapping; without --mapping the wheel is drawn directly")
+    if signature_dealer is not None and not signature:
+        raise click.UsageError("--signature-dealer: the dealer who has the --signature; without --signature no dealer has one")

@@ -24,11 +24,12 @@ from rngcert.cli._common import (
     echo_out,
     parse_columns,
     progress_bar,
+    refuse_given,
     report_options,
     subject_option,
     summary_text,
 )
-from rngcert.cli._parallel import parallel_options, plan_of
+from rngcert.cli._parallel import parallel_options, plan_of, workers_of
 from rngcert.cli._standard import load_for, standard_option
 from rngcert.cli._storeopts import _DB_OPTION, _WAIT_OPTION, _run, _waiting
 
@@ -83,7 +84,7 @@ Examples:
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
-@click.option("--table", default=None, help="Table id for logs without a table column (default: the file name without extension).")
+@click.option("--table", default=None, help="Table id for logs without a table column (default: the file name without extension); a log with a table column is refused with it.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document: what each file added, conflicts, the store's totals.")
 @_WAIT_OPTION
 def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
@@ -94,7 +95,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     a different result is reported as a conflict and never overwritten; unreadable rows go to
     the rejects table (see `rngcert rejects`). Logs without spin_id (permanence lists) are
     numbered by position in the file. A folder written by `rngcert export --parquet` is read
-    back source by source with the same rules. Each file is parsed before the store is opened,
+    back source by source with the same rules (it carries its wheels, tables and columns: with
+    folders only, --equipment, --column, --format, --table and --protocol are refused). Each file is parsed before the store is opened,
     and the store is held for writing only while that file is stored, so audits and watches
     of the same store run between files. Shoe logs are not stored yet (spins only).
     """
@@ -104,6 +106,9 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
 
     # "-" is standard input (the Unix convention): a pipe is read as any pipe or FIFO is, and stored under /dev/stdin
     logs = tuple(Path("/dev/stdin") if str(p) == "-" else p for p in logs)
+    if all(p.is_dir() for p in logs):  # export folders only: each carries its wheels, tables and columns
+        refuse_given(("equipment", "columns", "fmt", "table", "protocol"), "options of reading spin logs; an `rngcert export --parquet` "
+                                                                          "folder carries its own wheels, tables and columns")
     unreadable = []
     results = []
 
@@ -270,6 +275,10 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
 
     if bool(table) == bool(all_tables):
         raise click.UsageError("give exactly one of --table T or --all")
+    if table:  # one table is audited here, alone: the options of the group and of its work items would do nothing
+        refuse_given(("group_control", "audits_per_year", "workers", "scheduler", "jobs"),
+                     "options of --all (the group statement across tables, the tables as work items); --table T audits one table here")
+    plan = plan_of(workers_of(workers, jobs, "--jobs"), scheduler)
     check_report_options(pdf, sign_key)  # fail fast, before the audit runs; the key travels as its path
     std = load_for(standard, "wheel", "audit", alpha)
 
@@ -288,7 +297,7 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
         kw = dict(outdir=outdir, pdf=pdf, sign_key=str(sign_key) if sign_key is not None else None, subject=subject_option(), options=options)
         if all_tables:
             with progress_bar(unit="table", desc="auditing") as bar:
-                results = audit_all(db, since=since, until=until, last=last, plan=plan_of(workers or jobs, scheduler),
+                results = audit_all(db, since=since, until=until, last=last, plan=plan,
                                     progress=lambda msg: bar.update(1, postfix=msg), on_start=bar.set_total,
                                     record=not no_record, wait=wait, on_wait=_waiting(db), **kw)
         else:

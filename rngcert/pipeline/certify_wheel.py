@@ -86,6 +86,7 @@ def certify_log(
     fmt: str = "auto",
     pool: bool = False,
     min_round_interval: float = 5.0,
+    round_interval_declared: bool = False,
     options: CertifyOptions | None = None,
     **keywords,
 ) -> Certification:
@@ -104,6 +105,9 @@ def certify_log(
         logged twice (counted once, reported as a data-integrity finding; 0: no check). The
         default, 5 s, is far below any real round (a roulette spin or a live money-wheel round
         lasts 20 s or more) and far above a scraper's double read (under a second apart).
+    round_interval_declared : bool
+        ``min_round_interval`` was declared by the user (``--min-round-interval``): a log without
+        timestamps, where it cannot apply, is then an input error instead of a check silently skipped.
     options : CertifyOptions, optional
         The certification's options as one object (:class:`rngcert.pipeline.options.CertifyOptions`,
         what ``rngcert certify`` builds); keywords given beside it replace its fields.
@@ -121,6 +125,10 @@ def certify_log(
     """
     opts = CertifyOptions.of(options, where="certify_log", **keywords)
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
+    if round_interval_declared and min_round_interval > 0 and log.period is None:
+        raise InputError(f"{', '.join(map(str, paths))}: --min-round-interval {min_round_interval:g}s finds a round logged twice by the time "
+                         "of its rows, and the log has no timestamps (no timestamp column, or none readable; map one with "
+                         "--column timestamp=NAME): nothing would be checked; leave --min-round-interval out (or give 0)")
     cert = certify_spins(log, options=opts)
     # what `rngcert verify --rerun` needs to recompute every statistic from the same logs
     cert.report["rerun"] = {

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from rngcert import __version__
 from rngcert.collect import _arrow
 from rngcert.collect.store.schema import _guarded, _now
-from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan
+from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan, refuse_table_option
 from rngcert.errors import InputError, NoDataError
 
 
@@ -544,6 +544,7 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
         return IngestResult(str(path), sha, "empty")
     del data
     lap("parse")
+    refuse_table_option(path, table, rows.table is not None)
     n = rows.n
     keep = rows.accepted | rows.void  # rejected rows go to `rejects` only
     if stream and table is None and rows.table is None:

@@ -14,6 +14,14 @@ from rngcert.collect import _arrow
 from rngcert.errors import InputError
 
 
+def refuse_table_option(path: Path, table: str | None, has_column: bool) -> None:
+    """``--table`` names the table of a log *without* a table column; on a log with one it would be ignored
+    (the rows keep their own tables): an input error before anything of the file is stored."""
+    if table is not None and has_column:
+        raise InputError(f"{path}: --table {table!r} names the table of a log without a table column, and this log has a table "
+                         "column (its rows keep their own tables): leave --table out, or rename the tables in the log")
+
+
 def _rejects_table(rejected) -> pa.Table:
     """The rejected rows of one file as the store's ``rejects`` columns (file, line, column, reason, text)."""
     return pa.table(
@@ -45,6 +53,7 @@ class _Spool:
     def __init__(self, folder: Path, default_table: str):
         self.path = folder / "incoming.parquet"
         self.default_table = default_table
+        self.table_column = False  # the log has a table column (a --table then names nothing)
         self.writer = None
         self._reset()
 
@@ -98,6 +107,7 @@ class _Spool:
         """(table values, their dictionary codes, the codes' labels) of a batch; None, with ``failed`` set, on an empty table value."""
         if pt["table"] is not None:
             tab = pt["table"]
+            self.table_column = True
         else:
             tab = _arrow.repeat_text(self.default_table, n)
         enc = pc.dictionary_encode(tab)
@@ -309,6 +319,9 @@ def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: 
         spool.close()
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    if table is not None and spool.table_column:
+        shutil.rmtree(folder, ignore_errors=True)
+        refuse_table_option(path, table, True)
     if part["sha256"] != sha:
         shutil.rmtree(folder, ignore_errors=True)
         raise InputError(f"{path}: the file changed while it was read (SHA-256 {sha[:16]}… then {part['sha256'][:16]}…); ingest it again when it is complete")
