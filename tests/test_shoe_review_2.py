@@ -6,25 +6,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from test_shoe_inputs_review import DECK, _certify_log, _shoes, _write  # the first review's scanner-log helpers
 
 from rngcert.collect.shoelog import read_shoe_log
-
-DECK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
-
-
-def _shoes(n: int, seed: int = 1) -> list[list[str]]:
-    rng = np.random.default_rng(seed)
-    return [[DECK[k] for k in rng.permutation(52)] for _ in range(n)]
-
-
-def _write(path, header: str, rows) -> None:
-    path.write_text(header + "\n" + "".join(",".join(str(x) for x in r) + "\n" for r in rows))
-
-
-def _certify_log(cli, path, tmp_path, *extra):
-    res = cli("shuffle", "certify", path, "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out", "--no-plots", "--json",
-              "--seed", 1, "--resamples", 99, "--workers", 1, *extra)
-    return res, (json.loads(res.stdout) if res.stdout.strip().startswith("{") else None)
 
 
 def test_a_cutting_card_row_sent_twice_keeps_its_shoe(tmp_path):
