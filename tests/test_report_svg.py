@@ -295,3 +295,111 @@ def test_shuffle_and_bits_figures_import_no_matplotlib():
     ) % str(__import__("pathlib").Path(__file__).parent)
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
+
+
+def _texts(root) -> list[str]:
+    return [t.text for t in root.iter(NS + "text")]
+
+
+def _frame(root) -> ET.Element:
+    """The plot area's frame: the widest unfilled rectangle with a stroke."""
+    return max((r for r in root.iter(NS + "rect") if r.get("fill") == "none" and r.get("stroke")), key=lambda r: float(r.get("width")))
+
+
+def _number(s: str) -> float | None:
+    try:
+        return float(s.replace("−", "-"))
+    except ValueError:
+        return None
+
+
+def test_zone_heatmap_colour_bar_shows_no_negative_ratio():
+    """A hot diagonal (observed/expected 4.1) made the scale 1 ± 3.1: the colour bar ran down to −2.0, a ratio of
+    counts no cell can take. The bar now stops at 0, with the cells' colours unchanged."""
+    r = np.ones((8, 8))
+    r[0, 0], r[7, 7] = 4.1, 0.2
+    root = _root(plots.position_heatmap({"observed_over_expected": r}))
+    nums = [v for v in map(_number, _texts(root)) if v is not None]
+    assert min(nums) == 0.0 and 4.0 in nums, nums  # the bar's ticks 0 .. 4 (the zones 1 .. 8 among the labels)
+    assert len(list(root.iter(NS + "image"))) == 2
+
+
+def test_rising_histogram_is_scaled_to_the_observed_shoes_not_a_far_riffle_curve():
+    """With the GSR equivalent withheld the curves of 1-4 riffles are drawn; their peaks (every shoe at 2, 4, 8 or 16
+    rising sequences) set the y axis, and the observed bars were a few points high (a 2,000-shoe axis for 180-shoe
+    bars in baccarat-004's report). The bars and the exact law now set the scale; a curve above it is cut at the top
+    and its legend entry says "off scale" with its peak."""
+    r = np.arange(1, 61)
+    obs = np.round(100 * np.exp(-0.5 * ((r - 30) / 4.0) ** 2) / (4.0 * np.sqrt(2 * np.pi)) * 4).astype(float)
+    null = 400 * np.exp(-0.5 * ((r - 45) / 4.0) ** 2) / (4.0 * np.sqrt(2 * np.pi))
+    far = np.zeros(60)
+    far[1] = obs.sum()
+    root = _root(plots.rising_histogram({"r": r, "observed": obs, "null": null, "gsr": {1: far}}))
+    frame = _frame(root)
+    top, height = float(frame.get("y")), float(frame.get("height"))
+    tallest = max(float(b.get("height")) for b in _group(root, "bars").iter(NS + "rect"))
+    assert tallest >= 0.8 * height, (tallest, height)
+    dashed = [p for p in root.iter(NS + "polyline") if p.get("stroke-dasharray")]
+    ys = [float(pt.split(",")[1]) for p in dashed for pt in p.get("points").split()]
+    assert dashed and min(ys) >= top - 0.01  # cut at the frame, not drawn above it
+    assert any("off scale" in t for t in _texts(root)), _texts(root)
+
+
+@pytest.mark.parametrize("value", [0, 5])
+def test_count_histogram_of_one_value_says_which(value):
+    """Every shoe with the same count: the x axis had no tick at all (nice_ticks(5, 5) is empty), so the one bar
+    could not be read. Now its value is a tick label, and no tick names a count below the smallest possible one."""
+    x = np.arange(11)
+    obs = np.zeros(11)
+    obs[value] = 300
+    root = _root(plots.guessing_histogram({"correct": x, "observed": obs, "null": obs.copy()}))
+    nums = [_number(t) for t in _texts(root)]
+    assert float(value) in nums and all(v is None or v >= 0 for v in nums), nums
+
+
+def test_sensitivity_grid_says_no_edge_frames_the_declared_procedure_and_keeps_its_labels():
+    """A grey cell (no tracker could bet, edge None) read only "F", the grey unexplained; the procedure as declared
+    was not marked; with one travel value the panel was 34 pt wide and its x label ran off the canvas."""
+    root = _root(plots.sensitivity_figure(_sensitivity()))
+    texts = _texts(root)
+    assert texts.count("no edge") == 6  # 2 riffles x 1 clump (1.0) x 3 travels
+    rows = [{"riffles": 1, "clump": 2.0, "travel": 0.1, "verdict": "PASS", "edge": -0.004},
+            {"riffles": 1, "clump": 4.0, "travel": 0.1, "verdict": "FAIL", "edge": None}]
+    sens = {"rows": rows, "axes": {"riffles": {"values": [1]}, "clump": {"values": [2.0, 4.0]}, "travel": {"values": [0.1]}},
+            "current": {"travel": 0.1, "clump": 2.0, "riffles": 1}, "note": ""}
+    fig = plots.sensitivity_figure(sens)
+    root = _root(fig)
+    width = float(root.get("viewBox").split()[2])
+    (label,) = [t for t in root.iter(NS + "text") if t.text == "wash travel (share of the stack)"]
+    x = float(label.get("x"))
+    assert 0 <= x and x + svg.text_width(label.text, float(label.get("font-size"))) <= width
+    (mark,) = [r for r in root.iter(NS + "rect") if r.get("stroke-width") == "2"]
+    frame = _frame(root)
+    fy, fh = float(frame.get("y")), float(frame.get("height"))
+    assert float(mark.get("y")) > fy + fh / 2  # clump 2.0, the first, is the lower row
+    assert "no tracker could bet" in fig.caption and "framed: the procedure as declared" in fig.caption
+
+
+def test_nist_histograms_count_in_whole_streams_and_name_each_test_in_full():
+    """Counts of streams had ticks 0, 2.5, 5.0 (nice_ticks' 2.5 step passed integer=True); the long names
+    (non_overlapping_template, random_excursions_variant) were cut with an ellipsis. Names are set smaller to fit."""
+    assert svg.nice_ticks(0, 6.6, 3, integer=True) == [0, 5]
+    rows = [{"name": f"nist_{n}", "histogram": h} for n, h in [("linear_complexity", [1, 0, 3, 2, 3, 6, 1, 0, 2, 2]),
+                                                               ("non_overlapping_template[1]", [2] * 10),
+                                                               ("random_excursions_variant[x=-1]", [3, 2, 1, 0, 4, 2, 2, 2, 2, 2])]]
+    texts = _texts(_root(plots.nist_histograms({"rows": rows, "m": 20})))
+    assert "non_overlapping_template" in texts and "random_excursions_variant" in texts and not any("…" in t for t in texts)
+    ticks = [t for t in texts if _number(t) is not None and t not in ("0.5",)]
+    assert ticks and all(float(t).is_integer() and "." not in t for t in ticks), ticks
+
+
+def test_nist_histogram_of_a_test_with_no_p_values_says_so():
+    """A test not applicable at this length (overlapping_template at n = 100,000) drew an empty panel with ticks
+    0 and 1, which reads as "no stream in any bin". It now says there are no p-values and why."""
+    rows = [{"name": "nist_runs", "histogram": [2] * 10, "m": 20, "not_applicable": 0},
+            {"name": "nist_overlapping_template", "histogram": [0] * 10, "m": 0, "not_applicable": 20},
+            {"name": "nist_universal", "histogram": [0] * 10, "m": 0, "not_applicable": 0}]
+    root = _root(plots.nist_histograms({"rows": rows, "m": 20}))
+    texts = _texts(root)
+    assert texts.count("no p-values:") == 1 and texts.count("not applicable") == 1 and texts.count("no p-values") == 1
+    assert len(list(root.iter(NS + "line"))) == 3 * 3 + 3 + 1  # x ticks of 3 panels; y ticks 0, 1, 2 and the flat line of runs only

@@ -399,6 +399,25 @@ def _family(name: str) -> str:
     return name.split("[", 1)[0].split(":", 1)[0]
 
 
+def _nist_panel(c: svg.Canvas, ax: svg.Axes, name: str, h: np.ndarray, not_applicable: bool) -> None:
+    """One test's panel of :func:`nist_histograms`: its ten bars and the flat line, or, when no stream gave a
+    p-value, words saying so (and "not applicable" when that is why) in place of an empty plot that reads as zeros."""
+    if h.sum() > 0:
+        ax.bars(np.arange(10) / 10 + 0.05, h, width=0.09, colors=_BLUE)
+        ax.hline(h.sum() / 10, stroke="#000000", width=0.8)
+        ax.yticks(svg.nice_ticks(0, ax.ylim[1], 3, integer=True), size=6)  # counts of streams: whole numbers
+    else:
+        mid = ax.top + ax.height / 2
+        lines = ["no p-values:", "not applicable"] if not_applicable else ["no p-values"]
+        for k, line in enumerate(lines):
+            dy = 10 * (k - (len(lines) - 1) / 2)
+            c.text(ax.left + ax.width / 2, mid + dy, line, size=7, anchor="middle", valign="middle", fill="#555555")
+    ax.frame()
+    ax.xticks([0, 0.5, 1], ["0", "0.5", "1"], size=6)
+    size = 8.0 if text_width(name, 8) <= ax.width else max(6.0, 8.0 * (ax.width - 1) / text_width(name, 8))  # smaller, then cut
+    c.text(ax.left + ax.width / 2, ax.top - 4, _fit(name, size, ax.width), size=size, anchor="middle")
+
+
 def nist_histograms(two_level: dict) -> Figure:
     """Small multiples: the 10-bin histogram of first-level p-values per SP 800-22 test family
     (names of a family, e.g. the 148 templates, are pooled for the picture only).
@@ -415,10 +434,12 @@ def nist_histograms(two_level: dict) -> Figure:
     """
     rows = two_level["rows"]
     fams: dict[str, np.ndarray] = {}
+    na: dict[str, bool] = {}  # every name of the test not applicable to any stream
     for r in rows:
         h = np.asarray(r["histogram"], dtype=float)
         f = _family(r["name"]).replace("nist_", "")
         fams[f] = fams.get(f, np.zeros(10)) + h
+        na[f] = na.get(f, True) and not r.get("m") and bool(r.get("not_applicable"))
     ncol = 5
     nrow = max(1, -(-len(fams) // ncol))
     W, pad_l, pad_r, pw, ph = _FULL_WIDTH, 34.0, 8.0, 0.0, 80.0
@@ -427,14 +448,8 @@ def nist_histograms(two_level: dict) -> Figure:
     c = svg.Canvas(W, nrow * cell_h + 4)
     for n, (f, h) in enumerate(fams.items()):
         row, col = divmod(n, ncol)
-        ymax = max(float(h.max(initial=0)), h.sum() / 10, 1.0) * 1.1
-        ax = svg.Axes(c, col * (pad_l + pad_r + pw) + pad_l, row * cell_h + 14, pw, ph, xlim=(0, 1), ylim=(0, ymax))
-        ax.bars(np.arange(10) / 10 + 0.05, h, width=0.09, colors=_BLUE)
-        ax.hline(h.sum() / 10, stroke="#000000", width=0.8)
-        ax.frame()
-        ax.yticks(svg.nice_ticks(0, ymax, 3), size=6)
-        ax.xticks([0, 0.5, 1], ["0", "0.5", "1"], size=6)
-        c.text(ax.left + pw / 2, ax.top - 4, _fit(f, 8, pw), size=8, anchor="middle")
+        _nist_panel(c, svg.Axes(c, col * (pad_l + pad_r + pw) + pad_l, row * cell_h + 14, pw, ph, xlim=(0, 1),
+                                ylim=(0, max(float(h.max(initial=0)), h.sum() / 10, 1.0) * 1.1)), f, h, na[f])
     cap = (
         f"Histogram of the first-level p-values over the {two_level['m']} streams, per test (names of one test pooled). "
         "For a good generator every histogram is flat (the line); a pile near 0 is failure, a pile near 1 is too-good-to-be-true."
@@ -537,7 +552,7 @@ def position_heatmap(hm: dict) -> Figure:
     title = "Where cards go: zone-to-zone heat map"
     ticks = _zone_ticks(b)
     labels = [str(t + 1) for t in ticks]
-    left, right = _heat_layout(labels, 1 - lim, 1 + lim)
+    left, right = _heat_layout(labels, max(0.0, 1 - lim), 1 + lim)  # a ratio of counts: nothing below 0
     top, ph = 22.0, 230.0
     depth = 3.5 + 2 + CAP_HEIGHT * 8
     c = svg.Canvas(left + ph + right, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
@@ -549,7 +564,7 @@ def position_heatmap(hm: dict) -> Figure:
     ax.xlabel(f"zone after the shuffle (1..{b}, top of shoe first)", d)
     ax.ylabel("zone before the shuffle", left - 6 - CAP_HEIGHT * 8)
     ax.title(title, size=9)
-    svg.colorbar(c, ax.right + 16, top, 10, ph, svg.RDBU_R, 1 - lim, 1 + lim, label="observed / expected", size=8)
+    svg.colorbar(c, ax.right + 16, top, 10, ph, svg.RDBU_R, 1 - lim, 1 + lim, label="observed / expected", size=8, lo=0.0)
     cap = (
         "A perfect shuffle sends a card from any zone to every zone equally often (all cells 1, white). "
         "A hot diagonal means cards stay near where they were: the structure a shuffle tracker follows."
@@ -559,6 +574,20 @@ def position_heatmap(hm: dict) -> Figure:
 
 #: Dashed curves of a histogram beside its exact law (the GSR riffle counts of the rising-sequence figure).
 _CURVE_COLORS = ("#e67e22", "#2ca02c", "#9467bd", "#8c564b")
+
+
+def _histogram_scale(obs, null, curves: dict) -> tuple[float, list[str]]:
+    """The y-axis top of a count histogram and the legend names of its further curves.
+
+    The observed bars and the exact law set the scale; a further curve (a GSR riffle count far
+    from the shuffle) that would rise more than 1.5 times above them is cut at the top and its
+    legend name says so and gives its peak, rather than flattening the bars to a few points.
+    """
+    base = max(float(obs.max(initial=0)), float(null.max(initial=0)), 1.0)
+    peaks = {k: float(v.max(initial=0)) for k, v in curves.items()}
+    ymax = max([base] + [p for p in peaks.values() if p <= 1.5 * base]) * 1.08
+    names = [k if p <= ymax else f"{k} (peak {p:,.0f}, off scale)" for k, p in peaks.items()]
+    return ymax, names
 
 
 def _count_histogram(x, obs, null, curves: dict, *, title: str, xlabel: str, fig_id: str, fig_title: str, cap: str) -> Figure:
@@ -576,27 +605,30 @@ def _count_histogram(x, obs, null, curves: dict, *, title: str, xlabel: str, fig
     sl = slice(lo, hi + 1)
     xs, o, nl = x[sl].astype(float), obs[sl], null[sl]
     cs = {k: np.asarray(v, dtype=float)[sl] for k, v in curves.items()}
-    ymax = max([float(o.max(initial=0)), float(nl.max(initial=0)), 1.0] + [float(v.max(initial=0)) for v in cs.values()]) * 1.08
+    ymax, names = _histogram_scale(o, nl, cs)
     yt = svg.nice_ticks(0, ymax, 5)
     entries = [{"label": "observed shoes", "kind": "patch", "color": _BLUE},
                {"label": "uniform shuffle (exact law)", "kind": "line", "color": "#000000", "width": 1.2}]
-    entries += [{"label": k, "kind": "line", "color": col, "dash": "4 2", "width": 0.8} for k, col in zip(cs, _CURVE_COLORS)]
+    entries += [{"label": nm, "kind": "line", "color": col, "dash": "4 2", "width": 0.8} for nm, col in zip(names, _CURVE_COLORS)]
     W = 576.0
     left = 6 + CAP_HEIGHT * 8 + 3 + max(text_width(s, 8) for s in svg.tick_labels(yt)) + 5.5
     pw = W - left - 8
     top, ncol = _header(title, entries, left, left + pw)
     ph = 150.0
     c = svg.Canvas(W, top + ph + 3.5 + 2 + CAP_HEIGHT * 8 + 4 + CAP_HEIGHT * 8 + 6)
-    ax = svg.Axes(c, left, top, pw, ph, xlim=(xs[0] - 0.6, xs[-1] + 0.6), ylim=(0, ymax))
+    pad = max(0.0, 6.0 - (xs[-1] - xs[0]))  # a few values (or one): bars of a readable width, ticks to read them by
+    padl = min(pad / 2, xs[0] - float(x.min()))  # no room for values the statistic cannot take
+    ax = svg.Axes(c, left, top, pw, ph, xlim=(xs[0] - 0.6 - padl, xs[-1] + 0.6 + pad - padl), ylim=(0, ymax))
     c.begin_group(id="bars")
     ax.bars(xs, o, width=1.0, colors=_BLUE)
     c.end_group()
     ax.line(xs, nl, stroke="#000000", width=1.2)
-    for (k, v), col in zip(cs.items(), _CURVE_COLORS):
-        ax.line(xs, v, stroke=col, width=0.8, dash="4 2")
+    for v, col in zip(cs.values(), _CURVE_COLORS):
+        ax.line(xs, np.minimum(v, ymax), stroke=col, width=0.8, dash="4 2")  # an off-scale peak runs along the top
     ax.frame()
     ax.yticks(yt)
-    d = ax.xticks(svg.nice_ticks(xs[0], xs[-1], 8, integer=True))
+    xt = svg.nice_ticks(xs[0] - padl, xs[-1] + pad - padl, 8, integer=True)
+    d = ax.xticks([t for t in xt if float(x.min()) <= t <= float(x.max())])
     ax.xlabel(xlabel, d)
     ax.ylabel("shoes", left - 6 - CAP_HEIGHT * 8)
     _title_and_legend(c, ax, title, entries, left, ncol)
@@ -663,7 +695,45 @@ def _cell_text_color(rgb: tuple[int, int, int]) -> str:
     return "#ffffff" if 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 110 else "#000000"
 
 
-# long: one panel per riffle count (cells, their labels, axes), then the colour bar and the caption
+def _sensitivity_cells(rows: list, rf, clumps: list, travels: list) -> tuple[np.ndarray, list]:
+    """Edge (% of stake; NaN where none was measured) and the two label lines of each cell of one riffle count's panel."""
+    grid = np.full((len(clumps), len(travels)), np.nan)
+    lab = [[("", "") for _ in travels] for _ in clumps]
+    for r in rows:
+        if rf is not None and r.get("riffles") != rf:
+            continue
+        i = clumps.index(r["clump"]) if r.get("clump") in clumps else 0
+        j = travels.index(r["travel"]) if r.get("travel") in travels else 0
+        grid[i, j] = np.nan if r["edge"] is None else 100 * r["edge"]
+        lab[i][j] = (r["verdict"][0], "no edge" if r["edge"] is None else f"{100 * r['edge']:+.1f}%")
+    return grid, lab
+
+
+def _sensitivity_panel(c: svg.Canvas, ax: svg.Axes, grid: np.ndarray, lab: list, vmax: float, mark: tuple | None) -> None:
+    """One riffle count's heat map: the cells, their verdict letter over the edge, and a frame round ``mark``
+    (the (clump, travel) indices of the procedure as declared)."""
+    rgb = [[svg.RDYLGN_R.rgb((v + vmax) / (2 * vmax)) for v in row] for row in grid]
+    ax.image(rgb, x0=-0.5, y0=-0.5)  # the first clump size at the bottom
+    for i, row in enumerate(lab):
+        for j, (verdict, edge) in enumerate(row):
+            col = _cell_text_color(rgb[i][j])
+            c.text(ax.px(j), ax.py(i) - (4.5 if edge else 0), verdict, size=7, anchor="middle", valign="middle", fill=col)
+            if edge:
+                c.text(ax.px(j), ax.py(i) + 4.5, edge, size=7, anchor="middle", valign="middle", fill=col)
+    if mark is not None:
+        i, j = mark
+        c.rect(ax.px(j - 0.5) + 1, ax.py(i + 0.5) + 1, ax.px(j + 0.5) - ax.px(j - 0.5) - 2, ax.py(i - 0.5) - ax.py(i + 0.5) - 2,
+               stroke="#000000", stroke_width=2.0)
+    ax.frame()
+
+
+def _declared_cell(cur: dict, rf, clumps: list, travels: list) -> tuple | None:
+    """(clump index, travel index) of the procedure as declared when it lies in this riffle count's panel."""
+    if cur.get("riffles", rf) != rf or cur.get("clump") not in clumps or cur.get("travel") not in travels:
+        return None
+    return clumps.index(cur["clump"]), travels.index(cur["travel"])
+
+
 def sensitivity_figure(sens: dict) -> Figure:
     """Shuffle procedures: the best tracker's edge over the grid of assumed parameters (one panel
     per riffle count; wash travel across, clump size down), each cell labelled with its verdict.
@@ -677,51 +747,37 @@ def sensitivity_figure(sens: dict) -> Figure:
     Returns
     -------
     Figure
-        An SVG figure, one heat map a riffle count, with a colour bar of the edge in % of the stake.
+        An SVG figure, one heat map a riffle count, with a colour bar of the edge in % of the stake; a grey cell
+        reads "no edge" (no tracker could bet), and the procedure as declared is framed.
     """
     rows = sens["rows"]
     axes = sens["axes"]
     travels = axes.get("travel", {}).get("values", [None])
     clumps = axes.get("clump", {}).get("values", [None])
     riffles = axes.get("riffles", {}).get("values", [None])
+    cur = sens.get("current", {})
     vmax = 100 * max([abs(r["edge"]) for r in rows if r["edge"] is not None] + [0.01])
     xl, yl = [str(t) for t in travels], [str(c) for c in clumps]
+    xlabel = "wash travel (share of the stack)"
     left, right = _heat_layout(yl, -vmax, vmax)
-    cell_w = max(34.0, max(text_width(s, 8) for s in xl) + 6)
-    pw, ph, gap, top = cell_w * len(travels), max(150.0, 24.0 * len(clumps)), 24.0, 22.0
+    cell_w = max(40.0, max(text_width(s, 8) for s in xl) + 6)  # "no edge" (26 pt at 7 pt) with room between cells
+    pw = max(cell_w * len(travels), text_width(xlabel, 8) + 4)  # the axis label within its panel, even for one travel
+    ph, gap, top = max(150.0, 24.0 * len(clumps)), 24.0, 22.0
     depth = 3.5 + 2 + CAP_HEIGHT * 8
     c = svg.Canvas(left + len(riffles) * pw + (len(riffles) - 1) * gap + right, top + ph + depth + 4 + CAP_HEIGHT * 8 + 6)
     for k, rf in enumerate(riffles):
-        grid = np.full((len(clumps), len(travels)), np.nan)
-        lab = [[("", "") for _ in travels] for _ in clumps]
-        for r in rows:
-            if rf is not None and r.get("riffles") != rf:
-                continue
-            i = clumps.index(r["clump"]) if r.get("clump") in clumps else 0
-            j = travels.index(r["travel"]) if r.get("travel") in travels else 0
-            grid[i, j] = np.nan if r["edge"] is None else 100 * r["edge"]
-            lab[i][j] = (r["verdict"][0], "" if r["edge"] is None else f"{100 * r['edge']:+.1f}%")
+        grid, lab = _sensitivity_cells(rows, rf, clumps, travels)
         ax = svg.Axes(c, left + k * (pw + gap), top, pw, ph, xlim=(-0.5, len(travels) - 0.5), ylim=(-0.5, len(clumps) - 0.5))
-        rgb = [[svg.RDYLGN_R.rgb((v + vmax) / (2 * vmax)) for v in row] for row in grid]
-        ax.image(rgb, x0=-0.5, y0=-0.5)  # the first clump size at the bottom
-        for i in range(len(clumps)):
-            for j in range(len(travels)):
-                col = _cell_text_color(rgb[i][j])
-                verdict, edge = lab[i][j]
-                c.text(ax.px(j), ax.py(i) - (4.5 if edge else 0), verdict, size=7, anchor="middle", valign="middle", fill=col)
-                if edge:
-                    c.text(ax.px(j), ax.py(i) + 4.5, edge, size=7, anchor="middle", valign="middle", fill=col)
-        ax.frame()
+        _sensitivity_panel(c, ax, grid, lab, vmax, _declared_cell(cur, rf, clumps, travels))
         if k == 0:
             ax.yticks(range(len(clumps)), yl)
             ax.ylabel("wash clump size (cards)", left - 6 - CAP_HEIGHT * 8)
-        d = ax.xticks(range(len(travels)), xl)
-        ax.xlabel("wash travel (share of the stack)", d)
+        ax.xlabel(xlabel, ax.xticks(range(len(travels)), xl))
         if rf is not None:
             ax.title(f"riffles x{rf}", size=9)
     svg.colorbar(c, left + len(riffles) * pw + (len(riffles) - 1) * gap + 16, top, 10, ph, svg.RDYLGN_R, -vmax, vmax,
                  label="best tracker edge, % of stake", size=8)
-    cur = sens.get("current", {})
     cap = ("Verdict (P PASS, S SUSPECT, F FAIL) and the best tracker's edge for each combination of the assumed parameters; "
-           f"the procedure as declared: {', '.join(f'{k} {v}' for k, v in cur.items())}. {sens.get('note', '')}")
+           "grey, \"no edge\": no tracker could bet, so no edge was measured; "
+           f"framed: the procedure as declared ({', '.join(f'{k} {v}' for k, v in cur.items())}). {sens.get('note', '')}")
     return Figure("sensitivity", "Sensitivity to the assumed parameters", _svg(c), cap)

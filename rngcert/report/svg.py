@@ -162,7 +162,7 @@ def nice_ticks(lo: float, hi: float, max_ticks: int = 6, *, integer: bool = Fals
     base = 10.0 ** math.floor(math.log10(span / max(1, max_ticks)))
     for mult in (1, 2, 2.5, 5, 10, 20, 25, 50, 100):
         step = mult * base
-        if integer and step < 1:
+        if integer and (step < 1 or step != round(step)):  # 2.5 is no step between whole numbers
             continue
         first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
         if last - first + 1 <= max_ticks:
@@ -636,7 +636,7 @@ RDYLGN_R = Colormap(["#006837", "#1a9850", "#66bd63", "#a6d96a", "#d9ef8b", "#ff
 
 
 def colorbar(canvas: Canvas, left: float, top: float, width: float, height: float, cmap: Colormap, vmin: float, vmax: float,
-             *, label: str = "", size: float = 8.0) -> None:
+             *, label: str = "", size: float = 8.0, lo: float | None = None) -> None:
     """A vertical colour bar for ``cmap`` over ``[vmin, vmax]`` with round ticks on its right and
     ``label`` turned beside them.
 
@@ -654,13 +654,19 @@ def colorbar(canvas: Canvas, left: float, top: float, width: float, height: floa
         What the colours measure.
     size : float
         Font size of ticks and label.
+    lo : float or None
+        The lowest value the data can take, when above ``vmin`` (e.g. 0 for a ratio on a scale
+        centred on 1): the bar then shows only ``[lo, vmax]`` of the scale, with the same colours
+        at the same values, and no tick for an impossible value.
     """
+    t0 = 0.0 if lo is None or lo <= vmin or vmax <= vmin else min(1.0, (lo - vmin) / (vmax - vmin))
+    vlo = vmin + t0 * (vmax - vmin)
     # a column of 128 pixels rather than an SVG gradient, which WeasyPrint (the PDF) does not draw
     steps = 128
-    canvas.image(left, top, width, height, png([[cmap.rgb(1 - (i + 0.5) / steps)] for i in range(steps)]))
+    canvas.image(left, top, width, height, png([[cmap.rgb(1 - (1 - t0) * (i + 0.5) / steps)] for i in range(steps)]))
     canvas.rect(left, top, width, height, fill="none", stroke="#000000", stroke_width=0.8)
-    ax = Axes(canvas, left, top, width, height, xlim=(0, 1), ylim=(vmin, vmax))
-    ticks = nice_ticks(vmin, vmax, max(2, int(height // 15) + 1))
+    ax = Axes(canvas, left, top, width, height, xlim=(0, 1), ylim=(vlo, vmax))
+    ticks = nice_ticks(vlo, vmax, max(2, int(height // 15) + 1))
     widest = 0.0
     for t, s in zip(ticks, tick_labels(ticks)):
         y = ax.py(t)

@@ -27,7 +27,7 @@ from rngcert.report.bidi import BIDI_CONTROLS
 from rngcert.stats.result import jsonable
 
 #: Figures drawn full width (the others share a row two by two).
-_WIDE = {"frequencies", "sector_scan", "wheel_distance", "nist_histograms", "nist_proportions"}
+_WIDE = {"frequencies", "sector_scan", "wheel_distance", "nist_histograms", "nist_proportions", "rising_sequences", "guessing", "sensitivity"}
 
 
 def utc_stamp() -> str:
