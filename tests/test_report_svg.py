@@ -275,7 +275,8 @@ def test_shuffle_figures_are_svg_with_one_mark_a_value_and_deterministic():
     bars = _group(_root(figs["guessing"]()), "bars")
     assert len(list(bars.iter(NS + "rect"))) == shown.max() - shown.min() + 1
     texts = [t.text for t in _root(figs["sensitivity"]()).iter(NS + "text")]
-    assert texts.count("F") == 6 and texts.count("S") == 6 and "+3.5%" in texts and "-1.0%" in texts  # 2 riffles x 2 clumps x 3 travels
+    assert texts.count("F") == 6 and texts.count("S") == 6 and "+3.5%" in texts and "\u22121.0%" in texts  # 2 riffles x 2 clumps x 3 travels
+    assert "0.0%" in texts and "-0.0%" not in texts and "+0.0%" not in texts  # an edge that rounds to zero has no sign
     assert "riffles x1" in texts and "riffles x2" in texts and "best tracker edge, % of stake" in texts
     nist = [t.text for t in _root(figs["nist"]()).iter(NS + "text")]
     assert "runs" in nist and "template" in nist

@@ -690,6 +690,13 @@ def guessing_histogram(g: dict) -> Figure:
                             fig_title="Guess-the-next-card test", cap=cap)
 
 
+def _signed_pct(share: float) -> str:
+    """A share of the stake as a signed percentage with one decimal, a true minus sign as the axes' tick labels have,
+    and no sign on a value that rounds to zero (``-0.0003`` is ``0.0%``, not ``-0.0%``)."""
+    v = round(100.0 * share, 1)
+    return "0.0%" if v == 0 else f"{v:+.1f}%".replace("-", "\u2212")
+
+
 def _cell_text_color(rgb: tuple[int, int, int]) -> str:
     """Black on light cells, white on dark ones."""
     return "#ffffff" if 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 110 else "#000000"
@@ -705,7 +712,7 @@ def _sensitivity_cells(rows: list, rf, clumps: list, travels: list) -> tuple[np.
         i = clumps.index(r["clump"]) if r.get("clump") in clumps else 0
         j = travels.index(r["travel"]) if r.get("travel") in travels else 0
         grid[i, j] = np.nan if r["edge"] is None else 100 * r["edge"]
-        lab[i][j] = (r["verdict"][0], "no edge" if r["edge"] is None else f"{100 * r['edge']:+.1f}%")
+        lab[i][j] = (r["verdict"][0], "no edge" if r["edge"] is None else _signed_pct(r["edge"]))
     return grid, lab
 
 
