@@ -39,9 +39,9 @@ from rngcert.seeding import sequence
 from rngcert.stats.nist import nulllaw, twolevel
 from rngcert.stats.ufuncs import special  # scipy.special's ufuncs without its array-API layer (issue 26)
 
-# Start-up cost matters for one stream (sts-2.1.2 takes about 2 s for all 15 tests): the plots
-# (matplotlib) are imported only when figures are drawn, and scipy.stats (over 1 s to import)
-# not at all; binomial and Poisson tails come from scipy.special.
+# Start-up cost matters for one stream (sts-2.1.2 takes about 2 s for all 15 tests): the figures
+# are SVG written by rngcert.report.svg (no matplotlib), and scipy.stats (over 1 s to import) is
+# not imported at all; binomial and Poisson tails come from scipy.special.
 
 
 #: Families that must run for a verdict (random excursions are conditional in SP 800-22 itself).

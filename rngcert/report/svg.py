@@ -1,8 +1,8 @@
 """A small vector-figure writer: SVG 1.1 text, with no dependency beyond the standard library.
 
-The report's wheel figures are bar charts, step lines, bands and heat maps; drawing them with
-matplotlib costs seconds (its import and its layout engine), writing them here costs
-milliseconds. Everything is placed in points (1/72 in): the document's ``viewBox`` is in points
+The report's figures (wheel, shuffle and SP 800-22) are bar charts, step lines, bands and heat
+maps; drawing them with matplotlib cost seconds (its import and its layout engine), writing them
+here costs milliseconds. Everything is placed in points (1/72 in): the document's ``viewBox`` is in points
 and its ``width``/``height`` carry the ``pt`` unit, so a figure has the same natural size in a
 browser and in WeasyPrint's PDF. Output is deterministic: coordinates are rounded to 1/100 pt,
 attributes are written in a fixed order, there are no random ids, dates or versions.
