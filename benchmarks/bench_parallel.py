@@ -59,6 +59,8 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHO
 # run (about 0.25 s of a small certify); the first run of section E writes the cache.
 BYTECODE_NOTE = "bytecode cache on (PYTHONDONTWRITEBYTECODE %s here, unset for the commands)" % ("was set" if ENV.pop("PYTHONDONTWRITEBYTECODE", None) else "not set")
 EXE = [sys.executable, "-m", "rngcert"]
+#: Where the commands run: not a checkout (see :func:`run_cpu`), so PYTHONPATH decides which rngcert they run.
+NEUTRAL_CWD = tempfile.gettempdir()
 
 
 def load() -> str:
@@ -84,7 +86,10 @@ def run_cpu(args, *, ok=(0, 10, 11, 12), prefix=()) -> tuple[float, float, float
     out = tempfile.NamedTemporaryFile(suffix=".time", delete=False)
     out.close()
     t = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-o", out.name, "-f", "%M %U %S"] + list(prefix) + [str(a) for a in args], capture_output=True, text=True, env=ENV)
+    # cwd outside any checkout: `python -m rngcert` puts the working directory first on sys.path, before PYTHONPATH, so
+    # launched from a checkout's root every --trees run would run that checkout's code (as they did until 2026-12-04)
+    p = subprocess.run(["/usr/bin/time", "-o", out.name, "-f", "%M %U %S"] + list(prefix) + [str(a) for a in args], capture_output=True, text=True,
+                       env=ENV, cwd=NEUTRAL_CWD)
     wall = time.perf_counter() - t
     try:
         m, u, sy = Path(out.name).read_text().strip().splitlines()[-1].split()
@@ -691,7 +696,7 @@ def section_e(tmp: Path, quick: bool, huge: bool, repeat: int = 3):
     for n in sizes:
         f = tmp / f"e-{n}.csv"
         cmd = EXE + ["simulate", "wheel", "--spins", n, "--seed", "1", "--dealers", "4", "--release", "--void-rate", "0.01", "--out", f]
-        subprocess.run([str(x) for x in cmd], check=True, capture_output=True, env=ENV)
+        subprocess.run([str(x) for x in cmd], check=True, capture_output=True, env=ENV, cwd=NEUTRAL_CWD)
         rows.append((f"certify {n:,} spins (9 columns, figures)", f, "csv"))
     t5 = SHARED / "roulette-wiesbaden" / "spielbank-wiesbaden_t5_190424.txt"
     if t5.is_file():

@@ -38,7 +38,9 @@ def run(tree: Path, args: list[str], prefix: list[str]) -> tuple[float, float, f
     with tempfile.TemporaryDirectory() as out:
         load = os.getloadavg()[0]
         ru0, w0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-        p = subprocess.run(prefix + [sys.executable, "-m", "rngcert", *args, "--out", out], env=env, capture_output=True, text=True)
+        # cwd=out: `python -m` puts the working directory first on sys.path, before PYTHONPATH; launched from a checkout's
+        # root, both trees would run that checkout's code
+        p = subprocess.run(prefix + [sys.executable, "-m", "rngcert", *args, "--out", out], env=env, capture_output=True, text=True, cwd=out)
         wall, ru1 = time.perf_counter() - w0, resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode not in (0, 10, 11, 12):
         raise SystemExit(f"{tree}: exit {p.returncode}: {p.stderr[-1000:]}")
