@@ -107,12 +107,17 @@ def test_watch_table_refuses_log_options(cli, tmp_path, extra, option):
     _refused(r, option, "LOG")
 
 
+def _record_capture(cli, tmp_path, *extra):
+    """``rngcert record`` of an empty capture file with ``extra`` options."""
+    cap = tmp_path / "capture.log"
+    cap.write_text("", encoding="utf-8")
+    return cli("record", cap, "--out", tmp_path / "spins.csv", *extra)
+
+
 @pytest.mark.parametrize("extra, option", [(("--alpha", 0.001), "--alpha"), (("--horizon", 5000), "--horizon"), (("--block", 10), "--block"),
                                            (("--equipment", "american"), "--equipment")])
 def test_record_without_watch_refuses_detector_options(cli, tmp_path, extra, option):
-    cap = tmp_path / "capture.log"
-    cap.write_text("", encoding="utf-8")
-    r = cli("record", cap, "--out", tmp_path / "spins.csv", *extra)
+    r = _record_capture(cli, tmp_path, *extra)
     _refused(r, option, "--watch")
     assert not (tmp_path / "spins.csv").exists()
 
@@ -271,7 +276,5 @@ def test_audit_jobs_with_workers_refused(cli, tmp_path):
                                            (("--stopbits", "2"), "--stopbits")])
 def test_record_from_a_capture_file_refuses_serial_settings(cli, tmp_path, extra, option):
     """A capture file is read as bytes: a serial line's settings do nothing (the run printed them as if applied)."""
-    cap = tmp_path / "capture.log"
-    cap.write_text("", encoding="utf-8")
-    r = cli("record", cap, "--out", tmp_path / "spins.csv", *extra)
+    r = _record_capture(cli, tmp_path, *extra)
     _refused(r, option, "capture file")
