@@ -40,6 +40,16 @@ class ShuffleCertification:
 
 
 # ----------------------------------------------------------------------------- pieces
+def keep_shuffle_heap() -> None:
+    """Keep the shuffle simulation's freed arrays on the C heap for the next step instead of mapping and
+    faulting them in again (:data:`rngcert.collect.heap.SHUFFLE_TRIM_THRESHOLD`: fewer page faults, the same
+    numbers). Called where a shuffle certification starts and by each of its work items (a Dask worker
+    starts no certification of its own); the first call of a process sets the thresholds."""
+    from rngcert.collect.heap import SHUFFLE_MMAP_THRESHOLD, SHUFFLE_TRIM_THRESHOLD, keep_freed_heap
+
+    keep_freed_heap(SHUFFLE_TRIM_THRESHOLD, SHUFFLE_MMAP_THRESHOLD)
+
+
 def _rules(proc: Procedure | None, decks: int):
     if proc is None or proc.game != "blackjack":
         return None

@@ -11,7 +11,7 @@ import numpy as np
 from rngcert.equipment import games as G
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
-from rngcert.pipeline.certify_shuffle._common import ShuffleCertification
+from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, keep_shuffle_heap
 from rngcert.pipeline.certify_shuffle.log_once import _certify_log_once
 from rngcert.pipeline.certify_shuffle.rebuild import _log_pairs
 from rngcert.pipeline.options import ShuffleOptions
@@ -45,6 +45,7 @@ def certify_log(log, *, source: str, decks: int, game: str | None, proc: Procedu
     """
     from rngcert.pipeline.pickup_side import SIDES
 
+    keep_shuffle_heap()  # (before any pool forks: its workers inherit the thresholds)
     kw = dict(source=source, decks=decks, game=game, proc=proc, before_mode=before_mode, before_orders=before_orders, fit=fit,
               inputs=inputs, notes=notes, options=ShuffleOptions.of(options, where="certify_log", **keywords), before_log=before_log)
     sides = SIDES.get(game) if game and before_mode == "pickup" else None

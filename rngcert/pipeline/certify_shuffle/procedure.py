@@ -14,7 +14,7 @@ from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import ShoeData, is_tracker
 from rngcert.equipment import games as G
 from rngcert.equipment.procedure import Procedure
-from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section
+from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section, keep_shuffle_heap
 from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
 from rngcert.pipeline.parallel import CLUSTER_START_S, PARALLEL_EFFICIENCY, Plan, map_items, pinned
@@ -55,6 +55,7 @@ def _batch_item(item):
     """One batch of simulated tables (a Dask work item): ``(procedure, batch, tables, entropy,
     burn-in, key)`` -> :class:`~rngcert.simulate.procedure.Tables`."""
     proc, batch, n, entropy, burn_in, key = item
+    keep_shuffle_heap()
     return simulate_batch(proc, batch, n, entropy, burn_in=burn_in, key=key)
 
 
@@ -62,6 +63,7 @@ def _stage_item(item):
     """The trackers' training (``("kernel", (procedure, entropy, tables))`` -> the kernel) or one batch of
     simulated tables (``("batch", item of _batch_item)``): the work items of a procedure's first stage."""
     kind, args = item
+    keep_shuffle_heap()
     return _kernel(*args) if kind == "kernel" else _batch_item(args)
 
 
@@ -95,6 +97,7 @@ def _battery_item(item):
     here, on the worker that ran the battery, not after both batteries in the command (where the other core
     would wait)."""
     data, kw, figures = item
+    keep_shuffle_heap()
     out = _run(data, **kw)
     return out, (_figures(data, out) if figures else [])
 
@@ -104,6 +107,7 @@ def _remedy_item(item) -> tuple[dict, bool]:
     entropy, tables, options)`` -> (its entry of ``remedies_tried``, whether it is a remedy). Its streams
     are the same for every candidate and never depend on where or in which order it runs."""
     proc, label, change, entropy, tables, kw = item
+    keep_shuffle_heap()
     threshold = kw["threshold"]
     p2 = proc.with_params(change)
     k2 = _kernel(p2, entropy, min(TRAIN_TABLES, tables), key=("tracker-training", "remedy"))
@@ -197,6 +201,7 @@ def _sensitivity_point(item) -> dict:
     their own tables, the battery's verdict and the best tracker's edge. Its streams depend on the
     point's procedure and the run's entropy only, never on where or in which order it runs."""
     _yield_to_stages()
+    keep_shuffle_heap()
     proc, g, cols, entropy, tables, kw = item
     p2 = proc.with_params(g)
     k2 = _kernel(p2, entropy, max(200, tables // 2), key=("tracker-training", "sensitivity"))
@@ -338,6 +343,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     ShuffleCertification
     """
     o = ShuffleOptions.of(options, where="certify_procedure", **keywords)
+    keep_shuffle_heap()  # (before the pools fork: their workers inherit the thresholds)
     seed, alpha, threshold, n_resamples, standard, figures = o.seed, o.alpha, o.threshold, o.n_resamples, o.standard, o.figures
     command, progress, plan, min_edge, power = o.command, o.progress, o.plan, o.min_edge, o.power
     stages = 3 + (2 if first_shoe else 0) + (1 if sensitivity else 0)
