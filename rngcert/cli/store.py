@@ -94,7 +94,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     nothing; a log that grew adds only its new rows; a row whose (table, spin_id) is stored with
     a different result is reported as a conflict and never overwritten; unreadable rows go to
     the rejects table (see `rngcert rejects`). Logs without spin_id (permanence lists) are
-    numbered by position in the file. A folder written by `rngcert export --parquet` is read
+    numbered by position in the file, so a table holds one such log (and its grown
+    versions, same file name): another log for it is refused. A folder written by `rngcert export --parquet` is read
     back source by source with the same rules (it carries its wheels, tables and columns: with
     folders only, --equipment, --column, --format, --table and --protocol are refused). Each file is parsed before the store is opened,
     and the store is held for writing only while that file is stored, so audits and watches

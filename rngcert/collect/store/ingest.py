@@ -91,9 +91,10 @@ def _lapper(timing: dict):
     return lap
 
 
-def _fix_tables(con, path, used_tables: list, wheel, equipment: str) -> int:
-    """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel);
-    returns the spins already stored in those tables."""
+def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str) -> int:
+    """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel),
+    refuse spin ids that would collide with another log's (:func:`_refuse_mixed_numbering`); returns the spins already
+    stored in those tables."""
     stored_before = 0
     for t in used_tables:  # loop over tables (a handful)
         found = con.execute("SELECT equipment, wheel_id FROM tables WHERE table_id = ?", [t]).fetchall()
@@ -104,7 +105,57 @@ def _fix_tables(con, path, used_tables: list, wheel, equipment: str) -> int:
             raise InputError(f"{path}: table {t!r} is stored as wheel {row[1]!r}, not {wheel.id!r}; give --equipment {row[0]}")
         else:
             stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
+    if stored_before:
+        _refuse_mixed_numbering(con, path, used_tables, rule)
     return stored_before
+
+
+def _refuse_mixed_numbering(con, path, used_tables: list, rule: str) -> None:
+    """Refuse a file whose spin ids would collide with another log's in one of its tables.
+
+    A log without a ``spin_id`` column is numbered by position in its file (spin k is its k-th row), so
+    two such logs of one table (two days of a permanence list) give different spins the same id, and a
+    positional log beside a log of real spin ids does too. A log of the same file name is a grown
+    version of the same log and is numbered alike; any other mix is refused before anything is stored.
+
+    Parameters
+    ----------
+    con : duckdb connection
+        Inside the file's transaction.
+    path : path
+        The log being ingested.
+    used_tables : list of str
+        Its tables.
+    rule : str
+        Its spin-id rule: ``"column"`` or ``"position"``.
+
+    Raises
+    ------
+    InputError
+        Naming the log, the table, the stored log it would collide with, and what to do.
+    """
+    name = Path(str(path)).name
+    rule_sql = "<> 'position'" if rule == "position" else "= 'position'"
+    for t in used_tables:  # loop over tables (a handful)
+        other = con.execute(
+            f"""SELECT src.path FROM spins s JOIN sources src USING (source_id)
+                WHERE s.table_id = ? AND (coalesce(src.spin_id_rule, 'column') {rule_sql}
+                   OR (src.spin_id_rule = 'position' AND regexp_extract(src.path, '[^/\\\\]*$') <> ?))
+                LIMIT 1""",
+            [t, name],
+        ).fetchall()
+        if other:
+            _mixed_numbering_error(path, t, other[0][0], rule)
+
+
+def _mixed_numbering_error(path, table: str, stored: str, rule: str):
+    """Raise the InputError of :func:`_refuse_mixed_numbering`."""
+    why = ("has no spin_id column, so its rows are numbered 1, 2, … by position and would take the ids of spins already stored"
+           if rule == "position" else "carries spin ids, but the table's spins were numbered by position")
+    raise InputError(
+        f"{path}: table {table!r} already holds spins of {stored}, and this log {why} from {stored} "
+        f"(a spin would be dropped as 'already stored' or made a false conflict); nothing of {path} was stored: "
+        "give each log of the table a spin_id column, or ingest this log into its own table (--table)")
 
 
 def _open_incoming(con, incoming, proven_repeated) -> tuple[bool, bool, int]:
@@ -340,7 +391,7 @@ class IngestMixin:
             return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
         con.execute("BEGIN TRANSACTION")
         try:
-            stored_before = _fix_tables(con, path, used_tables, wheel, equipment)
+            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"])
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             spooled, has_rn, repeated = _open_incoming(con, incoming, prep.get("repeated"))

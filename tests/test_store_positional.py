@@ -1,0 +1,55 @@
+"""Logs without a spin_id column are numbered by position in their file: two different such logs of one table
+(two days of a permanence list, ``--table``) would give spin k of day 2 the id of spin k of day 1. Every
+coincidence was counted "already stored" (dropped) and every other row a "conflict" that removed both days'
+spins from audits, with exit 0. Such an ingest is refused, naming both files; a grown log still adds its rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rngcert.collect.store import Store
+
+RNG_RESULTS = np.random.default_rng(7).integers(0, 37, size=600)
+
+
+def _bare(path, results):
+    path.write_text("result\n" + "".join(f"{r}\n" for r in results))
+    return path
+
+
+def _counts(db):
+    with Store(db, read_only=True) as st:
+        return tuple(st.con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("spins", "conflicts", "sources"))
+
+
+def test_second_positional_log_of_a_table_is_refused_not_merged(tmp_path, cli):
+    day1 = _bare(tmp_path / "day1.csv", RNG_RESULTS[:300])
+    day2 = _bare(tmp_path / "day2.csv", RNG_RESULTS[300:])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", day1, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("ingest", day2, "--db", db, "--table", "T9")
+    assert r.exit_code == 3, r.output
+    assert "day2.csv" in r.output and "day1.csv" in r.output and "spin_id" in r.output, r.output
+    assert _counts(db) == (300, 0, 1)  # nothing of day 2 stored, no false conflict, day 1 intact
+
+
+def test_grown_positional_log_still_adds_its_new_rows(tmp_path, cli):
+    log = _bare(tmp_path / "perm.csv", RNG_RESULTS[:300])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "T9").exit_code == 0
+    _bare(log, RNG_RESULTS[:450])
+    r = cli("ingest", log, "--db", db, "--table", "T9")
+    assert r.exit_code == 0 and "150 new spins stored, 300 already stored, 0 conflicting" in r.output, r.output
+    assert _counts(db) == (450, 0, 2)
+
+
+def test_positional_log_into_a_table_of_spin_ids_is_refused(tmp_path, cli):
+    ided = tmp_path / "ids.csv"
+    ided.write_text("spin_id,result\n" + "".join(f"{i + 1},{r}\n" for i, r in enumerate(RNG_RESULTS[:300])))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", ided, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("ingest", _bare(tmp_path / "bare.csv", RNG_RESULTS[300:]), "--db", db, "--table", "T9")
+    assert r.exit_code == 3 and "bare.csv" in r.output and "ids.csv" in r.output, r.output
+    r = cli("ingest", ided, _bare(tmp_path / "later.csv", RNG_RESULTS[:10]), "--db", db, "--table", "T8")
+    assert r.exit_code == 0, r.output  # another table: fine
+    assert _counts(db)[0] == 310
