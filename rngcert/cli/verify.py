@@ -120,8 +120,19 @@ def _input_files(v, logs) -> list[Path] | None:
     return out
 
 
+def _path_map(rep: dict, files: list[Path]) -> dict[str, str]:
+    """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it."""
+    recorded = [inp.get("path", "") for inp in rep.get("inputs", []) if inp.get("sha256")]
+    out = {}
+    for f, path in zip(files, recorded):
+        for used in (str(f), str(Path(f).resolve())):
+            if used != path:
+                out[used] = path
+    return out
+
+
 def _rerun(v, logs) -> None:
-    from rngcert.report.verify import compare_statistics
+    from rngcert.report.verify import compare_content, compare_statistics
 
     rep = v.report
     recipe = (rep or {}).get("rerun")
@@ -141,6 +152,9 @@ def _rerun(v, logs) -> None:
             v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
             return
     count, diffs = compare_statistics(rep, new)
+    more, content_diffs = compare_content(rep, new, paths=_path_map(rep, files))
+    count += more
+    diffs += [d for d in content_diffs if d not in diffs]
     made_by = str((rep.get("software") or {}).get("rngcert") or "")
     if not diffs:
         v.add("rerun", True, f"{count} values recomputed, all equal" + (f" (the report was made by rngcert {made_by}, recomputed with {__version__})"

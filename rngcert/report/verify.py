@@ -538,6 +538,61 @@ def compare_statistics(recorded: Mapping[str, Any], recomputed: Mapping[str, Any
     return count, diffs
 
 
+#: Fields of a report that a rerun does not recompute: when, how and with which libraries it was run, its recipe, the lab's
+#: description of the unit, the figures (a rerun draws none), the files written beside it and the integrity block.
+_NOT_RECOMPUTED = {"command", "generated_utc", "integrity", "rejects_file", "unit_under_test", "software", "seed.how", "rerun"}
+_NOT_RECOMPUTED_ANYWHERE = {"figures"}
+
+
+def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: list[str]) -> int:
+    """Compare two JSON values recursively (numbers with :func:`_close`); append differences; return the leaves compared."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        n = 0
+        for k in list(a) + [k for k in b if k not in a]:
+            at = f"{where}.{k}" if where else str(k)
+            if at in _NOT_RECOMPUTED or k in _NOT_RECOMPUTED_ANYWHERE:
+                continue
+            if k not in a or k not in b:  # added by the command around the pipeline (a recipe, a standard's lines): not recomputed
+                continue
+            n += _leaf_diffs(a[k], b[k], at, paths, rel, diffs)
+        return n
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            diffs.append(f"{where}: {len(a)} items recorded, {len(b)} recomputed")
+            return 1
+        return sum(_leaf_diffs(x, y, f"{where}[{i}]", paths, rel, diffs) for i, (x, y) in enumerate(zip(a, b)))
+    if isinstance(b, str):
+        for used, recorded in sorted(paths.items(), key=lambda kv: -len(kv[0])):  # an input read from where it is now
+            b = b.replace(used, recorded)
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or not _close(a, b, rel):
+        diffs.append(f"{where}: recorded {str(a)[:80]}, recomputed {str(b)[:80]}")
+    return 1
+
+
+def compare_content(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], *, paths: Mapping[str, str] | None = None,
+                    rel: float = 1e-9) -> tuple[int, list[str]]:
+    """Compare every field a rerun recomputes (counts, rows read and rejected, reasons, findings, notes, ...).
+
+    Parameters
+    ----------
+    recorded, recomputed : mapping
+        The report as recorded and as recomputed from its inputs.
+    paths : mapping, optional
+        Path of each input as read now -> its path recorded in the report (a moved log names itself otherwise).
+    rel : float
+        Relative tolerance of numbers (as :func:`compare_statistics`).
+
+    Returns
+    -------
+    (number of values compared, list of differences in words)
+        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures, and fields only one of the two reports has: what
+        the command adds around the pipeline) are left out.
+    """
+    diffs: list[str] = []
+    count = _leaf_diffs(dict(recorded), dict(recomputed), "", dict(paths or {}), rel, diffs)
+    return count, diffs
+
+
 def iter_lines(v: Verification) -> Iterable[str]:
     for c in v.checks:
         yield "  " + c.line()
