@@ -287,6 +287,7 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
         v.add("report.json content hash", False, f"cannot be serialised canonically ({exc})")
         return v
     v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {integ['report_sha256'][:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
+    _check_integrity_fields(v, integ)
     same_layout = raw.decode("utf-8") == serialise(rep)
     kept = " (an edit that keeps the meaning)" if actual == integ["report_sha256"] else ""  # else the content changed too
     v.add("report.json layout", same_layout, "" if same_layout else f"the file's bytes differ from what rngcert writes for this content{kept}")
@@ -307,6 +308,17 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     trusted = list(trusted_keys) + ([public_key] if public_key is not None else [])
     _check_signature(v, integ, trusted, require_signature)
     return v
+
+
+def _check_integrity_fields(v: Verification, integ: dict) -> None:
+    """The integrity block's fields that neither the content hash nor the signature cover must be what rngcert writes for
+    recorded content hash: the report id printed in every footer (its first 16 hex digits), the algorithm and
+    the canonical rule; a field replaced FAILS (one named check each)."""
+    want = {"report_id": str(integ.get("report_sha256"))[:16], "algorithm": "sha256", "canonical": CANONICAL}
+    for name, value in want.items():
+        got = integ.get(name)
+        if got != value:
+            v.add(f"integrity {name}", False, f"recorded {str(got)[:80]!r}, but rngcert writes {value!r} for this content: the integrity block was edited")
 
 
 #: The files rngcert writes into a report folder besides report.json (:func:`rngcert.report.writer.write_report`).
@@ -383,6 +395,9 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
         return
     from cryptography.exceptions import InvalidSignature
 
+    if sig.get("key_fingerprint") != fingerprint(embedded):  # shown to readers of report.json; covered by no hash
+        v.add("integrity signature key_fingerprint", False, f"recorded {str(sig.get('key_fingerprint'))[:80]!r}, but the key the report "
+                                                            f"carries has fingerprint {fingerprint(embedded)}: the integrity block was edited")
     payload = _signed_payload(integ["report_sha256"], integ.get("files") or {})
 
     def verifies(key) -> bool:
