@@ -53,3 +53,15 @@ def test_positional_log_into_a_table_of_spin_ids_is_refused(tmp_path, cli):
     r = cli("ingest", ided, _bare(tmp_path / "later.csv", RNG_RESULTS[:10]), "--db", db, "--table", "T8")
     assert r.exit_code == 0, r.output  # another table: fine
     assert _counts(db)[0] == 310
+
+
+def test_the_same_bytes_under_another_name_say_where_they_were_stored(tmp_path, cli):
+    """A copy of a log without a table column, under another name, adds nothing (same SHA-256): the note must say
+    which file (and so which table) holds its spins, or `audit --table <new name>` finds no table with no word why."""
+    first = _bare(tmp_path / "day1.csv", RNG_RESULTS[:300])
+    copy = tmp_path / "wheel7.csv"
+    copy.write_bytes(first.read_bytes())
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", first, "--db", db).exit_code == 0
+    r = cli("ingest", copy, "--db", db)
+    assert r.exit_code == 0 and "already ingested" in r.output and f"first ingested from {first}" in r.output and "day1" in r.output, r.output

@@ -493,15 +493,16 @@ def _repeat_status(rows, keep: np.ndarray, tab_codes: np.ndarray, spin_no, spin_
 
 
 def _known_file(path: Path, sha: str, first: tuple, equipment: str, table) -> IngestResult:
-    """The result for bytes already stored (``first``: their equipment and default table), noting the options not applied."""
-    eq0, tab0 = first
-    differs = []
+    """The result for bytes already stored (``first``: their equipment, default table and path), noting where they were stored
+    and the options not applied."""
+    eq0, tab0, path0 = first
+    differs = [] if str(path0) == str(path) else [f"first ingested from {path0} (default table {tab0!r})"]
     if str(eq0) != str(equipment):
-        differs.append(f"equipment {eq0!r}, now {equipment!r}")
+        differs.append(f"first ingested with equipment {eq0!r}, now {equipment!r}")
     if table is not None and table != tab0:
-        differs.append(f"table {tab0!r}, now {table!r}")
+        differs.append(f"first ingested with table {tab0!r}, now {table!r}")
     note = (
-        "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
+        "these bytes were " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
         if differs
         else "options of this call (e.g. --column) are not applied to bytes already stored"
     )
@@ -566,7 +567,7 @@ def _incoming_table(rows, keep: np.ndarray, m: int, tab, spin_no, spin_label, st
 def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
     """Read, hash and parse one spin log into the Arrow tables to store (no store access).
 
-    ``known(sha256)`` returns (equipment, default table) of an earlier ingest of the same bytes,
+    ``known(sha256)`` returns (equipment, default table, path) of an earlier ingest of the same bytes,
     or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
     to store, else the prepared file for :meth:`Store._store_prepared`.
     """
