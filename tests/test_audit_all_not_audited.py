@@ -46,3 +46,16 @@ def test_a_store_of_conflicted_tables_only_says_so(tmp_path, cli):
     assert r.exit_code == 3 and "table K" in r.output and "conflicting results" in r.output, r.output
     r = cli("audit", "--db", db, "--table", "K", "--no-plots", "--no-record", "--out", tmp_path / "r")
     assert r.exit_code == 3 and "2 stored spin(s)" in r.output and "conflicting results" in r.output, r.output
+
+
+def test_two_group_statements_in_one_second_are_both_kept(tmp_path, cli, monkeypatch):
+    """The group statement went to audit-group-<UTC second>.json with a plain write: a second `audit --all` in the same
+    second replaced the first run's file."""
+    import rngcert.report.writer as writer
+
+    monkeypatch.setattr(writer, "utc_stamp", lambda: "20261204T000000Z")
+    db = _store_with_a_conflicted_table(tmp_path, cli)
+    for _ in range(2):
+        cli("audit", "--db", db, "--all", "--no-plots", "--resamples", 99, "--seed", 1, "--workers", 1, "--no-record", "--out", tmp_path / "r")
+    assert sorted(p.name for p in (tmp_path / "r").glob("audit-group-*.json")) == ["audit-group-20261204T000000Z-2.json",
+                                                                                 "audit-group-20261204T000000Z.json"]

@@ -380,7 +380,6 @@ def _empty_store_or_window(db, since, until, last, wait, skipped=()) -> str:
 
 def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, recorded=True, skipped=()) -> dict:
     """Print (and write beside the reports) the group statement of ``audit --all``."""
-    import datetime as _dt
     import json as _json
 
     from rngcert.pipeline.group_audit import group_statement
@@ -393,15 +392,30 @@ def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, re
     if skipped:
         g["statement"] += " Not audited: " + "; ".join(f"table {x['table']} ({x['reason']})" for x in skipped) + "."
     if outdir is not None:
-        Path(outdir).mkdir(parents=True, exist_ok=True)
-        p = Path(outdir) / f"audit-group-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
-        p.write_text(_json.dumps(g, indent=1), encoding="utf-8")
-        g["file"] = str(p)
+        g["file"] = str(_write_new(Path(outdir), "audit-group", _json.dumps(g, indent=1)))
     if not as_json:
         for x in skipped:
             click.echo(f"NOT AUDITED: table {x['table']}: {x['reason']}")
         click.echo(f"GROUP: {g['statement']}" + (f" ({g['file']})" if g.get("file") else ""))
     return g
+
+
+def _write_new(outdir: Path, stem: str, text: str) -> Path:
+    """Write ``text`` to a new file ``outdir/<stem>-<UTC timestamp>.json`` (``-2``, ``-3``, … when that name is taken:
+    two runs in one second never overwrite each other's file)."""
+    from rngcert.report.writer import utc_stamp
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    base = f"{stem}-{utc_stamp()}"
+    for i in range(1, 10_000):
+        p = outdir / (f"{base}.json" if i == 1 else f"{base}-{i}.json")
+        try:
+            with open(p, "x", encoding="utf-8") as fh:  # exclusive: an existing file is never replaced
+                fh.write(text)
+            return p
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{outdir}: no free name for {base}.json")
 
 
 # --------------------------------------------------------------------------- export
