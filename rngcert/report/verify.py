@@ -77,10 +77,22 @@ def generate_key(private_path: str | Path, public_path: str | Path | None = None
     public_path = Path(public_path) if public_path else private_path.with_suffix(".pub")
     key = ed25519.Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    private_path.write_bytes(pem)
-    private_path.chmod(0o600)
+    _write_private(private_path, pem)
     public_path.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     return private_path, public_path
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write a private key readable by its owner only from the moment the file exists (a file written first and
+    chmod-ed after is readable by everyone in between; an existing file keeps no wider mode)."""
+    import os
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # an existing file (keygen --force) keeps its mode through O_CREAT
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def load_private_key(path: str | Path):
