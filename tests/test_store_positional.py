@@ -65,3 +65,41 @@ def test_the_same_bytes_under_another_name_say_where_they_were_stored(tmp_path, 
     assert cli("ingest", first, "--db", db).exit_code == 0
     r = cli("ingest", copy, "--db", db)
     assert r.exit_code == 0 and "already ingested" in r.output and f"first ingested from {first}" in r.output and "day1" in r.output, r.output
+
+
+def _through_fifo(fifo, text: str, db, table: str):
+    """Ingest ``text`` read from the FIFO ``fifo`` (as `cat log | rngcert ingest - --table T` reads /dev/stdin)."""
+    import threading
+
+    from rngcert.collect.store import ingest_files
+
+    def feed():
+        with open(fifo, "w") as fh:
+            fh.write(text)
+
+    t = threading.Thread(target=feed)
+    t.start()
+    try:
+        return ingest_files(db, [fifo], table=table)
+    finally:
+        t.join()
+
+
+def test_two_piped_positional_logs_of_a_table_are_refused(tmp_path):
+    """Every piped log is /dev/stdin: the same name is no evidence of a grown log, so a second piped log without
+    spin_id into a table of positional spins is refused as a second file is."""
+    import os
+
+    import pytest
+
+    from rngcert.errors import InputError
+
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    db = tmp_path / "s.duckdb"
+    day = "result\n" + "".join(f"{r}\n" for r in RNG_RESULTS[:300])
+    (r1,) = _through_fifo(fifo, day, db, "P")
+    assert r1.inserted == 300
+    with pytest.raises(InputError, match="pipe"):
+        _through_fifo(fifo, "result\n" + "".join(f"{r}\n" for r in RNG_RESULTS[300:]), db, "P")
+    assert _counts(db) == (300, 0, 1)

@@ -91,7 +91,7 @@ def _lapper(timing: dict):
     return lap
 
 
-def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str) -> int:
+def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, stream: bool = False) -> int:
     """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel),
     refuse spin ids that would collide with another log's (:func:`_refuse_mixed_numbering`); returns the spins already
     stored in those tables."""
@@ -106,17 +106,18 @@ def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str) 
         else:
             stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
     if stored_before:
-        _refuse_mixed_numbering(con, path, used_tables, rule)
+        _refuse_mixed_numbering(con, path, used_tables, rule, stream)
     return stored_before
 
 
-def _refuse_mixed_numbering(con, path, used_tables: list, rule: str) -> None:
+def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: bool = False) -> None:
     """Refuse a file whose spin ids would collide with another log's in one of its tables.
 
     A log without a ``spin_id`` column is numbered by position in its file (spin k is its k-th row), so
     two such logs of one table (two days of a permanence list) give different spins the same id, and a
     positional log beside a log of real spin ids does too. A log of the same file name is a grown
-    version of the same log and is numbered alike; any other mix is refused before anything is stored.
+    version of the same log and is numbered alike; any other mix is refused before anything is stored. A pipe or
+    FIFO (every piped log is /dev/stdin) has no name to tell a grown log by: a positional one is never taken for one.
 
     Parameters
     ----------
@@ -128,13 +129,15 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str) -> None:
         Its tables.
     rule : str
         Its spin-id rule: ``"column"`` or ``"position"``.
+    stream : bool
+        The log was read from a pipe or FIFO.
 
     Raises
     ------
     InputError
         Naming the log, the table, the stored log it would collide with, and what to do.
     """
-    name = Path(str(path)).name
+    name = "" if stream else Path(str(path)).name  # (no stored path ends in "/": a pipe matches no file name)
     rule_sql = "<> 'position'" if rule == "position" else "= 'position'"
     for t in used_tables:  # loop over tables (a handful)
         other = con.execute(
@@ -145,17 +148,18 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str) -> None:
             [t, name],
         ).fetchall()
         if other:
-            _mixed_numbering_error(path, t, other[0][0], rule)
+            _mixed_numbering_error(path, t, other[0][0], rule, stream)
 
 
-def _mixed_numbering_error(path, table: str, stored: str, rule: str):
+def _mixed_numbering_error(path, table: str, stored: str, rule: str, stream: bool):
     """Raise the InputError of :func:`_refuse_mixed_numbering`."""
     why = ("has no spin_id column, so its rows are numbered 1, 2, … by position and would take the ids of spins already stored"
            if rule == "position" else "carries spin ids, but the table's spins were numbered by position")
     raise InputError(
         f"{path}: table {table!r} already holds spins of {stored}, and this log {why} from {stored} "
         f"(a spin would be dropped as 'already stored' or made a false conflict); nothing of {path} was stored: "
-        "give each log of the table a spin_id column, or ingest this log into its own table (--table)")
+        "give each log of the table a spin_id column, or ingest this log into its own table (--table)"
+        + ("; a pipe has no file name to tell a grown log from another: ingest the log's file" if stream else ""))
 
 
 def _open_incoming(con, incoming, proven_repeated) -> tuple[bool, bool, int]:
@@ -391,7 +395,7 @@ class IngestMixin:
             return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
         con.execute("BEGIN TRANSACTION")
         try:
-            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"])
+            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"], prep.get("stream", False))
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             spooled, has_rn, repeated = _open_incoming(con, incoming, prep.get("repeated"))
@@ -614,7 +618,7 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
     return {
         "path": path, "sha": sha, "format": rows.format, "size": rows.size, "accepted": int(rows.accepted.sum()), "void": int(rows.void.sum()),
         "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
-        "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
+        "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing, "stream": stream,
     }
 
 
