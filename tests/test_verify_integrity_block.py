@@ -4,6 +4,7 @@ were changed, was VERIFIED and `verify` printed the forged id. Each must be what
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -43,3 +44,19 @@ def test_an_edited_key_fingerprint_fails(made, tmp_path, cli):  # noqa: F811
     p.write_text(vmod.serialise(j))
     res = cli("verify", rep, log, "--key", pub)
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "FAILED      integrity signature key_fingerprint" in res.output, res.output
+
+
+def test_a_replaced_public_key_fails_even_when_a_trusted_key_verifies(made, tmp_path, cli):  # noqa: F811
+    log, _ = made
+    key, pub = vmod.generate_key(tmp_path / "lab.pem")
+    other, _ = vmod.generate_key(tmp_path / "other.pem")
+    assert cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", key, "--out", tmp_path / "s").exit_code in (0, 10, 11, 12)
+    (rep,) = (tmp_path / "s").glob("european-*")
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    shown = vmod.load_private_key(other).public_key()  # the key a reader of report.json is shown, with its own fingerprint
+    j["integrity"]["signature"]["public_key"] = base64.b64encode(vmod._raw(shown)).decode("ascii")
+    j["integrity"]["signature"]["key_fingerprint"] = vmod.fingerprint(shown)
+    p.write_text(vmod.serialise(j))
+    res = cli("verify", rep, log, "--key", pub)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "FAILED      integrity signature public_key" in res.output, res.output

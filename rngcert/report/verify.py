@@ -437,6 +437,9 @@ def _signature_outcome(v: Verification, verifies, embedded, trusted: Sequence) -
     good = next((k for k in trusted if verifies(k)), None)
     if good is not None:
         gfp = fingerprint(good)
+        if gfp != fp:  # the value is the trusted key's, the key the report shows its readers is another one
+            v.add("integrity signature public_key", False, f"the report carries key {fp[:16]}…, but its signature was made with the trusted "
+                                                           f"key {gfp[:16]}…: the integrity block was edited")
         v.authenticated = True
         v.signed_line = f"yes, Ed25519 key {gfp[:16]}…, a trusted key"
         v.add("signature", True, f"Ed25519 with the trusted key {gfp[:16]}…")
