@@ -22,6 +22,7 @@ from rngcert.cli._common import (
     audit_overview,
     check_report_options,
     echo_out,
+    fail,
     parse_columns,
     progress_bar,
     refuse_given,
@@ -94,7 +95,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     nothing; a log that grew adds only its new rows; a row whose (table, spin_id) is stored with
     a different result is reported as a conflict and never overwritten; unreadable rows go to
     the rejects table (see `rngcert rejects`). Logs without spin_id (permanence lists) are
-    numbered by position in the file. A folder written by `rngcert export --parquet` is read
+    numbered by position in the file, so a table holds one such log (and its grown
+    versions, same file name): another log for it is refused. A folder written by `rngcert export --parquet` is read
     back source by source with the same rules (it carries its wheels, tables and columns: with
     folders only, --equipment, --column, --format, --table and --protocol are refused). Each file is parsed before the store is opened,
     and the store is held for writing only while that file is stored, so audits and watches
@@ -267,7 +269,8 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
     for the other at most --wait seconds); --no-record never opens the store for writing. With
     --all, tables are independent work items on every core (a local process pool) or on the
     cluster given by --scheduler; each reads only its own table. Exits with the verdict's code
-    (the worst table's with --all).
+    (the worst table's with --all). --all names every table it did not audit, with why; a table
+    whose stored spins all have conflicting results makes the run INCONCLUSIVE.
     """
     from rngcert.battery.core import worst
     from rngcert.pipeline.audit import audit_all, audit_table
@@ -323,33 +326,60 @@ def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min
                        + ("; signed" if (r.report.get("integrity") or {}).get("signature") else ""))
         if len(results) > 1 and not as_json:
             click.echo("\n".join(audit_overview([r.report["tables"][0] for r in results])))
+        skipped = _not_audited(db, results, (since, until, last), wait) if all_tables else []
         if not results:  # nothing to audit is an input error, as an empty window of --table is
-            click.echo(f"rngcert: error: {_empty_store_or_window(db, since, until, last, wait)}", err=True)
-            sys.exit(EXIT_INPUT)
+            fail(EXIT_INPUT, _empty_store_or_window(db, since, until, last, wait, skipped))
         if all_tables:
-            g = _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std, recorded=not no_record)
+            g = _group(results, alpha=alpha, control=group_control, audits_per_year=audits_per_year, outdir=outdir, as_json=as_json, std=std, recorded=not no_record, skipped=skipped)
             if as_json:  # one valid JSON document, not the reports one after another
                 reports = [json.loads(r.paths["json"].read_text(encoding="utf-8")) for r in results]
                 click.echo(json.dumps({"reports": reports, "group": g}, indent=1))
-        sys.exit(EXIT[worst([r.verdict for r in results])])
+        sys.exit(EXIT[worst([r.verdict for r in results] + ["INCONCLUSIVE" for x in skipped if x["unusable"]])])
 
     _run(go)
 
 
-def _empty_store_or_window(db, since, until, last, wait) -> str:
-    """Why ``audit --all`` found nothing to audit: a store without spins, or a window (--since/--until/--last) without any."""
+def _not_audited(db, results, window: tuple, wait) -> list[dict]:
+    """The tables of the store that ``audit --all`` did not audit, each with why; ``unusable``: it holds spins, but every one
+    has conflicting results (no verdict on it could be given, so the run is INCONCLUSIVE)."""
+    from rngcert.collect.store import Store
+
+    audited = {r.report["tables"][0]["table"] for r in results}
+    with Store(db, read_only=True, wait=wait) as st:
+        rows = [t for t in st.tables() if t["table"] not in audited]
+    return [_why_not_audited(t, window) for t in rows]
+
+
+def _why_not_audited(t: dict, window: tuple) -> dict:
+    """One table of :func:`_not_audited` (a row of :meth:`Store.tables`)."""
+    if t["spins"]:
+        since, until, last = window
+        reason, unusable = f"no spins in the window (since={since}, until={until}, last={last})", False
+    elif t["conflicted"]:
+        reason, unusable = (f"its {t['conflicted']} stored spin(s) all have conflicting results in the store (audits use neither result; "
+                            "see rngcert rejects)"), True
+    elif t["void"]:
+        reason, unusable = f"only void spins stored ({t['void']})", False
+    else:
+        reason, unusable = "no spins stored (every row of its logs was rejected: see rngcert rejects)", False
+    return {"table": t["table"], "reason": reason, "unusable": unusable}
+
+
+def _empty_store_or_window(db, since, until, last, wait, skipped=()) -> str:
+    """Why ``audit --all`` found nothing to audit: a store without spins, or a window (--since/--until/--last) without any;
+    then each table that was not audited, with why (``skipped``: :func:`_not_audited`)."""
     from rngcert.collect.store import Store
 
     with Store(db, read_only=True, wait=wait) as st:
         k = len(st.tables_with_spins())
+    each = "".join(f"; table {x['table']}: {x['reason']}" for x in skipped)
     if not k or (since, until, last) == (None, None, None):
-        return f"no table with spins in the store {db}"
-    return f"no spins in the window (since={since}, until={until}, last={last}) in any of the {k} table(s) with spins of the store {db}"
+        return f"no table with spins in the store {db}" + each
+    return f"no spins in the window (since={since}, until={until}, last={last}) in any of the {k} table(s) with spins of the store {db}" + each
 
 
-def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, recorded=True) -> dict:
+def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, recorded=True, skipped=()) -> dict:
     """Print (and write beside the reports) the group statement of ``audit --all``."""
-    import datetime as _dt
     import json as _json
 
     from rngcert.pipeline.group_audit import group_statement
@@ -358,14 +388,34 @@ def _group(results, *, alpha, control, audits_per_year, outdir, as_json, std, re
                 for r in results)
     g = group_statement([r.report for r in results], alpha=alpha, control=control, audits_per_year=audits_per_year, standard_id=std.id,
                         per_table=bound, recorded=recorded)
+    g["not_audited"] = list(skipped)
+    if skipped:
+        g["statement"] += " Not audited: " + "; ".join(f"table {x['table']} ({x['reason']})" for x in skipped) + "."
     if outdir is not None:
-        Path(outdir).mkdir(parents=True, exist_ok=True)
-        p = Path(outdir) / f"audit-group-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.json"
-        p.write_text(_json.dumps(g, indent=1), encoding="utf-8")
-        g["file"] = str(p)
+        g["file"] = str(_write_new(Path(outdir), "audit-group", _json.dumps(g, indent=1)))
     if not as_json:
+        for x in skipped:
+            click.echo(f"NOT AUDITED: table {x['table']}: {x['reason']}")
         click.echo(f"GROUP: {g['statement']}" + (f" ({g['file']})" if g.get("file") else ""))
     return g
+
+
+def _write_new(outdir: Path, stem: str, text: str) -> Path:
+    """Write ``text`` to a new file ``outdir/<stem>-<UTC timestamp>.json`` (``-2``, ``-3``, … when that name is taken:
+    two runs in one second never overwrite each other's file)."""
+    from rngcert.report.writer import utc_stamp
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    base = f"{stem}-{utc_stamp()}"
+    for i in range(1, 10_000):
+        p = outdir / (f"{base}.json" if i == 1 else f"{base}-{i}.json")
+        try:
+            with open(p, "x", encoding="utf-8") as fh:  # exclusive: an existing file is never replaced
+                fh.write(text)
+            return p
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{outdir}: no free name for {base}.json")
 
 
 # --------------------------------------------------------------------------- export

@@ -120,8 +120,19 @@ def _input_files(v, logs) -> list[Path] | None:
     return out
 
 
+def _path_map(rep: dict, files: list[Path]) -> dict[str, str]:
+    """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it."""
+    recorded = [inp.get("path", "") for inp in rep.get("inputs", []) if inp.get("sha256")]
+    out = {}
+    for f, path in zip(files, recorded):
+        for used in (str(f), str(Path(f).resolve())):
+            if used != path:
+                out[used] = path
+    return out
+
+
 def _rerun(v, logs) -> None:
-    from rngcert.report.verify import compare_statistics
+    from rngcert.report.verify import compare_content, compare_statistics
 
     rep = v.report
     recipe = (rep or {}).get("rerun")
@@ -140,7 +151,11 @@ def _rerun(v, logs) -> None:
         if new is None:
             v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
             return
-    count, diffs = compare_statistics(rep, new)
+    # every recomputed field is compared (the statistics among them); the statistics' and verdicts' differences are named first
+    _, stat_diffs = compare_statistics(rep, new)
+    count, content_diffs = compare_content(rep, new, paths=_path_map(rep, files))
+    diffs = stat_diffs + content_diffs
+    n_diff = len(content_diffs) or len(stat_diffs)
     made_by = str((rep.get("software") or {}).get("rngcert") or "")
     if not diffs:
         v.add("rerun", True, f"{count} values recomputed, all equal" + (f" (the report was made by rngcert {made_by}, recomputed with {__version__})"
@@ -149,13 +164,13 @@ def _rerun(v, logs) -> None:
         # another version may compute a statistic another way (e.g. 0.2.0's sequential Monte Carlo p-values of the scans):
         # this is not a reproduction, and not evidence against the report either; the verdicts are compared on their own
         v.add("rerun", None, f"the report was made by rngcert {made_by} and this is {__version__}, which computes some statistics "
-                             f"otherwise (see the README's changes): {len(diffs)} of {count} values differ (" + "; ".join(diffs[:3])
+                             f"otherwise (see the README's changes): {n_diff} of {count} values differ (" + "; ".join(diffs[:3])
                              + f"); to reproduce the report, rerun with rngcert=={made_by}")
-        verdict_diffs = [d for d in diffs if "verdict" in d]
+        verdict_diffs = [d for d in stat_diffs if "verdict" in d]
         v.add("rerun verdicts", not verdict_diffs, "every verdict recomputed by this version is the report's" if not verdict_diffs
               else "; ".join(verdict_diffs[:5]))
     else:
-        v.add("rerun", False, f"{len(diffs)} of {count} values differ: " + "; ".join(diffs[:5]))
+        v.add("rerun", False, f"{n_diff} of {count} values differ: " + "; ".join(diffs[:5]))
 
 
 def _rerun_counted(recipe: dict, files: list[Path], bar) -> dict | None:

@@ -320,6 +320,16 @@ def _with_conflict_rows(sources: list, conflict_rows: list) -> list:
             if per_file.get(s.path) else s for s in sources]
 
 
+def _unusable(stored) -> str:
+    """Why a window without a spin to audit may still hold stored rows: conflicted spin ids, void spins."""
+    why = []
+    if stored.conflicted:
+        why.append(f"{stored.conflicted} stored spin(s) have conflicting results in the store (audits use neither result; see rngcert rejects)")
+    if stored.n:
+        why.append(f"{stored.n} void spin(s)")
+    return (" that an audit can use: " + "; ".join(why)) if why else ""
+
+
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     """Load everything one audit needs from an open store (window spins, previous window,
     earlier audits, provenance)."""
@@ -328,7 +338,7 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
 
     stored = store.spins(table, since=since, until=until, last=last, with_ids=False, keys=False)  # seq and ts: their ranges only
     if stored.n == 0 or not np.any(~stored.void):
-        raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})")
+        raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})" + _unusable(stored))
     wheel = load_wheel(stored.equipment)
     window = {
         "table": table, "since": None if since is None else str(since), "until": None if until is None else str(until), "last": last,

@@ -77,10 +77,22 @@ def generate_key(private_path: str | Path, public_path: str | Path | None = None
     public_path = Path(public_path) if public_path else private_path.with_suffix(".pub")
     key = ed25519.Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    private_path.write_bytes(pem)
-    private_path.chmod(0o600)
+    _write_private(private_path, pem)
     public_path.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     return private_path, public_path
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write a private key readable by its owner only from the moment the file exists (a file written first and
+    chmod-ed after is readable by everyone in between; an existing file keeps no wider mode)."""
+    import os
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # an existing file (keygen --force) keeps its mode through O_CREAT
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def load_private_key(path: str | Path):
@@ -287,6 +299,7 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
         v.add("report.json content hash", False, f"cannot be serialised canonically ({exc})")
         return v
     v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {integ['report_sha256'][:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
+    _check_integrity_fields(v, integ)
     same_layout = raw.decode("utf-8") == serialise(rep)
     kept = " (an edit that keeps the meaning)" if actual == integ["report_sha256"] else ""  # else the content changed too
     v.add("report.json layout", same_layout, "" if same_layout else f"the file's bytes differ from what rngcert writes for this content{kept}")
@@ -307,6 +320,17 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     trusted = list(trusted_keys) + ([public_key] if public_key is not None else [])
     _check_signature(v, integ, trusted, require_signature)
     return v
+
+
+def _check_integrity_fields(v: Verification, integ: dict) -> None:
+    """The integrity block's fields that neither the content hash nor the signature cover must be what rngcert writes for
+    recorded content hash: the report id printed in every footer (its first 16 hex digits), the algorithm and
+    the canonical rule; a field replaced FAILS (one named check each)."""
+    want = {"report_id": str(integ.get("report_sha256"))[:16], "algorithm": "sha256", "canonical": CANONICAL}
+    for name, value in want.items():
+        got = integ.get(name)
+        if got != value:
+            v.add(f"integrity {name}", False, f"recorded {str(got)[:80]!r}, but rngcert writes {value!r} for this content: the integrity block was edited")
 
 
 #: The files rngcert writes into a report folder besides report.json (:func:`rngcert.report.writer.write_report`).
@@ -383,6 +407,9 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
         return
     from cryptography.exceptions import InvalidSignature
 
+    if sig.get("key_fingerprint") != fingerprint(embedded):  # shown to readers of report.json; covered by no hash
+        v.add("integrity signature key_fingerprint", False, f"recorded {str(sig.get('key_fingerprint'))[:80]!r}, but the key the report "
+                                                            f"carries has fingerprint {fingerprint(embedded)}: the integrity block was edited")
     payload = _signed_payload(integ["report_sha256"], integ.get("files") or {})
 
     def verifies(key) -> bool:
@@ -410,6 +437,9 @@ def _signature_outcome(v: Verification, verifies, embedded, trusted: Sequence) -
     good = next((k for k in trusted if verifies(k)), None)
     if good is not None:
         gfp = fingerprint(good)
+        if gfp != fp:  # the value is the trusted key's, the key the report shows its readers is another one
+            v.add("integrity signature public_key", False, f"the report carries key {fp[:16]}…, but its signature was made with the trusted "
+                                                           f"key {gfp[:16]}…: the integrity block was edited")
         v.authenticated = True
         v.signed_line = f"yes, Ed25519 key {gfp[:16]}…, a trusted key"
         v.add("signature", True, f"Ed25519 with the trusted key {gfp[:16]}…")
@@ -535,6 +565,61 @@ def compare_statistics(recorded: Mapping[str, Any], recomputed: Mapping[str, Any
                 count += 1
                 if not _close(va, vb, rel):
                     diffs.append(f"table {name}, {tn}, {k}: recorded {va}, recomputed {vb}")
+    return count, diffs
+
+
+#: Fields of a report that a rerun does not recompute: when, how and with which libraries it was run, its recipe, the lab's
+#: description of the unit, the figures (a rerun draws none), the files written beside it and the integrity block.
+_NOT_RECOMPUTED = {"command", "generated_utc", "integrity", "rejects_file", "unit_under_test", "software", "seed.how", "rerun"}
+_NOT_RECOMPUTED_ANYWHERE = {"figures"}
+
+
+def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: list[str]) -> int:
+    """Compare two JSON values recursively (numbers with :func:`_close`); append differences; return the leaves compared."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        n = 0
+        for k in list(a) + [k for k in b if k not in a]:
+            at = f"{where}.{k}" if where else str(k)
+            if at in _NOT_RECOMPUTED or k in _NOT_RECOMPUTED_ANYWHERE:
+                continue
+            if k not in a or k not in b:  # added by the command around the pipeline (a recipe, a standard's lines): not recomputed
+                continue
+            n += _leaf_diffs(a[k], b[k], at, paths, rel, diffs)
+        return n
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            diffs.append(f"{where}: {len(a)} items recorded, {len(b)} recomputed")
+            return 1
+        return sum(_leaf_diffs(x, y, f"{where}[{i}]", paths, rel, diffs) for i, (x, y) in enumerate(zip(a, b)))
+    if isinstance(b, str):
+        for used, recorded in sorted(paths.items(), key=lambda kv: -len(kv[0])):  # an input read from where it is now
+            b = b.replace(used, recorded)
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or not _close(a, b, rel):
+        diffs.append(f"{where}: recorded {str(a)[:80]}, recomputed {str(b)[:80]}")
+    return 1
+
+
+def compare_content(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], *, paths: Mapping[str, str] | None = None,
+                    rel: float = 1e-9) -> tuple[int, list[str]]:
+    """Compare every field a rerun recomputes (counts, rows read and rejected, reasons, findings, notes, ...).
+
+    Parameters
+    ----------
+    recorded, recomputed : mapping
+        The report as recorded and as recomputed from its inputs.
+    paths : mapping, optional
+        Path of each input as read now -> its path recorded in the report (a moved log names itself otherwise).
+    rel : float
+        Relative tolerance of numbers (as :func:`compare_statistics`).
+
+    Returns
+    -------
+    (number of values compared, list of differences in words)
+        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures, and fields only one of the two reports has: what
+        the command adds around the pipeline) are left out.
+    """
+    diffs: list[str] = []
+    count = _leaf_diffs(dict(recorded), dict(recomputed), "", dict(paths or {}), rel, diffs)
     return count, diffs
 
 

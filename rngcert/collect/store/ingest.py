@@ -91,9 +91,10 @@ def _lapper(timing: dict):
     return lap
 
 
-def _fix_tables(con, path, used_tables: list, wheel, equipment: str) -> int:
-    """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel);
-    returns the spins already stored in those tables."""
+def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, stream: bool = False) -> int:
+    """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel),
+    refuse spin ids that would collide with another log's (:func:`_refuse_mixed_numbering`); returns the spins already
+    stored in those tables."""
     stored_before = 0
     for t in used_tables:  # loop over tables (a handful)
         found = con.execute("SELECT equipment, wheel_id FROM tables WHERE table_id = ?", [t]).fetchall()
@@ -104,7 +105,61 @@ def _fix_tables(con, path, used_tables: list, wheel, equipment: str) -> int:
             raise InputError(f"{path}: table {t!r} is stored as wheel {row[1]!r}, not {wheel.id!r}; give --equipment {row[0]}")
         else:
             stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
+    if stored_before:
+        _refuse_mixed_numbering(con, path, used_tables, rule, stream)
     return stored_before
+
+
+def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: bool = False) -> None:
+    """Refuse a file whose spin ids would collide with another log's in one of its tables.
+
+    A log without a ``spin_id`` column is numbered by position in its file (spin k is its k-th row), so
+    two such logs of one table (two days of a permanence list) give different spins the same id, and a
+    positional log beside a log of real spin ids does too. A log of the same file name is a grown
+    version of the same log and is numbered alike; any other mix is refused before anything is stored. A pipe or
+    FIFO (every piped log is /dev/stdin) has no name to tell a grown log by: a positional one is never taken for one.
+
+    Parameters
+    ----------
+    con : duckdb connection
+        Inside the file's transaction.
+    path : path
+        The log being ingested.
+    used_tables : list of str
+        Its tables.
+    rule : str
+        Its spin-id rule: ``"column"`` or ``"position"``.
+    stream : bool
+        The log was read from a pipe or FIFO.
+
+    Raises
+    ------
+    InputError
+        Naming the log, the table, the stored log it would collide with, and what to do.
+    """
+    name = "" if stream else Path(str(path)).name  # (no stored path ends in "/": a pipe matches no file name)
+    rule_sql = "<> 'position'" if rule == "position" else "= 'position'"
+    for t in used_tables:  # loop over tables (a handful)
+        other = con.execute(
+            f"""SELECT src.path FROM spins s JOIN sources src USING (source_id)
+                WHERE s.table_id = ? AND (coalesce(src.spin_id_rule, 'column') {rule_sql}
+                   OR (src.spin_id_rule = 'position' AND regexp_extract(src.path, '[^/\\\\]*$') <> ?))
+                LIMIT 1""",
+            [t, name],
+        ).fetchall()
+        if other:
+            _mixed_numbering_error(path, t, other[0][0], rule, stream)
+
+
+def _mixed_numbering_error(path, table: str, stored: str, rule: str, stream: bool):
+    """Raise the InputError of :func:`_refuse_mixed_numbering`."""
+    why = ("has no spin_id column, so its rows are numbered 1, 2, … by position and would take the ids of spins already stored"
+           if rule == "position" else "carries spin ids, but the table's spins were numbered by position")
+    raise InputError(
+        f"{path}: table {table!r} already holds spins of {stored}, and this log {why} from {stored} "
+        f"(a spin would be dropped as 'already stored' or made a false conflict); nothing of {path} was stored: "
+        "give each log of the table a spin_id column, or ingest this log into its own table (--table)"
+        + ("; a pipe has no file name to tell a grown log from another: ingest the log's file" if stream else ""))
 
 
 def _open_incoming(con, incoming, proven_repeated) -> tuple[bool, bool, int]:
@@ -340,7 +395,7 @@ class IngestMixin:
             return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
         con.execute("BEGIN TRANSACTION")
         try:
-            stored_before = _fix_tables(con, path, used_tables, wheel, equipment)
+            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"], prep.get("stream", False))
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             spooled, has_rn, repeated = _open_incoming(con, incoming, prep.get("repeated"))
@@ -442,15 +497,16 @@ def _repeat_status(rows, keep: np.ndarray, tab_codes: np.ndarray, spin_no, spin_
 
 
 def _known_file(path: Path, sha: str, first: tuple, equipment: str, table) -> IngestResult:
-    """The result for bytes already stored (``first``: their equipment and default table), noting the options not applied."""
-    eq0, tab0 = first
-    differs = []
+    """The result for bytes already stored (``first``: their equipment, default table and path), noting where they were stored
+    and the options not applied."""
+    eq0, tab0, path0 = first
+    differs = [] if str(path0) == str(path) else [f"first ingested from {path0} (default table {tab0!r})"]
     if str(eq0) != str(equipment):
-        differs.append(f"equipment {eq0!r}, now {equipment!r}")
+        differs.append(f"first ingested with equipment {eq0!r}, now {equipment!r}")
     if table is not None and table != tab0:
-        differs.append(f"table {tab0!r}, now {table!r}")
+        differs.append(f"first ingested with table {tab0!r}, now {table!r}")
     note = (
-        "these bytes were first ingested with " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
+        "these bytes were " + "; ".join(differs) + ": the stored rows are kept, the options of this call are not applied"
         if differs
         else "options of this call (e.g. --column) are not applied to bytes already stored"
     )
@@ -515,7 +571,7 @@ def _incoming_table(rows, keep: np.ndarray, m: int, tab, spin_no, spin_label, st
 def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) -> "IngestResult | dict":
     """Read, hash and parse one spin log into the Arrow tables to store (no store access).
 
-    ``known(sha256)`` returns (equipment, default table) of an earlier ingest of the same bytes,
+    ``known(sha256)`` returns (equipment, default table, path) of an earlier ingest of the same bytes,
     or None; a known file is not parsed. Returns an :class:`IngestResult` when there is nothing
     to store, else the prepared file for :meth:`Store._store_prepared`.
     """
@@ -562,7 +618,7 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
     return {
         "path": path, "sha": sha, "format": rows.format, "size": rows.size, "accepted": int(rows.accepted.sum()), "void": int(rows.void.sum()),
         "n": n, "m": m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej,
-        "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing,
+        "used_tables": used_tables, "rule": rule, "default_table": default_table, "timing": timing, "stream": stream,
     }
 
 

@@ -231,8 +231,9 @@ class QueriesMixin:
 
     @_guarded
     def known_source(self, sha: str, *, con=None):
-        """(equipment, default table) of the first ingest of the bytes with this SHA-256, or None."""
-        rows = (con or self.con).execute("SELECT equipment, default_table FROM sources WHERE sha256 = ? LIMIT 1", [sha]).fetchall()
+        """(equipment, default table, path) of the first ingest of the bytes with this SHA-256, or None."""
+        rows = (con or self.con).execute("SELECT equipment, default_table, path FROM sources WHERE sha256 = ? ORDER BY source_id LIMIT 1",
+                                         [sha]).fetchall()
         return tuple(rows[0]) if rows else None
 
     @_guarded

@@ -1,0 +1,105 @@
+"""Logs without a spin_id column are numbered by position in their file: two different such logs of one table
+(two days of a permanence list, ``--table``) would give spin k of day 2 the id of spin k of day 1. Every
+coincidence was counted "already stored" (dropped) and every other row a "conflict" that removed both days'
+spins from audits, with exit 0. Such an ingest is refused, naming both files; a grown log still adds its rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rngcert.collect.store import Store
+
+RNG_RESULTS = np.random.default_rng(7).integers(0, 37, size=600)
+
+
+def _bare(path, results):
+    path.write_text("result\n" + "".join(f"{r}\n" for r in results))
+    return path
+
+
+def _counts(db):
+    with Store(db, read_only=True) as st:
+        return tuple(st.con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("spins", "conflicts", "sources"))
+
+
+def test_second_positional_log_of_a_table_is_refused_not_merged(tmp_path, cli):
+    day1 = _bare(tmp_path / "day1.csv", RNG_RESULTS[:300])
+    day2 = _bare(tmp_path / "day2.csv", RNG_RESULTS[300:])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", day1, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("ingest", day2, "--db", db, "--table", "T9")
+    assert r.exit_code == 3, r.output
+    assert "day2.csv" in r.output and "day1.csv" in r.output and "spin_id" in r.output, r.output
+    assert _counts(db) == (300, 0, 1)  # nothing of day 2 stored, no false conflict, day 1 intact
+
+
+def test_grown_positional_log_still_adds_its_new_rows(tmp_path, cli):
+    log = _bare(tmp_path / "perm.csv", RNG_RESULTS[:300])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "T9").exit_code == 0
+    _bare(log, RNG_RESULTS[:450])
+    r = cli("ingest", log, "--db", db, "--table", "T9")
+    assert r.exit_code == 0 and "150 new spins stored, 300 already stored, 0 conflicting" in r.output, r.output
+    assert _counts(db) == (450, 0, 2)
+
+
+def test_positional_log_into_a_table_of_spin_ids_is_refused(tmp_path, cli):
+    ided = tmp_path / "ids.csv"
+    ided.write_text("spin_id,result\n" + "".join(f"{i + 1},{r}\n" for i, r in enumerate(RNG_RESULTS[:300])))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", ided, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("ingest", _bare(tmp_path / "bare.csv", RNG_RESULTS[300:]), "--db", db, "--table", "T9")
+    assert r.exit_code == 3 and "bare.csv" in r.output and "ids.csv" in r.output, r.output
+    r = cli("ingest", ided, _bare(tmp_path / "later.csv", RNG_RESULTS[:10]), "--db", db, "--table", "T8")
+    assert r.exit_code == 0, r.output  # another table: fine
+    assert _counts(db)[0] == 310
+
+
+def test_the_same_bytes_under_another_name_say_where_they_were_stored(tmp_path, cli):
+    """A copy of a log without a table column, under another name, adds nothing (same SHA-256): the note must say
+    which file (and so which table) holds its spins, or `audit --table <new name>` finds no table with no word why."""
+    first = _bare(tmp_path / "day1.csv", RNG_RESULTS[:300])
+    copy = tmp_path / "wheel7.csv"
+    copy.write_bytes(first.read_bytes())
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", first, "--db", db).exit_code == 0
+    r = cli("ingest", copy, "--db", db)
+    assert r.exit_code == 0 and "already ingested" in r.output and f"first ingested from {first}" in r.output and "day1" in r.output, r.output
+
+
+def _through_fifo(fifo, text: str, db, table: str):
+    """Ingest ``text`` read from the FIFO ``fifo`` (as `cat log | rngcert ingest - --table T` reads /dev/stdin)."""
+    import threading
+
+    from rngcert.collect.store import ingest_files
+
+    def feed():
+        with open(fifo, "w") as fh:
+            fh.write(text)
+
+    t = threading.Thread(target=feed)
+    t.start()
+    try:
+        return ingest_files(db, [fifo], table=table)
+    finally:
+        t.join()
+
+
+def test_two_piped_positional_logs_of_a_table_are_refused(tmp_path):
+    """Every piped log is /dev/stdin: the same name is no evidence of a grown log, so a second piped log without
+    spin_id into a table of positional spins is refused as a second file is."""
+    import os
+
+    import pytest
+
+    from rngcert.errors import InputError
+
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    db = tmp_path / "s.duckdb"
+    day = "result\n" + "".join(f"{r}\n" for r in RNG_RESULTS[:300])
+    (r1,) = _through_fifo(fifo, day, db, "P")
+    assert r1.inserted == 300
+    with pytest.raises(InputError, match="pipe"):
+        _through_fifo(fifo, "result\n" + "".join(f"{r}\n" for r in RNG_RESULTS[300:]), db, "P")
+    assert _counts(db) == (300, 0, 1)
