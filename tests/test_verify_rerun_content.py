@@ -32,7 +32,12 @@ def _reason(j):
     j["tables"][0]["battery"]["reasons"] = ["every test within what a fair wheel gives"]
 
 
-@pytest.mark.parametrize("edit, where", [(_more_zeros, "counts"), (_fewer_rejected, "rejected"), (_reason, "reasons")])
+def _no_counts(j):
+    del j["tables"][0]["counts"]  # a field deleted, not edited
+
+
+@pytest.mark.parametrize("edit, where", [(_more_zeros, "counts"), (_fewer_rejected, "rejected"), (_reason, "reasons"),
+                                         (_no_counts, "counts")])
 def test_rerun_catches_an_edit_of_any_recomputed_field(made, tmp_path, cli, edit, where):  # noqa: F811
     log, rep = _copy(made, tmp_path)
     _reseal(rep, edit)
@@ -49,3 +54,33 @@ def test_run_specific_fields_are_not_compared():
     assert compare_content(rec, new) == (4, [])
     new["tables"][0]["counts"] = [1, 3]
     assert compare_content(rec, new)[1] == ["tables[0].counts[1]: recorded 2, recomputed 3"]
+
+
+def test_a_field_missing_from_the_report_is_a_difference():
+    """A recomputed field the report does not have was deleted from it (the command only adds fields around the
+    pipeline's); a field only the report has is the command's and is not compared."""
+    rec = {"n": 1, "recipe_line": "added by the command"}
+    new = {"n": 1, "findings": ["a finding"]}
+    count, diffs = compare_content(rec, new)
+    assert diffs == ["findings: not in the report, recomputed ['a finding']"]
+
+
+def test_the_commands_own_notes_are_not_compared():
+    """`rngcert certify` with no file notes that it certifies the bundled default log: the rerun's pipeline does not
+    write that note, so the report's notes before the recomputed ones are the command's (the README's first command
+    made a report whose rerun FAILED on it); the recomputed notes must still be the report's last ones."""
+    rec = {"notes": ["no log given: certifying the bundled default log", "a data note"]}
+    assert compare_content(rec, {"notes": ["a data note"]}) == (1, [])
+    assert compare_content(rec, {"notes": []}) == (0, [])
+    assert compare_content(rec, {"notes": ["another data note"]})[1] == ["notes[0]: recorded a data note, recomputed another data note"]
+
+
+def test_the_bundled_default_log_reruns(tmp_path, cli):
+    """The README's first command, then `verify --rerun` of its report: INTACT (it FAILED on the command's note)."""
+    res = cli("certify", "--seed", "3", "--out", tmp_path)
+    assert res.exit_code in (0, 10), res.output
+    (rep,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    res = cli("verify", rep, "--rerun", "--json")
+    assert res.exit_code == VERIFY_EXIT["INTACT"], res.output
+    rerun = next(c for c in json.loads(res.output)["checks"] if c["item"] == "rerun")
+    assert rerun["status"] == "ok" and "all equal" in rerun["detail"], rerun

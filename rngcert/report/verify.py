@@ -582,11 +582,18 @@ def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: l
             at = f"{where}.{k}" if where else str(k)
             if at in _NOT_RECOMPUTED or k in _NOT_RECOMPUTED_ANYWHERE:
                 continue
-            if k not in a or k not in b:  # added by the command around the pipeline (a recipe, a standard's lines): not recomputed
+            if k not in b:  # added by the command around the pipeline (a recipe, a standard's lines): not recomputed
+                continue
+            if k not in a:  # recomputed, and not in the report: deleted from it
+                diffs.append(f"{at}: not in the report, recomputed {str(b[k])[:80]}")
+                n += 1
                 continue
             n += _leaf_diffs(a[k], b[k], at, paths, rel, diffs)
         return n
     if isinstance(a, list) and isinstance(b, list):
+        if where.rsplit(".", 1)[-1] == "notes" and len(a) > len(b):
+            # the command's own notes come first (the bundled default log, an equipment check's warning): not recomputed
+            a = a[len(a) - len(b):]
         if len(a) != len(b):
             diffs.append(f"{where}: {len(a)} items recorded, {len(b)} recomputed")
             return 1
@@ -615,8 +622,9 @@ def compare_content(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], 
     Returns
     -------
     (number of values compared, list of differences in words)
-        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures, and fields only one of the two reports has: what
-        the command adds around the pipeline) are left out.
+        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures, and fields only the recorded report has: what
+        the command adds around the pipeline) are left out; a recomputed field the report does not have was deleted
+        from it and is a difference.
     """
     diffs: list[str] = []
     count = _leaf_diffs(dict(recorded), dict(recomputed), "", dict(paths or {}), rel, diffs)
