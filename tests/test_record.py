@@ -468,3 +468,31 @@ def test_record_watch_says_when_the_log_written_before_already_alarms(tmp_path, 
     res = cli("record", more, "--out", out, "-q", "--watch")
     assert res.exit_code == 13, res.output
     assert "(among the log's spins written before this recording)" in res.output and "None" not in res.output
+
+
+@pytest.mark.parametrize("eol", [b"\r", b"\r\n"])
+def test_a_capture_with_carriage_return_line_ends_is_read_line_by_line(tmp_path, eol):
+    """A capture whose lines end with a lone CR (a terminal program's default): record read the whole 505-line capture as one
+    line, took it for one settings message ('*P 1\\r*X;6;...' matches '^\\*[^X].*$'), and wrote 0 rows, 0 rejected, exit 0.
+    Every line end (LF, CR LF, a lone CR) ends a line, in a whole capture and in a stream however it is cut."""
+    lf = shared_file(*SS2).read_bytes().replace(b"\r\n", b"\n")
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(lf.replace(b"\n", eol))
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    rows = list(csv.DictReader((tmp_path / "w.csv").open()))
+    assert (st.lines, st.spins, st.void, st.rejected) == (505, 7, 1, 0)
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""]
+    lines, no, _ = proto_mod.split_lines(cap.read_bytes())
+    assert len(lines) == 505 and proto_mod.decode(lines, no, PROTO, str(cap)).counts["with_result"] == 6
+
+
+def test_stream_line_splitting_does_not_depend_on_where_reads_cut():
+    """A CR LF cut between two reads is one line end; a lone CR is one too (the rest waits for the next read)."""
+    from rngcert.collect.record import take_lines
+
+    data = b"*P 1\r\n*X;1;011;  ;0;150;0\r*X;2;011;  ;0;150;0\n\r\n*P OK\r"
+    want = [b"*P 1", b"*X;1;011;  ;0;150;0", b"*X;2;011;  ;0;150;0", b"", b"*P OK"]
+    for cut in range(len(data) + 1):
+        got, rest, after_cr = take_lines(data[:cut])
+        more, rest, _ = take_lines(rest + data[cut:], after_cr)
+        assert got + more == want and rest == b"", cut

@@ -114,12 +114,15 @@ class Decoded:
 
 # ---------------------------------------------------------------------------- lines
 def split_lines(data: bytes, encoding: str = "ascii") -> tuple[pa.Array, np.ndarray, bool]:
-    """The lines of a capture as a pyarrow string array (trailing CR and spaces removed), their
-    1-based line numbers, and whether the data end in a newline."""
+    """The lines of a capture as a pyarrow string array (trailing spaces removed), their
+    1-based line numbers, and whether the data end in a line end.
+
+    LF, CR LF and a lone CR (a terminal program's default) each end a line."""
     if encoding.lower().replace("-", "") not in ("ascii", "utf8", "usascii"):
         data = data.decode(encoding, errors="replace").encode("utf-8")
     elif not data.isascii():
         data = data.decode("utf-8", errors="replace").encode("utf-8")
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
     ends_nl = bool(data.endswith(b"\n"))
     offs = np.concatenate([[0], nl + 1] + ([] if ends_nl or not data else [[len(data)]]))

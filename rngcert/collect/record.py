@@ -225,6 +225,31 @@ class LiveDecoder:
         return g if g.n and not g.complete[-1] else None
 
 
+def take_lines(buf: bytes, after_cr: bool = False) -> tuple[list[bytes], bytes, bool]:
+    """The complete lines of a stream's bytes: LF, CR LF and a lone CR each end a line.
+
+    Parameters
+    ----------
+    buf : bytes
+        The bytes not yet read as lines (the previous call's rest, then what arrived).
+    after_cr : bool
+        The previous call's bytes ended with a CR: an LF at the start of ``buf`` ends that line, not a new one.
+
+    Returns
+    -------
+    lines, rest, after_cr
+        The lines (without their line ends), the bytes after the last line end, and whether ``buf`` ended with a CR.
+    """
+    if after_cr and buf.startswith(b"\n"):
+        buf = buf[1:]
+    if not buf:
+        return [], b"", after_cr
+    ends_cr = buf.endswith(b"\r")
+    buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    cut = buf.rfind(b"\n")
+    return buf[: cut + 1].split(b"\n")[:-1], buf[cut + 1:], ends_cr
+
+
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -507,6 +532,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     if writer.last:
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
     partial = b""
+    after_cr = False  # the last line read ended with a CR: an LF that follows it is that line's end
     last_byte = time.monotonic()
     connected = False
     down_since = None
@@ -582,14 +608,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                 continue
             last_byte = time.monotonic()
             st.bytes += len(data)
-            buf = partial + data
-            cut = buf.rfind(b"\n")
-            if cut < 0:
-                partial = buf
+            raw, partial, after_cr = take_lines(partial + data, after_cr)
+            if not raw:
                 continue
-            partial = buf[cut + 1:]
-            text = buf[: cut + 1].decode(proto.encoding, errors="replace")
-            lines = text.split("\n")[:-1]
+            lines = [x.decode(proto.encoding, errors="replace") for x in raw]
             st.lines += len(lines)
             emit(*dec.feed(lines))
         if partial and src.ended:  # the stream ended inside a line (stopped otherwise, the rest of the line was never read)
