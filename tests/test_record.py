@@ -496,3 +496,17 @@ def test_stream_line_splitting_does_not_depend_on_where_reads_cut():
         got, rest, after_cr = take_lines(data[:cut])
         more, rest, _ = take_lines(rest + data[cut:], after_cr)
         assert got + more == want and rest == b"", cut
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+def test_a_line_the_controller_left_unfinished_is_rejected_at_the_idle_timeout(tmp_path):
+    """The controller sent half a message and went silent until --idle-timeout stopped the recording: the fragment was
+    dropped without a word (only a disconnect or the end of a file rejected it). It is rejected with its line and reason."""
+    wheel = Wheel(tmp_path)
+    data = ("\n".join(_game_lines(11, "27")) + "\n").encode() + b"*X;1;012;  ;0;1"
+    st, out = RecordStats(), tmp_path / "w.csv"
+    # sent as soon as the port is open (opening it empties its input), so the first reads find it all, then silence
+    record(str(wheel.link), out, PROTO, stats=st, idle_timeout=0, on_event=lambda e: e.startswith("connected") and wheel.send(data))
+    assert (st.lines, st.spins, st.rejected) == (9, 1, 1)
+    rej = list(csv.DictReader(out.with_name("w.csv.rejects.csv").open()))
+    assert [(r["line"], r["text"]) for r in rej] == [("9", "*X;1;012;  ;0;1")] and "--idle-timeout" in rej[0]["reason"]

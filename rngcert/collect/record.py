@@ -533,6 +533,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
     partial = b""
     after_cr = False  # the last line read ended with a CR: an LF that follows it is that line's end
+    idle = False  # stopped by --idle-timeout
     last_byte = time.monotonic()
     connected = False
     down_since = None
@@ -604,6 +605,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                     break
                 if idle_timeout is not None and time.monotonic() - last_byte > idle_timeout:
                     say(f"no data for {idle_timeout:g} s: stopping")
+                    idle = True
                     break
                 continue
             last_byte = time.monotonic()
@@ -614,17 +616,34 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             lines = [x.decode(proto.encoding, errors="replace") for x in raw]
             st.lines += len(lines)
             emit(*dec.feed(lines))
-        if partial and src.ended:  # the stream ended inside a line (stopped otherwise, the rest of the line was never read)
+        if partial and src.ended:  # the stream ended inside a line: the line is read as it is
             st.lines += 1
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
+        elif partial and idle:  # the controller went silent inside a line: a truncated message
+            _reject_cut(dec, emit, st, partial, proto, f"line cut off: no line end within --idle-timeout {idle_timeout:g} s")
+        elif partial:  # a stop asked for: these bytes are the start of what was not read
+            say(f"{len(partial)} byte(s) of a line whose end had not arrived when the recording stopped were not read: {_short(partial, proto)}")
         _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
     except KeyboardInterrupt:  # Ctrl-C is a stop like the others: the running game with its result is written, then the caller is told
+        if partial:
+            say(f"{len(partial)} byte(s) of a line whose end had not arrived at Ctrl-C were not read: {_short(partial, proto)}")
         _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
         raise
     finally:
         src.close()
         writer.close()
     return st
+
+
+def _reject_cut(dec: LiveDecoder, emit, st: RecordStats, partial: bytes, proto: Protocol, why: str) -> None:
+    """The bytes of a line whose end never came: counted as a line and rejected with ``why``."""
+    st.lines += 1
+    emit([], [dec.reject_fragment(partial.decode(proto.encoding, errors="replace"), why)])
+
+
+def _short(partial: bytes, proto: Protocol) -> str:
+    text = partial.decode(proto.encoding, errors="replace")
+    return repr(text if len(text) <= 60 else text[:60] + "...")
 
 
 def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
