@@ -510,3 +510,21 @@ def test_a_line_the_controller_left_unfinished_is_rejected_at_the_idle_timeout(t
     assert (st.lines, st.spins, st.rejected) == (9, 1, 1)
     rej = list(csv.DictReader(out.with_name("w.csv.rejects.csv").open()))
     assert [(r["line"], r["text"]) for r in rej] == [("9", "*X;1;012;  ;0;1")] and "--idle-timeout" in rej[0]["reason"]
+
+
+def test_an_unreadable_provenance_file_is_kept_aside_not_overwritten(tmp_path):
+    """LOG.json keeps every session's source and settings. One left unreadable (a crash while it was written) was replaced
+    without a word by a file with the new session only: the earlier sessions' provenance was lost. It is kept aside, the
+    recording says so, and the new file is whole."""
+    import json
+
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n")
+    out = tmp_path / "w.csv"
+    side = tmp_path / "w.csv.json"
+    side.write_text('{"protocol": {"name": "slingshot2"}, "sessions": [{"source": "/dev/ttyUSB0", "started_utc": "2026-11-')
+    events: list[str] = []
+    record(str(cap), out, PROTO, on_event=events.append)
+    kept = tmp_path / "w.csv.json.unreadable"
+    assert kept.read_text().endswith('"2026-11-') and [s["source"] for s in json.loads(side.read_text())["sessions"]] == [str(cap)]
+    assert any(str(kept) in e and "cannot be read" in e for e in events)

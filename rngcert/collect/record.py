@@ -527,7 +527,9 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     for n in writer.notes:
         say(n)
         st.notes.append(n)
-    _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last)
+    for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last):
+        say(n)
+        st.notes.append(n)
     dec = LiveDecoder(proto, str(source), writer.last)
     if writer.last:
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
@@ -669,23 +671,50 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
             "not written; a restart writes it when it ends")
 
 
-def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> None:
+def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> list[str]:
     """Provenance beside the log (``OUT.json``): the protocol (with its assumed units) and, per
-    recording session, the source, line settings, start time and the spin it resumed after."""
+    recording session, the source, line settings, start time and the spin it resumed after.
+
+    Returns notes for the user: an existing ``OUT.json`` that cannot be read is kept aside
+    (``OUT.json.unreadable``), never overwritten; the new file is written whole (then renamed).
+    """
     import json
 
     side = out.with_name(out.name + ".json")
+    notes: list[str] = []
     try:
         meta = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
-    except (OSError, ValueError):
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        kept = _aside(side)
+        notes.append(f"{side} cannot be read ({getattr(exc, 'strerror', None) or exc}): kept as {kept} with the earlier sessions' "
+                     "provenance; a new one is written")
         meta = {}
     meta["protocol"] = proto.describe()
     meta.setdefault("sessions", []).append({"source": str(source), "serial": dict(settings), "started_utc": utc_now(),
                                             "resumed_after_spin": None if not resumed_after else int(resumed_after[0])})
+    tmp = side.with_name(side.name + ".tmp")
     try:
-        side.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        os.replace(tmp, side)
     except OSError as exc:
         raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
+    return notes
+
+
+def _aside(path: Path) -> Path:
+    """Rename ``path`` to the first free ``PATH.unreadable``, ``PATH.unreadable-2``, ...; returns the new name."""
+    k = 1
+    while True:
+        dest = path.with_name(path.name + (".unreadable" if k == 1 else f".unreadable-{k}"))
+        if not dest.exists():
+            try:
+                os.replace(path, dest)
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot be read, and cannot be kept aside as {dest}: {exc.strerror or exc}") from None
+            return dest
+        k += 1
 
 
 def _sleep(seconds: float, stop) -> None:
