@@ -528,3 +528,24 @@ def test_an_unreadable_provenance_file_is_kept_aside_not_overwritten(tmp_path):
     kept = tmp_path / "w.csv.json.unreadable"
     assert kept.read_text().endswith('"2026-11-') and [s["source"] for s in json.loads(side.read_text())["sessions"]] == [str(cap)]
     assert any(str(kept) in e and "cannot be read" in e for e in events)
+
+
+def test_a_capture_file_with_a_byte_order_mark(tmp_path, cli):
+    """A capture saved by a Windows tool: with a UTF-8 BOM its first message was rejected as 'not a message'; as UTF-16 every
+    line was rejected, exit 0, with the advice to check --baud and --parity (refused for a file). The UTF-8 BOM is read past;
+    a UTF-16 file is refused as certify refuses it (exit 3), before a log is made."""
+    text = "\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n"
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    assert (st.lines, st.spins, st.rejected) == (16, 2, 0)
+    lines, no, _ = proto_mod.split_lines(cap.read_bytes())
+    assert proto_mod.decode(lines, no, PROTO, str(cap)).counts["rejected"] == 0
+    cap.write_bytes(text.encode("utf-16"))
+    out = tmp_path / "u16.csv"
+    res = cli("record", cap, "--out", out)
+    assert res.exit_code == 3 and "UTF-16" in res.output and str(cap) in res.output and not out.exists(), res.output
+    cap.write_text("garbage\n" * 25)  # no message at all: a file has no line settings to check
+    events: list[str] = []
+    record(str(cap), tmp_path / "g.csv", PROTO, on_event=events.append)
+    assert any("check --protocol" in e for e in events) and not any("--baud" in e for e in events)

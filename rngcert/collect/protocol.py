@@ -123,6 +123,8 @@ def split_lines(data: bytes, encoding: str = "ascii") -> tuple[pa.Array, np.ndar
     elif not data.isascii():
         data = data.decode("utf-8", errors="replace").encode("utf-8")
     data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (a Windows tool's): not part of the first line
+        data = data[3:]
     nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
     ends_nl = bool(data.endswith(b"\n"))
     offs = np.concatenate([[0], nl + 1] + ([] if ends_nl or not data else [[len(data)]]))

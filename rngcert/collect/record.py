@@ -523,6 +523,8 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     st = stats if stats is not None else RecordStats()
     say = on_event or (lambda text: None)
     src = Source(source, serial_settings or proto.serial)  # (a missing file is an error before the log is touched)
+    if src.kind == "file":
+        _refuse_utf16(source)
     writer = SpinLogWriter(out, table, fsync=src.kind != "file")  # a saved capture can be read again: flushed, not fsync'ed per row
     for n in writer.notes:
         say(n)
@@ -550,8 +552,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         if not warned and st.lines >= 20 and st.rejected >= st.lines:
             warned = True
             settings = serial_settings or proto.serial
-            say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check the line settings "
-                f"({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; --baud, --parity, ...) and --protocol")
+            check = ("--protocol (a capture file is read as it is: no line settings apply)" if src.kind == "file" else
+                     f"the line settings ({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; "
+                     "--baud, --parity, ...) and --protocol")
+            say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check {check}")
         if max_spins is not None and len(spins) > max_spins - st.spins:  # one read can decide several games: no more than asked
             left, spins = spins[max_spins - st.spins:], spins[:max_spins - st.spins]
             say(f"--max-spins {max_spins} reached: {len(left)} later game(s) decided in the same read (from game "
@@ -611,6 +615,9 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                     break
                 continue
             last_byte = time.monotonic()
+            if not st.bytes and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line
+                data = data[3:]
+                st.bytes += 3
             st.bytes += len(data)
             raw, partial, after_cr = take_lines(partial + data, after_cr)
             if not raw:
@@ -635,6 +642,18 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         src.close()
         writer.close()
     return st
+
+
+def _refuse_utf16(path: str) -> None:
+    """A capture file that starts with a UTF-16 byte-order mark cannot be the controller's bytes: an input error (as certify says)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+    except OSError:
+        return  # (opening it says why)
+    if head in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError(f"{path}: the capture file is UTF-16 (a byte-order mark at byte 0), not the controller's bytes; "
+                         "save it as ASCII or UTF-8 and record that")
 
 
 def _reject_cut(dec: LiveDecoder, emit, st: RecordStats, partial: bytes, proto: Protocol, why: str) -> None:
