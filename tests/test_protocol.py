@@ -333,3 +333,16 @@ def test_ingest_a_capture(tmp_path, cli):
     assert "7 rows → 7 new spins stored" in res.output and "(1 void among the rows)" in res.output
     res = cli("ingest", _capture("ss2-protocol-6-games.log"), "--db", db, "--protocol", "slingshot2")
     assert res.exit_code == 0 and "already ingested" in res.output and "7 spins in 1 table" in res.output
+
+
+def test_a_state_message_with_a_garbled_letter_is_rejected_not_ignored(tmp_path):
+    """A framing error or bit flip in the 'X' of a game-state message ('*Y;5;...', '*\\ufffd;5;...') matched the catch-all of
+    acknowledgements and settings ('^\\*[^X].*$'): ignored, not rejected, not said. No settings message of the captures has a
+    ';': a line with one that is not a game-state message is rejected with its line; the settings stay ignored."""
+    lines = _game(1, "7") + ["*Y;5;001; 7;0;150;1", "*\x87;5;001; 7;0;150;1", "*T s 16.0 18.0", "*o BUSY", "*u OK", "*P OK"] + _game(2, "8")
+    p = tmp_path / "g.log"
+    p.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    log = read_spin_log(p, EU, fmt="protocol")
+    assert log.accepted == 2
+    n = len(_game(1, "7"))
+    assert [r.line for r in log.rejected] == [n + 1, n + 2] and all("not a message of protocol" in r.reason for r in log.rejected)
