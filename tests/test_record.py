@@ -249,7 +249,9 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path, cli):
     assert out.read_text().count("\n") == 3 and "game 013 was running" in res.output
     with out.open("a") as fh:
         fh.write("3,013,2026-01-01T00:00:00Z,6,fal")  # a crash while writing
-    res = cli("record", cap, "--out", out, "-q")
+    rest = tmp_path / "rest.log"  # the capture from game 013 on (the whole capture again would record games 011-012 twice: refused)
+    rest.write_bytes(b"\n".join(cap.read_bytes().split(b"\n")[210:]))
+    res = cli("record", rest, "--out", out, "-q")
     assert res.exit_code == 0
     assert "cut off" in res.output and "resuming" in res.output
     import json
@@ -257,7 +259,8 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path, cli):
     meta = json.loads(out.with_name("w.csv.json").read_text())
     assert meta["protocol"]["rotor_speed_assumed"] and [x["resumed_after_spin"] for x in meta["sessions"]] == [None, 2]
     rows = list(csv.DictReader(out.open()))
-    assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 10)]  # the whole capture is a new stream: its 7 games after spin 2
+    assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 8)]  # games 013-017 after spin 2
+    assert [r["game"] for r in rows] == ["011", "012", "013", "014", "015", "016", "017"]
     bad = tmp_path / "other.csv"
     bad.write_text("spin_id,result\n1,5\n")
     res = cli("record", cap, "--out", bad)
@@ -549,3 +552,29 @@ def test_a_capture_file_with_a_byte_order_mark(tmp_path, cli):
     events: list[str] = []
     record(str(cap), tmp_path / "g.csv", PROTO, on_event=events.append)
     assert any("check --protocol" in e for e in events) and not any("--baud" in e for e in events)
+
+
+def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path, cli):
+    """`rngcert record capture.log --out spins.csv` run twice (or again after the capture grew) resumed the log and wrote
+    every game of the capture again as new spins (14 rows from 7 games: 12 results where the wheel gave 6), exit 0. The
+    capture's SHA-256 is kept per session; a capture that starts with the bytes of one already recorded into the log is
+    refused (exit 3) and the log is left as it was."""
+    import json
+
+    data = shared_file(*SS2).read_bytes()
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(data[: data.index(b"*X;2;013")])  # games 011 and 012, then the capture grows
+    out = tmp_path / "spins.csv"
+    assert cli("record", cap, "--out", out, "-q").exit_code == 0
+    before = out.read_bytes()
+    assert json.loads((tmp_path / "spins.csv.json").read_text())["sessions"][0]["capture"]["bytes"] == cap.stat().st_size
+    for grown in (False, True):
+        if grown:
+            cap.write_bytes(data)
+        res = cli("record", cap, "--out", out, "-q")
+        assert res.exit_code == 3 and "already recorded" in res.output and str(out) in res.output, res.output
+        assert out.read_bytes() == before
+    other = tmp_path / "other.log"
+    other.write_bytes(data[data.index(b"*X;2;013"):])  # another capture (the later games): recorded after the log's spins
+    assert cli("record", other, "--out", out, "-q").exit_code == 0
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2", "3", "4", "5", "6", "7"]

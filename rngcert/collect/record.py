@@ -25,6 +25,9 @@ and append one spin-log row per game as it happens (``rngcert record``).
   game number cannot be told from the same game continuing: it is written, with a note saying so. A game
   running while the recorder was stopped is written from the messages that arrive after the restart (its
   launch may be missed: rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
+  A capture file is not a stream that goes on: one already recorded into the log (``LOG.json`` keeps each capture's
+  size and SHA-256), or one that starts with such a capture's bytes (grown since), is refused: its games would be
+  written a second time as new spins.
 """
 
 from __future__ import annotations
@@ -523,13 +526,16 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     st = stats if stats is not None else RecordStats()
     say = on_event or (lambda text: None)
     src = Source(source, serial_settings or proto.serial)  # (a missing file is an error before the log is touched)
+    capture = None
     if src.kind == "file":
         _refuse_utf16(source)
+        capture = _capture_identity(source)
+        _refuse_recorded_again(Path(out), source, capture)
     writer = SpinLogWriter(out, table, fsync=src.kind != "file")  # a saved capture can be read again: flushed, not fsync'ed per row
     for n in writer.notes:
         say(n)
         st.notes.append(n)
-    for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last):
+    for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
         say(n)
         st.notes.append(n)
     dec = LiveDecoder(proto, str(source), writer.last)
@@ -690,9 +696,10 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
             "not written; a restart writes it when it ends")
 
 
-def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> list[str]:
+def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after, capture: dict | None = None) -> list[str]:
     """Provenance beside the log (``OUT.json``): the protocol (with its assumed units) and, per
-    recording session, the source, line settings, start time and the spin it resumed after.
+    recording session, the source, line settings, start time, the spin it resumed after and, for a
+    capture file, its size and SHA-256 (``capture``) when the session began.
 
     Returns notes for the user: an existing ``OUT.json`` that cannot be read is kept aside
     (``OUT.json.unreadable``), never overwritten; the new file is written whole (then renamed).
@@ -712,7 +719,8 @@ def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resum
         meta = {}
     meta["protocol"] = proto.describe()
     meta.setdefault("sessions", []).append({"source": str(source), "serial": dict(settings), "started_utc": utc_now(),
-                                            "resumed_after_spin": None if not resumed_after else int(resumed_after[0])})
+                                            "resumed_after_spin": None if not resumed_after else int(resumed_after[0]),
+                                            **({"capture": capture} if capture else {})})
     tmp = side.with_name(side.name + ".tmp")
     try:
         tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
@@ -720,6 +728,53 @@ def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resum
     except OSError as exc:
         raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
     return notes
+
+
+def _capture_identity(path: str) -> dict:
+    """``{"bytes": size, "sha256": hex}`` of a capture file as it is now."""
+    import hashlib
+
+    h, n = hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+                n += len(chunk)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the capture file: {exc.strerror or exc}") from None
+    return {"bytes": n, "sha256": h.hexdigest()}
+
+
+def _prefix_sha256(path: str, n: int) -> str:
+    import hashlib
+
+    h, left = hashlib.sha256(), n
+    with open(path, "rb") as fh:
+        while left and (chunk := fh.read(min(left, 1 << 20))):
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()
+
+
+def _refuse_recorded_again(out: Path, source: str, capture: dict) -> None:
+    """A capture file whose first bytes are a capture already recorded into ``out`` (the same file, or it grown since):
+    recording it again would write its games a second time as new spins. An input error naming the earlier session."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        sessions = json.loads(side.read_text(encoding="utf-8")).get("sessions", []) if side.exists() and out.exists() else []
+    except (OSError, ValueError, AttributeError):
+        return  # (an unreadable provenance file is kept aside and said by _note_session)
+    for k, ses in enumerate(sessions, 1):
+        old = ses.get("capture") if isinstance(ses, dict) else None
+        if not isinstance(old, dict) or not 0 < int(old.get("bytes", 0)) <= capture["bytes"]:
+            continue
+        if _prefix_sha256(source, int(old["bytes"])) == old.get("sha256"):
+            same = "the whole file" if old["bytes"] == capture["bytes"] else f"its first {int(old['bytes']):,} bytes"
+            raise InputError(f"{source}: already recorded into {out} ({same}, sha256 {old['sha256'][:16]}…: session {k}, from "
+                             f"{ses.get('source')}, started {ses.get('started_utc')}): recording it again would write its games a second "
+                             "time as new spins; record it into a new --out file")
 
 
 def _aside(path: Path) -> Path:
