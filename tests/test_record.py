@@ -10,6 +10,7 @@ import os
 import threading
 import time
 import tty
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from rngcert.collect.record import LiveDecoder, RecordStats, record
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.protocol import load_protocol
 from rngcert.equipment.wheel import load_wheel
+from rngcert.errors import InputError
 
 PROTO = load_protocol("slingshot2")
 SS2 = ("data", "wheel-controller-serial", "ss2-protocol-6-games.log")
@@ -578,3 +580,22 @@ def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path,
     other.write_bytes(data[data.index(b"*X;2;013"):])  # another capture (the later games): recorded after the log's spins
     assert cli("record", other, "--out", out, "-q").exit_code == 0
     assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2", "3", "4", "5", "6", "7"]
+
+
+def test_each_session_ends_with_its_counts_and_a_capture_that_wrote_nothing_can_be_recorded_again(tmp_path):
+    """LOG.json said where a session began, never what it wrote. Each session now ends with its counts (rows, void, lines,
+    rejected); a capture file whose session wrote no row (read with the wrong protocol file, say) may be recorded again."""
+    import json
+
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n")
+    lab = tmp_path / "lab.toml"  # a lab's protocol file that expects another message letter: nothing is a message
+    text = (resources.files("rngcert.equipment") / "protocols" / "slingshot2.toml").read_text()
+    lab.write_text(text.replace("'^\\*X;", "'^\\*Z;").replace('name = "slingshot2"', 'name = "lab"'))
+    out = tmp_path / "w.csv"
+    record(str(cap), out, load_protocol(str(lab)))
+    record(str(cap), out, PROTO)
+    sessions = json.loads((tmp_path / "w.csv.json").read_text())["sessions"]
+    assert [(s["rows_written"], s["void"], s["lines"], s["rejected"]) for s in sessions] == [(0, 0, 16, 16), (2, 0, 16, 0)]
+    with pytest.raises(InputError, match="already recorded"):
+        record(str(cap), out, PROTO)

@@ -647,6 +647,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     finally:
         src.close()
         writer.close()
+        _end_session(Path(out), st, say)
     return st
 
 
@@ -730,6 +731,23 @@ def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resum
     return notes
 
 
+def _end_session(out: Path, st: RecordStats, say) -> None:
+    """Write the session's counts into its entry of ``OUT.json`` (the last one): rows written, void, lines read, rejected,
+    disconnects and the end time. A session without them (a crash) wrote an unknown number of rows."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+        meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
+                                     "rejected": st.rejected, "disconnects": st.disconnects})
+        tmp = side.with_name(side.name + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        os.replace(tmp, side)
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
+        say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")
+
+
 def _capture_identity(path: str) -> dict:
     """``{"bytes": size, "sha256": hex}`` of a capture file as it is now."""
     import hashlib
@@ -768,8 +786,8 @@ def _refuse_recorded_again(out: Path, source: str, capture: dict) -> None:
         return  # (an unreadable provenance file is kept aside and said by _note_session)
     for k, ses in enumerate(sessions, 1):
         old = ses.get("capture") if isinstance(ses, dict) else None
-        if not isinstance(old, dict) or not 0 < int(old.get("bytes", 0)) <= capture["bytes"]:
-            continue
+        if not isinstance(old, dict) or not 0 < int(old.get("bytes", 0)) <= capture["bytes"] or ses.get("rows_written") == 0:
+            continue  # (a session that wrote no row put none of the capture's games into the log)
         if _prefix_sha256(source, int(old["bytes"])) == old.get("sha256"):
             same = "the whole file" if old["bytes"] == capture["bytes"] else f"its first {int(old['bytes']):,} bytes"
             raise InputError(f"{source}: already recorded into {out} ({same}, sha256 {old['sha256'][:16]}…: session {k}, from "
