@@ -599,3 +599,5 @@ def test_each_session_ends_with_its_counts_and_a_capture_that_wrote_nothing_can_
     assert [(s["rows_written"], s["void"], s["lines"], s["rejected"]) for s in sessions] == [(0, 0, 16, 16), (2, 0, 16, 0)]
     with pytest.raises(InputError, match="already recorded"):
         record(str(cap), out, PROTO)
+    out.write_bytes(b"")  # the log emptied (or a FIFO): none of the capture's games is in it
+    assert record(str(cap), out, PROTO).spins == 2

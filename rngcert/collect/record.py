@@ -11,7 +11,7 @@ and append one spin-log row per game as it happens (``rngcert record``).
   closed), so that a second winning number in its result state voids it instead of being lost; a game with its
   result when the recording stops (the source ends, the idle timeout, Ctrl-C; not when ``max_spins`` rows are written:
   exactly that many are) is written then. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
-  ``LOG.json`` keeps the protocol (with its assumed units) and every session's source and settings.
+  ``LOG.json`` keeps the protocol (with its assumed units) and every session's source, settings and counts.
 * **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
   FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
   the decoder keeps it, so a game cut by a disconnect is written once, when it ends.
@@ -781,7 +781,8 @@ def _refuse_recorded_again(out: Path, source: str, capture: dict) -> None:
 
     side = out.with_name(out.name + ".json")
     try:
-        sessions = json.loads(side.read_text(encoding="utf-8")).get("sessions", []) if side.exists() and out.exists() else []
+        has_rows = out.is_file() and out.stat().st_size > 0  # (a FIFO, or a log emptied since, holds none of the games)
+        sessions = json.loads(side.read_text(encoding="utf-8")).get("sessions", []) if side.exists() and has_rows else []
     except (OSError, ValueError, AttributeError):
         return  # (an unreadable provenance file is kept aside and said by _note_session)
     for k, ses in enumerate(sessions, 1):
