@@ -569,7 +569,8 @@ def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path,
     out = tmp_path / "spins.csv"
     assert cli("record", cap, "--out", out, "-q").exit_code == 0
     before = out.read_bytes()
-    assert json.loads((tmp_path / "spins.csv.json").read_text())["sessions"][0]["capture"]["bytes"] == cap.stat().st_size
+    session = json.loads((tmp_path / "spins.csv.json").read_text())["sessions"][0]
+    assert session["capture"]["bytes"] == cap.stat().st_size and session["serial"] is None  # no line settings for a file
     for grown in (False, True):
         if grown:
             cap.write_bytes(data)

@@ -91,8 +91,8 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     def event(text):
         click.echo(f"record: {text}", err=True)
 
-    click.echo(f"record: {source} → {out} (protocol {proto.name}, {settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g})",
-               err=True)
+    line = "a capture file, read as it is" if Path(source).is_file() else f"{settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}"
+    click.echo(f"record: {source} → {out} (protocol {proto.name}, {line})", err=True)
     try:
         st = run(source, out, proto, table=table, serial_settings=settings, reconnect=reconnect, max_wait=max_wait, idle_timeout=idle_timeout,
                  max_spins=max_spins, on_spin=spin, on_event=event, stop=None if detector is None else detector.alarmed)

@@ -719,7 +719,8 @@ def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resum
                      "provenance; a new one is written")
         meta = {}
     meta["protocol"] = proto.describe()
-    meta.setdefault("sessions", []).append({"source": str(source), "serial": dict(settings), "started_utc": utc_now(),
+    line = None if capture else dict(settings)  # a capture file is read as it is: no line settings applied
+    meta.setdefault("sessions", []).append({"source": str(source), "serial": line, "started_utc": utc_now(),
                                             "resumed_after_spin": None if not resumed_after else int(resumed_after[0]),
                                             **({"capture": capture} if capture else {})})
     tmp = side.with_name(side.name + ".tmp")
