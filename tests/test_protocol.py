@@ -346,3 +346,20 @@ def test_a_state_message_with_a_garbled_letter_is_rejected_not_ignored(tmp_path)
     assert log.accepted == 2
     n = len(_game(1, "7"))
     assert [r.line for r in log.rejected] == [n + 1, n + 2] and all("not a message of protocol" in r.reason for r in log.rejected)
+
+
+def test_a_result_state_message_with_another_game_number_is_rejected_not_a_new_game(tmp_path):
+    """One repeat of game 704's result state with its game number garbled ('*X;5;705;18;...', a bit flip 4 -> 5) made three
+    spins with result 18 out of one: game 704, a game 705 that began at its result, and game 704 again. No game of the
+    captures begins in the result state right after another game's message (each begins in state 1 or 2): such a message is
+    rejected with its line and reason, and game 704 goes on. A real next game that follows the stray message is kept."""
+    g704 = _game(704, "18")
+    stray = g704[-1].replace(";704;", ";705;")
+    lines = g704[:-1] + [stray, g704[-1]] + _game(705, "3") + [stray.replace(";705;18;", ";706; 3;")] + _game(706, "22")
+    p = tmp_path / "s.log"
+    p.write_text("\n".join(lines) + "\n")
+    a, no, _ = proto_mod.split_lines(p.read_bytes())
+    dec = proto_mod.decode(a, no, load_protocol("slingshot2"), "s")
+    assert dec.games.game.tolist() == [704, 705, 706] and dec.games.result.tolist() == ["18", "3", "22"] and not dec.games.void.any()
+    assert [(r.line, r.column) for r in dec.rejected] == [(len(g704), "game"), (len(g704) + 1 + len(_game(705, "3")) + 1, "game")]
+    assert "cannot begin at its result" in dec.rejected[0].reason and "while game 704 was running" in dec.rejected[0].reason
