@@ -363,3 +363,13 @@ def test_a_result_state_message_with_another_game_number_is_rejected_not_a_new_g
     assert dec.games.game.tolist() == [704, 705, 706] and dec.games.result.tolist() == ["18", "3", "22"] and not dec.games.void.any()
     assert [(r.line, r.column) for r in dec.rejected] == [(len(g704), "game"), (len(g704) + 1 + len(_game(705, "3")) + 1, "game")]
     assert "cannot begin at its result" in dec.rejected[0].reason and "while game 704 was running" in dec.rejected[0].reason
+
+
+def test_a_capture_with_bare_cr_line_ends_is_detected_whatever_its_first_line(tmp_path):
+    """A capture whose lines end in a bare CR was detected only when its very first byte began a message: one that opens with
+    a blank line went to the CSV reader and was refused ('lines end in a bare CR'). It is read as the capture it is."""
+    from pathlib import Path
+
+    assert detect_format(Path("x.log"), b"\r*P 1\r*X;6;011;34;0;000;0\r") == "protocol:slingshot2"
+    log = _read(tmp_path, "\r" + "\r".join(_game(1, "7") + _game(2, "8")) + "\r")
+    assert (log.accepted, len(log.rejected)) == (2, 0)

@@ -613,7 +613,8 @@ def resolve(fmt: str) -> Protocol:
 def sniff(head: bytes) -> str | None:
     """``protocol:NAME`` when a packaged protocol's game-state message is found in the first
     lines of ``head`` (with or without its prefix), else None."""
-    if head[:1] not in (b"*", b"[") and b"\n*" not in head[:4096] and b"\n[" not in head[:4096]:
+    starts = (b"\n*", b"\n[", b"\r*", b"\r[")  # a message or a prefix at the start of a line (LF, CR LF or bare CR line ends)
+    if head[:1] not in (b"*", b"[") and not any(x in head[:4096] for x in starts):
         return None
     text = head[: 1 << 15].decode("utf-8", errors="replace").splitlines()[:400]
     for nm, proto in PROTOCOLS.items():  # the packaged protocols' registry (one TOML file each)
