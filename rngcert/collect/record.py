@@ -628,7 +628,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             raw, partial, after_cr = take_lines(partial + data, after_cr)
             if not raw:
                 continue
-            lines = [x.decode(proto.encoding, errors="replace") for x in raw]
+            lines = b"\n".join(raw).decode(proto.encoding, errors="replace").split("\n")
             st.lines += len(lines)
             emit(*dec.feed(lines))
         if partial and src.ended:  # the stream ended inside a line: the line is read as it is
