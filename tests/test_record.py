@@ -602,3 +602,21 @@ def test_each_session_ends_with_its_counts_and_a_capture_that_wrote_nothing_can_
         record(str(cap), out, PROTO)
     out.write_bytes(b"")  # the log emptied (or a FIFO): none of the capture's games is in it
     assert record(str(cap), out, PROTO).spins == 2
+
+
+def test_a_log_rotated_while_recording_goes_on_in_a_new_file_at_its_path(tmp_path):
+    """logrotate renames the spin log while the recorder runs: every later row went into the renamed file (rot.csv.1) and
+    the path stayed empty, so `watch LOG --follow` finished the rotated file and never saw them. The recorder follows its
+    path: later rows go to a new file there, with its header, and it says so."""
+    from rngcert.collect.record import Spin, SpinLogWriter
+
+    log = tmp_path / "rot.csv"
+    w = SpinLogWriter(log, fsync=False)
+    spin = lambda i: Spin(i, 10 + i, "2026-01-01T00:00:00Z", str(i), False, "", "cw", 15.0, i)  # noqa: E731
+    w.write(spin(1))
+    log.rename(tmp_path / "rot.csv.1")
+    w.write(spin(2))
+    w.close()
+    assert [r["spin_id"] for r in csv.DictReader((tmp_path / "rot.csv.1").open())] == ["1"]
+    assert [r["spin_id"] for r in csv.DictReader(log.open())] == ["2"]
+    assert any("renamed or deleted" in n and "spin 2" in n for n in w.notes)

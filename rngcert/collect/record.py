@@ -292,6 +292,8 @@ class SpinLogWriter:
                 self._sync()
         except OSError as exc:
             raise StorageError(f"{p}: cannot write the spin log: {exc.strerror or exc}") from None
+        st = os.fstat(self.fh.fileno())
+        self._ident = (st.st_dev, st.st_ino)
         rp = self.path.with_name(self.path.name + ".rejects.csv")
         new = not rp.exists() or rp.stat().st_size == 0
         self.rej = open(rp, "a", encoding="utf-8", newline="")
@@ -328,7 +330,25 @@ class SpinLogWriter:
             except (KeyError, ValueError):
                 raise InputError(f"{p}: its last row {last[:120]!r} has no whole-number spin_id and game; cannot resume after it") from None
 
+    def _follow_path(self, spin_id: int) -> None:
+        """The log's path renamed or deleted while recording (a rotation): later rows go to the file at the path (made
+        with its header), said in ``notes``; writing on into the renamed file would hide them from ``watch LOG``."""
+        try:
+            st = os.stat(self.path)
+            if (st.st_dev, st.st_ino) == self._ident:
+                return
+        except FileNotFoundError:
+            pass
+        except OSError:  # pragma: no cover - the path cannot be looked at: write on where we are
+            return
+        self.close()
+        self._open()
+        self.notes.append(f"{self.path} was renamed or deleted while recording (a rotation): spin {spin_id} and later go to a "
+                          f"new {self.path}")
+
     def write(self, s: Spin) -> None:
+        """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation."""
+        self._follow_path(s.spin_id)
         buf = io.StringIO()
         row = [s.spin_id, f"{s.game:03d}", s.timestamp, s.result, "true" if s.void else "false", s.void_reason, s.direction,
                "" if np.isnan(s.rotor_speed) else f"{s.rotor_speed:g}"]
@@ -535,6 +555,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     for n in writer.notes:
         say(n)
         st.notes.append(n)
+    writer.notes.clear()
     for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
         say(n)
         st.notes.append(n)
@@ -572,6 +593,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             st.void += int(s.void)
             if on_spin:
                 on_spin(s)
+        for n in writer.notes:  # (a rotation of the log)
+            say(n)
+            st.notes.append(n)
+        writer.notes.clear()
         for n in dec.notes:
             say(n)
             st.notes.append(n)
