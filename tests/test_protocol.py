@@ -333,3 +333,43 @@ def test_ingest_a_capture(tmp_path, cli):
     assert "7 rows → 7 new spins stored" in res.output and "(1 void among the rows)" in res.output
     res = cli("ingest", _capture("ss2-protocol-6-games.log"), "--db", db, "--protocol", "slingshot2")
     assert res.exit_code == 0 and "already ingested" in res.output and "7 spins in 1 table" in res.output
+
+
+def test_a_state_message_with_a_garbled_letter_is_rejected_not_ignored(tmp_path):
+    """A framing error or bit flip in the 'X' of a game-state message ('*Y;5;...', '*\\ufffd;5;...') matched the catch-all of
+    acknowledgements and settings ('^\\*[^X].*$'): ignored, not rejected, not said. No settings message of the captures has a
+    ';': a line with one that is not a game-state message is rejected with its line; the settings stay ignored."""
+    lines = _game(1, "7") + ["*Y;5;001; 7;0;150;1", "*\x87;5;001; 7;0;150;1", "*T s 16.0 18.0", "*o BUSY", "*u OK", "*P OK"] + _game(2, "8")
+    p = tmp_path / "g.log"
+    p.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    log = read_spin_log(p, EU, fmt="protocol")
+    assert log.accepted == 2
+    n = len(_game(1, "7"))
+    assert [r.line for r in log.rejected] == [n + 1, n + 2] and all("not a message of protocol" in r.reason for r in log.rejected)
+
+
+def test_a_result_state_message_with_another_game_number_is_rejected_not_a_new_game(tmp_path):
+    """One repeat of game 704's result state with its game number garbled ('*X;5;705;18;...', a bit flip 4 -> 5) made three
+    spins with result 18 out of one: game 704, a game 705 that began at its result, and game 704 again. No game of the
+    captures begins in the result state right after another game's message (each begins in state 1 or 2): such a message is
+    rejected with its line and reason, and game 704 goes on. A real next game that follows the stray message is kept."""
+    g704 = _game(704, "18")
+    stray = g704[-1].replace(";704;", ";705;")
+    lines = g704[:-1] + [stray, g704[-1]] + _game(705, "3") + [stray.replace(";705;18;", ";706; 3;")] + _game(706, "22")
+    p = tmp_path / "s.log"
+    p.write_text("\n".join(lines) + "\n")
+    a, no, _ = proto_mod.split_lines(p.read_bytes())
+    dec = proto_mod.decode(a, no, load_protocol("slingshot2"), "s")
+    assert dec.games.game.tolist() == [704, 705, 706] and dec.games.result.tolist() == ["18", "3", "22"] and not dec.games.void.any()
+    assert [(r.line, r.column) for r in dec.rejected] == [(len(g704), "game"), (len(g704) + 1 + len(_game(705, "3")) + 1, "game")]
+    assert "cannot begin at its result" in dec.rejected[0].reason and "while game 704 was running" in dec.rejected[0].reason
+
+
+def test_a_capture_with_bare_cr_line_ends_is_detected_whatever_its_first_line(tmp_path):
+    """A capture whose lines end in a bare CR was detected only when its very first byte began a message: one that opens with
+    a blank line went to the CSV reader and was refused ('lines end in a bare CR'). It is read as the capture it is."""
+    from pathlib import Path
+
+    assert detect_format(Path("x.log"), b"\r*P 1\r*X;6;011;34;0;000;0\r") == "protocol:slingshot2"
+    log = _read(tmp_path, "\r" + "\r".join(_game(1, "7") + _game(2, "8")) + "\r")
+    assert (log.accepted, len(log.rejected)) == (2, 0)

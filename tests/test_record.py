@@ -10,6 +10,7 @@ import os
 import threading
 import time
 import tty
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from rngcert.collect.record import LiveDecoder, RecordStats, record
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.protocol import load_protocol
 from rngcert.equipment.wheel import load_wheel
+from rngcert.errors import InputError
 
 PROTO = load_protocol("slingshot2")
 SS2 = ("data", "wheel-controller-serial", "ss2-protocol-6-games.log")
@@ -249,7 +251,9 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path, cli):
     assert out.read_text().count("\n") == 3 and "game 013 was running" in res.output
     with out.open("a") as fh:
         fh.write("3,013,2026-01-01T00:00:00Z,6,fal")  # a crash while writing
-    res = cli("record", cap, "--out", out, "-q")
+    rest = tmp_path / "rest.log"  # the capture from game 013 on (the whole capture again would record games 011-012 twice: refused)
+    rest.write_bytes(b"\n".join(cap.read_bytes().split(b"\n")[210:]))
+    res = cli("record", rest, "--out", out, "-q")
     assert res.exit_code == 0
     assert "cut off" in res.output and "resuming" in res.output
     import json
@@ -257,7 +261,8 @@ def test_record_cli_resumes_and_cuts_a_half_written_row(tmp_path, cli):
     meta = json.loads(out.with_name("w.csv.json").read_text())
     assert meta["protocol"]["rotor_speed_assumed"] and [x["resumed_after_spin"] for x in meta["sessions"]] == [None, 2]
     rows = list(csv.DictReader(out.open()))
-    assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 10)]  # the whole capture is a new stream: its 7 games after spin 2
+    assert [r["spin_id"] for r in rows] == [str(i) for i in range(1, 8)]  # games 013-017 after spin 2
+    assert [r["game"] for r in rows] == ["011", "012", "013", "014", "015", "016", "017"]
     bad = tmp_path / "other.csv"
     bad.write_text("spin_id,result\n1,5\n")
     res = cli("record", cap, "--out", bad)
@@ -468,3 +473,150 @@ def test_record_watch_says_when_the_log_written_before_already_alarms(tmp_path, 
     res = cli("record", more, "--out", out, "-q", "--watch")
     assert res.exit_code == 13, res.output
     assert "(among the log's spins written before this recording)" in res.output and "None" not in res.output
+
+
+@pytest.mark.parametrize("eol", [b"\r", b"\r\n"])
+def test_a_capture_with_carriage_return_line_ends_is_read_line_by_line(tmp_path, eol):
+    """A capture whose lines end with a lone CR (a terminal program's default): record read the whole 505-line capture as one
+    line, took it for one settings message ('*P 1\\r*X;6;...' matches '^\\*[^X].*$'), and wrote 0 rows, 0 rejected, exit 0.
+    Every line end (LF, CR LF, a lone CR) ends a line, in a whole capture and in a stream however it is cut."""
+    lf = shared_file(*SS2).read_bytes().replace(b"\r\n", b"\n")
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(lf.replace(b"\n", eol))
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    rows = list(csv.DictReader((tmp_path / "w.csv").open()))
+    assert (st.lines, st.spins, st.void, st.rejected) == (505, 7, 1, 0)
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""]
+    lines, no, _ = proto_mod.split_lines(cap.read_bytes())
+    assert len(lines) == 505 and proto_mod.decode(lines, no, PROTO, str(cap)).counts["with_result"] == 6
+
+
+def test_stream_line_splitting_does_not_depend_on_where_reads_cut():
+    """A CR LF cut between two reads is one line end; a lone CR is one too (the rest waits for the next read)."""
+    from rngcert.collect.record import take_lines
+
+    data = b"*P 1\r\n*X;1;011;  ;0;150;0\r*X;2;011;  ;0;150;0\n\r\n*P OK\r"
+    want = [b"*P 1", b"*X;1;011;  ;0;150;0", b"*X;2;011;  ;0;150;0", b"", b"*P OK"]
+    for cut in range(len(data) + 1):
+        got, rest, after_cr = take_lines(data[:cut])
+        more, rest, _ = take_lines(rest + data[cut:], after_cr)
+        assert got + more == want and rest == b"", cut
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+def test_a_line_the_controller_left_unfinished_is_rejected_at_the_idle_timeout(tmp_path):
+    """The controller sent half a message and went silent until --idle-timeout stopped the recording: the fragment was
+    dropped without a word (only a disconnect or the end of a file rejected it). It is rejected with its line and reason."""
+    wheel = Wheel(tmp_path)
+    data = ("\n".join(_game_lines(11, "27")) + "\n").encode() + b"*X;1;012;  ;0;1"
+    st, out = RecordStats(), tmp_path / "w.csv"
+    # sent as soon as the port is open (opening it empties its input), so the first reads find it all, then silence
+    record(str(wheel.link), out, PROTO, stats=st, idle_timeout=0, on_event=lambda e: e.startswith("connected") and wheel.send(data))
+    assert (st.lines, st.spins, st.rejected) == (9, 1, 1)
+    rej = list(csv.DictReader(out.with_name("w.csv.rejects.csv").open()))
+    assert [(r["line"], r["text"]) for r in rej] == [("9", "*X;1;012;  ;0;1")] and "--idle-timeout" in rej[0]["reason"]
+
+
+def test_an_unreadable_provenance_file_is_kept_aside_not_overwritten(tmp_path):
+    """LOG.json keeps every session's source and settings. One left unreadable (a crash while it was written) was replaced
+    without a word by a file with the new session only: the earlier sessions' provenance was lost. It is kept aside, the
+    recording says so, and the new file is whole."""
+    import json
+
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n")
+    out = tmp_path / "w.csv"
+    side = tmp_path / "w.csv.json"
+    side.write_text('{"protocol": {"name": "slingshot2"}, "sessions": [{"source": "/dev/ttyUSB0", "started_utc": "2026-11-')
+    events: list[str] = []
+    record(str(cap), out, PROTO, on_event=events.append)
+    kept = tmp_path / "w.csv.json.unreadable"
+    assert kept.read_text().endswith('"2026-11-') and [s["source"] for s in json.loads(side.read_text())["sessions"]] == [str(cap)]
+    assert any(str(kept) in e and "cannot be read" in e for e in events)
+
+
+def test_a_capture_file_with_a_byte_order_mark(tmp_path, cli):
+    """A capture saved by a Windows tool: with a UTF-8 BOM its first message was rejected as 'not a message'; as UTF-16 every
+    line was rejected, exit 0, with the advice to check --baud and --parity (refused for a file). The UTF-8 BOM is read past;
+    a UTF-16 file is refused as certify refuses it (exit 3), before a log is made."""
+    text = "\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n"
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    assert (st.lines, st.spins, st.rejected) == (16, 2, 0)
+    lines, no, _ = proto_mod.split_lines(cap.read_bytes())
+    assert proto_mod.decode(lines, no, PROTO, str(cap)).counts["rejected"] == 0
+    cap.write_bytes(text.encode("utf-16"))
+    out = tmp_path / "u16.csv"
+    res = cli("record", cap, "--out", out)
+    assert res.exit_code == 3 and "UTF-16" in res.output and str(cap) in res.output and not out.exists(), res.output
+    cap.write_text("garbage\n" * 25)  # no message at all: a file has no line settings to check
+    events: list[str] = []
+    record(str(cap), tmp_path / "g.csv", PROTO, on_event=events.append)
+    assert any("check --protocol" in e for e in events) and not any("--baud" in e for e in events)
+
+
+def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path, cli):
+    """`rngcert record capture.log --out spins.csv` run twice (or again after the capture grew) resumed the log and wrote
+    every game of the capture again as new spins (14 rows from 7 games: 12 results where the wheel gave 6), exit 0. The
+    capture's SHA-256 is kept per session; a capture that starts with the bytes of one already recorded into the log is
+    refused (exit 3) and the log is left as it was."""
+    import json
+
+    data = shared_file(*SS2).read_bytes()
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(data[: data.index(b"*X;2;013")])  # games 011 and 012, then the capture grows
+    out = tmp_path / "spins.csv"
+    assert cli("record", cap, "--out", out, "-q").exit_code == 0
+    before = out.read_bytes()
+    session = json.loads((tmp_path / "spins.csv.json").read_text())["sessions"][0]
+    assert session["capture"]["bytes"] == cap.stat().st_size and session["serial"] is None  # no line settings for a file
+    for grown in (False, True):
+        if grown:
+            cap.write_bytes(data)
+        res = cli("record", cap, "--out", out, "-q")
+        assert res.exit_code == 3 and "already recorded" in res.output and str(out) in res.output, res.output
+        assert out.read_bytes() == before
+    other = tmp_path / "other.log"
+    other.write_bytes(data[data.index(b"*X;2;013"):])  # another capture (the later games): recorded after the log's spins
+    assert cli("record", other, "--out", out, "-q").exit_code == 0
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2", "3", "4", "5", "6", "7"]
+
+
+def test_each_session_ends_with_its_counts_and_a_capture_that_wrote_nothing_can_be_recorded_again(tmp_path):
+    """LOG.json said where a session began, never what it wrote. Each session now ends with its counts (rows, void, lines,
+    rejected); a capture file whose session wrote no row (read with the wrong protocol file, say) may be recorded again."""
+    import json
+
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n")
+    lab = tmp_path / "lab.toml"  # a lab's protocol file that expects another message letter: nothing is a message
+    text = (resources.files("rngcert.equipment") / "protocols" / "slingshot2.toml").read_text()
+    lab.write_text(text.replace("'^\\*X;", "'^\\*Z;").replace('name = "slingshot2"', 'name = "lab"'))
+    out = tmp_path / "w.csv"
+    record(str(cap), out, load_protocol(str(lab)))
+    record(str(cap), out, PROTO)
+    sessions = json.loads((tmp_path / "w.csv.json").read_text())["sessions"]
+    assert [(s["rows_written"], s["void"], s["lines"], s["rejected"]) for s in sessions] == [(0, 0, 16, 16), (2, 0, 16, 0)]
+    with pytest.raises(InputError, match="already recorded"):
+        record(str(cap), out, PROTO)
+    out.write_bytes(b"")  # the log emptied (or a FIFO): none of the capture's games is in it
+    assert record(str(cap), out, PROTO).spins == 2
+
+
+def test_a_log_rotated_while_recording_goes_on_in_a_new_file_at_its_path(tmp_path):
+    """logrotate renames the spin log while the recorder runs: every later row went into the renamed file (rot.csv.1) and
+    the path stayed empty, so `watch LOG --follow` finished the rotated file and never saw them. The recorder follows its
+    path: later rows go to a new file there, with its header, and it says so."""
+    from rngcert.collect.record import Spin, SpinLogWriter
+
+    log = tmp_path / "rot.csv"
+    w = SpinLogWriter(log, fsync=False)
+    spin = lambda i: Spin(i, 10 + i, "2026-01-01T00:00:00Z", str(i), False, "", "cw", 15.0, i)  # noqa: E731
+    w.write(spin(1))
+    log.rename(tmp_path / "rot.csv.1")
+    w.write(spin(2))
+    w.close()
+    assert [r["spin_id"] for r in csv.DictReader((tmp_path / "rot.csv.1").open())] == ["1"]
+    assert [r["spin_id"] for r in csv.DictReader(log.open())] == ["2"]
+    assert any("renamed or deleted" in n and "spin 2" in n for n in w.notes)

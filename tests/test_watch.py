@@ -191,3 +191,25 @@ def test_alarm_names_the_biased_pocket_by_its_label_not_its_wheel_position():
         f"first harmonic towards result {space.labels[0]} (wheel position 0.0), amplitude 0.05")
     assert alternative_name("first harmonic towards position 4.6, amplitude 0.05", space.labels, True) == (
         f"first harmonic towards the arc between results {space.labels[4]} and {space.labels[5]} (wheel position 4.6), amplitude 0.05")
+
+
+def test_watch_counts_void_spins_once_and_names_them(tmp_path, cli):
+    """A recorded log (rngcert record) of 5 games, 3 of them void: watch said '2 spins' and nothing of the 3 void spins; a
+    log of void spins only was 'the log holds no spin row'. Void spins are counted once each (a rewrite does not count
+    them again), said on stderr and in the --json end event, and named when nothing else is there."""
+    import json
+
+    head = "spin_id,game,timestamp,result,void,void_reason,direction,rotor_speed\n"
+    rows = ["1,011,2025-09-10T06:19:42Z,,true,no result: table closed,,", "2,012,2025-09-10T06:20:42Z,17,false,,cw,15.6",
+            "3,013,2025-09-10T06:21:42Z,,true,warning flags 4,cw,15.1", "4,014,2025-09-10T06:22:42Z,5,false,,ccw,15.9",
+            "5,015,2025-09-10T06:23:42Z,,true,power off,,"]
+    log = tmp_path / "w.csv"
+    log.write_text(head + "\n".join(rows + rows[:2]) + "\n")  # the first two rows exported again
+    r = cli("watch", log, "--no-record", "--json", "--db", tmp_path / "s.duckdb")
+    assert r.exit_code == 0, r.output
+    end = json.loads(r.stdout.strip().splitlines()[-1])
+    assert end["event"] == "end" and end["spins"] == {"w": 2} and end["void"] == 3 and end["repeated"] == 1
+    assert "3 void spin(s)" in r.stderr
+    log.write_text(head + rows[0] + "\n")
+    r = cli("watch", log, "--no-record", "--db", tmp_path / "s.duckdb")
+    assert r.exit_code == 3 and "1 void spin(s)" in r.output and "holds no spin row" not in r.output and "--column" not in r.output, r.output

@@ -313,14 +313,18 @@ def _end_of_log(run: _WatchRun, log: Path, lw, *, is_fifo, fifo_limit, had_write
             f"after {total} spin(s){f' and {pending} byte(s) of an unfinished line' if pending else ''}; the writer gets a broken pipe and "
             "anything it sends later is not watched. Give a longer --max-idle, or none: then a FIFO is read until its writer closes it"
         )
-    if not lw.watchers:  # nothing readable is an input error, as for certify (an empty log, a header, rejected rows only)
-        why = f"{lw.rejected} row(s) (a value, in a permanence list) could not be read" if lw.rejected else "the log holds no spin row"
-        raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch; check --equipment and --column")
+    if lw.void:
+        click.echo(f"watch: {lw.void} void spin(s) of {log} (no result: rows marked void) are not given to the detector", err=True)
+    if not lw.watchers:  # nothing readable is an input error, as for certify (an empty log, a header, void or rejected rows only)
+        why = "; ".join(([f"{lw.void} void spin(s), without a result"] if lw.void else [])
+                        + ([f"{lw.rejected} row(s) (a value, in a permanence list) could not be read"] if lw.rejected else [])) or "the log holds no spin row"
+        hint = "" if lw.void and not lw.rejected else "; check --equipment and --column"
+        raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch{hint}")
     if lw.rejected:
         click.echo(f"watch: {lw.rejected} row(s) of {log} (a value, in a permanence list) could not be read and were not counted", err=True)
     if run.as_json:
         _json_line({"event": "end", "source": str(log), "spins": dict(lw.spins), "repeated": lw.repeated, "conflicts": lw.conflicts,
-                    "rejected": lw.rejected, "alarm": False})
+                    "rejected": lw.rejected, "void": lw.void, "alarm": False})
 
 
 def _watch_table(run: _WatchRun, table: str) -> None:

@@ -61,7 +61,8 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     games of the log (the controller's game number repeats and wraps; it is kept as game).
     A source that goes away is reopened every --reconnect seconds and the game that was running
     continues; a restarted recorder continues after the log's last spin and does not write that
-    game again while the controller repeats its result.
+    game again while the controller repeats its result. A capture file already recorded into
+    --out (the same bytes, or that capture grown since) is refused: its games would be written twice.
     """
     if not watch:  # the detector's options: a recording without --watch runs no detector
         refuse_given(("equipment", "alpha", "horizon", "block"), "options of the change detector, which runs only with --watch")
@@ -90,8 +91,8 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     def event(text):
         click.echo(f"record: {text}", err=True)
 
-    click.echo(f"record: {source} → {out} (protocol {proto.name}, {settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g})",
-               err=True)
+    line = "a capture file, read as it is" if Path(source).is_file() else f"{settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}"
+    click.echo(f"record: {source} → {out} (protocol {proto.name}, {line})", err=True)
     try:
         st = run(source, out, proto, table=table, serial_settings=settings, reconnect=reconnect, max_wait=max_wait, idle_timeout=idle_timeout,
                  max_spins=max_spins, on_spin=spin, on_event=event, stop=None if detector is None else detector.alarmed)

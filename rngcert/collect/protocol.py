@@ -24,7 +24,10 @@ are found with numpy on the state messages — linear in the capture):
   without a result (table closed, the next game began, or the capture ends);
 * a game is **decided** (``complete``) when it has ended: the next game began, the table closed, or
   (a whole capture) the capture ends; only then is it known that no second winning number follows;
-* a line from the controller that matches no message is **rejected** with its line and reason.
+* a line from the controller that matches no message is **rejected** with its line and reason; so is
+  a message in the result state with another game number than the game running (not after a closed
+  state): a game begins before its result, and such a line (a garbled game number) would count the
+  running game's result again as a new game.
 
 Spin ids are the capture's game sequence (1, 2, … in the order games began): the controller's game
 number repeats (``001`` across days in a self-test) and wraps, so it is kept beside the id (column
@@ -114,12 +117,17 @@ class Decoded:
 
 # ---------------------------------------------------------------------------- lines
 def split_lines(data: bytes, encoding: str = "ascii") -> tuple[pa.Array, np.ndarray, bool]:
-    """The lines of a capture as a pyarrow string array (trailing CR and spaces removed), their
-    1-based line numbers, and whether the data end in a newline."""
+    """The lines of a capture as a pyarrow string array (trailing spaces removed), their
+    1-based line numbers, and whether the data end in a line end.
+
+    LF, CR LF and a lone CR (a terminal program's default) each end a line."""
     if encoding.lower().replace("-", "") not in ("ascii", "utf8", "usascii"):
         data = data.decode(encoding, errors="replace").encode("utf-8")
     elif not data.isascii():
         data = data.decode("utf-8", errors="replace").encode("utf-8")
+    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (a Windows tool's): not part of the first line
+        data = data[3:]
     nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)
     ends_nl = bool(data.endswith(b"\n"))
     offs = np.concatenate([[0], nl + 1] + ([] if ends_nl or not data else [[len(data)]]))
@@ -257,6 +265,8 @@ def _state_fields(kind: np.ndarray, ext, proto: Protocol, line_no: np.ndarray, r
         bad = ok & ~dok
         reject(rows[bad], "direction", [f"direction {d!r} is not one of {', '.join(proto.direction_map)}" for d in D[bad]])
         ok &= dok
+    if rows.size:
+        ok &= _not_stray_results(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
     sel = np.flatnonzero(ok)
     rows, S, D = rows[sel], S[sel], D[sel]
     if ext is not None and sel.size != len(ext):
@@ -266,6 +276,41 @@ def _state_fields(kind: np.ndarray, ext, proto: Protocol, line_no: np.ndarray, r
     W = _ints(ext.field("warning")) if rows.size and "warning" in sm.groups else np.zeros(rows.size, np.int64)
     V = (_ints(ext.field("rotor_speed")).astype(np.float64) * proto.rotor_scale) if rows.size and "rotor_speed" in sm.groups else np.full(rows.size, np.nan)
     return rows, S, D, G, R, W, V, line_no[rows]
+
+
+def _not_stray_results(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.ndarray, ok: np.ndarray, proto: Protocol,
+                       reject: _Rejects) -> np.ndarray:
+    """False for the state messages that would begin a game at its result: in the result state, with another game number
+    than the game running (its last message not a closed state). A game begins before its result (state 1 or 2 in every
+    capture); such a message (a garbled game number, a stray line) would count the running game's result again as a new
+    game. Only the result-state messages at the head of a run of one game number are rejected: a real next game that
+    follows them begins at its own first state. Messages already rejected (``~ok``) are left out first."""
+    keep = np.ones(S.size, dtype=bool)
+    idx = np.flatnonzero(ok)
+    if idx.size < 2:
+        return keep
+    s, g = S[idx], G[idx]
+    new_run = np.r_[True, g[1:] != g[:-1]]
+    run = np.cumsum(new_run) - 1
+    start = np.flatnonzero(new_run)
+    at_result = s == proto.result_state
+    prev_in_game = np.r_[False, ~np.isin(s[:-1], list(proto.closed_states))][start]
+    candidate = at_result[start] & prev_in_game  # (the first run has no message before it)
+    has_tail = np.bitwise_or.reduceat(~at_result, start)  # the run has a message after its result-state head
+    anchor = ~candidate | has_tail  # runs whose last message is kept whatever is decided here
+    q = np.maximum.accumulate(np.where(anchor, np.arange(start.size), -1))
+    q = np.r_[-1, q[:-1]]  # the nearest anchor run before each run: the game running then
+    flagged = candidate & (q >= 0) & (g[start] != g[start[np.maximum(q, 0)]])
+    other = np.cumsum(~at_result)
+    head = (other - (other[start] - ~at_result[start])[run]) == 0  # the run's leading result-state messages
+    bad = np.flatnonzero(flagged[run] & head)
+    if bad.size:
+        last = np.r_[start[1:], s.size][q[run[bad]]] - 1  # the last message of the game running
+        reject(rows[idx[bad]], "game", [f"game {int(g[b]):0{proto.game_digits}d} in the result state while game {int(g[p]):0{proto.game_digits}d} "
+                                        f"was running (line {int(L[idx[p]])}, state {int(s[p])}): a game cannot begin at its result; line "
+                                        "rejected (a garbled game number or a stray message)" for b, p in zip(bad, last)])
+        keep[idx[bad]] = False
+    return keep
 
 
 def _segment(S: np.ndarray, G: np.ndarray, proto: Protocol) -> SimpleNamespace:
@@ -568,7 +613,8 @@ def resolve(fmt: str) -> Protocol:
 def sniff(head: bytes) -> str | None:
     """``protocol:NAME`` when a packaged protocol's game-state message is found in the first
     lines of ``head`` (with or without its prefix), else None."""
-    if head[:1] not in (b"*", b"[") and b"\n*" not in head[:4096] and b"\n[" not in head[:4096]:
+    starts = (b"\n*", b"\n[", b"\r*", b"\r[")  # a message or a prefix at the start of a line (LF, CR LF or bare CR line ends)
+    if head[:1] not in (b"*", b"[") and not any(x in head[:4096] for x in starts):
         return None
     text = head[: 1 << 15].decode("utf-8", errors="replace").splitlines()[:400]
     for nm, proto in PROTOCOLS.items():  # the packaged protocols' registry (one TOML file each)

@@ -11,7 +11,7 @@ and append one spin-log row per game as it happens (``rngcert record``).
   closed), so that a second winning number in its result state voids it instead of being lost; a game with its
   result when the recording stops (the source ends, the idle timeout, Ctrl-C; not when ``max_spins`` rows are written:
   exactly that many are) is written then. Lines that are not messages go to ``LOG.rejects.csv`` with their reason;
-  ``LOG.json`` keeps the protocol (with its assumed units) and every session's source and settings.
+  ``LOG.json`` keeps the protocol (with its assumed units) and every session's source, settings and counts.
 * **Disconnects.** A device that goes away (a USB adapter unplugged, the other end of a pty or
   FIFO closed) is reopened every ``reconnect`` seconds; the game that was running continues:
   the decoder keeps it, so a game cut by a disconnect is written once, when it ends.
@@ -25,6 +25,9 @@ and append one spin-log row per game as it happens (``rngcert record``).
   game number cannot be told from the same game continuing: it is written, with a note saying so. A game
   running while the recorder was stopped is written from the messages that arrive after the restart (its
   launch may be missed: rotor speed then empty). A last row cut off by a crash (no newline) is removed and said so.
+  A capture file is not a stream that goes on: one already recorded into the log (``LOG.json`` keeps each capture's
+  size and SHA-256), or one that starts with such a capture's bytes (grown since), is refused: its games would be
+  written a second time as new spins.
 """
 
 from __future__ import annotations
@@ -225,6 +228,31 @@ class LiveDecoder:
         return g if g.n and not g.complete[-1] else None
 
 
+def take_lines(buf: bytes, after_cr: bool = False) -> tuple[list[bytes], bytes, bool]:
+    """The complete lines of a stream's bytes: LF, CR LF and a lone CR each end a line.
+
+    Parameters
+    ----------
+    buf : bytes
+        The bytes not yet read as lines (the previous call's rest, then what arrived).
+    after_cr : bool
+        The previous call's bytes ended with a CR: an LF at the start of ``buf`` ends that line, not a new one.
+
+    Returns
+    -------
+    lines, rest, after_cr
+        The lines (without their line ends), the bytes after the last line end, and whether ``buf`` ended with a CR.
+    """
+    if after_cr and buf.startswith(b"\n"):
+        buf = buf[1:]
+    if not buf:
+        return [], b"", after_cr
+    ends_cr = buf.endswith(b"\r")
+    buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    cut = buf.rfind(b"\n")
+    return buf[: cut + 1].split(b"\n")[:-1], buf[cut + 1:], ends_cr
+
+
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -264,6 +292,8 @@ class SpinLogWriter:
                 self._sync()
         except OSError as exc:
             raise StorageError(f"{p}: cannot write the spin log: {exc.strerror or exc}") from None
+        st = os.fstat(self.fh.fileno())
+        self._ident = (st.st_dev, st.st_ino)
         rp = self.path.with_name(self.path.name + ".rejects.csv")
         new = not rp.exists() or rp.stat().st_size == 0
         self.rej = open(rp, "a", encoding="utf-8", newline="")
@@ -300,7 +330,25 @@ class SpinLogWriter:
             except (KeyError, ValueError):
                 raise InputError(f"{p}: its last row {last[:120]!r} has no whole-number spin_id and game; cannot resume after it") from None
 
+    def _follow_path(self, spin_id: int) -> None:
+        """The log's path renamed or deleted while recording (a rotation): later rows go to the file at the path (made
+        with its header), said in ``notes``; writing on into the renamed file would hide them from ``watch LOG``."""
+        try:
+            st = os.stat(self.path)
+            if (st.st_dev, st.st_ino) == self._ident:
+                return
+        except FileNotFoundError:
+            pass
+        except OSError:  # pragma: no cover - the path cannot be looked at: write on where we are
+            return
+        self.close()
+        self._open()
+        self.notes.append(f"{self.path} was renamed or deleted while recording (a rotation): spin {spin_id} and later go to a "
+                          f"new {self.path}")
+
     def write(self, s: Spin) -> None:
+        """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation."""
+        self._follow_path(s.spin_id)
         buf = io.StringIO()
         row = [s.spin_id, f"{s.game:03d}", s.timestamp, s.result, "true" if s.void else "false", s.void_reason, s.direction,
                "" if np.isnan(s.rotor_speed) else f"{s.rotor_speed:g}"]
@@ -498,15 +546,25 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     st = stats if stats is not None else RecordStats()
     say = on_event or (lambda text: None)
     src = Source(source, serial_settings or proto.serial)  # (a missing file is an error before the log is touched)
+    capture = None
+    if src.kind == "file":
+        _refuse_utf16(source)
+        capture = _capture_identity(source)
+        _refuse_recorded_again(Path(out), source, capture)
     writer = SpinLogWriter(out, table, fsync=src.kind != "file")  # a saved capture can be read again: flushed, not fsync'ed per row
     for n in writer.notes:
         say(n)
         st.notes.append(n)
-    _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last)
+    writer.notes.clear()
+    for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
+        say(n)
+        st.notes.append(n)
     dec = LiveDecoder(proto, str(source), writer.last)
     if writer.last:
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
     partial = b""
+    after_cr = False  # the last line read ended with a CR: an LF that follows it is that line's end
+    idle = False  # stopped by --idle-timeout
     last_byte = time.monotonic()
     connected = False
     down_since = None
@@ -521,8 +579,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         if not warned and st.lines >= 20 and st.rejected >= st.lines:
             warned = True
             settings = serial_settings or proto.serial
-            say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check the line settings "
-                f"({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; --baud, --parity, ...) and --protocol")
+            check = ("--protocol (a capture file is read as it is: no line settings apply)" if src.kind == "file" else
+                     f"the line settings ({settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}; "
+                     "--baud, --parity, ...) and --protocol")
+            say(f"none of the first {st.lines} lines is a message of protocol {proto.name}: check {check}")
         if max_spins is not None and len(spins) > max_spins - st.spins:  # one read can decide several games: no more than asked
             left, spins = spins[max_spins - st.spins:], spins[:max_spins - st.spins]
             say(f"--max-spins {max_spins} reached: {len(left)} later game(s) decided in the same read (from game "
@@ -533,6 +593,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             st.void += int(s.void)
             if on_spin:
                 on_spin(s)
+        for n in writer.notes:  # (a rotation of the log)
+            say(n)
+            st.notes.append(n)
+        writer.notes.clear()
         for n in dec.notes:
             say(n)
             st.notes.append(n)
@@ -578,31 +642,61 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                     break
                 if idle_timeout is not None and time.monotonic() - last_byte > idle_timeout:
                     say(f"no data for {idle_timeout:g} s: stopping")
+                    idle = True
                     break
                 continue
             last_byte = time.monotonic()
+            if not st.bytes and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line
+                data = data[3:]
+                st.bytes += 3
             st.bytes += len(data)
-            buf = partial + data
-            cut = buf.rfind(b"\n")
-            if cut < 0:
-                partial = buf
+            raw, partial, after_cr = take_lines(partial + data, after_cr)
+            if not raw:
                 continue
-            partial = buf[cut + 1:]
-            text = buf[: cut + 1].decode(proto.encoding, errors="replace")
-            lines = text.split("\n")[:-1]
+            lines = b"\n".join(raw).decode(proto.encoding, errors="replace").split("\n")
             st.lines += len(lines)
             emit(*dec.feed(lines))
-        if partial and src.ended:  # the stream ended inside a line (stopped otherwise, the rest of the line was never read)
+        if partial and src.ended:  # the stream ended inside a line: the line is read as it is
             st.lines += 1
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
+        elif partial and idle:  # the controller went silent inside a line: a truncated message
+            _reject_cut(dec, emit, st, partial, proto, f"line cut off: no line end within --idle-timeout {idle_timeout:g} s")
+        elif partial:  # a stop asked for: these bytes are the start of what was not read
+            say(f"{len(partial)} byte(s) of a line whose end had not arrived when the recording stopped were not read: {_short(partial, proto)}")
         _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
     except KeyboardInterrupt:  # Ctrl-C is a stop like the others: the running game with its result is written, then the caller is told
+        if partial:
+            say(f"{len(partial)} byte(s) of a line whose end had not arrived at Ctrl-C were not read: {_short(partial, proto)}")
         _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
         raise
     finally:
         src.close()
         writer.close()
+        _end_session(Path(out), st, say)
     return st
+
+
+def _refuse_utf16(path: str) -> None:
+    """A capture file that starts with a UTF-16 byte-order mark cannot be the controller's bytes: an input error (as certify says)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+    except OSError:
+        return  # (opening it says why)
+    if head in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError(f"{path}: the capture file is UTF-16 (a byte-order mark at byte 0), not the controller's bytes; "
+                         "save it as ASCII or UTF-8 and record that")
+
+
+def _reject_cut(dec: LiveDecoder, emit, st: RecordStats, partial: bytes, proto: Protocol, why: str) -> None:
+    """The bytes of a line whose end never came: counted as a line and rejected with ``why``."""
+    st.lines += 1
+    emit([], [dec.reject_fragment(partial.decode(proto.encoding, errors="replace"), why)])
+
+
+def _short(partial: bytes, proto: Protocol) -> str:
+    text = partial.decode(proto.encoding, errors="replace")
+    return repr(text if len(text) <= 60 else text[:60] + "...")
 
 
 def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
@@ -628,23 +722,118 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
             "not written; a restart writes it when it ends")
 
 
-def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after) -> None:
+def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after, capture: dict | None = None) -> list[str]:
     """Provenance beside the log (``OUT.json``): the protocol (with its assumed units) and, per
-    recording session, the source, line settings, start time and the spin it resumed after."""
+    recording session, the source, line settings, start time, the spin it resumed after and, for a
+    capture file, its size and SHA-256 (``capture``) when the session began.
+
+    Returns notes for the user: an existing ``OUT.json`` that cannot be read is kept aside
+    (``OUT.json.unreadable``), never overwritten; the new file is written whole (then renamed).
+    """
+    import json
+
+    side = out.with_name(out.name + ".json")
+    notes: list[str] = []
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        kept = _aside(side)
+        notes.append(f"{side} cannot be read ({getattr(exc, 'strerror', None) or exc}): kept as {kept} with the earlier sessions' "
+                     "provenance; a new one is written")
+        meta = {}
+    meta["protocol"] = proto.describe()
+    line = None if capture else dict(settings)  # a capture file is read as it is: no line settings applied
+    meta.setdefault("sessions", []).append({"source": str(source), "serial": line, "started_utc": utc_now(),
+                                            "resumed_after_spin": None if not resumed_after else int(resumed_after[0]),
+                                            **({"capture": capture} if capture else {})})
+    tmp = side.with_name(side.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        os.replace(tmp, side)
+    except OSError as exc:
+        raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
+    return notes
+
+
+def _end_session(out: Path, st: RecordStats, say) -> None:
+    """Write the session's counts into its entry of ``OUT.json`` (the last one): rows written, void, lines read, rejected,
+    disconnects and the end time. A session without them (a crash) wrote an unknown number of rows."""
     import json
 
     side = out.with_name(out.name + ".json")
     try:
-        meta = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
-    except (OSError, ValueError):
-        meta = {}
-    meta["protocol"] = proto.describe()
-    meta.setdefault("sessions", []).append({"source": str(source), "serial": dict(settings), "started_utc": utc_now(),
-                                            "resumed_after_spin": None if not resumed_after else int(resumed_after[0])})
+        meta = json.loads(side.read_text(encoding="utf-8"))
+        meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
+                                     "rejected": st.rejected, "disconnects": st.disconnects})
+        tmp = side.with_name(side.name + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        os.replace(tmp, side)
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
+        say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")
+
+
+def _capture_identity(path: str) -> dict:
+    """``{"bytes": size, "sha256": hex}`` of a capture file as it is now."""
+    import hashlib
+
+    h, n = hashlib.sha256(), 0
     try:
-        side.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+                n += len(chunk)
     except OSError as exc:
-        raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
+        raise InputError(f"{path}: cannot read the capture file: {exc.strerror or exc}") from None
+    return {"bytes": n, "sha256": h.hexdigest()}
+
+
+def _prefix_sha256(path: str, n: int) -> str:
+    import hashlib
+
+    h, left = hashlib.sha256(), n
+    with open(path, "rb") as fh:
+        while left and (chunk := fh.read(min(left, 1 << 20))):
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()
+
+
+def _refuse_recorded_again(out: Path, source: str, capture: dict) -> None:
+    """A capture file whose first bytes are a capture already recorded into ``out`` (the same file, or it grown since):
+    recording it again would write its games a second time as new spins. An input error naming the earlier session."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        has_rows = out.is_file() and out.stat().st_size > 0  # (a FIFO, or a log emptied since, holds none of the games)
+        sessions = json.loads(side.read_text(encoding="utf-8")).get("sessions", []) if side.exists() and has_rows else []
+    except (OSError, ValueError, AttributeError):
+        return  # (an unreadable provenance file is kept aside and said by _note_session)
+    for k, ses in enumerate(sessions, 1):
+        old = ses.get("capture") if isinstance(ses, dict) else None
+        if not isinstance(old, dict) or not 0 < int(old.get("bytes", 0)) <= capture["bytes"] or ses.get("rows_written") == 0:
+            continue  # (a session that wrote no row put none of the capture's games into the log)
+        if _prefix_sha256(source, int(old["bytes"])) == old.get("sha256"):
+            same = "the whole file" if old["bytes"] == capture["bytes"] else f"its first {int(old['bytes']):,} bytes"
+            raise InputError(f"{source}: already recorded into {out} ({same}, sha256 {old['sha256'][:16]}…: session {k}, from "
+                             f"{ses.get('source')}, started {ses.get('started_utc')}): recording it again would write its games a second "
+                             "time as new spins; record it into a new --out file")
+
+
+def _aside(path: Path) -> Path:
+    """Rename ``path`` to the first free ``PATH.unreadable``, ``PATH.unreadable-2``, ...; returns the new name."""
+    k = 1
+    while True:
+        dest = path.with_name(path.name + (".unreadable" if k == 1 else f".unreadable-{k}"))
+        if not dest.exists():
+            try:
+                os.replace(path, dest)
+            except OSError as exc:
+                raise StorageError(f"{path}: cannot be read, and cannot be kept aside as {dest}: {exc.strerror or exc}") from None
+            return dest
+        k += 1
 
 
 def _sleep(seconds: float, stop) -> None:

@@ -58,6 +58,9 @@ class LogWatch:
         Rows not counted because they repeat a spin already counted: same table and ``spin_id``
         with the same result (an exact duplicate, e.g. the old rows of a log that an exporter
         rewrote whole: truncated, then written again with the new rows appended).
+    void : int
+        Void spins (rows marked void: no result; excluded from the detectors), each counted once: by table and
+        ``spin_id`` when the log has ids (a void row exported again is not counted again), as read otherwise.
     conflicts : int
         Rows not counted because their ``spin_id`` was already counted in the same table with
         another result (each reported in a ``"note"`` event, the first 20 in full).
@@ -87,7 +90,9 @@ class LogWatch:
         self.rejected = 0
         self.repeated = 0
         self.conflicts = 0
+        self.void = 0
         self._seen: dict[str, _Counted] = {}  # table -> the spins counted, by spin_id
+        self._void_seen: dict[str, _Counted] = {}  # table -> the void spins counted, by spin_id
         self.lost: list[str] = []
         self._tail: dict[str, tuple[int, int, int]] = {}  # table -> (last whole-number id, its constant step, run of that step)
         self._after_rotation: set[str] = set()  # tables whose first id after a rotation is still to be compared
@@ -138,6 +143,7 @@ class LogWatch:
                 tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [self.path.stem]
             if rows.spin_id is not None:
                 self._id_gaps(events, rows, tcodes, tnames, line)
+            self._count_void(rows, tcodes, tnames)
             used, first_at = np.unique(tcodes[ok], return_index=True)
             for c in used[np.argsort(first_at)].tolist():  # tables in order of appearance (a handful)
                 tname = tnames[c] or "(no table)"
@@ -213,6 +219,25 @@ class LogWatch:
                 f"e.g. the old rows of a log rewritten whole): not counted again")))
         return sel[keep]
 
+
+    def _count_void(self, rows, tcodes: np.ndarray, tnames: list) -> None:
+        """Count the void rows of a chunk (see ``void``): once per table and spin_id, or as read when the log has no ids."""
+        v = np.flatnonzero(rows.void)
+        if not v.size:
+            return
+        if rows.spin_id is None:
+            self.void += int(v.size)
+            return
+        for c in arrayops.unique(tcodes[v]).tolist():  # tables (a handful)
+            sel = v[tcodes[v] == c]
+            seen = self._void_seen.setdefault(tnames[c] or "(no table)", _Counted())
+            raw, num, is_num, no_id = whole_number_ids(rows.spin_id, sel)
+            ids = np.unique(num[is_num].astype(np.int64))
+            fresh = ids[seen.lookup(ids) < 0]
+            seen.add(fresh, np.zeros(fresh.size, dtype=np.int16))
+            text = {raw[i].as_py() for i in np.flatnonzero(~is_num & ~no_id).tolist()} - seen.text.keys()  # text ids (rare)
+            seen.text.update(dict.fromkeys(text, 0))
+            self.void += int(fresh.size) + len(text) + int(np.count_nonzero(no_id))
 
     def _id_gaps(self, events: list[Event], rows, tcodes: np.ndarray, tnames: list, line: np.ndarray) -> None:
         """:meth:`_id_gap` for every table of a chunk, on the whole-number ids of all its rows in
