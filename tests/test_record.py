@@ -620,3 +620,28 @@ def test_a_log_rotated_while_recording_goes_on_in_a_new_file_at_its_path(tmp_pat
     assert [r["spin_id"] for r in csv.DictReader((tmp_path / "rot.csv.1").open())] == ["1"]
     assert [r["spin_id"] for r in csv.DictReader(log.open())] == ["2"]
     assert any("renamed or deleted" in n and "spin 2" in n for n in w.notes)
+
+
+def test_a_capture_without_timestamps_gives_no_times(tmp_path, cli):
+    """A capture file without the capture program's timestamps (ss2: bare messages) says nothing of when its games ran:
+    every row took the time the file was read (all 7 at one instant of the day it was recorded), and a certification of
+    the log stated that as its data period. The log has no timestamp column then, and says why."""
+    out = tmp_path / "w.csv"
+    res = cli("record", shared_file(*SS2), "--out", out)
+    assert res.exit_code == 0, res.output
+    header = out.read_text().splitlines()[0].split(",")
+    assert "timestamp" not in header and header[:2] == ["spin_id", "game"]
+    assert "no timestamps" in res.output
+    rows = list(csv.DictReader(out.open()))
+    assert [r["result"] for r in rows] == ["27", "16", "6", "3", "10", "0", ""]
+    res = cli("certify", out, "--seed", "1", "--json", "--no-plots", "--out", tmp_path / "rep")
+    rep = __import__("json").loads(res.output)
+    assert rep.get("period") is None and rep["inputs"][0]["rejected"] == 0  # no data period claimed, no row lost
+
+
+def test_a_capture_with_timestamps_gives_its_own(tmp_path):
+    """The self-test capture's prefixes carry the controller's times: the log keeps them (not the reading time)."""
+    out = tmp_path / "w.csv"
+    record(str(shared_file("data", "wheel-controller-serial", "selftest-capture.log")), out, PROTO)
+    rows = list(csv.DictReader(out.open()))
+    assert rows and all(r["timestamp"].startswith("2025-") for r in rows), rows[:3]  # (the capture spans Sep-Nov 2025)

@@ -86,10 +86,14 @@ class LiveDecoder:
         Source name for notes.
     last : tuple (spin_id, game, result, void) or None
         The log's last row when resuming.
+    clock : bool
+        A game whose deciding line has no timestamp of the capture program gets the time its line arrived (a live
+        source); False (a capture file read now): none.
     """
 
-    def __init__(self, proto: Protocol, name: str = "stream", last: tuple | None = None):
+    def __init__(self, proto: Protocol, name: str = "stream", last: tuple | None = None, clock: bool = True):
         self.proto = proto
+        self.clock = clock  # a game without its capture's timestamp gets the time its line arrived (a live source), else none
         self.name = name
         self.lines: list[str] = []
         self.line_no: list[int] = []
@@ -184,9 +188,9 @@ class LiveDecoder:
         for i in np.flatnonzero(which).tolist():
             ln = int(g.line[i])
             try:
-                ts = g.timestamp[i] if g.timestamp is not None and g.timestamp[i] else self.when[self.line_no.index(ln)]
+                ts = g.timestamp[i] if g.timestamp is not None and g.timestamp[i] else self.when[self.line_no.index(ln)] if self.clock else ""
             except ValueError:
-                ts = self.when[-1]
+                ts = self.when[-1] if self.clock else ""
             out.append(Spin(int(g.spin_id[i]), int(g.game[i]), ts, str(g.result[i]), bool(g.void[i]), str(g.reason[i]), str(g.direction[i]),
                             float(g.rotor_speed[i]), ln))
             self.emitted = int(g.spin_id[i])
@@ -268,13 +272,17 @@ class SpinLogWriter:
         header must be this writer's).
     table : str, optional
         A ``table`` column with this value.
+    timed : bool
+        The source tells when each game ran (a live line, or a capture with its capture program's timestamps): the log
+        has a ``timestamp`` column. A capture file of bare messages does not: its log has none (the time the file was read
+        is not the games' time).
     """
 
-    def __init__(self, path: Path, table: str | None = None, fsync: bool = True):
+    def __init__(self, path: Path, table: str | None = None, fsync: bool = True, timed: bool = True):
         self.path = Path(path)
         self.table = table
         self.fsync = fsync
-        self.columns = COLUMNS + (("table",) if table is not None else ())
+        self.columns = tuple(c for c in COLUMNS if timed or c != "timestamp") + (("table",) if table is not None else ())
         self.notes: list[str] = []
         self.last: tuple | None = None
         self._open()
@@ -309,7 +317,8 @@ class SpinLogWriter:
             have = [c.strip().lower() for c in head.split(",")]
             if have != list(self.columns):
                 raise InputError(f"{p}: not a log this recorder wrote (header {head[:120]!r}; expected {','.join(self.columns)}); "
-                                 "record into a new file or give the same --table as before")
+                                 "record into a new file or give the same --table as before (a capture file without timestamps "
+                                 "makes a log without a timestamp column, a live line or a capture with them one with it)")
             size = fh.seek(0, os.SEEK_END)
             back = min(size, 1 << 16)
             fh.seek(size - back)
@@ -350,10 +359,11 @@ class SpinLogWriter:
         """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation."""
         self._follow_path(s.spin_id)
         buf = io.StringIO()
-        row = [s.spin_id, f"{s.game:03d}", s.timestamp, s.result, "true" if s.void else "false", s.void_reason, s.direction,
-               "" if np.isnan(s.rotor_speed) else f"{s.rotor_speed:g}"]
-        if self.table is not None:
-            row.append(safe_cell(self.table))  # (--table '=T1': rngcert reads its own quote-prefixed table cell back)
+        cells = {"spin_id": s.spin_id, "game": f"{s.game:03d}", "timestamp": s.timestamp, "result": s.result,
+                 "void": "true" if s.void else "false", "void_reason": s.void_reason, "direction": s.direction,
+                 "rotor_speed": "" if np.isnan(s.rotor_speed) else f"{s.rotor_speed:g}",
+                 "table": None if self.table is None else safe_cell(self.table)}  # (--table '=T1': read back as written)
+        row = [cells[c] for c in self.columns]
         csv.writer(buf, lineterminator="\n").writerow(row)
         try:
             self.fh.write(buf.getvalue())
@@ -551,7 +561,12 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         _refuse_utf16(source)
         capture = _capture_identity(source)
         _refuse_recorded_again(Path(out), source, capture)
-    writer = SpinLogWriter(out, table, fsync=src.kind != "file")  # a saved capture can be read again: flushed, not fsync'ed per row
+    timed = capture is None or _capture_timed(source, proto)
+    # a saved capture can be read again: flushed, not fsync'ed per row
+    writer = SpinLogWriter(out, table, fsync=src.kind != "file", timed=timed)
+    if not timed:
+        say(f"{source}: the capture has no timestamps (no capture program's prefix): the log has no timestamp column "
+            "(the time the file is read now is not when its games ran)")
     for n in writer.notes:
         say(n)
         st.notes.append(n)
@@ -559,7 +574,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
         say(n)
         st.notes.append(n)
-    dec = LiveDecoder(proto, str(source), writer.last)
+    dec = LiveDecoder(proto, str(source), writer.last, clock=capture is None)
     if writer.last:
         say(f"resuming {out} after spin {writer.last[0]} (game {writer.last[1]:0{proto.game_digits}d})")
     partial = b""
@@ -674,6 +689,22 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         writer.close()
         _end_session(Path(out), st, say)
     return st
+
+
+def _capture_timed(path: str, proto: Protocol, head: int = 1 << 20) -> bool:
+    """Whether a capture file's lines carry the capture program's timestamps (the protocol's ``[prefix]`` with its
+    ``timestamp`` group, on a line of its first ``head`` bytes)."""
+    import re
+
+    if not proto.prefix or "(?P<timestamp>" not in proto.prefix:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(head).decode(proto.encoding, errors="replace")
+    except OSError:
+        return True  # (reading it says why)
+    pattern = re.compile(proto.prefix)
+    return any((m := pattern.match(ln)) is not None and m.group("timestamp") for ln in re.split(r"\r\n|\r|\n", text))
 
 
 def _refuse_utf16(path: str) -> None:
