@@ -645,3 +645,16 @@ def test_a_capture_with_timestamps_gives_its_own(tmp_path):
     record(str(shared_file("data", "wheel-controller-serial", "selftest-capture.log")), out, PROTO)
     rows = list(csv.DictReader(out.open()))
     assert rows and all(r["timestamp"].startswith("2025-") for r in rows), rows[:3]  # (the capture spans Sep-Nov 2025)
+
+
+
+def test_a_capture_file_that_ends_inside_a_game_says_what_becomes_of_it(tmp_path, cli):
+    """At the end of a capture file the running game is not written (a capture that continues it may follow: recorded
+    into the same log, it writes the game when it ends), but the message said 'a restart writes it when it ends', which a
+    capture file never gets (recorded again, it is refused); and certify of the capture alone counts that game void.
+    The message says both."""
+    cap = shared_file("data", "wheel-controller-serial", "selftest-capture.log")
+    res = cli("record", cap, "--out", tmp_path / "w.csv")
+    assert res.exit_code == 0, res.output
+    assert "a restart writes it" not in res.output
+    assert "the capture file ends inside it" in res.output and "certify of this capture counts it void" in res.output

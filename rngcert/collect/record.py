@@ -678,7 +678,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             _reject_cut(dec, emit, st, partial, proto, f"line cut off: no line end within --idle-timeout {idle_timeout:g} s")
         elif partial:  # a stop asked for: these bytes are the start of what was not read
             say(f"{len(partial)} byte(s) of a line whose end had not arrived when the recording stopped were not read: {_short(partial, proto)}")
-        _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
+        _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins, capture_end=src.kind == "file" and src.ended)
     except KeyboardInterrupt:  # Ctrl-C is a stop like the others: the running game with its result is written, then the caller is told
         if partial:
             say(f"{len(partial)} byte(s) of a line whose end had not arrived at Ctrl-C were not read: {_short(partial, proto)}")
@@ -730,9 +730,11 @@ def _short(partial: bytes, proto: Protocol) -> str:
     return repr(text if len(text) <= 60 else text[:60] + "...")
 
 
-def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
+def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool, capture_end: bool = False) -> None:
     """When the recording stops: the running game is written when it has its result (or is void already), unless
-    ``full`` (--max-spins rows written); otherwise it is said not written."""
+    ``full`` (--max-spins rows written); otherwise it is said not written, and (``capture_end``: a capture file read
+    to its end) what becomes of it: a capture that continues it, recorded into the same log, writes it when it ends;
+    certify of this capture alone counts it void."""
     run = dec.running
     if run is None:
         return
@@ -749,8 +751,9 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool) -> None:
         say(f"game {gg} {what} when the recording stopped, before it ended: written now")
         emit(now, [])
     else:
-        say(f"game {gg} was running when the recording stopped (state {int(run.first_state[-1])} first seen): "
-            "not written; a restart writes it when it ends")
+        later = ("the capture file ends inside it; a capture that continues it, recorded into this log, writes it when it ends "
+                 "(certify of this capture counts it void: 'the capture ends')" if capture_end else "a restart writes it when it ends")
+        say(f"game {gg} was running when the recording stopped (state {int(run.first_state[-1])} first seen): not written; {later}")
 
 
 def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resumed_after, capture: dict | None = None) -> list[str]:
