@@ -658,3 +658,15 @@ def test_a_capture_file_that_ends_inside_a_game_says_what_becomes_of_it(tmp_path
     assert res.exit_code == 0, res.output
     assert "a restart writes it" not in res.output
     assert "the capture file ends inside it" in res.output and "certify of this capture counts it void" in res.output
+
+
+def test_a_recording_of_no_message_at_all_is_an_input_error(tmp_path, cli):
+    """Every line rejected (another controller's capture, the wrong --protocol): 0 rows and exit 0 said the recording
+    went well. Exit 3, naming the protocol and where the rejected lines are (kept, with their reasons)."""
+    cap = tmp_path / "other.log"
+    cap.write_text("".join(f"GAME {i} RESULT {i % 37}\n" for i in range(40)))
+    out = tmp_path / "w.csv"
+    res = cli("record", cap, "--out", out)
+    assert res.exit_code == 3, res.output
+    assert "none of its 40 lines is a message of protocol slingshot2" in res.output and "w.csv.rejects.csv" in res.output
+    assert len((tmp_path / "w.csv.rejects.csv").read_text().splitlines()) == 41  # header + every line, with its reason

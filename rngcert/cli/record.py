@@ -63,6 +63,7 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     continues; a restarted recorder continues after the log's last spin and does not write that
     game again while the controller repeats its result. A capture file already recorded into
     --out (the same bytes, or that capture grown since) is refused: its games would be written twice.
+    A recording in which no line was a message of the protocol (every one rejected) exits 3.
     """
     if not watch:  # the detector's options: a recording without --watch runs no detector
         refuse_given(("equipment", "alpha", "horizon", "block"), "options of the change detector, which runs only with --watch")
@@ -101,6 +102,12 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
         return
     click.echo(f"record: {st.spins} row(s) written ({st.void} void), {st.lines} line(s) read, {st.rejected} rejected, "
                f"{st.disconnects} disconnect(s), {st.reconnects} reconnect(s)", err=True)
+    if st.lines and st.rejected >= st.lines and not st.spins:  # nothing recorded: not a recording that went well (exit 3)
+        from rngcert.errors import InputError
+
+        check = "--protocol" if Path(source).is_file() else "--protocol and the line settings (--baud, --parity, ...)"
+        raise InputError(f"{source}: none of its {st.lines} lines is a message of protocol {proto.name}: every one rejected, with "
+                         f"its reason, in {Path(str(out) + '.rejects.csv')}; check {check}")
     if detector is not None and detector.alarmed():
         import sys
 
