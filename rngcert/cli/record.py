@@ -102,12 +102,7 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
         return
     click.echo(f"record: {st.spins} row(s) written ({st.void} void), {st.lines} line(s) read, {st.rejected} rejected, "
                f"{st.disconnects} disconnect(s), {st.reconnects} reconnect(s)", err=True)
-    if st.lines and st.rejected >= st.lines and not st.spins:  # nothing recorded: not a recording that went well (exit 3)
-        from rngcert.errors import InputError
-
-        check = "--protocol" if Path(source).is_file() else "--protocol and the line settings (--baud, --parity, ...)"
-        raise InputError(f"{source}: none of its {st.lines} lines is a message of protocol {proto.name}: every one rejected, with "
-                         f"its reason, in {Path(str(out) + '.rejects.csv')}; check {check}")
+    _refuse_nothing_recorded(st, source, out, proto)
     if detector is not None and detector.alarmed():
         import sys
 
@@ -118,6 +113,17 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
                    f"{w.leader}", err=True)
         click.echo(f"  guarantee: {w.guarantee()}", err=True)
         sys.exit(EXIT_ALARM)
+
+
+def _refuse_nothing_recorded(st, source: str, out: Path, proto) -> None:
+    """A recording in which every line was rejected (no message of the protocol) is an input error (exit 3), not a
+    recording that went well: another controller, the wrong --protocol or line settings."""
+    if st.lines and st.rejected >= st.lines and not st.spins:
+        from rngcert.errors import InputError
+
+        check = "--protocol" if Path(source).is_file() else "--protocol and the line settings (--baud, --parity, ...)"
+        raise InputError(f"{source}: none of its {st.lines} lines is a message of protocol {proto.name}: every one rejected, with "
+                         f"its reason, in {Path(str(out) + '.rejects.csv')}; check {check}")
 
 
 class _Detector:
