@@ -433,6 +433,8 @@ def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | No
 
     Rule 3.30 of the UK roulette rules quotes 17.0% for the Roulette Rage minimum odds.
     """
+    if paytable.game == "roulette" and probs is None:
+        _check_zero_pockets(paytable, wheel)
     pr = outcome_probabilities(paytable, wheel, probs)
     total = sum(pr.values())
     if abs(float(total) - 1.0) > 1e-9:
@@ -446,6 +448,30 @@ def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | No
         ev = sum(pr[o] * b.net_return(o) for o in pr)
         out[b.name] = -ev
     return out
+
+
+def _check_zero_pockets(paytable: PayTable, wheel=None) -> None:
+    """Refuse a roulette pay table whose ``zero`` names a pocket that is not a green zero of the wheel it
+    is priced on (rule 3.3 b returns half of an even-money wager when *zero* wins: on a numbered pocket
+    it would misprice every even-money bet).
+
+    Raises
+    ------
+    EquipmentError
+        Naming the pay table's file, the key ``zero``, the pockets and the wheel's zeros.
+    """
+    if wheel is None:
+        if paytable.wheel is None:
+            return  # outcome_probabilities says that a wheel is needed
+        from rngcert.equipment.wheel import load_wheel
+
+        wheel = load_wheel(paytable.wheel)
+    green = [lab for lab, c in zip(wheel.labels, wheel.colours) if c == "green"]
+    bad = [z for z in paytable.params.get("zero", ()) if z not in green]
+    if bad:
+        raise EquipmentError(f"{paytable.path or paytable.id}: zero = {list(paytable.params['zero'])}: {bad} "
+                             f"{'is not a' if len(bad) == 1 else 'are not'} green zero pocket(s) of wheel {wheel.id!r} "
+                             f"(its zeros: {green}); list the wheel's zero(s)")
 
 
 def default_paytable_id(wheel) -> str | None:
