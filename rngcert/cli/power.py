@@ -118,6 +118,8 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
         click.echo(f"power: {res.power:.4f}" + (f" (standard error {d['details']['se']:.4f})" if simulated else ""))
     click.echo(f"{res.test} alone at level {alpha} (not the verdict): " + res.text().split(": ", 1)[1])
     click.echo(d["verdict"]["statement"])
+    if d["verdict"].get("method"):
+        click.echo("  (weighted Holm over the battery's count-based tests, scans at certify's default --resamples 9999; a lower bound)")
 
 
 #: The alternatives whose verdict power is modelled for a plain log (no dealer ids: no dealer signature).
@@ -202,8 +204,8 @@ def _verdict_spins(effect: float, target: float, args: tuple, kw: dict, alpha: f
 
 _VERDICT_DRAWS = 2000
 METHOD_VERDICT = ("probability that the battery returns FAIL (weighted Holm at alpha, each count-based test at its first-step "
-                  "level alpha*w/W, the battery's Monte Carlo rule for the scans), simulated with a fixed seed; a lower bound "
-                  "(order-based tests left out)")
+                  "level alpha*w/W, the battery's Monte Carlo rule for the scans at certify's default --resamples 9999: fewer "
+                  "resamples lower it), simulated with a fixed seed; a lower bound (order-based tests left out)")
 
 
 def _refuse_before(wheel, *, both: bool) -> None:
