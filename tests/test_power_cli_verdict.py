@@ -51,3 +51,13 @@ def test_power_refuses_an_absurd_effect(cli, effect):
     """--effect 1e308 ended in 'internal error (ZeroDivisionError)' (exit 1)."""
     res = cli("power", "--effect", effect, "--spins", "1000")
     assert res.exit_code == 3 and "effect" in res.output and "at most 100" in res.output and "internal" not in res.output
+
+
+@pytest.mark.parametrize("args", [("--spins", "1000000000000"), ("--spins", "1000000000000", "--effect", "0.001"), ("--effect", "0.001")])
+def test_power_of_a_huge_sample_is_not_an_internal_error(cli, args):
+    """The verdict's power at 10^12 spins tried to allocate the max count's exact law (7 TiB: MemoryError, exit 1);
+    it is computed up to 10^7 spins and said so beyond."""
+    res = cli("power", *args, "--json")
+    assert res.exit_code == 0, res.output
+    v = json.loads(res.output)["verdict"]
+    assert "10,000,000" in v["statement"] and (v["power"] is None or v["n"] is None)

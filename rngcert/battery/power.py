@@ -263,6 +263,8 @@ def _pct(e: float) -> str:
 
 #: Seed of the fair sample whose battery run gives the levels of a planned test (:func:`planned_levels`).
 PLAN_ENTROPY = 20261204
+#: Largest fair sample run for the levels (a 10^12-spin plan must not allocate 10^12 spins).
+PLAN_MAX_SAMPLE = 200_000
 
 
 def planned_levels(wheel, n: int, alpha: float) -> tuple[tuple, tuple]:
@@ -275,7 +277,7 @@ def planned_levels(wheel, n: int, alpha: float) -> tuple[tuple, tuple]:
     wheel : rngcert.equipment.wheel.Wheel
         A wheel whose arrangement is known (the tests need wheel positions).
     n : int
-        Spins of the planned log.
+        Spins of the planned log (the fair sample has at most :data:`PLAN_MAX_SAMPLE`).
     alpha : float
         Certification level.
 
@@ -292,7 +294,8 @@ def planned_levels(wheel, n: int, alpha: float) -> tuple[tuple, tuple]:
     space = wheel.position_space()
     from rngcert.seeding import stream
 
-    x = stream(PLAN_ENTROPY, "planned-levels").integers(0, space.m, int(n)).astype(np.int16)
+    size = min(int(n), PLAN_MAX_SAMPLE)  # the count tests' applicability does not change above this (5 spins a pocket)
+    x = stream(PLAN_ENTROPY, "planned-levels").integers(0, space.m, size).astype(np.int16)
     data = WheelData(x, space)
     out = WHEEL.run(data, entropy=PLAN_ENTROPY, alpha=alpha, n_resamples=99)
     cats = _categories(out, data, stated_start(data))

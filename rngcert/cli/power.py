@@ -155,6 +155,10 @@ def _verdict_power(wheel, res, *, alpha: float, target: float, effect: float | N
         return {"statement": f"verdict: the probability that certify returns FAIL is not computed here ({why}); "
                              "the line above is one test alone, at the unadjusted level", "power": None}
     floor = MIN_PER_OUTCOME * wheel.k  # fewer spins: certify is INCONCLUSIVE (too few to certify), never FAIL
+    if spins is not None and spins > _VERDICT_MAX_N:
+        return {"statement": f"verdict: the probability that certify returns FAIL is computed up to {_VERDICT_MAX_N:,} spins "
+                             f"(the max count's exact law at {spins:,} would not fit in memory); the line above is one test alone",
+                "power": None}
     n_levels = max(floor, spins if spins is not None else (res.n or 100 * wheel.k))
     levels, cats = planned_levels(wheel, n_levels, alpha)
     d = {"method": METHOD_VERDICT, "levels": dict(levels), "alpha": alpha, "min_spins": floor}
@@ -195,14 +199,15 @@ def _verdict_spins(effect: float, target: float, args: tuple, kw: dict, alpha: f
     """The spins at which certify FAILs with probability ``target`` at ``effect`` (to about 1%), at least ``floor``."""
     from rngcert.stats import verdict_power as vp
 
-    n = vp.spins_needed_for_verdict(effect, *args, power=target, n_alt=_VERDICT_DRAWS, **kw)
+    n = vp.spins_needed_for_verdict(effect, *args, power=target, n_alt=_VERDICT_DRAWS, max_n=_VERDICT_MAX_N, **kw)
     n = None if n is None else max(n, floor)
     return {"power": target, "n": n, "effect": effect,
             "statement": f"verdict: certify returns FAIL with probability {target:.0%} at effect {effect:g} with "
-                         + (f"{n} spins" if n is not None else "no sample size up to 10^9 spins") + f" (alpha={alpha}; to about 1%)"}
+                         + (f"{n} spins" if n is not None else f"no sample size up to {_VERDICT_MAX_N:,} spins") + f" (alpha={alpha}; to about 1%)"}
 
 
 _VERDICT_DRAWS = 2000
+_VERDICT_MAX_N = 10**7  #: largest sample whose verdict power is computed (the max count's exact law holds ~n floats)
 METHOD_VERDICT = ("probability that the battery returns FAIL (weighted Holm at alpha, each count-based test at its first-step "
                   "level alpha*w/W, the battery's Monte Carlo rule for the scans at certify's default --resamples 9999: fewer "
                   "resamples lower it), simulated with a fixed seed; a lower bound (order-based tests left out)")
