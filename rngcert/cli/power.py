@@ -119,7 +119,8 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
     click.echo(f"{res.test} alone at level {alpha} (not the verdict): " + res.text().split(": ", 1)[1])
     click.echo(d["verdict"]["statement"])
     if d["verdict"].get("method"):
-        click.echo("  (weighted Holm over the battery's count-based tests, scans at certify's default --resamples 9999; a lower bound)")
+        click.echo("  (weighted Holm over the battery's count-based tests on a log without dealer ids or release pockets (with them the "
+                   "dealer signature joins the family and the levels shrink), scans at certify's default --resamples 9999; a lower bound)")
 
 
 #: The alternatives whose verdict power is modelled for a plain log (no dealer ids: no dealer signature).
@@ -208,7 +209,8 @@ def _verdict_spins(effect: float, target: float, args: tuple, kw: dict, alpha: f
 
 _VERDICT_DRAWS = 2000
 _VERDICT_MAX_N = 10**7  #: largest sample whose verdict power is computed (the max count's exact law holds ~n floats)
-METHOD_VERDICT = ("probability that the battery returns FAIL (weighted Holm at alpha, each count-based test at its first-step "
+METHOD_VERDICT = ("probability that the battery returns FAIL on a log without dealer ids or release pockets (weighted Holm at "
+                  "alpha, each count-based test at its first-step "
                   "level alpha*w/W, the battery's Monte Carlo rule for the scans at certify's default --resamples 9999: fewer "
                   "resamples lower it), simulated with a fixed seed; a lower bound (order-based tests left out)")
 
