@@ -54,7 +54,9 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
     With --effect: the spins the test needs to detect that bias with the required power at
     level alpha. With --spins: the smallest effect it detects. With both: the power.
     The output says whether the power comes from the non-central chi-square law or from a
-    seeded simulation.
+    seeded simulation. Each answer is given for the test alone at level alpha and, on the
+    'verdict:' line (--json: "verdict"), for the verdict: the probability that certify returns
+    FAIL (weighted Holm over the battery, each test at a fraction of alpha).
     """
     from rngcert.equipment.wheel import load_wheel
     from rngcert.stats import power as pw
