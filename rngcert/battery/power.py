@@ -259,3 +259,45 @@ def _pct(e: float) -> str:
     if not math.isfinite(e):
         return "more than +5000%"
     return f"+{e:.0%}" if e >= 0.1 else f"+{e:.1%}"
+
+
+#: Seed of the fair sample whose battery run gives the levels of a planned test (:func:`planned_levels`).
+PLAN_ENTROPY = 20261204
+#: Largest fair sample run for the levels (a 10^12-spin plan must not allocate 10^12 spins).
+PLAN_MAX_SAMPLE = 200_000
+
+
+def planned_levels(wheel, n: int, alpha: float) -> tuple[tuple, tuple]:
+    """First-step Holm levels of the count-based tests, and the outside-bet partitions, that the
+    battery applies to a plain log of ``n`` spins of ``wheel`` (no dealer ids, release pockets or
+    rotor speeds), from its run on a seeded fair sample of that size.
+
+    Parameters
+    ----------
+    wheel : rngcert.equipment.wheel.Wheel
+        A wheel whose arrangement is known (the tests need wheel positions).
+    n : int
+        Spins of the planned log (the fair sample has at most :data:`PLAN_MAX_SAMPLE`).
+    alpha : float
+        Certification level.
+
+    Returns
+    -------
+    levels : tuple of (str, float)
+        ``(test, alpha * w / W)`` for the count-based tests (:data:`rngcert.stats.verdict_power.COUNT_TESTS`
+        and the outside-bet chi-squares), as :func:`verdict_power_statement` uses them.
+    categories : tuple of (str, tuple of int)
+        The outside-bet partitions, rotated so that the model's biased block is the first numbered pocket.
+    """
+    from rngcert.battery.wheel import WHEEL
+
+    space = wheel.position_space()
+    from rngcert.seeding import stream
+
+    size = min(int(n), PLAN_MAX_SAMPLE)  # the count tests' applicability does not change above this (5 spins a pocket)
+    x = stream(PLAN_ENTROPY, "planned-levels").integers(0, space.m, size).astype(np.int16)
+    data = WheelData(x, space)
+    out = WHEEL.run(data, entropy=PLAN_ENTROPY, alpha=alpha, n_resamples=99)
+    cats = _categories(out, data, stated_start(data))
+    levels = tuple(sorted((t, a) for t, a in _levels(out, alpha).items() if t in vp.COUNT_TESTS or t in dict(cats)))
+    return levels, cats

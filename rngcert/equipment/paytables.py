@@ -384,17 +384,36 @@ def outcome_probabilities(paytable: PayTable, wheel=None, probs: Mapping[str, ob
         if paytable.wheel is None:
             raise InputError(f"pay table {paytable.id!r} names no wheel; pass wheel=")
         wheel = load_wheel(paytable.wheel)
+    _check_wheel_kind(paytable, wheel)
     k = wheel.k
     if paytable.game == "roulette":
         return {lab: Fraction(1, k) for lab in wheel.labels}
     if paytable.game == "money-wheel":
         return {s: Fraction(c, k) for s, c in zip(wheel.symbols, wheel.symbol_counts)}
     # roulette-rage: same-colour probability of a fair wheel (red and black have equal counts)
-    if wheel.kind != "roulette":
-        raise InputError(f"Roulette Rage needs a roulette wheel, got {wheel.id!r}")
     p = Fraction(sum(c == "red" for c in wheel.colours), k)
     law = rage_run_length_law(p, int(paytable.params["max_run"]))
     return {str(j): v for j, v in enumerate(law)}
+
+
+def _check_wheel_kind(paytable: PayTable, wheel) -> None:
+    """Refuse a pay table priced on a wheel of another kind, and Roulette Rage on a wheel whose red and black
+    counts differ (its run-length law takes one same-colour probability for runs of either colour).
+
+    Raises
+    ------
+    EquipmentError
+        Naming the pay table, the wheel and the reason.
+    """
+    want = "money-wheel" if paytable.game == "money-wheel" else "roulette"
+    if wheel.kind != want:
+        raise EquipmentError(f"{paytable.path or paytable.id}: a {paytable.game} pay table needs a {want} wheel; "
+                             f"wheel {wheel.id!r} is a {wheel.kind} wheel")
+    if paytable.game == "roulette-rage":
+        red, black = (sum(c == colour for c in wheel.colours) for colour in ("red", "black"))
+        if red != black:
+            raise EquipmentError(f"{paytable.path or paytable.id}: Roulette Rage on wheel {wheel.id!r} with {red} red and {black} black "
+                                 "numbers: its run-length law assumes as many red as black numbers (003 rule 3.5)")
 
 
 def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | None = None) -> dict[str, object]:
@@ -433,6 +452,8 @@ def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | No
 
     Rule 3.30 of the UK roulette rules quotes 17.0% for the Roulette Rage minimum odds.
     """
+    if paytable.game == "roulette" and probs is None:
+        _check_zero_pockets(paytable, wheel)
     pr = outcome_probabilities(paytable, wheel, probs)
     total = sum(pr.values())
     if abs(float(total) - 1.0) > 1e-9:
@@ -446,6 +467,32 @@ def house_edges(paytable: PayTable, wheel=None, probs: Mapping[str, object] | No
         ev = sum(pr[o] * b.net_return(o) for o in pr)
         out[b.name] = -ev
     return out
+
+
+def _check_zero_pockets(paytable: PayTable, wheel=None) -> None:
+    """Refuse a roulette pay table whose ``zero`` names a pocket that is not a green zero of the wheel it
+    is priced on (rule 3.3 b returns half of an even-money wager when *zero* wins: on a numbered pocket
+    it would misprice every even-money bet).
+
+    Raises
+    ------
+    EquipmentError
+        Naming the pay table's file, the key ``zero``, the pockets and the wheel's zeros.
+    """
+    if wheel is None:
+        if paytable.wheel is None:
+            return  # outcome_probabilities says that a wheel is needed
+        from rngcert.equipment.wheel import load_wheel
+
+        wheel = load_wheel(paytable.wheel)
+    if wheel.kind != "roulette":
+        return  # the bets' pockets are not on it: house_edges says so
+    green = [lab for lab, c in zip(wheel.labels, wheel.colours) if c == "green"]
+    bad = [z for z in paytable.params.get("zero", ()) if z not in green]
+    if bad:
+        raise EquipmentError(f"{paytable.path or paytable.id}: zero = {list(paytable.params['zero'])}: {bad} "
+                             f"{'is not a' if len(bad) == 1 else 'are not'} green zero pocket(s) of wheel {wheel.id!r} "
+                             f"(its zeros: {green}); list the wheel's zero(s)")
 
 
 def default_paytable_id(wheel) -> str | None:

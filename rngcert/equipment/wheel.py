@@ -461,6 +461,27 @@ def _roulette_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, s
     return Wheel(wid, name, kind, source, tuple(labels), (), (), colours, aliases, where)
 
 
+def _counts_agree(declared, count: Counter, where: str) -> None:
+    """A file giving both ``sections`` and ``[segment_counts]``: the counts must be those of the sections
+    (the arrangement is what is certified; a contradicting count is refused, not ignored).
+
+    Raises
+    ------
+    EquipmentError
+        Naming the file, ``segment_counts``, and each symbol whose count differs.
+    """
+    if declared is None:
+        return
+    if not isinstance(declared, dict):
+        raise EquipmentError(f"{where}: segment_counts must be a table of symbol = count, got {declared!r}")
+    given = {str(k).strip(): v for k, v in declared.items()}
+    diff = [f"{sym} {given.get(sym, 0)!r} (sections: {count.get(sym, 0)})" for sym in sorted(set(given) | set(count))
+            if given.get(sym, 0) != count.get(sym, 0)]
+    if diff:
+        raise EquipmentError(f"{where}: segment_counts contradict the sections listed: " + ", ".join(diff[:20])
+                             + "; give the arrangement (sections) alone, or counts that agree with it")
+
+
 def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str, source: str, aliases: dict) -> Wheel:
     """A money wheel: its sections in wheel order, or its [segment_counts], checked."""
     if "sections" in doc:
@@ -474,6 +495,7 @@ def _money_wheel_from_dict(doc: dict, where: str, wid: str, name: str, kind: str
                                  "as under [segment_counts]")
         symbols = sorted(count, key=lambda s: -count[s])  # most sections first; ties keep wheel order (stable)
         counts = tuple(count[s] for s in symbols)
+        _counts_agree(doc.get("segment_counts"), count, where)
         return Wheel(wid, name, kind, source, tuple(labels), tuple(symbols), counts, (), aliases, where)
     if "segment_counts" in doc:
         sc = _req(doc, "segment_counts", where, dict)

@@ -186,6 +186,9 @@ def _effect_iv(kind, width, effect, k):
             raise InputError(f"harmonic amplitude must be in (0, 1), got {effect!r}")
     elif not effect > 0:
         raise InputError(f"effect (relative excess, 0.1 = +10%) must be > 0, got {effect!r}")
+    elif effect > _MAX_EFFECT:  # beyond the searched range; 1e16 and up broke the non-central moments (division by zero)
+        raise InputError(f"effect (relative excess) must be at most {_MAX_EFFECT:g} (+{_MAX_EFFECT:,.0%}: the biased pocket(s) "
+                         f"{_MAX_EFFECT + 1:g} times as likely as fair), got {effect!r}")
     if width >= k:
         raise InputError(f"sector width {width} must be smaller than the number of positions k={k}")
 
