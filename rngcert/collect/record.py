@@ -782,13 +782,20 @@ def _note_session(out: Path, proto: Protocol, source: str, settings: dict, resum
     meta.setdefault("sessions", []).append({"source": str(source), "serial": line, "started_utc": utc_now(),
                                             "resumed_after_spin": None if not resumed_after else int(resumed_after[0]),
                                             **({"capture": capture} if capture else {})})
-    tmp = side.with_name(side.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
-        os.replace(tmp, side)
+        _write_whole(side, meta)
     except OSError as exc:
         raise StorageError(f"{side}: cannot write the recording's provenance: {exc.strerror or exc}") from None
     return notes
+
+
+def _write_whole(side: Path, meta: dict) -> None:
+    """Write ``OUT.json`` whole, then rename it into place (a crash mid-write leaves the earlier file, not a cut one)."""
+    import json
+
+    tmp = side.with_name(side.name + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    os.replace(tmp, side)
 
 
 def _end_session(out: Path, st: RecordStats, say) -> None:
@@ -801,26 +808,20 @@ def _end_session(out: Path, st: RecordStats, say) -> None:
         meta = json.loads(side.read_text(encoding="utf-8"))
         meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
                                      "rejected": st.rejected, "disconnects": st.disconnects})
-        tmp = side.with_name(side.name + ".tmp")
-        tmp.write_text(json.dumps(meta, indent=1), encoding="utf-8")
-        os.replace(tmp, side)
+        _write_whole(side, meta)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
         say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")
 
 
 def _capture_identity(path: str) -> dict:
     """``{"bytes": size, "sha256": hex}`` of a capture file as it is now."""
-    import hashlib
+    from rngcert.collect.csvstream import sha256_file
 
-    h, n = hashlib.sha256(), 0
     try:
-        with open(path, "rb") as fh:
-            while chunk := fh.read(1 << 20):
-                h.update(chunk)
-                n += len(chunk)
+        sha, n = sha256_file(path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the capture file: {exc.strerror or exc}") from None
-    return {"bytes": n, "sha256": h.hexdigest()}
+    return {"bytes": n, "sha256": sha}
 
 
 def _prefix_sha256(path: str, n: int) -> str:
