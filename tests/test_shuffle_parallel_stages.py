@@ -86,7 +86,8 @@ def test_shuffle_stages_on_a_pool_give_the_serial_report(tmp_path, monkeypatch):
     serial, _ = _certify(Plan(workers=1), t, monkeypatch, **kw)
     pooled, modes = _certify(Plan(workers=2), t, monkeypatch, **kw)
     assert pooled == serial
-    assert {("_stage_item", "local pool"), ("_battery_item", "local pool")} <= modes, modes
+    # the batteries and the first shoe's candidates on one pool
+    assert {("_stage_item", "local pool"), ("_stage_two_item", "local pool")} <= modes, modes
 
 
 class _Proc:
@@ -101,25 +102,76 @@ def _remedy(item):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_remedy_waves_with_a_candidate_computed_already_and_one_here(monkeypatch, workers):
-    """The first candidate computed while the batteries ran (``ready``), then waves of one candidate a worker and one in
-    this process: the remedy and the candidates tried are the serial search's."""
+def test_remedy_waves_with_one_candidate_here(monkeypatch, workers):
+    """Waves of one candidate a worker and one in this process (the search on a cluster, or where a pool does not pay):
+    the remedy and the candidates tried are the serial search's."""
     from rngcert.pipeline.certify_shuffle import procedure as P
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
     monkeypatch.setattr(P, "_remedies", lambda proc: [(f"candidate {i}", {"i": i}) for i in range(6)])
     monkeypatch.setattr(P, "_remedy_item", _remedy)
-    first = ({"change": "candidate 0", "verdict": "FAIL", "pid": -1}, False)
     fix, tried = P._first_shoe_remedy(_Proc(), 1, tables=10, alpha=0.01, threshold=0.0, n_resamples=9, standard="edge", bj_rules=None,
-                                      plan=Plan(workers=workers), ready={0: first})
+                                      plan=Plan(workers=workers))
     assert fix == "candidate 3"
     assert [t["change"] for t in tried] == [f"candidate {i}" for i in range(4)]
-    assert tried[0]["pid"] == -1  # not computed again
-    pids = [t["pid"] for t in tried[1:]]
-    if workers == 2:  # one wave of 3: candidate 1 here, 2 and 3 on the two workers
-        assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+    pids = [t["pid"] for t in tried]
+    if workers == 2:  # waves of 3: candidates 0 and 3 here, 1 and 2 on the two workers
+        assert pids[0] == pids[3] == os.getpid() and os.getpid() not in pids[1:3]
     else:
-        assert pids == [os.getpid()] * 3
+        assert pids == [os.getpid()] * 4
+
+
+class _Outcome:
+    def __init__(self, verdict):
+        self.verdict = verdict
+
+
+def _battery(item):
+    """A battery work item that says which section it is: the first shoe's verdict is the item's third field."""
+    data, kw, verdict = item
+    return _Outcome(verdict if kw["group"] == "first-shoe" else "PASS"), [kw["group"], os.getpid()]
+
+
+def _candidates(n):
+    return [(_Proc(), f"candidate {i}", {"i": i}, 1, 10, {}) for i in range(n)]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("remedy_at", [0, 3, None])
+def test_batteries_and_remedies_on_one_pool_give_the_serial_search(monkeypatch, workers, remedy_at):
+    """The two batteries and the first shoe's candidates as items of one pool (no barrier between them): the remedy and
+    the candidates tried are the serial search's (:func:`_first_shoe_remedy`), wherever the first remedy is, or none."""
+    from rngcert.pipeline.certify_shuffle import procedure as P
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr(P, "_battery_item", _battery)
+    monkeypatch.setattr(P, "_remedy_item", lambda item: ({"change": item[1], "pid": os.getpid()}, item[2]["i"] == remedy_at))
+    pair = [(None, {"group": "steady-state"}, "FAIL"), (None, {"group": "first-shoe"}, "FAIL")]
+    both, (fix, tried) = P._batteries_and_remedies(Plan(workers=workers), pair, [1.0, 1.0], _candidates(6), 1.0)
+    assert [b[1][0] for b in both] == ["steady-state", "first-shoe"] and both[1][0].verdict == "FAIL"
+    last = 5 if remedy_at is None else remedy_at
+    assert fix == (None if remedy_at is None else f"candidate {remedy_at}")
+    assert [t["change"] for t in tried] == [f"candidate {i}" for i in range(last + 1)]
+
+
+def test_candidates_not_needed_are_not_computed(monkeypatch):
+    """A first shoe that is not FAIL needs no remedy: the candidates after it are skipped, not computed (serially: none;
+    on a pool, at most one a worker that was started before the first shoe's result came back), and the result says
+    no search ran."""
+    from rngcert.pipeline.certify_shuffle import procedure as P
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    computed = []
+    monkeypatch.setattr(P, "_battery_item", _battery)
+    monkeypatch.setattr(P, "_remedy_item", lambda item: computed.append(item[1]) or ({"change": item[1]}, False))
+    pair = [(None, {"group": "steady-state"}, "FAIL"), (None, {"group": "first-shoe"}, "PASS")]
+    both, searched = P._batteries_and_remedies(Plan(workers=1), pair, [1.0, 1.0], _candidates(4), 1.0)
+    assert searched is None and both[1][0].verdict == "PASS" and computed == []
+    # an earlier remedy settles the search too: serially, the candidates after it are never computed
+    pair[1] = (None, {"group": "first-shoe"}, "FAIL")
+    monkeypatch.setattr(P, "_remedy_item", lambda item: computed.append(item[1]) or ({"change": item[1]}, item[2]["i"] == 1))
+    both, (fix, tried) = P._batteries_and_remedies(Plan(workers=1), pair, [1.0, 1.0], _candidates(4), 1.0)
+    assert fix == "candidate 1" and computed == ["candidate 0", "candidate 1"] and len(tried) == 2
 
 
 def test_overlap_only_where_it_pays():

@@ -17,7 +17,7 @@ from rngcert.equipment.procedure import Procedure
 from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section, keep_shuffle_heap
 from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
-from rngcert.pipeline.parallel import CLUSTER_START_S, PARALLEL_EFFICIENCY, Plan, map_items, pinned
+from rngcert.pipeline.parallel import CLUSTER_START_S, PARALLEL_EFFICIENCY, Plan, iter_items, map_items, pinned
 from rngcert.pipeline.shoe_power import default_min_edge, power_gate
 from rngcert.report import plots
 from rngcert.seeding import root
@@ -140,30 +140,26 @@ def _pinned_remedy(item):
         return _remedy_item(item)
 
 
-def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None,
-                       ready: dict | None = None):
+def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, standard, bj_rules, plan: Plan | None = None):
     """The first candidate change under which the first shoe of new decks is not FAIL and no tracker's
     edge is above the threshold even as a point estimate (a SUSPECT at +4% is not a remedy).
 
     The candidates (:func:`_remedy_candidates`) are tried in order and the search stops at the first
     remedy. On a ``plan`` that runs in parallel they are work items tried a wave at a time, one candidate
     per worker and one in this process beside them (the candidates after a remedy in its wave are
-    computed and left out): the result is the serial search's. ``ready`` holds the results of candidates
-    computed already (index -> the result of :func:`_remedy_item`)."""
+    computed and left out): the result is the serial search's. (On a local pool, :func:`certify_procedure`
+    runs the candidates beside the batteries instead: :func:`_batteries_and_remedies`.)"""
     tried = []
     items = _remedy_candidates(proc, entropy, tables=tables, alpha=alpha, threshold=threshold, n_resamples=n_resamples,
                                standard=standard, bj_rules=bj_rules)
-    ready = ready or {}
     plan = plan or Plan(workers=1)
     costs = [_remedy_cost(tables)] * len(items)
     workers = plan.n_workers(len(items)) if plan.runs_parallel(len(items), costs) else 0
     here = 0 if plan.address else 1  # on an existing cluster this process takes no candidate (it would run before the wave)
     a = 0
     while a < len(items):
-        todo = items[a : a + 1] if a in ready else items[a : a + workers + here]
-        if a in ready:
-            got = [ready[a]]
-        elif len(todo) > 1:  # this process takes the first candidate of a wave larger than the workers
+        todo = items[a : a + workers + here]
+        if len(todo) > 1:  # this process takes the first candidate of a wave larger than the workers
             own = todo[: max(0, len(todo) - workers)]
             mine: list = []
             got = map_items(_remedy_item, todo[len(own):], plan=plan, costs=costs[len(own) : len(todo)],
@@ -177,6 +173,65 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
                 return item[1], tried
         a += len(todo)
     return None, tried
+
+
+def _stage_two_item(item):
+    """A work item of the batteries' stage on a local pool (:func:`_batteries_and_remedies`): ``("battery", item of
+    _battery_item)`` -> its result, or ``("remedy", (item of _remedy_item, flag))`` -> its result, or None without
+    computing it when the file ``flag`` exists (the command creates it once no candidate is needed any more)."""
+    kind, args = item
+    if kind == "battery":
+        return _battery_item(args)
+    remedy, flag = args
+    return None if os.path.exists(flag) else _remedy_item(remedy)
+
+
+def _remedies_settled(got: dict, n: int) -> bool:
+    """Whether the results in ``got`` (item index -> result of :func:`_stage_two_item`: the steady-state battery 0,
+    the first shoe's 1, then ``n`` candidates in order) settle the search: the first shoe is not FAIL, or every
+    candidate up to the first remedy (or every candidate) has its result."""
+    if 1 not in got:
+        return False
+    if got[1][0].verdict != "FAIL":
+        return True
+    for k in range(2, 2 + n):
+        if k not in got:
+            return False
+        if got[k][1]:
+            return True
+    return True
+
+
+def _batteries_and_remedies(p: Plan, batteries: list, costs: list, candidates: list, remedy_cost: float):
+    """The steady-state and first-shoe batteries (items of :func:`_battery_item`) and the first shoe's candidate
+    changes (items of :func:`_remedy_item`, in their order) as the work items of one local pool, started in that
+    order: a worker that finishes a battery goes on to the candidates, with no barrier between the stages. Once
+    the first shoe is not FAIL, or the candidates up to the first remedy have their results, the candidates not
+    yet started are skipped (at most one a worker was computed for nothing, beside the other battery).
+
+    Returns ``(both batteries' results, (remedy, tried) or None when the first shoe is not FAIL)``: the
+    remedy and the candidates tried are the serial search's (:func:`_first_shoe_remedy`)."""
+    import tempfile
+
+    items = [("battery", b) for b in batteries]
+    got: dict = {}
+    with tempfile.TemporaryDirectory(prefix="rngcert-remedies-") as tmp:
+        flag = os.path.join(tmp, "skip")
+        items += [("remedy", (c, flag)) for c in candidates]
+        for i, res in iter_items(_stage_two_item, items, plan=p, costs=list(costs) + [remedy_cost] * len(candidates)):
+            got[i] = res
+            if not os.path.exists(flag) and _remedies_settled(got, len(candidates)):
+                open(flag, "x").close()  # noqa: SIM115 - an empty file: its existence is the message
+    both = [got[0], got[1]]
+    if both[1][0].verdict != "FAIL":
+        return both, None
+    tried = []
+    for k, cand in enumerate(candidates):
+        entry, ok = got[2 + k]
+        tried.append(entry)
+        if ok:
+            return both, (cand[1], tried)
+    return both, (None, tried)
 
 
 #: The process that runs the other stages beside the grid's workers (:func:`certify_procedure`): a forked worker of
@@ -333,8 +388,9 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         tables run, work items of :data:`~rngcert.simulate.procedure.TABLE_BATCH` tables: default
         serial; the tables, and so the report, are the same wherever they ran; the sensitivity grid's
         points are work items of the same plan, and so, on a plan that runs in parallel, are the steady-state and
-        first-shoe batteries (two items at once, the first remedy tried here meanwhile), the first shoe's remedies (a wave
-        at a time) and the trackers' training (an item beside the batches); the grid's points run on the workers while
+        first-shoe batteries and the first shoe's remedies (on a local pool: one pool, the candidates started as a worker
+        finishes a battery and skipped once not needed, :func:`_batteries_and_remedies`; on a cluster: the batteries, then
+        the candidates a wave at a time) and the trackers' training (an item beside the batches); the grid's points run on the workers while
         this process runs the other stages where that pays (:func:`_overlap_pays`); every item runs with one BLAS thread, serially too), ``min_edge`` (that the tables must detect with ``power`` for a PASS, steady
         state and first shoe; default the game's house edge) and ``power`` (default 0.9).
 
@@ -383,12 +439,13 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         d1 = _procedure_data(proc, tab, kernel, first=True, threshold=threshold, bj_rules=bj_rules) if first_shoe else None
         costs = [BATTERY_SHOE_S * data.n_shoes, BATTERY_SHOE_S * d1.n_shoes] if first_shoe else None
         rem_kw = dict(tables=min(tables, 1000), alpha=alpha, threshold=threshold, n_resamples=n_resamples, standard=standard, bj_rules=bj_rules)
-        ready: dict = {}
+        searched = None
         if first_shoe:  # the two batteries: work items (each in its own streams), at once on a pool where it pays
-            # meanwhile this process tries the first shoe's first remedy, needed when the first shoe FAILs (else thrown away)
-            first = _remedy_candidates(proc, entropy, **rem_kw)[:1] if p.runs_parallel(2, costs) and not p.address else []
-            both = map_items(_battery_item, [(data, dict(run_kw, group="steady-state"), figures), (d1, dict(run_kw, group="first-shoe"), figures)],
-                             plan=p, costs=costs, meanwhile=(lambda: ready.update({0: _pinned_remedy(first[0])})) if first else None)
+            pair = [(data, dict(run_kw, group="steady-state"), figures), (d1, dict(run_kw, group="first-shoe"), figures)]
+            if p.runs_parallel(2, costs) and not p.address:  # the first shoe's candidate changes on the same pool, after them
+                both, searched = _batteries_and_remedies(p, pair, costs, _remedy_candidates(proc, entropy, **rem_kw), _remedy_cost(rem_kw["tables"]))
+            else:
+                both = map_items(_battery_item, pair, plan=p, costs=costs)
         else:  # (one BLAS thread, as on a worker: the trackers' products sum in the same order)
             with pinned():
                 both = [_battery_item((data, dict(run_kw, group="steady-state"), figures)), (None, [])]
@@ -422,7 +479,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
             figs.append(figs1)
             fs = {"verdict": o1.verdict, "reasons": o1.reasons, "trackers": sec1["trackers"], "findings": sec1["findings"]}
             if o1.verdict == "FAIL":
-                fix, tried = _first_shoe_remedy(proc, entropy, plan=p, ready=ready, **rem_kw)
+                fix, tried = searched or _first_shoe_remedy(proc, entropy, plan=p, **rem_kw)
                 fs["remedy"] = fix
                 fs["remedies_tried"] = tried
                 fs["needs"] = (f"new decks need {fix} before the first shoe" if fix else
