@@ -103,3 +103,53 @@ def test_two_piped_positional_logs_of_a_table_are_refused(tmp_path):
     with pytest.raises(InputError, match="pipe"):
         _through_fifo(fifo, "result\n" + "".join(f"{r}\n" for r in RNG_RESULTS[300:]), db, "P")
     assert _counts(db) == (300, 0, 1)
+
+
+def test_a_log_of_the_same_name_from_another_folder_is_not_taken_for_a_grown_log(tmp_path, cli):
+    """Labs keep one folder a day with the same file name in each (2026-12-01/perm.csv, 2026-12-02/perm.csv). Day 2's
+    list is another log, not day 1's grown: its spins would take day 1's position ids (dropped as 'already stored' or
+    made false conflicts). A grown log is told by its bytes (it starts with the stored log's bytes), not by its name."""
+    (tmp_path / "d1").mkdir()
+    (tmp_path / "d2").mkdir()
+    day1 = _bare(tmp_path / "d1" / "perm.csv", RNG_RESULTS[:300])
+    day2 = _bare(tmp_path / "d2" / "perm.csv", RNG_RESULTS[300:])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", day1, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("ingest", day2, "--db", db, "--table", "T9")
+    assert r.exit_code == 3, r.output
+    assert str(day2) in r.output and str(day1) in r.output and "does not start with" in r.output, r.output
+    assert _counts(db) == (300, 0, 1)  # nothing of day 2 stored, day 1 intact
+
+
+def test_a_grown_log_under_another_name_still_adds_its_new_rows(tmp_path, cli):
+    """The same log grown and saved under another name (or moved): its first bytes are the stored log's, so its
+    positions number the same spins; its new rows are added, none dropped or made a conflict."""
+    log = _bare(tmp_path / "perm.csv", RNG_RESULTS[:300])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "T9").exit_code == 0
+    grown = _bare(tmp_path / "perm-full.csv", RNG_RESULTS[:450])
+    r = cli("ingest", grown, "--db", db, "--table", "T9")
+    assert r.exit_code == 0 and "150 new spins stored, 300 already stored, 0 conflicting" in r.output, r.output
+    # a log of the same name whose first bytes were rewritten (an edited line) is not the stored log grown
+    edited = _bare(tmp_path / "perm.csv", np.r_[(RNG_RESULTS[0] + 1) % 37, RNG_RESULTS[1:500]])
+    r = cli("ingest", edited, "--db", db, "--table", "T9")
+    assert r.exit_code == 3 and "does not start with" in r.output, r.output
+    assert _counts(db) == (450, 0, 2)
+
+
+def test_an_export_of_a_grown_positional_log_ingests_without_its_files(tmp_path, cli):
+    """An export carries both versions of a grown log without a spin_id column; ingested into a new store after the
+    files are gone, the later version is taken for the earlier one grown (its store took it under these rules): no
+    file to read again, nothing refused, every spin kept."""
+    log = _bare(tmp_path / "perm.csv", RNG_RESULTS[:300])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "T9").exit_code == 0
+    _bare(log, RNG_RESULTS[:450])
+    assert cli("ingest", log, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("export", "--db", db, "--parquet", tmp_path / "exp")
+    assert r.exit_code == 0, r.output
+    log.unlink()
+    db2 = tmp_path / "s2.duckdb"
+    r = cli("ingest", tmp_path / "exp", "--db", db2)
+    assert r.exit_code == 0, r.output
+    assert _counts(db2) == (450, 0, 2)

@@ -32,8 +32,8 @@ Rules of ingest
 * **Identity of a spin** is (table, spin_id). Logs without a ``spin_id`` column (permanence
   lists, bare CSV) are numbered by position: the k-th row of a table in the file gets spin_id
   ``k`` (1-based, counting every row the reader could split, rejected ones included), so a log
-  that grows by appending keeps its numbers. A table holds one such log (its grown versions keep
-  the file name): a positional log of another name, or a log with spin ids, in a table of positional
+  that grows by appending keeps its numbers. A table holds one such log (its grown versions start
+  with its bytes, whatever their name): another positional log, or a log with spin ids, in a table of positional
   spins (or the reverse) is refused before anything is stored, since its ids would collide. Logs without a ``table`` column go to the table
   given by ``table=`` (CLI ``--table``), by default the file's name without extension.
 * **Idempotent.** A file whose SHA-256 is already in ``sources`` adds nothing. Otherwise only

@@ -498,7 +498,7 @@ class ExportMixin:
             "accepted": int(src.get("accepted") or 0), "void": int(src.get("void") or 0),
             "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if whole_line_reject(r)), "m": len(incoming),
             "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
-            "default_table": src.get("default_table"), "timing": {},
+            "default_table": src.get("default_table"), "timing": {}, "exported": True,
         }
         res = self._store_prepared(prep, wheel, str(equipment))
         res.note = f"from export {folder}"

@@ -91,7 +91,7 @@ def _lapper(timing: dict):
     return lap
 
 
-def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, stream: bool = False) -> int:
+def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, stream: bool = False, exported: bool = False) -> int:
     """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel),
     refuse spin ids that would collide with another log's (:func:`_refuse_mixed_numbering`); returns the spins already
     stored in those tables."""
@@ -106,18 +106,20 @@ def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, 
         else:
             stored_before += con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [t]).fetchall()[0][0]
     if stored_before:
-        _refuse_mixed_numbering(con, path, used_tables, rule, stream)
+        _refuse_mixed_numbering(con, path, used_tables, rule, stream, exported)
     return stored_before
 
 
-def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: bool = False) -> None:
+def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: bool = False, exported: bool = False) -> None:
     """Refuse a file whose spin ids would collide with another log's in one of its tables.
 
     A log without a ``spin_id`` column is numbered by position in its file (spin k is its k-th row), so
     two such logs of one table (two days of a permanence list) give different spins the same id, and a
-    positional log beside a log of real spin ids does too. A log of the same file name is a grown
-    version of the same log and is numbered alike; any other mix is refused before anything is stored. A pipe or
-    FIFO (every piped log is /dev/stdin) has no name to tell a grown log by: a positional one is never taken for one.
+    positional log beside a log of real spin ids does too. A grown version of the stored log is numbered
+    alike: it is told by its bytes, which start with the stored log's bytes (its SHA-256 over the stored
+    size), whatever its name or folder (labs keep one folder a day with the same file name in each); any
+    other mix is refused before anything is stored. A pipe or FIFO (every piped log is /dev/stdin) cannot be
+    read again to compare: a positional one is never taken for a grown log.
 
     Parameters
     ----------
@@ -131,35 +133,76 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: boo
         Its spin-id rule: ``"column"`` or ``"position"``.
     stream : bool
         The log was read from a pipe or FIFO.
+    exported : bool
+        The rows come from an export (``rngcert ingest`` of an export folder), whose store took them under these rules: its
+        file is not read (it may be gone); a stored positional log of the same file name is taken for its earlier version.
 
     Raises
     ------
     InputError
         Naming the log, the table, the stored log it would collide with, and what to do.
     """
-    name = "" if stream else Path(str(path)).name  # (no stored path ends in "/": a pipe matches no file name)
     rule_sql = "<> 'position'" if rule == "position" else "= 'position'"
+    grown: dict = {}
     for t in used_tables:  # loop over tables (a handful)
         other = con.execute(
             f"""SELECT src.path FROM spins s JOIN sources src USING (source_id)
-                WHERE s.table_id = ? AND (coalesce(src.spin_id_rule, 'column') {rule_sql}
-                   OR (src.spin_id_rule = 'position' AND regexp_extract(src.path, '[^/\\\\]*$') <> ?))
-                LIMIT 1""",
-            [t, name],
+                WHERE s.table_id = ? AND coalesce(src.spin_id_rule, 'column') {rule_sql} LIMIT 1""",
+            [t],
         ).fetchall()
         if other:
             _mixed_numbering_error(path, t, other[0][0], rule, stream)
+        if rule != "position":
+            continue
+        stored = con.execute(
+            """SELECT path, sha256, size_bytes FROM sources WHERE spin_id_rule = 'position'
+               AND source_id IN (SELECT DISTINCT source_id FROM spins WHERE table_id = ?) ORDER BY source_id""",
+            [t],
+        ).fetchall()
+        for spath, sha, size in stored:  # (the stored versions of one log: a handful)
+            if (sha, size) not in grown:
+                grown[(sha, size)] = _starts_with(path, spath, sha, None if exported else size, stream)
+            if not grown[(sha, size)]:
+                _mixed_numbering_error(path, t, spath, rule, stream, grown=False)
 
 
-def _mixed_numbering_error(path, table: str, stored: str, rule: str, stream: bool):
-    """Raise the InputError of :func:`_refuse_mixed_numbering`."""
-    why = ("has no spin_id column, so its rows are numbered 1, 2, … by position and would take the ids of spins already stored"
-           if rule == "position" else "carries spin ids, but the table's spins were numbered by position")
+def _starts_with(path, stored_path: str, sha: str, size, stream: bool) -> bool:
+    """Whether the log at ``path`` is a grown version of a stored one: its first ``size`` bytes have the stored
+    SHA-256 (a store written before sizes were kept: the same file name). Never for a pipe or FIFO."""
+    import hashlib
+
+    if stream:
+        return False
+    if size is None:
+        return Path(str(path)).name == Path(str(stored_path)).name
+    h, left = hashlib.sha256(), int(size)
+    try:
+        with open(path, "rb") as fh:
+            while left > 0:
+                chunk = fh.read(min(left, 1 << 22))
+                if not chunk:
+                    return False  # shorter than the stored log
+                h.update(chunk)
+                left -= len(chunk)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read again to compare it with {stored_path}: {exc.strerror or exc}") from None
+    return h.hexdigest() == sha
+
+
+def _mixed_numbering_error(path, table: str, stored: str, rule: str, stream: bool, grown: bool = True):
+    """Raise the InputError of :func:`_refuse_mixed_numbering` (``grown`` False: both logs are numbered by position and
+    this one does not start with the stored log's bytes)."""
+    if not grown:
+        why = (f"has no spin_id column either, and it does not start with the bytes of {stored}, so it is another log, "
+               "not that log grown: its rows, numbered 1, 2, … by position, would take the ids of spins already stored")
+    else:
+        why = ("has no spin_id column, so its rows are numbered 1, 2, … by position and would take the ids of spins already stored"
+               if rule == "position" else "carries spin ids, but the table's spins were numbered by position")
     raise InputError(
         f"{path}: table {table!r} already holds spins of {stored}, and this log {why} from {stored} "
         f"(a spin would be dropped as 'already stored' or made a false conflict); nothing of {path} was stored: "
         "give each log of the table a spin_id column, or ingest this log into its own table (--table)"
-        + ("; a pipe has no file name to tell a grown log from another: ingest the log's file" if stream else ""))
+        + ("; a pipe cannot be read again to tell a grown log from another: ingest the log's file" if stream else ""))
 
 
 def _open_incoming(con, incoming, proven_repeated) -> tuple[bool, bool, int]:
@@ -395,7 +438,7 @@ class IngestMixin:
             return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
         con.execute("BEGIN TRANSACTION")
         try:
-            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"], prep.get("stream", False))
+            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"], prep.get("stream", False), prep.get("exported", False))
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             spooled, has_rn, repeated = _open_incoming(con, incoming, prep.get("repeated"))
