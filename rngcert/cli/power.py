@@ -232,6 +232,13 @@ def _card_game_edge(game: str, proc, decks: int | None, as_json: bool) -> None:
     click.echo(f"  method: {block.get('method', '')}")
 
 
+def _player_favoured(edges: dict) -> list[str]:
+    """One sentence per bet whose house edge is negative (the pay table pays more than the bet's fair odds): not a
+    breach of a seed's minimum odds, but a pay table no casino offers by intent (a typing error in the odds?)."""
+    return [f"bet {b} pays more than its fair odds on these probabilities: house edge {float(e):+.4%}, the player gains "
+            f"{-float(e):.4%} of each stake on average; check the odds" for b, e in edges.items() if e < 0]
+
+
 # long: one branch per kind of GAME (a blackjack procedure, a baccarat procedure, pay tables), then the printing
 @click.command("house-edge", epilog=HOUSE_EDGE_EPILOG)
 @click.argument("game")
@@ -313,7 +320,7 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
                 probs = dict(zip(("banker", "player", "tie"), (float(x) for x in p)))
                 note = f"exact {decks}-deck probabilities: " + ", ".join(f"{o} {v:.6f}" for o, v in probs.items())
             edges = pt.house_edges(table, wheel=wheel, probs=probs)
-            warnings = pt.seed_checks(table, wheel, strict=strict)
+            warnings = pt.seed_checks(table, wheel, strict=strict) + _player_favoured(edges)
             out.append((table, edges, note, warnings))
     except EquipmentError as exc:
         fail(EXIT_EQUIPMENT, str(exc))
