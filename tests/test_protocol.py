@@ -373,3 +373,49 @@ def test_a_capture_with_bare_cr_line_ends_is_detected_whatever_its_first_line(tm
     assert detect_format(Path("x.log"), b"\r*P 1\r*X;6;011;34;0;000;0\r") == "protocol:slingshot2"
     log = _read(tmp_path, "\r" + "\r".join(_game(1, "7") + _game(2, "8")) + "\r")
     assert (log.accepted, len(log.rejected)) == (2, 0)
+
+
+# ---------------------------------------------------------------------------- game numbers that jump or go back
+def test_game_numbers_that_jump_leave_spin_id_gaps_and_steps_back_are_said():
+    """Real: the self-test capture's game numbers jump (game 002, then game 158 on 2025-09-24: the capture program did not
+    run in between) and go back (002 then 001, 179 then 001, 208 then 038). Every game had one spin id after the last, so the games that
+    may be missing were not said anywhere. A forward jump now leaves the missing games' numbers as a gap in the spin ids
+    (certify states spin_id gaps); a step back (a reset of the count, or a wrap with games missing) is said too."""
+    path = _capture("selftest-capture.log")
+    lines, no, _ = proto_mod.split_lines(path.read_bytes())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(lines, no, proto, str(path))
+    g = dec.games
+    j = np.flatnonzero(g.missing)
+    assert [(int(g.after[i]), int(g.game[i]), int(g.missing[i])) for i in j] == [(2, 158, 155), (158, 178, 19), (2, 208, 205)]
+    assert (g.spin_id[j] - g.spin_id[j - 1]).tolist() == [156, 20, 206]  # the missing games' ids are left out
+    assert g.spin_id[-1] == 31 + 155 + 19 + 205 and np.all(np.diff(g.spin_id) > 0)
+    b = np.flatnonzero(g.back)
+    assert [(int(g.after[i]), int(g.game[i])) for i in b] == [(2, 1), (179, 1), (208, 38)]
+    notes = " | ".join(proto_mod.describe(dec, proto, "cap"))
+    assert "games 003 to 157 (155) missing between game 002 (spin 21) and game 158 (spin 177)" in notes, notes
+    assert "379 game(s) missing in 3 jump(s)" in notes and "3 step(s) back" in notes and "game 179 then game 001" in notes
+
+
+def test_game_numbers_that_follow_on_wrap_or_repeat_a_void_game_are_not_gaps(tmp_path):
+    """999 then 000 (or 001: the protocol does not say where the count restarts) is no gap; a game that ended without a
+    result may give its number to the next (the self-test capture's 001 after each aborted game); a game number repeated
+    after a game with a result is a step back; 005 then 009 misses 3 games. (A number below the one before is a step back,
+    one above it a jump by the numbers between: which way a wrap went cannot be told.)"""
+    proto = load_protocol("slingshot2")
+    aborted = [f"*X;{s};004;  ;0;150;1" for s in (1, 2)] + ["*X;6;004;  ;0;000;0"]
+    lines = _game(998, "1") + _game(999, "2") + _game(0, "3") + _game(0, "4") + _game(1, "5") + aborted + _game(4, "6") + _game(4, "7")
+    lines += _game(5, "8") + _game(9, "9")
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    g = proto_mod.decode(a, no, proto, "w").games
+    assert g.game.tolist() == [998, 999, 0, 0, 1, 4, 4, 4, 5, 9]
+    assert g.missing.tolist() == [0, 0, 0, 0, 0, 2, 0, 0, 0, 3] and g.back.tolist() == [False] * 3 + [True] + [False] * 3 + [True, False, False]
+    assert g.spin_id.tolist() == [1, 2, 3, 4, 5, 8, 9, 10, 11, 15]
+
+
+def test_certify_of_a_capture_with_a_jump_states_the_missing_games(tmp_path, cli):
+    p = tmp_path / "jump.log"
+    p.write_text("\n".join(_game(1, "7") + _game(2, "8") + _game(158, "9") + _game(159, "10")) + "\n")
+    res = cli("certify", p, "--seed", "1", "--resamples", "99", "--no-plots", "--out", tmp_path / "rep")
+    assert "155 spin_id(s) missing between 1 and 159" in res.output, res.output
+    assert "games 003 to 157 (155) missing between game 002 (spin 2) and game 158 (spin 158)" in res.output

@@ -31,7 +31,15 @@ are found with numpy on the state messages — linear in the capture):
 
 Spin ids are the capture's game sequence (1, 2, … in the order games began): the controller's game
 number repeats (``001`` across days in a self-test) and wraps, so it is kept beside the id (column
-``game``), not used as one.
+``game``), not used as one. But the ids follow the game numbers' jumps: a game whose number is ahead of
+the next one expected (``002`` then ``158``) has the missing games' numbers left out of the ids
+(game ``002`` spin 21, game ``158`` spin 177 in the self-test capture), so that a certification of the log states the games that
+may be missing as a gap in its spin ids. The next number expected after game ``g`` is ``g + 1`` (after
+the largest, ``0`` or ``1``: the protocol does not say where the count restarts), or ``g`` again when
+game ``g`` ended without reaching its result state (the controller gives an aborted game's number to the
+next: the self-test capture's ``001``). A number behind it (a reset of the count, or a wrap with games
+missing: how many cannot be told), or the same after a game with a result, is a step back, said in the
+notes (:attr:`Games.back`).
 """
 
 from __future__ import annotations
@@ -100,6 +108,14 @@ class Games:
     start_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: index (into the decoded lines) of the message that began each game, and of the state message after it (-1: none yet)
     end_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: the controller's game number of the game before each (-1: none), the games missing between them by their numbers (a
+    #: jump forward: the missing games' numbers are left out of the spin ids), and a step back of the number (a reset of
+    #: the count, or a wrap with games missing: how many cannot be told) or its repeat after a game with a result
+    after: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    missing: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    back: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: the game reached its result state (the next game's number follows it, not repeats it)
+    reached: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: number of games
     n = property(lambda self: int(self.spin_id.size))
 
@@ -492,7 +508,44 @@ def _check_result_lines(kind, body, rows, S, R, L, proto: Protocol, reject: _Rej
             reject(erow[bad], "result", [f"winning number {ev[b]!r} alone differs from the result state that follows ({R[nxt[b]]!r}, line {L[nxt[b]]})" for b in bad])
 
 
-def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, final: bool = True, seq0: int = 1) -> Decoded:
+def _number_steps(number: np.ndarray, has_res: np.ndarray, prev: tuple | None, proto: Protocol) -> tuple:
+    """(the game number before each game, -1 none; games missing between them by their numbers; a step back) of the games
+    (see the module's notes). ``prev``: (game number, reached its result state) of the game before the first, or None."""
+    before = np.r_[prev[0] if prev else -1, number[:-1]].astype(np.int64)[: number.size]
+    before_res = np.r_[bool(prev[1]) if prev else False, has_res[:-1]].astype(bool)[: number.size]
+    top = 10 ** proto.game_digits - 1
+    follows = (number == before + 1) | ((number == before) & ~before_res) | ((before == top) & (number <= 1))
+    known = (before >= 0) & ~follows
+    ahead = known & (number > before)
+    return before, np.where(ahead, number - before - 1, 0).astype(np.int64), known & ~ahead
+
+
+def step_text(after: int, game: int, missing: int, spin_id: int, digits: int) -> str:
+    """One game-number finding in words: the games missing before game ``game`` (spin ``spin_id``), or its step back.
+
+    Parameters
+    ----------
+    after, game : int
+        The controller's game numbers of the game before and of this game.
+    missing : int
+        Games missing between them by their numbers (0: a step back, how many missing cannot be told).
+    spin_id : int
+        This game's spin id (the one before it is ``spin_id - missing - 1``).
+    digits : int
+        Digits of the game number.
+    """
+    a, b = f"{after:0{digits}d}", f"{game:0{digits}d}"
+    if not missing:
+        return (f"game {a} then game {b} (spin {spin_id}): the game number went back or repeated (a reset of the controller's count, "
+                "or a wrap with games missing: how many cannot be told)")
+    lo, hi = f"{after + 1:0{digits}d}", f"{game - 1:0{digits}d}"
+    which = f"game {lo} (1)" if missing == 1 else f"games {lo} to {hi} ({missing:,})"
+    return (f"{which} missing between game {a} (spin {spin_id - missing - 1}) and game {b} (spin {spin_id}): not in the source "
+            "(not sent, not captured, or the controller's count jumped); their spin ids are left out")
+
+
+def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, final: bool = True, seq0: int = 1,
+           prev: tuple | None = None) -> Decoded:
     """Decode the lines of a capture into games.
 
     Parameters
@@ -509,7 +562,10 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
         True for a whole capture: a game still running at its end is void ("the capture ends").
         False for a live stream: such a game is returned with ``complete`` False.
     seq0 : int
-        The spin id of the first game.
+        The spin id of the first game when its game number follows ``prev`` (the missing games' ids are left out).
+    prev : tuple (game number, reached its result state), optional
+        The game before the first (a live stream's earlier lines, the log's last row): the first game's number is
+        checked against it.
 
     Returns
     -------
@@ -537,10 +593,13 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     e, complete = _void_no_result(voids, g, S, L, rows, proto, final)  # no result
     void = voids.reason != ""
     ts = _timestamps(ts_text, has_prefix, voids.decided_row, proto, ng)
-    games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64), game=G[start] if ng else np.zeros(0, np.int64), result=result,
+    number = G[start] if ng else np.zeros(0, np.int64)
+    after, missing, back = _number_steps(number, g.has_res, prev, proto)
+    games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64) + np.cumsum(missing), game=number, result=result,
                   void=void, reason=voids.reason, line=voids.decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
                   rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
-                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64))
+                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64),
+                  after=after, missing=missing, back=back, reached=g.has_res.copy())
     _check_result_lines(kind, body, rows, S, R, L, proto, reject)
     rejected = reject.rows
     rejected.sort(key=lambda r: r.line)
@@ -567,10 +626,12 @@ def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
         f"{name}: wheel-controller capture, protocol {proto.name} ({proto.where}{', sha256 ' + proto.sha256 if proto.sha256 else ''}): {c['lines']:,} lines, {c['messages']:,} messages from the "
         f"controller ({c['state_messages']:,} game-state messages), {c['host_lines']:,} host lines skipped, {c['rejected']:,} rejected; "
         f"{c['games']:,} games: {c['with_result']:,} with a result, {c['void']:,} void",
-        f"{name}: spin_id is the capture's game sequence (1 = the first game that began in the capture); the controller's game number "
-        "(which repeats and wraps) is kept beside it as column 'game'",
+        f"{name}: spin_id is the capture's game sequence (1 = the first game that began in the capture), leaving out the ids of "
+        "games missing by the controller's game number (a jump); the game number (which repeats and wraps) is kept beside it as "
+        "column 'game'",
     ]
     out += [f"{name}: {t}" for t in proto.notes]
+    out += _describe_steps(g, proto, name)
     if g.n and g.void.any():
         kinds: dict[str, list] = {}
         for sid, gm, why in zip(g.spin_id[g.void].tolist(), g.game[g.void].tolist(), g.reason[g.void].tolist()):
@@ -580,6 +641,22 @@ def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
             ex = "; ".join(f"spin {s} (game {gm:0{proto.game_digits}d}): {w}" for s, gm, w in items[:3])
             more = f"; and {len(items) - 3} more" if len(items) > 3 else ""
             out.append(f"{name}: {len(items)} void game(s), {key}: {ex}{more}")
+    return out
+
+
+def _describe_steps(g: Games, proto: Protocol, name: str) -> list[str]:
+    """Notes on the game numbers: the jumps (games missing, their spin ids left out) and the steps back, each named."""
+    out = []
+    j, b = np.flatnonzero(g.missing), np.flatnonzero(g.back)
+    if j.size:
+        each = "; ".join(step_text(int(g.after[i]), int(g.game[i]), int(g.missing[i]), int(g.spin_id[i]), proto.game_digits) for i in j[:5])
+        out.append(f"{name}: {int(g.missing.sum()):,} game(s) missing in {j.size:,} jump(s) of the controller's game number: {each}"
+                   + (f"; and {j.size - 5:,} more" if j.size > 5 else ""))
+    if b.size:
+        each = "; ".join(f"game {int(g.after[i]):0{proto.game_digits}d} then game {int(g.game[i]):0{proto.game_digits}d} (spin "
+                         f"{int(g.spin_id[i])})" for i in b[:5])
+        out.append(f"{name}: {b.size:,} step(s) back of the controller's game number (a reset of its count, or a wrap with games "
+                   f"missing: how many cannot be told): {each}" + (f"; and {b.size - 5:,} more" if b.size > 5 else ""))
     return out
 
 

@@ -70,6 +70,11 @@ class Spin:
     direction: str
     rotor_speed: float
     line: int
+    #: the controller's game number of the game before (-1: none), the games missing between them by their numbers (their spin
+    #: ids left out), and a step back of the number (see :mod:`rngcert.collect.protocol`)
+    after_game: int = -1
+    missing: int = 0
+    back: bool = False
 
 
 class LiveDecoder:
@@ -102,6 +107,7 @@ class LiveDecoder:
         self.last = last
         self.emitted = int(last[0]) if last else 0
         self.base = self.emitted + 1
+        self.prev = (int(last[1]), bool(str(last[2]))) if last else None  # (game number, reached its result) of the game before the kept lines
         self.resume_checked = last is None
         self.resumed: tuple | None = None  # (spin id, game, result) of the last row's game repeated after a restart
         self.reported: set[int] = set()
@@ -127,7 +133,7 @@ class LiveDecoder:
 
     def _decode(self):
         arr = pc.utf8_rtrim_whitespace(_strs(self.lines))  # line ends trimmed as a whole capture's are (split_lines)
-        return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base)
+        return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base, prev=self.prev)
 
     def _run(self):
         dec = self._decode()
@@ -157,6 +163,7 @@ class LiveDecoder:
         if int(g.first_state[0]) != self.proto.result_state or int(g.game[0]) != int(game) or not str(result):
             return False  # (a void row without a number may have ended before the result state: a game in it now may be the next one)
         self.base = int(sid)  # the game the controller still repeats is the log's last row
+        self.prev = None  # (its number is the row's: no step from the row to itself)
         now = str(g.result[0])
         if void:  # nothing of it is counted: a number the controller repeats now changes nothing
             self.notes.append(f"game {gg} is the log's last row (spin {sid}, void): not written again"
@@ -192,7 +199,7 @@ class LiveDecoder:
             except ValueError:
                 ts = self.when[-1] if self.clock else ""
             out.append(Spin(int(g.spin_id[i]), int(g.game[i]), ts, str(g.result[i]), bool(g.void[i]), str(g.reason[i]), str(g.direction[i]),
-                            float(g.rotor_speed[i]), ln))
+                            float(g.rotor_speed[i]), ln, int(g.after[i]), int(g.missing[i]), bool(g.back[i])))
             self.emitted = int(g.spin_id[i])
         return out
 
@@ -213,9 +220,11 @@ class LiveDecoder:
         if g.n and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
             cut = int(g.end_row[-1])
             self.base = int(g.spin_id[-1]) + 1
-        elif g.n:
+            self.prev = (int(g.game[-1]), bool(g.reached[-1]))
+        elif g.n:  # the running game is decoded again with the game before it (its number checked against that game's)
             cut = int(g.start_row[-1])
-            self.base = int(g.spin_id[-1])
+            self.base = int(g.spin_id[-1]) - int(g.missing[-1])
+            self.prev = (int(g.game[-2]), bool(g.reached[-2])) if g.n > 1 else self.prev
         else:
             cut = len(self.lines)  # no game running: nothing to keep
         if cut:
@@ -512,6 +521,29 @@ class RecordStats:
     disconnects: int = 0
     reconnects: int = 0
     notes: list[str] = field(default_factory=list)
+    #: the game numbers' jumps and steps back among the rows written, in order: dicts with ``spin_id``, ``game``,
+    #: ``after_game``, ``missing`` (games missing by their numbers; 0 for a step back) and ``first_missing``,
+    #: ``last_missing`` (None for a step back)
+    number_steps: list[dict] = field(default_factory=list)
+
+    def steps_summary(self, digits: int) -> str | None:
+        """The game numbers' jumps and steps back in one sentence (None when there was none)."""
+        if not self.number_steps:
+            return None
+        j = [d for d in self.number_steps if d["missing"]]
+        b = [d for d in self.number_steps if not d["missing"]]
+        f = lambda x: f"{x:0{digits}d}"  # noqa: E731
+        out = []
+        if j:
+            each = ", ".join((f"{f(d['first_missing'])}" if d["missing"] == 1 else f"{f(d['first_missing'])}-{f(d['last_missing'])}")
+                             + f" ({d['missing']:,})" for d in j[:10])
+            out.append(f"{sum(d['missing'] for d in j):,} game(s) missing by the controller's game numbers, in {len(j)} jump(s): "
+                       f"{each}{' …' if len(j) > 10 else ''} (their spin ids left out of the log: certify states the gap)")
+        if b:
+            each = ", ".join(f"{f(d['after_game'])} then {f(d['game'])} (spin {d['spin_id']})" for d in b[:10])
+            out.append(f"{len(b)} step(s) back of the game number (a reset of the count, or a wrap with games missing: how many "
+                       f"cannot be told): {each}{' …' if len(b) > 10 else ''}")
+        return "; ".join(out)
 
 
 # long: the recording loop (connect, read, decode, write, reconnect, stop conditions) keeps its state in locals that every branch updates; 33 lines
@@ -606,6 +638,8 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             writer.write(s)
             st.spins += 1
             st.void += int(s.void)
+            if s.missing or s.back:
+                _number_step(st, s, proto, say)
             if on_spin:
                 on_spin(s)
         for n in writer.notes:  # (a rotation of the log)
@@ -689,6 +723,16 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         writer.close()
         _end_session(Path(out), st, say)
     return st
+
+
+def _number_step(st: RecordStats, s: Spin, proto: Protocol, say) -> None:
+    """A row whose game number jumps ahead of the game before (games missing) or goes back: said at once, kept in ``st``."""
+    from rngcert.collect.protocol import step_text
+
+    st.number_steps.append({"spin_id": s.spin_id, "game": s.game, "after_game": s.after_game, "missing": s.missing,
+                            "first_missing": s.after_game + 1 if s.missing else None,
+                            "last_missing": s.game - 1 if s.missing else None, "line": s.line})
+    say(("GAMES MISSING: " if s.missing else "GAME NUMBER WENT BACK: ") + step_text(s.after_game, s.game, s.missing, s.spin_id, proto.game_digits))
 
 
 def _capture_timed(path: str, proto: Protocol, head: int = 1 << 20) -> bool:
@@ -800,14 +844,15 @@ def _write_whole(side: Path, meta: dict) -> None:
 
 def _end_session(out: Path, st: RecordStats, say) -> None:
     """Write the session's counts into its entry of ``OUT.json`` (the last one): rows written, void, lines read, rejected,
-    disconnects and the end time. A session without them (a crash) wrote an unknown number of rows."""
+    disconnects, the games missing by the controller's game numbers and each jump or step back of them, and the end time. A session without them (a crash) wrote an unknown number of rows."""
     import json
 
     side = out.with_name(out.name + ".json")
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
         meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
-                                     "rejected": st.rejected, "disconnects": st.disconnects})
+                                     "rejected": st.rejected, "disconnects": st.disconnects,
+                                     "games_missing": sum(d["missing"] for d in st.number_steps), "game_number_steps": st.number_steps})
         _write_whole(side, meta)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
         say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")
