@@ -419,3 +419,41 @@ def test_certify_of_a_capture_with_a_jump_states_the_missing_games(tmp_path, cli
     res = cli("certify", p, "--seed", "1", "--resamples", "99", "--no-plots", "--out", tmp_path / "rep")
     assert "155 spin_id(s) missing between 1 and 159" in res.output, res.output
     assert "games 003 to 157 (155) missing between game 002 (spin 2) and game 158 (spin 158)" in res.output
+
+
+# ---------------------------------------------------------------------------- the winning number alone on a line
+def _lone(g: int, lone: str, result: str | None, between=()) -> list[str]:
+    """Game ``g`` with the winning number alone (``lone``) after its state 4, ``between`` after it, then its result state
+    with ``result`` (None: the game reaches no result state)."""
+    out = [f"*X;{s};{g:03d};  ;0;150;1" for s in (1, 2, 3, 4)] + [lone] + list(between)
+    return out + ([f"*X;5;{g:03d};{result:>2};0;150;1"] * 3 if result is not None else [])
+
+
+@pytest.mark.parametrize("between, result, reason", [
+    ((), "17", "winning number '27' alone (line 14) and the result state of game 002 (line 15: '17') disagree"),
+    (("*X;4;002;  ;0;150;1",), "17", "winning number '27' alone (line 14) and the result state of game 002 (line 16: '17') disagree"),
+    ((), None, "winning number '27' alone (line 14), but game 002 reaches no result state (the next game began, line 15)"),
+])
+def test_a_lone_winning_number_that_disagrees_with_the_state_is_a_reject_saying_so(tmp_path, between, result, reason):
+    """The number alone on a line was checked only against the state message right after it: one more state-4 message in
+    between (or no result state at all, the game void) and '27' against the controller's '17' passed without a word. The
+    line is rejected wherever the game's result state is, the reason naming both lines and saying they disagree; the game
+    counts the result state's number (or is void), whole capture and live alike."""
+    closed = ["*X;6;003; 5;0;000;0", "9", "*X;6;003; 5;0;000;0"]  # and a number alone while the table is closed
+    lines = _game(1, "7") + _lone(2, "27", result, between) + _game(3, "5") + closed + _game(4, "8")
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    assert dec.games.result.tolist() == ["7", result or "", "5", "8"]
+    n = len(lines) - len(_game(4, "8")) - 1
+    assert [(r.line, r.column) for r in dec.rejected] == [(14, "result"), (n, "result")] and dec.rejected[0].reason.startswith(reason)
+    assert dec.rejected[1].reason == f"winning number '9' alone (line {n}), but no game is running (the table is closed); this line is not counted"
+    from rngcert.collect.record import LiveDecoder
+
+    live, rej = LiveDecoder(proto), []
+    for ln in lines:
+        rej += live.feed([ln])[1]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+    agree = _game(1, "7") + _lone(2, "17", "17", between) + _game(3, "5")
+    a, no, _ = proto_mod.split_lines(("\n".join(agree) + "\n").encode())
+    assert proto_mod.decode(a, no, proto, "c").rejected == []

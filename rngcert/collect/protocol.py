@@ -493,19 +493,43 @@ def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto:
     return ts
 
 
-def _check_result_lines(kind, body, rows, S, R, L, proto: Protocol, reject: _Rejects) -> None:
-    """The winning number alone on a line: checked against the result state that follows it (rejected when it differs)."""
+def _check_result_lines(kind, body, g: SimpleNamespace, rows, S, R, G, L, proto: Protocol, reject: _Rejects, final: bool) -> None:
+    """The winning number alone on a line, checked against the result state of the game running when it came (its first
+    result-state message after the line, else its first): rejected, the reason naming both lines, when the two disagree, when
+    that game reaches no result state (the next game began, the table closed, or a whole capture ends), or when no game is
+    running (the table closed). On a live stream a line whose game has neither reached its result state nor ended is checked
+    later."""
     ek = next((i for i, m in enumerate(proto.messages) if m.kind == "result"), None)
-    if ek is not None and rows.size:
-        erow = np.flatnonzero(kind == ek)
-        if erow.size:
-            ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, proto.where).field("result").to_pylist()], dtype=object)
-            nxt = np.searchsorted(rows, erow)
-            has = nxt < rows.size
-            chk = np.flatnonzero(has)
-            nx = nxt[chk]
-            bad = chk[(S[nx] == proto.result_state) & (R[nx] != ev[chk])]
-            reject(erow[bad], "result", [f"winning number {ev[b]!r} alone differs from the result state that follows ({R[nxt[b]]!r}, line {L[nxt[b]]})" for b in bad])
+    erow = np.flatnonzero(kind == ek) if ek is not None else np.zeros(0, np.int64)
+    if not erow.size:
+        return
+    ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, proto.where).field("result").to_pylist()], dtype=object)
+    nxt = np.searchsorted(rows, erow)  # the state message after each line (rows.size: none yet)
+    seg = np.r_[g.seg, -1].astype(np.int64)  # (-1 after the last state message: no game)
+    game = np.where(nxt > 0, seg[np.maximum(nxt - 1, 0)], -1)  # the game running when it came (-1: none, the table closed)
+    rr = np.flatnonzero(g.in_game & (S == proto.result_state))
+    res = np.r_[rr, -1][np.searchsorted(rr, nxt)]  # the first result-state message after it (-1: none)
+    res = np.where((res >= 0) & (seg[np.maximum(res, 0)] == game), res, np.r_[g.res, -1][game])  # else its game's first, if any
+    found = (game >= 0) & (res >= 0)
+    ended = (game >= 0) & np.r_[g.has_end, False][game]
+    why = {b: _disagree_text(ev[b], reject.line_no[erow[b]], R[res[b]], G[res[b]], L[res[b]], proto)
+           for b in np.flatnonzero(found & (R[np.maximum(res, 0)] != ev)).tolist()}
+    for b in np.flatnonzero(~found & (ended | final | (game < 0))).tolist():
+        k = int(game[b])
+        e = int(g.end[k]) if k >= 0 else -1
+        end = ("the table is closed" if k < 0 else "the capture ends" if not g.has_end[k] else
+               f"the table closed, line {L[e]}" if g.closed[e] else f"the next game began, line {L[e]}")
+        what = f"game {int(G[g.start[k]]):0{proto.game_digits}d} reaches no result state" if k >= 0 else "no game is running"
+        why[b] = f"winning number {ev[b]!r} alone (line {reject.line_no[erow[b]]}), but {what} ({end}); this line is not counted"
+    bad = np.asarray(sorted(why), dtype=np.int64)
+    reject(erow[bad], "result", [why[b] for b in bad.tolist()])
+
+
+def _disagree_text(alone: str, line: int, result: str, game: int, res_line: int, proto: Protocol) -> str:
+    """The reason of a winning number alone on a line that disagrees with its game's result state."""
+    said = repr(result) if result else "no winning number"
+    return (f"winning number {alone!r} alone (line {line}) and the result state of game {int(game):0{proto.game_digits}d} (line {res_line}: "
+            f"{said}) disagree: the game's result is the result state's; this line is not counted")
 
 
 def _number_steps(number: np.ndarray, has_res: np.ndarray, prev: tuple | None, proto: Protocol) -> tuple:
@@ -600,7 +624,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
                   rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
                   start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64),
                   after=after, missing=missing, back=back, reached=g.has_res.copy())
-    _check_result_lines(kind, body, rows, S, R, L, proto, reject)
+    _check_result_lines(kind, body, g, rows, S, R, G, L, proto, reject, final)
     rejected = reject.rows
     rejected.sort(key=lambda r: r.line)
     counts = {
