@@ -457,3 +457,38 @@ def test_a_lone_winning_number_that_disagrees_with_the_state_is_a_reject_saying_
     agree = _game(1, "7") + _lone(2, "17", "17", between) + _game(3, "5")
     a, no, _ = proto_mod.split_lines(("\n".join(agree) + "\n").encode())
     assert proto_mod.decode(a, no, proto, "c").rejected == []
+
+
+# ---------------------------------------------------------------------------- a stray state message mid-game
+@pytest.mark.parametrize("stray, what", [
+    ("*X;3;999;  ;0;150;1", "game 999 in state 3"),   # another game number (a garbled or stray line)
+    ("*X;1;002;  ;0;150;1", "game 002 in state 1"),   # the game's own number, its state gone back
+    ("*X;6;002;  ;0;000;0", "game 002 in state 6"),   # the table closed, for one message
+])
+def test_a_stray_state_message_before_the_result_is_rejected_not_two_phantom_games(stray, what):
+    """One state message between two of the running game, before its result, with another game number (or a state gone
+    back, or closed): the game was cut in two (void 'the next game began', then the rest with the result), with the stray
+    line's own void game between: two phantom void spins for one game (and, with another number, a jump and a step back of
+    the game number). The line is rejected, naming the lines around it, and the game is one spin; live, the game's void row
+    waits for the message after (no row with a result waits: watch counts those)."""
+    from rngcert.collect.record import LiveDecoder
+
+    g2 = _game(2, "17")
+    lines = _game(1, "7") + g2[:4] + [stray] + g2[4:] + _game(3, "5")
+    at = len(_game(1, "7")) + 5  # the stray's line
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    g = dec.games
+    assert g.game.tolist() == [1, 2, 3] and g.result.tolist() == ["7", "17", "5"] and not g.void.any()
+    assert not g.missing.any() and not g.back.any()
+    assert [(r.line, r.column) for r in dec.rejected] == [(at, "state")]
+    assert f"{what} between two messages of game 002 (lines {at - 1} and {at + 1}, state 3 then 4)" in dec.rejected[0].reason
+    live, got, rej = LiveDecoder(proto), [], []
+    for ln in lines:
+        s, r = live.feed([ln])
+        got += s
+        rej += r
+    got += live.stop()
+    assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]

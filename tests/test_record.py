@@ -715,3 +715,17 @@ def test_recording_a_capture_whose_game_numbers_jump_says_the_missing_games_ever
     assert len(ids) == 30 and ids[-1] == 409  # (game 038, running when the capture ends, is not written)
     rep = cli("certify", out, "--seed", "1", "--resamples", "99", "--no-plots", "--out", tmp_path / "rep")
     assert "379 spin_id(s) missing between 1 and 409 (gaps in the sequence)" in rep.output, rep.output
+
+
+def test_a_void_game_waiting_for_the_message_after_its_end_is_written_at_the_stop(tmp_path):
+    """A game without its result that the last message ended waits for the next one (that message may be a stray); a
+    recording that stops there writes it void, says so, and leaves the running game as before."""
+    cap = tmp_path / "cap.log"
+    cap.write_text("\n".join(_game_lines(1, "7") + [f"*X;{s};002;  ;0;150;1" for s in (1, 2, 3)] + ["*X;1;003;  ;0;150;1"]) + "\n")
+    events: list[str] = []
+    out = tmp_path / "w.csv"
+    st = record(str(cap), out, PROTO, on_event=events.append)
+    rows = [(r["spin_id"], r["game"], r["result"], r["void"]) for r in csv.DictReader(out.open())]
+    assert rows == [("1", "001", "7", "false"), ("2", "002", "", "true")] and st.spins == 2
+    assert any("game 002 ended void before the recording stopped (no result: the next game began (line 12)" in e for e in events), events
+    assert any("game 003 was running when the recording stopped" in e for e in events)

@@ -283,6 +283,7 @@ def _state_fields(kind: np.ndarray, ext, proto: Protocol, line_no: np.ndarray, r
         ok &= dok
     if rows.size:
         ok &= _not_stray_results(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
+        ok &= _not_stray_between(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
     sel = np.flatnonzero(ok)
     rows, S, D = rows[sel], S[sel], D[sel]
     if ext is not None and sel.size != len(ext):
@@ -325,6 +326,32 @@ def _not_stray_results(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
         reject(rows[idx[bad]], "game", [f"game {int(g[b]):0{proto.game_digits}d} in the result state while game {int(g[p]):0{proto.game_digits}d} "
                                         f"was running (line {int(L[idx[p]])}, state {int(s[p])}): a game cannot begin at its result; line "
                                         "rejected (a garbled game number or a stray message)" for b, p in zip(bad, last)])
+        keep[idx[bad]] = False
+    return keep
+
+
+def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.ndarray, ok: np.ndarray, proto: Protocol,
+                       reject: _Rejects) -> np.ndarray:
+    """False for a lone state message between two messages of the game running, before its result, that would end it: with
+    another game number, a state lower than the message before, or a closed state, while the message after it has the game
+    number before it and a state not lower. Such a line cut the game in two, each part a void spin beside the stray's own
+    (two phantom void spins for one game); it is rejected with the lines around it. Decided by the message after it: a
+    stream's game without its result waits for that message before it is written void (:func:`_pending`)."""
+    keep = np.ones(S.size, dtype=bool)
+    idx = np.flatnonzero(ok)
+    if idx.size < 3:
+        return keep
+    s, g = S[idx], G[idx]
+    closed = np.isin(s, list(proto.closed_states))
+    a, m, b = s[:-2], s[1:-1], s[2:]  # the message before, the one in question, the one after
+    around = (g[:-2] == g[2:]) & ~closed[:-2] & ~closed[2:] & (a < proto.result_state) & (b >= a)
+    ends = (g[1:-1] != g[:-2]) | (m < a) | closed[1:-1]
+    bad = np.flatnonzero(around & ends) + 1
+    if bad.size:
+        d = proto.game_digits
+        reject(rows[idx[bad]], "state", [f"game {int(g[i]):0{d}d} in state {int(s[i])} between two messages of game {int(g[i - 1]):0{d}d} "
+                                         f"(lines {int(L[idx[i - 1]])} and {int(L[idx[i + 1]])}, state {int(s[i - 1])} then {int(s[i + 1])}) "
+                                         "before its result: a stray or garbled message; line rejected, the game goes on" for i in bad.tolist()])
         keep[idx[bad]] = False
     return keep
 
@@ -481,6 +508,15 @@ def _void_no_result(voids: _Voids, g: SimpleNamespace, S, L, rows, proto: Protoc
     return e, complete
 
 
+def _pending(g: SimpleNamespace, S: np.ndarray, proto: Protocol, final: bool) -> np.ndarray:
+    """The games of a stream that ended without their result at the last state message so far: that message may be a stray
+    (:func:`_not_stray_between`, decided by the message after it), so the game is not decided yet. Only void games wait
+    (a game with its result is decided when the next game begins: watch counts it at once)."""
+    if final or not g.ng:
+        return np.zeros(g.ng, dtype=bool)
+    return g.has_end & (g.end == S.size - 1) & (S[g.last] < proto.result_state) & ~g.has_res
+
+
 def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto: Protocol, ng: int):
     """ISO 8601 text of the prefix of each game's deciding line ("" none), or None when the capture has no timestamps."""
     ts = None
@@ -615,6 +651,7 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     _void_two_numbers(voids, g, second, result, R, L, rows)  # the result state gave another winning number
     _void_no_number(voids, g, second, result, R, L, rows)  # a result state without a number
     e, complete = _void_no_result(voids, g, S, L, rows, proto, final)  # no result
+    complete = complete & ~_pending(g, S, proto, final)  # a stray message may have ended it: the next message decides
     void = voids.reason != ""
     ts = _timestamps(ts_text, has_prefix, voids.decided_row, proto, ng)
     number = G[start] if ng else np.zeros(0, np.int64)

@@ -211,20 +211,22 @@ class LiveDecoder:
         g = self._decode().games
         if not g.n or g.complete[-1] or int(g.spin_id[-1]) <= self.emitted:
             return []
-        last = np.zeros(g.n, dtype=bool)
-        last[-1] = bool(g.result[-1] != "" or g.void[-1])
-        return self._spins(g, last)
+        which = ~g.complete & (g.spin_id > self.emitted)  # (a game before the last one waited for the message after its end: void)
+        which[-1] = bool(g.result[-1] != "" or g.void[-1])
+        return self._spins(g, which)
 
     def _cut(self, g: Games) -> None:
         """Forget the lines before the last game that began (they can change nothing any more)."""
-        if g.n and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
+        open_ = np.flatnonzero(~g.complete)  # the games not decided: the running one, and one a stray message may have ended
+        if g.n and not open_.size and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
             cut = int(g.end_row[-1])
             self.base = int(g.spin_id[-1]) + 1
             self.prev = (int(g.game[-1]), bool(g.reached[-1]))
-        elif g.n:  # the running game is decoded again with the game before it (its number checked against that game's)
-            cut = int(g.start_row[-1])
-            self.base = int(g.spin_id[-1]) - int(g.missing[-1])
-            self.prev = (int(g.game[-2]), bool(g.reached[-2])) if g.n > 1 else self.prev
+        elif g.n:  # the first game not decided is decoded again with the game before it (its number checked against that game's)
+            k = int(open_[0]) if open_.size else g.n - 1
+            cut = int(g.start_row[k])
+            self.base = int(g.spin_id[k]) - int(g.missing[k])
+            self.prev = (int(g.game[k - 1]), bool(g.reached[k - 1])) if k > 0 else self.prev
         else:
             cut = len(self.lines)  # no game running: nothing to keep
         if cut:
@@ -790,10 +792,13 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool, capture_e
         say(f"game {gg} was running when the recording stopped at --max-spins: not written")
         return
     now = dec.stop()
-    if now:
-        what = f"was void ({now[0].void_reason})" if now[0].void else f"had its result ({now[0].result})"
+    sid = int(run.spin_id[-1])
+    for s in now[:-1] if now and now[-1].spin_id == sid else now:  # a game whose end waited for the message after it
+        say(f"game {s.game:0{proto.game_digits}d} ended void before the recording stopped ({s.void_reason}): written now")
+    emit(now, [])
+    if now and now[-1].spin_id == sid:
+        what = f"was void ({now[-1].void_reason})" if now[-1].void else f"had its result ({now[-1].result})"
         say(f"game {gg} {what} when the recording stopped, before it ended: written now")
-        emit(now, [])
     else:
         later = ("the capture file ends inside it; a capture that continues it, recorded into this log, writes it when it ends "
                  "(certify of this capture counts it void: 'the capture ends')" if capture_end else "a restart writes it when it ends")
