@@ -492,3 +492,39 @@ def test_a_stray_state_message_before_the_result_is_rejected_not_two_phantom_gam
     got += live.stop()
     assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
     assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+
+
+@pytest.mark.parametrize("stray, what, repeat", [
+    ("*X;2;999;  ;0;150;1", "game 999 in state 2", "17"),  # another game number while the result state repeats
+    ("*X;6;002;17;0;000;0", "game 002 in state 6", "17"),  # the table closed for one message: the result was counted twice
+    ("*X;2;999;  ;0;150;1", "game 999 in state 2", "33"),  # and a repeat after it with another number
+])
+def test_a_stray_state_message_in_the_result_state_is_rejected_and_the_row_is_written_at_once(stray, what, repeat):
+    """One message of another game (or the table closed) while the result state repeats: the game's repeats after it were
+    rejected and the stray made a phantom void game (with a false jump of 996 games and a step back of the game number),
+    or, closed for one message, the repeats began a second game with the same result: counted twice. The stray is rejected
+    and the repeats stay in the game. Live, the row with the result is written when the stray arrives (watch counts it at
+    once, no waiting); a repeat after the stray with another number is said as a CONFLICT (the whole capture voids it)."""
+    from rngcert.collect.record import LiveDecoder
+
+    g2 = _game(2, "17", repeats=4)
+    lines = _game(1, "7") + g2[:-2] + [stray] + [g2[-1].replace(";17;", f";{repeat};")] * 2 + _game(3, "5")
+    at = len(_game(1, "7")) + len(g2) - 1
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    g = dec.games
+    assert g.game.tolist() == [1, 2, 3] and g.spin_id.tolist() == [1, 2, 3] and not g.missing.any() and not g.back.any()
+    assert g.void.tolist() == [False, repeat != "17", False]
+    assert [(r.line, r.column) for r in dec.rejected] == [(at, "state")] and what in dec.rejected[0].reason
+    live, got, rej = LiveDecoder(proto), [], []
+    for k, ln in enumerate(lines, 1):
+        s, r = live.feed([ln])
+        assert not s or k != at + 1  # (nothing waits for the message after the stray: the row came with the stray)
+        got += s
+        rej += r
+    got += live.stop()
+    assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+    conflict = [n for n in live.notes if n.startswith("CONFLICT")]
+    assert len(conflict) == (repeat != "17") and all("game 002 (spin 2) was written with result 17" in n for n in conflict), live.notes

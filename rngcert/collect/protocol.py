@@ -114,6 +114,9 @@ class Games:
     after: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     missing: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     back: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: the message that ended the game is not the last one so far (the message after it shows it was no stray), or a whole
+    #: capture: a live reader keeps the lines of a game not settled
+    settled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: the game reached its result state (the next game's number follows it, not repeats it)
     reached: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: number of games
@@ -282,8 +285,8 @@ def _state_fields(kind: np.ndarray, ext, proto: Protocol, line_no: np.ndarray, r
         reject(rows[bad], "direction", [f"direction {d!r} is not one of {', '.join(proto.direction_map)}" for d in D[bad]])
         ok &= dok
     if rows.size:
-        ok &= _not_stray_results(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
         ok &= _not_stray_between(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
+        ok &= _not_stray_results(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
     sel = np.flatnonzero(ok)
     rows, S, D = rows[sel], S[sel], D[sel]
     if ext is not None and sel.size != len(ext):
@@ -332,11 +335,14 @@ def _not_stray_results(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
 
 def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.ndarray, ok: np.ndarray, proto: Protocol,
                        reject: _Rejects) -> np.ndarray:
-    """False for a lone state message between two messages of the game running, before its result, that would end it: with
-    another game number, a state lower than the message before, or a closed state, while the message after it has the game
-    number before it and a state not lower. Such a line cut the game in two, each part a void spin beside the stray's own
-    (two phantom void spins for one game); it is rejected with the lines around it. Decided by the message after it: a
-    stream's game without its result waits for that message before it is written void (:func:`_pending`)."""
+    """False for a lone state message between two messages of the game running, up to its result state, that would end it:
+    with another game number, a state lower than the message before, or a closed state (not the result state: a game
+    beginning at its result is :func:`_not_stray_results`'s), while the message after it has the game number before it and
+    a state not lower. Before the result such a line cut the game in two, each part a void spin beside the stray's own
+    (two phantom void spins for one game); in the result state it made a phantom void game and its repeats rejected, or
+    (closed) a second game with the same result. It is rejected with the lines around it. Decided by the message after
+    it: a stream's game without its result waits for that message before it is written void (:func:`_settled`); one with
+    its result is written at once."""
     keep = np.ones(S.size, dtype=bool)
     idx = np.flatnonzero(ok)
     if idx.size < 3:
@@ -344,14 +350,14 @@ def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
     s, g = S[idx], G[idx]
     closed = np.isin(s, list(proto.closed_states))
     a, m, b = s[:-2], s[1:-1], s[2:]  # the message before, the one in question, the one after
-    around = (g[:-2] == g[2:]) & ~closed[:-2] & ~closed[2:] & (a < proto.result_state) & (b >= a)
-    ends = (g[1:-1] != g[:-2]) | (m < a) | closed[1:-1]
+    around = (g[:-2] == g[2:]) & ~closed[:-2] & ~closed[2:] & (a <= proto.result_state) & (b >= a)
+    ends = ((g[1:-1] != g[:-2]) | (m < a) | closed[1:-1]) & (m != proto.result_state)
     bad = np.flatnonzero(around & ends) + 1
     if bad.size:
         d = proto.game_digits
         reject(rows[idx[bad]], "state", [f"game {int(g[i]):0{d}d} in state {int(s[i])} between two messages of game {int(g[i - 1]):0{d}d} "
                                          f"(lines {int(L[idx[i - 1]])} and {int(L[idx[i + 1]])}, state {int(s[i - 1])} then {int(s[i + 1])}) "
-                                         "before its result: a stray or garbled message; line rejected, the game goes on" for i in bad.tolist()])
+                                         "up to its result: a stray or garbled message; line rejected, the game goes on" for i in bad.tolist()])
         keep[idx[bad]] = False
     return keep
 
@@ -508,13 +514,13 @@ def _void_no_result(voids: _Voids, g: SimpleNamespace, S, L, rows, proto: Protoc
     return e, complete
 
 
-def _pending(g: SimpleNamespace, S: np.ndarray, proto: Protocol, final: bool) -> np.ndarray:
-    """The games of a stream that ended without their result at the last state message so far: that message may be a stray
-    (:func:`_not_stray_between`, decided by the message after it), so the game is not decided yet. Only void games wait
-    (a game with its result is decided when the next game begins: watch counts it at once)."""
+def _settled(g: SimpleNamespace, S: np.ndarray, final: bool) -> np.ndarray:
+    """False for the games of a stream that the last state message so far ended: that message may be a stray
+    (:func:`_not_stray_between`, decided by the message after it). Such a game without its result is not decided yet (a
+    game with its result is: watch counts it at once); a live reader keeps the lines of both until the next message."""
     if final or not g.ng:
-        return np.zeros(g.ng, dtype=bool)
-    return g.has_end & (g.end == S.size - 1) & (S[g.last] < proto.result_state) & ~g.has_res
+        return np.ones(g.ng, dtype=bool)
+    return ~(g.has_end & (g.end == S.size - 1))
 
 
 def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto: Protocol, ng: int):
@@ -651,14 +657,15 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     _void_two_numbers(voids, g, second, result, R, L, rows)  # the result state gave another winning number
     _void_no_number(voids, g, second, result, R, L, rows)  # a result state without a number
     e, complete = _void_no_result(voids, g, S, L, rows, proto, final)  # no result
-    complete = complete & ~_pending(g, S, proto, final)  # a stray message may have ended it: the next message decides
+    settled = _settled(g, S, final)
+    complete = complete & (settled | g.has_res)  # a stray message may have ended a game without its result: the next message decides
     void = voids.reason != ""
     ts = _timestamps(ts_text, has_prefix, voids.decided_row, proto, ng)
     number = G[start] if ng else np.zeros(0, np.int64)
     after, missing, back = _number_steps(number, g.has_res, prev, proto)
     games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64) + np.cumsum(missing), game=number, result=result,
                   void=void, reason=voids.reason, line=voids.decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
-                  rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
+                  rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, settled=settled, first_state=S[start] if ng else np.zeros(0, np.int64),
                   start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64),
                   after=after, missing=missing, back=back, reached=g.has_res.copy())
     _check_result_lines(kind, body, g, rows, S, R, G, L, proto, reject, final)

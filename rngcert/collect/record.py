@@ -112,6 +112,7 @@ class LiveDecoder:
         self.resumed: tuple | None = None  # (spin id, game, result) of the last row's game repeated after a restart
         self.reported: set[int] = set()
         self.notes: list[str] = []
+        self.written: tuple | None = None  # (spin id, result) of the last row written with a result
 
     def feed(self, lines: list[str], when: str | None = None) -> tuple[list[Spin], list[LineReject]]:
         """Add received lines (without their newlines); returns the games decided and the new rejects."""
@@ -144,6 +145,7 @@ class LiveDecoder:
                 dec = self._decode()
                 g = dec.games
         self._check_resumed(g)
+        self._check_written(g)
         out = self._spins(g, g.complete & (g.spin_id > self.emitted))
         rej = [r for r in dec.rejected if r.line not in self.reported]
         self.reported.update(r.line for r in rej)
@@ -190,6 +192,17 @@ class LiveDecoder:
                                   f"the controller's repeats make it void: {g.reason[0]}; the row was written before the restart and is "
                                   "not changed: check it")
 
+    def _check_written(self, g: Games) -> None:
+        """A CONFLICT note when the last row written with a result, its game still kept (the message that ended it may be
+        a stray), turns void: a repeat of its result state after the stray gave another number."""
+        w = self.written
+        i = np.flatnonzero(g.spin_id == w[0]) if w is not None else np.zeros(0, np.int64)
+        if i.size and bool(g.void[i[0]]):
+            self.written = None
+            self.notes.append(f"CONFLICT: game {g.game[i[0]]:0{self.proto.game_digits}d} (spin {w[0]}) was written with result {w[1]} when "
+                              f"a message of another game ended it, which the next message showed to be a stray; its result state then "
+                              f"repeats: {g.reason[i[0]]}; the row is not changed: check it")
+
     def _spins(self, g: Games, which: np.ndarray) -> list[Spin]:
         out = []
         for i in np.flatnonzero(which).tolist():
@@ -201,6 +214,7 @@ class LiveDecoder:
             out.append(Spin(int(g.spin_id[i]), int(g.game[i]), ts, str(g.result[i]), bool(g.void[i]), str(g.reason[i]), str(g.direction[i]),
                             float(g.rotor_speed[i]), ln, int(g.after[i]), int(g.missing[i]), bool(g.back[i])))
             self.emitted = int(g.spin_id[i])
+            self.written = None if g.void[i] else (self.emitted, str(g.result[i]))
         return out
 
     def stop(self) -> list[Spin]:
@@ -217,7 +231,7 @@ class LiveDecoder:
 
     def _cut(self, g: Games) -> None:
         """Forget the lines before the last game that began (they can change nothing any more)."""
-        open_ = np.flatnonzero(~g.complete)  # the games not decided: the running one, and one a stray message may have ended
+        open_ = np.flatnonzero(~g.complete | ~g.settled)  # the running game, and one a stray message may have ended
         if g.n and not open_.size and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
             cut = int(g.end_row[-1])
             self.base = int(g.spin_id[-1]) + 1
