@@ -464,6 +464,7 @@ def test_a_lone_winning_number_that_disagrees_with_the_state_is_a_reject_saying_
     ("*X;3;999;  ;0;150;1", "game 999 in state 3"),   # another game number (a garbled or stray line)
     ("*X;1;002;  ;0;150;1", "game 002 in state 1"),   # the game's own number, its state gone back
     ("*X;6;002;  ;0;000;0", "game 002 in state 6"),   # the table closed, for one message
+    ("*X;5;002;33;0;150;1", "game 002 in state 5"),   # a state garbled into the result state: 33 and 17 were both counted
 ])
 def test_a_stray_state_message_before_the_result_is_rejected_not_two_phantom_games(stray, what):
     """One state message between two of the running game, before its result, with another game number (or a state gone

@@ -338,7 +338,8 @@ def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
     """False for a lone state message between two messages of the game running, up to its result state, that would end it:
     with another game number, a state lower than the message before, or a closed state (not the result state: a game
     beginning at its result is :func:`_not_stray_results`'s), while the message after it has the game number before it and
-    a state not lower. Before the result such a line cut the game in two, each part a void spin beside the stray's own
+    a state not lower; or the game's own result state between two messages before its result (a garbled state: its
+    number was counted beside the real one). Before the result such a line cut the game in two, each part a void spin beside the stray's own
     (two phantom void spins for one game); in the result state it made a phantom void game and its repeats rejected, or
     (closed) a second game with the same result. It is rejected with the lines around it. Decided by the message after
     it: a stream's game without its result waits for that message before it is written void (:func:`_settled`); one with
@@ -351,8 +352,12 @@ def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
     closed = np.isin(s, list(proto.closed_states))
     a, m, b = s[:-2], s[1:-1], s[2:]  # the message before, the one in question, the one after
     around = (g[:-2] == g[2:]) & ~closed[:-2] & ~closed[2:] & (a <= proto.result_state) & (b >= a)
-    ends = ((g[1:-1] != g[:-2]) | (m < a) | closed[1:-1]) & (m != proto.result_state)
-    bad = np.flatnonzero(around & ends) + 1
+    rs = proto.result_state
+    ends = ((g[1:-1] != g[:-2]) | (m < a) | closed[1:-1]) & (m != rs)
+    ends |= (m == rs) & (g[1:-1] == g[:-2]) & (b < rs)  # the result state between two messages before it: its number is no result
+    flag = np.r_[False, around & ends, False]
+    flag[1:] &= ~flag[:-1]  # a stray is one message: the one after it is judged against the message before the stray
+    bad = np.flatnonzero(flag)
     if bad.size:
         d = proto.game_digits
         reject(rows[idx[bad]], "state", [f"game {int(g[i]):0{d}d} in state {int(s[i])} between two messages of game {int(g[i - 1]):0{d}d} "
