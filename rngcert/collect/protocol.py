@@ -604,6 +604,11 @@ def step_text(after: int, game: int, missing: int, spin_id: int, digits: int) ->
         This game's spin id (the one before it is ``spin_id - missing - 1``).
     digits : int
         Digits of the game number.
+
+    Returns
+    -------
+    str
+        ``games 003 to 157 (155) missing between game 002 (spin 21) and game 158 (spin 177): ...``, or the step back.
     """
     a, b = f"{after:0{digits}d}", f"{game:0{digits}d}"
     if not missing:
