@@ -373,3 +373,159 @@ def test_a_capture_with_bare_cr_line_ends_is_detected_whatever_its_first_line(tm
     assert detect_format(Path("x.log"), b"\r*P 1\r*X;6;011;34;0;000;0\r") == "protocol:slingshot2"
     log = _read(tmp_path, "\r" + "\r".join(_game(1, "7") + _game(2, "8")) + "\r")
     assert (log.accepted, len(log.rejected)) == (2, 0)
+
+
+# ---------------------------------------------------------------------------- game numbers that jump or go back
+def test_game_numbers_that_jump_leave_spin_id_gaps_and_steps_back_are_said():
+    """Real: the self-test capture's game numbers jump (game 002, then game 158 on 2025-09-24: the capture program did not
+    run in between) and go back (002 then 001, 179 then 001, 208 then 038). Every game had one spin id after the last, so the games that
+    may be missing were not said anywhere. A forward jump now leaves the missing games' numbers as a gap in the spin ids
+    (certify states spin_id gaps); a step back (a reset of the count, or a wrap with games missing) is said too."""
+    path = _capture("selftest-capture.log")
+    lines, no, _ = proto_mod.split_lines(path.read_bytes())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(lines, no, proto, str(path))
+    g = dec.games
+    j = np.flatnonzero(g.missing)
+    assert [(int(g.after[i]), int(g.game[i]), int(g.missing[i])) for i in j] == [(2, 158, 155), (158, 178, 19), (2, 208, 205)]
+    assert (g.spin_id[j] - g.spin_id[j - 1]).tolist() == [156, 20, 206]  # the missing games' ids are left out
+    assert g.spin_id[-1] == 31 + 155 + 19 + 205 and np.all(np.diff(g.spin_id) > 0)
+    b = np.flatnonzero(g.back)
+    assert [(int(g.after[i]), int(g.game[i])) for i in b] == [(2, 1), (179, 1), (208, 38)]
+    notes = " | ".join(proto_mod.describe(dec, proto, "cap"))
+    assert "games 003 to 157 (155) missing between game 002 (spin 21) and game 158 (spin 177)" in notes, notes
+    assert "379 game(s) missing in 3 jump(s)" in notes and "3 step(s) back" in notes and "game 179 then game 001" in notes
+
+
+def test_game_numbers_that_follow_on_wrap_or_repeat_a_void_game_are_not_gaps(tmp_path):
+    """999 then 000 (or 001: the protocol does not say where the count restarts) is no gap; a game that ended without a
+    result may give its number to the next (the self-test capture's 001 after each aborted game); a game number repeated
+    after a game with a result is a step back; 005 then 009 misses 3 games. (A number below the one before is a step back,
+    one above it a jump by the numbers between: which way a wrap went cannot be told.)"""
+    proto = load_protocol("slingshot2")
+    aborted = [f"*X;{s};004;  ;0;150;1" for s in (1, 2)] + ["*X;6;004;  ;0;000;0"]
+    lines = _game(998, "1") + _game(999, "2") + _game(0, "3") + _game(0, "4") + _game(1, "5") + aborted + _game(4, "6") + _game(4, "7")
+    lines += _game(5, "8") + _game(9, "9")
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    g = proto_mod.decode(a, no, proto, "w").games
+    assert g.game.tolist() == [998, 999, 0, 0, 1, 4, 4, 4, 5, 9]
+    assert g.missing.tolist() == [0, 0, 0, 0, 0, 2, 0, 0, 0, 3] and g.back.tolist() == [False] * 3 + [True] + [False] * 3 + [True, False, False]
+    assert g.spin_id.tolist() == [1, 2, 3, 4, 5, 8, 9, 10, 11, 15]
+
+
+def test_certify_of_a_capture_with_a_jump_states_the_missing_games(tmp_path, cli):
+    p = tmp_path / "jump.log"
+    p.write_text("\n".join(_game(1, "7") + _game(2, "8") + _game(158, "9") + _game(159, "10")) + "\n")
+    res = cli("certify", p, "--seed", "1", "--resamples", "99", "--no-plots", "--out", tmp_path / "rep")
+    assert "155 spin_id(s) missing between 1 and 159" in res.output, res.output
+    assert "games 003 to 157 (155) missing between game 002 (spin 2) and game 158 (spin 158)" in res.output
+
+
+# ---------------------------------------------------------------------------- the winning number alone on a line
+def _lone(g: int, lone: str, result: str | None, between=()) -> list[str]:
+    """Game ``g`` with the winning number alone (``lone``) after its state 4, ``between`` after it, then its result state
+    with ``result`` (None: the game reaches no result state)."""
+    out = [f"*X;{s};{g:03d};  ;0;150;1" for s in (1, 2, 3, 4)] + [lone] + list(between)
+    return out + ([f"*X;5;{g:03d};{result:>2};0;150;1"] * 3 if result is not None else [])
+
+
+@pytest.mark.parametrize("between, result, reason", [
+    ((), "17", "winning number '27' alone (line 14) and the result state of game 002 (line 15: '17') disagree"),
+    (("*X;4;002;  ;0;150;1",), "17", "winning number '27' alone (line 14) and the result state of game 002 (line 16: '17') disagree"),
+    ((), None, "winning number '27' alone (line 14), but game 002 reaches no result state (the next game began, line 15)"),
+])
+def test_a_lone_winning_number_that_disagrees_with_the_state_is_a_reject_saying_so(tmp_path, between, result, reason):
+    """The number alone on a line was checked only against the state message right after it: one more state-4 message in
+    between (or no result state at all, the game void) and '27' against the controller's '17' passed without a word. The
+    line is rejected wherever the game's result state is, the reason naming both lines and saying they disagree; the game
+    counts the result state's number (or is void), whole capture and live alike."""
+    closed = ["*X;6;003; 5;0;000;0", "9", "*X;6;003; 5;0;000;0"]  # and a number alone while the table is closed
+    lines = _game(1, "7") + _lone(2, "27", result, between) + _game(3, "5") + closed + _game(4, "8")
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    assert dec.games.result.tolist() == ["7", result or "", "5", "8"]
+    n = len(lines) - len(_game(4, "8")) - 1
+    assert [(r.line, r.column) for r in dec.rejected] == [(14, "result"), (n, "result")] and dec.rejected[0].reason.startswith(reason)
+    assert dec.rejected[1].reason == f"winning number '9' alone (line {n}), but no game is running (the table is closed); this line is not counted"
+    from rngcert.collect.record import LiveDecoder
+
+    live, rej = LiveDecoder(proto), []
+    for ln in lines:
+        rej += live.feed([ln])[1]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+    agree = _game(1, "7") + _lone(2, "17", "17", between) + _game(3, "5")
+    a, no, _ = proto_mod.split_lines(("\n".join(agree) + "\n").encode())
+    assert proto_mod.decode(a, no, proto, "c").rejected == []
+
+
+# ---------------------------------------------------------------------------- a stray state message mid-game
+@pytest.mark.parametrize("stray, what", [
+    ("*X;3;999;  ;0;150;1", "game 999 in state 3"),   # another game number (a garbled or stray line)
+    ("*X;1;002;  ;0;150;1", "game 002 in state 1"),   # the game's own number, its state gone back
+    ("*X;6;002;  ;0;000;0", "game 002 in state 6"),   # the table closed, for one message
+    ("*X;5;002;33;0;150;1", "game 002 in state 5"),   # a state garbled into the result state: 33 and 17 were both counted
+])
+def test_a_stray_state_message_before_the_result_is_rejected_not_two_phantom_games(stray, what):
+    """One state message between two of the running game, before its result, with another game number (or a state gone
+    back, or closed): the game was cut in two (void 'the next game began', then the rest with the result), with the stray
+    line's own void game between: two phantom void spins for one game (and, with another number, a jump and a step back of
+    the game number). The line is rejected, naming the lines around it, and the game is one spin; live, the game's void row
+    waits for the message after (no row with a result waits: watch counts those)."""
+    from rngcert.collect.record import LiveDecoder
+
+    g2 = _game(2, "17")
+    lines = _game(1, "7") + g2[:4] + [stray] + g2[4:] + _game(3, "5")
+    at = len(_game(1, "7")) + 5  # the stray's line
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    g = dec.games
+    assert g.game.tolist() == [1, 2, 3] and g.result.tolist() == ["7", "17", "5"] and not g.void.any()
+    assert not g.missing.any() and not g.back.any()
+    assert [(r.line, r.column) for r in dec.rejected] == [(at, "state")]
+    assert f"{what} between two messages of game 002 (lines {at - 1} and {at + 1}, state 3 then 4)" in dec.rejected[0].reason
+    live, got, rej = LiveDecoder(proto), [], []
+    for ln in lines:
+        s, r = live.feed([ln])
+        got += s
+        rej += r
+    got += live.stop()
+    assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+
+
+@pytest.mark.parametrize("stray, what, repeat", [
+    ("*X;2;999;  ;0;150;1", "game 999 in state 2", "17"),  # another game number while the result state repeats
+    ("*X;6;002;17;0;000;0", "game 002 in state 6", "17"),  # the table closed for one message: the result was counted twice
+    ("*X;2;999;  ;0;150;1", "game 999 in state 2", "33"),  # and a repeat after it with another number
+])
+def test_a_stray_state_message_in_the_result_state_is_rejected_and_the_row_is_written_at_once(stray, what, repeat):
+    """One message of another game (or the table closed) while the result state repeats: the game's repeats after it were
+    rejected and the stray made a phantom void game (with a false jump of 996 games and a step back of the game number),
+    or, closed for one message, the repeats began a second game with the same result: counted twice. The stray is rejected
+    and the repeats stay in the game. Live, the row with the result is written when the stray arrives (watch counts it at
+    once, no waiting); a repeat after the stray with another number is said as a CONFLICT (the whole capture voids it)."""
+    from rngcert.collect.record import LiveDecoder
+
+    g2 = _game(2, "17", repeats=4)
+    lines = _game(1, "7") + g2[:-2] + [stray] + [g2[-1].replace(";17;", f";{repeat};")] * 2 + _game(3, "5")
+    at = len(_game(1, "7")) + len(g2) - 1
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    g = dec.games
+    assert g.game.tolist() == [1, 2, 3] and g.spin_id.tolist() == [1, 2, 3] and not g.missing.any() and not g.back.any()
+    assert g.void.tolist() == [False, repeat != "17", False]
+    assert [(r.line, r.column) for r in dec.rejected] == [(at, "state")] and what in dec.rejected[0].reason
+    live, got, rej = LiveDecoder(proto), [], []
+    for k, ln in enumerate(lines, 1):
+        s, r = live.feed([ln])
+        assert not s or k != at + 1  # (nothing waits for the message after the stray: the row came with the stray)
+        got += s
+        rej += r
+    got += live.stop()
+    assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+    conflict = [n for n in live.notes if n.startswith("CONFLICT")]
+    assert len(conflict) == (repeat != "17") and all("game 002 (spin 2) was written with result 17" in n for n in conflict), live.notes

@@ -20,7 +20,8 @@ Examples:
   rngcert watch wheel-7.csv --follow                            # beside it: the anytime-valid detector
   rngcert record /dev/ttyUSB0 --out wheel-7.csv --watch         # or both in one process
 \b
-Exit codes: 0 stopped normally (idle timeout, --max-spins, end of a file, Ctrl-C) · 13 ALARM (--watch) · 3 the log
+Exit codes: 0 stopped normally (idle timeout, --max-spins, end of a file, Ctrl-C; games missing by the game numbers are
+said, exit 0) · 13 ALARM (--watch) · 3 the log
 cannot be written or resumed, or the source cannot be opened within --max-wait · 4 unknown or invalid protocol or
 wheel · 2 usage.
 """,
@@ -58,7 +59,10 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
 
     The log is a CSV spin log (spin_id, game, timestamp, result, void, void_reason, direction,
     rotor_speed): `rngcert certify`, `ingest` and `watch --follow` read it. spin_id counts the
-    games of the log (the controller's game number repeats and wraps; it is kept as game).
+    games of the log (the controller's game number repeats and wraps; it is kept as game). A game
+    number that jumps ahead (002 then 158) means games missing from the source: said when the row
+    is written and at the end (first missing, last missing, how many), kept in OUT.json, and their
+    spin ids left out of the log (certify of it states the gap); one that goes back is said too.
     A source that goes away is reopened every --reconnect seconds and the game that was running
     continues; a restarted recorder continues after the log's last spin and does not write that
     game again while the controller repeats its result. A capture file already recorded into
@@ -73,11 +77,7 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     from rngcert.equipment.protocol import load_protocol
 
     proto = load_protocol(protocol)
-    settings = dict(proto.serial)
-    for key, v in (("baudrate", baud), ("bytesize", None if bytesize is None else int(bytesize)), ("parity", parity),
-                   ("stopbits", None if stopbits is None else (1.5 if stopbits == "1.5" else int(stopbits)))):
-        if v is not None:
-            settings[key] = v
+    settings = _line_settings(proto, baud, bytesize, parity, stopbits)
 
     detector = _Detector(out, equipment, alpha, horizon, block) if watch else None
 
@@ -94,14 +94,17 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
 
     line = "a capture file, read as it is" if Path(source).is_file() else f"{settings['baudrate']} {settings['bytesize']}{settings['parity']}{settings['stopbits']:g}"
     click.echo(f"record: {source} → {out} (protocol {proto.name}, {line})", err=True)
+    from rngcert.collect.record import RecordStats
+
+    st = RecordStats()
     try:
-        st = run(source, out, proto, table=table, serial_settings=settings, reconnect=reconnect, max_wait=max_wait, idle_timeout=idle_timeout,
-                 max_spins=max_spins, on_spin=spin, on_event=event, stop=None if detector is None else detector.alarmed)
+        run(source, out, proto, table=table, serial_settings=settings, reconnect=reconnect, max_wait=max_wait, idle_timeout=idle_timeout,
+            max_spins=max_spins, on_spin=spin, on_event=event, stop=None if detector is None else detector.alarmed, stats=st)
     except KeyboardInterrupt:
         click.echo("record: stopped (Ctrl-C); every decided game is in the log", err=True)
+        _summary(st, proto)
         return
-    click.echo(f"record: {st.spins} row(s) written ({st.void} void), {st.lines} line(s) read, {st.rejected} rejected, "
-               f"{st.disconnects} disconnect(s), {st.reconnects} reconnect(s)", err=True)
+    _summary(st, proto)
     _refuse_nothing_recorded(st, source, out, proto)
     if detector is not None and detector.alarmed():
         import sys
@@ -113,6 +116,25 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
                    f"{w.leader}", err=True)
         click.echo(f"  guarantee: {w.guarantee()}", err=True)
         sys.exit(EXIT_ALARM)
+
+
+def _line_settings(proto, baud, bytesize, parity, stopbits) -> dict:
+    """The serial line's settings: the protocol's, with the options given instead."""
+    settings = dict(proto.serial)
+    for key, v in (("baudrate", baud), ("bytesize", None if bytesize is None else int(bytesize)), ("parity", parity),
+                   ("stopbits", None if stopbits is None else (1.5 if stopbits == "1.5" else int(stopbits)))):
+        if v is not None:
+            settings[key] = v
+    return settings
+
+
+def _summary(st, proto) -> None:
+    """The session's counts on standard error, and the games missing by the controller's game numbers (first, last, how
+    many, per jump) and its steps back."""
+    click.echo(f"record: {st.spins} row(s) written ({st.void} void), {st.lines} line(s) read, {st.rejected} rejected, "
+               f"{st.disconnects} disconnect(s), {st.reconnects} reconnect(s)", err=True)
+    if (steps := st.steps_summary(proto.game_digits)) is not None:
+        click.echo(f"record: {steps}", err=True)
 
 
 def _refuse_nothing_recorded(st, source: str, out: Path, proto) -> None:

@@ -31,7 +31,15 @@ are found with numpy on the state messages — linear in the capture):
 
 Spin ids are the capture's game sequence (1, 2, … in the order games began): the controller's game
 number repeats (``001`` across days in a self-test) and wraps, so it is kept beside the id (column
-``game``), not used as one.
+``game``), not used as one. But the ids follow the game numbers' jumps: a game whose number is ahead of
+the next one expected (``002`` then ``158``) has the missing games' numbers left out of the ids
+(game ``002`` spin 21, game ``158`` spin 177 in the self-test capture), so that a certification of the log states the games that
+may be missing as a gap in its spin ids. The next number expected after game ``g`` is ``g + 1`` (after
+the largest, ``0`` or ``1``: the protocol does not say where the count restarts), or ``g`` again when
+game ``g`` ended without reaching its result state (the controller gives an aborted game's number to the
+next: the self-test capture's ``001``). A number behind it (a reset of the count, or a wrap with games
+missing: how many cannot be told), or the same after a game with a result, is a step back, said in the
+notes (:attr:`Games.back`).
 """
 
 from __future__ import annotations
@@ -100,6 +108,17 @@ class Games:
     start_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: index (into the decoded lines) of the message that began each game, and of the state message after it (-1: none yet)
     end_row: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: the controller's game number of the game before each (-1: none), the games missing between them by their numbers (a
+    #: jump forward: the missing games' numbers are left out of the spin ids), and a step back of the number (a reset of
+    #: the count, or a wrap with games missing: how many cannot be told) or its repeat after a game with a result
+    after: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    missing: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    back: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: the message that ended the game is not the last one so far (the message after it shows it was no stray), or a whole
+    #: capture: a live reader keeps the lines of a game not settled
+    settled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: the game reached its result state (the next game's number follows it, not repeats it)
+    reached: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: number of games
     n = property(lambda self: int(self.spin_id.size))
 
@@ -266,6 +285,7 @@ def _state_fields(kind: np.ndarray, ext, proto: Protocol, line_no: np.ndarray, r
         reject(rows[bad], "direction", [f"direction {d!r} is not one of {', '.join(proto.direction_map)}" for d in D[bad]])
         ok &= dok
     if rows.size:
+        ok &= _not_stray_between(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
         ok &= _not_stray_results(S, _ints(ext.field("game")), line_no[rows], rows, ok, proto, reject)
     sel = np.flatnonzero(ok)
     rows, S, D = rows[sel], S[sel], D[sel]
@@ -309,6 +329,40 @@ def _not_stray_results(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
         reject(rows[idx[bad]], "game", [f"game {int(g[b]):0{proto.game_digits}d} in the result state while game {int(g[p]):0{proto.game_digits}d} "
                                         f"was running (line {int(L[idx[p]])}, state {int(s[p])}): a game cannot begin at its result; line "
                                         "rejected (a garbled game number or a stray message)" for b, p in zip(bad, last)])
+        keep[idx[bad]] = False
+    return keep
+
+
+def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.ndarray, ok: np.ndarray, proto: Protocol,
+                       reject: _Rejects) -> np.ndarray:
+    """False for a lone state message between two messages of the game running, up to its result state, that would end it:
+    with another game number, a state lower than the message before, or a closed state (not the result state: a game
+    beginning at its result is :func:`_not_stray_results`'s), while the message after it has the game number before it and
+    a state not lower; or the game's own result state between two messages before its result (a garbled state: its
+    number was counted beside the real one). Before the result such a line cut the game in two, each part a void spin beside the stray's own
+    (two phantom void spins for one game); in the result state it made a phantom void game and its repeats rejected, or
+    (closed) a second game with the same result. It is rejected with the lines around it. Decided by the message after
+    it: a stream's game without its result waits for that message before it is written void (:func:`_settled`); one with
+    its result is written at once."""
+    keep = np.ones(S.size, dtype=bool)
+    idx = np.flatnonzero(ok)
+    if idx.size < 3:
+        return keep
+    s, g = S[idx], G[idx]
+    closed = np.isin(s, list(proto.closed_states))
+    a, m, b = s[:-2], s[1:-1], s[2:]  # the message before, the one in question, the one after
+    around = (g[:-2] == g[2:]) & ~closed[:-2] & ~closed[2:] & (a <= proto.result_state) & (b >= a)
+    rs = proto.result_state
+    ends = ((g[1:-1] != g[:-2]) | (m < a) | closed[1:-1]) & (m != rs)
+    ends |= (m == rs) & (g[1:-1] == g[:-2]) & (b < rs)  # the result state between two messages before it: its number is no result
+    flag = np.r_[False, around & ends, False]
+    flag[1:] &= ~flag[:-1]  # a stray is one message: the one after it is judged against the message before the stray
+    bad = np.flatnonzero(flag)
+    if bad.size:
+        d = proto.game_digits
+        reject(rows[idx[bad]], "state", [f"game {int(g[i]):0{d}d} in state {int(s[i])} between two messages of game {int(g[i - 1]):0{d}d} "
+                                         f"(lines {int(L[idx[i - 1]])} and {int(L[idx[i + 1]])}, state {int(s[i - 1])} then {int(s[i + 1])}) "
+                                         "up to its result: a stray or garbled message; line rejected, the game goes on" for i in bad.tolist()])
         keep[idx[bad]] = False
     return keep
 
@@ -465,6 +519,15 @@ def _void_no_result(voids: _Voids, g: SimpleNamespace, S, L, rows, proto: Protoc
     return e, complete
 
 
+def _settled(g: SimpleNamespace, S: np.ndarray, final: bool) -> np.ndarray:
+    """False for the games of a stream that the last state message so far ended: that message may be a stray
+    (:func:`_not_stray_between`, decided by the message after it). Such a game without its result is not decided yet (a
+    game with its result is: watch counts it at once); a live reader keeps the lines of both until the next message."""
+    if final or not g.ng:
+        return np.ones(g.ng, dtype=bool)
+    return ~(g.has_end & (g.end == S.size - 1))
+
+
 def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto: Protocol, ng: int):
     """ISO 8601 text of the prefix of each game's deciding line ("" none), or None when the capture has no timestamps."""
     ts = None
@@ -477,22 +540,88 @@ def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto:
     return ts
 
 
-def _check_result_lines(kind, body, rows, S, R, L, proto: Protocol, reject: _Rejects) -> None:
-    """The winning number alone on a line: checked against the result state that follows it (rejected when it differs)."""
+def _check_result_lines(kind, body, g: SimpleNamespace, rows, S, R, G, L, proto: Protocol, reject: _Rejects, final: bool) -> None:
+    """The winning number alone on a line, checked against the result state of the game running when it came (its first
+    result-state message after the line, else its first): rejected, the reason naming both lines, when the two disagree, when
+    that game reaches no result state (the next game began, the table closed, or a whole capture ends), or when no game is
+    running (the table closed). On a live stream a line whose game has neither reached its result state nor ended is checked
+    later."""
     ek = next((i for i, m in enumerate(proto.messages) if m.kind == "result"), None)
-    if ek is not None and rows.size:
-        erow = np.flatnonzero(kind == ek)
-        if erow.size:
-            ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, proto.where).field("result").to_pylist()], dtype=object)
-            nxt = np.searchsorted(rows, erow)
-            has = nxt < rows.size
-            chk = np.flatnonzero(has)
-            nx = nxt[chk]
-            bad = chk[(S[nx] == proto.result_state) & (R[nx] != ev[chk])]
-            reject(erow[bad], "result", [f"winning number {ev[b]!r} alone differs from the result state that follows ({R[nxt[b]]!r}, line {L[nxt[b]]})" for b in bad])
+    erow = np.flatnonzero(kind == ek) if ek is not None else np.zeros(0, np.int64)
+    if not erow.size:
+        return
+    ev = np.asarray([t.strip() for t in _extract(body.take(_idx(erow)), proto.messages[ek].pattern, proto.where).field("result").to_pylist()], dtype=object)
+    nxt = np.searchsorted(rows, erow)  # the state message after each line (rows.size: none yet)
+    seg = np.r_[g.seg, -1].astype(np.int64)  # (-1 after the last state message: no game)
+    game = np.where(nxt > 0, seg[np.maximum(nxt - 1, 0)], -1)  # the game running when it came (-1: none, the table closed)
+    rr = np.flatnonzero(g.in_game & (S == proto.result_state))
+    res = np.r_[rr, -1][np.searchsorted(rr, nxt)]  # the first result-state message after it (-1: none)
+    res = np.where((res >= 0) & (seg[np.maximum(res, 0)] == game), res, np.r_[g.res, -1][game])  # else its game's first, if any
+    found = (game >= 0) & (res >= 0)
+    ended = (game >= 0) & np.r_[g.has_end, False][game]
+    why = {b: _disagree_text(ev[b], reject.line_no[erow[b]], R[res[b]], G[res[b]], L[res[b]], proto)
+           for b in np.flatnonzero(found & (R[np.maximum(res, 0)] != ev)).tolist()}
+    for b in np.flatnonzero(~found & (ended | final | (game < 0))).tolist():
+        k = int(game[b])
+        e = int(g.end[k]) if k >= 0 else -1
+        end = ("the table is closed" if k < 0 else "the capture ends" if not g.has_end[k] else
+               f"the table closed, line {L[e]}" if g.closed[e] else f"the next game began, line {L[e]}")
+        what = f"game {int(G[g.start[k]]):0{proto.game_digits}d} reaches no result state" if k >= 0 else "no game is running"
+        why[b] = f"winning number {ev[b]!r} alone (line {reject.line_no[erow[b]]}), but {what} ({end}); this line is not counted"
+    bad = np.asarray(sorted(why), dtype=np.int64)
+    reject(erow[bad], "result", [why[b] for b in bad.tolist()])
 
 
-def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, final: bool = True, seq0: int = 1) -> Decoded:
+def _disagree_text(alone: str, line: int, result: str, game: int, res_line: int, proto: Protocol) -> str:
+    """The reason of a winning number alone on a line that disagrees with its game's result state."""
+    said = repr(result) if result else "no winning number"
+    return (f"winning number {alone!r} alone (line {line}) and the result state of game {int(game):0{proto.game_digits}d} (line {res_line}: "
+            f"{said}) disagree: the game's result is the result state's; this line is not counted")
+
+
+def _number_steps(number: np.ndarray, has_res: np.ndarray, prev: tuple | None, proto: Protocol) -> tuple:
+    """(the game number before each game, -1 none; games missing between them by their numbers; a step back) of the games
+    (see the module's notes). ``prev``: (game number, reached its result state) of the game before the first, or None."""
+    before = np.r_[prev[0] if prev else -1, number[:-1]].astype(np.int64)[: number.size]
+    before_res = np.r_[bool(prev[1]) if prev else False, has_res[:-1]].astype(bool)[: number.size]
+    top = 10 ** proto.game_digits - 1
+    follows = (number == before + 1) | ((number == before) & ~before_res) | ((before == top) & (number <= 1))
+    known = (before >= 0) & ~follows
+    ahead = known & (number > before)
+    return before, np.where(ahead, number - before - 1, 0).astype(np.int64), known & ~ahead
+
+
+def step_text(after: int, game: int, missing: int, spin_id: int, digits: int) -> str:
+    """One game-number finding in words: the games missing before game ``game`` (spin ``spin_id``), or its step back.
+
+    Parameters
+    ----------
+    after, game : int
+        The controller's game numbers of the game before and of this game.
+    missing : int
+        Games missing between them by their numbers (0: a step back, how many missing cannot be told).
+    spin_id : int
+        This game's spin id (the one before it is ``spin_id - missing - 1``).
+    digits : int
+        Digits of the game number.
+
+    Returns
+    -------
+    str
+        ``games 003 to 157 (155) missing between game 002 (spin 21) and game 158 (spin 177): ...``, or the step back.
+    """
+    a, b = f"{after:0{digits}d}", f"{game:0{digits}d}"
+    if not missing:
+        return (f"game {a} then game {b} (spin {spin_id}): the game number went back or repeated (a reset of the controller's count, "
+                "or a wrap with games missing: how many cannot be told)")
+    lo, hi = f"{after + 1:0{digits}d}", f"{game - 1:0{digits}d}"
+    which = f"game {lo} (1)" if missing == 1 else f"games {lo} to {hi} ({missing:,})"
+    return (f"{which} missing between game {a} (spin {spin_id - missing - 1}) and game {b} (spin {spin_id}): not in the source "
+            "(not sent, not captured, or the controller's count jumped); their spin ids are left out")
+
+
+def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, final: bool = True, seq0: int = 1,
+           prev: tuple | None = None) -> Decoded:
     """Decode the lines of a capture into games.
 
     Parameters
@@ -509,7 +638,10 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
         True for a whole capture: a game still running at its end is void ("the capture ends").
         False for a live stream: such a game is returned with ``complete`` False.
     seq0 : int
-        The spin id of the first game.
+        The spin id of the first game when its game number follows ``prev`` (the missing games' ids are left out).
+    prev : tuple (game number, reached its result state), optional
+        The game before the first (a live stream's earlier lines, the log's last row): the first game's number is
+        checked against it.
 
     Returns
     -------
@@ -535,13 +667,18 @@ def decode(lines: pa.Array, line_no: np.ndarray, proto: Protocol, name: str, *, 
     _void_two_numbers(voids, g, second, result, R, L, rows)  # the result state gave another winning number
     _void_no_number(voids, g, second, result, R, L, rows)  # a result state without a number
     e, complete = _void_no_result(voids, g, S, L, rows, proto, final)  # no result
+    settled = _settled(g, S, final)
+    complete = complete & (settled | g.has_res)  # a stray message may have ended a game without its result: the next message decides
     void = voids.reason != ""
     ts = _timestamps(ts_text, has_prefix, voids.decided_row, proto, ng)
-    games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64), game=G[start] if ng else np.zeros(0, np.int64), result=result,
+    number = G[start] if ng else np.zeros(0, np.int64)
+    after, missing, back = _number_steps(number, g.has_res, prev, proto)
+    games = Games(spin_id=seq0 + np.arange(ng, dtype=np.int64) + np.cumsum(missing), game=number, result=result,
                   void=void, reason=voids.reason, line=voids.decided, timestamp=ts, direction=np.asarray(direction, dtype=object),
-                  rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, first_state=S[start] if ng else np.zeros(0, np.int64),
-                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64))
-    _check_result_lines(kind, body, rows, S, R, L, proto, reject)
+                  rotor_speed=np.asarray(rotor, dtype=np.float64), complete=complete | final, settled=settled, first_state=S[start] if ng else np.zeros(0, np.int64),
+                  start_row=rows[start] if ng else np.zeros(0, np.int64), end_row=np.where(g.has_end, rows[e], -1) if ng else np.zeros(0, np.int64),
+                  after=after, missing=missing, back=back, reached=g.has_res.copy())
+    _check_result_lines(kind, body, g, rows, S, R, G, L, proto, reject, final)
     rejected = reject.rows
     rejected.sort(key=lambda r: r.line)
     counts = {
@@ -567,10 +704,12 @@ def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
         f"{name}: wheel-controller capture, protocol {proto.name} ({proto.where}{', sha256 ' + proto.sha256 if proto.sha256 else ''}): {c['lines']:,} lines, {c['messages']:,} messages from the "
         f"controller ({c['state_messages']:,} game-state messages), {c['host_lines']:,} host lines skipped, {c['rejected']:,} rejected; "
         f"{c['games']:,} games: {c['with_result']:,} with a result, {c['void']:,} void",
-        f"{name}: spin_id is the capture's game sequence (1 = the first game that began in the capture); the controller's game number "
-        "(which repeats and wraps) is kept beside it as column 'game'",
+        f"{name}: spin_id is the capture's game sequence (1 = the first game that began in the capture), leaving out the ids of "
+        "games missing by the controller's game number (a jump); the game number (which repeats and wraps) is kept beside it as "
+        "column 'game'",
     ]
     out += [f"{name}: {t}" for t in proto.notes]
+    out += _describe_steps(g, proto, name)
     if g.n and g.void.any():
         kinds: dict[str, list] = {}
         for sid, gm, why in zip(g.spin_id[g.void].tolist(), g.game[g.void].tolist(), g.reason[g.void].tolist()):
@@ -580,6 +719,22 @@ def describe(dec: Decoded, proto: Protocol, name: str) -> list[str]:
             ex = "; ".join(f"spin {s} (game {gm:0{proto.game_digits}d}): {w}" for s, gm, w in items[:3])
             more = f"; and {len(items) - 3} more" if len(items) > 3 else ""
             out.append(f"{name}: {len(items)} void game(s), {key}: {ex}{more}")
+    return out
+
+
+def _describe_steps(g: Games, proto: Protocol, name: str) -> list[str]:
+    """Notes on the game numbers: the jumps (games missing, their spin ids left out) and the steps back, each named."""
+    out = []
+    j, b = np.flatnonzero(g.missing), np.flatnonzero(g.back)
+    if j.size:
+        each = "; ".join(step_text(int(g.after[i]), int(g.game[i]), int(g.missing[i]), int(g.spin_id[i]), proto.game_digits) for i in j[:5])
+        out.append(f"{name}: {int(g.missing.sum()):,} game(s) missing in {j.size:,} jump(s) of the controller's game number: {each}"
+                   + (f"; and {j.size - 5:,} more" if j.size > 5 else ""))
+    if b.size:
+        each = "; ".join(f"game {int(g.after[i]):0{proto.game_digits}d} then game {int(g.game[i]):0{proto.game_digits}d} (spin "
+                         f"{int(g.spin_id[i])})" for i in b[:5])
+        out.append(f"{name}: {b.size:,} step(s) back of the controller's game number (a reset of its count, or a wrap with games "
+                   f"missing: how many cannot be told): {each}" + (f"; and {b.size - 5:,} more" if b.size > 5 else ""))
     return out
 
 

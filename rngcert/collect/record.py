@@ -70,6 +70,11 @@ class Spin:
     direction: str
     rotor_speed: float
     line: int
+    #: the controller's game number of the game before (-1: none), the games missing between them by their numbers (their spin
+    #: ids left out), and a step back of the number (see :mod:`rngcert.collect.protocol`)
+    after_game: int = -1
+    missing: int = 0
+    back: bool = False
 
 
 class LiveDecoder:
@@ -102,10 +107,12 @@ class LiveDecoder:
         self.last = last
         self.emitted = int(last[0]) if last else 0
         self.base = self.emitted + 1
+        self.prev = (int(last[1]), bool(str(last[2]))) if last else None  # (game number, reached its result) of the game before the kept lines
         self.resume_checked = last is None
         self.resumed: tuple | None = None  # (spin id, game, result) of the last row's game repeated after a restart
         self.reported: set[int] = set()
         self.notes: list[str] = []
+        self.written: tuple | None = None  # (spin id, result) of the last row written with a result
 
     def feed(self, lines: list[str], when: str | None = None) -> tuple[list[Spin], list[LineReject]]:
         """Add received lines (without their newlines); returns the games decided and the new rejects."""
@@ -127,7 +134,7 @@ class LiveDecoder:
 
     def _decode(self):
         arr = pc.utf8_rtrim_whitespace(_strs(self.lines))  # line ends trimmed as a whole capture's are (split_lines)
-        return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base)
+        return decode(arr, np.asarray(self.line_no, dtype=np.int64), self.proto, self.name, final=False, seq0=self.base, prev=self.prev)
 
     def _run(self):
         dec = self._decode()
@@ -138,6 +145,7 @@ class LiveDecoder:
                 dec = self._decode()
                 g = dec.games
         self._check_resumed(g)
+        self._check_written(g)
         out = self._spins(g, g.complete & (g.spin_id > self.emitted))
         rej = [r for r in dec.rejected if r.line not in self.reported]
         self.reported.update(r.line for r in rej)
@@ -157,6 +165,7 @@ class LiveDecoder:
         if int(g.first_state[0]) != self.proto.result_state or int(g.game[0]) != int(game) or not str(result):
             return False  # (a void row without a number may have ended before the result state: a game in it now may be the next one)
         self.base = int(sid)  # the game the controller still repeats is the log's last row
+        self.prev = None  # (its number is the row's: no step from the row to itself)
         now = str(g.result[0])
         if void:  # nothing of it is counted: a number the controller repeats now changes nothing
             self.notes.append(f"game {gg} is the log's last row (spin {sid}, void): not written again"
@@ -183,6 +192,17 @@ class LiveDecoder:
                                   f"the controller's repeats make it void: {g.reason[0]}; the row was written before the restart and is "
                                   "not changed: check it")
 
+    def _check_written(self, g: Games) -> None:
+        """A CONFLICT note when the last row written with a result, its game still kept (the message that ended it may be
+        a stray), turns void: a repeat of its result state after the stray gave another number."""
+        w = self.written
+        i = np.flatnonzero(g.spin_id == w[0]) if w is not None else np.zeros(0, np.int64)
+        if i.size and bool(g.void[i[0]]):
+            self.written = None
+            self.notes.append(f"CONFLICT: game {g.game[i[0]]:0{self.proto.game_digits}d} (spin {w[0]}) was written with result {w[1]} when "
+                              f"a message of another game ended it, which the next message showed to be a stray; its result state then "
+                              f"repeats: {g.reason[i[0]]}; the row is not changed: check it")
+
     def _spins(self, g: Games, which: np.ndarray) -> list[Spin]:
         out = []
         for i in np.flatnonzero(which).tolist():
@@ -192,8 +212,9 @@ class LiveDecoder:
             except ValueError:
                 ts = self.when[-1] if self.clock else ""
             out.append(Spin(int(g.spin_id[i]), int(g.game[i]), ts, str(g.result[i]), bool(g.void[i]), str(g.reason[i]), str(g.direction[i]),
-                            float(g.rotor_speed[i]), ln))
+                            float(g.rotor_speed[i]), ln, int(g.after[i]), int(g.missing[i]), bool(g.back[i])))
             self.emitted = int(g.spin_id[i])
+            self.written = None if g.void[i] else (self.emitted, str(g.result[i]))
         return out
 
     def stop(self) -> list[Spin]:
@@ -204,18 +225,22 @@ class LiveDecoder:
         g = self._decode().games
         if not g.n or g.complete[-1] or int(g.spin_id[-1]) <= self.emitted:
             return []
-        last = np.zeros(g.n, dtype=bool)
-        last[-1] = bool(g.result[-1] != "" or g.void[-1])
-        return self._spins(g, last)
+        which = ~g.complete & (g.spin_id > self.emitted)  # (a game before the last one waited for the message after its end: void)
+        which[-1] = bool(g.result[-1] != "" or g.void[-1])
+        return self._spins(g, which)
 
     def _cut(self, g: Games) -> None:
         """Forget the lines before the last game that began (they can change nothing any more)."""
-        if g.n and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
+        open_ = np.flatnonzero(~g.complete | ~g.settled)  # the running game, and one a stray message may have ended
+        if g.n and not open_.size and g.end_row[-1] >= 0:  # the last game has ended (the table closed): no line before that can matter
             cut = int(g.end_row[-1])
             self.base = int(g.spin_id[-1]) + 1
-        elif g.n:
-            cut = int(g.start_row[-1])
-            self.base = int(g.spin_id[-1])
+            self.prev = (int(g.game[-1]), bool(g.reached[-1]))
+        elif g.n:  # the first game not decided is decoded again with the game before it (its number checked against that game's)
+            k = int(open_[0]) if open_.size else g.n - 1
+            cut = int(g.start_row[k])
+            self.base = int(g.spin_id[k]) - int(g.missing[k])
+            self.prev = (int(g.game[k - 1]), bool(g.reached[k - 1])) if k > 0 else self.prev
         else:
             cut = len(self.lines)  # no game running: nothing to keep
         if cut:
@@ -512,6 +537,29 @@ class RecordStats:
     disconnects: int = 0
     reconnects: int = 0
     notes: list[str] = field(default_factory=list)
+    #: the game numbers' jumps and steps back among the rows written, in order: dicts with ``spin_id``, ``game``,
+    #: ``after_game``, ``missing`` (games missing by their numbers; 0 for a step back) and ``first_missing``,
+    #: ``last_missing`` (None for a step back)
+    number_steps: list[dict] = field(default_factory=list)
+
+    def steps_summary(self, digits: int) -> str | None:
+        """The game numbers' jumps and steps back in one sentence (None when there was none)."""
+        if not self.number_steps:
+            return None
+        j = [d for d in self.number_steps if d["missing"]]
+        b = [d for d in self.number_steps if not d["missing"]]
+        f = lambda x: f"{x:0{digits}d}"  # noqa: E731
+        out = []
+        if j:
+            each = ", ".join((f"{f(d['first_missing'])}" if d["missing"] == 1 else f"{f(d['first_missing'])}-{f(d['last_missing'])}")
+                             + f" ({d['missing']:,})" for d in j[:10])
+            out.append(f"{sum(d['missing'] for d in j):,} game(s) missing by the controller's game numbers, in {len(j)} jump(s): "
+                       f"{each}{' …' if len(j) > 10 else ''} (their spin ids left out of the log: certify states the gap)")
+        if b:
+            each = ", ".join(f"{f(d['after_game'])} then {f(d['game'])} (spin {d['spin_id']})" for d in b[:10])
+            out.append(f"{len(b)} step(s) back of the game number (a reset of the count, or a wrap with games missing: how many "
+                       f"cannot be told): {each}{' …' if len(b) > 10 else ''}")
+        return "; ".join(out)
 
 
 # long: the recording loop (connect, read, decode, write, reconnect, stop conditions) keeps its state in locals that every branch updates; 33 lines
@@ -606,6 +654,8 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             writer.write(s)
             st.spins += 1
             st.void += int(s.void)
+            if s.missing or s.back:
+                _number_step(st, s, proto, say)
             if on_spin:
                 on_spin(s)
         for n in writer.notes:  # (a rotation of the log)
@@ -691,6 +741,16 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     return st
 
 
+def _number_step(st: RecordStats, s: Spin, proto: Protocol, say) -> None:
+    """A row whose game number jumps ahead of the game before (games missing) or goes back: said at once, kept in ``st``."""
+    from rngcert.collect.protocol import step_text
+
+    st.number_steps.append({"spin_id": s.spin_id, "game": s.game, "after_game": s.after_game, "missing": s.missing,
+                            "first_missing": s.after_game + 1 if s.missing else None,
+                            "last_missing": s.game - 1 if s.missing else None, "line": s.line})
+    say(("GAMES MISSING: " if s.missing else "GAME NUMBER WENT BACK: ") + step_text(s.after_game, s.game, s.missing, s.spin_id, proto.game_digits))
+
+
 def _capture_timed(path: str, proto: Protocol, head: int = 1 << 20) -> bool:
     """Whether a capture file's lines carry the capture program's timestamps (the protocol's ``[prefix]`` with its
     ``timestamp`` group, on a line of its first ``head`` bytes)."""
@@ -746,10 +806,13 @@ def _at_stop(dec: LiveDecoder, emit, say, proto: Protocol, full: bool, capture_e
         say(f"game {gg} was running when the recording stopped at --max-spins: not written")
         return
     now = dec.stop()
-    if now:
-        what = f"was void ({now[0].void_reason})" if now[0].void else f"had its result ({now[0].result})"
+    sid = int(run.spin_id[-1])
+    for s in now[:-1] if now and now[-1].spin_id == sid else now:  # a game whose end waited for the message after it
+        say(f"game {s.game:0{proto.game_digits}d} ended void before the recording stopped ({s.void_reason}): written now")
+    emit(now, [])
+    if now and now[-1].spin_id == sid:
+        what = f"was void ({now[-1].void_reason})" if now[-1].void else f"had its result ({now[-1].result})"
         say(f"game {gg} {what} when the recording stopped, before it ended: written now")
-        emit(now, [])
     else:
         later = ("the capture file ends inside it; a capture that continues it, recorded into this log, writes it when it ends "
                  "(certify of this capture counts it void: 'the capture ends')" if capture_end else "a restart writes it when it ends")
@@ -800,14 +863,15 @@ def _write_whole(side: Path, meta: dict) -> None:
 
 def _end_session(out: Path, st: RecordStats, say) -> None:
     """Write the session's counts into its entry of ``OUT.json`` (the last one): rows written, void, lines read, rejected,
-    disconnects and the end time. A session without them (a crash) wrote an unknown number of rows."""
+    disconnects, the games missing by the controller's game numbers and each jump or step back of them, and the end time. A session without them (a crash) wrote an unknown number of rows."""
     import json
 
     side = out.with_name(out.name + ".json")
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
         meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
-                                     "rejected": st.rejected, "disconnects": st.disconnects})
+                                     "rejected": st.rejected, "disconnects": st.disconnects,
+                                     "games_missing": sum(d["missing"] for d in st.number_steps), "game_number_steps": st.number_steps})
         _write_whole(side, meta)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
         say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")
