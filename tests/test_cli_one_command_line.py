@@ -33,7 +33,7 @@ def test_house_edge_baccarat_and_wheels_still_work_and_options_do_not_mix(cli):
     res = cli("house-edge", "baccarat-004", "--decks", 6)
     assert res.exit_code == 4 and "fixes the number of decks at 8" in res.output  # as `shuffle certify` refuses it
     res = cli("house-edge", "poker")
-    assert res.exit_code == 3 and "blackjack" in res.output  # the unknown-game message names blackjack
+    assert res.exit_code == 2 and "blackjack" in res.output  # the unknown-game message names blackjack (a usage error: README, exit codes)
 
 
 # ------------------------------------------------------------------ --json on ingest, rejects, watch

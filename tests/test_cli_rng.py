@@ -81,7 +81,7 @@ def test_bits_file_errors(cli, tmp_path):
     e = tmp_path / "empty.txt"
     e.write_text("")
     assert cli("bits", e, "--format", "ascii").exit_code == EXIT_INPUT
-    assert cli("bits", "--source", "nope", "--streams", 2, "--length", 100).exit_code == EXIT_INPUT
+    assert cli("bits", "--source", "nope", "--streams", 2, "--length", 100).exit_code == 2  # an unknown generator name: a usage error
     assert cli("bits").exit_code == 2
 
 

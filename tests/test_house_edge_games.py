@@ -46,4 +46,4 @@ def test_casino_war_edges_decks_and_options(cli, tmp_path):
     assert got.exit_code == 0, got.output + got.stderr
     assert "(4 decks)" in got.output
     unknown = cli("house-edge", "no-such-game")
-    assert unknown.exit_code == 3 and "casino-war" in unknown.stderr
+    assert unknown.exit_code == 2 and "casino-war" in unknown.stderr

@@ -234,9 +234,9 @@ def test_cli_house_edge(cli):
     res = cli("house-edge", "baccarat")
     assert res.exit_code == 0 and "(0.010579)" in res.output and "(0.143596)" in res.output
     res = cli("house-edge", "roulette", "--paytable", "baccarat")
-    assert res.exit_code == 3 and "not 'roulette'" in res.output
+    assert res.exit_code == 2 and "not 'roulette'" in res.output
     res = cli("house-edge", "poker")
-    assert res.exit_code == 3 and "unknown game" in res.output
+    assert res.exit_code == 2 and "unknown game" in res.output
     assert "Examples" in cli("house-edge", "--help").output
 
 

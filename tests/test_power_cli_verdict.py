@@ -50,7 +50,7 @@ def test_power_below_the_minimum_sample_is_zero(cli):
 def test_power_refuses_an_absurd_effect(cli, effect):
     """--effect 1e308 ended in 'internal error (ZeroDivisionError)' (exit 1)."""
     res = cli("power", "--effect", effect, "--spins", "1000")
-    assert res.exit_code == 3 and "effect" in res.output and "at most 100" in res.output and "internal" not in res.output
+    assert res.exit_code == 2 and "effect" in res.output and "at most 100" in res.output and "internal" not in res.output
 
 
 @pytest.mark.parametrize("args", [("--spins", "1000000000000"), ("--spins", "1000000000000", "--effect", "0.001"), ("--effect", "0.001")])

@@ -3,6 +3,8 @@ terminal summary and the report emitter."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 import shlex
@@ -87,8 +89,105 @@ def echo_out(message: str = "") -> None:
 
 
 def fail(code: int, msg: str):
+    """Say ``msg`` on standard error (and, with ``--json``, as a JSON error document on standard output: :func:`json_error`)
+    and exit with ``code``."""
+    json_error(code, msg)
     click.echo(f"rngcert: error: {msg}", err=True)
     sys.exit(code)
+
+
+#: ``ctx.meta`` key (shared by every context of one run): "document" or "lines" when the command was given ``--json``.
+JSON_META = "rngcert.json"
+_JSON_DONE = "rngcert.json_error_done"
+
+
+def json_mode(group: click.Group, ctx: click.Context, tokens: Sequence[str]) -> str | None:
+    """Whether the command that ``tokens`` (the arguments after ``rngcert``) name was given ``--json``: "lines" for
+    ``watch`` (JSON Lines), "document" for any other command that has the option, else None. Read from the tokens
+    themselves, so that an error while the options are parsed (exit 2) is answered in JSON too."""
+    cmd, i = group, 0
+    while isinstance(cmd, click.Group) and i < len(tokens):
+        cmd, i = cmd.get_command(ctx, tokens[i]), i + 1
+    if cmd is None or not any(p.name == "as_json" for p in cmd.params):
+        return None
+    rest = list(tokens[i:])
+    rest = rest[:rest.index("--")] if "--" in rest else rest
+    return ("lines" if cmd.name == "watch" else "document") if "--json" in rest else None
+
+
+def json_error(code: int, msg: str) -> None:
+    """With ``--json``, the error as a JSON document on standard output, ``{"error": msg, "exit_code": code}``
+    (``watch``'s JSON Lines: one more line, ``{"event": "error", ...}``), so that a program reading the
+    output gets JSON on every exit; once per run, nothing without ``--json``."""
+    ctx = click.get_current_context(silent=True)
+    mode = ctx.meta.get(JSON_META) if ctx is not None else None
+    if not mode or ctx.meta.get(_JSON_DONE):
+        return
+    ctx.meta[_JSON_DONE] = True
+    doc = {"event": "error"} if mode == "lines" else {}
+    echo_out(json.dumps({**doc, "error": msg, "exit_code": code}, ensure_ascii=False))
+
+
+class Real(click.FloatRange):
+    """click's ``FloatRange`` that also refuses ``nan``, ``inf`` and ``-inf`` (a usage error, exit 2): ``nan`` passes
+    every comparison of a range check, and no option of rngcert means "forever" by ``inf``.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Those of :class:`click.FloatRange` (none: any finite number).
+    """
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+def known_source(ctx, param, value):
+    """Callback of ``--source``: a bit generator rngcert does not know is a usage error (exit 2) that lists the names."""
+    if value is None:
+        return value
+    from rngcert.simulate.sources import BIT_GENERATORS
+
+    if str(value).lower() not in BIT_GENERATORS:
+        raise click.BadParameter(f"{value!r} is not a known bit generator; valid names: {', '.join(sorted(BIT_GENERATORS))}", ctx, param)
+    return value
+
+
+def _table_id(check: str):
+    """A callback of ``--table`` that refuses, as a usage error (exit 2), a table id that ``check`` (``"store"``: the
+    store's rule, :func:`rngcert.collect.store.ingest.check_table_name`; ``"csv"``: a written log's,
+    :func:`rngcert.simulate.wheel.check_written_table`) refuses."""
+
+    def callback(ctx, param, value):
+        if value is None:
+            return value
+        if check == "store":
+            from rngcert.collect.store.ingest import check_table_name as rule
+        else:
+            from rngcert.simulate.wheel import check_written_table as rule
+        try:
+            rule(value)
+        except InputError as exc:
+            raise click.BadParameter(str(exc).removeprefix(f"--table {value!r}: "), ctx, param) from None
+        return value
+
+    return callback
+
+
+#: ``--table`` of ingest (the store's rule) and of the commands that write a log (simulate, record).
+store_table_id, written_table_id = _table_id("store"), _table_id("csv")
+
+
+def existing_files(_ctx, param, value):
+    """Callback of an option naming files that must exist (``--sign``, ``verify --key``): one that is not there is an
+    input error (exit 3, as a missing log is), named with the option; a folder is still a usage error (exit 2)."""
+    for p in value if isinstance(value, tuple) else (value,):
+        if p is not None and not Path(p).exists():
+            raise InputError(f"{param.opts[0]} {p}: no such file")
+    return value
 
 
 def parse_columns(items) -> dict[str, str]:
@@ -214,6 +313,8 @@ class Group(click.Group):
 
     def invoke(self, ctx):
         try:
+            if ctx.parent is None:  # (a command module that cannot be imported is an internal error, below)
+                ctx.meta[JSON_META] = json_mode(self, ctx, [*getattr(ctx, "_protected_args", ()), *ctx.args])
             with warnings.catch_warnings():
                 warnings.showwarning = _show_warning
                 return super().invoke(ctx)
@@ -229,7 +330,10 @@ class Group(click.Group):
             fail(EXIT_INPUT, f"{where}{exc.strerror or exc}")
         except UnicodeDecodeError as exc:
             fail(EXIT_INPUT, str(exc))
-        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+        except click.ClickException as exc:  # a usage error (exit 2): click says it on standard error
+            json_error(exc.exit_code, exc.format_message())
+            raise
+        except (click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: one line for the user, the traceback on request
             if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):  # a store fault not caught by the store layer
@@ -241,7 +345,7 @@ class Group(click.Group):
 
 def report_options(f):
     """``--pdf`` and ``--sign KEY``: options of every command that writes a report."""
-    f = click.option("--sign", "sign_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None, metavar="KEY",
+    f = click.option("--sign", "sign_key", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="KEY", callback=existing_files,
                      help="Sign report.json with this Ed25519 private key (PEM; make one with `rngcert keygen`).")(f)
     f = click.option("--pdf", "pdf", is_flag=True, help="Also write report.pdf: a one-page certificate, then the report (needs the pdf extra).")(f)
     f = click.option("--subject", "subject_text", default=None, metavar="TEXT", expose_value=False, callback=_keep_subject,

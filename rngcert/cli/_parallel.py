@@ -33,7 +33,8 @@ def plan_of(workers, scheduler):
     if workers is not None and scheduler:
         raise click.UsageError(f"--workers {workers} with --scheduler: the cluster at {scheduler} runs the work items on its own "
                                "workers, so a local worker count would be ignored; give one of them")
-
+    if scheduler and "://" not in scheduler:
+        raise click.BadParameter(f"{scheduler!r} must look like tcp://HOST:PORT (as printed by `dask scheduler`)", param_hint="--scheduler")
     return Plan(workers=workers, scheduler=scheduler)
 
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail
+from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, Real, fail
 from rngcert.collect.store import DEFAULT_DB, DEFAULT_WAIT
 
 _DB_OPTION = click.option(
     "--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DB, show_default=True, help="The store (a DuckDB file)."
 )
 _WAIT_OPTION = click.option(
-    "--wait", "wait", type=click.FloatRange(min=0), default=DEFAULT_WAIT, show_default=True, metavar="SECONDS",
+    "--wait", "wait", type=Real(min=0), default=DEFAULT_WAIT, show_default=True, metavar="SECONDS",
     help="When another process holds the store (DuckDB: one writer or many readers), retry for up to this long before giving up (exit 3).",
 )
 

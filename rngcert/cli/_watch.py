@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import parse_columns, refuse_given
+from rngcert.cli._common import Real, parse_columns, refuse_given
 from rngcert.cli._standard import load_for
 from rngcert.cli._storeopts import _DB_OPTION, _WAIT_OPTION, _run, _waiting
 
@@ -63,7 +63,8 @@ Examples:
   {"event": "status", "table", "spins", "blocks", "log_evidence", "log_threshold", "leader", "alarm"}
   after each update; {"event": "note", "text"} (rotation, truncation, skipped rows);
   and last either {"event": "alarm", ...} (exit 13) or {"event": "end", "spins", ...} (exit 0);
-  an input error (exit 3) ends the lines without either, its message on standard error.
+  an error (exit 1-4) ends them with {"event": "error", "error", "exit_code"} instead, its message
+  also on standard error.
 Messages for people stay on standard error.
 
 Exit codes: 0 no alarm · 13 ALARM · 14 spins lost: a rotation the watch did not see (two
@@ -75,14 +76,14 @@ rotations within one poll: a file never read, or the spin ids of the next file s
 @click.option("--table", default=None, help="Watch this stored table instead of a log file (new rows as they are ingested).")
 @_DB_OPTION
 @click.option("--follow", is_flag=True, help="Keep watching for new rows (like tail -F: across truncation and rotation); without it, read what is there and exit.")
-@click.option("--interval", type=click.FloatRange(min=0.05), default=2.0, show_default=True, help="Seconds between polls with --follow (or of a FIFO); refused for a file or table read once.")
-@click.option("--max-idle", type=click.FloatRange(min=0), default=None, help="With --follow (refused without it, except on a FIFO), stop after this many seconds without new rows (says so on stderr). On a FIFO: the longest wait for a writer (default 60 s without --follow), and, if given, for new rows while the writer holds the pipe open: reaching it then cuts the stream, which is exit 3.")
-@click.option("--settle", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
+@click.option("--interval", type=Real(min=0.05), default=2.0, show_default=True, help="Seconds between polls with --follow (or of a FIFO); refused for a file or table read once.")
+@click.option("--max-idle", type=Real(min=0), default=None, help="With --follow (refused without it, except on a FIFO), stop after this many seconds without new rows (says so on stderr). On a FIFO: the longest wait for a writer (default 60 s without --follow), and, if given, for new rows while the writer holds the pipe open: reaching it then cuts the stream, which is exit 3.")
+@click.option("--settle", type=Real(min=0), default=5.0, show_default=True, metavar="SECONDS",
               help="LOG: a final line without a newline is counted once the log has not changed for this long; a rotated-away file is finished after this long without change.")
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (LOG only, refused with --table: a stored table knows its wheel).")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="LOG: map a column name of the file (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="LOG: its format.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Bound on the probability of any false alarm within --horizon spins.")
+@click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Bound on the probability of any false alarm within --horizon spins.")
 @click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="Spins over which --alpha bounds false alarms (mean spins to a false alarm >= horizon/alpha).")
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="The detector is updated and checked after every block of this many spins.")
 @click.option("--no-record", is_flag=True, help="Do not write the alarm record into the store.")

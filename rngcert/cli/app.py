@@ -11,11 +11,13 @@ code  meaning
 12    FAIL: some test rejects after Holm's correction at alpha
 13    ALARM: ``rngcert watch`` saw the evidence cross its threshold
 14    spins lost: ``rngcert watch`` saw a rotation it could not follow (a file never read)
-3     input or storage error: unreadable or empty log, nothing readable, bad option value;
-      a store or report folder that cannot be read or written (corrupt, read-only, disk full)
-4     equipment error: unknown or invalid wheel/procedure definition
+3     input or storage error: missing, unreadable or empty log, nothing readable, an option the data
+      cannot satisfy (a --column the log lacks); a store or report folder that cannot be read or
+      written (corrupt, read-only, disk full)
+4     equipment error: unknown or invalid wheel, pay table, procedure, protocol or standard
 1     unexpected internal error (a bug: please report it with the command line)
-2     usage error (click: unknown option, missing argument)
+2     usage error: unknown option, missing argument, an option value that is wrong on the command
+      line alone (not a number, nan or inf, out of range, malformed, at odds with another option)
 ====  =========================================================================
 """
 

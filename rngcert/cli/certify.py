@@ -20,6 +20,7 @@ from rngcert.cli._common import (
     DEFAULT_LOG_COMMAND,
     DEFAULT_LOG_WHEEL,
     EXIT_TABLE,
+    Real,
     check_report_options,
     command_line,
     default_log_path,
@@ -78,13 +79,13 @@ Examples:
 @click.option("--alias", "aliases", multiple=True, metavar="SPELLING=LABEL", help="Read another spelling of a pocket/section label, e.g. zero=0 or \"Null=0\" (repeatable; as [aliases] in a wheel TOML).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
 @click.option("--pool", is_flag=True, help="Pool all tables of the log into one sequence (default: certify each table).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
+@click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
 @click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
-@click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE. Default: the standard's declared minimum effect (rngcert-default: +50%).")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+@click.option("--min-bias", type=Real(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%); too small a sample gives INCONCLUSIVE. Default: the standard's declared minimum effect (rngcert-default: +50%).")
+@click.option("--power", type=Real(0, 1, min_open=True, max_open=True), default=None,
               help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
-@click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
+@click.option("--max-rejected", type=Real(0, 1), default=0.05, show_default=True, help="Share of unreadable rows above which every verdict is INCONCLUSIVE.")
 @click.option("--min-round-interval", "min_round_interval", default="5s", show_default=True, metavar="DURATION",
               help="Rows of a table with the same result closer in time than this (e.g. 5s, 500ms, 1m) are one round logged twice: counted once and reported; 0 turns the check off. Given for a log without timestamps: an input error (exit 3).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder under which reports/<equipment>-<UTC time>/ is made.")

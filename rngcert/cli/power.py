@@ -11,7 +11,7 @@ import click
 import numpy as np
 
 from rngcert.cli._blackjack import blackjack_rule_options
-from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, fail, refuse_given
+from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, Real, fail, refuse_given
 from rngcert.errors import EquipmentError, InputError
 from rngcert.seeding import root, stream
 
@@ -36,10 +36,10 @@ sector come up 10% more often (weight 1.1, then renormalised); for harmonic, the
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or wheel TOML file (sets k).")
 @click.option("--alternative", "-a", default="single-pocket", show_default=True,
               help="single-pocket | sector:K | harmonic | dealer-signature[:K].")
-@click.option("--effect", type=float, default=None, help="Effect size (0.1 = +10%; harmonic: amplitude). With --spins: print the power.")
+@click.option("--effect", type=Real(min=0, min_open=True), default=None, help="Effect size (0.1 = +10%; harmonic: amplitude). With --spins: print the power.")
 @click.option("--spins", "-n", type=click.IntRange(min=1), default=None, help="Sample size: print the minimum detectable effect (or, with --effect, the power).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Level of the test.")
-@click.option("--power", "target", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
+@click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Level of the test.")
+@click.option("--power", "target", type=Real(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
               help="Required power (refused with both --effect and --spins: the power is then computed).")
 @click.option("--test", "test", default=None, help="Test to plan (default per alternative: pocket_chisquare, sector_scan, first_harmonic, dealer_signature; also max_count).")
 @click.option("--method", type=click.Choice(["auto", "noncentral", "simulation"]), default="auto", show_default=True, help="Force simulation for a chi-square test (validation).")
@@ -92,8 +92,8 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
             res = pw.min_detectable_effect(spins, k, alternative, power=target, **kw)
     except EquipmentError as exc:
         fail(EXIT_EQUIPMENT, str(exc))
-    except InputError as exc:
-        fail(EXIT_INPUT, str(exc))
+    except InputError as exc:  # power reads no data: what it refuses is the options' values (a usage error, exit 2)
+        raise click.UsageError(str(exc)) from None
     simulated = res.method.startswith("simulation")
     if not simulated:
         refuse_given(("seed", "resamples", "alt_samples"), f"options of a simulation; the power of {res.test} here is computed from the "
@@ -299,8 +299,8 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
             from rngcert.equipment import games as G
 
             known = list(pt.GAME_PAYTABLES) + [g for g in G.names() if g not in pt.GAME_PAYTABLES]
-            raise InputError(f"unknown game {game!r}; known: {', '.join(known)} (or a procedure: "
-                             "blackjack-004, baccarat-004, a procedure TOML file)")
+            raise click.BadParameter(f"unknown game {game!r}; known: {', '.join(known)} (or a procedure: "
+                                     "blackjack-004, baccarat-004, a procedure TOML file)", param_hint="GAME")
         _refuse_other_game_options(game)
         candidates = list(pt.paytables_for_game(game))  # validates GAME
         ids = [paytable_name] if paytable_name else candidates
@@ -310,7 +310,7 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
             table = pt.load_paytable(pid)
             want = {"european": "roulette", "american": "roulette"}.get(game, game)
             if table.game != want:
-                raise InputError(f"pay table {table.id!r} is for {table.game!r}, not {game!r}")
+                raise click.BadParameter(f"pay table {table.id!r} is for {table.game!r}, not {game!r}", param_hint="--paytable")
             probs = None
             note = ""
             if table.game == "baccarat":

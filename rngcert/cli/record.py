@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import echo_out, refuse_given
+from rngcert.cli._common import Real, echo_out, refuse_given, written_table_id
 
 
 @click.command(
@@ -29,19 +29,19 @@ wheel · 2 usage.
 @click.argument("source")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV spin log to append to (created, or resumed after its last spin).")
 @click.option("--protocol", default="slingshot2", show_default=True, metavar="NAME|FILE.toml", help="The controller's protocol (packaged, or a lab's TOML file).")
-@click.option("--table", default=None, help="Write a table column with this id (default: none; the log's file name names the table).")
+@click.option("--table", default=None, callback=written_table_id, help="Write a table column with this id (default: none; the log's file name names the table).")
 @click.option("--baud", type=click.IntRange(min=50), default=None, help="Baud rate (default: the protocol's, 9600). Serial settings are refused for a capture file.")
 @click.option("--bytesize", type=click.Choice(["5", "6", "7", "8"]), default=None, help="Data bits (default: the protocol's, 8).")
 @click.option("--parity", type=click.Choice(["N", "E", "O", "M", "S"]), default=None, help="Parity (default: the protocol's, N).")
 @click.option("--stopbits", type=click.Choice(["1", "1.5", "2"]), default=None, help="Stop bits (default: the protocol's, 1).")
-@click.option("--reconnect", type=click.FloatRange(min=0.01), default=1.0, show_default=True, metavar="SECONDS", help="Seconds between attempts to reopen a source that went away.")
-@click.option("--max-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS", help="Give up (exit 3) when the source cannot be reopened for this long (default: keep trying).")
-@click.option("--idle-timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS", help="Stop after this long without a byte from the source (default: never).")
+@click.option("--reconnect", type=Real(min=0.01), default=1.0, show_default=True, metavar="SECONDS", help="Seconds between attempts to reopen a source that went away.")
+@click.option("--max-wait", type=Real(min=0), default=None, metavar="SECONDS", help="Give up (exit 3) when the source cannot be reopened for this long (default: keep trying).")
+@click.option("--idle-timeout", type=Real(min=0), default=None, metavar="SECONDS", help="Stop after this long without a byte from the source (default: never).")
 @click.option("--max-spins", type=click.IntRange(min=1), default=None, help="Stop after writing this many rows (exactly: later games, and the running one, are not written).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print a line per spin.")
 @click.option("--watch", "watch", is_flag=True, help="Run watch's anytime-valid change detector on the spins as they are written (the log's earlier spins first); exit 13 on an alarm.")
 @click.option("--equipment", "-e", default="european", show_default=True, help="With --watch (refused without it): the wheel (id or TOML file).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="With --watch (refused without it): bound on any false alarm within --horizon spins.")
+@click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="With --watch (refused without it): bound on any false alarm within --horizon spins.")
 @click.option("--horizon", type=click.IntRange(min=1), default=100_000, show_default=True, help="With --watch (refused without it): spins over which --alpha bounds false alarms.")
 @click.option("--block", type=click.IntRange(min=1), default=100, show_default=True, help="With --watch (refused without it): the detector is checked after every block of this many spins.")
 def record(source, out, protocol, table, baud, bytesize, parity, stopbits, reconnect, max_wait, idle_timeout, max_spins, quiet, watch, equipment, alpha,

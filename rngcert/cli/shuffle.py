@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from rngcert.cli._blackjack import blackjack_rule_options
-from rngcert.cli._common import check_report_options, command_line, emit_report, progress_bar, refuse_given, report_options
+from rngcert.cli._common import Real, check_report_options, command_line, emit_report, progress_bar, refuse_given, report_options
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.equipment.games import GAMES
 
@@ -299,11 +299,11 @@ Examples:
 @click.option("--standard", default=None, metavar="NAME|PATH", help="Certification standard: rngcert-default (the default: a manual procedure FAILs on a tracker edge, a machine on any rejection), edge, uniformity (or uniform), maryland-comar-36.05.02.17F, or a lab's own TOML file.")
 @click.option("--rule", type=click.Choice(["S17", "H17"]), default=None, help="Blackjack dealer rule (003 rule 4.15); refused where the procedure's rules forbid it (004 §3 rule 4.4 ii), for another game, "
                    "and for a SHOELOG without --procedure.")
-@click.option("--threshold", type=float, default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
-@click.option("--min-edge", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--threshold", type=Real(), default=0.0, show_default=True, help="Tracker edge, in % of the stake, declared in advance: FAIL above it.")
+@click.option("--min-edge", type=Real(min=0, min_open=True), default=None,
               help="Declared minimum tracker edge, in % of the stake above --threshold, that the shoes must detect with --power for a "
                    "PASS (default: the game's house edge); too few shoes give INCONCLUSIVE with the shoes needed.")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+@click.option("--power", type=Real(0, 1, min_open=True, max_open=True), default=None,
               help="Power for the power statement and --min-edge (default: the standard's declared power, 0.9 in rngcert-default).")
 @click.option("--pickup", type=click.Choice(["banker-first", "player-first", "right-to-left", "left-to-right"]), default=None,
               help="SHOELOG: the pickup side, declared (baccarat: banker-first or player-first; blackjack: right-to-left or "
@@ -317,8 +317,8 @@ Examples:
               help="PROCEDURE: tables per sensitivity grid point (refused with a SHOELOG and with --no-sensitivity).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
 @click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
-@click.option("--max-rejected", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+@click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
+@click.option("--max-rejected", type=Real(0, 1), default=0.05, show_default=True,
               help="SHOELOG: share of unreadable rows, and of dealt shoes left out for problems, above which every verdict is INCONCLUSIVE "
                    "(refused with a PROCEDURE).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<id>-<UTC time>/.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import click
@@ -10,8 +11,11 @@ import numpy as np
 
 from rngcert import __version__
 from rngcert.cli._common import (
+    Real,
     interactive,
+    known_source,
     refuse_given,
+    written_table_id,
 )
 from rngcert.cli.controller import protocol_options
 from rngcert.errors import InputError
@@ -50,7 +54,7 @@ Examples:
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (arrangement must be known).")
 @click.option("--spins", "-n", type=click.IntRange(min=1), default=10000, show_default=True, help="Number of spins, void ones included.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in the output's sidecar .json; default fresh entropy).")
-@click.option("--source", default="pcg64", show_default=True, help="Bit generator: pcg64, philox, chacha, aes, sfc64, mt19937, threefry, xoshiro256, ...")
+@click.option("--source", default="pcg64", show_default=True, callback=known_source, help="Bit generator: pcg64, philox, chacha, aes, sfc64, mt19937, threefry, xoshiro256, ...")
 @click.option("--pocket-bias", multiple=True, metavar="POCKET:FACTOR", help="Multiply a pocket's weight, e.g. 17:1.2 for +20% (repeatable).")
 @click.option("--sector-bias", multiple=True, metavar="START:WIDTH:FACTOR", help="WIDTH adjacent pockets from START get weight FACTOR.")
 @click.option("--harmonic", default=None, metavar="AMPLITUDE[:PHASE_DEG]", help="Smooth rotor bias 1 + a·cos(angle − phase).")
@@ -58,14 +62,14 @@ Examples:
 @click.option("--signature-dealer", type=click.IntRange(min=1), default=None, help="With --signature: only this dealer (1-based) has the signature.")
 @click.option("--dealers", type=click.IntRange(min=1), default=1, show_default=True, help="Dealers, in shifts of 50 spins.")
 @click.option("--release", is_flag=True, help="Also log the release pocket (signature measured from it).")
-@click.option("--void-rate", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True, help="Share of void spins (< 3 revolutions).")
-@click.option("--table", default="SIM-1", show_default=True, help="Table id written in the log.")
+@click.option("--void-rate", type=Real(0, 1, max_open=True), default=0.0, show_default=True, help="Share of void spins (< 3 revolutions).")
+@click.option("--table", default="SIM-1", show_default=True, callback=written_table_id, help="Table id written in the log.")
 @click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
 @click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping (refused without it): bits per raw word (8 = a byte).")
 @click.option("--rotor", is_flag=True, help="Simulate the rotor too: direction alternating every spin, rotor_speed at launch (16.0 +- 0.6) and ball_direction columns.")
 @click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: WIDTH pockets from START get weight FACTOR in cw spins and 2 - FACTOR in ccw spins.")
 @click.option("--speed-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: the same arc, FACTOR in spins faster than the mean rotor speed, 2 - FACTOR in slower ones.")
-@click.option("--speed-drift", type=float, default=0.0, show_default=True, help="With the rotor: change of the mean rotor speed from the first spin to the last.")
+@click.option("--speed-drift", type=Real(), default=0.0, show_default=True, help="With the rotor: change of the mean rotor speed from the first spin to the last.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
 @click.option("--json", "as_json", is_flag=True, help="Print the log's metadata (the sidecar OUT.json, with the log's path) as JSON on standard output.")
 def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits,
@@ -92,19 +96,19 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
         return positions[key]
 
     try:
-        pockets = tuple((pos_of(a, "--pocket-bias"), float(f)) for a, f in (_split(s, 2, "--pocket-bias") for s in pocket_bias))
-        sectors = tuple((pos_of(a, "--sector-bias"), int(w), float(f)) for a, w, f in (_split(s, 3, "--sector-bias") for s in sector_bias))
+        pockets = tuple((pos_of(a, "--pocket-bias"), _factor(f, "--pocket-bias")) for a, f in (_split(s, 2, "--pocket-bias") for s in pocket_bias))
+        sectors = tuple((pos_of(a, "--sector-bias"), int(w), _factor(f, "--sector-bias")) for a, w, f in (_split(s, 3, "--sector-bias") for s in sector_bias))
         harm = None
         if harmonic:
             hp = harmonic.split(":")
-            harm = (float(hp[0]), np.deg2rad(float(hp[1])) if len(hp) > 1 else 0.0)
+            harm = (_factor(hp[0], "--harmonic"), np.deg2rad(_factor(hp[1], "--harmonic", signed=True)) if len(hp) > 1 else 0.0)
         sig = None
         if signature:
             o, w, f = _split(signature, 3, "--signature")
-            sig = (int(o), int(w), float(f))
+            sig = (int(o), int(w), _factor(f, "--signature"))
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
-    bias = WheelBias(pockets, sectors, harm, sig, None if signature_dealer is None else signature_dealer - 1)
+    bias = _checked_bias(wheel.k, WheelBias(pockets, sectors, harm, sig, None if signature_dealer is None else signature_dealer - 1))
     ss = seed_sequence(seed)
     rng = generator(source, ss)
     if rotor or direction_bias or speed_bias or speed_drift:
@@ -169,6 +173,37 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     click.echo(f"wrote {spins} spins to {out} (seed entropy {ss.entropy}, source {source}); metadata in {out}.json", err=True)
     if as_json:
         click.echo(json.dumps({"log": str(out), "metadata": str(out) + ".json", **meta}, indent=1))
+
+
+def _factor(text: str, what: str, *, signed: bool = False) -> float:
+    """A number of a bias option (``17:1.2``'s 1.2): finite, and not negative unless ``signed`` (a phase);
+    else a usage error (exit 2) naming the option."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a number", param_hint=what) from None
+    if not math.isfinite(v) or (v < 0 and not signed):
+        raise click.BadParameter(f"{text!r} is not a finite{'' if signed else ' non-negative'} number", param_hint=what)
+    return v
+
+
+def _checked_bias(k: int, bias):
+    """``bias`` when each part of it leaves a probability law on the wheel's ``k`` positions; else a usage error
+    (exit 2) naming the option: the options' values, not the simulation, are wrong."""
+    from rngcert.stats.alternatives import WheelBias, offset_probabilities, position_probabilities
+
+    parts = (("--harmonic", lambda: position_probabilities(k, WheelBias(harmonic=bias.harmonic)) if bias.harmonic else None),
+             ("--signature", lambda: offset_probabilities(k, *bias.signature) if bias.signature else None),
+             ("--pocket-bias/--sector-bias", lambda: position_probabilities(k, bias)))
+    for hint, law in parts:
+        try:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                p = law()
+        except InputError as exc:
+            raise click.BadParameter(str(exc), param_hint=hint) from None
+        if p is not None and not np.all(np.isfinite(p)):
+            raise click.BadParameter("the factors leave no pocket with a positive probability", param_hint=hint)
+    return bias
 
 
 def _refuse_unused(mapping, signature, signature_dealer) -> None:

@@ -19,6 +19,7 @@ import click
 from rngcert.cli._common import (
     EXIT,
     EXIT_INPUT,
+    Real,
     audit_overview,
     check_report_options,
     echo_out,
@@ -27,6 +28,7 @@ from rngcert.cli._common import (
     progress_bar,
     refuse_given,
     report_options,
+    store_table_id,
     subject_option,
     summary_text,
 )
@@ -85,7 +87,7 @@ Examples:
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file the logs were recorded on.")
 @click.option("--column", "columns", multiple=True, metavar="OURS=THEIRS", help="Map a column name of the file, e.g. result=Number (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["auto", "csv", "jsonl", "permanence"]), default="auto", show_default=True, help="Log format.")
-@click.option("--table", default=None, help="Table id for logs without a table column (default: the file name without extension); a log with a table column is refused with it.")
+@click.option("--table", default=None, callback=store_table_id, help="Table id for logs without a table column (default: the file name without extension); a log with a table column is refused with it.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document: what each file added, conflicts, the store's totals.")
 @_WAIT_OPTION
 def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
@@ -150,16 +152,16 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
             listed = st.tables()
             spins, ntables, conflicted = st.count_spins(), len(listed), sum(t["conflicted"] for t in listed)
-        if as_json:
-            import json
-
+        error = f"nothing readable in {', '.join(map(str, unreadable))}" if unreadable else None
+        if as_json:  # the one document, with the error and the exit code when a file had nothing readable
             echo_out(json.dumps({"store": str(db), "files": [asdict(r) for r in results], "store_spins": spins, "store_tables": ntables,
-                                 "store_conflicted": conflicted, "unreadable": [str(u) for u in unreadable]}, indent=1, default=str))
+                                 "store_conflicted": conflicted, "unreadable": [str(u) for u in unreadable],
+                                 **({"error": error, "exit_code": EXIT_INPUT} if error else {})}, indent=1, default=str))
         else:
             echo_out(f"store {db}: {spins} spins in {ntables} table(s)"
                      + (f" ({conflicted} of them stored under a spin_id with another result as well: audits use neither)" if conflicted else ""))
-        if unreadable:
-            click.echo(f"rngcert: error: nothing readable in {', '.join(unreadable)}", err=True)
+        if error:
+            click.echo(f"rngcert: error: {error}", err=True)
             sys.exit(EXIT_INPUT)
 
     _run(go)
@@ -236,11 +238,11 @@ Examples:
 @click.option("--since", default=None, metavar="DATE", callback=_iso_time, help="First spin time included (ISO 8601, UTC).")
 @click.option("--until", default=None, metavar="DATE", callback=_iso_time, help="Spins before this time (ISO 8601, UTC).")
 @click.option("--last", type=click.IntRange(min=1), default=None, metavar="N", help="Only the last N (non-void) spins of the window.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
+@click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
 @click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
-@click.option("--min-bias", type=click.FloatRange(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%).")
-@click.option("--power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+@click.option("--min-bias", type=Real(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%).")
+@click.option("--power", type=Real(0, 1, min_open=True, max_open=True), default=None,
               help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
 @click.option("--out", "outdir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports"), show_default=True, help="Folder for reports/<equipment>-<table>-<UTC time>/.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, hidden=True, help="Older name of --workers.")
@@ -255,7 +257,7 @@ Examples:
 @click.option("--group-control", type=click.Choice(["holm", "bh", "none"]), default="holm", show_default=True,
               help="--all: the group's statement across tables: Holm (family-wise), Benjamini-Hochberg (false discovery rate) or none; "
                    "each table's p-value is first put on the alpha-spending scale of its audit history (alpha·6/(π²i²) at its i-th audit).")
-@click.option("--audits-per-year", type=click.FloatRange(min=0, min_open=True), default=12.0, show_default=True,
+@click.option("--audits-per-year", type=Real(min=0, min_open=True), default=12.0, show_default=True,
               help="--all: audits a year, for the expected false FAILs a year.")
 def audit(db, table, all_tables, since, until, last, alpha, seed, resamples, min_bias, power, outdir, jobs, no_record, as_json, no_plots, wait, workers, scheduler,
           pdf, sign_key, standard, group_control, audits_per_year):

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from rngcert import __version__
-from rngcert.cli._common import EXIT, progress_bar
+from rngcert.cli._common import EXIT, existing_files, progress_bar
 
 #: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."): only a signature checked
 #: with a trusted key gives 0; a report whose hashes agree but that nothing authenticates is INTACT (10).
@@ -43,9 +43,9 @@ Levels and exit codes:
 )
 @click.argument("report_dir", type=click.Path(path_type=Path))
 @click.argument("logs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--key", "public_key", type=click.Path(dir_okay=False, exists=True, path_type=Path), multiple=True, metavar="PUB",
+@click.option("--key", "public_key", type=click.Path(dir_okay=False, path_type=Path), multiple=True, metavar="PUB", callback=existing_files,
               help="A trusted Ed25519 public key (PEM): the report must be signed by it (or by another trusted key). Repeatable.")
-@click.option("--keyring", type=click.Path(dir_okay=False, exists=True, path_type=Path), multiple=True, metavar="FILE",
+@click.option("--keyring", type=click.Path(dir_okay=False, path_type=Path), multiple=True, metavar="FILE", callback=existing_files,
               help="A keyring of trusted public keys (PEM blocks and/or base64 lines); default: the files named by "
                    "RNGCERT_TRUSTED_KEYS (separated by the path separator). With trusted keys, an unsigned report fails.")
 @click.option("--allow-unsigned", is_flag=True, help="With trusted keys, accept an unsigned report as INTACT instead of failing it.")

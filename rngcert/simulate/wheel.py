@@ -115,6 +115,19 @@ def simulate_spins(
     return SimulatedSpins(pos.astype(np.int32), void, release, dealer, direction, revolutions)
 
 
+def check_written_table(table: str) -> None:
+    """Refuse a table id that :func:`write_spin_log` cannot write as one CSV cell that reads back the same.
+
+    Raises
+    ------
+    InputError
+        ``table`` is empty, has blanks at its edges, or holds a comma, semicolon, quote or control character.
+    """
+    if not table or table != table.strip() or any(ch in table for ch in ',;"') or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in table):
+        raise InputError(f"table id {table!r} must be non-empty and free of commas, semicolons, quotes, control characters "
+                         "(tabs, newlines) and edge blanks")
+
+
 def write_spin_log(
     out,
     wheel: Wheel,
@@ -132,8 +145,7 @@ def write_spin_log(
     when simulated); one spin every 40 seconds from ``start_time``. ``out`` is a path or a binary file
     object (chunks are appended with ``header=False``). Returns the number of rows written.
     """
-    if not table or table != table.strip() or any(ch in table for ch in ',;"\n\r\t'):
-        raise InputError(f"table id {table!r} must be non-empty and free of commas, semicolons, quotes, tabs, newlines and edge blanks")
+    check_written_table(table)
     labels = np.array(wheel.position_space().labels if wheel.kind == "roulette" else [str(i) for i in range(wheel.k)], dtype=object)
     n = sim.positions.size
     t0 = np.datetime64(start_time.replace("Z", ""), "s")

@@ -214,7 +214,14 @@ def _test_iv(kind, test, method):
     return test, method
 
 
+#: The largest sample size planned: 10^15 spins (a wheel spinning once a second for 31 million years); at 10^18 the
+#: non-central moments of a single pocket's chi-square lose every digit (a division by zero).
+_MAX_N = 10**15
+
+
 def _n_iv(n) -> int:
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise InputError(f"n (spins) must be a positive integer, got {n!r}")
+    if n > _MAX_N:
+        raise InputError(f"n (spins) must be at most 10^15 (a wheel spinning once a second for 31 million years), got {n!r}")
     return int(n)
