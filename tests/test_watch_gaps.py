@@ -112,7 +112,8 @@ def test_several_tables_are_checked_each_on_its_own_ids(tmp_path):
 
 def test_a_log_without_spin_ids_has_no_gap_check(tmp_path):
     log = tmp_path / "live.csv"
-    log.write_bytes(b"result\n" + b"".join(b"%d\n" % (i % 37) for i in range(200)))
+    res = np.random.default_rng(20).integers(0, 37, 200)
+    log.write_bytes(b"result\n" + b"".join(b"%d\n" % x for x in res.tolist()))
     w = LogWatch(log, EU, block=1, settle=0.0)
     gaps, notes, lost = step(w, final=True)
     assert gaps == [] and lost == [] and w.spins[log.stem] == 200 and w.id_gaps == {}
@@ -260,3 +261,19 @@ def test_gap_count_is_not_an_exit_code(tmp_path, cli):
     r = cli("watch", log, "--no-record")
     assert r.exit_code == 0 and "SPIN IDS MISSING" in r.stderr and "10 spin id(s) missing" in r.stderr
     assert os.path.exists(log)
+
+
+def test_ids_that_rise_by_two_are_said_in_full_20_times_then_together(tmp_path):
+    """One count for two tables (ids 1, 3, 5, ... in each): a gap at every row. The first 20 gaps of
+    the table are said one by one, the others in one note per read; all are counted."""
+    log = tmp_path / "live.csv"
+    rows = lines(100, 21, header=True).splitlines(keepends=True)
+    log.write_bytes(b"".join(rows[:1] + rows[1::2]))  # ids 1, 3, ..., 99: 49 gaps of one id
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    evs = w.step(final=True)
+    gaps = [e for e in evs if e.kind == "gap"]
+    more = [e.text for e in evs if e.kind == "note" and "more gap(s)" in e.text]
+    assert len(gaps) == 20 and gaps[-1].detail["first"] == 40
+    assert len(more) == 1 and "29 more gap(s)" in more[0] and "29 id(s) missing" in more[0] and f"{log}:51" in more[0], more
+    assert (w.id_gaps["W1"].gaps, w.id_gaps["W1"].missing) == (49, 49)
+    w.close()

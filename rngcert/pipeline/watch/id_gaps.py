@@ -10,6 +10,10 @@ import numpy as np
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
+#: Gaps of a table said in full, each on its own; later ones are said together, one note per read
+#: (ids that rise by another step than one, e.g. one count for all tables, would gap at every row).
+SAID_IN_FULL = 20
+
 
 @dataclass(frozen=True)
 class Gap:
@@ -52,6 +56,20 @@ class IdGaps:
         self.starts = _EMPTY
         self.ends = _EMPTY
         self.filled = _EMPTY
+        self.said = 0
+
+    def to_say(self, gaps: list[Gap]) -> tuple[list[Gap], list[Gap]]:
+        """``gaps`` split into those to say in full (the first :data:`SAID_IN_FULL` of the table) and the rest."""
+        k = max(0, min(len(gaps), SAID_IN_FULL - self.said))
+        self.said += k
+        return gaps[:k], gaps[k:]
+
+    @staticmethod
+    def more(table: str, rest: list[Gap], where: str) -> str:
+        """The note of the gaps of one read beyond the first :data:`SAID_IN_FULL` of a table."""
+        n = sum(g.missing for g in rest)
+        return (f"table {table}: {len(rest):,} more gap(s) in the spin ids ({n:,} id(s) missing, the last from {rest[-1].first} to "
+                f"{rest[-1].last}, resuming at {where}); the first {SAID_IN_FULL} gaps of a table are said in full, every one is counted")
 
     @property
     def gaps(self) -> int:
