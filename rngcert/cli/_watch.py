@@ -61,8 +61,10 @@ Examples:
 --json prints JSON Lines on standard output, one event per line as it happens (flushed):
   {"event": "start", "table", "guarantee"} when a table's first spins arrive;
   {"event": "status", "table", "spins", "blocks", "log_evidence", "log_threshold", "leader", "alarm"}
-  after each update; {"event": "note", "text"} (rotation, truncation, skipped rows);
-  and last either {"event": "alarm", ...} (exit 13) or {"event": "end", "spins", ...} (exit 0);
+  after each update; {"event": "note", "text"} (rotation, truncation, skipped rows; a gap in the
+  spin ids also has "gap": {"first", "last", "missing", "file", "line"});
+  and last either {"event": "alarm", ...} (exit 13) or {"event": "end", "spins", ..., "gaps",
+  "missing_ids", "late_ids"} (exit 0);
   an error (exit 1-4) ends them with {"event": "error", "error", "exit_code"} instead, its message
   also on standard error.
 Messages for people stay on standard error.
@@ -70,6 +72,7 @@ Messages for people stay on standard error.
 Exit codes: 0 no alarm · 13 ALARM · 14 spins lost: a rotation the watch did not see (two
 rotations within one poll: a file never read, or the spin ids of the next file skip ahead) ·
 3 input error (also: a FIFO cut by --max-idle while its writer still held it open) · 2 usage error.
+Spin ids that skip within a log or table (spins the source never carried) are said and counted, exit 0.
 """,
 )
 @click.argument("log", required=False, type=click.Path(dir_okay=False, path_type=Path))
@@ -115,6 +118,10 @@ def watch(log, table, db, follow, interval, max_idle, settle, equipment, columns
     input error, and so is a FIFO cut by --max-idle while its writer still holds it open (exit 3).
     A rotation the watch did not see (two within one poll: a file beside the log that it never
     read, or spin ids of the next file that skip ahead of the last file's) stops it with exit 14.
+    Whole-number spin ids that skip within a log or a stored table, per table, are spins the source
+    never carried: each gap is said at once (SPIN IDS MISSING: the ids missing, how many, the file and
+    line where the ids resume) and counted at the end; an id that arrives late inside a gap is no
+    longer missing. The exit code stays 0 for them.
     """
     if bool(log) == bool(table):
         raise click.UsageError("give exactly one of LOG or --table T")
@@ -192,6 +199,27 @@ class _WatchRun:
         sys.exit(EXIT_ALARM)
 
 
+def _note_out(run: _WatchRun, table: str, text: str, gap: dict | None = None) -> None:
+    """A note on standard error (a gap in the spin ids as SPIN IDS MISSING) and, with --json, a ``note``
+    event (with ``gap``: first, last, missing, file, line, for a gap)."""
+    click.echo(f"watch: {'SPIN IDS MISSING: ' if gap else ''}{text}", err=True)
+    if run.as_json:
+        _json_line({"event": "note", "table": table, "text": text, **({"gap": gap} if gap else {})})
+
+
+def _gap_summary(source: str, id_gaps: dict) -> dict:
+    """The end's count of the gaps in the spin ids (said on standard error when there is one), for ``end``:
+    ``gaps`` said, ``missing_ids`` still missing per table, ``late_ids`` that arrived inside a gap said before."""
+    gaps = sum(g.gaps for g in id_gaps.values())
+    missing = {t: g.missing for t, g in id_gaps.items() if g.missing}
+    late = sum(g.late for g in id_gaps.values())
+    if gaps:
+        per = ", ".join(f"table {t}: {m:,}" for t, m in missing.items()) or "none"
+        click.echo(f"watch: {gaps} gap(s) in the spin ids of {source}: {sum(missing.values()):,} spin id(s) missing at the end ({per}); "
+                   f"{late:,} arrived late inside a gap. Spins the source never carried were not watched", err=True)
+    return {"gaps": gaps, "missing_ids": missing, "late_ids": late}
+
+
 def _refuse_capture(log: Path, follow: bool) -> None:
     """A controller's raw capture is decoded game by game by `record`, not chunk by chunk here; a missing
     file is an error unless --follow waits for it."""
@@ -223,10 +251,8 @@ class _LogEvents:
             if ev.kind == "lost":
                 lost.append(ev.text)
                 click.echo(f"watch: SPINS LOST: {ev.text}", err=True)
-            elif ev.kind == "note":
-                click.echo(f"watch: {ev.text}", err=True)
-                if run.as_json:
-                    _json_line({"event": "note", "table": ev.table, "text": ev.text})
+            elif ev.kind in ("note", "gap"):
+                _note_out(run, ev.table, ev.text, ev.detail if ev.kind == "gap" else None)
             elif ev.kind == "start":
                 if run.as_json:
                     _json_line({"event": "start", "table": ev.table, "source": str(log), "guarantee": ev.text})
@@ -241,6 +267,7 @@ class _LogEvents:
                 run.alarm_exit(ev.table, ev.watcher, ev.spin_id, str(log))
         if lost:  # the detector's spins have a gap: stop and say so (exit 14), never watch on silently
             lw.close()
+            _gap_summary(str(log), lw.id_gaps)
             click.echo(f"watch: stopped: {len(lost)} rotation(s) not seen; {sum(lw.spins.values()):,} spin(s) were watched. Poll more often "
                        "(--interval) than the log rotates, or certify the rotated files themselves", err=True)
             sys.exit(EXIT_LOST)
@@ -323,49 +350,102 @@ def _end_of_log(run: _WatchRun, log: Path, lw, *, is_fifo, fifo_limit, had_write
         raise InputError(f"{log}: no readable spin while it was watched ({why}): nothing to watch{hint}")
     if lw.rejected:
         click.echo(f"watch: {lw.rejected} row(s) of {log} (a value, in a permanence list) could not be read and were not counted", err=True)
+    gaps = _gap_summary(str(log), lw.id_gaps)
     if run.as_json:
         _json_line({"event": "end", "source": str(log), "spins": dict(lw.spins), "repeated": lw.repeated, "conflicts": lw.conflicts,
-                    "rejected": lw.rejected, "void": lw.void, "alarm": False})
+                    "rejected": lw.rejected, "void": lw.void, **gaps, "alarm": False})
 
 
 def _watch_table(run: _WatchRun, table: str) -> None:
     """``rngcert watch --table T``: poll the stored table for new rows (once without --follow)."""
-    import numpy as np
-
-    from rngcert.collect.store import Store
-    from rngcert.equipment.wheel import load_wheel
-    from rngcert.pipeline.watch import Watcher
-
-    db = run.db
-    last_seq = 0
-    w = None
+    tw = _TableWatch(run, table)
     idle_since = time.monotonic()
-    seen = 0
     while True:
-        with Store(db, read_only=True, wait=run.wait, on_wait=_waiting(db)) as st:
-            got = st.spins(table, after_seq=last_seq)
-        if got.n:
+        if tw.poll():
             idle_since = time.monotonic()
-            order = np.argsort(got.seq, kind="stable")
-            last_seq = int(got.seq.max())
-            if w is None:
-                w = Watcher(load_wheel(got.equipment).position_space(), alpha=run.alpha, horizon=run.horizon, block=run.block)
-                click.echo(f"watching table {table} of {db}: {w.guarantee()}", err=True)
-                if run.as_json:
-                    _json_line({"event": "start", "table": table, "source": f"store table {table}", "guarantee": w.guarantee()})
-            sel = order[(~got.void[order]) & (got.pos[order] >= 0)]
-            st_ = w.update(got.pos[sel])
-            seen += sel.size
-            run.status_out(table, st_)
-            if st_.alarm:
-                sid_all = got.spin_id.take(sel).to_pylist() if sel.size else []
-                j = w.alarm_spin - 1 - (seen - sel.size)
-                run.alarm_exit(table, w, sid_all[j] if 0 <= j < len(sid_all) else None, f"store table {table}")
         if not run.follow:
             break
         if run.max_idle is not None and time.monotonic() - idle_since > run.max_idle:
             click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
             break
         time.sleep(run.interval)
+    gaps = _gap_summary(f"store table {table}", {table: tw.gaps} if tw.gaps.gaps or tw.gaps.late else {})
     if run.as_json:
-        _json_line({"event": "end", "source": f"store table {table}", "spins": {table: seen}, "alarm": False})
+        _json_line({"event": "end", "source": f"store table {table}", "spins": {table: tw.seen}, **gaps, "alarm": False})
+
+
+class _TableWatch:
+    """The watch of one stored table: its detector fed the rows ingested since the last poll (by ``seq``),
+    and its whole-number spin ids checked for gaps (:class:`~rngcert.pipeline.watch.id_gaps.IdGaps`)."""
+
+    def __init__(self, run: _WatchRun, table: str):
+        from rngcert.pipeline.watch.id_gaps import IdGaps
+
+        self.run, self.table = run, table
+        self.last_seq, self.seen, self.w = 0, 0, None
+        self.gaps = IdGaps()
+
+    def poll(self) -> bool:
+        """Read and watch the new rows; True when there were any (exit 13 on an alarm)."""
+        import numpy as np
+
+        from rngcert.collect.store import Store
+
+        run, table = self.run, self.table
+        with Store(run.db, read_only=True, wait=run.wait, on_wait=_waiting(run.db)) as st:
+            got = st.spins(table, after_seq=self.last_seq)
+            if got.n:
+                self._check_ids(st, got)
+        if not got.n:
+            return False
+        order = np.argsort(got.seq, kind="stable")
+        self.last_seq = int(got.seq.max())
+        w = self.w or self._start(got.equipment)
+        sel = order[(~got.void[order]) & (got.pos[order] >= 0)]
+        st_ = w.update(got.pos[sel])
+        self.seen += sel.size
+        run.status_out(table, st_)
+        if st_.alarm:
+            sid_all = got.spin_id.take(sel).to_pylist() if sel.size else []
+            j = w.alarm_spin - 1 - (self.seen - sel.size)
+            run.alarm_exit(table, w, sid_all[j] if 0 <= j < len(sid_all) else None, f"store table {table}")
+        return True
+
+    def _start(self, equipment: str):
+        from rngcert.equipment.wheel import load_wheel
+        from rngcert.pipeline.watch import Watcher
+
+        run = self.run
+        self.w = Watcher(load_wheel(equipment).position_space(), alpha=run.alpha, horizon=run.horizon, block=run.block)
+        click.echo(f"watching table {self.table} of {run.db}: {self.w.guarantee()}", err=True)
+        if run.as_json:
+            _json_line({"event": "start", "table": self.table, "source": f"store table {self.table}", "guarantee": self.w.guarantee()})
+        return self.w
+
+    def _check_ids(self, st, got) -> None:
+        """Say the gaps in the whole-number spin ids of the new rows (void ones included; a spin id stored
+        with two results, left out of the rows, is no gap), each with the file and line where the ids resume."""
+        import numpy as np
+
+        from rngcert.collect.spinids import whole_number_ids
+
+        _, num, numeric, _ = whole_number_ids(got.spin_id)
+        ids = num[numeric]
+        if not ids.size:
+            return
+        conflicted = np.asarray(st.conflicted_ids(self.table), dtype=np.int64)
+        ids = np.concatenate([ids, conflicted[conflicted <= ids.max()]])
+        gaps, late = self.gaps.update(ids)
+        full, rest = self.gaps.to_say(gaps)
+        for g in full:
+            file, line = st.spin_origin(self.table, g.resume) or (f"store {self.run.db}", 0)
+            ids_ = f"spin_id {g.first}" if g.first == g.last else f"spin_id {g.first} to {g.last}"
+            text = (f"{file}:{line}: table {self.table}: {ids_} missing ({g.missing:,}): the stored ids go from {g.after} to {g.resume} "
+                    "here; spins the source never carried (lost by the wheel controller, the recorder or the export), not watched")
+            _note_out(self.run, self.table, text, {"first": g.first, "last": g.last, "missing": g.missing, "file": file, "line": line})
+        if rest:
+            file, line = st.spin_origin(self.table, rest[-1].resume) or (f"store {self.run.db}", 0)
+            _note_out(self.run, self.table, self.gaps.more(self.table, rest, f"{file}:{line}"))
+        if late.size:
+            _note_out(self.run, self.table, f"table {self.table}: {late.size} spin_id(s) arrived late in the store, inside a gap said "
+                                            f"before: no longer missing; {self.gaps.missing:,} still missing")

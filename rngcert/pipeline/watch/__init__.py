@@ -33,6 +33,9 @@ and the mean time to a false alarm is at least N/alpha spins.
   first spin id counted from the new file with the last one from the old file: when the ids
   went up by a constant step and the new file's first id skips ahead, the spins between are
   reported as lost (a ``"lost"`` event; ``rngcert watch`` stops with exit code 14).
+* **Gaps in the spin ids.** Within a file, per table, whole-number spin ids that skip are spins the
+  log never carried: each gap is a ``"gap"`` event at once (:mod:`rngcert.pipeline.watch.id_gaps`);
+  an id that arrives later inside it fills it; the jump of a lost rotation is said only as lost.
 * **FIFO** (named pipe): read as a stream, without offsets, as the writer sends data; the stream
   ends when the writer closes the pipe. A FIFO on which no writer sent anything is an input error
   (never a quiet exit 0). Directories and devices are refused.

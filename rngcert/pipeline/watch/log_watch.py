@@ -4,7 +4,7 @@ and one :class:`~rngcert.pipeline.watch.detector.Watcher` per table; every spin 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +12,7 @@ import numpy as np
 from rngcert.collect.spinids import table_codes, whole_number_ids
 from rngcert.pipeline.watch.detector import Watcher, WatchStatus
 from rngcert.pipeline.watch.follow import DEFAULT_SETTLE, LogFollower
+from rngcert.pipeline.watch.id_gaps import Gap, IdGaps
 from rngcert.stats import arrayops
 
 
@@ -22,7 +23,9 @@ class Event:
     spins), ``"alarm"`` (``spin_id`` of the spin at which the evidence crossed the threshold),
     ``"note"`` (``text``: rotation, truncation, rejected lines), ``"start"`` (the first spins
     of a table: ``text`` is the guarantee) or ``"lost"`` (``text``: a rotation the watch did not
-    see: a file it never read, or a jump of the spin ids from one file to the next)."""
+    see: a file it never read, or a jump of the spin ids from one file to the next) or ``"gap"``
+    (``text``, and ``detail``: ``first``, ``last``, ``missing``, ``file``, ``line``: spin ids
+    that skip within the log, see :attr:`LogWatch.id_gaps`)."""
 
     kind: str
     table: str = ""
@@ -30,6 +33,7 @@ class Event:
     watcher: "Watcher | None" = None
     spin_id: str | None = None
     text: str = ""
+    detail: dict = field(default_factory=dict)
 
 
 class LogWatch:
@@ -69,6 +73,11 @@ class LogWatch:
         it never read, or, per table, a jump of the whole-number spin ids from the last one of a
         rotated file to the first one of the next file, where the ids went up by a constant step
         (the last three or more of them) and the next file skips ahead.
+    id_gaps : dict
+        Per table with whole-number spin ids, its :class:`~rngcert.pipeline.watch.id_gaps.IdGaps`:
+        ids that skip (each gap said at once in a ``"gap"`` event: spins the log never carried),
+        and ids that arrived late inside a gap (said in a ``"note"``; no longer missing). The jump
+        of a lost rotation is said once, as lost, not also as a gap.
 
     Every counted spin with a ``spin_id`` is remembered (table, spin_id -> result; 10 bytes a
     spin with a whole-number id), so that a spin is never counted twice, across truncation and
@@ -94,6 +103,7 @@ class LogWatch:
         self._seen: dict[str, _Counted] = {}  # table -> the spins counted, by spin_id
         self._void_seen: dict[str, _Counted] = {}  # table -> the void spins counted, by spin_id
         self.lost: list[str] = []
+        self.id_gaps: dict[str, IdGaps] = {}
         self._tail: dict[str, tuple[int, int, int]] = {}  # table -> (last whole-number id, its constant step, run of that step)
         self._after_rotation: set[str] = set()  # tables whose first id after a rotation is still to be compared
         self._gen = 0
@@ -247,13 +257,34 @@ class LogWatch:
             return
         for c in arrayops.unique(tcodes[numeric]).tolist():  # tables (a handful)
             r = np.flatnonzero(numeric & (tcodes == c))
-            self._id_gap(events, tnames[c] or "(no table)", num[r], line[r])
+            tname = tnames[c] or "(no table)"
+            excuse = self._id_gap(events, tname, num[r], line[r])
+            gaps, late = self.id_gaps.setdefault(tname, IdGaps()).update(num[r], excuse=excuse)
+            ig = self.id_gaps[tname]
+            full, rest = ig.to_say(gaps)
+            events += [self._gap_event(tname, g, int(line[r][g.index])) for g in full]
+            if rest:
+                events.append(Event("note", tname, text=ig.more(tname, rest, f"{self.path}:{int(line[r][rest[-1].index])}")))
+            if late.size:
+                shown = ", ".join(str(int(x)) for x in num[r][late[:5]]) + (", ..." if late.size > 5 else "")
+                events.append(Event("note", tname, text=(
+                    f"{self.path}:{int(line[r][late[0]])}: table {tname}: {late.size} spin_id(s) ({shown}) arrived late, inside a gap "
+                    f"said before: no longer missing; {ig.missing:,} still missing")))
 
-    def _id_gap(self, events: list[Event], tname: str, ids: np.ndarray, line) -> None:
+    def _gap_event(self, tname: str, g: Gap, line: int) -> Event:
+        """The ``"gap"`` event of ids that skip (``line``: the row where the ids resume)."""
+        ids = f"spin_id {g.first}" if g.first == g.last else f"spin_id {g.first} to {g.last}"
+        text = (f"{self.path}:{line}: table {tname}: {ids} missing ({g.missing:,}): the ids go from {g.after} to {g.resume} here; "
+                "spins the log never carried (lost by the wheel controller, the recorder or the export), not watched")
+        return Event("gap", tname, text=text, detail={"first": g.first, "last": g.last, "missing": g.missing, "file": str(self.path), "line": line})
+
+    def _id_gap(self, events: list[Event], tname: str, ids: np.ndarray, line) -> tuple[int, int] | None:
         """Compare the first id counted after a rotation with the last one before it (see ``lost``),
-        then remember the last id and the step the ids went up by."""
+        then remember the last id and the step the ids went up by. Returns ``(last id, first id)``
+        of a jump said as lost (not to be said again as a gap), else None."""
         if not ids.size:
-            return
+            return None
+        excuse = None
         tail = self._tail.get(tname)
         if tname in self._after_rotation:
             self._after_rotation.discard(tname)
@@ -264,10 +295,11 @@ class LogWatch:
                         "were never read (a rotation the watch did not see)")
                 self.lost.append(text)
                 events.append(Event("lost", tname, text=text))
+                excuse = (tail[0], int(ids[0]))
         seq = ids if tail is None else np.concatenate([[tail[0]], ids])
         if seq.size < 2:
             self._tail[tname] = (int(ids[-1]), 0, 0)
-            return
+            return excuse
         d = np.diff(seq)
         step = int(d[-1])
         neq = np.flatnonzero(d != step)
@@ -275,6 +307,7 @@ class LogWatch:
         if not neq.size and tail is not None and tail[1] == step:
             run += tail[2]
         self._tail[tname] = (int(ids[-1]), step, run)
+        return excuse
 
 
 class _Counted:

@@ -1,0 +1,279 @@
+"""Gaps in the spin ids of a followed log (review of 2026-12-05): spins the log never carried are
+said at once (table, first and last id missing, how many, file and line where the ids resume),
+counted in the end summary and in ``--json``; a late id that fills a gap leaves no false gap;
+a lost rotation is said once (SPINS LOST, exit 14), not again as a gap.
+
+The LogWatch tests drive the watch poll by poll; the CLI tests run ``rngcert watch`` (no timing).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import numpy as np
+import pytest
+
+from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.watch import LogFollower, LogWatch
+from rngcert.pipeline.watch.id_gaps import IdGaps
+from rngcert.simulate.wheel import simulate_spins, write_spin_log
+
+EU = load_wheel("european")
+
+
+def lines(n, seed, first=0, header=False, table="W1") -> bytes:
+    """``n`` simulated spins as CSV lines (spin ids first+1..first+n), no void spins."""
+    sim = simulate_spins(EU, n, np.random.default_rng(seed), first_spin=first)
+    buf = io.BytesIO()
+    write_spin_log(buf, EU, sim, table=table, first_spin=first, header=header)
+    return buf.getvalue()
+
+
+def step(w: LogWatch, final=False):
+    """(gap events, texts of the other notes, lost texts) of one poll."""
+    evs = w.step(final=final)
+    assert not any(e.kind == "alarm" for e in evs)
+    return ([e for e in evs if e.kind == "gap"], [e.text for e in evs if e.kind == "note"], [e.text for e in evs if e.kind == "lost"])
+
+
+def _append(log, data: bytes) -> None:
+    with open(log, "ab") as fh:
+        fh.write(data)
+
+
+def test_gap_appended_between_two_polls_is_said_at_once_with_where_the_ids_resume(tmp_path):
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(100, 1, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    gaps, _, lost = step(w)
+    assert gaps == [] and lost == [] and w.spins["W1"] == 100
+    _append(log, lines(45, 2, first=105))  # ids 106-150: 101-105 never written
+    gaps, _, lost = step(w)
+    assert lost == [] and len(gaps) == 1 and w.spins["W1"] == 145
+    g = gaps[0]
+    assert g.table == "W1" and (g.detail["first"], g.detail["last"], g.detail["missing"]) == (101, 105, 5)
+    assert g.detail["file"] == str(log) and g.detail["line"] == 102  # header, 100 rows, then the row of id 106
+    assert f"{log}:102" in g.text and "101 to 105" in g.text and "(5)" in g.text and "table W1" in g.text
+    assert w.id_gaps["W1"].gaps == 1 and w.id_gaps["W1"].missing == 5
+    assert step(w, final=True)[0] == []  # said once
+    w.close()
+
+
+def test_gap_inside_one_read_and_ids_out_of_order_within_a_read(tmp_path):
+    log = tmp_path / "live.csv"
+    rows = lines(100, 3, header=True).splitlines(keepends=True)
+    body = rows[:51] + rows[61:]  # header + ids 1-50, then 61-100: 51-60 missing
+    body[3], body[4] = body[4], body[3]  # ids 3 and 4 swapped: out of order, no gap
+    log.write_bytes(b"".join(body))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    gaps, _, _ = step(w, final=True)
+    assert [(g.detail["first"], g.detail["last"], g.detail["missing"], g.detail["line"]) for g in gaps] == [(51, 60, 10, 52)]
+    assert w.id_gaps["W1"].missing == 10 and w.spins["W1"] == 90
+    w.close()
+
+
+def test_a_late_row_fills_its_gap_and_leaves_no_false_gap(tmp_path):
+    log = tmp_path / "live.csv"
+    rows = lines(60, 4, header=True).splitlines(keepends=True)
+    log.write_bytes(b"".join(rows[:51] + rows[53:]))  # ids 51 and 52 missing
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    gaps, _, _ = step(w)
+    assert [(g.detail["first"], g.detail["last"]) for g in gaps] == [(51, 52)]
+    _append(log, rows[52])  # id 52 arrives late
+    gaps, notes, _ = step(w)
+    assert gaps == [] and any("52" in t and "late" in t and "1 still missing" in t for t in notes), notes
+    ig = w.id_gaps["W1"]
+    assert (ig.gaps, ig.missing, ig.late) == (1, 1, 1) and w.spins["W1"] == 59
+    _append(log, rows[52] + rows[51])  # 52 again (a repeat: counted neither as a spin nor as late), then 51
+    gaps, notes, _ = step(w)
+    assert gaps == [] and (ig.gaps, ig.missing, ig.late) == (1, 0, 2) and w.spins["W1"] == 60 and w.repeated == 1
+    _append(log, lines(5, 5, first=60))  # 61-65 go on: no gap
+    assert step(w, final=True)[0] == [] and ig.missing == 0
+    w.close()
+
+
+def test_several_tables_are_checked_each_on_its_own_ids(tmp_path):
+    log = tmp_path / "live.csv"
+    a = lines(40, 6, header=True, table="A").splitlines(keepends=True)
+    b = lines(40, 7, table="B").splitlines(keepends=True)
+    b = b[:19] + b[24:]  # table B: ids 20-24 missing
+    rows = [a[0]] + [r for pair in zip(a[1:], b) for r in pair] + b[len(a) - 1:]
+    log.write_bytes(b"".join(rows))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    gaps, _, _ = step(w, final=True)
+    assert [(g.table, g.detail["first"], g.detail["last"]) for g in gaps] == [("B", 20, 24)]
+    line_25 = 1 + next(i for i, r in enumerate(rows) if r.startswith(b"25,") and b",B," in r)
+    assert gaps[0].detail["line"] == line_25
+    assert w.id_gaps["A"].missing == 0 and w.id_gaps["B"].missing == 5
+    w.close()
+
+
+def test_a_log_without_spin_ids_has_no_gap_check(tmp_path):
+    log = tmp_path / "live.csv"
+    res = np.random.default_rng(20).integers(0, 37, 200)
+    log.write_bytes(b"result\n" + b"".join(b"%d\n" % x for x in res.tolist()))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    gaps, notes, lost = step(w, final=True)
+    assert gaps == [] and lost == [] and w.spins[log.stem] == 200 and w.id_gaps == {}
+    w.close()
+
+
+def _rotate(log, data: bytes) -> None:
+    log.unlink()
+    log.write_bytes(data)
+
+
+def test_a_lost_rotation_is_said_once_not_again_as_a_gap(tmp_path):
+    """Delete-and-recreate twice within one poll: the jump 300 -> 601 is SPINS LOST (exit 14 in
+    the CLI), not also a gap; the gap count leaves those ids to the lost rotation."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(300, 8, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    step(w)
+    _rotate(log, lines(300, 9, first=300, header=True))
+    _rotate(log, lines(300, 10, first=600, header=True))
+    out = [step(w), step(w)]
+    gaps = [g for o in out for g in o[0]]
+    lost = [t for o in out for t in o[2]]
+    assert len(lost) == 1 and "is 601" in lost[0] and gaps == [] and w.id_gaps["W1"].missing == 0
+    w.close()
+
+
+def test_a_gap_inside_the_new_file_after_a_rotation_is_a_gap(tmp_path):
+    """One rotation, seen: the new file continues the ids, then skips inside: a gap (not a lost rotation)."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(300, 11, header=True))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    step(w)
+    new = lines(100, 12, first=300, header=True).splitlines(keepends=True)
+    _rotate(log, b"".join(new[:11] + new[14:]))  # 301-310, then 314-400: 311-313 missing
+    out = [step(w), step(w)]
+    gaps = [g for o in out for g in o[0]]
+    assert [o[2] for o in out] == [[], []]
+    assert [(g.detail["first"], g.detail["last"], g.detail["line"]) for g in gaps] == [(311, 313, 12)]
+    w.close()
+
+
+def test_id_gaps_unit():
+    ig = IdGaps()
+    gaps, late = ig.update(np.array([5, 6, 9, 7, 12]))
+    assert [(g.first, g.last, g.after, g.resume, g.index) for g in gaps] == [(8, 8, 7, 9, 2), (10, 11, 9, 12, 4)] and late.size == 0
+    gaps, late = ig.update(np.array([3, 11, 11, 13]))  # 3: below the first id (out of order, no gap); 11 late
+    assert gaps == [] and late.tolist() == [1] and (ig.gaps, ig.missing, ig.late) == (2, 2, 1)
+    gaps, _ = ig.update(np.array([20]), excuse=(13, 20))
+    assert gaps == [] and ig.missing == 2 and ig.hi == 20
+
+
+# ---------------------------------------------------------------- the command line
+class _Clock:
+    """A clock for ``rngcert.cli._watch`` (its ``time``): each wait or sleep moves it 1,000 s on, so
+    that --max-idle ends a follow after the poll that found nothing new, without waiting; the first
+    one runs ``first`` (a writer between two polls)."""
+
+    def __init__(self, first):
+        self.t, self.first, self.calls = 0.0, first, 0
+
+    def monotonic(self):
+        return self.t
+
+    def sleep(self, _s=None):
+        if not self.calls:
+            self.first()
+        self.calls += 1
+        self.t += 1000.0
+
+
+def test_cli_follow_says_a_gap_appended_between_polls_and_counts_it(tmp_path, monkeypatch, cli):
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(100, 13, header=True))
+    import rngcert.cli._watch as cw
+
+    clock = _Clock(lambda: _append(log, lines(50, 14, first=103)))  # 101-103 missing
+    monkeypatch.setattr(cw, "time", clock)
+    monkeypatch.setattr(LogFollower, "wait", lambda self, timeout: clock.sleep())
+    r = cli("watch", log, "--no-record", "--follow", "--interval", "0.1", "--block", "1", "--settle", "0", "--max-idle", "30", "--json")
+    assert r.exit_code == 0, r.output
+    assert f"SPIN IDS MISSING: {log}:102: table W1: spin_id 101 to 103 missing (3)" in r.stderr
+    assert "1 gap(s) in the spin ids" in r.stderr and "3 spin id(s) missing" in r.stderr
+    events = [json.loads(x) for x in r.stdout.splitlines()]
+    gap = [e for e in events if e["event"] == "note" and "gap" in e]
+    assert len(gap) == 1 and gap[0]["gap"] == {"first": 101, "last": 103, "missing": 3, "file": str(log), "line": 102}
+    end = events[-1]
+    assert end["event"] == "end" and end["gaps"] == 1 and end["missing_ids"] == {"W1": 3} and end["late_ids"] == 0
+
+
+def test_cli_read_once_without_a_gap_says_none(tmp_path, cli):
+    log = tmp_path / "live.csv"
+    log.write_bytes(lines(100, 15, header=True))
+    r = cli("watch", log, "--no-record", "--json")
+    assert r.exit_code == 0 and "SPIN IDS MISSING" not in r.stderr and "gap(s)" not in r.stderr
+    end = json.loads(r.stdout.splitlines()[-1])
+    assert end["gaps"] == 0 and end["missing_ids"] == {} and end["late_ids"] == 0
+
+
+def test_cli_store_table_says_gaps_between_and_within_polls(tmp_path, monkeypatch, cli):
+    """watch --table follows the store: a gap in the first read (with the file and line of its
+    source row) and one between two polls (a second log ingested while it waits)."""
+    import rngcert.cli._watch as cw
+
+    first = lines(100, 16, header=True).splitlines(keepends=True)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_bytes(b"".join(first[:41] + first[43:]))  # 41-42 missing; id 43 on line 42 of a.csv
+    b.write_bytes(lines(20, 17, first=110, header=True))  # 101-110 missing; id 111 on line 2 of b.csv
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", a, "--db", db).exit_code == 0
+    monkeypatch.setattr(cw, "time", _Clock(lambda: cli("ingest", b, "--db", db)))
+    r = cli("watch", "--table", "W1", "--db", db, "--follow", "--interval", "0.1", "--max-idle", "30", "--json")
+    assert r.exit_code == 0, r.output
+    assert f"SPIN IDS MISSING: {a}:42: table W1: spin_id 41 to 42 missing (2)" in r.stderr, r.stderr
+    assert f"SPIN IDS MISSING: {b}:2: table W1: spin_id 101 to 110 missing (10)" in r.stderr, r.stderr
+    end = json.loads(r.stdout.splitlines()[-1])
+    assert end["gaps"] == 2 and end["missing_ids"] == {"W1": 12} and end["spins"] == {"W1": 118}
+    assert cli("rejects", "--db", db).exit_code == 0
+
+
+@pytest.mark.parametrize("conflict", [False, True])
+def test_store_conflicted_id_is_not_a_gap(tmp_path, cli, conflict):
+    """A spin id stored with two results is left out of the window (neither is used): not a gap."""
+    rows = lines(50, 18, header=True).splitlines(keepends=True)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_bytes(b"".join(rows))
+    r20 = rows[20].decode().split(",")
+    r20[-1] = str((int(r20[-1]) + 1) % 37) + "\n" if conflict else r20[-1]
+    b.write_bytes(rows[0] + ",".join(r20).encode())
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", a, "--db", db).exit_code == 0
+    assert cli("ingest", b, "--db", db).exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db, "--json")
+    assert r.exit_code == 0, r.output
+    assert "SPIN IDS MISSING" not in r.stderr
+    end = json.loads(r.stdout.splitlines()[-1])
+    assert end["gaps"] == 0 and end["spins"] == {"W1": 49 if conflict else 50}
+
+
+def test_gap_count_is_not_an_exit_code(tmp_path, cli):
+    """A gap is spins the source never gave: said and counted, exit 0 (README's exit table)."""
+    log = tmp_path / "live.csv"
+    rows = lines(100, 19, header=True).splitlines(keepends=True)
+    log.write_bytes(b"".join(rows[:11] + rows[21:]))
+    r = cli("watch", log, "--no-record")
+    assert r.exit_code == 0 and "SPIN IDS MISSING" in r.stderr and "10 spin id(s) missing" in r.stderr
+    assert os.path.exists(log)
+
+
+def test_ids_that_rise_by_two_are_said_in_full_20_times_then_together(tmp_path):
+    """One count for two tables (ids 1, 3, 5, ... in each): a gap at every row. The first 20 gaps of
+    the table are said one by one, the others in one note per read; all are counted."""
+    log = tmp_path / "live.csv"
+    rows = lines(100, 21, header=True).splitlines(keepends=True)
+    log.write_bytes(b"".join(rows[:1] + rows[1::2]))  # ids 1, 3, ..., 99: 49 gaps of one id
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    evs = w.step(final=True)
+    gaps = [e for e in evs if e.kind == "gap"]
+    more = [e.text for e in evs if e.kind == "note" and "more gap(s)" in e.text]
+    assert len(gaps) == 20 and gaps[-1].detail["first"] == 40
+    assert len(more) == 1 and "29 more gap(s)" in more[0] and "29 id(s) missing" in more[0] and f"{log}:51" in more[0], more
+    assert (w.id_gaps["W1"].gaps, w.id_gaps["W1"].missing) == (49, 49)
+    w.close()
