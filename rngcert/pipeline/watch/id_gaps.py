@@ -13,6 +13,9 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 #: Gaps of a table said in full, each on its own; later ones are said together, one note per read
 #: (ids that rise by another step than one, e.g. one count for all tables, would gap at every row).
 SAID_IN_FULL = 20
+#: Gaps of a table whose ids are kept (to recognise an id that arrives late inside one); beyond, gaps are counted
+#: only: a table whose ids rise by another step than one has a gap at every row, and a watch runs for months.
+KEPT_GAPS = 100_000
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class IdGaps:
     (``late``: counted once, so that the gap count stays true); an id below the first one seen,
     or one seen before, opens nothing (out of order or repeated: the watch's repeat and conflict
     notes say those). Ids out of order within one read open no gap (a read is checked as a set).
-    Memory: two int64 per gap and one per late id; none per spin.
+    Memory: two int64 per gap (the first :data:`KEPT_GAPS`; later gaps are counted only, and an id
+    arriving late inside one of them is not recognised) and one per late id; none per spin.
 
     Attributes
     ----------
@@ -57,6 +61,7 @@ class IdGaps:
         self.ends = _EMPTY
         self.filled = _EMPTY
         self.said = 0
+        self.uncounted = (0, 0)  # (gaps, ids) beyond KEPT_GAPS: counted, their ids not kept
 
     def to_say(self, gaps: list[Gap]) -> tuple[list[Gap], list[Gap]]:
         """``gaps`` split into those to say in full (the first :data:`SAID_IN_FULL` of the table) and the rest."""
@@ -74,7 +79,7 @@ class IdGaps:
     @property
     def gaps(self) -> int:
         """Gaps said."""
-        return int(self.starts.size)
+        return int(self.starts.size) + self.uncounted[0]
 
     @property
     def late(self) -> int:
@@ -84,7 +89,7 @@ class IdGaps:
     @property
     def missing(self) -> int:
         """Ids still missing: those of the gaps said, less those that arrived late."""
-        return int((self.ends - self.starts + 1).sum()) - self.late
+        return int((self.ends - self.starts + 1).sum()) + self.uncounted[1] - self.late
 
     def update(self, ids: np.ndarray, *, excuse: tuple[int, int] | None = None) -> tuple[list[Gap], np.ndarray]:
         """Check the ids of one read (in file order).
@@ -120,11 +125,19 @@ class IdGaps:
         self.hi = int(ua[-1])
         if not g.size:
             return [], late
-        self.starts = np.concatenate([self.starts, seq[g] + 1])
-        self.ends = np.concatenate([self.ends, seq[g + 1] - 1])
+        self._keep(seq[g] + 1, seq[g + 1] - 1)
         res = fa[g + off]  # seq[g + 1] is ua[g + off]
         gaps = [Gap(a + 1, b - 1, a, b, i) for a, b, i in zip(seq[g].tolist(), seq[g + 1].tolist(), res.tolist())]
         return gaps, late
+
+    def _keep(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Remember new gaps (the first :data:`KEPT_GAPS` of the table; later ones only counted)."""
+        room = max(0, KEPT_GAPS - int(self.starts.size))
+        self.starts = np.concatenate([self.starts, starts[:room]])
+        self.ends = np.concatenate([self.ends, ends[:room]])
+        if starts.size > room:
+            g, n = self.uncounted
+            self.uncounted = (g + int(starts.size - room), n + int((ends[room:] - starts[room:] + 1).sum()))
 
     def _fill(self, u: np.ndarray, first: np.ndarray) -> np.ndarray:
         """Ids of ``u`` (sorted, distinct) inside a gap said before and not filled yet: remembered;
