@@ -132,8 +132,13 @@ def _battery(item):
     return _Outcome(verdict if kw["group"] == "first-shoe" else "PASS"), [kw["group"], os.getpid()]
 
 
-def _candidates(n):
-    return [(_Proc(), f"candidate {i}", {"i": i}, 1, 10, {}) for i in range(n)]
+def _candidates(n, remedy_at=None):
+    return [(_Proc(), f"candidate {i}", {"i": i, "remedy_at": remedy_at}, 1, 10, {}) for i in range(n)]
+
+
+def _candidate(item):
+    """A remedy work item that says which candidate it is and where it ran; ``remedy_at`` is the remedy."""
+    return {"change": item[1], "pid": os.getpid()}, item[2]["i"] == item[2]["remedy_at"]
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -144,10 +149,10 @@ def test_batteries_and_remedies_on_one_pool_give_the_serial_search(monkeypatch, 
     from rngcert.pipeline.certify_shuffle import procedure as P
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
-    monkeypatch.setattr(P, "_battery_item", _battery)
-    monkeypatch.setattr(P, "_remedy_item", lambda item: ({"change": item[1], "pid": os.getpid()}, item[2]["i"] == remedy_at))
     pair = [(None, {"group": "steady-state"}, "FAIL"), (None, {"group": "first-shoe"}, "FAIL")]
-    both, (fix, tried) = P._batteries_and_remedies(Plan(workers=workers), pair, [1.0, 1.0], _candidates(6), 1.0)
+    # (module-level functions given, not patched in: a pool started by a fork server, as under pytest-xdist, imports them)
+    both, (fix, tried) = P._batteries_and_remedies(Plan(workers=workers), pair, [1.0, 1.0], _candidates(6, remedy_at), 1.0,
+                                                   battery=_battery, remedy=_candidate)
     assert [b[1][0] for b in both] == ["steady-state", "first-shoe"] and both[1][0].verdict == "FAIL"
     last = 5 if remedy_at is None else remedy_at
     assert fix == (None if remedy_at is None else f"candidate {remedy_at}")
@@ -162,15 +167,14 @@ def test_candidates_not_needed_are_not_computed(monkeypatch):
 
     monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
     computed = []
-    monkeypatch.setattr(P, "_battery_item", _battery)
-    monkeypatch.setattr(P, "_remedy_item", lambda item: computed.append(item[1]) or ({"change": item[1]}, False))
     pair = [(None, {"group": "steady-state"}, "FAIL"), (None, {"group": "first-shoe"}, "PASS")]
-    both, searched = P._batteries_and_remedies(Plan(workers=1), pair, [1.0, 1.0], _candidates(4), 1.0)
+    both, searched = P._batteries_and_remedies(Plan(workers=1), pair, [1.0, 1.0], _candidates(4), 1.0, battery=_battery,
+                                               remedy=lambda item: computed.append(item[1]) or ({"change": item[1]}, False))
     assert searched is None and both[1][0].verdict == "PASS" and computed == []
     # an earlier remedy settles the search too: serially, the candidates after it are never computed
     pair[1] = (None, {"group": "first-shoe"}, "FAIL")
-    monkeypatch.setattr(P, "_remedy_item", lambda item: computed.append(item[1]) or ({"change": item[1]}, item[2]["i"] == 1))
-    both, (fix, tried) = P._batteries_and_remedies(Plan(workers=1), pair, [1.0, 1.0], _candidates(4), 1.0)
+    both, (fix, tried) = P._batteries_and_remedies(Plan(workers=1), pair, [1.0, 1.0], _candidates(4, 1), 1.0, battery=_battery,
+                                                   remedy=lambda item: computed.append(item[1]) or _candidate(item))
     assert fix == "candidate 1" and computed == ["candidate 0", "candidate 1"] and len(tried) == 2
 
 

@@ -176,14 +176,11 @@ def _first_shoe_remedy(proc, entropy, *, tables, alpha, threshold, n_resamples, 
 
 
 def _stage_two_item(item):
-    """A work item of the batteries' stage on a local pool (:func:`_batteries_and_remedies`): ``("battery", item of
-    _battery_item)`` -> its result, or ``("remedy", (item of _remedy_item, flag))`` -> its result, or None without
-    computing it when the file ``flag`` exists (the command creates it once no candidate is needed any more)."""
-    kind, args = item
-    if kind == "battery":
-        return _battery_item(args)
-    remedy, flag = args
-    return None if os.path.exists(flag) else _remedy_item(remedy)
+    """A work item of the batteries' stage on a local pool (:func:`_batteries_and_remedies`): ``(func, args, flag)`` ->
+    ``func(args)`` (a battery or a remedy candidate), or None without computing it when ``flag`` (a candidate's) names a
+    file that exists (the command creates it once no candidate is needed any more)."""
+    func, args, flag = item
+    return None if flag is not None and os.path.exists(flag) else func(args)
 
 
 def _remedies_settled(got: dict, n: int) -> bool:
@@ -202,7 +199,7 @@ def _remedies_settled(got: dict, n: int) -> bool:
     return True
 
 
-def _batteries_and_remedies(p: Plan, batteries: list, costs: list, candidates: list, remedy_cost: float):
+def _batteries_and_remedies(p: Plan, batteries: list, costs: list, candidates: list, remedy_cost: float, *, battery=None, remedy=None):
     """The steady-state and first-shoe batteries (items of :func:`_battery_item`) and the first shoe's candidate
     changes (items of :func:`_remedy_item`, in their order) as the work items of one local pool, started in that
     order: a worker that finishes a battery goes on to the candidates, with no barrier between the stages. Once
@@ -210,14 +207,17 @@ def _batteries_and_remedies(p: Plan, batteries: list, costs: list, candidates: l
     yet started are skipped (at most one a worker was computed for nothing, beside the other battery).
 
     Returns ``(both batteries' results, (remedy, tried) or None when the first shoe is not FAIL)``: the
-    remedy and the candidates tried are the serial search's (:func:`_first_shoe_remedy`)."""
+    remedy and the candidates tried are the serial search's (:func:`_first_shoe_remedy`). ``battery`` and
+    ``remedy`` are the items' functions (default :func:`_battery_item` and :func:`_remedy_item`; module-level
+    functions, which a worker started by a fork server imports by name)."""
     import tempfile
 
-    items = [("battery", b) for b in batteries]
+    battery, remedy = battery or _battery_item, remedy or _remedy_item
+    items = [(battery, b, None) for b in batteries]
     got: dict = {}
     with tempfile.TemporaryDirectory(prefix="rngcert-remedies-") as tmp:
         flag = os.path.join(tmp, "skip")
-        items += [("remedy", (c, flag)) for c in candidates]
+        items += [(remedy, c, flag) for c in candidates]
         for i, res in iter_items(_stage_two_item, items, plan=p, costs=list(costs) + [remedy_cost] * len(candidates)):
             got[i] = res
             if not os.path.exists(flag) and _remedies_settled(got, len(candidates)):
