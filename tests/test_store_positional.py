@@ -117,7 +117,8 @@ def test_a_log_of_the_same_name_from_another_folder_is_not_taken_for_a_grown_log
     assert cli("ingest", day1, "--db", db, "--table", "T9").exit_code == 0
     r = cli("ingest", day2, "--db", db, "--table", "T9")
     assert r.exit_code == 3, r.output
-    assert str(day2) in r.output and str(day1) in r.output and "does not start with" in r.output, r.output
+    # (day 2's list is 9 bytes shorter than day 1's: its bytes cannot be compared, and the error says so)
+    assert str(day2) in r.output and str(day1) in r.output and "is shorter than" in r.output, r.output
     assert _counts(db) == (300, 0, 1)  # nothing of day 2 stored, day 1 intact
 
 
@@ -153,3 +154,83 @@ def test_an_export_of_a_grown_positional_log_ingests_without_its_files(tmp_path,
     r = cli("ingest", tmp_path / "exp", "--db", db2)
     assert r.exit_code == 0, r.output
     assert _counts(db2) == (450, 0, 2)
+
+
+def test_an_earlier_version_after_its_grown_one_is_refused_without_calling_it_another_log(tmp_path, cli):
+    """Day 1's copy of a log ingested after the grown log (an archive re-ingested, folders taken in another order) is
+    shorter than the stored version: its bytes cannot show whether it is an earlier version or another log, so it is
+    refused, but the error must not say it is another log (it said 'so it is another log, not that log grown')."""
+    (tmp_path / "d1").mkdir()
+    (tmp_path / "d2").mkdir()
+    early = _bare(tmp_path / "d1" / "perm.csv", RNG_RESULTS[:300])
+    grown = _bare(tmp_path / "d2" / "perm.csv", RNG_RESULTS[:450])
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", grown, "--db", db, "--table", "T9").exit_code == 0
+    r = cli("ingest", early, "--db", db, "--table", "T9")
+    assert r.exit_code == 3, r.output
+    assert "is shorter than" in r.output and "an earlier version" in r.output, r.output
+    assert "another log, not that log grown" not in r.output, r.output
+    assert _counts(db) == (450, 0, 1)
+
+
+def test_a_piped_grown_log_is_not_said_to_differ_from_the_stored_bytes(tmp_path):
+    """A pipe is never compared with the stored log (it cannot be read again): the refusal says so, and does not say
+    that its bytes differ from the stored log's (it said 'it does not start with the bytes of day1.csv, so it is
+    another log' of a pipe carrying day 1's log grown)."""
+    import os
+
+    import pytest
+
+    from rngcert.collect.store import ingest_files
+    from rngcert.errors import InputError
+
+    db = tmp_path / "s.duckdb"
+    ingest_files(db, [_bare(tmp_path / "day1.csv", RNG_RESULTS[:300])], table="P")
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="pipe") as exc:
+        _through_fifo(fifo, "result\n" + "".join(f"{r}\n" for r in RNG_RESULTS[:450]), db, "P")
+    assert "does not start with" not in str(exc.value) and "another log" not in str(exc.value), exc.value
+    assert _counts(db) == (300, 0, 1)
+
+
+def test_stored_versions_are_compared_in_one_read_of_the_new_log(tmp_path, monkeypatch):
+    """A log ingested as it grew has a stored version per ingest: each was compared by reading the new log's prefix
+    again (the sum of the versions' sizes, quadratic in the ingests). One read up to the largest stored size does."""
+    import builtins
+
+    import rngcert.collect.store.ingest as ingest_mod
+    from rngcert.collect.store import ingest_files
+
+    db = tmp_path / "s.duckdb"
+    log = tmp_path / "perm.csv"
+    for n in (100, 200, 300, 400):  # four stored versions of one log
+        ingest_files(db, [_bare(log, RNG_RESULTS[:n])], table="T9")
+    largest = log.stat().st_size
+    read = []
+
+    class Counted:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def read(self, n=-1):
+            b = self.fh.read(n)
+            read.append(len(b))
+            return b
+
+    monkeypatch.setattr(ingest_mod, "open", lambda *a, **k: Counted(builtins.open(*a, **k)), raising=False)
+    (res,) = ingest_files(db, [_bare(log, RNG_RESULTS[:500])], table="T9")
+    assert res.inserted == 100 and res.duplicates == 400, res
+    assert 0 < sum(read) <= largest, (sum(read), largest)
+    assert _counts(db) == (500, 0, 5)
+
+
+def test_ingest_help_does_not_say_grown_logs_keep_their_name(cli):
+    r = cli("ingest", "--help")
+    assert r.exit_code == 0 and "same file name" not in r.output and "bytes" in r.output, r.output

@@ -98,7 +98,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     a different result is reported as a conflict and never overwritten; unreadable rows go to
     the rejects table (see `rngcert rejects`). Logs without spin_id (permanence lists) are
     numbered by position in the file, so a table holds one such log (and its grown
-    versions, same file name): another log for it is refused. A folder written by `rngcert export --parquet` is read
+    versions, told by their bytes: a grown version starts with the stored one's bytes, whatever its name): another
+    log for it, an earlier or rewritten version of it and a piped one are refused. A folder written by `rngcert export --parquet` is read
     back source by source with the same rules (it carries its wheels, tables and columns: with
     folders only, --equipment, --column, --format, --table and --protocol are refused). Each file is parsed before the store is opened,
     and the store is held for writing only while that file is stored, so audits and watches

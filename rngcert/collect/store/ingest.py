@@ -143,7 +143,7 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: boo
         Naming the log, the table, the stored log it would collide with, and what to do.
     """
     rule_sql = "<> 'position'" if rule == "position" else "= 'position'"
-    grown: dict = {}
+    why_not: dict = {}  # (sha256, size) of a stored version -> why this log is not it grown ('' if it is)
     for t in used_tables:  # loop over tables (a handful)
         other = con.execute(
             f"""SELECT src.path FROM spins s JOIN sources src USING (source_id)
@@ -159,42 +159,67 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: boo
                AND source_id IN (SELECT DISTINCT source_id FROM spins WHERE table_id = ?) ORDER BY source_id""",
             [t],
         ).fetchall()
-        for spath, sha, size in stored:  # (the stored versions of one log: a handful)
-            if (sha, size) not in grown:
-                grown[(sha, size)] = _starts_with(path, spath, sha, None if exported else size, stream)
-            if not grown[(sha, size)]:
-                _mixed_numbering_error(path, t, spath, rule, stream, grown=False)
+        why_not.update(_not_grown_from(path, [v for v in stored if (v[1], v[2]) not in why_not], stream, exported))
+        for spath, sha, size in stored:  # (the stored versions of one log: one per ingest of it)
+            if why_not[(sha, size)]:
+                _mixed_numbering_error(path, t, spath, rule, stream, why_not=why_not[(sha, size)])
 
 
-def _starts_with(path, stored_path: str, sha: str, size, stream: bool) -> bool:
-    """Whether the log at ``path`` is a grown version of a stored one: its first ``size`` bytes have the stored
-    SHA-256 (a store written before sizes were kept: the same file name). Never for a pipe or FIFO."""
+def _not_grown_from(path, stored: list, stream: bool, exported: bool) -> dict:
+    """Why the log at ``path`` is not a grown version of each stored version ``(path, sha256, size_bytes)`` of a log:
+    ``{(sha256, size): reason, or "" for a grown version}``. A grown version's first ``size`` bytes have the stored
+    SHA-256; the log is read once, up to the largest stored size, whatever the number of versions (a log ingested as
+    it grew has one for each ingest). By file name where no size was kept (a store written before) or the rows come from an
+    export (its file may be gone). Never a grown version when read from a pipe or FIFO."""
     import hashlib
 
-    if stream:
-        return False
-    if size is None:
-        return Path(str(path)).name == Path(str(stored_path)).name
-    h, left = hashlib.sha256(), int(size)
+    out: dict = {}
+    by_size = []
+    for spath, sha, size in stored:
+        if stream:
+            out[(sha, size)] = f"was read from a pipe, which cannot be read again to compare its bytes with {spath}'s"
+        elif size is None or exported:
+            same = Path(str(path)).name == Path(str(spath)).name
+            out[(sha, size)] = "" if same else f"has another file name than {spath} (a stored log of unknown size, told by its name)"
+        else:
+            by_size.append((int(size), sha, spath))
+    if not by_size:
+        return out
+    by_size.sort()
+    h, done = hashlib.sha256(), 0
     try:
         with open(path, "rb") as fh:
-            while left > 0:
-                chunk = fh.read(min(left, 1 << 22))
-                if not chunk:
-                    return False  # shorter than the stored log
-                h.update(chunk)
-                left -= len(chunk)
+            for size, sha, spath in by_size:  # (one hash over the file's prefix, its state read at each stored size)
+                while done < size:
+                    chunk = fh.read(min(size - done, 1 << 22))
+                    if not chunk:
+                        break
+                    h.update(chunk)
+                    done += len(chunk)
+                out[(sha, size)] = _prefix_verdict(h, done, size, sha, spath)
     except OSError as exc:
-        raise InputError(f"{path}: cannot be read again to compare it with {stored_path}: {exc.strerror or exc}") from None
-    return h.hexdigest() == sha
+        raise InputError(f"{path}: cannot be read again to compare it with {by_size[0][2]}: {exc.strerror or exc}") from None
+    return out
 
 
-def _mixed_numbering_error(path, table: str, stored: str, rule: str, stream: bool, grown: bool = True):
-    """Raise the InputError of :func:`_refuse_mixed_numbering` (``grown`` False: both logs are numbered by position and
-    this one does not start with the stored log's bytes)."""
-    if not grown:
-        why = (f"has no spin_id column either, and it does not start with the bytes of {stored}, so it is another log, "
-               "not that log grown: its rows, numbered 1, 2, … by position, would take the ids of spins already stored")
+def _prefix_verdict(h, done: int, size: int, sha: str, spath: str) -> str:
+    """The reason of :func:`_not_grown_from` for one stored version of ``size`` bytes, the log's first ``done`` bytes
+    hashed in ``h`` ("" when they are the stored bytes)."""
+    if done < size:
+        return (f"is shorter than {spath} ({done:,} bytes against {size:,}): an earlier version of that log (its spins are "
+                "stored already) or another log, which its bytes cannot tell apart")
+    if h.hexdigest() != sha:
+        return (f"does not start with the bytes of {spath} (its first {size:,} bytes differ: another log, or that log "
+                "rewritten, e.g. another line end or an edited line), so it is not that log grown")
+    return ""
+
+
+def _mixed_numbering_error(path, table: str, stored: str, rule: str, stream: bool, why_not: str = ""):
+    """Raise the InputError of :func:`_refuse_mixed_numbering` (``why_not``: both logs are numbered by position and this
+    one is not taken for the stored log grown, for this reason of :func:`_not_grown_from`)."""
+    if why_not:
+        why = (f"has no spin_id column either, and it {why_not}: its rows, numbered 1, 2, … by position, would take the "
+               "ids of spins already stored")
     else:
         why = ("has no spin_id column, so its rows are numbered 1, 2, … by position and would take the ids of spins already stored"
                if rule == "position" else "carries spin ids, but the table's spins were numbered by position")
