@@ -234,3 +234,18 @@ def test_stored_versions_are_compared_in_one_read_of_the_new_log(tmp_path, monke
 def test_ingest_help_does_not_say_grown_logs_keep_their_name(cli):
     r = cli("ingest", "--help")
     assert r.exit_code == 0 and "same file name" not in r.output and "bytes" in r.output, r.output
+
+
+def test_an_export_of_another_stores_log_of_the_same_name_is_refused(tmp_path, cli):
+    """Store B holds d3/perm.csv and store A d1/perm.csv, both in table T: B's export ingested into A was merged by the
+    file name into false conflicts (exit 0). An export's source is taken for a stored log grown only when the export
+    holds that stored version too; here it does not: refused, nothing stored."""
+    (tmp_path / "d1").mkdir()
+    (tmp_path / "d3").mkdir()
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    assert cli("ingest", _bare(tmp_path / "d1" / "perm.csv", RNG_RESULTS[:300]), "--db", a, "--table", "T").exit_code == 0
+    assert cli("ingest", _bare(tmp_path / "d3" / "perm.csv", RNG_RESULTS[300:]), "--db", b, "--table", "T").exit_code == 0
+    assert cli("export", "--db", b, "--parquet", tmp_path / "expB").exit_code == 0
+    r = cli("ingest", tmp_path / "expB", "--db", a)
+    assert r.exit_code == 3 and "export that does not hold" in r.output, r.output
+    assert _counts(a) == (300, 0, 1)

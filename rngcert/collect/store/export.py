@@ -462,12 +462,14 @@ class ExportMixin:
                 if self.known_source(sha):
                     out.append(IngestResult(src["path"], sha, "already ingested", note=f"source of export {folder}"))
                     continue
-                out.append(self._ingest_exported_source(reader, folder, src, equipment_of, rejects_by_sha, conflicts_by_sha))
+                out.append(self._ingest_exported_source(reader, folder, src, equipment_of, rejects_by_sha, conflicts_by_sha,
+                                                        frozenset(s["sha256"] for s in sources)))
         finally:
             reader.close()
         return out
 
-    def _ingest_exported_source(self, reader, folder: Path, src: dict, equipment_of: dict, rejects_by_sha: dict, conflicts_by_sha: dict) -> IngestResult:
+    def _ingest_exported_source(self, reader, folder: Path, src: dict, equipment_of: dict, rejects_by_sha: dict, conflicts_by_sha: dict,
+                                export_shas: frozenset = frozenset()) -> IngestResult:
         """Step 3 of :meth:`ingest_parquet` for one source of the export not yet in the store: its spins, conflicts and rejected
         rows stored in one transaction."""
         from rngcert.equipment.wheel import load_wheel
@@ -498,7 +500,7 @@ class ExportMixin:
             "accepted": int(src.get("accepted") or 0), "void": int(src.get("void") or 0),
             "n": int(src.get("rows") or len(incoming)) - sum(1 for r in rej if whole_line_reject(r)), "m": len(incoming),
             "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
-            "default_table": src.get("default_table"), "timing": {}, "exported": True,
+            "default_table": src.get("default_table"), "timing": {}, "exported": export_shas or frozenset([sha]),
         }
         res = self._store_prepared(prep, wheel, str(equipment))
         res.note = f"from export {folder}"

@@ -91,7 +91,7 @@ def _lapper(timing: dict):
     return lap
 
 
-def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, stream: bool = False, exported: bool = False) -> int:
+def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, stream: bool = False, exported: frozenset = frozenset()) -> int:
     """Fix the equipment of every table of a file once (a new table is registered, a known one must have the same wheel),
     refuse spin ids that would collide with another log's (:func:`_refuse_mixed_numbering`); returns the spins already
     stored in those tables."""
@@ -110,7 +110,7 @@ def _fix_tables(con, path, used_tables: list, wheel, equipment: str, rule: str, 
     return stored_before
 
 
-def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: bool = False, exported: bool = False) -> None:
+def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: bool = False, exported: frozenset = frozenset()) -> None:
     """Refuse a file whose spin ids would collide with another log's in one of its tables.
 
     A log without a ``spin_id`` column is numbered by position in its file (spin k is its k-th row), so
@@ -133,9 +133,10 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: boo
         Its spin-id rule: ``"column"`` or ``"position"``.
     stream : bool
         The log was read from a pipe or FIFO.
-    exported : bool
-        The rows come from an export (``rngcert ingest`` of an export folder), whose store took them under these rules: its
-        file is not read (it may be gone); a stored positional log of the same file name is taken for its earlier version.
+    exported : frozenset of str
+        The rows come from an export (``rngcert ingest`` of an export folder) whose sources have these SHA-256: the
+        file is not read (it may be gone); a stored positional log is taken for its earlier version only when the export
+        holds that version too (an export of a grown log holds every version its store took).
 
     Raises
     ------
@@ -165,12 +166,13 @@ def _refuse_mixed_numbering(con, path, used_tables: list, rule: str, stream: boo
                 _mixed_numbering_error(path, t, spath, rule, stream, why_not=why_not[(sha, size)])
 
 
-def _not_grown_from(path, stored: list, stream: bool, exported: bool) -> dict:
+def _not_grown_from(path, stored: list, stream: bool, exported: frozenset) -> dict:
     """Why the log at ``path`` is not a grown version of each stored version ``(path, sha256, size_bytes)`` of a log:
     ``{(sha256, size): reason, or "" for a grown version}``. A grown version's first ``size`` bytes have the stored
     SHA-256; the log is read once, up to the largest stored size, whatever the number of versions (a log ingested as
-    it grew has one for each ingest). By file name where no size was kept (a store written before) or the rows come from an
-    export (its file may be gone). Never a grown version when read from a pipe or FIFO."""
+    it grew has one for each ingest). Rows from an export (``exported``: its sources' SHA-256; its file may be gone):
+    a grown version when the export holds the stored version too. By file name where no size was kept (a store written
+    before). Never a grown version when read from a pipe or FIFO."""
     import hashlib
 
     out: dict = {}
@@ -178,7 +180,11 @@ def _not_grown_from(path, stored: list, stream: bool, exported: bool) -> dict:
     for spath, sha, size in stored:
         if stream:
             out[(sha, size)] = f"was read from a pipe, which cannot be read again to compare its bytes with {spath}'s"
-        elif size is None or exported:
+        elif exported:
+            out[(sha, size)] = "" if sha in exported else (
+                f"comes from an export that does not hold {spath} (its SHA-256): an export's file cannot be read to compare, and "
+                "the export of a grown log holds its earlier versions too")
+        elif size is None:
             same = Path(str(path)).name == Path(str(spath)).name
             out[(sha, size)] = "" if same else f"has another file name than {spath} (a stored log of unknown size, told by its name)"
         else:
@@ -463,7 +469,7 @@ class IngestMixin:
             return IngestResult(str(path), sha, "already ingested")  # the same file twice in one call
         con.execute("BEGIN TRANSACTION")
         try:
-            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"], prep.get("stream", False), prep.get("exported", False))
+            stored_before = _fix_tables(con, path, used_tables, wheel, equipment, prep["rule"], prep.get("stream", False), prep.get("exported", frozenset()))
             source_id = con.execute("SELECT coalesce(max(source_id), 0) + 1 FROM sources").fetchall()[0][0]
             base = int(con.execute("SELECT coalesce(max(seq), 0) + 1 FROM spins").fetchall()[0][0])
             spooled, has_rn, repeated = _open_incoming(con, incoming, prep.get("repeated"))
