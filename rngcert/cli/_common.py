@@ -128,6 +128,19 @@ def json_error(code: int, msg: str) -> None:
     echo_out(json.dumps({**doc, "error": msg, "exit_code": code}, ensure_ascii=False))
 
 
+#: Largest values of the options that size a run's arrays or its length (a usage error above, exit 2): a typo of a few
+#: zeros (``--shoes 20000000000``) is refused at once instead of hanging, or failing with an internal error, minutes later.
+#: Each is far above what a lab runs and near what this kind of machine can hold (a run that still does not fit in memory
+#: stops with exit 3, "not enough memory").
+MAX_RESAMPLES = 10_000_000
+MAX_SHOES = 1_000_000
+MAX_SHOE_TABLES = 100_000
+MAX_BURN_IN = 1_000
+MAX_BITS_LENGTH = 1_000_000_000
+MAX_BITS_STREAMS = 1_000_000
+MAX_SIMULATED_SPINS = 10_000_000_000
+
+
 class Real(click.FloatRange):
     """click's ``FloatRange`` that also refuses ``nan``, ``inf`` and ``-inf`` (a usage error, exit 2): ``nan`` passes
     every comparison of a range check, and no option of rngcert means "forever" by ``inf``.
@@ -330,6 +343,9 @@ class Group(click.Group):
             fail(EXIT_INPUT, f"{where}{exc.strerror or exc}")
         except UnicodeDecodeError as exc:
             fail(EXIT_INPUT, str(exc))
+        except MemoryError:  # a log or an option's value too large for this machine: not a bug, and said so
+            fail(EXIT_INPUT, "not enough memory for this run: the input, or an option's value (--shoes, --length, --streams, "
+                             "--resamples …), is too large for this machine's memory; the run stopped and its report was not written")
         except click.ClickException as exc:  # a usage error (exit 2): click says it on standard error
             json_error(exc.exit_code, exc.format_message())
             raise

@@ -11,7 +11,7 @@ import click
 import numpy as np
 
 from rngcert.cli._blackjack import blackjack_rule_options
-from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, Real, fail, refuse_given
+from rngcert.cli._common import EXIT_EQUIPMENT, EXIT_INPUT, MAX_RESAMPLES, Real, fail, refuse_given
 from rngcert.errors import EquipmentError, InputError
 from rngcert.seeding import root, stream
 
@@ -45,8 +45,8 @@ sector come up 10% more often (weight 1.1, then renormalised); for harmonic, the
 @click.option("--method", type=click.Choice(["auto", "noncentral", "simulation"]), default="auto", show_default=True, help="Force simulation for a chi-square test (validation).")
 @click.option("--groups", type=click.IntRange(min=1), default=1, show_default=True, help="Dealer/direction groups the spins are split over (dealer-signature).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the simulation (default fresh entropy, printed); refused when nothing is simulated.")
-@click.option("--resamples", type=click.IntRange(min=100), default=10000, show_default=True, help="Simulated null replicates (critical value); refused when nothing is simulated.")
-@click.option("--alt-samples", type=click.IntRange(min=100), default=2000, show_default=True, help="Simulated samples under the alternative (power estimate); refused when nothing is simulated.")
+@click.option("--resamples", type=click.IntRange(100, MAX_RESAMPLES), default=10000, show_default=True, help="Simulated null replicates (critical value); refused when nothing is simulated.")
+@click.option("--alt-samples", type=click.IntRange(100, MAX_RESAMPLES), default=2000, show_default=True, help="Simulated samples under the alternative (power estimate); refused when nothing is simulated.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def power(equipment, alternative, effect, spins, alpha, target, test, method, groups, seed, resamples, alt_samples, as_json):
     """Spins needed to detect a bias, or the minimum detectable bias of a sample size.

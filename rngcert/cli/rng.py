@@ -7,7 +7,18 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import Real, check_report_options, command_line, emit_report, known_source, progress_bar, refuse_given, report_options
+from rngcert.cli._common import (
+    MAX_BITS_LENGTH,
+    MAX_BITS_STREAMS,
+    Real,
+    check_report_options,
+    command_line,
+    emit_report,
+    known_source,
+    progress_bar,
+    refuse_given,
+    report_options,
+)
 from rngcert.cli._parallel import parallel_options, plan_of, workers_of
 from rngcert.cli._standard import load_for, standard_option
 from rngcert.seeding import root
@@ -32,8 +43,8 @@ Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
 @click.option("--source", default=None, callback=known_source, help="A named bit generator instead of FILE: pcg64, philox, chacha, aes, sfc64, mt19937, ...")
 @click.option("--format", "fmt", type=click.Choice(["ascii", "binary"]), default=None, help="FILE format (required with FILE; refused with --source): ASCII 0/1 with whitespace ignored, or raw bytes.")
 @click.option("--bit-order", type=click.Choice(["big", "little"]), default="big", show_default=True, help="Binary FILE: most (big) or least (little) significant bit of each byte first (refused with --source and --format ascii).")
-@click.option("--streams", "-m", type=click.IntRange(min=1), default=None, help="Number of sequences m (default: 100 for --source; for FILE as many whole streams as it holds).")
-@click.option("--length", "-n", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="Bits per sequence n.")
+@click.option("--streams", "-m", type=click.IntRange(1, MAX_BITS_STREAMS), default=None, help="Number of sequences m (default: 100 for --source; for FILE as many whole streams as it holds).")
+@click.option("--length", "-n", type=click.IntRange(1, MAX_BITS_LENGTH), default=1_000_000, show_default=True, help="Bits per sequence n.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for --source (recorded; default fresh entropy; refused with FILE, where nothing is random).")
 @click.option("--constants", type=click.Choice(["reference", "corrected"]), default="reference", show_default=True, help="sts-2.1.2 constants (reproduce Appendix B) or the corrected ones.")
 @click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level (also SP 800-22's pass level).")

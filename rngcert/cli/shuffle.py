@@ -8,7 +8,19 @@ from pathlib import Path
 import click
 
 from rngcert.cli._blackjack import blackjack_rule_options
-from rngcert.cli._common import Real, check_report_options, command_line, emit_report, progress_bar, refuse_given, report_options
+from rngcert.cli._common import (
+    MAX_BURN_IN,
+    MAX_RESAMPLES,
+    MAX_SHOE_TABLES,
+    MAX_SHOES,
+    Real,
+    check_report_options,
+    command_line,
+    emit_report,
+    progress_bar,
+    refuse_given,
+    report_options,
+)
 from rngcert.cli._parallel import parallel_options, plan_of
 from rngcert.equipment.games import GAMES
 
@@ -287,8 +299,8 @@ Examples:
     + EXIT_TABLE,
 )
 @click.argument("source")
-@click.option("--shoes", type=click.IntRange(min=1), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each; refused with a SHOELOG).")
-@click.option("--burn-in", type=click.IntRange(min=1), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state; refused with a SHOELOG).")
+@click.option("--shoes", type=click.IntRange(1, MAX_SHOES), default=2000, show_default=True, help="PROCEDURE: tables simulated (one tested shoe each; refused with a SHOELOG).")
+@click.option("--burn-in", type=click.IntRange(1, MAX_BURN_IN), default=10, show_default=True, help="PROCEDURE: shoes a table deals before the tested shoe (steady state; refused with a SHOELOG).")
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="SHOELOG: decks per shoe (required). PROCEDURE: decks in play where the rules leave it open (blackjack), "
                    "as many as keep the cutting card inside the shoe (blackjack-004: 5 to 8, its card is 4 decks from the back).")
 @click.option("--game", type=click.Choice([*GAMES, "none"]), default=None,
@@ -313,10 +325,10 @@ Examples:
               help="PROCEDURE: verdict, edge and detectable edge over a grid of the assumed parameters (wash travel × clump × riffles); "
                    "on by default for a procedure (about 7 s). SHOELOG: the verdict again under each plausible pickup side and at "
                    "the ends of each fitted wash interval (off by default).")
-@click.option("--sensitivity-shoes", type=click.IntRange(min=100), default=400, show_default=True,
+@click.option("--sensitivity-shoes", type=click.IntRange(100, MAX_SHOES), default=400, show_default=True,
               help="PROCEDURE: tables per sensitivity grid point (refused with a SHOELOG and with --no-sensitivity).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed (simulation and Monte Carlo p-values; recorded).")
-@click.option("--resamples", type=click.IntRange(min=99), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
+@click.option("--resamples", type=click.IntRange(99, MAX_RESAMPLES), default=1999, show_default=True, help="Monte Carlo replicates (logs of decks without #k serials).")
 @click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification level.")
 @click.option("--max-rejected", type=Real(0, 1), default=0.05, show_default=True,
               help="SHOELOG: share of unreadable rows, and of dealt shoes left out for problems, above which every verdict is INCONCLUSIVE "
@@ -362,8 +374,8 @@ Examples:
   rngcert shuffle simulate blackjack-004 --tables 4 --shoes 200 --dealers 3 --out shoes.csv""",
 )
 @click.argument("procedure")
-@click.option("--shoes", type=click.IntRange(min=1), default=1000, show_default=True, help="Consecutive shoes per table, from new decks.")
-@click.option("--tables", type=click.IntRange(min=1), default=1, show_default=True, help="Tables.")
+@click.option("--shoes", type=click.IntRange(1, MAX_SHOES), default=1000, show_default=True, help="Consecutive shoes per table, from new decks.")
+@click.option("--tables", type=click.IntRange(1, MAX_SHOE_TABLES), default=1, show_default=True, help="Tables.")
 @click.option("--dealt-only", is_flag=True, help="Write what a card scanner sees: the dealt cards of each shoe, no 'before' stage.")
 @click.option("--dealers", type=click.IntRange(min=1), default=None, help="Write a dealer column, dealers D1..Dk taking turns shoe by shoe.")
 @click.option("--serials/--no-serials", default=None, help="Write #k deck serials (a lab's marked decks). Default: serials with both stages, none with --dealt-only (a live scanner reads rank and suit).")

@@ -11,6 +11,7 @@ import numpy as np
 
 from rngcert import __version__
 from rngcert.cli._common import (
+    MAX_SIMULATED_SPINS,
     Real,
     interactive,
     known_source,
@@ -52,7 +53,7 @@ Examples:
 )
 @protocol_options
 @click.option("--equipment", "-e", default="european", show_default=True, help="Wheel id or TOML file (arrangement must be known).")
-@click.option("--spins", "-n", type=click.IntRange(min=1), default=10000, show_default=True, help="Number of spins, void ones included.")
+@click.option("--spins", "-n", type=click.IntRange(1, MAX_SIMULATED_SPINS), default=10000, show_default=True, help="Number of spins, void ones included.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in the output's sidecar .json; default fresh entropy).")
 @click.option("--source", default="pcg64", show_default=True, callback=known_source, help="Bit generator: pcg64, philox, chacha, aes, sfc64, mt19937, threefry, xoshiro256, ...")
 @click.option("--pocket-bias", multiple=True, metavar="POCKET:FACTOR", help="Multiply a pocket's weight, e.g. 17:1.2 for +20% (repeatable).")

@@ -19,6 +19,7 @@ import click
 from rngcert.cli._common import (
     EXIT,
     EXIT_INPUT,
+    MAX_RESAMPLES,
     Real,
     audit_overview,
     check_report_options,
@@ -241,7 +242,7 @@ Examples:
 @click.option("--last", type=click.IntRange(min=1), default=None, metavar="N", help="Only the last N (non-void) spins of the window.")
 @click.option("--alpha", type=Real(0, 1, min_open=True, max_open=True), default=0.01, show_default=True, help="Certification (family-wise) significance level.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Root seed of every Monte Carlo p-value (recorded; default: fresh entropy).")
-@click.option("--resamples", type=click.IntRange(min=99), default=9999, show_default=True, help="Monte Carlo replicates per test.")
+@click.option("--resamples", type=click.IntRange(99, MAX_RESAMPLES), default=9999, show_default=True, help="Monte Carlo replicates per test.")
 @click.option("--min-bias", type=Real(min=0, min_open=True), default=None, help="Declared minimum detectable single-pocket bias (0.2 = +20%).")
 @click.option("--power", type=Real(0, 1, min_open=True, max_open=True), default=None,
               help="Power for the power statement and --min-bias. Default: the standard's declared power (0.9 in every packaged standard).")
