@@ -1,0 +1,75 @@
+"""A command killed while its local pool runs (a batch system's time limit: SIGTERM, then SIGKILL) left its
+workers alive, each computing its item to the end for nobody and then waiting (a fresh helper's finding: still there
+10 s after a SIGTERM of `shuffle certify --workers 2`). Each worker now asks the kernel for SIGTERM when the process
+that started it ends (Linux ``PR_SET_PDEATHSIG``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+
+SCRIPT = """
+import sys, time
+from rngcert.pipeline.parallel import Plan, iter_items
+print("ready", flush=True)
+for _ in iter_items(time.sleep, [60.0, 60.0], plan=Plan(workers=2)):
+    pass
+"""
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+def _wait(pred, limit: float = 30.0) -> bool:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.1)
+    return pred()
+
+
+def test_workers_end_when_the_command_is_killed():
+    env = dict(os.environ, RNGCERT_DASK_START="fork")
+    workers: list[int] = []
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        assert _wait(lambda: len(_children(proc.pid)) >= 2), "the pool's workers did not start"
+        workers = _children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)  # no cleanup of its own can run
+        proc.wait(timeout=30)
+        # the workers were 60 s into a 60 s item: without the kernel's signal they would live on
+        assert _wait(lambda: not any(_alive(w) for w in workers)), [w for w in workers if _alive(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
