@@ -226,3 +226,25 @@ def _certify_and_audit(cli, p, db, table: str, tmp_path):
         return {x["name"]: x.get("pvalue") for x in rep["tables"][0]["battery"]["tests"] if x.get("applicable")}
 
     return c, a, pvalues(c), pvalues(a)
+
+
+def test_rejects_of_a_file_not_in_the_store_is_an_error_not_none(tmp_path, cli):
+    """`rejects --file nope` printed '0 rejected row(s)' and exit 0, as if that file had been read without a fault; a name
+    that is no stored file's path or ending is an input error (exit 3) naming the stored files. The ending is a suffix of
+    the text: '_' in it is not a wildcard (`--file a_csv` matched a.csv's rejects through SQL LIKE)."""
+    p = _log(tmp_path / "a.csv", n=40)
+    lines = p.read_text().splitlines()
+    p.write_text("\n".join(lines[:1] + [ln.rsplit(",", 1)[0] + ",99" if k % 5 == 0 else ln for k, ln in enumerate(lines[1:31])]) + "\n")
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", p, "--db", db, "--table", "T1").exit_code == 0
+    for name in ("nope.csv", "a_csv", "%.csv"):
+        r = cli("rejects", "--db", db, "--file", name)
+        assert r.exit_code == 3 and "no file ingested" in r.output and "a.csv" in r.output and "rejected row(s)" not in r.output, r.output
+        d = json.loads(cli("rejects", "--db", db, "--file", name, "--json").stdout)
+        assert d["exit_code"] == 3 and "a.csv" in d["error"]
+    r = cli("rejects", "--db", db, "--file", "a.csv")
+    assert r.exit_code == 0 and "6 rejected row(s)" in r.output, r.output
+    clean = _log(tmp_path / "b.csv", n=40)
+    assert cli("ingest", clean, "--db", db, "--table", "T2").exit_code == 0
+    r = cli("rejects", "--db", db, "--file", "b.csv")  # a stored file without rejects: 0 of them, exit 0
+    assert r.exit_code == 0 and "0 rejected row(s)" in r.output, r.output

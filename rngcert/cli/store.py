@@ -192,8 +192,15 @@ def rejects(db, file, limit, as_csv, as_json, wait):
     from rngcert.collect.store import Store
 
     def go():
+        from rngcert.errors import InputError
+
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
             rows = st.rejects(file=file, conflicts=True)
+            if file is not None and not rows and not st.source_paths_ending(file):  # a mistyped name is not 'no rejects'
+                stored = [s["path"] for s in st.sources()]
+                raise InputError(f"--file {file!r}: no file ingested into {db} is that path or ends with it; files: "
+                                 + (", ".join(map(str, stored[:20])) + (f" (and {len(stored) - 20} more)" if len(stored) > 20 else "")
+                                    if stored else "(none)"))
         total, rows = len(rows), rows[:limit]  # the count is of them all, --limit only shortens the listing
         if as_csv and as_json:
             raise click.UsageError("give --csv or --json, not both")

@@ -310,9 +310,9 @@ class QueriesMixin:
         every spin id stored with two results (a conflict: neither result is used)."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
         args: list = []
-        if file is not None:
-            q += " WHERE file = ? OR file LIKE ?"
-            args += [file, f"%{file}"]
+        if file is not None:  # the path, or its ending (a suffix of the text: '_' and '%' are not wildcards)
+            q += " WHERE file = ? OR ends_with(file, ?)"
+            args += [file, file]
         rows = self.con.execute(q, args).fetchall()
         if conflicts:
             rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if file is None or str(r[0]) == file or str(r[0]).endswith(file)]
@@ -320,6 +320,12 @@ class QueriesMixin:
         if limit is not None:
             rows = rows[: int(limit)]
         return [dict(zip(("file", "line", "column", "reason", "text", "source_id"), r)) for r in rows]
+
+    @_guarded
+    def source_paths_ending(self, file: str) -> list[str]:
+        """Paths of the stored sources that are ``file`` or end with it (how :meth:`rejects` matches ``file``)."""
+        rows = self.con.execute("SELECT DISTINCT path FROM sources WHERE path = ? OR ends_with(path, ?) ORDER BY 1", [file, file]).fetchall()
+        return [str(r[0]) for r in rows]
 
     @_guarded
     def conflicts(self, *, table: str | None = None) -> list[dict]:
