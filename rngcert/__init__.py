@@ -62,11 +62,11 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     >>> chi["df"], chi["n"]
     (36, 7400)
     """
-    import tempfile
     from pathlib import Path
 
     import numpy as np
 
+    from rngcert import scratch
     from rngcert.equipment.wheel import Wheel, load_wheel
     from rngcert.errors import InputError
     from rngcert.pipeline.certify_wheel import certify_log
@@ -84,7 +84,7 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
         values = values.astype(np.int64)
     kind = "pandas Series" if hasattr(outcomes, "to_numpy") else "array"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(name))[:60] or "outcomes"
-    with tempfile.TemporaryDirectory(prefix="rngcert-") as d:
+    with scratch.folder("rngcert-") as d:
         p = Path(d) / f"{safe}.csv"
         p.write_text("result\n" + "\n".join(str(v) for v in values.tolist()) + "\n", encoding="utf-8")
         cert = certify_log(

@@ -26,3 +26,10 @@ class NoDataError(InputError):
 class StorageError(InputError):
     """The store or an output folder cannot be read or written (corrupt, read-only, disk full):
     exit code 3, like an input error, with the path named."""
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was sent SIGTERM (a batch system's time limit, ``kill``, a service manager's stop): raised in the main
+    thread by the command line's handler so that the run unwinds as on Ctrl-C (temporary folders removed, ``record``'s
+    running game written) and ends with exit 143 (128 + 15) instead of dying where it stood."""
+

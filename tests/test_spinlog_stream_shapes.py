@@ -369,7 +369,7 @@ def test_sort_without_room_falls_back_to_the_exact_path(tmp_path, monkeypatch):
     def full(*a, **k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(idsort.tempfile, "mkdtemp", full)
+    monkeypatch.setattr(idsort.scratch.tempfile, "mkdtemp", full)  # (the sort makes its folder through rngcert.scratch)
     fast, slow, streamed = _both(monkeypatch, [log])
     assert not streamed and _snapshot(fast) == _snapshot(slow)
 

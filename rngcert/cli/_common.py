@@ -315,11 +315,83 @@ def show_bidi_on_terminals() -> None:
             setattr(sys, name, _VisibleBidi(stream))
 
 
+#: Exit codes of a run stopped from outside: Ctrl-C (SIGINT) and SIGTERM, the shell's 128 + the signal's number.
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+#: Whether SIGTERM stops the running command as Ctrl-C does (:func:`sigterm_stops_like_ctrl_c`: ``record``).
+_SIGTERM_LIKE_CTRL_C = False
+
+
+def _on_sigterm(signum, frame):
+    """SIGTERM handler of the command line (:class:`_SigtermUnwinds`). ``record`` (:func:`sigterm_stops_like_ctrl_c`)
+    stops as on Ctrl-C (:class:`rngcert.errors.Terminated`: the running game written); a second SIGTERM, or any other
+    command, ends at once like the default action, after removing the temporary folders this process made
+    (:func:`rngcert.scratch.remove_own`), saying so (in JSON too with ``--json``), with exit 143 (128 + 15).
+    Unwinding every command by an exception was tried: raised where the main thread stood, it can land in a
+    finalizer, where Python ignores it (a shuffle certification ran on to its end)."""
+    global _SIGTERM_LIKE_CTRL_C
+    if _SIGTERM_LIKE_CTRL_C:
+        _SIGTERM_LIKE_CTRL_C = False  # the next SIGTERM ends the process at once
+        from rngcert.errors import Terminated
+
+        raise Terminated()
+    from rngcert import scratch
+
+    gone = scratch.remove_own()
+    msg = "stopped by SIGTERM before the command ended: what it had not finished was not written" + (
+        f" (its {len(gone)} temporary folder(s) removed)" if gone else "")
+    try:
+        json_error(EXIT_TERMINATED, msg)
+        click.echo(f"rngcert: error: {msg}", err=True)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    except (OSError, ValueError):  # a closed pipe: nothing more can be said there
+        pass
+    os._exit(EXIT_TERMINATED)
+
+
+def sigterm_stops_like_ctrl_c() -> None:
+    """Make SIGTERM stop this command as Ctrl-C does (a :class:`rngcert.errors.Terminated`, a KeyboardInterrupt): for
+    ``record``, which a service manager stops with SIGTERM and which then writes the running game with its result."""
+    global _SIGTERM_LIKE_CTRL_C
+    _SIGTERM_LIKE_CTRL_C = True
+
+
+class _SigtermUnwinds:
+    """While a command runs in the main thread, SIGTERM goes to :func:`_on_sigterm` instead of ending the process
+    where it stood: the temporary ``rngcert-*`` folders of the remedies, of an id sort, of an ingest's spool or of an
+    export were left behind. The handler before is put back at the end (a program or test runner calling ``main``
+    keeps its own). Pool workers set the default back (:func:`rngcert.pipeline.parallel._mark_pool_worker`)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        global _SIGTERM_LIKE_CTRL_C
+        _SIGTERM_LIKE_CTRL_C = False
+        self.before = None
+        if threading.current_thread() is threading.main_thread():
+            self.before = signal.signal(signal.SIGTERM, _on_sigterm)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        global _SIGTERM_LIKE_CTRL_C
+        _SIGTERM_LIKE_CTRL_C = False
+        if self.before is not None:
+            signal.signal(signal.SIGTERM, self.before)
+        return False
+
+
 class Group(click.Group):
     def main(self, *args, **kwargs):
         show_bidi_on_terminals()
         try:
-            return super().main(*args, **kwargs)
+            with _SigtermUnwinds():
+                return super().main(*args, **kwargs)
         except SystemExit as exc:
             exit_now(exc.code)
             raise
@@ -349,7 +421,12 @@ class Group(click.Group):
         except click.ClickException as exc:  # a usage error (exit 2): click says it on standard error
             json_error(exc.exit_code, exc.format_message())
             raise
-        except (click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+        except KeyboardInterrupt as exc:  # Ctrl-C (or SIGTERM as Ctrl-C, record): the run unwound; said, with its own exit code
+            from rngcert.errors import Terminated
+
+            how, code = ("SIGTERM", EXIT_TERMINATED) if isinstance(exc, Terminated) else ("Ctrl-C", EXIT_INTERRUPTED)
+            fail(code, f"stopped by {how} before the command ended: what it had not finished was not written")
+        except (click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except Exception as exc:  # a bug: one line for the user, the traceback on request
             if type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb"):  # a store fault not caught by the store layer

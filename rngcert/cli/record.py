@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import Real, echo_out, refuse_given, written_table_id
+from rngcert.cli._common import Real, echo_out, refuse_given, sigterm_stops_like_ctrl_c, written_table_id
 
 
 @click.command(
@@ -20,7 +20,7 @@ Examples:
   rngcert watch wheel-7.csv --follow                            # beside it: the anytime-valid detector
   rngcert record /dev/ttyUSB0 --out wheel-7.csv --watch         # or both in one process
 \b
-Exit codes: 0 stopped normally (idle timeout, --max-spins, end of a file, Ctrl-C; games missing by the game numbers are
+Exit codes: 0 stopped normally (idle timeout, --max-spins, end of a file, Ctrl-C or SIGTERM; games missing by the game numbers are
 said, exit 0) · 13 ALARM (--watch) · 3 the log
 cannot be written or resumed, or the source cannot be opened within --max-wait · 4 unknown or invalid protocol or
 wheel · 2 usage.
@@ -97,11 +97,14 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     from rngcert.collect.record import RecordStats
 
     st = RecordStats()
+    sigterm_stops_like_ctrl_c()  # a service manager's stop writes the running game, as Ctrl-C does
     try:
         run(source, out, proto, table=table, serial_settings=settings, reconnect=reconnect, max_wait=max_wait, idle_timeout=idle_timeout,
             max_spins=max_spins, on_spin=spin, on_event=event, stop=None if detector is None else detector.alarmed, stats=st)
-    except KeyboardInterrupt:
-        click.echo("record: stopped (Ctrl-C); every decided game is in the log", err=True)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (a service manager's stop: rngcert.errors.Terminated)
+        from rngcert.errors import Terminated
+
+        click.echo(f"record: stopped ({'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl-C'}); every decided game is in the log", err=True)
         _summary(st, proto)
         return
     _summary(st, proto)

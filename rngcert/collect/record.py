@@ -51,7 +51,7 @@ from rngcert.collect import csvsafe
 from rngcert.collect.csvsafe import safe_cell
 from rngcert.collect.protocol import Games, LineReject, _strs, decode
 from rngcert.equipment.protocol import Protocol
-from rngcert.errors import InputError, StorageError
+from rngcert.errors import InputError, StorageError, Terminated
 
 #: Columns of the recorded spin log, in order (``table`` is added when a table is named).
 COLUMNS = ("spin_id", "game", "timestamp", "result", "void", "void_reason", "direction", "rotor_speed")
@@ -729,9 +729,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         elif partial:  # a stop asked for: these bytes are the start of what was not read
             say(f"{len(partial)} byte(s) of a line whose end had not arrived when the recording stopped were not read: {_short(partial, proto)}")
         _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins, capture_end=src.kind == "file" and src.ended)
-    except KeyboardInterrupt:  # Ctrl-C is a stop like the others: the running game with its result is written, then the caller is told
+    except KeyboardInterrupt as exc:  # Ctrl-C (or SIGTERM, raised as Terminated by the command line) is a stop like the others: the running game with its result is written, then the caller is told
         if partial:
-            say(f"{len(partial)} byte(s) of a line whose end had not arrived at Ctrl-C were not read: {_short(partial, proto)}")
+            how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+            say(f"{len(partial)} byte(s) of a line whose end had not arrived at {how} were not read: {_short(partial, proto)}")
         _at_stop(dec, emit, say, proto, full=max_spins is not None and st.spins >= max_spins)
         raise
     finally:

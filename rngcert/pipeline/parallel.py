@@ -472,9 +472,21 @@ _POOL_WORKER = False
 def _mark_pool_worker() -> None:
     """Initializer of every local-pool worker (:func:`in_pool_worker`); it also ends with the process that started it
     (:func:`_end_with_parent`)."""
+    import signal
+
     global _POOL_WORKER
     _POOL_WORKER = True
+    signal.signal(signal.SIGTERM, _worker_sigterm)  # (not the command's handler, which it was forked with)
     _end_with_parent()
+
+
+def _worker_sigterm(signum, frame) -> None:
+    """A pool worker's SIGTERM (its command ended, :func:`_end_with_parent`, or was stopped): remove the temporary
+    folders this worker made (an ingest's spool of the log it was reading) and end at once, as the default action does."""
+    from rngcert import scratch
+
+    scratch.remove_own()
+    os._exit(128 + int(signum))
 
 
 def _end_with_parent() -> None:

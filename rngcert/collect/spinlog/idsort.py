@@ -21,11 +21,10 @@ a row, 24 with timestamps).
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 
 import numpy as np
 
+from rngcert import scratch
 from rngcert.collect.spinlog.columns import NO_TIME
 from rngcert.collect.spinlog.idorder import NotInRuns
 
@@ -65,7 +64,7 @@ class IdSort:
         if self.dtype is None:
             self.dtype = np.dtype([("id", "<i8"), ("live", "<i4"), ("acc", "<i4"), ("line", "<i8"), ("okey", "<i8"), ("file", "<i2")]
                                   + ([("ts", "<i8")] if ts is not None else []))
-            self.dir = tempfile.mkdtemp(prefix="rngcert-idsort-")
+            self.dir = scratch.make("rngcert-idsort-")
         if ("ts" in self.dtype.names) != (ts is not None):  # (e.g. a key first seen late, the file read again: the exact path reads it)
             raise NotInRuns("timestamps in some batches only")
         l0, a0 = self.live_n.get(t, 0), self.acc_n.get(t, 0)
@@ -109,7 +108,7 @@ class IdSort:
             fh.close()
         self._fh = {}
         if self.dir is not None:
-            shutil.rmtree(self.dir, ignore_errors=True)
+            scratch.remove(self.dir)
             self.dir = None
 
     # -- the sort

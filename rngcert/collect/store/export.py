@@ -7,13 +7,12 @@ import datetime as _dt
 import errno
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Sequence
 
 import pyarrow as pa
 
-from rngcert import __version__
+from rngcert import __version__, scratch
 from rngcert.collect.store.ingest import IngestResult, whole_line_reject
 from rngcert.collect.store.schema import _guarded, _now, storage_error
 from rngcert.errors import InputError, StorageError
@@ -263,9 +262,10 @@ class ExportMixin:
             if t not in known:
                 raise InputError(f"table {t!r} is not in store {self.path}; tables: {', '.join(sorted(known)[:20]) or '(none)'}")
         tmp = folder.parent / f".{folder.name}.rngcert-export-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
+        scratch.remove(tmp)
         try:
             tmp.mkdir(parents=True)
+            scratch.keep(tmp)
             con = self.con.cursor()
             try:
                 self._export_spins(con, tmp, chosen, known)
@@ -281,8 +281,9 @@ class ExportMixin:
             if folder.exists():
                 folder.rmdir()
             os.replace(tmp, folder)
+            scratch.forget(tmp)
         except BaseException as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
+            scratch.remove(tmp)
             _export_error(folder, exc)
             raise
         return manifest

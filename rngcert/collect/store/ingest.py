@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rngcert import __version__
+from rngcert import __version__, scratch
 from rngcert.collect import _arrow
 from rngcert.collect.store.schema import _guarded, _now
 from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan, refuse_table_option
@@ -699,7 +698,7 @@ def prepare_file(path: Path, wheel, equipment: str, columns, fmt, table, known) 
 def discard_prepared(prep) -> None:
     """Remove the spool file of a prepared log (:func:`prepare_file`), if it has one."""
     if isinstance(prep, dict) and isinstance(prep.get("incoming"), (str, Path)):
-        shutil.rmtree(Path(prep["incoming"]).parent, ignore_errors=True)
+        scratch.remove(Path(prep["incoming"]).parent)
 
 
 def _sql_path(p) -> str:

@@ -3,13 +3,13 @@ the store inserts (held in memory, or spilled to a Parquet file in a temporary f
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rngcert import scratch
 from rngcert.collect import _arrow
 from rngcert.errors import InputError
 
@@ -292,7 +292,6 @@ def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: 
     :meth:`Store._store_prepared` inserts from. Returns None when the file is not CSV or not in
     the shape the spool can prove (the exact, in-memory path then reads it). ``scan``: the file's
     :func:`csv_scan`, when the caller has it (the file is then not scanned again)."""
-    import tempfile
 
     from rngcert.collect import csvstream
     from rngcert.collect.spinlog import _capture_format, _options_iv, _read_csv_streaming, detect_format
@@ -304,7 +303,7 @@ def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: 
         csvstream.sniff_content(head, str(path))
         if (fmt if fmt != "auto" else detect_format(path, head)) != "csv":
             return None
-    folder = Path(tempfile.mkdtemp(prefix="rngcert-ingest-"))
+    folder = Path(scratch.make("rngcert-ingest-"))
     spool = _Spool(folder, table if table is not None else path.stem)
     try:
         part = _read_csv_streaming(path, wheel, columns, text_codes=False, consume=spool, scan=scan)
@@ -313,23 +312,23 @@ def _prepare_streamed(path: Path, wheel, columns, fmt, table, sha: str, timing: 
         if not failed and spool.has_ids and spool.n_valid and spool.n_text:
             failed = "spin ids partly whole numbers, partly text"
         if failed or spool.m == 0:
-            shutil.rmtree(folder, ignore_errors=True)
+            scratch.remove(folder)
             return None
     except BaseException:
         spool.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)
         raise
     if table is not None and spool.table_column:
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)
         refuse_table_option(path, table, True)
     if part["sha256"] != sha:
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)
         raise InputError(f"{path}: the file changed while it was read (SHA-256 {sha[:16]}… then {part['sha256'][:16]}…); ingest it again when it is complete")
     rej = part["rejected"]
     rej_tbl = _rejects_table(rej)
     incoming = spool.incoming
     if not isinstance(incoming, Path):  # held in memory: the folder was not used
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)
     return {
         "path": path, "sha": sha, "format": "csv", "size": part["size"], "accepted": spool.accepted, "void": spool.void,
         "n": spool.n, "m": spool.m, "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "repeated": 0 if spool.no_repeats else None,

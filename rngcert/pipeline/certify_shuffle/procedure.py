@@ -210,12 +210,12 @@ def _batteries_and_remedies(p: Plan, batteries: list, costs: list, candidates: l
     remedy and the candidates tried are the serial search's (:func:`_first_shoe_remedy`). ``battery`` and
     ``remedy`` are the items' functions (default :func:`_battery_item` and :func:`_remedy_item`; module-level
     functions, which a worker started by a fork server imports by name)."""
-    import tempfile
+    from rngcert import scratch
 
     battery, remedy = battery or _battery_item, remedy or _remedy_item
     items = [(battery, b, None) for b in batteries]
     got: dict = {}
-    with tempfile.TemporaryDirectory(prefix="rngcert-remedies-") as tmp:
+    with scratch.folder("rngcert-remedies-") as tmp:
         flag = os.path.join(tmp, "skip")
         items += [(remedy, c, flag) for c in candidates]
         for i, res in iter_items(_stage_two_item, items, plan=p, costs=list(costs) + [remedy_cost] * len(candidates)):

@@ -1,0 +1,123 @@
+"""SIGTERM (a batch system's time limit, ``kill``, a service manager's stop) ends a command with exit 143 after removing
+the temporary folders its process made; ``record`` stops as on Ctrl-C. Before, the signal's default action ended the
+process where it stood: a killed ``shuffle certify`` left its ``rngcert-remedies-*`` folder in TMPDIR (and an id sort,
+an ingest's spool or an export their folders, up to a log's size), and a ``record`` stopped by its service manager lost
+the running game that had its result."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from _support import shared_file
+
+from rngcert import scratch
+
+SS2 = ("data", "wheel-controller-serial", "ss2-protocol-6-games.log")
+posix = pytest.mark.skipif(not hasattr(os, "mkfifo") or sys.platform == "win32", reason="needs POSIX signals and FIFOs")
+
+
+def _wait_for(pred, what: str, limit: float = 120.0) -> None:
+    t0 = time.monotonic()
+    while not pred():
+        assert time.monotonic() - t0 < limit, f"no {what} within {limit} s"
+        time.sleep(0.02)
+
+
+@posix
+def test_a_killed_shuffle_certify_removes_its_remedies_folder_and_says_so(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "rngcert", "shuffle", "certify", "baccarat-004", "--shoes", "6000", "--no-sensitivity",
+                          "--no-plots", "--workers", "2", "--out", str(tmp_path / "r"), "--json"],
+                         env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        _wait_for(lambda: any(x.name.startswith("rngcert-remedies-") for x in tmp.iterdir()) or p.poll() is not None, "remedies folder")
+        assert p.poll() is None, p.communicate()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 143, err.decode()
+    assert "stopped by SIGTERM" in err.decode() and "1 temporary folder(s) removed" in err.decode(), err.decode()
+    assert list(tmp.iterdir()) == []
+    doc = out.decode().strip().splitlines()[-1]  # --json: the error document
+    assert '"exit_code": 143' in doc and "SIGTERM" in doc
+
+
+def test_ctrl_c_is_exit_130_and_said(tmp_path, cli, monkeypatch):
+    """Ctrl-C (a KeyboardInterrupt where the command stands) is exit 130 with one line saying so, in JSON too with
+    ``--json``; it was click's 'Aborted!' with exit 1, the code of an internal error. (A subprocess test would race: a
+    SIGINT that arrives while the pool forks lands in a fork handler, where Python ignores it; at a terminal the
+    workers get it too and the command still ends.)"""
+    import rngcert.pipeline.certify_wheel as cw
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cw, "certify_log", interrupted)
+    log = tmp_path / "a.csv"
+    log.write_text("result\n" + "\n".join(str(k % 37) for k in range(370)) + "\n")
+    r = cli("certify", log, "--out", tmp_path / "r", "--no-plots")
+    assert r.exit_code == 130 and "stopped by Ctrl-C before the command ended" in r.stderr and "Aborted" not in r.output, r.output
+    r = cli("certify", log, "--out", tmp_path / "r", "--no-plots", "--json")
+    assert r.exit_code == 130 and '"exit_code": 130' in r.stdout, r.output
+
+
+@posix
+def test_record_stopped_by_sigterm_writes_the_running_game_like_ctrl_c(tmp_path):
+    """The capture up to game 014's result (011-013 ended, 014 running with its result 3), from a FIFO whose writer
+    stays: SIGTERM writes 014, as Ctrl-C does, and exits 0 saying why it stopped."""
+    data = b"\n".join(shared_file(*SS2).read_bytes().split(b"\n")[:342]) + b"\n"
+    fifo, out = tmp_path / "wheel.fifo", tmp_path / "w.csv"
+    os.mkfifo(fifo)
+    done = threading.Event()
+
+    def writer():
+        with open(fifo, "wb") as fh:  # (blocks until the recorder has the FIFO open)
+            fh.write(data)
+            fh.flush()
+            done.wait(120)  # the controller stays connected
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    p = subprocess.Popen([sys.executable, "-m", "rngcert", "record", str(fifo), "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    try:
+        _wait_for(lambda: out.exists() and len(out.read_text().splitlines()) >= 4 or p.poll() is not None, "three games in the log")
+        assert p.poll() is None, p.communicate()
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+    finally:
+        done.set()
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err.decode()
+    assert "record: stopped (SIGTERM); every decided game is in the log" in err.decode(), err.decode()
+    assert [r["game"] for r in csv.DictReader(out.open())] == ["011", "012", "013", "014"]
+
+
+def test_scratch_folders_are_removed_only_by_the_process_that_made_them(tmp_path, monkeypatch):
+    """``remove_own`` (the SIGTERM handler's) removes this process's folders, never one a parent made (a forked pool
+    worker inherits its parent's list)."""
+    monkeypatch.setattr(scratch, "_LIVE", {})
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    mine = scratch.make("rngcert-test-")
+    (tmp_path / "parent").mkdir()
+    scratch._LIVE[str(tmp_path / "parent")] = os.getpid() + 1  # made by another process
+    assert scratch.live() == [type(tmp_path)(mine)]
+    assert scratch.remove_own() == [mine]
+    assert not os.path.exists(mine) and (tmp_path / "parent").is_dir()
+    with scratch.folder("rngcert-test-") as d:
+        assert os.path.isdir(d) and scratch.live() == [type(tmp_path)(d)]
+    assert not os.path.exists(d) and scratch.live() == []
