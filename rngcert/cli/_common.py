@@ -325,7 +325,7 @@ _SIGTERM_LIKE_CTRL_C = False
 
 
 def _on_sigterm(signum, frame):
-    """SIGTERM handler of the command line (:class:`_SigtermUnwinds`). ``record`` (:func:`sigterm_stops_like_ctrl_c`)
+    """SIGTERM handler of the command line (:class:`_SigtermHandled`). ``record`` (:func:`sigterm_stops_like_ctrl_c`)
     stops as on Ctrl-C (:class:`rngcert.errors.Terminated`: the running game written); a second SIGTERM, or any other
     command, ends at once like the default action, after removing the temporary folders this process made
     (:func:`rngcert.scratch.remove_own`), saying so (in JSON too with ``--json``), with exit 143 (128 + 15).
@@ -359,11 +359,11 @@ def sigterm_stops_like_ctrl_c() -> None:
     _SIGTERM_LIKE_CTRL_C = True
 
 
-class _SigtermUnwinds:
+class _SigtermHandled:
     """While a command runs in the main thread, SIGTERM goes to :func:`_on_sigterm` instead of ending the process
     where it stood: the temporary ``rngcert-*`` folders of the remedies, of an id sort, of an ingest's spool or of an
     export were left behind. The handler before is put back at the end (a program or test runner calling ``main``
-    keeps its own). Pool workers set the default back (:func:`rngcert.pipeline.parallel._mark_pool_worker`)."""
+    keeps its own). Pool workers put their own in its place (:func:`rngcert.pipeline.parallel._worker_sigterm`)."""
 
     def __enter__(self):
         import signal
@@ -390,7 +390,7 @@ class Group(click.Group):
     def main(self, *args, **kwargs):
         show_bidi_on_terminals()
         try:
-            with _SigtermUnwinds():
+            with _SigtermHandled():
                 return super().main(*args, **kwargs)
         except SystemExit as exc:
             exit_now(exc.code)
