@@ -24,7 +24,8 @@ EXIT_EQUIPMENT = 4
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL · 13 ALARM (watch) ·
-14 spins lost (watch: a rotation not seen) · 3 input or storage error · 4 equipment error · 2 usage error · 1 internal error."""
+14 spins lost (watch: a rotation not seen) · 3 input or storage error · 4 equipment error · 2 usage error · 1 internal error ·
+130 stopped by Ctrl-C · 143 stopped by SIGTERM (temporary folders removed; record: stops as on Ctrl-C, exit 0)."""
 
 DEFAULT_LOG = "default-european-spins.csv"
 #: The wheel of the bundled default log.

@@ -26,7 +26,7 @@ from rngcert.equipment.games import GAMES
 
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
-3 input error · 4 procedure error · 2 usage error · 1 internal error."""
+3 input error · 4 procedure error · 2 usage error · 1 internal error · 130 Ctrl-C · 143 SIGTERM."""
 
 
 @click.group("shuffle", epilog="""\b
