@@ -121,3 +121,41 @@ def test_scratch_folders_are_removed_only_by_the_process_that_made_them(tmp_path
     with scratch.folder("rngcert-test-") as d:
         assert os.path.isdir(d) and scratch.live() == [type(tmp_path)(d)]
     assert not os.path.exists(d) and scratch.live() == []
+
+
+@posix
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_followed_watch_stopped_from_outside_sums_up_and_exits_0(tmp_path, sig):
+    """`watch --follow` runs until it is stopped: Ctrl-C or SIGTERM (a service manager's stop) ended it with no summary
+    and no ``end`` event (click's 'Aborted!', exit 1; SIGTERM: killed). Now it says why it stopped, sums up what it read
+    (the gap of spin ids 41-45 included) and writes the ``end`` event, exit 0, as at --max-idle."""
+    log = tmp_path / "live.csv"
+    ids = [k for k in range(1, 201) if not 41 <= k <= 45]
+    log.write_text("spin_id,result\n" + "".join(f"{k},{k * 7 % 37}\n" for k in ids))
+    p = subprocess.Popen([sys.executable, "-m", "rngcert", "watch", str(log), "--follow", "--interval", "0.05", "--json", "--no-record",
+                          "--db", str(tmp_path / "s.duckdb")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    seen: list[str] = []
+
+    def read_out():
+        for ln in p.stdout:
+            seen.append(ln.decode())
+
+    t = threading.Thread(target=read_out, daemon=True)
+    t.start()
+    try:
+        _wait_for(lambda: any('"event": "status"' in x for x in seen) or p.poll() is not None, "a status event")
+        assert p.poll() is None, (seen, p.stderr.read())
+        p.send_signal(sig)
+        p.wait(60)
+        t.join(10)
+        err = p.stderr.read().decode()
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    how = "SIGTERM" if sig == signal.SIGTERM else "Ctrl-C"
+    assert f"watch: stopped ({how})" in err and "gap" in err, err
+    import json
+
+    end = json.loads(seen[-1])
+    assert end["event"] == "end" and end["spins"] == {"live": 195} and end["missing_ids"] == {"live": 5}, end

@@ -25,7 +25,7 @@ EXIT_EQUIPMENT = 4
 EXIT_TABLE = """\b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL · 13 ALARM (watch) ·
 14 spins lost (watch: a rotation not seen) · 3 input or storage error · 4 equipment error · 2 usage error · 1 internal error ·
-130 stopped by Ctrl-C · 143 stopped by SIGTERM (temporary folders removed; record: stops as on Ctrl-C, exit 0)."""
+130 stopped by Ctrl-C · 143 stopped by SIGTERM (temporary folders removed; record and watch --follow: stop as on Ctrl-C, exit 0)."""
 
 DEFAULT_LOG = "default-european-spins.csv"
 #: The wheel of the bundled default log.
@@ -355,7 +355,8 @@ def _on_sigterm(signum, frame):
 
 def sigterm_stops_like_ctrl_c() -> None:
     """Make SIGTERM stop this command as Ctrl-C does (a :class:`rngcert.errors.Terminated`, a KeyboardInterrupt): for
-    ``record``, which a service manager stops with SIGTERM and which then writes the running game with its result."""
+    ``record``, which a service manager stops with SIGTERM and which then writes the running game with its result, and
+    for ``watch`` that follows a log, which then sums up what it read."""
     global _SIGTERM_LIKE_CTRL_C
     _SIGTERM_LIKE_CTRL_C = True
 

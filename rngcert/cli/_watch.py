@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from rngcert.cli._common import Real, parse_columns, refuse_given
+from rngcert.cli._common import Real, parse_columns, refuse_given, sigterm_stops_like_ctrl_c
 from rngcert.cli._standard import load_for
 from rngcert.cli._storeopts import _DB_OPTION, _WAIT_OPTION, _run, _waiting
 
@@ -294,12 +294,30 @@ def _watch_log(run: _WatchRun, log: Path) -> None:
     _end_of_log(run, log, lw, is_fifo=is_fifo, fifo_limit=fifo_limit, had_writer=had_writer, pending=pending, cut=cut)
 
 
+def _stopped(exc: KeyboardInterrupt) -> None:
+    """Say that a followed watch was stopped from outside (Ctrl-C, or SIGTERM: a service manager's stop) and ends as
+    at --max-idle: what it watched is summed up, the ``end`` event written, exit 0."""
+    from rngcert.errors import Terminated
+
+    click.echo(f"watch: stopped ({'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl-C'}); what was read is summed up below", err=True)
+
+
 def _follow_log(run: _WatchRun, lw, handle: _LogEvents, is_fifo: bool, fifo_limit) -> bool:
-    """Poll the log until it ends (FIFO closed, --max-idle, or one read without --follow); True when a
-    FIFO whose writer still held it open was cut by --max-idle."""
+    """Poll the log until it ends (FIFO closed, --max-idle, Ctrl-C or SIGTERM, or one read without --follow); True when
+    a FIFO whose writer still held it open was cut by --max-idle."""
     if not run.follow and not is_fifo:
         handle(lw.step(final=True))  # a regular file read once: its last line counts
         return False
+    sigterm_stops_like_ctrl_c()  # a followed log or a FIFO is watched until stopped: a stop, not a failure
+    try:
+        return _poll_log(run, lw, handle, is_fifo, fifo_limit)
+    except KeyboardInterrupt as exc:  # (an unfinished last line is not a spin: the writer may still be writing it)
+        _stopped(exc)
+        return False
+
+
+def _poll_log(run: _WatchRun, lw, handle: _LogEvents, is_fifo: bool, fifo_limit) -> bool:
+    """The polls of :func:`_follow_log`."""
     while True:
         handle(lw.step())
         if is_fifo and lw.follower.fifo_ended and not run.follow:
@@ -360,15 +378,22 @@ def _watch_table(run: _WatchRun, table: str) -> None:
     """``rngcert watch --table T``: poll the stored table for new rows (once without --follow)."""
     tw = _TableWatch(run, table)
     idle_since = time.monotonic()
-    while True:
-        if tw.poll():
-            idle_since = time.monotonic()
-        if not run.follow:
-            break
-        if run.max_idle is not None and time.monotonic() - idle_since > run.max_idle:
-            click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
-            break
-        time.sleep(run.interval)
+    if run.follow:
+        sigterm_stops_like_ctrl_c()
+    try:
+        while True:
+            if tw.poll():
+                idle_since = time.monotonic()
+            if not run.follow:
+                break
+            if run.max_idle is not None and time.monotonic() - idle_since > run.max_idle:
+                click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
+                break
+            time.sleep(run.interval)
+    except KeyboardInterrupt as exc:
+        if not run.follow:  # a single read interrupted: exit 130 as any command
+            raise
+        _stopped(exc)
     gaps = _gap_summary(f"store table {table}", {table: tw.gaps} if tw.gaps.gaps or tw.gaps.late else {})
     if run.as_json:
         _json_line({"event": "end", "source": f"store table {table}", "spins": {table: tw.seen}, **gaps, "alarm": False})
