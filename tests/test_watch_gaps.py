@@ -8,27 +8,15 @@ The LogWatch tests drive the watch poll by poll; the CLI tests run ``rngcert wat
 
 from __future__ import annotations
 
-import io
 import json
 import os
 
 import numpy as np
 import pytest
+from test_watch_follow import EU, lines  # (the simulated CSV lines of the follow tests)
 
-from rngcert.equipment.wheel import load_wheel
 from rngcert.pipeline.watch import LogFollower, LogWatch
 from rngcert.pipeline.watch.id_gaps import IdGaps
-from rngcert.simulate.wheel import simulate_spins, write_spin_log
-
-EU = load_wheel("european")
-
-
-def lines(n, seed, first=0, header=False, table="W1") -> bytes:
-    """``n`` simulated spins as CSV lines (spin ids first+1..first+n), no void spins."""
-    sim = simulate_spins(EU, n, np.random.default_rng(seed), first_spin=first)
-    buf = io.BytesIO()
-    write_spin_log(buf, EU, sim, table=table, first_spin=first, header=header)
-    return buf.getvalue()
 
 
 def step(w: LogWatch, final=False):
