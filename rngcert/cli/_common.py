@@ -151,6 +151,10 @@ class Real(click.FloatRange):
         Those of :class:`click.FloatRange` (none: any finite number).
     """
 
+    def _describe_range(self) -> str:
+        # click writes an unbounded range as "x<=None" in --help; an unbounded Real has no range to state
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value, param, ctx):
         rv = super().convert(value, param, ctx)
         if not math.isfinite(rv):
