@@ -54,6 +54,7 @@ USAGE = [
     (("simulate", "wheel", "--out", "{d}/s.csv", "--void-rate", "nan"), "--void-rate", 3),
     (("simulate", "wheel", "--out", "{d}/s.csv", "--rotor", "--speed-drift", "nan"), "--speed-drift", 0),
     (("simulate", "wheel", "--out", "{d}/s.csv", "--table", ""), "--table", 3),
+    (("simulate", "wheel", "--out", "{d}/s.csv", "--signature", "10:7:1.15", "--pocket-bias", "17:1.2"), "--signature", 3),
     (("power", "--effect", "0"), "--effect", 3),
     (("power", "--effect", "-1"), "--effect", 3),
     (("power", "--effect", "nan"), "--effect", 3),
