@@ -217,6 +217,14 @@ def parse_columns(items) -> dict[str, str]:
         if key in out:
             raise click.BadParameter(f"{key!r} is mapped twice ({out[key]!r} and {b.strip()!r})", param_hint="--column")
         out[key] = b.strip()
+    if not out:
+        return out
+    from rngcert.collect.spinlog.core import KNOWN_COLUMNS  # here: a command given --column reads a log anyway
+
+    unknown = sorted(set(out) - set(KNOWN_COLUMNS))
+    if unknown:  # wrong on the command line alone, whatever the log holds: a usage error, as a malformed mapping is
+        raise click.BadParameter(f"{', '.join(map(repr, unknown))} {'is not a spin-log column' if len(unknown) == 1 else 'are not spin-log columns'}; "
+                                 f"known: {', '.join(KNOWN_COLUMNS)}", param_hint="--column")
     return out
 
 
