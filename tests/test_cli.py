@@ -23,6 +23,16 @@ def test_help_on_every_command(cli):
     assert "12 FAIL" in cli("--help").output
 
 
+def test_help_states_no_range_for_an_unbounded_number(cli):
+    """An option that takes any finite number states no range in --help: click wrote 'x<=None' for it
+    (`shuffle certify --threshold`, `simulate wheel --speed-drift`); a bounded one keeps its range."""
+    for cmd, opt in ((("shuffle", "certify"), "--threshold"), (("simulate", "wheel"), "--speed-drift")):
+        out = " ".join(cli(*cmd, "--help").output.split())
+        assert "None]" not in out and "x<=None" not in out, cmd
+        assert opt in out and "[default: 0.0]" in out, cmd
+    assert "[default: 0.01; 0<x<1]" in " ".join(cli("shuffle", "certify", "--help").output.split())
+
+
 def test_default_log_certifies(cli, tmp_path):
     res = cli("certify", "--seed", 1, "--resamples", 999, "--no-plots", "--out", tmp_path)
     assert res.exit_code in (EXIT["PASS"], EXIT["SUSPECT"]), res.output

@@ -79,6 +79,16 @@ def test_wheel_alias_spelling_another_pocket_refused(tmp_path):
     _refused(load_wheel, p, "'07'", "'7'")
 
 
+@pytest.mark.parametrize("spelling", ["zero", "Zero", " ZERO "])
+def test_command_line_alias_cannot_move_a_wheel_alias_to_another_pocket(spelling):
+    """``--alias zero=5`` on the European wheel, whose own ``zero`` is pocket 0: spelled as the packaged alias it replaced
+    it silently (every zero counted as 5: a FAIL of a fair log), spelled ``Zero`` it was refused; refused either way now."""
+    wheel = load_wheel("european")
+    with pytest.raises(EquipmentError, match="cannot name two pockets"):
+        wheel.with_aliases({spelling: "5"})
+    assert wheel.with_aliases({spelling: "0"}).aliases  # the same reading again is no conflict
+
+
 @pytest.mark.parametrize("body", ['kind = "money-wheel"\n[segment_counts]\nA = 3\na = 4\nB = 5\n',
                                   'kind = "money-wheel"\n[segment_counts]\nA = 3\n" A" = 4\nB = 5\n',
                                   'kind = "money-wheel"\n[segment_counts]\n"7" = 3\n"07" = 4\nB = 5\n',

@@ -152,6 +152,10 @@ class Real(click.FloatRange):
         Those of :class:`click.FloatRange` (none: any finite number).
     """
 
+    def _describe_range(self) -> str:
+        # click writes an unbounded range as "x<=None" in --help; an unbounded Real has no range to state
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value, param, ctx):
         rv = super().convert(value, param, ctx)
         if not math.isfinite(rv):
@@ -214,6 +218,14 @@ def parse_columns(items) -> dict[str, str]:
         if key in out:
             raise click.BadParameter(f"{key!r} is mapped twice ({out[key]!r} and {b.strip()!r})", param_hint="--column")
         out[key] = b.strip()
+    if not out:
+        return out
+    from rngcert.collect.spinlog.core import KNOWN_COLUMNS  # here: a command given --column reads a log anyway
+
+    unknown = sorted(set(out) - set(KNOWN_COLUMNS))
+    if unknown:  # wrong on the command line alone, whatever the log holds: a usage error, as a malformed mapping is
+        raise click.BadParameter(f"{', '.join(map(repr, unknown))} {'is not a spin-log column' if len(unknown) == 1 else 'are not spin-log columns'}; "
+                                 f"known: {', '.join(KNOWN_COLUMNS)}", param_hint="--column")
     return out
 
 

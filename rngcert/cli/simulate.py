@@ -109,6 +109,9 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
             sig = (int(o), int(w), _factor(f, "--signature"))
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+    if sig is not None and (pockets or sectors or harm):
+        raise click.BadParameter("a dealer signature cannot be combined with --pocket-bias, --sector-bias or --harmonic "
+                                 "(it draws each result from the previous one or the release pocket)", param_hint="--signature")
     bias = _checked_bias(wheel.k, WheelBias(pockets, sectors, harm, sig, None if signature_dealer is None else signature_dealer - 1))
     ss = seed_sequence(seed)
     rng = generator(source, ss)

@@ -211,6 +211,13 @@ class Wheel:
         """
         if not extra:
             return self
+        own = {_alias_token(a): a for a in self.aliases}
+        for a, t in extra.items():
+            mine = own.get(_alias_token(str(a)))
+            if mine is not None and _alias_token(self.aliases[mine]) != _alias_token(str(t)):
+                # the same key would replace the wheel's own alias silently; another spelling of it is refused below
+                raise EquipmentError(f"{where}: [aliases] {mine!r} = {self.aliases[mine]!r} (the wheel's) and {a!r} = {t!r} "
+                                     "read the same: an alias cannot name two pockets")
         merged = dict(self.aliases)
         merged.update({str(a).strip(): str(t).strip() for a, t in extra.items()})
         _check_aliases(merged, self, where)
