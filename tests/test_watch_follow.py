@@ -378,6 +378,8 @@ def test_max_idle_on_a_followed_log_says_why_it_stopped(tmp_path, cli):
     assert _last_count(r.output) == 200
     msgs = [ln for ln in r.output.splitlines() if ln.startswith("watch: stopped after")]
     assert len(msgs) == 1 and msgs[0].endswith("s without new data (--max-idle 0.5)")
+    idle = float(msgs[0].split()[3])  # the time waited, to a tenth: never less than --max-idle as said ('stopped after 0 s', '4 s' for 3)
+    assert 0.5 <= idle < 5, msgs
 
 
 # ---------------------------------------------------------------- rotations the watch did not see (issue 26 item 7)

@@ -332,7 +332,7 @@ def _poll_log(run: _WatchRun, lw, handle: _LogEvents, is_fifo: bool, fifo_limit)
             if not cut:
                 handle(lw.step(final=True))  # the watch ends: a last line without newline counts, a rotated file is finished
             if run.max_idle is not None:
-                click.echo(f"watch: stopped after {idle:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
+                click.echo(f"watch: stopped after {idle:.1f} s without new data (--max-idle {run.max_idle:g})", err=True)
             return cut
         lw.follower.wait(run.interval)
 
@@ -387,7 +387,7 @@ def _watch_table(run: _WatchRun, table: str) -> None:
             if not run.follow:
                 break
             if run.max_idle is not None and time.monotonic() - idle_since > run.max_idle:
-                click.echo(f"watch: stopped after {time.monotonic() - idle_since:.0f} s without new data (--max-idle {run.max_idle:g})", err=True)
+                click.echo(f"watch: stopped after {time.monotonic() - idle_since:.1f} s without new data (--max-idle {run.max_idle:g})", err=True)
                 break
             time.sleep(run.interval)
     except KeyboardInterrupt as exc:
