@@ -66,7 +66,7 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
 
     import numpy as np
 
-    from rngcert import scratch
+    import rngcert.scratch as scratch
     from rngcert.equipment.wheel import Wheel, load_wheel
     from rngcert.errors import InputError
     from rngcert.pipeline.certify_wheel import certify_log

@@ -15,6 +15,7 @@ PKG = Path(__file__).resolve().parents[1] / "rngcert"
 LAYERS = {
     "errors": 0,
     "seeding": 0,
+    "scratch": 0,
     "equipment": 1,
     "stats": 2,
     "collect": 3,
@@ -32,6 +33,7 @@ ONLY = {
     "stats": {"errors", "seeding", "equipment", "stats"},
     "seeding": {"errors", "seeding"},
     "errors": {"errors"},
+    "scratch": {"scratch"},  # (the standard library only: any layer keeps its temporary folders there)
 }
 
 

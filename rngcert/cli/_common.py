@@ -350,7 +350,7 @@ def _on_sigterm(signum, frame):
         from rngcert.errors import Terminated
 
         raise Terminated()
-    from rngcert import scratch
+    import rngcert.scratch as scratch
 
     gone = scratch.remove_own()
     msg = "stopped by SIGTERM before the command ended: what it had not finished was not written" + (

@@ -483,7 +483,7 @@ def _mark_pool_worker() -> None:
 def _worker_sigterm(signum, frame) -> None:
     """A pool worker's SIGTERM (its command ended, :func:`_end_with_parent`, or was stopped): remove the temporary
     folders this worker made (an ingest's spool of the log it was reading) and end at once, as the default action does."""
-    from rngcert import scratch
+    import rngcert.scratch as scratch
 
     scratch.remove_own()
     os._exit(128 + int(signum))

@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from rngcert import scratch
+import rngcert.scratch as scratch
 from rngcert.collect.spinlog.columns import NO_TIME
 from rngcert.collect.spinlog.idorder import NotInRuns
 

@@ -12,7 +12,8 @@ from typing import Sequence
 
 import pyarrow as pa
 
-from rngcert import __version__, scratch
+import rngcert.scratch as scratch
+from rngcert import __version__
 from rngcert.collect.store.ingest import IngestResult, whole_line_reject
 from rngcert.collect.store.schema import _guarded, _now, storage_error
 from rngcert.errors import InputError, StorageError

@@ -12,7 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rngcert import __version__, scratch
+import rngcert.scratch as scratch
+from rngcert import __version__
 from rngcert.collect import _arrow
 from rngcert.collect.store.schema import _guarded, _now
 from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan, refuse_table_option

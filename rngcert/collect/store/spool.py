@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rngcert import scratch
+import rngcert.scratch as scratch
 from rngcert.collect import _arrow
 from rngcert.errors import InputError
 

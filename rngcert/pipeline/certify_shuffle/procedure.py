@@ -210,7 +210,7 @@ def _batteries_and_remedies(p: Plan, batteries: list, costs: list, candidates: l
     remedy and the candidates tried are the serial search's (:func:`_first_shoe_remedy`). ``battery`` and
     ``remedy`` are the items' functions (default :func:`_battery_item` and :func:`_remedy_item`; module-level
     functions, which a worker started by a fork server imports by name)."""
-    from rngcert import scratch
+    import rngcert.scratch as scratch
 
     battery, remedy = battery or _battery_item, remedy or _remedy_item
     items = [(battery, b, None) for b in batteries]
