@@ -110,15 +110,20 @@ def record(source, out, protocol, table, baud, bytesize, parity, stopbits, recon
     _summary(st, proto)
     _refuse_nothing_recorded(st, source, out, proto)
     if detector is not None and detector.alarmed():
-        import sys
+        _alarm_exit(detector, out)
 
-        from rngcert.cli.store import EXIT_ALARM
 
-        w = detector.watcher
-        click.echo(f"ALARM: evidence crossed the threshold at spin {w.alarm_spin} of {out} ({detector.alarm_at}); leading alternative: "
-                   f"{w.leader}", err=True)
-        click.echo(f"  guarantee: {w.guarantee()}", err=True)
-        sys.exit(EXIT_ALARM)
+def _alarm_exit(detector, out) -> None:
+    """``record --watch`` whose detector raised the alarm: say where and why, exit 13."""
+    import sys
+
+    from rngcert.cli.store import EXIT_ALARM
+
+    w = detector.watcher
+    click.echo(f"ALARM: evidence crossed the threshold at spin {w.alarm_spin} of {out} ({detector.alarm_at}); leading alternative: "
+               f"{w.leader}", err=True)
+    click.echo(f"  guarantee: {w.guarantee()}", err=True)
+    sys.exit(EXIT_ALARM)
 
 
 def _line_settings(proto, baud, bytesize, parity, stopbits) -> dict:
