@@ -121,3 +121,48 @@ def test_scratch_folders_are_removed_only_by_the_process_that_made_them(tmp_path
     with scratch.folder("rngcert-test-") as d:
         assert os.path.isdir(d) and scratch.live() == [type(tmp_path)(d)]
     assert not os.path.exists(d) and scratch.live() == []
+
+
+def _small_log(tmp_path):
+    log = tmp_path / "a.csv"
+    log.write_text("result\n" + "\n".join(str(k * 7 % 37) for k in range(3700)) + "\n")
+    return log
+
+
+@posix
+def test_a_sigterm_while_the_report_is_written_leaves_no_report_folder(tmp_path):
+    """SIGTERM after rejects.csv was written and before report.json: the report's folder is removed with the run's
+    temporary folders. Before, ``reports/european-<time>/`` stayed with rejects.csv (and report.html, report.pdf)
+    but no report.json. The signal is sent by the process itself from inside the HTML rendering (no race)."""
+    log, out = _small_log(tmp_path), tmp_path / "reports"
+    script = (
+        "import os, signal, sys\n"
+        "import rngcert.report.writer as w\n"
+        "real = w.render_html\n"
+        "def render(*a, **k):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # the time limit strikes while the report is written\n"
+        "    return real(*a, **k)\n"
+        "w.render_html = render\n"
+        "from rngcert.cli import main\n"
+        f"sys.argv = ['rngcert', 'certify', {str(log)!r}, '--no-plots', '--out', {str(out)!r}]\n"
+        "main()\n")
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=tmp_path, timeout=300,
+                       env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert p.returncode == 143, p.stderr.decode()
+    assert "stopped by SIGTERM" in p.stderr.decode(), p.stderr.decode()
+    assert list(out.iterdir()) == [], [list(d.iterdir()) for d in out.iterdir()]
+
+
+def test_ctrl_c_while_the_report_is_written_leaves_no_report_folder(tmp_path, cli, monkeypatch):
+    """Ctrl-C after rejects.csv was written: exit 130 and no report folder (it stayed with rejects.csv only)."""
+    import rngcert.report.writer as w
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(w, "render_html", interrupted)
+    out = tmp_path / "reports"
+    r = cli("certify", _small_log(tmp_path), "--no-plots", "--out", out)
+    assert r.exit_code == 130, r.output
+    assert list(out.iterdir()) == [], [list(d.iterdir()) for d in out.iterdir()]
+    assert scratch.live() == []
