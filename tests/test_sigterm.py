@@ -166,3 +166,24 @@ def test_ctrl_c_while_the_report_is_written_leaves_no_report_folder(tmp_path, cl
     assert r.exit_code == 130, r.output
     assert list(out.iterdir()) == [], [list(d.iterdir()) for d in out.iterdir()]
     assert scratch.live() == []
+
+
+@pytest.mark.parametrize("how", ["RuntimeError", "InterruptException"])
+def test_ctrl_c_during_a_store_query_is_exit_130_not_an_internal_error(tmp_path, cli, monkeypatch, how):
+    """DuckDB handles Ctrl-C itself while a query runs and raises ``RuntimeError('Query interrupted')`` (DuckDB 2.0;
+    ``duckdb.InterruptException`` in others): an export (or ingest, audit) interrupted there ended with exit 1,
+    'internal error … please report it'. It is Ctrl-C: exit 130, the export's temporary folder removed."""
+    import duckdb
+
+    from rngcert.collect.store.export import ExportMixin
+
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", _small_log(tmp_path), "--db", db).exit_code == 0
+
+    def interrupted(self, *a, **k):
+        raise RuntimeError("Query interrupted") if how == "RuntimeError" else duckdb.InterruptException("Query interrupted")
+
+    monkeypatch.setattr(ExportMixin, "_export_spins", interrupted)
+    r = cli("export", "--db", db, "--parquet", tmp_path / "x")
+    assert r.exit_code == 130 and "stopped by Ctrl-C" in r.stderr and "internal error" not in r.output, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "s.duckdb"]
