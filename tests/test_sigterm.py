@@ -187,3 +187,52 @@ def test_ctrl_c_during_a_store_query_is_exit_130_not_an_internal_error(tmp_path,
     r = cli("export", "--db", db, "--parquet", tmp_path / "x")
     assert r.exit_code == 130 and "stopped by Ctrl-C" in r.stderr and "internal error" not in r.output, r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "s.duckdb"]
+
+
+_DEAF_POOL = """
+import os, signal, sys, time
+from pathlib import Path
+from rngcert.cli import _common
+from rngcert.pipeline.parallel import Plan, iter_items
+D = Path(sys.argv[1])
+def deaf(i):
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # a worker whose SIGTERM handler does not run
+    (D / f"worker.{os.getpid()}").write_text("")
+    time.sleep(600)
+    return i
+signal.signal(signal.SIGTERM, _common._on_sigterm)
+for _ in iter_items(deaf, [0, 1], plan=Plan(workers=2)):
+    pass
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_command_stopped_by_sigterm_ends_its_workers_even_when_they_do_not_end_on_sigterm(tmp_path):
+    """The command's SIGTERM handler ends its pool's workers before it ends: SIGTERM, then SIGKILL after
+    ``WORKER_GRACE_S``. Before, it relied on the kernel's SIGTERM to each worker at its end: a worker that did not act
+    on it (seen: an ``rngcert bits`` worker blocked writing its result to the ended command's pipe) ran on, here for
+    600 s. The workers block SIGTERM themselves; the signal is sent once both have said they run."""
+    p = subprocess.Popen([sys.executable, "-c", _DEAF_POOL, str(tmp_path)], stdout=subprocess.DEVNULL,
+                         stderr=(tmp_path / "err").open("wb"), cwd=tmp_path)
+    pids: list[int] = []
+    try:
+        _wait_for(lambda: len(list(tmp_path.glob("worker.*"))) == 2 or p.poll() is not None, "two running workers")
+        pids = [int(w.name.split(".")[1]) for w in tmp_path.glob("worker.*")]
+        assert p.poll() is None, (tmp_path / "err").read_text()
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=120) == 143, (tmp_path / "err").read_text()
+        assert [pid for pid in pids if _alive(pid)] == []
+    finally:
+        if p.poll() is None:
+            p.kill()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

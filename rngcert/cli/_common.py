@@ -339,6 +339,8 @@ def _on_sigterm(signum, frame):
         raise Terminated()
     from rngcert import scratch
 
+    if "rngcert.pipeline.parallel" in sys.modules:  # a pool may run: its workers end (and are waited for) first
+        sys.modules["rngcert.pipeline.parallel"].end_workers()
     gone = scratch.remove_own()
     msg = "stopped by SIGTERM before the command ended: what it had not finished was not written" + (
         f" (its {len(gone)} temporary folder(s) removed)" if gone else "")
