@@ -50,6 +50,11 @@ def _part(module: str) -> str | None:
     return parts[1] if len(parts) > 1 else None
 
 
+def _is_module(name: str) -> bool:
+    """Whether ``rngcert.<name>`` is a module or package of the source (not a name of the facade)."""
+    return (PKG / f"{name}.py").is_file() or (PKG / name / "__init__.py").is_file()
+
+
 def _imports(path: Path):
     """(imported module, imported names, line, at module level?) for every rngcert import."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -67,7 +72,14 @@ def _imports(path: Path):
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
-            if mod.startswith("rngcert"):
+            if mod == "rngcert" and any(_is_module(a.name) for a in node.names):
+                for a in node.names:  # "from rngcert import scratch" imports the module rngcert.scratch
+                    if _is_module(a.name):
+                        out.append((f"rngcert.{a.name}", [], node.lineno, id(node) in top_level))
+                rest = [a.name for a in node.names if not _is_module(a.name)]
+                if rest:
+                    out.append((mod, rest, node.lineno, id(node) in top_level))
+            elif mod.startswith("rngcert"):
                 names = [a.name for a in node.names]
                 # "from rngcert.stats import frequency" imports the submodule rngcert.stats.frequency
                 out.append((mod, names, node.lineno, id(node) in top_level))

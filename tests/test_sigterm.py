@@ -159,3 +159,118 @@ def test_a_followed_watch_stopped_from_outside_sums_up_and_exits_0(tmp_path, sig
 
     end = json.loads(seen[-1])
     assert end["event"] == "end" and end["spins"] == {"live": 195} and end["missing_ids"] == {"live": 5}, end
+
+
+def _small_log(tmp_path):
+    log = tmp_path / "a.csv"
+    log.write_text("result\n" + "\n".join(str(k * 7 % 37) for k in range(3700)) + "\n")
+    return log
+
+
+@posix
+def test_a_sigterm_while_the_report_is_written_leaves_no_report_folder(tmp_path):
+    """SIGTERM after rejects.csv was written and before report.json: the report's folder is removed with the run's
+    temporary folders. Before, ``reports/european-<time>/`` stayed with rejects.csv (and report.html, report.pdf)
+    but no report.json. The signal is sent by the process itself from inside the HTML rendering (no race)."""
+    log, out = _small_log(tmp_path), tmp_path / "reports"
+    script = (
+        "import os, signal, sys\n"
+        "import rngcert.report.writer as w\n"
+        "real = w.render_html\n"
+        "def render(*a, **k):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # the time limit strikes while the report is written\n"
+        "    return real(*a, **k)\n"
+        "w.render_html = render\n"
+        "from rngcert.cli import main\n"
+        f"sys.argv = ['rngcert', 'certify', {str(log)!r}, '--no-plots', '--out', {str(out)!r}]\n"
+        "main()\n")
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=tmp_path, timeout=300,
+                       env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert p.returncode == 143, p.stderr.decode()
+    assert "stopped by SIGTERM" in p.stderr.decode(), p.stderr.decode()
+    assert list(out.iterdir()) == [], [list(d.iterdir()) for d in out.iterdir()]
+
+
+def test_ctrl_c_while_the_report_is_written_leaves_no_report_folder(tmp_path, cli, monkeypatch):
+    """Ctrl-C after rejects.csv was written: exit 130 and no report folder (it stayed with rejects.csv only)."""
+    import rngcert.report.writer as w
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(w, "render_html", interrupted)
+    out = tmp_path / "reports"
+    r = cli("certify", _small_log(tmp_path), "--no-plots", "--out", out)
+    assert r.exit_code == 130, r.output
+    assert list(out.iterdir()) == [], [list(d.iterdir()) for d in out.iterdir()]
+    assert scratch.live() == []
+
+
+@pytest.mark.parametrize("how", ["RuntimeError", "InterruptException"])
+def test_ctrl_c_during_a_store_query_is_exit_130_not_an_internal_error(tmp_path, cli, monkeypatch, how):
+    """DuckDB handles Ctrl-C itself while a query runs and raises ``RuntimeError('Query interrupted')`` (DuckDB 2.0;
+    ``duckdb.InterruptException`` in others): an export (or ingest, audit) interrupted there ended with exit 1,
+    'internal error … please report it'. It is Ctrl-C: exit 130, the export's temporary folder removed."""
+    import duckdb
+
+    from rngcert.collect.store.export import ExportMixin
+
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", _small_log(tmp_path), "--db", db).exit_code == 0
+
+    def interrupted(self, *a, **k):
+        raise RuntimeError("Query interrupted") if how == "RuntimeError" else duckdb.InterruptException("Query interrupted")
+
+    monkeypatch.setattr(ExportMixin, "_export_spins", interrupted)
+    r = cli("export", "--db", db, "--parquet", tmp_path / "x")
+    assert r.exit_code == 130 and "stopped by Ctrl-C" in r.stderr and "internal error" not in r.output, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "s.duckdb"]
+
+
+_DEAF_POOL = """
+import os, signal, sys, time
+from pathlib import Path
+from rngcert.cli import _common
+from rngcert.pipeline.parallel import Plan, iter_items
+D = Path(sys.argv[1])
+def deaf(i):
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # a worker whose SIGTERM handler does not run
+    (D / f"worker.{os.getpid()}").write_text("")
+    time.sleep(600)
+    return i
+signal.signal(signal.SIGTERM, _common._on_sigterm)
+for _ in iter_items(deaf, [0, 1], plan=Plan(workers=2)):
+    pass
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_command_stopped_by_sigterm_ends_its_workers_even_when_they_do_not_end_on_sigterm(tmp_path):
+    """The command's SIGTERM handler ends its pool's workers before it ends: SIGTERM, then SIGKILL after
+    ``WORKER_GRACE_S``. Before, it relied on the kernel's SIGTERM to each worker at its end: a worker that did not act
+    on it (seen: an ``rngcert bits`` worker blocked writing its result to the ended command's pipe) ran on, here for
+    600 s. The workers block SIGTERM themselves; the signal is sent once both have said they run."""
+    p = subprocess.Popen([sys.executable, "-c", _DEAF_POOL, str(tmp_path)], stdout=subprocess.DEVNULL,
+                         stderr=(tmp_path / "err").open("wb"), cwd=tmp_path)
+    pids: list[int] = []
+    try:
+        _wait_for(lambda: len(list(tmp_path.glob("worker.*"))) == 2 or p.poll() is not None, "two running workers")
+        pids = [int(w.name.split(".")[1]) for w in tmp_path.glob("worker.*")]
+        assert p.poll() is None, (tmp_path / "err").read_text()
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=120) == 143, (tmp_path / "err").read_text()
+        assert [pid for pid in pids if _alive(pid)] == []
+    finally:
+        if p.poll() is None:
+            p.kill()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -248,3 +248,19 @@ def test_rejects_of_a_file_not_in_the_store_is_an_error_not_none(tmp_path, cli):
     assert cli("ingest", clean, "--db", db, "--table", "T2").exit_code == 0
     r = cli("rejects", "--db", db, "--file", "b.csv")  # a stored file without rejects: 0 of them, exit 0
     assert r.exit_code == 0 and "0 rejected row(s)" in r.output, r.output
+
+
+def test_rejects_file_matches_a_stored_path_ending_at_a_separator_only(tmp_path, cli):
+    """`rejects --file ive.csv` of a store holding five.csv printed its rejects with exit 0 (the ending was matched as
+    text): a part of a file name is no stored file, exit 3 as for any other name; the whole file name (or a path ending
+    after a separator) still matches."""
+    p = _log(tmp_path / "five.csv", n=40)
+    lines = p.read_text().splitlines()
+    p.write_text("\n".join(lines[:1] + [ln.rsplit(",", 1)[0] + ",99" if k % 5 == 0 else ln for k, ln in enumerate(lines[1:31])]) + "\n")
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", p, "--db", db, "--table", "T1").exit_code == 0
+    r = cli("rejects", "--db", db, "--file", "ive.csv")
+    assert r.exit_code == 3 and "no file ingested" in r.output and "rejected row(s)" not in r.output, r.output
+    for name in ("five.csv", f"{tmp_path.name}/five.csv", str(p)):
+        r = cli("rejects", "--db", db, "--file", name)
+        assert r.exit_code == 0 and "6 rejected row(s)" in r.output, (name, r.output)

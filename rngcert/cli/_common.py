@@ -352,6 +352,8 @@ def _on_sigterm(signum, frame):
         raise Terminated()
     import rngcert.scratch as scratch
 
+    if "rngcert.pipeline.parallel" in sys.modules:  # a pool may run: its workers end (and are waited for) first
+        sys.modules["rngcert.pipeline.parallel"].end_workers()
     gone = scratch.remove_own()
     msg = "stopped by SIGTERM before the command ended: what it had not finished was not written" + (
         f" (its {len(gone)} temporary folder(s) removed)" if gone else "")
@@ -400,6 +402,21 @@ class _SigtermHandled:
         return False
 
 
+def _ctrl_c_in_a_query(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an error it was raised from) is DuckDB's answer to Ctrl-C during a query: DuckDB handles
+    SIGINT itself while a query runs and raises ``RuntimeError('Query interrupted')`` (``duckdb.InterruptException``
+    in some versions) instead of KeyboardInterrupt, which was reported as an internal error (exit 1)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        duckdb = sys.modules.get("duckdb")
+        if duckdb is not None and isinstance(exc, getattr(duckdb, "InterruptException", ())):
+            return True
+        if type(exc) is RuntimeError and str(exc) == "Query interrupted":
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 class Group(click.Group):
     def main(self, *args, **kwargs):
         show_bidi_on_terminals()
@@ -416,7 +433,12 @@ class Group(click.Group):
                 ctx.meta[JSON_META] = json_mode(self, ctx, [*getattr(ctx, "_protected_args", ()), *ctx.args])
             with warnings.catch_warnings():
                 warnings.showwarning = _show_warning
-                return super().invoke(ctx)
+                try:
+                    return super().invoke(ctx)
+                except Exception as exc:
+                    if _ctrl_c_in_a_query(exc):  # DuckDB turns Ctrl-C during a query into an error of its own
+                        raise KeyboardInterrupt from exc
+                    raise
         except EquipmentError as exc:
             fail(EXIT_EQUIPMENT, str(exc))
         except (InputError, RngcertError) as exc:

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import jinja2
 
+import rngcert.scratch as scratch
 from rngcert.collect import csvsafe
 from rngcert.report import text
 from rngcert.report.bidi import BIDI_CONTROLS
@@ -35,7 +36,11 @@ def utc_stamp() -> str:
 
 
 def report_dir(base: str | Path, equipment_id: str) -> Path:
-    """A new folder ``base/<equipment>-<UTC timestamp>`` (suffixed if it already exists)."""
+    """A new folder ``base/<equipment>-<UTC timestamp>`` (suffixed if it already exists).
+
+    The folder is remembered (:func:`rngcert.scratch.keep`) until :func:`write_report` has written its
+    report.json: a run stopped by SIGTERM before then removes it with its temporary folders, instead of
+    leaving a folder with rejects.csv and report.html but no report.json."""
     base = Path(base)
     stem = f"{equipment_id}-{utc_stamp()}"
     try:
@@ -46,6 +51,7 @@ def report_dir(base: str | Path, equipment_id: str) -> Path:
         d = base / (stem if i == 1 else f"{stem}-{i}")
         try:
             d.mkdir()
+            scratch.keep(d)
             return d
         except FileExistsError:
             continue
@@ -450,10 +456,15 @@ def write_report(report: dict, figures_by_table: list[list], rejected: list, out
     out = Path(out)
     before = set(out.iterdir()) if out.is_dir() else set()
     try:
-        return _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf, subject=subject)
+        paths = _write_report(report, figures_by_table, rejected, out, sign_key=sign_key, pdf=pdf, subject=subject)
     except OSError as exc:
         _remove_partial(out, before)
         raise _write_error(Path(exc.filename) if getattr(exc, "filename", None) else out, exc) from None
+    except BaseException:  # Ctrl-C (or a bug) while the files were written: no partial report stays either
+        _remove_partial(out, before)
+        raise
+    scratch.forget(out)  # whole: a result now (report_dir's folder is no longer removed on SIGTERM)
+    return paths
 
 
 def _remove_partial(out: Path, before: set) -> None:
@@ -467,6 +478,7 @@ def _remove_partial(out: Path, before: set) -> None:
             p.unlink(missing_ok=True)
     try:
         out.rmdir()  # only succeeds when empty
+        scratch.forget(out)
     except OSError:
         pass
 

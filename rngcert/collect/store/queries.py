@@ -96,6 +96,12 @@ def _conflicted_keys(con, table: str) -> list:
     return [[int(x) for x in ids if canon.match(x)], [x for x in ids if not canon.match(x)]]
 
 
+def _is_or_ends_with(path: str, file: str) -> bool:
+    """Whether ``path`` is ``file`` or ends with it after a path separator (``--file a.csv`` is ``logs/a.csv``, not
+    ``data.csv``)."""
+    return path == file or path.endswith(("/" + file, "\\" + file))
+
+
 def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = None) -> list[tuple]:
     """Both versions of every conflict of the ``conflicts`` rows selected by ``where_sql`` (on ``c``) as (file, line, column,
     reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}), each (file, line) once, in
@@ -310,12 +316,12 @@ class QueriesMixin:
         every spin id stored with two results (a conflict: neither result is used)."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
         args: list = []
-        if file is not None:  # the path, or its ending (a suffix of the text: '_' and '%' are not wildcards)
-            q += " WHERE file = ? OR ends_with(file, ?)"
-            args += [file, file]
+        if file is not None:  # the path, or its ending after a separator ('_' and '%' are not wildcards; 'ive.csv' is not five.csv)
+            q += " WHERE file = ? OR ends_with(file, ?) OR ends_with(file, ?)"
+            args += [file, "/" + file, "\\" + file]
         rows = self.con.execute(q, args).fetchall()
         if conflicts:
-            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if file is None or str(r[0]) == file or str(r[0]).endswith(file)]
+            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if file is None or _is_or_ends_with(str(r[0]), file)]
         rows.sort(key=lambda r: (r[5] or 0, str(r[0]), r[1] or 0))
         if limit is not None:
             rows = rows[: int(limit)]
@@ -323,8 +329,10 @@ class QueriesMixin:
 
     @_guarded
     def source_paths_ending(self, file: str) -> list[str]:
-        """Paths of the stored sources that are ``file`` or end with it (how :meth:`rejects` matches ``file``)."""
-        rows = self.con.execute("SELECT DISTINCT path FROM sources WHERE path = ? OR ends_with(path, ?) ORDER BY 1", [file, file]).fetchall()
+        """Paths of the stored sources that are ``file`` or end with it after a path separator (how :meth:`rejects`
+        matches ``file``)."""
+        rows = self.con.execute("SELECT DISTINCT path FROM sources WHERE path = ? OR ends_with(path, ?) OR ends_with(path, ?) ORDER BY 1",
+                                [file, "/" + file, "\\" + file]).fetchall()
         return [str(r[0]) for r in rows]
 
     @_guarded
