@@ -105,3 +105,41 @@ def test_audit_pdf_and_sign(tmp_path, cli):
     assert j["integrity"]["signature"] and j["integrity"]["files"]["report.pdf"]
     ok = cli("verify", rep, "--key", key.with_suffix(".pub"))
     assert ok.exit_code == 0, ok.output
+
+
+def test_certificate_fits_page_one_with_many_inputs_tables_and_long_texts(tmp_path, cli):
+    """The worst case found (12 input files, each its own table, a long --subject, --sign, a named standard): the
+    certificate ran onto page 2 and pushed its signature lines there. Page 1 now ends with the signature block,
+    page 2 begins the report, and what the certificate leaves out is counted there and in the report."""
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "3600", "--seed", "3", "--out", log).exit_code == 0
+    rows = list(csv.reader(log.read_text().splitlines()))
+    j = rows[0].index("table")
+    files = []
+    for k in range(12):
+        f = tmp_path / f"surveillance-export-main-floor-wheel-capture-{k + 1:02d}.csv"
+        with open(f, "w", newline="") as fh:
+            csv.writer(fh).writerows([rows[0]] + [r[:j] + [f"Table-{k + 1:02d}"] + r[j + 1:] for r in rows[1 + 300 * k:1 + 300 * (k + 1)]])
+        files.append(f)
+    key = tmp_path / "lab.pem"
+    assert cli("keygen", key).exit_code == 0
+    subject = "Cammegh Mercury 360 wheel, serial MX-4711, main floor table 7, rotor replaced 2026-10-12; " * 6
+    res = cli("certify", *files, "--seed", "1", "--resamples", "199", "--no-plots", "--pdf", "--sign", key, "--subject", subject,
+              "--standard", "new-mexico-15.1.7.13", "--out", tmp_path / "rep")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (rep,) = (tmp_path / "rep").glob("european-*")
+    j = json.loads((rep / "report.json").read_text())
+    first, second = _text(rep / "report.pdf"), _text(rep / "report.pdf", 1)
+    # page 1: the verdict, its count per verdict, the standard, the signature and the signature lines, all of them
+    assert f"Verdict: {j['verdict']}" in first and "worst of 12 tables" in first
+    assert "New Mexico 15.1.7.13" in first and "digital signature" in first
+    assert first.index("Tested by") < first.index("Laboratory stamp") and first.rstrip().endswith("page 1 of " + str(len(_pages(rep / "report.pdf").pages)))
+    # page 2: the report's first line, not the rest of the certificate
+    assert second.index("Certification report · report") < 200 and "Laboratory stamp" not in second and "Tested by" not in second
+    # left out, never silently: counted, with the report's section and its page
+    assert re.search(r"\d+ more input file\(s\) of 12, each with its SHA-256: in \"The data\", page \d+", first), first
+    shown = [f.name for f in files if f.name in first]
+    assert 0 < len(shown) < 12
+    assert "(in full: \"What was certified\", page" in first and subject.strip() not in first
+    whole = "".join(_text(rep / "report.pdf", i) for i in range(1, 5)).replace(" ", "")  # a long file name wraps
+    assert all(f.name in whole for f in files) and subject.replace(" ", "") in whole

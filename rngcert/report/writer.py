@@ -25,6 +25,8 @@ import rngcert.scratch as scratch
 from rngcert.collect import csvsafe
 from rngcert.report import text
 from rngcert.report.bidi import BIDI_CONTROLS
+from rngcert.report.certificate import N_LEVELS, runs_of
+from rngcert.report.certificate import view as certificate_view
 from rngcert.stats.result import jsonable
 
 #: Figures drawn full width (the others share a row two by two).
@@ -139,36 +141,6 @@ def uut_line(uut: dict, word: str = "table", limit: int | None = 90) -> str:
     if word == "battery" and desc:  # SP 800-22: the section is the battery's streams, not a unit
         where = tabs[0] if len(tabs) == 1 else where
     return "; ".join(x for x in (text.clip(desc, limit), where) if x) or "not stated"
-
-
-def runs_of(tables: Sequence[dict], key) -> list[tuple[dict, int]]:
-    """Each table with the number of rows its text cell spans: consecutive tables whose ``key(table)``
-    and verdict are the same share one cell (the schedule and summary of 18 tables repeated one sentence
-    18 times); 0 for a table whose text the cell above covers.
-
-    Parameters
-    ----------
-    tables : sequence of dict
-        Table sections, in the order shown.
-    key : callable
-        The text of a table's cell.
-
-    Returns
-    -------
-    list of (dict, int)
-        Every table, in order, with its span (0: covered by the cell above).
-    """
-    out: list[tuple[dict, int]] = []
-    start, prev = 0, None
-    for t in tables:
-        k = (key(t), t["battery"]["verdict"])
-        if out and k == prev:
-            out.append((t, 0))
-            out[start] = (out[start][0], out[start][1] + 1)
-        else:
-            start, prev = len(out), k
-            out.append((t, 1))
-    return out
 
 
 def shown_figures(report: dict, figures: Sequence) -> list:
@@ -377,8 +349,10 @@ def _audit_view(audit: dict) -> dict:
     return a
 
 
-def render_html(report: dict, figures_by_table: list[list], *, report_id: str = "", content_sha: str = "", certificate: bool = False, signer: str = "") -> str:
-    """The HTML of a report (``certificate=True`` adds the one-page certificate of the PDF)."""
+def render_html(report: dict, figures_by_table: list[list], *, report_id: str = "", content_sha: str = "", certificate: bool = False, signer: str = "",
+                cert_level: int = 0, cert_only: bool = False) -> str:
+    """The HTML of a report (``certificate=True`` adds the one-page certificate of the PDF, shortened to
+    :func:`rngcert.report.certificate.view`'s ``cert_level``; ``cert_only``: the certificate and nothing after it)."""
     tpl = _env().get_template("report.html.j2")
     multi = len(report["tables"]) > 1
     tables = [_table_view(report, t, figs, i + 1) for i, (t, figs) in enumerate(zip(report["tables"], figures_by_table))]
@@ -387,6 +361,9 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         r["audit"] = _audit_view(r["audit"])
     first_sha = next((f["sha256"] for f in report.get("inputs", []) if f.get("sha256")), "")
     nist = _nist_view(report["tables"][0]) if len(report["tables"]) == 1 else None
+    uut, overall, assumed = unit_under_test(report), overall_line(report), assumed_parameters(report)
+    by_severity = text.by_severity(tables)
+    cert = certificate_view(report, by_severity, uut, overall, assumed, cert_level) if certificate else None
     return tpl.render(
         r=r,
         tables=tables,
@@ -395,18 +372,20 @@ def render_html(report: dict, figures_by_table: list[list], *, report_id: str = 
         content_sha=content_sha or "(not sealed)",
         first_sha=first_sha,
         certificate=certificate,
+        cert=cert,
+        cert_only=cert_only,
         signer=signer,
-        overall=overall_line(report),
+        overall=overall,
         tested_line=_tested_line(report),
         seed_line=seed_line(report),
         key_findings=_collect(tables, "key_findings", multi, report.get("section_word", "Table").lower()),
         next_steps=_collect(tables, "next_steps", multi, report.get("section_word", "Table").lower()),
-        tables_by_severity=text.by_severity(tables),
-        uut=unit_under_test(report),
+        tables_by_severity=by_severity,
+        uut=uut,
         uut_line=uut_line(unit_under_test(report), report.get("section_word", "Table").lower()),
         own_standard=bool((report.get("standard") or {}).get("summary")) and report["standard"].get("id") != "rngcert-default",
         uut_full=uut_line(unit_under_test(report), report.get("section_word", "Table").lower(), limit=None),
-        assumed=assumed_parameters(report),
+        assumed=assumed,
         deciding=text.deciding,
         runs_of=runs_of,
         headline_of=lambda t: t.get("headline", ""),
@@ -506,8 +485,12 @@ def _write_report(report: dict, figures_by_table: list[list], rejected: list, ou
         from rngcert.report import pdf as pdfmod
 
         paths["pdf"] = out / "report.pdf"
-        html = render_html(clean, figures_by_table, report_id=rid, content_sha=content, certificate=True, signer=signer)
-        pdfmod.write_pdf(html, paths["pdf"])
+
+        def html(level: int, cert_only: bool) -> str:
+            return render_html(clean, figures_by_table, report_id=rid, content_sha=content, certificate=True, signer=signer, cert_level=level,
+                               cert_only=cert_only)
+
+        pdfmod.write_fitted(html, N_LEVELS, paths["pdf"])
     clean["integrity"] = verify.seal(clean, {name: p for name, p in paths.items() if name != "json"}, key=key, content=content)
     report["integrity"] = clean["integrity"]
     paths["json"].write_text(verify.serialise(clean), encoding="utf-8")
