@@ -48,20 +48,6 @@ def _weasyprint():
     return weasyprint
 
 
-def write_pdf(html: str, path: str | Path) -> Path:
-    """Print ``html`` (self-contained: data-URI figures, inline CSS) to ``path`` as PDF.
-
-    Raises
-    ------
-    PdfUnavailable
-        WeasyPrint or Pango missing (the message says what to install).
-    """
-    weasyprint = _weasyprint()
-    path = Path(path)
-    weasyprint.HTML(string=html, base_url=str(path.parent)).write_pdf(str(path))
-    return path
-
-
 #: The anchors that end the certificate and begin the report (report.html.j2)
 CERT_END, REPORT_START = "cert-end", "report-start"
 
