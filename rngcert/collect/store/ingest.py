@@ -351,9 +351,11 @@ def _insert_source(con, values: list) -> None:
     con.execute("INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values).fetchall()
 
 
-def result_text(wheel, pos, sym, void) -> str:
-    """A stored result (position, symbol id, void flag) as the wheel's label, its symbol, or ``void``."""
-    labels = wheel.position_space().labels if wheel.order_known else ()
+def result_text(wheel, pos, sym, void, *, labels: tuple | None = None) -> str:
+    """A stored result (position, symbol id, void flag) as the wheel's label, its symbol, or ``void`` (``labels``: the
+    wheel's position labels when the caller has them, for many rows)."""
+    if labels is None:
+        labels = wheel.position_space().labels if wheel.order_known else ()
     if void:
         return "void"
     if pos is not None and labels:

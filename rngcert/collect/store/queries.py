@@ -82,8 +82,11 @@ def _window_where(table: str, since, until, after_seq, before_seq) -> tuple[str,
 _SID = "CASE WHEN spins.spin_label = '' THEN CAST(spins.spin_no AS VARCHAR) ELSE spins.spin_label END"
 
 #: Rows of ``spins`` whose key is among the conflicting ones (parameters: their numeric ids, their text ids; see
-#: :func:`_conflicted_keys`): compared as stored (BIGINT, or the text of a non-numeric id), no cast per row.
-_CONFLICTED = "((spin_label = '' AND list_contains(?::BIGINT[], spin_no)) OR (spin_label <> '' AND list_contains(?::VARCHAR[], spin_label)))"
+#: :func:`_conflicted_keys`): compared as stored (BIGINT, or the text of a non-numeric id), no cast per row; a semi-join on
+#: the ids (``IN (SELECT unnest(…))``, a hash table), not ``list_contains``, which scans the whole list for every row (an
+#: audit of 500,000 spins with 149,000 conflicts took 108 s, 22 s of it in one such count).
+_CONFLICTED = ("((spin_label = '' AND spin_no IN (SELECT unnest(?::BIGINT[]))) "
+               "OR (spin_label <> '' AND spin_label IN (SELECT unnest(?::VARCHAR[]))))")
 
 
 def _conflicted_keys(con, table: str) -> list:
@@ -117,16 +120,20 @@ def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = Non
             WHERE {where_sql}""",
         args,
     ).fetchall()
-    wheels: dict = {}
+    wheels: dict = {}  # equipment -> (wheel, its position labels: computed once, not once a row)
     versions: dict = {}  # (table, spin id) -> {(file, line): (result, source_id)}
-    for r in rows:  # loop over conflicts (rare rows, not spins)
-        w = wheels.get(r[14]) or wheels.setdefault(r[14], load_wheel(r[14]))
+    for r in rows:  # loop over conflicts (rows that are not spins; a store can hold many: one per spin id with two results)
+        if r[14] not in wheels:
+            w = load_wheel(r[14])
+            wheels[r[14]] = (w, w.position_space().labels if w.order_known else ())
+        w, labels = wheels[r[14]]
         v = versions.setdefault((r[0], r[1]), {})
-        v.setdefault((r[6], r[7]), (result_text(w, r[2], r[3], r[4]), r[5]))
-        v.setdefault((r[12], r[13]), (result_text(w, r[8], r[9], r[10]), r[11]))
+        v.setdefault((r[6], r[7]), (result_text(w, r[2], r[3], r[4], labels=labels), r[5]))
+        v.setdefault((r[12], r[13]), (result_text(w, r[8], r[9], r[10], labels=labels), r[11]))
     out = []
+    names = {f: Path(str(f)).name for v in versions.values() for f, _ in v}  # (a file's name once, not once a row)
     for (table, sid), v in versions.items():
-        said = "; ".join(f"{res} ({Path(str(f)).name} line {ln})" for (f, ln), (res, _) in v.items())
+        said = "; ".join(f"{res} ({names[f]} line {ln})" for (f, ln), (res, _) in v.items())
         reason = f"conflict: spin_id {sid} of table {table} has different results in the store: {said}; neither result is used"
         seq = (seq_of or {}).get((table, sid))
         out.extend((f, ln, "result", reason, res, src, seq) for (f, ln), (res, src) in v.items())
@@ -381,7 +388,7 @@ class QueriesMixin:
             return where_sql, args, []
         seq_of = {(table, r[0]): r[1] for r in self.con.execute(
             f"SELECT {_SID}, min(seq) FROM spins WHERE {where_sql} AND {_CONFLICTED} GROUP BY 1", args + keys_).fetchall()}
-        conflict_rows = _conflict_rejects(self.con, "c.table_id = ? AND list_contains(?::VARCHAR[], c.spin_id)",
+        conflict_rows = _conflict_rejects(self.con, "c.table_id = ? AND c.spin_id IN (SELECT unnest(?::VARCHAR[]))",
                                           [table, [sid for _, sid in seq_of]], seq_of) if seq_of else []
         return f"{where_sql} AND NOT {_CONFLICTED}", args + keys_, conflict_rows
 
