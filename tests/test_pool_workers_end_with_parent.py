@@ -16,11 +16,15 @@ import pytest
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 
 SCRIPT = """
-import sys, time
+import os, sys, time
 from rngcert.pipeline.parallel import Plan, iter_items
-print("ready", flush=True)
-for _ in iter_items(time.sleep, [60.0, 60.0], plan=Plan(workers=2)):
-    pass
+def item(seconds):  # (a worker runs items only after its initializer: it has asked for the kernel's signal by now)
+    open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+    time.sleep(seconds)
+if __name__ == "__main__":
+    print("ready", flush=True)
+    for _ in iter_items(item, [60.0, 60.0], plan=Plan(workers=2)):
+        pass
 """
 
 
@@ -55,14 +59,16 @@ def _wait(pred, limit: float = 30.0) -> bool:
     return pred()
 
 
-def test_workers_end_when_the_command_is_killed():
+def test_workers_end_when_the_command_is_killed(tmp_path):
     env = dict(os.environ, RNGCERT_DASK_START="fork")
     workers: list[int] = []
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, env=env, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(tmp_path)], stdout=subprocess.PIPE, env=env, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
-        assert _wait(lambda: len(_children(proc.pid)) >= 2), "the pool's workers did not start"
-        workers = _children(proc.pid)
+        # both workers in their item (not only forked: killed before it asked, a worker got no signal, a flaky run)
+        assert _wait(lambda: len([f for f in os.listdir(tmp_path) if f.isdigit()]) >= 2), "the pool's workers did not start"
+        workers = [int(f) for f in os.listdir(tmp_path) if f.isdigit()]
+        assert set(workers) <= set(_children(proc.pid))
         os.kill(proc.pid, signal.SIGKILL)  # no cleanup of its own can run
         proc.wait(timeout=30)
         # the workers were 60 s into a 60 s item: without the kernel's signal they would live on
@@ -73,3 +79,15 @@ def test_workers_end_when_the_command_is_killed():
         for w in workers:
             if _alive(w):
                 os.kill(w, signal.SIGKILL)
+
+
+def test_a_worker_whose_command_ended_before_it_asked_ends_at_once():
+    """Killed between a worker's fork and its PR_SET_PDEATHSIG, the command sends it nothing (the kernel signals only
+    a death after the request): the worker sees that its parent is no longer the command and ends (exit 143). Here
+    the 'command' given is a pid that is not this process's parent."""
+    code = "from rngcert.pipeline.parallel import _end_with_parent\n_end_with_parent(1)\nprint('alive')\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 143 and "alive" not in p.stdout, (p.returncode, p.stdout, p.stderr)
+    code = "import os\nfrom rngcert.pipeline.parallel import _end_with_parent\n_end_with_parent(os.getppid())\nprint('alive')\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "alive" in p.stdout, (p.returncode, p.stdout, p.stderr)

@@ -469,15 +469,15 @@ _FORKED: tuple | None = None
 _POOL_WORKER = False
 
 
-def _mark_pool_worker() -> None:
+def _mark_pool_worker(parent: int | None = None) -> None:
     """Initializer of every local-pool worker (:func:`in_pool_worker`); it also ends with the process that started it
-    (:func:`_end_with_parent`)."""
+    (:func:`_end_with_parent`; ``parent``: that process's pid, None when a fork server started the worker)."""
     import signal
 
     global _POOL_WORKER
     _POOL_WORKER = True
     signal.signal(signal.SIGTERM, _worker_sigterm)  # (not the command's handler, which it was forked with)
-    _end_with_parent()
+    _end_with_parent(parent)
 
 
 def _worker_sigterm(signum, frame) -> None:
@@ -489,10 +489,12 @@ def _worker_sigterm(signum, frame) -> None:
     os._exit(128 + int(signum))
 
 
-def _end_with_parent() -> None:
+def _end_with_parent(parent: int | None = None) -> None:
     """Linux: have the kernel send this worker SIGTERM when the process that started it ends. A command killed by a
     batch system's time limit (SIGTERM, SIGKILL) left its pool's workers computing on for nobody, each to the end of
-    its item and then waiting for work that never came. Elsewhere (no ``prctl``) nothing is done."""
+    its item and then waiting for work that never came. A command that ended before this worker asked (between its
+    fork and this call: the kernel then sends nothing) is seen by the worker's parent no longer being ``parent``: the
+    worker ends at once. Elsewhere (no ``prctl``) nothing is done."""
     import ctypes
     import signal
 
@@ -500,7 +502,9 @@ def _end_with_parent() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux, or no C library to ask
-        pass
+        return
+    if parent is not None and os.getppid() != parent:  # (re-parented: the command is gone already)
+        _worker_sigterm(signal.SIGTERM, None)
 
 
 #: Seconds the pool's workers of a command stopped by SIGTERM have to end on their own (each removing the temporary
@@ -654,7 +658,8 @@ def _start_pool(func, items: list, workers: int, preload: Sequence[str], timings
             ctx.set_forkserver_preload(["threadpoolctl", "rngcert.pipeline.parallel", getattr(func, "__module__", "") or "rngcert", *preload])
         if timings is not None:
             timings.update(start_method=method, os_threads_at_start=_os_threads(), python_threads_at_start=threading.active_count())
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_mark_pool_worker)
+        parent = None if method == "forkserver" else os.getpid()  # (a fork server's workers are its children, not ours)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_mark_pool_worker, initargs=(parent,))
     except Exception as exc:  # no such start method, a preload that does not import
         raise _LocalClusterFailed(f"{type(exc).__name__}: {exc}") from exc
     # the workers never traverse the objects they inherit (no copy-on-write of every page they touch)
