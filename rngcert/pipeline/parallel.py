@@ -481,8 +481,10 @@ def _mark_pool_worker(parent: int | None = None) -> None:
 
 
 def _worker_sigterm(signum, frame) -> None:
-    """A pool worker's SIGTERM (its command ended, :func:`_end_with_parent`, or was stopped): remove the temporary
-    folders this worker made (an ingest's spool of the log it was reading) and end at once, as the default action does."""
+    """A pool worker's SIGTERM (its command was stopped and ends its workers, :func:`end_workers`): remove the temporary
+    folders this worker made (an ingest's spool of the log it was reading) and end at once, as the default action does.
+    (A Python handler runs when the main thread gets back to the interpreter; :func:`end_workers` kills a worker that
+    has not ended after its grace.)"""
     import rngcert.scratch as scratch
 
     scratch.remove_own()
@@ -490,17 +492,20 @@ def _worker_sigterm(signum, frame) -> None:
 
 
 def _end_with_parent(parent: int | None = None) -> None:
-    """Linux: have the kernel send this worker SIGTERM when the process that started it ends. A command killed by a
+    """Linux: have the kernel kill this worker (SIGKILL) when the process that started it ends. A command killed by a
     batch system's time limit (SIGTERM, SIGKILL) left its pool's workers computing on for nobody, each to the end of
-    its item and then waiting for work that never came. A command that ended before this worker asked (between its
-    fork and this call: the kernel then sends nothing) is seen by the worker's parent no longer being ``parent``: the
-    worker ends at once. Elsewhere (no ``prctl``) nothing is done."""
+    its item and then waiting for work that never came. SIGKILL, not SIGTERM: a command that could clean up ended its
+    workers itself (:func:`end_workers`); one that ended without (SIGKILL, a crash) leaves nobody to report to, and a
+    SIGTERM was handled late or never where the signal went to another thread than the one sleeping in the item (a
+    worker alive 30 s after its command, in 2 of about 10 full test runs). A command that ended before this worker
+    asked (between its fork and this call: the kernel then sends nothing) is seen by the worker's parent no longer
+    being ``parent``: the worker ends at once. Elsewhere (no ``prctl``) nothing is done."""
     import ctypes
     import signal
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux, or no C library to ask
         return
     if parent is not None and os.getppid() != parent:  # (re-parented: the command is gone already)
@@ -515,10 +520,11 @@ WORKER_GRACE_S = 5.0
 
 def end_workers(grace: float = WORKER_GRACE_S) -> int:
     """End the pool workers this process started and wait for them: SIGTERM, then SIGKILL for any still running after
-    ``grace`` seconds. Called by the command line's SIGTERM handler before the process ends: the kernel's SIGTERM
-    when the command ends (:func:`_end_with_parent`) is not always enough; a worker of ``rngcert bits`` stopped with
-    its process group was seen blocked in writing its result to the pipe of the command that had ended, minutes later,
-    holding the job's output open (its SIGTERM handler never ran). Returns the number of workers killed.
+    ``grace`` seconds. Called by the command line's SIGTERM handler before the process ends, so that each worker removes
+    the temporary folders it made (the kernel's SIGKILL when the command ends, :func:`_end_with_parent`, leaves them).
+    A worker of ``rngcert bits`` stopped with its process group was once seen blocked in writing its result to the pipe
+    of the command that had ended, minutes later, holding the job's output open, when the kernel's signal was SIGTERM
+    (its handler never ran). Returns the number of workers killed.
 
     Parameters
     ----------
