@@ -115,3 +115,23 @@ def compact_read(monkeypatch, *, exact: bool = False):
             yield m, taken
 
     return ctx()
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (Linux ``/proc``; a zombie has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def end_processes(proc, pids) -> None:
+    """A test's cleanup: kill the command ``proc`` (a Popen) if it still runs, and every process of ``pids`` alive."""
+    import signal
+
+    if proc.poll() is None:
+        proc.kill()
+    for pid in pids:
+        if process_alive(pid):
+            os.kill(pid, signal.SIGKILL)

@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+from _support import end_processes, process_alive
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 
@@ -43,14 +44,6 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
-    except OSError:
-        return False
-
-
 def _wait(pred, limit: float = 30.0) -> bool:
     end = time.monotonic() + limit
     while time.monotonic() < end:
@@ -73,13 +66,9 @@ def test_workers_end_when_the_command_is_killed(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)  # no cleanup of its own can run
         proc.wait(timeout=30)
         # the workers were 60 s into a 60 s item: without the kernel's signal they would live on
-        assert _wait(lambda: not any(_alive(w) for w in workers)), [w for w in workers if _alive(w)]
+        assert _wait(lambda: not any(process_alive(w) for w in workers)), [w for w in workers if process_alive(w)]
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        for w in workers:
-            if _alive(w):
-                os.kill(w, signal.SIGKILL)
+        end_processes(proc, workers)
 
 
 def test_a_worker_whose_command_ended_before_it_asked_ends_at_once():

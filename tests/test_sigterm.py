@@ -15,7 +15,7 @@ import threading
 import time
 
 import pytest
-from _support import shared_file
+from _support import end_processes, process_alive, shared_file
 
 from rngcert import scratch
 
@@ -244,14 +244,6 @@ for _ in iter_items(deaf, [0, 1], plan=Plan(workers=2)):
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_command_stopped_by_sigterm_ends_its_workers_even_when_they_do_not_end_on_sigterm(tmp_path):
     """The command's SIGTERM handler ends its pool's workers before it ends: SIGTERM, then SIGKILL after
@@ -267,10 +259,6 @@ def test_a_command_stopped_by_sigterm_ends_its_workers_even_when_they_do_not_end
         assert p.poll() is None, (tmp_path / "err").read_text()
         p.send_signal(signal.SIGTERM)
         assert p.wait(timeout=120) == 143, (tmp_path / "err").read_text()
-        assert [pid for pid in pids if _alive(pid)] == []
+        assert [pid for pid in pids if process_alive(pid)] == []
     finally:
-        if p.poll() is None:
-            p.kill()
-        for pid in pids:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        end_processes(p, pids)
