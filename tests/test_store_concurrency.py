@@ -341,3 +341,30 @@ def test_storage_error_mapping():
     e = store_mod.storage_error("x.duckdb", duckdb.Error("Corrupt database file: computed checksum 1 does not match stored checksum 2"))
     assert "damaged" in str(e)
     assert store_mod.storage_error("x.duckdb", duckdb.BinderException("Referenced column not found")) is None  # a bug stays a bug
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (a child reaped here)."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_export_removes_the_temporary_folder_a_killed_export_left_and_keeps_a_running_ones(tmp_path, store_a):
+    """SIGKILL (or a power cut) leaves an export's .NAME.rngcert-export-PID folder, which no handler can remove: the
+    next export to the same folder removes it and says so; a folder whose process still runs (another export now) is
+    left alone, as are folders of other names."""
+    db, out = store_a, tmp_path / "exp"
+    dead, alive = _dead_pid(), os.getppid()
+    stale = tmp_path / f".exp.rngcert-export-{dead}"
+    (stale / "table_id=A").mkdir(parents=True)
+    (stale / "table_id=A" / "part.parquet").write_bytes(b"half")
+    running = tmp_path / f".exp.rngcert-export-{alive}"
+    running.mkdir()
+    other = tmp_path / f".other.rngcert-export-{dead}"
+    other.mkdir()
+    r = run_cli("export", "--db", db, "--parquet", out)
+    assert r.exit_code == 0, r.output
+    assert not stale.exists() and f"removed {stale}" in r.output and f"({dead})" in r.output
+    assert running.is_dir() and other.is_dir() and str(running) not in r.output
+    assert (out / "_rngcert" / "manifest.json").is_file()

@@ -8,7 +8,7 @@ import errno
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pyarrow as pa
 
@@ -208,7 +208,7 @@ class ExportMixin:
     """Parquet export and import (part of :class:`~rngcert.collect.store.Store`)."""
 
     @_guarded
-    def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None) -> dict:
+    def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None, on_stale: Callable[[Path, int], None] | None = None) -> dict:
         """Write the spins as Parquet partitioned by table and day, with every row's provenance.
 
         Layout (Hive partitioning, read as one data set by Spark, Dask and DuckDB, e.g.
@@ -241,6 +241,9 @@ class ExportMixin:
             folder and renamed at the end, so a failed export leaves no partial folder.
         tables : sequence of str, optional
             Only these tables (default: all).
+        on_stale : callable, optional
+            ``on_stale(path, pid)`` for each temporary folder of an earlier export to the same folder whose process
+            no longer runs (killed by SIGKILL or a power cut, which leave it behind); it is removed first.
 
         Returns
         -------
@@ -264,6 +267,7 @@ class ExportMixin:
                 raise InputError(f"table {t!r} is not in store {self.path}; tables: {', '.join(sorted(known)[:20]) or '(none)'}")
         tmp = folder.parent / f".{folder.name}.rngcert-export-{os.getpid()}"
         scratch.remove(tmp)
+        _remove_stale_exports(folder, on_stale)
         try:
             tmp.mkdir(parents=True)
             scratch.keep(tmp)
@@ -523,3 +527,34 @@ def _file_sha256(path: Path) -> str:
 
 def _jsonable_row(r: dict) -> dict:
     return {k: (v.isoformat() if isinstance(v, (_dt.datetime, _dt.date)) else v) for k, v in r.items()}
+
+
+def _remove_stale_exports(folder: Path, on_stale: Callable[[Path, int], None] | None) -> None:
+    """Remove the temporary folders (``.NAME.rngcert-export-PID``) that exports to ``folder`` left behind when their
+    process was killed beyond a handler's reach (SIGKILL, a power cut): only those whose process no longer runs, so an
+    export still running to the same folder keeps its own. ``on_stale(path, pid)`` is told of each."""
+    prefix = f".{folder.name}.rngcert-export-"
+    try:
+        siblings = list(folder.parent.iterdir()) if folder.parent.is_dir() else []
+    except OSError:
+        return
+    for p in siblings:
+        pid = p.name[len(prefix):]
+        if not (p.name.startswith(prefix) and pid.isdigit() and p.is_dir() and not p.is_symlink()) or int(pid) == os.getpid():
+            continue
+        if _process_runs(int(pid)):
+            continue
+        scratch.remove(p)
+        if on_stale is not None:
+            on_stale(p, int(pid))
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it cannot be told apart)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
