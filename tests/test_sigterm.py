@@ -262,3 +262,28 @@ def test_a_command_stopped_by_sigterm_ends_its_workers_even_when_they_do_not_end
         assert [pid for pid in pids if process_alive(pid)] == []
     finally:
         end_processes(p, pids)
+
+
+def test_ingest_json_stopped_after_a_file_was_committed_lists_it(tmp_path, cli, monkeypatch):
+    """``ingest --json`` stopped (Ctrl-C here; SIGTERM and an error write the same document) after its first file was
+    committed: the JSON error document lists that file, as the human output had already said it; it listed nothing,
+    so a program could not tell what was stored."""
+    import rngcert.collect.store.core as core
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for k, f in enumerate((a, b)):
+        f.write_text("table,spin_id,result\n" + "\n".join(f"T{k},{i},{i * 7 % 37}" for i in range(1, 371)) + "\n")
+    real = core.prepare_file
+
+    def second_interrupted(p, *args, **kw):
+        if str(p).endswith("b.csv"):
+            raise KeyboardInterrupt
+        return real(p, *args, **kw)
+
+    monkeypatch.setattr(core, "prepare_file", second_interrupted)
+    r = cli("ingest", a, b, "--db", tmp_path / "s.duckdb", "--json")
+    assert r.exit_code == 130, r.output
+    import json
+
+    doc = json.loads(r.stdout)
+    assert doc["exit_code"] == 130 and [f["path"] for f in doc["files"]] == [str(a)] and doc["files"][0]["status"] == "ingested", doc

@@ -11,7 +11,7 @@ import shlex
 import sys
 import warnings
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import click
 
@@ -100,6 +100,7 @@ def fail(code: int, msg: str):
 #: ``ctx.meta`` key (shared by every context of one run): "document" or "lines" when the command was given ``--json``.
 JSON_META = "rngcert.json"
 _JSON_DONE = "rngcert.json_error_done"
+_JSON_PARTIAL = "rngcert.json_partial"
 
 
 def json_mode(group: click.Group, ctx: click.Context, tokens: Sequence[str]) -> str | None:
@@ -119,14 +120,28 @@ def json_mode(group: click.Group, ctx: click.Context, tokens: Sequence[str]) -> 
 def json_error(code: int, msg: str) -> None:
     """With ``--json``, the error as a JSON document on standard output, ``{"error": msg, "exit_code": code}``
     (``watch``'s JSON Lines: one more line, ``{"event": "error", ...}``), so that a program reading the
-    output gets JSON on every exit; once per run, nothing without ``--json``."""
+    output gets JSON on every exit; once per run, nothing without ``--json``. What the command had done
+    (:func:`json_partial`) comes first in it."""
     ctx = click.get_current_context(silent=True)
     mode = ctx.meta.get(JSON_META) if ctx is not None else None
     if not mode or ctx.meta.get(_JSON_DONE):
         return
     ctx.meta[_JSON_DONE] = True
     doc = {"event": "error"} if mode == "lines" else {}
-    echo_out(json.dumps({**doc, "error": msg, "exit_code": code}, ensure_ascii=False))
+    done = ctx.meta.get(_JSON_PARTIAL)
+    try:
+        part = done() if done is not None else {}
+    except Exception:  # noqa: BLE001 - an error being reported: never a second one from what was done
+        part = {}
+    echo_out(json.dumps({**doc, **part, "error": msg, "exit_code": code}, ensure_ascii=False, default=str))
+
+
+def json_partial(done: Callable[[], dict]) -> None:
+    """Name what the command has done so far, for its ``--json`` error document (:func:`json_error`): ``done()``, called
+    when an error, Ctrl-C or SIGTERM stops it, gives the keys to add (``ingest``: the files committed before the stop)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[_JSON_PARTIAL] = done
 
 
 #: Largest values of the options that size a run's arrays or its length (a usage error above, exit 2): a typo of a few

@@ -25,6 +25,7 @@ from rngcert.cli._common import (
     check_report_options,
     echo_out,
     fail,
+    json_partial,
     parse_columns,
     progress_bar,
     refuse_given,
@@ -117,6 +118,9 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
                                                                           "folder carries its own wheels, tables and columns")
     unreadable = []
     results = []
+    # an error, Ctrl-C or SIGTERM after some files were committed: the JSON error document lists them (each file is its own transaction)
+    json_partial(lambda: {"store": str(db), "files": [asdict(r) for r in results],
+                          "stored": "the files listed in files were committed before the error, each in its own transaction; no other file given was stored"})
 
     def show(res):
         results.append(res)
