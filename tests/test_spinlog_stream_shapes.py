@@ -626,3 +626,25 @@ def test_gap_count_of_ids_across_the_int64_range(tmp_path, monkeypatch, ids):
     want = ids[-1] - ids[0] + 1 - len(ids)
     notes = [x for t in fast.tables.values() for x in t.notes]
     assert any(f"{want} spin_id(s) missing between {ids[0]} and {ids[-1]}" in x for x in notes), notes
+
+
+@pytest.mark.parametrize("how", ["plain", "per_table", "reversed"])
+def test_text_ids_of_one_prefix_have_their_gaps_counted_as_whole_numbers_do(tmp_path, monkeypatch, how):
+    """Text spin ids of one prefix a table (``R1234``) are put in order by their number; their gaps are counted too, on
+    both paths, as the same log's whole-number ids are (a missing spin was said for ``1234`` and not for ``R1234``).
+    The note names the ids with their prefix; a rejected row's id is present, as for whole numbers."""
+    import rngcert.collect.csvstream as csvstream
+
+    monkeypatch.setattr(csvstream, "BLOCK_SIZE", 4000)
+    plain = _csv_log(tmp_path / "n.csv")
+    if how == "reversed":
+        plain = _reshape(plain, "reversed")
+    whole, _, _ = _both(monkeypatch, [plain])
+    log = _text_ids(_csv_log(tmp_path / "a.csv"), how)
+    fast, slow, _ = _both(monkeypatch, [log])
+    assert _snapshot(fast) == _snapshot(slow)
+    pre = {"T1": "A", "T2": "B"} if how == "per_table" else {"T1": "R", "T2": "R"}
+    for name, t in fast.tables.items():
+        want = [re.sub(r"between (\d+) and (\d+)", rf"between {pre[name]}\1 and {pre[name]}\2", x) for x in whole.tables[name].notes]
+        assert t.notes == want, (name, t.notes, want)
+    assert any("gaps in the sequence" in x for t in fast.tables.values() for x in t.notes)

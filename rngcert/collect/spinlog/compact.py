@@ -502,7 +502,7 @@ class _CompactLog:
             if "spin_id" in cols:
                 names = ([str(t)] if not self.pool else tab_labels_all) + [None]
                 unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
-                unsplit = unsplit[unsplit >= 0]
+                unsplit = unsplit[unsplit >= 0] if self.id_kind is not True else unsplit[:0]  # (digits are not a text id's number)
             if "spin_id" in cols and not self.pool and self.id_kind != "label":  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
                     if self.sorter is not None:  # (the columns are put in spin-id order in place, without the rows repeats leave out)
@@ -543,10 +543,12 @@ class _CompactLog:
                 lookup[used] = np.arange(used.size)
                 ts_.dealer = lookup[sel]
                 ts_.dealer_labels = tuple(dealer_labels[u] if dealer_labels[u] else "(none)" for u in used)
-            if "spin_id" in cols and not self.id_kind:
+            # gaps: whole-number ids, and text ids of one prefix in a table that is not pooled (their numbers, as the exact path counts them)
+            if "spin_id" in cols and (not self.id_kind or (self.id_kind is True and not self.pool)):
                 gaps = sorted_gaps if self.sorter is not None else self._gaps(ti, unsplit)
                 if gaps:
-                    tnotes.append(f"{gaps[0]} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence)")
+                    pre = self.id_prefix.get(ti, "") if self.id_kind is True else ""
+                    tnotes.append(f"{gaps[0]} spin_id(s) missing between {pre}{gaps[1]} and {pre}{gaps[2]} (gaps in the sequence)")
             if self._whole_minutes(ti):
                 tnotes.append(f"Near-duplicate rounds not checked: the timestamps are whole minutes (or dates), too coarse to tell rounds "
                               f"less than {self.min_us / 1e6:g} s apart.")

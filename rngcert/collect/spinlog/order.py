@@ -565,8 +565,11 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     id_txt = _text_id_numbers(cat["spin_id"]) if has["spin_id"] and id_num is None else None
     # ids of rows with no table value (rejected) and of rows the reader could not split are present in the file: not gaps
     tabless = np.zeros(0, dtype=np.int64)
-    if id_num is not None and "" in tab_labels_all:
-        tabless = id_num[(np.asarray(tab_all) == tab_labels_all.index(""))]
+    tabless_rows = np.zeros(0, dtype=np.int64)
+    if "" in tab_labels_all:
+        tabless_rows = np.flatnonzero(np.asarray(tab_all) == tab_labels_all.index(""))
+        if id_num is not None:
+            tabless = id_num[tabless_rows]
     extra = {}
     for pt in parts:
         for t, v in pt.get("extra_ids", []):
@@ -580,6 +583,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             continue
         tnotes = []
         order_finding = None
+        txt = None  # text ids of one prefix: (its code, its text), for the gap count
         if pool:
             for tn, rn in repeat_notes.items():
                 tnotes.extend(f"table {tn}: {x}" for x in rn)
@@ -601,6 +605,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                 tnotes.append("rows were not in spin_id order in the file; put in spin_id order")
             first = cat["spin_id"][1][int(cat["spin_id"][0][idx[0]])]
             prefix = first[: len(first) - len(str(int(id_txt[1][idx[0]])))]
+            txt = (int(id_txt[0][idx[0]]), prefix)
             order_finding = time_order_finding(cat["ts"][idx], id_txt[1][idx], ts_kinds_all, prefix) if has["ts"] else None
         elif has["ts"] and _clock_change_only(cat["ts"][idx], ts_kinds_all):
             # no ids, and the only steps back are a daylight-saving change of zone-less times: the file
@@ -658,8 +663,24 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                     gaps = int(present[-1]) - int(present[0]) + 1 - distinct  # Python ints: ids near 2**63 - 1 do not overflow
                     if gaps:
                         tnotes.append(f"{gaps} spin_id(s) missing between {present[0]} and {present[-1]} (gaps in the sequence)")
+            elif txt is not None and not pool:
+                _text_gaps(tnotes, id_txt, txt, np.concatenate([all_idx, tabless_rows]))
         tables[str(t)] = ts_
     return tables
+
+
+def _text_gaps(tnotes: list, id_txt, txt: tuple, rows: np.ndarray) -> None:
+    """The gap note of a table whose text ids are of one prefix (``txt``: its code and text): the numbers of ``rows`` (every
+    row of the table, rejected ones too, and the rows with no table value) with that prefix count as present, as whole-number
+    ids do; the note names the ids with their prefix (``R101``)."""
+    code, prefix = txt
+    ok = (id_txt[0][rows] == code) & (id_txt[1][rows] >= 0)
+    present = np.sort(id_txt[1][rows][ok])
+    if present.size > 1:
+        distinct = 1 + int(np.count_nonzero(present[1:] != present[:-1]))
+        gaps = int(present[-1]) - int(present[0]) + 1 - distinct
+        if gaps:
+            tnotes.append(f"{gaps} spin_id(s) missing between {prefix}{present[0]} and {prefix}{present[-1]} (gaps in the sequence)")
 
 
 #: A backward step of the clock this close to one hour, at zone-less timestamps, is a daylight-saving change.
