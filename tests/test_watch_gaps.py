@@ -280,3 +280,59 @@ def test_gaps_beyond_those_kept_are_counted_in_bounded_memory(monkeypatch):
     assert g.gaps == 29 and g.missing == 29 and g.starts.size == g.ends.size == 5
     g.update(np.array([2, 40]))  # 2 is inside a kept gap, 40 inside a gap counted only (not recognised)
     assert g.late == 1 and g.missing == 28 and g.gaps == 29
+
+
+def _prefixed(data: bytes, prefix: bytes = b"R") -> bytes:
+    """The same CSV lines with text spin ids (``R101``): the prefix before each row's id (the header kept)."""
+    return b"".join(ln if ln.startswith(b'"') else prefix + ln for ln in data.splitlines(keepends=True))
+
+
+def test_text_ids_of_one_prefix_are_checked_for_gaps_as_whole_numbers_are(tmp_path):
+    """Text spin ids of letters and a number (``R1200``) are checked for gaps by their number, as certify counts them;
+    the gap is said with the ids as the log writes them (the watch had no gap check for them). Another prefix in the
+    table opens no gap (not the table's counter)."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(_prefixed(lines(100, 21, header=True)))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    assert step(w)[0] == []
+    _append(log, _prefixed(lines(45, 22, first=105)) + _prefixed(lines(1, 23, first=400), b"Q"))  # R101-R105 never written; Q401
+    gaps, _, lost = step(w, final=True)
+    assert lost == [] and len(gaps) == 1
+    g = gaps[0]
+    assert (g.detail["first"], g.detail["last"], g.detail["missing"], g.detail["line"]) == ("R101", "R105", 5, 102)
+    assert "spin_id R101 to R105 missing (5)" in g.text and "from R100 to R106" in g.text
+    assert w.id_gaps["W1"].gaps == 1 and w.id_gaps["W1"].missing == 5
+    w.close()
+
+
+def test_cli_text_ids_gap_said_and_counted(tmp_path, cli):
+    log = tmp_path / "live.csv"
+    log.write_bytes(_prefixed(lines(100, 24, header=True)) + _prefixed(lines(50, 25, first=103)))  # R101-R103 missing
+    r = cli("watch", log, "--no-record", "--json")
+    assert r.exit_code == 0, r.output
+    assert f"SPIN IDS MISSING: {log}:102: table W1: spin_id R101 to R103 missing (3)" in r.stderr
+    end = json.loads(r.stdout.splitlines()[-1])
+    assert end["event"] == "end" and end["gaps"] == 1 and end["missing_ids"] == {"W1": 3}
+
+
+@pytest.mark.parametrize("conflict", [False, True])
+def test_cli_store_table_with_text_ids_says_their_gaps(tmp_path, cli, conflict):
+    """watch --table on text spin ids (``R41``): a gap is said with the ids as stored and the file and line where they
+    resume; a text id stored with two results is no gap."""
+    first = _prefixed(lines(100, 26, header=True)).splitlines(keepends=True)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_bytes(b"".join(first[:41] + first[43:]))  # R41-R42 missing; R43 on line 42 of a.csv
+    r60 = first[60].decode().split(",")
+    r60[-1] = str((int(r60[-1]) + (1 if conflict else 0)) % 37) + "\n"
+    b.write_bytes(first[0] + ",".join(r60).encode())
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", a, "--db", db).exit_code == 0
+    assert cli("ingest", b, "--db", db).exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db, "--json")
+    assert r.exit_code == 0, r.output
+    assert f"SPIN IDS MISSING: {a}:42: table W1: spin_id R41 to R42 missing (2)" in r.stderr, r.stderr
+    assert r.stderr.count("SPIN IDS MISSING") == 1, r.stderr
+    gap = [json.loads(x) for x in r.stdout.splitlines() if '"gap"' in x]
+    assert gap[0]["gap"]["first"] == "R41" and gap[0]["gap"]["last"] == "R42"
+    end = json.loads(r.stdout.splitlines()[-1])
+    assert end["gaps"] == 1 and end["missing_ids"] == {"W1": 2} and end["spins"] == {"W1": 97 if conflict else 98}

@@ -401,7 +401,7 @@ def _watch_table(run: _WatchRun, table: str) -> None:
 
 class _TableWatch:
     """The watch of one stored table: its detector fed the rows ingested since the last poll (by ``seq``),
-    and its whole-number spin ids checked for gaps (:class:`~rngcert.pipeline.watch.id_gaps.IdGaps`)."""
+    and its spin ids checked for gaps (:class:`~rngcert.pipeline.watch.id_gaps.IdGaps`; whole numbers, or text ids of one prefix)."""
 
     def __init__(self, run: _WatchRun, table: str):
         from rngcert.pipeline.watch.id_gaps import IdGaps
@@ -409,6 +409,7 @@ class _TableWatch:
         self.run, self.table = run, table
         self.last_seq, self.seen, self.w = 0, 0, None
         self.gaps = IdGaps()
+        self.prefix: str | None = None  # its spin ids' prefix: "" whole numbers, "R" for R1200 (None: none seen yet)
 
     def poll(self) -> bool:
         """Read and watch the new rows; True when there were any (exit 13 on an alarm)."""
@@ -448,29 +449,38 @@ class _TableWatch:
         return self.w
 
     def _check_ids(self, st, got) -> None:
-        """Say the gaps in the whole-number spin ids of the new rows (void ones included; a spin id stored
-        with two results, left out of the rows, is no gap), each with the file and line where the ids resume."""
+        """Say the gaps in the spin ids of the new rows (whole numbers, or text ids of the table's one prefix and a
+        number, ``R1200``; void ones included; a spin id stored with two results, left out of the rows, is no gap), each
+        with the file and line where the ids resume."""
         import numpy as np
+        import pyarrow as pa
 
-        from rngcert.collect.spinids import whole_number_ids
+        from rngcert.collect.spinids import counter_ids
 
-        _, num, numeric, _ = whole_number_ids(got.spin_id)
+        num, numeric, pre = counter_ids(got.spin_id, self.prefix)
         ids = num[numeric]
         if not ids.size:
             return
-        conflicted = np.asarray(st.conflicted_ids(self.table), dtype=np.int64)
+        self.prefix = pre
+        if pre:
+            texts = st.conflicted_ids(self.table, text=True)
+            cnum, cok, _ = counter_ids(pa.array(texts, pa.string()), pre) if texts else (np.zeros(0, np.int64), np.zeros(0, bool), pre)
+            conflicted = cnum[cok]
+        else:
+            conflicted = np.asarray(st.conflicted_ids(self.table), dtype=np.int64)
         ids = np.concatenate([ids, conflicted[conflicted <= ids.max()]])
         gaps, late = self.gaps.update(ids)
         full, rest = self.gaps.to_say(gaps)
+        sid = (lambda x: int(x)) if not pre else (lambda x: f"{pre}{x}")  # noqa: E731 - the id as stored
         for g in full:
-            file, line = st.spin_origin(self.table, g.resume) or (f"store {self.run.db}", 0)
-            ids_ = f"spin_id {g.first}" if g.first == g.last else f"spin_id {g.first} to {g.last}"
-            text = (f"{file}:{line}: table {self.table}: {ids_} missing ({g.missing:,}): the stored ids go from {g.after} to {g.resume} "
-                    "here; spins the source never carried (lost by the wheel controller, the recorder or the export), not watched")
-            _note_out(self.run, self.table, text, {"first": g.first, "last": g.last, "missing": g.missing, "file": file, "line": line})
+            file, line = st.spin_origin(self.table, sid(g.resume)) or (f"store {self.run.db}", 0)
+            ids_ = f"spin_id {sid(g.first)}" if g.first == g.last else f"spin_id {sid(g.first)} to {sid(g.last)}"
+            text = (f"{file}:{line}: table {self.table}: {ids_} missing ({g.missing:,}): the stored ids go from {sid(g.after)} to "
+                    f"{sid(g.resume)} here; spins the source never carried (lost by the wheel controller, the recorder or the export), not watched")
+            _note_out(self.run, self.table, text, {"first": sid(g.first), "last": sid(g.last), "missing": g.missing, "file": file, "line": line})
         if rest:
-            file, line = st.spin_origin(self.table, rest[-1].resume) or (f"store {self.run.db}", 0)
-            _note_out(self.run, self.table, self.gaps.more(self.table, rest, f"{file}:{line}"))
+            file, line = st.spin_origin(self.table, sid(rest[-1].resume)) or (f"store {self.run.db}", 0)
+            _note_out(self.run, self.table, self.gaps.more(self.table, rest, f"{file}:{line}", prefix=pre))
         if late.size:
             _note_out(self.run, self.table, f"table {self.table}: {late.size} spin_id(s) arrived late in the store, inside a gap said "
                                             f"before: no longer missing; {self.gaps.missing:,} still missing")

@@ -9,10 +9,13 @@ import numpy as np
 
 from rngcert.collect import _arrow
 
-__all__ = ["table_codes", "whole_number_ids"]
+__all__ = ["PREFIXED_ID", "counter_ids", "table_codes", "whole_number_ids"]
 
 #: a spin id that is a whole number (as stored: up to 18 digits, so that it fits int64)
 _WHOLE = r"^[0-9]{1,18}$"
+#: a text spin id of letters and a whole number without a leading zero (``R1200``): the shape whose number gives the
+#: spin order (the readers' pattern too: :mod:`rngcert.collect.spinlog.idorder`)
+PREFIXED_ID = r"^(?P<prefix>[A-Za-z][A-Za-z_\-:#/.]*)(?P<number>0|[1-9][0-9]{0,17})$"
 
 
 def table_codes(table) -> tuple[np.ndarray, list]:
@@ -66,3 +69,52 @@ def whole_number_ids(spin_id, take: np.ndarray | None = None):
     is_number = _arrow.bools(whole, fill=False)
     empty = _arrow.bools(pc.equal(text, _arrow.text_scalar("")), fill=True)
     return text, number, is_number, empty
+
+
+def counter_ids(spin_id, prefix: str | None, take: np.ndarray | None = None):
+    """The spin ids of read rows as the numbers of a counter: whole numbers, or text ids of one prefix and a number.
+
+    Parameters
+    ----------
+    spin_id : pyarrow.Array or pyarrow.ChunkedArray
+        The rows' spin ids (as in :func:`whole_number_ids`).
+    prefix : str or None
+        The table's prefix: ``""`` for whole-number ids, ``"R"`` for ids like ``R1200``; None when the table has
+        none yet (it is then that of the first row whose id is of either shape).
+    take : numpy.ndarray, optional
+        Integer indices of the rows wanted (all rows when omitted).
+
+    Returns
+    -------
+    number : numpy.ndarray
+        (n,) int64: the id's number where ``is_number``, else 0.
+    is_number : numpy.ndarray
+        (n,) bool: where the id is of the table's shape (a whole number, or the table's prefix and a number).
+    prefix : str or None
+        The table's prefix (None: no row has an id of either shape).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> n, ok, pre = counter_ids(pa.array(["R7", "R9", "Q8", "10"]), None)
+    >>> n.tolist(), ok.tolist(), pre
+    ([7, 9, 0, 0], [True, True, False, False], 'R')
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text, number, whole, _ = whole_number_ids(spin_id, take)
+    if prefix == "" or (prefix is None and whole[:1].all() and whole.size):
+        return number, whole, ""
+    parts = pc.extract_regex(text, PREFIXED_ID)
+    found = _arrow.bools(pc.is_valid(parts), fill=False)
+    if prefix is None:
+        first = np.flatnonzero(found | whole)
+        if not first.size:
+            return number, np.zeros(number.size, dtype=bool), None
+        if whole[first[0]]:
+            return number, whole, ""
+        prefix = pc.struct_field(parts, "prefix")[int(first[0])].as_py()
+    same = found & _arrow.bools(pc.equal(pc.struct_field(parts, "prefix"), _arrow.text_scalar(prefix)), fill=False)
+    num = _arrow.ints(pc.cast(pc.struct_field(parts, "number"), pa.int64()), fill=0)  # (struct_field: null where no match)
+    return np.where(same, num, 0).astype(np.int64), same, prefix

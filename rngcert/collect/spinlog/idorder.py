@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rngcert.collect.spinids import PREFIXED_ID
 from rngcert.stats import arrayops
 
 #: Runs per batch of a table at most (beyond, the ids are shuffled rather than in runs: the exact path sorts them).
@@ -145,7 +146,7 @@ def reorder(a: np.ndarray, slices) -> None:
 
 #: A text spin id the compact log keeps as a number: letters, then a whole number written without leading zeros
 #: (``R100234``, ``spin-17``); one prefix per table, so that the number is the id.
-_TEXT_ID = r"^(?P<prefix>[A-Za-z][A-Za-z_\-:#/.]*)(?P<number>0|[1-9][0-9]{0,17})$"
+_TEXT_ID = PREFIXED_ID
 
 
 def text_id_numbers(labels: list[str]) -> tuple[list[str], np.ndarray, np.ndarray] | None:

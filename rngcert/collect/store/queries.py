@@ -350,29 +350,31 @@ class QueriesMixin:
         return [dict(zip(names, r)) for r in cur.fetchall()]
 
     @_guarded
-    def spin_origin(self, table: str, spin_no: int) -> tuple[str, int] | None:
-        """(file, line) the first stored row of whole-number spin id ``spin_no`` of ``table`` was read from, or None.
+    def spin_origin(self, table: str, spin_no: int | str) -> tuple[str, int] | None:
+        """(file, line) the first stored row of spin id ``spin_no`` of ``table`` was read from, or None.
 
         Parameters
         ----------
         table : str
             The table.
-        spin_no : int
-            The spin id (a whole number).
+        spin_no : int or str
+            The spin id: a whole number, or a text id as stored (``R1200``).
 
         Returns
         -------
         tuple or None
             The source file's path as ingested and the row's line in it.
         """
+        which = "spins.spin_label = '' AND spins.spin_no = ?" if isinstance(spin_no, (int, np.integer)) else "spins.spin_label = ?"
         rows = self.con.execute("SELECT s.path, spins.line FROM spins JOIN sources s ON s.source_id = spins.source_id WHERE spins.table_id = ? "
-                                "AND spins.spin_label = '' AND spins.spin_no = ? ORDER BY spins.seq LIMIT 1", [table, int(spin_no)]).fetchall()
+                                f"AND {which} ORDER BY spins.seq LIMIT 1", [table, spin_no if isinstance(spin_no, str) else int(spin_no)]).fetchall()
         return (str(rows[0][0]), int(rows[0][1] or 0)) if rows else None
 
     @_guarded
-    def conflicted_ids(self, table: str) -> list[int]:
-        """The whole-number spin ids of ``table`` stored with two results (left out of :meth:`spins`)."""
-        return _conflicted_keys(self.con, table)[0]
+    def conflicted_ids(self, table: str, *, text: bool = False) -> list:
+        """The whole-number spin ids of ``table`` stored with two results (left out of :meth:`spins`); with ``text``,
+        its text ones (``R1200``)."""
+        return _conflicted_keys(self.con, table)[1 if text else 0]
 
     @_guarded
     def count_spins(self, table: str | None = None) -> int:

@@ -37,7 +37,7 @@ class Gap:
 
 
 class IdGaps:
-    """The whole-number spin ids of one table as they are read, checked for gaps.
+    """The spin ids of one table as they are read (their numbers: whole numbers, or text ids of one prefix), checked for gaps.
 
     The ids of a log rise by one. An id above the highest one seen by more than one opens a gap
     (the ids between are missing); an id that arrives later inside a gap said before fills it
@@ -70,11 +70,11 @@ class IdGaps:
         return gaps[:k], gaps[k:]
 
     @staticmethod
-    def more(table: str, rest: list[Gap], where: str) -> str:
-        """The note of the gaps of one read beyond the first :data:`SAID_IN_FULL` of a table."""
+    def more(table: str, rest: list[Gap], where: str, prefix: str = "") -> str:
+        """The note of the gaps of one read beyond the first :data:`SAID_IN_FULL` of a table (``prefix``: of text ids, ``R``)."""
         n = sum(g.missing for g in rest)
-        return (f"table {table}: {len(rest):,} more gap(s) in the spin ids ({n:,} id(s) missing, the last from {rest[-1].first} to "
-                f"{rest[-1].last}, resuming at {where}); the first {SAID_IN_FULL} gaps of a table are said in full, every one is counted")
+        return (f"table {table}: {len(rest):,} more gap(s) in the spin ids ({n:,} id(s) missing, the last from {prefix}{rest[-1].first} to "
+                f"{prefix}{rest[-1].last}, resuming at {where}); the first {SAID_IN_FULL} gaps of a table are said in full, every one is counted")
 
     @property
     def gaps(self) -> int:

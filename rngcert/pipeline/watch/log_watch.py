@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rngcert.collect.spinids import table_codes, whole_number_ids
+from rngcert.collect.spinids import counter_ids, table_codes, whole_number_ids
 from rngcert.pipeline.watch.detector import Watcher, WatchStatus
 from rngcert.pipeline.watch.follow import DEFAULT_SETTLE, LogFollower
 from rngcert.pipeline.watch.id_gaps import Gap, IdGaps
@@ -105,6 +105,7 @@ class LogWatch:
         self.lost: list[str] = []
         self.id_gaps: dict[str, IdGaps] = {}
         self._tail: dict[str, tuple[int, int, int]] = {}  # table -> (last whole-number id, its constant step, run of that step)
+        self._id_prefix: dict[str, str] = {}  # table -> its spin ids' prefix ("" for whole numbers, "R" for R1200)
         self._after_rotation: set[str] = set()  # tables whose first id after a rotation is still to be compared
         self._gen = 0
 
@@ -250,33 +251,38 @@ class LogWatch:
             self.void += int(fresh.size) + len(text) + int(np.count_nonzero(no_id))
 
     def _id_gaps(self, events: list[Event], rows, tcodes: np.ndarray, tnames: list, line: np.ndarray) -> None:
-        """:meth:`_id_gap` for every table of a chunk, on the whole-number ids of all its rows in
-        file order: void and rejected rows too (a void spin is a spin of the log, not a gap)."""
-        _, num, numeric, _ = whole_number_ids(rows.spin_id)
-        if not numeric.any():
-            return
-        for c in arrayops.unique(tcodes[numeric]).tolist():  # tables (a handful)
-            r = np.flatnonzero(numeric & (tcodes == c))
+        """:meth:`_id_gap` for every table of a chunk, on the numbers of all its rows' spin ids in file order (whole
+        numbers, or text ids of the table's one prefix and a number, ``R1200``: :func:`~rngcert.collect.spinids.counter_ids`):
+        void and rejected rows too (a void spin is a spin of the log, not a gap)."""
+        for c in arrayops.unique(tcodes).tolist():  # tables (a handful)
             tname = tnames[c] or "(no table)"
-            excuse = self._id_gap(events, tname, num[r], line[r])
-            gaps, late = self.id_gaps.setdefault(tname, IdGaps()).update(num[r], excuse=excuse)
+            rsel = np.flatnonzero(tcodes == c)
+            num, ok, pre = counter_ids(rows.spin_id, self._id_prefix.get(tname), rsel)
+            if pre is None or not ok.any():
+                continue
+            self._id_prefix[tname] = pre
+            r, num = rsel[ok], num[ok]
+            excuse = self._id_gap(events, tname, num, line[r])
+            gaps, late = self.id_gaps.setdefault(tname, IdGaps()).update(num, excuse=excuse)
             ig = self.id_gaps[tname]
             full, rest = ig.to_say(gaps)
             events += [self._gap_event(tname, g, int(line[r][g.index])) for g in full]
             if rest:
-                events.append(Event("note", tname, text=ig.more(tname, rest, f"{self.path}:{int(line[r][rest[-1].index])}")))
+                events.append(Event("note", tname, text=ig.more(tname, rest, f"{self.path}:{int(line[r][rest[-1].index])}", prefix=pre)))
             if late.size:
-                shown = ", ".join(str(int(x)) for x in num[r][late[:5]]) + (", ..." if late.size > 5 else "")
+                shown = ", ".join(f"{pre}{int(x)}" for x in num[late[:5]]) + (", ..." if late.size > 5 else "")
                 events.append(Event("note", tname, text=(
                     f"{self.path}:{int(line[r][late[0]])}: table {tname}: {late.size} spin_id(s) ({shown}) arrived late, inside a gap "
                     f"said before: no longer missing; {ig.missing:,} still missing")))
 
     def _gap_event(self, tname: str, g: Gap, line: int) -> Event:
         """The ``"gap"`` event of ids that skip (``line``: the row where the ids resume)."""
-        ids = f"spin_id {g.first}" if g.first == g.last else f"spin_id {g.first} to {g.last}"
-        text = (f"{self.path}:{line}: table {tname}: {ids} missing ({g.missing:,}): the ids go from {g.after} to {g.resume} here; "
+        pre = self._id_prefix.get(tname, "")
+        ids = f"spin_id {pre}{g.first}" if g.first == g.last else f"spin_id {pre}{g.first} to {pre}{g.last}"
+        text = (f"{self.path}:{line}: table {tname}: {ids} missing ({g.missing:,}): the ids go from {pre}{g.after} to {pre}{g.resume} here; "
                 "spins the log never carried (lost by the wheel controller, the recorder or the export), not watched")
-        return Event("gap", tname, text=text, detail={"first": g.first, "last": g.last, "missing": g.missing, "file": str(self.path), "line": line})
+        first, last = (g.first, g.last) if not pre else (f"{pre}{g.first}", f"{pre}{g.last}")  # (text ids: as the log writes them)
+        return Event("gap", tname, text=text, detail={"first": first, "last": last, "missing": g.missing, "file": str(self.path), "line": line})
 
     def _id_gap(self, events: list[Event], tname: str, ids: np.ndarray, line) -> tuple[int, int] | None:
         """Compare the first id counted after a rotation with the last one before it (see ``lost``),
@@ -290,8 +296,9 @@ class LogWatch:
             self._after_rotation.discard(tname)
             if tail is not None and tail[1] > 0 and tail[2] >= 2 and int(ids[0]) > tail[0] + tail[1]:
                 missing = (int(ids[0]) - tail[0]) // tail[1] - 1
-                text = (f"{self.path}:{int(line[0])}: table {tname}: the first spin_id of the new file after a rotation is {int(ids[0])}, "
-                        f"the last one of the file before was {tail[0]} (ids went up by {tail[1]}): about {missing:,} spin(s) between them "
+                pre = self._id_prefix.get(tname, "")
+                text = (f"{self.path}:{int(line[0])}: table {tname}: the first spin_id of the new file after a rotation is {pre}{int(ids[0])}, "
+                        f"the last one of the file before was {pre}{tail[0]} (ids went up by {tail[1]}): about {missing:,} spin(s) between them "
                         "were never read (a rotation the watch did not see)")
                 self.lost.append(text)
                 events.append(Event("lost", tname, text=text))
