@@ -336,3 +336,22 @@ def test_cli_store_table_with_text_ids_says_their_gaps(tmp_path, cli, conflict):
     assert gap[0]["gap"]["first"] == "R41" and gap[0]["gap"]["last"] == "R42"
     end = json.loads(r.stdout.splitlines()[-1])
     assert end["gaps"] == 1 and end["missing_ids"] == {"W1": 2} and end["spins"] == {"W1": 97 if conflict else 98}
+
+
+def test_cli_store_table_gap_where_a_row_was_rejected_on_ingest_says_so(tmp_path, cli):
+    """A stored table misses the id of a row rejected on ingest (its result unreadable): the source did carry it, so the
+    gap no longer says 'spins the source never carried' alone but names the rejected row between the two stored ones."""
+    rows = lines(60, 27, header=True).splitlines(keepends=True)
+    r31 = rows[31].decode().split(",")  # spin 31 (line 32)
+    r31[-1] = "99\n"  # not a pocket: rejected on ingest
+    rows[31] = ",".join(r31).encode()
+    a = tmp_path / "a.csv"
+    a.write_bytes(b"".join(rows))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", a, "--db", db).exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db)
+    assert r.exit_code == 0, r.output
+    said = [x for x in r.stderr.splitlines() if "SPIN IDS MISSING" in x]
+    assert len(said) == 1 and "spin_id 31 missing (1)" in said[0], r.stderr
+    assert f"1 row(s) of {a} between them (line(s) 32) were rejected on ingest" in said[0], said[0]
+    assert "The missing spins were not watched" in r.stderr

@@ -216,7 +216,7 @@ def _gap_summary(source: str, id_gaps: dict) -> dict:
     if gaps:
         per = ", ".join(f"table {t}: {m:,}" for t, m in missing.items()) or "none"
         click.echo(f"watch: {gaps} gap(s) in the spin ids of {source}: {sum(missing.values()):,} spin id(s) missing at the end ({per}); "
-                   f"{late:,} arrived late inside a gap. Spins the source never carried were not watched", err=True)
+                   f"{late:,} arrived late inside a gap. The missing spins were not watched", err=True)
     return {"gaps": gaps, "missing_ids": missing, "late_ids": late}
 
 
@@ -476,7 +476,7 @@ class _TableWatch:
             file, line = st.spin_origin(self.table, sid(g.resume)) or (f"store {self.run.db}", 0)
             ids_ = f"spin_id {sid(g.first)}" if g.first == g.last else f"spin_id {sid(g.first)} to {sid(g.last)}"
             text = (f"{file}:{line}: table {self.table}: {ids_} missing ({g.missing:,}): the stored ids go from {sid(g.after)} to "
-                    f"{sid(g.resume)} here; spins the source never carried (lost by the wheel controller, the recorder or the export), not watched")
+                    f"{sid(g.resume)} here; {self._why_missing(st, sid(g.after), sid(g.resume))}, not watched")
             _note_out(self.run, self.table, text, {"first": sid(g.first), "last": sid(g.last), "missing": g.missing, "file": file, "line": line})
         if rest:
             file, line = st.spin_origin(self.table, sid(rest[-1].resume)) or (f"store {self.run.db}", 0)
@@ -484,3 +484,14 @@ class _TableWatch:
         if late.size:
             _note_out(self.run, self.table, f"table {self.table}: {late.size} spin_id(s) arrived late in the store, inside a gap said "
                                             f"before: no longer missing; {self.gaps.missing:,} still missing")
+
+    def _why_missing(self, st, after, resume) -> str:
+        """Why ids between two stored ids are missing, in words: spins the source never carried, or, where rows read
+        between the two were rejected on ingest (their spin ids are not stored), possibly those rows."""
+        rej = st.rejected_between(self.table, after, resume)
+        if rej is None:
+            return "spins the source never carried (lost by the wheel controller, the recorder or the export)"
+        path, n, lines = rej
+        shown = ", ".join(map(str, lines)) + (", …" if n > len(lines) else "")
+        return (f"not stored: {n} row(s) of {path} between them (line(s) {shown}) were rejected on ingest and may hold them "
+                f"(rngcert rejects --db {self.run.db} --file {path}); else spins the source never carried")

@@ -371,6 +371,26 @@ class QueriesMixin:
         return (str(rows[0][0]), int(rows[0][1] or 0)) if rows else None
 
     @_guarded
+    def rejected_between(self, table: str, after: int | str, resume: int | str) -> tuple[str, int, list[int]] | None:
+        """The rows rejected on ingest that were read between the stored rows of spin ids ``after`` and ``resume`` of
+        ``table`` (whole numbers, or text ids as stored), when both rows came from one file: ``(its path, how many, the
+        first 5 lines)``; None when they came from two files or no row between them was rejected. (A rejected row's
+        spin id is not stored: such rows may hold the ids of a gap.)"""
+        def match(v):
+            return ("spin_label = '' AND spin_no = ?", int(v)) if not isinstance(v, str) else ("spin_label = ?", v)
+
+        (wa, va), (wb, vb) = match(after), match(resume)
+        rows = self.con.execute(
+            f"""WITH a AS (SELECT source_id, line FROM spins WHERE table_id = ? AND {wa} ORDER BY seq LIMIT 1),
+                     b AS (SELECT source_id, line FROM spins WHERE table_id = ? AND {wb} ORDER BY seq LIMIT 1)
+                SELECT r.file, r.line FROM rejects r, a, b
+                WHERE a.source_id = b.source_id AND r.source_id = a.source_id AND r.line > a.line AND r.line < b.line
+                ORDER BY r.line""", [table, va, table, vb]).fetchall()
+        if not rows:
+            return None
+        return str(rows[0][0]), len(rows), [int(r[1]) for r in rows[:5]]
+
+    @_guarded
     def conflicted_ids(self, table: str, *, text: bool = False) -> list:
         """The whole-number spin ids of ``table`` stored with two results (left out of :meth:`spins`); with ``text``,
         its text ones (``R1200``)."""
