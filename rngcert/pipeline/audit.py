@@ -330,6 +330,18 @@ def _unusable(stored) -> str:
     return (" that an audit can use: " + "; ".join(why)) if why else ""
 
 
+def _gap_note(store, table: str, stored, n_rejected: int) -> list[str]:
+    """The note of the spin ids missing from the store between the window's lowest and highest id (:meth:`Store.id_gaps`),
+    as certify words the gaps of a log; none when none is missing. (Certify of the same log counts a rejected row's id
+    as present: the store kept no id of it, so the note names the rejected rows of the window's sources.)"""
+    gaps = store.id_gaps(table, stored.seq_range)
+    if not gaps:
+        return []
+    why = ("the sources never carried, or rows rejected on ingest, which stored no spin id "
+           f"({n_rejected:,} rejected row(s) in this window's sources: see rngcert rejects)" if n_rejected else "the sources never carried")
+    return [f"{gaps[0]:,} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence): not in the store: spins {why}"]
+
+
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     """Load everything one audit needs from an open store (window spins, previous window,
     earlier audits, provenance)."""
@@ -352,6 +364,7 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     log = spinlog_from_store(stored, wheel, notes=notes)
     log.sources = store.source_infos(stored.source_ids)
     log.rejected = store.rejected_rows(stored.source_ids) + stored.conflict_rows
+    notes += _gap_note(store, table, stored, len(log.rejected) - len(stored.conflict_rows))
     log.sources = _with_conflict_rows(log.sources, stored.conflict_rows)
     earlier = store.audits(table)
     # previous window: the most recent earlier audit's window if it ends before this one starts,
