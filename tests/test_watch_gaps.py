@@ -355,3 +355,17 @@ def test_cli_store_table_gap_where_a_row_was_rejected_on_ingest_says_so(tmp_path
     assert len(said) == 1 and "spin_id 31 missing (1)" in said[0], r.stderr
     assert f"1 row(s) of {a} between them (line(s) 32) were rejected on ingest" in said[0], said[0]
     assert "The missing spins were not watched" in r.stderr
+
+
+def test_a_lost_rotation_of_a_log_with_text_ids_is_said_with_its_ids(tmp_path):
+    """The lost-rotation check of whole-number ids holds for text ids of one prefix: R300 -> R601 is SPINS LOST once."""
+    log = tmp_path / "live.csv"
+    log.write_bytes(_prefixed(lines(300, 28, header=True)))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    step(w)
+    _rotate(log, _prefixed(lines(300, 29, first=300, header=True)))
+    _rotate(log, _prefixed(lines(300, 30, first=600, header=True)))
+    out = [step(w), step(w)]
+    lost = [t for o in out for t in o[2]]
+    assert len(lost) == 1 and "is R601" in lost[0] and "was R300" in lost[0] and [g for o in out for g in o[0]] == []
+    w.close()
