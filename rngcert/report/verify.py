@@ -25,6 +25,7 @@ import base64
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -33,6 +34,8 @@ from rngcert.errors import InputError
 from rngcert.report.schema import sha256_file
 
 CANONICAL = "JSON without the integrity field; keys sorted; separators ',' and ':'; UTF-8; no NaN"
+#: What a signature signs, as its ``signed`` field says.
+SIGNED = "canonical JSON of {report_sha256, files}"
 
 
 def canonical_bytes(report: Mapping[str, Any]) -> bytes:
@@ -153,7 +156,7 @@ def seal(report: Mapping[str, Any], files: Mapping[str, str | Path], key=None, *
         pub = key.public_key()
         out["signature"] = {
             "algorithm": "Ed25519",
-            "signed": "canonical JSON of {report_sha256, files}",
+            "signed": SIGNED,
             "public_key": base64.b64encode(_raw(pub)).decode("ascii"),
             "key_fingerprint": fingerprint(pub),
             "value": base64.b64encode(sig).decode("ascii"),
@@ -298,14 +301,16 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     except (TypeError, ValueError) as exc:
         v.add("report.json content hash", False, f"cannot be serialised canonically ({exc})")
         return v
-    v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {integ['report_sha256'][:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
+    v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {str(integ['report_sha256'])[:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
     _check_integrity_fields(v, integ)
     same_layout = raw.decode("utf-8") == serialise(rep)
     kept = " (an edit that keeps the meaning)" if actual == integ["report_sha256"] else ""  # else the content changed too
     v.add("report.json layout", same_layout, "" if same_layout else f"the file's bytes differ from what rngcert writes for this content{kept}")
     _check_unrecorded(v, integ)
-    for name, want in (integ.get("files") or {}).items():
+    for name, want in (integ.get("files") if isinstance(integ.get("files"), dict) else {}).items():
         f = v.folder / name
+        if name not in WRITTEN:  # named by the integrity block's own check
+            continue
         if not f.is_file():
             v.add(name, None, "missing from the folder")
             continue
@@ -331,6 +336,34 @@ def _check_integrity_fields(v: Verification, integ: dict) -> None:
         got = integ.get(name)
         if got != value:
             v.add(f"integrity {name}", False, f"recorded {str(got)[:80]!r}, but rngcert writes {value!r} for this content: the integrity block was edited")
+    _check_keys(v, "integrity", integ, {"algorithm", "canonical", "report_sha256", "report_id", "files"}, {"signature"})
+    files = integ.get("files")
+    if not isinstance(files, dict) or any(k not in WRITTEN or not isinstance(h, str) or not re.fullmatch(r"[0-9a-f]{64}", h)
+                                          for k, h in files.items()):
+        v.add("integrity files", False, f"recorded {str(files)[:120]!r}, but rngcert records only {', '.join(WRITTEN)}, each with "
+                                        "a SHA-256 in hex: the integrity block was edited")
+
+
+def _check_keys(v: Verification, where: str, block: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
+    """A block of the integrity field holds exactly the keys rngcert writes: no hash and no signature covers the block's
+    other keys, so an added one (a forged note of approval) or a removed one is an edit of report.json that nothing else
+    would catch."""
+    keys = set(block)
+    extra, missing = sorted(keys - required - set(optional)), sorted(required - keys)
+    if extra or missing:
+        v.add(where, False, "; ".join(([f"keys rngcert does not write: {', '.join(repr(k[:40]) for k in extra)}"] if extra else [])
+                                      + ([f"keys missing: {', '.join(missing)}"] if missing else [])) + ": the integrity block was edited")
+
+
+def _b64(text: Any) -> bytes:
+    """The bytes of a base64 field as rngcert writes it: the standard alphabet, padded, nothing else (ValueError
+    otherwise; a lenient decoder skips other characters, so an edited field would still decode to the same bytes)."""
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not a base64 text")
+    raw = base64.b64decode(text, validate=True)
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise ValueError(f"{text[:60]!r} is not in the base64 form rngcert writes")
+    return raw
 
 
 #: The files rngcert writes into a report folder besides report.json (:func:`rngcert.report.writer.write_report`).
@@ -341,7 +374,7 @@ def _check_unrecorded(v: Verification, integ: dict) -> None:
     """Files in the folder that the integrity block does not record: one named as a file rngcert writes
     (a report.pdf beside a report written without one) FAILS; any other is covered by no hash and no
     signature, so the folder is not checked as a whole (INCOMPLETE at best)."""
-    recorded = set(integ.get("files") or {}) | {"report.json"}
+    recorded = set(integ.get("files") if isinstance(integ.get("files"), dict) else {}) | {"report.json"}
     for f in sorted(v.folder.iterdir()):
         if f.name in recorded:
             continue
@@ -398,6 +431,20 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
         return
     v.signed = "yes"
     _, ed25519 = _crypto()
+    if not isinstance(sig, dict):
+        v.signed_line = "yes, but the signature block is malformed"
+        v.add("signature", False, f"malformed ({str(sig)[:80]!r} is not a signature block)")
+        return
+    _check_keys(v, "integrity signature", sig, {"algorithm", "signed", "public_key", "key_fingerprint", "value"})
+    for name, value in (("algorithm", "Ed25519"), ("signed", SIGNED)):
+        if sig.get(name) != value:
+            v.add(f"integrity signature {name}", False, f"recorded {str(sig.get(name))[:80]!r}, but rngcert writes {value!r}: "
+                                                        "the integrity block was edited")
+    for name in ("public_key", "value"):
+        try:
+            _b64(sig.get(name))
+        except ValueError as exc:
+            v.add(f"integrity signature {name}", False, f"{exc}: the integrity block was edited")
     try:
         embedded = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(sig["public_key"]))
         value = base64.b64decode(sig["value"])
@@ -410,7 +457,7 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
     if sig.get("key_fingerprint") != fingerprint(embedded):  # shown to readers of report.json; covered by no hash
         v.add("integrity signature key_fingerprint", False, f"recorded {str(sig.get('key_fingerprint'))[:80]!r}, but the key the report "
                                                             f"carries has fingerprint {fingerprint(embedded)}: the integrity block was edited")
-    payload = _signed_payload(integ["report_sha256"], integ.get("files") or {})
+    payload = _signed_payload(integ["report_sha256"], integ.get("files") if isinstance(integ.get("files"), dict) else {})
 
     def verifies(key) -> bool:
         try:
@@ -470,8 +517,6 @@ def load_keyring(path: str | Path) -> list:
     InputError
         The file cannot be read, holds no key, or holds something that is not an Ed25519 key.
     """
-    import re
-
     serialization, ed25519 = _crypto()
     try:
         text = Path(path).read_text(encoding="utf-8")
