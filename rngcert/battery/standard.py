@@ -126,13 +126,16 @@ class Clause:
         return ", ".join(stems) if stems else ", ".join(self.tests)
 
     def selects(self, name: str) -> bool:
-        """Whether a result named ``name`` is one of the clause's tests."""
+        """Whether a result named ``name`` is one of the clause's tests: by its full name, its stem before ``[`` (a test's
+        variants) or before ``:`` (SP 800-22's ``:uniformity`` and ``:proportion`` results of one test), with or without
+        ``nist_`` (the names a lab's file is checked against)."""
         stem = name.split("[", 1)[0]
+        base = stem.split(":", 1)[0]
         keep = False
         for pat in self.tests:
             neg = pat.startswith("!")
             p = pat[1:] if neg else pat
-            hit = any(fnmatch.fnmatchcase(x, p) for x in (name, stem, stem.removeprefix("nist_")))
+            hit = any(fnmatch.fnmatchcase(x, p) for x in (name, stem, stem.removeprefix("nist_"), base, base.removeprefix("nist_")))
             if hit:
                 keep = not neg
         return keep
