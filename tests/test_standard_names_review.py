@@ -37,3 +37,51 @@ def test_a_bits_clause_naming_a_test_with_variants_selects_each():
     std = parse_standard(HEAD + _bits_clause("cumulative_sums"), "lab.toml")
     assert std.clauses[0].selects("nist_cumulative_sums[forward]:uniformity")
     assert not std.clauses[0].selects("nist_runs:proportion")
+
+
+def test_verify_rerun_of_a_bits_report_applies_its_standard(tmp_path, cli):
+    """A bits report under a named standard: --rerun recomputed the battery's own verdict and compared it with the
+    standard's, so a genuine report was NOT VERIFIED ("recorded FAIL, recomputed INCONCLUSIVE"), and the standard's
+    clause results were never recomputed. The recipe now records the standard and the rerun applies it."""
+    lab = tmp_path / "lab-bits.toml"
+    lab.write_text(HEAD + _bits_clause("*").replace("level = 0.01", "level = 0.5"))
+    res = cli("bits", "--source", "pcg64", "--streams", "10", "--length", "1000000", "--seed", "1", "--standard", lab,
+              "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == 12, res.output  # FAIL under the lab's clause, whatever the battery says
+    (rep,) = (tmp_path / "r").glob("bits-*")
+    res = cli("verify", rep, "--rerun")
+    assert res.exit_code == 11 and "ok          rerun:" in res.output, res.output  # INCOMPLETE: a generator has no file to hash
+    lab.write_text(lab.read_text().replace("level = 0.5", "level = 0.4"))
+    res = cli("verify", rep, "--rerun")
+    assert res.exit_code == 12 and "the standard changed since the report" in res.output, res.output
+
+
+def test_verify_rerun_fails_a_field_added_to_the_report(tmp_path, cli):
+    """A field added to an unsigned report and re-sealed (a regulator's approval, a note in a table's battery) was not
+    compared by --rerun (only fields both reports have were): the rerun said every value agreed and the result read
+    "the content follows from those files" (INTACT, exit 10)."""
+    import json
+    import re
+
+    from rngcert.report import verify as vmod
+
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", log).exit_code == 0
+    assert cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--out", tmp_path / "r").exit_code in (0, 10, 11, 12)
+    (rep,) = (tmp_path / "r").glob("european-*")
+    assert cli("verify", rep, log, "--rerun").exit_code == 10
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    j["regulator_statement"] = "approved by the gaming control board"
+    j["tables"][0]["battery"]["approval"] = "certified for five years"
+    integ = j["integrity"]
+    integ["report_sha256"] = vmod.content_sha256(j)
+    integ["report_id"] = integ["report_sha256"][:16]
+    html = rep / "report.html"
+    html.write_text(re.sub(r"report [0-9a-f]{16}", f"report {integ['report_id']}", html.read_text()))
+    integ["files"]["report.html"] = vmod.sha256_file(html)
+    p.write_text(vmod.serialise(j))
+    res = cli("verify", rep, log, "--rerun")
+    assert res.exit_code == 12, res.output
+    assert "regulator_statement: in the report, but no rerun computes it" in res.output
+    assert "tables[0].battery.approval: in the report" in res.output

@@ -139,6 +139,9 @@ def _rerun(v, logs) -> None:
     if not rep or not recipe:
         v.add("rerun", None, "this report records no rerun recipe (audit reports are checked by hash only: re-audit the store instead)")
         return
+    std = rep.get("standard") or {}
+    if "standard" not in recipe and std.get("id"):  # a bits recipe written before it recorded its standard: the report names it
+        recipe = dict(recipe, standard=std["id"] if std.get("packaged") else std.get("source"))
     files = _input_files(v, logs)
     if files is None:
         v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
@@ -227,6 +230,10 @@ def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
         entropy = None
     bar.set_total(int(arr.shape[0]))
     cert = certify_streams(arr, source=prov, alpha=r["alpha"], constants=r["constants"], figures=False, seed_entropy=entropy, progress=bar.callback() if bar.enabled else None)
+    from rngcert.pipeline.standards import apply_standard
+
+    # the standard the command applied after the pipeline
+    apply_standard(cert.report, r.get("standard"), kind="bits", alpha=r["alpha"])
     return cert.report
 
 

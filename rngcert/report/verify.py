@@ -627,7 +627,9 @@ def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: l
             at = f"{where}.{k}" if where else str(k)
             if at in _NOT_RECOMPUTED or k in _NOT_RECOMPUTED_ANYWHERE:
                 continue
-            if k not in b:  # added by the command around the pipeline (a recipe, a standard's lines): not recomputed
+            if k not in b:  # not recomputed, and not one of the fields no rerun recomputes: added to the report
+                diffs.append(f"{at}: in the report, but no rerun computes it (added): {str(a[k])[:80]}")
+                n += 1
                 continue
             if k not in a:  # recomputed, and not in the report: deleted from it
                 diffs.append(f"{at}: not in the report, recomputed {str(b[k])[:80]}")
@@ -667,9 +669,9 @@ def compare_content(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], 
     Returns
     -------
     (number of values compared, list of differences in words)
-        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures, and fields only the recorded report has: what
-        the command adds around the pipeline) are left out; a recomputed field the report does not have was deleted
-        from it and is a difference.
+        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures) are left out; any other field only one of the two
+        has is a difference (a recomputed field the report does not have was deleted from it; a field of the report that
+        the rerun does not compute was added to it).
     """
     diffs: list[str] = []
     count = _leaf_diffs(dict(recorded), dict(recomputed), "", dict(paths or {}), rel, diffs)
