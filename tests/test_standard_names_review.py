@@ -85,3 +85,51 @@ def test_verify_rerun_fails_a_field_added_to_the_report(tmp_path, cli):
     assert res.exit_code == 12, res.output
     assert "regulator_statement: in the report, but no rerun computes it" in res.output
     assert "tables[0].battery.approval: in the report" in res.output
+
+
+def _lab_file(tmp_path, std_id: str, clauses: str) -> str:
+    p = tmp_path / "lab.toml"
+    p.write_text(HEAD.replace('id = "lab"', f'id = "{std_id}"') + clauses, encoding="utf-8")
+    return str(p)
+
+
+def _wheel_clause(cid: str = "C1", title: str = "t") -> str:
+    return (f'[[clause]]\nid = "{cid}"\ntitle = "{title}"\napplies_to = ["wheel"]\ntests = ["pocket_chisquare"]\nlevel = 0.01\n'
+            'correction = "per-test"\nrejection = "FAIL"\nreference = "x"\n')
+
+
+@pytest.mark.parametrize("std_id", ["RNGCERT-DEFAULT", "rngcert\\u2010default", "\\uff45\\uff44\\uff47\\uff45", "edge\\u200b",
+                                    " Uniformity "])
+def test_a_lab_id_that_reads_as_a_packaged_standards_is_refused(tmp_path, std_id):
+    """A lab's file may not take a packaged standard's id, or a report would cite it for rules it does not hold; an id
+    that differs only in case, a Unicode hyphen, full-width letters or an invisible character read as the packaged id on
+    the report and the terminal and was accepted."""
+    from rngcert.battery.standard import StandardError, load_standard
+
+    with pytest.raises(StandardError, match="id of a packaged standard|control or invisible"):
+        load_standard(_lab_file(tmp_path, std_id, _wheel_clause()))
+
+
+@pytest.mark.parametrize("second", ["C1 ", "c1", "\\uff23\\uff11"])
+def test_clause_ids_that_read_the_same_are_duplicates(tmp_path, second):
+    """Two clauses whose ids read the same ("C1" and "C1 ", "c1" or full-width "Ｃ１") were accepted: the report's
+    clause table and the terminal showed "C1 met · C1 not met", and a reason named a clause that could be either."""
+    from rngcert.battery.standard import StandardError, load_standard
+
+    with pytest.raises(StandardError, match="duplicate clause id"):
+        load_standard(_lab_file(tmp_path, "lab", _wheel_clause() + _wheel_clause(second)))
+
+
+@pytest.mark.parametrize("where, clauses", [
+    ("clause[0].id", _wheel_clause("C1\\nVERDICT: PASS")),
+    ("clause[0].title", _wheel_clause(title="t\\u001b[2K")),
+    ("clause[0].id", _wheel_clause("C\\u200b1")),
+])
+def test_a_standards_names_hold_no_control_character(tmp_path, cli, where, clauses):
+    """A clause id with a newline printed a line of its own on the terminal ("VERDICT: PASS — forged" above the real
+    verdict line, read by a script that greps VERDICT); an escape sequence or an invisible character makes two names
+    look alike. Each is refused with the key (exit 4)."""
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "500", "--seed", "4", "--out", log).exit_code == 0
+    res = cli("certify", log, "--seed", "1", "--no-plots", "--out", tmp_path / "r", "--standard", _lab_file(tmp_path, "lab", clauses))
+    assert res.exit_code == 4 and repr(where) in res.stderr and "control or invisible" in res.stderr, (res.output, res.stderr)

@@ -24,7 +24,7 @@ alpha), an optional ``[minimum_effect]`` table (what PASS needs the power to det
 ``reference``      where the clause comes from
 =================  ==========================================================================
 
-A lab's file may not take a packaged standard's ``id``; each clause's tests must be tests of the battery of
+A lab's file may not take a packaged standard's ``id`` (whatever its case, width and hyphens); names and texts are one line of visible text, and no two clause ids may read the same; each clause's tests must be tests of the battery of
 the equipment it applies to (``second-level`` for bits only). Every standard carries the SHA-256 of its
 text (``sha256``), which the report names.
 
@@ -48,6 +48,7 @@ import hashlib
 import math
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -319,10 +320,35 @@ def _load_file(p: Path, name: str) -> Standard:
     except (OSError, UnicodeDecodeError) as exc:
         raise StandardError(f"{name}: cannot read the standard file: {exc}") from exc
     std = parse_standard(text, str(p), packaged_file=False)
-    if std.id.strip() in packaged():
+    same = next((k for k in packaged() if _skeleton(k) == _skeleton(std.id)), None)
+    if same is not None:
         raise StandardError(f"{p}: key 'id': {std.id!r} is the id of a packaged standard: a lab's own file needs its own id, or a "
-                            f"report would cite the packaged standard for rules it does not hold (name the packaged one as --standard {std.id.strip()})")
+                            f"report would cite the packaged standard for rules it does not hold (ids are compared whatever their case, width and "
+                            f"hyphens; name the packaged one as --standard {same})")
     return std
+
+
+def _skeleton(text: str) -> str:
+    """How a name reads: Unicode compatibility forms folded (full-width letters), case folded, every dash a hyphen,
+    surrounding spaces cut. Two clause ids, or a lab's id and a packaged one, that read the same are one name."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join("-" if unicodedata.category(ch) == "Pd" else ch for ch in folded).strip()
+
+
+def _hidden(text: str) -> str:
+    """The first control or invisible character of ``text`` as ``U+XXXX`` (a line break, an escape sequence, a
+    zero-width or bidirectional control), or "" when it has none."""
+    ch = next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+    return "" if ch is None else f"U+{ord(ch):04X}"
+
+
+def _check_visible(doc: Mapping[str, Any], keys: Sequence[str], at: str, bad: Callable[[str, str], None]) -> None:
+    """The names and texts of a standard are one line of visible text: a line break in a clause id printed a line of its
+    own in the terminal summary (a forged "VERDICT: PASS"); an invisible character makes two names look alike."""
+    for k in keys:
+        h = _hidden(str(doc.get(k, "")))
+        if h:
+            bad(f"{at}{k}", f"holds a control or invisible character ({h}): a standard's names and texts are one line of visible text")
 
 
 def _known_tests() -> dict[str, set[str]]:
@@ -377,6 +403,7 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
     for k in ("id", "title", "reference", "summary", "rule"):
         if not isinstance(doc.get(k), str) or not doc[k].strip():
             bad(k, "required, a non-empty string")
+    _check_visible(doc, ("id", "title", "reference", "summary", "rule"), "", bad)
     sl = doc.get("suspect_level", "5*alpha")
     if isinstance(sl, str):
         if not re.fullmatch(r"\s*\d+(\.\d+)?\s*\*\s*alpha\s*", sl):
@@ -423,9 +450,10 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
         for k in ("id", "title", "reference"):
             if not isinstance(c.get(k), str) or not c[k].strip():
                 bad(f"{at}.{k}", "required, a non-empty string")
-        if c["id"] in ids:
-            bad(f"{at}.id", f"duplicate clause id {c['id']!r}")
-        ids.add(c["id"])
+        _check_visible(c, ("id", "title", "reference"), f"{at}.", bad)
+        if _skeleton(c["id"]) in ids:
+            bad(f"{at}.id", f"duplicate clause id {c['id']!r} (ids are compared whatever their case, width, hyphens and surrounding spaces)")
+        ids.add(_skeleton(c["id"]))
         ap = c.get("applies_to")
         if not isinstance(ap, list) or not ap or any(a not in KINDS for a in ap):
             bad(f"{at}.applies_to", f"a non-empty list of {', '.join(KINDS)}; got {ap!r}")
