@@ -260,6 +260,9 @@ def keygen(private_key, public_key, force):
     from rngcert.report.verify import generate_key
 
     pub = public_key or private_key.with_suffix(".pub")
+    if pub.resolve() == private_key.resolve():  # the public key would be written over the private one (keygen lab.pub)
+        raise click.UsageError(f"the private and the public key would be the same file, {pub}: name the private key otherwise "
+                               "(e.g. lab.pem) or give --public another file")
     for p in (private_key, pub):
         if p.exists() and not force:
             fail(EXIT_INPUT, f"{p} exists; use --force to overwrite it")
