@@ -133,3 +133,21 @@ def test_a_standards_names_hold_no_control_character(tmp_path, cli, where, claus
     assert cli("simulate", "wheel", "--spins", "500", "--seed", "4", "--out", log).exit_code == 0
     res = cli("certify", log, "--seed", "1", "--no-plots", "--out", tmp_path / "r", "--standard", _lab_file(tmp_path, "lab", clauses))
     assert res.exit_code == 4 and repr(where) in res.stderr and "control or invisible" in res.stderr, (res.output, res.stderr)
+
+
+def test_verify_says_what_a_missing_file_and_a_rerun_leave_unchecked(tmp_path, cli):
+    """The INCOMPLETE sentence listed its causes without "a file the report recorded is missing" (rejects.csv removed),
+    and an INTACT rerun said "the content follows from those files" while the lab's --subject (the unit certified), the
+    command line and the time are not recomputed: a re-sealed report naming another wheel was reproduced."""
+    import json
+
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", log).exit_code == 0
+    assert cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--subject", "Wheel SN 1234",
+               "--out", tmp_path / "r").exit_code in (0, 10, 11, 12)
+    (rep,) = (tmp_path / "r").glob("european-*")
+    res = cli("verify", rep, log, "--rerun", "--json")
+    assert res.exit_code == 10 and "--subject" in json.loads(res.output)["meaning"], res.output
+    (rep / "rejects.csv").unlink()
+    res = cli("verify", rep, log, "--json")
+    assert res.exit_code == 11 and "missing from the folder" in json.loads(res.output)["meaning"], res.output

@@ -36,7 +36,7 @@ Levels and exit codes:
                    and --allow-unsigned): the files agree with each other, nothing more; anyone
                    with rngcert can re-seal an edited report (--rerun recomputes the verdict)
   11 INCOMPLETE    something could not be checked (an input not found, nothing to rerun,
-                   a file in the folder that no hash covers)
+                   a recorded file missing, a file in the folder that no hash covers)
   12 NOT VERIFIED  a hash, the signature, the signing policy (a pinned key and no signature)
                    or a recomputed statistic differs
   3 no report there or an unreadable key · 2 usage error · 1 internal error.""",

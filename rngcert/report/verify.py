@@ -233,13 +233,14 @@ LEVELS = {
     "INTACT": "every hash matches, but no trusted key vouches for who wrote it: this proves only that the files agree with each other, "
               "not who made them nor that the verdict follows from the data (anyone with rngcert can re-seal an edited report; "
               "--rerun recomputes the verdict, a pinned key authenticates it)",
-    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, nothing to rerun, or a file in the folder "
-                  "that no hash covers)",
+    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, nothing to rerun, a file the report "
+                  "recorded missing from the folder, or a file in the folder that no hash covers)",
     "NOT VERIFIED": "a hash, the signature, the signing policy or a recomputed statistic differs: do not rely on the report",
 }
 #: INTACT after a --rerun that agreed.
 REPRODUCED_INTACT = ("every hash matches and --rerun recomputed every statistic and verdict from the inputs given, so the content follows "
-                     "from those files; but no trusted key vouches for who wrote the report, nor that these inputs are the data the lab "
+                     "from those files, except what no rerun recomputes (the lab's description of the unit, --subject; the command line, "
+                     "time and versions); but no trusted key vouches for who wrote the report, nor that these inputs are the data the lab "
                      "collected (sign reports and pin the lab's key to authenticate)")
 
 
