@@ -151,3 +151,18 @@ def test_verify_says_what_a_missing_file_and_a_rerun_leave_unchecked(tmp_path, c
     (rep / "rejects.csv").unlink()
     res = cli("verify", rep, log, "--json")
     assert res.exit_code == 11 and "missing from the folder" in json.loads(res.output)["meaning"], res.output
+
+
+def test_a_packaged_id_is_the_packaged_standard_whatever_the_current_folder_holds(tmp_path, monkeypatch):
+    """`--standard edge` in a folder holding a folder `edge` was "edge: standard file not found"; with a file named
+    `uniformity` there, `--standard uniformity` read that file as a lab's standard (a report citing another standard than
+    the one named). A packaged id names the packaged standard; a lab's file is named by a path (`./uniformity`)."""
+    from rngcert.battery.standard import load_standard
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "edge").mkdir()
+    (tmp_path / "uniformity").write_text(HEAD.replace('id = "lab"', 'id = "lab-u"') + _wheel_clause())
+    assert load_standard("edge").packaged and load_standard("edge").id == "edge"
+    std = load_standard("uniformity")
+    assert std.packaged and std.id == "uniformity"
+    assert load_standard("./uniformity").id == "lab-u"

@@ -289,7 +289,7 @@ def load_standard(name_or_path: str | Path | None = None) -> Standard:
         raise StandardError(f"empty standard name: give a packaged standard ({', '.join(packaged())}) or a TOML file path")
     name = str(name_or_path or DEFAULT)
     p = Path(name)
-    if p.suffix == ".toml" or p.exists() or "/" in name:
+    if name not in packaged() and (p.suffix == ".toml" or p.exists() or "/" in name):  # a packaged id is never a file of the folder
         if not p.is_file():
             raise StandardError(f"{name}: standard file not found (packaged standards: {', '.join(packaged())})")
         own = _packaged_id(p)
