@@ -166,3 +166,31 @@ def test_a_packaged_id_is_the_packaged_standard_whatever_the_current_folder_hold
     std = load_standard("uniformity")
     assert std.packaged and std.id == "uniformity"
     assert load_standard("./uniformity").id == "lab-u"
+
+
+def test_verify_rerun_finds_a_labs_standard_by_its_hash(tmp_path, cli, monkeypatch):
+    """A report under a lab's standard records the file's path as given (`lab.toml`); `verify --rerun` from another folder
+    ended in "lab.toml: standard file not found" (exit 4), printing none of its checks, and there was no way to give the
+    file. The standard is now found among the files given (by the SHA-256 the report carries) or at its recorded path;
+    missing, the rerun is not checked (INCOMPLETE) and says which file to give."""
+    import json
+
+    work, elsewhere = tmp_path / "lab", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(work)
+    (work / "lab.toml").write_text(HEAD + _wheel_clause())
+    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", "spins.csv").exit_code == 0
+    assert cli("certify", "spins.csv", "--seed", "1", "--resamples", "199", "--no-plots", "--standard", "lab.toml",
+               "--out", "r").exit_code in (0, 10, 11, 12)
+    (rep,) = (work / "r").glob("european-*")
+    monkeypatch.chdir(elsewhere)
+    log = work / "spins.csv"
+    res = cli("verify", rep, log, "--rerun", "--json")
+    assert res.exit_code == 11, res.output
+    rerun = next(c for c in json.loads(res.output)["checks"] if c["item"] == "rerun")
+    assert rerun["status"] == "not checked" and "give its file" in rerun["detail"], rerun
+    res = cli("verify", rep, log, work / "lab.toml", "--rerun", "--json")
+    assert res.exit_code == 10, res.output
+    checks = {c["item"]: c["status"] for c in json.loads(res.output)["checks"]}
+    assert checks["rerun"] == "ok" and checks["standard lab.toml"] == "ok", checks

@@ -62,7 +62,8 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
     rngcert's own files are (report.pdf, report.html, rejects.csv) and is "not checked" otherwise.
     With --rerun, the report is recomputed from the inputs with the recorded options and
     seed, and every test's statistic, df, p-value, Holm p-value and n, and every verdict, must
-    be the same.
+    be the same; a lab's standard file is given among LOGS (matched by its SHA-256) or read at
+    its recorded path.
 
     Only a signature checked with a trusted key makes a report VERIFIED; without one the best
     result is INTACT (exit 10), which an edited and re-sealed report also reaches.
@@ -120,10 +121,32 @@ def _input_files(v, logs) -> list[Path] | None:
     return out
 
 
-def _path_map(rep: dict, files: list[Path]) -> dict[str, str]:
-    """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it."""
+def _lab_standard(rep: dict, logs) -> tuple[str | None, str]:
+    """The file of the lab's standard a rerun applies: ``(path, "")`` found among ``logs`` by the SHA-256 the report
+    carries, else at the path it recorded (an edited file there is named by the rerun); ``(None, "")`` for a packaged
+    standard; ``(None, why)`` when the file is nowhere."""
+    from rngcert.report.schema import sha256_file
+
+    std = rep.get("standard") or {}
+    if not std or std.get("packaged", True):
+        return None, ""
+    want, source = std.get("sha256"), str(std.get("source") or "")
+    found = next((str(g) for g in logs if Path(g).is_file() and sha256_file(g) == want), None)
+    if found is None and source and Path(source).is_file():
+        found = source
+    if found is None:
+        return None, (f"the lab's standard {std.get('id')!r} ({source}, SHA-256 {str(want)[:16]}…) is not found from here: give its file "
+                      "beside the logs to recompute the verdict")
+    return found, ""
+
+
+def _path_map(rep: dict, files: list[Path], lab: str | None = None) -> dict[str, str]:
+    """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it (and the
+    lab's standard file ``lab`` -> its recorded source)."""
     recorded = [inp.get("path", "") for inp in rep.get("inputs", []) if inp.get("sha256")]
     out = {}
+    if lab is not None:
+        files, recorded = [*files, Path(lab)], [*recorded, str((rep.get("standard") or {}).get("source") or "")]
     for f, path in zip(files, recorded):
         for used in (str(f), str(Path(f).resolve())):
             if used != path:
@@ -146,6 +169,12 @@ def _rerun(v, logs) -> None:
     if files is None:
         v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
         return
+    lab, missing = _lab_standard(rep, logs)
+    if missing:
+        v.add("rerun", None, missing)
+        return
+    if lab is not None:
+        recipe = dict(recipe, standard=lab)
     if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
         new = _rerun_shuffle(recipe, files)
     else:
@@ -156,7 +185,7 @@ def _rerun(v, logs) -> None:
             return
     # every recomputed field is compared (the statistics among them); the statistics' and verdicts' differences are named first
     _, stat_diffs = compare_statistics(rep, new)
-    count, content_diffs = compare_content(rep, new, paths=_path_map(rep, files))
+    count, content_diffs = compare_content(rep, new, paths=_path_map(rep, files, lab))
     diffs = stat_diffs + content_diffs
     n_diff = len(content_diffs) or len(stat_diffs)
     made_by = str((rep.get("software") or {}).get("rngcert") or "")
