@@ -194,3 +194,21 @@ def test_verify_rerun_finds_a_labs_standard_by_its_hash(tmp_path, cli, monkeypat
     assert res.exit_code == 10, res.output
     checks = {c["item"]: c["status"] for c in json.loads(res.output)["checks"]}
     assert checks["rerun"] == "ok" and checks["standard lab.toml"] == "ok", checks
+
+
+def test_a_standard_with_no_clause_for_the_kind_says_so():
+    """A lab's standard for machine shufflers only (applies_to shoe:machine) on a manual procedure was INCONCLUSIVE
+    with "no clause of standard 'lab' could be evaluated on these data": the data were not the cause, the kind of
+    equipment was; the reason now says which kind and what the clauses apply to."""
+    std = parse_standard(HEAD + _wheel_clause().replace('["wheel"]', '["shoe:machine"]').replace("pocket_chisquare", "position_chisquare"),
+                         "lab.toml")
+    battery = {"tests": [{"name": "position_chisquare", "pvalue": 0.5, "applicable": True}], "verdict": "PASS", "reasons": []}
+    out = evaluate(std, "shoe:manual", battery, alpha=0.01)
+    assert out["verdict"] == "INCONCLUSIVE"
+    assert out["reasons"] == ["no clause of standard 'lab' applies to shoe:manual equipment (its clauses apply to: shoe:machine)"], out
+    from rngcert.battery.standard import summarise
+    from rngcert.pipeline.standards import terminal_lines
+
+    s = summarise(std, [dict(out, table="T1")], alpha=0.01, kind="shoe:manual")
+    (line,) = terminal_lines({"standard": s, "tables": [{"battery": battery}, {"battery": battery}]})
+    assert "battery INCONCLUSIVE" not in line and "no clause applies to shoe:manual equipment" in line, line

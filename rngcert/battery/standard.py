@@ -613,6 +613,10 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     if data_inc:
         verdict = "INCONCLUSIVE"
         reasons.append("the data cannot carry a verdict (see the battery's reasons)")
+    elif not any(r["for_equipment"] for r in rows):  # not the data: the standard has nothing to say on this equipment
+        verdict = "INCONCLUSIVE"
+        where = ", ".join(sorted({a for c in std.clauses for a in c.applies_to}))
+        reasons.append(f"no clause of standard {std.id!r} applies to {kind} equipment (its clauses apply to: {where})")
     elif not applying:
         verdict = "INCONCLUSIVE"
         reasons.append(f"no clause of standard {std.id!r} could be evaluated on these data")
