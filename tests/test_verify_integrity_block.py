@@ -97,3 +97,39 @@ def test_any_edit_of_the_signed_integrity_block_fails(made, tmp_path, cli, where
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
     failed = [c["item"] for c in json.loads(res.output)["checks"] if c["status"] == "FAILED"]
     assert where in failed, failed
+
+
+def _set(path, value):
+    def edit(j):
+        at = j
+        for k in path[:-1]:
+            at = at[k]
+        at[path[-1]] = value
+    return edit
+
+
+@pytest.mark.parametrize("edit", [
+    _set(("inputs",), "x"), _set(("inputs",), ["x"]), _set(("inputs", 0, "sha256"), 5), _set(("inputs", 0, "path"), 5),
+    _set(("integrity",), ["report_sha256"]), _set(("standard",), "x"), _set(("rerun",), "x"), _set(("rerun",), {"x": 1}),
+    _set(("tables",), "x"), _set(("tables", 0, "battery"), []),
+], ids=["inputs-str", "inputs-item-str", "sha-int", "path-int", "integrity-list", "standard-str", "rerun-str", "rerun-no-pipeline",
+        "tables-str", "battery-list"])
+def test_a_report_json_of_another_shape_is_not_verified_never_an_internal_error(made, tmp_path, cli, edit):  # noqa: F811
+    """A hostile report.json whose fields are of another type than rngcert writes (an input that is a string, an
+    integrity block that is a list, a recipe without its pipeline) ended verify in an internal error (exit 1): the
+    checks were never printed. Each is NOT VERIFIED, with or without --rerun."""
+    log, rep = _copy(made, tmp_path)
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    edit(j)
+    p.write_text(vmod.serialise(j))
+    for extra in ((), ("--rerun",)):
+        res = cli("verify", rep, log, *extra, "--json")
+        assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], (extra, res.output, res.stderr)
+
+
+def test_a_deeply_nested_report_json_is_not_verified(made, tmp_path, cli):  # noqa: F811
+    log, rep = _copy(made, tmp_path)
+    (rep / "report.json").write_text("[" * 100_000 + "]" * 100_000)
+    res = cli("verify", rep, log)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "not valid JSON" in res.output, (res.output, res.stderr)

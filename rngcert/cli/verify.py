@@ -87,7 +87,7 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
         click.echo(json.dumps(d, indent=1))
     else:
         rep = v.report or {}
-        integ = rep.get("integrity") or {}
+        integ = rep.get("integrity") if isinstance(rep.get("integrity"), dict) else {}
         click.echo(f"rngcert verify {v.folder}")
         if rep:
             click.echo(f"  {rep.get('title', 'report')}: {rep.get('subject', '')} · verdict {rep.get('verdict')} · report id {integ.get('report_id', '–')}")

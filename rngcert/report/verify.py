@@ -283,11 +283,15 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     raw = p.read_bytes()
     try:
         rep = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        v.add("report.json", False, f"not valid JSON any more ({exc})")
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        v.add("report.json", False, f"not valid JSON any more ({str(exc)[:120]})")
         return v
     if not isinstance(rep, dict):
         v.add("report.json", False, "not a report (a JSON object was expected)")
+        return v
+    shape = shape_problems(rep)
+    if shape:  # the checks below read these fields: an edit of their type is a finding, not a crash of verify
+        v.add("report.json structure", False, "; ".join(shape[:5]) + ": not what rngcert writes")
         return v
     v.report = rep
     integ = rep.get("integrity")
@@ -326,6 +330,31 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     trusted = list(trusted_keys) + ([public_key] if public_key is not None else [])
     _check_signature(v, integ, trusted, require_signature)
     return v
+
+
+def shape_problems(rep: Mapping[str, Any]) -> list[str]:
+    """The fields ``verify`` and ``--rerun`` read that are not of the type rngcert writes (empty: none): ``integrity``,
+    ``inputs`` (objects with a text ``path`` and ``sha256``), ``standard``, the ``rerun`` recipe and ``tables`` (objects
+    with a ``battery`` object whose ``tests`` are objects). A hostile report.json may hold anything."""
+    out = []
+
+    def is_obj_list(x) -> bool:
+        return isinstance(x, list) and all(isinstance(i, dict) for i in x)
+
+    for k in ("integrity", "standard", "rerun"):
+        if k in rep and not isinstance(rep[k], dict):
+            out.append(f"{k} is not an object")
+    if isinstance(rep.get("rerun"), dict) and not isinstance(rep["rerun"].get("pipeline"), str):
+        out.append("rerun has no pipeline name")
+    if not is_obj_list(rep.get("inputs", [])):
+        out.append("inputs is not a list of objects")
+    elif any(not isinstance(i.get("path", ""), str) or not isinstance(i.get("sha256"), (str, type(None))) for i in rep.get("inputs", [])):
+        out.append("an input's path or sha256 is not a text")
+    if not is_obj_list(rep.get("tables", [])):
+        out.append("tables is not a list of objects")
+    elif any(not isinstance(t.get("battery", {}), dict) or not is_obj_list(t.get("battery", {}).get("tests", [])) for t in rep["tables"]):
+        out.append("a table's battery or its tests are not objects")
+    return out
 
 
 def _check_integrity_fields(v: Verification, integ: dict) -> None:
