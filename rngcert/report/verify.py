@@ -281,17 +281,8 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     p = _find_report_json(folder)
     v = Verification(p.parent, None)
     raw = p.read_bytes()
-    try:
-        rep = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        v.add("report.json", False, f"not valid JSON any more ({str(exc)[:120]})")
-        return v
-    if not isinstance(rep, dict):
-        v.add("report.json", False, "not a report (a JSON object was expected)")
-        return v
-    shape = shape_problems(rep)
-    if shape:  # the checks below read these fields: an edit of their type is a finding, not a crash of verify
-        v.add("report.json structure", False, "; ".join(shape[:5]) + ": not what rngcert writes")
+    rep = _read_report(v, raw)
+    if rep is None:
         return v
     v.report = rep
     integ = rep.get("integrity")
@@ -330,6 +321,24 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     trusted = list(trusted_keys) + ([public_key] if public_key is not None else [])
     _check_signature(v, integ, trusted, require_signature)
     return v
+
+
+def _read_report(v: Verification, raw: bytes) -> dict | None:
+    """report.json's object, or None after a FAILED check: not JSON, not an object, or fields of another type than
+    rngcert writes (the checks read them: an edit of their type is a finding, not a crash of verify)."""
+    try:
+        rep = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        v.add("report.json", False, f"not valid JSON any more ({str(exc)[:120]})")
+        return None
+    if not isinstance(rep, dict):
+        v.add("report.json", False, "not a report (a JSON object was expected)")
+        return None
+    shape = shape_problems(rep)
+    if shape:
+        v.add("report.json structure", False, "; ".join(shape[:5]) + ": not what rngcert writes")
+        return None
+    return rep
 
 
 def shape_problems(rep: Mapping[str, Any]) -> list[str]:
