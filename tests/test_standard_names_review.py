@@ -212,3 +212,27 @@ def test_a_standard_with_no_clause_for_the_kind_says_so():
     s = summarise(std, [dict(out, table="T1")], alpha=0.01, kind="shoe:manual")
     (line,) = terminal_lines({"standard": s, "tables": [{"battery": battery}, {"battery": battery}]})
     assert "battery INCONCLUSIVE" not in line and "no clause applies to shoe:manual equipment" in line, line
+
+
+@pytest.mark.parametrize("bias", ["1e300", "36"])
+def test_a_minimum_effect_no_wheel_can_have_is_refused(tmp_path, cli, bias):
+    """A lab's wheel_single_pocket_bias of +3,600% or more on a 37-pocket wheel is an effect no pocket can have (it would
+    come up on more than every spin): the power gate was then met by any sample, and 300 spins PASSed where the default
+    standard is INCONCLUSIVE. Refused, naming the largest possible bias (exit 4)."""
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "300", "--seed", "4", "--out", log).exit_code == 0
+    lab = tmp_path / "lab.toml"
+    lab.write_text(HEAD + f"[minimum_effect]\nwheel_single_pocket_bias = {bias}\n" + _wheel_clause())
+    res = cli("certify", log, "--seed", "1", "--no-plots", "--out", tmp_path / "r", "--standard", lab)
+    assert res.exit_code == 4 and "wheel_single_pocket_bias" in res.stderr and "+3,600%" in res.stderr, (res.output, res.stderr)
+
+
+def test_a_small_declared_bias_is_printed_as_declared(tmp_path, cli):
+    """A declared minimum bias of 0.0001 (+0.01%) was printed "+0%" in the reason of the INCONCLUSIVE verdict and on
+    page one, as if none had been declared."""
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "3000", "--seed", "4", "--out", log).exit_code == 0
+    lab = tmp_path / "lab.toml"
+    lab.write_text(HEAD + "[minimum_effect]\nwheel_single_pocket_bias = 0.0001\n" + _wheel_clause())
+    res = cli("certify", log, "--seed", "1", "--no-plots", "--out", tmp_path / "r", "--standard", lab)
+    assert res.exit_code == 11 and "declared minimum bias of +0.01% on one pocket" in res.output and "+0%" not in res.output, res.output
