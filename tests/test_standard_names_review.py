@@ -236,3 +236,19 @@ def test_a_small_declared_bias_is_printed_as_declared(tmp_path, cli):
     lab.write_text(HEAD + "[minimum_effect]\nwheel_single_pocket_bias = 0.0001\n" + _wheel_clause())
     res = cli("certify", log, "--seed", "1", "--no-plots", "--out", tmp_path / "r", "--standard", lab)
     assert res.exit_code == 11 and "declared minimum bias of +0.01% on one pocket" in res.output and "+0%" not in res.output, res.output
+
+
+def test_a_standard_file_too_deep_or_too_large_is_an_error_naming_it(tmp_path):
+    """A lab's standard nested 100,000 deep ended in an internal error (RecursionError, exit 1); a 50 MB one was read,
+    parsed and copied into report.json (24 s). Both are refused as an equipment file is (exit 4), the size before
+    anything is read."""
+    from rngcert.battery.standard import StandardError, load_standard
+
+    deep = tmp_path / "deep.toml"
+    deep.write_text(HEAD + "x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(StandardError, match="nested too deeply"):
+        load_standard(str(deep))
+    big = tmp_path / "big.toml"
+    big.write_text(HEAD.replace('summary = "s"', 'summary = "' + "s" * (9 << 20) + '"') + _wheel_clause())
+    with pytest.raises(StandardError, match="MiB"):
+        load_standard(str(big))

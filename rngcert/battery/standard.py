@@ -43,6 +43,7 @@ required family; else SUSPECT when a finding clause is not met; else PASS.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import math
@@ -314,12 +315,16 @@ def _packaged_id(p: Path) -> str | None:
 
 
 def _load_file(p: Path, name: str) -> Standard:
-    """A lab's standard file, read and validated."""
+    """A lab's standard file, read and validated (at most :data:`rngcert.equipment.MAX_FILE_BYTES`, as an equipment file:
+    the size is checked before anything is read)."""
+    from rngcert.equipment import read_equipment_file
+
+    digest: list[str] = []
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StandardError(f"{name}: cannot read the standard file: {exc}") from exc
-    std = parse_standard(text, str(p), packaged_file=False)
+        text = read_equipment_file(p, "standard file", digest)
+    except EquipmentError as exc:
+        raise StandardError(str(exc)) from None
+    std = dataclasses.replace(parse_standard(text, str(p), packaged_file=False), sha256=digest[0])  # the file's bytes, a BOM included
     same = next((k for k in packaged() if _skeleton(k) == _skeleton(std.id)), None)
     if same is not None:
         raise StandardError(f"{p}: key 'id': {std.id!r} is the id of a packaged standard: a lab's own file needs its own id, or a "
@@ -393,6 +398,8 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StandardError(f"{source}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise StandardError(f"{source}: arrays or tables are nested too deeply to be a standard") from None
 
     def bad(key: str, why: str):
         raise StandardError(f"{source}: key {key!r}: {why}")
