@@ -252,3 +252,20 @@ def test_a_standard_file_too_deep_or_too_large_is_an_error_naming_it(tmp_path):
     big.write_text(HEAD.replace('summary = "s"', 'summary = "' + "s" * (9 << 20) + '"') + _wheel_clause())
     with pytest.raises(StandardError, match="MiB"):
         load_standard(str(big))
+
+
+def test_a_lab_standard_that_declares_no_wheel_effect_still_needs_power_for_a_pass(tmp_path, cli):
+    """A lab's standard without [minimum_effect] turned off the power gate of wheels: 300 spins PASSed under it (exit 0)
+    where every packaged standard is INCONCLUSIVE ("PASS needs power", DESIGN §4). Undeclared, the minimum effect is
+    rngcert-default's, and page one and the reason say so."""
+    log = tmp_path / "spins.csv"
+    assert cli("simulate", "wheel", "--spins", "300", "--seed", "4", "--out", log).exit_code == 0
+    lab = tmp_path / "lab.toml"
+    lab.write_text(HEAD + _wheel_clause())
+    res = cli("certify", log, "--seed", "1", "--no-plots", "--out", tmp_path / "r", "--standard", lab)
+    assert res.exit_code == 11 and "declared minimum bias of +50% on one pocket" in res.output, res.output
+    (rep,) = (tmp_path / "r").glob("european-*")
+    import json
+
+    declared = json.loads((rep / "report.json").read_text())["certified"]["declared"]["declared minimum bias"]
+    assert "rngcert-default" in declared and "declares none" in declared, declared

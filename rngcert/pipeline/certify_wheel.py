@@ -18,7 +18,7 @@ from rngcert.battery.core import BatteryOutcome, decide, worst
 from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.followup import family_line, followup, parse_tests
 from rngcert.battery.power import declared_pct, verdict_power_statement
-from rngcert.battery.standard import StandardError
+from rngcert.battery.standard import DEFAULT, StandardError
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
 from rngcert.collect.heap import keep_freed_heap
@@ -193,6 +193,9 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     if required_bias is None and std.wheel_min_bias() is not None:
         required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
         _check_possible_bias(required_bias, wheel, std)
+    elif required_bias is None:  # PASS needs power under every standard (DESIGN §4): a lab's file that declares none gets the default's
+        required_bias = resolve(DEFAULT).wheel_min_bias()
+        bias_source = f"{DEFAULT}'s: standard {std.id} declares none"
     edge_levels = sorted({c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel") if "exploitability" in c.tests})
     # the largest level any decision on the battery's p-values is taken at: the scans' Monte Carlo p-values stop
     # early above it (Besag & Clifford), and every verdict and clause result is that of the full R replicates
