@@ -33,7 +33,8 @@ the wheel verdict is INCONCLUSIVE, with the spins needed, when the sample cannot
 power), ``shoe_tracker_edge`` (a number, or ``"house-edge"``: the game's house edge; read by the shoe
 pipeline through :meth:`Standard.shoe_min_edge`), ``bits`` (``"sp800-22"``: the sections' own minimum
 lengths). A clause's own ``minimum_effect`` overrides the standard's; the strictest over the clauses
-that apply is used.
+that apply is used. Undeclared, a wheel's PASS needs rngcert-default's ``wheel_single_pocket_bias`` (the certify
+pipeline applies it) and a shoe's the game's house edge.
 
 :func:`evaluate` gives each clause's result on one table's battery (``met``, ``not met``, ``not
 applicable``, ``inconclusive``) and the standard's verdict: INCONCLUSIVE when the data cannot carry a
