@@ -657,6 +657,9 @@ def compare_statistics(recorded: Mapping[str, Any], recomputed: Mapping[str, Any
     return count, diffs
 
 
+#: How the notes that ``rngcert certify`` adds before the pipeline's begin (the only notes a rerun does not recompute).
+COMMAND_NOTES = ("no log given: certifying the bundled default log", "equipment check (warning):")
+
 #: Fields of a report that a rerun does not recompute: when, how and with which libraries it was run, its recipe, the lab's
 #: description of the unit, the figures (a rerun draws none), the files written beside it and the integrity block.
 _NOT_RECOMPUTED = {"command", "generated_utc", "integrity", "rejects_file", "unit_under_test", "software", "seed.how", "rerun"}
@@ -682,8 +685,9 @@ def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: l
             n += _leaf_diffs(a[k], b[k], at, paths, rel, diffs)
         return n
     if isinstance(a, list) and isinstance(b, list):
-        if where.rsplit(".", 1)[-1] == "notes" and len(a) > len(b):
-            # the command's own notes come first (the bundled default log, an equipment check's warning): not recomputed
+        if where == "notes" and len(a) > len(b) and all(str(x).startswith(COMMAND_NOTES) for x in a[:len(a) - len(b)]):
+            # the command's own notes come first (the bundled default log, an equipment check's warning): not recomputed;
+            # any other note before the recomputed ones was added
             a = a[len(a) - len(b):]
         if len(a) != len(b):
             diffs.append(f"{where}: {len(a)} items recorded, {len(b)} recomputed")
