@@ -269,3 +269,27 @@ def test_a_lab_standard_that_declares_no_wheel_effect_still_needs_power_for_a_pa
 
     declared = json.loads((rep / "report.json").read_text())["certified"]["declared"]["declared minimum bias"]
     assert "rngcert-default" in declared and "declares none" in declared, declared
+
+
+def test_verify_rerun_finds_a_labs_wheel_by_its_hash(tmp_path, cli, monkeypatch):
+    """The same for a lab's wheel TOML (`--equipment labwheel.toml`, recorded as given): from another folder `verify
+    --rerun` ended in "equipment file 'labwheel.toml' does not exist" (exit 4) without printing any check."""
+    import json
+    from importlib import resources
+
+    work, elsewhere = tmp_path / "lab", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(work)
+    text = (resources.files("rngcert.equipment") / "data" / "european.toml").read_text(encoding="utf-8")
+    (work / "labwheel.toml").write_text(text.replace('id = "european"', 'id = "lab-eu"'), encoding="utf-8")
+    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", "spins.csv").exit_code == 0
+    assert cli("certify", "spins.csv", "--equipment", "labwheel.toml", "--seed", "1", "--resamples", "199", "--no-plots",
+               "--out", "r").exit_code in (0, 10, 11, 12)
+    (rep,) = (work / "r").glob("lab-eu-*")
+    monkeypatch.chdir(elsewhere)
+    res = cli("verify", rep, work / "spins.csv", "--rerun", "--json")
+    assert res.exit_code == 11 and "the lab's wheel 'lab-eu'" in res.output, res.output
+    res = cli("verify", rep, work / "spins.csv", work / "labwheel.toml", "--rerun", "--json")
+    checks = {c["item"]: c["status"] for c in json.loads(res.output)["checks"]}
+    assert res.exit_code == 10 and checks["rerun"] == "ok" and checks["equipment labwheel.toml"] == "ok", res.output

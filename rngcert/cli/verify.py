@@ -121,32 +121,39 @@ def _input_files(v, logs) -> list[Path] | None:
     return out
 
 
-def _lab_standard(rep: dict, logs) -> tuple[str | None, str]:
-    """The file of the lab's standard a rerun applies: ``(path, "")`` found among ``logs`` by the SHA-256 the report
-    carries, else at the path it recorded (an edited file there is named by the rerun); ``(None, "")`` for a packaged
-    standard; ``(None, why)`` when the file is nowhere."""
+def _lab_files(rep: dict, recipe: dict, logs) -> tuple[dict[str, str], str]:
+    """The lab's own files a rerun reads besides the logs, each found among ``logs`` by the SHA-256 the report carries,
+    else at the path it recorded (an edited file there is named by the rerun): the standard's TOML (``standard``) and, for
+    a wheel, the wheel's TOML (``equipment``). Returns ({recipe key: path found}, "") or ({}, why) when one is nowhere;
+    packaged ones are not files of the lab's."""
     from rngcert.report.schema import sha256_file
 
-    std = rep.get("standard") or {}
-    if not std or std.get("packaged", True):
-        return None, ""
-    want, source = std.get("sha256"), str(std.get("source") or "")
-    found = next((str(g) for g in logs if Path(g).is_file() and sha256_file(g) == want), None)
-    if found is None and source and Path(source).is_file():
-        found = source
-    if found is None:
-        return None, (f"the lab's standard {std.get('id')!r} ({source}, SHA-256 {str(want)[:16]}…) is not found from here: give its file "
-                      "beside the logs to recompute the verdict")
-    return found, ""
+    std, eq = rep.get("standard") or {}, rep.get("equipment") if isinstance(rep.get("equipment"), dict) else {}
+    wanted = []
+    if std and not std.get("packaged", True):
+        wanted.append(("standard", f"the lab's standard {std.get('id')!r}", std.get("sha256"), str(std.get("source") or "")))
+    if recipe.get("pipeline") == "certify_wheel" and eq.get("sha256"):
+        wanted.append(("equipment", f"the lab's wheel {eq.get('id')!r}", eq["sha256"], str(eq.get("file") or "")))
+    out = {}
+    for key, what, want, recorded in wanted:
+        found = next((str(g) for g in logs if Path(g).is_file() and sha256_file(g) == want), None)
+        if found is None and recorded and Path(recorded).is_file():
+            found = recorded
+        if found is None:
+            return {}, f"{what} ({recorded}, SHA-256 {str(want)[:16]}…) is not found from here: give its file beside the logs to recompute the report"
+        out[key] = found
+    return out, ""
 
 
-def _path_map(rep: dict, files: list[Path], lab: str | None = None) -> dict[str, str]:
+def _path_map(rep: dict, files: list[Path], lab: dict[str, str] | None = None) -> dict[str, str]:
     """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it (and the
-    lab's standard file ``lab`` -> its recorded source)."""
+    lab's files ``lab`` of :func:`_lab_files` -> their recorded paths)."""
     recorded = [inp.get("path", "") for inp in rep.get("inputs", []) if inp.get("sha256")]
     out = {}
-    if lab is not None:
-        files, recorded = [*files, Path(lab)], [*recorded, str((rep.get("standard") or {}).get("source") or "")]
+    where = {"standard": ("standard", "source"), "equipment": ("equipment", "file")}
+    for key, found in (lab or {}).items():
+        block, field = where[key]
+        files, recorded = [*files, Path(found)], [*recorded, str((rep.get(block) or {}).get(field) or "")]
     for f, path in zip(files, recorded):
         for used in (str(f), str(Path(f).resolve())):
             if used != path:
@@ -169,12 +176,11 @@ def _rerun(v, logs) -> None:
     if files is None:
         v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
         return
-    lab, missing = _lab_standard(rep, logs)
+    lab, missing = _lab_files(rep, recipe, logs)
     if missing:
         v.add("rerun", None, missing)
         return
-    if lab is not None:
-        recipe = dict(recipe, standard=lab)
+    recipe = dict(recipe, **lab)
     if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
         new = _rerun_shuffle(recipe, files)
     else:

@@ -433,10 +433,14 @@ def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> Non
         hashes[g] = sha256_file(g)
     used = set()
     std = rep.get("standard") if isinstance(rep.get("standard"), dict) else {}
-    for g, h in hashes.items():  # a lab's standard file given for --rerun: the report carries its SHA-256
+    eq = rep.get("equipment") if isinstance(rep.get("equipment"), dict) else {}
+    for g, h in hashes.items():  # a lab's standard or wheel file given for --rerun: the report carries its SHA-256
         if std.get("sha256") and h == std["sha256"] and not std.get("packaged", True):
             used.add(g)
             v.add(f"standard {g.name}", True, f"{g}: SHA-256 matches the report's standard {std.get('id')!r}")
+        elif eq.get("sha256") and h == eq["sha256"]:
+            used.add(g)
+            v.add(f"equipment {g.name}", True, f"{g}: SHA-256 matches the report's equipment {eq.get('id')!r}")
     for inp in rep.get("inputs", []):
         want = inp.get("sha256")
         path = inp.get("path", "")
