@@ -293,3 +293,23 @@ def test_verify_rerun_finds_a_labs_wheel_by_its_hash(tmp_path, cli, monkeypatch)
     res = cli("verify", rep, work / "spins.csv", work / "labwheel.toml", "--rerun", "--json")
     checks = {c["item"]: c["status"] for c in json.loads(res.output)["checks"]}
     assert res.exit_code == 10 and checks["rerun"] == "ok" and checks["equipment labwheel.toml"] == "ok", res.output
+
+
+def test_verify_rerun_with_a_lab_file_now_invalid_prints_its_checks(tmp_path, cli, monkeypatch):
+    """A lab's wheel TOML edited after the report into one that no longer loads: `verify --rerun` ended in the equipment
+    error (exit 4) and printed none of its checks. The rerun is not checked, saying why; the hashes are still reported."""
+    import json
+    from importlib import resources
+
+    monkeypatch.chdir(tmp_path)
+    text = (resources.files("rngcert.equipment") / "data" / "european.toml").read_text(encoding="utf-8")
+    (tmp_path / "labwheel.toml").write_text(text.replace('id = "european"', 'id = "lab-eu"'), encoding="utf-8")
+    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", "spins.csv").exit_code == 0
+    assert cli("certify", "spins.csv", "--equipment", "labwheel.toml", "--seed", "1", "--resamples", "199", "--no-plots",
+               "--out", "r").exit_code in (0, 10, 11, 12)
+    (rep,) = (tmp_path / "r").glob("lab-eu-*")
+    (tmp_path / "labwheel.toml").write_text("id = [\n")
+    res = cli("verify", rep, "spins.csv", "--rerun", "--json")
+    assert res.exit_code == 11, (res.output, res.stderr)
+    rerun = next(c for c in json.loads(res.output)["checks"] if c["item"] == "rerun")
+    assert rerun["status"] == "not checked" and "labwheel.toml" in rerun["detail"], rerun

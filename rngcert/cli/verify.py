@@ -11,6 +11,7 @@ import click
 
 from rngcert import __version__
 from rngcert.cli._common import EXIT, existing_files, progress_bar
+from rngcert.errors import InputError
 
 #: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."): only a signature checked
 #: with a trusted key gives 0; a report whose hashes agree but that nothing authenticates is INTACT (10).
@@ -180,15 +181,14 @@ def _rerun(v, logs) -> None:
     if missing:
         v.add("rerun", None, missing)
         return
-    recipe = dict(recipe, **lab)
-    if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
-        new = _rerun_shuffle(recipe, files)
-    else:
-        with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
-            new = _rerun_counted(recipe, files, bar)
-        if new is None:
-            v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
-            return
+    try:
+        new = _recompute(dict(recipe, **lab), files)
+    except InputError as exc:  # a lab's file that no longer loads, an input refused: the rerun could not be made; the checks stand
+        v.add("rerun", None, f"could not recompute the report: {exc}")
+        return
+    if new is None:
+        v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
+        return
     # every recomputed field is compared (the statistics among them); the statistics' and verdicts' differences are named first
     _, stat_diffs = compare_statistics(rep, new)
     count, content_diffs = compare_content(rep, new, paths=_path_map(rep, files, lab))
@@ -209,6 +209,14 @@ def _rerun(v, logs) -> None:
               else "; ".join(verdict_diffs[:5]))
     else:
         v.add("rerun", False, f"{n_diff} of {count} values differ: " + "; ".join(diffs[:5]))
+
+
+def _recompute(recipe: dict, files: list[Path]) -> dict | None:
+    """The report recomputed from ``files`` by the recipe's pipeline (None: unknown pipeline)."""
+    if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
+        return _rerun_shuffle(recipe, files)
+    with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
+        return _rerun_counted(recipe, files, bar)
 
 
 def _rerun_counted(recipe: dict, files: list[Path], bar) -> dict | None:
