@@ -19,3 +19,15 @@ def test_private_key_is_never_readable_by_others(tmp_path, monkeypatch):
     vmod.generate_key(key)
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert vmod.load_private_key(key) is not None
+
+
+def test_keygen_never_writes_the_public_key_over_the_private_one(tmp_path, cli):
+    """`rngcert keygen lab.pub` wrote the private key to lab.pub, then the public key (lab.pub, its default name) over it,
+    and printed "private key: lab.pub (keep it secret)": the signing key was lost and the message false. The same with
+    --public naming the private key's file. A usage error (exit 2), and nothing is written."""
+    res = cli("keygen", tmp_path / "lab.pub")
+    assert res.exit_code == 2 and "same file" in res.stderr, (res.output, res.stderr)
+    assert not (tmp_path / "lab.pub").exists()
+    (tmp_path / "k").mkdir()
+    res = cli("keygen", tmp_path / "lab.pem", "--public", tmp_path / "k" / ".." / "lab.pem")
+    assert res.exit_code == 2 and not (tmp_path / "lab.pem").exists(), (res.output, res.stderr)

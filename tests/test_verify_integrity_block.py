@@ -60,3 +60,76 @@ def test_a_replaced_public_key_fails_even_when_a_trusted_key_verifies(made, tmp_
     p.write_text(vmod.serialise(j))
     res = cli("verify", rep, log, "--key", pub)
     assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "FAILED      integrity signature public_key" in res.output, res.output
+
+
+def _signed(made, tmp_path, cli):  # noqa: F811
+    log, _ = made
+    key, pub = vmod.generate_key(tmp_path / "lab.pem")
+    assert cli("certify", log, "--seed", "1", "--resamples", "199", "--no-plots", "--sign", key, "--out", tmp_path / "s").exit_code in (0, 10, 11, 12)
+    (rep,) = (tmp_path / "s").glob("european-*")
+    assert cli("verify", rep, log, "--key", pub).exit_code == VERIFY_EXIT["VERIFIED"]
+    return log, rep, pub
+
+
+def _junk_in(b64: str) -> str:
+    return b64[:10] + "*" + b64[10:]  # a character outside base64's alphabet: a lenient decoder drops it
+
+
+@pytest.mark.parametrize("where, edit", [
+    ("integrity", lambda i: i.update(note="approved by the regulator")),
+    ("integrity signature", lambda i: i["signature"].update(note="approved by the regulator")),
+    ("integrity signature algorithm", lambda i: i["signature"].update(algorithm="RSA-PSS")),
+    ("integrity signature signed", lambda i: i["signature"].update(signed="the regulator's approval of this report")),
+    ("integrity signature value", lambda i: i["signature"].update(value=_junk_in(i["signature"]["value"]))),
+    ("integrity signature public_key", lambda i: i["signature"].update(public_key=" " + i["signature"]["public_key"])),
+    ("integrity files", lambda i: i["files"].update({"../spins.csv": "ab" * 32})),
+])
+def test_any_edit_of_the_signed_integrity_block_fails(made, tmp_path, cli, where, edit):  # noqa: F811
+    """report.json was changed in its integrity block, outside the content hash and the signed payload: an added key
+    (a forged note of approval), a replaced algorithm or description, a signature or key with a character a lenient
+    base64 decoder skips. Each was VERIFIED (exit 0) with the lab's key; now NOT VERIFIED, naming the field."""
+    log, rep, pub = _signed(made, tmp_path, cli)
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    edit(j["integrity"])
+    p.write_text(vmod.serialise(j))
+    res = cli("verify", rep, log, "--key", pub, "--json")
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    failed = [c["item"] for c in json.loads(res.output)["checks"] if c["status"] == "FAILED"]
+    assert where in failed, failed
+
+
+def _set(path, value):
+    def edit(j):
+        at = j
+        for k in path[:-1]:
+            at = at[k]
+        at[path[-1]] = value
+    return edit
+
+
+@pytest.mark.parametrize("edit", [
+    _set(("inputs",), "x"), _set(("inputs",), ["x"]), _set(("inputs", 0, "sha256"), 5), _set(("inputs", 0, "path"), 5),
+    _set(("integrity",), ["report_sha256"]), _set(("standard",), "x"), _set(("rerun",), "x"), _set(("rerun",), {"x": 1}),
+    _set(("tables",), "x"), _set(("tables", 0, "battery"), []),
+], ids=["inputs-str", "inputs-item-str", "sha-int", "path-int", "integrity-list", "standard-str", "rerun-str", "rerun-no-pipeline",
+        "tables-str", "battery-list"])
+def test_a_report_json_of_another_shape_is_not_verified_never_an_internal_error(made, tmp_path, cli, edit):  # noqa: F811
+    """A hostile report.json whose fields are of another type than rngcert writes (an input that is a string, an
+    integrity block that is a list, a recipe without its pipeline) ended verify in an internal error (exit 1): the
+    checks were never printed. Each is NOT VERIFIED, with or without --rerun."""
+    log, rep = _copy(made, tmp_path)
+    p = rep / "report.json"
+    j = json.loads(p.read_text())
+    edit(j)
+    p.write_text(vmod.serialise(j))
+    for extra in ((), ("--rerun",)):
+        res = cli("verify", rep, log, *extra, "--json")
+        assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], (extra, res.output, res.stderr)
+
+
+def test_a_deeply_nested_report_json_is_not_verified(made, tmp_path, cli):  # noqa: F811
+    log, rep = _copy(made, tmp_path)
+    (rep / "report.json").write_text("[" * 100_000 + "]" * 100_000)
+    res = cli("verify", rep, log)
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"] and "not valid JSON" in res.output, (res.output, res.stderr)

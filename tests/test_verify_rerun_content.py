@@ -57,12 +57,14 @@ def test_run_specific_fields_are_not_compared():
 
 
 def test_a_field_missing_from_the_report_is_a_difference():
-    """A recomputed field the report does not have was deleted from it (the command only adds fields around the
-    pipeline's); a field only the report has is the command's and is not compared."""
-    rec = {"n": 1, "recipe_line": "added by the command"}
+    """A recomputed field the report does not have was deleted from it; a field only the report has, outside those no
+    rerun computes, was added to it (every pipeline's rerun computes every other field, the standard of a bits report
+    included)."""
+    rec = {"n": 1, "recipe_line": "added to the report"}
     new = {"n": 1, "findings": ["a finding"]}
     count, diffs = compare_content(rec, new)
-    assert diffs == ["findings: not in the report, recomputed ['a finding']"]
+    assert diffs == ["recipe_line: in the report, but no rerun computes it (added): added to the report",
+                     "findings: not in the report, recomputed ['a finding']"]
 
 
 def test_the_commands_own_notes_are_not_compared():
@@ -71,7 +73,8 @@ def test_the_commands_own_notes_are_not_compared():
     made a report whose rerun FAILED on it); the recomputed notes must still be the report's last ones."""
     rec = {"notes": ["no log given: certifying the bundled default log", "a data note"]}
     assert compare_content(rec, {"notes": ["a data note"]}) == (1, [])
-    assert compare_content(rec, {"notes": []}) == (0, [])
+    assert compare_content({"notes": rec["notes"][:1]}, {"notes": []}) == (0, [])
+    assert compare_content(rec, {"notes": []})[1] == ["notes: 2 items recorded, 0 recomputed"]  # "a data note" no rerun computes
     assert compare_content(rec, {"notes": ["another data note"]})[1] == ["notes[0]: recorded a data note, recomputed another data note"]
 
 
@@ -84,3 +87,22 @@ def test_the_bundled_default_log_reruns(tmp_path, cli):
     assert res.exit_code == VERIFY_EXIT["INTACT"], res.output
     rerun = next(c for c in json.loads(res.output)["checks"] if c["item"] == "rerun")
     assert rerun["status"] == "ok" and "all equal" in rerun["detail"], rerun
+
+
+@pytest.mark.parametrize("where", ["notes", "table notes"])
+def test_a_note_prepended_to_the_report_is_a_difference(made, tmp_path, cli, where):  # noqa: F811
+    """The rerun skipped the leading notes a report has beyond the recomputed ones (room for the command's own note on the
+    bundled log), in any list named notes and whatever they said: a re-sealed report with "The Gaming Control Board approved
+    this wheel" before its notes, or a table note excusing a pocket, was reproduced (INTACT). Only the command's own notes
+    (the bundled default log, an equipment check's warning) are left out, and only in the report's own notes."""
+    log, rep = _copy(made, tmp_path)
+
+    def edit(j):
+        notes = j["notes"] if where == "notes" else j["tables"][0]["notes"]
+        notes.insert(0, "The Gaming Control Board approved this wheel for five years")
+
+    _reseal(rep, edit)
+    res = cli("verify", rep, log, "--rerun", "--json")
+    assert res.exit_code == VERIFY_EXIT["NOT VERIFIED"], res.output
+    rerun = next(c for c in json.loads(res.output)["checks"] if c["item"] == "rerun")
+    assert rerun["status"] == "FAILED" and "notes" in rerun["detail"], rerun

@@ -237,7 +237,7 @@ def verdict_power_statement(
         P["spins_needed_for_required_bias"] = need
         if e1 > required_bias:
             reasons.append(
-                f"{n:,} spins cannot carry a verdict on the declared minimum bias of +{required_bias:.0%} on one {unit}: the "
+                f"{n:,} spins cannot carry a verdict on the declared minimum bias of {declared_pct(required_bias)} on one {unit}: the "
                 f"battery would FAIL such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
                 + (f"about {need:,} spins are needed" if need else "many more spins are needed (at this size the effect the battery detects lies beyond the range simulated)")
             )
@@ -253,6 +253,13 @@ def _signature_groups(out: BatteryOutcome, data: WheelData) -> tuple[int, str]:
             return int(r.details["n_groups"]), str(r.details["reference"])
     lg = Landings(data.outcomes, data.release, data.dealer, data.dealer_labels, data.direction, data.pair_mask, data.m)
     return len(lg.labels), lg.ref_name
+
+
+def declared_pct(x: float) -> str:
+    """A declared relative effect as a signed percentage to three significant digits: ``0.5`` → ``"+50%"``, ``0.0001`` →
+    ``"+0.01%"`` (a whole-percent format printed it "+0%", as if nothing were declared), ``36`` → ``"+3,600%"``."""
+    pct = 100 * float(x)
+    return f"+{pct:,.0f}%" if pct >= 100 else f"+{pct:.3g}%"
 
 
 def _pct(e: float) -> str:

@@ -24,7 +24,7 @@ alpha), an optional ``[minimum_effect]`` table (what PASS needs the power to det
 ``reference``      where the clause comes from
 =================  ==========================================================================
 
-A lab's file may not take a packaged standard's ``id``; each clause's tests must be tests of the battery of
+A lab's file may not take a packaged standard's ``id`` (whatever its case, width and hyphens); names and texts are one line of visible text, and no two clause ids may read the same; each clause's tests must be tests of the battery of
 the equipment it applies to (``second-level`` for bits only). Every standard carries the SHA-256 of its
 text (``sha256``), which the report names.
 
@@ -33,7 +33,8 @@ the wheel verdict is INCONCLUSIVE, with the spins needed, when the sample cannot
 power), ``shoe_tracker_edge`` (a number, or ``"house-edge"``: the game's house edge; read by the shoe
 pipeline through :meth:`Standard.shoe_min_edge`), ``bits`` (``"sp800-22"``: the sections' own minimum
 lengths). A clause's own ``minimum_effect`` overrides the standard's; the strictest over the clauses
-that apply is used.
+that apply is used. Undeclared, a wheel's PASS needs rngcert-default's ``wheel_single_pocket_bias`` (the certify
+pipeline applies it) and a shoe's the game's house edge.
 
 :func:`evaluate` gives each clause's result on one table's battery (``met``, ``not met``, ``not
 applicable``, ``inconclusive``) and the standard's verdict: INCONCLUSIVE when the data cannot carry a
@@ -43,11 +44,13 @@ required family; else SUSPECT when a finding clause is not met; else PASS.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import math
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -126,13 +129,16 @@ class Clause:
         return ", ".join(stems) if stems else ", ".join(self.tests)
 
     def selects(self, name: str) -> bool:
-        """Whether a result named ``name`` is one of the clause's tests."""
+        """Whether a result named ``name`` is one of the clause's tests: by its full name, its stem before ``[`` (a test's
+        variants) or before ``:`` (SP 800-22's ``:uniformity`` and ``:proportion`` results of one test), with or without
+        ``nist_`` (the names a lab's file is checked against)."""
         stem = name.split("[", 1)[0]
+        base = stem.split(":", 1)[0]
         keep = False
         for pat in self.tests:
             neg = pat.startswith("!")
             p = pat[1:] if neg else pat
-            hit = any(fnmatch.fnmatchcase(x, p) for x in (name, stem, stem.removeprefix("nist_")))
+            hit = any(fnmatch.fnmatchcase(x, p) for x in (name, stem, stem.removeprefix("nist_"), base, base.removeprefix("nist_")))
             if hit:
                 keep = not neg
         return keep
@@ -285,7 +291,7 @@ def load_standard(name_or_path: str | Path | None = None) -> Standard:
         raise StandardError(f"empty standard name: give a packaged standard ({', '.join(packaged())}) or a TOML file path")
     name = str(name_or_path or DEFAULT)
     p = Path(name)
-    if p.suffix == ".toml" or p.exists() or "/" in name:
+    if name not in packaged() and (p.suffix == ".toml" or p.exists() or "/" in name):  # a packaged id is never a file of the folder
         if not p.is_file():
             raise StandardError(f"{name}: standard file not found (packaged standards: {', '.join(packaged())})")
         own = _packaged_id(p)
@@ -310,16 +316,45 @@ def _packaged_id(p: Path) -> str | None:
 
 
 def _load_file(p: Path, name: str) -> Standard:
-    """A lab's standard file, read and validated."""
+    """A lab's standard file, read and validated (at most :data:`rngcert.equipment.MAX_FILE_BYTES`, as an equipment file:
+    the size is checked before anything is read)."""
+    from rngcert.equipment import read_equipment_file
+
+    digest: list[str] = []
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StandardError(f"{name}: cannot read the standard file: {exc}") from exc
-    std = parse_standard(text, str(p), packaged_file=False)
-    if std.id.strip() in packaged():
+        text = read_equipment_file(p, "standard file", digest)
+    except EquipmentError as exc:
+        raise StandardError(str(exc)) from None
+    std = dataclasses.replace(parse_standard(text, str(p), packaged_file=False), sha256=digest[0])  # the file's bytes, a BOM included
+    same = next((k for k in packaged() if _skeleton(k) == _skeleton(std.id)), None)
+    if same is not None:
         raise StandardError(f"{p}: key 'id': {std.id!r} is the id of a packaged standard: a lab's own file needs its own id, or a "
-                            f"report would cite the packaged standard for rules it does not hold (name the packaged one as --standard {std.id.strip()})")
+                            f"report would cite the packaged standard for rules it does not hold (ids are compared whatever their case, width and "
+                            f"hyphens; name the packaged one as --standard {same})")
     return std
+
+
+def _skeleton(text: str) -> str:
+    """How a name reads: Unicode compatibility forms folded (full-width letters), case folded, every dash a hyphen,
+    surrounding spaces cut. Two clause ids, or a lab's id and a packaged one, that read the same are one name."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join("-" if unicodedata.category(ch) == "Pd" else ch for ch in folded).strip()
+
+
+def _hidden(text: str) -> str:
+    """The first control or invisible character of ``text`` as ``U+XXXX`` (a line break, an escape sequence, a
+    zero-width or bidirectional control), or "" when it has none."""
+    ch = next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+    return "" if ch is None else f"U+{ord(ch):04X}"
+
+
+def _check_visible(doc: Mapping[str, Any], keys: Sequence[str], at: str, bad: Callable[[str, str], None]) -> None:
+    """The names and texts of a standard are one line of visible text: a line break in a clause id printed a line of its
+    own in the terminal summary (a forged "VERDICT: PASS"); an invisible character makes two names look alike."""
+    for k in keys:
+        h = _hidden(str(doc.get(k, "")))
+        if h:
+            bad(f"{at}{k}", f"holds a control or invisible character ({h}): a standard's names and texts are one line of visible text")
 
 
 def _known_tests() -> dict[str, set[str]]:
@@ -364,6 +399,8 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StandardError(f"{source}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise StandardError(f"{source}: arrays or tables are nested too deeply to be a standard") from None
 
     def bad(key: str, why: str):
         raise StandardError(f"{source}: key {key!r}: {why}")
@@ -374,6 +411,7 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
     for k in ("id", "title", "reference", "summary", "rule"):
         if not isinstance(doc.get(k), str) or not doc[k].strip():
             bad(k, "required, a non-empty string")
+    _check_visible(doc, ("id", "title", "reference", "summary", "rule"), "", bad)
     sl = doc.get("suspect_level", "5*alpha")
     if isinstance(sl, str):
         if not re.fullmatch(r"\s*\d+(\.\d+)?\s*\*\s*alpha\s*", sl):
@@ -420,9 +458,10 @@ def parse_standard(text: str, source: str = "<string>", *, packaged_file: bool =
         for k in ("id", "title", "reference"):
             if not isinstance(c.get(k), str) or not c[k].strip():
                 bad(f"{at}.{k}", "required, a non-empty string")
-        if c["id"] in ids:
-            bad(f"{at}.id", f"duplicate clause id {c['id']!r}")
-        ids.add(c["id"])
+        _check_visible(c, ("id", "title", "reference"), f"{at}.", bad)
+        if _skeleton(c["id"]) in ids:
+            bad(f"{at}.id", f"duplicate clause id {c['id']!r} (ids are compared whatever their case, width, hyphens and surrounding spaces)")
+        ids.add(_skeleton(c["id"]))
         ap = c.get("applies_to")
         if not isinstance(ap, list) or not ap or any(a not in KINDS for a in ap):
             bad(f"{at}.applies_to", f"a non-empty list of {', '.join(KINDS)}; got {ap!r}")
@@ -582,6 +621,10 @@ def evaluate(std: Standard, kind: str, battery: Mapping[str, Any], *, alpha: flo
     if data_inc:
         verdict = "INCONCLUSIVE"
         reasons.append("the data cannot carry a verdict (see the battery's reasons)")
+    elif not any(r["for_equipment"] for r in rows):  # not the data: the standard has nothing to say on this equipment
+        verdict = "INCONCLUSIVE"
+        where = ", ".join(sorted({a for c in std.clauses for a in c.applies_to}))
+        reasons.append(f"no clause of standard {std.id!r} applies to {kind} equipment (its clauses apply to: {where})")
     elif not applying:
         verdict = "INCONCLUSIVE"
         reasons.append(f"no clause of standard {std.id!r} could be evaluated on these data")

@@ -103,9 +103,9 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
         arr = GeneratedStreams(source.lower(), entropy, streams, length)
         prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
     rerun = {
-        "pipeline": "certify_bits", "file": None if file is None else str(file), "format": fmt, "bit_order": bit_order,
-        "source": source, "seed": entropy, "streams": int(arr.shape[0]), "length": int(arr.shape[1]), "constants": constants, "alpha": alpha,
-    }
+        "pipeline": "certify_bits", "file": None if file is None else str(file), "format": fmt, "bit_order": bit_order, "source": source,
+        "seed": entropy, "streams": int(arr.shape[0]), "length": int(arr.shape[1]), "constants": constants, "alpha": alpha,
+        "standard": std.id if std.packaged else std.path}  # verify --rerun applies the standard
     # the certification's options, built once here and passed down as one object
     options = BitsOptions(alpha=alpha, constants=constants, command=command_line(), figures=not no_plots, seed_entropy=entropy,
                           plan=plan)

@@ -11,6 +11,7 @@ import click
 
 from rngcert import __version__
 from rngcert.cli._common import EXIT, existing_files, progress_bar
+from rngcert.errors import InputError
 
 #: Exit codes of ``verify`` (the verdict codes, read as "the report is ..."): only a signature checked
 #: with a trusted key gives 0; a report whose hashes agree but that nothing authenticates is INTACT (10).
@@ -36,7 +37,7 @@ Levels and exit codes:
                    and --allow-unsigned): the files agree with each other, nothing more; anyone
                    with rngcert can re-seal an edited report (--rerun recomputes the verdict)
   11 INCOMPLETE    something could not be checked (an input not found, nothing to rerun,
-                   a file in the folder that no hash covers)
+                   a recorded file missing, a file in the folder that no hash covers)
   12 NOT VERIFIED  a hash, the signature, the signing policy (a pinned key and no signature)
                    or a recomputed statistic differs
   3 no report there or an unreadable key · 2 usage error · 1 internal error.""",
@@ -62,7 +63,8 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
     rngcert's own files are (report.pdf, report.html, rejects.csv) and is "not checked" otherwise.
     With --rerun, the report is recomputed from the inputs with the recorded options and
     seed, and every test's statistic, df, p-value, Holm p-value and n, and every verdict, must
-    be the same.
+    be the same; a lab's standard file is given among LOGS (matched by its SHA-256) or read at
+    its recorded path.
 
     Only a signature checked with a trusted key makes a report VERIFIED; without one the best
     result is INTACT (exit 10), which an edited and re-sealed report also reaches.
@@ -86,7 +88,7 @@ def verify(report_dir, logs, public_key, keyring, allow_unsigned, rerun, as_json
         click.echo(json.dumps(d, indent=1))
     else:
         rep = v.report or {}
-        integ = rep.get("integrity") or {}
+        integ = rep.get("integrity") if isinstance(rep.get("integrity"), dict) else {}
         click.echo(f"rngcert verify {v.folder}")
         if rep:
             click.echo(f"  {rep.get('title', 'report')}: {rep.get('subject', '')} · verdict {rep.get('verdict')} · report id {integ.get('report_id', '–')}")
@@ -120,10 +122,39 @@ def _input_files(v, logs) -> list[Path] | None:
     return out
 
 
-def _path_map(rep: dict, files: list[Path]) -> dict[str, str]:
-    """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it."""
+def _lab_files(rep: dict, recipe: dict, logs) -> tuple[dict[str, str], str]:
+    """The lab's own files a rerun reads besides the logs, each found among ``logs`` by the SHA-256 the report carries,
+    else at the path it recorded (an edited file there is named by the rerun): the standard's TOML (``standard``) and, for
+    a wheel, the wheel's TOML (``equipment``). Returns ({recipe key: path found}, "") or ({}, why) when one is nowhere;
+    packaged ones are not files of the lab's."""
+    from rngcert.report.schema import sha256_file
+
+    std, eq = rep.get("standard") or {}, rep.get("equipment") if isinstance(rep.get("equipment"), dict) else {}
+    wanted = []
+    if std and not std.get("packaged", True):
+        wanted.append(("standard", f"the lab's standard {std.get('id')!r}", std.get("sha256"), str(std.get("source") or "")))
+    if recipe.get("pipeline") == "certify_wheel" and eq.get("sha256"):
+        wanted.append(("equipment", f"the lab's wheel {eq.get('id')!r}", eq["sha256"], str(eq.get("file") or "")))
+    out = {}
+    for key, what, want, recorded in wanted:
+        found = next((str(g) for g in logs if Path(g).is_file() and sha256_file(g) == want), None)
+        if found is None and recorded and Path(recorded).is_file():
+            found = recorded
+        if found is None:
+            return {}, f"{what} ({recorded}, SHA-256 {str(want)[:16]}…) is not found from here: give its file beside the logs to recompute the report"
+        out[key] = found
+    return out, ""
+
+
+def _path_map(rep: dict, files: list[Path], lab: dict[str, str] | None = None) -> dict[str, str]:
+    """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it (and the
+    lab's files ``lab`` of :func:`_lab_files` -> their recorded paths)."""
     recorded = [inp.get("path", "") for inp in rep.get("inputs", []) if inp.get("sha256")]
     out = {}
+    where = {"standard": ("standard", "source"), "equipment": ("equipment", "file")}
+    for key, found in (lab or {}).items():
+        block, field = where[key]
+        files, recorded = [*files, Path(found)], [*recorded, str((rep.get(block) or {}).get(field) or "")]
     for f, path in zip(files, recorded):
         for used in (str(f), str(Path(f).resolve())):
             if used != path:
@@ -139,21 +170,28 @@ def _rerun(v, logs) -> None:
     if not rep or not recipe:
         v.add("rerun", None, "this report records no rerun recipe (audit reports are checked by hash only: re-audit the store instead)")
         return
+    std = rep.get("standard") or {}
+    if "standard" not in recipe and std.get("id"):  # a bits recipe written before it recorded its standard: the report names it
+        recipe = dict(recipe, standard=std["id"] if std.get("packaged") else std.get("source"))
     files = _input_files(v, logs)
     if files is None:
         v.add("rerun", None, "an input is missing or differs from the recorded one: nothing to recompute from")
         return
-    if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
-        new = _rerun_shuffle(recipe, files)
-    else:
-        with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
-            new = _rerun_counted(recipe, files, bar)
-        if new is None:
-            v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
-            return
+    lab, missing = _lab_files(rep, recipe, logs)
+    if missing:
+        v.add("rerun", None, missing)
+        return
+    try:
+        new = _recompute(dict(recipe, **lab), files)
+    except InputError as exc:  # a lab's file that no longer loads, an input refused: the rerun could not be made; the checks stand
+        v.add("rerun", None, f"could not recompute the report: {exc}")
+        return
+    if new is None:
+        v.add("rerun", None, f"unknown pipeline {recipe['pipeline']!r} in the recipe")
+        return
     # every recomputed field is compared (the statistics among them); the statistics' and verdicts' differences are named first
     _, stat_diffs = compare_statistics(rep, new)
-    count, content_diffs = compare_content(rep, new, paths=_path_map(rep, files))
+    count, content_diffs = compare_content(rep, new, paths=_path_map(rep, files, lab))
     diffs = stat_diffs + content_diffs
     n_diff = len(content_diffs) or len(stat_diffs)
     made_by = str((rep.get("software") or {}).get("rngcert") or "")
@@ -171,6 +209,14 @@ def _rerun(v, logs) -> None:
               else "; ".join(verdict_diffs[:5]))
     else:
         v.add("rerun", False, f"{n_diff} of {count} values differ: " + "; ".join(diffs[:5]))
+
+
+def _recompute(recipe: dict, files: list[Path]) -> dict | None:
+    """The report recomputed from ``files`` by the recipe's pipeline (None: unknown pipeline)."""
+    if recipe["pipeline"] == "certify_shuffle":  # its own progress bar, by stage
+        return _rerun_shuffle(recipe, files)
+    with progress_bar(unit="spin", desc="recomputing", scale=True) as bar:
+        return _rerun_counted(recipe, files, bar)
 
 
 def _rerun_counted(recipe: dict, files: list[Path], bar) -> dict | None:
@@ -227,6 +273,10 @@ def _rerun_bits(r: dict, files: list[Path], bar) -> dict:
         entropy = None
     bar.set_total(int(arr.shape[0]))
     cert = certify_streams(arr, source=prov, alpha=r["alpha"], constants=r["constants"], figures=False, seed_entropy=entropy, progress=bar.callback() if bar.enabled else None)
+    from rngcert.pipeline.standards import apply_standard
+
+    # the standard the command applied after the pipeline
+    apply_standard(cert.report, r.get("standard"), kind="bits", alpha=r["alpha"])
     return cert.report
 
 
@@ -253,6 +303,9 @@ def keygen(private_key, public_key, force):
     from rngcert.report.verify import generate_key
 
     pub = public_key or private_key.with_suffix(".pub")
+    if pub.resolve() == private_key.resolve():  # the public key would be written over the private one (keygen lab.pub)
+        raise click.UsageError(f"the private and the public key would be the same file, {pub}: name the private key otherwise "
+                               "(e.g. lab.pem) or give --public another file")
     for p in (private_key, pub):
         if p.exists() and not force:
             fail(EXIT_INPUT, f"{p} exists; use --force to overwrite it")

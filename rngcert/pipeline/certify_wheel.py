@@ -17,7 +17,8 @@ import numpy as np
 from rngcert.battery.core import BatteryOutcome, decide, worst
 from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.followup import family_line, followup, parse_tests
-from rngcert.battery.power import verdict_power_statement
+from rngcert.battery.power import declared_pct, verdict_power_statement
+from rngcert.battery.standard import DEFAULT, StandardError
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
 from rngcert.collect.heap import keep_freed_heap
@@ -41,7 +42,7 @@ def _declared(*, alpha, required_bias, power, n_resamples, max_rejected_share, s
     """The lab-declared parameters of a wheel certification, as page one states them."""
     return {
         "certification level alpha": alpha,
-        "declared minimum bias": "none declared" if required_bias is None else f"+{required_bias:.0%} on one {unit} ({source})",
+        "declared minimum bias": "none declared" if required_bias is None else f"{declared_pct(required_bias)} on one {unit} ({source})",
         "power for the power statement": f"{power:.0%}",
         "Monte Carlo replicates": n_resamples,
         "largest unreadable share": f"{max_rejected_share:.0%}",
@@ -163,6 +164,16 @@ def _packaged(wheel: Wheel) -> bool:
     return str(wheel.path).startswith("rngcert/equipment/data/")
 
 
+def _check_possible_bias(bias: float, wheel, std) -> None:
+    """Refuse a standard's minimum single-pocket bias that no outcome of ``wheel`` can have (it would come up on more than
+    every spin): the power gate of a PASS would be met by any sample."""
+    top = float(wheel.k - 1)  # one of k equally likely pockets (sections) coming up on every spin
+    if bias >= top:
+        raise StandardError(f"{std.path or std.id}: key 'minimum_effect.wheel_single_pocket_bias': {declared_pct(bias)} is more than any "
+                            f"outcome of the {wheel.id} wheel can be biased ({declared_pct(top)}: it would come up on every spin), so no "
+                            "sample could fail to detect it and the power a PASS needs would be met by any sample")
+
+
 # long: one linear pass (standard, log-level reasons, tables as work items, report header); each table's work is _certify_table
 def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: str = "certification", **keywords) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
@@ -181,6 +192,10 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     bias_source = "--min-bias"
     if required_bias is None and std.wheel_min_bias() is not None:
         required_bias, bias_source = std.wheel_min_bias(), f"standard {std.id}"
+        _check_possible_bias(required_bias, wheel, std)
+    elif required_bias is None:  # PASS needs power under every standard (DESIGN §4): a lab's file that declares none gets the default's
+        required_bias = resolve(DEFAULT).wheel_min_bias()
+        bias_source = f"{DEFAULT}'s: standard {std.id} declares none"
     edge_levels = sorted({c.level_of(alpha, suspect_level) for c in std.clauses_for("wheel") if "exploitability" in c.tests})
     # the largest level any decision on the battery's p-values is taken at: the scans' Monte Carlo p-values stop
     # early above it (Besag & Clifford), and every verdict and clause result is that of the full R replicates
@@ -559,7 +574,7 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
         pw = dict(pw, gate_reasons=list(pw_reasons))
         if gate and tests is not None and required_bias is not None and space.circular and "effect" not in pw.get("single_pocket", {}):
             # a follow-up without a count-based test cannot show the power that --min-bias asks of a PASS
-            reasons.append(f"the declared minimum bias of +{required_bias:.0%} on one {'pocket' if log.wheel.kind == 'roulette' else 'section'} cannot be verified: none of the "
+            reasons.append(f"the declared minimum bias of {declared_pct(required_bias)} on one {'pocket' if log.wheel.kind == 'roulette' else 'section'} cannot be verified: none of the "
                            f"chosen tests ({', '.join(tests)}) has a stated power against a single-pocket bias")
         paytable, rage = paytables_for_wheel(log.wheel)
         symbol_level = not space.circular

@@ -224,7 +224,9 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
         return []
     parts = [f"{c['id']} {c['result'].upper() if c['result'] == 'not met' else c['result']}" for c in s["results"] if c.get("for_equipment", True)]
     src = "" if s.get("packaged", True) else f" from {s.get('source')}" + (f" (SHA-256 {s['sha256'][:16]}…)" if s.get("sha256") else "")
-    if s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
+    if not any(c.get("for_equipment", True) for c in s["results"]):  # the equipment, not the data or the battery
+        parts.append(f"no clause applies to {s.get('kind', 'this')} equipment")
+    elif s["verdict"] == "INCONCLUSIVE" and not any(c["result"] in ("inconclusive", "not met") for c in s["results"] if c.get("for_equipment", True)):
         met = any(c["result"] == "met" for c in s["results"] if c.get("for_equipment", True))
         # c22: not "all met" beside INCONCLUSIVE; and no "clauses met" when none is (every clause not applicable)
         gated = [t for t in report.get("tables", []) if t["battery"].get("battery_verdict") not in (None, "INCONCLUSIVE")

@@ -25,6 +25,7 @@ import base64
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -33,6 +34,8 @@ from rngcert.errors import InputError
 from rngcert.report.schema import sha256_file
 
 CANONICAL = "JSON without the integrity field; keys sorted; separators ',' and ':'; UTF-8; no NaN"
+#: What a signature signs, as its ``signed`` field says.
+SIGNED = "canonical JSON of {report_sha256, files}"
 
 
 def canonical_bytes(report: Mapping[str, Any]) -> bytes:
@@ -153,7 +156,7 @@ def seal(report: Mapping[str, Any], files: Mapping[str, str | Path], key=None, *
         pub = key.public_key()
         out["signature"] = {
             "algorithm": "Ed25519",
-            "signed": "canonical JSON of {report_sha256, files}",
+            "signed": SIGNED,
             "public_key": base64.b64encode(_raw(pub)).decode("ascii"),
             "key_fingerprint": fingerprint(pub),
             "value": base64.b64encode(sig).decode("ascii"),
@@ -230,13 +233,14 @@ LEVELS = {
     "INTACT": "every hash matches, but no trusted key vouches for who wrote it: this proves only that the files agree with each other, "
               "not who made them nor that the verdict follows from the data (anyone with rngcert can re-seal an edited report; "
               "--rerun recomputes the verdict, a pinned key authenticates it)",
-    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, nothing to rerun, or a file in the folder "
-                  "that no hash covers)",
+    "INCOMPLETE": "nothing failed, but something could not be checked (an input not found, nothing to rerun, a file the report "
+                  "recorded missing from the folder, or a file in the folder that no hash covers)",
     "NOT VERIFIED": "a hash, the signature, the signing policy or a recomputed statistic differs: do not rely on the report",
 }
 #: INTACT after a --rerun that agreed.
 REPRODUCED_INTACT = ("every hash matches and --rerun recomputed every statistic and verdict from the inputs given, so the content follows "
-                     "from those files; but no trusted key vouches for who wrote the report, nor that these inputs are the data the lab "
+                     "from those files, except what no rerun recomputes (the lab's description of the unit, --subject; the command line, "
+                     "time and versions); but no trusted key vouches for who wrote the report, nor that these inputs are the data the lab "
                      "collected (sign reports and pin the lab's key to authenticate)")
 
 
@@ -277,13 +281,8 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     p = _find_report_json(folder)
     v = Verification(p.parent, None)
     raw = p.read_bytes()
-    try:
-        rep = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        v.add("report.json", False, f"not valid JSON any more ({exc})")
-        return v
-    if not isinstance(rep, dict):
-        v.add("report.json", False, "not a report (a JSON object was expected)")
+    rep = _read_report(v, raw)
+    if rep is None:
         return v
     v.report = rep
     integ = rep.get("integrity")
@@ -298,14 +297,16 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     except (TypeError, ValueError) as exc:
         v.add("report.json content hash", False, f"cannot be serialised canonically ({exc})")
         return v
-    v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {integ['report_sha256'][:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
+    v.add("report.json content hash", actual == integ["report_sha256"], f"recorded {str(integ['report_sha256'])[:16]}…, computed {actual[:16]}…" if actual != integ["report_sha256"] else f"SHA-256 {actual}")
     _check_integrity_fields(v, integ)
     same_layout = raw.decode("utf-8") == serialise(rep)
     kept = " (an edit that keeps the meaning)" if actual == integ["report_sha256"] else ""  # else the content changed too
     v.add("report.json layout", same_layout, "" if same_layout else f"the file's bytes differ from what rngcert writes for this content{kept}")
     _check_unrecorded(v, integ)
-    for name, want in (integ.get("files") or {}).items():
+    for name, want in (integ.get("files") if isinstance(integ.get("files"), dict) else {}).items():
         f = v.folder / name
+        if name not in WRITTEN:  # named by the integrity block's own check
+            continue
         if not f.is_file():
             v.add(name, None, "missing from the folder")
             continue
@@ -322,6 +323,49 @@ def verify_report(folder: str | Path, logs: Sequence[str | Path] = (), *, public
     return v
 
 
+def _read_report(v: Verification, raw: bytes) -> dict | None:
+    """report.json's object, or None after a FAILED check: not JSON, not an object, or fields of another type than
+    rngcert writes (the checks read them: an edit of their type is a finding, not a crash of verify)."""
+    try:
+        rep = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        v.add("report.json", False, f"not valid JSON any more ({str(exc)[:120]})")
+        return None
+    if not isinstance(rep, dict):
+        v.add("report.json", False, "not a report (a JSON object was expected)")
+        return None
+    shape = shape_problems(rep)
+    if shape:
+        v.add("report.json structure", False, "; ".join(shape[:5]) + ": not what rngcert writes")
+        return None
+    return rep
+
+
+def shape_problems(rep: Mapping[str, Any]) -> list[str]:
+    """The fields ``verify`` and ``--rerun`` read that are not of the type rngcert writes (empty: none): ``integrity``,
+    ``inputs`` (objects with a text ``path`` and ``sha256``), ``standard``, the ``rerun`` recipe and ``tables`` (objects
+    with a ``battery`` object whose ``tests`` are objects). A hostile report.json may hold anything."""
+    out = []
+
+    def is_obj_list(x) -> bool:
+        return isinstance(x, list) and all(isinstance(i, dict) for i in x)
+
+    for k in ("integrity", "standard", "rerun"):
+        if k in rep and not isinstance(rep[k], dict):
+            out.append(f"{k} is not an object")
+    if isinstance(rep.get("rerun"), dict) and not isinstance(rep["rerun"].get("pipeline"), str):
+        out.append("rerun has no pipeline name")
+    if not is_obj_list(rep.get("inputs", [])):
+        out.append("inputs is not a list of objects")
+    elif any(not isinstance(i.get("path", ""), str) or not isinstance(i.get("sha256"), (str, type(None))) for i in rep.get("inputs", [])):
+        out.append("an input's path or sha256 is not a text")
+    if not is_obj_list(rep.get("tables", [])):
+        out.append("tables is not a list of objects")
+    elif any(not isinstance(t.get("battery", {}), dict) or not is_obj_list(t.get("battery", {}).get("tests", [])) for t in rep["tables"]):
+        out.append("a table's battery or its tests are not objects")
+    return out
+
+
 def _check_integrity_fields(v: Verification, integ: dict) -> None:
     """The integrity block's fields that neither the content hash nor the signature cover must be what rngcert writes for
     recorded content hash: the report id printed in every footer (its first 16 hex digits), the algorithm and
@@ -331,6 +375,34 @@ def _check_integrity_fields(v: Verification, integ: dict) -> None:
         got = integ.get(name)
         if got != value:
             v.add(f"integrity {name}", False, f"recorded {str(got)[:80]!r}, but rngcert writes {value!r} for this content: the integrity block was edited")
+    _check_keys(v, "integrity", integ, {"algorithm", "canonical", "report_sha256", "report_id", "files"}, {"signature"})
+    files = integ.get("files")
+    if not isinstance(files, dict) or any(k not in WRITTEN or not isinstance(h, str) or not re.fullmatch(r"[0-9a-f]{64}", h)
+                                          for k, h in files.items()):
+        v.add("integrity files", False, f"recorded {str(files)[:120]!r}, but rngcert records only {', '.join(WRITTEN)}, each with "
+                                        "a SHA-256 in hex: the integrity block was edited")
+
+
+def _check_keys(v: Verification, where: str, block: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
+    """A block of the integrity field holds exactly the keys rngcert writes: no hash and no signature covers the block's
+    other keys, so an added one (a forged note of approval) or a removed one is an edit of report.json that nothing else
+    would catch."""
+    keys = set(block)
+    extra, missing = sorted(keys - required - set(optional)), sorted(required - keys)
+    if extra or missing:
+        v.add(where, False, "; ".join(([f"keys rngcert does not write: {', '.join(repr(k[:40]) for k in extra)}"] if extra else [])
+                                      + ([f"keys missing: {', '.join(missing)}"] if missing else [])) + ": the integrity block was edited")
+
+
+def _b64(text: Any) -> bytes:
+    """The bytes of a base64 field as rngcert writes it: the standard alphabet, padded, nothing else (ValueError
+    otherwise; a lenient decoder skips other characters, so an edited field would still decode to the same bytes)."""
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not a base64 text")
+    raw = base64.b64decode(text, validate=True)
+    if base64.b64encode(raw).decode("ascii") != text:
+        raise ValueError(f"{text[:60]!r} is not in the base64 form rngcert writes")
+    return raw
 
 
 #: The files rngcert writes into a report folder besides report.json (:func:`rngcert.report.writer.write_report`).
@@ -341,7 +413,7 @@ def _check_unrecorded(v: Verification, integ: dict) -> None:
     """Files in the folder that the integrity block does not record: one named as a file rngcert writes
     (a report.pdf beside a report written without one) FAILS; any other is covered by no hash and no
     signature, so the folder is not checked as a whole (INCOMPLETE at best)."""
-    recorded = set(integ.get("files") or {}) | {"report.json"}
+    recorded = set(integ.get("files") if isinstance(integ.get("files"), dict) else {}) | {"report.json"}
     for f in sorted(v.folder.iterdir()):
         if f.name in recorded:
             continue
@@ -360,6 +432,15 @@ def _check_inputs(v: Verification, rep: dict, logs: Sequence[str | Path]) -> Non
             continue
         hashes[g] = sha256_file(g)
     used = set()
+    std = rep.get("standard") if isinstance(rep.get("standard"), dict) else {}
+    eq = rep.get("equipment") if isinstance(rep.get("equipment"), dict) else {}
+    for g, h in hashes.items():  # a lab's standard or wheel file given for --rerun: the report carries its SHA-256
+        if std.get("sha256") and h == std["sha256"] and not std.get("packaged", True):
+            used.add(g)
+            v.add(f"standard {g.name}", True, f"{g}: SHA-256 matches the report's standard {std.get('id')!r}")
+        elif eq.get("sha256") and h == eq["sha256"]:
+            used.add(g)
+            v.add(f"equipment {g.name}", True, f"{g}: SHA-256 matches the report's equipment {eq.get('id')!r}")
     for inp in rep.get("inputs", []):
         want = inp.get("sha256")
         path = inp.get("path", "")
@@ -398,6 +479,20 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
         return
     v.signed = "yes"
     _, ed25519 = _crypto()
+    if not isinstance(sig, dict):
+        v.signed_line = "yes, but the signature block is malformed"
+        v.add("signature", False, f"malformed ({str(sig)[:80]!r} is not a signature block)")
+        return
+    _check_keys(v, "integrity signature", sig, {"algorithm", "signed", "public_key", "key_fingerprint", "value"})
+    for name, value in (("algorithm", "Ed25519"), ("signed", SIGNED)):
+        if sig.get(name) != value:
+            v.add(f"integrity signature {name}", False, f"recorded {str(sig.get(name))[:80]!r}, but rngcert writes {value!r}: "
+                                                        "the integrity block was edited")
+    for name in ("public_key", "value"):
+        try:
+            _b64(sig.get(name))
+        except ValueError as exc:
+            v.add(f"integrity signature {name}", False, f"{exc}: the integrity block was edited")
     try:
         embedded = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(sig["public_key"]))
         value = base64.b64decode(sig["value"])
@@ -410,7 +505,7 @@ def _check_signature(v: Verification, integ: dict, trusted: Sequence, require: b
     if sig.get("key_fingerprint") != fingerprint(embedded):  # shown to readers of report.json; covered by no hash
         v.add("integrity signature key_fingerprint", False, f"recorded {str(sig.get('key_fingerprint'))[:80]!r}, but the key the report "
                                                             f"carries has fingerprint {fingerprint(embedded)}: the integrity block was edited")
-    payload = _signed_payload(integ["report_sha256"], integ.get("files") or {})
+    payload = _signed_payload(integ["report_sha256"], integ.get("files") if isinstance(integ.get("files"), dict) else {})
 
     def verifies(key) -> bool:
         try:
@@ -470,8 +565,6 @@ def load_keyring(path: str | Path) -> list:
     InputError
         The file cannot be read, holds no key, or holds something that is not an Ed25519 key.
     """
-    import re
-
     serialization, ed25519 = _crypto()
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -568,6 +661,9 @@ def compare_statistics(recorded: Mapping[str, Any], recomputed: Mapping[str, Any
     return count, diffs
 
 
+#: How the notes that ``rngcert certify`` adds before the pipeline's begin (the only notes a rerun does not recompute).
+COMMAND_NOTES = ("no log given: certifying the bundled default log", "equipment check (warning):")
+
 #: Fields of a report that a rerun does not recompute: when, how and with which libraries it was run, its recipe, the lab's
 #: description of the unit, the figures (a rerun draws none), the files written beside it and the integrity block.
 _NOT_RECOMPUTED = {"command", "generated_utc", "integrity", "rejects_file", "unit_under_test", "software", "seed.how", "rerun"}
@@ -582,7 +678,9 @@ def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: l
             at = f"{where}.{k}" if where else str(k)
             if at in _NOT_RECOMPUTED or k in _NOT_RECOMPUTED_ANYWHERE:
                 continue
-            if k not in b:  # added by the command around the pipeline (a recipe, a standard's lines): not recomputed
+            if k not in b:  # not recomputed, and not one of the fields no rerun recomputes: added to the report
+                diffs.append(f"{at}: in the report, but no rerun computes it (added): {str(a[k])[:80]}")
+                n += 1
                 continue
             if k not in a:  # recomputed, and not in the report: deleted from it
                 diffs.append(f"{at}: not in the report, recomputed {str(b[k])[:80]}")
@@ -591,8 +689,9 @@ def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: l
             n += _leaf_diffs(a[k], b[k], at, paths, rel, diffs)
         return n
     if isinstance(a, list) and isinstance(b, list):
-        if where.rsplit(".", 1)[-1] == "notes" and len(a) > len(b):
-            # the command's own notes come first (the bundled default log, an equipment check's warning): not recomputed
+        if where == "notes" and len(a) > len(b) and all(str(x).startswith(COMMAND_NOTES) for x in a[:len(a) - len(b)]):
+            # the command's own notes come first (the bundled default log, an equipment check's warning): not recomputed;
+            # any other note before the recomputed ones was added
             a = a[len(a) - len(b):]
         if len(a) != len(b):
             diffs.append(f"{where}: {len(a)} items recorded, {len(b)} recomputed")
@@ -622,9 +721,9 @@ def compare_content(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], 
     Returns
     -------
     (number of values compared, list of differences in words)
-        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures, and fields only the recorded report has: what
-        the command adds around the pipeline) are left out; a recomputed field the report does not have was deleted
-        from it and is a difference.
+        Fields no rerun recomputes (:data:`_NOT_RECOMPUTED`, figures) are left out; any other field only one of the two
+        has is a difference (a recomputed field the report does not have was deleted from it; a field of the report that
+        the rerun does not compute was added to it).
     """
     diffs: list[str] = []
     count = _leaf_diffs(dict(recorded), dict(recomputed), "", dict(paths or {}), rel, diffs)
