@@ -39,3 +39,17 @@ def test_fair_small_wheel_is_certified_without_an_impossible_hit_rate(tmp_path, 
     pred = tests["out_of_sample_predictor"]
     assert pred["details"]["hit_rate"] <= 1 and pred["details"]["width"] == k - 1
     assert pred["pvalue"] > 1e-3
+
+
+def test_outside_bets_of_a_wheel_numbered_past_36_cover_1_to_36_only(tmp_path, cli):
+    """A lab's wheel numbered 0-40: pockets 37-40 made a fourth "dozen" (a report said "FAIL: dozen bets: category 3
+    came up 2,936 times") and counted as "high 19-36". The bets cover 1-36; the pockets above are in no category."""
+    from rngcert.equipment.wheel import load_wheel
+
+    cats = load_wheel(_wheel(tmp_path, 41)).position_space().categories
+    labels = [str(i) for i in range(41)]
+    for name in ("parity", "low_high", "dozen", "column"):
+        ids, names = cats[name]
+        assert all(ids[labels.index(str(p))] == -1 for p in (0, 37, 38, 39, 40)), name
+        assert int(ids.max()) == len(names) - 1, (name, names)
+    assert cats["dozen"][0][labels.index("36")] == 2 and cats["low_high"][0][labels.index("19")] == 1
