@@ -1,0 +1,32 @@
+"""A bits run too large for the machine's memory (``--streams 1 --length 1000000000`` under an 8 GB limit): each
+SP 800-22 section's MemoryError was recorded as a test error and the stream re-raised them as one RuntimeError, so
+the command ended with exit 1, "internal error ... please report it", where the README promises exit 3, "not enough
+memory" (as certify says)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _support import run_cli
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_bits_out_of_memory_in_a_section_is_exit_3(monkeypatch, tmp_path, as_json):
+    import rngcert.stats.nist as nist
+
+    real = nist.run_section
+
+    def dft_without_memory(view, key):
+        if key == "dft":
+            raise MemoryError
+        return real(view, key)
+
+    monkeypatch.setattr(nist, "run_section", dft_without_memory)
+    args = ["bits", "--source", "pcg64", "--streams", "1", "--length", "2000", "--seed", "1", "--workers", "1",
+            "--no-plots", "--out", str(tmp_path)] + (["--json"] if as_json else [])
+    res = run_cli(*args)
+    assert res.exit_code == 3, res.output
+    assert "not enough memory" in res.stderr and "internal error" not in res.stderr, res.stderr
+    if as_json:
+        assert json.loads(res.stdout)["exit_code"] == 3
