@@ -28,3 +28,12 @@ def test_symbol_wheel_pass_needs_the_power_of_its_stated_section(tmp_path, cli):
     doc = json.loads(r.stdout)
     reasons = " ".join(doc["tables"][0]["battery"]["reasons"])
     assert "needs 6050 spins" in reasons, reasons
+
+
+def test_power_of_a_symbol_wheel_names_the_biased_section(cli):
+    """``power -e crazy-time --effect 0.5`` said "6050 spins detect a single-section bias of +50%": true of the lone
+    CrazyBonus section only (a section of "1" needs 183,235 spins); the answer names the section's symbol."""
+    r = cli("power", "-e", "crazy-time", "--effect", "0.5")
+    assert r.exit_code == 0, r.output
+    assert "spins needed: 6050" in r.stdout and "symbol CrazyBonus, the rarest" in r.stdout, r.stdout
+    assert json.loads(cli("power", "-e", "crazy-time", "--effect", "0.5", "--json").stdout)["details"]["symbol"] == "CrazyBonus"

@@ -84,6 +84,7 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
                 res = pw.spins_needed_section_bias_categories(effect, cats, sec, alpha=alpha, power=target)
             else:
                 res = pw.min_detectable_section_bias_categories(spins, cats, sec, alpha=alpha, power=target)
+            res.details["symbol"] = wheel.symbols[int(cats[sec])]
         elif spins is not None and effect is not None:
             res = pw.power_at(spins, k, alternative, effect, **kw)
         elif effect is not None:
@@ -120,6 +121,9 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
     else:
         click.echo(f"power: {res.power:.4f}" + (f" (standard error {d['details']['se']:.4f})" if simulated else ""))
     click.echo(f"{res.test} alone at level {alpha} (not the verdict): " + res.text().split(": ", 1)[1])
+    if "symbol" in d["details"]:
+        click.echo(f"  (the biased section is one of symbol {d['details']['symbol']}, the rarest: a section of a commoner symbol "
+                   "changes its symbol's share less and needs more spins)")
     click.echo(d["verdict"]["statement"])
     if d["verdict"].get("method"):
         click.echo("  (weighted Holm over the battery's count-based tests on a log without dealer ids or release pockets (with them the "
