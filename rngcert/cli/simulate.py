@@ -57,7 +57,7 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in the output's sidecar .json; default fresh entropy).")
 @click.option("--source", default="pcg64", show_default=True, callback=known_source, help="Bit generator: pcg64, philox, chacha, aes, sfc64, mt19937, threefry, xoshiro256, ...")
 @click.option("--pocket-bias", multiple=True, metavar="POCKET:FACTOR", help="Multiply a pocket's weight, e.g. 17:1.2 for +20% (repeatable).")
-@click.option("--sector-bias", multiple=True, metavar="START:WIDTH:FACTOR", help="WIDTH adjacent pockets from START get weight FACTOR.")
+@click.option("--sector-bias", multiple=True, metavar="START:WIDTH:FACTOR", help="WIDTH adjacent pockets from START get weight FACTOR (WIDTH 1 to k - 1).")
 @click.option("--harmonic", default=None, metavar="AMPLITUDE[:PHASE_DEG]", help="Smooth rotor bias 1 + a·cos(angle − phase).")
 @click.option("--signature", default=None, metavar="OFFSET:WIDTH:FACTOR", help="Dealer signature: landing offset sector centred OFFSET pockets past the reference, FACTOR times as likely.")
 @click.option("--signature-dealer", type=click.IntRange(min=1), default=None, help="With --signature: only this dealer (1-based) has the signature.")
@@ -138,6 +138,9 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
         return
     if mapping is not None and bias != WheelBias():
         raise click.BadParameter("--mapping simulates an electronic wheel from raw words; it takes no planted bias", param_hint="--mapping")
+    if mapping is not None and 2 ** word_bits < wheel.k:  # (as `rngcert scaling --outcomes` above 2^bits: a usage error)
+        raise click.BadParameter(f"a word of {word_bits} bits has {2 ** word_bits} values, fewer than the {wheel.k} pockets of "
+                                 f"{wheel.id}", param_hint="--word-bits")
     chunk = 1_000_000
     bar = None
     if interactive() and spins > chunk:
