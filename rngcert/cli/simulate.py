@@ -65,7 +65,7 @@ Examples:
 @click.option("--release", is_flag=True, help="Also log the release pocket (signature measured from it).")
 @click.option("--void-rate", type=Real(0, 1, max_open=True), default=0.0, show_default=True, help="Share of void spins (< 3 revolutions).")
 @click.option("--table", default="SIM-1", show_default=True, callback=written_table_id, help="Table id written in the log.")
-@click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
+@click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling); outcome i is the i-th pocket in wheel order.")
 @click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping (refused without it): bits per raw word (8 = a byte).")
 @click.option("--rotor", is_flag=True, help="Simulate the rotor too: direction alternating every spin, rotor_speed at launch (16.0 +- 0.6) and ball_direction columns.")
 @click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: WIDTH pockets from START get weight FACTOR in cw spins and 2 - FACTOR in ccw spins.")
