@@ -30,3 +30,11 @@ def test_bits_out_of_memory_in_a_section_is_exit_3(monkeypatch, tmp_path, as_jso
     assert "not enough memory" in res.stderr and "internal error" not in res.stderr, res.stderr
     if as_json:
         assert json.loads(res.stdout)["exit_code"] == 3
+
+
+def test_bits_help_lists_every_exit_code_bits_can_return(tmp_path):
+    """``bits --standard nosuch.toml`` is exit 4 (and Ctrl-C 130, SIGTERM 143); its --help listed 0, 10-12, 3, 2 and 1 only."""
+    assert run_cli("bits", "--source", "pcg64", "--streams", "2", "--length", "1000", "--standard", str(tmp_path / "nosuch.toml"),
+                   "--no-plots", "--out", str(tmp_path)).exit_code == 4
+    text = " ".join(run_cli("bits", "--help").output.split())
+    assert "4 equipment error" in text and "130 stopped by Ctrl-C" in text and "143 stopped by SIGTERM" in text, text
