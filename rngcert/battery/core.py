@@ -238,6 +238,8 @@ class Battery:
             ctx = Context(stream(entropy, group, spec.name), n_resamples, alpha, sequential_stop(decision_level, n_resamples))
             try:
                 out = spec.func(data, ctx, **spec.params)
+            except MemoryError:  # the run does not fit this machine: the command says so (exit 3), it is no fault of the test
+                raise
             except Exception as exc:  # recorded, never dropped
                 tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
                 return [NotApplicable(spec.name, spec.requirement, 0, f"error while running the test: {tb}")], f"{spec.name}: {tb}"

@@ -31,6 +31,8 @@ from rngcert.stats import verdict_power as vp
 
 #: Sector width of the stated sector alternative (a number and two neighbours each side).
 SECTOR_WIDTH = 5
+#: Arc width of the stated dealer-signature alternative (stated only on a wheel of more pockets).
+SIGNATURE_WIDTH = 3
 METHOD = (
     "probability that the battery returns FAIL (weighted Holm at alpha), by simulation of its count-based tests "
     "at their first-step levels alpha*w/W: the max count against its exact null law (Levin 1981), the scans with the "
@@ -216,16 +218,19 @@ def verdict_power_statement(
         )
     else:
         P["single_pocket"] = P["sector"] = {"applicable": False, "reason": "no count-based test was applicable"}
-    if "dealer_signature" in levels:
+    if "dealer_signature" in levels and k > SIGNATURE_WIDTH:
         g, ref = _signature_groups(out, data)
-        ed, sed, mcd = stated("dealer-signature:3", (("dealer_signature", levels["dealer_signature"]),), g, ())
-        P["dealer_signature"] = {"alternative": "dealer-signature:3", "effect": ed, "effect_se": sed, "groups": g, "reference": ref,
+        ed, sed, mcd = stated(f"dealer-signature:{SIGNATURE_WIDTH}", (("dealer_signature", levels["dealer_signature"]),), g, ())
+        P["dealer_signature"] = {"alternative": f"dealer-signature:{SIGNATURE_WIDTH}", "effect": ed, "effect_se": sed, "groups": g, "reference": ref,
                                  "monte_carlo": mcd}
         sentences.append(
-            f"A dealer signature — landing 3 neighbouring {unit}s from the {ref} {_pct(ed)} more often than fair, for every "
+            f"A dealer signature — landing {SIGNATURE_WIDTH} neighbouring {unit}s from the {ref} {_pct(ed)} more often than fair, for every "
             f"one of the {g} dealer/direction groups — is caught with "
             + ("the same probability." if sentences else f"{power:.0%} probability (the battery returns FAIL).")
         )
+    elif "dealer_signature" in levels:  # a lab's wheel of 3 pockets: a signature arc of 3 is the whole wheel
+        P["dealer_signature"] = {"applicable": False, "reason": f"a signature of {SIGNATURE_WIDTH} {unit}s needs a wheel of more than "
+                                 f"{SIGNATURE_WIDTH} (this one has {k})"}
     else:
         P["dealer_signature"] = {"applicable": False, "reason": "no dealer ids or release pockets in the log"}
     mc = f", Monte Carlo standard error at most {max(rel_se):.1%} of each effect" if rel_se else ""

@@ -474,13 +474,19 @@ def _dealer_signature(d: WheelData, ctx: Context):
     return _with_reference(signature.dealer_signature(oc, group_labels=lg.labels, method=ctx.monte_carlo(sequential=True)), lg.ref_name)
 
 
+#: Width of the out-of-sample predictor's arc (a number and two neighbours each side), narrowed to k - 1 on a
+#: lab's wheel of 5 pockets or fewer: an arc of the whole wheel would count a spin in it once per lap.
+PREDICTOR_WIDTH = 5
+
+
 def _predictor(d: WheelData, ctx: Context):
     lg = _landings(d)
+    width = min(PREDICTOR_WIDTH, d.m - 1)
     if lg.n == 0:
         pos, ref, g, labels, ref_name = signature_groups(d.outcomes, d.release, d.dealer, d.dealer_labels, d.direction, d.pair_mask)
-        return _with_reference(predict.out_of_sample_predictor(pos, ref, d.m, groups=g, group_labels=labels), ref_name)
+        return _with_reference(predict.out_of_sample_predictor(pos, ref, d.m, groups=g, group_labels=labels, width=width), ref_name)
     totals = _offset_totals(d, lg)
-    return _with_reference(predict.predictor_from_offsets(lg.chunks, d.m, lg.labels, totals=totals), lg.ref_name)
+    return _with_reference(predict.predictor_from_offsets(lg.chunks, d.m, lg.labels, width=width, totals=totals), lg.ref_name)
 
 
 def _direction_homogeneity(d: WheelData, ctx: Context):

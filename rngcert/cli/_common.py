@@ -466,9 +466,10 @@ class Group(click.Group):
             fail(EXIT_INPUT, f"{where}{exc.strerror or exc}")
         except UnicodeDecodeError as exc:
             fail(EXIT_INPUT, str(exc))
-        except MemoryError:  # a log or an option's value too large for this machine: not a bug, and said so
+        except MemoryError as exc:  # a log or an option's value too large for this machine: not a bug, and said so
             fail(EXIT_INPUT, "not enough memory for this run: the input, or an option's value (--shoes, --length, --streams, "
-                             "--resamples …), is too large for this machine's memory; the run stopped and its report was not written")
+                             "--resamples …), is too large for this machine's memory; the run stopped and its report was not written"
+                             + (f" ({exc})" if str(exc) else ""))
         except click.ClickException as exc:  # a usage error (exit 2): click says it on standard error
             json_error(exc.exit_code, exc.format_message())
             raise

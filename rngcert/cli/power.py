@@ -84,6 +84,7 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
                 res = pw.spins_needed_section_bias_categories(effect, cats, sec, alpha=alpha, power=target)
             else:
                 res = pw.min_detectable_section_bias_categories(spins, cats, sec, alpha=alpha, power=target)
+            res.details["symbol"] = wheel.symbols[int(cats[sec])]
         elif spins is not None and effect is not None:
             res = pw.power_at(spins, k, alternative, effect, **kw)
         elif effect is not None:
@@ -120,6 +121,9 @@ def power(equipment, alternative, effect, spins, alpha, target, test, method, gr
     else:
         click.echo(f"power: {res.power:.4f}" + (f" (standard error {d['details']['se']:.4f})" if simulated else ""))
     click.echo(f"{res.test} alone at level {alpha} (not the verdict): " + res.text().split(": ", 1)[1])
+    if "symbol" in d["details"]:
+        click.echo(f"  (the biased section is one of symbol {d['details']['symbol']}, the rarest: a section of a commoner symbol "
+                   "changes its symbol's share less and needs more spins)")
     click.echo(d["verdict"]["statement"])
     if d["verdict"].get("method"):
         click.echo("  (weighted Holm over the battery's count-based tests on a log without dealer ids or release pockets (with them the "
@@ -161,7 +165,7 @@ Examples:
 GAME is roulette (single-zero by default), european, american, money-wheel, roulette-rage,
 baccarat, blackjack, any other card game of the registry (casino-war), or a shuffle procedure (blackjack-004, baccarat-004 at its decks, or a
 procedure TOML file). Without
---paytable every packaged pay table of the game is printed. Blackjack is the same computation as
+--paytable every packaged pay table of the game that is defined on the wheel is printed (the others are named on stderr). Blackjack is the same computation as
 `rngcert shuffle house-edge` (kept as an alias); its options apply to blackjack only."""
 
 
@@ -305,7 +309,7 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
         candidates = list(pt.paytables_for_game(game))  # validates GAME
         ids = [paytable_name] if paytable_name else candidates
         wheel = load_wheel(equipment) if equipment else None
-        out = []
+        out, skipped = [], []
         for pid in ids:
             table = pt.load_paytable(pid)
             want = {"european": "roulette", "american": "roulette"}.get(game, game)
@@ -319,9 +323,15 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
                 p = baccarat_exact(value_composition(decks, "baccarat"))
                 probs = dict(zip(("banker", "player", "tie"), (float(x) for x in p)))
                 note = f"exact {decks}-deck probabilities: " + ", ".join(f"{o} {v:.6f}" for o, v in probs.items())
-            edges = pt.house_edges(table, wheel=wheel, probs=probs)
+            edges = _edges_or_skip(table, wheel, probs, skipped if not paytable_name else None)
+            if edges is None:
+                continue
             warnings = pt.seed_checks(table, wheel, strict=strict) + _player_favoured(edges)
             out.append((table, edges, note, warnings))
+        if not out:  # no packaged pay table of the game is defined on this wheel: say why for each
+            raise EquipmentError("; ".join(skipped))
+        for why in skipped:
+            click.echo(f"rngcert: warning: {why}; left out (give --paytable FILE for this wheel)", err=True)
     except EquipmentError as exc:
         fail(EXIT_EQUIPMENT, str(exc))
     except InputError as exc:
@@ -353,3 +363,18 @@ def house_edge(ctx, game, paytable_name, equipment, decks, as_json, strict, rule
             odds = f"{bet.odds.numerator}:{bet.odds.denominator}"
             frac = f"  = {e.numerator}/{e.denominator}" if isinstance(e, Fraction) and e.denominator < 10**6 else ""
             click.echo(f"  {b:<{width}}  odds {odds:>7}  house edge {float(e):8.4%}  ({float(e):.6f}){frac}")
+
+
+def _edges_or_skip(table, wheel, probs, skipped: list | None):
+    """The house edges of ``table`` on ``wheel``; with ``skipped`` (every packaged table of the game, no --paytable), None
+    when the table is not defined on a lab's wheel (``roulette-double-zero`` on a single-zero wheel, a bet on pocket 17 of
+    a 4-pocket wheel), the reason appended to ``skipped``: one table that does not apply does not hide the others."""
+    from rngcert.equipment import paytables as pt
+
+    try:
+        return pt.house_edges(table, wheel=wheel, probs=probs)
+    except (EquipmentError, InputError) as exc:
+        if skipped is None or wheel is None:
+            raise
+        skipped.append(f"pay table {table.id} does not apply to wheel {wheel.id}: {exc}")
+        return None

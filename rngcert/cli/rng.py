@@ -37,7 +37,8 @@ Examples:
 
 \b
 Exit codes: 0 PASS · 10 SUSPECT · 11 INCONCLUSIVE · 12 FAIL ·
-3 input error · 2 usage error · 1 internal error.""",
+3 input error (not enough memory too) · 4 equipment error (a --standard that is unknown or invalid) · 2 usage error · 1 internal error ·
+130 stopped by Ctrl-C · 143 stopped by SIGTERM.""",
 )
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--source", default=None, callback=known_source, help="A named bit generator instead of FILE: pcg64, philox, chacha, aes, sfc64, mt19937, ...")

@@ -57,7 +57,7 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in the output's sidecar .json; default fresh entropy).")
 @click.option("--source", default="pcg64", show_default=True, callback=known_source, help="Bit generator: pcg64, philox, chacha, aes, sfc64, mt19937, threefry, xoshiro256, ...")
 @click.option("--pocket-bias", multiple=True, metavar="POCKET:FACTOR", help="Multiply a pocket's weight, e.g. 17:1.2 for +20% (repeatable).")
-@click.option("--sector-bias", multiple=True, metavar="START:WIDTH:FACTOR", help="WIDTH adjacent pockets from START get weight FACTOR.")
+@click.option("--sector-bias", multiple=True, metavar="START:WIDTH:FACTOR", help="WIDTH adjacent pockets from START get weight FACTOR (WIDTH 1 to k - 1).")
 @click.option("--harmonic", default=None, metavar="AMPLITUDE[:PHASE_DEG]", help="Smooth rotor bias 1 + a·cos(angle − phase).")
 @click.option("--signature", default=None, metavar="OFFSET:WIDTH:FACTOR", help="Dealer signature: landing offset sector centred OFFSET pockets past the reference, FACTOR times as likely.")
 @click.option("--signature-dealer", type=click.IntRange(min=1), default=None, help="With --signature: only this dealer (1-based) has the signature.")
@@ -65,7 +65,7 @@ Examples:
 @click.option("--release", is_flag=True, help="Also log the release pocket (signature measured from it).")
 @click.option("--void-rate", type=Real(0, 1, max_open=True), default=0.0, show_default=True, help="Share of void spins (< 3 revolutions).")
 @click.option("--table", default="SIM-1", show_default=True, callback=written_table_id, help="Table id written in the log.")
-@click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling).")
+@click.option("--mapping", type=click.Choice(["modulo", "multiply-shift", "rejection"]), default=None, help="Electronic wheel: map raw words of --source to pockets by this method (see rngcert scaling); outcome i is the i-th pocket in wheel order.")
 @click.option("--word-bits", type=click.IntRange(1, 64), default=32, show_default=True, help="With --mapping (refused without it): bits per raw word (8 = a byte).")
 @click.option("--rotor", is_flag=True, help="Simulate the rotor too: direction alternating every spin, rotor_speed at launch (16.0 +- 0.6) and ball_direction columns.")
 @click.option("--direction-bias", default=None, metavar="START:WIDTH:FACTOR", help="With the rotor: WIDTH pockets from START get weight FACTOR in cw spins and 2 - FACTOR in ccw spins.")
@@ -138,6 +138,9 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
         return
     if mapping is not None and bias != WheelBias():
         raise click.BadParameter("--mapping simulates an electronic wheel from raw words; it takes no planted bias", param_hint="--mapping")
+    if mapping is not None and 2 ** word_bits < wheel.k:  # (as `rngcert scaling --outcomes` above 2^bits: a usage error)
+        raise click.BadParameter(f"a word of {word_bits} bits has {2 ** word_bits} values, fewer than the {wheel.k} pockets of "
+                                 f"{wheel.id}", param_hint="--word-bits")
     chunk = 1_000_000
     bar = None
     if interactive() and spins > chunk:

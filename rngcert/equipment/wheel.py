@@ -248,13 +248,14 @@ class Wheel:
 def _roulette_categories(labels, colours):
     """Outside-bet partitions of a roulette wheel (rule 3.2 of 003_099d15f6604b638d.txt).
 
-    Zero pockets belong to no even-money/dozen/column category (id -1); the colour partition
-    keeps zero as its own category so that its share is tested too.
+    Zero pockets belong to no even-money/dozen/column category (id -1), and so do the pockets of a lab's
+    wheel numbered above 36 (those bets cover 1-36: a pocket 37 is no dozen's, nor "high 19-36"); the colour
+    partition keeps zero as its own category so that its share is tested too.
     """
     k = len(labels)
     colour = np.array([{"red": 0, "black": 1, "green": 2}[c] for c in colours])
-    num = np.array([int(lab) if lab.isdigit() and lab not in ("0", "00") else 0 for lab in labels])
-    zero = num == 0
+    num = np.array([int(lab) if lab.isdigit() and len(lab) <= 3 else 0 for lab in labels])
+    zero = (num < 1) | (num > 36)
     parity = np.where(zero, -1, (num % 2 == 0).astype(int))  # 0 odd, 1 even
     lowhigh = np.where(zero, -1, (num > 18).astype(int))  # 0 low 1-18, 1 high 19-36
     dozen = np.where(zero, -1, (num - 1) // 12)

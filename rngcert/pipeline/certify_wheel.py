@@ -174,12 +174,40 @@ def _check_possible_bias(bias: float, wheel, std) -> None:
                             "sample could fail to detect it and the power a PASS needs would be met by any sample")
 
 
+#: Peak bytes of a table's certification per cell of its (m, m) table of consecutive pairs (int64, in about 16 arrays at
+#: once: the tally, its merges, the pair-based tests; measured: 2.1 GB at m = 4,000, 7.8 GB at m = 8,000).
+PAIR_TABLE_PEAK_BYTES_PER_CELL = 128
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_pair_table_memory(m: int, wheel_id: str) -> None:
+    """Refuse, before any work, a wheel whose dense (m, m) pair table cannot fit in this machine's memory: a 32,767-pocket
+    lab wheel grew past 24 GB and was killed by the kernel (exit 137, nothing said), where a run that does not fit must
+    stop with "not enough memory" (exit 3). Raises :class:`MemoryError` with the sizes."""
+    need, have = PAIR_TABLE_PEAK_BYTES_PER_CELL * m * m, _available_memory()
+    if have is not None and need > have:
+        raise MemoryError(f"wheel {wheel_id}: {m:,} outcomes need a {m:,} x {m:,} table of consecutive pairs, about "
+                          f"{need / 2**30:.1f} GiB at peak; {have / 2**30:.1f} GiB is available")
+
+
 # long: one linear pass (standard, log-level reasons, tables as work items, report header); each table's work is _certify_table
 def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: str = "certification", **keywords) -> Certification:
     """Certify every table of an already-read :class:`~rngcert.collect.spinlog.SpinLog`
     (the path ``certify`` and store audits share). ``options`` and ``keywords`` as in
     :func:`certify_log`; ``kind`` is ``"audit"`` for store audits (the report's title)."""
     opts = CertifyOptions.of(options, where="certify_spins", **keywords)
+    check_pair_table_memory(log.space.m, log.wheel.id)
     alpha, seed, n_resamples, power, notes = opts.alpha, opts.seed, opts.n_resamples, opts.power, opts.notes
     required_bias, standard, progress, plan, figures = opts.required_bias, opts.standard, opts.progress, opts.plan, opts.figures
     wheel = log.wheel

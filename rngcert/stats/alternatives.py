@@ -63,6 +63,9 @@ def position_probabilities(k: int, bias: WheelBias) -> np.ndarray:
     for p, f in bias.pockets:
         w[p % k] *= f
     for s, width, f in bias.sectors:
+        if not 1 <= width < k:  # (a sector of the whole wheel or of none biases nothing; wider, it wrapped onto itself)
+            raise InputError(f"a sector's width must be 1 to {k - 1} pockets of this {k}-pocket wheel, got {width}: "
+                             "a sector of the whole wheel, or of none, biases nothing")
         w[(s + np.arange(width)) % k] *= f
     if bias.harmonic:
         a, phi = bias.harmonic
@@ -76,8 +79,9 @@ def position_probabilities(k: int, bias: WheelBias) -> np.ndarray:
 
 def offset_probabilities(k: int, offset: int, width: int, factor: float) -> np.ndarray:
     """(k,) probabilities of the landing offset for a dealer signature centred at ``offset``."""
-    if not 1 <= width <= k:
-        raise InputError(f"signature width must be in 1..{k}, got {width}")
+    if not 1 <= width < k:  # (all k offsets at one factor is no signature)
+        raise InputError(f"signature width must be 1 to {k - 1} pockets of this {k}-pocket wheel, got {width}: "
+                         "a signature over every offset, or none, biases nothing")
     w = np.ones(k)
     w[(offset - width // 2 + np.arange(width)) % k] *= factor
     return w / w.sum()

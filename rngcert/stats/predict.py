@@ -152,6 +152,8 @@ def predictor_from_offsets(chunks, k: int, group_labels, *, width: int = 5, min_
         every sum is an integer one.
     """
     req = Requirement.UNPREDICTABILITY
+    if isinstance(width, bool) or int(width) != width or not 1 <= width < k:  # (an arc of k or more offsets counts a hit twice)
+        raise InputError(f"{name}: width must be an integer in 1..{k - 1}, got {width!r}")
     labels = [str(s) for s in group_labels]
     g = len(labels)
     if totals is None:
