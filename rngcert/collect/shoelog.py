@@ -652,7 +652,13 @@ def _count_problems(sources: list, problems: list) -> None:
         src["shoe_problem_findings"] = sum(1 for p in problems if p.file == src["path"])
 
 
-def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
+#: A dealt shoe shorter than this share of its log's median dealt shoe is a shoe cut short (a scanner that stopped, a shoe
+#: abandoned): a shoe problem, left out, because the game-level tests, the rank tests and the trackers play every shoe only
+#: to the length of the shortest one.
+CUT_SHORT = 0.75
+
+
+def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1, cut_short: float = CUT_SHORT) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
     Parameters
@@ -664,6 +670,10 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     min_prefix : int
         Shortest dealt shoe accepted as a prefix (e.g. the cards in front of the cutting card);
         shorter dealt shoes are reported as problems. ``before`` shoes must be complete.
+    cut_short : float
+        A dealt shoe shorter than this share of the median dealt shoe of the log (among the shoes
+        without another problem) is a problem too: a shoe cut short (:data:`CUT_SHORT`; 0 turns the
+        check off).
 
     Returns
     -------
@@ -703,8 +713,10 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
+    short = _short_floor(length, g_stage, bad, cut_short)
+    bad |= (g_stage == 1) & ~complete & (length < short[0])
     problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
-                              (N, decks, min_prefix, serialised, any_serial and any_unserial))
+                              (N, decks, min_prefix, serialised, any_serial and any_unserial, short))
     _count_problems(sources, problems)
     good = ~bad
     _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, [label(int(k)) for k in keys.tolist()], paths)
@@ -727,6 +739,16 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if "rotated" in seen_columns else None, meta,
                    tuple(sorted(seen_columns)))
+
+
+def _short_floor(length: np.ndarray, g_stage: np.ndarray, bad: np.ndarray, share: float) -> tuple[int, float, float]:
+    """(fewest cards a dealt shoe may hold before it is a shoe cut short, the median dealt shoe it is measured against,
+    ``share``): ``share`` of the median length of the dealt shoes without another problem; 0 cards when the check is off."""
+    ok = length[(g_stage == 1) & ~bad]
+    if not ok.size or share <= 0:
+        return 0, 0.0, share
+    med = float(np.median(ok))
+    return int(math.ceil(share * med)), med, share
 
 
 def _log_p_at_most(decks: int, d: int, L_max: int) -> list[float]:
@@ -831,8 +853,9 @@ def _position_problems(P, pos: np.ndarray, lines: np.ndarray, N: int, decks: int
     return out
 
 
-def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
-    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
+def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed, short=(0, 0.0, 0.0)) -> list[ShoeProblem]:
+    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one); ``short``: (fewest cards
+    of a dealt shoe not cut short, the log's median dealt shoe, the share) from :func:`_short_floor`."""
     f = d["file"]
     out = []
     P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
@@ -879,6 +902,11 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
         elif k < min_prefix:
             out.append(P(-1, k + 1, f"dealt shoe has {k} cards, fewer than the {min_prefix} in front of the cutting card: "
                                     f"missing card(s) from position {k + 1}"))
+        elif k < short[0]:
+            out.append(P(-1, k + 1, f"dealt shoe stops after {k} cards, under {short[2]:.0%} of the log's median dealt shoe "
+                                    f"({short[1]:.0f} cards): a shoe cut short (a scanner that stopped, a shoe abandoned); left out, "
+                                    "because the game-level tests, the rank tests and the trackers play every shoe only to the "
+                                    "length of the shortest"))
     return out
 
 

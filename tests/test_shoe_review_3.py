@@ -1,0 +1,56 @@
+"""Review 3 of the shoe and shuffle side: a new user's scanner logs (shoes cut short, ...)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from rngcert.collect.shoelog import read_shoe_log
+
+DECK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
+
+
+def _shoes(n: int, seed: int = 1) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    return [[DECK[k] for k in rng.permutation(52)] for _ in range(n)]
+
+
+def _write(path, header: str, rows) -> None:
+    path.write_text(header + "\n" + "".join(",".join(str(x) for x in r) + "\n" for r in rows))
+
+
+def _cut_short_log(tmp_path, n: int = 40, short: int = 20, keep: int = 3):
+    """``n`` one-deck shoes, shoe ``short`` cut short after ``keep`` cards (a scanner that stopped)."""
+    rows = [(s, p, c) for s, cards in enumerate(_shoes(n), 1) for p, c in enumerate(cards, 1) if s != short or p <= keep]
+    f = tmp_path / "cut-short.csv"
+    _write(f, "shoe_id,position,card", rows)
+    return f
+
+
+def test_a_shoe_cut_short_is_a_shoe_problem_not_every_shoes_length(tmp_path):
+    """One shoe of 40 stops after 3 cards. It used to be accepted as a dealt prefix, and every shoe's
+    tested length became 3 (``after`` is cut to the shortest shoe): the game-level and rank tests and the
+    trackers saw 3 cards a shoe, with no word of why. It is a shoe problem, named, and left out."""
+    log = read_shoe_log(_cut_short_log(tmp_path), decks=1)
+    assert log.n_shoes == 39 and log.after.shape == (39, 52)
+    (p,) = log.problems
+    assert p.shoe == "20" and "cut short" in p.reason and "3 cards" in p.reason and "median dealt shoe (52 cards)" in p.reason
+    # a dealt prefix near the others' length is still a prefix
+    f = tmp_path / "prefixes.csv"
+    _write(f, "shoe_id,position,card", [(s, p, c) for s, cards in enumerate(_shoes(10), 1) for p, c in enumerate(cards, 1)
+                                        if p <= 40 + s])
+    log = read_shoe_log(f, decks=1)
+    assert log.n_shoes == 10 and not log.problems and log.after.shape == (10, 41)
+    assert read_shoe_log(_cut_short_log(tmp_path), decks=1, cut_short=0).n_shoes == 40
+
+
+def test_a_shoe_cut_short_does_not_switch_off_the_game_tests(cli, tmp_path):
+    """The blackjack dealer-totals test ran on the shortest shoe's 3 cards: 'fewer than 17 usable cards (3)',
+    not applicable, for all 40 shoes."""
+    res = cli("shuffle", "certify", _cut_short_log(tmp_path), "--decks", 1, "--game", "blackjack", "--before", "new-deck",
+              "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    rep = json.loads(res.stdout)
+    tests = {t["name"]: t for t in rep["tables"][0]["battery"]["tests"]}
+    assert tests["dealer_totals"]["applicable"], tests["dealer_totals"]
+    assert [p["shoe"] for p in rep["shoe_problems"]] == ["20"]
