@@ -897,17 +897,23 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed, 
             for c in np.flatnonzero(~have)[:5]:
                 out.append(P(-1, 0, f"missing card {_fmt(c % 52, c // 52 + 1)}"))
     if not complete and not out:
-        if stage == "before":
-            out.append(P(-1, k + 1, f"order before the shuffle has {k} of {N} cards; it must hold the whole shoe"))
-        elif k < min_prefix:
-            out.append(P(-1, k + 1, f"dealt shoe has {k} cards, fewer than the {min_prefix} in front of the cutting card: "
-                                    f"missing card(s) from position {k + 1}"))
-        elif k < short[0]:
-            out.append(P(-1, k + 1, f"dealt shoe stops after {k} cards, under {short[2]:.0%} of the log's median dealt shoe "
-                                    f"({short[1]:.0f} cards): a shoe cut short (a scanner that stopped, a shoe abandoned); left out, "
-                                    "because the game-level tests, the rank tests and the trackers play every shoe only to the "
-                                    "length of the shortest"))
+        why = _short_shoe(k, stage, N, min_prefix, short)
+        if why:
+            out.append(P(-1, k + 1, why))
     return out
+
+
+def _short_shoe(k: int, stage: str, N: int, min_prefix: int, short: tuple) -> str | None:
+    """Why a shoe of ``k`` of its ``N`` cards (and no other problem) is left out, or None for a dealt prefix."""
+    if stage == "before":
+        return f"order before the shuffle has {k} of {N} cards; it must hold the whole shoe"
+    if k < min_prefix:
+        return f"dealt shoe has {k} cards, fewer than the {min_prefix} in front of the cutting card: missing card(s) from position {k + 1}"
+    if k < short[0]:
+        return (f"dealt shoe stops after {k} cards, under {short[2]:.0%} of the log's median dealt shoe ({short[1]:.0f} cards): a shoe "
+                "cut short (a scanner that stopped, a shoe abandoned); left out, because the game-level tests, the rank tests and "
+                "the trackers play every shoe only to the length of the shortest")
+    return None
 
 
 from rngcert.collect.shinn import ShinnRiffles, read_shinn_riffles  # noqa: E402  (their own modules; importable from here as before)
