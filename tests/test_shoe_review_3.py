@@ -54,3 +54,28 @@ def test_a_shoe_cut_short_does_not_switch_off_the_game_tests(cli, tmp_path):
     tests = {t["name"]: t for t in rep["tables"][0]["battery"]["tests"]}
     assert tests["dealer_totals"]["applicable"], tests["dealer_totals"]
     assert [p["shoe"] for p in rep["shoe_problems"]] == ["20"]
+
+
+def _fair_log(tmp_path, n: int):
+    f = tmp_path / f"fair-{n}.csv"
+    _write(f, "shoe_id,position,card", [(s, p, c) for s, cards in enumerate(_shoes(n, seed=5), 1) for p, c in enumerate(cards, 1)])
+    return f
+
+
+def test_one_shoe_without_a_game_is_not_a_pass(cli, tmp_path):
+    """One shuffled deck, no game (so no tracker edge to gate on): PASS, exit 0, 'consistent with a well-shuffled
+    shoe', while the per-position rank chi-square said it needs 65 shoes. The c03/c22 kind: no PASS on data that
+    cannot carry one. INCONCLUSIVE with the shoes needed; at 70 shoes the verdict is the tests'."""
+    for n in (1, 10):
+        res = cli("shuffle", "certify", _fair_log(tmp_path, n), "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out",
+                  "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+        assert res.exit_code == 11, res.output
+        rep = json.loads(res.stdout)
+        (why,) = rep["tables"][0]["battery"]["reasons"][:1]
+        assert why.startswith(f"too few shoes ({n}; at least 65 needed)") and "position_rank_chisquare" in why
+        assert rep["power_gate"]["status"] == "underpowered" and rep["power_gate"]["shoes_needed"] == 65
+        assert rep["standard"]["verdict"] == "INCONCLUSIVE"
+    res = cli("shuffle", "certify", _fair_log(tmp_path, 70), "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out",
+              "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["power_gate"]["status"] == "not gated"
