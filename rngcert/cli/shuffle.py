@@ -233,6 +233,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         notes = [str(p) for p in problems[:20]]
         if len(problems) > 20:
             notes.append(f"…and {len(problems) - 20} more shoe problems (all in report.json)")
+        notes += log.notes
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
                    f"{s.get('rejected_rows')} rejected" + _not_unreadable(s)
                    + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"

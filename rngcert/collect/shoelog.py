@@ -126,6 +126,8 @@ class ShoeLog:
     problems : list of ShoeProblem
     sources : list of dict
         path, sha256, rows, rejected rows, shoes accepted/rejected per file.
+    notes : list of str
+        How the shoes were ordered where it is not the file's order (shoe ids that count by one).
     """
 
     decks: int
@@ -143,6 +145,7 @@ class ShoeLog:
     rotated: np.ndarray | None = None
     meta: list = field(default_factory=list)
     columns: tuple = ()
+    notes: list = field(default_factory=list)
 
     @property
     def n_shoes(self) -> int:
@@ -155,15 +158,18 @@ class ShoeLog:
         -------
         dict
             table -> list of indices into ``after_ids`` / ``dealt``, ordered by time (the parsed
-            timestamp of the shoe's first card) when every shoe of the table has one, else by file
-            and first line.
+            timestamp of the shoe's first card) when every shoe of the table has one, else by shoe
+            id when the ids are a counter (whole numbers counting by one), else by file and first
+            line: the ranks the reader gave (``meta[i]["rank"]``).
         """
         by: dict = {}
         for i, m in enumerate(self.meta):
             by.setdefault(m["table"], []).append(i)
         out = {}
         for t, idx in by.items():
-            if all(self.meta[i].get("timestamp_us") is not None for i in idx):
+            if all(self.meta[i].get("rank") is not None for i in idx):  # the reader's order (time, a shoe-id counter, or file)
+                idx = sorted(idx, key=lambda i: self.meta[i]["rank"])
+            elif all(self.meta[i].get("timestamp_us") is not None for i in idx):
                 idx = sorted(idx, key=lambda i: (self.meta[i]["timestamp_us"], self.meta[i]["file"], self.meta[i]["line"]))
             else:
                 idx = sorted(idx, key=lambda i: (self.meta[i]["file"], self.meta[i]["line"]))
@@ -584,13 +590,16 @@ def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names
     return dealt_full, rot_full, meta
 
 
-def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, shoe_names: dict) -> dict:
+def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, shoe_names: dict, table_names: dict | None = None,
+                 notes: list | None = None) -> dict:
     """``{group: rank}`` of each accepted dealt shoe among *all* the dealt shoes of its table, those left out for problems
     (or with every row rejected) included, in the order :meth:`ShoeLog.sequence` uses (time when every shoe has a
     timestamp, else file and line): two accepted shoes were dealt one after the other only when their ranks are
     consecutive, so a shoe is never rebuilt from a shoe that was not the one dealt before it. A table whose shoe ids
     are whole numbers counting up by one (at least 3/4 of its steps) leaves a rank free where its ids skip: a shoe
-    that is not in the log."""
+    that is not in the log. Without timestamps, a table whose shoe ids are such a counter is ranked in id order
+    whatever the file's order (a newest-first export chained every shoe to the one dealt after it), and a sentence
+    saying so is appended to ``notes``."""
     entries: dict = {}
     for g in np.flatnonzero(g_stage == 1).tolist():  # one entry per shoe
         r0 = starts[g]
@@ -608,12 +617,31 @@ def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, 
         for k, (fi, ln) in first.items():
             entries.setdefault(k // 2 // S_, []).append((None, fi, ln, -1, shoe_names[k // 2 % S_]))
     ranks = {}
-    for es in entries.values():
+    for t, es in entries.items():
         timed = all(e[0] is not None for e in es)
         es.sort(key=lambda e: (e[0], e[1], e[2]) if timed else (e[1], e[2]))
+        if not timed and _id_counter([e[4] for e in es]):  # shoe ids that count by one: their order, whatever the file's
+            moved = sum(1 for a, b in zip(es, sorted(es, key=lambda e: int(e[4]))) if a is not b)
+            if moved:
+                es.sort(key=lambda e: int(e[4]))
+                if notes is not None:
+                    tn = (table_names or {}).get(t, "")
+                notes.append(f"{'table ' + str(tn) + ': ' if tn else ''}the shoes are taken in the order of "
+                                 f"their shoe ids ({es[0][4]} to {es[-1][4]}, a counter), not the file's: {moved:,} of {len(es):,} "
+                                 "dealt shoes stand elsewhere in the file (an export sorted another way, newest first or by card); "
+                                 "each shoe's order before the shuffle is rebuilt from the shoe whose id comes before it")
         r = np.cumsum(_rank_steps([e[4] for e in es]))
         ranks.update({e[3]: int(r[i]) for i, e in enumerate(es) if e[3] >= 0 and good[e[3]]})
     return ranks
+
+
+def _id_counter(ids: list) -> bool:
+    """Shoe ids that are whole numbers counting by one (sorted, at least 3/4 of the steps are +1; at least 3 shoes):
+    a scanner's shoe counter, which gives the dealing order."""
+    if len(ids) < 3 or not all(str(x).isascii() and str(x).isdigit() and len(str(x)) <= 12 for x in ids):
+        return False
+    v = np.sort(np.array([int(x) for x in ids], dtype=np.int64))
+    return bool(np.mean(np.diff(v) == 1) >= 0.75)
 
 
 def _rank_steps(ids: list) -> np.ndarray:
@@ -723,6 +751,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]
     codes = codes.astype(np.int16)
     names = [label(int(k)) for k in keys.tolist()]
+    order_notes: list = []
     after_g = sorted((g for g in np.flatnonzero(good & (g_stage == 1))), key=lambda g: names[g][:2])
     if not after_g:
         raise NoDataError(f"no shoe could be accepted from {[str(p) for p in paths]}: "
@@ -734,11 +763,11 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
     dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N,
-                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_, shoe_names))
+                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_, shoe_names, table_names, order_notes))
     pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if "rotated" in seen_columns else None, meta,
-                   tuple(sorted(seen_columns)))
+                   tuple(sorted(seen_columns)), order_notes)
 
 
 def _short_floor(length: np.ndarray, g_stage: np.ndarray, bad: np.ndarray, share: float) -> tuple[int, float, float]:
