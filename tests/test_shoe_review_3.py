@@ -102,3 +102,16 @@ def test_a_newest_first_export_is_dealt_in_shoe_id_order(tmp_path):
     log = read_shoe_log(f, decks=1)
     (seq,) = log.sequence().values()
     assert [int(log.after_ids[i][1]) for i in seq] == [1000 - 37 * s for s in range(12, 0, -1)] and not log.notes
+
+
+def test_game_none_on_a_procedure_is_applied_not_ignored(cli, tmp_path):
+    """--game none on baccarat-004 ('deal this game instead of the procedure's own') was dropped without a word: the
+    report dealt baccarat, with its trackers. It deals no game now; and --rule, a blackjack rule, is refused with it."""
+    res = cli("shuffle", "certify", "baccarat-004", "--game", "none", "--shoes", 100, "--no-sensitivity", "--out", tmp_path / "out",
+              "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    rep = json.loads(res.stdout)
+    names = {t["name"] for sec in rep["tables"] for t in sec["battery"]["tests"]}
+    assert not any(n.startswith(("tracker_edge:", "baccarat_")) for n in names), sorted(names)
+    assert rep["equipment"]["procedure"]["game"] == "none"
+    res = cli("shuffle", "certify", "blackjack-004", "--game", "none", "--rule", "H17", "--out", tmp_path / "out", "--json")
+    assert res.exit_code == 2, res.output

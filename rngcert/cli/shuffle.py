@@ -188,7 +188,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         if procedure is not None or before != "pickup" or pickup is not None:
             raise click.UsageError("--procedure, --before and --pickup describe a shoe log; a procedure names its own pickup")
         proc = load_procedure(source)
-        if game not in (None, "none", proc.game):  # the procedure's shuffle dealing another game: that game's deal and pickup
+        if game not in (None, proc.game):  # the procedure's shuffle dealing another game: that game's deal and pickup
             proc = proc.with_game(game)
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
@@ -279,7 +279,7 @@ def _refuse_unused(source: str, *, procedure, game, rule, sensitivity) -> None:
         raise click.UsageError("--rule: the dealer rule of a blackjack procedure; with a SHOELOG give the table's --procedure too "
                                "(without it no blackjack rules are applied)")
     proc = load_procedure(source if is_procedure else procedure)
-    dealt = game if is_procedure and game not in (None, "none") else proc.game
+    dealt = game if is_procedure and game is not None else proc.game
     if dealt != "blackjack":
         raise click.UsageError(f"--rule {rule}: a blackjack dealer rule; {proc.id} deals {dealt}")
 
