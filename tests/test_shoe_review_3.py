@@ -113,5 +113,18 @@ def test_game_none_on_a_procedure_is_applied_not_ignored(cli, tmp_path):
     names = {t["name"] for sec in rep["tables"] for t in sec["battery"]["tests"]}
     assert not any(n.startswith(("tracker_edge:", "baccarat_")) for n in names), sorted(names)
     assert rep["equipment"]["procedure"]["game"] == "none"
+    assert not [n for n in rep["notes"] if "tracker" in n], rep["notes"]  # (no trackers, so no sentence about them)
     res = cli("shuffle", "certify", "blackjack-004", "--game", "none", "--rule", "H17", "--out", tmp_path / "out", "--json")
     assert res.exit_code == 2, res.output
+
+
+def test_no_note_of_trackers_where_no_tracker_ran(cli, tmp_path):
+    """A log without a game: the report said 'trackers learned the shuffle from one half of the shoes and played the
+    other, both ways (cross-fitting)' beside 'no tracker ran'. No sentence about trackers that did not exist."""
+    res = cli("shuffle", "certify", _fair_log(tmp_path, 20), "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out",
+              "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    rep = json.loads(res.stdout)
+    assert not [n for n in rep["notes"] if "tracker" in n], rep["notes"]
+    res = cli("shuffle", "certify", _fair_log(tmp_path, 20), "--decks", 1, "--game", "blackjack", "--before", "new-deck",
+              "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    assert any("cross-fitting" in n for n in json.loads(res.stdout)["notes"])

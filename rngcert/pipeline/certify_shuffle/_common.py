@@ -270,3 +270,10 @@ def _max_edge(out: BatteryOutcome):
         if is_tracker(r.name) and r.applicable and (best is None or r.statistic > best[1]):
             best = (r.name.split(":", 1)[1], float(r.statistic), r.details["ci95"])
     return best
+
+
+def _has_trackers(game: str | None) -> bool:
+    """The game's battery has a tracker (without one, no note may say that trackers learned or played anything)."""
+    from rngcert.battery.shuffle import battery_for, is_tracker
+
+    return game is not None and any(is_tracker(s.name) for s in battery_for(game).specs)
