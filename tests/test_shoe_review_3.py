@@ -128,3 +128,21 @@ def test_no_note_of_trackers_where_no_tracker_ran(cli, tmp_path):
     res = cli("shuffle", "certify", _fair_log(tmp_path, 20), "--decks", 1, "--game", "blackjack", "--before", "new-deck",
               "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
     assert any("cross-fitting" in n for n in json.loads(res.stdout)["notes"])
+
+
+def test_the_power_statement_says_which_verdict_a_detection_gives(cli, tmp_path):
+    """'with 29 shoes the battery detects, with 90% power, a shuffle that keeps 0.21% of the neighbouring pairs' under
+    a manual procedure, where such a shuffle is a finding (SUSPECT), never a FAIL (DESIGN §4: power is the probability
+    of a FAIL). The statement now says FAIL where a rejection FAILs (uniform) and a finding where it does not (edge)."""
+    scan = tmp_path / "scan.csv"
+    res = cli("shuffle", "simulate", "baccarat-004", "--shoes", 30, "--dealt-only", "--seed", 3, "--out", scan)
+    assert res.exit_code == 0, res.output
+    res = cli("shuffle", "certify", scan, "--decks", 8, "--procedure", "baccarat-004", "--out", tmp_path / "out", "--no-plots",
+              "--json", "--seed", 1, "--resamples", 99, "--workers", 1, "--max-rejected", 1)
+    st = json.loads(res.stdout)["tables"][0]["battery"]["power"]["statement"]
+    assert "the battery rejects" in st and "a finding (SUSPECT), not a FAIL" in st and "it FAILs, with 90% power, a tracker edge" in st, st
+    res = cli("shuffle", "certify", _fair_log(tmp_path, 20), "--decks", 1, "--before", "new-deck", "--out", tmp_path / "out",
+              "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    st = json.loads(res.stdout)["tables"][0]["battery"]["power"]["statement"]
+    assert st.startswith("with 20 shoes the battery FAILs, with 90% power") and "SUSPECT" not in st, st
+    assert "(one deck)" in st

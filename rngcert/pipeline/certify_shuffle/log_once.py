@@ -492,7 +492,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
                                              group=kw["group"], battery=battery)
     out = decide_shuffle(results, alpha=kw["alpha"], standard=kw["standard"], errors=errors, inconclusive=kw.get("inconclusive", ()),
                          seeds={"entropy": str(kw["entropy"]), "spawn_keys": keys})
-    out.power = _power(out, data, power)
+    out.power = _power(out, data, power, kw["standard"])
     return out
 
 
