@@ -146,3 +146,21 @@ def test_the_power_statement_says_which_verdict_a_detection_gives(cli, tmp_path)
     st = json.loads(res.stdout)["tables"][0]["battery"]["power"]["statement"]
     assert st.startswith("with 20 shoes the battery FAILs, with 90% power") and "SUSPECT" not in st, st
     assert "(one deck)" in st
+
+
+def test_a_suspect_does_not_say_no_tracker_exploits_a_shuffle_whose_tracker_interval_is_above_zero():
+    """A blackjack log: SUSPECT, the sequence tracker +20.47% (95% interval +2.73% to +38.21%, Holm-adjusted 0.14).
+    The next step said 'no tracker exploits at 199 shoes'; the interval says an edge is possible. It now says that no
+    edge is *established* and names the tracker whose interval lies above the threshold."""
+    from rngcert.battery.plain import shoe_findings
+
+    trk = {"name": "blackjack_sequence", "edge": 0.2047, "ci95": [0.0273, 0.3821], "threshold": 0.0, "beats_threshold": False}
+    flat = {"name": "blackjack_zone", "edge": 0.0429, "ci95": [-0.012, 0.0978], "threshold": 0.0, "beats_threshold": False}
+    sec = {"table": "all shoes", "n": 199, "battery": {"verdict": "SUSPECT", "reasons": []}, "trackers": [trk, flat],
+           "findings": ["position_correlation: cards end up nearer their place"]}
+    _, (step,) = shoe_findings(sec)
+    assert "no tracker exploits" not in step and "no tracker's edge is established at 199 shoes" in step
+    assert "blackjack sequence +20.47% (95% interval +2.73% to +38.21%) lies above the threshold" in step
+    assert "blackjack zone" not in step
+    _, (step,) = shoe_findings(sec | {"trackers": [flat]})
+    assert "lies above" not in step
