@@ -164,3 +164,21 @@ def test_a_suspect_does_not_say_no_tracker_exploits_a_shuffle_whose_tracker_inte
     assert "blackjack zone" not in step
     _, (step,) = shoe_findings(sec | {"trackers": [flat]})
     assert "lies above" not in step
+
+
+def test_a_before_file_that_matches_no_shoe_is_an_input_error(cli, tmp_path):
+    """A --before FILE of new-deck orders for shoes 1..40 without a table column, for a log whose shoes are table T1's:
+    no order was used and every shoe's order before the shuffle silently became the previous shoe's dealt order
+    (exit 11 or a verdict). An input error (exit 3) naming both sides' shoes."""
+    log = tmp_path / "log.csv"
+    _write(log, "table,shoe_id,position,card", [("T1", s, p, c) for s, cards in enumerate(_shoes(40), 1) for p, c in enumerate(cards, 1)])
+    before = tmp_path / "before.csv"
+    _write(before, "shoe_id,position,card", [(s, p, c) for s in range(1, 41) for p, c in enumerate(DECK, 1)])
+    args = ("--decks", 1, "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    res = cli("shuffle", "certify", log, "--before", before, *args)
+    assert res.exit_code == 3, res.output
+    err = json.loads(res.stdout)["error"]
+    assert "none of its 40 shoes is a dealt shoe of" in err and "table '' shoe '1'" in err and "table 'T1' shoe '1'" in err
+    _write(before, "table,shoe_id,position,card", [("T1", s, p, c) for s in range(1, 41) for p, c in enumerate(DECK, 1)])
+    res = cli("shuffle", "certify", log, "--before", before, *args)
+    assert res.exit_code != 3 and "40 given in the --before file" in json.loads(res.stdout)["notes"][0]

@@ -228,6 +228,8 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}
             before_mode = "pickup"
         log = read_shoe_log([source], decks=decks)
+        if before_orders is not None:
+            _before_matches(before, before_orders, log, source)
         # the --before file's rejected rows and shoe problems are kept and reported with the log's
         problems = log.problems + (blog.problems if blog is not None else [])
         notes = [str(p) for p in problems[:20]]
@@ -257,6 +259,23 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power, "pickup": pickup, "max_rejected": max_rejected,
     }
     return cert, rejected, eq_id
+
+
+def _before_matches(before: str, orders: dict, log, source: str) -> None:
+    """A ``--before FILE`` none of whose shoes is a dealt shoe of the log (another table name, other shoe ids) is an input
+    error: its orders would all go unused, and every shoe's order before the shuffle would silently come from elsewhere."""
+    from rngcert.errors import InputError
+
+    dealt = [tuple(k) for k in log.after_ids]
+    if set(orders) & set(dealt):
+        return
+
+    def some(keys) -> str:
+        keys = sorted(keys, key=lambda k: (str(k[0]), len(str(k[1])), str(k[1])))
+        return ", ".join(f"table {t!r} shoe {s_!r}" for t, s_ in keys[:3]) + (f" … ({len(keys):,} in all)" if len(keys) > 3 else "")
+
+    raise InputError(f"{before}: none of its {len(orders):,} shoes is a dealt shoe of {source} (a shoe is matched by its table and "
+                     f"shoe_id): the --before file has {some(orders)}; the log has {some(dealt)}")
 
 
 def _refuse_unused(source: str, *, procedure, game, rule, sensitivity) -> None:
