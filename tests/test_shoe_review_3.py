@@ -182,3 +182,16 @@ def test_a_before_file_that_matches_no_shoe_is_an_input_error(cli, tmp_path):
     _write(before, "table,shoe_id,position,card", [("T1", s, p, c) for s in range(1, 41) for p, c in enumerate(DECK, 1)])
     res = cli("shuffle", "certify", log, "--before", before, *args)
     assert res.exit_code != 3 and "40 given in the --before file" in json.loads(res.stdout)["notes"][0]
+
+
+def test_a_before_file_of_before_stage_rows_gives_the_orders(cli, tmp_path):
+    """A --before FILE whose rows all say stage 'before' (what the file is) was refused: 'no shoe could be accepted from
+    [...]: 0 rows rejected, 0 shoe problems' (exit 3), though every row was read. Its shoes are the orders."""
+    log = tmp_path / "log.csv"
+    _write(log, "table,shoe_id,position,card", [("T1", s, p, c) for s, cards in enumerate(_shoes(40), 1) for p, c in enumerate(cards, 1)])
+    before = tmp_path / "before.csv"
+    _write(before, "table,shoe_id,position,card,stage", [("T1", s, p, c, "before") for s in range(1, 41) for p, c in enumerate(DECK, 1)])
+    res = cli("shuffle", "certify", log, "--before", before, "--decks", 1, "--out", tmp_path / "out", "--no-plots", "--json",
+              "--seed", 1, "--resamples", 99, "--workers", 1)
+    assert res.exit_code != 3, res.output
+    assert "40 given in the --before file" in json.loads(res.stdout)["notes"][0]

@@ -222,7 +222,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             raise click.UsageError(f"--pickup {pickup}: the pickup sides of game {g or 'none'} are {list(SIDES.get(g or '', ())) or 'none'}")
         before_mode, before_orders, blog = before, None, None
         if before not in ("pickup", "previous", "new-deck"):
-            blog = read_shoe_log([before], decks=decks)
+            blog = read_shoe_log([before], decks=decks, orders=True)
             src = blog.pair_before if blog.pair_before is not None else blog.dealt
             ids = blog.pair_ids if blog.pair_before is not None else blog.after_ids
             before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}

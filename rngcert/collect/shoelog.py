@@ -508,6 +508,17 @@ def _read_shoe_files(paths: list) -> tuple:
     return R, ids, rej_keys, skipped, sources, rejected
 
 
+def _before_as_shoes(R: dict, rej_keys: list, skipped: list) -> None:
+    """Files of orders before a shuffle that hold no dealt shoe: their ``before`` rows (accepted, rejected and non-card
+    rows alike) are read as the shoes, in place."""
+    if not R["stage"].size or np.any(R["stage"] == 1):
+        return
+    R["stage"][:] = 1
+    for arr in (*rej_keys, *skipped):
+        if arr.size:
+            arr[:, 2] = 1
+
+
 def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
     """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up. A
     non-card row whose position a card of its shoe also holds took no number of its own: nothing is renumbered for it."""
@@ -686,7 +697,8 @@ def _count_problems(sources: list, problems: list) -> None:
 CUT_SHORT = 0.75
 
 
-def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1, cut_short: float = CUT_SHORT) -> ShoeLog:
+def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1, cut_short: float = CUT_SHORT,
+                  orders: bool = False) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
     Parameters
@@ -702,6 +714,9 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         A dealt shoe shorter than this share of the median dealt shoe of the log (among the shoes
         without another problem) is a problem too: a shoe cut short (:data:`CUT_SHORT`; 0 turns the
         check off).
+    orders : bool
+        The files give orders before a shuffle (``--before FILE``): when they hold no dealt shoe, their ``before``
+        shoes are read as the shoes (a file of ``stage = before`` rows only is the natural such file).
 
     Returns
     -------
@@ -728,6 +743,8 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         paths = [paths]
     paths = [Path(p) for p in paths]
     R, ids, rej_keys, skipped, sources, rejected = _read_shoe_files(paths)
+    if orders:
+        _before_as_shoes(R, rej_keys, skipped)
     tables, shoes_ids, opt_ids, seen_columns = ids.tables, ids.shoes, ids.opt, ids.seen
     opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
     table_names = {v: k for k, v in tables.items()}
