@@ -508,10 +508,10 @@ def _read_shoe_files(paths: list) -> tuple:
     return R, ids, rej_keys, skipped, sources, rejected
 
 
-def _before_as_shoes(R: dict, rej_keys: list, skipped: list) -> None:
-    """Files of orders before a shuffle that hold no dealt shoe: their ``before`` rows (accepted, rejected and non-card
-    rows alike) are read as the shoes, in place."""
-    if not R["stage"].size or np.any(R["stage"] == 1):
+def _before_as_shoes(R: dict, rej_keys: list, skipped: list, orders: bool) -> None:
+    """Files of orders before a shuffle (``orders``) that hold no dealt shoe: their ``before`` rows (accepted, rejected and
+    non-card rows alike) are read as the shoes, in place."""
+    if not orders or not R["stage"].size or np.any(R["stage"] == 1):
         return
     R["stage"][:] = 1
     for arr in (*rej_keys, *skipped):
@@ -743,8 +743,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         paths = [paths]
     paths = [Path(p) for p in paths]
     R, ids, rej_keys, skipped, sources, rejected = _read_shoe_files(paths)
-    if orders:
-        _before_as_shoes(R, rej_keys, skipped)
+    _before_as_shoes(R, rej_keys, skipped, orders)
     tables, shoes_ids, opt_ids, seen_columns = ids.tables, ids.shoes, ids.opt, ids.seen
     opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
     table_names = {v: k for k, v in tables.items()}
@@ -758,8 +757,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
-    short = _short_floor(length, g_stage, bad, cut_short)
-    bad |= (g_stage == 1) & ~complete & (length < short[0])
+    short = _short_floor(length, g_stage, bad, cut_short, complete)
     problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
                               (N, decks, min_prefix, serialised, any_serial and any_unserial, short))
     _count_problems(sources, problems)
@@ -787,14 +785,17 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
                    tuple(sorted(seen_columns)), order_notes)
 
 
-def _short_floor(length: np.ndarray, g_stage: np.ndarray, bad: np.ndarray, share: float) -> tuple[int, float, float]:
+def _short_floor(length: np.ndarray, g_stage: np.ndarray, bad: np.ndarray, share: float, complete: np.ndarray) -> tuple[int, float, float]:
     """(fewest cards a dealt shoe may hold before it is a shoe cut short, the median dealt shoe it is measured against,
-    ``share``): ``share`` of the median length of the dealt shoes without another problem; 0 cards when the check is off."""
+    ``share``): ``share`` of the median length of the dealt shoes without another problem; 0 cards when the check is off.
+    The dealt shoes cut short are marked in ``bad`` (in place)."""
     ok = length[(g_stage == 1) & ~bad]
     if not ok.size or share <= 0:
         return 0, 0.0, share
     med = float(np.median(ok))
-    return int(math.ceil(share * med)), med, share
+    floor = int(math.ceil(share * med))
+    bad |= (g_stage == 1) & ~complete & (length < floor)
+    return floor, med, share
 
 
 def _log_p_at_most(decks: int, d: int, L_max: int) -> list[float]:
