@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from rngcert.collect.shoelog import read_shoe_log
 
@@ -130,6 +131,7 @@ def test_no_note_of_trackers_where_no_tracker_ran(cli, tmp_path):
     assert any("cross-fitting" in n for n in json.loads(res.stdout)["notes"])
 
 
+@pytest.mark.slow  # (a simulated scanner log, its wash fitted and trackers trained: several seconds)
 def test_the_power_statement_says_which_verdict_a_detection_gives(cli, tmp_path):
     """'with 29 shoes the battery detects, with 90% power, a shuffle that keeps 0.21% of the neighbouring pairs' under
     a manual procedure, where such a shuffle is a finding (SUSPECT), never a FAIL (DESIGN §4: power is the probability
@@ -195,3 +197,20 @@ def test_a_before_file_of_before_stage_rows_gives_the_orders(cli, tmp_path):
               "--seed", 1, "--resamples", 99, "--workers", 1)
     assert res.exit_code != 3, res.output
     assert "40 given in the --before file" in json.loads(res.stdout)["notes"][0]
+
+
+@pytest.mark.slow  # (a simulated scanner log, its wash fitted and trackers trained: several seconds)
+def test_key_findings_do_not_call_a_measured_pickup_side_assumed(cli, tmp_path):
+    """A baccarat-004 scanner log: 'parameters: 2 measured ... measured deal.pickup = banker-first', while the key
+    finding said 'The verdict rests on 5 assumed parameter(s) (deal.pickup, ...): neither given by the rules nor
+    measured' (the findings were written before the pickup side was fitted)."""
+    scan = tmp_path / "scan.csv"
+    assert cli("shuffle", "simulate", "baccarat-004", "--shoes", 30, "--dealt-only", "--seed", 3, "--out", scan).exit_code == 0
+    res = cli("shuffle", "certify", scan, "--decks", 8, "--procedure", "baccarat-004", "--out", tmp_path / "out", "--no-plots",
+              "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    rep = json.loads(res.stdout)
+    (pick,) = [p for p in rep["parameters"] if p["name"] == "deal.pickup"]
+    assert pick["status"] == "measured"
+    assumed = [p["label"] for p in rep["parameters"] if p["status"] == "assumed"]
+    (line,) = [k for k in rep["tables"][0]["key_findings"] if "assumed parameter" in k]
+    assert f"rests on {len(assumed)} assumed parameter(s)" in line and "deal.pickup" not in line, line
