@@ -214,3 +214,20 @@ def test_key_findings_do_not_call_a_measured_pickup_side_assumed(cli, tmp_path):
     assumed = [p["label"] for p in rep["parameters"] if p["status"] == "assumed"]
     (line,) = [k for k in rep["tables"][0]["key_findings"] if "assumed parameter" in k]
     assert f"rests on {len(assumed)} assumed parameter(s)" in line and "deal.pickup" not in line, line
+
+
+def test_before_or_pickup_for_a_log_that_records_every_order_is_refused(cli, tmp_path):
+    """A log with both stages for every shoe, given --before new-deck (or --pickup): the recorded orders were used and the
+    option silently ignored (the README: an option is applied or refused). Refused, exit 3, naming the option."""
+    log = tmp_path / "both.csv"
+    rows = []
+    for s, cards in enumerate(_shoes(12), 1):
+        rows += [(s, p, c, "before") for p, c in enumerate(DECK, 1)] + [(s, p, c, "after") for p, c in enumerate(cards, 1)]
+    _write(log, "shoe_id,position,card,stage", rows)
+    args = ("--decks", 1, "--out", tmp_path / "out", "--no-plots", "--json", "--seed", 1, "--resamples", 99, "--workers", 1)
+    for extra in (("--before", "new-deck"), ("--game", "baccarat", "--pickup", "banker-first")):
+        res = cli("shuffle", "certify", log, *extra, *args)
+        assert res.exit_code == 3, res.output
+        assert "has its order before the shuffle recorded" in json.loads(res.stdout)["error"]
+    res = cli("shuffle", "certify", log, *args)
+    assert res.exit_code != 3 and "12 recorded in the log" in json.loads(res.stdout)["notes"][0]

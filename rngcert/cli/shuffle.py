@@ -17,6 +17,7 @@ from rngcert.cli._common import (
     check_report_options,
     command_line,
     emit_report,
+    given,
     progress_bar,
     refuse_given,
     report_options,
@@ -230,6 +231,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         log = read_shoe_log([source], decks=decks)
         if before_orders is not None:
             _before_matches(before, before_orders, log, source)
+        _refuse_unused_rebuild(log, source)
         # the --before file's rejected rows and shoe problems are kept and reported with the log's
         problems = log.problems + (blog.problems if blog is not None else [])
         notes = [str(p) for p in problems[:20]]
@@ -259,6 +261,18 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         "resamples": resamples, "alpha": alpha, "min_edge": min_edge, "power": power, "pickup": pickup, "max_rejected": max_rejected,
     }
     return cert, rejected, eq_id
+
+
+def _refuse_unused_rebuild(log, source: str) -> None:
+    """``--before`` or ``--pickup`` given for a log that records every dealt shoe's order before the shuffle (stage
+    before): neither would be used, so they are refused (an option given is applied or refused, never silently
+    ignored); an input error (exit 3), because the log, not the command line, makes them idle."""
+    from rngcert.errors import InputError
+
+    used = given("before", "pickup")
+    if used and log.n_shoes and set(map(tuple, log.pair_ids)) >= set(map(tuple, log.after_ids)):
+        raise InputError(f"{', '.join(used)}: every dealt shoe of {source} ({log.n_shoes:,}) has its order before the shuffle recorded "
+                         "(stage before), so the order is never rebuilt or declared and this option would not be used; leave it out")
 
 
 def _before_matches(before: str, orders: dict, log, source: str) -> None:
