@@ -44,6 +44,8 @@ def test_a_shoe_cut_short_is_a_shoe_problem_not_every_shoes_length(tmp_path):
     log = read_shoe_log(f, decks=1)
     assert log.n_shoes == 10 and not log.problems and log.after.shape == (10, 41)
     assert read_shoe_log(_cut_short_log(tmp_path), decks=1, cut_short=0).n_shoes == 40
+    # a shoe dealt to 30 of the others' 52 cards (a game shuffled after so many rounds) is a dealt prefix, not cut short
+    assert read_shoe_log(_cut_short_log(tmp_path, keep=30), decks=1).n_shoes == 40
 
 
 def test_a_shoe_cut_short_does_not_switch_off_the_game_tests(cli, tmp_path):

@@ -694,7 +694,7 @@ def _count_problems(sources: list, problems: list) -> None:
 #: A dealt shoe shorter than this share of its log's median dealt shoe is a shoe cut short (a scanner that stopped, a shoe
 #: abandoned): a shoe problem, left out, because the game-level tests, the rank tests and the trackers play every shoe only
 #: to the length of the shortest one.
-CUT_SHORT = 0.75
+CUT_SHORT = 0.5
 
 
 def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1, cut_short: float = CUT_SHORT,
