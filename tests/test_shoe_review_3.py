@@ -233,3 +233,16 @@ def test_before_or_pickup_for_a_log_that_records_every_order_is_refused(cli, tmp
         assert "has its order before the shuffle recorded" in json.loads(res.stdout)["error"]
     res = cli("shuffle", "certify", log, *args)
     assert res.exit_code != 3 and "12 recorded in the log" in json.loads(res.stdout)["notes"][0]
+
+
+def test_the_pickup_side_fit_never_states_a_p_value_of_zero():
+    """The pickup-side evidence of a 29-shoe baccarat log read 'paired z = -38.46, two-sided p = 0': a p-value below the
+    smallest double is stated as '< 1e-300' (and stored as null with its bound), as everywhere in rngcert's reports."""
+    from rngcert.pipeline.pickup_side import fit_sides
+
+    rng = np.random.default_rng(1)
+    a = 185 + rng.normal(0, 1, 200)
+    info = fit_sides({"banker-first": a, "player-first": a - 50 + rng.normal(0, 1, 200)}, np.zeros(200, int), ["whole log"])
+    (g,) = info["groups"]
+    assert "two-sided p < 1e-300" in g["evidence"] and "p = 0" not in g["evidence"]
+    assert g["p"] is None and g["p_bound"] == "< 1e-300" and g["side"] == "banker-first"
