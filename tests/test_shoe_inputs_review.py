@@ -45,7 +45,7 @@ def test_joker_rows_read_around_are_not_unreadable(cli, tmp_path):
     """A joker in every one-deck shoe (c21's kind, 1 row in 53 = 1.9%; here also a cutting card: 3.7%) is
     named and read around: not counted as unreadable, so the log still gets its verdict."""
     rows = []
-    for s, cards in enumerate(_shoes(60), 1):
+    for s, cards in enumerate(_shoes(70), 1):  # (70: at least the 65 shoes the whole battery needs without a game)
         cards = cards[:26] + ["JK"] + cards[26:40] + ["CUT"] + cards[40:]
         rows += [(s, p, c) for p, c in enumerate(cards, 1)]
     f = tmp_path / "jokers.csv"
@@ -308,7 +308,8 @@ def test_most_shoes_left_out_is_inconclusive_not_pass(cli, tmp_path):
     assert "180 of 200 dealt shoes (90%) were left out for problems" in reasons and "more than 5%" in reasons
     assert rep["rerun"]["max_rejected"] == 0.05
     res, rep = _certify_log(cli, f, tmp_path, "--max-rejected", 0.95)
-    assert res.exit_code in (0, 10), res.output
+    # 20 shoes without a game: INCONCLUSIVE only for too few shoes for the whole battery (the shoe reviewer of 2026-12-05)
+    assert res.exit_code == 11 and [r[:14] for r in rep["tables"][0]["battery"]["reasons"]][:1] == ["too few shoes "], res.output
     assert not any("left out for problems" in r for r in rep["tables"][0]["battery"]["reasons"])
     assert rep["rerun"]["max_rejected"] == 0.95
     (folder,) = [d for d in (tmp_path / "out").glob("*-*") if json.loads((d / "report.json").read_text())["rerun"]["max_rejected"] == 0.95]

@@ -94,8 +94,7 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
         steps.append(f"Do not use the procedure as it stands ({name} FAILs): lengthen the wash or add a riffle (see the sensitivity "
                      "table and the remedies tried, where the report has them), then certify again.")
     elif v == "SUSPECT":
-        steps.append("Not a failure under the edge standard: the shuffle keeps order a statistician can see but no tracker "
-                     f"exploits at {n:,} {unit}; improve the wash, or certify again with more {unit} to settle whether a player can use it.")
+        steps.append(_suspect_step(trackers, n, unit))
     elif v == "INCONCLUSIVE":
         steps.append("Correct the input or collect more shoes (see the reasons), then certify again.")
     else:
@@ -104,6 +103,21 @@ def shoe_findings(section: dict, *, assumed: Sequence[str] = (), unit: str = "sh
         steps.append("Measure the assumed parameters from recorded shoes (rngcert shuffle certify LOG --procedure ...) so that the "
                      "verdict no longer rests on them.")
     return order_findings(keys, v), steps
+
+
+def _suspect_step(trackers: list, n: int, unit: str) -> str:
+    """The next step of a SUSPECT shoe sample: no tracker's edge is *established* (one-sided Holm), which is not that no
+    tracker exploits the shuffle: a tracker whose 95% interval lies above the threshold is named (an edge is possible)."""
+    above = []
+    for k in trackers:
+        lo, hi = k["ci95"]
+        if lo > k.get("threshold", 0.0):
+            above.append(f"{k['name'].replace('_', ' ')} {100 * k['edge']:+.2f}% (95% interval {100 * lo:+.2f}% to {100 * hi:+.2f}%)")
+    seen = (f"; {', '.join(above)} {'lies' if len(above) == 1 else 'lie'} above the threshold without being significant after Holm: "
+            "an edge is possible, not excluded") if above else ""
+    return ("Not a failure under the edge standard: the shuffle keeps order a statistician can see, and no tracker's edge is "
+            f"established at {n:,} {unit} (one-sided Holm){seen}; improve the wash, or certify again with more {unit} to settle "
+            "whether a player can use it.")
 
 
 def add_shoe_findings(report: dict) -> dict:

@@ -17,6 +17,7 @@ from rngcert.cli._common import (
     check_report_options,
     command_line,
     emit_report,
+    given,
     progress_bar,
     refuse_given,
     report_options,
@@ -188,7 +189,7 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
         if procedure is not None or before != "pickup" or pickup is not None:
             raise click.UsageError("--procedure, --before and --pickup describe a shoe log; a procedure names its own pickup")
         proc = load_procedure(source)
-        if game not in (None, "none", proc.game):  # the procedure's shuffle dealing another game: that game's deal and pickup
+        if game not in (None, proc.game):  # the procedure's shuffle dealing another game: that game's deal and pickup
             proc = proc.with_game(game)
         proc, note = _apply_decks_rule(proc, decks, rule)
         sensitivity = True if sensitivity is None else bool(sensitivity)  # a procedure's report shows its assumptions' grid
@@ -222,17 +223,21 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
             raise click.UsageError(f"--pickup {pickup}: the pickup sides of game {g or 'none'} are {list(SIDES.get(g or '', ())) or 'none'}")
         before_mode, before_orders, blog = before, None, None
         if before not in ("pickup", "previous", "new-deck"):
-            blog = read_shoe_log([before], decks=decks)
+            blog = read_shoe_log([before], decks=decks, orders=True)
             src = blog.pair_before if blog.pair_before is not None else blog.dealt
             ids = blog.pair_ids if blog.pair_before is not None else blog.after_ids
             before_orders = {tuple(k): src[i] for i, k in enumerate(ids)}
             before_mode = "pickup"
         log = read_shoe_log([source], decks=decks)
+        if before_orders is not None:
+            _before_matches(before, before_orders, log, source)
+        _refuse_unused_rebuild(log, source)
         # the --before file's rejected rows and shoe problems are kept and reported with the log's
         problems = log.problems + (blog.problems if blog is not None else [])
         notes = [str(p) for p in problems[:20]]
         if len(problems) > 20:
             notes.append(f"…and {len(problems) - 20} more shoe problems (all in report.json)")
+        notes += log.notes
         inputs = [{**s, "format": "shoe log (CSV)", "summary": f"{s.get('rows')} rows: {s.get('accepted_rows')} accepted, "
                    f"{s.get('rejected_rows')} rejected" + _not_unreadable(s)
                    + f"; {s.get('shoe_problems', 0)} shoe(s) left out for problems"
@@ -258,6 +263,35 @@ def _certify_shuffle(source, *, shoes=2000, burn_in=10, decks=None, game=None, p
     return cert, rejected, eq_id
 
 
+def _refuse_unused_rebuild(log, source: str) -> None:
+    """``--before`` or ``--pickup`` given for a log that records every dealt shoe's order before the shuffle (stage
+    before): neither would be used, so they are refused (an option given is applied or refused, never silently
+    ignored); an input error (exit 3), because the log, not the command line, makes them idle."""
+    from rngcert.errors import InputError
+
+    used = given("before", "pickup")
+    if used and log.n_shoes and set(map(tuple, log.pair_ids)) >= set(map(tuple, log.after_ids)):
+        raise InputError(f"{', '.join(used)}: every dealt shoe of {source} ({log.n_shoes:,}) has its order before the shuffle recorded "
+                         "(stage before), so the order is never rebuilt or declared and this option would not be used; leave it out")
+
+
+def _before_matches(before: str, orders: dict, log, source: str) -> None:
+    """A ``--before FILE`` none of whose shoes is a dealt shoe of the log (another table name, other shoe ids) is an input
+    error: its orders would all go unused, and every shoe's order before the shuffle would silently come from elsewhere."""
+    from rngcert.errors import InputError
+
+    dealt = [tuple(k) for k in log.after_ids]
+    if set(orders) & set(dealt):
+        return
+
+    def some(keys) -> str:
+        keys = sorted(keys, key=lambda k: (str(k[0]), len(str(k[1])), str(k[1])))
+        return ", ".join(f"table {t!r} shoe {s_!r}" for t, s_ in keys[:3]) + (f" … ({len(keys):,} in all)" if len(keys) > 3 else "")
+
+    raise InputError(f"{before}: none of its {len(orders):,} shoes is a dealt shoe of {source} (a shoe is matched by its table and "
+                     f"shoe_id): the --before file has {some(orders)}; the log has {some(dealt)}")
+
+
 def _refuse_unused(source: str, *, procedure, game, rule, sensitivity) -> None:
     """The options of ``shuffle certify`` that the other kind of source (PROCEDURE or SHOELOG) would
     ignore, a --sensitivity-shoes without a grid, and a --rule without a blackjack procedure, are usage
@@ -278,7 +312,7 @@ def _refuse_unused(source: str, *, procedure, game, rule, sensitivity) -> None:
         raise click.UsageError("--rule: the dealer rule of a blackjack procedure; with a SHOELOG give the table's --procedure too "
                                "(without it no blackjack rules are applied)")
     proc = load_procedure(source if is_procedure else procedure)
-    dealt = game if is_procedure and game not in (None, "none") else proc.game
+    dealt = game if is_procedure and game is not None else proc.game
     if dealt != "blackjack":
         raise click.UsageError(f"--rule {rule}: a blackjack dealer rule; {proc.id} deals {dealt}")
 

@@ -126,6 +126,8 @@ class ShoeLog:
     problems : list of ShoeProblem
     sources : list of dict
         path, sha256, rows, rejected rows, shoes accepted/rejected per file.
+    notes : list of str
+        How the shoes were ordered where it is not the file's order (shoe ids that count by one).
     """
 
     decks: int
@@ -143,6 +145,7 @@ class ShoeLog:
     rotated: np.ndarray | None = None
     meta: list = field(default_factory=list)
     columns: tuple = ()
+    notes: list = field(default_factory=list)
 
     @property
     def n_shoes(self) -> int:
@@ -155,15 +158,18 @@ class ShoeLog:
         -------
         dict
             table -> list of indices into ``after_ids`` / ``dealt``, ordered by time (the parsed
-            timestamp of the shoe's first card) when every shoe of the table has one, else by file
-            and first line.
+            timestamp of the shoe's first card) when every shoe of the table has one, else by shoe
+            id when the ids are a counter (whole numbers counting by one), else by file and first
+            line: the ranks the reader gave (``meta[i]["rank"]``).
         """
         by: dict = {}
         for i, m in enumerate(self.meta):
             by.setdefault(m["table"], []).append(i)
         out = {}
         for t, idx in by.items():
-            if all(self.meta[i].get("timestamp_us") is not None for i in idx):
+            if all(self.meta[i].get("rank") is not None for i in idx):  # the reader's order (time, a shoe-id counter, or file)
+                idx = sorted(idx, key=lambda i: self.meta[i]["rank"])
+            elif all(self.meta[i].get("timestamp_us") is not None for i in idx):
                 idx = sorted(idx, key=lambda i: (self.meta[i]["timestamp_us"], self.meta[i]["file"], self.meta[i]["line"]))
             else:
                 idx = sorted(idx, key=lambda i: (self.meta[i]["file"], self.meta[i]["line"]))
@@ -502,6 +508,17 @@ def _read_shoe_files(paths: list) -> tuple:
     return R, ids, rej_keys, skipped, sources, rejected
 
 
+def _before_as_shoes(R: dict, rej_keys: list, skipped: list, orders: bool) -> None:
+    """Files of orders before a shuffle (``orders``) that hold no dealt shoe: their ``before`` rows (accepted, rejected and
+    non-card rows alike) are read as the shoes, in place."""
+    if not orders or not R["stage"].size or np.any(R["stage"] == 1):
+        return
+    R["stage"][:] = 1
+    for arr in (*rej_keys, *skipped):
+        if arr.size:
+            arr[:, 2] = 1
+
+
 def _renumber(R: dict, gkey: np.ndarray, skipped: list, S_: int) -> None:
     """Positions in ``R`` renumbered around the skipped non-card rows: a card after k of them in its shoe moves k up. A
     non-card row whose position a card of its shoe also holds took no number of its own: nothing is renumbered for it."""
@@ -584,13 +601,16 @@ def _dealt_shoes(after_g, starts, length, codes, R: dict, names: list, opt_names
     return dealt_full, rot_full, meta
 
 
-def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, shoe_names: dict) -> dict:
+def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, shoe_names: dict, table_names: dict | None = None,
+                 notes: list | None = None) -> dict:
     """``{group: rank}`` of each accepted dealt shoe among *all* the dealt shoes of its table, those left out for problems
     (or with every row rejected) included, in the order :meth:`ShoeLog.sequence` uses (time when every shoe has a
     timestamp, else file and line): two accepted shoes were dealt one after the other only when their ranks are
     consecutive, so a shoe is never rebuilt from a shoe that was not the one dealt before it. A table whose shoe ids
     are whole numbers counting up by one (at least 3/4 of its steps) leaves a rank free where its ids skip: a shoe
-    that is not in the log."""
+    that is not in the log. Without timestamps, a table whose shoe ids are such a counter is ranked in id order
+    whatever the file's order (a newest-first export chained every shoe to the one dealt after it), and a sentence
+    saying so is appended to ``notes``."""
     entries: dict = {}
     for g in np.flatnonzero(g_stage == 1).tolist():  # one entry per shoe
         r0 = starts[g]
@@ -608,12 +628,31 @@ def _dealt_ranks(keys, g_stage, good, starts, R: dict, rej_keys: list, S_: int, 
         for k, (fi, ln) in first.items():
             entries.setdefault(k // 2 // S_, []).append((None, fi, ln, -1, shoe_names[k // 2 % S_]))
     ranks = {}
-    for es in entries.values():
+    for t, es in entries.items():
         timed = all(e[0] is not None for e in es)
         es.sort(key=lambda e: (e[0], e[1], e[2]) if timed else (e[1], e[2]))
+        if not timed and _id_counter([e[4] for e in es]):  # shoe ids that count by one: their order, whatever the file's
+            moved = sum(1 for a, b in zip(es, sorted(es, key=lambda e: int(e[4]))) if a is not b)
+            if moved:
+                es.sort(key=lambda e: int(e[4]))
+                if notes is not None:
+                    tn = (table_names or {}).get(t, "")
+                notes.append(f"{'table ' + str(tn) + ': ' if tn else ''}the shoes are taken in the order of "
+                                 f"their shoe ids ({es[0][4]} to {es[-1][4]}, a counter), not the file's: {moved:,} of {len(es):,} "
+                                 "dealt shoes stand elsewhere in the file (an export sorted another way, newest first or by card); "
+                                 "each shoe's order before the shuffle is rebuilt from the shoe whose id comes before it")
         r = np.cumsum(_rank_steps([e[4] for e in es]))
         ranks.update({e[3]: int(r[i]) for i, e in enumerate(es) if e[3] >= 0 and good[e[3]]})
     return ranks
+
+
+def _id_counter(ids: list) -> bool:
+    """Shoe ids that are whole numbers counting by one (sorted, at least 3/4 of the steps are +1; at least 3 shoes):
+    a scanner's shoe counter, which gives the dealing order."""
+    if len(ids) < 3 or not all(str(x).isascii() and str(x).isdigit() and len(str(x)) <= 12 for x in ids):
+        return False
+    v = np.sort(np.array([int(x) for x in ids], dtype=np.int64))
+    return bool(np.mean(np.diff(v) == 1) >= 0.75)
 
 
 def _rank_steps(ids: list) -> np.ndarray:
@@ -652,7 +691,14 @@ def _count_problems(sources: list, problems: list) -> None:
         src["shoe_problem_findings"] = sum(1 for p in problems if p.file == src["path"])
 
 
-def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1) -> ShoeLog:
+#: A dealt shoe shorter than this share of its log's median dealt shoe is a shoe cut short (a scanner that stopped, a shoe
+#: abandoned): a shoe problem, left out, because the game-level tests, the rank tests and the trackers play every shoe only
+#: to the length of the shortest one.
+CUT_SHORT = 0.5
+
+
+def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_prefix: int = 1, cut_short: float = CUT_SHORT,
+                  orders: bool = False) -> ShoeLog:
     """Read and validate card-scanner shoe logs.
 
     Parameters
@@ -664,6 +710,13 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     min_prefix : int
         Shortest dealt shoe accepted as a prefix (e.g. the cards in front of the cutting card);
         shorter dealt shoes are reported as problems. ``before`` shoes must be complete.
+    cut_short : float
+        A dealt shoe shorter than this share of the median dealt shoe of the log (among the shoes
+        without another problem) is a problem too: a shoe cut short (:data:`CUT_SHORT`; 0 turns the
+        check off).
+    orders : bool
+        The files give orders before a shuffle (``--before FILE``): when they hold no dealt shoe, their ``before``
+        shoes are read as the shoes (a file of ``stage = before`` rows only is the natural such file).
 
     Returns
     -------
@@ -690,6 +743,7 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
         paths = [paths]
     paths = [Path(p) for p in paths]
     R, ids, rej_keys, skipped, sources, rejected = _read_shoe_files(paths)
+    _before_as_shoes(R, rej_keys, skipped, orders)
     tables, shoes_ids, opt_ids, seen_columns = ids.tables, ids.shoes, ids.opt, ids.seen
     opt_names = {k: {v: nm for nm, v in d.items()} for k, d in opt_ids.items()}
     table_names = {v: k for k, v in tables.items()}
@@ -703,14 +757,16 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     any_unserial = bool(np.any(R["serial"] == 0))
     serialised = any_serial and not any_unserial
     R, starts, length, keys, g_stage, bad, max_face, min_face, complete = _group_checks(R, gkey, N, decks, min_prefix, serialised)
+    short = _short_floor(length, g_stage, bad, cut_short, complete)
     problems = _shoe_problems(rej_keys, S_, keys, bad, starts, length, R, paths, rejected, label,
-                              (N, decks, min_prefix, serialised, any_serial and any_unserial))
+                              (N, decks, min_prefix, serialised, any_serial and any_unserial, short))
     _count_problems(sources, problems)
     good = ~bad
     _check_deck_count(decks, length, max_face, min_face, good, bad, g_stage, [label(int(k)) for k in keys.tolist()], paths)
     codes = (R["serial"] - 1) * 52 + R["face"] if serialised else R["face"]
     codes = codes.astype(np.int16)
     names = [label(int(k)) for k in keys.tolist()]
+    order_notes: list = []
     after_g = sorted((g for g in np.flatnonzero(good & (g_stage == 1))), key=lambda g: names[g][:2])
     if not after_g:
         raise NoDataError(f"no shoe could be accepted from {[str(p) for p in paths]}: "
@@ -722,11 +778,24 @@ def read_shoe_log(paths: Sequence[str | Path] | str | Path, *, decks: int, min_p
     after = codes[starts[after_g][:, None] + np.arange(L)[None, :]]
     before_of = {names[g][:2]: g for g in np.flatnonzero(good & (g_stage == 0))}
     dealt_full, rot_full, meta = _dealt_shoes(after_g, starts, length, codes, R, names, opt_names, N,
-                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_, shoe_names))
+                                              _dealt_ranks(keys, g_stage, good, starts, R, rej_keys, S_, shoe_names, table_names, order_notes))
     pair_ids, pb, pa_ = _before_after_pairs(after_g, complete, names, before_of, codes, starts, N)
     return ShoeLog(decks, serialised, [names[g][:2] for g in after_g], after, lengths,
                    pair_ids, pb, pa_, rejected, problems, sources, dealt_full, rot_full if "rotated" in seen_columns else None, meta,
-                   tuple(sorted(seen_columns)))
+                   tuple(sorted(seen_columns)), order_notes)
+
+
+def _short_floor(length: np.ndarray, g_stage: np.ndarray, bad: np.ndarray, share: float, complete: np.ndarray) -> tuple[int, float, float]:
+    """(fewest cards a dealt shoe may hold before it is a shoe cut short, the median dealt shoe it is measured against,
+    ``share``): ``share`` of the median length of the dealt shoes without another problem; 0 cards when the check is off.
+    The dealt shoes cut short are marked in ``bad`` (in place)."""
+    ok = length[(g_stage == 1) & ~bad]
+    if not ok.size or share <= 0:
+        return 0, 0.0, share
+    med = float(np.median(ok))
+    floor = int(math.ceil(share * med))
+    bad |= (g_stage == 1) & ~complete & (length < floor)
+    return floor, med, share
 
 
 def _log_p_at_most(decks: int, d: int, L_max: int) -> list[float]:
@@ -831,8 +900,9 @@ def _position_problems(P, pos: np.ndarray, lines: np.ndarray, N: int, decks: int
     return out
 
 
-def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) -> list[ShoeProblem]:
-    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one)."""
+def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed, short=(0, 0.0, 0.0)) -> list[ShoeProblem]:
+    """Every reason a shoe is not a legal multiset of ``decks`` decks (or a dealt prefix of one); ``short``: (fewest cards
+    of a dealt shoe not cut short, the log's median dealt shoe, the share) from :func:`_short_floor`."""
     f = d["file"]
     out = []
     P = lambda line, pos, reason: ShoeProblem(f, int(line), table, shoe, stage, int(pos), reason)  # noqa: E731
@@ -874,12 +944,23 @@ def _check_shoe(d, table, shoe, stage, N, decks, min_prefix, serialised, mixed) 
             for c in np.flatnonzero(~have)[:5]:
                 out.append(P(-1, 0, f"missing card {_fmt(c % 52, c // 52 + 1)}"))
     if not complete and not out:
-        if stage == "before":
-            out.append(P(-1, k + 1, f"order before the shuffle has {k} of {N} cards; it must hold the whole shoe"))
-        elif k < min_prefix:
-            out.append(P(-1, k + 1, f"dealt shoe has {k} cards, fewer than the {min_prefix} in front of the cutting card: "
-                                    f"missing card(s) from position {k + 1}"))
+        why = _short_shoe(k, stage, N, min_prefix, short)
+        if why:
+            out.append(P(-1, k + 1, why))
     return out
+
+
+def _short_shoe(k: int, stage: str, N: int, min_prefix: int, short: tuple) -> str | None:
+    """Why a shoe of ``k`` of its ``N`` cards (and no other problem) is left out, or None for a dealt prefix."""
+    if stage == "before":
+        return f"order before the shuffle has {k} of {N} cards; it must hold the whole shoe"
+    if k < min_prefix:
+        return f"dealt shoe has {k} cards, fewer than the {min_prefix} in front of the cutting card: missing card(s) from position {k + 1}"
+    if k < short[0]:
+        return (f"dealt shoe stops after {k} cards, under {short[2]:.0%} of the log's median dealt shoe ({short[1]:.0f} cards): a shoe "
+                "cut short (a scanner that stopped, a shoe abandoned); left out, because the game-level tests, the rank tests and "
+                "the trackers play every shoe only to the length of the shortest")
+    return None
 
 
 from rngcert.collect.shinn import ShinnRiffles, read_shinn_riffles  # noqa: E402  (their own modules; importable from here as before)

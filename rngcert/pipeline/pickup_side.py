@@ -83,7 +83,7 @@ def fit_sides(kept: dict, groups: np.ndarray, labels: list[str], *, level: float
     dict
         ``groups``: per group ``{"group", "shoes", "kept": {side: mean per shoe}, "z", "p", "side"
         (None when not identified), "status" ("measured" / "not identifiable from this log"),
-        "evidence"}``; ``assignments``: the plausible assignments of sides to groups, best first
+        "evidence"}`` (``p`` None with ``"p_bound": "< 1e-300"`` when it underflowed); ``assignments``: the plausible assignments of sides to groups, best first
         (the fitted one, then the one with every unidentified group on its other side; with
         several unidentified groups they are flipped together, not in all 2^k combinations, and
         ``note`` says so).
@@ -108,10 +108,12 @@ def fit_sides(kept: dict, groups: np.ndarray, labels: list[str], *, level: float
         lead = s2 if z > 0 else s1
         other = s1 if lead == s2 else s2
         ident = abs(z) > crit
+        tiny = p < 1e-300  # (a p-value that underflowed is stated as a bound, never as 0: report/schema.py)
         ev = (f"{n} shoe(s): the {s1} rebuild finds {means[s1]:.1f} of its neighbouring pairs kept per shoe, the {s2} rebuild "
-              f"{means[s2]:.1f} (paired z = {z:+.2f}, two-sided p = {p:.2g})")
-        out.append({"group": name, "shoes": int(n), "kept": means, "z": z, "p": p, "side": lead if ident else None,
-                    "status": "measured" if ident else "not identifiable from this log", "evidence": ev})
+              f"{means[s2]:.1f} (paired z = {z:+.2f}, two-sided p {'< 1e-300' if tiny else f'= {p:.2g}'})")
+        out.append({"group": name, "shoes": int(n), "kept": means, "z": z, "p": None if tiny else p, "side": lead if ident else None,
+                    "status": "measured" if ident else "not identifiable from this log", "evidence": ev}
+                   | ({"p_bound": "< 1e-300"} if tiny else {}))
         best[g] = lead
         alt[g] = lead if ident else other
     assignments = [best] + ([alt] if alt != best else [])

@@ -27,6 +27,7 @@ the battery did not already compute, except the every-round bound.
 from __future__ import annotations
 
 import math
+import re
 
 from rngcert.battery.shuffle import is_tracker
 from rngcert.equipment import games as G
@@ -105,7 +106,7 @@ def power_gate(outcome, *, n_shoes: int, game: str | None, min_edge: float | Non
     """
     info = {"min_edge": min_edge, "power": power, "threshold": threshold, "basis": basis, "n_shoes": int(n_shoes)}
     if min_edge is None or game is None:
-        return info | {"status": "not gated", "sentence": f"not gated on power: {basis}"}
+        return _floor_gate(outcome, info, f"not gated on power: {basis}", apply)
     level = float((outcome.power or {}).get("level") or outcome.alpha)
     z = float(dist.norm_isf(level) + dist.norm_isf(1.0 - power))
     info["level"] = level
@@ -126,7 +127,7 @@ def power_gate(outcome, *, n_shoes: int, game: str | None, min_edge: float | Non
                      "shoes_needed": int(math.ceil(n_shoes * (z * se / min_edge) ** 2))})
     info["detectable"] = rows
     if not rows:
-        return info | {"status": "not gated", "sentence": "not gated on power: no tracker and no round model for this game"}
+        return _floor_gate(outcome, info, "not gated on power: no tracker and no round model for this game", apply)
     worst = max(rows, key=lambda x: x["detectable_edge"])
     needed = max(x["shoes_needed"] for x in rows)
     info["shoes_needed"] = needed
@@ -146,6 +147,37 @@ def power_gate(outcome, *, n_shoes: int, game: str | None, min_edge: float | Non
                         f"of the stake with {100 * power:.0f}% power at level {level:.2g}: a tracker edge up to {100 * not_excl:+.2f}% "
                         "is not excluded" + (" (upper end of the 95% interval)" if highs else "")
                         + f"; these shoes detect only {det}; minimum edge: {basis}")
+    if apply and outcome.verdict == "PASS":
+        outcome.verdict = "INCONCLUSIVE"
+        outcome.reasons = gated_reasons(info["sentence"], outcome.reasons)
+    return info
+
+
+#: How a test of the shuffle battery says it needs more shoes to run (``need >= 65 shoes``, ``needs >= 30 shoes``).
+_NEEDS_SHOES = re.compile(r"needs? >= ([0-9][0-9,]*)")
+
+
+def _floor_gate(outcome, info: dict, sentence: str, apply: bool) -> dict:
+    """The gate of a sample with no tracker edge to gate on (no game, or no tracker and no round model): its PASS
+    still needs the shoes every test of its battery needs to run. A test left out because the sample is too small
+    (the per-position rank chi-square needs 65 shoes) makes a PASS INCONCLUSIVE, with the shoes needed: one shoe
+    must not PASS on what the tests that could run on it did not see (DESIGN §4: too few outcomes). Otherwise
+    ``info`` with status "not gated" and ``sentence``."""
+    short = []
+    for r in outcome.results:
+        m = None if r.applicable else _NEEDS_SHOES.search(str(getattr(r, "reason", "") or ""))
+        if m:
+            short.append((int(m.group(1).replace(",", "")), r.name, str(r.reason)))
+    short = [x for x in short if x[0] > info["n_shoes"]]
+    if not short:
+        return info | {"status": "not gated", "sentence": sentence}
+    needed = max(x[0] for x in short)
+    info |= {"status": "underpowered", "shoes_needed": needed, "level": float((outcome.power or {}).get("level") or outcome.alpha),
+             "detectable": [], "not_run": [{"test": name, "reason": why} for _, name, why in short]}
+    info["sentence"] = (f"too few shoes ({info['n_shoes']:,}; at least {needed:,} needed) for the whole battery: "
+                        + "; ".join(f"{name} could not run ({why})" for _, name, why in short)
+                        + f"; and nothing else can gate a PASS ({sentence.removeprefix('not gated on power: ')}), so a PASS would "
+                        "rest on the tests that such a sample lets run")
     if apply and outcome.verdict == "PASS":
         outcome.verdict = "INCONCLUSIVE"
         outcome.reasons = gated_reasons(info["sentence"], outcome.reasons)

@@ -133,8 +133,11 @@ def _trackers(outcome: BatteryOutcome) -> list[dict]:
     return out
 
 
-def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER) -> dict:
-    """Smallest adjacency retention and smallest tracker edge detectable with the given power (default 90%)."""
+def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER, standard: str = "uniform") -> dict:
+    """Smallest adjacency retention and smallest tracker edge detectable with the given power (default 90%); the statement
+    says which verdict a detection gives under ``standard`` (DESIGN §4: power is the probability of a FAIL): under
+    "uniform" a rejection FAILs; under "edge" a retention no tracker exploits is a finding (SUSPECT), and only the
+    trackers' edge FAILs."""
     m = max(1, len(outcome.applicable))
     a1 = outcome.alpha / m  # Holm's first threshold: the level a single effect must pass
     z_a, z_b = dist.norm_isf(a1), dist.norm_isf(1.0 - power)
@@ -155,7 +158,7 @@ def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER
             rho = rho_new
         out["min_adjacency_retention"] = rho
         unique = data.permutation[1]
-        out["adjacency_note"] = ("for card identity (serialised decks)" if unique else
+        out["adjacency_note"] = (("for card identity (one deck)" if data.decks == 1 else "for card identity (serialised decks)") if unique else
                                  "computed as for identified cards; with repeated cards the test uses Monte Carlo and needs more")
         out["observed_adjacency"] = adjacency_share(data.permutation[0])
     edges = {}
@@ -171,12 +174,15 @@ def _power(outcome: BatteryOutcome, data: ShoeData, power: float = DEFAULT_POWER
     parts = []
     if "min_adjacency_retention" in out:
         rho = out["min_adjacency_retention"]
-        parts.append(f"with {data.n_shoes} shoes the battery detects, with {100 * power:.0f}% power at level {a1:.2g}, a shuffle that keeps "
-                     f"{100 * rho:.2f}% of the neighbouring pairs together beyond the {mu0:.2f} pair a shoe that a uniform "
-                     f"shuffle keeps by chance ({rho * (n - 1):.2f} more pairs a shoe; {out['adjacency_note']})")
+        edge = standard == "edge"
+        parts.append(f"with {data.n_shoes} shoes the battery {'rejects' if edge else 'FAILs'}, with {100 * power:.0f}% power at level {a1:.2g}, "
+                     f"a shuffle that keeps {100 * rho:.2f}% of the neighbouring pairs together beyond the {mu0:.2f} pair a shoe that a "
+                     f"uniform shuffle keeps by chance ({rho * (n - 1):.2f} more pairs a shoe; {out['adjacency_note']})"
+                     + (" — under the edge rule a finding (SUSPECT), not a FAIL, unless no tracker could measure the edge" if edge else ""))
     det = [f"{k.replace('_', ' ')} {100 * v:+.2f}%" for k, v in edges.items() if v is not None]
     if det:
-        parts.append("and a tracker edge above " + ", ".join(det) + " of the stake")
+        parts.append(("and it FAILs" if parts else "the battery FAILs") + f", with {100 * power:.0f}% power, a tracker edge above "
+                     + ", ".join(det) + " of the stake")
     out["statement"] = "; ".join(parts) if parts else "no power statement: neither identity tests nor trackers could run"
     return out
 
@@ -237,7 +243,7 @@ def _run(data: ShoeData, *, entropy: int, group: str, alpha: float, n_resamples:
     results, errors, keys = evaluate_shuffle(data, entropy=entropy, n_resamples=n_resamples, alpha=alpha, group=group)
     out = decide_shuffle(results, alpha=alpha, standard=standard, errors=errors, inconclusive=inconclusive,
                          seeds={"entropy": str(entropy), "spawn_keys": keys})
-    out.power = _power(out, data, power)
+    out.power = _power(out, data, power, standard)
     return out
 
 
@@ -270,3 +276,10 @@ def _max_edge(out: BatteryOutcome):
         if is_tracker(r.name) and r.applicable and (best is None or r.statistic > best[1]):
             best = (r.name.split(":", 1)[1], float(r.statistic), r.details["ci95"])
     return best
+
+
+def _has_trackers(game: str | None) -> bool:
+    """The game's battery has a tracker (without one, no note may say that trackers learned or played anything)."""
+    from rngcert.battery.shuffle import battery_for, is_tracker
+
+    return game is not None and any(is_tracker(s.name) for s in battery_for(game).specs)

@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from rngcert.battery.plain import add_shoe_findings
 from rngcert.equipment import games as G
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
@@ -138,6 +139,7 @@ def _state_sides(cert, info: dict, runs: list, *, game, pickup, sides) -> None:
             else:
                 p_.update(value="/".join(sides), status="not identifiable",
                           source="not identifiable from this log for some dealers or shifts: the verdict is the worst over both sides")
+    add_shoe_findings(cert.report)  # (the findings name the assumed parameters: again, now that the pickup side is known)
 
 
 def _log_sensitivity(cert, log, kw, assignments):

@@ -16,7 +16,18 @@ from rngcert.battery.shuffle import ShoeData, decide_shuffle, evaluate_shuffle, 
 from rngcert.equipment import games as G
 from rngcert.equipment.procedure import Procedure
 from rngcert.errors import InputError
-from rngcert.pipeline.certify_shuffle._common import DEFAULT_POWER, ShuffleCertification, _figures, _header, _house_edges, _power, _rules, _run, _section
+from rngcert.pipeline.certify_shuffle._common import (
+    DEFAULT_POWER,
+    ShuffleCertification,
+    _figures,
+    _has_trackers,
+    _header,
+    _house_edges,
+    _power,
+    _rules,
+    _run,
+    _section,
+)
 from rngcert.pipeline.certify_shuffle.rebuild import _faces, _log_pairs
 from rngcert.pipeline.certify_shuffle.training import KERNEL_LAGS, TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
@@ -129,7 +140,7 @@ def _certify_log_once(log, *, source: str, decks: int, game: str | None, proc: P
                                 fit=fit, wash_override=wash_override, notes=notes)
     advance("wash fitted" if measured is not None else "no wash to fit")
     kernels = _tracker_kernels(measured, entropy, before_c, after_c, known_before, known_after, fit_parameters=(extra.get("fit") or {}).get("parameters"),
-                               notes=notes)
+                               notes=notes if _has_trackers(game) else [])
     rot = None if log.rotated is None else log.rotated[idx]
     dealer = [log.meta[i]["dealer"] for i in idx]
     cut_pos = cut if cut is not None else int(np.median(lengths_all[idx]))
@@ -481,7 +492,7 @@ def _run_folds(data: ShoeData, **kw) -> BatteryOutcome:
                                              group=kw["group"], battery=battery)
     out = decide_shuffle(results, alpha=kw["alpha"], standard=kw["standard"], errors=errors, inconclusive=kw.get("inconclusive", ()),
                          seeds={"entropy": str(kw["entropy"]), "spawn_keys": keys})
-    out.power = _power(out, data, power)
+    out.power = _power(out, data, power, kw["standard"])
     return out
 
 

@@ -14,7 +14,18 @@ from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import ShoeData, is_tracker
 from rngcert.equipment import games as G
 from rngcert.equipment.procedure import Procedure
-from rngcert.pipeline.certify_shuffle._common import ShuffleCertification, _figures, _header, _house_edges, _max_edge, _rules, _run, _section, keep_shuffle_heap
+from rngcert.pipeline.certify_shuffle._common import (
+    ShuffleCertification,
+    _figures,
+    _has_trackers,
+    _header,
+    _house_edges,
+    _max_edge,
+    _rules,
+    _run,
+    _section,
+    keep_shuffle_heap,
+)
 from rngcert.pipeline.certify_shuffle.training import TRAIN_TABLES, _kernel
 from rngcert.pipeline.options import ShuffleOptions
 from rngcert.pipeline.parallel import CLUSTER_START_S, PARALLEL_EFFICIENCY, Plan, iter_items, map_items, pinned
@@ -457,10 +468,11 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
         gate = power_gate(out, n_shoes=data.n_shoes, **gate_kw)
         advance(f"steady state: {out.verdict}")
         notes = [f"simulation: {tables} tables from new decks, each dealing {burn_in} shoe(s) before the tested shoe (steady state); "
-                 f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)",
-                 f"trackers learned the procedure from {min(TRAIN_TABLES, max(100, tables))} independent simulated tables and play only "
-                 "what a player sees (rank and suit, no deck serials); threshold declared in advance: "
-                 f"{100 * threshold:+.2f}% of the stake"]
+                 f"stream SeedSequence({entropy}, spawn_key=CRC-32('{SIMULATION_STREAM}'), ...)"]
+        if _has_trackers(game):  # (no sentence about trackers where the game has none)
+            notes.append(f"trackers learned the procedure from {min(TRAIN_TABLES, max(100, tables))} independent simulated tables and play "
+                         "only what a player sees (rank and suit, no deck serials); threshold declared in advance: "
+                         f"{100 * threshold:+.2f}% of the stake")
         if decks_note:
             notes.append(decks_note)
         sections = [_section(f"steady state (after {burn_in} shoes)", data, out, extra={"kind": "steady_state", "burn_in": burn_in,
