@@ -72,3 +72,14 @@ def test_not_enough_memory_is_said_not_an_internal_error(monkeypatch):
     res = run_cli("certify", "--seed", "1")
     assert res.exit_code == 3, res.output
     assert "not enough memory" in res.output and "internal error" not in res.output, res.output
+
+
+def test_bits_streams_times_length_of_a_generator_has_a_largest_value_too(tmp_path):
+    """Each under its own largest value, 10^6 streams of 10^9 bits (10^15 bits, years of work) was accepted; the product
+    is a usage error (exit 2) at once, in JSON too; 100 streams of 10^9 bits (the default count) is still taken."""
+    from rngcert.cli._common import MAX_BITS_TOTAL
+    from rngcert.cli.rng import _within_total
+
+    r = run_cli("bits", "--source", "pcg64", "--streams", "1000000", "--length", "1000000000", "--seed", "1", "--out", tmp_path, "--json")
+    assert r.exit_code == 2 and '"exit_code": 2' in r.stdout and "1e+15 bits" in r.stdout, r.output
+    assert _within_total(100, 1_000_000_000) == 100 and 100 * 1_000_000_000 <= MAX_BITS_TOTAL

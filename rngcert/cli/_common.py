@@ -154,6 +154,8 @@ MAX_SHOE_TABLES = 100_000
 MAX_BURN_IN = 1_000
 MAX_BITS_LENGTH = 1_000_000_000
 MAX_BITS_STREAMS = 1_000_000
+#: ``bits --source``: streams x length (each option under its own largest value, their product was 10^15 bits: years of work)
+MAX_BITS_TOTAL = 100_000_000_000
 MAX_SIMULATED_SPINS = 10_000_000_000
 
 

@@ -10,6 +10,7 @@ import click
 from rngcert.cli._common import (
     MAX_BITS_LENGTH,
     MAX_BITS_STREAMS,
+    MAX_BITS_TOTAL,
     Real,
     check_report_options,
     command_line,
@@ -99,7 +100,7 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
     else:
         ss = root(seed)
         entropy = int(ss.entropy)
-        streams = streams or 100
+        streams = _within_total(streams or 100, length)
         bit_generator(source, ss)  # an unknown name is an input error here, not on a worker
         arr = GeneratedStreams(source.lower(), entropy, streams, length)
         prov = {"generator": source.lower(), "seed_entropy": str(entropy)}
@@ -116,6 +117,17 @@ def bits(file, source, fmt, bit_order, streams, length, seed, constants, alpha, 
 
     apply_standard(cert.report, std, kind="bits", alpha=alpha)
     emit_report(cert.report, cert.figures, [], outdir, "bits", as_json, pdf=pdf, sign_key=key)
+
+
+
+def _within_total(streams: int, length: int) -> int:
+    """``streams``, when ``streams`` x ``length`` bits of a generator is at most :data:`MAX_BITS_TOTAL` (a usage error, exit 2,
+    beyond: each option under its own largest value, 10^6 streams of 10^9 bits was accepted, years of work)."""
+    if streams * length > MAX_BITS_TOTAL:
+        raise click.BadParameter(f"{streams:,} streams of {length:,} bits are {streams * length:.3g} bits, more than {MAX_BITS_TOTAL:.0e} "
+                                 "(100 times SP 800-22's 1,000 streams of 10^6 bits); give fewer streams or shorter ones",
+                                 param_hint="'--streams' x '--length'")
+    return streams
 
 
 def _refuse_unused(from_file: bool, fmt: str | None) -> None:
