@@ -195,3 +195,18 @@ def test_lab_wheel_without_both_colours_gets_no_test_error(tmp_path):
     cert = certify_log([log], load_wheel(w), seed=1, n_resamples=99, figures=False)
     assert not any("could not be run" in r for r in cert.outcomes[0].reasons), cert.outcomes[0].reasons
     assert not cert.report["tables"][0]["battery"]["errors"]
+
+
+def test_a_packaged_id_names_the_packaged_wheel_whatever_the_current_folder_holds(tmp_path, monkeypatch):
+    """A file or folder named like a packaged wheel in the current folder was read in its place (``--equipment european``
+    certified a lab's 6-pocket file named ``european``) or was an error; the packaged id is the packaged wheel, and the
+    lab's file of that name is given as a path."""
+    from rngcert.equipment.wheel import load_wheel
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "european").write_text(
+        'id = "lab6"\nkind = "roulette"\nwheel_order = ["0", "1", "2", "3", "4", "5"]\nred = ["1", "3", "5"]\ngreen = ["0"]\n')
+    (tmp_path / "american").mkdir()
+    assert load_wheel("european").id == "european" and len(load_wheel("european").labels) == 37
+    assert load_wheel("american").id == "american"
+    assert load_wheel("./european").id == "lab6"

@@ -279,7 +279,8 @@ def packaged_wheels() -> list[str]:
 
 def load_wheel(spec: str | Path) -> Wheel:
     """Load a wheel by packaged id (``european``, ``american``, ``money-wheel-52``,
-    ``crazy-time``) or from a TOML file path.
+    ``crazy-time``) or from a TOML file path (a packaged id is always the packaged wheel: a file of
+    that name in the current folder is given as ``./NAME``).
 
     Raises
     ------
@@ -289,7 +290,9 @@ def load_wheel(spec: str | Path) -> Wheel:
     """
     spec = str(spec)
     path = Path(spec)
-    if path.suffix == ".toml" or path.exists():
+    # a packaged id names the packaged wheel whatever the current folder holds (a file or folder ``european`` there was
+    # read in its place, or was "not a file"); a lab's file of such a name is given as a path (./european)
+    if spec not in packaged_wheels() and (path.suffix == ".toml" or path.exists()):
         digest: list = []
         text = read_equipment_file(path, "equipment file", digest)
         w = _not_posing_as_packaged(wheel_from_dict(parse_toml(text, str(path)), str(path)))
