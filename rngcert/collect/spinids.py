@@ -9,7 +9,7 @@ import numpy as np
 
 from rngcert.collect import _arrow
 
-__all__ = ["PREFIXED_ID", "counter_ids", "table_codes", "whole_number_ids"]
+__all__ = ["PREFIXED_ID", "counter_ids", "prefixed_numbers", "table_codes", "whole_number_ids"]
 
 #: a spin id that is a whole number (as stored: up to 18 digits, so that it fits int64)
 _WHOLE = r"^[0-9]{1,18}$"
@@ -118,3 +118,29 @@ def counter_ids(spin_id, prefix: str | None, take: np.ndarray | None = None):
     same = found & _arrow.bools(pc.equal(pc.struct_field(parts, "prefix"), _arrow.text_scalar(prefix)), fill=False)
     num = _arrow.ints(pc.cast(pc.struct_field(parts, "number"), pa.int64()), fill=0)  # (struct_field: null where no match)
     return np.where(same, num, 0).astype(np.int64), same, prefix
+
+
+def prefixed_numbers(ids, prefix: str) -> np.ndarray:
+    """The numbers of the text spin ids ``ids`` that are ``prefix`` and a number (:data:`PREFIXED_ID`), others left out.
+
+    Parameters
+    ----------
+    ids : iterable of str
+        Text spin ids (few: those of rows the reader could not split).
+    prefix : str
+        The table's prefix (``"R"`` for ``R1200``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (k,) int64: the numbers, in the order of ``ids``.
+
+    Examples
+    --------
+    >>> prefixed_numbers(["R7", "Q8", "R09", "R10"], "R").tolist()
+    [7, 10]
+    """
+    import re
+
+    got = (re.fullmatch(PREFIXED_ID, str(s).strip()) for s in ids)
+    return np.asarray([int(m.group("number")) for m in got if m is not None and m.group("prefix") == prefix], dtype=np.int64)
