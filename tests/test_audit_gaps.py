@@ -80,3 +80,16 @@ def test_a_log_without_spin_ids_has_no_id_gap_where_a_row_was_rejected(tmp_path,
     db = tmp_path / "s.duckdb"
     assert cli("ingest", log, "--db", db, "--table", "T").exit_code == 0
     assert not any("gaps in the sequence" in n for n in _audit_notes(cli, db))
+
+
+def test_ids_written_with_leading_zeros_have_their_gaps_stated(tmp_path, cli):
+    """Ids written with leading zeros (``001`` to ``300``, as many controllers pad them) are whole numbers to certify,
+    which states the gap; the store keeps ``001``-``099`` as labels beside ``100``-``300`` as numbers, and the audit said
+    nothing. A number stored in both spellings (``050`` and ``50`` from another file) is counted once."""
+    db = tmp_path / "s.duckdb"
+    a = _log(tmp_path / "a.csv", [i for i in range(1, 301) if i not in (50, 150)])
+    a.write_text("\n".join(ln if k == 0 else f"{int(ln.split(',')[0]):03d},{ln.split(',')[1]}" for k, ln in enumerate(a.read_text().splitlines())) + "\n")
+    b = _log(tmp_path / "b.csv", [50, 7])
+    assert cli("ingest", a, b, "--db", db, "--table", "T").exit_code == 0
+    want = "1 spin_id(s) missing between 1 and 300 (gaps in the sequence)"
+    assert any(n.startswith(want) for n in _audit_notes(cli, db)), _audit_notes(cli, db)

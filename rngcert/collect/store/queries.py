@@ -89,6 +89,31 @@ _CONFLICTED = ("((spin_label = '' AND spin_no IN (SELECT unnest(?::BIGINT[]))) "
                "OR (spin_label <> '' AND spin_label IN (SELECT unnest(?::VARCHAR[]))))")
 
 
+#: a stored spin label that is a whole number written with leading zeros (``007``: certify reads it as spin 7; the store
+#: keeps ids in their canonical spelling as numbers, others as labels)
+_DIGITS = r"[0-9]{1,18}"
+
+
+def _whole_id_counts(con, win: str, args: list) -> tuple:
+    """``(lowest, highest, ids of another kind, ids present between them in the table)`` of a window (``win``, ``args``:
+    the table first) of whole-number spin ids, those stored as labels with leading zeros (``007``) too, each number once."""
+    num = f"CASE WHEN spin_label = '' THEN spin_no WHEN regexp_full_match(spin_label, '{_DIGITS}') THEN CAST(spin_label AS BIGINT) END"
+    lo, hi, other, padded = con.execute(f"""SELECT min({num}), max({num}), count(*) FILTER (WHERE ({num}) IS NULL),
+                                                   count(*) FILTER (WHERE spin_label <> '') FROM spins WHERE {win}""", args).fetchall()[0]
+    if lo is None:
+        return lo, hi, other, 0
+    table = args[0]
+    present = con.execute("SELECT count(*) FROM spins WHERE table_id = ? AND spin_label = '' AND spin_no BETWEEN ? AND ?", [table, lo, hi]).fetchall()[0][0]
+    if padded or con.execute("SELECT count(*) FROM spins WHERE table_id = ? AND spin_label <> ''", [table]).fetchall()[0][0]:
+        # (numbers spelled with leading zeros, outside the window too: each counted once, and not where the number is stored as such)
+        present += con.execute(
+            f"""SELECT count(DISTINCT n) FROM (SELECT CAST(spin_label AS BIGINT) AS n FROM spins WHERE table_id = ? AND spin_label <> ''
+                                               AND regexp_full_match(spin_label, '{_DIGITS}')) p
+                WHERE n BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM spins c WHERE c.table_id = ? AND c.spin_label = '' AND c.spin_no = p.n)""",
+            [table, lo, hi, table]).fetchall()[0][0]
+    return lo, hi, other, present
+
+
 def _conflicted_keys(con, table: str) -> list:
     """The two parameters of :data:`_CONFLICTED` for a table: the spin ids with a conflict, numeric ids (written as the
     store's ``spin_no``, e.g. ``17``) and text ids apart; empty lists when the table has no conflict."""
@@ -393,12 +418,8 @@ class QueriesMixin:
                                       LEFT JOIN sources src USING (source_id)""", args).fetchall()
         if not first or first[0][1] == "position":  # (a log without spin ids: its rows numbered by position, no id of its own)
             return None
-        if first[0][0] == "":
-            got = self.con.execute(
-                f"""WITH w AS (SELECT min(spin_no) AS lo, max(spin_no) AS hi, count(*) FILTER (WHERE spin_label <> '') AS text
-                              FROM spins WHERE {win})
-                    SELECT w.lo, w.hi, w.text, (SELECT count(*) FROM spins WHERE table_id = ? AND spin_label = '' AND spin_no BETWEEN w.lo AND w.hi)
-                    FROM w""", args + [table]).fetchall()[0]
+        if first[0][0] == "" or re.fullmatch(_DIGITS, first[0][0]):
+            got = _whole_id_counts(self.con, win, args)
             prefix = ""
         else:
             m = re.fullmatch(PREFIXED_ID, first[0][0])
