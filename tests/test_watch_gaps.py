@@ -369,3 +369,42 @@ def test_a_lost_rotation_of_a_log_with_text_ids_is_said_with_its_ids(tmp_path):
     lost = [t for o in out for t in o[2]]
     assert len(lost) == 1 and "is R601" in lost[0] and "was R300" in lost[0] and [g for o in out for g in o[0]] == []
     w.close()
+
+
+@pytest.mark.parametrize("first,then", [
+    ([f"R{i}" for i in range(1, 10)], [f"r{i}" for i in range(10, 20)] + ["R25"]),  # a case difference: r10 may be spin R10
+    (["X"] + [f"R{i}" for i in range(1, 10)], [f"R{i}" for i in range(15, 20)]),  # an id of neither shape before the prefix is known
+])
+def test_text_ids_of_two_shapes_are_labels_and_not_checked_for_gaps(tmp_path, first, then):
+    """Certify counts gaps in text ids only when every id of the table is its one prefix and a number; the watch said
+    'spin_id R10 to R24 missing (15) ... spins the log never carried' of a log holding r10 to r19. From the first id of
+    another shape the table's ids are labels: a note says so once, and no gap is said."""
+    log = tmp_path / "live.csv"
+
+    def rows(ids):
+        return "".join(f"{s},{k * 7 % 37},T\n" for k, s in enumerate(ids)).encode()
+
+    log.write_bytes(b"spin_id,result,table\n" + rows(first))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    g1, n1, _ = step(w)
+    _append(log, rows(then))
+    g2, n2, _ = step(w, final=True)
+    assert g1 == [] and g2 == [], [g.text for g in g1 + g2]
+    notes = [n for n in n1 + n2 if "are labels" in n]
+    assert len(notes) == 1 and "no longer checked for gaps" in notes[0], n1 + n2
+    w.close()
+
+
+def test_cli_store_table_with_text_ids_of_two_shapes_says_no_gap(tmp_path, cli):
+    """watch --table of a table holding R1-R9, r10-r19 and R25 (a case difference): certify counts no gaps in such ids
+    (labels); the watch said 'spin_id R10 to R24 missing (15)'. It says once that the ids are labels, and no gap."""
+    log = tmp_path / "a.csv"
+    ids = [f"R{i}" for i in range(1, 10)] + [f"r{i}" for i in range(10, 20)] + ["R25"]
+    log.write_text("spin_id,result\n" + "".join(f"{s},{k * 7 % 37}\n" for k, s in enumerate(ids)))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "W1").exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db, "--json")
+    assert r.exit_code == 0, r.output
+    assert "SPIN IDS MISSING" not in r.stderr, r.stderr
+    assert r.stderr.count("its ids are labels") == 1 and f"{log}:11: table W1: spin_id 'r10' is not R" in r.stderr, r.stderr
+    assert json.loads(r.stdout.splitlines()[-1])["gaps"] == 0
