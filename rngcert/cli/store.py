@@ -120,7 +120,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     results = []
     # an error, Ctrl-C or SIGTERM after some files were committed: the JSON error document lists them (each file is its own transaction)
     json_partial(lambda: {"store": str(db), "files": [asdict(r) for r in results],
-                          "stored": "the files listed in files were committed before the error, each in its own transaction; no other file given was stored"})
+                          "stored": "the files listed in files were done before the error, each in its own transaction (status 'ingested': "
+                          "committed; 'already ingested': stored before, nothing added; 'empty': no spins); no other file given was stored"})
 
     def show(res):
         results.append(res)
