@@ -55,6 +55,8 @@ def test_a_rejected_row_stored_no_id_and_the_note_says_so(tmp_path, cli):
 @pytest.mark.parametrize("ids,want", [
     (["R1", "R2", "R5"], (2, "R1", "R5")),
     (["R1", "R2", "Q5"], None),  # another prefix: labels
+    (["R1", "R2", "R5", "RX"], None),  # the prefix and no number: labels (it counted as of the shape: a gap note)
+    (["R1", "R2", "R5", "R-7"], None),  # another prefix (R-): labels
     (["R1", "R02", "R5"], None),  # a leading zero: a label
     (["T5-1", "T5-3"], None),  # not letters and a number
     (["1", "2", "R3"], None),  # two kinds

@@ -114,6 +114,26 @@ def _whole_id_counts(con, win: str, args: list) -> tuple:
     return lo, hi, other, present
 
 
+def _text_id_counts(con, win: str, args: list, prefix: str) -> tuple:
+    """``(lowest, highest, ids of another shape, ids present between them in the table)`` of a window (``win``, ``args``:
+    the table first) of text spin ids ``prefix`` and a number (``R1200``), by the number. The number is read once a row,
+    and the table's rows outside the window are read only when there are any (an audit of the whole table: one pass)."""
+    k = len(prefix) + 1
+    # (the number after the prefix, where the rest is a whole number written without a leading zero, a sign or a space;
+    # NULL for any other id, which counts as another shape)
+    num = f"""CASE WHEN starts_with(spin_label, ?) AND length(spin_label) <= {k + 17}
+                   AND CAST(TRY_CAST(substr(spin_label, {k}) AS UBIGINT) AS VARCHAR) = substr(spin_label, {k})
+                   THEN TRY_CAST(substr(spin_label, {k}) AS UBIGINT) END"""
+    lo, hi, other, inside = con.execute(f"""SELECT min(n), max(n), count(*) FILTER (WHERE n IS NULL), count(n)
+                                            FROM (SELECT {num} AS n FROM spins WHERE {win})""", [prefix] + args).fetchall()[0]
+    if lo is None or other:
+        return lo, hi, other, inside
+    table, a, b = args
+    outside = con.execute(f"""SELECT count(*) FROM (SELECT {num} AS n FROM spins WHERE table_id = ? AND seq NOT BETWEEN ? AND ?)
+                              WHERE n BETWEEN ? AND ?""", [prefix, table, a, b, lo, hi]).fetchall()[0][0]
+    return lo, hi, other, inside + outside  # (each label is stored once, and a number has one spelling of this shape)
+
+
 def _conflicted_keys(con, table: str) -> list:
     """The two parameters of :data:`_CONFLICTED` for a table: the spin ids with a conflict, numeric ids (written as the
     store's ``spin_no``, e.g. ``17``) and text ids apart; empty lists when the table has no conflict."""
@@ -426,15 +446,7 @@ class QueriesMixin:
             if m is None:
                 return None
             prefix = m.group("prefix")
-            k = len(prefix) + 1
-            # (the number after the prefix, where the rest is a whole number written without a leading zero, a sign or a space)
-            num = f"TRY_CAST(substr(spin_label, {k}) AS UBIGINT)"
-            ok = f"(starts_with(spin_label, ?) AND CAST({num} AS VARCHAR) = substr(spin_label, {k}) AND length(spin_label) <= {k + 17})"
-            got = self.con.execute(
-                f"""WITH w AS (SELECT min({num}) FILTER (WHERE {ok}) AS lo, max({num}) FILTER (WHERE {ok}) AS hi, count(*) FILTER (WHERE NOT {ok}) AS text
-                              FROM spins WHERE {win})
-                    SELECT w.lo, w.hi, w.text, (SELECT count(*) FROM spins WHERE table_id = ? AND {ok} AND {num} BETWEEN w.lo AND w.hi)
-                    FROM w""", [prefix, prefix, prefix] + args + [table, prefix]).fetchall()[0]
+            got = _text_id_counts(self.con, win, args, prefix)
         lo, hi, other, present = got
         if other or lo is None or hi == lo:  # (ids of two kinds, or another prefix: labels, no gap count)
             return None
