@@ -464,9 +464,9 @@ def export(db, folder, tables, as_json, wait):
 
     def go():
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            man = st.export_parquet(folder, tables=list(tables) or None, on_stale=lambda p, pid: click.echo(
-                f"removed {p}: the temporary folder of an export to the same folder whose process ({pid}) no longer runs "
-                "(killed before it could remove it)", err=True))
+            man = st.export_parquet(folder, tables=list(tables) or None, on_stale=lambda p, pid, gone: click.echo(
+                f"{'removed' if gone else 'could not remove'} {p}: the temporary folder of an export to the same folder whose process "
+                f"({pid}) no longer runs (killed before it could remove it){'' if gone else '; remove it by hand'}", err=True))
         if as_json:
             import json
 
