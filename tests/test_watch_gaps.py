@@ -408,3 +408,17 @@ def test_cli_store_table_with_text_ids_of_two_shapes_says_no_gap(tmp_path, cli):
     assert "SPIN IDS MISSING" not in r.stderr, r.stderr
     assert r.stderr.count("its ids are labels") == 1 and f"{log}:11: table W1: spin_id 'r10' is not R" in r.stderr, r.stderr
     assert json.loads(r.stdout.splitlines()[-1])["gaps"] == 0
+
+
+def test_cli_store_table_ids_with_leading_zeros_name_the_rejected_row_and_the_file(tmp_path, cli):
+    """Ids written with leading zeros (``031``) are stored as labels but watched as numbers: the gap of a rejected row was
+    said as 'store DB:0: ... spins the source never carried' (the row of the id where the ids resume and the rejected
+    row between were looked up as whole numbers only). It names the file and line, and the rejected row."""
+    log = tmp_path / "a.csv"
+    log.write_text("spin_id,result\n" + "".join(f"{i:03d},{99 if i == 31 else i * 7 % 37}\n" for i in range(1, 61)))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "W1").exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert f"SPIN IDS MISSING: {log}:33: table W1: spin_id 31 missing (1)" in r.stderr, r.stderr
+    assert f"1 row(s) of {log} between them (line(s) 32) were rejected on ingest" in r.stderr, r.stderr

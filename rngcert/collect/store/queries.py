@@ -94,6 +94,16 @@ _CONFLICTED = ("((spin_label = '' AND spin_no IN (SELECT unnest(?::BIGINT[]))) "
 _DIGITS = r"[0-9]{1,18}"
 
 
+def _id_match(v, alias: str = "") -> tuple[str, list]:
+    """SQL (and its parameters) matching the stored rows of spin id ``v``: a text id as stored (``R1200``), or a whole
+    number, stored as such or as a label with leading zeros (``007``, which certify and the watch read as 7)."""
+    if isinstance(v, str):
+        return f"{alias}spin_label = ?", [v]
+    lab = f"{alias}spin_label"
+    return (f"(({lab} = '' AND {alias}spin_no = ?) OR ({lab} <> '' AND regexp_full_match({lab}, '{_DIGITS}') "
+            f"AND TRY_CAST({lab} AS BIGINT) = ?))"), [int(v), int(v)]
+
+
 def _whole_id_counts(con, win: str, args: list) -> tuple:
     """``(lowest, highest, ids of another kind, ids present between them in the table)`` of a window (``win``, ``args``:
     the table first) of whole-number spin ids, those stored as labels with leading zeros (``007``) too, each number once."""
@@ -410,9 +420,9 @@ class QueriesMixin:
         tuple or None
             The source file's path as ingested and the row's line in it.
         """
-        which = "spins.spin_label = '' AND spins.spin_no = ?" if isinstance(spin_no, (int, np.integer)) else "spins.spin_label = ?"
+        which, val = _id_match(spin_no, "spins.")
         rows = self.con.execute("SELECT s.path, spins.line FROM spins JOIN sources s ON s.source_id = spins.source_id WHERE spins.table_id = ? "
-                                f"AND {which} ORDER BY spins.seq LIMIT 1", [table, spin_no if isinstance(spin_no, str) else int(spin_no)]).fetchall()
+                                f"AND {which} ORDER BY spins.seq LIMIT 1", [table, *val]).fetchall()
         return (str(rows[0][0]), int(rows[0][1] or 0)) if rows else None
 
     @_guarded
@@ -459,16 +469,13 @@ class QueriesMixin:
         ``table`` (whole numbers, or text ids as stored), when both rows came from one file: ``(its path, how many, the
         first 5 lines)``; None when they came from two files or no row between them was rejected. (A rejected row's
         spin id is not stored: such rows may hold the ids of a gap.)"""
-        def match(v):
-            return ("spin_label = '' AND spin_no = ?", int(v)) if not isinstance(v, str) else ("spin_label = ?", v)
-
-        (wa, va), (wb, vb) = match(after), match(resume)
+        (wa, va), (wb, vb) = _id_match(after), _id_match(resume)
         rows = self.con.execute(
             f"""WITH a AS (SELECT source_id, line FROM spins WHERE table_id = ? AND {wa} ORDER BY seq LIMIT 1),
                      b AS (SELECT source_id, line FROM spins WHERE table_id = ? AND {wb} ORDER BY seq LIMIT 1)
                 SELECT r.file, r.line FROM rejects r, a, b
                 WHERE a.source_id = b.source_id AND r.source_id = a.source_id AND r.line > a.line AND r.line < b.line
-                ORDER BY r.line""", [table, va, table, vb]).fetchall()
+                ORDER BY r.line""", [table, *va, table, *vb]).fetchall()
         if not rows:
             return None
         return str(rows[0][0]), len(rows), [int(r[1]) for r in rows[:5]]
