@@ -422,3 +422,17 @@ def test_cli_store_table_ids_with_leading_zeros_name_the_rejected_row_and_the_fi
     assert r.exit_code == 0, r.output
     assert f"SPIN IDS MISSING: {log}:33: table W1: spin_id 31 missing (1)" in r.stderr, r.stderr
     assert f"1 row(s) of {log} between them (line(s) 32) were rejected on ingest" in r.stderr, r.stderr
+
+
+def test_cli_store_table_newest_first_gap_of_a_rejected_row_names_it(tmp_path, cli):
+    """A newest-first log (R60 down to R1) with R31's row rejected on ingest: the row lies between R32's line and R30's,
+    in that order, and the gap said 'spins the source never carried' (the rejected rows were looked for only after the
+    lower id's line). It names the rejected row."""
+    log = tmp_path / "n.csv"
+    log.write_text("spin_id,result\n" + "".join(f"R{i},{99 if i == 31 else i * 7 % 37}\n" for i in range(60, 0, -1)))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "W1").exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "table W1: spin_id R31 missing (1)" in r.stderr, r.stderr
+    assert f"1 row(s) of {log} between them (line(s) 31) were rejected on ingest" in r.stderr, r.stderr

@@ -468,13 +468,14 @@ class QueriesMixin:
         """The rows rejected on ingest that were read between the stored rows of spin ids ``after`` and ``resume`` of
         ``table`` (whole numbers, or text ids as stored), when both rows came from one file: ``(its path, how many, the
         first 5 lines)``; None when they came from two files or no row between them was rejected. (A rejected row's
-        spin id is not stored: such rows may hold the ids of a gap.)"""
+        spin id is not stored: such rows may hold the ids of a gap.) Between their lines in either order: a newest-first
+        log has ``after`` below ``resume``."""
         (wa, va), (wb, vb) = _id_match(after), _id_match(resume)
         rows = self.con.execute(
             f"""WITH a AS (SELECT source_id, line FROM spins WHERE table_id = ? AND {wa} ORDER BY seq LIMIT 1),
                      b AS (SELECT source_id, line FROM spins WHERE table_id = ? AND {wb} ORDER BY seq LIMIT 1)
                 SELECT r.file, r.line FROM rejects r, a, b
-                WHERE a.source_id = b.source_id AND r.source_id = a.source_id AND r.line > a.line AND r.line < b.line
+                WHERE a.source_id = b.source_id AND r.source_id = a.source_id AND r.line > least(a.line, b.line) AND r.line < greatest(a.line, b.line)
                 ORDER BY r.line""", [table, *va, table, *vb]).fetchall()
         if not rows:
             return None
