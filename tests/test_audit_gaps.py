@@ -61,6 +61,9 @@ def test_a_rejected_row_stored_no_id_and_the_note_says_so(tmp_path, cli):
     (["T5-1", "T5-3"], None),  # not letters and a number
     (["1", "2", "R3"], None),  # two kinds
     (["7", "9", "10"], (1, "7", "10")),
+    (["001", "002", "005"], (2, "1", "5")),  # leading zeros: whole numbers, as certify reads them
+    (["001", "02", "0002", "005"], (2, "1", "5")),  # 02 and 0002 are one number
+    (["001", "003", "2", "100"], (96, "1", "100")),  # 2 stored as such beside labels
 ])
 def test_store_id_gaps_counts_only_ids_of_one_kind(tmp_path, cli, ids, want):
     from rngcert.collect.store import Store

@@ -114,8 +114,21 @@ def _whole_id_counts(con, win: str, args: list) -> tuple:
         return lo, hi, other, 0
     table = args[0]
     present = con.execute("SELECT count(*) FROM spins WHERE table_id = ? AND spin_label = '' AND spin_no BETWEEN ? AND ?", [table, lo, hi]).fetchall()[0][0]
-    if padded or con.execute("SELECT count(*) FROM spins WHERE table_id = ? AND spin_label <> ''", [table]).fetchall()[0][0]:
-        # (numbers spelled with leading zeros, outside the window too: each counted once, and not where the number is stored as such)
+    if not (padded or con.execute("SELECT count(*) FROM spins WHERE table_id = ? AND spin_label <> ''", [table]).fetchall()[0][0]):
+        return lo, hi, other, present
+    # numbers spelled with leading zeros, outside the window too: each counted once, and not where the number is stored as such.
+    # Labels of one length hold each number once, and a label with a leading zero is below 10^(length - 1): without a stored
+    # number below that in the range, a count (the usual zero-padded log: 0.1 CPU-s at 2 M ids, not 0.7 with the hash)
+    n_lab, lmin, lmax = con.execute(f"""SELECT count(*), min(length(spin_label)), max(length(spin_label)) FROM spins WHERE table_id = ?
+                                        AND spin_label <> '' AND regexp_full_match(spin_label, '{_DIGITS}')
+                                        AND TRY_CAST(spin_label AS BIGINT) BETWEEN ? AND ?""", [table, lo, hi]).fetchall()[0]
+    if not n_lab:
+        return lo, hi, other, present
+    below = min(int(hi), 10 ** (int(lmax) - 1) - 1)
+    if lmin == lmax and not con.execute("SELECT count(*) FROM spins WHERE table_id = ? AND spin_label = '' AND spin_no BETWEEN ? AND ?",
+                                        [table, lo, below]).fetchall()[0][0]:
+        present += n_lab
+    else:
         present += con.execute(
             f"""SELECT count(DISTINCT n) FROM (SELECT CAST(spin_label AS BIGINT) AS n FROM spins WHERE table_id = ? AND spin_label <> ''
                                                AND regexp_full_match(spin_label, '{_DIGITS}')) p
