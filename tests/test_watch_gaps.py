@@ -436,3 +436,22 @@ def test_cli_store_table_newest_first_gap_of_a_rejected_row_names_it(tmp_path, c
     assert r.exit_code == 0, r.output
     assert "table W1: spin_id R31 missing (1)" in r.stderr, r.stderr
     assert f"1 row(s) of {log} between them (line(s) 31) were rejected on ingest" in r.stderr, r.stderr
+
+
+def test_a_text_id_among_whole_numbers_does_not_stop_the_gap_check(tmp_path):
+    """The first row's id is R1, the other ids whole numbers: the reader rejects R1 ('not a whole number (the other spin
+    ids of the file are)'), as certify does, and counts the gaps of the numbers; the watch took R as the table's prefix
+    from that row and checked nothing (with the labels rule: said the ids were labels). Most ids decide, as in the reader."""
+    log = tmp_path / "live.csv"
+
+    def rows(ids):
+        return "".join(f"{s},{k * 7 % 37},T\n" for k, s in enumerate(ids)).encode()
+
+    log.write_bytes(b"spin_id,result,table\n" + rows(["R1"] + list(range(2, 50))))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    g1, n1, _ = step(w)
+    _append(log, rows(range(55, 60)))
+    g2, n2, _ = step(w, final=True)
+    assert not any("are labels" in n for n in n1 + n2), n1 + n2
+    assert [(g.detail["first"], g.detail["last"], g.detail["missing"]) for g in g1 + g2] == [(50, 54, 5)]
+    w.close()

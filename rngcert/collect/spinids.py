@@ -80,7 +80,8 @@ def counter_ids(spin_id, prefix: str | None, take: np.ndarray | None = None):
         The rows' spin ids (as in :func:`whole_number_ids`).
     prefix : str or None
         The table's prefix: ``""`` for whole-number ids, ``"R"`` for ids like ``R1200``; None when the table has
-        none yet (it is then that of the first row whose id is of either shape).
+        none yet (it is then ``""`` when at least as many rows have whole-number ids as text ids of that shape, as the
+        readers take the ids of a file whose ids are mostly whole numbers for numbers; else that of the first text id).
     take : numpy.ndarray, optional
         Integer indices of the rows wanted (all rows when omitted).
 
@@ -104,15 +105,15 @@ def counter_ids(spin_id, prefix: str | None, take: np.ndarray | None = None):
     import pyarrow.compute as pc
 
     text, number, whole, _ = whole_number_ids(spin_id, take)
-    if prefix == "" or (prefix is None and whole[:1].all() and whole.size):
+    if prefix == "" or (prefix is None and whole.size and whole.all()):
         return number, whole, ""
     parts = pc.extract_regex(text, PREFIXED_ID)
     found = _arrow.bools(pc.is_valid(parts), fill=False)
     if prefix is None:
-        first = np.flatnonzero(found | whole)
-        if not first.size:
+        first = np.flatnonzero(found)
+        if not first.size and not whole.any():
             return number, np.zeros(number.size, dtype=bool), None
-        if whole[first[0]]:
+        if np.count_nonzero(whole) >= first.size:  # (most ids whole numbers: a text id among them is a rejected row's, as the readers say)
             return number, whole, ""
         prefix = pc.struct_field(parts, "prefix")[int(first[0])].as_py()
     same = found & _arrow.bools(pc.equal(pc.struct_field(parts, "prefix"), _arrow.text_scalar(prefix)), fill=False)
