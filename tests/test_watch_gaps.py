@@ -390,7 +390,7 @@ def test_text_ids_of_two_shapes_are_labels_and_not_checked_for_gaps(tmp_path, fi
     _append(log, rows(then))
     g2, n2, _ = step(w, final=True)
     assert g1 == [] and g2 == [], [g.text for g in g1 + g2]
-    notes = [n for n in n1 + n2 if "are labels" in n]
+    notes = [n for n in n1 + n2 if "ids of two shapes" in n]
     assert len(notes) == 1 and "no longer checked for gaps" in notes[0], n1 + n2
     w.close()
 
@@ -406,7 +406,7 @@ def test_cli_store_table_with_text_ids_of_two_shapes_says_no_gap(tmp_path, cli):
     r = cli("watch", "--table", "W1", "--db", db, "--json")
     assert r.exit_code == 0, r.output
     assert "SPIN IDS MISSING" not in r.stderr, r.stderr
-    assert r.stderr.count("its ids are labels") == 1 and f"{log}:11: table W1: spin_id 'r10' is not R" in r.stderr, r.stderr
+    assert r.stderr.count("ids of two shapes") == 1 and f"{log}:11: table W1: spin_id 'r10' is not R" in r.stderr, r.stderr
     assert json.loads(r.stdout.splitlines()[-1])["gaps"] == 0
 
 
@@ -452,6 +452,6 @@ def test_a_text_id_among_whole_numbers_does_not_stop_the_gap_check(tmp_path):
     g1, n1, _ = step(w)
     _append(log, rows(range(55, 60)))
     g2, n2, _ = step(w, final=True)
-    assert not any("are labels" in n for n in n1 + n2), n1 + n2
+    assert not any("ids of two shapes" in n for n in n1 + n2), n1 + n2
     assert [(g.detail["first"], g.detail["last"], g.detail["missing"]) for g in g1 + g2] == [(50, 54, 5)]
     w.close()

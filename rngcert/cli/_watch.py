@@ -508,7 +508,7 @@ class _TableWatch:
         self.labels = True
         file, line = st.spin_origin(self.table, sid) or (f"store {self.run.db}", 0)
         _note_out(self.run, self.table, f"{file}:{line}: table {self.table}: spin_id {sid!r} is not {pre} and a number, as the table's "
-                                        "other ids are: its ids are labels (certify counts no gaps in them), no longer checked for gaps")
+                                        "other ids are: ids of two shapes, no longer checked for gaps (certify counts gaps in text ids only where all are of one prefix)")
         return numeric & (got.seq < got.seq[first]) if self.other is None else numeric & False
 
     def _why_missing(self, st, after, resume) -> str:

@@ -291,8 +291,8 @@ class LogWatch:
             sid, at = self._other_id.get(tname) or (str(spin_id[int(rsel[other[0]])]).strip(), int(line[rsel[other[0]]]))
             self._labels.add(tname)
             events.append(Event("note", tname, text=(
-                f"{self.path}:{at}: table {tname}: spin_id {sid!r} is not {pre} and a number, as the table's other ids are: its ids "
-                "are labels (certify counts no gaps in them), no longer checked for gaps")))
+                f"{self.path}:{at}: table {tname}: spin_id {sid!r} is not {pre} and a number, as the table's other ids are: ids of two "
+                "shapes, no longer checked for gaps (certify counts gaps in text ids only where all are of one prefix)")))
             ok[other[0] if other.size and tname not in self._other_id else 0:] = False
         if not ok.any():
             return None
