@@ -287,3 +287,20 @@ def test_ingest_json_stopped_after_a_file_was_committed_lists_it(tmp_path, cli, 
 
     doc = json.loads(r.stdout)
     assert doc["exit_code"] == 130 and [f["path"] for f in doc["files"]] == [str(a)] and doc["files"][0]["status"] == "ingested", doc
+
+
+def test_ingest_json_error_document_does_not_say_an_already_stored_file_was_committed(tmp_path, cli):
+    """A file already stored by an earlier run, then a file in error: the document listed the first and said 'the files
+    listed in files were committed before the error', though this run committed nothing of it."""
+    import json
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("spin_id,result\n1,5\n2,7\n")
+    b.write_text("foo,bar\n1,2\n")
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", a, "--db", db).exit_code == 0
+    r = cli("ingest", a, b, "--db", db, "--json")
+    assert r.exit_code == 3, r.output
+    doc = json.loads(r.stdout)
+    assert [f["status"] for f in doc["files"]] == ["already ingested"], doc
+    assert "were committed before" not in doc["stored"] and "'already ingested': stored before, nothing added" in doc["stored"], doc

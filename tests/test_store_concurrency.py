@@ -368,3 +368,19 @@ def test_export_removes_the_temporary_folder_a_killed_export_left_and_keeps_a_ru
     assert not stale.exists() and f"removed {stale}" in r.output and f"({dead})" in r.output
     assert running.is_dir() and other.is_dir() and str(running) not in r.output
     assert (out / "_rngcert" / "manifest.json").is_file()
+
+
+def test_export_does_not_say_it_removed_a_stale_folder_it_could_not_remove(tmp_path, store_a, monkeypatch):
+    """The stale folder's removal ignores errors (a file in it of another user, a read-only mount): the export said
+    'removed PATH' whether or not it was gone. It says it could not remove it, and the folder is named."""
+    import rngcert.scratch as scratch
+
+    db, out = store_a, tmp_path / "exp"
+    dead = _dead_pid()
+    stale = tmp_path / f".exp.rngcert-export-{dead}"
+    stale.mkdir()
+    real = scratch.shutil.rmtree
+    monkeypatch.setattr(scratch.shutil, "rmtree", lambda p, ignore_errors=False, **kw: None if str(p) == str(stale) else real(p, ignore_errors=ignore_errors, **kw))
+    r = run_cli("export", "--db", db, "--parquet", out)
+    assert r.exit_code == 0, r.output
+    assert stale.is_dir() and f"removed {stale}" not in r.output and f"could not remove {stale}" in r.output, r.output

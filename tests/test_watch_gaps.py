@@ -369,3 +369,89 @@ def test_a_lost_rotation_of_a_log_with_text_ids_is_said_with_its_ids(tmp_path):
     lost = [t for o in out for t in o[2]]
     assert len(lost) == 1 and "is R601" in lost[0] and "was R300" in lost[0] and [g for o in out for g in o[0]] == []
     w.close()
+
+
+@pytest.mark.parametrize("first,then", [
+    ([f"R{i}" for i in range(1, 10)], [f"r{i}" for i in range(10, 20)] + ["R25"]),  # a case difference: r10 may be spin R10
+    (["X"] + [f"R{i}" for i in range(1, 10)], [f"R{i}" for i in range(15, 20)]),  # an id of neither shape before the prefix is known
+])
+def test_text_ids_of_two_shapes_are_labels_and_not_checked_for_gaps(tmp_path, first, then):
+    """Certify counts gaps in text ids only when every id of the table is its one prefix and a number; the watch said
+    'spin_id R10 to R24 missing (15) ... spins the log never carried' of a log holding r10 to r19. From the first id of
+    another shape the table's ids are labels: a note says so once, and no gap is said."""
+    log = tmp_path / "live.csv"
+
+    def rows(ids):
+        return "".join(f"{s},{k * 7 % 37},T\n" for k, s in enumerate(ids)).encode()
+
+    log.write_bytes(b"spin_id,result,table\n" + rows(first))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    g1, n1, _ = step(w)
+    _append(log, rows(then))
+    g2, n2, _ = step(w, final=True)
+    assert g1 == [] and g2 == [], [g.text for g in g1 + g2]
+    notes = [n for n in n1 + n2 if "ids of two shapes" in n]
+    assert len(notes) == 1 and "no longer checked for gaps" in notes[0], n1 + n2
+    w.close()
+
+
+def test_cli_store_table_with_text_ids_of_two_shapes_says_no_gap(tmp_path, cli):
+    """watch --table of a table holding R1-R9, r10-r19 and R25 (a case difference): certify counts no gaps in such ids
+    (labels); the watch said 'spin_id R10 to R24 missing (15)'. It says once that the ids are labels, and no gap."""
+    log = tmp_path / "a.csv"
+    ids = [f"R{i}" for i in range(1, 10)] + [f"r{i}" for i in range(10, 20)] + ["R25"]
+    log.write_text("spin_id,result\n" + "".join(f"{s},{k * 7 % 37}\n" for k, s in enumerate(ids)))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "W1").exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db, "--json")
+    assert r.exit_code == 0, r.output
+    assert "SPIN IDS MISSING" not in r.stderr, r.stderr
+    assert r.stderr.count("ids of two shapes") == 1 and f"{log}:11: table W1: spin_id 'r10' is not R" in r.stderr, r.stderr
+    assert json.loads(r.stdout.splitlines()[-1])["gaps"] == 0
+
+
+def test_cli_store_table_ids_with_leading_zeros_name_the_rejected_row_and_the_file(tmp_path, cli):
+    """Ids written with leading zeros (``031``) are stored as labels but watched as numbers: the gap of a rejected row was
+    said as 'store DB:0: ... spins the source never carried' (the row of the id where the ids resume and the rejected
+    row between were looked up as whole numbers only). It names the file and line, and the rejected row."""
+    log = tmp_path / "a.csv"
+    log.write_text("spin_id,result\n" + "".join(f"{i:03d},{99 if i == 31 else i * 7 % 37}\n" for i in range(1, 61)))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "W1").exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert f"SPIN IDS MISSING: {log}:33: table W1: spin_id 31 missing (1)" in r.stderr, r.stderr
+    assert f"1 row(s) of {log} between them (line(s) 32) were rejected on ingest" in r.stderr, r.stderr
+
+
+def test_cli_store_table_newest_first_gap_of_a_rejected_row_names_it(tmp_path, cli):
+    """A newest-first log (R60 down to R1) with R31's row rejected on ingest: the row lies between R32's line and R30's,
+    in that order, and the gap said 'spins the source never carried' (the rejected rows were looked for only after the
+    lower id's line). It names the rejected row."""
+    log = tmp_path / "n.csv"
+    log.write_text("spin_id,result\n" + "".join(f"R{i},{99 if i == 31 else i * 7 % 37}\n" for i in range(60, 0, -1)))
+    db = tmp_path / "s.duckdb"
+    assert cli("ingest", log, "--db", db, "--table", "W1").exit_code == 0
+    r = cli("watch", "--table", "W1", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "table W1: spin_id R31 missing (1)" in r.stderr, r.stderr
+    assert f"1 row(s) of {log} between them (line(s) 31) were rejected on ingest" in r.stderr, r.stderr
+
+
+def test_a_text_id_among_whole_numbers_does_not_stop_the_gap_check(tmp_path):
+    """The first row's id is R1, the other ids whole numbers: the reader rejects R1 ('not a whole number (the other spin
+    ids of the file are)'), as certify does, and counts the gaps of the numbers; the watch took R as the table's prefix
+    from that row and checked nothing (with the labels rule: said the ids were labels). Most ids decide, as in the reader."""
+    log = tmp_path / "live.csv"
+
+    def rows(ids):
+        return "".join(f"{s},{k * 7 % 37},T\n" for k, s in enumerate(ids)).encode()
+
+    log.write_bytes(b"spin_id,result,table\n" + rows(["R1"] + list(range(2, 50))))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    g1, n1, _ = step(w)
+    _append(log, rows(range(55, 60)))
+    g2, n2, _ = step(w, final=True)
+    assert not any("ids of two shapes" in n for n in n1 + n2), n1 + n2
+    assert [(g.detail["first"], g.detail["last"], g.detail["missing"]) for g in g1 + g2] == [(50, 54, 5)]
+    w.close()

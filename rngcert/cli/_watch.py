@@ -410,6 +410,8 @@ class _TableWatch:
         self.last_seq, self.seen, self.w = 0, 0, None
         self.gaps = IdGaps()
         self.prefix: str | None = None  # its spin ids' prefix: "" whole numbers, "R" for R1200 (None: none seen yet)
+        self.labels = False  # its text ids are of two shapes: labels, not checked for gaps
+        self.other: str | None = None  # the first id of neither shape stored before its prefix was known
 
     def poll(self) -> bool:
         """Read and watch the new rows; True when there were any (exit 13 on an alarm)."""
@@ -457,7 +459,10 @@ class _TableWatch:
 
         from rngcert.collect.spinids import counter_ids
 
+        if self.labels:
+            return
         num, numeric, pre = counter_ids(got.spin_id, self.prefix)
+        numeric = self._until_labels(st, got, numeric, pre)
         ids = num[numeric]
         if not ids.size:
             return
@@ -484,6 +489,27 @@ class _TableWatch:
         if late.size:
             _note_out(self.run, self.table, f"table {self.table}: {late.size} spin_id(s) arrived late in the store, inside a gap said "
                                             f"before: no longer missing; {self.gaps.missing:,} still missing")
+
+    def _until_labels(self, st, got, numeric, pre):
+        """``numeric`` without the rows from the first stored id of another shape on, in a table of text ids (``r10`` among
+        ``R`` ids, ``X``): certify counts gaps in text ids only when every id is the table's one prefix and a number, so
+        from there the table's ids are labels, no longer checked, and a note says so."""
+        import numpy as np
+
+        from rngcert.collect.spinids import whole_number_ids
+
+        other = np.flatnonzero(~numeric & ~whole_number_ids(got.spin_id)[3])
+        first = int(other[np.argmin(got.seq[other])]) if other.size else -1
+        if pre is None and other.size and self.other is None:
+            self.other = str(got.spin_id[first])  # (an id of neither shape before the table's prefix is known)
+        if not pre or (first < 0 and self.other is None):
+            return numeric
+        sid = self.other if self.other is not None else str(got.spin_id[first])
+        self.labels = True
+        file, line = st.spin_origin(self.table, sid) or (f"store {self.run.db}", 0)
+        _note_out(self.run, self.table, f"{file}:{line}: table {self.table}: spin_id {sid!r} is not {pre} and a number, as the table's "
+                                        "other ids are: ids of two shapes, no longer checked for gaps (certify counts gaps in text ids only where all are of one prefix)")
+        return numeric & (got.seq < got.seq[first]) if self.other is None else numeric & False
 
     def _why_missing(self, st, after, resume) -> str:
         """Why ids between two stored ids are missing, in words: spins the source never carried, or, where rows read

@@ -120,7 +120,8 @@ def ingest(logs, db, equipment, columns, fmt, table, as_json, wait):
     results = []
     # an error, Ctrl-C or SIGTERM after some files were committed: the JSON error document lists them (each file is its own transaction)
     json_partial(lambda: {"store": str(db), "files": [asdict(r) for r in results],
-                          "stored": "the files listed in files were committed before the error, each in its own transaction; no other file given was stored"})
+                          "stored": "the files listed in files were done before the error, each in its own transaction (status 'ingested': "
+                          "committed; 'already ingested': stored before, nothing added; 'empty': no spins); no other file given was stored"})
 
     def show(res):
         results.append(res)
@@ -463,9 +464,9 @@ def export(db, folder, tables, as_json, wait):
 
     def go():
         with Store(db, read_only=True, wait=wait, on_wait=_waiting(db)) as st:
-            man = st.export_parquet(folder, tables=list(tables) or None, on_stale=lambda p, pid: click.echo(
-                f"removed {p}: the temporary folder of an export to the same folder whose process ({pid}) no longer runs "
-                "(killed before it could remove it)", err=True))
+            man = st.export_parquet(folder, tables=list(tables) or None, on_stale=lambda p, pid, gone: click.echo(
+                f"{'removed' if gone else 'could not remove'} {p}: the temporary folder of an export to the same folder whose process "
+                f"({pid}) no longer runs (killed before it could remove it){'' if gone else '; remove it by hand'}", err=True))
         if as_json:
             import json
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from rngcert.collect import _arrow
 
-__all__ = ["PREFIXED_ID", "counter_ids", "table_codes", "whole_number_ids"]
+__all__ = ["PREFIXED_ID", "counter_ids", "prefixed_numbers", "table_codes", "whole_number_ids"]
 
 #: a spin id that is a whole number (as stored: up to 18 digits, so that it fits int64)
 _WHOLE = r"^[0-9]{1,18}$"
@@ -80,7 +80,8 @@ def counter_ids(spin_id, prefix: str | None, take: np.ndarray | None = None):
         The rows' spin ids (as in :func:`whole_number_ids`).
     prefix : str or None
         The table's prefix: ``""`` for whole-number ids, ``"R"`` for ids like ``R1200``; None when the table has
-        none yet (it is then that of the first row whose id is of either shape).
+        none yet (it is then ``""`` when at least as many rows have whole-number ids as text ids of that shape, as the
+        readers take the ids of a file whose ids are mostly whole numbers for numbers; else that of the first text id).
     take : numpy.ndarray, optional
         Integer indices of the rows wanted (all rows when omitted).
 
@@ -104,17 +105,43 @@ def counter_ids(spin_id, prefix: str | None, take: np.ndarray | None = None):
     import pyarrow.compute as pc
 
     text, number, whole, _ = whole_number_ids(spin_id, take)
-    if prefix == "" or (prefix is None and whole[:1].all() and whole.size):
+    if prefix == "" or (prefix is None and whole.size and whole.all()):
         return number, whole, ""
     parts = pc.extract_regex(text, PREFIXED_ID)
     found = _arrow.bools(pc.is_valid(parts), fill=False)
     if prefix is None:
-        first = np.flatnonzero(found | whole)
-        if not first.size:
+        first = np.flatnonzero(found)
+        if not first.size and not whole.any():
             return number, np.zeros(number.size, dtype=bool), None
-        if whole[first[0]]:
+        if np.count_nonzero(whole) >= first.size:  # (most ids whole numbers: a text id among them is a rejected row's, as the readers say)
             return number, whole, ""
         prefix = pc.struct_field(parts, "prefix")[int(first[0])].as_py()
     same = found & _arrow.bools(pc.equal(pc.struct_field(parts, "prefix"), _arrow.text_scalar(prefix)), fill=False)
     num = _arrow.ints(pc.cast(pc.struct_field(parts, "number"), pa.int64()), fill=0)  # (struct_field: null where no match)
     return np.where(same, num, 0).astype(np.int64), same, prefix
+
+
+def prefixed_numbers(ids, prefix: str) -> np.ndarray:
+    """The numbers of the text spin ids ``ids`` that are ``prefix`` and a number (:data:`PREFIXED_ID`), others left out.
+
+    Parameters
+    ----------
+    ids : iterable of str
+        Text spin ids (few: those of rows the reader could not split).
+    prefix : str
+        The table's prefix (``"R"`` for ``R1200``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (k,) int64: the numbers, in the order of ``ids``.
+
+    Examples
+    --------
+    >>> prefixed_numbers(["R7", "Q8", "R09", "R10"], "R").tolist()
+    [7, 10]
+    """
+    import re
+
+    got = (re.fullmatch(PREFIXED_ID, str(s).strip()) for s in ids)
+    return np.asarray([int(m.group("number")) for m in got if m is not None and m.group("prefix") == prefix], dtype=np.int64)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rngcert.collect.spinids import prefixed_numbers
 from rngcert.collect.spinlog.core import IntIds, TableSpins, TextIds, _small_int, _span
 from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuffled, reorder, text_id_numbers
 from rngcert.collect.spinlog.idsort import IdSort, label_keys
@@ -486,9 +487,12 @@ class _CompactLog:
             bounds = np.array([0, arrays["outcomes"].size])
         del tab
         extra: dict = {}
+        extra_text: dict = {}
         for pt in parts:
             for t, v in pt.get("extra_ids", []):
                 extra.setdefault(t, []).append(v)
+            for t, v in pt.get("extra_text_ids", []):
+                extra_text.setdefault(t, []).append(v)
         dealer_labels = list(self.dealers)
         tables: dict[str, TableSpins] = {}
         for ti, t in enumerate(labels):
@@ -502,7 +506,8 @@ class _CompactLog:
             if "spin_id" in cols:
                 names = ([str(t)] if not self.pool else tab_labels_all) + [None]
                 unsplit = np.asarray([v for nm in names for v in extra.get(nm, [])], dtype=np.int64)
-                unsplit = unsplit[unsplit >= 0] if self.id_kind is not True else unsplit[:0]  # (digits are not a text id's number)
+                unsplit = unsplit[unsplit >= 0] if self.id_kind is not True else (  # (digits are not a text id's number; its prefix's are)
+                    prefixed_numbers([v for nm in names for v in extra_text.get(nm, [])], self.id_prefix[ti]) if ti in self.id_prefix else unsplit[:0])
             if "spin_id" in cols and not self.pool and self.id_kind != "label":  # (text ids of one prefix: ordered by their numbers, as whole numbers are)
                 try:
                     if self.sorter is not None:  # (the columns are put in spin-id order in place, without the rows repeats leave out)

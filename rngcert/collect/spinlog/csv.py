@@ -89,9 +89,12 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
         part["notes"] = list(part["notes"]) + [f"{name}: the first line 'sep={scan.sep}' (Excel) names the delimiter: fields read as separated by {scan.sep!r}"]
     # ids and tables of rows the reader could not split (they are rejected, but their ids are not gaps)
     idx = part.get("colindex", {})
-    extra = []
+    extra, extra_text = [], []
     if "spin_id" in idx:
         import csv as _csv
+        import re
+
+        from rngcert.collect.spinids import PREFIXED_ID
 
         for r in part["rejected"]:
             if r.column != "*":
@@ -101,10 +104,13 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
             except _csv.Error:
                 continue
             sid = fields[idx["spin_id"]].strip() if len(fields) > idx["spin_id"] else ""
+            t = fields[idx["table"]].strip() if "table" in idx and len(fields) > idx["table"] else None
             if sid.isascii() and sid.isdigit() and len(sid) <= 18:
-                t = fields[idx["table"]].strip() if "table" in idx and len(fields) > idx["table"] else None
                 extra.append((t, int(sid)))
+            elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):  # (a text id of a prefix and a number, R1200: present too)
+                extra_text.append((t, sid))
     part["extra_ids"] = extra
+    part["extra_text_ids"] = extra_text
     part["format"] = "csv"
     part["sha256"] = scan.sha256
     part["blank"] = int(scan.blank_lines.size)

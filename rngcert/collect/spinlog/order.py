@@ -9,6 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
+from rngcert.collect.spinids import prefixed_numbers
 from rngcert.collect.spinlog.columns import _join_kinds
 from rngcert.collect.spinlog.core import (
     CONTROL_REASON,
@@ -570,10 +571,12 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
         tabless_rows = np.flatnonzero(np.asarray(tab_all) == tab_labels_all.index(""))
         if id_num is not None:
             tabless = id_num[tabless_rows]
-    extra = {}
+    extra, extra_text = {}, {}
     for pt in parts:
         for t, v in pt.get("extra_ids", []):
             extra.setdefault(t, []).append(v)
+        for t, v in pt.get("extra_text_ids", []):
+            extra_text.setdefault(t, []).append(v)
     ts_kinds_all = _join_kinds([pt.get("ts_kinds") for pt in parts])
     tables: dict[str, TableSpins] = {}
     for ti, t in enumerate(tab_labels):
@@ -664,18 +667,20 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
                     if gaps:
                         tnotes.append(f"{gaps} spin_id(s) missing between {present[0]} and {present[-1]} (gaps in the sequence)")
             elif txt is not None and not pool:
-                _text_gaps(tnotes, id_txt, txt, np.concatenate([all_idx, tabless_rows]))
+                unsplit = prefixed_numbers(extra_text.get(str(t), []) + extra_text.get(None, []), txt[1])
+                _text_gaps(tnotes, id_txt, txt, np.concatenate([all_idx, tabless_rows]), unsplit)
         tables[str(t)] = ts_
     return tables
 
 
-def _text_gaps(tnotes: list, id_txt, txt: tuple, rows: np.ndarray) -> None:
+def _text_gaps(tnotes: list, id_txt, txt: tuple, rows: np.ndarray, unsplit: np.ndarray) -> None:
     """The gap note of a table whose text ids are of one prefix (``txt``: its code and text): the numbers of ``rows`` (every
     row of the table, rejected ones too, and the rows with no table value) with that prefix count as present, as whole-number
-    ids do; the note names the ids with their prefix (``R101``)."""
+    ids do, and so do ``unsplit`` (the numbers of that prefix's ids in rows the reader could not split); the note names the
+    ids with their prefix (``R101``)."""
     code, prefix = txt
     ok = (id_txt[0][rows] == code) & (id_txt[1][rows] >= 0)
-    present = np.sort(id_txt[1][rows][ok])
+    present = np.sort(np.concatenate([id_txt[1][rows][ok], unsplit]))
     if present.size > 1:
         distinct = 1 + int(np.count_nonzero(present[1:] != present[:-1]))
         gaps = int(present[-1]) - int(present[0]) + 1 - distinct

@@ -208,7 +208,7 @@ class ExportMixin:
     """Parquet export and import (part of :class:`~rngcert.collect.store.Store`)."""
 
     @_guarded
-    def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None, on_stale: Callable[[Path, int], None] | None = None) -> dict:
+    def export_parquet(self, folder: str | Path, *, tables: Sequence[str] | None = None, on_stale: Callable[[Path, int, bool], None] | None = None) -> dict:
         """Write the spins as Parquet partitioned by table and day, with every row's provenance.
 
         Layout (Hive partitioning, read as one data set by Spark, Dask and DuckDB, e.g.
@@ -242,8 +242,9 @@ class ExportMixin:
         tables : sequence of str, optional
             Only these tables (default: all).
         on_stale : callable, optional
-            ``on_stale(path, pid)`` for each temporary folder of an earlier export to the same folder whose process
-            no longer runs (killed by SIGKILL or a power cut, which leave it behind); it is removed first.
+            ``on_stale(path, pid, removed)`` for each temporary folder of an earlier export to the same folder whose process
+            no longer runs (killed by SIGKILL or a power cut, which leave it behind); it is removed first (``removed``:
+            whether it is gone).
 
         Returns
         -------
@@ -529,10 +530,11 @@ def _jsonable_row(r: dict) -> dict:
     return {k: (v.isoformat() if isinstance(v, (_dt.datetime, _dt.date)) else v) for k, v in r.items()}
 
 
-def _remove_stale_exports(folder: Path, on_stale: Callable[[Path, int], None] | None) -> None:
+def _remove_stale_exports(folder: Path, on_stale: Callable[[Path, int, bool], None] | None) -> None:
     """Remove the temporary folders (``.NAME.rngcert-export-PID``) that exports to ``folder`` left behind when their
     process was killed beyond a handler's reach (SIGKILL, a power cut): only those whose process no longer runs, so an
-    export still running to the same folder keeps its own. ``on_stale(path, pid)`` is told of each."""
+    export still running to the same folder keeps its own. ``on_stale(path, pid, removed)`` is told of each (``removed``
+    False: it could not be removed, a file in it not ours to delete, say)."""
     prefix = f".{folder.name}.rngcert-export-"
     try:
         siblings = list(folder.parent.iterdir()) if folder.parent.is_dir() else []
@@ -544,9 +546,9 @@ def _remove_stale_exports(folder: Path, on_stale: Callable[[Path, int], None] | 
             continue
         if _process_runs(int(pid)):
             continue
-        scratch.remove(p)
+        scratch.remove(p)  # (errors ignored: whether it is gone is looked at)
         if on_stale is not None:
-            on_stale(p, int(pid))
+            on_stale(p, int(pid), not os.path.lexists(p))
 
 
 def _process_runs(pid: int) -> bool:

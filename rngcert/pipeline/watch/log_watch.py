@@ -107,6 +107,8 @@ class LogWatch:
         self._tail: dict[str, tuple[int, int, int]] = {}  # table -> (last whole-number id, its constant step, run of that step)
         self._id_prefix: dict[str, str] = {}  # table -> its spin ids' prefix ("" for whole numbers, "R" for R1200)
         self._after_rotation: set[str] = set()  # tables whose first id after a rotation is still to be compared
+        self._labels: set[str] = set()  # tables whose text ids are of two shapes: labels, not checked for gaps
+        self._other_id: dict[str, tuple[str, int]] = {}  # table -> (its first id of neither shape, its line) before its prefix was known
         self._gen = 0
 
     @property
@@ -256,12 +258,10 @@ class LogWatch:
         void and rejected rows too (a void spin is a spin of the log, not a gap)."""
         for c in arrayops.unique(tcodes).tolist():  # tables (a handful)
             tname = tnames[c] or "(no table)"
-            rsel = np.flatnonzero(tcodes == c)
-            num, ok, pre = counter_ids(rows.spin_id, self._id_prefix.get(tname), rsel)
-            if pre is None or not ok.any():
+            got = self._counted(events, tname, rows.spin_id, np.flatnonzero(tcodes == c), line)
+            if got is None:
                 continue
-            self._id_prefix[tname] = pre
-            r, num = rsel[ok], num[ok]
+            r, num, pre = got
             excuse = self._id_gap(events, tname, num, line[r])
             gaps, late = self.id_gaps.setdefault(tname, IdGaps()).update(num, excuse=excuse)
             ig = self.id_gaps[tname]
@@ -274,6 +274,30 @@ class LogWatch:
                 events.append(Event("note", tname, text=(
                     f"{self.path}:{int(line[r][late[0]])}: table {tname}: {late.size} spin_id(s) ({shown}) arrived late, inside a gap "
                     f"said before: no longer missing; {ig.missing:,} still missing")))
+
+    def _counted(self, events: list[Event], tname: str, spin_id, rsel: np.ndarray, line: np.ndarray):
+        """``(rows, numbers, prefix)`` of the rows ``rsel`` of table ``tname`` whose ids are counted for gaps, or None. Text ids
+        count only while every id of the table is its one prefix and a number, as certify reads them: from the first id of
+        another shape (``r10`` among ``R`` ids, ``X``), the table's ids are labels, no longer checked, and a note says so."""
+        if tname in self._labels:
+            return None
+        num, ok, pre = counter_ids(spin_id, self._id_prefix.get(tname), rsel)
+        other = np.flatnonzero(~ok & ~whole_number_ids(spin_id, rsel)[3]) if pre != "" else np.zeros(0, np.int64)
+        if pre is None:
+            if other.size and tname not in self._other_id:
+                self._other_id[tname] = (str(spin_id[int(rsel[other[0]])]).strip(), int(line[rsel[other[0]]]))
+            return None
+        if pre and (other.size or tname in self._other_id):
+            sid, at = self._other_id.get(tname) or (str(spin_id[int(rsel[other[0]])]).strip(), int(line[rsel[other[0]]]))
+            self._labels.add(tname)
+            events.append(Event("note", tname, text=(
+                f"{self.path}:{at}: table {tname}: spin_id {sid!r} is not {pre} and a number, as the table's other ids are: ids of two "
+                "shapes, no longer checked for gaps (certify counts gaps in text ids only where all are of one prefix)")))
+            ok[other[0] if other.size and tname not in self._other_id else 0:] = False
+        if not ok.any():
+            return None
+        self._id_prefix[tname] = pre
+        return rsel[ok], num[ok], pre
 
     def _gap_event(self, tname: str, g: Gap, line: int) -> Event:
         """The ``"gap"`` event of ids that skip (``line``: the row where the ids resume)."""
