@@ -4,7 +4,7 @@ A run stopped by SIGTERM (a batch system's time limit, ``kill``) removes the fol
 (:func:`remove_own`, called by the command line's SIGTERM handler) before it ends: left to the default action,
 the signal ended the process where it stood and left ``rngcert-remedies-*``, ``rngcert-idsort-*`` (up to a
 log's size of sort records), ``rngcert-ingest-*`` (a spooled Parquet copy of a log) and an export's
-``.NAME.rngcert-export-PID`` folder behind. A folder is removed only by the process that made it: a pool
+``.NAME.rngcert-export-HOST-PID`` folder behind. A folder is removed only by the process that made it: a pool
 worker forked from it never removes its parent's folders. Standard library only (any layer may use it).
 """
 

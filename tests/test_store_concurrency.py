@@ -356,17 +356,21 @@ def test_export_removes_the_temporary_folder_a_killed_export_left_and_keeps_a_ru
     left alone, as are folders of other names."""
     db, out = store_a, tmp_path / "exp"
     dead, alive = _dead_pid(), os.getppid()
-    stale = tmp_path / f".exp.rngcert-export-{dead}"
+    from rngcert.collect.store.export import _host
+
+    stale = tmp_path / f".exp.rngcert-export-{_host()}-{dead}"
     (stale / "table_id=A").mkdir(parents=True)
     (stale / "table_id=A" / "part.parquet").write_bytes(b"half")
-    running = tmp_path / f".exp.rngcert-export-{alive}"
+    running = tmp_path / f".exp.rngcert-export-{_host()}-{alive}"
     running.mkdir()
-    other = tmp_path / f".other.rngcert-export-{dead}"
+    other = tmp_path / f".other.rngcert-export-{_host()}-{dead}"
     other.mkdir()
+    elsewhere = tmp_path / f".exp.rngcert-export-another-machine-{dead}"  # (its pid means nothing on this machine)
+    elsewhere.mkdir()
     r = run_cli("export", "--db", db, "--parquet", out)
     assert r.exit_code == 0, r.output
     assert not stale.exists() and f"removed {stale}" in r.output and f"({dead})" in r.output
-    assert running.is_dir() and other.is_dir() and str(running) not in r.output
+    assert running.is_dir() and other.is_dir() and elsewhere.is_dir() and str(running) not in r.output and str(elsewhere) not in r.output
     assert (out / "_rngcert" / "manifest.json").is_file()
 
 
@@ -376,8 +380,10 @@ def test_export_does_not_say_it_removed_a_stale_folder_it_could_not_remove(tmp_p
     import rngcert.scratch as scratch
 
     db, out = store_a, tmp_path / "exp"
+    from rngcert.collect.store.export import _host
+
     dead = _dead_pid()
-    stale = tmp_path / f".exp.rngcert-export-{dead}"
+    stale = tmp_path / f".exp.rngcert-export-{_host()}-{dead}"
     stale.mkdir()
     real = scratch.shutil.rmtree
     monkeypatch.setattr(scratch.shutil, "rmtree", lambda p, ignore_errors=False, **kw: None if str(p) == str(stale) else real(p, ignore_errors=ignore_errors, **kw))

@@ -266,7 +266,7 @@ class ExportMixin:
         for t in chosen:
             if t not in known:
                 raise InputError(f"table {t!r} is not in store {self.path}; tables: {', '.join(sorted(known)[:20]) or '(none)'}")
-        tmp = folder.parent / f".{folder.name}.rngcert-export-{os.getpid()}"
+        tmp = folder.parent / f".{folder.name}.rngcert-export-{_host()}-{os.getpid()}"
         scratch.remove(tmp)
         _remove_stale_exports(folder, on_stale)
         try:
@@ -530,12 +530,21 @@ def _jsonable_row(r: dict) -> dict:
     return {k: (v.isoformat() if isinstance(v, (_dt.datetime, _dt.date)) else v) for k, v in r.items()}
 
 
+def _host() -> str:
+    """This machine's name as it goes into a temporary folder's name (letters, digits, ``.`` and ``-``)."""
+    import socket
+
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-") else "_" for c in socket.gethostname())[:64] or "host"
+
+
 def _remove_stale_exports(folder: Path, on_stale: Callable[[Path, int, bool], None] | None) -> None:
-    """Remove the temporary folders (``.NAME.rngcert-export-PID``) that exports to ``folder`` left behind when their
-    process was killed beyond a handler's reach (SIGKILL, a power cut): only those whose process no longer runs, so an
-    export still running to the same folder keeps its own. ``on_stale(path, pid, removed)`` is told of each (``removed``
+    """Remove the temporary folders (``.NAME.rngcert-export-HOST-PID``) that exports to ``folder`` from this machine left
+    behind when their process was killed beyond a handler's reach (SIGKILL, a power cut): only those of this machine's
+    name whose process no longer runs here, so an export still running to the same folder keeps its own, and one on
+    another machine writing to a shared folder is never taken for dead (its process id means nothing here). Folders of
+    rngcert before 2026-12-05 (``-PID`` alone) are left. ``on_stale(path, pid, removed)`` is told of each (``removed``
     False: it could not be removed, a file in it not ours to delete, say)."""
-    prefix = f".{folder.name}.rngcert-export-"
+    prefix = f".{folder.name}.rngcert-export-{_host()}-"
     try:
         siblings = list(folder.parent.iterdir()) if folder.parent.is_dir() else []
     except OSError:
