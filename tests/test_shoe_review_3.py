@@ -6,19 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from test_shoe_inputs_review import DECK, _shoes, _write  # noqa: F401 (the one-deck shoes and the CSV writer of the shoe reviews)
 
 from rngcert.collect.shoelog import read_shoe_log
-
-DECK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
-
-
-def _shoes(n: int, seed: int = 1) -> list[list[str]]:
-    rng = np.random.default_rng(seed)
-    return [[DECK[k] for k in rng.permutation(52)] for _ in range(n)]
-
-
-def _write(path, header: str, rows) -> None:
-    path.write_text(header + "\n" + "".join(",".join(str(x) for x in r) + "\n" for r in rows))
 
 
 def _cut_short_log(tmp_path, n: int = 40, short: int = 20, keep: int = 3):
