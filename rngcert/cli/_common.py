@@ -593,6 +593,15 @@ def _wrap(prefix: str, s: str, width: int | None = None) -> list[str]:
     return [ln.replace("\u00a0", " ") for ln in out] or [prefix.rstrip()]
 
 
+def _input_name(path: str, inputs: list) -> str:
+    """An input as the terminal names it: its file name, or the path given where the name alone would not tell it
+    (two inputs of one name in different folders, a process substitution's ``/dev/fd/63``, a generator)."""
+    name = Path(path).name
+    if path.startswith(("generator:", "/dev/fd/", "/proc/")) or sum(Path(str(g["path"])).name == name for g in inputs) > 1:
+        return path
+    return name
+
+
 # long: the terminal summary in the report's order, one short block per part; splitting it scatters the order
 def summary_text(report: dict) -> str:
     """The terminal summary, in the report's order: verdict; what was certified; the data; key
@@ -611,7 +620,7 @@ def summary_text(report: dict) -> str:
         lines += _wrap("  rule: ", rule)
     for f in report["inputs"]:
         sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
-        lines.append(f"data: {Path(str(f['path'])).name if not str(f['path']).startswith('generator:') else f['path']}: {f['summary']}{sha}")
+        lines.append(f"data: {_input_name(str(f['path']), report['inputs'])}: {f['summary']}{sha}")
     if report.get("period"):
         lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
     for n in report["notes"]:

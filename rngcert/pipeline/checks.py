@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from rngcert.collect.spinlog import SpinLog, TableSpins
+from rngcert.collect.spinlog.tablenames import file_tables
 from rngcert.equipment.wheel import VOID_TOKENS, load_wheel, packaged_wheels
 from rngcert.stats import chunks
 from rngcert.stats import integrity as integ
@@ -69,6 +70,8 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     per_table: dict[str, list[str]] = {}
     multi = len(log.sources) > 1
     by_file: Counter | None = None
+    file_table = file_tables([str(s.path) for s in log.sources])
+    names = Counter(Path(s.path).name for s in log.sources)
     for s in log.sources:
         # an exact copy of an earlier row was read and is counted once: it is neither data nor unreadable
         dups = s.duplicates + getattr(s, "second_source", 0)  # a second source's readings are compared, not unreadable
@@ -77,7 +80,7 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
         share = bad / rows if rows else 0.0
         if share <= max_share:
             continue
-        of = f" of {Path(s.path).name}" if multi else ""
+        of = (f" of {Path(s.path).name}" if names[Path(s.path).name] == 1 else f" of {s.path}") if multi else ""
         what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
         if by_file is None:  # (reason, file) of the rejected rows, counted once: a log may hold millions
             by_file = Counter((r.reason, r.file) for r in log.rejected)
@@ -87,9 +90,9 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
         reason = f"{what}, more than --max-rejected {max_share:.0%}: a verdict cannot stand on what is left (check --equipment and --column)"
         if dups:
             reason += f"; {dups:,} duplicate row(s) besides (exact, or near-duplicate rounds), counted once, are not among them"
-        stem = Path(s.path).stem
-        if multi and stem in log.tables:
-            per_table.setdefault(stem, []).append(reason)
+        table = file_table[str(s.path)]
+        if multi and table in log.tables:
+            per_table.setdefault(table, []).append(reason)
         else:
             all_tables.append(reason)
     return all_tables, per_table

@@ -56,7 +56,7 @@ def _options_iv(fmt: str, columns) -> dict[str, str]:
     return columns
 
 
-def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes: bool) -> dict:
+def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes: bool, table: str | None = None) -> dict:
     """Read a live result feed (:mod:`rngcert.collect.feed`): its primary result as the spin log's
     ``result``, and each secondary source compared with it per table (``source_comparison``)."""
     from rngcert.collect.feed import compare_sources, load_feed, parse_feed
@@ -71,7 +71,7 @@ def _read_feed(data: bytes, name: str, feed_id: str, wheel, columns, text_codes:
     comp: dict[str, list] = {}
     if feed.secondary:
         tab = cols.get("table")
-        codes, labels = _decode(tab) if tab is not None else (np.zeros(len(lines), dtype=np.int64), [Path(name).stem])
+        codes, labels = _decode(tab) if tab is not None else (np.zeros(len(lines), dtype=np.int64), [table or Path(name).stem])
         for ti, t in enumerate(labels):  # loop over the few tables
             live = part["accepted_mask"] & (codes == ti)
             comp[str(t)] = compare_sources(part["pos"].astype(np.int64), live, cols, feed, lambda c: _resolve_labels(c, wheel)[0],

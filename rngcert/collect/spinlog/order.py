@@ -145,7 +145,7 @@ def _split_sources(parts: list[dict], wheel: Wheel) -> list[dict[str, list[dict]
         if pt.get("table") is not None:
             tk, tlabels = _codes_labels(pt["table"])
         else:
-            tk, tlabels = np.zeros(n, dtype=np.int64), [Path(name).stem]
+            tk, tlabels = np.zeros(n, dtype=np.int64), [_file_table(pt)]
         live = pt["accepted_mask"] | pt["void_mask"]
         prim = live & ~secondary & (sk >= 0)
         key = tk.astype(np.int64) * (int(sk.max(initial=0)) + 2) + sk
@@ -229,7 +229,13 @@ def _table_keys(pt: dict, tab_ids: dict[str, int]) -> np.ndarray:
         codes, labels = _codes_labels(pt["table"])
         lut = np.array([tab_ids.setdefault(t, len(tab_ids)) for t in labels] + [-1], dtype=np.int64)
         return lut[np.where(codes < 0, len(labels), codes)]
-    return np.full(pt["pos"].size, tab_ids.setdefault(Path(pt["name"]).stem, len(tab_ids)), dtype=np.int64)
+    return np.full(pt["pos"].size, tab_ids.setdefault(_file_table(pt), len(tab_ids)), dtype=np.int64)
+
+
+def _file_table(pt: dict) -> str:
+    """The table of the rows of a part without a table column: ``file_table`` (set by the reader for every file of the
+    read: :func:`~rngcert.collect.spinlog.tablenames.file_tables`), else its file's name without the extension."""
+    return pt.get("file_table") or Path(pt["name"]).stem
 
 
 def _result_label(pt: dict, j: int, wheel: Wheel, labels_pos: Sequence[str], bare: bool = False) -> str:
@@ -533,7 +539,7 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
     parts = [dict(pt) for pt in parts]
     for pt in parts:
         if pt["table"] is None:
-            pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [Path(pt["name"]).stem])
+            pt["table"] = (np.zeros(pt["pos"].size, dtype=np.int32), [_file_table(pt)])
     has = {c: all(pt.get(c) is not None for pt in parts) for c in ("ts", "table", "dealer", "spin_id", "direction", "release", "line_no", "rotor_speed", "ball_direction")}
     cat = {}
     def joined(key):  # no copy for a single file

@@ -21,6 +21,7 @@ from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
 from rngcert.collect.spinlog.permanence import DECIMAL_COMMA_MIN, DECIMAL_COMMA_SHARE, _read_permanence, decimal_commas
+from rngcert.collect.spinlog.tablenames import STDIN_NAME, file_tables, same_name_note
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
@@ -90,10 +91,14 @@ def read_spin_log(
     sources = []
     rejected: list[RejectedRow] = []
     notes: list[str] = []
+    file_table = file_tables([str(p) for p in paths])
     for p in paths:
-        part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)))
+        part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)), table=file_table[str(p)])
         _check_readable(part, int(part["accepted_mask"].sum()), wheel)
+        part["file_table"] = file_table[str(p)]
         parts.append(part)
+    if not pool and (split := same_name_note([str(p) for p in paths])):
+        notes.append(split)
     comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
     near = _mark_near_duplicates(parts, wheel, min_round_interval, pool)
@@ -140,8 +145,6 @@ def read_spin_log(
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, period)
 
 
-#: The name standard input (a path of ``-``) has in reports and rejects.
-STDIN_NAME = "(standard input)"
 
 
 def _stdin_path(p, streams: dict[str, bytes]):
@@ -258,6 +261,9 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
     from rngcert.collect import csvstream
 
     metas, sources, rejected, notes, counts = [], [], [], [], []
+    file_table = file_tables([str(p) for p in paths])
+    if not acc.pool and (split := same_name_note([str(p) for p in paths])):
+        notes.append(split)
     for p in paths:
         p = Path(p)
         name = str(p)
@@ -277,7 +283,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
             raise _NeedExact("not a CSV log, a JSON Lines log or a permanence list")
         if f == "permanence" and decimal_commas(head[: head.rfind(b"\n") + 1].decode("latin-1")):
             raise _NeedExact("a permanence list with decimal commas")  # (the exact read decides on the whole file)
-        acc.begin(p.stem)
+        acc.begin(file_table[name])
         n0 = acc.pos.n
         if f == "permanence":
             from rngcert.collect import permstream
@@ -324,13 +330,14 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
     return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period)
 
 
-def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes: bool = True) -> dict:
+def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes: bool = True, table: str | None = None) -> dict:
     """Read and resolve one file (``data`` instead of reading ``p`` when given).
 
     CSV files are streamed in record batches (bounded memory, see
     :mod:`rngcert.collect.csvstream`); JSON Lines and permanence lists are read whole, and so
     are pipes and FIFOs (``<(…)``). Bytes that are not a text log (compressed, binary, UTF-16
-    without a byte-order mark) are refused with what they are.
+    without a byte-order mark) are refused with what they are. ``table``: the file's table when it has no
+    ``table`` column (:func:`~rngcert.collect.spinlog.tablenames.file_tables`; default its name without the extension).
     """
     from rngcert.collect import csvstream
 
@@ -360,7 +367,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     if f == "csv":
         return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
     if f.startswith("feed:"):
-        return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes), text_codes)
+        return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes, table), text_codes)
     if f == "jsonl":
         cols, lines, rej, blank, header = _read_jsonl(data, name, columns)
         if not cols and rej:  # (not "no 'result' column (columns: )": no line gave a column at all)

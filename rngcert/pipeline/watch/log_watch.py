@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from rngcert.collect.spinids import counter_ids, table_codes, whole_number_ids
+from rngcert.collect.spinlog.tablenames import file_tables
 from rngcert.pipeline.watch.detector import Watcher, WatchStatus
 from rngcert.pipeline.watch.follow import DEFAULT_SETTLE, LogFollower
 from rngcert.pipeline.watch.id_gaps import Gap, IdGaps
@@ -153,7 +154,7 @@ class LogWatch:
             if rows.table is not None:
                 tcodes, tnames = table_codes(rows.table)
             else:
-                tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [self.path.stem]
+                tcodes, tnames = np.zeros(rows.n, dtype=np.int64), [file_tables([str(self.path)])[str(self.path)]]
             if rows.spin_id is not None:
                 self._id_gaps(events, rows, tcodes, tnames, line)
             self._count_void(rows, tcodes, tnames)
