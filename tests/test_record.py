@@ -393,6 +393,24 @@ def test_record_source_errors_exit_3_and_leave_no_log(tmp_path, cli):
     assert res.exit_code == 4 and "slingshot2" in res.output
 
 
+def test_a_port_that_never_opens_leaves_no_header_only_log(tmp_path, cli):
+    """A serial port that never opened before --max-wait gave up (exit 3): the log (its header only), its rejects file and
+    OUT.json were left behind, a log of a recording that never ran (certify read it as 0 spins). Removed now; a log that
+    was there before (a resume) is kept as it was, and its session says 0 rows."""
+    out = tmp_path / "w.csv"
+    res = cli("record", "/dev/ttyRNGCERT-NONE", "--out", out, "--max-wait", "0.2", "--reconnect", "0.05")
+    assert res.exit_code == 3 and "gave up after 0.2 s" in res.output and "never opened" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    out.write_text("spin_id,game,timestamp,result,void,void_reason,direction,rotor_speed\n1,011,2026-12-01T10:00:00Z,27,false,,ccw,13.6\n")
+    before = out.read_bytes()
+    res = cli("record", "/dev/ttyRNGCERT-NONE", "--out", out, "--max-wait", "0.2", "--reconnect", "0.05")
+    assert res.exit_code == 3 and out.read_bytes() == before
+    import json
+
+    sessions = json.loads((tmp_path / "w.csv.json").read_text())["sessions"]
+    assert len(sessions) == 1 and sessions[-1]["rows_written"] == 0 and sessions[-1]["source"] == "/dev/ttyRNGCERT-NONE"
+
+
 def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path, cli):
     from rngcert.simulate.protocol import protocol_lines, write_protocol
     from rngcert.stats.alternatives import WheelBias, position_probabilities

@@ -154,6 +154,30 @@ def test_id_gaps_unit():
     assert gaps == [] and ig.missing == 2 and ig.hi == 20
 
 
+def test_a_newest_first_log_says_its_gaps_across_polls(tmp_path):
+    """A log whose ids run newest-first across reads (100 down to 51, then 49 down to 31 and 28 down to 1): every id of the
+    second read was below the first one seen, so no gap was found (the known limit); a table whose ids go down is checked
+    downwards too: 50 and 29-30 are said, where the ids resume, and 50 arriving later fills its gap."""
+    head, *rows = lines(100, 1, header=True).splitlines(keepends=True)  # rows[k] has spin id k + 1
+    log = tmp_path / "live.csv"
+    log.write_bytes(head + b"".join(rows[99:49:-1]))
+    w = LogWatch(log, EU, block=1, settle=0.0)
+    gaps, _, lost = step(w)
+    assert gaps == [] and lost == [] and w.spins["W1"] == 50
+    _append(log, b"".join(rows[48:29:-1] + rows[27::-1]))
+    gaps, _, lost = step(w)
+    assert [(g.detail["first"], g.detail["last"], g.detail["line"]) for g in gaps] == [(50, 50, 52), (29, 30, 71)] and lost == []
+    assert "the ids go from 51 to 49 here" in gaps[0].text and w.id_gaps["W1"].missing == 3
+    _append(log, rows[49])
+    gaps, notes, _ = step(w)
+    assert gaps == [] and any("arrived late" in n and "2 still missing" in n for n in notes)
+    ig = IdGaps()  # the same in one table's reads, with an oldest-first table beside it unchanged (below its first id: no gap)
+    assert ig.update(np.array([9, 8]))[0] == [] and [(g.first, g.last, g.after, g.resume, g.index) for g in ig.update(np.array([6, 5, 2]))[0]] == [
+        (7, 7, 8, 6, 0), (3, 4, 5, 2, 2)]
+    up = IdGaps()
+    assert up.update(np.array([8, 9]))[0] == [] and up.update(np.array([5]))[0] == []
+
+
 # ---------------------------------------------------------------- the command line
 class _Clock:
     """A clock for ``rngcert.cli._watch`` (its ``time``): each wait or sleep moves it 1,000 s on, so

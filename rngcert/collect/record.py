@@ -310,6 +310,11 @@ class SpinLogWriter:
         self.columns = tuple(c for c in COLUMNS if timed or c != "timestamp") + (("table",) if table is not None else ())
         self.notes: list[str] = []
         self.last: tuple | None = None
+        #: the log and its rejects file were made by this writer (none was there, or an empty one): a session that never
+        #: opened its source removes them (:func:`record`)
+        self.created = not (self.path.exists() and self.path.stat().st_size)
+        rp = self.path.with_name(self.path.name + ".rejects.csv")
+        self.rejects_created = not (rp.exists() and rp.stat().st_size)
         self._open()
 
     def _open(self) -> None:
@@ -536,6 +541,8 @@ class RecordStats:
     rejected: int = 0
     disconnects: int = 0
     reconnects: int = 0
+    #: the source was opened at least once in this session
+    opened: bool = False
     notes: list[str] = field(default_factory=list)
     #: the game numbers' jumps and steps back among the rows written, in order: dicts with ``spin_id``, ``game``,
     #: ``after_game``, ``missing`` (games missing by their numbers; 0 for a step back) and ``first_missing``,
@@ -619,6 +626,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         say(n)
         st.notes.append(n)
     writer.notes.clear()
+    side_created = not Path(str(out) + ".json").exists()
     for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
         say(n)
         st.notes.append(n)
@@ -676,7 +684,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             if not connected:
                 try:
                     src.open()
-                    connected = True
+                    connected = st.opened = True
                     down_since = None
                     if st.disconnects:
                         st.reconnects += 1
@@ -738,8 +746,26 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
     finally:
         src.close()
         writer.close()
-        _end_session(Path(out), st, say)
+        if not st.opened and writer.created:  # nothing was read: the files this session made are not left behind
+            _remove_unopened(Path(out), writer.rejects_created, side_created, say)
+        else:
+            _end_session(Path(out), st, say)
     return st
+
+
+def _remove_unopened(out: Path, rejects: bool, side: bool, say) -> None:
+    """A session that never opened its source (``--max-wait`` gave up, or it was stopped while waiting for the port) and
+    that made a new log: the log (its header only), its rejects file and ``OUT.json`` made by this session are removed, so
+    that no empty log of a recording that never ran is left (an existing log, resumed, is kept; its session ends as any)."""
+    paths = [out] + ([out.with_name(out.name + ".rejects.csv")] if rejects else []) + ([out.with_name(out.name + ".json")] if side else [])
+    for p in paths:
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:  # pragma: no cover - a file that cannot be removed is said, not hidden
+            say(f"{p}: made for this recording, which never opened its source, and cannot be removed: {exc.strerror or exc}")
+    say(f"the source was never opened: no log written ({out} not created)")
 
 
 def _number_step(st: RecordStats, s: Spin, proto: Protocol, say) -> None:

@@ -44,6 +44,8 @@ class IdGaps:
     (``late``: counted once, so that the gap count stays true); an id below the first one seen,
     or one seen before, opens nothing (out of order or repeated: the watch's repeat and conflict
     notes say those). Ids out of order within one read open no gap (a read is checked as a set).
+    A table whose ids run newest-first (more of its steps in file order go down than up, across
+    reads) is checked the other way too: an id below the lowest one seen by more than one opens a gap.
     Memory: two int64 per gap (the first :data:`KEPT_GAPS`; later gaps are counted only, and an id
     arriving late inside one of them is not recognised) and one per late id; none per spin.
 
@@ -57,6 +59,9 @@ class IdGaps:
 
     def __init__(self):
         self.hi: int | None = None
+        self.lo: int | None = None
+        self.prev: int | None = None  # the last id read (file order), and the steps up and down between ids so far
+        self.ups = self.downs = 0
         self.starts = _EMPTY
         self.ends = _EMPTY
         self.filled = _EMPTY
@@ -111,12 +116,17 @@ class IdGaps:
         ids = np.asarray(ids, dtype=np.int64)
         if not ids.size:
             return [], _EMPTY
+        d = np.diff(ids if self.prev is None else np.r_[self.prev, ids])
+        self.ups, self.downs, self.prev = self.ups + int((d > 0).sum()), self.downs + int((d < 0).sum()), int(ids[-1])
         u, first = np.unique(ids, return_index=True)
         late = self._fill(u, first)
+        lo = self.lo
+        below = self._below(u, first, excuse) if lo is not None and self.downs > self.ups else []
+        self.lo = int(u[0]) if lo is None else min(lo, int(u[0]))
         above = np.ones(u.size, dtype=bool) if self.hi is None else u > self.hi
         ua, fa = u[above], first[above]
         if not ua.size:
-            return [], late
+            return below, late
         seq = ua if self.hi is None else np.concatenate([[self.hi], ua])
         off = 1 if self.hi is None else 0
         g = np.flatnonzero(np.diff(seq) > 1)
@@ -124,17 +134,36 @@ class IdGaps:
             g = g[(seq[g] != excuse[0]) | (seq[g + 1] != excuse[1])]
         self.hi = int(ua[-1])
         if not g.size:
-            return [], late
+            return below, late
         self._keep(seq[g] + 1, seq[g + 1] - 1)
         res = fa[g + off]  # seq[g + 1] is ua[g + off]
         gaps = [Gap(a + 1, b - 1, a, b, i) for a, b, i in zip(seq[g].tolist(), seq[g + 1].tolist(), res.tolist())]
-        return gaps, late
+        return below + gaps, late
+
+    def _below(self, u: np.ndarray, first: np.ndarray, excuse: tuple[int, int] | None) -> list[Gap]:
+        """The gaps below the lowest id seen of a newest-first table (``u`` sorted, distinct; ``first`` their indices),
+        in file order (highest first): the ids go down from ``after`` to ``resume``."""
+        sel = u < self.lo
+        ub, fb = u[sel], first[sel]
+        if not ub.size:
+            return []
+        seq = np.r_[ub, self.lo]
+        g = np.flatnonzero(np.diff(seq) > 1)
+        if excuse is not None:
+            g = g[(seq[g + 1] != excuse[0]) | (seq[g] != excuse[1])]
+        if not g.size:
+            return []
+        self._keep(seq[g] + 1, seq[g + 1] - 1)
+        return [Gap(a + 1, b - 1, b, a, i) for a, b, i in zip(seq[g].tolist()[::-1], seq[g + 1].tolist()[::-1], fb[g].tolist()[::-1])]
 
     def _keep(self, starts: np.ndarray, ends: np.ndarray) -> None:
         """Remember new gaps (the first :data:`KEPT_GAPS` of the table; later ones only counted)."""
         room = max(0, KEPT_GAPS - int(self.starts.size))
         self.starts = np.concatenate([self.starts, starts[:room]])
         self.ends = np.concatenate([self.ends, ends[:room]])
+        if self.starts.size > 1 and self.starts[0] > self.starts[-1]:  # (a newest-first table's gaps come below: kept sorted)
+            o = np.argsort(self.starts, kind="stable")
+            self.starts, self.ends = self.starts[o], self.ends[o]
         if starts.size > room:
             g, n = self.uncounted
             self.uncounted = (g + int(starts.size - room), n + int((ends[room:] - starts[room:] + 1).sum()))
