@@ -225,6 +225,16 @@ def existing_files(_ctx, param, value):
     return value
 
 
+def refuse_existing(out: Path, force: bool, *extra: Path) -> None:
+    """Refuse (exit 3) to write ``out`` or a file written beside it (its ``.json`` sidecar, ``extra``) that exists,
+    unless ``force``: a simulated log never replaces a lab's file without being asked to, as ``keygen`` does."""
+    if force:
+        return
+    for p in (Path(out), Path(str(out) + ".json"), *extra):
+        if p.exists() or p.is_symlink():
+            fail(EXIT_INPUT, f"{p} exists; use --force to overwrite it")
+
+
 def parse_columns(items) -> dict[str, str]:
     out = {}
     for it in items:
