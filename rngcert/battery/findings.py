@@ -188,8 +188,11 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
     else:
         check = "check: " + causes
     # the probability is the power statement's (--power, or the standard's declared power): not always 90%
+    rule = power.get("rule") or {}  # the power of a standard's verdict (battery/power.py): its words, not the battery's
+    who = (f"the verdict under standard {rule['standard']} would then be {rule['verdict']} for this effect" if rule.get("verdict") in ("FAIL", "SUSPECT or FAIL")
+           else "the battery would then FAIL this effect")
     if need and power.get("power") is not None:
-        retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with {float(power['power']):.0%} probability)"
+        retest = f"re-test with at least {need:,} spins ({who} with {float(power['power']):.0%} probability)"
     else:
         retest = f"re-test with at least {need or 2 * n:,} spins"
     lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
