@@ -613,7 +613,7 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
         symbol_level = not space.circular
         pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
                                       required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
-                                      with_power=symbol_level)
+                                      with_power=symbol_level, confidence=1.0 - alpha)  # the practical edge's level: one answer on a page
         if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
             reasons += pe["inconclusive_reasons"]
             pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
