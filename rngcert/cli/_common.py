@@ -637,17 +637,17 @@ def summary_text(report: dict) -> str:
             if len(items) > cap:
                 lines.append(f"  …and {len(items) - cap} more in the report")
     if multi:
-        wid = min(36, max(len(str(t["table"])) for t in tables))
+        wid = min(36, max(len(str(t["table"])) for t in tables))  # a longer id is cut with "…", never to a bare prefix
         lines.append(f"{word}s ({len(tables)}):")
         for t in text.by_severity(tables):
             b = t["battery"]
             if b["verdict"] == "PASS":
                 continue
-            lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
+            lines.append(f"  {_clip(str(t['table']), wid):<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
         for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
             if len(g["tables"]) == 1:
                 t = next(t for t in tables if t["table"] == g["tables"][0])
-                lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {'PASS':<12} {_clip(g['text'], 110)}")
+                lines.append(f"  {_clip(str(t['table']), wid):<{wid}} {t['n']:>8,} {unit}  {'PASS':<12} {_clip(g['text'], 110)}")
             else:
                 n = sum(int(t["n"]) for t in tables if t["table"] in g["tables"])
                 lines.append(f"  {len(g['tables'])} {word}s PASS ({n:,} {unit}): {_clip(g['text'], 160)}")
