@@ -672,7 +672,8 @@ def summary_text(report: dict) -> str:
             lines.append(f"    …{len(flagged) - 12} more flagged tests in the report")
         na = [x for x in b["tests"] if not x["applicable"]]
         rest = b["tests_applicable"] - len(flagged)
-        lines.append((f"    …and {rest} test(s) without anomalies" if flagged else f"    all {rest} applicable test(s) without anomalies")
+        lines.append((f"    …and {rest} test(s) without anomalies" if flagged else f"    all {rest} applicable test(s) without anomalies" if rest
+                      else "    no test could run")
                      + (f"; {len(na)} not applicable" if na else ""))
         if b["power"].get("statement"):
             lines.append(f"    power: {b['power']['statement']}")
