@@ -623,7 +623,8 @@ def summary_text(report: dict) -> str:
         sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
         lines.append(f"data: {Path(str(f['path'])).name if not str(f['path']).startswith('generator:') else f['path']}: {f['summary']}{sha}")
     if report.get("period"):
-        lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
+        # the times are UTC (a timestamp without a zone read as UTC, as a note says): without the zone they read as local times
+        lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')} (UTC)")
     for n in report["notes"]:
         lines += _wrap("  note: ", n)
     word = report.get("section_word", "Table").lower().rstrip(":")
