@@ -131,3 +131,14 @@ def test_every_shuffle_finding_renders_from_its_tests_details(game, decks):
         s = _finding_sentence(t, n)
         assert not BAD.search(s.replace("?", "")), (t["name"], s)
         assert not s.startswith("p "), (t["name"], s)  # every test of the battery has its own sentence
+
+
+def test_retest_sentence_states_the_power_of_the_statement():
+    """The re-test's probability is the power statement's: at ``--power 0.8`` the effect and the spins are those of
+    80% power, and the sentence said "with 90% probability" whatever the power asked."""
+    t = {"name": "max_count", "details": {"position": 0, "count": 674, "expected": 540.5}, "pvalue": 1e-6}
+    for p in (0.8, 0.9, 0.95):
+        s = findings.finding_sentence(t, verdict_word="FAIL", n=20_000, labels=["17"], power={"power": p, "single_pocket": {"effect": 0.3}})
+        assert f"re-test with at least 29,506 spins (the battery would then FAIL this effect with {p:.0%} probability)" in s, s
+    s = findings.finding_sentence(t, verdict_word="FAIL", n=20_000, labels=["17"], power={"single_pocket": {"effect": 0.3}})
+    assert "re-test with at least 29,506 spins." in s and "probability" not in s, s

@@ -2,8 +2,9 @@
 
 Each sentence says what was observed (in the field's words: pocket, sector, neighbours, dealer),
 the physical causes a wheel technician would check, and the next step, with the number of spins
-a re-test needs: the sample at which the battery would FAIL the *observed* effect with 90%
-probability (from the report's power of the verdict, which scales as ``n ** -0.5``).
+a re-test needs: the sample at which the battery would FAIL the *observed* effect with the stated
+probability (the report's power, 90% unless ``--power`` or the standard says otherwise; from its power of the verdict, which
+scales as ``n ** -0.5``).
 """
 
 from __future__ import annotations
@@ -66,11 +67,12 @@ def _lab(labels: Sequence[str], i: int) -> str:
         return str(i)
 
 
-def _retest(n: int, observed: float | None, mde90: float | None) -> int | None:
-    """Spins at which the battery FAILs the observed effect with 90% probability."""
-    if not observed or not mde90 or not math.isfinite(mde90) or observed <= 0:
+def _retest(n: int, observed: float | None, mde: float | None) -> int | None:
+    """Spins at which the battery FAILs the observed effect with the power statement's probability, from the
+    effect ``mde`` it detects with that probability at ``n`` spins."""
+    if not observed or not mde or not math.isfinite(mde) or observed <= 0:
         return None
-    return int(math.ceil(max(n, n * (mde90 / observed) ** 2)))
+    return int(math.ceil(max(n, n * (mde / observed) ** 2)))
 
 
 # long: one flat dispatch on the test name, a short branch per test of the battery: splitting it would scatter one table of wordings
@@ -185,8 +187,14 @@ def finding_sentence(test: dict, *, verdict_word: str, n: int, labels: Sequence[
         check = "review the dealer's procedure (" + causes + "); vary ball speed, release point and rotor direction"
     else:
         check = "check: " + causes
-    retest = f"re-test with at least {need:,} spins (the battery would then FAIL this effect with 90% probability)" if need else (
-        f"re-test with at least {2 * n:,} spins")
+    # the probability is the power statement's (--power, or the standard's declared power): not always 90%
+    rule = power.get("rule") or {}  # the power of a standard's verdict (battery/power.py): its words, not the battery's
+    who = (f"the verdict under standard {rule['standard']} would then be {rule['verdict']} for this effect" if rule.get("verdict") in ("FAIL", "SUSPECT or FAIL")
+           else "the battery would then FAIL this effect")
+    if need and power.get("power") is not None:
+        retest = f"re-test with at least {need:,} spins ({who} with {float(power['power']):.0%} probability)"
+    else:
+        retest = f"re-test with at least {need or 2 * n:,} spins"
     lead = "FAIL" if verdict_word == "FAIL" else "SUSPECT"
     if lead == "FAIL" and not overridden:  # a FAIL is settled: the re-test comes after the repair (issue 24)
         retest = "after inspection and repair, " + retest

@@ -20,7 +20,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -98,7 +98,41 @@ def _mde(n0: int, k: int, alternative: str, levels: tuple, power: float, groups:
 
 def _levels(out: BatteryOutcome, alpha: float) -> dict[str, float]:
     W = sum(out.weights.values())
-    return {t: alpha * w / W for t, w in out.weights.items() if t in vp.COUNT_TESTS + ("dealer_signature",) or t.startswith("outside_")}
+    return {t: alpha * w / W for t, w in out.weights.items() if _modelled(t)}
+
+
+def _modelled(t: str) -> bool:
+    return t in vp.COUNT_TESTS + ("dealer_signature",) or t.startswith("outside_")
+
+
+def standard_levels(out: BatteryOutcome, clauses: Sequence[tuple[Any, float]]) -> dict[str, float]:
+    """First-step level at which each modelled test of the battery makes one of ``clauses`` not met.
+
+    Parameters
+    ----------
+    out : BatteryOutcome
+        The table's battery run (its applicable tests and weights).
+    clauses : sequence of (Clause, float)
+        Clauses of a standard (:class:`rngcert.battery.standard.Clause`) with their level at this run's alpha.
+
+    Returns
+    -------
+    dict
+        ``{test: level}``: a per-test clause's level; ``level * w / W`` for a family-wise clause, W the weight of the
+        whole battery (``family = "battery"``) or of the clause's own tests (the first step of weighted Holm); the
+        largest over the clauses; only the tests the verdict-power model simulates.
+    """
+    W = sum(out.weights.values())
+    lv: dict[str, float] = {}
+    for c, level in clauses:
+        mine = {t: w for t, w in out.weights.items() if c.selects(t)}
+        if c.correction == "second-level" or not mine:
+            continue
+        total = W if c.family == "battery" else sum(mine.values())
+        for t, w in mine.items():
+            a = level if c.correction == "per-test" else level * w / total
+            lv[t] = max(lv.get(t, 0.0), a)
+    return {t: a for t, a in lv.items() if _modelled(t)}
 
 
 def stated_start(data: WheelData) -> int:
@@ -138,6 +172,7 @@ def verdict_power_statement(
     n_resamples: int = 9999,
     required_bias: float | None = None,
     unit: str = "pocket",
+    rule: tuple[str, dict[str, float], dict[str, float]] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Power of the verdict for one table, and INCONCLUSIVE reasons when it falls short.
 
@@ -159,6 +194,11 @@ def verdict_power_statement(
     unit : {"pocket", "section"}
         The word for one position of the wheel in the sentences: ``"pocket"`` on a roulette wheel,
         ``"section"`` on a money wheel.
+    rule : (str, dict, dict), optional
+        The standard's id and the levels of its FAIL and finding clauses (:func:`standard_levels`). Where its FAIL
+        clauses judge the battery otherwise than weighted Holm at alpha (West Virginia's tests each at 99%), the power
+        is that of its verdict: the probability that they make it FAIL (or, where they model no test, that its finding
+        clauses make it SUSPECT or FAIL), and the sentences say so. None: the battery's rule.
 
     Returns
     -------
@@ -173,7 +213,12 @@ def verdict_power_statement(
     P: dict[str, Any] = {"alpha": alpha, "power": power, "n": n, "method": METHOD}
     reasons: list[str] = []
     uniform = bool(np.allclose(data.probs, 1.0 / k))
-    levels = _levels(out, alpha)
+    battery_levels = _levels(out, alpha)
+    levels, who = _rule_levels(battery_levels, rule)
+    if who is not None:
+        P["method"] = METHOD + f"; at the levels of standard {who[1]}'s {'FAIL' if who[0] != 'SUSPECT or FAIL' else 'finding'} clauses"
+        P["rule"] = {"standard": who[1], "verdict": who[0], "levels": dict(sorted(levels.items()))}
+    fails, fails_then = _fail_words(who)
     if not data.space.circular or not uniform or n < 2 * k:
         why = ("the outcomes are symbols (wheel order unknown)" if not data.space.circular else
                "the null probabilities are not uniform" if not uniform else f"only {n} spins")
@@ -185,7 +230,7 @@ def verdict_power_statement(
     scale = math.sqrt(n0 / n)
     lev = tuple(sorted(levels.items()))
     start = stated_start(data)
-    cats = _categories(out, data, start)
+    cats = tuple(c for c in _categories(out, data, start) if c[0] in levels)  # a standard's clauses may leave some out
     count_levels = tuple((t, a) for t, a in lev if t in vp.COUNT_TESTS or t in dict(cats))
     sentences, rel_se = [], []
 
@@ -213,7 +258,7 @@ def verdict_power_statement(
         else:  # a lab's wheel of 5 pockets or fewer has no sector of 5 that is not most of the wheel
             P["sector"] = {"applicable": False, "reason": f"a sector of {SECTOR_WIDTH} {unit}s needs a wheel of more than {SECTOR_WIDTH} (this one has {k})"}
         sentences.append(
-            f"With {n:,} spins the battery returns FAIL with {power:.0%} probability for a wheel on which {'one numbered pocket' if unit == 'pocket' else 'one ' + unit} "
+            f"With {n:,} spins {fails} with {power:.0%} probability for a wheel on which {'one numbered pocket' if unit == 'pocket' else 'one ' + unit} "
             f"comes up {_pct(e1)} more often than fair{sector}."
         )
     else:
@@ -226,15 +271,17 @@ def verdict_power_statement(
         sentences.append(
             f"A dealer signature — landing {SIGNATURE_WIDTH} neighbouring {unit}s from the {ref} {_pct(ed)} more often than fair, for every "
             f"one of the {g} dealer/direction groups — is caught with "
-            + ("the same probability." if sentences else f"{power:.0%} probability (the battery returns FAIL).")
+            + ("the same probability." if sentences else f"{power:.0%} probability ({fails}).")
         )
     elif "dealer_signature" in levels:  # a lab's wheel of 3 pockets: a signature arc of 3 is the whole wheel
         P["dealer_signature"] = {"applicable": False, "reason": f"a signature of {SIGNATURE_WIDTH} {unit}s needs a wheel of more than "
                                  f"{SIGNATURE_WIDTH} (this one has {k})"}
+    elif "dealer_signature" in battery_levels:
+        P["dealer_signature"] = {"applicable": False, "reason": f"no clause of standard {who[1]} judges the dealer_signature test"}
     else:
         P["dealer_signature"] = {"applicable": False, "reason": "no dealer ids or release pockets in the log"}
     mc = f", Monte Carlo standard error at most {max(rel_se):.1%} of each effect" if rel_se else ""
-    sentences.append(f"(Simulated through the battery's own decision rule{mc}; a lower bound.)")
+    sentences.append(_closing(who, mc))
     if required_bias is not None and "effect" in P["single_pocket"]:
         e1 = P["single_pocket"]["effect"]
         need = int(math.ceil(n * (e1 / required_bias) ** 2)) if math.isfinite(e1) else None
@@ -242,12 +289,47 @@ def verdict_power_statement(
         P["spins_needed_for_required_bias"] = need
         if e1 > required_bias:
             reasons.append(
-                f"{n:,} spins cannot carry a verdict on the declared minimum bias of {declared_pct(required_bias)} on one {unit}: the "
-                f"battery would FAIL such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
+                f"{n:,} spins cannot carry a verdict on the declared minimum bias of {declared_pct(required_bias)} on one {unit}: "
+                f"{fails_then} such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
                 + (f"about {need:,} spins are needed" if need else "many more spins are needed (at this size the effect the battery detects lies beyond the range simulated)")
             )
     P["statement"] = " ".join(sentences)
     return P, reasons
+
+
+def _rule_levels(battery: dict[str, float], rule) -> tuple[dict[str, float], tuple[str, str] | None]:
+    """The levels the power is computed at, and ``(what the verdict is, standard id)`` when they are a standard's rather
+    than the battery's (None: the battery's weighted Holm at alpha, which rngcert-default's and uniformity's FAIL
+    clauses are, level for level)."""
+    if rule is None:
+        return battery, None
+    sid, fail, finding = rule
+    if fail:
+        return (battery, None) if fail == battery else (dict(fail), ("FAIL", sid))
+    if finding:
+        return dict(finding), ("SUSPECT or FAIL", sid)
+    return battery, ("none", sid)
+
+
+def _fail_words(who) -> tuple[str, str]:
+    """(``... returns FAIL``, ``... would FAIL``) for the power sentences of :func:`verdict_power_statement`."""
+    if who is None or who[0] == "none":
+        return "the battery returns FAIL", "the battery would FAIL"
+    return f"the verdict under standard {who[1]} is {who[0]}", f"the verdict under standard {who[1]} would be {who[0]} for"
+
+
+def _closing(who, mc: str) -> str:
+    """The last sentence of the power statement: how it was simulated, under which rule."""
+    if who is None:
+        return f"(Simulated through the battery's own decision rule{mc}; a lower bound.)"
+    if who[0] == "FAIL":
+        return (f"(Simulated through the FAIL clauses of standard {who[1]}, each test at its clause's level{mc}; a lower bound: "
+                f"the tests the model does not simulate are left out.)")
+    if who[0] == "SUSPECT or FAIL":
+        return (f"(Simulated through the finding clauses of standard {who[1]}{mc}: its FAIL clauses judge what the model does "
+                f"not simulate (a player's edge), so their power is not stated; a lower bound.)")
+    return (f"(Simulated through the battery's own decision rule{mc}, weighted Holm at alpha: no clause of standard {who[1]} "
+            f"judges a test the model simulates, so this is not the power of its verdict.)")
 
 
 def _signature_groups(out: BatteryOutcome, data: WheelData) -> tuple[int, str]:

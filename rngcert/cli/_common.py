@@ -225,6 +225,16 @@ def existing_files(_ctx, param, value):
     return value
 
 
+def refuse_existing(out: Path, force: bool, *extra: Path) -> None:
+    """Refuse (exit 3) to write ``out`` or a file written beside it (its ``.json`` sidecar, ``extra``) that exists,
+    unless ``force``: a simulated log never replaces a lab's file without being asked to, as ``keygen`` does."""
+    if force:
+        return
+    for p in (Path(out), Path(str(out) + ".json"), *extra):
+        if p.exists() or p.is_symlink():
+            fail(EXIT_INPUT, f"{p} exists; use --force to overwrite it")
+
+
 def parse_columns(items) -> dict[str, str]:
     out = {}
     for it in items:
@@ -622,7 +632,8 @@ def summary_text(report: dict) -> str:
         sha = f"  sha256 {f['sha256'][:16]}…" if f.get("sha256") else ""
         lines.append(f"data: {_input_name(str(f['path']), report['inputs'])}: {f['summary']}{sha}")
     if report.get("period"):
-        lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')}")
+        # the times are UTC (a timestamp without a zone read as UTC, as a note says): without the zone they read as local times
+        lines.append(f"  period: {report['period'].get('first')} to {report['period'].get('last')} (UTC)")
     for n in report["notes"]:
         lines += _wrap("  note: ", n)
     word = report.get("section_word", "Table").lower().rstrip(":")
@@ -636,17 +647,17 @@ def summary_text(report: dict) -> str:
             if len(items) > cap:
                 lines.append(f"  …and {len(items) - cap} more in the report")
     if multi:
-        wid = min(36, max(len(str(t["table"])) for t in tables))
+        wid = min(36, max(len(str(t["table"])) for t in tables))  # a longer id is cut with "…", never to a bare prefix
         lines.append(f"{word}s ({len(tables)}):")
         for t in text.by_severity(tables):
             b = t["battery"]
             if b["verdict"] == "PASS":
                 continue
-            lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
+            lines.append(f"  {_clip(str(t['table']), wid):<{wid}} {t['n']:>8,} {unit}  {b['verdict']:<12} {_clip(text.headline(t), 110)}")
         for g in text.grouped([t for t in tables if t["battery"]["verdict"] == "PASS"], "headline"):
             if len(g["tables"]) == 1:
                 t = next(t for t in tables if t["table"] == g["tables"][0])
-                lines.append(f"  {str(t['table'])[:wid]:<{wid}} {t['n']:>8,} {unit}  {'PASS':<12} {_clip(g['text'], 110)}")
+                lines.append(f"  {_clip(str(t['table']), wid):<{wid}} {t['n']:>8,} {unit}  {'PASS':<12} {_clip(g['text'], 110)}")
             else:
                 n = sum(int(t["n"]) for t in tables if t["table"] in g["tables"])
                 lines.append(f"  {len(g['tables'])} {word}s PASS ({n:,} {unit}): {_clip(g['text'], 160)}")
@@ -671,7 +682,8 @@ def summary_text(report: dict) -> str:
             lines.append(f"    …{len(flagged) - 12} more flagged tests in the report")
         na = [x for x in b["tests"] if not x["applicable"]]
         rest = b["tests_applicable"] - len(flagged)
-        lines.append((f"    …and {rest} test(s) without anomalies" if flagged else f"    all {rest} applicable test(s) without anomalies")
+        lines.append((f"    …and {rest} test(s) without anomalies" if flagged else f"    all {rest} applicable test(s) without anomalies" if rest
+                      else "    no test could run")
                      + (f"; {len(na)} not applicable" if na else ""))
         if b["power"].get("statement"):
             lines.append(f"    power: {b['power']['statement']}")

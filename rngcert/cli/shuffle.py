@@ -19,6 +19,7 @@ from rngcert.cli._common import (
     emit_report,
     given,
     progress_bar,
+    refuse_existing,
     refuse_given,
     report_options,
 )
@@ -417,7 +418,8 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed (recorded in OUT.json).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output shoe log (scanner format).")
 @click.option("--json", "as_json", is_flag=True, help="Print the log's metadata (the sidecar OUT.json, with the log's path and row count) as JSON.")
-def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, decks, seed, out, as_json=False):
+@click.option("--force", is_flag=True, help="Overwrite OUT and OUT.json if they exist (without it an existing file is refused, exit 3).")
+def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, decks, seed, out, as_json=False, force=False):
     """Write a shoe log in the card-scanner format from simulated tables.
 
     Every table deals --shoes consecutive shoes from new decks, each the previous one's discards
@@ -433,6 +435,8 @@ def shuffle_simulate(procedure, shoes, tables, dealt_only, dealers, serials, dec
     from rngcert.simulate.procedure import simulate_log
     from rngcert.simulate.sources import versions
 
+    # the tables' parts OUT.t0, OUT.t1, ... are written beside OUT, then joined into it and removed
+    refuse_existing(out, force, *(Path(str(out) + f".t{t}") for t in range(tables) if tables > 1))
     proc = load_procedure(procedure)
     proc, note = _apply_decks_rule(proc, decks, None)
     ss = root(seed)

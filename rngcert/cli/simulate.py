@@ -15,6 +15,7 @@ from rngcert.cli._common import (
     Real,
     interactive,
     known_source,
+    refuse_existing,
     refuse_given,
     written_table_id,
 )
@@ -73,8 +74,9 @@ Examples:
 @click.option("--speed-drift", type=Real(), default=0.0, show_default=True, help="With the rotor: change of the mean rotor speed from the first spin to the last.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output CSV spin log.")
 @click.option("--json", "as_json", is_flag=True, help="Print the log's metadata (the sidecar OUT.json, with the log's path) as JSON on standard output.")
+@click.option("--force", is_flag=True, help="Overwrite OUT and OUT.json if they exist (without it an existing file is refused, exit 3).")
 def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, harmonic, signature, signature_dealer, dealers, release, void_rate, table, mapping, word_bits,
-                   rotor, direction_bias, speed_bias, speed_drift, out, as_json=False):
+                   rotor, direction_bias, speed_bias, speed_drift, out, as_json=False, force=False):
     """Write a spin log from a fair or deliberately biased simulated wheel.
 
     Draws come from the named bit generator seeded from one SeedSequence; the seed, source and
@@ -85,6 +87,7 @@ def simulate_wheel(equipment, spins, seed, source, pocket_bias, sector_bias, har
     from rngcert.simulate.wheel import WheelBias, simulate_spins, write_spin_log
 
     _refuse_unused(mapping, signature, signature_dealer)
+    refuse_existing(out, force)
     wheel = load_wheel(equipment)
     if not wheel.order_known:
         raise InputError(f"wheel {wheel.id!r} has no known arrangement; simulation needs one")

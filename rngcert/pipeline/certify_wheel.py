@@ -17,7 +17,7 @@ import numpy as np
 from rngcert.battery.core import BatteryOutcome, decide, worst
 from rngcert.battery.findings import order_findings, table_findings
 from rngcert.battery.followup import family_line, followup, parse_tests
-from rngcert.battery.power import declared_pct, verdict_power_statement
+from rngcert.battery.power import declared_pct, standard_levels, verdict_power_statement
 from rngcert.battery.standard import DEFAULT, StandardError
 from rngcert.battery.uniform import too_uniform
 from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_fingerprint
@@ -259,8 +259,10 @@ def certify_spins(log: SpinLog, *, options: CertifyOptions | None = None, kind: 
     threads = plan.item_threads(len(names)) if sum(t.n for t in log.tables.values()) <= THREADED_MAX_SPINS else 1
     # what a table's work item needs of the options (no progress callback, plan or standard: they stay here)
     table_opts = CertifyOptions(alpha=alpha, n_resamples=n_resamples, power=power, required_bias=required_bias, tests=tests)
+    # the power of the verdict is the standard's: its clauses with their levels at this alpha (battery/power.py)
+    power_rule = (std.id, tuple((c, c.level_of(alpha, suspect_level)) for c in std.clauses_for("wheel")))
     kw = dict(options=table_opts, entropy=entropy, threads=threads, other_wheel=hint, suspect_level=suspect_level, edge_levels=tuple(edge_levels),
-              decision_level=decision_level)
+              decision_level=decision_level, power_rule=power_rule)
     if tests is not None:
         notes = [family_line(tests)] + list(notes)
     items = [(name, _table_log(log, name), dict(kw, extra_reasons=log_reasons + per_table_reasons.get(name, [])), figures) for name in names]
@@ -447,7 +449,7 @@ def procedure_check(t) -> tuple[dict | None, str | None]:
 def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, extra_reasons, threads=1,
                    other_wheel: str | None = None, suspect_level: float = 0.05, edge_levels: tuple = (),
                    line_starts: dict | None | bool = False, tally: SpinTally | None = None,
-                   decision_level: float | None = None) -> tuple[BatteryOutcome, dict]:
+                   decision_level: float | None = None, power_rule: tuple | None = None) -> tuple[BatteryOutcome, dict]:
     """Integrity checks, battery, power of the verdict, exploitability and findings of one table.
 
     Its random streams are keyed by the table's name, so a table gets the same Monte Carlo
@@ -462,6 +464,8 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
     ``line_starts`` (:func:`rngcert.pipeline.checks.line_start_evidence`) and ``tally`` (:func:`chunked_tally`)
     may be given when already made; by default they are made here. ``decision_level`` (the largest level a
     decision is taken at) lets the scans' Monte Carlo p-values stop early (:func:`rngcert.battery.core.sequential_stop`).
+    ``power_rule`` (the standard's id and its wheel clauses with their levels) makes the power statement that of the
+    standard's verdict (:func:`rngcert.battery.power.standard_levels`); None: the battery's.
     """
     alpha, n_resamples, power, tests = options.alpha, options.n_resamples, options.power, options.tests
     space = log.space
@@ -513,7 +517,7 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
                 f"transcription artefact at its line starts (see the data-integrity section): the wheel and the artefact cannot "
                 f"be told apart"
             )
-    pw, pe = _table_power(out, data, t, log, options=options, entropy=entropy, group=group, reasons=reasons)
+    pw, pe = _table_power(out, data, t, log, options=options, entropy=entropy, group=group, reasons=reasons, power_rule=power_rule)
     if reasons != first_reasons:  # reasons found after the battery ran (power, integrity): decide again
         out = decide(results, alpha=alpha, errors=errors, inconclusive=reasons, weights=battery.weights, seeds=seeds, suspect_level=suspect_level)
     out.power = pw
@@ -584,14 +588,15 @@ def _certify_table(name, t, log: SpinLog, *, options: CertifyOptions, entropy, e
 
 
 def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, options: CertifyOptions, entropy: int, group: str,
-                 reasons: list) -> tuple[dict, dict]:
+                 reasons: list, power_rule: tuple | None = None) -> tuple[dict, dict]:
     """The power statement of one table's verdict and the power and exploitability of :func:`power_and_exploitability`
-    (``(pw, pe)``); the reasons why a PASS would lack power are appended to ``reasons``."""
+    (``(pw, pe)``); the reasons why a PASS would lack power are appended to ``reasons``. ``power_rule``: as in
+    :func:`_certify_table`."""
     alpha, n_resamples, power, required_bias, tests = options.alpha, options.n_resamples, options.power, options.required_bias, options.tests
     space, counts = log.space, data.counts
     if t.n >= checks.MIN_PER_OUTCOME * space.m:
         pw, pw_reasons = verdict_power_statement(out, data, alpha=alpha, power=power, n_resamples=n_resamples, required_bias=required_bias,
-                                                   unit="pocket" if log.wheel.kind == "roulette" else "section")
+                                                   unit="pocket" if log.wheel.kind == "roulette" else "section", rule=_rule(out, t.n, power_rule))
         # PASS needs power (issue 23): a sample that cannot detect the declared minimum effect is INCONCLUSIVE instead of PASS.
         # A rejection stays a rejection (FAIL or SUSPECT), as for shoes (pipeline/shoe_power.py): the same evidence gets the
         # same verdict on a wheel and a shoe; the power statement is printed either way
@@ -608,7 +613,7 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
         symbol_level = not space.circular
         pe = power_and_exploitability(counts, space, log.wheel, alpha, rng=stream(entropy, group, "power_and_exploitability"), power=power,
                                       required_bias=required_bias if symbol_level else None, paytable=paytable, rage_paytable=rage,
-                                      with_power=symbol_level)
+                                      with_power=symbol_level, confidence=1.0 - alpha)  # the practical edge's level: one answer on a page
         if symbol_level:  # the verdict's power is not modelled for symbol-level money wheels: the symbol chi-square's
             reasons += pe["inconclusive_reasons"]
             pw = dict(pe["power"], method="power of the symbol chi-square alone at alpha (the verdict's power is at most this)",
@@ -618,6 +623,17 @@ def _table_power(out: BatteryOutcome, data: WheelData, t, log: SpinLog, *, optio
         why = f"{t.n:,} spins, fewer than the {checks.MIN_PER_OUTCOME * space.m:,} needed to certify: too few to estimate a bet's edge"
         pe = {"exploitability": {"applicable": False, "reason": why}, "line": f"Could a player beat this wheel? Not assessed: {why}."}
     return pw, pe
+
+
+def _rule(out: BatteryOutcome, n: int, power_rule: tuple | None) -> tuple | None:
+    """(standard id, levels of its FAIL clauses, levels of its finding clauses) on this table's battery, leaving out a
+    clause whose minimum sample the table does not reach (it cannot be "not met"); None without a standard."""
+    if power_rule is None:
+        return None
+    sid, clauses = power_rule
+    live = [(c, lv) for c, lv in clauses if c.min_sample is None or n >= c.min_sample]
+    return (sid, standard_levels(out, [x for x in live if x[0].rejection == "FAIL"]),
+            standard_levels(out, [x for x in live if x[0].rejection != "FAIL"]))
 
 
 def _practical_edges(counts, space, wheel: Wheel, *, entropy: int, group: str, levels) -> dict:

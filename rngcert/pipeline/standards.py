@@ -40,6 +40,8 @@ def statistical_line(battery: Mapping[str, Any]) -> str:
     flags = battery.get("second_level_flags") or []
     if flags:
         return f"Statistical finding: no family-wise rejection at alpha = {a:g}; SP 800-22's second-level rules flag {', '.join(flags[:6])}."
+    if battery.get("tests_applicable", 1) == 0:  # "no test rejects" of a battery none of whose tests ran reads as if they had
+        return "Statistical finding: none: no test of the battery could run on these data (see the reasons)."
     return f"Statistical finding: no test rejects family-wise at alpha = {a:g}."
 
 
