@@ -64,19 +64,21 @@ def _text_of(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
-def _read_jsonl(data: bytes, name: str, columns=None):
+def _read_jsonl(data: bytes, name: str, columns=None, present: list | None = None):
     text, _ = _text_of(data)
     if text.lstrip().startswith("["):
         raise json_array_error(name)
-    return _parse_lines(text.splitlines(), name, 1, columns=columns)
+    return _parse_lines(text.splitlines(), name, 1, columns=columns, present=present)
 
 
-def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None, columns=None):
+def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None, columns=None, present: list | None = None):
     """Parse JSON Lines (``first``: the 1-based number of the first line): the columns (text or
     None per row), the line of each row, the rejected lines, the blank-line count and the keys in
     order of first appearance. With ``keys`` (the keys of a file's first block), every one of
     them is a column (None where absent) and a key not among them raises :class:`NewKey`. A row
-    giving an object or array for a spin-log column (or a key ``columns`` maps) is rejected."""
+    giving an object or array for a spin-log column (or a key ``columns`` maps) is rejected.
+    ``present``: gets ``(table, spin id)`` of each line rejected before its fields are read
+    (:func:`_rejected_row_id`)."""
     from rngcert.collect.spinlog.core import KNOWN_COLUMNS
 
     used = set(KNOWN_COLUMNS) | {str(v).strip().lower() for v in (columns or {}).values()}
@@ -96,13 +98,16 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
                 raise ValueError("not a JSON object")
         except _DuplicateKey as exc:
             rejects.append(RejectedRow(name, i, exc.key, _duplicate_reason(exc), line[:200]))
+            _rejected_row_id(line, columns, present)
             continue
         except ValueError as exc:
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
+            _rejected_row_id(line, columns, present)
             continue
         nested = next((k for k, v in obj.items() if isinstance(v, (dict, list)) and k.strip().lower() in used), None)
         if nested is not None:  # in a column the reader uses, its Python repr is no value of the log: the row is rejected, by key
             rejects.append(RejectedRow(name, i, nested, _nested_reason(nested, obj[nested]), line[:200]))
+            _rejected_row_id(line, columns, present)
             continue
         for k0, v in obj.items():
             k = canon.setdefault(k0.strip().lower(), k0)
@@ -119,6 +124,61 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
         lines.append(i)
     cols = {k: _arrow.texts(v) for k, v in rows.items()}  # (pa.array would import pandas)
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
+
+
+#: A key and its plain value (a JSON string or number) in a line that is not valid JSON, for :func:`_rejected_row_id`.
+_KEY_VALUE = r'"\s*{key}\s*"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)'
+
+
+def _rejected_row_id(line: str, columns, present: list | None) -> None:
+    """Append to ``present`` the ``(table, spin id)`` texts of a rejected line (``table`` None when the line names no
+    table) when the line names its spin id once, or twice alike: the id is in the source (its row is rejected), so it
+    is no gap, as the id of a CSV row with the wrong number of fields is not. The line is read as JSON with every value
+    kept (a key given twice), or, when it is not valid JSON, searched for the keys and their plain values; a key given
+    twice differently (or an object, array or boolean there) leaves the row's id unknown."""
+    import re
+
+    if present is None:
+        return
+    want = {ours: str((columns or {}).get(ours, ours)).strip().lower() for ours in ("spin_id", "table")}
+    try:
+        pairs = json.loads(line, object_pairs_hook=list)
+        if not isinstance(pairs, list) or not all(isinstance(p, tuple) for p in pairs):
+            return  # (an array, a number: no keys)
+        found = {ours: [v for k, v in pairs if k.strip().lower() == key] for ours, key in want.items()}
+    except ValueError:
+        found = {}
+        for ours, key in want.items():
+            pattern = _KEY_VALUE.format(key=re.escape(key))
+            try:
+                found[ours] = [json.loads(m.group(1)) for m in re.finditer(pattern, line, flags=re.IGNORECASE)]
+            except ValueError:  # (a string with a bad escape: not a value)
+                return
+    texts = {}
+    for ours, vals in found.items():
+        if any(isinstance(v, (bool, list, tuple, dict)) or v is None for v in vals) or len({str(v).strip() for v in vals}) > 1:
+            return  # (which value is meant cannot be known)
+        texts[ours] = str(vals[0]).strip() if vals else None
+    if texts["spin_id"]:
+        present.append((texts["table"], texts["spin_id"]))
+
+
+def _present_ids(present: list, has_table: bool) -> tuple[list, list]:
+    """``(extra_ids, extra_text_ids)`` of a part: the ``(table, spin id)`` of :func:`_rejected_row_id` split as the CSV
+    reader splits the ids of the rows it could not split into fields (whole numbers; letters and a number, ``R1200``);
+    the table is None when the file has no table column, and ``""`` where the line names none while the file does."""
+    import re
+
+    from rngcert.collect.spinids import PREFIXED_ID
+
+    extra, extra_text = [], []
+    for t, sid in present:
+        t = (t or "") if has_table else None
+        if sid.isascii() and sid.isdigit() and len(sid) <= 18:
+            extra.append((t, int(sid)))
+        elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):
+            extra_text.append((t, sid))
+    return extra, extra_text
 
 
 #: What a key's value is, for the reason of a row that gives an object or array there.
@@ -266,7 +326,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     keys = None
     for _ in range(_RESTARTS):
         try:
-            parts, blank = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
+            parts, blank, present = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
             break
         except NewKey as exc:  # a key first seen in a later block: read again with it (rows without it have None there)
             keys = exc.keys
@@ -282,7 +342,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
     if encoding != "utf-8":
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
-    part["extra_ids"] = []
+    part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part.get("colindex", {}))
     part["format"] = "jsonl"
     part["sha256"] = sha
     part["blank"] = blank
@@ -291,7 +351,8 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
 
 
 def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_keys, size=None):
-    """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines)``. ``keys``: the file's keys
+    """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines, (table, spin id) of the lines rejected before their
+    fields were read)``. ``keys``: the file's keys
     when known (None: the first block's). Raises :class:`NewKey` with the keys known so far when
     a block names one more, and :class:`_NeedExact` when a block is not one the streamed read can
     prove equal to the whole-file read (no object in the first block, a column the whole file has
@@ -301,6 +362,7 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
     from rngcert.collect.spinlog.core import _process
 
     parts, blank, line = [], 0, 1
+    present: list = []  # (table, spin id) of the lines rejected before their fields were read
     with csvstream.open_source(p, data) as fh:
         for bi, block in enumerate(_blocks(fh)):
             if bi == 0 and block.startswith(b"\xef\xbb\xbf") and encoding == "utf-8":
@@ -313,7 +375,7 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
                 text = block.decode(encoding)
                 split = text.splitlines()
                 try:
-                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns)
+                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns, present)
                 except NewKey:
                     found = _parse_lines(split, name, line, columns=columns)[4]
                     known = {x.strip().lower() for x in keys}  # (`Result` in this block is the file's `result`: one column, its first spelling)
@@ -336,4 +398,4 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
             parts.append(out)
         if size is not None:  # (grown or cut since hashed: the rows would not be those of the SHA-256 reported)
             csvstream._same_size(fh, name, SimpleNamespace(size=size))
-    return parts, blank
+    return parts, blank, present
