@@ -18,7 +18,7 @@ from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
 from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
-from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of, _present_ids
+from rngcert.collect.spinlog.jsonl import _present_ids, _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
 from rngcert.collect.spinlog.permanence import DECIMAL_COMMA_MIN, DECIMAL_COMMA_SHARE, _read_permanence, decimal_commas
 from rngcert.equipment.wheel import Wheel
