@@ -96,6 +96,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
 
         from rngcert.collect.spinids import PREFIXED_ID
 
+        own = Path(name).stem  # (a file without a table column is one table, named after it: the id is in that table, no other)
         for r in part["rejected"]:
             if r.column != "*":
                 continue
@@ -104,7 +105,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
             except _csv.Error:
                 continue
             sid = fields[idx["spin_id"]].strip() if len(fields) > idx["spin_id"] else ""
-            t = fields[idx["table"]].strip() if "table" in idx and len(fields) > idx["table"] else None
+            t = (fields[idx["table"]].strip() if len(fields) > idx["table"] else None) if "table" in idx else own
             if sid.isascii() and sid.isdigit() and len(sid) <= 18:
                 extra.append((t, int(sid)))
             elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):  # (a text id of a prefix and a number, R1200: present too)

@@ -166,17 +166,18 @@ def _rejected_row_id(line: str, columns, present: list | None) -> None:
         present.append((texts["table"], texts["spin_id"]))
 
 
-def _present_ids(present: list, has_table: bool) -> tuple[list, list]:
+def _present_ids(present: list, has_table: bool, name: str) -> tuple[list, list]:
     """``(extra_ids, extra_text_ids)`` of a part: the ``(table, spin id)`` of :func:`_rejected_row_id` split as the CSV
     reader splits the ids of the rows it could not split into fields (whole numbers; letters and a number, ``R1200``);
-    the table is None when the file has no table column, and ``""`` where the line names none while the file does."""
+    the table is the one named after the file (``name``) when the file has no table column, and ``""`` where the line
+    names none while the file does."""
     import re
 
     from rngcert.collect.spinids import PREFIXED_ID
 
     extra, extra_text = [], []
     for t, sid in present:
-        t = (t or "") if has_table else None
+        t = (t or "") if has_table else Path(name).stem
         if sid.isascii() and sid.isdigit() and len(sid) <= 18:
             extra.append((t, int(sid)))
         elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):
@@ -350,7 +351,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
     if encoding != "utf-8":
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
-    part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part.get("colindex", {}))
+    part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part.get("colindex", {}), name)
     part["format"] = "jsonl"
     part["sha256"] = sha
     part["blank"] = blank

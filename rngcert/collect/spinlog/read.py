@@ -372,7 +372,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
     if f == "jsonl":  # (their ids are in the file: not gaps)
-        part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part["colindex"])
+        part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part["colindex"], name)
     part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
     if f == "permanence" and decimal_commas(_text_of(data)[0]):
         part["notes"] = list(part["notes"]) + [f"{name}: numbers written with a decimal comma (15,0): read as 15; the comma does not separate spins"]
