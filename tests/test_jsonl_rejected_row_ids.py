@@ -43,6 +43,7 @@ ROWS = {
     "spin id given twice alike": '{"spin_id": ID, "spin_id": ID, "result": 3, "table": "T1"}',
     "a truncated line": '{"spin_id": ID, "table": "T1", "result": 17',
     "not an object": '[ID, 17]',
+    "no table named": '{"spin_id": ID, "result": [17]}',  # (as a row with an empty table value: its id counts in every table)
 }
 
 

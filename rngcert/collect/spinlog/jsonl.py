@@ -169,15 +169,15 @@ def _rejected_row_id(line: str, columns, present: list | None) -> None:
 def _present_ids(present: list, has_table: bool, name: str) -> tuple[list, list]:
     """``(extra_ids, extra_text_ids)`` of a part: the ``(table, spin id)`` of :func:`_rejected_row_id` split as the CSV
     reader splits the ids of the rows it could not split into fields (whole numbers; letters and a number, ``R1200``);
-    the table is the one named after the file (``name``) when the file has no table column, and ``""`` where the line
-    names none while the file does."""
+    the table is the one named after the file (``name``) when the file has no table column, and None (every table, as
+    the id of a row with an empty table value) where the line names none while the file does."""
     import re
 
     from rngcert.collect.spinids import PREFIXED_ID
 
     extra, extra_text = [], []
     for t, sid in present:
-        t = (t or "") if has_table else Path(name).stem
+        t = (t or None) if has_table else Path(name).stem
         if sid.isascii() and sid.isdigit() and len(sid) <= 18:
             extra.append((t, int(sid)))
         elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):
