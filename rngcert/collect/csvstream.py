@@ -23,6 +23,7 @@ block of such a file that is not in that shape, is read here.
 
 from __future__ import annotations
 
+import codecs
 import csv as _csv
 import hashlib
 import io
@@ -67,6 +68,7 @@ class LineScan:
     sep: str = ""  # the delimiter an Excel "sep=;" first line declares ("" when there is none)
     skip: tuple = ()  # (start byte, end byte) of lines before the header that are not CSV (the "sep=" line)
     ascii: bool = False  # every byte after the BOM is ASCII (then valid UTF-8: the parser need not check it again)
+    utf8: bool = True  # every byte after the BOM is UTF-8 text (else the file is read as Latin-1: detect_encoding)
 
 
 # long: one pass over the byte stream (hash on its own thread, blank lines, line ends, BOM, long lines): its state is carried from chunk to chunk in
@@ -87,6 +89,7 @@ def scan_lines(fh: BinaryIO) -> LineScan:
     line_start = 0  # byte offset where that line starts
     long_lines: list[tuple[int, int, int]] = []
     ascii_only = True  # (bytes.isascii: 0.15 ms a MiB, against 0.5 ms a MiB that pyarrow's UTF-8 check of every string costs)
+    utf8 = codecs.getincrementaldecoder("utf-8")()  # None once a byte is not UTF-8 text (a file that is not ASCII is decoded whole)
     from concurrent.futures import ThreadPoolExecutor
 
     keep_freed_heap()
@@ -118,6 +121,11 @@ def scan_lines(fh: BinaryIO) -> LineScan:
             chunk = chunk[3:]  # the BOM is not content of the first line
         if ascii_only:
             ascii_only = chunk.isascii()
+        if not ascii_only and utf8 is not None:  # (from the first chunk that is not ASCII: the ones before leave no state)
+            try:
+                utf8.decode(chunk)
+            except UnicodeDecodeError:
+                utf8 = None
         at = size  # file offset of chunk[0]
         size += len(chunk)
         arr = np.frombuffer(chunk, dtype=np.uint8)
@@ -177,8 +185,13 @@ def scan_lines(fh: BinaryIO) -> LineScan:
         first_line, first_line_no = prev_tail, line_no
     if first_line is not None and first_line.startswith(b"\xef\xbb\xbf"):
         first_line = first_line[3:]
+    if utf8 is not None:
+        try:
+            utf8.decode(b"", final=True)  # (a character cut at the end of the file)
+        except UnicodeDecodeError:
+            utf8 = None
     scan = LineScan(h.hexdigest(), size, n_lines, np.asarray(sorted(set(blanks)), dtype=np.int64), first_line or b"", first_line_no, bom, bare_cr,
-                    tuple(long_lines), ascii=ascii_only)
+                    tuple(long_lines), ascii=ascii_only, utf8=utf8 is not None)
     return _excel_sep(fh, scan)
 
 
@@ -274,15 +287,11 @@ def _raw_header(scan: LineScan, name: str, encoding: str) -> tuple[list[str], st
 
 
 def detect_encoding(scan: LineScan, head: bytes) -> str:
-    """UTF-8 (default), UTF-16 by its BOM; Latin-1 when the first 64 KiB are not valid UTF-8."""
+    """UTF-8 (default), UTF-16 by its BOM; Latin-1 when the file is not valid UTF-8 (``scan.utf8``: decided on the whole
+    file, as for JSON Lines, so that a Latin-1 byte past the first block is read as the same byte early is)."""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:  # not just a character cut at the end of the sample
-            return "latin-1"
-    return "utf-8"
+    return "utf-8" if scan.utf8 else "latin-1"
 
 
 # ---------------------------------------------------------------------------- what a file is

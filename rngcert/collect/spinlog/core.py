@@ -6,6 +6,7 @@ decoded columns of any format to spins, voids and rejected rows), the file-level
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -382,6 +383,28 @@ def _given(ours: str, mapping) -> str:
     return f"--column {ours}={mapping[ours]}" if ours in mapping else f"its default name {ours!r}"
 
 
+def _loose(text: str) -> str:
+    """A column name without case, spaces, ``_``, ``-`` and ``.``: ``Spin ID``, ``spin-id`` and ``SpinID`` are ``spinid``."""
+    return re.sub(r"[\s_.\-]+", "", text.lower())
+
+
+def _loose_columns(names, name: str, mapping, resolved: dict[str, str]) -> None:
+    """Add to ``resolved`` each known column that no column of the file names as such nor ``--column`` maps, but one
+    column spells with spaces, hyphens, underscores, dots or capitals of its own (``Spin ID``, ``Time Stamp``); two such
+    columns for one known column are an :class:`InputError` (as a header naming a column twice)."""
+    taken = set(resolved.values())
+    for ours in KNOWN_COLUMNS:
+        if ours in resolved or ours in mapping:
+            continue
+        alike = [c for c in dict.fromkeys(names) if c not in taken and _loose(c) == _loose(ours)]
+        if len(alike) > 1:
+            raise InputError(f"{name}: columns {alike[0]!r} and {alike[1]!r} both name {ours!r}; keep one, or name the one to read "
+                             f"with --column {ours}=NAME")
+        if alike:
+            resolved[ours] = alike[0]
+            taken.add(alike[0])
+
+
 def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
     """Which of the file's columns (``names``, as the reader gives them) holds each known column
     (``mapping``: the user's ``--column`` names). Raises :class:`InputError` when a named column or
@@ -396,6 +419,7 @@ def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
             resolved[ours] = lower[want.lower()]
         elif ours in mapping:
             raise InputError(f"{name}: column {want!r} (given for {ours!r}) is not in the file; columns: {', '.join(header)}")
+    _loose_columns(names, name, mapping, resolved)
     if "result" not in resolved:
         raise InputError(
             f"{name}: no 'result' column (columns: {', '.join(header)}); name the column holding the pocket with --column result=NAME"

@@ -18,13 +18,16 @@ _ROW_KEYS = ("pos", "sym", "accepted_mask", "void_mask", "lines", "line_no", "ts
 
 
 # long: the streaming CSV read: scan, encoding, the batch function run on read threads and the join of the parts share the open source
-def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None, scan=None) -> dict:
+def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, text_codes: bool = True, consume=None, scan=None,
+                        table: str | None = None) -> dict:
     """Stream a CSV log batch by batch through :func:`_process` and join the parts.
 
     With ``consume`` (a :class:`_CompactLog`), each batch is handed to ``consume.add`` and only
     its description (counts, rejected rows, notes) is kept: the returned dictionary has no
     per-row arrays. ``scan``: the file's :func:`~rngcert.collect.csvstream.scan_lines`, when the
-    caller has it already (ingest hashes the file by scanning it: the bytes are not read twice)."""
+    caller has it already (ingest hashes the file by scanning it: the bytes are not read twice). ``table``: the file's
+    table when it has no table column (its name without the extension by default), where the ids of rows it cannot
+    split count as present."""
     from rngcert.collect import csvstream
     from rngcert.collect.spinlog import fastcsv
 
@@ -96,6 +99,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
 
         from rngcert.collect.spinids import PREFIXED_ID
 
+        own = table or Path(name).stem  # (a file without a table column is one table, named after it: the id is in that table, no other)
         for r in part["rejected"]:
             if r.column != "*":
                 continue
@@ -104,7 +108,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
             except _csv.Error:
                 continue
             sid = fields[idx["spin_id"]].strip() if len(fields) > idx["spin_id"] else ""
-            t = fields[idx["table"]].strip() if "table" in idx and len(fields) > idx["table"] else None
+            t = (fields[idx["table"]].strip() if len(fields) > idx["table"] else None) if "table" in idx else own
             if sid.isascii() and sid.isdigit() and len(sid) <= 18:
                 extra.append((t, int(sid)))
             elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):  # (a text id of a prefix and a number, R1200: present too)

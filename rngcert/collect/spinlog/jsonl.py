@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -64,19 +65,25 @@ def _text_of(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
-def _read_jsonl(data: bytes, name: str, columns=None):
+#: Numbers (and NaN, Infinity) read as the text they are written in, as a CSV cell is: ``-0`` is not 0, ``1e1`` not 10.
+_AS_WRITTEN = {"parse_int": str, "parse_float": str, "parse_constant": str}
+
+
+def _read_jsonl(data: bytes, name: str, columns=None, present: list | None = None):
     text, _ = _text_of(data)
     if text.lstrip().startswith("["):
         raise json_array_error(name)
-    return _parse_lines(text.splitlines(), name, 1, columns=columns)
+    return _parse_lines(text.splitlines(), name, 1, columns=columns, present=present)
 
 
-def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None, columns=None):
+def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = None, columns=None, present: list | None = None):
     """Parse JSON Lines (``first``: the 1-based number of the first line): the columns (text or
     None per row), the line of each row, the rejected lines, the blank-line count and the keys in
     order of first appearance. With ``keys`` (the keys of a file's first block), every one of
     them is a column (None where absent) and a key not among them raises :class:`NewKey`. A row
-    giving an object or array for a spin-log column (or a key ``columns`` maps) is rejected."""
+    giving an object or array for a spin-log column (or a key ``columns`` maps) is rejected.
+    ``present``: gets ``(table, spin id)`` of each line rejected before its fields are read
+    (:func:`_rejected_row_id`)."""
     from rngcert.collect.spinlog.core import KNOWN_COLUMNS
 
     used = set(KNOWN_COLUMNS) | {str(v).strip().lower() for v in (columns or {}).values()}
@@ -91,18 +98,21 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
             blank += 1
             continue
         try:
-            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys, **_AS_WRITTEN)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
         except _DuplicateKey as exc:
             rejects.append(RejectedRow(name, i, exc.key, _duplicate_reason(exc), line[:200]))
+            _rejected_row_id(line, columns, present)
             continue
         except ValueError as exc:
             rejects.append(RejectedRow(name, i, "*", f"not a JSON object: {exc}", line[:200]))
+            _rejected_row_id(line, columns, present)
             continue
         nested = next((k for k, v in obj.items() if isinstance(v, (dict, list)) and k.strip().lower() in used), None)
         if nested is not None:  # in a column the reader uses, its Python repr is no value of the log: the row is rejected, by key
             rejects.append(RejectedRow(name, i, nested, _nested_reason(nested, obj[nested]), line[:200]))
+            _rejected_row_id(line, columns, present)
             continue
         for k0, v in obj.items():
             k = canon.setdefault(k0.strip().lower(), k0)
@@ -119,6 +129,60 @@ def _parse_lines(lines_of_text, name: str, first: int, keys: list[str] | None = 
         lines.append(i)
     cols = {k: _arrow.texts(v) for k, v in rows.items()}  # (pa.array would import pandas)
     return cols, np.asarray(lines, dtype=np.int64), rejects, blank, list(rows)
+
+
+#: A key and its plain value (a JSON string or number) in a line that is not valid JSON, for :func:`_rejected_row_id`.
+_KEY_VALUE = r'"\s*{key}\s*"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)'
+
+
+def _rejected_row_id(line: str, columns, present: list | None) -> None:
+    """Append to ``present`` the ``(table, spin id)`` texts of a rejected line (``table`` None when the line names no
+    table) when the line names its spin id once, or twice alike: the id is in the source (its row is rejected), so it
+    is no gap, as the id of a CSV row with the wrong number of fields is not. The line is read as JSON with every value
+    kept (a key given twice), or, when it is not valid JSON, searched for the keys and their plain values; a key given
+    twice differently (or an object, array or boolean there) leaves the row's id unknown."""
+    if present is None:
+        return
+    want = {ours: str((columns or {}).get(ours, ours)).strip().lower() for ours in ("spin_id", "table")}
+    try:
+        pairs = json.loads(line, object_pairs_hook=list, **_AS_WRITTEN)
+        if not isinstance(pairs, list) or not all(isinstance(p, tuple) for p in pairs):
+            return  # (an array, a number: no keys)
+        found = {ours: [v for k, v in pairs if k.strip().lower() == key] for ours, key in want.items()}
+    except ValueError:
+        found = {}
+        for ours, key in want.items():
+            pattern = _KEY_VALUE.format(key=re.escape(key))
+            try:
+                found[ours] = [json.loads(v) if v[0] == '"' else v for v in re.findall(pattern, line, flags=re.IGNORECASE)]
+            except ValueError:  # (a string with a bad escape: not a value)
+                return
+    texts = {}
+    for ours, vals in found.items():
+        if any(isinstance(v, (bool, list, tuple, dict)) or v is None for v in vals) or len({str(v).strip() for v in vals}) > 1:
+            return  # (which value is meant cannot be known)
+        texts[ours] = str(vals[0]).strip() if vals else None
+    if texts["spin_id"]:
+        present.append((texts["table"], texts["spin_id"]))
+
+
+def _present_ids(present: list, has_table: bool, own: str) -> tuple[list, list]:
+    """``(extra_ids, extra_text_ids)`` of a part: the ``(table, spin id)`` of :func:`_rejected_row_id` split as the CSV
+    reader splits the ids of the rows it could not split into fields (whole numbers; letters and a number, ``R1200``);
+    the table is the file's own (``own``, named after it) when the file has no table column, and None (every table, as
+    the id of a row with an empty table value) where the line names none while the file does."""
+    import re
+
+    from rngcert.collect.spinids import PREFIXED_ID
+
+    extra, extra_text = [], []
+    for t, sid in present:
+        t = (t or None) if has_table else own
+        if sid.isascii() and sid.isdigit() and len(sid) <= 18:
+            extra.append((t, int(sid)))
+        elif sid.isascii() and re.fullmatch(PREFIXED_ID, sid):
+            extra_text.append((t, sid))
+    return extra, extra_text
 
 
 #: What a key's value is, for the reason of a row that gives an object or array there.
@@ -150,6 +214,11 @@ _RESTARTS = 8
 #: Bytes that end a line for :meth:`str.splitlines` besides ``\n`` (and ``\r\n``), and the escape of a
 #: JSON string (``\u``): a block holding any of them is parsed line by line in Python, as the whole file is.
 _ODD = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\\u")
+
+
+#: A value that is the number ``-0`` (``-0``, ``-0.5``: the second takes the exact parse too, which costs nothing in
+#: a log of whole numbers).
+_NEGATIVE_ZERO = re.compile(rb":[ \t]*-0")
 
 
 def _scan(fh) -> tuple[str, str, int]:
@@ -210,8 +279,8 @@ def _fast_block(block: bytes, keys: list[str]):
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    if any(b in block for b in _ODD) or block.count(b"\r") != block.count(b"\r\n"):
-        return None
+    if any(b in block for b in _ODD) or block.count(b"\r") != block.count(b"\r\n") or _NEGATIVE_ZERO.search(block):
+        return None  # (pyarrow reads the number -0 as 0: the text is '-0', as Python's parse gives it)
     arr = np.frombuffer(block, dtype=np.uint8)
     nl = np.flatnonzero(arr == 10)
     starts = np.r_[0, nl[:-1] + 1] if nl.size else np.zeros(1, np.int64)
@@ -240,13 +309,14 @@ def _fast_block(block: bytes, keys: list[str]):
     return cols, starts.size
 
 
-def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None, consume=None) -> dict:
+def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None, consume=None, table: str | None = None) -> dict:
     """A JSON Lines log read block by block (:data:`JSONL_BLOCK` bytes of whole lines) through the
     same row-to-spin core as the whole-file reader, each block's rows handed to ``consume.add``
     (a :class:`_CompactLog`): memory does not grow with the file. Rows, rejects, notes and spins
     are those of :func:`_read_jsonl` and the exact path: lines are parsed by Python's JSON parser,
     or by pyarrow's where a block is in the plain shape that both read alike (:func:`_fast_block`).
-    Raises :class:`_NeedExact` when a key first appears after the first block."""
+    Raises :class:`_NeedExact` when a key first appears after the first block. ``table``: the file's table when it
+    has no table column (its name without the extension by default)."""
     from rngcert.collect import csvstream
     from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
     from rngcert.collect.spinlog.compact import _NeedExact
@@ -266,7 +336,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     keys = None
     for _ in range(_RESTARTS):
         try:
-            parts, blank = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
+            parts, blank, present = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
             break
         except NewKey as exc:  # a key first seen in a later block: read again with it (rows without it have None there)
             keys = exc.keys
@@ -282,7 +352,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
     if encoding != "utf-8":
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
-    part["extra_ids"] = []
+    part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part.get("colindex", {}), table or Path(name).stem)
     part["format"] = "jsonl"
     part["sha256"] = sha
     part["blank"] = blank
@@ -291,7 +361,8 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
 
 
 def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_keys, size=None):
-    """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines)``. ``keys``: the file's keys
+    """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines, (table, spin id) of the lines rejected before their
+    fields were read)``. ``keys``: the file's keys
     when known (None: the first block's). Raises :class:`NewKey` with the keys known so far when
     a block names one more, and :class:`_NeedExact` when a block is not one the streamed read can
     prove equal to the whole-file read (no object in the first block, a column the whole file has
@@ -301,6 +372,7 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
     from rngcert.collect.spinlog.core import _process
 
     parts, blank, line = [], 0, 1
+    present: list = []  # (table, spin id) of the lines rejected before their fields were read
     with csvstream.open_source(p, data) as fh:
         for bi, block in enumerate(_blocks(fh)):
             if bi == 0 and block.startswith(b"\xef\xbb\xbf") and encoding == "utf-8":
@@ -313,7 +385,7 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
                 text = block.decode(encoding)
                 split = text.splitlines()
                 try:
-                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns)
+                    cols, lines, rej, b, found = _parse_lines(split, name, line, keys, columns, present)
                 except NewKey:
                     found = _parse_lines(split, name, line, columns=columns)[4]
                     known = {x.strip().lower() for x in keys}  # (`Result` in this block is the file's `result`: one column, its first spelling)
@@ -336,4 +408,4 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
             parts.append(out)
         if size is not None:  # (grown or cut since hashed: the rows would not be those of the SHA-256 reported)
             csvstream._same_size(fh, name, SimpleNamespace(size=size))
-    return parts, blank
+    return parts, blank, present

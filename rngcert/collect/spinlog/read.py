@@ -18,7 +18,7 @@ from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
 from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
-from rngcert.collect.spinlog.jsonl import _read_jsonl, _read_jsonl_streaming, _text_of
+from rngcert.collect.spinlog.jsonl import _present_ids, _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
 from rngcert.collect.spinlog.permanence import DECIMAL_COMMA_MIN, DECIMAL_COMMA_SHARE, _read_permanence, decimal_commas
 from rngcert.collect.spinlog.tablenames import STDIN_NAME, file_tables, same_name_note
@@ -302,9 +302,9 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
             if part.pop("cr_only"):
                 raise _NeedExact("a permanence list with CR line ends and no LF")
         elif f == "jsonl":
-            part = _read_jsonl_streaming(p, wheel, columns, data=data, consume=acc)
+            part = _read_jsonl_streaming(p, wheel, columns, data=data, consume=acc, table=file_table[name])
         else:
-            part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc)  # (the file-level checks hold: see _CompactLog.add)
+            part = _read_csv_streaming(p, wheel, columns, data=data, consume=acc, table=file_table[name])  # (the file-level checks hold: see _CompactLog.add)
         accepted = acc.pos.n - n0
         _check_readable(part, accepted, wheel)
         metas.append(part)
@@ -354,7 +354,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
             csvstream.sniff_content(head, name)
             f = fmt if fmt != "auto" else detect_format(p, head)
             if f == "csv":
-                return _file_checks(_read_csv_streaming(p, wheel, columns, text_codes=text_codes), text_codes)
+                return _file_checks(_read_csv_streaming(p, wheel, columns, text_codes=text_codes, table=table), text_codes)
             data = p.read_bytes()
     if not data.strip(b"\xef\xbb\xbf \t\r\n"):
         why = " (a FIFO that no process writes to reads as empty)" if stream else ""
@@ -365,11 +365,12 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
         return _file_checks(_read_capture(data, name, f, wheel, columns, text_codes), text_codes)
     fieldpos = None
     if f == "csv":
-        return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes), text_codes)
+        return _file_checks(_read_csv_streaming(p, wheel, columns, data=data, text_codes=text_codes, table=table), text_codes)
     if f.startswith("feed:"):
         return _file_checks(_read_feed(data, name, f[5:], wheel, columns, text_codes, table), text_codes)
     if f == "jsonl":
-        cols, lines, rej, blank, header = _read_jsonl(data, name, columns)
+        present: list = []  # (table, spin id) of the lines rejected before their fields were read
+        cols, lines, rej, blank, header = _read_jsonl(data, name, columns, present)
         if not cols and rej:  # (not "no 'result' column (columns: )": no line gave a column at all)
             raise NoDataError(f"{name}: no readable spin in {len(rej)} line(s): none is a JSON object (first: line {rej[0].line}: "
                               f"{rej[0].reason}); is it JSON Lines? (--format {fmt})" if fmt != "auto" else
@@ -377,15 +378,14 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     else:
         cols, lines, rej, blank, header, fieldpos = _read_permanence(data, name, wheel)
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
+    if f == "jsonl":  # (their ids are in the file: not gaps)
+        part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part["colindex"], table or Path(name).stem)
     part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
     if f == "permanence" and decimal_commas(_text_of(data)[0]):
         part["notes"] = list(part["notes"]) + [f"{name}: numbers written with a decimal comma (15,0): read as 15; the comma does not separate spins"]
     if _text_of(data)[1] != "utf-8":  # (the reader decoded it the same way)
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
-    part["format"] = f
-    part["sha256"] = sha256_of(data)
-    part["blank"] = blank
-    part["size"] = len(data)
+    part.update(format=f, sha256=sha256_of(data), blank=blank, size=len(data))
     return _file_checks(part, text_codes)
 
 
