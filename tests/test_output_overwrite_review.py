@@ -39,3 +39,19 @@ def test_the_parts_of_a_multi_table_shoe_log_are_not_written_over(tmp_path, cli)
     assert r.exit_code == 3, r.output
     assert part.read_text(encoding="utf-8") == "keep\n" and not out.exists()
     assert cli(*SHOES, "--tables", "2", "--out", str(tmp_path / "other.csv")).exit_code == 0
+
+
+def test_the_bundled_log_command_regenerates_it_over_the_existing_file(tmp_path, cli, monkeypatch):
+    """The report's 'regenerate with:' command names the bundled log, which exists in a checkout: it gives --force."""
+    import shlex
+
+    from _support import REPO
+
+    from rngcert.cli._common import DEFAULT_LOG_COMMAND
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "default-european-spins.csv").write_text("old\n", encoding="utf-8")
+    r = cli(*shlex.split(DEFAULT_LOG_COMMAND)[1:])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "data" / "default-european-spins.csv").read_bytes() == (REPO / "data" / "default-european-spins.csv").read_bytes()

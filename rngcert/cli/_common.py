@@ -32,7 +32,7 @@ DEFAULT_LOG = "default-european-spins.csv"
 DEFAULT_LOG_WHEEL = "european"
 DEFAULT_LOG_COMMAND = (
     "rngcert simulate wheel --equipment european --spins 20000 --seed 2026 --dealers 4 "
-    "--release --void-rate 0.01 --table DEMO-1 --out data/default-european-spins.csv"
+    "--release --void-rate 0.01 --table DEMO-1 --out data/default-european-spins.csv --force"
 )
 
 

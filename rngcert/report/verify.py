@@ -701,8 +701,19 @@ def _leaf_diffs(a, b, where: str, paths: Mapping[str, str], rel: float, diffs: l
         for used, recorded in sorted(paths.items(), key=lambda kv: -len(kv[0])):  # an input read from where it is now
             b = b.replace(used, recorded)
     if isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or not _close(a, b, rel):
-        diffs.append(f"{where}: recorded {str(a)[:80]}, recomputed {str(b)[:80]}")
+        ra, rb = _around_difference(str(a), str(b)) if isinstance(a, str) and isinstance(b, str) else (str(a)[:80], str(b)[:80])
+        diffs.append(f"{where}: recorded {ra}, recomputed {rb}")
     return 1
+
+
+def _around_difference(a: str, b: str, width: int = 80) -> tuple[str, str]:
+    """Excerpts of two texts that differ, from a little before their first differing character: two sentences that
+    differ past their first 80 characters were shown by those 80, the same in both, so the change was not seen."""
+    if len(a) <= width and len(b) <= width:
+        return a, b
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    lo = max(0, i - 30)
+    return tuple(("…" if lo else "") + s[lo:lo + width] + ("…" if len(s) > lo + width else "") for s in (a, b))
 
 
 def compare_content(recorded: Mapping[str, Any], recomputed: Mapping[str, Any], *, paths: Mapping[str, str] | None = None,
