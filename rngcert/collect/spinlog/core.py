@@ -690,6 +690,7 @@ class TextIds:
     def of(col) -> "TextIds | None":
         """The text ids of a (cleaned) pyarrow string column, or None when one is empty, null, a whole
         number or too long (the column is then read as codes and labels)."""
+        from rngcert.collect.spinids import PREFIXED_ID
         from rngcert.collect.spinlog.idorder import text_id_numbers_arrow
         from rngcert.collect.spinlog.idsort import label_keys
 
@@ -700,6 +701,8 @@ class TextIds:
         got = text_id_numbers_arrow(col)
         if got is not None:
             return TextIds(True, got[1], got[2], got[0])
+        if pc.any(pc.match_substring_regex(col, PREFIXED_ID)).as_py():
+            return None  # (ids of two shapes: read as codes and labels, whose note names the other shape, order._two_shapes)
         keys = label_keys(col)
         return None if keys is None else TextIds("label", keys)
 
