@@ -62,3 +62,24 @@ def test_the_exact_name_and_a_mapped_column_come_first(exact, tmp_path, monkeypa
         mapped = spinlog.read_spin_log([path], EU, columns={"result": "Spin ID"})
     assert log.tables["log"].outcomes.tolist() == [EU.labels.index("5"), EU.labels.index("6")]
     assert mapped.tables["log"].outcomes.tolist() == [EU.labels.index("7"), EU.labels.index("8")]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_column_not_read_that_names_a_spin_id_or_table_is_said(fmt, exact, tmp_path, monkeypatch):
+    """`Round ID`, `Table ID`, `Dealer Name` are not read (no spelling of a known column): a note names each with the
+    --column that reads it, so that ids whose repeats and gaps are not checked are never so without a word."""
+    head = ("Round ID", "Result", "Table ID", "Dealer Name", "Colour")
+    rows = [(str(i), str(i % 37), "T1", "Ann", "red") for i in range(1, 301)]
+    path = tmp_path / f"log.{fmt}"
+    if fmt == "csv":
+        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
+    else:
+        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    with compact_read(monkeypatch, exact=exact):
+        log = spinlog.read_spin_log([path], EU)
+        mapped = spinlog.read_spin_log([path], EU, columns={"spin_id": "Round ID", "table": "Table ID", "dealer": "Dealer Name"})
+    (note,) = [n for n in log.notes if "not read" in n]
+    assert note == (f"{path}: column(s) not read: 'Round ID' (to read it as spin_id: --column spin_id='Round ID'), 'Table ID' (to read "
+                    "it as table: --column table='Table ID'), 'Dealer Name' (to read it as dealer: --column dealer='Dealer Name')")
+    assert not [n for n in mapped.notes if "not read" in n]

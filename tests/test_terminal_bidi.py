@@ -72,3 +72,20 @@ def test_certify_on_a_terminal_shows_the_control(tmp_path):
     assert "T[U+202E]LIAF1" in shown and RLO not in shown, shown[-2000:]
     piped = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert f"T{RLO}LIAF1" in piped.stdout and "[U+202E]" not in piped.stdout
+
+
+def test_characters_that_print_as_nothing_are_shown_too():
+    """A table `\\u200bT1` (a zero-width space before T1) is another table than `T1`: shown as `[U+200B]T1`, not as a
+    second `T1` (the report said "table T1: 588 spins ... 12 spin_id(s) missing" and "table T1: 12 spins")."""
+    assert visible_bidi("\u200bT1") == "[U+200B]T1"
+    assert visible_bidi("D\u00ad1 \u2060\ufeff\u200c\u200d") == "D[U+00AD]1 [U+2060][U+FEFF][U+200C][U+200D]"
+
+
+def test_the_html_report_tells_a_table_with_a_zero_width_space_apart(tmp_path, cli):
+    r = np.random.default_rng(2)
+    rows = "".join(f"{i},{'T1' if i % 50 != 30 else chr(0x200B) + 'T1'},{r.integers(37)}\n" for i in range(1, 601))
+    (tmp_path / "zw.csv").write_text("spin_id,table,result\n" + rows, encoding="utf-8")
+    res = cli("certify", tmp_path / "zw.csv", "--out", tmp_path / "out", "--seed", "1")
+    assert res.exit_code in (0, 10, 11, 12), res.output
+    (html,) = (tmp_path / "out").glob("*/report.html")
+    assert "[U+200B]T1" in html.read_text(encoding="utf-8")

@@ -55,6 +55,13 @@ def _norm(tok: str) -> str:
     return tok.strip().strip('"').strip("'").strip().lower()
 
 
+def _whole_line_tokens(log: SpinLog, path: str) -> int:
+    """The tokens beyond one of each line of the permanence list ``path`` that was rejected whole (a title, a garbled
+    line: mostly words): such a line is one rejected row, but it held as many results as tokens (its text is kept up to
+    200 characters: a lower bound for a longer line)."""
+    return sum(max(len(re.split(r"[,;|\s]+", r.text.strip())) - 1, 0) for r in log.rejected if r.column == "line" and str(r.file) == str(path))
+
+
 def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[str, list[str]]]:
     """Reasons for every table, and per table, from files with too many unreadable rows.
 
@@ -75,13 +82,16 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     for s in log.sources:
         # an exact copy of an earlier row was read and is counted once: it is neither data nor unreadable
         dups = s.duplicates + getattr(s, "second_source", 0)  # a second source's readings are compared, not unreadable
-        rows = s.accepted + s.void + s.rejected - dups
-        bad = s.rejected - dups
+        whole = _whole_line_tokens(log, s.path) if s.format == "permanence" else 0  # (a line rejected whole held several results)
+        rows = s.accepted + s.void + s.rejected - dups + whole
+        bad = s.rejected - dups + whole
         share = bad / rows if rows else 0.0
         if share <= max_share:
             continue
         of = (f" of {Path(s.path).name}" if names[Path(s.path).name] == 1 else f" of {s.path}") if multi else ""
         what = f"{bad:,} of {rows:,} data rows ({share:.0%}){of} could not be read"
+        if whole:
+            what += " (counting each number of a line rejected whole)"
         if by_file is None:  # (reason, file) of the rejected rows, counted once: a log may hold millions
             by_file = Counter((r.reason, r.file) for r in log.rejected)
         conf = sum(c for (why, f), c in by_file.items() if str(why).startswith("conflict:") and str(f) == str(s.path))

@@ -4,9 +4,11 @@ arrays (:class:`_CompactLog`); anything it cannot prove falls back to the exact 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from rngcert.collect.spinids import prefixed_numbers
+from rngcert.collect.spinids import PREFIXED_ID, prefixed_numbers
 from rngcert.collect.spinlog.core import IntIds, TableSpins, TextIds, _small_int, _span
 from rngcert.collect.spinlog.idorder import ORDER_NOTE, IdRuns, NotInRuns, Shuffled, reorder, text_id_numbers
 from rngcert.collect.spinlog.idsort import IdSort, label_keys
@@ -390,6 +392,8 @@ class _CompactLog:
             got = text_id_numbers(labels)
             codes = np.asarray(codes, dtype=np.int64)
         if got is None:
+            if labels is not None and any(re.fullmatch(PREFIXED_ID, t) for t in labels):
+                raise _NeedExact("text spin ids of two shapes (their note names the other shape)")
             keys = sid.values if labels is None else label_keys(labels)  # (None: a label the exact path may count as a whole number, or a very long one)
             if keys is None:
                 raise _NeedExact("spin ids that are neither whole numbers nor letters and a number")

@@ -405,6 +405,34 @@ def _loose_columns(names, name: str, mapping, resolved: dict[str, str]) -> None:
             taken.add(alike[0])
 
 
+#: Words of a column name that may hold a spin id (``Round ID``, ``Game No``), for :func:`unread_columns`.
+_ID_WORDS = ("spin", "round", "game", "coup")
+_ID_ENDS = ("id", "no", "nr", "number", "#")
+
+
+def unread_columns(name: str, header, mapping) -> list[str]:
+    """A note naming the columns of a file that are not read but whose name holds a known column's (``Table ID``,
+    ``Dealer Name``) or a spin id's words (``Round ID``, ``Game No``), each with the ``--column`` that reads it: the
+    checks of a column (repeats and gaps of spin ids, tables, dealers) do not run on a column that is not read. Empty
+    when there is none (or the columns cannot be resolved: the reader says why)."""
+    header = [str(h) for h in header]
+    try:
+        resolved = resolve_columns(header, name, mapping or {}, header)
+    except InputError:
+        return []
+    used = set(resolved.values())
+    hints = []
+    for c in dict.fromkeys(header):
+        lc = _loose(c)
+        if c in used or not lc:
+            continue
+        for ours in KNOWN_COLUMNS:
+            if ours not in resolved and (_loose(ours) in lc or (ours == "spin_id" and any(w in lc for w in _ID_WORDS) and lc.endswith(_ID_ENDS))):
+                hints.append(f"{c!r} (to read it as {ours}: --column {ours}={c!r})")
+                break
+    return [f"{name}: column(s) not read: {', '.join(hints)}"] if hints else []
+
+
 def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
     """Which of the file's columns (``names``, as the reader gives them) holds each known column
     (``mapping``: the user's ``--column`` names). Raises :class:`InputError` when a named column or
@@ -662,6 +690,7 @@ class TextIds:
     def of(col) -> "TextIds | None":
         """The text ids of a (cleaned) pyarrow string column, or None when one is empty, null, a whole
         number or too long (the column is then read as codes and labels)."""
+        from rngcert.collect.spinids import PREFIXED_ID
         from rngcert.collect.spinlog.idorder import text_id_numbers_arrow
         from rngcert.collect.spinlog.idsort import label_keys
 
@@ -672,6 +701,8 @@ class TextIds:
         got = text_id_numbers_arrow(col)
         if got is not None:
             return TextIds(True, got[1], got[2], got[0])
+        if pc.any(pc.match_substring_regex(col, PREFIXED_ID)).as_py():
+            return None  # (ids of two shapes: read as codes and labels, whose note names the other shape, order._two_shapes)
         keys = label_keys(col)
         return None if keys is None else TextIds("label", keys)
 

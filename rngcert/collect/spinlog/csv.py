@@ -9,7 +9,7 @@ import numpy as np
 
 from rngcert.collect import _arrow
 from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
-from rngcert.collect.spinlog.core import RejectedRow, _concat_parts, _process
+from rngcert.collect.spinlog.core import RejectedRow, _concat_parts, _process, unread_columns
 from rngcert.errors import InputError, NoDataError
 
 #: Per-row entries of the dictionary :func:`_process` returns (the rest describes the file).
@@ -83,7 +83,7 @@ def _read_csv_streaming(p: Path, wheel, columns, *, data: bytes | None = None, t
     kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
     part = _concat_parts(parts)
     part["ts_kinds"] = kinds
-    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds) + unread_columns(name, header, columns)
     if how:
         part["notes"] = list(part["notes"]) + [how]
     if encoding != "utf-8":

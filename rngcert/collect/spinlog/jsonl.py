@@ -320,7 +320,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     from rngcert.collect import csvstream
     from rngcert.collect.spinlog.columns import _join_kinds, timestamp_notes
     from rngcert.collect.spinlog.compact import _NeedExact
-    from rngcert.collect.spinlog.core import _concat_parts
+    from rngcert.collect.spinlog.core import _concat_parts, unread_columns
     from rngcert.collect.spinlog.csv import _ROW_KEYS
 
     name = str(p)
@@ -336,7 +336,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     keys = None
     for _ in range(_RESTARTS):
         try:
-            parts, blank, present = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
+            parts, blank, present, found = _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, _ROW_KEYS, size)
             break
         except NewKey as exc:  # a key first seen in a later block: read again with it (rows without it have None there)
             keys = exc.keys
@@ -349,7 +349,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
     kinds = _join_kinds([pt.get("ts_kinds") for pt in parts])
     part = _concat_parts(parts)
     part["ts_kinds"] = kinds
-    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds)
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, kinds) + unread_columns(name, found, columns)
     if encoding != "utf-8":
         part["notes"] = list(part["notes"]) + [f"{name}: not valid UTF-8; read as latin-1"]
     part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part.get("colindex", {}), table or Path(name).stem)
@@ -362,7 +362,7 @@ def _read_jsonl_streaming(p: Path, wheel, columns, *, data: bytes | None = None,
 
 def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_keys, size=None):
     """One read of :func:`_read_jsonl_streaming`: ``(parts, blank lines, (table, spin id) of the lines rejected before their
-    fields were read)``. ``keys``: the file's keys
+    fields were read, the file's keys)``. ``keys``: the file's keys
     when known (None: the first block's). Raises :class:`NewKey` with the keys known so far when
     a block names one more, and :class:`_NeedExact` when a block is not one the streamed read can
     prove equal to the whole-file read (no object in the first block, a column the whole file has
@@ -408,4 +408,4 @@ def _stream_blocks(p, data, name, encoding, keys, wheel, columns, consume, row_k
             parts.append(out)
         if size is not None:  # (grown or cut since hashed: the rows would not be those of the SHA-256 reported)
             csvstream._same_size(fh, name, SimpleNamespace(size=size))
-    return parts, blank, present
+    return parts, blank, present, keys

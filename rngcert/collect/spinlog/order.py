@@ -675,8 +675,43 @@ def _assemble_tables(parts, key, pool, notes, repeat_notes=None) -> dict[str, Ta
             elif txt is not None and not pool:
                 unsplit = prefixed_numbers(extra_text.get(str(t), []) + extra_text.get(None, []), txt[1])
                 _text_gaps(tnotes, id_txt, txt, np.concatenate([all_idx, tabless_rows]), unsplit)
+            elif not pool:
+                tnotes.extend(_two_shapes(cat["spin_id"], all_idx, parts))
         tables[str(t)] = ts_
     return tables
+
+
+def _two_shapes(spin_id, rows: np.ndarray, parts) -> list[str]:
+    """The note of a table whose text spin ids are mostly one prefix and a number (``R1200``) but not all (``abc``, ``R2.5``,
+    ``r7``): they are read as labels, so their gaps are not counted; the note names the first id of the other shape with
+    its file and line (case c06: a bad id is named). ``rows``: the table's rows (rejected ones too) in the files joined
+    in order. Empty for ids of one shape, or mostly of another."""
+    import re
+    from collections import Counter
+
+    from rngcert.collect.spinids import PREFIXED_ID
+
+    codes, labels = spin_id
+    codes = np.asarray(codes, dtype=np.int64)
+    codes = np.where(codes[rows] < 0, len(labels), codes[rows])
+    text = np.array([t or "" for t in labels] + [""], dtype=object)[codes]
+    prefix_u = [m.group("prefix") if (m := re.fullmatch(PREFIXED_ID, t or "")) else None for t in labels] + [None]
+    common = Counter(prefix_u[c] for c in codes.tolist()).most_common()
+    prefix = next((p for p, _ in common if p is not None), None)
+    shaped_u = np.array([p is not None and p == prefix for p in prefix_u])[codes]
+    have = text != ""
+    n, k = int(have.sum()), int(shaped_u.sum())
+    if not 0 < n - k < k:
+        return []
+    odd = np.flatnonzero(have & ~shaped_u)
+    ends = np.cumsum([pt["pos"].size for pt in parts])
+    row = int(rows[odd[0]])
+    i = int(np.searchsorted(ends, row, side="right"))
+    where = f"{parts[i]['name']}:{int(parts[i]['lines'][row - (int(ends[i - 1]) if i else 0)])}"
+    examples = ", ".join(text[np.flatnonzero(shaped_u)[:2]].tolist())
+    other = f"{text[odd[0]]!r} ({where}) is not" if odd.size == 1 else f"{odd.size} are not (the first: {text[odd[0]]!r}, {where})"
+    return [f"spin ids of two shapes: {k} of {n} are {prefix} and a number ({examples}, ...), {other}: all are read as labels "
+            "(repeats are checked, gaps are not)"]
 
 
 def _text_gaps(tnotes: list, id_txt, txt: tuple, rows: np.ndarray, unsplit: np.ndarray) -> None:

@@ -15,7 +15,7 @@ from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.capture import _capture_format, _options_iv, _read_capture, _read_feed
 from rngcert.collect.spinlog.columns import _resolve_labels, timestamp_notes
 from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
-from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of
+from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of, unread_columns
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _present_ids, _read_jsonl, _read_jsonl_streaming, _text_of
@@ -380,7 +380,7 @@ def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes:
     part = _process(cols, lines, rej, name, wheel, columns, fieldpos, header, text_codes=text_codes)
     if f == "jsonl":  # (their ids are in the file: not gaps)
         part["extra_ids"], part["extra_text_ids"] = _present_ids(present, "table" in part["colindex"], table or Path(name).stem)
-    part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds"))
+    part["notes"] = list(part["notes"]) + timestamp_notes(name, part.get("ts_kinds")) + unread_columns(name, header, columns)
     if f == "permanence" and decimal_commas(_text_of(data)[0]):
         part["notes"] = list(part["notes"]) + [f"{name}: numbers written with a decimal comma (15,0): read as 15; the comma does not separate spins"]
     if _text_of(data)[1] != "utf-8":  # (the reader decoded it the same way)
