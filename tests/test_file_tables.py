@@ -13,7 +13,7 @@ import pytest
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.collect.spinlog.tablenames import STDIN_NAME, file_tables, same_name_note
 from rngcert.equipment.wheel import load_wheel
-from tests._support import compact_read
+from _support import compact_read
 
 
 def _perm(path, seed, n=3000):

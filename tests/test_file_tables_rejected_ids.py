@@ -7,7 +7,7 @@ import pytest
 
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
-from tests._support import compact_read
+from _support import compact_read
 
 
 def _log(path, bad_line: int | None, n: int = 200, skip=()):
