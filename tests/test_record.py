@@ -411,6 +411,37 @@ def test_a_port_that_never_opens_leaves_no_header_only_log(tmp_path, cli):
     assert len(sessions) == 1 and sessions[-1]["rows_written"] == 0 and sessions[-1]["source"] == "/dev/ttyRNGCERT-NONE"
 
 
+def test_a_log_rotated_while_the_recorder_was_stopped_continues_its_spin_ids(tmp_path):
+    """logrotate renamed the log while the recorder was stopped: the restarted recorder made a new log whose spin ids began
+    at 1 again, repeating the rotated file's (watch across the rotation took them for repeats or conflicts; a store of both
+    files used neither result). OUT.json keeps each session's last row: the ids continue after it, said; after a session
+    that did not end (a crash) that is not known, and said."""
+    import json
+
+    text = shared_file(*SS2).read_text()
+    lines = text.splitlines(keepends=True)
+    part1, part2 = tmp_path / "part1.log", tmp_path / "part2.log"
+    part1.write_text("".join(lines[:250]))
+    part2.write_text("".join(lines[250:]))
+    out = tmp_path / "w.csv"
+    record(str(part1), out, PROTO)
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2"]
+    os.rename(out, tmp_path / "w.csv.1")
+    events = []
+    st = record(str(part2), out, PROTO, on_event=events.append)
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["spin_id"], r["game"]) for r in rows] == [("3", "013"), ("4", "014"), ("5", "015"), ("6", "016"), ("7", "017")]
+    assert any("wrote up to spin 2 (game 012): spin ids continue after it" in e for e in events) and st.spins == 5
+    meta = json.loads((tmp_path / "w.csv.json").read_text())
+    assert meta["sessions"][-1]["last_row"] == {"spin_id": 7, "game": 17, "result": "", "void": True}
+    del meta["sessions"][-1]["ended_utc"]  # the last session crashed
+    (tmp_path / "w.csv.json").write_text(json.dumps(meta))
+    os.rename(out, tmp_path / "w.csv.2")
+    events.clear()
+    record(str(part1), out, PROTO, on_event=events.append)
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2"] and any("did not end (a crash)" in e for e in events)
+
+
 def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path, cli):
     from rngcert.simulate.protocol import protocol_lines, write_protocol
     from rngcert.stats.alternatives import WheelBias, position_probabilities

@@ -543,6 +543,8 @@ class RecordStats:
     reconnects: int = 0
     #: the source was opened at least once in this session
     opened: bool = False
+    #: the last row written (``spin_id``, ``game``, ``result``, ``void``), kept in ``LOG.json`` at the session's end
+    last_row: dict | None = None
     notes: list[str] = field(default_factory=list)
     #: the game numbers' jumps and steps back among the rows written, in order: dicts with ``spin_id``, ``game``,
     #: ``after_game``, ``missing`` (games missing by their numbers; 0 for a step back) and ``first_missing``,
@@ -627,6 +629,8 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         st.notes.append(n)
     writer.notes.clear()
     side_created = not Path(str(out) + ".json").exists()
+    if writer.created and writer.last is None:  # a new log beside the provenance of earlier sessions: rotated away or removed
+        writer.last = _after_earlier_sessions(Path(out), proto, say, st)
     for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
         say(n)
         st.notes.append(n)
@@ -662,6 +666,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             writer.write(s)
             st.spins += 1
             st.void += int(s.void)
+            st.last_row = {"spin_id": s.spin_id, "game": s.game, "result": s.result, "void": s.void}
             if s.missing or s.back:
                 _number_step(st, s, proto, say)
             if on_spin:
@@ -748,9 +753,47 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         writer.close()
         if not st.opened and writer.created:  # nothing was read: the files this session made are not left behind
             _remove_unopened(Path(out), writer.rejects_created, side_created, say)
-        else:
+        if st.opened or not writer.created or not side_created:
             _end_session(Path(out), st, say)
     return st
+
+
+def _after_earlier_sessions(out: Path, proto: Protocol, say, st: RecordStats) -> tuple | None:
+    """The last row that the earlier sessions of ``OUT.json`` wrote, as ``(spin_id, game, result, void)``, for a log that is
+    new (it was rotated away or removed while the recorder was stopped): its spin ids continue after that row instead of
+    starting again at 1 (a watch across the rotation took the new 1, 2, ... for repeats or conflicts of the old ones, and
+    a store of both files used neither result), and the games played meanwhile are found by their numbers. None (said)
+    when the last session that wrote rows did not end (a crash: how far it wrote is not known), or there is none."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        sessions = json.loads(side.read_text(encoding="utf-8")).get("sessions", []) if side.exists() else []
+    except (OSError, ValueError, AttributeError):
+        return None  # (kept aside and said by _note_session)
+    for ses in reversed([x for x in sessions if isinstance(x, dict)]):
+        row = ses.get("last_row")
+        if "ended_utc" not in ses:
+            text = (f"{out} is new, and the last session in {side} (started {ses.get('started_utc')}) did not end (a crash): how "
+                    "far it wrote is not known, so spin ids start at 1 again and may repeat those of the earlier log: check it")
+        elif not ses.get("rows_written"):
+            continue
+        elif isinstance(row, dict):
+            try:
+                last = (int(row["spin_id"]), int(row["game"]), str(row["result"]), bool(row["void"]))
+            except (KeyError, TypeError, ValueError):
+                return None
+            text = (f"{out} is new (rotated away or removed since the last session), and {side} says this log's earlier sessions "
+                    f"wrote up to spin {last[0]} (game {last[1]:0{proto.game_digits}d}): spin ids continue after it")
+            say(text)
+            st.notes.append(text)
+            return last
+        else:
+            return None  # (a session of a version that did not keep its last row)
+        say(text)
+        st.notes.append(text)
+        return None
+    return None
 
 
 def _remove_unopened(out: Path, rejects: bool, side: bool, say) -> None:
@@ -898,7 +941,8 @@ def _end_session(out: Path, st: RecordStats, say) -> None:
         meta = json.loads(side.read_text(encoding="utf-8"))
         meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
                                      "rejected": st.rejected, "disconnects": st.disconnects,
-                                     "games_missing": sum(d["missing"] for d in st.number_steps), "game_number_steps": st.number_steps})
+                                     "games_missing": sum(d["missing"] for d in st.number_steps), "game_number_steps": st.number_steps,
+                                     **({"last_row": st.last_row} if st.last_row else {})})
         _write_whole(side, meta)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
         say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")
