@@ -796,6 +796,31 @@ def _after_earlier_sessions(out: Path, proto: Protocol, say, st: RecordStats) ->
     return None
 
 
+def resumed_after(log: Path) -> set[int]:
+    """The spin ids after which a session of ``rngcert record`` resumed writing ``log`` (``LOG.json`` beside it; empty when
+    there is none or it cannot be read).
+
+    A jump of the spin ids right after such an id is the recorder's restart: the games played while it was stopped, found
+    by the controller's game numbers and left out of the ids, not a file that ``watch`` never read.
+
+    Parameters
+    ----------
+    log : Path
+        The spin log.
+
+    Returns
+    -------
+    set of int
+    """
+    import json
+
+    try:
+        sessions = json.loads(Path(str(log) + ".json").read_text(encoding="utf-8")).get("sessions", [])
+        return {int(x["resumed_after_spin"]) for x in sessions if isinstance(x, dict) and x.get("resumed_after_spin") is not None}
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return set()
+
+
 def _remove_unopened(out: Path, rejects: bool, side: bool, say) -> None:
     """A session that never opened its source (``--max-wait`` gave up, or it was stopped while waiting for the port) and
     that made a new log: the log (its header only), its rejects file and ``OUT.json`` made by this session are removed, so
