@@ -605,6 +605,24 @@ def test_a_capture_file_with_a_byte_order_mark(tmp_path, cli):
     assert any("check --protocol" in e for e in events) and not any("--baud" in e for e in events)
 
 
+def test_a_byte_order_mark_split_across_reads_is_read_past(tmp_path, monkeypatch):
+    """A stream whose reads give one byte at a time (a serial port at 9600 baud can): the byte-order mark was stripped only
+    when the first read began with all three of its bytes, so the first line was rejected as 'not a message'."""
+    from rngcert.collect.record import Source
+
+    def one_byte(self):
+        data = self.h.read(1)
+        self.ended = not data
+        return data
+
+    text = "\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n"
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    monkeypatch.setattr(Source, "read", one_byte)
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    assert (st.lines, st.spins, st.rejected) == (16, 2, 0) and st.bytes == len(cap.read_bytes())
+
+
 def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path, cli):
     """`rngcert record capture.log --out spins.csv` run twice (or again after the capture grew) resumed the log and wrote
     every game of the capture again as new spins (14 rows from 7 games: 12 results where the wheel gave 6), exit 0. The

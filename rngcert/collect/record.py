@@ -724,17 +724,17 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                     break
                 continue
             last_byte = time.monotonic()
-            if not st.bytes and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line
-                data = data[3:]
-                st.bytes += 3
             st.bytes += len(data)
             raw, partial, after_cr = take_lines(partial + data, after_cr)
             if not raw:
                 continue
+            if not st.lines and raw[0].startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line (whatever
+                raw[0] = raw[0][3:]  # the reads its bytes came in: a serial port may give one byte at a time)
             lines = b"\n".join(raw).decode(proto.encoding, errors="replace").split("\n")
             st.lines += len(lines)
             emit(*dec.feed(lines))
         if partial and src.ended:  # the stream ended inside a line: the line is read as it is
+            partial = partial[3:] if not st.lines and partial.startswith(b"\xef\xbb\xbf") else partial
             st.lines += 1
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
         elif partial and idle:  # the controller went silent inside a line: a truncated message
