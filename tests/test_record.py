@@ -623,6 +623,29 @@ def test_a_byte_order_mark_split_across_reads_is_read_past(tmp_path, monkeypatch
     assert (st.lines, st.spins, st.rejected) == (16, 2, 0) and st.bytes == len(cap.read_bytes())
 
 
+def test_a_stream_without_line_ends_is_rejected_as_it_arrives_not_kept(tmp_path, monkeypatch):
+    """Bytes that never end a line (wrong line settings, noise): every read was added to the unfinished line, kept whole in
+    memory (and copied at each read) for as long as the recording ran. Beyond MAX_LINE bytes it is rejected as it arrives,
+    with its reason; the games before and after it are read."""
+    from rngcert.collect import record as rec
+
+    monkeypatch.setattr(rec, "MAX_LINE", 100, raising=False)
+    def chunks(self):
+        data = self.h.read(64)
+        self.ended = not data
+        return data
+
+    text = "\n".join(_game_lines(11, "27")) + "\n" + "\x00" * 1000 + "\n" + "\n".join(_game_lines(12, "5")) + "\n"
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(text.encode())
+    monkeypatch.setattr(rec.Source, "read", chunks)
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    rej = list(csv.DictReader((tmp_path / "w.csv.rejects.csv").open()))
+    assert st.spins == 2 and len(rej) == 8 and all("no line end within 100 bytes" in r["reason"] for r in rej[:-1])
+    assert rej[-1]["reason"].startswith("not a message of protocol") and sum(len(r["text"]) for r in rej) == 1000
+    assert [r["result"] for r in csv.DictReader((tmp_path / "w.csv").open())] == ["27", "5"]
+
+
 def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path, cli):
     """`rngcert record capture.log --out spins.csv` run twice (or again after the capture grew) resumed the log and wrote
     every game of the capture again as new spins (14 rows from 7 games: 12 results where the wheel gave 6), exit 0. The

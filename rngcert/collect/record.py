@@ -53,6 +53,9 @@ from rngcert.collect.protocol import Games, LineReject, _strs, decode
 from rngcert.equipment.protocol import Protocol
 from rngcert.errors import InputError, StorageError, Terminated
 
+#: Longest line read from a stream (bytes): a longer run without a line end is rejected as it arrives, not kept growing.
+MAX_LINE = 1 << 16
+
 #: Columns of the recorded spin log, in order (``table`` is added when a table is named).
 COLUMNS = ("spin_id", "game", "timestamp", "result", "void", "void_reason", "direction", "rotor_speed")
 
@@ -726,6 +729,10 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             last_byte = time.monotonic()
             st.bytes += len(data)
             raw, partial, after_cr = take_lines(partial + data, after_cr)
+            if len(partial) > MAX_LINE:  # no line end for that long: wrong line settings or protocol, or noise (memory bounded)
+                _reject_cut(dec, emit, st, partial, proto, f"no line end within {MAX_LINE:,} bytes ({len(partial):,} so far): not a "
+                            "message (wrong line settings or protocol, or noise on the line); the bytes up to the next line end follow as a line")
+                partial = b""
             if not raw:
                 continue
             if not st.lines and raw[0].startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line (whatever
