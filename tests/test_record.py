@@ -712,6 +712,29 @@ def test_a_log_rotated_while_recording_goes_on_in_a_new_file_at_its_path(tmp_pat
     assert any("renamed or deleted" in n and "spin 2" in n for n in w.notes)
 
 
+def test_a_log_copy_truncated_while_recording_goes_on_with_its_header(tmp_path):
+    """logrotate's copytruncate (copy the log, then empty it in place) while recording: a new log was written at the offset
+    the file had had (a hole of NUL bytes, then the rows, no header: certify and watch read no spin log), a resumed one
+    from byte 0 without its header. The log is appended to, and a header is written again into the emptied file, said."""
+    import shutil
+
+    out, events = tmp_path / "w.csv", []
+
+    def rotate_once(s):
+        if s.spin_id == 2:
+            shutil.copy(out, tmp_path / "w.csv.1")
+            os.truncate(out, 0)
+
+    record(str(shared_file(*SS2)), out, PROTO, on_spin=rotate_once, on_event=events.append)
+    text = out.read_bytes()
+    assert text.startswith(b"spin_id,game,result,") and b"\x00" not in text
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["3", "4", "5", "6", "7"]
+    assert [r["spin_id"] for r in csv.DictReader((tmp_path / "w.csv.1").open())] == ["1", "2"]
+    assert any("emptied while recording (a copy-truncate rotation)" in e and "spin 3 and later" in e for e in events)
+    log = read_spin_log(out, load_wheel("european"))
+    assert (log.accepted, log.void) == (4, 1)
+
+
 def test_a_capture_without_timestamps_gives_no_times(tmp_path, cli):
     """A capture file without the capture program's timestamps (ss2: bare messages) says nothing of when its games ran:
     every row took the time the file was read (all 7 at one instant of the day it was recorded), and a certification of

@@ -328,7 +328,7 @@ class SpinLogWriter:
                 self.fh = open(p, "a", encoding="utf-8", newline="")
             else:
                 p.parent.mkdir(parents=True, exist_ok=True)
-                self.fh = open(p, "w", encoding="utf-8", newline="")
+                self.fh = open(p, "a", encoding="utf-8", newline="")  # (appending: after a copy-truncate, rows go on at its end)
                 self.fh.write(",".join(self.columns) + "\n")
                 self._sync()
         except OSError as exc:
@@ -389,8 +389,12 @@ class SpinLogWriter:
                           f"new {self.path}")
 
     def write(self, s: Spin) -> None:
-        """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation."""
+        """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation, and writes the
+        header again in a log emptied under it (logrotate's copytruncate)."""
         self._follow_path(s.spin_id)
+        if self._emptied(self.fh, ",".join(self.columns)):
+            self.notes.append(f"{self.path} was emptied while recording (a copy-truncate rotation): its header is written again, "
+                              f"spin {s.spin_id} and later follow it")
         buf = io.StringIO()
         cells = {"spin_id": s.spin_id, "game": f"{s.game:03d}", "timestamp": s.timestamp, "result": s.result,
                  "void": "true" if s.void else "false", "void_reason": s.void_reason, "direction": s.direction,
@@ -405,10 +409,24 @@ class SpinLogWriter:
             raise StorageError(f"{self.path}: cannot append spin {s.spin_id}: {exc.strerror or exc}") from None
 
     def reject(self, r: LineReject, when: str) -> None:
+        self._emptied(self.rej, "received_utc,line,column,reason,text")
         buf = io.StringIO()
         csvsafe.writer(buf, lineterminator="\n").writerow([when, r.line, r.column, r.reason, r.text])  # a line from the wire as text: `=...` is not run
         self.rej.write(buf.getvalue())
         self.rej.flush()
+
+    @staticmethod
+    def _emptied(fh, header: str) -> bool:
+        """The file was emptied under ``fh`` (every row written is flushed, so size 0 means truncated): its header written
+        again (the file is appended to, so that it begins at byte 0, not after a hole of the old size). True when it was."""
+        try:
+            if os.fstat(fh.fileno()).st_size:
+                return False
+            fh.write(header + "\n")
+            fh.flush()
+        except OSError:  # pragma: no cover - the write that follows says why
+            return False
+        return True
 
     def _sync(self) -> None:
         self.fh.flush()
