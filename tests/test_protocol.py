@@ -529,3 +529,39 @@ def test_a_stray_state_message_in_the_result_state_is_rejected_and_the_row_is_wr
     assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
     conflict = [n for n in live.notes if n.startswith("CONFLICT")]
     assert len(conflict) == (repeat != "17") and all("game 002 (spin 2) was written with result 17" in n for n in conflict), live.notes
+
+
+@pytest.mark.parametrize("stray, at", [
+    ("*X;3;999;  ;0;150;1", 4),  # another game number, twice, before the result
+    ("*X;1;002;  ;0;150;1", 4),  # the game's state gone back, twice
+    ("*X;6;002;  ;0;000;0", 4),  # the table closed for two messages
+    ("*X;5;002;33;0;150;1", 4),  # a state garbled into the result state, twice: 33 was counted as a game beside 17
+    ("*X;2;999;  ;0;150;1", 7),  # another game number, twice, while the result state repeats
+])
+def test_one_stray_state_message_repeated_is_rejected_not_phantom_games(stray, at):
+    """The same stray message twice in a row (repeated 0.5 s later) inside a running game: the second was judged against
+    the first, so neither was taken for a stray: the game was cut in two void spins beside the stray's own (with a jump of
+    996 games and a step back), or 33 and 17 were both counted. Both lines are rejected now, naming the lines around the
+    pair, and the game is one spin, live as whole. Two different messages in a row stay as they were (a game that closed
+    and the next that began with its number would look the same)."""
+    from rngcert.collect.record import LiveDecoder
+
+    g2 = _game(2, "17", repeats=4)
+    lines = _game(1, "7") + g2[:at] + [stray, stray] + g2[at:] + _game(3, "5")
+    first = len(_game(1, "7")) + at + 1  # the first stray's line
+    a, no, _ = proto_mod.split_lines(("\n".join(lines) + "\n").encode())
+    proto = load_protocol("slingshot2")
+    dec = proto_mod.decode(a, no, proto, "c")
+    g = dec.games
+    assert g.game.tolist() == [1, 2, 3] and g.result.tolist() == ["7", "17", "5"] and not g.void.any()
+    assert g.spin_id.tolist() == [1, 2, 3] and not g.missing.any() and not g.back.any()
+    assert [(r.line, r.column) for r in dec.rejected] == [(first, "state"), (first + 1, "state")]
+    assert all(f"(lines {first - 1} and {first + 2}," in r.reason and "one of two stray" in r.reason for r in dec.rejected)
+    live, got, rej = LiveDecoder(proto), [], []
+    for ln in lines:
+        s, r = live.feed([ln])
+        got += s
+        rej += r
+    got += live.stop()
+    assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
+    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]

@@ -411,6 +411,37 @@ def test_a_port_that_never_opens_leaves_no_header_only_log(tmp_path, cli):
     assert len(sessions) == 1 and sessions[-1]["rows_written"] == 0 and sessions[-1]["source"] == "/dev/ttyRNGCERT-NONE"
 
 
+def test_a_log_rotated_while_the_recorder_was_stopped_continues_its_spin_ids(tmp_path):
+    """logrotate renamed the log while the recorder was stopped: the restarted recorder made a new log whose spin ids began
+    at 1 again, repeating the rotated file's (watch across the rotation took them for repeats or conflicts; a store of both
+    files used neither result). OUT.json keeps each session's last row: the ids continue after it, said; after a session
+    that did not end (a crash) that is not known, and said."""
+    import json
+
+    text = shared_file(*SS2).read_text()
+    lines = text.splitlines(keepends=True)
+    part1, part2 = tmp_path / "part1.log", tmp_path / "part2.log"
+    part1.write_text("".join(lines[:250]))
+    part2.write_text("".join(lines[250:]))
+    out = tmp_path / "w.csv"
+    record(str(part1), out, PROTO)
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2"]
+    os.rename(out, tmp_path / "w.csv.1")
+    events = []
+    st = record(str(part2), out, PROTO, on_event=events.append)
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["spin_id"], r["game"]) for r in rows] == [("3", "013"), ("4", "014"), ("5", "015"), ("6", "016"), ("7", "017")]
+    assert any("wrote up to spin 2 (game 012): spin ids continue after it" in e for e in events) and st.spins == 5
+    meta = json.loads((tmp_path / "w.csv.json").read_text())
+    assert meta["sessions"][-1]["last_row"] == {"spin_id": 7, "game": 17, "result": "", "void": True}
+    del meta["sessions"][-1]["ended_utc"]  # the last session crashed
+    (tmp_path / "w.csv.json").write_text(json.dumps(meta))
+    os.rename(out, tmp_path / "w.csv.2")
+    events.clear()
+    record(str(part1), out, PROTO, on_event=events.append)
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["1", "2"] and any("did not end (a crash)" in e for e in events)
+
+
 def test_record_watch_alarms_on_a_biased_wheel_and_not_on_a_fair_one(tmp_path, cli):
     from rngcert.simulate.protocol import protocol_lines, write_protocol
     from rngcert.stats.alternatives import WheelBias, position_probabilities
@@ -574,6 +605,47 @@ def test_a_capture_file_with_a_byte_order_mark(tmp_path, cli):
     assert any("check --protocol" in e for e in events) and not any("--baud" in e for e in events)
 
 
+def test_a_byte_order_mark_split_across_reads_is_read_past(tmp_path, monkeypatch):
+    """A stream whose reads give one byte at a time (a serial port at 9600 baud can): the byte-order mark was stripped only
+    when the first read began with all three of its bytes, so the first line was rejected as 'not a message'."""
+    from rngcert.collect.record import Source
+
+    def one_byte(self):
+        data = self.h.read(1)
+        self.ended = not data
+        return data
+
+    text = "\n".join(_game_lines(11, "27") + _game_lines(12, "5")) + "\n"
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    monkeypatch.setattr(Source, "read", one_byte)
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    assert (st.lines, st.spins, st.rejected) == (16, 2, 0) and st.bytes == len(cap.read_bytes())
+
+
+def test_a_stream_without_line_ends_is_rejected_as_it_arrives_not_kept(tmp_path, monkeypatch):
+    """Bytes that never end a line (wrong line settings, noise): every read was added to the unfinished line, kept whole in
+    memory (and copied at each read) for as long as the recording ran. Beyond MAX_LINE bytes it is rejected as it arrives,
+    with its reason; the games before and after it are read."""
+    from rngcert.collect import record as rec
+
+    monkeypatch.setattr(rec, "MAX_LINE", 100, raising=False)
+    def chunks(self):
+        data = self.h.read(64)
+        self.ended = not data
+        return data
+
+    text = "\n".join(_game_lines(11, "27")) + "\n" + "\x00" * 1000 + "\n" + "\n".join(_game_lines(12, "5")) + "\n"
+    cap = tmp_path / "cap.log"
+    cap.write_bytes(text.encode())
+    monkeypatch.setattr(rec.Source, "read", chunks)
+    st = record(str(cap), tmp_path / "w.csv", PROTO)
+    rej = list(csv.DictReader((tmp_path / "w.csv.rejects.csv").open()))
+    assert st.spins == 2 and len(rej) == 8 and all("no line end within 100 bytes" in r["reason"] for r in rej[:-1])
+    assert rej[-1]["reason"].startswith("not a message of protocol") and sum(len(r["text"]) for r in rej) == 1000
+    assert [r["result"] for r in csv.DictReader((tmp_path / "w.csv").open())] == ["27", "5"]
+
+
 def test_recording_the_same_capture_file_twice_into_one_log_is_refused(tmp_path, cli):
     """`rngcert record capture.log --out spins.csv` run twice (or again after the capture grew) resumed the log and wrote
     every game of the capture again as new spins (14 rows from 7 games: 12 results where the wheel gave 6), exit 0. The
@@ -638,6 +710,29 @@ def test_a_log_rotated_while_recording_goes_on_in_a_new_file_at_its_path(tmp_pat
     assert [r["spin_id"] for r in csv.DictReader((tmp_path / "rot.csv.1").open())] == ["1"]
     assert [r["spin_id"] for r in csv.DictReader(log.open())] == ["2"]
     assert any("renamed or deleted" in n and "spin 2" in n for n in w.notes)
+
+
+def test_a_log_copy_truncated_while_recording_goes_on_with_its_header(tmp_path):
+    """logrotate's copytruncate (copy the log, then empty it in place) while recording: a new log was written at the offset
+    the file had had (a hole of NUL bytes, then the rows, no header: certify and watch read no spin log), a resumed one
+    from byte 0 without its header. The log is appended to, and a header is written again into the emptied file, said."""
+    import shutil
+
+    out, events = tmp_path / "w.csv", []
+
+    def rotate_once(s):
+        if s.spin_id == 2:
+            shutil.copy(out, tmp_path / "w.csv.1")
+            os.truncate(out, 0)
+
+    record(str(shared_file(*SS2)), out, PROTO, on_spin=rotate_once, on_event=events.append)
+    text = out.read_bytes()
+    assert text.startswith(b"spin_id,game,result,") and b"\x00" not in text
+    assert [r["spin_id"] for r in csv.DictReader(out.open())] == ["3", "4", "5", "6", "7"]
+    assert [r["spin_id"] for r in csv.DictReader((tmp_path / "w.csv.1").open())] == ["1", "2"]
+    assert any("emptied while recording (a copy-truncate rotation)" in e and "spin 3 and later" in e for e in events)
+    log = read_spin_log(out, load_wheel("european"))
+    assert (log.accepted, log.void) == (4, 1)
 
 
 def test_a_capture_without_timestamps_gives_no_times(tmp_path, cli):

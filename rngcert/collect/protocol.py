@@ -341,9 +341,11 @@ def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
     a state not lower; or the game's own result state between two messages before its result (a garbled state: its
     number was counted beside the real one). Before the result such a line cut the game in two, each part a void spin beside the stray's own
     (two phantom void spins for one game); in the result state it made a phantom void game and its repeats rejected, or
-    (closed) a second game with the same result. It is rejected with the lines around it. Decided by the message after
-    it: a stream's game without its result waits for that message before it is written void (:func:`_settled`); one with
-    its result is written at once."""
+    (closed) a second game with the same result. It is rejected with the lines around it. Two such messages in a row (a
+    stray line repeated 0.5 s later: :func:`_stray_pairs`) are rejected the same way, both judged against the messages
+    around the pair (the same message twice; two different ones are not). Decided by the message after them: a stream's
+    game without its result waits for it (up to two messages) before it is written void (:func:`_settled`); one with its
+    result is written at once."""
     keep = np.ones(S.size, dtype=bool)
     idx = np.flatnonzero(ok)
     if idx.size < 3:
@@ -357,14 +359,38 @@ def _not_stray_between(S: np.ndarray, G: np.ndarray, L: np.ndarray, rows: np.nda
     ends |= (m == rs) & (g[1:-1] == g[:-2]) & (b < rs)  # the result state between two messages before it: its number is no result
     flag = np.r_[False, around & ends, False]
     flag[1:] &= ~flag[:-1]  # a stray is one message: the one after it is judged against the message before the stray
-    bad = np.flatnonzero(flag)
+    pair = _stray_pairs(s, g, closed, proto) & ~flag[:-3] & ~flag[1:-2] & ~flag[2:-1] if s.size >= 4 else np.zeros(0, bool)
+    pair[1:] &= ~pair[:-1]
+    pair[2:] &= ~pair[:-2]
+    two = np.flatnonzero(pair)  # messages two + 1 and two + 2: strays between two and two + 3
+    flag[two + 3] = False  # (the message after a pair is the game's own: judged against the second stray, it looked like one)
+    one = np.flatnonzero(flag)
+    bad, a, b = np.r_[one, two + 1, two + 2], np.r_[one - 1, two, two], np.r_[one + 1, two + 3, two + 3]
     if bad.size:
         d = proto.game_digits
-        reject(rows[idx[bad]], "state", [f"game {int(g[i]):0{d}d} in state {int(s[i])} between two messages of game {int(g[i - 1]):0{d}d} "
-                                         f"(lines {int(L[idx[i - 1]])} and {int(L[idx[i + 1]])}, state {int(s[i - 1])} then {int(s[i + 1])}) "
-                                         "up to its result: a stray or garbled message; line rejected, the game goes on" for i in bad.tolist()])
+        what = ["a stray or garbled message"] * one.size + ["one of two stray or garbled messages in a row"] * (2 * two.size)
+        reject(rows[idx[bad]], "state", [f"game {int(g[i]):0{d}d} in state {int(s[i])} between two messages of game {int(g[j]):0{d}d} "
+                                         f"(lines {int(L[idx[j]])} and {int(L[idx[k]])}, state {int(s[j])} then {int(s[k])}) up to its result: "
+                                         f"{w}; line rejected, the game goes on" for i, j, k, w in zip(bad.tolist(), a.tolist(), b.tolist(), what)])
         keep[idx[bad]] = False
     return keep
+
+
+def _stray_pairs(s: np.ndarray, g: np.ndarray, closed: np.ndarray, proto: Protocol) -> np.ndarray:
+    """For each message ``i`` (but the last three): messages ``i + 1`` and ``i + 2`` are one stray message repeated (the
+    same game number and state, 0.5 s later) between ``i`` and ``i + 3`` of the game running up to its result
+    (:func:`_not_stray_between`'s rule, each judged against the message before the pair). Two different messages are not
+    taken for strays: a game that closed (or went back) and the next that began with its number would be taken for one."""
+    rs = proto.result_state
+    a, b, ga = s[:-3], s[3:], g[:-3]
+    around = (ga == g[3:]) & ~closed[:-3] & ~closed[3:] & (a <= rs) & (b >= a)
+
+    def ends(k: int) -> np.ndarray:
+        m, gm = s[k:s.size - 3 + k], g[k:g.size - 3 + k]
+        return (((gm != ga) | (m < a) | closed[k:closed.size - 3 + k]) & (m != rs)) | ((m == rs) & (gm == ga) & (b < rs))
+
+    same = (g[1:-2] == g[2:-1]) & (s[1:-2] == s[2:-1])  # one stray repeated: a game closed, then the next with its number, is no pair
+    return around & same & ends(1) & ends(2)
 
 
 def _segment(S: np.ndarray, G: np.ndarray, proto: Protocol) -> SimpleNamespace:
@@ -520,12 +546,12 @@ def _void_no_result(voids: _Voids, g: SimpleNamespace, S, L, rows, proto: Protoc
 
 
 def _settled(g: SimpleNamespace, S: np.ndarray, final: bool) -> np.ndarray:
-    """False for the games of a stream that the last state message so far ended: that message may be a stray
+    """False for the games of a stream that one of the last two state messages so far ended: it may be a stray (or the first of two)
     (:func:`_not_stray_between`, decided by the message after it). Such a game without its result is not decided yet (a
     game with its result is: watch counts it at once); a live reader keeps the lines of both until the next message."""
     if final or not g.ng:
         return np.ones(g.ng, dtype=bool)
-    return ~(g.has_end & (g.end == S.size - 1))
+    return ~(g.has_end & (g.end >= S.size - 2))  # (two strays in a row: decided by the message after the second)
 
 
 def _timestamps(ts_text, has_prefix: np.ndarray, decided_row: np.ndarray, proto: Protocol, ng: int):

@@ -53,6 +53,9 @@ from rngcert.collect.protocol import Games, LineReject, _strs, decode
 from rngcert.equipment.protocol import Protocol
 from rngcert.errors import InputError, StorageError, Terminated
 
+#: Longest line read from a stream (bytes): a longer run without a line end is rejected as it arrives, not kept growing.
+MAX_LINE = 1 << 16
+
 #: Columns of the recorded spin log, in order (``table`` is added when a table is named).
 COLUMNS = ("spin_id", "game", "timestamp", "result", "void", "void_reason", "direction", "rotor_speed")
 
@@ -325,7 +328,7 @@ class SpinLogWriter:
                 self.fh = open(p, "a", encoding="utf-8", newline="")
             else:
                 p.parent.mkdir(parents=True, exist_ok=True)
-                self.fh = open(p, "w", encoding="utf-8", newline="")
+                self.fh = open(p, "a", encoding="utf-8", newline="")  # (appending: after a copy-truncate, rows go on at its end)
                 self.fh.write(",".join(self.columns) + "\n")
                 self._sync()
         except OSError as exc:
@@ -386,8 +389,12 @@ class SpinLogWriter:
                           f"new {self.path}")
 
     def write(self, s: Spin) -> None:
-        """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation."""
+        """Append one decided game (flushed, fsync'ed for a live source); follows the path after a rotation, and writes the
+        header again in a log emptied under it (logrotate's copytruncate)."""
         self._follow_path(s.spin_id)
+        if self._emptied(self.fh, ",".join(self.columns)):
+            self.notes.append(f"{self.path} was emptied while recording (a copy-truncate rotation): its header is written again, "
+                              f"spin {s.spin_id} and later follow it")
         buf = io.StringIO()
         cells = {"spin_id": s.spin_id, "game": f"{s.game:03d}", "timestamp": s.timestamp, "result": s.result,
                  "void": "true" if s.void else "false", "void_reason": s.void_reason, "direction": s.direction,
@@ -402,10 +409,24 @@ class SpinLogWriter:
             raise StorageError(f"{self.path}: cannot append spin {s.spin_id}: {exc.strerror or exc}") from None
 
     def reject(self, r: LineReject, when: str) -> None:
+        self._emptied(self.rej, "received_utc,line,column,reason,text")
         buf = io.StringIO()
         csvsafe.writer(buf, lineterminator="\n").writerow([when, r.line, r.column, r.reason, r.text])  # a line from the wire as text: `=...` is not run
         self.rej.write(buf.getvalue())
         self.rej.flush()
+
+    @staticmethod
+    def _emptied(fh, header: str) -> bool:
+        """The file was emptied under ``fh`` (every row written is flushed, so size 0 means truncated): its header written
+        again (the file is appended to, so that it begins at byte 0, not after a hole of the old size). True when it was."""
+        try:
+            if os.fstat(fh.fileno()).st_size:
+                return False
+            fh.write(header + "\n")
+            fh.flush()
+        except OSError:  # pragma: no cover - the write that follows says why
+            return False
+        return True
 
     def _sync(self) -> None:
         self.fh.flush()
@@ -543,6 +564,8 @@ class RecordStats:
     reconnects: int = 0
     #: the source was opened at least once in this session
     opened: bool = False
+    #: the last row written (``spin_id``, ``game``, ``result``, ``void``), kept in ``LOG.json`` at the session's end
+    last_row: dict | None = None
     notes: list[str] = field(default_factory=list)
     #: the game numbers' jumps and steps back among the rows written, in order: dicts with ``spin_id``, ``game``,
     #: ``after_game``, ``missing`` (games missing by their numbers; 0 for a step back) and ``first_missing``,
@@ -627,6 +650,8 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         st.notes.append(n)
     writer.notes.clear()
     side_created = not Path(str(out) + ".json").exists()
+    if writer.created and writer.last is None:  # a new log beside the provenance of earlier sessions: rotated away or removed
+        writer.last = _after_earlier_sessions(Path(out), proto, say, st)
     for n in _note_session(Path(out), proto, source, serial_settings or proto.serial, resumed_after=writer.last, capture=capture):
         say(n)
         st.notes.append(n)
@@ -662,6 +687,7 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
             writer.write(s)
             st.spins += 1
             st.void += int(s.void)
+            st.last_row = {"spin_id": s.spin_id, "game": s.game, "result": s.result, "void": s.void}
             if s.missing or s.back:
                 _number_step(st, s, proto, say)
             if on_spin:
@@ -719,17 +745,21 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
                     break
                 continue
             last_byte = time.monotonic()
-            if not st.bytes and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line
-                data = data[3:]
-                st.bytes += 3
             st.bytes += len(data)
             raw, partial, after_cr = take_lines(partial + data, after_cr)
+            if len(partial) > MAX_LINE:  # no line end for that long: wrong line settings or protocol, or noise (memory bounded)
+                _reject_cut(dec, emit, st, partial, proto, f"no line end within {MAX_LINE:,} bytes ({len(partial):,} so far): not a "
+                            "message (wrong line settings or protocol, or noise on the line); the bytes up to the next line end follow as a line")
+                partial = b""
             if not raw:
                 continue
+            if not st.lines and raw[0].startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark: not part of the first line (whatever
+                raw[0] = raw[0][3:]  # the reads its bytes came in: a serial port may give one byte at a time)
             lines = b"\n".join(raw).decode(proto.encoding, errors="replace").split("\n")
             st.lines += len(lines)
             emit(*dec.feed(lines))
         if partial and src.ended:  # the stream ended inside a line: the line is read as it is
+            partial = partial[3:] if not st.lines and partial.startswith(b"\xef\xbb\xbf") else partial
             st.lines += 1
             emit(*dec.feed([partial.decode(proto.encoding, errors="replace")]))
         elif partial and idle:  # the controller went silent inside a line: a truncated message
@@ -748,9 +778,72 @@ def record(source: str, out: Path, proto: Protocol, *, table: str | None = None,
         writer.close()
         if not st.opened and writer.created:  # nothing was read: the files this session made are not left behind
             _remove_unopened(Path(out), writer.rejects_created, side_created, say)
-        else:
+        if st.opened or not writer.created or not side_created:
             _end_session(Path(out), st, say)
     return st
+
+
+def _after_earlier_sessions(out: Path, proto: Protocol, say, st: RecordStats) -> tuple | None:
+    """The last row that the earlier sessions of ``OUT.json`` wrote, as ``(spin_id, game, result, void)``, for a log that is
+    new (it was rotated away or removed while the recorder was stopped): its spin ids continue after that row instead of
+    starting again at 1 (a watch across the rotation took the new 1, 2, ... for repeats or conflicts of the old ones, and
+    a store of both files used neither result), and the games played meanwhile are found by their numbers. None (said)
+    when the last session that wrote rows did not end (a crash: how far it wrote is not known), or there is none."""
+    import json
+
+    side = out.with_name(out.name + ".json")
+    try:
+        sessions = json.loads(side.read_text(encoding="utf-8")).get("sessions", []) if side.exists() else []
+    except (OSError, ValueError, AttributeError):
+        return None  # (kept aside and said by _note_session)
+    for ses in reversed([x for x in sessions if isinstance(x, dict)]):
+        row = ses.get("last_row")
+        if "ended_utc" not in ses:
+            text = (f"{out} is new, and the last session in {side} (started {ses.get('started_utc')}) did not end (a crash): how "
+                    "far it wrote is not known, so spin ids start at 1 again and may repeat those of the earlier log: check it")
+        elif not ses.get("rows_written"):
+            continue
+        elif isinstance(row, dict):
+            try:
+                last = (int(row["spin_id"]), int(row["game"]), str(row["result"]), bool(row["void"]))
+            except (KeyError, TypeError, ValueError):
+                return None
+            text = (f"{out} is new (rotated away or removed since the last session), and {side} says this log's earlier sessions "
+                    f"wrote up to spin {last[0]} (game {last[1]:0{proto.game_digits}d}): spin ids continue after it")
+            say(text)
+            st.notes.append(text)
+            return last
+        else:
+            return None  # (a session of a version that did not keep its last row)
+        say(text)
+        st.notes.append(text)
+        return None
+    return None
+
+
+def resumed_after(log: Path) -> set[int]:
+    """The spin ids after which a session of ``rngcert record`` resumed writing ``log`` (``LOG.json`` beside it; empty when
+    there is none or it cannot be read).
+
+    A jump of the spin ids right after such an id is the recorder's restart: the games played while it was stopped, found
+    by the controller's game numbers and left out of the ids, not a file that ``watch`` never read.
+
+    Parameters
+    ----------
+    log : Path
+        The spin log.
+
+    Returns
+    -------
+    set of int
+    """
+    import json
+
+    try:
+        sessions = json.loads(Path(str(log) + ".json").read_text(encoding="utf-8")).get("sessions", [])
+        return {int(x["resumed_after_spin"]) for x in sessions if isinstance(x, dict) and x.get("resumed_after_spin") is not None}
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return set()
 
 
 def _remove_unopened(out: Path, rejects: bool, side: bool, say) -> None:
@@ -898,7 +991,8 @@ def _end_session(out: Path, st: RecordStats, say) -> None:
         meta = json.loads(side.read_text(encoding="utf-8"))
         meta["sessions"][-1].update({"ended_utc": utc_now(), "rows_written": st.spins, "void": st.void, "lines": st.lines,
                                      "rejected": st.rejected, "disconnects": st.disconnects,
-                                     "games_missing": sum(d["missing"] for d in st.number_steps), "game_number_steps": st.number_steps})
+                                     "games_missing": sum(d["missing"] for d in st.number_steps), "game_number_steps": st.number_steps,
+                                     **({"last_row": st.last_row} if st.last_row else {})})
         _write_whole(side, meta)
     except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # pragma: no cover - the start of the session was written
         say(f"{side}: this session's counts could not be written ({getattr(exc, 'strerror', None) or exc}); its start is there")

@@ -309,6 +309,13 @@ class LogWatch:
         first, last = (g.first, g.last) if not pre else (f"{pre}{g.first}", f"{pre}{g.last}")  # (text ids: as the log writes them)
         return Event("gap", tname, text=text, detail={"first": first, "last": last, "missing": g.missing, "file": str(self.path), "line": line})
 
+    def _restart_at(self, spin_id: int) -> bool:
+        """``rngcert record`` resumed writing this log after ``spin_id`` (its ``LOG.json``): a jump of the ids there is the
+        games played while it was stopped (a gap of the source, said as one), not a rotation the watch did not see."""
+        from rngcert.collect.record import resumed_after
+
+        return spin_id in resumed_after(self.path)
+
     def _id_gap(self, events: list[Event], tname: str, ids: np.ndarray, line) -> tuple[int, int] | None:
         """Compare the first id counted after a rotation with the last one before it (see ``lost``),
         then remember the last id and the step the ids went up by. Returns ``(last id, first id)``
@@ -319,7 +326,7 @@ class LogWatch:
         tail = self._tail.get(tname)
         if tname in self._after_rotation:
             self._after_rotation.discard(tname)
-            if tail is not None and tail[1] > 0 and tail[2] >= 2 and int(ids[0]) > tail[0] + tail[1]:
+            if tail is not None and tail[1] > 0 and tail[2] >= 2 and int(ids[0]) > tail[0] + tail[1] and not self._restart_at(tail[0]):
                 missing = (int(ids[0]) - tail[0]) // tail[1] - 1
                 pre = self._id_prefix.get(tname, "")
                 text = (f"{self.path}:{int(line[0])}: table {tname}: the first spin_id of the new file after a rotation is {pre}{int(ids[0])}, "
