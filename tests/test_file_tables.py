@@ -9,11 +9,11 @@ import os
 
 import numpy as np
 import pytest
+from _support import compact_read
 
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.collect.spinlog.tablenames import STDIN_NAME, file_tables, same_name_note
 from rngcert.equipment.wheel import load_wheel
-from _support import compact_read
 
 
 def _perm(path, seed, n=3000):

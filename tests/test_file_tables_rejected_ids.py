@@ -4,10 +4,10 @@ the file's table is when two files share a name (``d1/log``, ``d2/log``): the tw
 from __future__ import annotations
 
 import pytest
+from _support import compact_read
 
 from rngcert.collect.spinlog import read_spin_log
 from rngcert.equipment.wheel import load_wheel
-from _support import compact_read
 
 
 def _log(path, bad_line: int | None, n: int = 200, skip=()):
