@@ -200,6 +200,9 @@ class SpinLog:
     #: (first, last) timestamp of the accepted and void spins, microseconds since the epoch (UTC),
     #: or None when the log has no timestamps
     period: tuple[int, int] | None = None
+    #: ``{path: table}`` of the files read (the table of a file without a ``table`` column:
+    #: :func:`rngcert.collect.spinlog.tablenames.tables_of`); empty when not made by the reader
+    file_tables: dict[str, str] = field(default_factory=dict)
 
     @property
     def accepted(self) -> int:

@@ -70,6 +70,38 @@ def file_tables(names: Sequence[str]) -> dict[str, str]:
     return {str(n): out[str(n)] for n in names}
 
 
+def tables_of(paths: Sequence, names: Sequence | None = None) -> dict[str, str]:
+    """The table name of each file of one read, named as :func:`file_tables` names ``names`` when given.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        The files as read now, in reading order.
+    names : sequence of str, optional
+        The paths the files had when the report was made, one per path (``verify --rerun`` gives the paths the report
+        recorded: a copy read from another folder, by an absolute path or under another name is the table it was);
+        None: ``paths``.
+
+    Returns
+    -------
+    dict of str to str
+        ``{str(path): table}`` (and ``str(Path(path))``: ``./a.txt`` is also found as ``a.txt``).
+
+    Examples
+    --------
+    >>> tables_of(["/lab/copy/perm.txt", "/lab/copy/sub/perm.txt"], ["perm.txt", "sub/perm.txt"])
+    {'/lab/copy/perm.txt': 'perm', '/lab/copy/sub/perm.txt': 'sub/perm'}
+    """
+    paths = [str(p) for p in paths]
+    names = paths if names is None else [str(n) for n in names]
+    if len(names) != len(paths):
+        raise ValueError(f"{len(names)} names for {len(paths)} files")
+    by_name = file_tables(names)
+    out = {p: by_name[n] for p, n in zip(paths, names)}
+    # a str path is also looked up as its Path reads it ("./a.txt" is "a.txt")
+    return out | {str(Path(p)): t for p, t in out.items() if str(Path(p)) not in out}
+
+
 def _distinct(stem: str, paths: list[str]) -> dict[str, str]:
     """``{path: name}`` for distinct files sharing ``stem``: the stem with the fewest trailing folders that tell them apart,
     else the file name with its extension and the fewest folders (``log.csv``, ``log.jsonl``), else the paths given.
