@@ -62,3 +62,25 @@ def test_the_exact_name_and_a_mapped_column_come_first(exact, tmp_path, monkeypa
         mapped = spinlog.read_spin_log([path], EU, columns={"result": "Spin ID"})
     assert log.tables["log"].outcomes.tolist() == [EU.labels.index("5"), EU.labels.index("6")]
     assert mapped.tables["log"].outcomes.tolist() == [EU.labels.index("7"), EU.labels.index("8")]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_the_notes_name_each_column_read_by_its_spelling(fmt, exact, tmp_path, monkeypatch):
+    """A lab must see which column was read as what: `Spin ID` read as spin_id was said nowhere in the report (and
+    `Dealer ID`, not a spelling of `dealer`, is not read and not named)."""
+    head = ("Spin ID", "RESULT", "Time Stamp", "Dealer ID")
+    rows = [(str(i), str(i % 37), f"2026-01-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z", "D1") for i in range(1, 301)]
+    path = tmp_path / f"log.{fmt}"
+    if fmt == "csv":
+        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
+    else:
+        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    with compact_read(monkeypatch, exact=exact):
+        log = spinlog.read_spin_log([path], EU)
+    said = [x for x in log.notes if "by their spelling" in x]
+    assert len(said) == 1, log.notes
+    assert "'Spin ID' as spin_id, 'Time Stamp' as timestamp" in said[0] and "RESULT" not in said[0] and "Dealer" not in said[0], said
+    plain = tmp_path / f"plain.{fmt}"
+    plain.write_text(path.read_text().replace("Spin ID", "spin_id").replace("Time Stamp", "timestamp"))
+    assert not [x for x in spinlog.read_spin_log([plain], EU).notes if "by their spelling" in x]

@@ -15,7 +15,7 @@ from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.capture import _capture_format, _options_iv, _read_capture, _read_feed
 from rngcert.collect.spinlog.columns import _resolve_labels, timestamp_notes
 from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
-from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of
+from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of, spelling_notes
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _present_ids, _read_jsonl, _read_jsonl_streaming, _text_of
@@ -101,6 +101,7 @@ def read_spin_log(
         part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)), table=file_table[str(p)])
         _check_readable(part, int(part["accepted_mask"].sum()), wheel)
         part["file_table"] = file_table[str(p)]
+        part["notes"] = list(part["notes"]) + spelling_notes(part["name"], part.get("spelled"))
         parts.append(part)
     if not pool and (split := same_name_note([str(p) for p in (paths if names is None else names)])):
         notes.append(split)
@@ -314,7 +315,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         accepted = acc.pos.n - n0
         _check_readable(part, accepted, wheel)
         metas.append(part)
-        notes.extend(part["notes"])
+        notes.extend(part["notes"] + spelling_notes(name, part.get("spelled")))
         counts.append(accepted)
     level, space, tables = acc.finish(metas, notes)
     if acc.repeat_rejected is not None:  # the rows repeated spin ids reject (ids sorted out of core), as _mark_repeats rejects them (compact)
