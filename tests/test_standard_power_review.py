@@ -93,3 +93,12 @@ def test_spins_needed_meet_the_pass_gate(cli, tmp_path):
         pw = small["tables"][0]["battery"]["power"]
         assert pw["single_pocket"]["effect"] <= 0.5, (std, need, pw["single_pocket"]["effect"])
         assert not pw["gate_reasons"], (std, need, pw["gate_reasons"])
+
+
+def test_the_effect_reached_reads_above_the_declared_bias(cli, tmp_path):
+    """5,400 fair spins: "cannot carry a verdict on the declared minimum bias of +50% ... (it reaches 90% at +50%)", a
+    contradiction on its face (the effect was +50.2%, rounded to a whole percent)."""
+    _, rep = _certify(cli, tmp_path, _fair_log(tmp_path / "f.csv", 5_400, 3), "--resamples", "999", "--no-plots")
+    (reason,) = rep["tables"][0]["battery"]["power"]["gate_reasons"]
+    reached = float(reason.split("it reaches 90% at +")[1].split("%")[0])
+    assert reached > 50, reason

@@ -291,7 +291,7 @@ def verdict_power_statement(
         if e1 > required_bias:
             reasons.append(
                 f"{n:,} spins cannot carry a verdict on the declared minimum bias of {declared_pct(required_bias)} on one {unit}: "
-                f"{fails_then} such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct(e1)}); "
+                f"{fails_then} such a wheel with less than {power:.0%} probability (it reaches {power:.0%} at {_pct_above(e1, required_bias)}); "
                 + (f"about {need:,} spins are needed" if need else "many more spins are needed (at this size the effect the battery detects lies beyond the range simulated)")
             )
     P["statement"] = " ".join(sentences)
@@ -375,6 +375,17 @@ def _pct(e: float) -> str:
     if not math.isfinite(e):
         return "more than +5000%"
     return f"+{e:.0%}" if e >= 0.1 else f"+{e:.1%}"
+
+
+def _pct_above(e: float, bound: float) -> str:
+    """:func:`_pct` of an effect ``e`` above ``bound``, with as many decimals as show it above: 5,400 spins "cannot carry a
+    verdict on the declared minimum bias of +50% ... (it reaches 90% at +50%)" read as a contradiction (+50.2%)."""
+    text = _pct(e)
+    for digits in range(1, 4):
+        if not math.isfinite(e) or float(text.strip("+%").replace(",", "")) / 100 > bound:
+            break
+        text = f"+{e:.{digits}%}"
+    return text
 
 
 #: Seed of the fair sample whose battery run gives the levels of a planned test (:func:`planned_levels`).
