@@ -110,3 +110,18 @@ def test_str_path_with_dot_is_read(tmp_path, monkeypatch):
     _perm(tmp_path / "perm.txt", 7)
     log = read_spin_log(["./perm.txt"], load_wheel("european"))
     assert list(log.tables) == ["perm"] and log.tables["perm"].n == 3000
+
+
+@pytest.mark.parametrize("exact", [False, True], ids=["compact", "exact"])
+def test_names_of_different_stems_never_meet(tmp_path, monkeypatch, exact):
+    """log.csv beside log.jsonl is table 'log.csv', and log.csv.txt (stem 'log.csv') was table 'log.csv' too: two files,
+    one table, their spins concatenated."""
+    assert file_tables(["log.csv", "log.jsonl", "log.csv.txt"]) == {"log.csv": "log.csv", "log.jsonl": "log.jsonl", "log.csv.txt": "log.csv.txt"}
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(8)
+    (tmp_path / "log.csv").write_text("result\n" + "\n".join(map(str, rng.integers(0, 37, 300))) + "\n")
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps({"result": str(v)}) + "\n" for v in rng.integers(0, 37, 300)))
+    (tmp_path / "log.csv.txt").write_text(" ".join(map(str, rng.integers(0, 37, 300))) + "\n")
+    with compact_read(monkeypatch, exact=exact):
+        log = read_spin_log(["log.csv", "log.jsonl", "log.csv.txt"], load_wheel("european"))
+    assert {t: v.n for t, v in log.tables.items()} == {"log.csv": 300, "log.jsonl": 300, "log.csv.txt": 300}

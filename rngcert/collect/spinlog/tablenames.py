@@ -45,8 +45,9 @@ def file_tables(names: Sequence[str]) -> dict[str, str]:
         ``{path: table}``: the file's name without its extension; the path itself for a file descriptor's path
         (``/dev/fd/63``) and for standard input; for files of one name in different folders, that name with as
         many of each file's folders as make the names differ (``d1/perm``, ``d2/perm``), or its name with the extension
-        when folders do not (``log.csv`` and ``log.jsonl``). A path given twice (or two paths of one file) gets
-        one name.
+        when folders do not (``log.csv`` and ``log.jsonl``); the path itself for files of different stems whose
+        names would meet (``log.csv`` so named beside ``log.jsonl``, and ``log.csv.txt``). A path given twice (or two
+        paths of one file) gets one name.
 
     Examples
     --------
@@ -67,7 +68,21 @@ def file_tables(names: Sequence[str]) -> dict[str, str]:
             name = str(name)
             if name not in out and Path(name).stem == stem:
                 out[name] = named[files[_real(name)]]
+    _apart(out)
     return {str(n): out[str(n)] for n in names}
+
+
+def _apart(out: dict[str, str]) -> None:
+    """Files of different stems whose names meet (``log.csv`` and ``log.jsonl`` are named with their extensions, and
+    ``log.csv.txt``'s stem is ``log.csv``): each such file is named by its path, so that two files never make one table
+    (they were one, their spins concatenated)."""
+    owners: dict[str, set[str]] = {}
+    for name, table in out.items():
+        if name != STDIN_NAME and not _FD_PATH.fullmatch(name):
+            owners.setdefault(table, set()).add(_real(name))
+    for name, table in list(out.items()):
+        if len(owners.get(table, ())) > 1:
+            out[name] = name
 
 
 def tables_of(paths: Sequence, names: Sequence | None = None) -> dict[str, str]:
