@@ -73,3 +73,55 @@ def test_pipe_named_by_its_path(tmp_path):
     finally:
         os.close(r)
     assert list(log.tables) == [f"/dev/fd/{r}"]
+
+
+def _folder(d):
+    return next(p for p in d.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("given", ["absolute", "renamed"])
+def test_rerun_names_tables_as_recorded(tmp_path, monkeypatch, cli, given):
+    """verify --rerun from another folder: the logs given by absolute path (perm.txt, sub/perm.txt were tables perm and
+    sub/perm; read as /…/w/perm.txt they were w/perm and sub/perm) or as renamed copies (y.txt for perm.txt) are the
+    tables the report recorded; the rerun said 'table perm: only in the recorded report' and NOT VERIFIED."""
+    w = tmp_path / "w"
+    _perm(w / "perm.txt", 5, 6000), _perm(w / "sub" / "perm.txt", 6, 6000)
+    monkeypatch.chdir(w)
+    r = cli("certify", "perm.txt", "sub/perm.txt", "--no-plots", "--resamples", "999", "--seed", "1", "--out", tmp_path / "out")
+    assert r.exit_code in (0, 10, 11, 12), r.output
+    folder = _folder(tmp_path / "out")
+    assert sorted(t["table"] for t in json.loads((folder / "report.json").read_text())["tables"]) == ["perm", "sub/perm"]
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    if given == "absolute":
+        logs = [w / "perm.txt", w / "sub" / "perm.txt"]
+    else:
+        logs = [other / "y.txt", other / "x.txt"]
+        logs[0].write_bytes((w / "perm.txt").read_bytes()), logs[1].write_bytes((w / "sub" / "perm.txt").read_bytes())
+    r = cli("verify", "--rerun", folder, *logs)
+    assert "values recomputed, all equal" in r.output, r.output
+
+
+def test_str_path_with_dot_is_read(tmp_path, monkeypatch):
+    """read_spin_log(["./perm.txt"]) (a str, as the Python API takes it) failed with KeyError 'perm.txt' on the compact
+    path: the table names were keyed by the str given and looked up by its Path."""
+    monkeypatch.chdir(tmp_path)
+    _perm(tmp_path / "perm.txt", 7)
+    log = read_spin_log(["./perm.txt"], load_wheel("european"))
+    assert list(log.tables) == ["perm"] and log.tables["perm"].n == 3000
+
+
+@pytest.mark.parametrize("exact", [False, True], ids=["compact", "exact"])
+def test_names_of_different_stems_never_meet(tmp_path, monkeypatch, exact):
+    """log.csv beside log.jsonl is table 'log.csv', and log.csv.txt (stem 'log.csv') was table 'log.csv' too: two files,
+    one table, their spins concatenated."""
+    assert file_tables(["log.csv", "log.jsonl", "log.csv.txt"]) == {"log.csv": "log.csv", "log.jsonl": "log.jsonl", "log.csv.txt": "log.csv.txt"}
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(8)
+    (tmp_path / "log.csv").write_text("result\n" + "\n".join(map(str, rng.integers(0, 37, 300))) + "\n")
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps({"result": str(v)}) + "\n" for v in rng.integers(0, 37, 300)))
+    (tmp_path / "log.csv.txt").write_text(" ".join(map(str, rng.integers(0, 37, 300))) + "\n")
+    with compact_read(monkeypatch, exact=exact):
+        log = read_spin_log(["log.csv", "log.jsonl", "log.csv.txt"], load_wheel("european"))
+    assert {t: v.n for t, v in log.tables.items()} == {"log.csv": 300, "log.jsonl": 300, "log.csv.txt": 300}

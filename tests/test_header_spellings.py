@@ -83,3 +83,25 @@ def test_a_column_not_read_that_names_a_spin_id_or_table_is_said(fmt, exact, tmp
     assert note == (f"{path}: column(s) not read: 'Round ID' (to read it as spin_id: --column spin_id='Round ID'), 'Table ID' (to read "
                     "it as table: --column table='Table ID'), 'Dealer Name' (to read it as dealer: --column dealer='Dealer Name')")
     assert not [n for n in mapped.notes if "not read" in n]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_the_notes_name_each_column_read_by_its_spelling(fmt, exact, tmp_path, monkeypatch):
+    """A lab must see which column was read as what: `Spin ID` read as spin_id was said nowhere in the report (and
+    `Dealer ID`, not a spelling of `dealer`, is not read and not named)."""
+    head = ("Spin ID", "RESULT", "Time Stamp", "Dealer ID")
+    rows = [(str(i), str(i % 37), f"2026-01-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z", "D1") for i in range(1, 301)]
+    path = tmp_path / f"log.{fmt}"
+    if fmt == "csv":
+        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
+    else:
+        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    with compact_read(monkeypatch, exact=exact):
+        log = spinlog.read_spin_log([path], EU)
+    said = [x for x in log.notes if "by their spelling" in x]
+    assert len(said) == 1, log.notes
+    assert "'Spin ID' as spin_id, 'Time Stamp' as timestamp" in said[0] and "RESULT" not in said[0] and "Dealer" not in said[0], said
+    plain = tmp_path / f"plain.{fmt}"
+    plain.write_text(path.read_text().replace("Spin ID", "spin_id").replace("Time Stamp", "timestamp"))
+    assert not [x for x in spinlog.read_spin_log([plain], EU).notes if "by their spelling" in x]

@@ -72,3 +72,33 @@ def test_the_retest_sentence_names_the_standard_verdict():
     s = findings.finding_sentence(t, verdict_word="FAIL", n=20_000, labels=["17"],
                                   power={"power": 0.9, "rule": rule, "single_pocket": {"effect": 0.3}})
     assert f"(the verdict under standard {WV} would then be FAIL for this effect with 90% probability)" in s, s
+
+
+def _fair_log(path, n, seed):
+    x = np.random.default_rng(seed).integers(0, 37, n)
+    path.write_text("result\n" + "\n".join(map(str, x)) + "\n")
+    return path
+
+
+def test_spins_needed_meet_the_pass_gate(cli, tmp_path):
+    """The spins a report says are needed for the declared bias carry a verdict: 20,000 fair spins said "about 4,837
+    spins are needed" (rngcert-default; West Virginia's: 6,646), and a fair log of 4,837 (6,646) spins was INCONCLUSIVE,
+    "it reaches 90% at +53%; about 5,434 spins are needed": the n**-0.5 law was extrapolated from 20,000 spins."""
+    big = _fair_log(tmp_path / "big.csv", 20_000, 1)
+    for std in ("rngcert-default", WV):
+        _, rep = _certify(cli, tmp_path, big, "--standard", std, "--resamples", "999", "--no-plots")
+        need = rep["tables"][0]["battery"]["power"]["spins_needed_for_required_bias"]
+        _, small = _certify(cli, tmp_path, _fair_log(tmp_path / f"need-{std}.csv", need, 2), "--standard", std, "--resamples", "999",
+                            "--no-plots")
+        pw = small["tables"][0]["battery"]["power"]
+        assert pw["single_pocket"]["effect"] <= 0.5, (std, need, pw["single_pocket"]["effect"])
+        assert not pw["gate_reasons"], (std, need, pw["gate_reasons"])
+
+
+def test_the_effect_reached_reads_above_the_declared_bias(cli, tmp_path):
+    """5,400 fair spins: "cannot carry a verdict on the declared minimum bias of +50% ... (it reaches 90% at +50%)", a
+    contradiction on its face (the effect was +50.2%, rounded to a whole percent)."""
+    _, rep = _certify(cli, tmp_path, _fair_log(tmp_path / "f.csv", 5_400, 3), "--resamples", "999", "--no-plots")
+    (reason,) = rep["tables"][0]["battery"]["power"]["gate_reasons"]
+    reached = float(reason.split("it reaches 90% at +")[1].split("%")[0])
+    assert reached > 50, reason

@@ -146,10 +146,16 @@ def _lab_files(rep: dict, recipe: dict, logs) -> tuple[dict[str, str], str]:
     return out, ""
 
 
+def _recorded_paths(rep: dict) -> list[str]:
+    """The input paths the report recorded, in the order of :func:`_input_files` (the tables of files without a table
+    column are named after them: a copy read from another folder, or under another name, is the table it was)."""
+    return [str(inp.get("path", "")) for inp in rep.get("inputs", []) if inp.get("sha256")]
+
+
 def _path_map(rep: dict, files: list[Path], lab: dict[str, str] | None = None) -> dict[str, str]:
     """Each input file as read now (its path as given, and absolute) -> the path the report recorded for it (and the
     lab's files ``lab`` of :func:`_lab_files` -> their recorded paths)."""
-    recorded = [inp.get("path", "") for inp in rep.get("inputs", []) if inp.get("sha256")]
+    recorded = _recorded_paths(rep)
     out = {}
     where = {"standard": ("standard", "source"), "equipment": ("equipment", "file")}
     for key, found in (lab or {}).items():
@@ -182,7 +188,7 @@ def _rerun(v, logs) -> None:
         v.add("rerun", None, missing)
         return
     try:
-        new = _recompute(dict(recipe, **lab), files)
+        new = _recompute(dict(recipe, **lab, input_paths=_recorded_paths(rep)), files)
     except InputError as exc:  # a lab's file that no longer loads, an input refused: the rerun could not be made; the checks stand
         v.add("rerun", None, f"could not recompute the report: {exc}")
         return
@@ -239,6 +245,7 @@ def _rerun_wheel(r: dict, files: list[Path], bar) -> dict:
         standard=r.get("standard"),
         min_round_interval=r.get("min_round_interval", 0.0),
         tests=r.get("tests"),
+        names=r.get("input_paths") or None,
     )
     return cert.report
 

@@ -88,6 +88,7 @@ def certify_log(
     pool: bool = False,
     min_round_interval: float = 5.0,
     round_interval_declared: bool = False,
+    names: Sequence[str] | None = None,
     options: CertifyOptions | None = None,
     **keywords,
 ) -> Certification:
@@ -109,6 +110,9 @@ def certify_log(
     round_interval_declared : bool
         ``min_round_interval`` was declared by the user (``--min-round-interval``): a log without
         timestamps, where it cannot apply, is then an input error instead of a check silently skipped.
+    names : sequence of str, optional
+        The paths the files' tables are named by, one per path (:func:`rngcert.collect.spinlog.read_spin_log`);
+        ``verify --rerun`` gives the paths the report recorded.
     options : CertifyOptions, optional
         The certification's options as one object (:class:`rngcert.pipeline.options.CertifyOptions`,
         what ``rngcert certify`` builds); keywords given beside it replace its fields.
@@ -125,7 +129,7 @@ def certify_log(
         (a follow-up on these tests of the battery; the correction's family is these tests).
     """
     opts = CertifyOptions.of(options, where="certify_log", **keywords)
-    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval)
+    log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval, names=names)
     if round_interval_declared and min_round_interval > 0 and log.period is None:
         raise InputError(f"{', '.join(map(str, paths))}: --min-round-interval {min_round_interval:g}s finds a round logged twice by the time "
                          "of its rows, and the log has no timestamps (no timestamp column, or none readable; map one with "

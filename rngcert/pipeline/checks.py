@@ -77,7 +77,7 @@ def unreadable_reasons(log: SpinLog, max_share: float) -> tuple[list[str], dict[
     per_table: dict[str, list[str]] = {}
     multi = len(log.sources) > 1
     by_file: Counter | None = None
-    file_table = file_tables([str(s.path) for s in log.sources])
+    file_table = log.file_tables or file_tables([str(s.path) for s in log.sources])
     names = Counter(Path(s.path).name for s in log.sources)
     for s in log.sources:
         # an exact copy of an earlier row was read and is counted once: it is neither data nor unreadable

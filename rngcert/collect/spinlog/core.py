@@ -200,6 +200,9 @@ class SpinLog:
     #: (first, last) timestamp of the accepted and void spins, microseconds since the epoch (UTC),
     #: or None when the log has no timestamps
     period: tuple[int, int] | None = None
+    #: ``{path: table}`` of the files read (the table of a file without a ``table`` column:
+    #: :func:`rngcert.collect.spinlog.tablenames.tables_of`); empty when not made by the reader
+    file_tables: dict[str, str] = field(default_factory=dict)
 
     @property
     def accepted(self) -> int:
@@ -433,6 +436,20 @@ def unread_columns(name: str, header, mapping) -> list[str]:
     return [f"{name}: column(s) not read: {', '.join(hints)}"] if hints else []
 
 
+def loose_spellings(resolved: dict[str, str], mapping) -> dict[str, str]:
+    """The known columns of ``resolved`` (:func:`resolve_columns`) read from a column spelled otherwise than their name
+    (``{"spin_id": "Spin ID"}``): neither the name in any case nor a ``--column`` mapping (``mapping``)."""
+    return {ours: col for ours, col in resolved.items() if ours not in (mapping or {}) and col.strip().lower() != ours}
+
+
+def spelling_notes(name: str, spelled: dict[str, str] | None) -> list[str]:
+    """The note naming the columns of file ``name`` read by their spelling (:func:`loose_spellings`); [] when none."""
+    if not spelled:
+        return []
+    said = ", ".join(f"{col!r} as {ours}" for ours, col in spelled.items())
+    return [f"{name}: columns read as rngcert's columns by their spelling: {said} (--column OURS=NAME reads another column)"]
+
+
 def resolve_columns(names, name: str, mapping, header) -> dict[str, str]:
     """Which of the file's columns (``names``, as the reader gives them) holds each known column
     (``mapping``: the user's ``--column`` names). Raises :class:`InputError` when a named column or
@@ -638,6 +655,7 @@ def _process(cols, lines, rejects, name, wheel, mapping, fieldpos, header, text_
         "result_source": textcol("result_source"),
         "notes": notes,
         "ts_kinds": ts_kinds,
+        "spelled": loose_spellings(resolved, mapping),  # (the file's note: rngcert.collect.spinlog.read)
     }
 
 

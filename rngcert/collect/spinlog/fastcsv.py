@@ -493,7 +493,7 @@ def _few_revolutions_pairs() -> np.ndarray:
 def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[list[str], dict, bool] | None:
     """(the header's column names, the known columns resolved, whether lines end in CR LF) when a file with this
     header line (its bytes before the LF) may be read on this path, else None."""
-    from rngcert.collect.spinlog.core import resolve_columns
+    from rngcert.collect.spinlog.core import loose_spellings, resolve_columns
     from rngcert.errors import InputError
 
     crlf = first_line.endswith(b"\r")
@@ -510,7 +510,8 @@ def _columns(first_line: bytes, name: str, columns, text_codes: bool) -> tuple[l
         resolved = resolve_columns(names, name, columns, names)
     except InputError:
         return None  # (the exact path raises it)
-    return (names, resolved, crlf) if set(resolved) <= HANDLED else None
+    # a column read by its spelling (Spin ID) is noted by the exact path's parts (spelling_notes), which this path has not
+    return (names, resolved, crlf) if set(resolved) <= HANDLED and not loose_spellings(resolved, columns) else None
 
 
 #: Files up to this size are parsed on two threads where the process has two cores. Measured (2026-12-04, quiet

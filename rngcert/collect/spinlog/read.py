@@ -15,13 +15,24 @@ from rngcert.collect._lazy import pa
 from rngcert.collect.spinlog.capture import _capture_format, _options_iv, _read_capture, _read_feed
 from rngcert.collect.spinlog.columns import _resolve_labels, timestamp_notes
 from rngcert.collect.spinlog.compact import _CompactLog, _NeedExact, _NeedSort
-from rngcert.collect.spinlog.core import SECOND_SOURCE_REASON, RejectedRow, SourceInfo, SpinLog, _file_checks, _process, _span, sha256_of, unread_columns
+from rngcert.collect.spinlog.core import (
+    SECOND_SOURCE_REASON,
+    RejectedRow,
+    SourceInfo,
+    SpinLog,
+    _file_checks,
+    _process,
+    _span,
+    sha256_of,
+    spelling_notes,
+    unread_columns,
+)
 from rngcert.collect.spinlog.csv import _read_csv_streaming
 from rngcert.collect.spinlog.detect import detect_format
 from rngcert.collect.spinlog.jsonl import _present_ids, _read_jsonl, _read_jsonl_streaming, _text_of
 from rngcert.collect.spinlog.order import DUPLICATE_REASON, NEAR_DUPLICATE_REASON, _assemble_tables, _mark_near_duplicates, _mark_repeats, _split_sources
 from rngcert.collect.spinlog.permanence import DECIMAL_COMMA_MIN, DECIMAL_COMMA_SHARE, _read_permanence, decimal_commas
-from rngcert.collect.spinlog.tablenames import STDIN_NAME, file_tables, same_name_note
+from rngcert.collect.spinlog.tablenames import STDIN_NAME, same_name_note, tables_of
 from rngcert.equipment.wheel import Wheel
 from rngcert.errors import NoDataError
 
@@ -36,6 +47,7 @@ def read_spin_log(
     fmt: str = "auto",
     pool: bool = False,
     min_round_interval: float = 0.0,
+    names: Sequence[str] | None = None,
 ) -> SpinLog:
     """Read one or more spin logs for ``wheel``.
 
@@ -59,6 +71,10 @@ def read_spin_log(
         twice (a scraper's double read): counted once, the later row rejected, and the pairs
         reported as a data-integrity finding (:data:`NEAR_DUPLICATE_RULE`). 0 (the default
         here; ``certify`` uses 5 s) turns the check off.
+    names : sequence of str, optional
+        The paths the files are named by, one per path (default: ``paths``): a file without a ``table`` column is the
+        table :func:`~rngcert.collect.spinlog.tablenames.tables_of` names. ``verify --rerun`` gives the paths the
+        report recorded.
 
     Returns
     -------
@@ -78,10 +94,10 @@ def read_spin_log(
     paths = [_stdin_path(p, streams) for p in paths]
     try:
         try:
-            return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval)
+            return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval, names=names)
         except _NeedSort:  # spin ids in no order: read again, sorting them out of core
             try:
-                return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval, sort=True)
+                return _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams, min_round_interval, sort=True, names=names)
             except OSError:  # (no room for the sort's temporary files: the exact path below, in memory)
                 pass
     except _NeedExact:
@@ -91,13 +107,14 @@ def read_spin_log(
     sources = []
     rejected: list[RejectedRow] = []
     notes: list[str] = []
-    file_table = file_tables([str(p) for p in paths])
+    file_table = tables_of(paths, names)
     for p in paths:
         part = _read_file(p, wheel, columns, fmt, data=streams.get(str(p)), table=file_table[str(p)])
         _check_readable(part, int(part["accepted_mask"].sum()), wheel)
         part["file_table"] = file_table[str(p)]
+        part["notes"] = list(part["notes"]) + spelling_notes(part["name"], part.get("spelled"))
         parts.append(part)
-    if not pool and (split := same_name_note([str(p) for p in paths])):
+    if not pool and (split := same_name_note([str(p) for p in (paths if names is None else names)])):
         notes.append(split)
     comparisons = _split_sources(parts, wheel)
     repeat_notes = _mark_repeats(parts, wheel)
@@ -142,7 +159,7 @@ def read_spin_log(
             live = pt["accepted_mask"] | pt["void_mask"]
             if live.any():
                 period = _span(period, pt["ts"][live])
-    return SpinLog(wheel, level, space, tables, sources, rejected, notes, period)
+    return SpinLog(wheel, level, space, tables, sources, rejected, notes, period, file_table)
 
 
 
@@ -238,7 +255,8 @@ def _colour_hint(rejected, wheel: Wheel) -> str | None:
             "colour follows from the wheel), so write the number only in the result column")
 
 
-def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0, sort: bool = False) -> SpinLog:
+def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, bytes], min_round_interval: float = 0.0, sort: bool = False,
+                           names: Sequence[str] | None = None) -> SpinLog:
     """:func:`read_spin_log` in constant memory per spin: CSV logs streamed batch by batch, JSON Lines
     block by block (:func:`_read_jsonl_streaming`) and permanence lists block by block
     (:mod:`rngcert.collect.permstream`), into a :class:`_CompactLog`, which keeps only the
@@ -249,20 +267,20 @@ def _read_spin_log_compact(paths, wheel, columns, fmt, pool, streams: dict[str, 
     core, :mod:`rngcert.collect.spinlog.idsort`)."""
     acc = _CompactLog(wheel, pool, min_round_interval, sort=sort)
     try:
-        return _read_compact(acc, paths, wheel, columns, fmt, streams)
+        return _read_compact(acc, paths, wheel, columns, fmt, streams, names)
     finally:
         if acc.sorter is not None:
             acc.sorter.close()
 
 
 # long: the files one after the other, each by its format's reader (CSV, JSON Lines, permanence list), into one accumulator
-def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[str, bytes]) -> SpinLog:
-    """The files read one after the other into ``acc`` (:func:`_read_spin_log_compact`)."""
+def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[str, bytes], names: Sequence[str] | None = None) -> SpinLog:
+    """The files read one after the other into ``acc`` (:func:`_read_spin_log_compact`; ``names`` as in :func:`read_spin_log`)."""
     from rngcert.collect import csvstream
 
     metas, sources, rejected, notes, counts = [], [], [], [], []
-    file_table = file_tables([str(p) for p in paths])
-    if not acc.pool and (split := same_name_note([str(p) for p in paths])):
+    file_table = tables_of(paths, names)
+    if not acc.pool and (split := same_name_note([str(p) for p in (paths if names is None else names)])):
         notes.append(split)
     for p in paths:
         p = Path(p)
@@ -308,7 +326,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
         accepted = acc.pos.n - n0
         _check_readable(part, accepted, wheel)
         metas.append(part)
-        notes.extend(part["notes"])
+        notes.extend(part["notes"] + spelling_notes(name, part.get("spelled")))
         counts.append(accepted)
     level, space, tables = acc.finish(metas, notes)
     if acc.repeat_rejected is not None:  # the rows repeated spin ids reject (ids sorted out of core), as _mark_repeats rejects them (compact)
@@ -327,7 +345,7 @@ def _read_compact(acc: _CompactLog, paths, wheel, columns, fmt, streams: dict[st
     if acc.repeat_rejected and not any(counts) and not any(pt["void_count"] for pt in metas):  # (every row left out: as the exact path says it)
         first = rejected[0]
         raise NoDataError(f"no readable spin in {', '.join(pt['name'] for pt in metas)}: every row is rejected (first: {first.file}:{first.line}: {first.reason})")
-    return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period)
+    return SpinLog(wheel, level, space, tables, sources, rejected, notes, acc.period, file_table)
 
 
 def _read_file(p, wheel, columns, fmt, *, data: bytes | None = None, text_codes: bool = True, table: str | None = None) -> dict:

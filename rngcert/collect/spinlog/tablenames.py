@@ -45,8 +45,9 @@ def file_tables(names: Sequence[str]) -> dict[str, str]:
         ``{path: table}``: the file's name without its extension; the path itself for a file descriptor's path
         (``/dev/fd/63``) and for standard input; for files of one name in different folders, that name with as
         many of each file's folders as make the names differ (``d1/perm``, ``d2/perm``), or its name with the extension
-        when folders do not (``log.csv`` and ``log.jsonl``). A path given twice (or two paths of one file) gets
-        one name.
+        when folders do not (``log.csv`` and ``log.jsonl``); the path itself for files of different stems whose
+        names would meet (``log.csv`` so named beside ``log.jsonl``, and ``log.csv.txt``). A path given twice (or two
+        paths of one file) gets one name.
 
     Examples
     --------
@@ -67,7 +68,53 @@ def file_tables(names: Sequence[str]) -> dict[str, str]:
             name = str(name)
             if name not in out and Path(name).stem == stem:
                 out[name] = named[files[_real(name)]]
+    _apart(out)
     return {str(n): out[str(n)] for n in names}
+
+
+def _apart(out: dict[str, str]) -> None:
+    """Files of different stems whose names meet (``log.csv`` and ``log.jsonl`` are named with their extensions, and
+    ``log.csv.txt``'s stem is ``log.csv``): each such file is named by its path, so that two files never make one table
+    (they were one, their spins concatenated)."""
+    owners: dict[str, set[str]] = {}
+    for name, table in out.items():
+        if name != STDIN_NAME and not _FD_PATH.fullmatch(name):
+            owners.setdefault(table, set()).add(_real(name))
+    for name, table in list(out.items()):
+        if len(owners.get(table, ())) > 1:
+            out[name] = name
+
+
+def tables_of(paths: Sequence, names: Sequence | None = None) -> dict[str, str]:
+    """The table name of each file of one read, named as :func:`file_tables` names ``names`` when given.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        The files as read now, in reading order.
+    names : sequence of str, optional
+        The paths the files had when the report was made, one per path (``verify --rerun`` gives the paths the report
+        recorded: a copy read from another folder, by an absolute path or under another name is the table it was);
+        None: ``paths``.
+
+    Returns
+    -------
+    dict of str to str
+        ``{str(path): table}`` (and ``str(Path(path))``: ``./a.txt`` is also found as ``a.txt``).
+
+    Examples
+    --------
+    >>> tables_of(["/lab/copy/perm.txt", "/lab/copy/sub/perm.txt"], ["perm.txt", "sub/perm.txt"])
+    {'/lab/copy/perm.txt': 'perm', '/lab/copy/sub/perm.txt': 'sub/perm'}
+    """
+    paths = [str(p) for p in paths]
+    names = paths if names is None else [str(n) for n in names]
+    if len(names) != len(paths):
+        raise ValueError(f"{len(names)} names for {len(paths)} files")
+    by_name = file_tables(names)
+    out = {p: by_name[n] for p, n in zip(paths, names)}
+    # a str path is also looked up as its Path reads it ("./a.txt" is "a.txt")
+    return out | {str(Path(p)): t for p, t in out.items() if str(Path(p)) not in out}
 
 
 def _distinct(stem: str, paths: list[str]) -> dict[str, str]:
