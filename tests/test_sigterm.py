@@ -124,6 +124,14 @@ def test_scratch_folders_are_removed_only_by_the_process_that_made_them(tmp_path
 
 
 @posix
+def _ctrl_c_as_at_a_terminal() -> None:
+    """SIGINT at its default in the child, as a command run at a terminal has it: a shell without job control starts
+    a background job with SIGINT ignored (POSIX), and the watch inherited that when the suite was started so
+    (``bash .ci/run &`` from a script): Python then installs no KeyboardInterrupt, and the test waited 60 s for a
+    watch that never saw the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_followed_watch_stopped_from_outside_sums_up_and_exits_0(tmp_path, sig):
     """`watch --follow` runs until it is stopped: Ctrl-C or SIGTERM (a service manager's stop) ended it with no summary
@@ -133,7 +141,8 @@ def test_a_followed_watch_stopped_from_outside_sums_up_and_exits_0(tmp_path, sig
     ids = [k for k in range(1, 201) if not 41 <= k <= 45]
     log.write_text("spin_id,result\n" + "".join(f"{k},{k * 7 % 37}\n" for k in ids))
     p = subprocess.Popen([sys.executable, "-m", "rngcert", "watch", str(log), "--follow", "--interval", "0.05", "--json", "--no-record",
-                          "--db", str(tmp_path / "s.duckdb")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+                          "--db", str(tmp_path / "s.duckdb")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                         preexec_fn=_ctrl_c_as_at_a_terminal)
     seen: list[str] = []
 
     def read_out():
