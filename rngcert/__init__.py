@@ -8,7 +8,7 @@ From Python, :func:`certify_outcomes` certifies an array or a pandas Series of r
 :mod:`rngcert.stats` holds the individual tests.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = ["__version__", "certify_outcomes"]
 
