@@ -1,0 +1,30 @@
+"""Review of the Python API as a statistician uses it (2026-12-05): inputs that scipy-style code
+passes (floats, DataFrames, wheel ids) are either handled as documented or refused with an error
+naming the argument, never silently turned into something else."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rngcert.errors import InputError
+from rngcert.seeding import stream
+
+
+@pytest.mark.parametrize("bad", [1.5, 1.0, True, None, [1, 2]])
+def test_stream_refuses_an_entropy_that_is_not_an_integer(bad):
+    # stream(1.5, ...) was stream(1, ...): two different float seeds gave one identical stream
+    with pytest.raises(TypeError, match="entropy must be a non-negative integer"):
+        stream(bad, "t")
+
+
+@pytest.mark.parametrize("bad", [-1, "-1", "abc", "1.5"])
+def test_stream_refuses_a_negative_or_unreadable_entropy_naming_it(bad):
+    with pytest.raises(InputError, match="entropy must be a non-negative integer"):
+        stream(bad, "t")
+
+
+def test_stream_reads_the_decimal_string_a_report_records():
+    a = stream("2026", "t").integers(0, 1 << 30, 4)
+    b = stream(np.int64(2026), "t").integers(0, 1 << 30, 4)
+    assert (a == stream(2026, "t").integers(0, 1 << 30, 4)).all() and (a == b).all()
