@@ -25,7 +25,7 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
 
     Parameters
     ----------
-    outcomes : array_like or pandas.Series
+    outcomes : (n,) array_like or pandas.Series
         Results in spin order: pocket labels (ints or strings) or money-wheel symbols.
     wheel : str or Wheel
         Packaged wheel id (``european``, ``american``, ``money-wheel-52``, ``crazy-time``), a
@@ -48,7 +48,8 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     Raises
     ------
     rngcert.errors.InputError
-        No outcome, or nothing readable (unknown labels are rejected rows, as in a log).
+        No outcome, or nothing readable (unknown labels are rejected rows, as in a log), or
+        ``outcomes`` not one-dimensional (a DataFrame or a 2-D array: pass one column).
 
     Examples
     --------
@@ -77,7 +78,9 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     w = wheel if isinstance(wheel, Wheel) else load_wheel(wheel)
     name = table or getattr(outcomes, "name", None) or "outcomes"
     values = outcomes.to_numpy() if hasattr(outcomes, "to_numpy") else np.asarray(outcomes)
-    values = np.ravel(values)
+    if values.ndim != 1:  # a DataFrame or a 2-D array was flattened row by row: its columns interleaved as spins
+        raise InputError(f"certify_outcomes: outcomes must be one-dimensional (results in spin order), got shape {values.shape}"
+                         + (" (a DataFrame: pass its result column, e.g. df['result'])" if hasattr(outcomes, "columns") else ""))
     if values.size == 0:
         raise InputError("certify_outcomes: no outcomes given")
     if values.dtype.kind == "f" and np.all(np.isfinite(values)) and np.all(values == np.round(values)):

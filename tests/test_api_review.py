@@ -28,3 +28,18 @@ def test_stream_reads_the_decimal_string_a_report_records():
     a = stream("2026", "t").integers(0, 1 << 30, 4)
     b = stream(np.int64(2026), "t").integers(0, 1 << 30, 4)
     assert (a == stream(2026, "t").integers(0, 1 << 30, 4)).all() and (a == b).all()
+
+
+def test_certify_outcomes_refuses_a_dataframe_or_2d_array_naming_outcomes():
+    # a (spins, 2) frame of result and dealer was flattened row by row and certified: results and
+    # dealer ids interleaved as one table's spins (PASS on 7,400 "spins" of a 3,700-spin log)
+    import pandas as pd
+
+    import rngcert
+
+    spins = np.random.default_rng(7).integers(0, 37, 3700)
+    df = pd.DataFrame({"result": spins, "dealer": np.arange(3700) % 4})
+    with pytest.raises(InputError, match=r"outcomes must be one-dimensional.*shape \(3700, 2\).*df\['result'\]"):
+        rngcert.certify_outcomes(df, seed=1, n_resamples=99, figures=False)
+    with pytest.raises(InputError, match=r"outcomes must be one-dimensional.*shape \(2, 1850\)"):
+        rngcert.certify_outcomes(spins.reshape(2, -1), seed=1, n_resamples=99, figures=False)
