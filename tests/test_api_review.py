@@ -43,3 +43,18 @@ def test_certify_outcomes_refuses_a_dataframe_or_2d_array_naming_outcomes():
         rngcert.certify_outcomes(df, seed=1, n_resamples=99, figures=False)
     with pytest.raises(InputError, match=r"outcomes must be one-dimensional.*shape \(2, 1850\)"):
         rngcert.certify_outcomes(spins.reshape(2, -1), seed=1, n_resamples=99, figures=False)
+
+
+def test_certify_log_takes_a_wheel_id_like_certify_outcomes(tmp_path):
+    # certify_log(paths, "european") raised AttributeError: 'str' object has no attribute 'k'
+    from rngcert.equipment.wheel import load_wheel
+    from rngcert.pipeline.certify_wheel import certify_log
+
+    log = tmp_path / "t1.csv"
+    log.write_text("result\n" + "\n".join(map(str, np.random.default_rng(3).integers(0, 37, 2000))) + "\n")
+    kw = dict(seed=2, n_resamples=99, figures=False)
+    by_id = certify_log([log], "european", **kw).report["tables"][0]["battery"]["tests"]
+    by_wheel = certify_log([log], load_wheel("european"), **kw).report["tables"][0]["battery"]["tests"]
+    assert [(t["name"], t.get("pvalue")) for t in by_id] == [(t["name"], t.get("pvalue")) for t in by_wheel]
+    with pytest.raises(TypeError, match="wheel must be a Wheel, a packaged wheel id or a TOML path, got 37"):
+        certify_log([log], 37, **kw)
