@@ -48,7 +48,8 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     Raises
     ------
     rngcert.errors.InputError
-        No outcome, or nothing readable (unknown labels are rejected rows, as in a log), or
+        No outcome, or nothing readable (unknown labels are rejected rows, as in a log: the report's
+        ``rejected_sample`` gives each one's ``index`` in ``outcomes``), or
         ``outcomes`` not one-dimensional (a DataFrame or a 2-D array: pass one column).
 
     Examples
@@ -90,12 +91,17 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     with scratch.folder("rngcert-") as d:
         p = Path(d) / f"{safe}.csv"
         p.write_text("result\n" + "\n".join(str(v) for v in values.tolist()) + "\n", encoding="utf-8")
-        cert = certify_log(
-            [p], w, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
-            command="", figures=figures, notes=[f"certified from a Python {kind} of {values.size} results (rngcert.certify_outcomes)"],
-        )
+        try:
+            cert = certify_log(
+                [p], w, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
+                command="", figures=figures, notes=[f"certified from a Python {kind} of {values.size} results (rngcert.certify_outcomes)"],
+            )
+        except InputError as e:  # named by the outcomes, not by the temporary file (gone when the caller reads it)
+            raise type(e)(str(e).replace(str(p), f"certify_outcomes: {kind} {name!s}")) from e
     for f in cert.report["inputs"]:
         f["path"] = f"{kind} {name!s} ({values.size} values; SHA-256 of its CSV text, one result per line under 'result')"
         f["format"] = f"python {kind}"
+    for r in cert.report.get("rejected_sample") or []:  # line 2 of the temporary CSV is outcomes[0]
+        r.update(file=f"{kind} {name!s}", index=r["line"] - 2)
     cert.report.pop("rerun", None)  # the temporary file is gone: verify --rerun needs a log
     return cert

@@ -58,3 +58,19 @@ def test_certify_log_takes_a_wheel_id_like_certify_outcomes(tmp_path):
     assert [(t["name"], t.get("pvalue")) for t in by_id] == [(t["name"], t.get("pvalue")) for t in by_wheel]
     with pytest.raises(TypeError, match="wheel must be a Wheel, a packaged wheel id or a TOML path, got 37"):
         certify_log([log], 37, **kw)
+
+
+def test_certify_outcomes_names_the_outcomes_not_its_temporary_file():
+    # errors and rejected rows named /tmp/rngcert-XXXX/outcomes.csv (gone when read) and its line,
+    # not the Series and the position of the bad value in it
+    import pandas as pd
+
+    import rngcert
+
+    s = pd.Series(np.random.default_rng(7).integers(0, 37, 3000).astype(float), name="T9")
+    s.iloc[5], s.iloc[9] = np.nan, 40
+    rep = rngcert.certify_outcomes(s, seed=1, n_resamples=99, figures=False).report
+    assert [(r["file"], r["index"], r["text"]) for r in rep["rejected_sample"]] == [("pandas Series T9", 5, "nan"), ("pandas Series T9", 9, "40.0")]
+    with pytest.raises(InputError) as e:
+        rngcert.certify_outcomes(np.arange(100) + 0.5, seed=1, n_resamples=99, figures=False)
+    assert str(e.value).startswith("certify_outcomes: array outcomes: no readable spin in 100 row(s)") and "rngcert-" not in str(e.value)
