@@ -74,3 +74,31 @@ def test_certify_outcomes_names_the_outcomes_not_its_temporary_file():
     with pytest.raises(InputError) as e:
         rngcert.certify_outcomes(np.arange(100) + 0.5, seed=1, n_resamples=99, figures=False)
     assert str(e.value).startswith("certify_outcomes: array outcomes: no readable spin in 100 row(s)") and "rngcert-" not in str(e.value)
+
+
+@pytest.mark.parametrize(("args", "error", "match"), [
+    ((21, 10, 10), InputError, r"runs=21 is impossible with n0=10 and n1=10 \(a sequence of them has 2..20 runs\)"),
+    ((50, 10, 10), InputError, "runs=50 is impossible"),
+    ((0, 10, 10), InputError, "runs=0 is impossible"),
+    ((5, -1, 4), InputError, "n0 must be >= 0, got -1"),
+    ((5.5, 10, 10), TypeError, r"runs must be an integer, got 5.5 \(float\)"),
+    (("5", 10, 10), TypeError, "runs must be an integer"),
+])
+def test_runs_test_from_counts_refuses_counts_no_sequence_has(args, error, match):
+    # each of these gave a p-value (runs=21 of 10 and 10: p = 1.3e-05; n0=-1: p = 0.0053)
+    from rngcert.stats import runs_test_from_counts
+
+    with pytest.raises(error, match=match):
+        runs_test_from_counts(*args)
+
+
+def test_runs_test_from_counts_takes_the_extremes_and_numpy_ints():
+    from statsmodels.sandbox.stats.runs import runstest_1samp
+
+    from rngcert.stats import runs_test, runs_test_from_counts
+
+    seq = np.array([0, 1] * 30 + [0])  # 61 runs of 31 zeros and 30 ones: the most there can be
+    res = runs_test_from_counts(np.int64(61), np.int64(31), np.int64(30))
+    assert (res.statistic, res.pvalue) == tuple(runs_test(seq))
+    assert res.statistic == pytest.approx(runstest_1samp(seq, cutoff=0.5)[0], rel=1e-12)
+    assert runs_test_from_counts(2, 5, 7).applicable and not runs_test_from_counts(1, 0, 7).applicable
