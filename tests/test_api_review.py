@@ -102,3 +102,30 @@ def test_runs_test_from_counts_takes_the_extremes_and_numpy_ints():
     assert (res.statistic, res.pvalue) == tuple(runs_test(seq))
     assert res.statistic == pytest.approx(runstest_1samp(seq, cutoff=0.5)[0], rel=1e-12)
     assert runs_test_from_counts(2, 5, 7).applicable and not runs_test_from_counts(1, 0, 7).applicable
+
+
+@pytest.mark.parametrize(("pvalues", "error", "match"), [
+    (["0.001", "0.2"], TypeError, "holm: pvalues must be numbers, got dtype <U5"),
+    ([0.001, None], TypeError, "holm: pvalues must be numbers, got dtype object"),
+    ([True, False], TypeError, "holm: pvalues must be numbers, got dtype bool"),
+    ([0.2, float("nan")], ValueError, r"holm: pvalues must lie in \[0, 1\], found nan at index 1 \(1 outside\)"),
+    ([0.1, 1.5, -1.0], ValueError, r"found 1.5 at index 1 \(2 outside\)"),
+])
+def test_holm_names_the_bad_pvalue(pvalues, error, match):
+    # strings were read as numbers (holm(["0.001", "0.2"]) rejected the first), None as NaN and the
+    # error said only "p-values must lie in [0, 1]", True was p = 1
+    from rngcert.stats import holm
+
+    with pytest.raises(error, match=match):
+        holm(pvalues, alpha=0.05)
+
+
+def test_holm_still_agrees_with_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from rngcert.stats import holm
+
+    p = np.random.default_rng(1).random(30) ** 3
+    reject, adjusted = holm(list(p), alpha=0.05)
+    ref = multipletests(p, alpha=0.05, method="holm")
+    assert (reject == ref[0]).all() and np.allclose(adjusted, ref[1], rtol=1e-12, atol=0)
