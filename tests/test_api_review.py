@@ -129,3 +129,16 @@ def test_holm_still_agrees_with_statsmodels():
     reject, adjusted = holm(list(p), alpha=0.05)
     ref = multipletests(p, alpha=0.05, method="holm")
     assert (reject == ref[0]).all() and np.allclose(adjusted, ref[1], rtol=1e-12, atol=0)
+
+
+def test_runs_test_reads_a_boolean_mask_as_zeros_and_ones():
+    # runs_test(np.isin(spins, red)) raised "must hold integer category ids, got dtype bool"
+    import pandas as pd
+    from statsmodels.sandbox.stats.runs import runstest_1samp
+
+    from rngcert.stats import runs_test
+
+    mask = np.random.default_rng(4).random(300) < 0.5
+    res = runs_test(pd.Series(mask))
+    assert tuple(res) == tuple(runs_test(mask.astype(int)))
+    assert (res.statistic, res.pvalue) == pytest.approx(runstest_1samp(mask.astype(float), cutoff=0.5), rel=1e-12)

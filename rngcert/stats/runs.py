@@ -40,9 +40,10 @@ def runs_test(
 
     Parameters
     ----------
-    categories_seq : (n,) array_like of int
+    categories_seq : (n,) array_like of int or bool
         Values 0/1 in spin order; -1 entries (e.g. zero for colour, parity, high/low) are removed
-        first.
+        first. A boolean array (``np.isin(spins, RED)``) is read as 0/1, as statsmodels'
+        ``runstest_1samp`` reads it.
     name : str
         Identifier carried by the result (e.g. ``"colour_runs"``).
     correction : bool
@@ -76,7 +77,8 @@ def runs_test(
     >>> res.details["runs"], round(res.statistic, 3), round(res.pvalue, 4)
     (4, -2.329, 0.0199)
     """
-    x = _seq_iv(categories_seq, [-1, 0, 1], name)
+    seq = np.asarray(categories_seq)
+    x = _seq_iv(seq.astype(np.int8) if seq.dtype.kind == "b" else seq, [-1, 0, 1], name)  # a boolean mask (is red) is 0/1
     x = x[x >= 0].astype(np.int8)
     n1 = int(np.count_nonzero(x))
     runs = int(1 + np.count_nonzero(x[1:] != x[:-1])) if x.size else 0
