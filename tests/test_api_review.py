@@ -142,3 +142,12 @@ def test_runs_test_reads_a_boolean_mask_as_zeros_and_ones():
     res = runs_test(pd.Series(mask))
     assert tuple(res) == tuple(runs_test(mask.astype(int)))
     assert (res.statistic, res.pvalue) == pytest.approx(runstest_1samp(mask.astype(float), cutoff=0.5), rel=1e-12)
+
+
+def test_shuffle_tests_name_rows_of_different_lengths():
+    # a ragged list of shoes raised numpy's "setting an array element with a sequence ... inhomogeneous shape"
+    from rngcert.stats import rank_correlation, rising_sequences
+
+    for f in (rising_sequences, rank_correlation):
+        with pytest.raises(InputError, match=r"perm must be an integer array \(n_shoes, n_cards >= 2\): its rows have different lengths \[2, 3\]"):
+            f([[0, 1, 2], [1, 0]])
