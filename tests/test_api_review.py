@@ -151,3 +151,20 @@ def test_shuffle_tests_name_rows_of_different_lengths():
     for f in (rising_sequences, rank_correlation):
         with pytest.raises(InputError, match=r"perm must be an integer array \(n_shoes, n_cards >= 2\): its rows have different lengths \[2, 3\]"):
             f([[0, 1, 2], [1, 0]])
+
+
+def test_certify_procedure_takes_a_procedure_id():
+    # certify_procedure("baccarat-004") raised AttributeError: 'str' object has no attribute 'kind'
+    import json
+
+    from rngcert.equipment.procedure import load_procedure
+    from rngcert.pipeline.certify_shuffle import certify_procedure
+
+    kw = dict(tables=20, first_shoe=False, seed=3, figures=False)
+    by_id = certify_procedure("baccarat-004", **kw).report
+    by_proc = certify_procedure(load_procedure("baccarat-004"), **kw).report
+    drop = ("generated_utc",)
+    assert json.dumps({k: v for k, v in by_id.items() if k not in drop}, sort_keys=True, default=str) == json.dumps(
+        {k: v for k, v in by_proc.items() if k not in drop}, sort_keys=True, default=str)
+    with pytest.raises(TypeError, match="proc must be a Procedure, a packaged procedure id or a TOML path, got 4"):
+        certify_procedure(4, **kw)
