@@ -168,3 +168,25 @@ def test_certify_procedure_takes_a_procedure_id():
         {k: v for k, v in by_proc.items() if k not in drop}, sort_keys=True, default=str)
     with pytest.raises(TypeError, match="proc must be a Procedure, a packaged procedure id or a TOML path, got 4"):
         certify_procedure(4, **kw)
+
+
+def test_homogeneity_takes_a_transposed_nullable_frame_and_names_a_bad_count():
+    # pd.DataFrame of Int64 columns, transposed (object dtype), was "table must hold non-negative
+    # integer counts" (they were); a NaN or -1 was the same message without the function, value or cell
+    import pandas as pd
+    from scipy.stats import chi2_contingency
+
+    from rngcert.stats import homogeneity_chisquare
+
+    g = np.random.default_rng(9)
+    t = np.stack([g.multinomial(740, np.full(37, 1 / 37)) for _ in range(2)])
+    frame = pd.DataFrame({"D1": pd.Series(t[0], dtype="Int64"), "D2": pd.Series(t[1], dtype="Int64")}).T
+    res = homogeneity_chisquare(frame, method="asymptotic")
+    ref = chi2_contingency(t[:, t.sum(axis=0) > 0], correction=False)
+    assert (res.statistic, res.pvalue, res.df) == pytest.approx((ref.statistic, ref.pvalue, ref.dof), rel=1e-12)
+    bad = t.astype(float)
+    bad[1, 4] = np.nan
+    with pytest.raises(InputError, match=r"pocket_homogeneity: table must hold non-negative integer counts, found nan at row 1, column 4"):
+        homogeneity_chisquare(bad)
+    with pytest.raises(InputError, match=r"found -1 at row 0, column 0"):
+        homogeneity_chisquare(np.r_[[[-1] + [1] * 36], t[1:]])
