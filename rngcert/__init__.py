@@ -101,7 +101,33 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     for f in cert.report["inputs"]:
         f["path"] = f"{kind} {name!s} ({values.size} values; SHA-256 of its CSV text, one result per line under 'result')"
         f["format"] = f"python {kind}"
-    for r in cert.report.get("rejected_sample") or []:  # line 2 of the temporary CSV is outcomes[0]
+    for r in cert.report.get("rejected_sample") or []:  # line 2 of the CSV text is outcomes[0]
         r.update(file=f"{kind} {name!s}", index=r["line"] - 2)
+    cert.log.rejected = _Renamed(cert.log.rejected, f"{kind} {name!s}")  # rejects.csv of cert.write()
     cert.report.pop("rerun", None)  # the temporary file is gone: verify --rerun needs a log
     return cert
+
+
+class _Renamed:
+    """A log's rejected rows with ``file`` replaced by ``label``, made as they are read (rejects.csv of
+    :func:`certify_outcomes`: its temporary file is gone; ``line`` is the line of the CSV text whose
+    SHA-256 the report records, ``outcomes[line - 2]``)."""
+
+    def __init__(self, rows, label: str):
+        self.rows, self.label = rows, label
+
+    def _one(self, r):
+        from dataclasses import replace
+
+        return replace(r, file=self.label)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        got = self.rows[i]
+        return [self._one(r) for r in got] if isinstance(i, slice) else self._one(got)
+
+    def __iter__(self):
+        return (self._one(r) for r in self.rows)
+

@@ -190,3 +190,15 @@ def test_homogeneity_takes_a_transposed_nullable_frame_and_names_a_bad_count():
         homogeneity_chisquare(bad)
     with pytest.raises(InputError, match=r"found -1 at row 0, column 0"):
         homogeneity_chisquare(np.r_[[[-1] + [1] * 36], t[1:]])
+
+
+def test_certify_outcomes_rejects_csv_names_the_outcomes(tmp_path):
+    # rejects.csv written by .write() named /tmp/rngcert-XXXX/T9.csv, a file gone by then
+    import pandas as pd
+
+    import rngcert
+
+    s = pd.Series(np.random.default_rng(7).integers(0, 37, 3000).astype(float), name="T9")
+    s.iloc[5] = np.nan
+    paths = rngcert.certify_outcomes(s, seed=1, n_resamples=99, figures=False).write(tmp_path)
+    assert paths["rejects"].read_text().splitlines()[1:] == ["pandas Series T9,7,result (column 1),''nan' is not a pocket/section of wheel 'european',nan"]
