@@ -202,3 +202,12 @@ def test_certify_outcomes_rejects_csv_names_the_outcomes(tmp_path):
     s.iloc[5] = np.nan
     paths = rngcert.certify_outcomes(s, seed=1, n_resamples=99, figures=False).write(tmp_path)
     assert paths["rejects"].read_text().splitlines()[1:] == ["pandas Series T9,7,result (column 1),''nan' is not a pocket/section of wheel 'european',nan"]
+
+
+def test_max_count_refuses_a_single_position():
+    # max_count([10]) gave statistic nan and p-value 2.2e-16 (z = 0/0): a FAIL-sized p for nothing
+    from rngcert.stats import max_count
+
+    with pytest.raises(InputError, match=r"max_count: needs k >= 2 positions, got k=1"):
+        max_count([10])
+    assert max_count([6, 4]).pvalue == pytest.approx(2 * 0.376953125)  # P(O1 >= 6 or O2 >= 6), disjoint, Bin(10, 1/2)

@@ -393,6 +393,12 @@ def max_count(
         or ``"monte-carlo, R=…"``. ``details``: the position, its count and expectation, and all
         z-scores.
 
+    Raises
+    ------
+    rngcert.errors.InputError
+        (a ``ValueError``) counts not whole numbers >= 0 or not one-dimensional, fewer than two
+        positions, ``probs`` of another shape or not summing to 1.
+
     Notes
     -----
     H0: counts are multinomial(n, probs). With :math:`e_j = n p_j` the standardized excess is
@@ -428,6 +434,8 @@ def max_count(
     _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     counts = _as_counts(counts, name)
     k = counts.size
+    if k < 2:  # one position: sd = 0, and z was 0/0 (statistic nan, p-value 2.2e-16)
+        raise InputError(f"{name}: needs k >= 2 positions, got k={k}")
     p = _as_probs(probs, k, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
     n = int(counts.sum())
