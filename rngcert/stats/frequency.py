@@ -21,6 +21,7 @@ from rngcert.stats._validate import (
     _as_counts,
     _as_probs,
     _method_iv,
+    _min_positions,
     _multinomial_batches,
     _n_resamples_iv,
     _rng_iv,
@@ -434,8 +435,7 @@ def max_count(
     _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     counts = _as_counts(counts, name)
     k = counts.size
-    if k < 2:  # one position: sd = 0, and z was 0/0 (statistic nan, p-value 2.2e-16)
-        raise InputError(f"{name}: needs k >= 2 positions, got k={k}")
+    _min_positions(k, 2, name)  # one position: sd = 0, and z was 0/0 (statistic nan, p-value 2.2e-16)
     p = _as_probs(probs, k, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
     n = int(counts.sum())
