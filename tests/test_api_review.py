@@ -211,3 +211,14 @@ def test_max_count_refuses_a_single_position():
     with pytest.raises(InputError, match=r"max_count: needs k >= 2 positions, got k=1"):
         max_count([10])
     assert max_count([6, 4]).pvalue == pytest.approx(2 * 0.376953125)  # P(O1 >= 6 or O2 >= 6), disjoint, Bin(10, 1/2)
+
+
+def test_every_curated_function_documents_parameters_returns_and_examples():
+    # g_test said "Parameters and returns as pocket_chisquare" and riffle_tv_distance had neither section
+    import inspect
+
+    from rngcert import stats
+
+    missing = {n: [h for h in ("Parameters\n", "Returns\n", "Examples\n") if h not in inspect.getdoc(getattr(stats, n))]
+               for n in stats.__all__ if inspect.isfunction(getattr(stats, n))}
+    assert {n: m for n, m in missing.items() if m} == {}

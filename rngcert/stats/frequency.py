@@ -195,7 +195,21 @@ def g_test(counts, probs=None, *, method: str | MonteCarlo = "auto", n_resamples
            rng: np.random.Generator | None = None, name: str = "g_test") -> TestResult | NotApplicable:
     r"""Likelihood-ratio (G) test that the pockets follow their null probabilities.
 
-    Parameters and returns as :func:`pocket_chisquare`.
+    Parameters
+    ----------
+    counts, probs, method, n_resamples, rng, name
+        As :func:`pocket_chisquare`.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        As :func:`pocket_chisquare`, with ``statistic`` = G.
+
+    Raises
+    ------
+    rngcert.errors.InputError
+        As :func:`pocket_chisquare`: counts not whole numbers >= 0, ``probs`` of another shape or
+        not summing to 1, an unknown ``method``, ``n_resamples`` < 1.
 
     Notes
     -----
