@@ -25,7 +25,7 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
 
     Parameters
     ----------
-    outcomes : array_like or pandas.Series
+    outcomes : (n,) array_like or pandas.Series
         Results in spin order: pocket labels (ints or strings) or money-wheel symbols.
     wheel : str or Wheel
         Packaged wheel id (``european``, ``american``, ``money-wheel-52``, ``crazy-time``), a
@@ -48,7 +48,9 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     Raises
     ------
     rngcert.errors.InputError
-        No outcome, or nothing readable (unknown labels are rejected rows, as in a log).
+        No outcome, or nothing readable (unknown labels are rejected rows, as in a log: the report's
+        ``rejected_sample`` gives each one's ``index`` in ``outcomes``), or
+        ``outcomes`` not one-dimensional (a DataFrame or a 2-D array: pass one column).
 
     Examples
     --------
@@ -77,7 +79,9 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     w = wheel if isinstance(wheel, Wheel) else load_wheel(wheel)
     name = table or getattr(outcomes, "name", None) or "outcomes"
     values = outcomes.to_numpy() if hasattr(outcomes, "to_numpy") else np.asarray(outcomes)
-    values = np.ravel(values)
+    if values.ndim != 1:  # a DataFrame or a 2-D array was flattened row by row: its columns interleaved as spins
+        raise InputError(f"certify_outcomes: outcomes must be one-dimensional (results in spin order), got shape {values.shape}"
+                         + (" (a DataFrame: pass its result column, e.g. df['result'])" if hasattr(outcomes, "columns") else ""))
     if values.size == 0:
         raise InputError("certify_outcomes: no outcomes given")
     if values.dtype.kind == "f" and np.all(np.isfinite(values)) and np.all(values == np.round(values)):
@@ -87,12 +91,43 @@ def certify_outcomes(outcomes, wheel="european", *, table=None, seed=None, alpha
     with scratch.folder("rngcert-") as d:
         p = Path(d) / f"{safe}.csv"
         p.write_text("result\n" + "\n".join(str(v) for v in values.tolist()) + "\n", encoding="utf-8")
-        cert = certify_log(
-            [p], w, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
-            command="", figures=figures, notes=[f"certified from a Python {kind} of {values.size} results (rngcert.certify_outcomes)"],
-        )
+        try:
+            cert = certify_log(
+                [p], w, alpha=alpha, seed=seed, n_resamples=n_resamples, required_bias=required_bias, power=power,
+                command="", figures=figures, notes=[f"certified from a Python {kind} of {values.size} results (rngcert.certify_outcomes)"],
+            )
+        except InputError as e:  # named by the outcomes, not by the temporary file (gone when the caller reads it)
+            raise type(e)(str(e).replace(str(p), f"certify_outcomes: {kind} {name!s}")) from e
     for f in cert.report["inputs"]:
         f["path"] = f"{kind} {name!s} ({values.size} values; SHA-256 of its CSV text, one result per line under 'result')"
         f["format"] = f"python {kind}"
+    for r in cert.report.get("rejected_sample") or []:  # line 2 of the CSV text is outcomes[0]
+        r.update(file=f"{kind} {name!s}", index=r["line"] - 2)
+    cert.log.rejected = _Renamed(cert.log.rejected, f"{kind} {name!s}")  # rejects.csv of cert.write()
     cert.report.pop("rerun", None)  # the temporary file is gone: verify --rerun needs a log
     return cert
+
+
+class _Renamed:
+    """A log's rejected rows with ``file`` replaced by ``label``, made as they are read (rejects.csv of
+    :func:`certify_outcomes`: its temporary file is gone; ``line`` is the line of the CSV text whose
+    SHA-256 the report records, ``outcomes[line - 2]``)."""
+
+    def __init__(self, rows, label: str):
+        self.rows, self.label = rows, label
+
+    def _one(self, r):
+        from dataclasses import replace
+
+        return replace(r, file=self.label)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        got = self.rows[i]
+        return [self._one(r) for r in got] if isinstance(i, slice) else self._one(got)
+
+    def __iter__(self):
+        return (self._one(r) for r in self.rows)
+

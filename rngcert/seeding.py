@@ -117,8 +117,30 @@ def stream(entropy: int, *key: int | str) -> np.random.Generator:
     -------
     numpy.random.Generator
         On PCG64 seeded from ``SeedSequence(entropy, spawn_key=spawn_key(*key))``.
+
+    Raises
+    ------
+    TypeError
+        ``entropy`` is not an integer: a float (``stream(1.5)`` was silently ``stream(1)``), a
+        bool or None. Its decimal string, as report.json records it (``"2026"``), is read as the
+        integer.
+    rngcert.errors.InputError
+        (a ``ValueError``) ``entropy`` is negative, or a string that is not a decimal integer.
     """
-    return np.random.Generator(np.random.PCG64(sequence(int(entropy), *key)))
+    return np.random.Generator(np.random.PCG64(sequence(_entropy_iv(entropy), *key)))
+
+
+def _entropy_iv(entropy) -> int:
+    """``entropy`` as a Python int >= 0 (an int, a numpy integer or its decimal string), or the error naming it."""
+    if isinstance(entropy, str):
+        if not entropy.strip().isdecimal():
+            raise InputError(f"stream(): entropy must be a non-negative integer, got {entropy!r}")
+        return int(entropy)
+    if isinstance(entropy, bool) or not isinstance(entropy, (int, np.integer)):
+        raise TypeError(f"stream(): entropy must be a non-negative integer, got {entropy!r} ({type(entropy).__name__})")
+    if entropy < 0:
+        raise InputError(f"stream(): entropy must be a non-negative integer, got {entropy!r}")
+    return int(entropy)
 
 
 def default_stream(name: str) -> np.random.Generator:

@@ -24,7 +24,7 @@ from rngcert.battery.wheel import WHEEL, WheelData, calibration_line, run_finger
 from rngcert.collect.heap import keep_freed_heap
 from rngcert.collect.spinlog import SpinLog, read_spin_log
 from rngcert.equipment.paytables import paytables_for_wheel
-from rngcert.equipment.wheel import Wheel
+from rngcert.equipment.wheel import Wheel, load_wheel
 from rngcert.errors import InputError
 from rngcert.pipeline import checks
 from rngcert.pipeline.options import CertifyOptions
@@ -81,7 +81,7 @@ class Certification:
 
 def certify_log(
     paths: Sequence[str | Path],
-    wheel: Wheel,
+    wheel: Wheel | str | Path,
     *,
     columns: Mapping[str, str] | None = None,
     fmt: str = "auto",
@@ -98,8 +98,10 @@ def certify_log(
     ----------
     paths : sequence of path
         Spin logs (CSV, JSON Lines or permanence lists).
-    wheel : Wheel
-        Equipment definition.
+    wheel : Wheel, str or Path
+        Equipment definition: a loaded :class:`~rngcert.equipment.wheel.Wheel`, a packaged wheel
+        id (``"european"``, as ``--equipment`` and :func:`rngcert.certify_outcomes` take it) or a
+        wheel TOML path.
     columns, fmt, pool
         Passed to :func:`rngcert.collect.spinlog.read_spin_log`.
     min_round_interval : float
@@ -129,6 +131,7 @@ def certify_log(
         (a follow-up on these tests of the battery; the correction's family is these tests).
     """
     opts = CertifyOptions.of(options, where="certify_log", **keywords)
+    wheel = wheel if isinstance(wheel, Wheel) else _wheel_of(wheel)
     log = read_spin_log(paths, wheel, columns=columns, fmt=fmt, pool=pool, min_round_interval=min_round_interval, names=names)
     if round_interval_declared and min_round_interval > 0 and log.period is None:
         raise InputError(f"{', '.join(map(str, paths))}: --min-round-interval {min_round_interval:g}s finds a round logged twice by the time "
@@ -161,6 +164,14 @@ def certify_log(
 #: once (several bytes a spin each); above this, one thread keeps the 100 M-spin certify in its
 #: memory target (issue 11: 1.5 GB). At 10 M spins the peak was the same either way (380 MB).
 THREADED_MAX_SPINS = 20_000_000
+
+
+def _wheel_of(spec) -> Wheel:
+    """A wheel id or TOML path loaded (``certify_log(paths, "european")`` raised AttributeError: 'str' object has no
+    attribute 'k'); anything else is a TypeError naming the argument."""
+    if isinstance(spec, (str, Path)):
+        return load_wheel(spec)
+    raise TypeError(f"certify_log(): wheel must be a Wheel, a packaged wheel id or a TOML path, got {spec!r} ({type(spec).__name__})")
 
 
 def _packaged(wheel: Wheel) -> bool:

@@ -55,6 +55,12 @@ def _as_probs(probs, k: int, name: str) -> np.ndarray:
     return p / s
 
 
+def _min_positions(k: int, least: int, name: str) -> None:
+    """Refuse a wheel of fewer than ``least`` positions, naming the test and k."""
+    if k < least:
+        raise InputError(f"{name}: needs k >= {least} positions, got k={k}")
+
+
 def _method_iv(method: str, name: str) -> str:
     if method not in _METHODS:
         raise InputError(f"{name}: method {method!r} is not one of {_METHODS}")

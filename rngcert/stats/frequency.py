@@ -21,6 +21,7 @@ from rngcert.stats._validate import (
     _as_counts,
     _as_probs,
     _method_iv,
+    _min_positions,
     _multinomial_batches,
     _n_resamples_iv,
     _rng_iv,
@@ -194,7 +195,21 @@ def g_test(counts, probs=None, *, method: str | MonteCarlo = "auto", n_resamples
            rng: np.random.Generator | None = None, name: str = "g_test") -> TestResult | NotApplicable:
     r"""Likelihood-ratio (G) test that the pockets follow their null probabilities.
 
-    Parameters and returns as :func:`pocket_chisquare`.
+    Parameters
+    ----------
+    counts, probs, method, n_resamples, rng, name
+        As :func:`pocket_chisquare`.
+
+    Returns
+    -------
+    TestResult or NotApplicable
+        As :func:`pocket_chisquare`, with ``statistic`` = G.
+
+    Raises
+    ------
+    rngcert.errors.InputError
+        As :func:`pocket_chisquare`: counts not whole numbers >= 0, ``probs`` of another shape or
+        not summing to 1, an unknown ``method``, ``n_resamples`` < 1.
 
     Notes
     -----
@@ -393,6 +408,12 @@ def max_count(
         or ``"monte-carlo, R=…"``. ``details``: the position, its count and expectation, and all
         z-scores.
 
+    Raises
+    ------
+    rngcert.errors.InputError
+        (a ``ValueError``) counts not whole numbers >= 0 or not one-dimensional, fewer than two
+        positions, ``probs`` of another shape or not summing to 1.
+
     Notes
     -----
     H0: counts are multinomial(n, probs). With :math:`e_j = n p_j` the standardized excess is
@@ -428,6 +449,7 @@ def max_count(
     _, n_resamples, rng, batch = monte_carlo_args(method, n_resamples, rng, name, default_n=9999, mc_method=None)
     counts = _as_counts(counts, name)
     k = counts.size
+    _min_positions(k, 2, name)  # one position: sd = 0, and z was 0/0 (statistic nan, p-value 2.2e-16)
     p = _as_probs(probs, k, name)
     n_resamples = _n_resamples_iv(n_resamples, name)
     n = int(counts.sum())

@@ -42,7 +42,7 @@ def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.nda
         p-values not one-dimensional, NaN or outside [0, 1]; weights not positive or of another
         length; ``alpha`` outside (0, 1).
     TypeError
-        ``alpha`` not a number (``"0.05"``).
+        ``alpha`` not a number (``"0.05"``), or ``pvalues`` not numbers (strings, None).
 
     Notes
     -----
@@ -60,13 +60,17 @@ def holm(pvalues, alpha: float = 0.01, weights=None) -> tuple[np.ndarray, np.nda
     ([True, False, False, False], [0.004, 0.06, 0.08, 0.3])
     """
     check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
-    p = np.asarray(pvalues, dtype=float)
+    raw = np.asarray(pvalues)
+    if raw.dtype.kind not in "iuf":  # np.asarray(["0.1"], dtype=float) read text as numbers, None was NaN, True was 1
+        raise TypeError(f"holm: pvalues must be numbers, got dtype {raw.dtype} ({raw.ravel()[:3].tolist()!r}...)")
+    p = raw.astype(float)
     if p.ndim != 1:
-        raise ValueError(f"pvalues must be one-dimensional, got shape {p.shape}")
+        raise ValueError(f"holm: pvalues must be one-dimensional, got shape {p.shape}")
     if p.size == 0:
         return np.zeros(0, dtype=bool), np.zeros(0)
-    if np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError("p-values must lie in [0, 1]")
+    bad = np.flatnonzero(~((p >= 0) & (p <= 1)))  # NaN too
+    if bad.size:
+        raise ValueError(f"holm: pvalues must lie in [0, 1], found {float(p[bad[0]])!r} at index {bad[0]} ({bad.size} outside)")
     m = p.size
     if weights is None:
         w = np.ones(m)

@@ -40,9 +40,10 @@ def runs_test(
 
     Parameters
     ----------
-    categories_seq : (n,) array_like of int
+    categories_seq : (n,) array_like of int or bool
         Values 0/1 in spin order; -1 entries (e.g. zero for colour, parity, high/low) are removed
-        first.
+        first. A boolean array (``np.isin(spins, RED)``) is read as 0/1, as statsmodels'
+        ``runstest_1samp`` reads it.
     name : str
         Identifier carried by the result (e.g. ``"colour_runs"``).
     correction : bool
@@ -76,7 +77,8 @@ def runs_test(
     >>> res.details["runs"], round(res.statistic, 3), round(res.pvalue, 4)
     (4, -2.329, 0.0199)
     """
-    x = _seq_iv(categories_seq, [-1, 0, 1], name)
+    seq = np.asarray(categories_seq)
+    x = _seq_iv(seq.astype(np.int8) if seq.dtype.kind == "b" else seq, [-1, 0, 1], name)  # a boolean mask (is red) is 0/1
     x = x[x >= 0].astype(np.int8)
     n1 = int(np.count_nonzero(x))
     runs = int(1 + np.count_nonzero(x[1:] != x[:-1])) if x.size else 0
@@ -100,6 +102,15 @@ def runs_test_from_counts(runs: int, n0: int, n1: int, *, name: str = "runs", co
     -------
     TestResult or NotApplicable
 
+    Raises
+    ------
+    TypeError
+        ``runs``, ``n0`` or ``n1`` not an integer (``5.5``, ``"5"``, a bool).
+    rngcert.errors.InputError
+        (a ``ValueError``) a negative count, or with both categories present a number of runs no
+        sequence of them has: below 2 or above ``2 min(n0, n1) + (n0 != n1)`` (21 runs of 10
+        zeros and 10 ones gave p = 1.3e-05).
+
     Examples
     --------
     >>> from rngcert.stats import runs_test, runs_test_from_counts
@@ -111,7 +122,8 @@ def runs_test_from_counts(runs: int, n0: int, n1: int, *, name: str = "runs", co
     >>> round(a.pvalue, 5)
     0.00077
     """
-    N = int(n0) + int(n1)
+    runs, n0, n1 = _runs_counts_iv(runs, n0, n1, name)
+    N = n0 + n1
     if n0 == 0 or n1 == 0:
         return NotApplicable(name, _REQ, N, f"constant sequence (n0={n0}, n1={n1}); runs are undefined")
     npn = float(n0) * float(n1)
@@ -127,6 +139,22 @@ def runs_test_from_counts(runs: int, n0: int, n1: int, *, name: str = "runs", co
     details = dict(runs=runs, expected_runs=mean, variance=var, n0=n0, n1=n1,
                    continuity_correction=bool(correction and N < 50))
     return TestResult(name, _REQ, z, None, pvalue, N, "asymptotic", details)
+
+
+def _runs_counts_iv(runs, n0, n1, name: str) -> tuple[int, int, int]:
+    """``runs, n0, n1`` as Python ints: integers >= 0, and with both categories present a number
+    of runs a sequence of them can have (2 .. 2 min(n0, n1) + [n0 != n1]); else the error naming it."""
+    vals = {"runs": runs, "n0": n0, "n1": n1}
+    for arg, v in vals.items():
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name}: {arg} must be an integer, got {v!r} ({type(v).__name__})")
+        if v < 0:
+            raise InputError(f"{name}: {arg} must be >= 0, got {v!r}")
+    runs, n0, n1 = (int(v) for v in vals.values())
+    top = 2 * min(n0, n1) + (n0 != n1)
+    if n0 and n1 and not 2 <= runs <= top:
+        raise InputError(f"{name}: runs={runs} is impossible with n0={n0} and n1={n1} (a sequence of them has 2..{top} runs)")
+    return runs, n0, n1
 
 
 # ----------------------------------------------------------------------------------------------

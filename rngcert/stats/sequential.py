@@ -493,12 +493,21 @@ def e_detector(
 
 
 # ---------------------------------------------------------------------------- window comparison
-def _homogeneity_iv(table, method, n_resamples, rng):
+def _homogeneity_iv(table, method, n_resamples, rng, name="homogeneity_chisquare"):
     t = np.asarray(table)
+    if t.dtype == object:  # a transposed DataFrame of nullable Int64 columns; None / pd.NA become NaN below
+        try:
+            t = t.astype(float)
+        except (TypeError, ValueError):
+            raise InputError(f"{name}: table must hold non-negative integer counts, got {t.ravel()[:3].tolist()!r}...") from None
     if t.ndim != 2:
-        raise InputError(f"table must be 2-d (groups x outcomes), got shape {t.shape}")
-    if not np.issubdtype(t.dtype, np.number) or np.any(t < 0) or np.any(t != np.round(t)):
-        raise InputError("table must hold non-negative integer counts")
+        raise InputError(f"{name}: table must be 2-d (groups x outcomes), got shape {t.shape}")
+    if not np.issubdtype(t.dtype, np.number):
+        raise InputError(f"{name}: table must hold non-negative integer counts, got dtype {t.dtype}")
+    bad = ~(t >= 0) | (t != np.round(t))  # NaN too
+    if bad.any():
+        raise InputError(f"{name}: table must hold non-negative integer counts, found {t[bad][0].item()!r} "
+                         f"at row {np.argwhere(bad)[0][0]}, column {np.argwhere(bad)[0][1]}")
     if method not in ("auto", "asymptotic", "monte-carlo"):
         raise InputError(f"method {method!r} is not one of 'auto', 'asymptotic', 'monte-carlo'")
     if method != "asymptotic" and (not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1):
@@ -571,7 +580,7 @@ def homogeneity_chisquare(
     """
     # MonteCarlo's batch has no effect here: the replicates are drawn one at a time (memory does not grow with R)
     method, n_resamples, rng, _ = monte_carlo_args(method, n_resamples, rng, name, default_n=1999)
-    t, method = _homogeneity_iv(table, method, n_resamples, rng)
+    t, method = _homogeneity_iv(table, method, n_resamples, rng, name)
     req = requirement
     rows = t.sum(axis=1) > 0
     t = t[rows]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from rngcert.battery.core import worst
 from rngcert.battery.plain import add_shoe_findings
 from rngcert.battery.shuffle import ShoeData, is_tracker
 from rngcert.equipment import games as G
-from rngcert.equipment.procedure import Procedure
+from rngcert.equipment.procedure import Procedure, load_procedure
 from rngcert.pipeline.certify_shuffle._common import (
     ShuffleCertification,
     _figures,
@@ -364,15 +365,25 @@ def _overlap_pays(chain: float, grid: float, workers: int) -> bool:
     return workers > 1 and max(chain, (chain + grid) / workers) < apart
 
 
+def _procedure_of(spec) -> Procedure:
+    """A packaged procedure id or TOML path loaded (``certify_procedure("baccarat-004")`` raised AttributeError: 'str'
+    object has no attribute 'kind'); anything else is a TypeError naming the argument."""
+    if isinstance(spec, (str, Path)):
+        return load_procedure(spec)
+    raise TypeError(f"certify_procedure(): proc must be a Procedure, a packaged procedure id or a TOML path, got {spec!r} ({type(spec).__name__})")
+
+
 # long: numpydoc a third; the rest the stages in their order (trackers, tables, steady state, first shoe and remedies, sensitivity, report)
-def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEFAULT_BURN_IN, sensitivity: bool = False,
+def certify_procedure(proc: Procedure | str | Path, *, tables: int = 2000, burn_in: int = DEFAULT_BURN_IN, sensitivity: bool = False,
                       sensitivity_tables: int = 400, first_shoe: bool = True, decks_note: str = "",
                       options: ShuffleOptions | None = None, **keywords) -> ShuffleCertification:
     """Certify a shuffle procedure by simulation: steady state, first shoe, trackers, sensitivity.
 
     Parameters
     ----------
-    proc : Procedure
+    proc : Procedure, str or Path
+        The shuffle procedure: a loaded :class:`~rngcert.equipment.procedure.Procedure`, a packaged
+        procedure id (``"baccarat-004"``, as ``rngcert shuffle certify`` takes it) or a TOML path.
     tables : int
         Tables simulated (one tested shoe each, in steady state; their first shoes for the
         first-shoe verdict).
@@ -410,6 +421,7 @@ def certify_procedure(proc: Procedure, *, tables: int = 2000, burn_in: int = DEF
     ShuffleCertification
     """
     o = ShuffleOptions.of(options, where="certify_procedure", **keywords)
+    proc = proc if isinstance(proc, Procedure) else _procedure_of(proc)
     keep_shuffle_heap()  # (before the pools fork: their workers inherit the thresholds)
     seed, alpha, threshold, n_resamples, standard, figures = o.seed, o.alpha, o.threshold, o.n_resamples, o.standard, o.figures
     command, progress, plan, min_edge, power = o.command, o.progress, o.plan, o.min_edge, o.power

@@ -37,7 +37,11 @@ def _orders_iv(before, after):
 
 
 def _perm_iv(perm) -> np.ndarray:
-    p = np.asarray(perm)
+    try:
+        p = np.asarray(perm)
+    except ValueError as e:  # numpy's "inhomogeneous shape" of a list of rows of different lengths
+        lens = sorted({len(r) for r in perm}) if all(hasattr(r, "__len__") for r in perm) else "?"
+        raise InputError(f"perm must be an integer array (n_shoes, n_cards >= 2): its rows have different lengths {lens}") from e
     if p.ndim == 1:
         p = p[None, :]
     if p.ndim != 2 or p.shape[1] < 2 or not np.issubdtype(p.dtype, np.integer):

@@ -78,6 +78,23 @@ def riffle_tv_distance(n: int, riffles: int) -> float:
     294-313, Theorem 1 and its table for n = 52 ( 1.000 1.000 1.000 1.000 0.924 0.614 0.334
     0.167 0.085 0.043 for k = 1..10).
 
+    Parameters
+    ----------
+    n : int
+        Cards in the deck (>= 1).
+    riffles : int
+        GSR riffle shuffles k (>= 0; 0 is the unshuffled deck, distance 1 - 1/n!).
+
+    Returns
+    -------
+    float
+        The total-variation distance, in [0, 1).
+
+    Raises
+    ------
+    rngcert.errors.InputError
+        ``n`` or ``riffles`` not an integer in its range.
+
     Examples
     --------
     >>> from rngcert.stats import riffle_tv_distance
