@@ -73,8 +73,37 @@ def _bad_ascii_byte(data: bytes, off: int) -> str:
     if bom:
         return (f"{where}: the file starts with a {bom} byte-order mark; an ASCII bit file holds only the characters '0', '1' "
                 f"and whitespace{'' if bom == 'UTF-8' else ', one byte each'}: save it as plain ASCII (without BOM)")
+    looks = _ascii_looks_like(data)
     return (f"{where}: character {bytes([data[off]])!r} is not '0', '1' or "
-            "whitespace; an ASCII bit file may hold only these")
+            "whitespace; an ASCII bit file may hold only these" + (f". The file looks like {looks}" if looks else ""))
+
+
+def _utf16_unmarked(data: bytes) -> bool:
+    """Whether ``data`` is UTF-16 text without a byte-order mark: every other byte NUL, the others printable text."""
+    a = np.frombuffer(data[: len(data) // 2 * 2], dtype=np.uint8)
+    if a.size < 4:
+        return False
+    even, odd = a[0::2], a[1::2]
+    return any(bool((z == 0).all()) and bool(_TEXT[t].all()) for z, t in ((even, odd), (odd, even)))
+
+
+def _ascii_looks_like(data: bytes) -> str:
+    """What a file given as ``--format ascii`` looks like when it is not ASCII bits (case c17 the other way round):
+    UTF-16 text, a binary dump, a hex dump or bits with separators; empty when nothing is clear."""
+    if _utf16_unmarked(data):
+        return "UTF-16 text without a byte-order mark (every other byte is NUL): save it as plain ASCII"
+    a = np.frombuffer(data, dtype=np.uint8)
+    other = int((~_TEXT[a]).sum())
+    if other * 10 >= a.size:
+        return (f"binary data, not text ({other:,} of its {a.size:,} bytes are neither printable ASCII nor whitespace): "
+                "a raw dump is read with --format binary")
+    t = a[~_WS[a]]
+    if t.size and bool(_HEX[t].all()) and bool(((t > 57) | (t < 48)).any()):
+        return "a hex dump (hexadecimal digits): convert it to bytes (xxd -r -p FILE > FILE.bin) and give --format binary"
+    seps = sorted(set(bytes(t[(t != 48) & (t != 49)].tolist()).decode("latin-1")))
+    if len(seps) == 1 and seps[0] in ",;:|-_.":
+        return f"bits separated by {seps[0]!r}: remove the separators (tr -d '{seps[0]}' < FILE > FILE.txt)"
+    return ""
 
 
 def parse_ascii_bits(data: bytes) -> np.ndarray:
@@ -143,6 +172,11 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
             f"{path}: every byte is the character '0' or '1' ({int(isbit.sum()):,} bits as text, with whitespace): this is an ASCII "
             "bit file, not a binary dump; read as bytes it would fail every test. Give --format ascii"
         )
+    if _utf16_unmarked(data):
+        raise InputError(
+            f"{path}: every other byte is NUL and the others are printable text: this is UTF-16 text without a byte-order mark, "
+            "not a binary dump; read as bytes it would fail every test. Save it as plain ASCII ('0'/'1' bits: --format ascii; "
+            "hex digits: xxd -r -p)")
     _refuse_text(data, path)
     top = int(a.max())
     if top < SMALL_BYTE_BOUND:
