@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -297,13 +298,10 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
     if bit_order not in ("big", "little"):
         raise InputError(f"bit_order={bit_order!r}; allowed: 'big' (MSB first), 'little'")
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    digest = hashlib.sha256(data).hexdigest()
-    if len(data) == 0:
+    # a binary dump's bytes past the n bits, and past what its shape checks judge, are hashed and counted, not kept
+    want = max(-(-int(n) // 8), _JUDGED_BYTES) if fmt == "binary" and n is not None and int(n) == n and n >= 1 else None
+    data, digest, size = _read_file(path, want)
+    if size == 0:
         raise NoDataError(f"{path}: the file is empty")
     if fmt == "ascii":
         try:
@@ -315,9 +313,11 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
         order = None
     else:
         check_binary_dump(data, path)
+        if want is not None:
+            data = data[: -(-int(n) // 8)]
         bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder=bit_order)
         order = bit_order
-    total = int(bits.size)
+    total = 8 * size if fmt == "binary" else int(bits.size)
     if n is not None:
         if int(n) != n or n < 1:
             raise InputError(f"n={n!r}; a positive number of bits is required")
@@ -328,6 +328,41 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
     bits = np.ascontiguousarray(bits)
     bits.flags.writeable = False
     return BitDump(bits, path, digest, fmt, order, total)
+
+
+def _holds(path, bits: int) -> bool:
+    """Whether ``path`` is a regular file of at least ``bits`` bits (else it is read whole, and a short one refused by name)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and 8 * st.st_size >= bits
+
+
+#: Bytes of a binary dump that :func:`check_binary_dump` judges at least, however few bits are tested.
+_JUDGED_BYTES = 1 << 16
+#: Bytes hashed at a time past the part of a binary dump that is read into memory.
+_HASH_CHUNK = 1 << 20
+
+
+def _read_file(path: str, want: int | None) -> tuple[bytes, str, int]:
+    """(bytes read, SHA-256 of the whole file, its size in bytes).
+
+    With ``want``, a regular file's first ``want`` bytes only are kept in memory and the rest is hashed in
+    chunks (a 1 GB capture of which 100 streams of 10**6 bits are tested held 10 GB); a pipe is read whole."""
+    try:
+        with open(path, "rb") as fh:
+            if want is None or not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                data = fh.read()
+                return data, hashlib.sha256(data).hexdigest(), len(data)
+            data = fh.read(want)
+            h, size = hashlib.sha256(data), len(data)
+            while chunk := fh.read(_HASH_CHUNK):
+                h.update(chunk)
+                size += len(chunk)
+            return data, h.hexdigest(), size
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big", dump: BitDump | None = None):
@@ -350,8 +385,11 @@ def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big", 
     """
     if int(m) != m or m < 1 or int(n) != n or n < 1:
         raise InputError(f"m={m!r}, n={n!r}; positive integers are required")
-    full = dump if dump is not None and dump.bits.size == dump.n_bits else read_bits(path, fmt=fmt, bit_order=bit_order)
     need = int(m) * int(n)
+    if dump is not None and dump.bits.size == dump.n_bits:
+        full = dump
+    else:  # a binary dump: only the bits tested are read into memory (the rest is hashed and counted)
+        full = read_bits(path, fmt=fmt, bit_order=bit_order, n=need if fmt == "binary" and _holds(path, need) else None)
     if full.n_bits < need:
         raise InputError(f"{full.path}: holds {full.n_bits} bits, {m} streams of {n} bits need "
                          f"{need} (the file has {full.n_bits // int(n)} whole streams); a dump "
