@@ -37,3 +37,18 @@ def test_one_stream_suspect_says_what_was_observed():
 def test_one_stream_without_low_pvalues_keeps_its_sentence():
     keys, _ = bits_findings(_one_stream(0))
     assert keys[0].startswith("No test rejects after Holm: the sequence is consistent")
+
+
+def test_not_applicable_reason_names_parameters_in_words():
+    """A section too long for n says its parameters as a lab reads them: it said "with parameters default",
+    "{'M': None}" and "{'L': None, 'Q': None}" (a None parameter is chosen from the length)."""
+    import numpy as np
+
+    from rngcert.stats import nist
+
+    res = {r.name: r for r in nist.run_sp800_22(np.random.default_rng(41).integers(0, 2, 100).astype(np.uint8))}
+    reasons = {k: str(r.reason) for k, r in res.items() if not r.applicable}
+    assert "the minimum length of this test with L and Q chosen from n (SP 800-22 section 2.9.7" in reasons["nist_universal"]
+    assert "the minimum length of this test with M = 32, Q = 32 (" in reasons["nist_rank"]
+    assert "the minimum length of this test (SP 800-22 section 2.6.7" in reasons["nist_dft"]
+    assert not any("None" in t or "parameters default" in t for t in reasons.values())
