@@ -52,3 +52,39 @@ def test_not_applicable_reason_names_parameters_in_words():
     assert "the minimum length of this test with M = 32, Q = 32 (" in reasons["nist_rank"]
     assert "the minimum length of this test (SP 800-22 section 2.6.7" in reasons["nist_dft"]
     assert not any("None" in t or "parameters default" in t for t in reasons.values())
+
+
+def _many_streams(flagged: int, m: int = 100, names: int = 188) -> dict:
+    """m streams of ``names`` test names, p-values spread evenly (one below 0.01 per name); ``flagged`` names get 4
+    more below 0.01, so SP 800-22's proportion rule flags them (95 of 100 pass)."""
+    from rngcert.stats.nist import twolevel
+
+    label = [f"{REQUIRED_FAMILIES[i % len(REQUIRED_FAMILIES)]}[{i}]" for i in range(names)]
+    per_seq = []
+    for j in range(m):
+        seq = []
+        for i, nm in enumerate(label):
+            p = 0.001 if i < flagged and j < 4 else ((j * 37 + i) % m + 0.5) / m
+            seq.append(TestResult(nm, Requirement.INDEPENDENCE, 0.0, None, p, 1000, "exact"))
+        per_seq.append(seq)
+    summary = twolevel.two_level(per_seq, alpha=0.01, null_law="uniform")
+    out = bits_verdict(per_seq, summary, alpha=0.01)
+    return {"battery": out.to_dict(), "two_level": summary.to_dict()}
+
+
+def test_many_streams_pass_says_how_many_flags_chance_gives():
+    """At m = 100 a good generator flags about 3.5 of 188 names (the README said "one or two in most runs"); a PASS
+    with 5 flagged said "no more than a good generator flags by chance" without the number."""
+    section = _many_streams(5)
+    assert section["battery"]["verdict"] == "PASS"
+    first = bits_findings(section)[0][0]
+    assert "flag 5 of 188 test names (" in first and ", against 3.4" in first and "expected for a good generator (P = " in first
+    assert "not improbably many" in first
+
+
+def test_many_streams_suspect_says_how_many_flags_chance_gives():
+    section = _many_streams(12)
+    assert section["battery"]["verdict"] == "SUSPECT"
+    line = next(k for k in bits_findings(section)[0] if k.startswith("SUSPECT: "))
+    assert line.startswith("SUSPECT: SP 800-22's rules flag frequency[0] (96 of 100 sequences pass); ")
+    assert "(12 of 188 test names, against 3.4" in line and "expected for a good generator (P = 0.00027)" in line

@@ -155,6 +155,14 @@ def _low_pvalues_words(b: dict) -> str:
             f"(P = {tail:.3g} of so many or more)")
 
 
+def _flag_expected(b: dict) -> str:
+    """Over m >= 2 sequences: ", against E expected for a good generator (P = p)" from the flag-count rule's text, or
+    empty (what a good generator flags depends on m: about 3.5 of 188 names at m = 100, 0.6 at m = 1,000)."""
+    here = str(b.get("suspect_rule") or "").partition("; here ")[2]
+    against = here.partition(" rules, against ")[2] if " rules, against " in here else ""
+    return f", against {against}" if against else ""
+
+
 # long: the findings and next steps of an SP 800-22 section, verdict by verdict, read top to bottom as the report says them; 14 lines are its
 #   docstring
 def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = None) -> tuple[list[str], list[str]]:
@@ -206,7 +214,8 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
         if biased:
             what.append(share_line + ": the generator is biased towards " + ("ones" if ones / bits > 0.5 else "zeros"))
         if flagged:
-            what.append("SP 800-22's rules flag " + "; ".join(row_words(r) for r in flagged[:4]) + ("; …" if len(flagged) > 4 else ""))
+            what.append("SP 800-22's rules flag " + "; ".join(row_words(r) for r in flagged[:4]) + ("; …" if len(flagged) > 4 else "")
+                        + (f" ({len(flagged)} of {len(rows)} test names{_flag_expected(b)})" if _flag_expected(b) else ""))
         elif not rows and v == "SUSPECT" and low_words:
             what.append(low_words + ", more than a good generator gives")
         elif rejected:
@@ -226,7 +235,9 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
     elif v == "PASS" and flagged:  # a good generator fails a few names by chance: say how many, never "no test name"
         keys.insert(0, f"No test rejects after Holm; SP 800-22's second-level rules flag {len(flagged)} of {len(rows)} test names ("
                        + "; ".join(row_words(r) for r in flagged[:4]) + ("; …" if len(flagged) > 4 else "")
-                       + "), no more than a good generator flags by chance: the streams are consistent with independent, uniform "
+                       + ")" + (_flag_expected(b) + ", not improbably many" if _flag_expected(b) else
+                                ", no more than a good generator flags by chance")
+                       + ": the streams are consistent with independent, uniform "
                        "bits at this number and length of sequences.")
     elif v == "PASS":
         rule = ("SP 800-22's proportion rule flags no test name" if unchecked and all(r.get("uniformity_pvalue") is None for r in rows if r.get("m"))
