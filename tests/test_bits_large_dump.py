@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,3 +41,16 @@ def test_short_length_still_judges_the_dump(tmp_path):
     g.write_bytes(np.random.default_rng(33).integers(0, 256, 64000, dtype=np.uint8).tobytes())
     with pytest.raises(InputError, match=r"holds 512000 bits, 1 streams of 1000000 bits need 1000000 \(the file has 0 whole"):
         cb.read_bit_streams(g, 1, 10**6, fmt="binary")
+
+
+@pytest.mark.skipif(not Path("/dev/null").is_char_device(), reason="needs a character device")
+def test_a_device_is_refused_not_read_until_memory_runs_out(tmp_path, cli):
+    """`rngcert bits /dev/urandom --format binary --streams 1 --length 1000` read the device whole: it never ended (and
+    /dev/zero was killed for its memory). A device is refused by name (exit 3); /dev/null stands in for it here, safe to
+    read before the fix too (it said "the file is empty")."""
+    with pytest.raises(InputError, match="a device, not a dump.*head -c"):
+        cb.read_bit_streams("/dev/null", 1, 1000, fmt="binary")
+    with pytest.raises(InputError, match="a device, not a dump"):
+        cb.read_bits("/dev/null", fmt="ascii")
+    res = cli("bits", "/dev/null", "--format", "binary", "--streams", 1, "--length", 1000, "--no-plots", "--out", tmp_path / "r")
+    assert res.exit_code == 3 and "a device, not a dump" in res.output

@@ -352,7 +352,13 @@ def _read_file(path: str, want: int | None) -> tuple[bytes, str, int]:
     chunks (a 1 GB capture of which 100 streams of 10**6 bits are tested held 10 GB); a pipe is read whole."""
     try:
         with open(path, "rb") as fh:
-            if want is None or not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            mode = os.fstat(fh.fileno()).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/urandom, /dev/hwrng: read whole, it never ends
+                raise InputError(
+                    f"{path}: a device, not a dump: rngcert bits certifies a capture that the report can hash and "
+                    "`rngcert verify --rerun` can read again. Capture a fixed number of bytes first (head -c 12500000 "
+                    f"{path} > dump.bin: 100 streams of 10^6 bits) and certify that file")
+            if want is None or not stat.S_ISREG(mode):
                 data = fh.read()
                 return data, hashlib.sha256(data).hexdigest(), len(data)
             data = fh.read(want)
