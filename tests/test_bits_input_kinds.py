@@ -53,3 +53,25 @@ def test_a_stray_character_in_ascii_bits_is_not_given_a_kind(tmp_path):
     assert "looks like" not in str(e.value)
     f.write_text(BITS)
     assert cb.read_bits(f, fmt="ascii").n_bits == len(BITS)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bzip2", "xz", "zip"])
+def test_compressed_capture_is_named_not_tested(tmp_path, kind):
+    """A capture given compressed was tested as its compressed stream (a few header bytes, then deflate output), with
+    no word that it is not the generator's bits."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    raw = np.random.default_rng(24).integers(0, 256, 20000, dtype=np.uint8).tobytes()
+    f = tmp_path / f"capture.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(f, "w") as z:
+            z.writestr("capture.bin", raw)
+    else:
+        f.write_bytes({"gzip": gzip, "bzip2": bz2, "xz": lzma}[kind].compress(raw))
+    with pytest.raises(InputError, match=f"signature of an? {kind if kind != 'zip' else 'zip archive'}"):
+        cb.read_bits(f, fmt="binary")
+    f.write_bytes(raw)  # the capture itself is read
+    assert cb.read_bits(f, fmt="binary").n_bits == 8 * len(raw)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass
 
@@ -173,6 +174,11 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
             f"{path}: every byte is the character '0' or '1' ({int(isbit.sum()):,} bits as text, with whitespace): this is an ASCII "
             "bit file, not a binary dump; read as bytes it would fail every test. Give --format ascii"
         )
+    packed = next((what for magic, what in _CONTAINERS if re.match(magic, data, re.DOTALL)), None)
+    if packed:
+        raise InputError(
+            f"{path}: starts with the signature of {packed}, not raw generator output; a uniform source starts so with "
+            "probability below 2^-27. Unpack it and certify the capture itself")
     if _utf16_unmarked(data):
         raise InputError(
             f"{path}: every other byte is NUL and the others are printable text: this is UTF-16 text without a byte-order mark, "
@@ -195,6 +201,14 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
         )
 
 
+#: Signatures of compressed and container files (at least 27 fixed bits each: gzip's reserved flag bits are 0): a
+#: capture given compressed is tested as its compressed stream, not as the generator's bits.
+_CONTAINERS = (
+    (rb"\x1f\x8b\x08[\x00-\x1f]", "a gzip file (gunzip it)"), (rb"PK\x03\x04", "a zip archive (unzip it)"),
+    (rb"\xfd7zXZ\x00", "an xz file (unxz it)"), (rb"BZh[1-9](1AY&SY|\x17rE8P\x90)", "a bzip2 file (bunzip2 it)"),
+    (rb"\x28\xb5\x2f\xfd", "a zstd file (unzstd it)"), (rb"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (rb"%PDF-", "a PDF document"), (rb"\x89PNG\r\n\x1a\n", "a PNG image"),
+)
 #: Shortest dump judged as text: a uniform source's L bytes are all printable ASCII or whitespace
 #: with probability (101/256)**L, below 1e-25 from 64 bytes on (hex digits: (22/256)**L < 4**-L).
 MIN_TEXT_BYTES = 64
