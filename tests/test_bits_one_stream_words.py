@@ -88,3 +88,20 @@ def test_many_streams_suspect_says_how_many_flags_chance_gives():
     line = next(k for k in bits_findings(section)[0] if k.startswith("SUSPECT: "))
     assert line.startswith("SUSPECT: SP 800-22's rules flag frequency[0] (96 of 100 sequences pass); ")
     assert "(12 of 188 test names, against 3.4" in line and "expected for a good generator (P = 0.00027)" in line
+
+
+def test_inconclusive_next_step_names_the_length_needed(cli, tmp_path):
+    """Streams too short for some required tests: the next step said "Supply a dump long enough for every test (see
+    the reasons)"; it names the length (DESIGN: INCONCLUSIVE with the sample size needed, bits alike)."""
+    import json
+
+    import numpy as np
+
+    f = tmp_path / "b.txt"
+    f.write_text("".join(map(str, np.random.default_rng(42).integers(0, 2, 20000))))
+    res = cli("bits", f, "--format", "ascii", "--length", 2000, "--no-plots", "--json", "--out", tmp_path / "r")
+    assert res.exit_code == 11
+    report = json.loads(res.stdout)
+    steps = report["tables"][0]["next_steps"]
+    assert steps[0].startswith("Supply streams of at least 1,000,000 bits (--length 1000000)"), steps
+    assert report["tables"][0]["length_needed"] == 1_000_000

@@ -253,7 +253,9 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
     elif v == "SUSPECT":
         steps.append("Not a failure: test a new, longer dump (more sequences) before drawing a conclusion.")
     elif v == "INCONCLUSIVE":
-        steps.append("Supply a dump long enough for every test (see the reasons), then certify again.")
+        need = section.get("length_needed")
+        steps.append(f"Supply streams of at least {need:,} bits (--length {need}), the length every required test needs, then "
+                     "certify again." if need else "Supply a dump long enough for every test (see the reasons), then certify again.")
     else:
         steps.append("Keep testing: a PASS covers this dump; re-test at the interval your rules require and after any change "
                      "to the device.")
