@@ -143,6 +143,26 @@ def _uniformity_unchecked(rows: list) -> str:
             f"{'them' if len(skipped) > 1 else 'it'}.")
 
 
+def _low_pvalues_words(b: dict) -> str:
+    """One sequence: how many p-values lie below alpha, against how many chance gives, and which (the rule that makes
+    a run SUSPECT, said with its numbers whatever the verdict); empty when none lies below alpha."""
+    low, n, a = list(b.get("raw_pvalues_below_alpha") or []), int(b.get("tests_applicable") or 0), float(b.get("alpha") or 0.01)
+    if not low or not n:
+        return ""
+    tail = max(0.0, 1.0 - sum(math.comb(n, i) * a ** i * (1 - a) ** (n - i) for i in range(len(low))))
+    names = "; ".join(x.replace("nist_", "").replace("_", " ") for x in low[:4]) + ("; …" if len(low) > 4 else "")
+    return (f"{len(low)} of {n} p-values below alpha = {a:g} ({names}), against {a * n:.1f} expected by chance "
+            f"(P = {tail:.3g} of so many or more)")
+
+
+def _flag_expected(b: dict) -> str:
+    """Over m >= 2 sequences: ", against E expected for a good generator (P = p)" from the flag-count rule's text, or
+    empty (what a good generator flags depends on m: about 3.5 of 188 names at m = 100, 0.6 at m = 1,000)."""
+    here = str(b.get("suspect_rule") or "").partition("; here ")[2]
+    against = here.partition(" rules, against ")[2] if " rules, against " in here else ""
+    return f", against {against}" if against else ""
+
+
 # long: the findings and next steps of an SP 800-22 section, verdict by verdict, read top to bottom as the report says them; 14 lines are its
 #   docstring
 def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = None) -> tuple[list[str], list[str]]:
@@ -188,12 +208,16 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
             parts.append("p-values not uniform")
         return f"{t} ({', '.join(parts)})"
 
+    low_words = "" if rows else _low_pvalues_words(b)
     if v in ("FAIL", "SUSPECT"):
         what = []
         if biased:
             what.append(share_line + ": the generator is biased towards " + ("ones" if ones / bits > 0.5 else "zeros"))
         if flagged:
-            what.append("SP 800-22's rules flag " + "; ".join(row_words(r) for r in flagged[:4]) + ("; …" if len(flagged) > 4 else ""))
+            what.append("SP 800-22's rules flag " + "; ".join(row_words(r) for r in flagged[:4]) + ("; …" if len(flagged) > 4 else "")
+                        + (f" ({len(flagged)} of {len(rows)} test names{_flag_expected(b)})" if _flag_expected(b) else ""))
+        elif not rows and v == "SUSPECT" and low_words:
+            what.append(low_words + ", more than a good generator gives")
         elif rejected:
             what.append("rejected after Holm: " + "; ".join(f"{x['name'].replace('nist_', '').replace('_', ' ')} (p {_p(x)})" for x in rejected[:4]))
         causes = ("a biased or failing entropy source (noise diode, ring oscillator) without a working conditioner, a stuck or "
@@ -205,12 +229,15 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
     if share_line and not (v in ("FAIL", "SUSPECT") and biased):
         keys.append(share_line[0].upper() + share_line[1:] + ".")
     if v == "PASS" and not rows:  # one sequence: SP 800-22's second-level rules did not run, so say nothing of them
-        keys.insert(0, "No test rejects after Holm: the sequence is consistent with independent, uniform bits at this length "
+        keys.insert(0, "No test rejects after Holm" + (f"; {low_words}, not improbably many" if low_words else "")
+                       + ": the sequence is consistent with independent, uniform bits at this length "
                        "(SP 800-22's second-level rules need at least 2 sequences and were not applied).")
     elif v == "PASS" and flagged:  # a good generator fails a few names by chance: say how many, never "no test name"
         keys.insert(0, f"No test rejects after Holm; SP 800-22's second-level rules flag {len(flagged)} of {len(rows)} test names ("
                        + "; ".join(row_words(r) for r in flagged[:4]) + ("; …" if len(flagged) > 4 else "")
-                       + "), no more than a good generator flags by chance: the streams are consistent with independent, uniform "
+                       + ")" + (_flag_expected(b) + ", not improbably many" if _flag_expected(b) else
+                                ", no more than a good generator flags by chance")
+                       + ": the streams are consistent with independent, uniform "
                        "bits at this number and length of sequences.")
     elif v == "PASS":
         rule = ("SP 800-22's proportion rule flags no test name" if unchecked and all(r.get("uniformity_pvalue") is None for r in rows if r.get("m"))
@@ -226,7 +253,9 @@ def bits_findings(section: dict, *, ones: int | None = None, bits: int | None = 
     elif v == "SUSPECT":
         steps.append("Not a failure: test a new, longer dump (more sequences) before drawing a conclusion.")
     elif v == "INCONCLUSIVE":
-        steps.append("Supply a dump long enough for every test (see the reasons), then certify again.")
+        need = section.get("length_needed")
+        steps.append(f"Supply streams of at least {need:,} bits (--length {need}), the length every required test needs, then "
+                     "certify again." if need else "Supply a dump long enough for every test (see the reasons), then certify again.")
     else:
         steps.append("Keep testing: a PASS covers this dump; re-test at the interval your rules require and after any change "
                      "to the device.")

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,8 +75,37 @@ def _bad_ascii_byte(data: bytes, off: int) -> str:
     if bom:
         return (f"{where}: the file starts with a {bom} byte-order mark; an ASCII bit file holds only the characters '0', '1' "
                 f"and whitespace{'' if bom == 'UTF-8' else ', one byte each'}: save it as plain ASCII (without BOM)")
+    looks = _ascii_looks_like(data)
     return (f"{where}: character {bytes([data[off]])!r} is not '0', '1' or "
-            "whitespace; an ASCII bit file may hold only these")
+            "whitespace; an ASCII bit file may hold only these" + (f". The file looks like {looks}" if looks else ""))
+
+
+def _utf16_unmarked(data: bytes) -> bool:
+    """Whether ``data`` is UTF-16 text without a byte-order mark: every other byte NUL, the others printable text."""
+    a = np.frombuffer(data[: len(data) // 2 * 2], dtype=np.uint8)
+    if a.size < 4:
+        return False
+    even, odd = a[0::2], a[1::2]
+    return any(bool((z == 0).all()) and bool(_TEXT[t].all()) for z, t in ((even, odd), (odd, even)))
+
+
+def _ascii_looks_like(data: bytes) -> str:
+    """What a file given as ``--format ascii`` looks like when it is not ASCII bits (case c17 the other way round):
+    UTF-16 text, a binary dump, a hex dump or bits with separators; empty when nothing is clear."""
+    if _utf16_unmarked(data):
+        return "UTF-16 text without a byte-order mark (every other byte is NUL): save it as plain ASCII"
+    a = np.frombuffer(data, dtype=np.uint8)
+    other = int((~_TEXT[a]).sum())
+    if other * 10 >= a.size:
+        return (f"binary data, not text ({other:,} of its {a.size:,} bytes are neither printable ASCII nor whitespace): "
+                "a raw dump is read with --format binary")
+    t = a[~_WS[a]]
+    if t.size and bool(_HEX[t].all()) and bool(((t > 57) | (t < 48)).any()):
+        return "a hex dump (hexadecimal digits): convert it to bytes (xxd -r -p FILE > FILE.bin) and give --format binary"
+    seps = sorted(set(bytes(t[(t != 48) & (t != 49)].tolist()).decode("latin-1")))
+    if len(seps) == 1 and seps[0] in ",;:|-_.":
+        return f"bits separated by {seps[0]!r}: remove the separators (tr -d '{seps[0]}' < FILE > FILE.txt)"
+    return ""
 
 
 def parse_ascii_bits(data: bytes) -> np.ndarray:
@@ -143,6 +174,16 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
             f"{path}: every byte is the character '0' or '1' ({int(isbit.sum()):,} bits as text, with whitespace): this is an ASCII "
             "bit file, not a binary dump; read as bytes it would fail every test. Give --format ascii"
         )
+    packed = next((what for magic, what in _CONTAINERS if re.match(magic, data, re.DOTALL)), None)
+    if packed:
+        raise InputError(
+            f"{path}: starts with the signature of {packed}, not raw generator output; a uniform source starts so with "
+            "probability below 2^-27. Unpack it and certify the capture itself")
+    if _utf16_unmarked(data):
+        raise InputError(
+            f"{path}: every other byte is NUL and the others are printable text: this is UTF-16 text without a byte-order mark, "
+            "not a binary dump; read as bytes it would fail every test. Save it as plain ASCII ('0'/'1' bits: --format ascii; "
+            "hex digits: xxd -r -p)")
     _refuse_text(data, path)
     top = int(a.max())
     if top < SMALL_BYTE_BOUND:
@@ -160,6 +201,14 @@ def check_binary_dump(data: bytes, path: str = "the dump") -> None:
         )
 
 
+#: Signatures of compressed and container files (at least 27 fixed bits each: gzip's reserved flag bits are 0): a
+#: capture given compressed is tested as its compressed stream, not as the generator's bits.
+_CONTAINERS = (
+    (rb"\x1f\x8b\x08[\x00-\x1f]", "a gzip file (gunzip it)"), (rb"PK\x03\x04", "a zip archive (unzip it)"),
+    (rb"\xfd7zXZ\x00", "an xz file (unxz it)"), (rb"BZh[1-9](1AY&SY|\x17rE8P\x90)", "a bzip2 file (bunzip2 it)"),
+    (rb"\x28\xb5\x2f\xfd", "a zstd file (unzstd it)"), (rb"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (rb"%PDF-", "a PDF document"), (rb"\x89PNG\r\n\x1a\n", "a PNG image"),
+)
 #: Shortest dump judged as text: a uniform source's L bytes are all printable ASCII or whitespace
 #: with probability (101/256)**L, below 1e-25 from 64 bytes on (hex digits: (22/256)**L < 4**-L).
 MIN_TEXT_BYTES = 64
@@ -263,13 +312,10 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
     if bit_order not in ("big", "little"):
         raise InputError(f"bit_order={bit_order!r}; allowed: 'big' (MSB first), 'little'")
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    digest = hashlib.sha256(data).hexdigest()
-    if len(data) == 0:
+    # a binary dump's bytes past the n bits, and past what its shape checks judge, are hashed and counted, not kept
+    want = max(-(-int(n) // 8), _JUDGED_BYTES) if fmt == "binary" and n is not None and int(n) == n and n >= 1 else None
+    data, digest, size = _read_file(path, want)
+    if size == 0:
         raise NoDataError(f"{path}: the file is empty")
     if fmt == "ascii":
         try:
@@ -281,9 +327,11 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
         order = None
     else:
         check_binary_dump(data, path)
+        if want is not None:
+            data = data[: -(-int(n) // 8)]
         bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder=bit_order)
         order = bit_order
-    total = int(bits.size)
+    total = 8 * size if fmt == "binary" else int(bits.size)
     if n is not None:
         if int(n) != n or n < 1:
             raise InputError(f"n={n!r}; a positive number of bits is required")
@@ -294,6 +342,47 @@ def read_bits(path, *, fmt: str, bit_order: str = "big", n: int | None = None) -
     bits = np.ascontiguousarray(bits)
     bits.flags.writeable = False
     return BitDump(bits, path, digest, fmt, order, total)
+
+
+def _holds(path, bits: int) -> bool:
+    """Whether ``path`` is a regular file of at least ``bits`` bits (else it is read whole, and a short one refused by name)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and 8 * st.st_size >= bits
+
+
+#: Bytes of a binary dump that :func:`check_binary_dump` judges at least, however few bits are tested.
+_JUDGED_BYTES = 1 << 16
+#: Bytes hashed at a time past the part of a binary dump that is read into memory.
+_HASH_CHUNK = 1 << 20
+
+
+def _read_file(path: str, want: int | None) -> tuple[bytes, str, int]:
+    """(bytes read, SHA-256 of the whole file, its size in bytes).
+
+    With ``want``, a regular file's first ``want`` bytes only are kept in memory and the rest is hashed in
+    chunks (a 1 GB capture of which 100 streams of 10**6 bits are tested held 10 GB); a pipe is read whole."""
+    try:
+        with open(path, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/urandom, /dev/hwrng: read whole, it never ends
+                raise InputError(
+                    f"{path}: a device, not a dump: rngcert bits certifies a capture that the report can hash and "
+                    "`rngcert verify --rerun` can read again. Capture a fixed number of bytes first (head -c 12500000 "
+                    f"{path} > dump.bin: 100 streams of 10^6 bits) and certify that file")
+            if want is None or not stat.S_ISREG(mode):
+                data = fh.read()
+                return data, hashlib.sha256(data).hexdigest(), len(data)
+            data = fh.read(want)
+            h, size = hashlib.sha256(data), len(data)
+            while chunk := fh.read(_HASH_CHUNK):
+                h.update(chunk)
+                size += len(chunk)
+            return data, h.hexdigest(), size
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big", dump: BitDump | None = None):
@@ -316,8 +405,11 @@ def read_bit_streams(path, m: int, n: int, *, fmt: str, bit_order: str = "big", 
     """
     if int(m) != m or m < 1 or int(n) != n or n < 1:
         raise InputError(f"m={m!r}, n={n!r}; positive integers are required")
-    full = dump if dump is not None and dump.bits.size == dump.n_bits else read_bits(path, fmt=fmt, bit_order=bit_order)
     need = int(m) * int(n)
+    if dump is not None and dump.bits.size == dump.n_bits:
+        full = dump
+    else:  # a binary dump: only the bits tested are read into memory (the rest is hashed and counted)
+        full = read_bits(path, fmt=fmt, bit_order=bit_order, n=need if fmt == "binary" and _holds(path, need) else None)
     if full.n_bits < need:
         raise InputError(f"{full.path}: holds {full.n_bits} bits, {m} streams of {n} bits need "
                          f"{need} (the file has {full.n_bits // int(n)} whole streams); a dump "

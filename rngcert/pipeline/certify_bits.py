@@ -377,6 +377,9 @@ def certify_streams(
         section["notes"].append(f"two-level analysis not applicable: {summary.reason}")
         bd["second_level"] = {"applicable": False, "reason": str(summary.reason)}  # the standard's clause says so (issue 24)
     ones, nbits = _ones(per_seq)
+    needed = _length_needed(per_seq, n)
+    if needed:
+        section["length_needed"] = needed
     section["key_findings"], section["next_steps"] = bits_findings(section, ones=ones, bits=nbits)
     figs = [_figures(per_seq, summary, out)] if figures else [[]]
     src_line = (
@@ -416,6 +419,16 @@ def certify_streams(
     report["tables"] = [section]
     report["verdict"] = out.verdict
     return BitsCertification(report, figs, out, summary)
+
+
+def _length_needed(per_seq, n: int) -> int | None:
+    """The stream length every required family needs (the largest minimum of those that ran on no sequence), when it
+    is above n; else None. The INCONCLUSIVE next step names it (it said "a dump long enough for every test")."""
+    from rngcert.stats.nist import MIN_LENGTH
+
+    ran = {r.name.partition("[")[0] for seq in per_seq for r in seq if r.applicable}
+    need = max((MIN_LENGTH.get(f.removeprefix("nist_"), 0) for f in REQUIRED_FAMILIES if f not in ran), default=0)
+    return need if need > n else None
 
 
 def _ones(per_seq) -> tuple[int | None, int | None]:

@@ -302,6 +302,16 @@ REQUIREMENT = {k: (Requirement.UNIFORMITY if k in ("frequency", "block_frequency
                for k in DEFAULT_PARAMS}
 
 
+def _params_words(kp: dict) -> str:
+    """A section's parameters in words for a reason: ``" with m = 9, M = 1032, K = 5"``, ``" with L and Q chosen from
+    n"`` (a parameter left None is chosen from the length), or nothing for a section without parameters (the
+    reasons said "parameters default" and "{'M': None}")."""
+    given = [f"{k} = {v}" for k, v in kp.items() if v is not None]
+    chosen = [k for k, v in kp.items() if v is None]
+    parts = given + ([f"{' and '.join(chosen)} chosen from n"] if chosen else [])
+    return f" with {', '.join(parts)}" if parts else ""
+
+
 def run_section(view: BitView, key: str) -> list:
     """SP 800-22 section ``key`` (a key of :data:`DEFAULT_PARAMS`) on ``view``: one result per
     name of :func:`test_names`; below the section's minimum length, or when its prerequisite fails,
@@ -312,8 +322,7 @@ def run_section(view: BitView, key: str) -> list:
     need = _min_length(key, kp)
     if view.n < need:
         r = not_applicable(key, _REQ[key], view.n,
-                           f"n = {view.n} < {need}, the minimum length for this test with "
-                           f"parameters {kp or 'default'} (SP 800-22 section "
+                           f"n = {view.n} < {need}, the minimum length of this test{_params_words(kp)} (SP 800-22 section "
                            f"{_SECTION[key]}.7; see rngcert.stats.nist.MIN_LENGTH)")
     else:
         r = SECTIONS[key](view, kp)
