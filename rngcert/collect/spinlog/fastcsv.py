@@ -432,6 +432,7 @@ def process_block(block: bytes, first_line: int, names: list[str], resolved: dic
         "result_source": None,
         "notes": [],
         "ts_kinds": ts_kinds,
+        "spelled": {},  # (a header read by its spelling takes the exact path: _columns)
     }
 
 
