@@ -553,7 +553,8 @@ class QueriesMixin:
             Also return the spin ids as text (``spin_id``; otherwise an empty array).
         keys : bool
             Also return ``seq`` and ``ts`` per spin (16 bytes a spin); with False only their
-            ranges (``seq_range``, ``ts_range``) are kept, which is all an audit needs. A window
+            ranges (``seq_range``, ``ts_range``) are kept (an audit reads its window with them: its
+            seq per spin places the window in the whole table's spin order, for the previous window). A window
             cut by ``last`` keeps them either way (its ranges are those of the spins kept).
 
         Notes

@@ -1,0 +1,46 @@
+"""An audit's previous window is the spins before this window in the table's order (spin ids), not in the order the
+logs were ingested: a month ingested late (a backfill) is neither "no earlier spins" nor the window after."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from rngcert.collect.store import Store
+from rngcert.equipment.wheel import load_wheel
+from rngcert.pipeline.audit import audit_table
+from rngcert.simulate.wheel import simulate_spins, write_spin_log
+
+EU = load_wheel("european")
+R = 199
+
+
+def _log(path, n, seed, first):
+    sim = simulate_spins(EU, n, np.random.default_rng(seed), first_spin=first)
+    with open(path, "wb") as fh:
+        write_spin_log(fh, EU, sim, table="T", first_spin=first)
+    return sim
+
+
+def test_previous_window_follows_spin_order_not_ingest_order(tmp_path):
+    may = _log(tmp_path / "may.csv", 3000, 1, 0)  # spins 1..3000, 40 s apart from 2026-01-01T00:00:00Z
+    june = _log(tmp_path / "june.csv", 3000, 2, 3000)  # spins 3001..6000
+    with Store(tmp_path / "s.duckdb") as st:
+        st.ingest([tmp_path / "june.csv"])
+        st.ingest([tmp_path / "may.csv"])  # the earlier month, ingested after the later one
+        # the later month: its previous window is the earlier month, though that was ingested after it
+        a = audit_table(st, "T", since="2026-01-02T09:20:00Z", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
+        assert a.window["n"] == 3000
+        h = a.trend["window_homogeneity"]
+        assert h.get("applicable", True) is not False and a.trend["previous_window"]["n"] == 3000
+        tab = np.stack([np.bincount(may.positions, minlength=37), np.bincount(june.positions, minlength=37)])
+        assert h["statistic"] == stats.chi2_contingency(tab, correction=False)[0]
+        # the earlier month has no spins before it: no previous window (not the later month, ingested first)
+        b = audit_table(st, "T", until="2026-01-02T09:20:00Z", seed=1, n_resamples=R, figures=False, outdir=None)
+        assert b.window["n"] == 3000
+        assert b.trend["window_homogeneity"]["applicable"] is False
+        # an earlier audit of the later month is no previous window of the earlier month
+        c = audit_table(st, "T", since="2026-01-02T09:20:00Z", seed=1, n_resamples=R, figures=False, outdir=None)
+        d = audit_table(st, "T", until="2026-01-02T09:20:00Z", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
+        assert c.trend["previous_window"]["kind"] == f"window of audit {b.audit_id}"
+        assert d.trend["window_homogeneity"]["applicable"] is False
