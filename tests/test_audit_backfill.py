@@ -44,3 +44,24 @@ def test_previous_window_follows_spin_order_not_ingest_order(tmp_path):
         d = audit_table(st, "T", until="2026-01-02T09:20:00Z", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
         assert c.trend["previous_window"]["kind"] == f"window of audit {b.audit_id}"
         assert d.trend["window_homogeneity"]["applicable"] is False
+
+
+def test_last_window_leaves_out_a_conflict_before_it_ingested_late(tmp_path):
+    _log(tmp_path / "may.csv", 3000, 1, 0)
+    _log(tmp_path / "june.csv", 3000, 2, 3000)
+    lines = (tmp_path / "may.csv").read_text().splitlines(keepends=True)
+    head = lines[0].rstrip("\n").replace("\"", "").split(",")
+    row = lines[10].rstrip("\n").split(",")  # spin 10
+    r = head.index("result")
+    row[r] = str((int(row[r]) + 1) % 37)
+    (tmp_path / "may-edited.csv").write_text(lines[0] + ",".join(row) + "\n")
+    with Store(tmp_path / "s.duckdb") as st:
+        for name in ("june.csv", "may.csv", "may-edited.csv"):  # the earlier month after the later one, then an edit of it
+            st.ingest([tmp_path / name])
+        whole = st.spins("T")
+        assert whole.conflicted == 1
+        tail = st.spins("T", last=1000)  # spins 5001..6000: spin 10's conflict is no part of them
+        assert tail.spin_id.to_pylist()[0] == "5001"
+        assert tail.conflicted == 0 and tail.conflict_rows == []
+        head_ = st.spins("T", last=5995)  # spins 6..6000 (spin 10 left out): its conflict is in the window
+        assert head_.conflicted == 1 and len(head_.conflict_rows) == 2

@@ -175,7 +175,7 @@ def _is_or_ends_with(path: str, file: str) -> bool:
 
 def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = None) -> list[tuple]:
     """Both versions of every conflict of the ``conflicts`` rows selected by ``where_sql`` (on ``c``) as (file, line, column,
-    reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}), each (file, line) once, in
+    reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}, spin id), each (file, line) once, in
     source and line order."""
     from rngcert.collect.store.ingest import result_text
     from rngcert.equipment.wheel import load_wheel
@@ -204,7 +204,7 @@ def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = Non
         said = "; ".join(f"{res} ({names[f]} line {ln})" for (f, ln), (res, _) in v.items())
         reason = f"conflict: spin_id {sid} of table {table} has different results in the store: {said}; neither result is used"
         seq = (seq_of or {}).get((table, sid))
-        out.extend((f, ln, "result", reason, res, src, seq) for (f, ln), (res, src) in v.items())
+        out.extend((f, ln, "result", reason, res, src, seq, sid) for (f, ln), (res, src) in v.items())
     out.sort(key=lambda x: (x[5] or 0, str(x[0]), x[1] or 0))
     return out
 
@@ -265,6 +265,29 @@ def _fill_window(w: dict, reader, *, sort: bool, has_ts: bool, with_ids: bool) -
                 last_ts, last_key = t[-1], k[-1]
         at += m
     return True
+
+
+def _conflicts_in_last(conflict_rows: list, keys_ts: tuple | None, sel: int, first_seq: int | None) -> list:
+    """The rows of :meth:`QueriesMixin._without_conflicts` (seq at 6, spin id at 7) of the spin ids that lie in a window
+    cut by ``--last`` at index ``sel``: in spin order from its first kept spin on. With the window's spin ids in spin order
+    (``keys_ts``: the ids were not in ingest order, e.g. a month ingested after a later one), a conflicting id belongs to
+    the window when it is not below the first kept id; otherwise ingest order is spin order and its seq decides."""
+    if first_seq is None:
+        return []
+    if keys_ts is None:
+        return [r for r in conflict_rows if r[6] is not None and r[6] >= first_seq]
+    ids, _, prefix = keys_ts
+    lo = int(ids[sel])
+    keep = []
+    for r in conflict_rows:  # loop over the conflicts' rows (two a conflicting spin id)
+        sid = str(r[7])
+        num = sid[len(prefix):] if sid.startswith(prefix) else ""
+        if num.lstrip("-").isdigit():
+            if int(num) >= lo:
+                keep.append(r)
+        elif r[6] is not None and r[6] >= first_seq:
+            keep.append(r)
+    return keep
 
 
 def _order_finding(keys_ts: tuple | None, sel: int | None) -> dict | None:
@@ -596,8 +619,7 @@ class QueriesMixin:
         out.line_key = self._line_keys(where_sql, args, order, w["sources"])
         if sel is not None:
             _keep_from(out, sel, with_ids)
-            first = out.seq_range[0] if out.seq_range else None
-            conflict_rows = [r for r in conflict_rows if first is not None and r[6] is not None and r[6] >= first]
+            conflict_rows = _conflicts_in_last(conflict_rows, keys_ts, sel, out.seq_range[0] if out.seq_range else None)
         _with_conflicts(out, conflict_rows)
         out.order_finding = _order_finding(keys_ts, sel)
         return out
