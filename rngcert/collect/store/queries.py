@@ -4,6 +4,7 @@ window (:meth:`~rngcert.collect.store.Store.spins`)."""
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -414,12 +415,13 @@ class QueriesMixin:
         every spin id stored with two results (a conflict: neither result is used)."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
         args: list = []
-        if file is not None:  # the path, or its ending after a separator ('_' and '%' are not wildcards; 'ive.csv' is not five.csv)
-            q += " WHERE file = ? OR ends_with(file, ?) OR ends_with(file, ?)"
-            args += [file, "/" + file, "\\" + file]
+        names = None if file is None else set(self.source_paths_ending(file))
+        if names is not None:
+            q += " WHERE file IN (SELECT unnest(?::VARCHAR[]))"
+            args.append(sorted(names))
         rows = self.con.execute(q, args).fetchall()
         if conflicts:
-            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if file is None or _is_or_ends_with(str(r[0]), file)]
+            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if names is None or str(r[0]) in names]
         rows.sort(key=lambda r: (r[5] or 0, str(r[0]), r[1] or 0))
         if limit is not None:
             rows = rows[: int(limit)]
@@ -427,11 +429,14 @@ class QueriesMixin:
 
     @_guarded
     def source_paths_ending(self, file: str) -> list[str]:
-        """Paths of the stored sources that are ``file`` or end with it after a path separator (how :meth:`rejects`
-        matches ``file``)."""
-        rows = self.con.execute("SELECT DISTINCT path FROM sources WHERE path = ? OR ends_with(path, ?) OR ends_with(path, ?) ORDER BY 1",
-                                [file, "/" + file, "\\" + file]).fetchall()
-        return [str(r[0]) for r in rows]
+        """Paths of the stored files (sources, and files of rejected rows) that are ``file`` or end with it after a path
+        separator (``--file a.csv`` is ``logs/a.csv``, not ``data.csv``; how :meth:`rejects` matches ``file``). ``file`` is
+        read as a path: ``./a.csv`` is ``a.csv``, and a path that ends with a stored relative path after a separator is
+        that file (``/srv/logs/a.csv`` or ``../logs/a.csv`` is ``logs/a.csv``, as stored from the folder of the ingest)."""
+        given = [file] + ([os.path.normpath(file)] if file and os.path.normpath(file) != file else [])
+        stored = {str(r[0]) for r in self.con.execute("SELECT path FROM sources UNION SELECT file FROM rejects").fetchall() if r[0] is not None}
+        return sorted(p for p in stored if any(_is_or_ends_with(p, f) or (not os.path.isabs(p) and _is_or_ends_with(f, os.path.normpath(p)))
+                                               for f in given))
 
     @_guarded
     def conflicts(self, *, table: str | None = None) -> list[dict]:
