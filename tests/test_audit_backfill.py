@@ -65,3 +65,23 @@ def test_last_window_leaves_out_a_conflict_before_it_ingested_late(tmp_path):
         assert tail.conflicted == 0 and tail.conflict_rows == []
         head_ = st.spins("T", last=5995)  # spins 6..6000 (spin 10 left out): its conflict is in the window
         assert head_.conflicted == 1 and len(head_.conflict_rows) == 2
+
+
+def _gap_notes(a):
+    return [n for n in a.report["tables"][0].get("notes", []) + a.report.get("notes", []) if "missing between" in str(n)]
+
+
+def test_gap_note_counts_the_window_ids_not_the_seq_range(tmp_path):
+    _log(tmp_path / "may.csv", 3000, 1, 0)
+    _log(tmp_path / "june.csv", 3000, 2, 3000)
+    lines = (tmp_path / "may.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "may.csv").write_text("".join(lines[:100] + lines[110:]))  # spins 100..109 never carried
+    with Store(tmp_path / "s.duckdb") as st:
+        st.ingest([tmp_path / "june.csv"])
+        st.ingest([tmp_path / "may.csv"])  # seq: june 1..3000, may after it
+        # spins 2941..6000: no gap among them (the window's seq range spans the whole table)
+        a = audit_table(st, "T", since="2026-01-02T08:40:00Z", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
+        assert a.window["n"] == 3060
+        assert _gap_notes(a) == []
+        b = audit_table(st, "T", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
+        assert [str(n).split(" (gaps")[0] for n in _gap_notes(b)] == ["10 spin_id(s) missing between 1 and 6000"]

@@ -334,7 +334,7 @@ def _gap_note(store, table: str, stored, n_rejected: int) -> list[str]:
     """The note of the spin ids missing from the store between the window's lowest and highest id (:meth:`Store.id_gaps`),
     as certify words the gaps of a log; none when none is missing. (Certify of the same log counts a rejected row's id
     as present: the store kept no id of it, so the note names the rejected rows of the window's sources.)"""
-    gaps = store.id_gaps(table, stored.seq_range)
+    gaps = store.id_gaps(table, stored.seq_range, stored.seq)
     if not gaps:
         return []
     why = ("the sources never carried, or rows rejected on ingest, which stored no spin id "

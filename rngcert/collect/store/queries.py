@@ -138,7 +138,7 @@ def _whole_id_counts(con, win: str, args: list) -> tuple:
     return lo, hi, other, present
 
 
-def _text_id_counts(con, win: str, args: list, prefix: str) -> tuple:
+def _text_id_counts(con, win: str, args: list, prefix: str, outside: tuple | None = None) -> tuple:
     """``(lowest, highest, ids of another shape, ids present between them in the table)`` of a window (``win``, ``args``:
     the table first) of text spin ids ``prefix`` and a number (``R1200``), by the number. The number is read once a row,
     and the table's rows outside the window are read only when there are any (an audit of the whole table: one pass)."""
@@ -152,10 +152,11 @@ def _text_id_counts(con, win: str, args: list, prefix: str) -> tuple:
                                             FROM (SELECT {num} AS n FROM spins WHERE {win})""", [prefix] + args).fetchall()[0]
     if lo is None or other:
         return lo, hi, other, inside
-    table, a, b = args
-    outside = con.execute(f"""SELECT count(*) FROM (SELECT {num} AS n FROM spins WHERE table_id = ? AND seq NOT BETWEEN ? AND ?)
-                              WHERE n BETWEEN ? AND ?""", [prefix, table, a, b, lo, hi]).fetchall()[0][0]
-    return lo, hi, other, inside + outside  # (each label is stored once, and a number has one spelling of this shape)
+    table, a, b = args[0], args[1], args[-1]
+    out_sql, out_args = outside or ("seq NOT BETWEEN ? AND ?", [a, b])  # (the table's rows outside the window)
+    more = con.execute(f"""SELECT count(*) FROM (SELECT {num} AS n FROM spins WHERE table_id = ? AND {out_sql})
+                           WHERE n BETWEEN ? AND ?""", [prefix, table, *out_args, lo, hi]).fetchall()[0][0]
+    return lo, hi, other, inside + more  # (each label is stored once, and a number has one spelling of this shape)
 
 
 def _conflicted_keys(con, table: str) -> list:
@@ -467,7 +468,7 @@ class QueriesMixin:
         return (str(rows[0][0]), int(rows[0][1] or 0)) if rows else None
 
     @_guarded
-    def id_gaps(self, table: str, seq_range: tuple[int, int]) -> tuple[int, str, str] | None:
+    def id_gaps(self, table: str, seq_range: tuple[int, int], seqs: np.ndarray | None = None) -> tuple[int, str, str] | None:
         """The spin ids missing from the store between the lowest and the highest id of a window of ``table`` (its rows
         with ``seq`` in ``seq_range``): ``(how many, the lowest id, the highest)``, or None when none is missing. The ids
         are whole numbers, or text ids of one prefix and a number (``R1200``: by the number); an id stored anywhere in
@@ -477,13 +478,27 @@ class QueriesMixin:
         ingest stored no id.
 
         A table stores each spin id once (a repeat or a conflict is not stored again), so the ids present between two
-        values are counted by ``count(*)``, without a hash of every id (0.27 CPU-s at 2 M spins with ``count(DISTINCT)``)."""
+        values are counted by ``count(*)``, without a hash of every id (0.27 CPU-s at 2 M spins with ``count(DISTINCT)``).
+
+        ``seqs``, the seq of each of the window's spins, is its exact set where the seq range holds other spins of the
+        table too (a month ingested after a later one: a window of the later month's seq range would span the earlier)."""
+        win, args = "table_id = ? AND seq BETWEEN ? AND ?", [table, int(seq_range[0]), int(seq_range[1])]
+        if seqs is not None and len(seqs) < self.con.execute(f"SELECT count(*) FROM spins WHERE {win}", args).fetchall()[0][0]:
+            self.con.register("_rngcert_window_seq", pa.table({"seq": np.asarray(seqs, dtype=np.int64)}))
+            try:
+                return self._id_gaps_in(table, "table_id = ? AND seq IN (SELECT seq FROM _rngcert_window_seq)", [table],
+                                        ("seq NOT IN (SELECT seq FROM _rngcert_window_seq)", []))
+            finally:
+                self.con.unregister("_rngcert_window_seq")
+        return self._id_gaps_in(table, win, args, None)
+
+    def _id_gaps_in(self, table: str, win: str, args: list, outside: tuple | None) -> tuple[int, str, str] | None:
+        """:meth:`id_gaps` of the window ``win`` (``args``: the table first; ``outside``: the SQL and parameters of the
+        table's other rows, None for a seq range)."""
         import re
 
         from rngcert.collect.spinids import PREFIXED_ID
 
-        win = "table_id = ? AND seq BETWEEN ? AND ?"
-        args = [table, int(seq_range[0]), int(seq_range[1])]
         first = self.con.execute(f"""SELECT f.spin_label, coalesce(src.spin_id_rule, 'column')
                                       FROM (SELECT spin_label, source_id FROM spins WHERE {win} ORDER BY seq LIMIT 1) f
                                       LEFT JOIN sources src USING (source_id)""", args).fetchall()
@@ -497,7 +512,7 @@ class QueriesMixin:
             if m is None:
                 return None
             prefix = m.group("prefix")
-            got = _text_id_counts(self.con, win, args, prefix)
+            got = _text_id_counts(self.con, win, args, prefix, outside)
         lo, hi, other, present = got
         if other or lo is None or hi == lo:  # (ids of two kinds, or another prefix: labels, no gap count)
             return None
