@@ -463,10 +463,15 @@ class ExportMixin:
             # 2. what the data files hold agrees with the manifest: spins per source and per table
             _check_exported_counts(reader, data_files, manifest, shas, meta, bad)
             _check_conflict_column(reader, conflicts_by_sha, fmt_version, meta, bad)
+            tables_of = {sha: [] for sha in shas}  # each source's tables in the export
+            for t, sha in reader.execute("SELECT DISTINCT table_id, source_sha256 FROM exported").fetchall():
+                tables_of.setdefault(sha, []).append(t)
+            for src in sources:  # a source this store holds in part is refused before anything is stored (its other tables)
+                self.known_source(src["sha256"], tables=tables_of.get(src["sha256"], []))
             # 3. store, source by source
             for src in sources:
                 sha = src["sha256"]
-                if self.known_source(sha):
+                if self.known_source(sha, tables=tables_of.get(sha, [])):
                     out.append(IngestResult(src["path"], sha, "already ingested", note=f"source of export {folder}"))
                     continue
                 out.append(self._ingest_exported_source(reader, folder, src, equipment_of, rejects_by_sha, conflicts_by_sha,
@@ -509,6 +514,8 @@ class ExportMixin:
             "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
             "default_table": src.get("default_table"), "timing": {}, "exported": export_shas or frozenset([sha]),
         }
+        if tbl.num_rows < int(src.get("inserted") or 0):  # an export of some tables: the source's spins of others are not here
+            prep["partial_tables"] = ", ".join(used)
         res = self._store_prepared(prep, wheel, str(equipment))
         res.note = f"from export {folder}"
         if res.duplicates != int(src.get("duplicates") or 0):  # repeats of stored spins are counted, not kept

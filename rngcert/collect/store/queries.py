@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
-from rngcert.collect.store.schema import _guarded
+from rngcert.collect.store.schema import PARTIAL_SOURCE_KEY, _guarded
 from rngcert.errors import InputError
 
 #: Rows per record batch read back by :meth:`Store.spins`.
@@ -336,10 +336,22 @@ class QueriesMixin:
     """Reads of a store (part of :class:`~rngcert.collect.store.Store`)."""
 
     @_guarded
-    def known_source(self, sha: str, *, con=None):
-        """(equipment, default table, path) of the first ingest of the bytes with this SHA-256, or None."""
-        rows = (con or self.con).execute("SELECT equipment, default_table, path FROM sources WHERE sha256 = ? ORDER BY source_id LIMIT 1",
-                                         [sha]).fetchall()
+    def known_source(self, sha: str, *, con=None, tables: Sequence[str] | None = None):
+        """(equipment, default table, path) of the first ingest of the bytes with this SHA-256, or None.
+
+        Raises :class:`InputError` when the store holds those bytes only in part (their spins of some tables, from an
+        ``export --table`` folder): taking them for stored would leave their other tables out without a word; ``tables``
+        (the tables an export holds of them) within those stored is no more than the stored part, and not refused."""
+        c = con or self.con
+        rows = c.execute("SELECT equipment, default_table, path FROM sources WHERE sha256 = ? ORDER BY source_id LIMIT 1", [sha]).fetchall()
+        if rows:
+            part = c.execute("SELECT value FROM meta WHERE key = ?", [PARTIAL_SOURCE_KEY + sha]).fetchall()
+            if part and not (tables is not None and set(tables) <= set(part[0][0].split(", "))):
+                raise InputError(
+                    f"the bytes with sha256 {sha[:16]}… ({rows[0][2]}) are in store {self.path} only in part: their spins of "
+                    f"table(s) {part[0][0]} came from an export of some tables only (rngcert export --table), and the store takes "
+                    "a file's bytes once, so their other tables cannot be added to it: ingest the whole log or export into a "
+                    "new store")
         return tuple(rows[0]) if rows else None
 
     @_guarded

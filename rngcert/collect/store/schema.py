@@ -18,6 +18,10 @@ SCHEMA_VERSION = 2  # 2: audits.report_sha256 (the hash of the audit's report.js
 
 DEFAULT_DB = Path("data") / "rngcert.duckdb"
 
+#: Key prefix (then the source's SHA-256) in ``meta`` of a source stored in part: from an ``export --table`` folder that
+#: held its spins of some tables only; the value names those tables (``Store.known_source`` refuses the rest).
+PARTIAL_SOURCE_KEY = "partial_source "
+
 #: Seconds a command waits for a store locked by another process before it gives up (exit 3).
 DEFAULT_WAIT = 120.0
 
