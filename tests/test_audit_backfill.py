@@ -85,3 +85,20 @@ def test_gap_note_counts_the_window_ids_not_the_seq_range(tmp_path):
         assert _gap_notes(a) == []
         b = audit_table(st, "T", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
         assert [str(n).split(" (gaps")[0] for n in _gap_notes(b)] == ["10 spin_id(s) missing between 1 and 6000"]
+
+
+def test_an_earlier_audit_whose_seq_range_spans_other_spins_is_no_previous_window(tmp_path):
+    _log(tmp_path / "may.csv", 3000, 1, 0)
+    _log(tmp_path / "june.csv", 3000, 2, 3000)
+    _log(tmp_path / "july.csv", 1000, 3, 6000)
+    with Store(tmp_path / "s.duckdb") as st:
+        st.ingest([tmp_path / "june.csv"])
+        st.ingest([tmp_path / "may.csv"])
+        # spins 2941..6000: its seq range (june 1..3000, may's last 60 after them) spans all of may
+        a = audit_table(st, "T", since="2026-01-02T08:40:00Z", seed=1, n_resamples=R, figures=False, outdir=None)
+        assert a.window["n"] == 3060
+        st.ingest([tmp_path / "july.csv"])
+        b = audit_table(st, "T", since="2026-01-03T18:40:00Z", seed=1, n_resamples=R, figures=False, outdir=None, record=False)
+        assert b.window["n"] == 1000
+        prev = b.trend["previous_window"]
+        assert prev["kind"] != f"window of audit {a.audit_id}" and prev["n"] == 1000, prev

@@ -347,7 +347,8 @@ def _previous_window(store, table, window_seq: np.ndarray, n: int, earlier: Sequ
 
     "Before" is in the table's spin order (:meth:`Store.spins`: spin ids), not in ingest order (``seq``), so a month
     ingested after a later one (a backfill) is the later one's previous window, never the other way round: the most
-    recent earlier audit whose spins (its recorded seq range) all come before this window's first spin, else the ``n``
+    recent earlier audit whose spins (its recorded seq range, holding as many as it counted) all come before this window's
+    first spin, else the ``n``
     non-void spins just before that spin, where available."""
     whole = store.spins(table, with_ids=False)  # in spin order, each spin's seq
     inside = np.isin(whole.seq, window_seq)
@@ -357,7 +358,8 @@ def _previous_window(store, table, window_seq: np.ndarray, n: int, earlier: Sequ
         if a["last_seq"] is None:
             continue
         theirs = np.flatnonzero((whole.seq >= a["first_seq"]) & (whole.seq <= a["last_seq"]))
-        if theirs.size and theirs[-1] < start:
+        # (its seq range holds its spins alone, as it counted them: else that range spans spins ingested in another order)
+        if theirs.size and theirs[-1] < start and int((~whole.void[theirs]).sum()) == int(a.get("n") or -1):
             pick = theirs
             prev_window = {"kind": f"window of audit {a['audit_id']}", "first_seq": a["first_seq"], "last_seq": a["last_seq"]}
             break
