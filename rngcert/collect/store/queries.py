@@ -651,10 +651,22 @@ class QueriesMixin:
         out.line_key = self._line_keys(where_sql, args, order, w["sources"])
         if sel is not None:
             _keep_from(out, sel, with_ids)
+            out.source_ids = self._sources_of(table, out.seq)
             conflict_rows = _conflicts_in_last(conflict_rows, keys_ts, sel, out.seq_range[0] if out.seq_range else None)
         _with_conflicts(out, conflict_rows)
         out.order_finding = _order_finding(keys_ts, sel)
         return out
+
+    def _sources_of(self, table: str, seqs: np.ndarray) -> list[int]:
+        """The sources (ids, sorted) of a table's spins with these seqs: a window cut by ``--last`` reads its spins from
+        these files only (the files of the spins before the cut are none of its inputs, nor are their rejected rows)."""
+        self.con.register("_rngcert_kept_seq", pa.table({"seq": np.asarray(seqs, dtype=np.int64)}))
+        try:
+            rows = self.con.execute("SELECT DISTINCT source_id FROM spins WHERE table_id = ? AND seq IN (SELECT seq FROM _rngcert_kept_seq)",
+                                    [table]).fetchall()
+        finally:
+            self.con.unregister("_rngcert_kept_seq")
+        return sorted(int(r[0]) for r in rows if r[0] is not None)
 
     def _line_keys(self, where_sql: str, args: list, order: np.ndarray | None, sources) -> np.ndarray | None:
         """(source << 32) + line of the window's spins in its order, when one of its sources is a permanence list
