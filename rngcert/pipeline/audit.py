@@ -342,7 +342,7 @@ def _gap_note(store, table: str, stored, n_rejected: int) -> list[str]:
     return [f"{gaps[0]:,} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence): not in the store: spins {why}"]
 
 
-def _previous_window(store, table, window_seq: np.ndarray, n: int, earlier: Sequence[dict], m: int, key: str) -> tuple:
+def _previous_window(store, table, window_seq: np.ndarray, n: int, earlier: Sequence[dict], m: int, key: str, conflicted: int = 0) -> tuple:
     """(pocket counts, description) of the window before this one, or (None, description or None).
 
     "Before" is in the table's spin order (:meth:`Store.spins`: spin ids), not in ingest order (``seq``), so a month
@@ -350,6 +350,8 @@ def _previous_window(store, table, window_seq: np.ndarray, n: int, earlier: Sequ
     recent earlier audit whose spins (its recorded seq range, holding as many as it counted) all come before this window's
     first spin, else the ``n``
     non-void spins just before that spin, where available."""
+    if store.stored_rows(table) <= len(window_seq) + conflicted:
+        return None, None  # the window is the whole table (its conflicting ids aside): no spin before it, nothing more to read
     whole = store.spins(table, with_ids=False)  # in spin order, each spin's seq
     inside = np.isin(whole.seq, window_seq)
     start = int(np.argmax(inside)) if inside.any() else 0
@@ -403,7 +405,7 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     log.sources = _with_conflict_rows(log.sources, stored.conflict_rows)
     earlier = store.audits(table)
     prev_counts, prev_window = _previous_window(store, table, stored.seq, window["n"], earlier, log.space.m,
-                                                "pos" if log.level == "position" else "sym")
+                                                "pos" if log.level == "position" else "sym", stored.conflicted)
     return {"table": table, "equipment": stored.equipment, "wheel": wheel, "window": window, "log": log, "earlier": earlier,
             "previous_counts": prev_counts, "previous_window": prev_window, "notes": notes}
 

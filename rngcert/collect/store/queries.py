@@ -355,6 +355,11 @@ class QueriesMixin:
         return tuple(rows[0]) if rows else None
 
     @_guarded
+    def stored_rows(self, table: str) -> int:
+        """How many rows ``spins`` holds of ``table`` (void ones and conflicting ids' stored rows included)."""
+        return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
+
+    @_guarded
     def tables_with_spins(self, *, counts: bool = False) -> list[str] | dict[str, int]:
         """Ids of the tables that hold at least one spin that is not void, sorted: the tables
         ``audit --all`` audits (the same as ``[t["table"] for t in self.tables() if t["spins"]]``: a
