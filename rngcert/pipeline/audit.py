@@ -330,6 +330,21 @@ def _unusable(stored) -> str:
     return (" that an audit can use: " + "; ".join(why)) if why else ""
 
 
+def _time_span(store, table: str, since, until) -> str:
+    """For an empty --since/--until window: when the table's stored spins are (their first and last timestamp, UTC), and
+    how many have no timestamp (a time window holds none of them)."""
+    if since is None and until is None:
+        return ""
+    first, last, n, untimed = store.time_span(table)
+    if not n:
+        return ""
+    said = [f"the table's {n - untimed:,} stored spin(s) with a timestamp run from {_ts(first)} to {_ts(last)} UTC"] if n > untimed else []
+    if untimed:
+        said.append(f"{untimed:,} stored spin(s) have no timestamp, so no --since/--until window holds them (audit them with --last N "
+                    "or without a window)")
+    return "; " + "; ".join(said)
+
+
 def _gap_note(store, table: str, stored, n_rejected: int) -> list[str]:
     """The note of the spin ids missing from the store between the window's lowest and highest id (:meth:`Store.id_gaps`),
     as certify words the gaps of a log; none when none is missing. (Certify of the same log counts a rejected row's id
@@ -387,7 +402,8 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
 
     stored = store.spins(table, since=since, until=until, last=last, with_ids=False)  # seq: where the window lies in the table
     if stored.n == 0 or not np.any(~stored.void):
-        raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})" + _unusable(stored))
+        raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})" + _unusable(stored)
+                          + _time_span(store, table, since, until))
     wheel = load_wheel(stored.equipment)
     window = {
         "table": table, "since": None if since is None else str(since), "until": None if until is None else str(until), "last": last,

@@ -355,6 +355,14 @@ class QueriesMixin:
         return tuple(rows[0]) if rows else None
 
     @_guarded
+    def time_span(self, table: str) -> tuple:
+        """(first timestamp, last timestamp, stored rows, rows without a timestamp) of ``table``; the timestamps as int64
+        microseconds since 1970 UTC, or None when no row has one."""
+        a, b, n, untimed = self.con.execute("SELECT epoch_us(min(ts)), epoch_us(max(ts)), count(*), count(*) FILTER (WHERE ts IS NULL) "
+                                            "FROM spins WHERE table_id = ?", [table]).fetchall()[0]
+        return a, b, int(n), int(untimed)
+
+    @_guarded
     def stored_rows(self, table: str) -> int:
         """How many rows ``spins`` holds of ``table`` (void ones and conflicting ids' stored rows included)."""
         return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
