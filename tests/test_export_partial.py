@@ -40,3 +40,19 @@ def test_a_source_stored_in_part_is_not_already_ingested(tmp_path):
     assert run_cli("ingest", log, "--db", whole).exit_code == 0
     with Store(whole, read_only=True) as st:
         assert {t["table"]: t["spins"] for t in st.tables()} == {"A": 300, "B": 300}
+
+
+def test_a_source_stored_in_part_stays_in_part_through_an_export_of_that_store(tmp_path):
+    log = tmp_path / "multi.csv"
+    _multi(log)
+    src = tmp_path / "src.duckdb"
+    assert run_cli("ingest", log, "--db", src).exit_code == 0
+    assert run_cli("export", "--parquet", tmp_path / "exA", "--db", src, "--table", "A").exit_code == 0
+    part = tmp_path / "part.duckdb"
+    assert run_cli("ingest", tmp_path / "exA", "--db", part).exit_code == 0
+    # the store holding table A of the log, exported whole and read into a third store: still A only of those bytes
+    assert run_cli("export", "--parquet", tmp_path / "exPart", "--db", part).exit_code == 0
+    third = tmp_path / "third.duckdb"
+    assert run_cli("ingest", tmp_path / "exPart", "--db", third).exit_code == 0
+    r = run_cli("ingest", log, "--db", third)
+    assert r.exit_code == 3 and "only in part" in r.output, r.output
