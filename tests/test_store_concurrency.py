@@ -390,3 +390,13 @@ def test_export_does_not_say_it_removed_a_stale_folder_it_could_not_remove(tmp_p
     r = run_cli("export", "--db", db, "--parquet", out)
     assert r.exit_code == 0, r.output
     assert stale.is_dir() and f"removed {stale}" not in r.output and f"could not remove {stale}" in r.output, r.output
+
+
+def test_truncated_store_is_called_damaged(tmp_path, store_a):
+    """A store cut short (a copy or a download that stopped) is damaged, with what to do, not a bare 'storage error'."""
+    db = tmp_path / "cut.duckdb"
+    shutil.copy(store_a, db)
+    os.truncate(db, 20000)
+    r = run_cli("rejects", "--db", str(db))
+    assert r.exit_code == 3 and str(db) in r.output
+    assert "is damaged" in r.output and "restore it from a backup" in r.output, r.output

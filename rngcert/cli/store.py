@@ -186,7 +186,7 @@ Examples:
 """,
 )
 @_DB_OPTION
-@click.option("--file", "file", default=None, help="Only rows of this file (its stored path, or an ending of it after a /: a file name, dir/name).")
+@click.option("--file", "file", default=None, help="Only rows of this file (its stored path, an ending of it after a /: a file name, dir/name, or a path ending with the stored one: ./a.csv, /srv/logs/a.csv).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most this many rows.")
 @click.option("--csv", "as_csv", is_flag=True, help="Write CSV (file, line, column, reason, text).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: {store, count (of them all), shown, rejects: [{file, line, column, reason, text}, ...]}.")

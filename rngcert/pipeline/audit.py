@@ -330,16 +330,68 @@ def _unusable(stored) -> str:
     return (" that an audit can use: " + "; ".join(why)) if why else ""
 
 
+def _time_span(store, table: str, since, until) -> str:
+    """For an empty --since/--until window: when the table's stored spins are (their first and last timestamp, UTC), and
+    how many have no timestamp (a time window holds none of them)."""
+    if since is None and until is None:
+        return ""
+    first, last, n, untimed = store.time_span(table)
+    if not n:
+        return ""
+    said = [f"the table's {n - untimed:,} stored spin(s) with a timestamp run from {_ts(first)} to {_ts(last)} UTC"] if n > untimed else []
+    if untimed:
+        said.append(f"{untimed:,} stored spin(s) have no timestamp, so no --since/--until window holds them (audit them with --last N "
+                    "or without a window)")
+    return "; " + "; ".join(said)
+
+
 def _gap_note(store, table: str, stored, n_rejected: int) -> list[str]:
     """The note of the spin ids missing from the store between the window's lowest and highest id (:meth:`Store.id_gaps`),
     as certify words the gaps of a log; none when none is missing. (Certify of the same log counts a rejected row's id
     as present: the store kept no id of it, so the note names the rejected rows of the window's sources.)"""
-    gaps = store.id_gaps(table, stored.seq_range)
+    gaps = store.id_gaps(table, stored.seq_range, stored.seq)
     if not gaps:
         return []
     why = ("the sources never carried, or rows rejected on ingest, which stored no spin id "
            f"({n_rejected:,} rejected row(s) in this window's sources: see rngcert rejects)" if n_rejected else "the sources never carried")
     return [f"{gaps[0]:,} spin_id(s) missing between {gaps[1]} and {gaps[2]} (gaps in the sequence): not in the store: spins {why}"]
+
+
+def _previous_window(store, table, window_seq: np.ndarray, n: int, earlier: Sequence[dict], m: int, key: str, conflicted: int = 0) -> tuple:
+    """(pocket counts, description) of the window before this one, or (None, description or None).
+
+    "Before" is in the table's spin order (:meth:`Store.spins`: spin ids), not in ingest order (``seq``), so a month
+    ingested after a later one (a backfill) is the later one's previous window, never the other way round: the most
+    recent earlier audit whose spins (its recorded seq range, holding as many as it counted) all come before this window's
+    first spin, else the ``n``
+    non-void spins just before that spin, where available."""
+    if store.stored_rows(table) <= len(window_seq) + conflicted:
+        return None, None  # the window is the whole table (its conflicting ids aside): no spin before it, nothing more to read
+    whole = store.spins(table, with_ids=False)  # in spin order, each spin's seq
+    inside = np.isin(whole.seq, window_seq)
+    start = int(np.argmax(inside)) if inside.any() else 0
+    pick, prev_window = None, None
+    for a in reversed(earlier):  # the most recent first
+        if a["last_seq"] is None:
+            continue
+        theirs = np.flatnonzero((whole.seq >= a["first_seq"]) & (whole.seq <= a["last_seq"]))
+        # (its seq range holds its spins alone, as it counted them: else that range spans spins ingested in another order)
+        if theirs.size and theirs[-1] < start and int((~whole.void[theirs]).sum()) == int(a.get("n") or -1):
+            pick = theirs
+            prev_window = {"kind": f"window of audit {a['audit_id']}", "first_seq": a["first_seq"], "last_seq": a["last_seq"]}
+            break
+    if pick is None:
+        before = np.flatnonzero(~whole.void[:start])
+        pick = before[max(0, before.size - n):]
+        prev_window = {"kind": "the spins just before this window (as many as in it, where available)"}
+    pick = pick[~whole.void[pick]]
+    vals = getattr(whole, key)[pick]
+    vals = vals[vals >= 0]
+    if not vals.size:
+        return None, prev_window
+    counts = np.bincount(vals, minlength=m)
+    prev_window.update({"first_seq": int(whole.seq[pick].min()), "last_seq": int(whole.seq[pick].max()), "n": int(counts.sum())})
+    return counts, prev_window
 
 
 def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
@@ -348,9 +400,10 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     from rngcert.equipment.wheel import load_wheel
     from rngcert.errors import NoDataError
 
-    stored = store.spins(table, since=since, until=until, last=last, with_ids=False, keys=False)  # seq and ts: their ranges only
+    stored = store.spins(table, since=since, until=until, last=last, with_ids=False)  # seq: where the window lies in the table
     if stored.n == 0 or not np.any(~stored.void):
-        raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})" + _unusable(stored))
+        raise NoDataError(f"table {table!r}: no spins in the window (since={since}, until={until}, last={last})" + _unusable(stored)
+                          + _time_span(store, table, since, until))
     wheel = load_wheel(stored.equipment)
     window = {
         "table": table, "since": None if since is None else str(since), "until": None if until is None else str(until), "last": last,
@@ -367,29 +420,8 @@ def prepare_audit(store, table, *, since=None, until=None, last=None) -> dict:
     notes += _gap_note(store, table, stored, len(log.rejected) - len(stored.conflict_rows))
     log.sources = _with_conflict_rows(log.sources, stored.conflict_rows)
     earlier = store.audits(table)
-    # previous window: the most recent earlier audit's window if it ends before this one starts,
-    # else the same number of spins just before this window.
-    prev_counts, prev_window = None, None
-    cand = [a for a in earlier if a["last_seq"] is not None and a["last_seq"] < window["first_seq"]]
-    m = log.space.m
-    key = "pos" if log.level == "position" else "sym"
-    if cand:
-        a = cand[-1]
-        ps = store.spins(table, after_seq=a["first_seq"] - 1, before_seq=a["last_seq"] + 1, with_ids=False)
-        prev_window = {"kind": f"window of audit {a['audit_id']}", "first_seq": a["first_seq"], "last_seq": a["last_seq"]}
-    else:
-        ps = store.spins(table, before_seq=window["first_seq"], with_ids=False)
-        if ps.n:
-            k = int((~ps.void).sum())
-            keep = max(0, k - window["n"])
-            idx = np.flatnonzero(~ps.void)[keep:] if k else np.zeros(0, int)
-            ps.pos, ps.sym, ps.void, ps.seq = ps.pos[idx], ps.sym[idx], ps.void[idx], ps.seq[idx]
-        prev_window = {"kind": "the spins just before this window (as many as in it, where available)"}
-    if ps.n and np.any(~ps.void):
-        vals = getattr(ps, key)[~ps.void]
-        vals = vals[vals >= 0]
-        prev_counts = np.bincount(vals, minlength=m)
-        prev_window.update({"first_seq": int(ps.seq.min()), "last_seq": int(ps.seq.max()), "n": int(prev_counts.sum())})
+    prev_counts, prev_window = _previous_window(store, table, stored.seq, window["n"], earlier, log.space.m,
+                                                "pos" if log.level == "position" else "sym", stored.conflicted)
     return {"table": table, "equipment": stored.equipment, "wheel": wheel, "window": window, "log": log, "earlier": earlier,
             "previous_counts": prev_counts, "previous_window": prev_window, "notes": notes}
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 import rngcert.scratch as scratch
 from rngcert import __version__
 from rngcert.collect.store.ingest import IngestResult, whole_line_reject
-from rngcert.collect.store.schema import _guarded, _now, storage_error
+from rngcert.collect.store.schema import PARTIAL_SOURCE_KEY, _guarded, _now, storage_error
 from rngcert.errors import InputError, StorageError
 
 #: Export layout version (``DIR/_rngcert/manifest.json``).
@@ -344,6 +344,11 @@ class ExportMixin:
             ).fetchall()
         }
         srcs = [r for r in self.sources() if r["source_id"] in src_ids]
+        part = dict(con.execute("SELECT substr(key, ?), value FROM meta WHERE starts_with(key, ?)",
+                                [len(PARTIAL_SOURCE_KEY) + 1, PARTIAL_SOURCE_KEY]).fetchall())
+        for r in srcs:  # a source this store holds in part (from an export of some tables) is in part in the copy too
+            if r["sha256"] in part:
+                r["partial_tables"] = part[r["sha256"]]
         with open(meta / "sources.jsonl", "w", encoding="utf-8") as fh:
             for r in srcs:
                 fh.write(json.dumps(_jsonable_row(r)) + "\n")
@@ -463,10 +468,15 @@ class ExportMixin:
             # 2. what the data files hold agrees with the manifest: spins per source and per table
             _check_exported_counts(reader, data_files, manifest, shas, meta, bad)
             _check_conflict_column(reader, conflicts_by_sha, fmt_version, meta, bad)
+            tables_of = {sha: [] for sha in shas}  # each source's tables in the export
+            for t, sha in reader.execute("SELECT DISTINCT table_id, source_sha256 FROM exported").fetchall():
+                tables_of.setdefault(sha, []).append(t)
+            for src in sources:  # a source this store holds in part is refused before anything is stored (its other tables)
+                self.known_source(src["sha256"], tables=tables_of.get(src["sha256"], []))
             # 3. store, source by source
             for src in sources:
                 sha = src["sha256"]
-                if self.known_source(sha):
+                if self.known_source(sha, tables=tables_of.get(sha, [])):
                     out.append(IngestResult(src["path"], sha, "already ingested", note=f"source of export {folder}"))
                     continue
                 out.append(self._ingest_exported_source(reader, folder, src, equipment_of, rejects_by_sha, conflicts_by_sha,
@@ -509,6 +519,9 @@ class ExportMixin:
             "incoming": incoming, "rej_tbl": rej_tbl, "rej": rej, "used_tables": used, "rule": src.get("spin_id_rule") or "column",
             "default_table": src.get("default_table"), "timing": {}, "exported": export_shas or frozenset([sha]),
         }
+        # an export of some tables (the source's spins of others are not here), or of a store that held the source in part
+        if tbl.num_rows < int(src.get("inserted") or 0) or src.get("partial_tables"):
+            prep["partial_tables"] = ", ".join(used)
         res = self._store_prepared(prep, wheel, str(equipment))
         res.note = f"from export {folder}"
         if res.duplicates != int(src.get("duplicates") or 0):  # repeats of stored spins are counted, not kept

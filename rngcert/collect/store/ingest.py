@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 import rngcert.scratch as scratch
 from rngcert import __version__
 from rngcert.collect import _arrow
-from rngcert.collect.store.schema import _guarded, _now
+from rngcert.collect.store.schema import PARTIAL_SOURCE_KEY, _guarded, _now
 from rngcert.collect.store.spool import _prepare_streamed, _rejects_table, csv_scan, refuse_table_option
 from rngcert.errors import InputError, NoDataError
 
@@ -492,6 +492,7 @@ class IngestMixin:
                 n + n_split_rejects, prep["accepted"], prep["void"], len(rej),
                 int(n_new), n_dup, n_conf, now, __version__,
             ])
+            _mark_partial(con, prep)
             lap("insert")
             _before_commit()
             con.execute("COMMIT")
@@ -508,6 +509,13 @@ class IngestMixin:
             void=prep["void"], rejected=len(rej), inserted=int(n_new), duplicates=n_dup, conflicts=n_conf,
             conflict_sample=conflict_sample, tables=used_tables, spin_id_rule=rule,
         )
+
+
+def _mark_partial(con, prep: dict) -> None:
+    """Record a source stored in part (``prep["partial_tables"]``: from an ``export --table`` folder, its spins of those
+    tables only), so that a later ingest of the same bytes is refused, not skipped as stored."""
+    if prep.get("partial_tables"):
+        con.execute("INSERT INTO meta VALUES (?, ?)", [PARTIAL_SOURCE_KEY + prep["sha"], prep["partial_tables"]])
 
 
 def _read_and_hash(path: Path) -> tuple:

@@ -4,6 +4,7 @@ window (:meth:`~rngcert.collect.store.Store.spins`)."""
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -13,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rngcert.collect import _arrow
-from rngcert.collect.store.schema import _guarded
+from rngcert.collect.store.schema import PARTIAL_SOURCE_KEY, _guarded
 from rngcert.errors import InputError
 
 #: Rows per record batch read back by :meth:`Store.spins`.
@@ -137,7 +138,7 @@ def _whole_id_counts(con, win: str, args: list) -> tuple:
     return lo, hi, other, present
 
 
-def _text_id_counts(con, win: str, args: list, prefix: str) -> tuple:
+def _text_id_counts(con, win: str, args: list, prefix: str, outside: tuple | None = None) -> tuple:
     """``(lowest, highest, ids of another shape, ids present between them in the table)`` of a window (``win``, ``args``:
     the table first) of text spin ids ``prefix`` and a number (``R1200``), by the number. The number is read once a row,
     and the table's rows outside the window are read only when there are any (an audit of the whole table: one pass)."""
@@ -151,10 +152,11 @@ def _text_id_counts(con, win: str, args: list, prefix: str) -> tuple:
                                             FROM (SELECT {num} AS n FROM spins WHERE {win})""", [prefix] + args).fetchall()[0]
     if lo is None or other:
         return lo, hi, other, inside
-    table, a, b = args
-    outside = con.execute(f"""SELECT count(*) FROM (SELECT {num} AS n FROM spins WHERE table_id = ? AND seq NOT BETWEEN ? AND ?)
-                              WHERE n BETWEEN ? AND ?""", [prefix, table, a, b, lo, hi]).fetchall()[0][0]
-    return lo, hi, other, inside + outside  # (each label is stored once, and a number has one spelling of this shape)
+    table, a, b = args[0], args[1], args[-1]
+    out_sql, out_args = outside or ("seq NOT BETWEEN ? AND ?", [a, b])  # (the table's rows outside the window)
+    more = con.execute(f"""SELECT count(*) FROM (SELECT {num} AS n FROM spins WHERE table_id = ? AND {out_sql})
+                           WHERE n BETWEEN ? AND ?""", [prefix, table, *out_args, lo, hi]).fetchall()[0][0]
+    return lo, hi, other, inside + more  # (each label is stored once, and a number has one spelling of this shape)
 
 
 def _conflicted_keys(con, table: str) -> list:
@@ -175,7 +177,7 @@ def _is_or_ends_with(path: str, file: str) -> bool:
 
 def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = None) -> list[tuple]:
     """Both versions of every conflict of the ``conflicts`` rows selected by ``where_sql`` (on ``c``) as (file, line, column,
-    reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}), each (file, line) once, in
+    reason, text, source_id, seq of the stored spin from ``seq_of``: {(table, spin id): seq}, spin id), each (file, line) once, in
     source and line order."""
     from rngcert.collect.store.ingest import result_text
     from rngcert.equipment.wheel import load_wheel
@@ -204,7 +206,7 @@ def _conflict_rejects(con, where_sql: str, args: list, seq_of: dict | None = Non
         said = "; ".join(f"{res} ({names[f]} line {ln})" for (f, ln), (res, _) in v.items())
         reason = f"conflict: spin_id {sid} of table {table} has different results in the store: {said}; neither result is used"
         seq = (seq_of or {}).get((table, sid))
-        out.extend((f, ln, "result", reason, res, src, seq) for (f, ln), (res, src) in v.items())
+        out.extend((f, ln, "result", reason, res, src, seq, sid) for (f, ln), (res, src) in v.items())
     out.sort(key=lambda x: (x[5] or 0, str(x[0]), x[1] or 0))
     return out
 
@@ -267,6 +269,29 @@ def _fill_window(w: dict, reader, *, sort: bool, has_ts: bool, with_ids: bool) -
     return True
 
 
+def _conflicts_in_last(conflict_rows: list, keys_ts: tuple | None, sel: int, first_seq: int | None) -> list:
+    """The rows of :meth:`QueriesMixin._without_conflicts` (seq at 6, spin id at 7) of the spin ids that lie in a window
+    cut by ``--last`` at index ``sel``: in spin order from its first kept spin on. With the window's spin ids in spin order
+    (``keys_ts``: the ids were not in ingest order, e.g. a month ingested after a later one), a conflicting id belongs to
+    the window when it is not below the first kept id; otherwise ingest order is spin order and its seq decides."""
+    if first_seq is None:
+        return []
+    if keys_ts is None:
+        return [r for r in conflict_rows if r[6] is not None and r[6] >= first_seq]
+    ids, _, prefix = keys_ts
+    lo = int(ids[sel])
+    keep = []
+    for r in conflict_rows:  # loop over the conflicts' rows (two a conflicting spin id)
+        sid = str(r[7])
+        num = sid[len(prefix):] if sid.startswith(prefix) else ""
+        if num.lstrip("-").isdigit():
+            if int(num) >= lo:
+                keep.append(r)
+        elif r[6] is not None and r[6] >= first_seq:
+            keep.append(r)
+    return keep
+
+
 def _order_finding(keys_ts: tuple | None, sel: int | None) -> dict | None:
     """Certify's data-integrity finding of timestamps that go back in spin-id order (c18), for the window's spins from index
     ``sel`` on (``--last``), from the (spin ids, timestamps) of :meth:`QueriesMixin._spin_order`; None without them. The store
@@ -311,11 +336,36 @@ class QueriesMixin:
     """Reads of a store (part of :class:`~rngcert.collect.store.Store`)."""
 
     @_guarded
-    def known_source(self, sha: str, *, con=None):
-        """(equipment, default table, path) of the first ingest of the bytes with this SHA-256, or None."""
-        rows = (con or self.con).execute("SELECT equipment, default_table, path FROM sources WHERE sha256 = ? ORDER BY source_id LIMIT 1",
-                                         [sha]).fetchall()
+    def known_source(self, sha: str, *, con=None, tables: Sequence[str] | None = None):
+        """(equipment, default table, path) of the first ingest of the bytes with this SHA-256, or None.
+
+        Raises :class:`InputError` when the store holds those bytes only in part (their spins of some tables, from an
+        ``export --table`` folder): taking them for stored would leave their other tables out without a word; ``tables``
+        (the tables an export holds of them) within those stored is no more than the stored part, and not refused."""
+        c = con or self.con
+        rows = c.execute("SELECT equipment, default_table, path FROM sources WHERE sha256 = ? ORDER BY source_id LIMIT 1", [sha]).fetchall()
+        if rows:
+            part = c.execute("SELECT value FROM meta WHERE key = ?", [PARTIAL_SOURCE_KEY + sha]).fetchall()
+            if part and not (tables is not None and set(tables) <= set(part[0][0].split(", "))):
+                raise InputError(
+                    f"the bytes with sha256 {sha[:16]}… ({rows[0][2]}) are in store {self.path} only in part: their spins of "
+                    f"table(s) {part[0][0]} came from an export of some tables only (rngcert export --table), and the store takes "
+                    "a file's bytes once, so their other tables cannot be added to it: ingest the whole log or export into a "
+                    "new store")
         return tuple(rows[0]) if rows else None
+
+    @_guarded
+    def time_span(self, table: str) -> tuple:
+        """(first timestamp, last timestamp, stored rows, rows without a timestamp) of ``table``; the timestamps as int64
+        microseconds since 1970 UTC, or None when no row has one."""
+        a, b, n, untimed = self.con.execute("SELECT epoch_us(min(ts)), epoch_us(max(ts)), count(*), count(*) FILTER (WHERE ts IS NULL) "
+                                            "FROM spins WHERE table_id = ?", [table]).fetchall()[0]
+        return a, b, int(n), int(untimed)
+
+    @_guarded
+    def stored_rows(self, table: str) -> int:
+        """How many rows ``spins`` holds of ``table`` (void ones and conflicting ids' stored rows included)."""
+        return int(self.con.execute("SELECT count(*) FROM spins WHERE table_id = ?", [table]).fetchall()[0][0])
 
     @_guarded
     def tables_with_spins(self, *, counts: bool = False) -> list[str] | dict[str, int]:
@@ -391,12 +441,13 @@ class QueriesMixin:
         every spin id stored with two results (a conflict: neither result is used)."""
         q = 'SELECT file, line, "column", reason, text, source_id FROM rejects'
         args: list = []
-        if file is not None:  # the path, or its ending after a separator ('_' and '%' are not wildcards; 'ive.csv' is not five.csv)
-            q += " WHERE file = ? OR ends_with(file, ?) OR ends_with(file, ?)"
-            args += [file, "/" + file, "\\" + file]
+        names = None if file is None else set(self.source_paths_ending(file))
+        if names is not None:
+            q += " WHERE file IN (SELECT unnest(?::VARCHAR[]))"
+            args.append(sorted(names))
         rows = self.con.execute(q, args).fetchall()
         if conflicts:
-            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if file is None or _is_or_ends_with(str(r[0]), file)]
+            rows += [r[:6] for r in _conflict_rejects(self.con, "true", []) if names is None or str(r[0]) in names]
         rows.sort(key=lambda r: (r[5] or 0, str(r[0]), r[1] or 0))
         if limit is not None:
             rows = rows[: int(limit)]
@@ -404,11 +455,14 @@ class QueriesMixin:
 
     @_guarded
     def source_paths_ending(self, file: str) -> list[str]:
-        """Paths of the stored sources that are ``file`` or end with it after a path separator (how :meth:`rejects`
-        matches ``file``)."""
-        rows = self.con.execute("SELECT DISTINCT path FROM sources WHERE path = ? OR ends_with(path, ?) OR ends_with(path, ?) ORDER BY 1",
-                                [file, "/" + file, "\\" + file]).fetchall()
-        return [str(r[0]) for r in rows]
+        """Paths of the stored files (sources, and files of rejected rows) that are ``file`` or end with it after a path
+        separator (``--file a.csv`` is ``logs/a.csv``, not ``data.csv``; how :meth:`rejects` matches ``file``). ``file`` is
+        read as a path: ``./a.csv`` is ``a.csv``, and a path that ends with a stored relative path after a separator is
+        that file (``/srv/logs/a.csv`` or ``../logs/a.csv`` is ``logs/a.csv``, as stored from the folder of the ingest)."""
+        given = [file] + ([os.path.normpath(file)] if file and os.path.normpath(file) != file else [])
+        stored = {str(r[0]) for r in self.con.execute("SELECT path FROM sources UNION SELECT file FROM rejects").fetchall() if r[0] is not None}
+        return sorted(p for p in stored if any(_is_or_ends_with(p, f) or (not os.path.isabs(p) and _is_or_ends_with(f, os.path.normpath(p)))
+                                               for f in given))
 
     @_guarded
     def conflicts(self, *, table: str | None = None) -> list[dict]:
@@ -439,7 +493,7 @@ class QueriesMixin:
         return (str(rows[0][0]), int(rows[0][1] or 0)) if rows else None
 
     @_guarded
-    def id_gaps(self, table: str, seq_range: tuple[int, int]) -> tuple[int, str, str] | None:
+    def id_gaps(self, table: str, seq_range: tuple[int, int], seqs: np.ndarray | None = None) -> tuple[int, str, str] | None:
         """The spin ids missing from the store between the lowest and the highest id of a window of ``table`` (its rows
         with ``seq`` in ``seq_range``): ``(how many, the lowest id, the highest)``, or None when none is missing. The ids
         are whole numbers, or text ids of one prefix and a number (``R1200``: by the number); an id stored anywhere in
@@ -449,13 +503,27 @@ class QueriesMixin:
         ingest stored no id.
 
         A table stores each spin id once (a repeat or a conflict is not stored again), so the ids present between two
-        values are counted by ``count(*)``, without a hash of every id (0.27 CPU-s at 2 M spins with ``count(DISTINCT)``)."""
+        values are counted by ``count(*)``, without a hash of every id (0.27 CPU-s at 2 M spins with ``count(DISTINCT)``).
+
+        ``seqs``, the seq of each of the window's spins, is its exact set where the seq range holds other spins of the
+        table too (a month ingested after a later one: a window of the later month's seq range would span the earlier)."""
+        win, args = "table_id = ? AND seq BETWEEN ? AND ?", [table, int(seq_range[0]), int(seq_range[1])]
+        if seqs is not None and len(seqs) < self.con.execute(f"SELECT count(*) FROM spins WHERE {win}", args).fetchall()[0][0]:
+            self.con.register("_rngcert_window_seq", pa.table({"seq": np.asarray(seqs, dtype=np.int64)}))
+            try:
+                return self._id_gaps_in(table, "table_id = ? AND seq IN (SELECT seq FROM _rngcert_window_seq)", [table],
+                                        ("seq NOT IN (SELECT seq FROM _rngcert_window_seq)", []))
+            finally:
+                self.con.unregister("_rngcert_window_seq")
+        return self._id_gaps_in(table, win, args, None)
+
+    def _id_gaps_in(self, table: str, win: str, args: list, outside: tuple | None) -> tuple[int, str, str] | None:
+        """:meth:`id_gaps` of the window ``win`` (``args``: the table first; ``outside``: the SQL and parameters of the
+        table's other rows, None for a seq range)."""
         import re
 
         from rngcert.collect.spinids import PREFIXED_ID
 
-        win = "table_id = ? AND seq BETWEEN ? AND ?"
-        args = [table, int(seq_range[0]), int(seq_range[1])]
         first = self.con.execute(f"""SELECT f.spin_label, coalesce(src.spin_id_rule, 'column')
                                       FROM (SELECT spin_label, source_id FROM spins WHERE {win} ORDER BY seq LIMIT 1) f
                                       LEFT JOIN sources src USING (source_id)""", args).fetchall()
@@ -469,7 +537,7 @@ class QueriesMixin:
             if m is None:
                 return None
             prefix = m.group("prefix")
-            got = _text_id_counts(self.con, win, args, prefix)
+            got = _text_id_counts(self.con, win, args, prefix, outside)
         lo, hi, other, present = got
         if other or lo is None or hi == lo:  # (ids of two kinds, or another prefix: labels, no gap count)
             return None
@@ -553,7 +621,8 @@ class QueriesMixin:
             Also return the spin ids as text (``spin_id``; otherwise an empty array).
         keys : bool
             Also return ``seq`` and ``ts`` per spin (16 bytes a spin); with False only their
-            ranges (``seq_range``, ``ts_range``) are kept, which is all an audit needs. A window
+            ranges (``seq_range``, ``ts_range``) are kept (an audit reads its window with them: its
+            seq per spin places the window in the whole table's spin order, for the previous window). A window
             cut by ``last`` keeps them either way (its ranges are those of the spins kept).
 
         Notes
@@ -595,11 +664,22 @@ class QueriesMixin:
         out.line_key = self._line_keys(where_sql, args, order, w["sources"])
         if sel is not None:
             _keep_from(out, sel, with_ids)
-            first = out.seq_range[0] if out.seq_range else None
-            conflict_rows = [r for r in conflict_rows if first is not None and r[6] is not None and r[6] >= first]
+            out.source_ids = self._sources_of(table, out.seq)
+            conflict_rows = _conflicts_in_last(conflict_rows, keys_ts, sel, out.seq_range[0] if out.seq_range else None)
         _with_conflicts(out, conflict_rows)
         out.order_finding = _order_finding(keys_ts, sel)
         return out
+
+    def _sources_of(self, table: str, seqs: np.ndarray) -> list[int]:
+        """The sources (ids, sorted) of a table's spins with these seqs: a window cut by ``--last`` reads its spins from
+        these files only (the files of the spins before the cut are none of its inputs, nor are their rejected rows)."""
+        self.con.register("_rngcert_kept_seq", pa.table({"seq": np.asarray(seqs, dtype=np.int64)}))
+        try:
+            rows = self.con.execute("SELECT DISTINCT source_id FROM spins WHERE table_id = ? AND seq IN (SELECT seq FROM _rngcert_kept_seq)",
+                                    [table]).fetchall()
+        finally:
+            self.con.unregister("_rngcert_kept_seq")
+        return sorted(int(r[0]) for r in rows if r[0] is not None)
 
     def _line_keys(self, where_sql: str, args: list, order: np.ndarray | None, sources) -> np.ndarray | None:
         """(source << 32) + line of the window's spins in its order, when one of its sources is a permanence list

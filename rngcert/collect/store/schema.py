@@ -18,6 +18,10 @@ SCHEMA_VERSION = 2  # 2: audits.report_sha256 (the hash of the audit's report.js
 
 DEFAULT_DB = Path("data") / "rngcert.duckdb"
 
+#: Key prefix (then the source's SHA-256) in ``meta`` of a source stored in part: from an ``export --table`` folder that
+#: held its spins of some tables only; the value names those tables (``Store.known_source`` refuses the rest).
+PARTIAL_SOURCE_KEY = "partial_source "
+
 #: Seconds a command waits for a store locked by another process before it gives up (exit 3).
 DEFAULT_WAIT = 120.0
 
@@ -93,7 +97,8 @@ def storage_error(path, exc: BaseException) -> "StorageError | None":
     if "no space left" in low or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)):
         what = f"the disk holding store {path} is full ({msg})"
         tail = "; the unfinished transaction was rolled back, everything committed before it is kept: free space and run the command again"
-    elif "corrupt" in low or "not a valid duckdb" in low or "checksum" in low or isinstance(exc, duckdb.SerializationException):
+    elif ("corrupt" in low or "not a valid duckdb" in low or "checksum" in low or "could not read enough bytes" in low  # (cut short)
+          or isinstance(exc, duckdb.SerializationException)):
         what = f"store {path} is damaged ({msg})"
         tail = "; restore it from a backup (or an `rngcert export`), or re-ingest the logs into a new store"
     elif "read-only" in low or "permission" in low or (isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)):
