@@ -107,6 +107,8 @@ TABLE_FIELDS: dict[str, str] = {
     "kind": "shuffles: steady_state, first_shoe, dealer or overall",
     "burn_in": "shuffles: shoes dealt before the tested shoe",
     "power_gate": "shuffles: the sample's power to detect the declared minimum tracker edge (a PASS needs it)",
+    "length_needed": "bits: the stream length, in bits, at which every required SP 800-22 test can run (present only when the "
+                     "streams are shorter: the INCONCLUSIVE next step names it)",
 }
 
 #: Fields of one test (``tables[i].battery.tests[j]``).
