@@ -17,6 +17,15 @@ from rngcert.errors import InputError
 EU = load_wheel("european")
 
 
+def _write(path, head, rows):
+    """``rows`` under the header ``head`` as CSV, or as JSON Lines with those keys (by the path's suffix)."""
+    if path.suffix == ".csv":
+        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
+    else:
+        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    return path
+
+
 def _rows(n=300):
     r = random.Random(1)
     rows = [(str(i), str(r.randrange(37)), f"2026-01-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z", str(r.randrange(37))) for i in range(1, n + 1)]
@@ -31,11 +40,7 @@ def _rows(n=300):
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_a_known_column_in_another_spelling_is_read(head, fmt, exact, tmp_path, monkeypatch):
     rows = _rows()
-    path = tmp_path / f"log.{fmt}"
-    if fmt == "csv":
-        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
-    else:
-        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    path = _write(tmp_path / f"log.{fmt}", head, rows)
     with compact_read(monkeypatch, exact=exact):
         log = spinlog.read_spin_log([path], EU)
     (t,) = log.tables.values()
@@ -71,11 +76,7 @@ def test_a_column_not_read_that_names_a_spin_id_or_table_is_said(fmt, exact, tmp
     --column that reads it, so that ids whose repeats and gaps are not checked are never so without a word."""
     head = ("Round ID", "Result", "Table ID", "Dealer Name", "Colour")
     rows = [(str(i), str(i % 37), "T1", "Ann", "red") for i in range(1, 301)]
-    path = tmp_path / f"log.{fmt}"
-    if fmt == "csv":
-        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
-    else:
-        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    path = _write(tmp_path / f"log.{fmt}", head, rows)
     with compact_read(monkeypatch, exact=exact):
         log = spinlog.read_spin_log([path], EU)
         mapped = spinlog.read_spin_log([path], EU, columns={"spin_id": "Round ID", "table": "Table ID", "dealer": "Dealer Name"})
@@ -92,11 +93,7 @@ def test_the_notes_name_each_column_read_by_its_spelling(fmt, exact, tmp_path, m
     `Dealer ID`, not a spelling of `dealer`, is not read and not named)."""
     head = ("Spin ID", "RESULT", "Time Stamp", "Dealer ID")
     rows = [(str(i), str(i % 37), f"2026-01-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z", "D1") for i in range(1, 301)]
-    path = tmp_path / f"log.{fmt}"
-    if fmt == "csv":
-        path.write_text(",".join(head) + "\n" + "".join(",".join(x) + "\n" for x in rows))
-    else:
-        path.write_text("".join(json.dumps(dict(zip(head, x))) + "\n" for x in rows))
+    path = _write(tmp_path / f"log.{fmt}", head, rows)
     with compact_read(monkeypatch, exact=exact):
         log = spinlog.read_spin_log([path], EU)
     said = [x for x in log.notes if "by their spelling" in x]

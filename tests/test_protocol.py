@@ -472,8 +472,6 @@ def test_a_stray_state_message_before_the_result_is_rejected_not_two_phantom_gam
     line's own void game between: two phantom void spins for one game (and, with another number, a jump and a step back of
     the game number). The line is rejected, naming the lines around it, and the game is one spin; live, the game's void row
     waits for the message after (no row with a result waits: watch counts those)."""
-    from rngcert.collect.record import LiveDecoder
-
     g2 = _game(2, "17")
     lines = _game(1, "7") + g2[:4] + [stray] + g2[4:] + _game(3, "5")
     at = len(_game(1, "7")) + 5  # the stray's line
@@ -485,14 +483,7 @@ def test_a_stray_state_message_before_the_result_is_rejected_not_two_phantom_gam
     assert not g.missing.any() and not g.back.any()
     assert [(r.line, r.column) for r in dec.rejected] == [(at, "state")]
     assert f"{what} between two messages of game 002 (lines {at - 1} and {at + 1}, state 3 then 4)" in dec.rejected[0].reason
-    live, got, rej = LiveDecoder(proto), [], []
-    for ln in lines:
-        s, r = live.feed([ln])
-        got += s
-        rej += r
-    got += live.stop()
-    assert [(s.spin_id, s.game, s.result, s.void) for s in got] == [(1, 1, "7", False), (2, 2, "17", False), (3, 3, "5", False)]
-    assert [(r.line, r.reason) for r in rej] == [(r.line, r.reason) for r in dec.rejected]
+    _live_reads_as_whole(proto, lines, dec)
 
 
 @pytest.mark.parametrize("stray, what, repeat", [
@@ -544,8 +535,6 @@ def test_one_stray_state_message_repeated_is_rejected_not_phantom_games(stray, a
     996 games and a step back), or 33 and 17 were both counted. Both lines are rejected now, naming the lines around the
     pair, and the game is one spin, live as whole. Two different messages in a row stay as they were (a game that closed
     and the next that began with its number would look the same)."""
-    from rngcert.collect.record import LiveDecoder
-
     g2 = _game(2, "17", repeats=4)
     lines = _game(1, "7") + g2[:at] + [stray, stray] + g2[at:] + _game(3, "5")
     first = len(_game(1, "7")) + at + 1  # the first stray's line
@@ -557,6 +546,14 @@ def test_one_stray_state_message_repeated_is_rejected_not_phantom_games(stray, a
     assert g.spin_id.tolist() == [1, 2, 3] and not g.missing.any() and not g.back.any()
     assert [(r.line, r.column) for r in dec.rejected] == [(first, "state"), (first + 1, "state")]
     assert all(f"(lines {first - 1} and {first + 2}," in r.reason and "one of two stray" in r.reason for r in dec.rejected)
+    _live_reads_as_whole(proto, lines, dec)
+
+
+def _live_reads_as_whole(proto, lines, dec):
+    """The live decoder fed ``lines`` one at a time gives games 1-3 (7, 17, 5) and the rejected lines of ``dec``, the
+    decode of the whole capture."""
+    from rngcert.collect.record import LiveDecoder
+
     live, got, rej = LiveDecoder(proto), [], []
     for ln in lines:
         s, r = live.feed([ln])
