@@ -17,12 +17,19 @@ def _multi(path):
             fh.write(f"{i},A,{g.integers(0, 37)}\n{i},B,{g.integers(0, 37)}\n")
 
 
-def test_a_source_stored_in_part_is_not_already_ingested(tmp_path):
+
+def _exported_table_a(tmp_path):
+    """``(log, store)``: the two-table log ``multi.csv`` ingested into ``src.duckdb``, and table A of that store
+    exported to ``exA``."""
     log = tmp_path / "multi.csv"
     _multi(log)
     src = tmp_path / "src.duckdb"
     assert run_cli("ingest", log, "--db", src).exit_code == 0
     assert run_cli("export", "--parquet", tmp_path / "exA", "--db", src, "--table", "A").exit_code == 0
+    return log, src
+
+def test_a_source_stored_in_part_is_not_already_ingested(tmp_path):
+    log, src = _exported_table_a(tmp_path)
     assert run_cli("export", "--parquet", tmp_path / "exAll", "--db", src).exit_code == 0
     db = tmp_path / "copy.duckdb"
     assert run_cli("ingest", tmp_path / "exA", "--db", db).exit_code == 0
@@ -43,11 +50,7 @@ def test_a_source_stored_in_part_is_not_already_ingested(tmp_path):
 
 
 def test_a_source_stored_in_part_stays_in_part_through_an_export_of_that_store(tmp_path):
-    log = tmp_path / "multi.csv"
-    _multi(log)
-    src = tmp_path / "src.duckdb"
-    assert run_cli("ingest", log, "--db", src).exit_code == 0
-    assert run_cli("export", "--parquet", tmp_path / "exA", "--db", src, "--table", "A").exit_code == 0
+    log, src = _exported_table_a(tmp_path)
     part = tmp_path / "part.duckdb"
     assert run_cli("ingest", tmp_path / "exA", "--db", part).exit_code == 0
     # the store holding table A of the log, exported whole and read into a third store: still A only of those bytes

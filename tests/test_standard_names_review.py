@@ -268,18 +268,12 @@ def test_verify_rerun_finds_a_labs_wheel_by_its_hash(tmp_path, cli, monkeypatch)
     """The same for a lab's wheel TOML (`--equipment labwheel.toml`, recorded as given): from another folder `verify
     --rerun` ended in "equipment file 'labwheel.toml' does not exist" (exit 4) without printing any check."""
     import json
-    from importlib import resources
 
     work, elsewhere = tmp_path / "lab", tmp_path / "elsewhere"
     work.mkdir()
     elsewhere.mkdir()
     monkeypatch.chdir(work)
-    text = (resources.files("rngcert.equipment") / "data" / "european.toml").read_text(encoding="utf-8")
-    (work / "labwheel.toml").write_text(text.replace('id = "european"', 'id = "lab-eu"'), encoding="utf-8")
-    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", "spins.csv").exit_code == 0
-    assert cli("certify", "spins.csv", "--equipment", "labwheel.toml", "--seed", "1", "--resamples", "199", "--no-plots",
-               "--out", "r").exit_code in (0, 10, 11, 12)
-    (rep,) = (work / "r").glob("lab-eu-*")
+    rep = _lab_wheel_report(cli, work)
     monkeypatch.chdir(elsewhere)
     res = cli("verify", rep, work / "spins.csv", "--rerun", "--json")
     assert res.exit_code == 11 and "the lab's wheel 'lab-eu'" in res.output, res.output
@@ -292,17 +286,25 @@ def test_verify_rerun_with_a_lab_file_now_invalid_prints_its_checks(tmp_path, cl
     """A lab's wheel TOML edited after the report into one that no longer loads: `verify --rerun` ended in the equipment
     error (exit 4) and printed none of its checks. The rerun is not checked, saying why; the hashes are still reported."""
     import json
-    from importlib import resources
 
     monkeypatch.chdir(tmp_path)
-    text = (resources.files("rngcert.equipment") / "data" / "european.toml").read_text(encoding="utf-8")
-    (tmp_path / "labwheel.toml").write_text(text.replace('id = "european"', 'id = "lab-eu"'), encoding="utf-8")
-    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", "spins.csv").exit_code == 0
-    assert cli("certify", "spins.csv", "--equipment", "labwheel.toml", "--seed", "1", "--resamples", "199", "--no-plots",
-               "--out", "r").exit_code in (0, 10, 11, 12)
-    (rep,) = (tmp_path / "r").glob("lab-eu-*")
+    rep = _lab_wheel_report(cli, tmp_path)
     (tmp_path / "labwheel.toml").write_text("id = [\n")
     res = cli("verify", rep, "spins.csv", "--rerun", "--json")
     assert res.exit_code == 11, (res.output, res.stderr)
     rerun = next(c for c in json.loads(res.output)["checks"] if c["item"] == "rerun")
     assert rerun["status"] == "not checked" and "labwheel.toml" in rerun["detail"], rerun
+
+
+def _lab_wheel_report(cli, folder):
+    """The report folder of a 1,500-spin simulated log certified in ``folder`` (the working folder) under a lab's wheel
+    ``labwheel.toml`` (the European wheel as ``lab-eu``)."""
+    from importlib import resources
+
+    text = (resources.files("rngcert.equipment") / "data" / "european.toml").read_text(encoding="utf-8")
+    (folder / "labwheel.toml").write_text(text.replace('id = "european"', 'id = "lab-eu"'), encoding="utf-8")
+    assert cli("simulate", "wheel", "--spins", "1500", "--seed", "4", "--out", "spins.csv").exit_code == 0
+    assert cli("certify", "spins.csv", "--equipment", "labwheel.toml", "--seed", "1", "--resamples", "199", "--no-plots",
+               "--out", "r").exit_code in (0, 10, 11, 12)
+    (rep,) = (folder / "r").glob("lab-eu-*")
+    return rep
